@@ -1,0 +1,237 @@
+//! Who is calling: roles, principals, tokens and credentials.
+//!
+//! Tokens are 256 random bits shown once as `pt_<64 hex>` and stored only as their SHA-256 hash.
+//! A request authenticates with `Authorization: Bearer <token>` or
+//! `Authorization: Basic base64(<user>:<token>)`; with Basic the user part must name the token's
+//! user. Roles are ordered: `reader` < `writer` < `admin` < `platform`.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::Scope;
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::str::FromStr;
+
+/// The environment every tenant has and that requests use by default.
+pub const DEFAULT_ENVIRONMENT: &str = "production";
+
+/// What a user may do; each role includes the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// GET only.
+    Reader,
+    /// Reader plus writes to private objects, data, types, scripts, validation.
+    Writer,
+    /// Writer plus secrets, extensions, automations and the tenant's tokens.
+    Admin,
+    /// Admin plus writes to the public source and publishing.
+    Platform,
+}
+
+impl Role {
+    /// The role's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Reader => "reader",
+            Role::Writer => "writer",
+            Role::Admin => "admin",
+            Role::Platform => "platform",
+        }
+    }
+}
+
+impl FromStr for Role {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "reader" => Ok(Role::Reader),
+            "writer" => Ok(Role::Writer),
+            "admin" => Ok(Role::Admin),
+            "platform" => Ok(Role::Platform),
+            other => Err(Error::invalid_parameter(format!(
+                "unknown role \"{other}\": expected reader, writer, admin or platform"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An authenticated caller in one environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The caller's tenant (company).
+    pub tenant: String,
+    /// The caller's user id.
+    pub user: String,
+    /// The caller's role.
+    pub role: Role,
+    /// The selected environment.
+    pub environment: String,
+}
+
+impl Principal {
+    /// The caller's private scope.
+    pub fn private_scope(&self) -> Scope {
+        Scope::private(&self.tenant, &self.environment)
+    }
+
+    /// Fails unless the caller holds at least `role`; `action` names what was attempted.
+    pub fn require(&self, role: Role, action: &str) -> Result<()> {
+        if self.role >= role {
+            Ok(())
+        } else {
+            Err(Error::forbidden(format!(
+                "{action} needs the {role} role; user \"{}\" has {}",
+                self.user, self.role
+            )))
+        }
+    }
+
+    /// Fails unless the caller may write to `scope` (private: writer; public: platform).
+    pub fn require_write(&self, scope: &Scope, what: &str) -> Result<()> {
+        if scope.is_public() {
+            self.require(Role::Platform, &format!("writing {what} to the public source"))
+        } else {
+            self.require(Role::Writer, &format!("writing {what}"))
+        }
+    }
+}
+
+/// Credentials as presented by a caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credentials {
+    /// A bare token.
+    Bearer(String),
+    /// A user name and a token.
+    Basic {
+        /// The claimed user.
+        user: String,
+        /// The token.
+        token: String,
+    },
+}
+
+impl Credentials {
+    /// Parses an `Authorization` header value.
+    pub fn from_authorization(header: &str) -> Result<Credentials> {
+        let unauthenticated = |m: &str| Error::new(ErrorCode::NotAuthenticated, m.to_string());
+        let (scheme, rest) = header
+            .trim()
+            .split_once(' ')
+            .ok_or_else(|| unauthenticated("Authorization header must be \"Bearer <token>\" or \"Basic <base64 user:token>\""))?;
+        let rest = rest.trim();
+        if scheme.eq_ignore_ascii_case("bearer") {
+            return Ok(Credentials::Bearer(rest.to_string()));
+        }
+        if scheme.eq_ignore_ascii_case("basic") {
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(rest)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(|| unauthenticated("Basic credentials are not valid base64 of user:token"))?;
+            let (user, token) = decoded
+                .split_once(':')
+                .ok_or_else(|| unauthenticated("Basic credentials must be user:token"))?;
+            return Ok(Credentials::Basic {
+                user: user.to_string(),
+                token: token.to_string(),
+            });
+        }
+        Err(unauthenticated(&format!(
+            "unsupported authorization scheme \"{scheme}\": use Bearer or Basic"
+        )))
+    }
+
+    /// The token part.
+    pub fn token(&self) -> &str {
+        match self {
+            Credentials::Bearer(t) => t,
+            Credentials::Basic { token, .. } => token,
+        }
+    }
+}
+
+/// A fresh random token (256 bits), as shown to its owner once.
+pub fn generate_token() -> Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::getrandom(&mut bytes).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+    Ok(format!("pt_{}", hex(&bytes)))
+}
+
+/// The stored form of a token: SHA-256, hex.
+pub fn hash_token(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// Lower-case hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// Checks a tenant, user or environment name: 1..=64 of `A-Z a-z 0-9 . _ - @`.
+pub fn validate_name(name: &str, what: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'@'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(format!(
+            "invalid {what} \"{name}\": use 1 to 64 of letters, digits, '.', '_', '-', '@'"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_are_ordered() {
+        assert!(Role::Reader < Role::Writer && Role::Writer < Role::Admin && Role::Admin < Role::Platform);
+        assert_eq!("admin".parse::<Role>().unwrap(), Role::Admin);
+        assert!("root".parse::<Role>().is_err());
+    }
+
+    #[test]
+    fn tokens_are_random_and_hashed() {
+        let a = generate_token().unwrap();
+        let b = generate_token().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 3 + 64);
+        assert_eq!(hash_token(&a).len(), 64);
+        assert_ne!(hash_token(&a), hash_token(&b));
+        assert_eq!(hash_token(&a), hash_token(&a));
+    }
+
+    #[test]
+    fn credentials_parse_bearer_and_basic() {
+        assert_eq!(
+            Credentials::from_authorization("Bearer abc").unwrap(),
+            Credentials::Bearer("abc".into())
+        );
+        let basic = base64::engine::general_purpose::STANDARD.encode("bob:tok");
+        assert_eq!(
+            Credentials::from_authorization(&format!("Basic {basic}")).unwrap(),
+            Credentials::Basic { user: "bob".into(), token: "tok".into() }
+        );
+        for bad in ["Token x", "Basic !!!", "Bearer", ""] {
+            assert_eq!(
+                Credentials::from_authorization(bad).unwrap_err().code(),
+                ErrorCode::NotAuthenticated,
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Time as an input: every rule that needs "now" asks a [`Clock`].
+
+use chrono::{DateTime, Utc};
+use std::sync::Mutex;
+
+/// A source of the current instant.
+pub trait Clock: Send + Sync {
+    /// The current instant.
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The machine's clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// A clock that stands still until moved; for tests and replays.
+#[derive(Debug)]
+pub struct FixedClock(Mutex<DateTime<Utc>>);
+
+impl FixedClock {
+    /// A clock showing `at`.
+    pub fn new(at: DateTime<Utc>) -> Self {
+        FixedClock(Mutex::new(at))
+    }
+
+    /// Moves the clock to `at`.
+    pub fn set(&self, at: DateTime<Utc>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = at;
+    }
+}
+
+impl Clock for FixedClock {
+    fn now(&self) -> DateTime<Utc> {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The canonical text of an instant: RFC 3339, UTC, milliseconds, `Z`.
+pub fn format_instant(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

@@ -1,0 +1,489 @@
+//! Versioned documents: the rules shared by every versioned service (objects, types...).
+//!
+//! | Call | Rule |
+//! |---|---|
+//! | save, id absent | stored as version 1 |
+//! | save (merge) | each top-level field sent replaces the stored one, fields not sent stay; when the result equals the stored document nothing is written |
+//! | save `_replace` | the document becomes exactly what was sent |
+//! | save, unversioned type | the document is overwritten in place and keeps `_version` 1 |
+//! | tag | the tag moves to the named version |
+//! | delete latest | the previous version becomes current (rollback); the only version: absent |
+//! | delete a version | removed; if it was current, the previous becomes current |
+//! | delete all | every version removed |
+//!
+//! The current version is always the highest remaining number, and a new version takes the
+//! current number plus one. System fields (`_oid _timestamp _user _tag _version _reason`) are
+//! computed on read and ignored on write. A non-current version is shown with
+//! `_id = "<id>/<version>"` (its address) and `_oid = "<id>"`.
+
+use crate::auth::Principal;
+use crate::clock::format_instant;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{validate_id, validate_tag, Scope, Source, VersionRef};
+use crate::query::{ListQuery, Params, Paging, Projection, SortSpec};
+use crate::store::{AuditEntry, Collection, Page, ReadTx, StoredVersion, WriteTx};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+
+/// Fields the platform computes; ignored when sent.
+pub const SYSTEM_FIELDS: [&str; 6] = ["_oid", "_timestamp", "_user", "_tag", "_version", "_reason"];
+
+/// Options of a save.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SaveOptions {
+    /// Replace instead of merge (`_replace=true`).
+    pub replace: bool,
+    /// The `_reason` to store with the new version.
+    pub reason: Option<String>,
+    /// The source named in the path, if any; every id must belong to it.
+    pub source: Option<Source>,
+}
+
+impl SaveOptions {
+    /// Reads `_replace` and `_reason`.
+    pub fn from_params(params: &Params, source: Option<Source>) -> Result<SaveOptions> {
+        Ok(SaveOptions {
+            replace: params.flag("_replace")?,
+            reason: params.get("_reason").map(str::to_string),
+            source,
+        })
+    }
+}
+
+/// What to delete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeleteTarget {
+    /// The current version (a rollback).
+    Latest,
+    /// One version, by number or tag.
+    Version(VersionRef),
+    /// Every version.
+    All,
+}
+
+/// A parsed list request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListRequest {
+    /// What the store evaluates.
+    pub query: ListQuery,
+    /// Fields to return.
+    pub project: Option<Projection>,
+}
+
+impl ListRequest {
+    /// Reads `_type`, `_sort`, `_limit`, `_skip`, `_project`.
+    pub fn from_params(params: &Params) -> Result<ListRequest> {
+        let sort = params.get("_sort").map(SortSpec::parse).transpose()?.unwrap_or_default();
+        Ok(ListRequest {
+            query: ListQuery {
+                type_exact: params.get("_type").map(str::to_string),
+                sort,
+                paging: Paging::from_params(params)?,
+            },
+            project: Projection::from_params(params)?,
+        })
+    }
+}
+
+impl Collection {
+    /// The `_type` given to documents saved without one.
+    pub fn default_type(self) -> &'static str {
+        match self {
+            Collection::Object => "#Object",
+            Collection::Type => "VarType",
+        }
+    }
+
+    /// What the documents are called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Collection::Object => "object",
+            Collection::Type => "type",
+        }
+    }
+}
+
+/// The JSON shape of a stored version: its fields plus the system fields.
+pub fn render(v: &StoredVersion, current: bool) -> Map<String, Value> {
+    let mut out = Map::with_capacity(v.body.len() + 6);
+    for (k, val) in &v.body {
+        if k == "_id" && !current {
+            out.insert(k.clone(), Value::String(format!("{}/{}", v.id, v.version)));
+        } else {
+            out.insert(k.clone(), val.clone());
+        }
+    }
+    if !out.contains_key("_id") {
+        out.insert("_id".into(), Value::String(v.id.clone()));
+    }
+    out.insert("_oid".into(), Value::String(v.id.clone()));
+    out.insert("_timestamp".into(), Value::String(v.timestamp.clone()));
+    out.insert("_user".into(), Value::String(v.user.clone()));
+    out.insert("_tag".into(), json!(v.tags));
+    out.insert("_version".into(), json!(v.version));
+    if let Some(reason) = &v.reason {
+        out.insert("_reason".into(), Value::String(reason.clone()));
+    }
+    out
+}
+
+/// One entry of a version list.
+fn version_header(v: &StoredVersion, current: bool) -> Value {
+    let mut out = Map::new();
+    out.insert(
+        "_id".into(),
+        Value::String(if current { v.id.clone() } else { format!("{}/{}", v.id, v.version) }),
+    );
+    out.insert("_oid".into(), Value::String(v.id.clone()));
+    out.insert("_type".into(), Value::String(v.type_name().to_string()));
+    out.insert("_version".into(), json!(v.version));
+    out.insert("_timestamp".into(), Value::String(v.timestamp.clone()));
+    out.insert("_user".into(), Value::String(v.user.clone()));
+    out.insert("_tag".into(), json!(v.tags));
+    out.insert("_current".into(), Value::Bool(current));
+    out.insert("_reason".into(), v.reason.clone().map_or(Value::Null, Value::String));
+    Value::Object(out)
+}
+
+/// Resolves a version reference to an existing version number.
+fn resolve_version(
+    tx: &dyn ReadTx,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    which: &VersionRef,
+) -> Result<u32> {
+    let missing = || Error::not_found(format!("{} \"{id}\" has no {which}", coll.noun()));
+    let number = match which {
+        VersionRef::Number(n) => *n,
+        VersionRef::Tag(tag) => tx.tagged(coll, scope, id, tag)?.ok_or_else(missing)?,
+    };
+    tx.version(coll, scope, id, number)?.ok_or_else(missing)?;
+    Ok(number)
+}
+
+/// The scope of an id read through a named source (an id of the other source is not there).
+fn scope_for_key(p: &Principal, coll: Collection, source: Source, id: &str) -> Result<Scope> {
+    let home = Source::of_id(id);
+    match source {
+        Source::All => Ok(Scope::for_source(home, p)),
+        s if s == home => Ok(Scope::for_source(s, p)),
+        s => Err(Error::not_found(format!("{} \"{id}\" not found in the {s} source", coll.noun()))),
+    }
+}
+
+fn not_found(coll: Collection, id: &str, source: Source) -> Error {
+    Error::not_found(format!("{} \"{id}\" not found in the {source} source", coll.noun()))
+}
+
+impl Platform {
+    /// Saves one document (a JSON object) or several (an array) in one transaction.
+    ///
+    /// Returns what was stored: the saved document (or the unchanged current one when nothing
+    /// differed), or an array of them for an array body. One bad item stores nothing.
+    pub fn save(&self, p: &Principal, coll: Collection, body: Value, opts: &SaveOptions) -> Result<Value> {
+        let (items, is_array) = match body {
+            Value::Array(items) => (items, true),
+            obj @ Value::Object(_) => (vec![obj], false),
+            other => {
+                return Err(Error::invalid_body(format!(
+                    "the body must be a JSON object or an array of objects, not {}",
+                    json_kind(&other)
+                )))
+            }
+        };
+        if is_array && items.is_empty() {
+            return Err(Error::invalid_body("the body is an empty array"));
+        }
+        let now = format_instant(self.now());
+        let saved = self.write(|tx| {
+            let mut saved = Vec::with_capacity(items.len());
+            for (index, item) in items.into_iter().enumerate() {
+                let at = |e: Error| if is_array { prefix_item(e, index) } else { e };
+                let stored = self.save_one(tx, p, coll, item, opts, &now).map_err(at)?;
+                saved.push(Value::Object(render(&stored, true)));
+            }
+            Ok(saved)
+        })?;
+        Ok(if is_array { Value::Array(saved) } else { saved.into_iter().next().unwrap_or(Value::Null) })
+    }
+
+    fn save_one(
+        &self,
+        tx: &mut dyn WriteTx,
+        p: &Principal,
+        coll: Collection,
+        item: Value,
+        opts: &SaveOptions,
+        now: &str,
+    ) -> Result<StoredVersion> {
+        let Value::Object(mut fields) = item else {
+            return Err(Error::invalid_body(format!("each item must be a JSON object, not {}", json_kind(&item))));
+        };
+        let id = match fields.get("_id") {
+            Some(Value::String(id)) => id.clone(),
+            Some(other) => {
+                return Err(Error::new(ErrorCode::InvalidId, format!("_id must be a string, not {}", json_kind(other))))
+            }
+            None => return Err(Error::new(ErrorCode::InvalidId, "missing _id")),
+        };
+        validate_id(&id, "_id")?;
+        let home = Source::of_id(&id);
+        if let Some(source) = opts.source {
+            if source != home {
+                return Err(Error::new(
+                    ErrorCode::InvalidId,
+                    format!(
+                        "_id \"{id}\" belongs to the {home} source ('#' ids are public, others private) but was sent to {source}"
+                    ),
+                ));
+            }
+        }
+        let scope = Scope::for_source(home, p);
+        p.require_write(&scope, coll.noun())?;
+        for f in SYSTEM_FIELDS {
+            fields.shift_remove(f);
+        }
+        match fields.get("_type") {
+            None | Some(Value::String(_)) => {}
+            Some(other) => {
+                return Err(Error::invalid_body(format!("_type must be a string, not {}", json_kind(other))))
+            }
+        }
+        self.check_document(tx, p, coll, &fields)?;
+
+        let current = tx.current(coll, &scope, &id)?;
+        let body = match (&current, opts.replace) {
+            (Some(cur), false) => {
+                let mut merged = cur.body.clone();
+                for (k, v) in fields {
+                    merged.insert(k, v);
+                }
+                merged
+            }
+            _ => {
+                let mut body = Map::with_capacity(fields.len() + 2);
+                body.insert("_id".into(), Value::String(id.clone()));
+                body.insert("_type".into(), Value::String(coll.default_type().into()));
+                for (k, v) in fields {
+                    body.insert(k, v);
+                }
+                body
+            }
+        };
+        if let Some(cur) = &current {
+            if cur.body == body {
+                return Ok(cur.clone());
+            }
+        }
+        let type_name = body.get("_type").and_then(Value::as_str).unwrap_or_default().to_string();
+        let versioned = self.is_versioned(tx, p, coll, &type_name)?;
+        let version = match &current {
+            None => 1,
+            Some(cur) if versioned => cur.version + 1,
+            Some(cur) => cur.version,
+        };
+        let stored = StoredVersion {
+            id: id.clone(),
+            version,
+            body,
+            timestamp: now.to_string(),
+            user: p.user.clone(),
+            reason: opts.reason.clone(),
+            tags: match &current {
+                Some(cur) if cur.version == version => cur.tags.clone(),
+                _ => Vec::new(),
+            },
+        };
+        tx.put_version(coll, &scope, &stored)?;
+        tx.set_current(coll, &scope, &id, Some(version))?;
+        Ok(stored)
+    }
+
+    /// The current version of a document, or one version of it.
+    pub fn get(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        version: Option<&VersionRef>,
+        project: Option<&Projection>,
+    ) -> Result<Value> {
+        let scope = scope_for_key(p, coll, source, id)?;
+        let tx = self.read()?;
+        let current = tx.current(coll, &scope, id)?.ok_or_else(|| not_found(coll, id, source))?;
+        let item = match version {
+            None => render(&current, true),
+            Some(which) => {
+                let n = resolve_version(tx.as_ref(), coll, &scope, id, which)?;
+                let v = tx.version(coll, &scope, id, n)?.ok_or_else(|| not_found(coll, id, source))?;
+                render(&v, n == current.version)
+            }
+        };
+        Ok(Value::Object(match project {
+            Some(pr) => pr.apply(&item, false),
+            None => item,
+        }))
+    }
+
+    /// Every version of a document, oldest first.
+    pub fn versions(&self, p: &Principal, coll: Collection, source: Source, id: &str) -> Result<Vec<Value>> {
+        let scope = scope_for_key(p, coll, source, id)?;
+        let tx = self.read()?;
+        let all = tx.versions(coll, &scope, id)?;
+        let current = all.iter().map(|v| v.version).max().ok_or_else(|| not_found(coll, id, source))?;
+        Ok(all.iter().map(|v| version_header(v, v.version == current)).collect())
+    }
+
+    /// Tags a version; the tag leaves any other version of the document.
+    pub fn tag(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        which: &VersionRef,
+        tag: &str,
+    ) -> Result<Value> {
+        validate_tag(tag)?;
+        let scope = scope_for_key(p, coll, source, id)?;
+        p.require_write(&scope, coll.noun())?;
+        self.write(|tx| {
+            tx.current(coll, &scope, id)?.ok_or_else(|| not_found(coll, id, source))?;
+            let n = resolve_version(&*tx, coll, &scope, id, which)?;
+            tx.set_tag(coll, &scope, id, tag, n)?;
+            let v = tx.version(coll, &scope, id, n)?.ok_or_else(|| not_found(coll, id, source))?;
+            Ok(json!({"_id": id, "_version": n, "_tag": v.tags}))
+        })
+    }
+
+    /// Deletes the latest version, one version, or all of a document.
+    ///
+    /// Returns `{"_id", "deleted": [versions], "current": version or null}`.
+    pub fn delete(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        target: &DeleteTarget,
+        reason: Option<&str>,
+    ) -> Result<Value> {
+        let scope = scope_for_key(p, coll, source, id)?;
+        p.require_write(&scope, coll.noun())?;
+        let now = format_instant(self.now());
+        self.write(|tx| {
+            let current = tx.current(coll, &scope, id)?.ok_or_else(|| not_found(coll, id, source))?;
+            let (action, doomed) = match target {
+                DeleteTarget::Latest => ("rollback", vec![current.version]),
+                DeleteTarget::Version(which) => ("delete-version", vec![resolve_version(&*tx, coll, &scope, id, which)?]),
+                DeleteTarget::All => (
+                    "delete-all",
+                    tx.versions(coll, &scope, id)?.iter().map(|v| v.version).collect(),
+                ),
+            };
+            for &n in &doomed {
+                tx.delete_version(coll, &scope, id, n)?;
+            }
+            let remaining = if doomed.contains(&current.version) {
+                tx.versions(coll, &scope, id)?.last().map(|v| v.version)
+            } else {
+                Some(current.version)
+            };
+            tx.set_current(coll, &scope, id, remaining)?;
+            tx.append_audit(
+                coll,
+                &scope,
+                &AuditEntry {
+                    id: id.to_string(),
+                    action: action.to_string(),
+                    versions: doomed.clone(),
+                    user: p.user.clone(),
+                    timestamp: now.clone(),
+                    reason: reason.map(str::to_string),
+                },
+            )?;
+            Ok(json!({"_id": id, "deleted": doomed, "current": remaining}))
+        })
+    }
+
+    /// Lists current documents of a source, paged; the page and the total before paging.
+    pub fn list(&self, p: &Principal, coll: Collection, source: Source, req: &ListRequest) -> Result<Page<Value>> {
+        let scopes = Scope::read_scopes(source, p);
+        let tx = self.read()?;
+        let page = tx.list(coll, &scopes, &req.query)?;
+        Ok(Page {
+            total: page.total,
+            items: page
+                .items
+                .iter()
+                .map(|v| {
+                    let item = render(v, true);
+                    Value::Object(match &req.project {
+                        Some(pr) => pr.apply(&item, true),
+                        None => item,
+                    })
+                })
+                .collect(),
+        })
+    }
+
+    /// Current documents with these ids, each from its own source; missing ids are left out.
+    pub fn get_many(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        ids: &[&str],
+        project: Option<&Projection>,
+    ) -> Result<Vec<Value>> {
+        if ids.is_empty() {
+            return Err(Error::new(ErrorCode::MissingParameter, "the all source needs at least one _id parameter"));
+        }
+        let tx = self.read()?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            validate_id(id, "_id")?;
+            let scope = Scope::for_source(Source::of_id(id), p);
+            if let Some(v) = tx.current(coll, &scope, id)? {
+                let item = render(&v, true);
+                out.push(Value::Object(match project {
+                    Some(pr) => pr.apply(&item, true),
+                    None => item,
+                }));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The audit trail of deletions of one document.
+    pub fn audit(&self, p: &Principal, coll: Collection, source: Source, id: &str) -> Result<Vec<AuditEntry>> {
+        let scope = scope_for_key(p, coll, source, id)?;
+        self.read()?.audit(coll, &scope, id)
+    }
+}
+
+/// Names a value's JSON kind for messages.
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn prefix_item(e: Error, index: usize) -> Error {
+    match e {
+        Error::User { code, message } => Error::User {
+            code,
+            message: format!("item {index}: {message}; nothing was stored"),
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests;

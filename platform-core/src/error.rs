@@ -1,0 +1,155 @@
+//! The one error type of the core, and its closed set of stable codes.
+//!
+//! Every failure a caller can see carries an [`ErrorCode`]. The code decides the HTTP status (in
+//! the server's single table) and is shown to clients by its stable `SCREAMING_SNAKE` name. The
+//! core knows nothing of HTTP.
+
+use std::fmt;
+
+/// Stable, client-visible error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A body that is not valid JSON.
+    InvalidJson,
+    /// A body of the wrong shape (not an object or array, a field of the wrong type...).
+    InvalidBody,
+    /// A missing or malformed id.
+    InvalidId,
+    /// A query or path parameter that does not parse or is out of bounds.
+    InvalidParameter,
+    /// A required field or parameter is absent.
+    MissingParameter,
+    /// No credentials, or an unknown or revoked token.
+    NotAuthenticated,
+    /// The caller's role does not allow the call.
+    NotAuthorized,
+    /// An unknown service, release, source, id, version, tag or environment.
+    NotFound,
+    /// The service does not have this method.
+    MethodNotAllowed,
+    /// The write conflicts with stored state.
+    Conflict,
+    /// The request body is larger than the configured limit.
+    PayloadTooLarge,
+    /// The endpoint cannot produce any of the accepted formats.
+    NotAcceptable,
+    /// Something failed inside the platform; details go to the log only.
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code, in declaration order (for tables and tests).
+    pub const ALL: [ErrorCode; 13] = [
+        ErrorCode::InvalidJson,
+        ErrorCode::InvalidBody,
+        ErrorCode::InvalidId,
+        ErrorCode::InvalidParameter,
+        ErrorCode::MissingParameter,
+        ErrorCode::NotAuthenticated,
+        ErrorCode::NotAuthorized,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::Conflict,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::NotAcceptable,
+        ErrorCode::Internal,
+    ];
+
+    /// The stable name clients see.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidJson => "INVALID_JSON",
+            ErrorCode::InvalidBody => "INVALID_BODY",
+            ErrorCode::InvalidId => "INVALID_ID",
+            ErrorCode::InvalidParameter => "INVALID_PARAMETER",
+            ErrorCode::MissingParameter => "MISSING_PARAMETER",
+            ErrorCode::NotAuthenticated => "NOT_AUTHENTICATED",
+            ErrorCode::NotAuthorized => "NOT_AUTHORIZED",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::NotAcceptable => "NOT_ACCEPTABLE",
+            ErrorCode::Internal => "INTERNAL_ERROR",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A failure of a core call.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A problem the caller can fix; the message names the offending input.
+    #[error("{message}")]
+    User {
+        /// What kind of problem.
+        code: ErrorCode,
+        /// A sentence naming the problem.
+        message: String,
+    },
+    /// The storage backend failed. The source never reaches clients.
+    #[error("storage failure: {0}")]
+    Storage(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// An invariant of the platform broke. The message never reaches clients.
+    #[error("internal failure: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// A user error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error::User {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Shorthand for [`ErrorCode::InvalidParameter`].
+    pub fn invalid_parameter(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidParameter, message)
+    }
+
+    /// Shorthand for [`ErrorCode::InvalidBody`].
+    pub fn invalid_body(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidBody, message)
+    }
+
+    /// Shorthand for [`ErrorCode::NotFound`].
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::NotFound, message)
+    }
+
+    /// Shorthand for [`ErrorCode::NotAuthorized`].
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::NotAuthorized, message)
+    }
+
+    /// Wraps a backend error.
+    pub fn storage(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::Storage(Box::new(e))
+    }
+
+    /// The code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::User { code, .. } => *code,
+            Error::Storage(_) | Error::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The message a client may see: the user message, or a generic text for internal failures.
+    pub fn public_message(&self) -> String {
+        match self {
+            Error::User { message, .. } => message.clone(),
+            Error::Storage(_) | Error::Internal(_) => "internal error".to_string(),
+        }
+    }
+}
+
+/// The core's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

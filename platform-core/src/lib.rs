@@ -1,0 +1,88 @@
+//! The platform engine: versioned master data, tenants and tokens, and every rule of the
+//! services, over a storage-agnostic repository ([`store::Store`]).
+//!
+//! A [`Platform`] is the one entry point. The HTTP server and the CLI are thin faces over it; a
+//! Rust program can embed it directly:
+//!
+//! ```
+//! use platform_core::{Platform, documents::SaveOptions, store::Collection, ids::Source};
+//! use serde_json::json;
+//!
+//! let platform = Platform::in_memory().unwrap();
+//! let admin = platform.local_principal("default", "admin").unwrap();
+//! platform.save(&admin, Collection::Object, json!({"_id": "GB", "name": "Britain"}), &SaveOptions::default()).unwrap();
+//! let gb = platform.get(&admin, Collection::Object, Source::Private, "GB", None, None).unwrap();
+//! assert_eq!(gb["_version"], 1);
+//! ```
+#![deny(missing_docs)]
+
+pub mod auth;
+pub mod clock;
+pub mod documents;
+pub mod error;
+pub mod ids;
+pub mod query;
+pub mod services;
+pub mod store;
+pub mod tenancy;
+pub mod types;
+
+pub use error::{Error, ErrorCode, Result};
+
+use clock::{Clock, SystemClock};
+use std::sync::Arc;
+use store::{ReadTx, Store, WriteTx};
+
+/// The engine. Cheap to clone; every clone shares the store and the clock.
+#[derive(Clone)]
+pub struct Platform {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for Platform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Platform").finish_non_exhaustive()
+    }
+}
+
+impl Platform {
+    /// A platform over a store, reading time from a clock.
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Platform {
+        Platform { store, clock }
+    }
+
+    /// A platform on the SQLite database file at `path` (created if absent).
+    #[cfg(feature = "sqlite")]
+    pub fn open(path: &std::path::Path) -> Result<Platform> {
+        Ok(Platform::new(Arc::new(store::sqlite::SqliteStore::open(path)?), Arc::new(SystemClock)))
+    }
+
+    /// A platform on a fresh in-memory SQLite database.
+    #[cfg(feature = "sqlite")]
+    pub fn in_memory() -> Result<Platform> {
+        Ok(Platform::new(Arc::new(store::sqlite::SqliteStore::open_in_memory()?), Arc::new(SystemClock)))
+    }
+
+    /// The current instant by the platform's clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+
+    /// Flushes the store (call on shutdown).
+    pub fn close(&self) -> Result<()> {
+        self.store.close()
+    }
+
+    pub(crate) fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+        self.store.read()
+    }
+
+    /// Runs `f` in one write transaction, committing when it succeeds and rolling back otherwise.
+    pub(crate) fn write<R>(&self, f: impl FnOnce(&mut dyn WriteTx) -> Result<R>) -> Result<R> {
+        let mut tx = self.store.write()?;
+        let out = f(tx.as_mut())?;
+        tx.commit()?;
+        Ok(out)
+    }
+}

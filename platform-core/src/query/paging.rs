@@ -1,0 +1,72 @@
+//! Paging of list calls.
+//!
+//! ```text
+//! _limit := integer in 0..=10000 | -1      (default 100; -1 = every item, where the list allows it)
+//! _skip  := integer >= 0                   (default 0)
+//! ```
+
+use crate::error::{Error, Result};
+use crate::query::Params;
+
+/// Default page size.
+pub const DEFAULT_LIMIT: u64 = 100;
+/// Largest explicit page size.
+pub const MAX_LIMIT: u64 = 10_000;
+
+/// Which slice of a list to return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paging {
+    /// Items to skip.
+    pub skip: u64,
+    /// Items to return; `None` means all.
+    pub limit: Option<u64>,
+}
+
+impl Default for Paging {
+    fn default() -> Self {
+        Paging {
+            skip: 0,
+            limit: Some(DEFAULT_LIMIT),
+        }
+    }
+}
+
+impl Paging {
+    /// Reads `_limit` and `_skip`.
+    pub fn from_params(params: &Params) -> Result<Paging> {
+        let limit = match params.get("_limit") {
+            None => Some(DEFAULT_LIMIT),
+            Some(text) => match text.trim().parse::<i64>() {
+                Ok(-1) => None,
+                Ok(n) if (0..=MAX_LIMIT as i64).contains(&n) => Some(n as u64),
+                _ => {
+                    return Err(Error::invalid_parameter(format!(
+                        "_limit must be an integer from 0 to {MAX_LIMIT}, or -1 for all; got \"{text}\""
+                    )))
+                }
+            },
+        };
+        let skip = match params.get("_skip") {
+            None => 0,
+            Some(text) => text.trim().parse::<u64>().map_err(|_| {
+                Error::invalid_parameter(format!("_skip must be a non-negative integer; got \"{text}\""))
+            })?,
+        };
+        Ok(Paging { skip, limit })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paging_defaults_and_bounds() {
+        assert_eq!(Paging::from_params(&Params::default()).unwrap(), Paging::default());
+        let p = Paging::from_params(&Params::from_slice(&[("_limit", "-1"), ("_skip", "5")])).unwrap();
+        assert_eq!(p, Paging { skip: 5, limit: None });
+        for bad in [("_limit", "10001"), ("_limit", "-2"), ("_limit", "x"), ("_skip", "-1")] {
+            assert!(Paging::from_params(&Params::from_slice(&[bad])).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The repository seam: what the platform needs from storage, shaped by the domain.
+//!
+//! A [`Store`] hands out transactions. A [`ReadTx`] sees one consistent snapshot; a [`WriteTx`]
+//! is the unit of work of one call: everything it writes commits together in
+//! [`WriteTx::commit`], and a transaction dropped without commit changes nothing. Rules (which
+//! version is current, what merges, who may write) live in the services, never here: the store
+//! only keeps what it is told.
+//!
+//! **Invariant:** only `store::sqlite` names `rusqlite`.
+
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+
+use crate::auth::Role;
+use crate::error::Result;
+use crate::ids::Scope;
+use crate::query::ListQuery;
+use serde_json::{Map, Value};
+
+/// A family of versioned documents sharing the same rules (objects, types, scripts...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Collection {
+    /// Master-data objects.
+    Object,
+    /// Type definitions.
+    Type,
+}
+
+impl Collection {
+    /// The stored name of the collection (and the service it belongs to).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Collection::Object => "object",
+            Collection::Type => "type",
+        }
+    }
+}
+
+/// One stored version of a document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredVersion {
+    /// The document id (`_oid`).
+    pub id: String,
+    /// The version number, from 1.
+    pub version: u32,
+    /// The document's own fields, `_id` and `_type` included, system fields excluded.
+    pub body: Map<String, Value>,
+    /// When this version was written (RFC 3339).
+    pub timestamp: String,
+    /// Who wrote it.
+    pub user: String,
+    /// The `_reason` given when it was written.
+    pub reason: Option<String>,
+    /// Tags this version carries, sorted (filled on reads; ignored on writes).
+    pub tags: Vec<String>,
+}
+
+impl StoredVersion {
+    /// The `_type` of the document ("" when absent).
+    pub fn type_name(&self) -> &str {
+        self.body.get("_type").and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+/// A page of results with the total count before paging.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The items of the page.
+    pub items: Vec<T>,
+    /// How many items matched in all.
+    pub total: u64,
+}
+
+/// A token as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRecord {
+    /// The tenant of the token's user.
+    pub tenant: String,
+    /// The token's user.
+    pub user: String,
+    /// The user's role.
+    pub role: Role,
+    /// Whether the token was revoked.
+    pub revoked: bool,
+}
+
+/// Which tokens to revoke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenSelector {
+    /// The token with this hash.
+    Hash(String),
+    /// Every token of a user.
+    User {
+        /// Tenant.
+        tenant: String,
+        /// User.
+        user: String,
+    },
+}
+
+/// A line of the audit trail of deletions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    /// The document id.
+    pub id: String,
+    /// `rollback`, `delete-version` or `delete-all`.
+    pub action: String,
+    /// The versions removed.
+    pub versions: Vec<u32>,
+    /// Who did it.
+    pub user: String,
+    /// When (RFC 3339).
+    pub timestamp: String,
+    /// The `_reason` given.
+    pub reason: Option<String>,
+}
+
+/// A consistent read-only view of the store.
+pub trait ReadTx {
+    /// How many tenants exist.
+    fn tenant_count(&self) -> Result<u64>;
+    /// Whether the tenant has this environment.
+    fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool>;
+    /// The token with this hash, if any.
+    fn token(&self, hash: &str) -> Result<Option<TokenRecord>>;
+    /// The current version of a document.
+    fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>>;
+    /// One version of a document.
+    fn version(&self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<Option<StoredVersion>>;
+    /// The version a tag points at.
+    fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>>;
+    /// Every version of a document, oldest first.
+    fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>>;
+    /// Current versions in the scopes that match the query, paged, with the total.
+    fn list(&self, coll: Collection, scopes: &[Scope], query: &ListQuery) -> Result<Page<StoredVersion>>;
+    /// The audit trail of deletions of one document, oldest first.
+    fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>>;
+}
+
+/// A unit of work; nothing is visible to others until [`WriteTx::commit`].
+pub trait WriteTx: ReadTx {
+    /// Stores a new version (replacing a row of the same number, for unversioned types).
+    fn put_version(&mut self, coll: Collection, scope: &Scope, version: &StoredVersion) -> Result<()>;
+    /// Removes one version and its tags.
+    fn delete_version(&mut self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<()>;
+    /// Makes a version current, or marks the document absent with `None`.
+    fn set_current(&mut self, coll: Collection, scope: &Scope, id: &str, version: Option<u32>) -> Result<()>;
+    /// Points a tag at a version, taking it from any other version of the document.
+    fn set_tag(&mut self, coll: Collection, scope: &Scope, id: &str, tag: &str, version: u32) -> Result<()>;
+    /// Appends to the audit trail.
+    fn append_audit(&mut self, coll: Collection, scope: &Scope, entry: &AuditEntry) -> Result<()>;
+    /// Creates a tenant (with its `production` environment) unless it exists.
+    fn ensure_tenant(&mut self, tenant: &str, now: &str) -> Result<()>;
+    /// Creates an environment; false when it already existed.
+    fn create_environment(&mut self, tenant: &str, env: &str, now: &str) -> Result<bool>;
+    /// Creates a user or changes its role.
+    fn upsert_user(&mut self, tenant: &str, user: &str, role: Role, now: &str) -> Result<()>;
+    /// Stores a token hash for a user.
+    fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()>;
+    /// Revokes tokens; returns how many were active.
+    fn revoke_tokens(&mut self, which: &TokenSelector, now: &str) -> Result<u64>;
+    /// Makes every write of this transaction durable and visible.
+    fn commit(self: Box<Self>) -> Result<()>;
+}
+
+/// A storage backend.
+pub trait Store: Send + Sync {
+    /// Starts a read-only transaction.
+    fn read(&self) -> Result<Box<dyn ReadTx + '_>>;
+    /// Starts a write transaction (one writer at a time).
+    fn write(&self) -> Result<Box<dyn WriteTx + '_>>;
+    /// Flushes and closes what can be closed (checkpoint); the store stays usable.
+    fn close(&self) -> Result<()> {
+        Ok(())
+    }
+}

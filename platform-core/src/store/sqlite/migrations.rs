@@ -1,0 +1,89 @@
+//! Schema migrations, append-only, tracked by `PRAGMA user_version`.
+//!
+//! Step N (1-based) takes the schema from version N-1 to N. Never edit a step that shipped; add one.
+
+/// The migration steps, in order.
+pub const STEPS: &[&str] = &[
+    // 1: tenants, users, tokens, versioned documents, tags and the audit trail.
+    r#"
+    CREATE TABLE tenants (
+        name    TEXT PRIMARY KEY,
+        created TEXT NOT NULL
+    );
+    CREATE TABLE environments (
+        tenant  TEXT NOT NULL REFERENCES tenants(name),
+        name    TEXT NOT NULL,
+        created TEXT NOT NULL,
+        PRIMARY KEY (tenant, name)
+    ) WITHOUT ROWID;
+    CREATE TABLE users (
+        tenant  TEXT NOT NULL REFERENCES tenants(name),
+        name    TEXT NOT NULL,
+        role    TEXT NOT NULL,
+        created TEXT NOT NULL,
+        PRIMARY KEY (tenant, name)
+    ) WITHOUT ROWID;
+    CREATE TABLE tokens (
+        hash    TEXT PRIMARY KEY,
+        tenant  TEXT NOT NULL,
+        user    TEXT NOT NULL,
+        created TEXT NOT NULL,
+        revoked TEXT,
+        FOREIGN KEY (tenant, user) REFERENCES users(tenant, name)
+    ) WITHOUT ROWID;
+    CREATE INDEX tokens_user ON tokens(tenant, user);
+
+    -- Every version of every versioned document; tenant = env = '' is the public source.
+    CREATE TABLE versions (
+        coll      TEXT NOT NULL,
+        tenant    TEXT NOT NULL,
+        env       TEXT NOT NULL,
+        id        TEXT NOT NULL,
+        version   INTEGER NOT NULL,
+        body      TEXT NOT NULL,
+        timestamp TEXT NOT NULL,
+        user      TEXT NOT NULL,
+        reason    TEXT,
+        PRIMARY KEY (coll, tenant, env, id, version)
+    ) WITHOUT ROWID;
+    -- The current version of each document, with a copy of its body for lists and filters.
+    CREATE TABLE heads (
+        coll    TEXT NOT NULL,
+        tenant  TEXT NOT NULL,
+        env     TEXT NOT NULL,
+        id      TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        type    TEXT NOT NULL,
+        body    TEXT NOT NULL,
+        PRIMARY KEY (coll, tenant, env, id)
+    );
+    CREATE INDEX heads_type ON heads(coll, tenant, env, type, id);
+    CREATE TABLE tags (
+        coll    TEXT NOT NULL,
+        tenant  TEXT NOT NULL,
+        env     TEXT NOT NULL,
+        id      TEXT NOT NULL,
+        tag     TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        PRIMARY KEY (coll, tenant, env, id, tag)
+    ) WITHOUT ROWID;
+    CREATE TABLE audit (
+        seq       INTEGER PRIMARY KEY,
+        coll      TEXT NOT NULL,
+        tenant    TEXT NOT NULL,
+        env       TEXT NOT NULL,
+        id        TEXT NOT NULL,
+        action    TEXT NOT NULL,
+        versions  TEXT NOT NULL,
+        user      TEXT NOT NULL,
+        timestamp TEXT NOT NULL,
+        reason    TEXT
+    );
+    CREATE INDEX audit_doc ON audit(coll, tenant, env, id);
+    "#,
+];
+
+/// The schema version this build writes.
+pub fn current_version() -> u32 {
+    STEPS.len() as u32
+}

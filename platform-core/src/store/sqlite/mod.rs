@@ -1,0 +1,533 @@
+//! The embedded SQLite backend: one file, WAL, one writer connection and a few readers.
+//!
+//! Transactions are plain `BEGIN` / `BEGIN IMMEDIATE` ... `COMMIT` on a connection held for the
+//! transaction's life; dropping a transaction that was not committed rolls it back. An in-memory
+//! store uses a single connection for reads and writes.
+
+mod migrations;
+
+pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
+
+use crate::auth::Role;
+use crate::error::{Error, Result};
+use crate::ids::Scope;
+use crate::query::ListQuery;
+use crate::store::{
+    AuditEntry, Collection, Page, ReadTx, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
+};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+/// How many read connections a file-backed store keeps.
+const READERS: usize = 4;
+
+/// A store in one SQLite database.
+pub struct SqliteStore {
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
+    path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").field("path", &self.path).finish()
+    }
+}
+
+trait Db<T> {
+    fn db(self) -> Result<T>;
+}
+
+impl<T> Db<T> for rusqlite::Result<T> {
+    fn db(self) -> Result<T> {
+        self.map_err(Error::storage)
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        let writer = Connection::open(path).db()?;
+        configure(&writer)?;
+        writer.pragma_update(None, "journal_mode", "WAL").db()?;
+        migrate(&writer)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let conn = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+            )
+            .db()?;
+            configure(&conn)?;
+            readers.push(Mutex::new(conn));
+        }
+        Ok(SqliteStore {
+            writer: Mutex::new(writer),
+            readers,
+            next_reader: AtomicUsize::new(0),
+            path: Some(path.to_path_buf()),
+        })
+    }
+
+    /// A fresh private in-memory database (for tests and throwaway runs).
+    pub fn open_in_memory() -> Result<SqliteStore> {
+        let conn = Connection::open_in_memory().db()?;
+        configure(&conn)?;
+        migrate(&conn)?;
+        Ok(SqliteStore {
+            writer: Mutex::new(conn),
+            readers: Vec::new(),
+            next_reader: AtomicUsize::new(0),
+            path: None,
+        })
+    }
+
+    /// The database file, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    fn reader(&self) -> MutexGuard<'_, Connection> {
+        if self.readers.is_empty() {
+            return lock(&self.writer);
+        }
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        for i in 0..self.readers.len() {
+            if let Ok(guard) = self.readers[(start + i) % self.readers.len()].try_lock() {
+                return guard;
+            }
+        }
+        lock(&self.readers[start % self.readers.len()])
+    }
+}
+
+fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    // A panic while holding a connection leaves no transaction open (the guard rolls back).
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(Duration::from_secs(10)).db()?;
+    conn.pragma_update(None, "foreign_keys", "ON").db()?;
+    conn.pragma_update(None, "synchronous", "NORMAL").db()?;
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(())
+}
+
+fn migrate(conn: &Connection) -> Result<()> {
+    let have: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).db()?;
+    let want = migrations::current_version();
+    if have > want {
+        return Err(Error::Internal(format!(
+            "the database has schema version {have}, newer than this build's {want}; use a newer platform"
+        )));
+    }
+    for (i, step) in migrations::STEPS.iter().enumerate().skip(have as usize) {
+        let to = i + 1;
+        conn.execute_batch(&format!("BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {to};\nCOMMIT;"))
+            .map_err(|e| {
+                let _ = conn.execute_batch("ROLLBACK");
+                Error::Internal(format!("migration to schema version {to} failed: {e}"))
+            })?;
+    }
+    Ok(())
+}
+
+impl Store for SqliteStore {
+    fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+        let conn = self.reader();
+        conn.execute_batch("BEGIN").db()?;
+        Ok(Box::new(Tx { conn, open: true }))
+    }
+
+    fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
+        let conn = lock(&self.writer);
+        conn.execute_batch("BEGIN IMMEDIATE").db()?;
+        Ok(Box::new(Tx { conn, open: true }))
+    }
+
+    fn close(&self) -> Result<()> {
+        if self.path.is_some() {
+            let conn = lock(&self.writer);
+            conn.execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);").db()?;
+        }
+        Ok(())
+    }
+}
+
+/// A transaction on one connection.
+struct Tx<'a> {
+    conn: MutexGuard<'a, Connection>,
+    open: bool,
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            if let Err(e) = self.conn.execute_batch("ROLLBACK") {
+                tracing::error!(error = %e, "rollback failed");
+            }
+        }
+    }
+}
+
+const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.reason, \
+     (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
+      AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
+
+fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, u32, String, String, String, Option<String>, String)> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?, row.get(6)?))
+}
+
+fn decode_version(raw: (String, u32, String, String, String, Option<String>, String)) -> Result<StoredVersion> {
+    let (id, version, body, timestamp, user, reason, tags) = raw;
+    let body: Map<String, Value> = serde_json::from_str(&body)
+        .map_err(|e| Error::Internal(format!("stored body of {id} v{version} is not a JSON object: {e}")))?;
+    let tags: Vec<String> = serde_json::from_str(&tags)
+        .map_err(|e| Error::Internal(format!("tags of {id} v{version}: {e}")))?;
+    Ok(StoredVersion {
+        id,
+        version,
+        body,
+        timestamp,
+        user,
+        reason,
+        tags,
+    })
+}
+
+/// A JSON path expression for a dotted field path (segments are quoted).
+fn json_path(field: &str) -> String {
+    let mut path = String::from("$");
+    for seg in field.split('.') {
+        path.push_str(".\"");
+        path.push_str(seg);
+        path.push('"');
+    }
+    path
+}
+
+impl Tx<'_> {
+    fn one_version(&self, sql_where: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Option<StoredVersion>> {
+        let sql = format!("SELECT {VERSION_COLUMNS} FROM versions v WHERE {sql_where}");
+        let raw = self
+            .conn
+            .prepare_cached(&sql)
+            .db()?
+            .query_row(args, row_to_version)
+            .optional()
+            .db()?;
+        raw.map(decode_version).transpose()
+    }
+}
+
+impl ReadTx for Tx<'_> {
+    fn tenant_count(&self) -> Result<u64> {
+        self.conn.query_row("SELECT count(*) FROM tenants", [], |r| r.get(0)).db()
+    }
+
+    fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool> {
+        self.conn
+            .prepare_cached("SELECT 1 FROM environments WHERE tenant = ?1 AND name = ?2")
+            .db()?
+            .exists(params![tenant, env])
+            .db()
+    }
+
+    fn token(&self, hash: &str) -> Result<Option<TokenRecord>> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT t.tenant, t.user, u.role, t.revoked IS NOT NULL FROM tokens t \
+                 JOIN users u ON u.tenant = t.tenant AND u.name = t.user WHERE t.hash = ?1",
+            )
+            .db()?
+            .query_row(params![hash], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, bool>(3)?))
+            })
+            .optional()
+            .db()?;
+        row.map(|(tenant, user, role, revoked)| {
+            let role: Role = role
+                .parse()
+                .map_err(|_| Error::Internal(format!("stored role \"{role}\" of {tenant}/{user} is unknown")))?;
+            Ok(TokenRecord {
+                tenant,
+                user,
+                role,
+                revoked,
+            })
+        })
+        .transpose()
+    }
+
+    fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
+        self.one_version(
+            "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
+             WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4)",
+            &[&coll.as_str(), &scope.tenant, &scope.env, &id],
+        )
+    }
+
+    fn version(&self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<Option<StoredVersion>> {
+        self.one_version(
+            "v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
+            &[&coll.as_str(), &scope.tenant, &scope.env, &id, &version],
+        )
+    }
+
+    fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>> {
+        self.conn
+            .prepare_cached("SELECT version FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND tag = ?5")
+            .db()?
+            .query_row(params![coll.as_str(), scope.tenant, scope.env, id, tag], |r| r.get(0))
+            .optional()
+            .db()
+    }
+
+    fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>> {
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 \
+             AND v.id = ?4 ORDER BY v.version"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(params![coll.as_str(), scope.tenant, scope.env, id], row_to_version)
+            .db()?;
+        rows.map(|r| r.db().and_then(decode_version)).collect()
+    }
+
+    fn list(&self, coll: Collection, scopes: &[Scope], query: &ListQuery) -> Result<Page<StoredVersion>> {
+        let mut args: Vec<SqlValue> = vec![coll.as_str().to_string().into()];
+        let mut scope_sql = Vec::new();
+        for scope in scopes {
+            args.push(scope.tenant.clone().into());
+            args.push(scope.env.clone().into());
+            scope_sql.push(format!("(h.tenant = ?{} AND h.env = ?{})", args.len() - 1, args.len()));
+        }
+        if scope_sql.is_empty() {
+            return Ok(Page { items: Vec::new(), total: 0 });
+        }
+        let mut filter = format!("h.coll = ?1 AND ({})", scope_sql.join(" OR "));
+        if let Some(t) = &query.type_exact {
+            args.push(t.clone().into());
+            filter.push_str(&format!(" AND h.type = ?{}", args.len()));
+        }
+        let total: u64 = self
+            .conn
+            .prepare_cached(&format!("SELECT count(*) FROM heads h WHERE {filter}"))
+            .db()?
+            .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
+            .db()?;
+
+        let mut order: Vec<String> = query
+            .sort
+            .0
+            .iter()
+            .map(|k| {
+                let expr = if k.field == "_id" {
+                    "h.id".to_string()
+                } else {
+                    format!("json_extract(h.body, '{}')", json_path(&k.field).replace('\'', "''"))
+                };
+                format!("{expr} {}", if k.descending { "DESC" } else { "ASC" })
+            })
+            .collect();
+        order.push("h.id ASC".into());
+        let limit = query.paging.limit.map_or(-1, |l| l as i64);
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
+             AND v.env = h.env AND v.id = h.id AND v.version = h.version WHERE {filter} ORDER BY {} \
+             LIMIT {limit} OFFSET {}",
+            order.join(", "),
+            query.paging.skip
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), row_to_version).db()?;
+        let items = rows.map(|r| r.db().and_then(decode_version)).collect::<Result<Vec<_>>>()?;
+        Ok(Page { items, total })
+    }
+
+    fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT action, versions, user, timestamp, reason FROM audit WHERE coll = ?1 AND tenant = ?2 \
+                 AND env = ?3 AND id = ?4 ORDER BY seq",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .db()?;
+        rows.map(|r| {
+            let (action, versions, user, timestamp, reason) = r.db()?;
+            Ok(AuditEntry {
+                id: id.to_string(),
+                action,
+                versions: serde_json::from_str(&versions).map_err(|e| Error::Internal(e.to_string()))?,
+                user,
+                timestamp,
+                reason,
+            })
+        })
+        .collect()
+    }
+}
+
+impl WriteTx for Tx<'_> {
+    fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        let body = serde_json::to_string(&v.body).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO versions (coll, tenant, env, id, version, body, timestamp, user, reason) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, v.id, v.version, body, v.timestamp, v.user, v.reason])
+            .db()?;
+        Ok(())
+    }
+
+    fn delete_version(&mut self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<()> {
+        let args = params![coll.as_str(), scope.tenant, scope.env, id, version];
+        self.conn
+            .prepare_cached("DELETE FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
+            .db()?
+            .execute(args)
+            .db()?;
+        self.conn
+            .prepare_cached("DELETE FROM versions WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
+            .db()?
+            .execute(args)
+            .db()?;
+        Ok(())
+    }
+
+    fn set_current(&mut self, coll: Collection, scope: &Scope, id: &str, version: Option<u32>) -> Result<()> {
+        match version {
+            None => {
+                self.conn
+                    .prepare_cached("DELETE FROM heads WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4")
+                    .db()?
+                    .execute(params![coll.as_str(), scope.tenant, scope.env, id])
+                    .db()?;
+            }
+            Some(v) => {
+                let changed = self
+                    .conn
+                    .prepare_cached(
+                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body) \
+                         SELECT coll, tenant, env, id, version, coalesce(json_extract(body, '$._type'), ''), body \
+                         FROM versions WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5",
+                    )
+                    .db()?
+                    .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])
+                    .db()?;
+                if changed == 0 {
+                    return Err(Error::Internal(format!("set_current: {id} has no version {v}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set_tag(&mut self, coll: Collection, scope: &Scope, id: &str, tag: &str, version: u32) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO tags (coll, tenant, env, id, tag, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, id, tag, version])
+            .db()?;
+        Ok(())
+    }
+
+    fn append_audit(&mut self, coll: Collection, scope: &Scope, e: &AuditEntry) -> Result<()> {
+        let versions = serde_json::to_string(&e.versions).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO audit (coll, tenant, env, id, action, versions, user, timestamp, reason) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, e.id, e.action, versions, e.user, e.timestamp, e.reason])
+            .db()?;
+        Ok(())
+    }
+
+    fn ensure_tenant(&mut self, tenant: &str, now: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR IGNORE INTO tenants (name, created) VALUES (?1, ?2)")
+            .db()?
+            .execute(params![tenant, now])
+            .db()?;
+        self.create_environment(tenant, crate::auth::DEFAULT_ENVIRONMENT, now)?;
+        Ok(())
+    }
+
+    fn create_environment(&mut self, tenant: &str, env: &str, now: &str) -> Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached("INSERT OR IGNORE INTO environments (tenant, name, created) VALUES (?1, ?2, ?3)")
+            .db()?
+            .execute(params![tenant, env, now])
+            .db()?;
+        Ok(n == 1)
+    }
+
+    fn upsert_user(&mut self, tenant: &str, user: &str, role: Role, now: &str) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO users (tenant, name, role, created) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (tenant, name) DO UPDATE SET role = excluded.role",
+            )
+            .db()?
+            .execute(params![tenant, user, role.as_str(), now])
+            .db()?;
+        Ok(())
+    }
+
+    fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT INTO tokens (hash, tenant, user, created) VALUES (?1, ?2, ?3, ?4)")
+            .db()?
+            .execute(params![hash, tenant, user, now])
+            .db()?;
+        Ok(())
+    }
+
+    fn revoke_tokens(&mut self, which: &TokenSelector, now: &str) -> Result<u64> {
+        let n = match which {
+            TokenSelector::Hash(hash) => self
+                .conn
+                .prepare_cached("UPDATE tokens SET revoked = ?2 WHERE hash = ?1 AND revoked IS NULL")
+                .db()?
+                .execute(params![hash, now])
+                .db()?,
+            TokenSelector::User { tenant, user } => self
+                .conn
+                .prepare_cached("UPDATE tokens SET revoked = ?3 WHERE tenant = ?1 AND user = ?2 AND revoked IS NULL")
+                .db()?
+                .execute(params![tenant, user, now])
+                .db()?,
+        };
+        Ok(n as u64)
+    }
+
+    fn commit(mut self: Box<Self>) -> Result<()> {
+        self.conn.execute_batch("COMMIT").db()?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+//! Tenants, users, tokens and environments: who may call, and where their data lives.
+//!
+//! A fresh database gets tenant `default` with user `admin` (role `platform`) and one token for
+//! it ([`Platform::bootstrap`]). Every tenant has the `production` environment; others are created
+//! explicitly and an unknown one is a 404. Tokens are stored as hashes only and can be revoked.
+
+use crate::auth::{generate_token, hash_token, validate_name, Credentials, Principal, Role, DEFAULT_ENVIRONMENT};
+use crate::clock::format_instant;
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::TokenSelector;
+use crate::Platform;
+
+/// The tenant a fresh database starts with.
+pub const DEFAULT_TENANT: &str = "default";
+/// The first user of a fresh database.
+pub const DEFAULT_ADMIN: &str = "admin";
+
+impl Platform {
+    /// On an empty database, creates tenant `default`, user `admin` with role `platform` and a
+    /// token for it, and returns the token (shown once). On any other database returns `None`.
+    pub fn bootstrap(&self) -> Result<Option<String>> {
+        let now = format_instant(self.now());
+        self.write(|tx| {
+            if tx.tenant_count()? > 0 {
+                return Ok(None);
+            }
+            let token = generate_token()?;
+            tx.ensure_tenant(DEFAULT_TENANT, &now)?;
+            tx.upsert_user(DEFAULT_TENANT, DEFAULT_ADMIN, Role::Platform, &now)?;
+            tx.insert_token(&hash_token(&token), DEFAULT_TENANT, DEFAULT_ADMIN, &now)?;
+            Ok(Some(token))
+        })
+    }
+
+    /// Creates a token for a user (creating the tenant and user if absent, and setting the
+    /// user's role). Returns the token; only its hash is kept.
+    pub fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
+        validate_name(tenant, "tenant")?;
+        validate_name(user, "user")?;
+        let now = format_instant(self.now());
+        let token = generate_token()?;
+        self.write(|tx| {
+            tx.ensure_tenant(tenant, &now)?;
+            tx.upsert_user(tenant, user, role, &now)?;
+            tx.insert_token(&hash_token(&token), tenant, user, &now)?;
+            Ok(())
+        })?;
+        Ok(token)
+    }
+
+    /// Revokes one token (given in full); returns whether it was active.
+    pub fn revoke_token(&self, token: &str) -> Result<bool> {
+        let now = format_instant(self.now());
+        self.write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), &now)? > 0))
+    }
+
+    /// Revokes every token of a user; returns how many were active.
+    pub fn revoke_user_tokens(&self, tenant: &str, user: &str) -> Result<u64> {
+        let now = format_instant(self.now());
+        let which = TokenSelector::User {
+            tenant: tenant.to_string(),
+            user: user.to_string(),
+        };
+        self.write(|tx| tx.revoke_tokens(&which, &now))
+    }
+
+    /// Creates an environment of a tenant (the tenant must exist); returns false if it existed.
+    pub fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
+        validate_name(tenant, "tenant")?;
+        validate_name(name, "environment")?;
+        let now = format_instant(self.now());
+        self.write(|tx| {
+            if !tx.environment_exists(tenant, DEFAULT_ENVIRONMENT)? {
+                return Err(Error::not_found(format!("tenant \"{tenant}\" does not exist")));
+            }
+            tx.create_environment(tenant, name, &now)
+        })
+    }
+
+    /// Turns presented credentials and an environment name into a principal.
+    ///
+    /// No credentials, an unknown or revoked token, or a Basic user that is not the token's user
+    /// is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`.
+    pub fn authenticate(&self, credentials: Option<&Credentials>, environment: Option<&str>) -> Result<Principal> {
+        let credentials = credentials.ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotAuthenticated,
+                "missing Authorization header: send \"Bearer <token>\" or Basic user:token",
+            )
+        })?;
+        let tx = self.read()?;
+        let record = tx
+            .token(&hash_token(credentials.token()))?
+            .filter(|r| !r.revoked)
+            .ok_or_else(|| Error::new(ErrorCode::NotAuthenticated, "unknown or revoked token"))?;
+        if let Credentials::Basic { user, .. } = credentials {
+            if user != &record.user {
+                return Err(Error::new(
+                    ErrorCode::NotAuthenticated,
+                    format!("the token does not belong to user \"{user}\""),
+                ));
+            }
+        }
+        let environment = environment.unwrap_or(DEFAULT_ENVIRONMENT);
+        if !tx.environment_exists(&record.tenant, environment)? {
+            return Err(Error::not_found(format!(
+                "environment \"{environment}\" does not exist for tenant \"{}\"",
+                record.tenant
+            )));
+        }
+        Ok(Principal {
+            tenant: record.tenant,
+            user: record.user,
+            role: record.role,
+            environment: environment.to_string(),
+        })
+    }
+
+    /// A `platform`-role principal for local use (the CLI on a database file, embedding): the
+    /// tenant is created if absent. Whoever can open the file has full rights over it.
+    pub fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {
+        validate_name(tenant, "tenant")?;
+        validate_name(user, "user")?;
+        let now = format_instant(self.now());
+        self.write(|tx| tx.ensure_tenant(tenant, &now))?;
+        Ok(Principal {
+            tenant: tenant.to_string(),
+            user: user.to_string(),
+            role: Role::Platform,
+            environment: DEFAULT_ENVIRONMENT.to_string(),
+        })
+    }
+
+    /// The same principal in another environment, which must exist.
+    pub fn in_environment(&self, p: &Principal, environment: &str) -> Result<Principal> {
+        if !self.read()?.environment_exists(&p.tenant, environment)? {
+            return Err(Error::not_found(format!(
+                "environment \"{environment}\" does not exist for tenant \"{}\"",
+                p.tenant
+            )));
+        }
+        Ok(Principal {
+            environment: environment.to_string(),
+            ..p.clone()
+        })
+    }
+}
