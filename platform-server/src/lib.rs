@@ -1,1 +1,108 @@
+//! The platform's REST interface: actix-web routes that translate HTTP to [`platform_core`] calls.
+//!
+//! [`configure`] builds the whole application; production ([`serve`]) and the tests use it
+//! alike. Handlers never hold a rule, SQL or a status decision: rules live in the core, statuses
+//! in [`error::status`].
 
+pub mod error;
+pub mod request;
+pub mod routes;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::{from_fn, Next};
+use actix_web::{web, App, HttpMessage, HttpServer};
+use platform_core::Platform;
+use std::time::Instant;
+
+/// Default largest request body: 64 MiB.
+pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// Settings of the HTTP face.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Largest accepted request body, in bytes.
+    pub max_body: usize,
+    /// A prefix for every route, e.g. `/api` (empty for none).
+    pub base_path: String,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_body: DEFAULT_MAX_BODY,
+            base_path: String::new(),
+        }
+    }
+}
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The engine.
+    pub platform: Platform,
+    /// The settings.
+    pub config: ServerConfig,
+}
+
+/// Registers the whole application (state, routes, error fallbacks) on an actix `App`.
+pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
+    move |cfg: &mut web::ServiceConfig| {
+        let base = normalise_base(&state.config.base_path);
+        let max_body = state.config.max_body;
+        cfg.app_data(web::Data::new(state))
+            .app_data(web::PayloadConfig::new(max_body))
+            .service(web::scope(&base).configure(routes::register))
+            .default_service(web::to(routes::unknown_path));
+    }
+}
+
+fn normalise_base(base: &str) -> String {
+    let trimmed = base.trim_matches('/');
+    if trimmed.is_empty() {
+        String::new()
+    } else {
+        format!("/{trimmed}")
+    }
+}
+
+/// Logs each request: method, path, status, milliseconds and tenant.
+pub async fn access_log(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let method = req.method().to_string();
+    let path = req.path().to_string();
+    let res = next.call(req).await?;
+    let tenant = res
+        .request()
+        .extensions()
+        .get::<request::TenantTag>()
+        .map(|t| t.0.clone())
+        .unwrap_or_else(|| "-".to_string());
+    tracing::info!(
+        target: "platform::access",
+        %method,
+        %path,
+        status = res.status().as_u16(),
+        ms = format!("{:.1}", started.elapsed().as_secs_f64() * 1000.0),
+        %tenant,
+        "request"
+    );
+    Ok(res)
+}
+
+/// Binds an HTTP server on `addr`; it stops gracefully on SIGTERM or ctrl-c, finishing
+/// in-flight requests. Returns the server (to await) and the bound addresses.
+pub fn serve(state: AppState, addr: &str) -> std::io::Result<(actix_web::dev::Server, Vec<std::net::SocketAddr>)> {
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(from_fn(access_log))
+            .configure(configure(state.clone()))
+    })
+    .shutdown_timeout(30)
+    .bind(addr)?;
+    let addrs = server.addrs();
+    Ok((server.run(), addrs))
+}

@@ -1,0 +1,272 @@
+//! Routes: each handler parses its inputs, makes one core call, and shapes the response.
+
+use crate::error::ApiError;
+use crate::request::{as_caller, params, parse_json, read_body};
+use crate::AppState;
+use actix_web::{web, HttpRequest, HttpResponse};
+use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
+use platform_core::ids::{Source, VersionRef};
+use platform_core::query::Projection;
+use platform_core::services::{self, RELEASE};
+use platform_core::store::Collection;
+use platform_core::ErrorCode;
+use serde_json::Value;
+
+/// The header that carries the total of a paged list.
+pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
+
+type Reply = Result<HttpResponse, ApiError>;
+
+/// Registers every route under the current scope.
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/{service}")
+            .route(web::get().to(build_info))
+            .route(web::post().to(save_alias))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/{service}/{release}")
+            .route(web::post().to(save))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/{service}/{release}/{source}")
+            .route(web::get().to(list))
+            .route(web::post().to(save_to_source))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/{service}/{release}/{source}/{key}")
+            .route(web::get().to(get_current))
+            .route(web::delete().to(delete_latest))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/{service}/{release}/{source}/{key}/{version}")
+            .route(web::get().to(get_version))
+            .route(web::delete().to(delete_version))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/{service}/{release}/{source}/{key}/{version}/{tag}")
+            .route(web::put().to(tag))
+            .default_service(web::to(method_not_allowed)),
+    );
+}
+
+/// The collection a versioned service keeps, checking service and release.
+fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
+    let info = services::find(service)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("unknown service \"{service}\"")))?;
+    if release != RELEASE {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("unknown release \"{release}\" of the {service} service: use {RELEASE}"),
+        ));
+    }
+    match info.name {
+        "object" => Ok(Collection::Object),
+        "type" => Ok(Collection::Type),
+        other => Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("the {other} service is not available in this build yet"),
+        )),
+    }
+}
+
+fn json(value: impl serde::Serialize) -> HttpResponse {
+    HttpResponse::Ok().json(value)
+}
+
+async fn build_info(path: web::Path<String>) -> Reply {
+    let service = path.into_inner();
+    let info = services::find(&service)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("unknown service \"{service}\"")))?;
+    Ok(json(services::build_info(info)))
+}
+
+/// Answers 405 for a method the path does not have.
+pub async fn method_not_allowed(req: HttpRequest) -> Reply {
+    Err(ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{} is not allowed on {}", req.method(), req.path()),
+    ))
+}
+
+/// Answers 404 for a path no service has.
+pub async fn unknown_path(req: HttpRequest) -> Reply {
+    Err(ApiError::new(ErrorCode::NotFound, format!("no endpoint at {}", req.path())))
+}
+
+async fn save_body(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+    coll: Collection,
+    source: Option<Source>,
+) -> Reply {
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let opts = SaveOptions::from_params(&params, source)?;
+    let saved = as_caller(&req, &state, move |p, who| p.save(who, coll, body, &opts)).await?;
+    Ok(json(saved))
+}
+
+async fn save_alias(req: HttpRequest, path: web::Path<String>, state: web::Data<AppState>, payload: web::Payload) -> Reply {
+    let coll = collection(&path.into_inner(), RELEASE)?;
+    save_body(req, state, payload, coll, None).await
+}
+
+async fn save(
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Reply {
+    let (service, release) = path.into_inner();
+    save_body(req, state, payload, collection(&service, &release)?, None).await
+}
+
+async fn save_to_source(
+    req: HttpRequest,
+    path: web::Path<(String, String, String)>,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Reply {
+    let (service, release, source) = path.into_inner();
+    let coll = collection(&service, &release)?;
+    let source: Source = source.parse()?;
+    if source == Source::All {
+        return Err(ApiError::new(ErrorCode::InvalidParameter, "cannot write to the all source: use public or private"));
+    }
+    save_body(req, state, payload, coll, Some(source)).await
+}
+
+async fn list(
+    req: HttpRequest,
+    path: web::Path<(String, String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (service, release, source) = path.into_inner();
+    let coll = collection(&service, &release)?;
+    let source: Source = source.parse()?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let ids: Vec<String> = params.all("_id").into_iter().map(str::to_string).collect();
+    if source == Source::All && !ids.is_empty() {
+        let project = Projection::from_params(&params)?;
+        let items = as_caller(&req, &state, move |p, who| {
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            p.get_many(who, coll, &ids, project.as_ref())
+        })
+        .await?;
+        return Ok(HttpResponse::Ok()
+            .insert_header((TOTAL_COUNT_HEADER, items.len().to_string()))
+            .json(items));
+    }
+    if !ids.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("_id parameters fetch by id from the all source, not from {source}"),
+        ));
+    }
+    let request = ListRequest::from_params(&params)?;
+    let page = as_caller(&req, &state, move |p, who| p.list(who, coll, source, &request)).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((TOTAL_COUNT_HEADER, page.total.to_string()))
+        .json(page.items))
+}
+
+async fn get_current(
+    req: HttpRequest,
+    path: web::Path<(String, String, String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (service, release, source, key) = path.into_inner();
+    let coll = collection(&service, &release)?;
+    let source: Source = source.parse()?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let project = Projection::from_params(&params)?;
+    let item = as_caller(&req, &state, move |p, who| p.get(who, coll, source, &key, None, project.as_ref())).await?;
+    Ok(json(item))
+}
+
+async fn get_version(
+    req: HttpRequest,
+    path: web::Path<(String, String, String, String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (service, release, source, key, version) = path.into_inner();
+    let coll = collection(&service, &release)?;
+    let source: Source = source.parse()?;
+    if version == "*" {
+        let versions = as_caller(&req, &state, move |p, who| p.versions(who, coll, source, &key)).await?;
+        return Ok(HttpResponse::Ok()
+            .insert_header((TOTAL_COUNT_HEADER, versions.len().to_string()))
+            .json(versions));
+    }
+    let which: VersionRef = version.parse()?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let project = Projection::from_params(&params)?;
+    let item = as_caller(&req, &state, move |p, who| {
+        p.get(who, coll, source, &key, Some(&which), project.as_ref())
+    })
+    .await?;
+    Ok(json(item))
+}
+
+async fn tag(req: HttpRequest, path: web::Path<(String, String, String, String, String, String)>, state: web::Data<AppState>) -> Reply {
+    let (service, release, source, key, version, tag) = path.into_inner();
+    let coll = collection(&service, &release)?;
+    let source: Source = source.parse()?;
+    let which: VersionRef = version.parse()?;
+    let out = as_caller(&req, &state, move |p, who| p.tag(who, coll, source, &key, &which, &tag)).await?;
+    Ok(json(out))
+}
+
+async fn delete_with(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+    (service, release, source, key): (String, String, String, String),
+    target: DeleteTarget,
+) -> Reply {
+    let coll = collection(&service, &release)?;
+    let source: Source = source.parse()?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let reason = params.get("_reason").map(str::to_string);
+    let out = as_caller(&req, &state, move |p, who| p.delete(who, coll, source, &key, &target, reason.as_deref())).await?;
+    Ok(json(out))
+}
+
+async fn delete_latest(
+    req: HttpRequest,
+    path: web::Path<(String, String, String, String)>,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Reply {
+    delete_with(req, state, payload, path.into_inner(), DeleteTarget::Latest).await
+}
+
+async fn delete_version(
+    req: HttpRequest,
+    path: web::Path<(String, String, String, String, String)>,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Reply {
+    let (service, release, source, key, version) = path.into_inner();
+    let target = if version == "*" {
+        DeleteTarget::All
+    } else {
+        DeleteTarget::Version(version.parse()?)
+    };
+    delete_with(req, state, payload, (service, release, source, key), target).await
+}
+
+/// A JSON value as a response (for callers outside this module).
+pub fn ok_json(value: &Value) -> HttpResponse {
+    json(value)
+}

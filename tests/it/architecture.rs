@@ -1,0 +1,69 @@
+//! Architecture invariants, checked on the source tree.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn core_has_no_http_dependency() {
+    let manifest = fs::read_to_string(root().join("platform-core/Cargo.toml")).unwrap();
+    for forbidden in ["actix", "hyper", "ureq", "reqwest", "clap"] {
+        assert!(!manifest.contains(forbidden), "platform-core/Cargo.toml names {forbidden}");
+    }
+    let mut files = Vec::new();
+    rust_files(&root().join("platform-core/src"), &mut files);
+    assert!(files.len() > 10, "found only {} core files", files.len());
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        assert!(!text.contains("actix"), "{} mentions actix", file.display());
+    }
+}
+
+#[test]
+fn only_store_sqlite_names_rusqlite() {
+    let core = root().join("platform-core/src");
+    let sqlite = core.join("store/sqlite");
+    let mut files = Vec::new();
+    rust_files(&core, &mut files);
+    let mut users = 0;
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        let code: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if code.contains("rusqlite") {
+            assert!(file.starts_with(&sqlite), "{} names rusqlite outside store::sqlite", file.display());
+            users += 1;
+        }
+    }
+    assert!(users > 0, "store::sqlite should name rusqlite");
+    for krate in ["platform-server", "platform-cli"] {
+        let manifest = fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap();
+        assert!(!manifest.contains("rusqlite"), "{krate} depends on rusqlite");
+    }
+}
+
+#[test]
+fn the_server_maps_every_error_code_to_a_status() {
+    use platform_core::ErrorCode;
+    for code in ErrorCode::ALL {
+        let status = platform_server::error::status(code);
+        assert!(status.is_client_error() || status.is_server_error(), "{code}: {status}");
+    }
+}

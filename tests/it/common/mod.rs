@@ -1,0 +1,184 @@
+//! The test server: the production app (`platform_server::configure`) on a fresh in-memory store,
+//! driven in process without sockets.
+
+use actix_web::http::{header, Method};
+use actix_web::{test, App};
+use platform_core::auth::Role;
+use platform_core::Platform;
+use platform_server::{AppState, ServerConfig};
+use serde_json::Value;
+
+/// A fresh platform behind the HTTP face.
+pub struct TestServer {
+    pub platform: Platform,
+    pub config: ServerConfig,
+}
+
+/// One answer: status, headers and body (JSON when it parses, else a string).
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: actix_web::http::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Resp {
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers.get(name).map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
+    }
+
+    pub fn total(&self) -> u64 {
+        self.header("x-total-count").expect("x-total-count").parse().unwrap()
+    }
+
+    /// Asserts the error envelope and header for a failed call, and returns the message.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) -> String {
+        assert_eq!(self.status, status, "status of {:?}", self.body);
+        let err = &self.body["error"];
+        assert_eq!(err["status"], status, "{:?}", self.body);
+        assert_eq!(err["code"], code, "{:?}", self.body);
+        let message = err["message"].as_str().expect("message").to_string();
+        assert!(!message.is_empty());
+        assert_eq!(
+            self.header("x-platform-error").as_deref(),
+            Some(format!("[{code}] {message}").as_str()),
+        );
+        message
+    }
+}
+
+impl TestServer {
+    pub fn new() -> TestServer {
+        Self::with_config(ServerConfig::default())
+    }
+
+    pub fn with_config(config: ServerConfig) -> TestServer {
+        TestServer {
+            platform: Platform::in_memory().unwrap(),
+            config,
+        }
+    }
+
+    /// A client of tenant `acme` with a role.
+    pub fn client(&self, role: Role) -> Client<'_> {
+        self.client_of("acme", &format!("{role}-user"), role)
+    }
+
+    pub fn client_of(&self, tenant: &str, user: &str, role: Role) -> Client<'_> {
+        let token = self.platform.create_token(tenant, user, role).unwrap();
+        Client {
+            server: self,
+            auth: Some(format!("Bearer {token}")),
+            env: None,
+            token,
+        }
+    }
+
+    /// A client without credentials.
+    pub fn anonymous(&self) -> Client<'_> {
+        Client {
+            server: self,
+            auth: None,
+            env: None,
+            token: String::new(),
+        }
+    }
+
+    pub async fn send(&self, req: test::TestRequest) -> Resp {
+        let app = test::init_service(App::new().configure(platform_server::configure(AppState {
+            platform: self.platform.clone(),
+            config: self.config.clone(),
+        })))
+        .await;
+        let res = test::call_service(&app, req.to_request()).await;
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let bytes = test::read_body(res).await;
+        let body = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        Resp { status, headers, body }
+    }
+}
+
+/// Requests as one caller.
+#[derive(Clone)]
+pub struct Client<'a> {
+    pub server: &'a TestServer,
+    pub auth: Option<String>,
+    pub env: Option<String>,
+    pub token: String,
+}
+
+impl Client<'_> {
+    /// The same caller in another environment.
+    pub fn in_env(&self, env: &str) -> Self {
+        Client {
+            env: Some(env.to_string()),
+            ..self.clone()
+        }
+    }
+
+    /// The same caller with a raw Authorization header.
+    pub fn with_auth(&self, auth: &str) -> Self {
+        Client {
+            auth: Some(auth.to_string()),
+            ..self.clone()
+        }
+    }
+
+    fn request(&self, method: Method, path: &str) -> test::TestRequest {
+        let mut req = test::TestRequest::default().method(method).uri(path);
+        if let Some(auth) = &self.auth {
+            req = req.insert_header((header::AUTHORIZATION, auth.clone()));
+        }
+        if let Some(env) = &self.env {
+            req = req.insert_header(("x-platform-environment", env.clone()));
+        }
+        req
+    }
+
+    pub async fn get(&self, path: &str) -> Resp {
+        self.server.send(self.request(Method::GET, path)).await
+    }
+
+    pub async fn delete(&self, path: &str) -> Resp {
+        self.server.send(self.request(Method::DELETE, path)).await
+    }
+
+    pub async fn put(&self, path: &str) -> Resp {
+        self.server.send(self.request(Method::PUT, path)).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Resp {
+        self.post_raw(path, body.to_string()).await
+    }
+
+    pub async fn post_raw(&self, path: &str, body: impl Into<String>) -> Resp {
+        let req = self
+            .request(Method::POST, path)
+            .insert_header((header::CONTENT_TYPE, "application/json"))
+            .set_payload(body.into());
+        self.server.send(req).await
+    }
+
+    pub async fn method(&self, method: Method, path: &str) -> Resp {
+        self.server.send(self.request(method, path)).await
+    }
+
+    /// A GET whose query travels in a form body.
+    pub async fn get_form(&self, path: &str, form: &str) -> Resp {
+        let req = self
+            .request(Method::GET, path)
+            .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+            .set_payload(form.to_string());
+        self.server.send(req).await
+    }
+
+    /// Saves and asserts success; returns the stored document.
+    pub async fn save(&self, body: Value) -> Value {
+        let r = self.post("/object/v1", body).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        r.body
+    }
+}
