@@ -95,7 +95,10 @@ impl Principal {
     /// Fails unless the caller may write to `scope` (private: writer; public: platform).
     pub fn require_write(&self, scope: &Scope, what: &str) -> Result<()> {
         if scope.is_public() {
-            self.require(Role::Platform, &format!("writing {what} to the public source"))
+            self.require(
+                Role::Platform,
+                &format!("writing {what} to the public source"),
+            )
         } else {
             self.require(Role::Writer, &format!("writing {what}"))
         }
@@ -120,10 +123,11 @@ impl Credentials {
     /// Parses an `Authorization` header value.
     pub fn from_authorization(header: &str) -> Result<Credentials> {
         let unauthenticated = |m: &str| Error::new(ErrorCode::NotAuthenticated, m.to_string());
-        let (scheme, rest) = header
-            .trim()
-            .split_once(' ')
-            .ok_or_else(|| unauthenticated("Authorization header must be \"Bearer <token>\" or \"Basic <base64 user:token>\""))?;
+        let (scheme, rest) = header.trim().split_once(' ').ok_or_else(|| {
+            unauthenticated(
+                "Authorization header must be \"Bearer <token>\" or \"Basic <base64 user:token>\"",
+            )
+        })?;
         let rest = rest.trim();
         if scheme.eq_ignore_ascii_case("bearer") {
             return Ok(Credentials::Bearer(rest.to_string()));
@@ -133,7 +137,9 @@ impl Credentials {
                 .decode(rest)
                 .ok()
                 .and_then(|b| String::from_utf8(b).ok())
-                .ok_or_else(|| unauthenticated("Basic credentials are not valid base64 of user:token"))?;
+                .ok_or_else(|| {
+                    unauthenticated("Basic credentials are not valid base64 of user:token")
+                })?;
             let (user, token) = decoded
                 .split_once(':')
                 .ok_or_else(|| unauthenticated("Basic credentials must be user:token"))?;
@@ -171,10 +177,12 @@ pub fn hash_token(token: &str) -> String {
 /// Lower-case hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// Checks a tenant, user or environment name: 1..=64 of `A-Z a-z 0-9 . _ - @`.
@@ -199,7 +207,11 @@ mod tests {
 
     #[test]
     fn roles_are_ordered() {
-        assert!(Role::Reader < Role::Writer && Role::Writer < Role::Admin && Role::Admin < Role::Platform);
+        assert!(
+            Role::Reader < Role::Writer
+                && Role::Writer < Role::Admin
+                && Role::Admin < Role::Platform
+        );
         assert_eq!("admin".parse::<Role>().unwrap(), Role::Admin);
         assert!("root".parse::<Role>().is_err());
     }
@@ -224,7 +236,10 @@ mod tests {
         let basic = base64::engine::general_purpose::STANDARD.encode("bob:tok");
         assert_eq!(
             Credentials::from_authorization(&format!("Basic {basic}")).unwrap(),
-            Credentials::Basic { user: "bob".into(), token: "tok".into() }
+            Credentials::Basic {
+                user: "bob".into(),
+                token: "tok".into()
+            }
         );
         for bad in ["Token x", "Basic !!!", "Bearer", ""] {
             assert_eq!(

@@ -20,7 +20,7 @@ use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, validate_tag, Scope, Source, VersionRef};
-use crate::query::{ListQuery, Params, Paging, Projection, SortSpec};
+use crate::query::{ListQuery, Paging, Params, Projection, SortSpec};
 use crate::store::{AuditEntry, Collection, Page, ReadTx, StoredVersion, WriteTx};
 use crate::Platform;
 use serde_json::{json, Map, Value};
@@ -73,7 +73,11 @@ pub struct ListRequest {
 impl ListRequest {
     /// Reads `_type`, `_sort`, `_limit`, `_skip`, `_project`.
     pub fn from_params(params: &Params) -> Result<ListRequest> {
-        let sort = params.get("_sort").map(SortSpec::parse).transpose()?.unwrap_or_default();
+        let sort = params
+            .get("_sort")
+            .map(SortSpec::parse)
+            .transpose()?
+            .unwrap_or_default();
         Ok(ListRequest {
             query: ListQuery {
                 type_exact: params.get("_type").map(str::to_string),
@@ -132,7 +136,11 @@ fn version_header(v: &StoredVersion, current: bool) -> Value {
     let mut out = Map::new();
     out.insert(
         "_id".into(),
-        Value::String(if current { v.id.clone() } else { format!("{}/{}", v.id, v.version) }),
+        Value::String(if current {
+            v.id.clone()
+        } else {
+            format!("{}/{}", v.id, v.version)
+        }),
     );
     out.insert("_oid".into(), Value::String(v.id.clone()));
     out.insert("_type".into(), Value::String(v.type_name().to_string()));
@@ -141,7 +149,10 @@ fn version_header(v: &StoredVersion, current: bool) -> Value {
     out.insert("_user".into(), Value::String(v.user.clone()));
     out.insert("_tag".into(), json!(v.tags));
     out.insert("_current".into(), Value::Bool(current));
-    out.insert("_reason".into(), v.reason.clone().map_or(Value::Null, Value::String));
+    out.insert(
+        "_reason".into(),
+        v.reason.clone().map_or(Value::Null, Value::String),
+    );
     Value::Object(out)
 }
 
@@ -168,12 +179,18 @@ fn scope_for_key(p: &Principal, coll: Collection, source: Source, id: &str) -> R
     match source {
         Source::All => Ok(Scope::for_source(home, p)),
         s if s == home => Ok(Scope::for_source(s, p)),
-        s => Err(Error::not_found(format!("{} \"{id}\" not found in the {s} source", coll.noun()))),
+        s => Err(Error::not_found(format!(
+            "{} \"{id}\" not found in the {s} source",
+            coll.noun()
+        ))),
     }
 }
 
 fn not_found(coll: Collection, id: &str, source: Source) -> Error {
-    Error::not_found(format!("{} \"{id}\" not found in the {source} source", coll.noun()))
+    Error::not_found(format!(
+        "{} \"{id}\" not found in the {source} source",
+        coll.noun()
+    ))
 }
 
 impl Platform {
@@ -181,7 +198,13 @@ impl Platform {
     ///
     /// Returns what was stored: the saved document (or the unchanged current one when nothing
     /// differed), or an array of them for an array body. One bad item stores nothing.
-    pub fn save(&self, p: &Principal, coll: Collection, body: Value, opts: &SaveOptions) -> Result<Value> {
+    pub fn save(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        body: Value,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
         let (items, is_array) = match body {
             Value::Array(items) => (items, true),
             obj @ Value::Object(_) => (vec![obj], false),
@@ -205,7 +228,11 @@ impl Platform {
             }
             Ok(saved)
         })?;
-        Ok(if is_array { Value::Array(saved) } else { saved.into_iter().next().unwrap_or(Value::Null) })
+        Ok(if is_array {
+            Value::Array(saved)
+        } else {
+            saved.into_iter().next().unwrap_or(Value::Null)
+        })
     }
 
     fn save_one(
@@ -218,12 +245,18 @@ impl Platform {
         now: &str,
     ) -> Result<StoredVersion> {
         let Value::Object(mut fields) = item else {
-            return Err(Error::invalid_body(format!("each item must be a JSON object, not {}", json_kind(&item))));
+            return Err(Error::invalid_body(format!(
+                "each item must be a JSON object, not {}",
+                json_kind(&item)
+            )));
         };
         let id = match fields.get("_id") {
             Some(Value::String(id)) => id.clone(),
             Some(other) => {
-                return Err(Error::new(ErrorCode::InvalidId, format!("_id must be a string, not {}", json_kind(other))))
+                return Err(Error::new(
+                    ErrorCode::InvalidId,
+                    format!("_id must be a string, not {}", json_kind(other)),
+                ))
             }
             None => return Err(Error::new(ErrorCode::InvalidId, "missing _id")),
         };
@@ -247,7 +280,10 @@ impl Platform {
         match fields.get("_type") {
             None | Some(Value::String(_)) => {}
             Some(other) => {
-                return Err(Error::invalid_body(format!("_type must be a string, not {}", json_kind(other))))
+                return Err(Error::invalid_body(format!(
+                    "_type must be a string, not {}",
+                    json_kind(other)
+                )))
             }
         }
         self.check_document(tx, p, coll, &fields)?;
@@ -276,7 +312,11 @@ impl Platform {
                 return Ok(cur.clone());
             }
         }
-        let type_name = body.get("_type").and_then(Value::as_str).unwrap_or_default().to_string();
+        let type_name = body
+            .get("_type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let versioned = self.is_versioned(tx, p, coll, &type_name)?;
         let version = match &current {
             None => 1,
@@ -312,12 +352,16 @@ impl Platform {
     ) -> Result<Value> {
         let scope = scope_for_key(p, coll, source, id)?;
         let tx = self.read()?;
-        let current = tx.current(coll, &scope, id)?.ok_or_else(|| not_found(coll, id, source))?;
+        let current = tx
+            .current(coll, &scope, id)?
+            .ok_or_else(|| not_found(coll, id, source))?;
         let item = match version {
             None => render(&current, true),
             Some(which) => {
                 let n = resolve_version(tx.as_ref(), coll, &scope, id, which)?;
-                let v = tx.version(coll, &scope, id, n)?.ok_or_else(|| not_found(coll, id, source))?;
+                let v = tx
+                    .version(coll, &scope, id, n)?
+                    .ok_or_else(|| not_found(coll, id, source))?;
                 render(&v, n == current.version)
             }
         };
@@ -328,12 +372,25 @@ impl Platform {
     }
 
     /// Every version of a document, oldest first.
-    pub fn versions(&self, p: &Principal, coll: Collection, source: Source, id: &str) -> Result<Vec<Value>> {
+    pub fn versions(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+    ) -> Result<Vec<Value>> {
         let scope = scope_for_key(p, coll, source, id)?;
         let tx = self.read()?;
         let all = tx.versions(coll, &scope, id)?;
-        let current = all.iter().map(|v| v.version).max().ok_or_else(|| not_found(coll, id, source))?;
-        Ok(all.iter().map(|v| version_header(v, v.version == current)).collect())
+        let current = all
+            .iter()
+            .map(|v| v.version)
+            .max()
+            .ok_or_else(|| not_found(coll, id, source))?;
+        Ok(all
+            .iter()
+            .map(|v| version_header(v, v.version == current))
+            .collect())
     }
 
     /// Tags a version; the tag leaves any other version of the document.
@@ -350,10 +407,13 @@ impl Platform {
         let scope = scope_for_key(p, coll, source, id)?;
         p.require_write(&scope, coll.noun())?;
         self.write(|tx| {
-            tx.current(coll, &scope, id)?.ok_or_else(|| not_found(coll, id, source))?;
+            tx.current(coll, &scope, id)?
+                .ok_or_else(|| not_found(coll, id, source))?;
             let n = resolve_version(&*tx, coll, &scope, id, which)?;
             tx.set_tag(coll, &scope, id, tag, n)?;
-            let v = tx.version(coll, &scope, id, n)?.ok_or_else(|| not_found(coll, id, source))?;
+            let v = tx
+                .version(coll, &scope, id, n)?
+                .ok_or_else(|| not_found(coll, id, source))?;
             Ok(json!({"_id": id, "_version": n, "_tag": v.tags}))
         })
     }
@@ -374,13 +434,21 @@ impl Platform {
         p.require_write(&scope, coll.noun())?;
         let now = format_instant(self.now());
         self.write(|tx| {
-            let current = tx.current(coll, &scope, id)?.ok_or_else(|| not_found(coll, id, source))?;
+            let current = tx
+                .current(coll, &scope, id)?
+                .ok_or_else(|| not_found(coll, id, source))?;
             let (action, doomed) = match target {
                 DeleteTarget::Latest => ("rollback", vec![current.version]),
-                DeleteTarget::Version(which) => ("delete-version", vec![resolve_version(&*tx, coll, &scope, id, which)?]),
+                DeleteTarget::Version(which) => (
+                    "delete-version",
+                    vec![resolve_version(&*tx, coll, &scope, id, which)?],
+                ),
                 DeleteTarget::All => (
                     "delete-all",
-                    tx.versions(coll, &scope, id)?.iter().map(|v| v.version).collect(),
+                    tx.versions(coll, &scope, id)?
+                        .iter()
+                        .map(|v| v.version)
+                        .collect(),
                 ),
             };
             for &n in &doomed {
@@ -409,7 +477,13 @@ impl Platform {
     }
 
     /// Lists current documents of a source, paged; the page and the total before paging.
-    pub fn list(&self, p: &Principal, coll: Collection, source: Source, req: &ListRequest) -> Result<Page<Value>> {
+    pub fn list(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        req: &ListRequest,
+    ) -> Result<Page<Value>> {
         let scopes = Scope::read_scopes(source, p);
         let tx = self.read()?;
         let page = tx.list(coll, &scopes, &req.query)?;
@@ -438,7 +512,10 @@ impl Platform {
         project: Option<&Projection>,
     ) -> Result<Vec<Value>> {
         if ids.is_empty() {
-            return Err(Error::new(ErrorCode::MissingParameter, "the all source needs at least one _id parameter"));
+            return Err(Error::new(
+                ErrorCode::MissingParameter,
+                "the all source needs at least one _id parameter",
+            ));
         }
         let tx = self.read()?;
         let mut out = Vec::with_capacity(ids.len());
@@ -457,7 +534,13 @@ impl Platform {
     }
 
     /// The audit trail of deletions of one document.
-    pub fn audit(&self, p: &Principal, coll: Collection, source: Source, id: &str) -> Result<Vec<AuditEntry>> {
+    pub fn audit(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+    ) -> Result<Vec<AuditEntry>> {
         let scope = scope_for_key(p, coll, source, id)?;
         self.read()?.audit(coll, &scope, id)
     }

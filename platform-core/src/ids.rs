@@ -119,9 +119,17 @@ impl Scope {
 
 /// Checks an entity id against the id rules; `what` names the field in messages.
 pub fn validate_id(id: &str, what: &str) -> Result<()> {
-    let bad = |why: &str| Error::new(ErrorCode::InvalidId, format!("invalid {what} \"{}\": {why}", shorten(id)));
+    let bad = |why: &str| {
+        Error::new(
+            ErrorCode::InvalidId,
+            format!("invalid {what} \"{}\": {why}", shorten(id)),
+        )
+    };
     if id.is_empty() || id == "#" {
-        return Err(Error::new(ErrorCode::InvalidId, format!("{what} must not be empty")));
+        return Err(Error::new(
+            ErrorCode::InvalidId,
+            format!("{what} must not be empty"),
+        ));
     }
     if id.chars().count() > MAX_ID_CHARS {
         return Err(bad("longer than 256 characters"));
@@ -130,7 +138,9 @@ pub fn validate_id(id: &str, what: &str) -> Result<()> {
         return Err(bad("contains a control character"));
     }
     if id.contains('/') {
-        return Err(bad("contains '/' (an archived version's _id is <id>/<version>; the object id is its _oid)"));
+        return Err(bad(
+            "contains '/' (an archived version's _id is <id>/<version>; the object id is its _oid)",
+        ));
     }
     if id.contains(':') {
         return Err(bad("contains ':', which is reserved for data ids"));
@@ -176,7 +186,8 @@ impl fmt::Display for VersionRef {
 /// Checks a tag name: 1..=64 characters, not all digits (those are version numbers), no `/`,
 /// no control characters, not `*`.
 pub fn validate_tag(tag: &str) -> Result<()> {
-    let bad = |why: &str| Error::invalid_parameter(format!("invalid tag \"{}\": {why}", shorten(tag)));
+    let bad =
+        |why: &str| Error::invalid_parameter(format!("invalid tag \"{}\": {why}", shorten(tag)));
     if tag.is_empty() {
         return Err(Error::invalid_parameter("tag name must not be empty"));
     }
@@ -184,7 +195,9 @@ pub fn validate_tag(tag: &str) -> Result<()> {
         return Err(bad("longer than 64 characters"));
     }
     if tag.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad("a tag cannot be a number (numbers are version numbers)"));
+        return Err(bad(
+            "a tag cannot be a number (numbers are version numbers)",
+        ));
     }
     if tag == "*" || tag.contains('/') || tag.chars().any(char::is_control) {
         return Err(bad("'*', '/' and control characters are not allowed"));
@@ -221,9 +234,18 @@ mod tests {
     #[test]
     fn version_refs_parse_numbers_and_tags() {
         assert_eq!("3".parse::<VersionRef>().unwrap(), VersionRef::Number(3));
-        assert_eq!("gold".parse::<VersionRef>().unwrap(), VersionRef::Tag("gold".into()));
-        assert_eq!("0".parse::<VersionRef>().unwrap_err().code(), ErrorCode::NotFound);
-        assert_eq!("".parse::<VersionRef>().unwrap_err().code(), ErrorCode::InvalidParameter);
+        assert_eq!(
+            "gold".parse::<VersionRef>().unwrap(),
+            VersionRef::Tag("gold".into())
+        );
+        assert_eq!(
+            "0".parse::<VersionRef>().unwrap_err().code(),
+            ErrorCode::NotFound
+        );
+        assert_eq!(
+            "".parse::<VersionRef>().unwrap_err().code(),
+            ErrorCode::InvalidParameter
+        );
         assert!(validate_tag("12").is_err());
     }
 
@@ -231,6 +253,9 @@ mod tests {
     fn source_of_id_follows_the_hash_rule() {
         assert_eq!(Source::of_id("#X"), Source::Public);
         assert_eq!(Source::of_id("X"), Source::Private);
-        assert_eq!("nope".parse::<Source>().unwrap_err().code(), ErrorCode::NotFound);
+        assert_eq!(
+            "nope".parse::<Source>().unwrap_err().code(),
+            ErrorCode::NotFound
+        );
     }
 }

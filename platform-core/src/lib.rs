@@ -55,13 +55,19 @@ impl Platform {
     /// A platform on the SQLite database file at `path` (created if absent).
     #[cfg(feature = "sqlite")]
     pub fn open(path: &std::path::Path) -> Result<Platform> {
-        Ok(Platform::new(Arc::new(store::sqlite::SqliteStore::open(path)?), Arc::new(SystemClock)))
+        Ok(Platform::new(
+            Arc::new(store::sqlite::SqliteStore::open(path)?),
+            Arc::new(SystemClock),
+        ))
     }
 
     /// A platform on a fresh in-memory SQLite database.
     #[cfg(feature = "sqlite")]
     pub fn in_memory() -> Result<Platform> {
-        Ok(Platform::new(Arc::new(store::sqlite::SqliteStore::open_in_memory()?), Arc::new(SystemClock)))
+        Ok(Platform::new(
+            Arc::new(store::sqlite::SqliteStore::open_in_memory()?),
+            Arc::new(SystemClock),
+        ))
     }
 
     /// The current instant by the platform's clock.

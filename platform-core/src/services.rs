@@ -18,15 +18,51 @@ pub struct ServiceInfo {
 
 /// Every service, in the interface's order.
 pub const SERVICES: &[ServiceInfo] = &[
-    ServiceInfo { name: "object", description: "Master-data objects with version history", available: true },
-    ServiceInfo { name: "data", description: "Time series and curves attached to objects (read-only)", available: false },
-    ServiceInfo { name: "secret", description: "Encrypted company secrets", available: false },
-    ServiceInfo { name: "extension", description: "Publishable, installable extensions", available: false },
-    ServiceInfo { name: "validationconfig", description: "Validation configurations per data item", available: false },
-    ServiceInfo { name: "validation", description: "Validation records and check runs", available: false },
-    ServiceInfo { name: "automation", description: "Automations reacting to events", available: false },
-    ServiceInfo { name: "action", description: "Automation targets", available: false },
-    ServiceInfo { name: "type", description: "Object type definitions and their hierarchy", available: true },
+    ServiceInfo {
+        name: "object",
+        description: "Master-data objects with version history",
+        available: true,
+    },
+    ServiceInfo {
+        name: "data",
+        description: "Time series and curves attached to objects (read-only)",
+        available: false,
+    },
+    ServiceInfo {
+        name: "secret",
+        description: "Encrypted company secrets",
+        available: false,
+    },
+    ServiceInfo {
+        name: "extension",
+        description: "Publishable, installable extensions",
+        available: false,
+    },
+    ServiceInfo {
+        name: "validationconfig",
+        description: "Validation configurations per data item",
+        available: false,
+    },
+    ServiceInfo {
+        name: "validation",
+        description: "Validation records and check runs",
+        available: false,
+    },
+    ServiceInfo {
+        name: "automation",
+        description: "Automations reacting to events",
+        available: false,
+    },
+    ServiceInfo {
+        name: "action",
+        description: "Automation targets",
+        available: false,
+    },
+    ServiceInfo {
+        name: "type",
+        description: "Object type definitions and their hierarchy",
+        available: true,
+    },
 ];
 
 /// Looks a service up by path name.

@@ -4,7 +4,9 @@
 //! it ([`Platform::bootstrap`]). Every tenant has the `production` environment; others are created
 //! explicitly and an unknown one is a 404. Tokens are stored as hashes only and can be revoked.
 
-use crate::auth::{generate_token, hash_token, validate_name, Credentials, Principal, Role, DEFAULT_ENVIRONMENT};
+use crate::auth::{
+    generate_token, hash_token, validate_name, Credentials, Principal, Role, DEFAULT_ENVIRONMENT,
+};
 use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::TokenSelector;
@@ -71,7 +73,9 @@ impl Platform {
         let now = format_instant(self.now());
         self.write(|tx| {
             if !tx.environment_exists(tenant, DEFAULT_ENVIRONMENT)? {
-                return Err(Error::not_found(format!("tenant \"{tenant}\" does not exist")));
+                return Err(Error::not_found(format!(
+                    "tenant \"{tenant}\" does not exist"
+                )));
             }
             tx.create_environment(tenant, name, &now)
         })
@@ -81,7 +85,11 @@ impl Platform {
     ///
     /// No credentials, an unknown or revoked token, or a Basic user that is not the token's user
     /// is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`.
-    pub fn authenticate(&self, credentials: Option<&Credentials>, environment: Option<&str>) -> Result<Principal> {
+    pub fn authenticate(
+        &self,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+    ) -> Result<Principal> {
         let credentials = credentials.ok_or_else(|| {
             Error::new(
                 ErrorCode::NotAuthenticated,

@@ -39,33 +39,59 @@ impl Platform {
         coll: Collection,
         type_name: &str,
     ) -> Result<bool> {
-        if coll != Collection::Object || type_name.is_empty() || validate_id(type_name, "_type").is_err() {
+        if coll != Collection::Object
+            || type_name.is_empty()
+            || validate_id(type_name, "_type").is_err()
+        {
             return Ok(true);
         }
         let scope = Scope::for_source(Source::of_id(type_name), p);
         let Some(def) = tx.current(Collection::Type, &scope, type_name)? else {
             return Ok(true);
         };
-        Ok(def.body.get("_versioned").and_then(Value::as_bool).unwrap_or(true))
+        Ok(def
+            .body
+            .get("_versioned")
+            .and_then(Value::as_bool)
+            .unwrap_or(true))
     }
 }
 
-fn check_type_definition(tx: &dyn ReadTx, p: &Principal, fields: &Map<String, Value>) -> Result<()> {
+fn check_type_definition(
+    tx: &dyn ReadTx,
+    p: &Principal,
+    fields: &Map<String, Value>,
+) -> Result<()> {
     match fields.get("_versioned") {
         None | Some(Value::Bool(_)) => {}
-        Some(other) => return Err(Error::invalid_body(format!("_versioned must be a boolean, not {}", json_kind(other)))),
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "_versioned must be a boolean, not {}",
+                json_kind(other)
+            )))
+        }
     }
     match fields.get("properties") {
         None | Some(Value::Object(_)) | Some(Value::Null) => {}
-        Some(other) => return Err(Error::invalid_body(format!("properties must be an object, not {}", json_kind(other)))),
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "properties must be an object, not {}",
+                json_kind(other)
+            )))
+        }
     }
     match fields.get("_extends") {
         None | Some(Value::Null) => Ok(()),
         Some(Value::String(parent)) => {
             validate_id(parent, "_extends")?;
-            let own = fields.get("_id").and_then(Value::as_str).unwrap_or_default();
+            let own = fields
+                .get("_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             if parent == own {
-                return Err(Error::invalid_body(format!("type \"{own}\" cannot extend itself")));
+                return Err(Error::invalid_body(format!(
+                    "type \"{own}\" cannot extend itself"
+                )));
             }
             // A cycle would make "#type=T" never end: walk the parent chain once.
             let mut seen = vec![own.to_string()];
@@ -78,13 +104,19 @@ fn check_type_definition(tx: &dyn ReadTx, p: &Principal, fields: &Map<String, Va
                     )));
                 }
                 let scope = Scope::for_source(Source::of_id(&t), p);
-                next = tx
-                    .current(Collection::Type, &scope, &t)?
-                    .and_then(|d| d.body.get("_extends").and_then(Value::as_str).map(str::to_string));
+                next = tx.current(Collection::Type, &scope, &t)?.and_then(|d| {
+                    d.body
+                        .get("_extends")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                });
                 seen.push(t);
             }
             Ok(())
         }
-        Some(other) => Err(Error::invalid_body(format!("_extends must be a string, not {}", json_kind(other)))),
+        Some(other) => Err(Error::invalid_body(format!(
+            "_extends must be a string, not {}",
+            json_kind(other)
+        ))),
     }
 }

@@ -76,9 +76,12 @@ impl ResponseError for ApiError {
         };
         let header_text = format!("[{}] {}", code.name(), message);
         // Header values may carry UTF-8 bytes (obs-text) but no control characters.
-        let cleaned: String = header_text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-        let header_value =
-            HeaderValue::from_bytes(cleaned.as_bytes()).unwrap_or_else(|_| HeaderValue::from_static("[INTERNAL_ERROR]"));
+        let cleaned: String = header_text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let header_value = HeaderValue::from_bytes(cleaned.as_bytes())
+            .unwrap_or_else(|_| HeaderValue::from_static("[INTERNAL_ERROR]"));
         HttpResponse::build(status)
             .insert_header((HeaderName::from_static(ERROR_HEADER), header_value))
             .json(json!({"error": {"status": status.as_u16(), "code": code.name(), "message": message}}))

@@ -86,7 +86,7 @@ pub async fn access_log(
         %method,
         %path,
         status = res.status().as_u16(),
-        ms = format!("{:.1}", started.elapsed().as_secs_f64() * 1000.0),
+        ms = (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0,
         %tenant,
         "request"
     );
@@ -95,7 +95,10 @@ pub async fn access_log(
 
 /// Binds an HTTP server on `addr`; it stops gracefully on SIGTERM or ctrl-c, finishing
 /// in-flight requests. Returns the server (to await) and the bound addresses.
-pub fn serve(state: AppState, addr: &str) -> std::io::Result<(actix_web::dev::Server, Vec<std::net::SocketAddr>)> {
+pub fn serve(
+    state: AppState,
+    addr: &str,
+) -> std::io::Result<(actix_web::dev::Server, Vec<std::net::SocketAddr>)> {
     let server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(access_log))

@@ -17,7 +17,11 @@ pub const ENVIRONMENT_HEADER: &str = "x-platform-environment";
 pub struct TenantTag(pub String);
 
 /// The decoded query string, plus a form body on GET (for URLs over 2048 characters).
-pub async fn params(req: &HttpRequest, payload: &mut web::Payload, limit: usize) -> Result<Params, ApiError> {
+pub async fn params(
+    req: &HttpRequest,
+    payload: &mut web::Payload,
+    limit: usize,
+) -> Result<Params, ApiError> {
     let mut pairs: Vec<(String, String)> = form_urlencoded::parse(req.query_string().as_bytes())
         .into_owned()
         .collect();
@@ -45,7 +49,10 @@ pub async fn read_body(payload: &mut web::Payload, limit: usize) -> Result<Vec<u
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| match e {
             actix_web::error::PayloadError::Overflow => too_large(),
-            other => ApiError::new(ErrorCode::InvalidBody, format!("could not read the request body: {other}")),
+            other => ApiError::new(
+                ErrorCode::InvalidBody,
+                format!("could not read the request body: {other}"),
+            ),
         })?;
         if body.len() + chunk.len() > limit {
             return Err(too_large());
@@ -58,17 +65,28 @@ pub async fn read_body(payload: &mut web::Payload, limit: usize) -> Result<Vec<u
 /// Parses a JSON body.
 pub fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::new(ErrorCode::InvalidJson, "the request body is empty; send a JSON object or array"));
+        return Err(ApiError::new(
+            ErrorCode::InvalidJson,
+            "the request body is empty; send a JSON object or array",
+        ));
     }
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::new(ErrorCode::InvalidJson, format!("the request body is not valid JSON: {e}")))
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::new(
+            ErrorCode::InvalidJson,
+            format!("the request body is not valid JSON: {e}"),
+        )
+    })
 }
 
 /// Runs `f` on a blocking thread as the authenticated caller of `req`.
 ///
 /// Authentication and the core call share one trip to the blocking pool; the tenant is recorded
 /// on the request for the access log.
-pub async fn as_caller<T, F>(req: &HttpRequest, state: &web::Data<AppState>, f: F) -> Result<T, ApiError>
+pub async fn as_caller<T, F>(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    f: F,
+) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&Platform, &Principal) -> platform_core::Result<T> + Send + 'static,
@@ -77,7 +95,10 @@ where
         None => None,
         Some(v) => {
             let text = v.to_str().map_err(|_| {
-                ApiError::new(ErrorCode::NotAuthenticated, "the Authorization header is not valid text")
+                ApiError::new(
+                    ErrorCode::NotAuthenticated,
+                    "the Authorization header is not valid text",
+                )
             })?;
             Some(Credentials::from_authorization(text)?)
         }
@@ -86,7 +107,12 @@ where
         None => None,
         Some(v) => Some(
             v.to_str()
-                .map_err(|_| ApiError::new(ErrorCode::InvalidParameter, "x-platform-environment is not valid text"))?
+                .map_err(|_| {
+                    ApiError::new(
+                        ErrorCode::InvalidParameter,
+                        "x-platform-environment is not valid text",
+                    )
+                })?
                 .to_string(),
         ),
     };
@@ -97,7 +123,11 @@ where
         Ok::<_, platform_core::Error>((principal.tenant, out))
     })
     .await
-    .map_err(|e| ApiError(platform_core::Error::Internal(format!("blocking task failed: {e}"))))??;
+    .map_err(|e| {
+        ApiError(platform_core::Error::Internal(format!(
+            "blocking task failed: {e}"
+        )))
+    })??;
     req.extensions_mut().insert(TenantTag(tenant));
     Ok(out?)
 }

@@ -57,8 +57,12 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 
 /// The collection a versioned service keeps, checking service and release.
 fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
-    let info = services::find(service)
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("unknown service \"{service}\"")))?;
+    let info = services::find(service).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("unknown service \"{service}\""),
+        )
+    })?;
     if release != RELEASE {
         return Err(ApiError::new(
             ErrorCode::NotFound,
@@ -81,8 +85,12 @@ fn json(value: impl serde::Serialize) -> HttpResponse {
 
 async fn build_info(path: web::Path<String>) -> Reply {
     let service = path.into_inner();
-    let info = services::find(&service)
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("unknown service \"{service}\"")))?;
+    let info = services::find(&service).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("unknown service \"{service}\""),
+        )
+    })?;
     Ok(json(services::build_info(info)))
 }
 
@@ -96,7 +104,10 @@ pub async fn method_not_allowed(req: HttpRequest) -> Reply {
 
 /// Answers 404 for a path no service has.
 pub async fn unknown_path(req: HttpRequest) -> Reply {
-    Err(ApiError::new(ErrorCode::NotFound, format!("no endpoint at {}", req.path())))
+    Err(ApiError::new(
+        ErrorCode::NotFound,
+        format!("no endpoint at {}", req.path()),
+    ))
 }
 
 async fn save_body(
@@ -113,7 +124,12 @@ async fn save_body(
     Ok(json(saved))
 }
 
-async fn save_alias(req: HttpRequest, path: web::Path<String>, state: web::Data<AppState>, payload: web::Payload) -> Reply {
+async fn save_alias(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Reply {
     let coll = collection(&path.into_inner(), RELEASE)?;
     save_body(req, state, payload, coll, None).await
 }
@@ -138,7 +154,10 @@ async fn save_to_source(
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
     if source == Source::All {
-        return Err(ApiError::new(ErrorCode::InvalidParameter, "cannot write to the all source: use public or private"));
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            "cannot write to the all source: use public or private",
+        ));
     }
     save_body(req, state, payload, coll, Some(source)).await
 }
@@ -172,7 +191,10 @@ async fn list(
         ));
     }
     let request = ListRequest::from_params(&params)?;
-    let page = as_caller(&req, &state, move |p, who| p.list(who, coll, source, &request)).await?;
+    let page = as_caller(&req, &state, move |p, who| {
+        p.list(who, coll, source, &request)
+    })
+    .await?;
     Ok(HttpResponse::Ok()
         .insert_header((TOTAL_COUNT_HEADER, page.total.to_string()))
         .json(page.items))
@@ -189,7 +211,10 @@ async fn get_current(
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
     let project = Projection::from_params(&params)?;
-    let item = as_caller(&req, &state, move |p, who| p.get(who, coll, source, &key, None, project.as_ref())).await?;
+    let item = as_caller(&req, &state, move |p, who| {
+        p.get(who, coll, source, &key, None, project.as_ref())
+    })
+    .await?;
     Ok(json(item))
 }
 
@@ -203,7 +228,10 @@ async fn get_version(
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
     if version == "*" {
-        let versions = as_caller(&req, &state, move |p, who| p.versions(who, coll, source, &key)).await?;
+        let versions = as_caller(&req, &state, move |p, who| {
+            p.versions(who, coll, source, &key)
+        })
+        .await?;
         return Ok(HttpResponse::Ok()
             .insert_header((TOTAL_COUNT_HEADER, versions.len().to_string()))
             .json(versions));
@@ -218,12 +246,19 @@ async fn get_version(
     Ok(json(item))
 }
 
-async fn tag(req: HttpRequest, path: web::Path<(String, String, String, String, String, String)>, state: web::Data<AppState>) -> Reply {
+async fn tag(
+    req: HttpRequest,
+    path: web::Path<(String, String, String, String, String, String)>,
+    state: web::Data<AppState>,
+) -> Reply {
     let (service, release, source, key, version, tag) = path.into_inner();
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
     let which: VersionRef = version.parse()?;
-    let out = as_caller(&req, &state, move |p, who| p.tag(who, coll, source, &key, &which, &tag)).await?;
+    let out = as_caller(&req, &state, move |p, who| {
+        p.tag(who, coll, source, &key, &which, &tag)
+    })
+    .await?;
     Ok(json(out))
 }
 
@@ -238,7 +273,10 @@ async fn delete_with(
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
     let reason = params.get("_reason").map(str::to_string);
-    let out = as_caller(&req, &state, move |p, who| p.delete(who, coll, source, &key, &target, reason.as_deref())).await?;
+    let out = as_caller(&req, &state, move |p, who| {
+        p.delete(who, coll, source, &key, &target, reason.as_deref())
+    })
+    .await?;
     Ok(json(out))
 }
 

@@ -22,7 +22,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn core_has_no_http_dependency() {
     let manifest = fs::read_to_string(root().join("platform-core/Cargo.toml")).unwrap();
     for forbidden in ["actix", "hyper", "ureq", "reqwest", "clap"] {
-        assert!(!manifest.contains(forbidden), "platform-core/Cargo.toml names {forbidden}");
+        assert!(
+            !manifest.contains(forbidden),
+            "platform-core/Cargo.toml names {forbidden}"
+        );
     }
     let mut files = Vec::new();
     rust_files(&root().join("platform-core/src"), &mut files);
@@ -48,14 +51,21 @@ fn only_store_sqlite_names_rusqlite() {
             .collect::<Vec<_>>()
             .join("\n");
         if code.contains("rusqlite") {
-            assert!(file.starts_with(&sqlite), "{} names rusqlite outside store::sqlite", file.display());
+            assert!(
+                file.starts_with(&sqlite),
+                "{} names rusqlite outside store::sqlite",
+                file.display()
+            );
             users += 1;
         }
     }
     assert!(users > 0, "store::sqlite should name rusqlite");
     for krate in ["platform-server", "platform-cli"] {
         let manifest = fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap();
-        assert!(!manifest.contains("rusqlite"), "{krate} depends on rusqlite");
+        assert!(
+            !manifest.contains("rusqlite"),
+            "{krate} depends on rusqlite"
+        );
     }
 }
 
@@ -64,6 +74,9 @@ fn the_server_maps_every_error_code_to_a_status() {
     use platform_core::ErrorCode;
     for code in ErrorCode::ALL {
         let status = platform_server::error::status(code);
-        assert!(status.is_client_error() || status.is_server_error(), "{code}: {status}");
+        assert!(
+            status.is_client_error() || status.is_server_error(),
+            "{code}: {status}"
+        );
     }
 }

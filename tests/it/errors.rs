@@ -16,9 +16,14 @@ async fn malformed_json_is_400() {
     let c = s.client(Role::Writer);
     c.save(json!({"_id": "A"})).await;
     let before = snapshot(&c).await;
-    let m = c.post_raw("/object/v1", "{\"_id\": \"B\",").await.assert_error(400, "INVALID_JSON");
+    let m = c
+        .post_raw("/object/v1", "{\"_id\": \"B\",")
+        .await
+        .assert_error(400, "INVALID_JSON");
     assert!(m.contains("not valid JSON"), "{m}");
-    c.post_raw("/object/v1", "").await.assert_error(400, "INVALID_JSON");
+    c.post_raw("/object/v1", "")
+        .await
+        .assert_error(400, "INVALID_JSON");
     assert_eq!(snapshot(&c).await, before);
 }
 
@@ -27,9 +32,14 @@ async fn a_body_that_is_not_an_object_or_array_is_400() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     for body in [json!(42), json!("text"), json!(null), json!([])] {
-        c.post("/object/v1", body.clone()).await.assert_error(400, "INVALID_BODY");
+        c.post("/object/v1", body.clone())
+            .await
+            .assert_error(400, "INVALID_BODY");
     }
-    let m = c.post("/object/v1", json!([{"_id": "A"}, 7])).await.assert_error(400, "INVALID_BODY");
+    let m = c
+        .post("/object/v1", json!([{"_id": "A"}, 7]))
+        .await
+        .assert_error(400, "INVALID_BODY");
     assert!(m.contains("item 1"), "{m}");
     assert_eq!(c.get("/object/v1/private").await.total(), 0);
 }
@@ -38,12 +48,26 @@ async fn a_body_that_is_not_an_object_or_array_is_400() {
 async fn missing_or_invalid_ids_are_400() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    let m = c.post("/object/v1", json!({"name": "x"})).await.assert_error(400, "INVALID_ID");
+    let m = c
+        .post("/object/v1", json!({"name": "x"}))
+        .await
+        .assert_error(400, "INVALID_ID");
     assert!(m.contains("missing _id"), "{m}");
-    for bad in [json!(5), json!(""), json!("a/b"), json!("a:b"), json!("x".repeat(257))] {
-        c.post("/object/v1", json!({"_id": bad})).await.assert_error(400, "INVALID_ID");
+    for bad in [
+        json!(5),
+        json!(""),
+        json!("a/b"),
+        json!("a:b"),
+        json!("x".repeat(257)),
+    ] {
+        c.post("/object/v1", json!({"_id": bad}))
+            .await
+            .assert_error(400, "INVALID_ID");
     }
-    let m = c.post("/object/v1", json!({"_id": "A", "_type": 3})).await.assert_error(400, "INVALID_BODY");
+    let m = c
+        .post("/object/v1", json!({"_id": "A", "_type": 3}))
+        .await
+        .assert_error(400, "INVALID_BODY");
     assert!(m.contains("_type"), "{m}");
     assert_eq!(c.get("/object/v1/private").await.total(), 0);
 }
@@ -52,7 +76,10 @@ async fn missing_or_invalid_ids_are_400() {
 async fn a_hash_id_sent_to_private_is_400() {
     let s = TestServer::new();
     let c = s.client(Role::Platform);
-    let m = c.post("/object/v1/private", json!({"_id": "#A"})).await.assert_error(400, "INVALID_ID");
+    let m = c
+        .post("/object/v1/private", json!({"_id": "#A"}))
+        .await
+        .assert_error(400, "INVALID_ID");
     assert!(m.contains("#A") && m.contains("private"), "{m}");
     assert_eq!(c.get("/object/v1/public").await.total(), 0);
 }
@@ -62,18 +89,38 @@ async fn unknown_versions_and_tags_are_404() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     c.save(json!({"_id": "A"})).await;
-    let m = c.get("/object/v1/private/A/7").await.assert_error(404, "NOT_FOUND");
+    let m = c
+        .get("/object/v1/private/A/7")
+        .await
+        .assert_error(404, "NOT_FOUND");
     assert!(m.contains("version 7"), "{m}");
-    let m = c.get("/object/v1/private/A/nosuchtag").await.assert_error(404, "NOT_FOUND");
+    let m = c
+        .get("/object/v1/private/A/nosuchtag")
+        .await
+        .assert_error(404, "NOT_FOUND");
     assert!(m.contains("nosuchtag"), "{m}");
-    c.put("/object/v1/private/A/9/gold").await.assert_error(404, "NOT_FOUND");
-    c.delete("/object/v1/private/A/9").await.assert_error(404, "NOT_FOUND");
-    c.get("/object/v1/private/A/0").await.assert_error(404, "NOT_FOUND");
-    c.get("/object/v1/private/NOPE").await.assert_error(404, "NOT_FOUND");
-    c.delete("/object/v1/private/NOPE").await.assert_error(404, "NOT_FOUND");
-    c.delete("/object/v1/private/NOPE/*").await.assert_error(404, "NOT_FOUND");
+    c.put("/object/v1/private/A/9/gold")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.delete("/object/v1/private/A/9")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.get("/object/v1/private/A/0")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.get("/object/v1/private/NOPE")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.delete("/object/v1/private/NOPE")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.delete("/object/v1/private/NOPE/*")
+        .await
+        .assert_error(404, "NOT_FOUND");
     // A tag that is a number is refused, and nothing changed.
-    c.put("/object/v1/private/A/1/12").await.assert_error(400, "INVALID_PARAMETER");
+    c.put("/object/v1/private/A/1/12")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
     assert_eq!(c.get("/object/v1/private/A").await.body["_tag"], json!([]));
 }
 
@@ -81,12 +128,23 @@ async fn unknown_versions_and_tags_are_404() {
 async fn unknown_source_service_and_release_are_404() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    let m = c.get("/object/v1/secretsource").await.assert_error(404, "NOT_FOUND");
+    let m = c
+        .get("/object/v1/secretsource")
+        .await
+        .assert_error(404, "NOT_FOUND");
     assert!(m.contains("secretsource"), "{m}");
-    c.get("/object/v2/private").await.assert_error(404, "NOT_FOUND");
-    c.get("/nosuchservice/v1/private").await.assert_error(404, "NOT_FOUND");
-    c.post("/object/v2", json!({"_id": "A"})).await.assert_error(404, "NOT_FOUND");
-    c.post("/object/v1/all", json!({"_id": "A"})).await.assert_error(400, "INVALID_PARAMETER");
+    c.get("/object/v2/private")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.get("/nosuchservice/v1/private")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.post("/object/v2", json!({"_id": "A"}))
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.post("/object/v1/all", json!({"_id": "A"}))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
     assert_eq!(c.get("/object/v1/private").await.total(), 0);
 }
 
@@ -94,14 +152,29 @@ async fn unknown_source_service_and_release_are_404() {
 async fn limit_and_skip_out_of_range_are_400() {
     let s = TestServer::new();
     let c = s.client(Role::Reader);
-    for q in ["_limit=10001", "_limit=-2", "_limit=ten", "_skip=-1", "_skip=x"] {
-        let m = c.get(&format!("/object/v1/private?{q}")).await.assert_error(400, "INVALID_PARAMETER");
+    for q in [
+        "_limit=10001",
+        "_limit=-2",
+        "_limit=ten",
+        "_skip=-1",
+        "_skip=x",
+    ] {
+        let m = c
+            .get(&format!("/object/v1/private?{q}"))
+            .await
+            .assert_error(400, "INVALID_PARAMETER");
         assert!(m.contains(q.split('=').next().unwrap()), "{m}");
     }
-    c.get("/object/v1/private?_sort=%7B%22a%22%3A2%7D").await.assert_error(400, "INVALID_PARAMETER");
-    c.get("/object/v1/private?_project=a,,b").await.assert_error(400, "INVALID_PARAMETER");
+    c.get("/object/v1/private?_sort=%7B%22a%22%3A2%7D")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    c.get("/object/v1/private?_project=a,,b")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
     c.get("/object/v1/private?_replace=perhaps").await;
-    c.post("/object/v1?_replace=perhaps", json!({"_id": "A"})).await.assert_error(400, "INVALID_PARAMETER");
+    c.post("/object/v1?_replace=perhaps", json!({"_id": "A"}))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
 }
 
 #[actix_rt::test]
@@ -110,11 +183,23 @@ async fn a_reader_cannot_write() {
     let writer = s.client(Role::Writer);
     writer.save(json!({"_id": "A", "v": 1})).await;
     let reader = s.client(Role::Reader);
-    let m = reader.post("/object/v1", json!({"_id": "B"})).await.assert_error(403, "NOT_AUTHORIZED");
+    let m = reader
+        .post("/object/v1", json!({"_id": "B"}))
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
     assert!(m.contains("writer"), "{m}");
-    reader.post("/object/v1", json!({"_id": "A", "v": 2})).await.assert_error(403, "NOT_AUTHORIZED");
-    reader.delete("/object/v1/private/A").await.assert_error(403, "NOT_AUTHORIZED");
-    reader.put("/object/v1/private/A/1/t").await.assert_error(403, "NOT_AUTHORIZED");
+    reader
+        .post("/object/v1", json!({"_id": "A", "v": 2}))
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    reader
+        .delete("/object/v1/private/A")
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    reader
+        .put("/object/v1/private/A/1/t")
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
     assert_eq!(reader.get("/object/v1/private/A").await.body["v"], 1);
     assert_eq!(reader.get("/object/v1/private/A/*").await.total(), 1);
 }
@@ -123,12 +208,21 @@ async fn a_reader_cannot_write() {
 async fn public_writes_need_the_platform_role() {
     let s = TestServer::new();
     let admin = s.client(Role::Admin);
-    let m = admin.post("/object/v1", json!({"_id": "#PUB"})).await.assert_error(403, "NOT_AUTHORIZED");
+    let m = admin
+        .post("/object/v1", json!({"_id": "#PUB"}))
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
     assert!(m.contains("public") && m.contains("platform"), "{m}");
     let platform = s.client(Role::Platform);
     platform.save(json!({"_id": "#PUB", "v": 1})).await;
-    admin.delete("/object/v1/public/%23PUB").await.assert_error(403, "NOT_AUTHORIZED");
-    admin.put("/object/v1/public/%23PUB/1/t").await.assert_error(403, "NOT_AUTHORIZED");
+    admin
+        .delete("/object/v1/public/%23PUB")
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    admin
+        .put("/object/v1/public/%23PUB/1/t")
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
     assert_eq!(admin.get("/object/v1/public/%23PUB").await.body["v"], 1);
 }
 
@@ -136,9 +230,15 @@ async fn public_writes_need_the_platform_role() {
 async fn a_method_a_path_does_not_have_is_405() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    c.method(Method::PATCH, "/object/v1/private/A").await.assert_error(405, "METHOD_NOT_ALLOWED");
-    c.put("/object/v1/private").await.assert_error(405, "METHOD_NOT_ALLOWED");
-    c.delete("/object").await.assert_error(405, "METHOD_NOT_ALLOWED");
+    c.method(Method::PATCH, "/object/v1/private/A")
+        .await
+        .assert_error(405, "METHOD_NOT_ALLOWED");
+    c.put("/object/v1/private")
+        .await
+        .assert_error(405, "METHOD_NOT_ALLOWED");
+    c.delete("/object")
+        .await
+        .assert_error(405, "METHOD_NOT_ALLOWED");
 }
 
 #[actix_rt::test]
@@ -149,9 +249,14 @@ async fn a_body_over_the_limit_is_413() {
     });
     let c = s.client(Role::Writer);
     let big = json!({"_id": "A", "blob": "x".repeat(2000)});
-    let m = c.post("/object/v1", big).await.assert_error(413, "PAYLOAD_TOO_LARGE");
+    let m = c
+        .post("/object/v1", big)
+        .await
+        .assert_error(413, "PAYLOAD_TOO_LARGE");
     assert!(m.contains("1024"), "{m}");
-    c.get("/object/v1/private/A").await.assert_error(404, "NOT_FOUND");
+    c.get("/object/v1/private/A")
+        .await
+        .assert_error(404, "NOT_FOUND");
 }
 
 #[actix_rt::test]

@@ -20,7 +20,12 @@ impl Fixture {
     #[track_caller]
     fn save(&self, body: Value) -> Value {
         self.platform
-            .save(&self.admin, Collection::Object, body, &SaveOptions::default())
+            .save(
+                &self.admin,
+                Collection::Object,
+                body,
+                &SaveOptions::default(),
+            )
             .unwrap()
     }
 
@@ -30,13 +35,22 @@ impl Fixture {
             replace: true,
             ..SaveOptions::default()
         };
-        self.platform.save(&self.admin, Collection::Object, body, &opts).unwrap()
+        self.platform
+            .save(&self.admin, Collection::Object, body, &opts)
+            .unwrap()
     }
 
     #[track_caller]
     fn get(&self, id: &str) -> Value {
         self.platform
-            .get(&self.admin, Collection::Object, Source::Private, id, None, None)
+            .get(
+                &self.admin,
+                Collection::Object,
+                Source::Private,
+                id,
+                None,
+                None,
+            )
             .unwrap()
     }
 
@@ -53,7 +67,14 @@ impl Fixture {
     #[track_caller]
     fn delete(&self, id: &str, target: DeleteTarget) -> Value {
         self.platform
-            .delete(&self.admin, Collection::Object, Source::Private, id, &target, None)
+            .delete(
+                &self.admin,
+                Collection::Object,
+                Source::Private,
+                id,
+                &target,
+                None,
+            )
             .unwrap()
     }
 }
@@ -111,7 +132,10 @@ fn replace_removes_unsent_fields() {
     f.save(json!({"_id": "A", "description": "d"}));
     let v3 = f.replace(json!({"_id": "A", "_type": "#SETTING", "description": "d"}));
     assert_eq!(v3["_version"], 3);
-    assert_eq!(user_fields(&v3), json!({"_id": "A", "_type": "#SETTING", "description": "d"}));
+    assert_eq!(
+        user_fields(&v3),
+        json!({"_id": "A", "_type": "#SETTING", "description": "d"})
+    );
 }
 
 #[test]
@@ -129,7 +153,8 @@ fn an_identical_save_makes_no_version() {
 #[test]
 fn system_fields_sent_by_clients_are_ignored() {
     let f = fixture();
-    let v1 = f.save(json!({"_id": "A", "_version": 99, "_user": "mallory", "_tag": ["x"], "_oid": "B"}));
+    let v1 =
+        f.save(json!({"_id": "A", "_version": 99, "_user": "mallory", "_tag": ["x"], "_oid": "B"}));
     assert_eq!(v1["_version"], 1);
     assert_eq!(v1["_user"], "alice");
     assert_eq!(v1["_tag"], json!([]));
@@ -161,24 +186,54 @@ fn older_versions_stay_readable_by_number_and_tag() {
     f.save(json!({"_id": "A", "v": 2}));
     let p = &f.platform;
     let v1 = p
-        .get(&f.admin, Collection::Object, Source::Private, "A", Some(&VersionRef::Number(1)), None)
+        .get(
+            &f.admin,
+            Collection::Object,
+            Source::Private,
+            "A",
+            Some(&VersionRef::Number(1)),
+            None,
+        )
         .unwrap();
     assert_eq!(v1["v"], 1);
     assert_eq!(v1["_id"], "A/1");
     assert_eq!(v1["_oid"], "A");
-    p.tag(&f.admin, Collection::Object, Source::Private, "A", &VersionRef::Number(1), "gold")
-        .unwrap();
+    p.tag(
+        &f.admin,
+        Collection::Object,
+        Source::Private,
+        "A",
+        &VersionRef::Number(1),
+        "gold",
+    )
+    .unwrap();
     let gold = p
-        .get(&f.admin, Collection::Object, Source::Private, "A", Some(&VersionRef::Tag("gold".into())), None)
+        .get(
+            &f.admin,
+            Collection::Object,
+            Source::Private,
+            "A",
+            Some(&VersionRef::Tag("gold".into())),
+            None,
+        )
         .unwrap();
     assert_eq!(gold["v"], 1);
     assert_eq!(gold["_tag"], json!(["gold"]));
     // The tag moves.
     let moved = p
-        .tag(&f.admin, Collection::Object, Source::Private, "A", &VersionRef::Number(2), "gold")
+        .tag(
+            &f.admin,
+            Collection::Object,
+            Source::Private,
+            "A",
+            &VersionRef::Number(2),
+            "gold",
+        )
         .unwrap();
     assert_eq!(moved, json!({"_id": "A", "_version": 2, "_tag": ["gold"]}));
-    let versions = p.versions(&f.admin, Collection::Object, Source::Private, "A").unwrap();
+    let versions = p
+        .versions(&f.admin, Collection::Object, Source::Private, "A")
+        .unwrap();
     assert_eq!(versions[0]["_tag"], json!([]));
     assert_eq!(versions[1]["_tag"], json!(["gold"]));
     assert_eq!(f.get("A")["_tag"], json!(["gold"]));
@@ -201,7 +256,14 @@ fn rollback_makes_the_previous_version_current() {
     assert_eq!(out["current"], Value::Null);
     let err = f
         .platform
-        .get(&f.admin, Collection::Object, Source::Private, "A", None, None)
+        .get(
+            &f.admin,
+            Collection::Object,
+            Source::Private,
+            "A",
+            None,
+            None,
+        )
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
 }
@@ -228,10 +290,20 @@ fn delete_all_removes_every_version_and_records_the_reason() {
     f.save(json!({"_id": "A", "v": 2}));
     let out = f
         .platform
-        .delete(&f.admin, Collection::Object, Source::Private, "A", &DeleteTarget::All, Some("cleanup"))
+        .delete(
+            &f.admin,
+            Collection::Object,
+            Source::Private,
+            "A",
+            &DeleteTarget::All,
+            Some("cleanup"),
+        )
         .unwrap();
     assert_eq!(out, json!({"_id": "A", "deleted": [1, 2], "current": null}));
-    let audit = f.platform.audit(&f.admin, Collection::Object, Source::Private, "A").unwrap();
+    let audit = f
+        .platform
+        .audit(&f.admin, Collection::Object, Source::Private, "A")
+        .unwrap();
     assert_eq!(audit.len(), 1);
     assert_eq!(audit[0].action, "delete-all");
     assert_eq!(audit[0].reason.as_deref(), Some("cleanup"));
@@ -258,7 +330,12 @@ fn an_array_is_one_transaction() {
     assert!(err.to_string().starts_with("item 2:"), "{err}");
     let page = f
         .platform
-        .list(&f.admin, Collection::Object, Source::Private, &ListRequest::default())
+        .list(
+            &f.admin,
+            Collection::Object,
+            Source::Private,
+            &ListRequest::default(),
+        )
         .unwrap();
     assert_eq!(page.total, 0);
 }
@@ -268,7 +345,10 @@ fn the_same_id_twice_in_an_array_is_applied_in_order() {
     let f = fixture();
     let out = f.save(json!([{"_id": "A", "v": 1}, {"_id": "A", "w": 2}]));
     assert_eq!(out[1]["_version"], 2);
-    assert_eq!(user_fields(&f.get("A")), json!({"_id": "A", "_type": "#Object", "v": 1, "w": 2}));
+    assert_eq!(
+        user_fields(&f.get("A")),
+        json!({"_id": "A", "_type": "#Object", "v": 1, "w": 2})
+    );
 }
 
 #[test]
@@ -281,7 +361,10 @@ fn reasons_are_kept_with_versions() {
     f.platform
         .save(&f.admin, Collection::Object, json!({"_id": "A"}), &opts)
         .unwrap();
-    let versions = f.platform.versions(&f.admin, Collection::Object, Source::Private, "A").unwrap();
+    let versions = f
+        .platform
+        .versions(&f.admin, Collection::Object, Source::Private, "A")
+        .unwrap();
     assert_eq!(versions[0]["_reason"], "initial load");
 }
 
@@ -294,7 +377,12 @@ fn public_writes_need_the_platform_role() {
     };
     let err = f
         .platform
-        .save(&writer, Collection::Object, json!({"_id": "#PUB"}), &SaveOptions::default())
+        .save(
+            &writer,
+            Collection::Object,
+            json!({"_id": "#PUB"}),
+            &SaveOptions::default(),
+        )
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotAuthorized);
     let reader = Principal {
@@ -303,13 +391,25 @@ fn public_writes_need_the_platform_role() {
     };
     let err = f
         .platform
-        .save(&reader, Collection::Object, json!({"_id": "PRIV"}), &SaveOptions::default())
+        .save(
+            &reader,
+            Collection::Object,
+            json!({"_id": "PRIV"}),
+            &SaveOptions::default(),
+        )
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotAuthorized);
     f.save(json!({"_id": "#PUB"}));
     assert_eq!(
         f.platform
-            .get(&reader, Collection::Object, Source::Public, "#PUB", None, None)
+            .get(
+                &reader,
+                Collection::Object,
+                Source::Public,
+                "#PUB",
+                None,
+                None
+            )
             .unwrap()["_id"],
         "#PUB"
     );
@@ -329,11 +429,21 @@ fn tenants_and_environments_do_not_see_each_other() {
     let test_env = f.platform.in_environment(&f.admin, "test").unwrap();
     let err = f
         .platform
-        .get(&test_env, Collection::Object, Source::Private, "A", None, None)
+        .get(
+            &test_env,
+            Collection::Object,
+            Source::Private,
+            "A",
+            None,
+            None,
+        )
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
     assert_eq!(
-        f.platform.in_environment(&f.admin, "nope").unwrap_err().code(),
+        f.platform
+            .in_environment(&f.admin, "nope")
+            .unwrap_err()
+            .code(),
         ErrorCode::NotFound
     );
 }
@@ -350,5 +460,10 @@ fn a_type_cannot_extend_into_a_cycle() {
     let err = save_type(json!({"_id": "A", "_extends": "B"})).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidBody);
     assert!(err.to_string().contains("cycle"), "{err}");
-    assert_eq!(save_type(json!({"_id": "C", "_versioned": "no"})).unwrap_err().code(), ErrorCode::InvalidBody);
+    assert_eq!(
+        save_type(json!({"_id": "C", "_versioned": "no"}))
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidBody
+    );
 }

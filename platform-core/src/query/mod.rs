@@ -3,10 +3,17 @@
 //! The server and the CLI turn raw `key=value` pairs into [`Params`]; the services parse what they
 //! need from there into typed values, so every parameter rule is written once.
 
+pub mod daterule;
+pub mod grammar;
 pub mod paging;
 pub mod params;
+pub mod period;
 pub mod project;
+pub mod range;
 pub mod sort;
+
+#[cfg(test)]
+mod vectors;
 
 pub use paging::Paging;
 pub use params::Params;

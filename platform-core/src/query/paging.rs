@@ -49,7 +49,9 @@ impl Paging {
         let skip = match params.get("_skip") {
             None => 0,
             Some(text) => text.trim().parse::<u64>().map_err(|_| {
-                Error::invalid_parameter(format!("_skip must be a non-negative integer; got \"{text}\""))
+                Error::invalid_parameter(format!(
+                    "_skip must be a non-negative integer; got \"{text}\""
+                ))
             })?,
         };
         Ok(Paging { skip, limit })
@@ -62,11 +64,29 @@ mod tests {
 
     #[test]
     fn paging_defaults_and_bounds() {
-        assert_eq!(Paging::from_params(&Params::default()).unwrap(), Paging::default());
-        let p = Paging::from_params(&Params::from_slice(&[("_limit", "-1"), ("_skip", "5")])).unwrap();
-        assert_eq!(p, Paging { skip: 5, limit: None });
-        for bad in [("_limit", "10001"), ("_limit", "-2"), ("_limit", "x"), ("_skip", "-1")] {
-            assert!(Paging::from_params(&Params::from_slice(&[bad])).is_err(), "{bad:?}");
+        assert_eq!(
+            Paging::from_params(&Params::default()).unwrap(),
+            Paging::default()
+        );
+        let p =
+            Paging::from_params(&Params::from_slice(&[("_limit", "-1"), ("_skip", "5")])).unwrap();
+        assert_eq!(
+            p,
+            Paging {
+                skip: 5,
+                limit: None
+            }
+        );
+        for bad in [
+            ("_limit", "10001"),
+            ("_limit", "-2"),
+            ("_limit", "x"),
+            ("_skip", "-1"),
+        ] {
+            assert!(
+                Paging::from_params(&Params::from_slice(&[bad])).is_err(),
+                "{bad:?}"
+            );
         }
     }
 }

@@ -16,17 +16,30 @@ impl Params {
 
     /// Builds parameters from `(&str, &str)` pairs.
     pub fn from_slice(pairs: &[(&str, &str)]) -> Self {
-        Params::new(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        Params::new(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
     }
 
     /// The last value of a parameter.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every value of a repeated parameter, in order.
     pub fn all(&self, key: &str) -> Vec<&str> {
-        self.pairs.iter().filter(|(k, _)| k == key).map(|(_, v)| v.as_str()).collect()
+        self.pairs
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
 
     /// Whether the parameter is present.

@@ -24,7 +24,8 @@ pub struct Projection {
 impl Projection {
     /// Parses `_project` in either form.
     pub fn parse(text: &str) -> Result<Projection> {
-        let bad = |why: String| Error::invalid_parameter(format!("invalid _project \"{text}\": {why}"));
+        let bad =
+            |why: String| Error::invalid_parameter(format!("invalid _project \"{text}\": {why}"));
         let trimmed = text.trim();
         if !trimmed.starts_with('{') {
             let mut fields = Vec::new();
@@ -170,18 +171,33 @@ mod tests {
     #[test]
     fn list_form_keeps_id_and_named_fields() {
         let p = Projection::parse("name,nested.b").unwrap();
-        assert_eq!(Value::Object(p.apply(&item(), true)), json!({"_id": "A", "name": "n", "nested": {"b": 2}}));
+        assert_eq!(
+            Value::Object(p.apply(&item(), true)),
+            json!({"_id": "A", "name": "n", "nested": {"b": 2}})
+        );
     }
 
     #[test]
     fn json_form_includes_or_excludes() {
         let inc = Projection::parse(r#"{"name":1,"_id":0}"#).unwrap();
-        assert_eq!(Value::Object(inc.apply(&item(), true)), json!({"name": "n"}));
-        assert_eq!(Value::Object(inc.apply(&item(), false)), json!({"_id": "A", "name": "n"}));
+        assert_eq!(
+            Value::Object(inc.apply(&item(), true)),
+            json!({"name": "n"})
+        );
+        assert_eq!(
+            Value::Object(inc.apply(&item(), false)),
+            json!({"_id": "A", "name": "n"})
+        );
         let exc = Projection::parse(r#"{"x":0,"nested.a":0}"#).unwrap();
-        assert_eq!(Value::Object(exc.apply(&item(), true)), json!({"_id": "A", "name": "n", "nested": {"b": 2}}));
+        assert_eq!(
+            Value::Object(exc.apply(&item(), true)),
+            json!({"_id": "A", "name": "n", "nested": {"b": 2}})
+        );
         let no_id = Projection::parse(r#"{"_id":0}"#).unwrap();
-        assert_eq!(Value::Object(no_id.apply(&item(), true)), json!({"name": "n", "x": 1, "nested": {"a": 1, "b": 2}}));
+        assert_eq!(
+            Value::Object(no_id.apply(&item(), true)),
+            json!({"name": "n", "x": 1, "nested": {"a": 1, "b": 2}})
+        );
     }
 
     #[test]

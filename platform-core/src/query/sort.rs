@@ -28,12 +28,13 @@ pub struct SortSpec(pub Vec<SortKey>);
 impl SortSpec {
     /// Parses `_sort` in either form.
     pub fn parse(text: &str) -> Result<SortSpec> {
-        let bad = |why: String| Error::invalid_parameter(format!("invalid _sort \"{text}\": {why}"));
+        let bad =
+            |why: String| Error::invalid_parameter(format!("invalid _sort \"{text}\": {why}"));
         let trimmed = text.trim();
         let mut keys = Vec::new();
         if trimmed.starts_with('{') {
-            let map: serde_json::Map<String, Value> =
-                serde_json::from_str(trimmed).map_err(|e| bad(format!("not a JSON object ({e})")))?;
+            let map: serde_json::Map<String, Value> = serde_json::from_str(trimmed)
+                .map_err(|e| bad(format!("not a JSON object ({e})")))?;
             for (field, dir) in map {
                 let descending = match dir.as_i64() {
                     Some(1) => false,
@@ -72,8 +73,13 @@ pub fn check_field(field: &str) -> std::result::Result<(), String> {
     if field.split('.').any(str::is_empty) {
         return Err(format!("field \"{field}\" has an empty path segment"));
     }
-    if field.chars().any(|c| c.is_control() || c == '"' || c == '\\' || c == '$' && field.starts_with('$')) {
-        return Err(format!("field \"{field}\" contains a character that is not allowed"));
+    if field
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\' || c == '$' && field.starts_with('$'))
+    {
+        return Err(format!(
+            "field \"{field}\" contains a character that is not allowed"
+        ));
     }
     Ok(())
 }

@@ -126,13 +126,24 @@ pub trait ReadTx {
     /// The current version of a document.
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>>;
     /// One version of a document.
-    fn version(&self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<Option<StoredVersion>>;
+    fn version(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<Option<StoredVersion>>;
     /// The version a tag points at.
     fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>>;
     /// Every version of a document, oldest first.
     fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>>;
     /// Current versions in the scopes that match the query, paged, with the total.
-    fn list(&self, coll: Collection, scopes: &[Scope], query: &ListQuery) -> Result<Page<StoredVersion>>;
+    fn list(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        query: &ListQuery,
+    ) -> Result<Page<StoredVersion>>;
     /// The audit trail of deletions of one document, oldest first.
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>>;
 }
@@ -140,13 +151,37 @@ pub trait ReadTx {
 /// A unit of work; nothing is visible to others until [`WriteTx::commit`].
 pub trait WriteTx: ReadTx {
     /// Stores a new version (replacing a row of the same number, for unversioned types).
-    fn put_version(&mut self, coll: Collection, scope: &Scope, version: &StoredVersion) -> Result<()>;
+    fn put_version(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        version: &StoredVersion,
+    ) -> Result<()>;
     /// Removes one version and its tags.
-    fn delete_version(&mut self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<()>;
+    fn delete_version(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<()>;
     /// Makes a version current, or marks the document absent with `None`.
-    fn set_current(&mut self, coll: Collection, scope: &Scope, id: &str, version: Option<u32>) -> Result<()>;
+    fn set_current(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: Option<u32>,
+    ) -> Result<()>;
     /// Points a tag at a version, taking it from any other version of the document.
-    fn set_tag(&mut self, coll: Collection, scope: &Scope, id: &str, tag: &str, version: u32) -> Result<()>;
+    fn set_tag(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        tag: &str,
+        version: u32,
+    ) -> Result<()>;
     /// Appends to the audit trail.
     fn append_audit(&mut self, coll: Collection, scope: &Scope, entry: &AuditEntry) -> Result<()>;
     /// Creates a tenant (with its `production` environment) unless it exists.

@@ -24,11 +24,16 @@ pub struct Resp {
 
 impl Resp {
     pub fn header(&self, name: &str) -> Option<String> {
-        self.headers.get(name).map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
+        self.headers
+            .get(name)
+            .map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
     }
 
     pub fn total(&self) -> u64 {
-        self.header("x-total-count").expect("x-total-count").parse().unwrap()
+        self.header("x-total-count")
+            .expect("x-total-count")
+            .parse()
+            .unwrap()
     }
 
     /// Asserts the error envelope and header for a failed call, and returns the message.
@@ -97,7 +102,11 @@ impl TestServer {
         let bytes = test::read_body(res).await;
         let body = serde_json::from_slice(&bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        Resp { status, headers, body }
+        Resp {
+            status,
+            headers,
+            body,
+        }
     }
 }
 

@@ -46,7 +46,8 @@ pub const STEPS: &[&str] = &[
         reason    TEXT,
         PRIMARY KEY (coll, tenant, env, id, version)
     ) WITHOUT ROWID;
-    -- The current version of each document, with a copy of its body for lists and filters.
+    -- The current version of each document, with a copy of its body (as JSONB, so filters
+    -- read fields without parsing text) for lists and filters.
     CREATE TABLE heads (
         coll    TEXT NOT NULL,
         tenant  TEXT NOT NULL,
@@ -54,7 +55,7 @@ pub const STEPS: &[&str] = &[
         id      TEXT NOT NULL,
         version INTEGER NOT NULL,
         type    TEXT NOT NULL,
-        body    TEXT NOT NULL,
+        body    BLOB NOT NULL,
         PRIMARY KEY (coll, tenant, env, id)
     );
     CREATE INDEX heads_type ON heads(coll, tenant, env, type, id);

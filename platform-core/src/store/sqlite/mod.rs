@@ -36,7 +36,9 @@ pub struct SqliteStore {
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore").field("path", &self.path).finish()
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -61,7 +63,9 @@ impl SqliteStore {
         for _ in 0..READERS {
             let conn = Connection::open_with_flags(
                 path,
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_URI,
             )
             .db()?;
             configure(&conn)?;
@@ -121,7 +125,9 @@ fn configure(conn: &Connection) -> Result<()> {
 }
 
 fn migrate(conn: &Connection) -> Result<()> {
-    let have: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).db()?;
+    let have: u32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .db()?;
     let want = migrations::current_version();
     if have > want {
         return Err(Error::Internal(format!(
@@ -130,11 +136,13 @@ fn migrate(conn: &Connection) -> Result<()> {
     }
     for (i, step) in migrations::STEPS.iter().enumerate().skip(have as usize) {
         let to = i + 1;
-        conn.execute_batch(&format!("BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {to};\nCOMMIT;"))
-            .map_err(|e| {
-                let _ = conn.execute_batch("ROLLBACK");
-                Error::Internal(format!("migration to schema version {to} failed: {e}"))
-            })?;
+        conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {to};\nCOMMIT;"
+        ))
+        .map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            Error::Internal(format!("migration to schema version {to} failed: {e}"))
+        })?;
     }
     Ok(())
 }
@@ -155,7 +163,8 @@ impl Store for SqliteStore {
     fn close(&self) -> Result<()> {
         if self.path.is_some() {
             let conn = lock(&self.writer);
-            conn.execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);").db()?;
+            conn.execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")
+                .db()?;
         }
         Ok(())
     }
@@ -181,14 +190,44 @@ const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.r
      (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
       AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
 
-fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, u32, String, String, String, Option<String>, String)> {
-    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?, row.get(6)?))
+/// A version row as read, before its JSON is decoded.
+struct RawVersion {
+    id: String,
+    version: u32,
+    body: String,
+    timestamp: String,
+    user: String,
+    reason: Option<String>,
+    tags: String,
 }
 
-fn decode_version(raw: (String, u32, String, String, String, Option<String>, String)) -> Result<StoredVersion> {
-    let (id, version, body, timestamp, user, reason, tags) = raw;
-    let body: Map<String, Value> = serde_json::from_str(&body)
-        .map_err(|e| Error::Internal(format!("stored body of {id} v{version} is not a JSON object: {e}")))?;
+fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawVersion> {
+    Ok(RawVersion {
+        id: row.get(0)?,
+        version: row.get(1)?,
+        body: row.get(2)?,
+        timestamp: row.get(3)?,
+        user: row.get(4)?,
+        reason: row.get(5)?,
+        tags: row.get(6)?,
+    })
+}
+
+fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
+    let RawVersion {
+        id,
+        version,
+        body,
+        timestamp,
+        user,
+        reason,
+        tags,
+    } = raw;
+    let body: Map<String, Value> = serde_json::from_str(&body).map_err(|e| {
+        Error::Internal(format!(
+            "stored body of {id} v{version} is not a JSON object: {e}"
+        ))
+    })?;
     let tags: Vec<String> = serde_json::from_str(&tags)
         .map_err(|e| Error::Internal(format!("tags of {id} v{version}: {e}")))?;
     Ok(StoredVersion {
@@ -214,7 +253,11 @@ fn json_path(field: &str) -> String {
 }
 
 impl Tx<'_> {
-    fn one_version(&self, sql_where: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Option<StoredVersion>> {
+    fn one_version(
+        &self,
+        sql_where: &str,
+        args: &[&dyn rusqlite::ToSql],
+    ) -> Result<Option<StoredVersion>> {
         let sql = format!("SELECT {VERSION_COLUMNS} FROM versions v WHERE {sql_where}");
         let raw = self
             .conn
@@ -229,7 +272,9 @@ impl Tx<'_> {
 
 impl ReadTx for Tx<'_> {
     fn tenant_count(&self) -> Result<u64> {
-        self.conn.query_row("SELECT count(*) FROM tenants", [], |r| r.get(0)).db()
+        self.conn
+            .query_row("SELECT count(*) FROM tenants", [], |r| r.get(0))
+            .db()
     }
 
     fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool> {
@@ -249,14 +294,21 @@ impl ReadTx for Tx<'_> {
             )
             .db()?
             .query_row(params![hash], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, bool>(3)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, bool>(3)?,
+                ))
             })
             .optional()
             .db()?;
         row.map(|(tenant, user, role, revoked)| {
-            let role: Role = role
-                .parse()
-                .map_err(|_| Error::Internal(format!("stored role \"{role}\" of {tenant}/{user} is unknown")))?;
+            let role: Role = role.parse().map_err(|_| {
+                Error::Internal(format!(
+                    "stored role \"{role}\" of {tenant}/{user} is unknown"
+                ))
+            })?;
             Ok(TokenRecord {
                 tenant,
                 user,
@@ -275,7 +327,13 @@ impl ReadTx for Tx<'_> {
         )
     }
 
-    fn version(&self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<Option<StoredVersion>> {
+    fn version(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<Option<StoredVersion>> {
         self.one_version(
             "v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
             &[&coll.as_str(), &scope.tenant, &scope.env, &id, &version],
@@ -298,21 +356,36 @@ impl ReadTx for Tx<'_> {
         );
         let mut stmt = self.conn.prepare_cached(&sql).db()?;
         let rows = stmt
-            .query_map(params![coll.as_str(), scope.tenant, scope.env, id], row_to_version)
+            .query_map(
+                params![coll.as_str(), scope.tenant, scope.env, id],
+                row_to_version,
+            )
             .db()?;
         rows.map(|r| r.db().and_then(decode_version)).collect()
     }
 
-    fn list(&self, coll: Collection, scopes: &[Scope], query: &ListQuery) -> Result<Page<StoredVersion>> {
+    fn list(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        query: &ListQuery,
+    ) -> Result<Page<StoredVersion>> {
         let mut args: Vec<SqlValue> = vec![coll.as_str().to_string().into()];
         let mut scope_sql = Vec::new();
         for scope in scopes {
             args.push(scope.tenant.clone().into());
             args.push(scope.env.clone().into());
-            scope_sql.push(format!("(h.tenant = ?{} AND h.env = ?{})", args.len() - 1, args.len()));
+            scope_sql.push(format!(
+                "(h.tenant = ?{} AND h.env = ?{})",
+                args.len() - 1,
+                args.len()
+            ));
         }
         if scope_sql.is_empty() {
-            return Ok(Page { items: Vec::new(), total: 0 });
+            return Ok(Page {
+                items: Vec::new(),
+                total: 0,
+            });
         }
         let mut filter = format!("h.coll = ?1 AND ({})", scope_sql.join(" OR "));
         if let Some(t) = &query.type_exact {
@@ -334,7 +407,10 @@ impl ReadTx for Tx<'_> {
                 let expr = if k.field == "_id" {
                     "h.id".to_string()
                 } else {
-                    format!("json_extract(h.body, '{}')", json_path(&k.field).replace('\'', "''"))
+                    format!(
+                        "json_extract(h.body, '{}')",
+                        json_path(&k.field).replace('\'', "''")
+                    )
                 };
                 format!("{expr} {}", if k.descending { "DESC" } else { "ASC" })
             })
@@ -349,8 +425,12 @@ impl ReadTx for Tx<'_> {
             query.paging.skip
         );
         let mut stmt = self.conn.prepare_cached(&sql).db()?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(args.iter()), row_to_version).db()?;
-        let items = rows.map(|r| r.db().and_then(decode_version)).collect::<Result<Vec<_>>>()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), row_to_version)
+            .db()?;
+        let items = rows
+            .map(|r| r.db().and_then(decode_version))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Page { items, total })
     }
 
@@ -364,7 +444,13 @@ impl ReadTx for Tx<'_> {
             .db()?;
         let rows = stmt
             .query_map(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                ))
             })
             .db()?;
         rows.map(|r| {
@@ -372,7 +458,8 @@ impl ReadTx for Tx<'_> {
             Ok(AuditEntry {
                 id: id.to_string(),
                 action,
-                versions: serde_json::from_str(&versions).map_err(|e| Error::Internal(e.to_string()))?,
+                versions: serde_json::from_str(&versions)
+                    .map_err(|e| Error::Internal(e.to_string()))?,
                 user,
                 timestamp,
                 reason,
@@ -396,7 +483,13 @@ impl WriteTx for Tx<'_> {
         Ok(())
     }
 
-    fn delete_version(&mut self, coll: Collection, scope: &Scope, id: &str, version: u32) -> Result<()> {
+    fn delete_version(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<()> {
         let args = params![coll.as_str(), scope.tenant, scope.env, id, version];
         self.conn
             .prepare_cached("DELETE FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
@@ -411,7 +504,13 @@ impl WriteTx for Tx<'_> {
         Ok(())
     }
 
-    fn set_current(&mut self, coll: Collection, scope: &Scope, id: &str, version: Option<u32>) -> Result<()> {
+    fn set_current(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: Option<u32>,
+    ) -> Result<()> {
         match version {
             None => {
                 self.conn
@@ -425,21 +524,30 @@ impl WriteTx for Tx<'_> {
                     .conn
                     .prepare_cached(
                         "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body) \
-                         SELECT coll, tenant, env, id, version, coalesce(json_extract(body, '$._type'), ''), body \
+                         SELECT coll, tenant, env, id, version, coalesce(json_extract(body, '$._type'), ''), jsonb(body) \
                          FROM versions WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5",
                     )
                     .db()?
                     .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])
                     .db()?;
                 if changed == 0 {
-                    return Err(Error::Internal(format!("set_current: {id} has no version {v}")));
+                    return Err(Error::Internal(format!(
+                        "set_current: {id} has no version {v}"
+                    )));
                 }
             }
         }
         Ok(())
     }
 
-    fn set_tag(&mut self, coll: Collection, scope: &Scope, id: &str, tag: &str, version: u32) -> Result<()> {
+    fn set_tag(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        tag: &str,
+        version: u32,
+    ) -> Result<()> {
         self.conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO tags (coll, tenant, env, id, tag, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -451,7 +559,8 @@ impl WriteTx for Tx<'_> {
     }
 
     fn append_audit(&mut self, coll: Collection, scope: &Scope, e: &AuditEntry) -> Result<()> {
-        let versions = serde_json::to_string(&e.versions).map_err(|e| Error::Internal(e.to_string()))?;
+        let versions =
+            serde_json::to_string(&e.versions).map_err(|e| Error::Internal(e.to_string()))?;
         self.conn
             .prepare_cached(
                 "INSERT INTO audit (coll, tenant, env, id, action, versions, user, timestamp, reason) \
@@ -476,7 +585,9 @@ impl WriteTx for Tx<'_> {
     fn create_environment(&mut self, tenant: &str, env: &str, now: &str) -> Result<bool> {
         let n = self
             .conn
-            .prepare_cached("INSERT OR IGNORE INTO environments (tenant, name, created) VALUES (?1, ?2, ?3)")
+            .prepare_cached(
+                "INSERT OR IGNORE INTO environments (tenant, name, created) VALUES (?1, ?2, ?3)",
+            )
             .db()?
             .execute(params![tenant, env, now])
             .db()?;
@@ -497,7 +608,9 @@ impl WriteTx for Tx<'_> {
 
     fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()> {
         self.conn
-            .prepare_cached("INSERT INTO tokens (hash, tenant, user, created) VALUES (?1, ?2, ?3, ?4)")
+            .prepare_cached(
+                "INSERT INTO tokens (hash, tenant, user, created) VALUES (?1, ?2, ?3, ?4)",
+            )
             .db()?
             .execute(params![hash, tenant, user, now])
             .db()?;

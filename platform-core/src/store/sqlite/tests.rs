@@ -10,10 +10,14 @@ fn every_migration_step_moves_user_version_by_one() {
     let path = dir.path().join("p.db");
     drop(SqliteStore::open(&path).unwrap());
     let conn = Connection::open(&path).unwrap();
-    let v: u32 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+    let v: u32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
     assert_eq!(v as usize, MIGRATIONS.len());
     assert_eq!(v, schema_version());
-    let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+    let mode: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
     assert_eq!(mode, "wal");
 }
 

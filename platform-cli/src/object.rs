@@ -1,0 +1,350 @@
+//! `platform object get|put|list|delete`: on a database file through the core, or on a server
+//! through its REST interface (`--url` and `--token`). Both print the same JSON.
+
+use clap::{Args, Subcommand};
+use platform_core::auth::Principal;
+use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
+use platform_core::ids::{Source, VersionRef};
+use platform_core::query::Params;
+use platform_core::store::Collection;
+use platform_core::{Error, ErrorCode, Platform, Result};
+use serde_json::Value;
+use std::io::Read as _;
+use std::path::PathBuf;
+
+/// Where object commands act.
+#[derive(Args, Clone)]
+pub struct Target {
+    /// The database file, used when no --url is given.
+    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
+    db: PathBuf,
+    /// A server's base URL, e.g. http://127.0.0.1:8080.
+    #[arg(long, env = "PLATFORM_URL")]
+    url: Option<String>,
+    /// The token for --url.
+    #[arg(long, env = "PLATFORM_TOKEN", requires = "url")]
+    token: Option<String>,
+    /// Tenant, on a database file.
+    #[arg(long, default_value = "default")]
+    tenant: String,
+    /// User recorded as the writer, on a database file.
+    #[arg(long, default_value = "cli")]
+    user: String,
+    /// Environment.
+    #[arg(
+        long = "env",
+        env = "PLATFORM_ENVIRONMENT",
+        default_value = "production"
+    )]
+    environment: String,
+}
+
+#[derive(Subcommand)]
+pub enum ObjectCommand {
+    /// Print one object, or one version of it.
+    Get {
+        #[command(flatten)]
+        target: Target,
+        /// Object id ('#' ids are public).
+        key: String,
+        /// A version number or tag.
+        #[arg(long)]
+        version: Option<String>,
+    },
+    /// Save the JSON object or array in FILE (or standard input).
+    Put {
+        #[command(flatten)]
+        target: Target,
+        /// A JSON file; '-' or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Replace instead of merge.
+        #[arg(long)]
+        replace: bool,
+        /// The reason stored with the new version.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// List objects of a source; the total goes to standard error.
+    List {
+        #[command(flatten)]
+        target: Target,
+        /// public, private or all.
+        #[arg(long, default_value = "private")]
+        source: String,
+        /// Query parameters as key=value (e.g. _limit=10 _sort=-name _type=%23Fund).
+        params: Vec<String>,
+    },
+    /// Delete the latest version (rollback), one version, or all.
+    Delete {
+        #[command(flatten)]
+        target: Target,
+        /// Object id.
+        key: String,
+        /// Delete this version (number or tag) instead of the latest.
+        #[arg(long, conflicts_with = "all")]
+        version: Option<String>,
+        /// Delete every version.
+        #[arg(long)]
+        all: bool,
+        /// The reason recorded.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+}
+
+pub fn run(cmd: ObjectCommand) -> Result<()> {
+    let out = match cmd {
+        ObjectCommand::Get {
+            target,
+            key,
+            version,
+        } => match Backend::of(&target)? {
+            Backend::Local(p, who) => {
+                let version = version
+                    .as_deref()
+                    .map(str::parse::<VersionRef>)
+                    .transpose()?;
+                p.get(
+                    &who,
+                    Collection::Object,
+                    Source::of_id(&key),
+                    &key,
+                    version.as_ref(),
+                    None,
+                )?
+            }
+            Backend::Remote(r) => {
+                let mut path = format!("object/v1/{}/{}", Source::of_id(&key), segment(&key));
+                if let Some(v) = version {
+                    path = format!("{path}/{}", segment(&v));
+                }
+                r.call("GET", &path, &[], None)?.0
+            }
+        },
+        ObjectCommand::Put {
+            target,
+            file,
+            replace,
+            reason,
+        } => {
+            let body = read_json(file)?;
+            match Backend::of(&target)? {
+                Backend::Local(p, who) => {
+                    let opts = SaveOptions {
+                        replace,
+                        reason,
+                        source: None,
+                    };
+                    p.save(&who, Collection::Object, body, &opts)?
+                }
+                Backend::Remote(r) => {
+                    let mut query = Vec::new();
+                    if replace {
+                        query.push(("_replace".to_string(), "true".to_string()));
+                    }
+                    if let Some(reason) = reason {
+                        query.push(("_reason".to_string(), reason));
+                    }
+                    r.call("POST", "object/v1", &query, Some(body))?.0
+                }
+            }
+        }
+        ObjectCommand::List {
+            target,
+            source,
+            params,
+        } => {
+            let pairs = params
+                .iter()
+                .map(|kv| {
+                    kv.split_once('=')
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .ok_or_else(|| {
+                            Error::invalid_parameter(format!("\"{kv}\" is not key=value"))
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let source: Source = source.parse()?;
+            let (items, total) = match Backend::of(&target)? {
+                Backend::Local(p, who) => {
+                    let page = p.list(
+                        &who,
+                        Collection::Object,
+                        source,
+                        &ListRequest::from_params(&Params::new(pairs))?,
+                    )?;
+                    (Value::Array(page.items), page.total)
+                }
+                Backend::Remote(r) => {
+                    let (items, total) =
+                        r.call("GET", &format!("object/v1/{source}"), &pairs, None)?;
+                    (items, total.unwrap_or(0))
+                }
+            };
+            eprintln!("{total} in all");
+            items
+        }
+        ObjectCommand::Delete {
+            target,
+            key,
+            version,
+            all,
+            reason,
+        } => match Backend::of(&target)? {
+            Backend::Local(p, who) => {
+                let what = match (all, version) {
+                    (true, _) => DeleteTarget::All,
+                    (false, Some(v)) => DeleteTarget::Version(v.parse()?),
+                    (false, None) => DeleteTarget::Latest,
+                };
+                p.delete(
+                    &who,
+                    Collection::Object,
+                    Source::of_id(&key),
+                    &key,
+                    &what,
+                    reason.as_deref(),
+                )?
+            }
+            Backend::Remote(r) => {
+                let mut path = format!("object/v1/{}/{}", Source::of_id(&key), segment(&key));
+                if all {
+                    path.push_str("/*");
+                } else if let Some(v) = version {
+                    path = format!("{path}/{}", segment(&v));
+                }
+                let query: Vec<(String, String)> = reason
+                    .into_iter()
+                    .map(|r| ("_reason".to_string(), r))
+                    .collect();
+                r.call("DELETE", &path, &query, None)?.0
+            }
+        },
+    };
+    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    Ok(())
+}
+
+enum Backend {
+    Local(Platform, Principal),
+    Remote(Remote),
+}
+
+impl Backend {
+    fn of(t: &Target) -> Result<Backend> {
+        match &t.url {
+            Some(url) => Ok(Backend::Remote(Remote {
+                base: url.trim_end_matches('/').to_string(),
+                token: t.token.clone(),
+                environment: t.environment.clone(),
+            })),
+            None => {
+                let platform = Platform::open(&t.db)?;
+                let who = platform.local_principal(&t.tenant, &t.user)?;
+                let who = platform.in_environment(&who, &t.environment)?;
+                Ok(Backend::Local(platform, who))
+            }
+        }
+    }
+}
+
+struct Remote {
+    base: String,
+    token: Option<String>,
+    environment: String,
+}
+
+impl Remote {
+    /// One call; returns the JSON body and the x-total-count header if any.
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<Value>,
+    ) -> Result<(Value, Option<u64>)> {
+        let mut url = format!("{}/{path}", self.base);
+        if !query.is_empty() {
+            let qs = form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(query)
+                .finish();
+            url = format!("{url}?{qs}");
+        }
+        let mut req = ureq::request(method, &url).set("x-platform-environment", &self.environment);
+        if let Some(token) = &self.token {
+            req = req.set("Authorization", &format!("Bearer {token}"));
+        }
+        let res = match body {
+            Some(b) => req.send_json(b),
+            None => req.call(),
+        };
+        let res = match res {
+            Ok(res) => res,
+            Err(ureq::Error::Status(status, res)) => {
+                let header = res.header("x-platform-error").unwrap_or("").to_string();
+                let message = header
+                    .split_once("] ")
+                    .map_or(header.as_str(), |(_, m)| m)
+                    .to_string();
+                let code = match status {
+                    400 => ErrorCode::InvalidParameter,
+                    401 => ErrorCode::NotAuthenticated,
+                    403 => ErrorCode::NotAuthorized,
+                    404 => ErrorCode::NotFound,
+                    405 => ErrorCode::MethodNotAllowed,
+                    409 => ErrorCode::Conflict,
+                    413 => ErrorCode::PayloadTooLarge,
+                    _ => ErrorCode::Internal,
+                };
+                return Err(Error::new(code, format!("HTTP {status}: {message}")));
+            }
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorCode::Internal,
+                    format!("cannot reach {}: {e}", self.base),
+                ));
+            }
+        };
+        let total = res.header("x-total-count").and_then(|t| t.parse().ok());
+        let value = res.into_json().map_err(|e| {
+            Error::new(
+                ErrorCode::InvalidJson,
+                format!("the server's answer is not JSON: {e}"),
+            )
+        })?;
+        Ok((value, total))
+    }
+}
+
+/// Percent-encodes a path segment (everything but unreserved characters).
+fn segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+fn read_json(file: Option<PathBuf>) -> Result<Value> {
+    let text = match file {
+        Some(path) if path.as_os_str() != "-" => std::fs::read_to_string(&path).map_err(|e| {
+            Error::invalid_parameter(format!("cannot read {}: {e}", path.display()))
+        })?,
+        _ => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                Error::invalid_parameter(format!("cannot read standard input: {e}"))
+            })?;
+            s
+        }
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidJson,
+            format!("the input is not valid JSON: {e}"),
+        )
+    })
+}

@@ -1,0 +1,87 @@
+//! `platform serve`: the REST server on a database file, with an access log and a clean stop.
+
+use clap::Args;
+use platform_core::Platform;
+use platform_server::{AppState, ServerConfig, DEFAULT_MAX_BODY};
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The database file (created if absent).
+    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
+    db: PathBuf,
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, env = "PLATFORM_ADDR", default_value = "127.0.0.1:8080")]
+    addr: String,
+    /// A prefix for every route, e.g. /api.
+    #[arg(long, env = "PLATFORM_BASE_PATH", default_value = "")]
+    base_path: String,
+    /// Largest accepted request body, in bytes.
+    #[arg(long, env = "PLATFORM_MAX_BODY", default_value_t = DEFAULT_MAX_BODY)]
+    max_body: usize,
+    /// On a fresh database, also write the first admin token to this file (mode 0600).
+    #[arg(long)]
+    print_token_file: Option<PathBuf>,
+}
+
+pub fn run(args: ServeArgs) -> platform_core::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("PLATFORM_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let platform = Platform::open(&args.db)?;
+    if let Some(token) = platform.bootstrap()? {
+        eprintln!(
+            "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
+             admin token (shown once, keep it safe): {token}",
+            args.db.display()
+        );
+        if let Some(file) = &args.print_token_file {
+            write_secret_file(file, &token).map_err(|e| {
+                platform_core::Error::invalid_parameter(format!(
+                    "cannot write {}: {e}",
+                    file.display()
+                ))
+            })?;
+        }
+    }
+    let state = AppState {
+        platform: platform.clone(),
+        config: ServerConfig {
+            max_body: args.max_body,
+            base_path: args.base_path,
+        },
+    };
+    let addr = args.addr.clone();
+    let outcome = actix_rt::System::new().block_on(async move {
+        let (server, addrs) = platform_server::serve(state, &addr)?;
+        for addr in &addrs {
+            eprintln!("listening on http://{addr}");
+        }
+        tracing::info!(db = %args.db.display(), "platform serving");
+        server.await
+    });
+    outcome.map_err(|e| {
+        platform_core::Error::invalid_parameter(format!("cannot serve on {}: {e}", args.addr))
+    })?;
+    platform.close()?;
+    tracing::info!("stopped; database closed cleanly");
+    Ok(())
+}
+
+fn write_secret_file(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    writeln!(file, "{text}")
+}

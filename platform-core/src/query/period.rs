@@ -1,0 +1,654 @@
+//! Period (tenor) codes of curve contracts: relative codes that roll with the
+//! ondate, balance-of codes, and absolute codes naming one delivery period.
+//!
+//! ```text
+//! code     ::= relative | balance | absolute     -- letters are case-insensitive
+//! relative ::= unit digit+                       -- M01, DA01, HY02, W00
+//! balance  ::= "BOW" | "BOM" | "BOQ" | "BOY"
+//! absolute ::= year ( "D" mmdd | "DA" mmdd | "W" nn | "M" nn | "Q" nn
+//!                   | "S" nn | "HY" nn | "Y" )    -- 2024D0315, 2024Q2, 2024Y
+//! unit     ::= "D" | "DA" | "W" | "M" | "Q" | "S" | "HY" | "Y"
+//! year     ::= digit{4}
+//! mmdd     ::= digit{4}                          -- a valid day of that year
+//! nn       ::= digit{1,2}                        -- week 1-52/53, month 1-12, quarter 1-4,
+//!                                                -- season 1-2, half year 1-2
+//! ```
+//!
+//! Units: `D` a day, `DA` a day-ahead day, `W` an ISO week (Monday-Sunday,
+//! numbered within its ISO week-year), `M` a month, `Q` a quarter, `S` a
+//! season (`S01` of year Y = April-September, `S02` = October of Y to March of
+//! Y+1), `HY` a half year, `Y` a year.
+//!
+//! A relative code's index counts periods after the one holding the ondate
+//! (`M00` = the ondate's month, `M01` the next). A balance-of code runs from the
+//! day after the ondate to the end of the ondate's week, month, quarter or
+//! year, and has no absolute code. Delivery runs from the first to the last day
+//! of the period (both inclusive) and the default expiry is the day before
+//! delivery starts. Absolute codes print in one canonical form (`2024Q02`,
+//! `2024DA0302`, `2024W10`, `2024Y`), for years 0000-9999.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{Datelike, NaiveDate, Weekday};
+
+use super::grammar::GrammarError;
+
+/// The kind of period a code names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PeriodUnit {
+    /// `D`: a calendar day.
+    Day,
+    /// `DA`: a day-ahead day.
+    DayAhead,
+    /// `W`: an ISO week (Monday-Sunday).
+    Week,
+    /// `M`: a calendar month.
+    Month,
+    /// `Q`: a calendar quarter.
+    Quarter,
+    /// `S`: a season (`S01` = April-September, `S02` = October-March).
+    Season,
+    /// `HY`: a half year (January-June or July-December).
+    HalfYear,
+    /// `Y`: a calendar year.
+    Year,
+}
+
+/// Unit letters, longest first where one is a prefix of another.
+const UNIT_CODES: [(&str, PeriodUnit); 8] = [
+    ("DA", PeriodUnit::DayAhead),
+    ("HY", PeriodUnit::HalfYear),
+    ("D", PeriodUnit::Day),
+    ("W", PeriodUnit::Week),
+    ("M", PeriodUnit::Month),
+    ("Q", PeriodUnit::Quarter),
+    ("S", PeriodUnit::Season),
+    ("Y", PeriodUnit::Year),
+];
+
+impl PeriodUnit {
+    /// The unit's letters in a code (`DA`, `HY`, ...).
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Day => "D",
+            Self::DayAhead => "DA",
+            Self::Week => "W",
+            Self::Month => "M",
+            Self::Quarter => "Q",
+            Self::Season => "S",
+            Self::HalfYear => "HY",
+            Self::Year => "Y",
+        }
+    }
+
+    /// Splits a leading unit off `text`.
+    fn split(text: &str) -> Option<(Self, &str)> {
+        UNIT_CODES
+            .iter()
+            .find_map(|&(code, unit)| text.strip_prefix(code).map(|rest| (unit, rest)))
+    }
+
+    /// For month-based units: (length in months, month0 of the first period
+    /// of a year). Seasons start in April.
+    fn month_span(self) -> Option<(i64, i64)> {
+        match self {
+            Self::Month => Some((1, 0)),
+            Self::Quarter => Some((3, 0)),
+            Self::Season => Some((6, 3)),
+            Self::HalfYear => Some((6, 0)),
+            Self::Year => Some((12, 0)),
+            Self::Day | Self::DayAhead | Self::Week => None,
+        }
+    }
+
+    /// A running number of the period holding `date`; consecutive periods
+    /// have consecutive numbers.
+    fn ordinal_of(self, date: NaiveDate) -> i64 {
+        let days = i64::from(date.num_days_from_ce());
+        match self.month_span() {
+            Some((len, offset)) => {
+                let months = i64::from(date.year()) * 12 + i64::from(date.month0());
+                (months - offset).div_euclid(len)
+            }
+            // Day 1 of the common era (0001-01-01) is a Monday.
+            None if self == Self::Week => (days - 1).div_euclid(7),
+            None => days,
+        }
+    }
+
+    /// The first day of the period numbered `ordinal`.
+    fn first_day(self, ordinal: i64) -> Option<NaiveDate> {
+        match self.month_span() {
+            Some((len, offset)) => {
+                let months = ordinal.checked_mul(len)?.checked_add(offset)?;
+                let year = i32::try_from(months.div_euclid(12)).ok()?;
+                let month = u32::try_from(months.rem_euclid(12)).ok()? + 1;
+                NaiveDate::from_ymd_opt(year, month, 1)
+            }
+            None => {
+                let days = if self == Self::Week {
+                    ordinal.checked_mul(7)?.checked_add(1)?
+                } else {
+                    ordinal
+                };
+                NaiveDate::from_num_days_from_ce_opt(i32::try_from(days).ok()?)
+            }
+        }
+    }
+}
+
+impl fmt::Display for PeriodUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// First and last delivery day (inclusive) and the default expiry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Delivery {
+    /// The first delivery day.
+    pub start: NaiveDate,
+    /// The last delivery day (inclusive).
+    pub end: NaiveDate,
+    /// The last calendar day before delivery starts.
+    pub expiry: NaiveDate,
+}
+
+impl Delivery {
+    fn new(start: NaiveDate, end: NaiveDate) -> Option<Self> {
+        Some(Self {
+            start,
+            end,
+            expiry: start.pred_opt()?,
+        })
+    }
+}
+
+/// One concrete delivery period, such as `2024M03`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AbsolutePeriod {
+    unit: PeriodUnit,
+    delivery: Delivery,
+}
+
+/// Years an absolute code can name (it has four digits).
+const YEARS: std::ops::RangeInclusive<i32> = 0..=9999;
+
+impl AbsolutePeriod {
+    /// The period of `unit` that holds `date`.
+    pub fn containing(unit: PeriodUnit, date: NaiveDate) -> Result<Self, GrammarError> {
+        Self::from_ordinal(unit, unit.ordinal_of(date)).ok_or_else(|| {
+            GrammarError::new(format!(
+                "the {} period holding {date} is outside the years 0000-9999",
+                unit.code()
+            ))
+        })
+    }
+
+    fn from_ordinal(unit: PeriodUnit, ordinal: i64) -> Option<Self> {
+        let start = unit.first_day(ordinal)?;
+        let end = unit.first_day(ordinal.checked_add(1)?)?.pred_opt()?;
+        let period = Self {
+            unit,
+            delivery: Delivery::new(start, end)?,
+        };
+        YEARS.contains(&period.label_year()).then_some(period)
+    }
+
+    fn ordinal(&self) -> i64 {
+        self.unit.ordinal_of(self.delivery.start)
+    }
+
+    /// The year written in the code (the ISO week-year for weeks, the
+    /// starting year for seasons).
+    fn label_year(&self) -> i32 {
+        match self.unit {
+            PeriodUnit::Week => self.delivery.start.iso_week().year(),
+            _ => self.delivery.start.year(),
+        }
+    }
+
+    /// The kind of period.
+    pub fn unit(&self) -> PeriodUnit {
+        self.unit
+    }
+
+    /// The delivery days and default expiry.
+    pub fn delivery(&self) -> Delivery {
+        self.delivery
+    }
+
+    /// First delivery day.
+    pub fn start(&self) -> NaiveDate {
+        self.delivery.start
+    }
+
+    /// Last delivery day (inclusive).
+    pub fn end(&self) -> NaiveDate {
+        self.delivery.end
+    }
+
+    /// The relative code naming this period at `ondate` (`2024M04` at
+    /// 2024-03-01 is `M01`), or `None` when the period lies before the
+    /// ondate's own period.
+    pub fn relative_at(&self, ondate: NaiveDate) -> Option<RelativePeriod> {
+        let index = self.ordinal() - self.unit.ordinal_of(ondate);
+        Some(RelativePeriod {
+            unit: self.unit,
+            index: u32::try_from(index).ok()?,
+        })
+    }
+}
+
+impl fmt::Display for AbsolutePeriod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let start = self.delivery.start;
+        let year = self.label_year();
+        let unit = self.unit.code();
+        match self.unit {
+            PeriodUnit::Day | PeriodUnit::DayAhead => {
+                write!(f, "{year:04}{unit}{:02}{:02}", start.month(), start.day())
+            }
+            PeriodUnit::Week => write!(f, "{year:04}{unit}{:02}", start.iso_week().week()),
+            PeriodUnit::Year => write!(f, "{year:04}{unit}"),
+            PeriodUnit::Month | PeriodUnit::Quarter | PeriodUnit::Season | PeriodUnit::HalfYear => {
+                let (len, offset) = self.unit.month_span().unwrap_or((1, 0));
+                let number = (i64::from(start.month0()) - offset) / len + 1;
+                write!(f, "{year:04}{unit}{number:02}")
+            }
+        }
+    }
+}
+
+/// A rolling code such as `M01`: the `index`-th period of `unit` after the
+/// one holding the ondate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RelativePeriod {
+    /// The kind of period.
+    pub unit: PeriodUnit,
+    /// How many periods after the one holding the ondate (0 = that one).
+    pub index: u32,
+}
+
+impl RelativePeriod {
+    /// The absolute period this code names at `ondate`.
+    pub fn at(&self, ondate: NaiveDate) -> Result<AbsolutePeriod, GrammarError> {
+        self.unit
+            .ordinal_of(ondate)
+            .checked_add(i64::from(self.index))
+            .and_then(|ordinal| AbsolutePeriod::from_ordinal(self.unit, ordinal))
+            .ok_or_else(|| {
+                GrammarError::new(format!(
+                    "period code \"{self}\" at ondate {ondate} is outside the years 0000-9999"
+                ))
+            })
+    }
+}
+
+impl fmt::Display for RelativePeriod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{:02}", self.unit.code(), self.index)
+    }
+}
+
+/// A balance-of code: the rest of the ondate's week, month, quarter or year.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Balance {
+    /// `BOW`: the rest of the ondate's week.
+    Week,
+    /// `BOM`: the rest of the ondate's month.
+    Month,
+    /// `BOQ`: the rest of the ondate's quarter.
+    Quarter,
+    /// `BOY`: the rest of the ondate's year.
+    Year,
+}
+
+impl Balance {
+    const ALL: [Self; 4] = [Self::Week, Self::Month, Self::Quarter, Self::Year];
+
+    /// The code's text (`BOW`, `BOM`, `BOQ` or `BOY`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Week => "BOW",
+            Self::Month => "BOM",
+            Self::Quarter => "BOQ",
+            Self::Year => "BOY",
+        }
+    }
+
+    fn unit(self) -> PeriodUnit {
+        match self {
+            Self::Week => PeriodUnit::Week,
+            Self::Month => PeriodUnit::Month,
+            Self::Quarter => PeriodUnit::Quarter,
+            Self::Year => PeriodUnit::Year,
+        }
+    }
+
+    /// Delivery from the day after `ondate` to the end of its period; an
+    /// error when the ondate is the period's last day (nothing is left).
+    pub fn at(&self, ondate: NaiveDate) -> Result<Delivery, GrammarError> {
+        let error = |reason: &str| {
+            GrammarError::new(format!(
+                "period code \"{}\" at ondate {ondate}: {reason}",
+                self.code()
+            ))
+        };
+        let end = AbsolutePeriod::containing(self.unit(), ondate)
+            .map_err(|e| error(&e.message))?
+            .end();
+        match ondate.succ_opt() {
+            Some(start) if start <= end => Ok(Delivery {
+                start,
+                end,
+                expiry: ondate,
+            }),
+            _ => Err(error("nothing is left of the period after the ondate")),
+        }
+    }
+}
+
+impl fmt::Display for Balance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// Any period code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Period {
+    /// A rolling code such as `M01`.
+    Relative(RelativePeriod),
+    /// A balance-of code such as `BOM`.
+    BalanceOf(Balance),
+    /// An absolute code such as `2024M03`.
+    Absolute(AbsolutePeriod),
+}
+
+/// A code resolved at an ondate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ResolvedPeriod {
+    /// The absolute code (`None` for balance-of codes).
+    pub absolute: Option<AbsolutePeriod>,
+    /// The delivery days and default expiry at the ondate.
+    pub delivery: Delivery,
+}
+
+impl Period {
+    /// Whether the code rolls with the ondate (relative or balance-of).
+    pub fn is_relative(&self) -> bool {
+        !matches!(self, Self::Absolute(_))
+    }
+
+    /// The delivery period at `ondate` (ignored for absolute codes).
+    pub fn resolve(&self, ondate: NaiveDate) -> Result<ResolvedPeriod, GrammarError> {
+        let absolute = match self {
+            Self::Absolute(period) => *period,
+            Self::Relative(relative) => relative.at(ondate)?,
+            Self::BalanceOf(balance) => {
+                return Ok(ResolvedPeriod {
+                    absolute: None,
+                    delivery: balance.at(ondate)?,
+                });
+            }
+        };
+        Ok(ResolvedPeriod {
+            absolute: Some(absolute),
+            delivery: absolute.delivery(),
+        })
+    }
+}
+
+impl fmt::Display for Period {
+    /// The canonical form of the code.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Relative(p) => p.fmt(f),
+            Self::BalanceOf(b) => b.fmt(f),
+            Self::Absolute(p) => p.fmt(f),
+        }
+    }
+}
+
+impl FromStr for Period {
+    type Err = GrammarError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        parse(text)
+    }
+}
+
+/// Parses a period code (relative, balance-of or absolute).
+pub fn parse(text: &str) -> Result<Period, GrammarError> {
+    parse_code(&text.to_ascii_uppercase())
+        .map_err(|reason| GrammarError::invalid("period code", text, reason))
+}
+
+/// The relative code of `absolute` at `ondate` (see
+/// [`AbsolutePeriod::relative_at`]).
+pub fn relative_code(absolute: &AbsolutePeriod, ondate: NaiveDate) -> Option<RelativePeriod> {
+    absolute.relative_at(ondate)
+}
+
+const EXPECTED: &str = "expected a relative code (M01, DA01, HY02, ...), BOW, BOM, BOQ, BOY \
+                        or an absolute code (2024M03, 2024Q02, 2024D0315, 2024Y, ...)";
+
+fn parse_code(code: &str) -> Result<Period, String> {
+    if let Some(balance) = Balance::ALL.into_iter().find(|b| b.code() == code) {
+        return Ok(Period::BalanceOf(balance));
+    }
+    match code.get(..4) {
+        Some(year) if year.bytes().all(|b| b.is_ascii_digit()) => {
+            parse_absolute(year, &code[4..]).map(Period::Absolute)
+        }
+        _ => parse_relative(code).map(Period::Relative),
+    }
+}
+
+fn parse_relative(code: &str) -> Result<RelativePeriod, String> {
+    let (unit, index) = PeriodUnit::split(code).ok_or(EXPECTED)?;
+    if index.is_empty() {
+        return Err(format!("{unit} needs an index such as {unit}01"));
+    }
+    if !index.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "index \"{index}\" after {unit} must be a non-negative number"
+        ));
+    }
+    let index = index
+        .parse()
+        .map_err(|_| format!("index {index} is too large"))?;
+    Ok(RelativePeriod { unit, index })
+}
+
+fn parse_absolute(year_digits: &str, rest: &str) -> Result<AbsolutePeriod, String> {
+    let year: i32 = year_digits
+        .parse()
+        .map_err(|_| format!("bad year {year_digits}"))?;
+    let (unit, arg) = PeriodUnit::split(rest).ok_or(EXPECTED)?;
+    let day_in_period = match unit {
+        PeriodUnit::Year if arg.is_empty() => NaiveDate::from_ymd_opt(year, 1, 1),
+        PeriodUnit::Year => return Err(format!("unexpected \"{arg}\" after {year_digits}Y")),
+        PeriodUnit::Day | PeriodUnit::DayAhead => {
+            if arg.len() != 4 || !arg.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!("{unit} must be followed by MMDD, not \"{arg}\""));
+            }
+            let (month, day) = (number(&arg[..2])?, number(&arg[2..])?);
+            Some(
+                NaiveDate::from_ymd_opt(year, month, day)
+                    .ok_or_else(|| format!("{year_digits}-{month:02}-{day:02} is not a date"))?,
+            )
+        }
+        PeriodUnit::Week => {
+            let week = small_number(unit, arg)?;
+            Some(
+                NaiveDate::from_isoywd_opt(year, week, Weekday::Mon)
+                    .ok_or_else(|| format!("ISO year {year_digits} has no week {week}"))?,
+            )
+        }
+        PeriodUnit::Month | PeriodUnit::Quarter | PeriodUnit::Season | PeriodUnit::HalfYear => {
+            let n = small_number(unit, arg)?;
+            let (len, offset) = unit.month_span().unwrap_or((1, 0));
+            let count = 12 / len;
+            if !(1..=count).contains(&i64::from(n)) {
+                return Err(format!(
+                    "{unit}{arg} is out of range {unit}01-{unit}{count:02}"
+                ));
+            }
+            let month0 = offset + (i64::from(n) - 1) * len;
+            u32::try_from(month0 + 1)
+                .ok()
+                .and_then(|month| NaiveDate::from_ymd_opt(year, month, 1))
+        }
+    };
+    day_in_period
+        .and_then(|date| AbsolutePeriod::from_ordinal(unit, unit.ordinal_of(date)))
+        .ok_or_else(|| "outside the years 0000-9999".to_owned())
+}
+
+/// One or two digits after a unit letter.
+fn small_number(unit: PeriodUnit, digits: &str) -> Result<u32, String> {
+    if digits.is_empty() || digits.len() > 2 {
+        return Err(format!(
+            "{unit} must be followed by one or two digits, not \"{digits}\""
+        ));
+    }
+    number(digits)
+}
+
+fn number(digits: &str) -> Result<u32, String> {
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        digits
+            .parse()
+            .map_err(|_| format!("\"{digits}\" is not a number"))
+    } else {
+        Err(format!("\"{digits}\" is not a number"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(text: &str) -> NaiveDate {
+        text.parse().expect("test date")
+    }
+
+    fn absolute(code: &str) -> AbsolutePeriod {
+        match parse(code).expect("parses") {
+            Period::Absolute(p) => p,
+            other => panic!("{code} parsed as {other:?}"),
+        }
+    }
+
+    fn at(code: &str, ondate: &str) -> ResolvedPeriod {
+        parse(code)
+            .and_then(|p| p.resolve(date(ondate)))
+            .expect("resolves")
+    }
+
+    #[test]
+    fn week_ordinals_start_on_monday() {
+        assert_eq!(date("0001-01-01").weekday(), Weekday::Mon);
+        let week = AbsolutePeriod::containing(PeriodUnit::Week, date("2024-03-01")).expect("ok");
+        assert_eq!(week.start(), date("2024-02-26"));
+        assert_eq!(week.end(), date("2024-03-03"));
+    }
+
+    #[test]
+    fn iso_week_53() {
+        let w53 = absolute("2020W53");
+        assert_eq!(w53.start(), date("2020-12-28"));
+        assert_eq!(w53.end(), date("2021-01-03"));
+        assert!(parse("2021W53").is_err());
+        // At 2021-01-02 (ISO 2020-W53), W00 is 2020W53 and W01 is 2021W01.
+        let w00 = at("W00", "2021-01-02");
+        assert_eq!(w00.absolute.map(|p| p.to_string()), Some("2020W53".into()));
+        let w01 = at("W01", "2021-01-02");
+        assert_eq!(w01.absolute.map(|p| p.to_string()), Some("2021W01".into()));
+        assert_eq!(
+            w53.relative_at(date("2020-12-27")).map(|r| r.to_string()),
+            Some("W01".into())
+        );
+    }
+
+    #[test]
+    fn season_two_crosses_the_year() {
+        let s2 = absolute("2024S02");
+        assert_eq!(s2.start(), date("2024-10-01"));
+        assert_eq!(s2.end(), date("2025-03-31"));
+        // A winter ondate sits in the previous year's S02.
+        let s00 = at("S00", "2025-02-15");
+        assert_eq!(s00.absolute, Some(s2));
+        assert_eq!(s2.relative_at(date("2025-03-31")).map(|r| r.index), Some(0));
+        assert_eq!(s2.relative_at(date("2025-04-01")), None);
+    }
+
+    #[test]
+    fn leap_year_periods() {
+        assert_eq!(absolute("2024M02").end(), date("2024-02-29"));
+        assert_eq!(absolute("2100M02").end(), date("2100-02-28"));
+        assert!(parse("2023D0229").is_err());
+        assert_eq!(absolute("2024D0229").to_string(), "2024D0229");
+        assert_eq!(at("M01", "2024-01-31").delivery.end, date("2024-02-29"));
+    }
+
+    #[test]
+    fn canonical_forms() {
+        for (input, canonical) in [
+            ("2024Q2", "2024Q02"),
+            ("2024q02", "2024Q02"),
+            ("2024M3", "2024M03"),
+            ("2024HY1", "2024HY01"),
+            ("2024da0302", "2024DA0302"),
+            ("2024y", "2024Y"),
+            ("m1", "M01"),
+            ("DA001", "DA01"),
+            ("bom", "BOM"),
+            ("M123", "M123"),
+        ] {
+            assert_eq!(parse(input).expect(input).to_string(), canonical);
+        }
+    }
+
+    #[test]
+    fn empty_balance_is_an_error() {
+        let err = parse("BOM")
+            .and_then(|p| p.resolve(date("2024-03-31")))
+            .expect_err("empty");
+        assert!(err.message.contains("\"BOM\""), "{}", err.message);
+        assert!(at("BOW", "2024-03-30").delivery.start == date("2024-03-31"));
+    }
+
+    #[test]
+    fn year_range_is_enforced() {
+        assert!(parse("Y01")
+            .and_then(|p| p.resolve(date("9999-06-01")))
+            .is_err());
+        assert!(parse("M4294967295")
+            .and_then(|p| p.resolve(date("2024-01-01")))
+            .is_err());
+        assert!(parse("M4294967296").is_err());
+        assert_eq!(
+            Some(absolute("0000Y").delivery().expiry),
+            NaiveDate::from_ymd_opt(-1, 12, 31)
+        );
+    }
+
+    #[test]
+    fn error_messages_name_the_input() {
+        for bad in [
+            "", "2024", "2024X", "2024Y1", "2024D031", "2024W", "2024M123", "HY", "DAX", "BOX",
+        ] {
+            let err = parse(bad).expect_err(bad);
+            assert!(
+                err.message
+                    .starts_with(&format!("invalid period code \"{bad}\": ")),
+                "{}",
+                err.message
+            );
+        }
+    }
+}
