@@ -20,8 +20,10 @@ use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, validate_tag, Scope, Source, VersionRef};
-use crate::query::{ListQuery, Paging, Params, Projection, SortSpec};
+use crate::query::sort::check_field;
+use crate::query::{filter, search, Filter, ListQuery, Paging, Params, Projection, SortSpec};
 use crate::store::{AuditEntry, Collection, Page, ReadTx, StoredVersion, WriteTx};
+use crate::types::ROOT_TYPE;
 use crate::Platform;
 use serde_json::{json, Map, Value};
 
@@ -61,18 +63,61 @@ pub enum DeleteTarget {
     All,
 }
 
+/// The fields a `_search` result carries (with `_id`), before `_project` adds more.
+pub const SEARCH_RESULT_FIELDS: [&str; 4] =
+    ["name", "description", "classification", "geolocation"];
+
 /// A parsed list request.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListRequest {
-    /// What the store evaluates.
+    /// What the store evaluates (filters, order, page).
     pub query: ListQuery,
     /// Fields to return.
     pub project: Option<Projection>,
+    /// `#type=T`: T and every type that extends it (resolved when the list runs).
+    pub type_tree: Option<String>,
+    /// `_distinct=field`: return the distinct string values of the field instead of items.
+    pub distinct: Option<String>,
+    /// `_searchinfo=text`: return `{_id, name}` of items whose id or name starts with the text.
+    pub searchinfo: Option<String>,
 }
 
 impl ListRequest {
-    /// Reads `_type`, `_sort`, `_limit`, `_skip`, `_project`.
+    /// Reads every list parameter: `field=value` filters, `_filter`, `_type`, `#type`, `_search`,
+    /// `_searchinfo`, `_distinct`, `_sort`, `_project`, `_limit`, `_skip`. Other parameters that
+    /// start with `_` belong to other features and are left alone.
     pub fn from_params(params: &Params) -> Result<ListRequest> {
+        let mut parts = Vec::new();
+        let mut type_tree = None;
+        for (key, value) in params.pairs() {
+            match key.as_str() {
+                "#type" => type_tree = Some(value.clone()),
+                k if k.starts_with('_') => {}
+                k => parts.push(filter::parse_param(k, value)?),
+            }
+        }
+        if let Some(t) = params.get("_type") {
+            parts.push(Filter::TypeIn(vec![t.to_string()]));
+        }
+        if let Some(f) = params.get("_filter") {
+            parts.push(filter::parse_json_filter(f)?);
+        }
+        let mut project = Projection::from_params(params)?;
+        if let Some(text) = params.get("_search") {
+            parts.push(search::parse(text)?);
+            project = Some(match project {
+                Some(p) if p.is_include() => p.with_fields(&SEARCH_RESULT_FIELDS),
+                _ => Projection::include(&SEARCH_RESULT_FIELDS),
+            });
+        }
+        let distinct = match params.get("_distinct") {
+            Some(field) => {
+                check_field(field)
+                    .map_err(|why| Error::invalid_parameter(format!("invalid _distinct: {why}")))?;
+                Some(field.to_string())
+            }
+            None => None,
+        };
         let sort = params
             .get("_sort")
             .map(SortSpec::parse)
@@ -80,11 +125,14 @@ impl ListRequest {
             .unwrap_or_default();
         Ok(ListRequest {
             query: ListQuery {
-                type_exact: params.get("_type").map(str::to_string),
+                filter: Filter::and(parts),
                 sort,
                 paging: Paging::from_params(params)?,
             },
-            project: Projection::from_params(params)?,
+            project,
+            type_tree,
+            distinct,
+            searchinfo: params.get("_searchinfo").map(filter::fold),
         })
     }
 }
@@ -95,6 +143,7 @@ impl Collection {
         match self {
             Collection::Object => "#Object",
             Collection::Type => "VarType",
+            Collection::Script => "VarScript",
         }
     }
 
@@ -103,6 +152,7 @@ impl Collection {
         match self {
             Collection::Object => "object",
             Collection::Type => "type",
+            Collection::Script => "script",
         }
     }
 }
@@ -286,7 +336,6 @@ impl Platform {
                 )))
             }
         }
-        self.check_document(tx, p, coll, &fields)?;
 
         let current = tx.current(coll, &scope, &id)?;
         let body = match (&current, opts.replace) {
@@ -312,6 +361,7 @@ impl Platform {
                 return Ok(cur.clone());
             }
         }
+        self.check_document(tx, p, coll, &body)?;
         let type_name = body
             .get("_type")
             .and_then(Value::as_str)
@@ -476,7 +526,8 @@ impl Platform {
         })
     }
 
-    /// Lists current documents of a source, paged; the page and the total before paging.
+    /// Lists current documents of a source, paged, with the total before paging. With
+    /// `_distinct` the items are the distinct values, with `_searchinfo` they are `{_id, name}`.
     pub fn list(
         &self,
         p: &Principal,
@@ -486,7 +537,40 @@ impl Platform {
     ) -> Result<Page<Value>> {
         let scopes = Scope::read_scopes(source, p);
         let tx = self.read()?;
-        let page = tx.list(coll, &scopes, &req.query)?;
+        let mut query = req.query.clone();
+        if let Some(root) = &req.type_tree {
+            if root != ROOT_TYPE {
+                let family = self.type_family(tx.as_ref(), p, root)?;
+                query.filter = Filter::and(vec![query.filter, Filter::TypeIn(family)]);
+            }
+        }
+        for (path, call) in query.filter.text_comparisons() {
+            let kinds = tx.field_kinds(coll, &scopes, &path)?;
+            let numeric = kinds.iter().any(|k| k == "integer" || k == "real");
+            if numeric && !kinds.iter().any(|k| k == "text") {
+                return Err(Error::invalid_parameter(format!(
+                    "invalid filter {path}={call}: \"{path}\" holds numbers, so the argument must be a number"
+                )));
+            }
+        }
+        if let Some(field) = &req.distinct {
+            let values = tx.distinct(coll, &scopes, &query.filter, field)?;
+            return Ok(Page {
+                total: values.len() as u64,
+                items: values.into_iter().map(Value::String).collect(),
+            });
+        }
+        if let Some(prefix) = &req.searchinfo {
+            let hits = tx.complete(coll, &scopes, &query.filter, prefix, query.paging.limit)?;
+            return Ok(Page {
+                total: hits.len() as u64,
+                items: hits
+                    .into_iter()
+                    .map(|(id, name)| json!({"_id": id, "name": name}))
+                    .collect(),
+            });
+        }
+        let page = tx.list(coll, &scopes, &query)?;
         Ok(Page {
             total: page.total,
             items: page

@@ -20,10 +20,14 @@ pub mod auth;
 pub mod clock;
 pub mod documents;
 pub mod error;
+pub mod format;
 pub mod ids;
 pub mod query;
+pub mod script;
+pub mod scripts;
 pub mod services;
 pub mod store;
+pub mod templates;
 pub mod tenancy;
 pub mod types;
 

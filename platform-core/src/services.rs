@@ -63,6 +63,11 @@ pub const SERVICES: &[ServiceInfo] = &[
         description: "Object type definitions and their hierarchy",
         available: true,
     },
+    ServiceInfo {
+        name: "script",
+        description: "Scripts: rhai programs and libraries, mustache templates",
+        available: true,
+    },
 ];
 
 /// Looks a service up by path name.

@@ -9,6 +9,7 @@ use crate::auth::Principal;
 use crate::documents::json_kind;
 use crate::error::{Error, Result};
 use crate::ids::{validate_id, Scope, Source};
+use crate::query::{ListQuery, Paging};
 use crate::store::{Collection, ReadTx};
 use crate::Platform;
 use serde_json::{Map, Value};
@@ -28,6 +29,7 @@ impl Platform {
         match coll {
             Collection::Object => Ok(()),
             Collection::Type => check_type_definition(tx, p, fields),
+            Collection::Script => crate::scripts::check_script(fields),
         }
     }
 
@@ -54,6 +56,45 @@ impl Platform {
             .get("_versioned")
             .and_then(Value::as_bool)
             .unwrap_or(true))
+    }
+}
+
+impl Platform {
+    /// A type and every type that extends it, directly or not (types visible to the caller).
+    pub(crate) fn type_family(
+        &self,
+        tx: &dyn ReadTx,
+        p: &Principal,
+        root: &str,
+    ) -> Result<Vec<String>> {
+        let query = ListQuery {
+            paging: Paging {
+                skip: 0,
+                limit: None,
+            },
+            ..ListQuery::default()
+        };
+        let types = tx.list(
+            Collection::Type,
+            &Scope::read_scopes(Source::All, p),
+            &query,
+        )?;
+        let mut family = vec![root.to_string()];
+        let mut i = 0;
+        while i < family.len() {
+            for t in &types.items {
+                let parent = t
+                    .body
+                    .get("_extends")
+                    .and_then(Value::as_str)
+                    .unwrap_or(ROOT_TYPE);
+                if parent == family[i] && !family.contains(&t.id) {
+                    family.push(t.id.clone());
+                }
+            }
+            i += 1;
+        }
+        Ok(family)
     }
 }
 

@@ -5,6 +5,7 @@
 //! in [`error::status`].
 
 pub mod error;
+pub mod negotiate;
 pub mod request;
 pub mod routes;
 

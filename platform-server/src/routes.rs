@@ -1,6 +1,7 @@
 //! Routes: each handler parses its inputs, makes one core call, and shapes the response.
 
 use crate::error::ApiError;
+use crate::negotiate::Output;
 use crate::request::{as_caller, params, parse_json, read_body};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -72,6 +73,7 @@ fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
     match info.name {
         "object" => Ok(Collection::Object),
         "type" => Ok(Collection::Type),
+        "script" => Ok(Collection::Script),
         other => Err(ApiError::new(
             ErrorCode::NotFound,
             format!("the {other} service is not available in this build yet"),
@@ -172,32 +174,36 @@ async fn list(
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
+    let output = Output::choose(&req, &params)?;
     let ids: Vec<String> = params.all("_id").into_iter().map(str::to_string).collect();
-    if source == Source::All && !ids.is_empty() {
-        let project = Projection::from_params(&params)?;
-        let items = as_caller(&req, &state, move |p, who| {
-            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-            p.get_many(who, coll, &ids, project.as_ref())
-        })
-        .await?;
-        return Ok(HttpResponse::Ok()
-            .insert_header((TOTAL_COUNT_HEADER, items.len().to_string()))
-            .json(items));
-    }
-    if !ids.is_empty() {
+    if !ids.is_empty() && source != Source::All {
         return Err(ApiError::new(
             ErrorCode::InvalidParameter,
             format!("_id parameters fetch by id from the all source, not from {source}"),
         ));
     }
-    let request = ListRequest::from_params(&params)?;
-    let page = as_caller(&req, &state, move |p, who| {
-        p.list(who, coll, source, &request)
-    })
-    .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((TOTAL_COUNT_HEADER, page.total.to_string()))
-        .json(page.items))
+    let out = output.clone();
+    let (body, total) = if ids.is_empty() {
+        let request = ListRequest::from_params(&params)?;
+        as_caller(&req, &state, move |p, who| {
+            let page = p.list(who, coll, source, &request)?;
+            Ok((
+                out.body(p, who, &Value::Array(page.items), true)?,
+                page.total,
+            ))
+        })
+        .await?
+    } else {
+        let project = Projection::from_params(&params)?;
+        as_caller(&req, &state, move |p, who| {
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let items = p.get_many(who, coll, &ids, project.as_ref())?;
+            let total = items.len() as u64;
+            Ok((out.body(p, who, &Value::Array(items), true)?, total))
+        })
+        .await?
+    };
+    Ok(output.respond(body, Some(total)))
 }
 
 async fn get_current(
@@ -210,12 +216,15 @@ async fn get_current(
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
+    let output = Output::choose(&req, &params)?;
     let project = Projection::from_params(&params)?;
-    let item = as_caller(&req, &state, move |p, who| {
-        p.get(who, coll, source, &key, None, project.as_ref())
+    let out = output.clone();
+    let body = as_caller(&req, &state, move |p, who| {
+        let item = p.get(who, coll, source, &key, None, project.as_ref())?;
+        out.body(p, who, &item, false)
     })
     .await?;
-    Ok(json(item))
+    Ok(output.respond(body, None))
 }
 
 async fn get_version(
@@ -227,23 +236,26 @@ async fn get_version(
     let (service, release, source, key, version) = path.into_inner();
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let output = Output::choose(&req, &params)?;
+    let out = output.clone();
     if version == "*" {
-        let versions = as_caller(&req, &state, move |p, who| {
-            p.versions(who, coll, source, &key)
+        let (body, total) = as_caller(&req, &state, move |p, who| {
+            let versions = p.versions(who, coll, source, &key)?;
+            let total = versions.len() as u64;
+            Ok((out.body(p, who, &Value::Array(versions), true)?, total))
         })
         .await?;
-        return Ok(HttpResponse::Ok()
-            .insert_header((TOTAL_COUNT_HEADER, versions.len().to_string()))
-            .json(versions));
+        return Ok(output.respond(body, Some(total)));
     }
     let which: VersionRef = version.parse()?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
     let project = Projection::from_params(&params)?;
-    let item = as_caller(&req, &state, move |p, who| {
-        p.get(who, coll, source, &key, Some(&which), project.as_ref())
+    let body = as_caller(&req, &state, move |p, who| {
+        let item = p.get(who, coll, source, &key, Some(&which), project.as_ref())?;
+        out.body(p, who, &item, false)
     })
     .await?;
-    Ok(json(item))
+    Ok(output.respond(body, None))
 }
 
 async fn tag(
@@ -302,9 +314,4 @@ async fn delete_version(
         DeleteTarget::Version(version.parse()?)
     };
     delete_with(req, state, payload, (service, release, source, key), target).await
-}
-
-/// A JSON value as a response (for callers outside this module).
-pub fn ok_json(value: &Value) -> HttpResponse {
-    json(value)
 }

@@ -3,6 +3,9 @@
 mod architecture;
 mod common;
 mod errors;
+mod formats;
 mod object;
+mod query;
+mod scripts;
 mod tenancy;
 mod types;

@@ -4,14 +4,18 @@
 //! need from there into typed values, so every parameter rule is written once.
 
 pub mod daterule;
+pub mod filter;
 pub mod grammar;
 pub mod paging;
 pub mod params;
 pub mod period;
 pub mod project;
 pub mod range;
+pub mod search;
 pub mod sort;
 
+#[cfg(test)]
+mod fuzz;
 #[cfg(test)]
 mod vectors;
 
@@ -20,13 +24,25 @@ pub use params::Params;
 pub use project::Projection;
 pub use sort::{SortKey, SortSpec};
 
+pub use filter::Filter;
+
 /// What a list call asks the store for.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListQuery {
-    /// Only documents whose `_type` is exactly this.
-    pub type_exact: Option<String>,
+    /// Which documents.
+    pub filter: Filter,
     /// Order of the results (`_id` ascending when empty; `_id` always breaks ties).
     pub sort: SortSpec,
     /// Which page.
     pub paging: Paging,
+}
+
+impl Default for ListQuery {
+    fn default() -> Self {
+        ListQuery {
+            filter: Filter::all(),
+            sort: SortSpec::default(),
+            paging: Paging::default(),
+        }
+    }
 }

@@ -86,6 +86,11 @@ impl Projection {
         }
     }
 
+    /// Whether this projection names the fields to keep (rather than to drop).
+    pub fn is_include(&self) -> bool {
+        !self.exclude
+    }
+
     /// This projection with more fields included (for search results).
     pub fn with_fields(mut self, more: &[&str]) -> Projection {
         if !self.exclude {

@@ -14,7 +14,7 @@ pub mod sqlite;
 use crate::auth::Role;
 use crate::error::Result;
 use crate::ids::Scope;
-use crate::query::ListQuery;
+use crate::query::{Filter, ListQuery};
 use serde_json::{Map, Value};
 
 /// A family of versioned documents sharing the same rules (objects, types, scripts...).
@@ -24,6 +24,8 @@ pub enum Collection {
     Object,
     /// Type definitions.
     Type,
+    /// Scripts: rhai libraries and programs, mustache templates.
+    Script,
 }
 
 impl Collection {
@@ -32,6 +34,7 @@ impl Collection {
         match self {
             Collection::Object => "object",
             Collection::Type => "type",
+            Collection::Script => "script",
         }
     }
 }
@@ -144,6 +147,27 @@ pub trait ReadTx {
         scopes: &[Scope],
         query: &ListQuery,
     ) -> Result<Page<StoredVersion>>;
+    /// The distinct string values at a dotted path among the matching current documents, sorted.
+    fn distinct(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        path: &str,
+    ) -> Result<Vec<String>>;
+    /// Auto-complete: matching current documents whose case-folded `_id` or `name` starts with
+    /// `prefix` (already folded), as `(id, name)`, sorted by id.
+    fn complete(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        prefix: &str,
+        limit: Option<u64>,
+    ) -> Result<Vec<(String, Option<String>)>>;
+    /// The JSON kinds (`text`, `integer`, `real`, `true`, `false`, `null`, `object`, `array`)
+    /// found at a dotted path among the current documents of the scopes.
+    fn field_kinds(&self, coll: Collection, scopes: &[Scope], path: &str) -> Result<Vec<String>>;
     /// The audit trail of deletions of one document, oldest first.
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>>;
 }

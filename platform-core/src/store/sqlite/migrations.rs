@@ -56,9 +56,15 @@ pub const STEPS: &[&str] = &[
         version INTEGER NOT NULL,
         type    TEXT NOT NULL,
         body    BLOB NOT NULL,
+        -- Case-folded _id, name, description, classification joined by newlines (_search).
+        search  TEXT NOT NULL,
+        -- Case-folded name (_searchinfo).
+        name_fold TEXT,
         PRIMARY KEY (coll, tenant, env, id)
     );
     CREATE INDEX heads_type ON heads(coll, tenant, env, type, id);
+    CREATE INDEX heads_search ON heads(coll, tenant, env, search);
+    CREATE INDEX heads_name ON heads(coll, tenant, env, name_fold);
     CREATE TABLE tags (
         coll    TEXT NOT NULL,
         tenant  TEXT NOT NULL,

@@ -5,13 +5,14 @@
 //! store uses a single connection for reads and writes.
 
 mod migrations;
+mod sql;
 
 pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
 
 use crate::auth::Role;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
-use crate::query::ListQuery;
+use crate::query::{Filter, ListQuery};
 use crate::store::{
     AuditEntry, Collection, Page, ReadTx, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
 };
@@ -121,6 +122,7 @@ fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON").db()?;
     conn.pragma_update(None, "synchronous", "NORMAL").db()?;
     conn.set_prepared_statement_cache_capacity(64);
+    sql::register_functions(conn).db()?;
     Ok(())
 }
 
@@ -168,6 +170,36 @@ impl Store for SqliteStore {
         }
         Ok(())
     }
+}
+
+/// The WHERE clause selecting current documents of a collection in some scopes that match a
+/// filter, with its arguments; `None` when no scope is given (nothing can match).
+fn where_clause(
+    coll: Collection,
+    scopes: &[Scope],
+    filter: &Filter,
+) -> Option<(String, Vec<SqlValue>)> {
+    if scopes.is_empty() {
+        return None;
+    }
+    let mut sb = sql::SqlBuilder::new(&sql::HEADS, Vec::new());
+    let c = sb.bind(coll.as_str().to_string());
+    let scope_sql: Vec<String> = scopes
+        .iter()
+        .map(|s| {
+            format!(
+                "(h.tenant = {} AND h.env = {})",
+                sb.bind(s.tenant.clone()),
+                sb.bind(s.env.clone())
+            )
+        })
+        .collect();
+    let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
+    if !filter.is_all() {
+        clause.push_str(" AND ");
+        clause.push_str(&sb.filter(filter));
+    }
+    Some((clause, sb.args))
 }
 
 /// A transaction on one connection.
@@ -239,17 +271,6 @@ fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
         reason,
         tags,
     })
-}
-
-/// A JSON path expression for a dotted field path (segments are quoted).
-fn json_path(field: &str) -> String {
-    let mut path = String::from("$");
-    for seg in field.split('.') {
-        path.push_str(".\"");
-        path.push_str(seg);
-        path.push('"');
-    }
-    path
 }
 
 impl Tx<'_> {
@@ -370,35 +391,19 @@ impl ReadTx for Tx<'_> {
         scopes: &[Scope],
         query: &ListQuery,
     ) -> Result<Page<StoredVersion>> {
-        let mut args: Vec<SqlValue> = vec![coll.as_str().to_string().into()];
-        let mut scope_sql = Vec::new();
-        for scope in scopes {
-            args.push(scope.tenant.clone().into());
-            args.push(scope.env.clone().into());
-            scope_sql.push(format!(
-                "(h.tenant = ?{} AND h.env = ?{})",
-                args.len() - 1,
-                args.len()
-            ));
-        }
-        if scope_sql.is_empty() {
+        let Some((filter, args)) = where_clause(coll, scopes, &query.filter) else {
             return Ok(Page {
                 items: Vec::new(),
                 total: 0,
             });
-        }
-        let mut filter = format!("h.coll = ?1 AND ({})", scope_sql.join(" OR "));
-        if let Some(t) = &query.type_exact {
-            args.push(t.clone().into());
-            filter.push_str(&format!(" AND h.type = ?{}", args.len()));
-        }
+        };
         let total: u64 = self
             .conn
             .prepare_cached(&format!("SELECT count(*) FROM heads h WHERE {filter}"))
             .db()?
             .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
             .db()?;
-
+        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
         let mut order: Vec<String> = query
             .sort
             .0
@@ -407,10 +412,7 @@ impl ReadTx for Tx<'_> {
                 let expr = if k.field == "_id" {
                     "h.id".to_string()
                 } else {
-                    format!(
-                        "json_extract(h.body, '{}')",
-                        json_path(&k.field).replace('\'', "''")
-                    )
+                    format!("(h.body ->> {})", sb.bind(sql::json_path(&k.field)))
                 };
                 format!("{expr} {}", if k.descending { "DESC" } else { "ASC" })
             })
@@ -418,20 +420,87 @@ impl ReadTx for Tx<'_> {
         order.push("h.id ASC".into());
         let limit = query.paging.limit.map_or(-1, |l| l as i64);
         let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
-             AND v.env = h.env AND v.id = h.id AND v.version = h.version WHERE {filter} ORDER BY {} \
-             LIMIT {limit} OFFSET {}",
+            "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
+             WHERE {filter} ORDER BY {} LIMIT {limit} OFFSET {}) h JOIN versions v ON v.coll = h.coll \
+             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version",
             order.join(", "),
             query.paging.skip
         );
         let mut stmt = self.conn.prepare_cached(&sql).db()?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(args.iter()), row_to_version)
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), row_to_version)
             .db()?;
         let items = rows
             .map(|r| r.db().and_then(decode_version))
             .collect::<Result<Vec<_>>>()?;
         Ok(Page { items, total })
+    }
+
+    fn distinct(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        path: &str,
+    ) -> Result<Vec<String>> {
+        let Some((filter, args)) = where_clause(coll, scopes, filter) else {
+            return Ok(Vec::new());
+        };
+        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+        let p = sb.bind(sql::json_path(path));
+        let sql = format!(
+            "SELECT DISTINCT h.body ->> {p} FROM heads h WHERE {filter} AND json_type(h.body, {p}) = 'text' ORDER BY 1"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
+            .db()?;
+        rows.map(|r| r.db()).collect()
+    }
+
+    fn complete(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        prefix: &str,
+        limit: Option<u64>,
+    ) -> Result<Vec<(String, Option<String>)>> {
+        let Some((filter, args)) = where_clause(coll, scopes, filter) else {
+            return Ok(Vec::new());
+        };
+        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+        let lo = sb.bind(prefix.to_string());
+        let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+        let limit = limit.map_or(-1, |l| l as i64);
+        let sql = format!(
+            "SELECT h.id, h.body ->> '$.name' FROM heads h WHERE {filter} AND \
+             ((h.search >= {lo} AND h.search < {hi}) OR (h.name_fold >= {lo} AND h.name_fold < {hi})) \
+             ORDER BY h.id LIMIT {limit}"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .db()?;
+        rows.map(|r| r.db()).collect()
+    }
+
+    fn field_kinds(&self, coll: Collection, scopes: &[Scope], path: &str) -> Result<Vec<String>> {
+        let Some((filter, args)) = where_clause(coll, scopes, &Filter::all()) else {
+            return Ok(Vec::new());
+        };
+        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+        let p = sb.bind(sql::json_path(path));
+        let sql = format!(
+            "SELECT DISTINCT json_type(h.body, {p}) FROM heads h WHERE {filter} AND json_type(h.body, {p}) IS NOT NULL"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
+            .db()?;
+        rows.map(|r| r.db()).collect()
     }
 
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>> {
@@ -523,8 +592,9 @@ impl WriteTx for Tx<'_> {
                 let changed = self
                     .conn
                     .prepare_cached(
-                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body) \
-                         SELECT coll, tenant, env, id, version, coalesce(json_extract(body, '$._type'), ''), jsonb(body) \
+                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
+                         SELECT coll, tenant, env, id, version, coalesce(json_extract(body, '$._type'), ''), jsonb(body), \
+                         pf_search_text(body), pf_fold(json_extract(body, '$.name')) \
                          FROM versions WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5",
                     )
                     .db()?

@@ -1,0 +1,279 @@
+//! Filters as SQL over the JSONB copy of each current document (`heads.body`), with the same
+//! meaning as `Filter::matches` (a property test holds the two together).
+//!
+//! Every leaf yields 0 or 1, never NULL, so `NOT` behaves as in memory (a document without the
+//! field matches `ne`). Dates, regular expressions, distances and case folding run in
+//! functions registered on each connection ([`register_functions`]) that call the same Rust
+//! code as the in-memory evaluation.
+
+use crate::query::filter::{self, Bound, Filter};
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::Value as SqlValue;
+use rusqlite::Connection;
+use serde_json::Value;
+
+/// Column names of the table being filtered.
+pub struct Columns {
+    /// The JSONB document.
+    pub body: &'static str,
+    /// The id column (used for `_id`).
+    pub id: &'static str,
+    /// The `_type` column.
+    pub type_: &'static str,
+    /// The folded search text column.
+    pub search: &'static str,
+}
+
+/// The columns of `heads h`.
+pub const HEADS: Columns = Columns {
+    body: "h.body",
+    id: "h.id",
+    type_: "h.type",
+    search: "h.search",
+};
+
+/// A JSON path for a dotted field path (segments quoted; field names never hold quotes).
+pub fn json_path(field: &str) -> String {
+    let mut path = String::from("$");
+    for seg in field.split('.') {
+        path.push_str(".\"");
+        path.push_str(seg);
+        path.push('"');
+    }
+    path
+}
+
+/// Builds SQL for filters, collecting bound arguments.
+pub struct SqlBuilder<'a> {
+    /// Arguments, bound as `?1, ?2, ...` in order.
+    pub args: Vec<SqlValue>,
+    cols: &'a Columns,
+}
+
+impl<'a> SqlBuilder<'a> {
+    /// A builder continuing after `args` already bound.
+    pub fn new(cols: &'a Columns, args: Vec<SqlValue>) -> Self {
+        SqlBuilder { args, cols }
+    }
+
+    /// Binds a value and returns its placeholder.
+    pub fn bind(&mut self, v: impl Into<SqlValue>) -> String {
+        self.args.push(v.into());
+        format!("?{}", self.args.len())
+    }
+
+    fn path(&mut self, field: &str) -> String {
+        self.bind(json_path(field))
+    }
+
+    /// The SQL of a filter (an expression that is 0 or 1).
+    pub fn filter(&mut self, f: &Filter) -> String {
+        let b = self.cols.body;
+        match f {
+            Filter::And(parts) if parts.is_empty() => "1".into(),
+            Filter::And(parts) => {
+                let sql: Vec<String> = parts.iter().map(|p| self.filter(p)).collect();
+                format!("({})", sql.join(" AND "))
+            }
+            Filter::Or(parts) if parts.is_empty() => "0".into(),
+            Filter::Or(parts) => {
+                let sql: Vec<String> = parts.iter().map(|p| self.filter(p)).collect();
+                format!("({})", sql.join(" OR "))
+            }
+            Filter::Not(inner) => format!("(NOT {})", self.filter(inner)),
+            Filter::TextIn { path, texts } if path == "_id" => {
+                let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
+                format!("({} IN ({}))", self.cols.id, marks.join(", "))
+            }
+            Filter::TextIn { path, texts } => {
+                let p = self.path(path);
+                let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
+                format!(
+                    "coalesce((CASE json_type({b}, {p}) WHEN 'text' THEN {b} ->> {p} \
+                     WHEN 'integer' THEN {b} -> {p} WHEN 'real' THEN {b} -> {p} \
+                     WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' END) IN ({}), 0)",
+                    marks.join(", ")
+                )
+            }
+            Filter::Eq { path, value } => self.eq(path, value),
+            Filter::Cmp { path, op, bound } => {
+                let p = self.path(path);
+                let o = op.sql();
+                match bound {
+                    Bound::Number(n) => {
+                        let v = self.bind(*n);
+                        format!("coalesce(json_type({b}, {p}) IN ('integer', 'real') AND ({b} ->> {p}) {o} {v}, 0)")
+                    }
+                    Bound::Date(secs) => {
+                        let v = self.bind(*secs);
+                        format!("coalesce(json_type({b}, {p}) = 'text' AND pf_date({b} ->> {p}) {o} {v}, 0)")
+                    }
+                    Bound::Text(t) => {
+                        let v = self.bind(t.clone());
+                        format!(
+                            "coalesce(json_type({b}, {p}) = 'text' AND ({b} ->> {p}) {o} {v}, 0)"
+                        )
+                    }
+                }
+            }
+            Filter::Exists { path, present } => {
+                let p = self.path(path);
+                format!(
+                    "(json_type({b}, {p}) IS {}NULL)",
+                    if *present { "NOT " } else { "" }
+                )
+            }
+            Filter::Regex {
+                path,
+                pattern,
+                ignore_case,
+            } => {
+                let p = self.path(path);
+                let pat = self.bind(if *ignore_case {
+                    format!("(?i){pattern}")
+                } else {
+                    pattern.clone()
+                });
+                format!(
+                    "coalesce(json_type({b}, {p}) = 'text' AND pf_regex({pat}, {b} ->> {p}), 0)"
+                )
+            }
+            Filter::Within {
+                path,
+                lon,
+                lat,
+                radius,
+            } => {
+                let p = self.path(path);
+                let (x, y, r) = (self.bind(*lon), self.bind(*lat), self.bind(*radius));
+                format!("coalesce(pf_within({b} -> {p}, {x}, {y}, {r}), 0)")
+            }
+            Filter::TypeIn(types) => {
+                if types.is_empty() {
+                    return "0".into();
+                }
+                let marks: Vec<String> = types.iter().map(|t| self.bind(t.clone())).collect();
+                format!("({} IN ({}))", self.cols.type_, marks.join(", "))
+            }
+            Filter::Search(terms) => {
+                let parts: Vec<String> = terms
+                    .iter()
+                    .map(|t| {
+                        let alts: Vec<String> = t
+                            .any_of
+                            .iter()
+                            .map(|a| {
+                                format!("instr({}, {}) > 0", self.cols.search, self.bind(a.clone()))
+                            })
+                            .collect();
+                        format!(
+                            "({}({}))",
+                            if t.negated { "NOT " } else { "" },
+                            alts.join(" OR ")
+                        )
+                    })
+                    .collect();
+                format!("({})", parts.join(" AND "))
+            }
+        }
+    }
+
+    fn eq(&mut self, path: &str, value: &Value) -> String {
+        let b = self.cols.body;
+        let p = self.path(path);
+        // The element test for arrays, and the test for the value itself.
+        let (own, element) = match value {
+            Value::String(s) => {
+                let v = self.bind(s.clone());
+                (
+                    format!("json_type({b}, {p}) = 'text' AND ({b} ->> {p}) = {v}"),
+                    format!("e.type = 'text' AND e.value = {v}"),
+                )
+            }
+            Value::Number(n) => {
+                let v = self.bind(n.as_f64().unwrap_or(f64::NAN));
+                (
+                    format!("json_type({b}, {p}) IN ('integer', 'real') AND ({b} ->> {p}) = {v}"),
+                    format!("e.type IN ('integer', 'real') AND e.value = {v}"),
+                )
+            }
+            Value::Bool(x) => {
+                let kind = if *x { "'true'" } else { "'false'" };
+                (
+                    format!("json_type({b}, {p}) = {kind}"),
+                    format!("e.type = {kind}"),
+                )
+            }
+            Value::Null => (
+                format!("json_type({b}, {p}) = 'null'"),
+                "e.type = 'null'".into(),
+            ),
+            Value::Array(_) => {
+                let v = self.bind(value.to_string());
+                return format!(
+                    "coalesce(json_type({b}, {p}) = 'array' AND ({b} -> {p}) = json({v}), 0)"
+                );
+            }
+            Value::Object(_) => {
+                let v = self.bind(value.to_string());
+                (
+                    format!("json_type({b}, {p}) = 'object' AND ({b} -> {p}) = json({v})"),
+                    format!("e.type = 'object' AND e.value = json({v})"),
+                )
+            }
+        };
+        format!(
+            "coalesce(({own}) OR (json_type({b}, {p}) = 'array' AND \
+             EXISTS (SELECT 1 FROM json_each({b}, {p}) e WHERE {element})), 0)"
+        )
+    }
+}
+
+/// Registers the platform's SQL functions on a connection.
+pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("pf_date", 1, flags, |ctx| {
+        // SQLite may call this on non-text values too (AND does not always short-circuit).
+        Ok(text_arg(ctx, 0).and_then(filter::parse_date))
+    })?;
+    conn.create_scalar_function("pf_regex", 2, flags, |ctx| {
+        let Some(text) = text_arg(ctx, 1) else {
+            return Ok(false);
+        };
+        // Compiled once per statement and pattern.
+        let re = ctx.get_or_create_aux(
+            0,
+            |v| -> Result<regex::Regex, Box<dyn std::error::Error + Send + Sync>> {
+                Ok(filter::build_regex(v.as_str()?, false)?)
+            },
+        )?;
+        Ok(re.is_match(text))
+    })?;
+    conn.create_scalar_function("pf_within", 4, flags, |ctx| {
+        let Some(json) = text_arg(ctx, 0) else {
+            return Ok(false);
+        };
+        let (lon, lat, r): (f64, f64, f64) = (ctx.get(1)?, ctx.get(2)?, ctx.get(3)?);
+        let point = serde_json::from_str::<Value>(json)
+            .ok()
+            .and_then(|v| filter::point_of(&v));
+        Ok(point.is_some_and(|(x, y)| filter::central_angle(lon, lat, x, y) <= r))
+    })?;
+    conn.create_scalar_function("pf_search_text", 1, flags, |ctx| {
+        let body: String = ctx.get(0)?;
+        let doc: serde_json::Map<String, Value> = serde_json::from_str(&body).unwrap_or_default();
+        Ok(filter::search_text(&doc))
+    })?;
+    conn.create_scalar_function("pf_fold", 1, flags, |ctx| {
+        Ok(text_arg(ctx, 0).map(filter::fold))
+    })?;
+    Ok(())
+}
+
+/// A text argument of a function call, or `None` for any other type.
+fn text_arg<'a>(ctx: &'a rusqlite::functions::Context<'_>, i: usize) -> Option<&'a str> {
+    match ctx.get_raw(i) {
+        rusqlite::types::ValueRef::Text(bytes) => std::str::from_utf8(bytes).ok(),
+        _ => None,
+    }
+}

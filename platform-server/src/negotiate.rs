@@ -1,0 +1,86 @@
+//! Content negotiation for GETs: JSON (default), CSV, XML, or HTML through a mustache template.
+
+use crate::error::ApiError;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse};
+use platform_core::auth::Principal;
+use platform_core::format::{self, csv, xml, Format};
+use platform_core::query::Params;
+use platform_core::Platform;
+use serde_json::{json, Value};
+
+/// How a GET answers: the chosen format, and the template for HTML.
+#[derive(Debug, Clone)]
+pub struct Output {
+    format: Format,
+    template: Option<String>,
+}
+
+impl Output {
+    /// Chooses the format from `Accept`; HTML is on offer only with `_template`.
+    pub fn choose(req: &HttpRequest, params: &Params) -> Result<Output, ApiError> {
+        let accept = req
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok());
+        let template = params.get("_template").map(str::to_string);
+        let mut available = vec![Format::Json, Format::Csv, Format::Xml];
+        if template.is_some() {
+            available.push(Format::Html);
+        }
+        let format = format::negotiate(accept, &available).map_err(|e| {
+            if template.is_none() && accept.is_some_and(|a| a.contains("text/html")) {
+                ApiError::new(
+                    e.code(),
+                    format!(
+                        "{}; text/html needs _template=<script id>",
+                        e.public_message()
+                    ),
+                )
+            } else {
+                ApiError(e)
+            }
+        })?;
+        Ok(Output { format, template })
+    }
+
+    /// Renders the answer's body (inside the core call: templates are read from the store).
+    pub fn body(
+        &self,
+        platform: &Platform,
+        who: &Principal,
+        value: &Value,
+        is_list: bool,
+    ) -> platform_core::Result<String> {
+        Ok(match self.format {
+            Format::Json => value.to_string(),
+            Format::Csv => match value {
+                Value::Array(items) => csv::objects_to_csv(items),
+                one => csv::objects_to_csv(std::slice::from_ref(one)),
+            },
+            Format::Xml => xml::to_xml(value, if is_list { "items" } else { "item" }),
+            Format::Html => {
+                let data = if is_list {
+                    json!({"items": value})
+                } else {
+                    value.clone()
+                };
+                platform.render_template(
+                    who,
+                    self.template.as_deref().unwrap_or_default(),
+                    &data,
+                )?
+            }
+        })
+    }
+
+    /// The response with the body, its content type and, for lists, `x-total-count`.
+    pub fn respond(&self, body: String, total: Option<u64>) -> HttpResponse {
+        let mut res = HttpResponse::Ok();
+        res.content_type(self.format.content_type());
+        if let Some(total) = total {
+            res.insert_header((crate::routes::TOTAL_COUNT_HEADER, total.to_string()));
+        }
+        res.body(body)
+    }
+}

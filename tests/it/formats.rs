@@ -1,0 +1,194 @@
+//! Content negotiation: CSV and XML (golden files), HTML through mustache templates, and 406.
+
+use crate::common::TestServer;
+use actix_web::http::header;
+use actix_web::test::TestRequest;
+use platform_core::auth::Role;
+use serde_json::json;
+
+async fn get_as(s: &TestServer, token: &str, path: &str, accept: &str) -> crate::common::Resp {
+    s.send(
+        TestRequest::get()
+            .uri(path)
+            .insert_header((header::AUTHORIZATION, format!("Bearer {token}")))
+            .insert_header((header::ACCEPT, accept.to_string())),
+    )
+    .await
+}
+
+async fn seed(s: &TestServer) -> String {
+    let c = s.client(Role::Writer);
+    c.save(json!([
+        {"_id": "A", "name": "Alpha, \"the first\"", "n": 1, "tags": ["x", "y"]},
+        {"_id": "B", "name": "Bravo", "nested": {"k": true}, "note": null}
+    ]))
+    .await;
+    c.token.clone()
+}
+
+/// Replaces the timestamps (2026-11-22T00:04:38.911Z) that change from run to run.
+fn stable(text: &str) -> String {
+    let is_stamp = |t: &str| {
+        let b = t.as_bytes();
+        b.len() == 24
+            && b[4] == b'-'
+            && b[10] == b'T'
+            && b[23] == b'Z'
+            && b[..4].iter().all(u8::is_ascii_digit)
+    };
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if rest.get(..24).is_some_and(is_stamp) {
+            out.push_str("<TIMESTAMP>");
+            rest = &rest[24..];
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+#[actix_rt::test]
+async fn csv_of_a_list_and_of_one_item() {
+    let s = TestServer::new();
+    let token = seed(&s).await;
+    let r = get_as(
+        &s,
+        &token,
+        "/object/v1/private?_project=name,n,tags,nested,note",
+        "text/csv",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("content-type").unwrap().starts_with("text/csv"));
+    assert_eq!(r.header("x-total-count").as_deref(), Some("2"));
+    assert_eq!(r.body.as_str().unwrap(), include_str!("golden/objects.csv"));
+    let one = get_as(&s, &token, "/object/v1/private/B", "text/csv").await;
+    assert_eq!(
+        stable(one.body.as_str().unwrap()),
+        include_str!("golden/object_b.csv")
+    );
+}
+
+#[actix_rt::test]
+async fn xml_of_a_list_and_of_one_item() {
+    let s = TestServer::new();
+    let token = seed(&s).await;
+    let r = get_as(
+        &s,
+        &token,
+        "/object/v1/private?_project=name,n,tags,nested,note",
+        "application/xml",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/xml"));
+    assert_eq!(r.body.as_str().unwrap(), include_str!("golden/objects.xml"));
+    let one = get_as(&s, &token, "/object/v1/private/A/1", "application/xml").await;
+    assert_eq!(
+        stable(one.body.as_str().unwrap()),
+        include_str!("golden/object_a_v1.xml")
+    );
+}
+
+#[actix_rt::test]
+async fn html_through_a_template_with_partials() {
+    let s = TestServer::new();
+    let token = seed(&s).await;
+    let c = s.client(Role::Writer);
+    let r = c.post("/script/v1", json!({"_id": "row", "scriptType": "mustache", "script": "<li>{{_id}}: {{name}}{{#tags}} [{{.}}]{{/tags}}</li>"})).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    c.post("/script/v1", json!({"_id": "page", "scriptType": "mustache", "script": "<ul>{{#items}}{{> row}}{{/items}}{{^items}}none{{/items}}</ul>"})).await;
+    c.post("/script/v1", json!({"_id": "one", "scriptType": "mustache", "script": "<h1>{{name}}</h1>{{#nested}}k={{k}}{{/nested}}{{^tags}} no tags{{/tags}}"})).await;
+    let list = get_as(&s, &token, "/object/v1/private?_template=page", "text/html").await;
+    assert_eq!(list.status, 200, "{:?}", list.body);
+    assert!(list
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+    assert_eq!(
+        list.body.as_str().unwrap(),
+        "<ul><li>A: Alpha, &quot;the first&quot; [x] [y]</li><li>B: Bravo</li></ul>"
+    );
+    let one = get_as(
+        &s,
+        &token,
+        "/object/v1/private/B?_template=one",
+        "text/html",
+    )
+    .await;
+    assert_eq!(one.body.as_str().unwrap(), "<h1>Bravo</h1>k=true no tags");
+    let empty = get_as(
+        &s,
+        &token,
+        "/object/v1/private?_template=page&name=nobody",
+        "text/html",
+    )
+    .await;
+    assert_eq!(empty.body.as_str().unwrap(), "<ul>none</ul>");
+}
+
+#[actix_rt::test]
+async fn template_errors() {
+    let s = TestServer::new();
+    let token = seed(&s).await;
+    let c = s.client(Role::Writer);
+    let m = get_as(
+        &s,
+        &token,
+        "/object/v1/private?_template=missing",
+        "text/html",
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
+    assert!(m.contains("_template"), "{m}");
+    let m = c
+        .post(
+            "/script/v1",
+            json!({"_id": "broken", "scriptType": "mustache", "script": "{{#open}}never closed"}),
+        )
+        .await
+        .assert_error(400, "INVALID_BODY");
+    assert!(m.contains("does not compile"), "{m}");
+    c.post(
+        "/script/v1",
+        json!({"_id": "code", "scriptType": "rhai", "script": "let x = 1;"}),
+    )
+    .await;
+    let m = get_as(&s, &token, "/object/v1/private?_template=code", "text/html")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("not a mustache template"), "{m}");
+}
+
+#[actix_rt::test]
+async fn unacceptable_formats_are_406_listing_what_is_available() {
+    let s = TestServer::new();
+    let token = seed(&s).await;
+    let m = get_as(&s, &token, "/object/v1/private", "image/png")
+        .await
+        .assert_error(406, "NOT_ACCEPTABLE");
+    assert!(
+        m.contains("application/json") && m.contains("text/csv") && m.contains("application/xml"),
+        "{m}"
+    );
+    let m = get_as(&s, &token, "/object/v1/private/A", "text/html")
+        .await
+        .assert_error(406, "NOT_ACCEPTABLE");
+    assert!(m.contains("_template"), "{m}");
+    // A browser-like Accept falls back to JSON.
+    let r = get_as(
+        &s,
+        &token,
+        "/object/v1/private/A",
+        "text/html;q=0.9,*/*;q=0.8",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["_id"], "A");
+}
