@@ -61,7 +61,7 @@ pub const STEPS: &[&str] = &[
         -- Case-folded name (_searchinfo).
         name_fold TEXT,
         PRIMARY KEY (coll, tenant, env, id)
-    );
+    ) WITHOUT ROWID;
     CREATE INDEX heads_type ON heads(coll, tenant, env, type, id);
     CREATE INDEX heads_search ON heads(coll, tenant, env, search);
     CREATE INDEX heads_name ON heads(coll, tenant, env, name_fold);

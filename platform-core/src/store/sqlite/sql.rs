@@ -85,6 +85,13 @@ impl<'a> SqlBuilder<'a> {
                 let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
                 format!("({} IN ({}))", self.cols.id, marks.join(", "))
             }
+            Filter::TextIn { path, texts } if texts.iter().all(|t| plain_text(t)) => {
+                // No number, boolean or JSON text can equal these: a string comparison suffices
+                // (`->>` gives numbers as numbers, which never equal text).
+                let p = self.path(path);
+                let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
+                format!("coalesce(({b} ->> {p}) IN ({}), 0)", marks.join(", "))
+            }
             Filter::TextIn { path, texts } => {
                 let p = self.path(path);
                 let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
@@ -227,6 +234,15 @@ impl<'a> SqlBuilder<'a> {
              EXISTS (SELECT 1 FROM json_each({b}, {p}) e WHERE {element})), 0)"
         )
     }
+}
+
+/// Whether a text can only ever equal a stored string: it is not the JSON text of a number or
+/// boolean, and does not look like JSON an array or object could render as.
+fn plain_text(t: &str) -> bool {
+    !(t == "true"
+        || t == "false"
+        || t.starts_with(['{', '['])
+        || serde_json::from_str::<serde_json::Number>(t).is_ok())
 }
 
 /// Registers the platform's SQL functions on a connection.
