@@ -156,7 +156,8 @@ pub trait ReadTx {
         path: &str,
     ) -> Result<Vec<String>>;
     /// Auto-complete: matching current documents whose case-folded `_id` or `name` starts with
-    /// `prefix` (already folded), as `(id, name)`, sorted by id.
+    /// `prefix` (already folded), as `(id, name)`: id matches first in folded-id order, then
+    /// name matches in folded-name order.
     fn complete(
         &self,
         coll: Collection,

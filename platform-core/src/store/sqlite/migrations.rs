@@ -64,7 +64,7 @@ pub const STEPS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX heads_type ON heads(coll, tenant, env, type, id);
     CREATE INDEX heads_search ON heads(coll, tenant, env, search);
-    CREATE INDEX heads_name ON heads(coll, tenant, env, name_fold);
+    CREATE INDEX heads_name_fold ON heads(coll, tenant, env, name_fold);
     CREATE TABLE tags (
         coll    TEXT NOT NULL,
         tenant  TEXT NOT NULL,

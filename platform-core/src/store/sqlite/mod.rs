@@ -466,25 +466,45 @@ impl ReadTx for Tx<'_> {
         prefix: &str,
         limit: Option<u64>,
     ) -> Result<Vec<(String, Option<String>)>> {
-        let Some((filter, args)) = where_clause(coll, scopes, filter) else {
-            return Ok(Vec::new());
-        };
-        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
-        let lo = sb.bind(prefix.to_string());
-        let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+        // Two index range scans per scope: ids (the search text starts with the folded id), then
+        // names. Id matches come first, each group in folded order.
         let limit = limit.map_or(-1, |l| l as i64);
-        let sql = format!(
-            "SELECT h.id, h.body ->> '$.name' FROM heads h WHERE {filter} AND \
-             ((h.search >= {lo} AND h.search < {hi}) OR (h.name_fold >= {lo} AND h.name_fold < {hi})) \
-             ORDER BY h.id LIMIT {limit}"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).db()?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .db()?;
-        rows.map(|r| r.db()).collect()
+        let mut out: Vec<(String, Option<String>)> = Vec::new();
+        for column in ["search", "name_fold"] {
+            let mut group: Vec<(String, String, Option<String>)> = Vec::new();
+            for scope in scopes {
+                let Some((clause, args)) = where_clause(coll, std::slice::from_ref(scope), filter)
+                else {
+                    continue;
+                };
+                let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+                let lo = sb.bind(prefix.to_string());
+                let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+                let sql = format!(
+                    "SELECT h.{column}, h.id, h.body ->> '$.name' FROM heads h INDEXED BY heads_{column} \
+                     WHERE {clause} AND h.{column} >= {lo} AND h.{column} < {hi} ORDER BY h.{column} LIMIT {limit}"
+                );
+                let mut stmt = self.conn.prepare_cached(&sql).db()?;
+                let rows = stmt
+                    .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })
+                    .db()?;
+                for row in rows {
+                    group.push(row.db()?);
+                }
+            }
+            group.sort();
+            for (_, id, name) in group {
+                if !out.iter().any(|(seen, _)| *seen == id) {
+                    out.push((id, name));
+                }
+            }
+        }
+        if limit >= 0 {
+            out.truncate(limit as usize);
+        }
+        Ok(out)
     }
 
     fn field_kinds(&self, coll: Collection, scopes: &[Scope], path: &str) -> Result<Vec<String>> {
