@@ -18,11 +18,12 @@
 
 use crate::auth::Principal;
 use crate::clock::format_instant;
+use crate::data::{self, DataKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, validate_tag, Scope, Source, VersionRef};
 use crate::query::sort::check_field;
 use crate::query::{filter, search, Filter, ListQuery, Paging, Params, Projection, SortSpec};
-use crate::store::{AuditEntry, Collection, Page, ReadTx, StoredVersion, WriteTx};
+use crate::store::{AuditEntry, Collection, DataKey, Page, ReadTx, StoredVersion, WriteTx};
 use crate::types::ROOT_TYPE;
 use crate::Platform;
 use serde_json::{json, Map, Value};
@@ -337,12 +338,40 @@ impl Platform {
             }
         }
 
+        // Data properties: the header stays on the object, the payload is written apart.
+        let mut payloads = Vec::new();
+        if coll == Collection::Object {
+            for (name, value) in fields.iter_mut() {
+                if DataKind::of(value).is_some() {
+                    let Value::Object(map) = std::mem::take(value) else {
+                        continue;
+                    };
+                    let (header, payload) = data::split_property(name, map)?;
+                    *value = Value::Object(header);
+                    payloads.push((name.clone(), payload));
+                }
+            }
+        }
         let current = tx.current(coll, &scope, &id)?;
         let body = match (&current, opts.replace) {
             (Some(cur), false) => {
                 let mut merged = cur.body.clone();
                 for (k, v) in fields {
-                    merged.insert(k, v);
+                    // A data property's header merges like the object's own fields.
+                    let merged_header = match (merged.get(&k), &v) {
+                        (Some(old @ Value::Object(o)), Value::Object(n))
+                            if DataKind::of(old).is_some()
+                                && DataKind::of(old) == DataKind::of(&v) =>
+                        {
+                            let mut h = o.clone();
+                            for (hk, hv) in n {
+                                h.insert(hk.clone(), hv.clone());
+                            }
+                            Some(Value::Object(h))
+                        }
+                        _ => None,
+                    };
+                    merged.insert(k, merged_header.unwrap_or(v));
                 }
                 merged
             }
@@ -356,12 +385,10 @@ impl Platform {
                 body
             }
         };
-        if let Some(cur) = &current {
-            if cur.body == body {
-                return Ok(cur.clone());
-            }
+        let body_changed = current.as_ref().is_none_or(|cur| cur.body != body);
+        if body_changed {
+            self.check_document(tx, p, coll, &body)?;
         }
-        self.check_document(tx, p, coll, &body)?;
         let type_name = body
             .get("_type")
             .and_then(Value::as_str)
@@ -373,6 +400,36 @@ impl Platform {
             Some(cur) if versioned => cur.version + 1,
             Some(cur) => cur.version,
         };
+        let key_of = |name: &str| DataKey {
+            scope: scope.clone(),
+            object: id.clone(),
+            prop: name.to_string(),
+        };
+        let cur_version = current.as_ref().map(|c| c.version);
+        let mut data_changed = data::write_payloads(
+            tx,
+            &key_of,
+            &body,
+            payloads,
+            cur_version,
+            version,
+            versioned,
+            opts.replace,
+        )?;
+        if let Some(cur) = &current {
+            for (name, old) in &cur.body {
+                let old_kind = DataKind::of(old);
+                if old_kind.is_some() && body.get(name).and_then(DataKind::of) != old_kind {
+                    tx.end_data(&key_of(name), version, versioned)?;
+                    data_changed = true;
+                }
+            }
+        }
+        if let Some(cur) = &current {
+            if !body_changed && !data_changed {
+                return Ok(cur.clone());
+            }
+        }
         let stored = StoredVersion {
             id: id.clone(),
             version,
@@ -510,6 +567,14 @@ impl Platform {
                 Some(current.version)
             };
             tx.set_current(coll, &scope, id, remaining)?;
+            if coll == Collection::Object {
+                let left: Vec<u32> = tx
+                    .versions(coll, &scope, id)?
+                    .iter()
+                    .map(|v| v.version)
+                    .collect();
+                tx.prune_data(&scope, id, &left)?;
+            }
             tx.append_audit(
                 coll,
                 &scope,

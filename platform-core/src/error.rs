@@ -25,6 +25,10 @@ pub enum ErrorCode {
     NotAuthorized,
     /// An unknown service, release, source, id, version, tag or environment.
     NotFound,
+    /// A time that is not on its series' calendar.
+    IndexAlign,
+    /// Units or currencies that cannot be converted (no path, no FX rate).
+    ConversionError,
     /// The service does not have this method.
     MethodNotAllowed,
     /// The write conflicts with stored state.
@@ -39,12 +43,14 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order (for tables and tests).
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidBody,
         ErrorCode::InvalidId,
         ErrorCode::InvalidParameter,
         ErrorCode::MissingParameter,
+        ErrorCode::IndexAlign,
+        ErrorCode::ConversionError,
         ErrorCode::NotAuthenticated,
         ErrorCode::NotAuthorized,
         ErrorCode::NotFound,
@@ -63,6 +69,8 @@ impl ErrorCode {
             ErrorCode::InvalidId => "INVALID_ID",
             ErrorCode::InvalidParameter => "INVALID_PARAMETER",
             ErrorCode::MissingParameter => "MISSING_PARAMETER",
+            ErrorCode::IndexAlign => "INDEX_ALIGN",
+            ErrorCode::ConversionError => "CONVERSION_ERROR",
             ErrorCode::NotAuthenticated => "NOT_AUTHENTICATED",
             ErrorCode::NotAuthorized => "NOT_AUTHORIZED",
             ErrorCode::NotFound => "NOT_FOUND",

@@ -18,6 +18,8 @@
 
 pub mod auth;
 pub mod clock;
+pub mod convert;
+pub mod data;
 pub mod documents;
 pub mod error;
 pub mod format;

@@ -26,7 +26,7 @@ pub const SERVICES: &[ServiceInfo] = &[
     ServiceInfo {
         name: "data",
         description: "Time series and curves attached to objects (read-only)",
-        available: false,
+        available: true,
     },
     ServiceInfo {
         name: "secret",

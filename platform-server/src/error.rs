@@ -22,7 +22,9 @@ pub fn status(code: ErrorCode) -> StatusCode {
         | ErrorCode::InvalidBody
         | ErrorCode::InvalidId
         | ErrorCode::InvalidParameter
-        | ErrorCode::MissingParameter => StatusCode::BAD_REQUEST,
+        | ErrorCode::MissingParameter
+        | ErrorCode::IndexAlign
+        | ErrorCode::ConversionError => StatusCode::BAD_REQUEST,
         ErrorCode::NotAuthenticated => StatusCode::UNAUTHORIZED,
         ErrorCode::NotAuthorized => StatusCode::FORBIDDEN,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,

@@ -5,6 +5,7 @@ use crate::negotiate::Output;
 use crate::request::{as_caller, params, parse_json, read_body};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
+use platform_core::data::read::DataQuery;
 use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::Projection;
@@ -56,8 +57,32 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     );
 }
 
+/// Whether a path names the (read-only) data service, checking the release.
+fn is_data(service: &str, release: &str) -> Result<bool, ApiError> {
+    if service != "data" {
+        return Ok(false);
+    }
+    if release != RELEASE {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("unknown release \"{release}\" of the data service: use {RELEASE}"),
+        ));
+    }
+    Ok(true)
+}
+
+fn read_only() -> ApiError {
+    ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        "the data service is read-only: write data by saving its object, delete it by deleting the object",
+    )
+}
+
 /// The collection a versioned service keeps, checking service and release.
 fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
+    if service == "data" {
+        return Err(read_only());
+    }
     let info = services::find(service).ok_or_else(|| {
         ApiError::new(
             ErrorCode::NotFound,
@@ -171,6 +196,9 @@ async fn list(
     mut payload: web::Payload,
 ) -> Reply {
     let (service, release, source) = path.into_inner();
+    if is_data(&service, &release)? {
+        return list_data(req, source, state, payload).await;
+    }
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
@@ -213,14 +241,31 @@ async fn get_current(
     mut payload: web::Payload,
 ) -> Reply {
     let (service, release, source, key) = path.into_inner();
-    let coll = collection(&service, &release)?;
+    let data = is_data(&service, &release)?;
+    let coll = if data {
+        Collection::Object
+    } else {
+        collection(&service, &release)?
+    };
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
     let output = Output::choose(&req, &params)?;
     let project = Projection::from_params(&params)?;
+    let profile = params.get("_profile").map(str::to_string);
+    let query = if data || profile.is_some() {
+        Some(DataQuery::from_params(&params)?)
+    } else {
+        None
+    };
     let out = output.clone();
     let body = as_caller(&req, &state, move |p, who| {
-        let item = p.get(who, coll, source, &key, None, project.as_ref())?;
+        let item = match (data, profile, query) {
+            (true, _, Some(q)) => p.read_data(who, source, &key, &q)?,
+            (false, Some(name), Some(q)) if coll == Collection::Object => {
+                p.profile(who, source, &key, &name, &q)?
+            }
+            _ => p.get(who, coll, source, &key, None, project.as_ref())?,
+        };
         out.body(p, who, &item, false)
     })
     .await?;
@@ -314,4 +359,44 @@ async fn delete_version(
         DeleteTarget::Version(version.parse()?)
     };
     delete_with(req, state, payload, (service, release, source, key), target).await
+}
+
+async fn list_data(
+    req: HttpRequest,
+    source: String,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let source: Source = source.parse()?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let output = Output::choose(&req, &params)?;
+    let query = DataQuery::from_params(&params)?;
+    let ids: Vec<String> = params.all("_id").into_iter().map(str::to_string).collect();
+    let out = output.clone();
+    let (body, total) = if ids.is_empty() {
+        let request = ListRequest::from_params(&params)?;
+        as_caller(&req, &state, move |p, who| {
+            let page = p.list_data(who, source, &request, &query)?;
+            Ok((
+                out.body(p, who, &Value::Array(page.items), true)?,
+                page.total,
+            ))
+        })
+        .await?
+    } else {
+        if source != Source::All {
+            return Err(ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("_id parameters fetch by id from the all source, not from {source}"),
+            ));
+        }
+        as_caller(&req, &state, move |p, who| {
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let items = p.read_many_data(who, &ids, &query)?;
+            let total = items.len() as u64;
+            Ok((out.body(p, who, &Value::Array(items), true)?, total))
+        })
+        .await?
+    };
+    Ok(output.respond(body, Some(total)))
 }

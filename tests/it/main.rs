@@ -2,6 +2,7 @@
 
 mod architecture;
 mod common;
+mod data;
 mod errors;
 mod formats;
 mod object;

@@ -51,8 +51,8 @@ pub enum RangeForm {
     From {
         /// The date whose start opens the window.
         date: RangeDate,
-        /// The zone of dates without a `[zone]` suffix (UTC when omitted).
-        zone: Tz,
+        /// The zone of dates without a `[zone]` suffix (the reader's default when omitted).
+        zone: Option<Tz>,
     },
     /// `between(start,end[,zone])`.
     Between {
@@ -60,15 +60,15 @@ pub enum RangeForm {
         start: RangeDate,
         /// The date whose end closes the window.
         end: RangeDate,
-        /// The zone of dates without a `[zone]` suffix (UTC when omitted).
-        zone: Tz,
+        /// The zone of dates without a `[zone]` suffix (the reader's default when omitted).
+        zone: Option<Tz>,
     },
     /// `within(date[,zone])` or a bare date.
     Within {
         /// The date whose period is the window.
         date: RangeDate,
-        /// The zone of dates without a `[zone]` suffix (UTC when omitted).
-        zone: Tz,
+        /// The zone of dates without a `[zone]` suffix (the reader's default when omitted).
+        zone: Option<Tz>,
     },
 }
 
@@ -168,22 +168,34 @@ impl RangeExpr {
         &self.form
     }
 
-    /// Resolves the expression at `now` (date rules are evaluated there).
+    /// Resolves the expression at `now` (date rules are evaluated there), reading dates without
+    /// a zone in UTC.
     pub fn resolve(&self, now: DateTime<Utc>) -> Result<Resolved, GrammarError> {
+        self.resolve_in(now, Tz::UTC)
+    }
+
+    /// Resolves the expression at `now`, reading dates without a zone argument or suffix in
+    /// `default_zone` (a series' own time zone).
+    pub fn resolve_in(
+        &self,
+        now: DateTime<Utc>,
+        default_zone: Tz,
+    ) -> Result<Resolved, GrammarError> {
         let window = |start, end| Ok(Resolved::Window { start, end });
         match &self.form {
             RangeForm::Last(n) => Ok(Resolved::Last(*n)),
             RangeForm::From { date, zone } => {
-                let (start, _) = self.span(date, now, *zone)?;
+                let (start, _) = self.span(date, now, zone.unwrap_or(default_zone))?;
                 window(Some(start), None)
             }
             RangeForm::Within { date, zone } => {
-                let (start, end) = self.span(date, now, *zone)?;
+                let (start, end) = self.span(date, now, zone.unwrap_or(default_zone))?;
                 window(Some(start), Some(end))
             }
             RangeForm::Between { start, end, zone } => {
-                let (start, _) = self.span(start, now, *zone)?;
-                let (_, end) = self.span(end, now, *zone)?;
+                let zone = zone.unwrap_or(default_zone);
+                let (start, _) = self.span(start, now, zone)?;
+                let (_, end) = self.span(end, now, zone)?;
                 if start >= end {
                     return Err(self.error(format!(
                         "the window from {} to {} is empty",
@@ -254,7 +266,7 @@ fn parse_form(text: &str) -> Result<RangeForm, String> {
     let Some((name, rest)) = text.split_once('(') else {
         return Ok(RangeForm::Within {
             date: parse_date(text)?,
-            zone: Tz::UTC,
+            zone: None,
         });
     };
     let name = name.trim().to_ascii_lowercase();
@@ -295,8 +307,8 @@ fn parse_count(text: &str) -> Result<usize, String> {
         .map_err(|_| format!("count {text} is too large"))
 }
 
-fn parse_zone_arg(zone: &[&str]) -> Result<Tz, String> {
-    zone.first().map_or(Ok(Tz::UTC), |name| parse_zone(name))
+fn parse_zone_arg(zone: &[&str]) -> Result<Option<Tz>, String> {
+    zone.first().map(|name| parse_zone(name)).transpose()
 }
 
 fn parse_zone(name: &str) -> Result<Tz, String> {

@@ -118,6 +118,30 @@ pub struct AuditEntry {
     pub reason: Option<String>,
 }
 
+/// A data property of an object (a time series or a curve).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DataKey {
+    /// Where the owning object lives.
+    pub scope: Scope,
+    /// The owning object's id.
+    pub object: String,
+    /// The property name (the data name).
+    pub prop: String,
+}
+
+/// A stored chunk of observations of a series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// Time of the first observation (UTC ms).
+    pub start: i64,
+    /// Time of the last observation (UTC ms).
+    pub stop: i64,
+    /// Number of observations.
+    pub count: u32,
+    /// The encoded observations (`data::codec`).
+    pub payload: Vec<u8>,
+}
+
 /// A consistent read-only view of the store.
 pub trait ReadTx {
     /// How many tenants exist.
@@ -169,6 +193,32 @@ pub trait ReadTx {
     /// The JSON kinds (`text`, `integer`, `real`, `true`, `false`, `null`, `object`, `array`)
     /// found at a dotted path among the current documents of the scopes.
     fn field_kinds(&self, coll: Collection, scopes: &[Scope], path: &str) -> Result<Vec<String>>;
+    /// Chunks of a series visible at an object version that overlap `[from, to]` (inclusive,
+    /// open when `None`), in time order.
+    fn chunks(
+        &self,
+        key: &DataKey,
+        version: u32,
+        from: Option<i64>,
+        to: Option<i64>,
+    ) -> Result<Vec<Chunk>>;
+    /// The newest chunks of a series visible at a version, newest first, until they hold at least
+    /// `points` observations.
+    fn last_chunks(&self, key: &DataKey, version: u32, points: u64) -> Result<Vec<Chunk>>;
+    /// The last chunk visible at a version that starts at or before `t`.
+    fn chunk_before(&self, key: &DataKey, version: u32, t: i64) -> Result<Option<Chunk>>;
+    /// The stored curve of one ondate visible at a version.
+    fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>>;
+    /// The curves visible at a version with ondates in `[from, to]` (inclusive), by ondate;
+    /// `newest` keeps only that many of the latest.
+    fn curves(
+        &self,
+        key: &DataKey,
+        version: u32,
+        from: Option<&str>,
+        to: Option<&str>,
+        newest: Option<u64>,
+    ) -> Result<Vec<(String, Vec<u8>)>>;
     /// The audit trail of deletions of one document, oldest first.
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>>;
 }
@@ -219,6 +269,32 @@ pub trait WriteTx: ReadTx {
     fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()>;
     /// Revokes tokens; returns how many were active.
     fn revoke_tokens(&mut self, which: &TokenSelector, now: &str) -> Result<u64>;
+    /// Replaces current chunks of a series at a new object version: the current rows starting at
+    /// `old_starts` stop being current (closed at `version`, or deleted when `keep_history` is
+    /// false), and `new` chunks become current from `version`.
+    fn replace_chunks(
+        &mut self,
+        key: &DataKey,
+        version: u32,
+        keep_history: bool,
+        old_starts: &[i64],
+        new: &[Chunk],
+    ) -> Result<()>;
+    /// Replaces the current curve of an ondate (or removes it with `None`) at a version.
+    fn put_curve(
+        &mut self,
+        key: &DataKey,
+        version: u32,
+        keep_history: bool,
+        ondate: &str,
+        payload: Option<&[u8]>,
+    ) -> Result<()>;
+    /// Ends every current chunk and curve of a data property at a version (the property was
+    /// removed from its object).
+    fn end_data(&mut self, key: &DataKey, version: u32, keep_history: bool) -> Result<()>;
+    /// After versions of an object were deleted: drops data rows no remaining version can see,
+    /// and makes current again the rows that were current at the highest remaining version.
+    fn prune_data(&mut self, scope: &Scope, object: &str, remaining: &[u32]) -> Result<()>;
     /// Makes every write of this transaction durable and visible.
     fn commit(self: Box<Self>) -> Result<()>;
 }

@@ -88,6 +88,36 @@ pub const STEPS: &[&str] = &[
     );
     CREATE INDEX audit_doc ON audit(coll, tenant, env, id);
     "#,
+    // 2: time-series chunks and curves, versioned with their object.
+    r#"
+    -- A row is visible at object versions vfrom <= v < vto (vto NULL: still current).
+    CREATE TABLE series_chunks (
+        tenant  TEXT NOT NULL,
+        env     TEXT NOT NULL,
+        obj     TEXT NOT NULL,
+        prop    TEXT NOT NULL,
+        start   INTEGER NOT NULL,
+        vfrom   INTEGER NOT NULL,
+        vto     INTEGER,
+        stop    INTEGER NOT NULL,
+        n       INTEGER NOT NULL,
+        payload BLOB NOT NULL
+    );
+    CREATE INDEX series_chunks_key ON series_chunks(tenant, env, obj, prop, start, vfrom);
+    CREATE INDEX series_chunks_current ON series_chunks(tenant, env, obj, prop, start) WHERE vto IS NULL;
+    CREATE TABLE curves (
+        tenant  TEXT NOT NULL,
+        env     TEXT NOT NULL,
+        obj     TEXT NOT NULL,
+        prop    TEXT NOT NULL,
+        ondate  TEXT NOT NULL,
+        vfrom   INTEGER NOT NULL,
+        vto     INTEGER,
+        payload BLOB NOT NULL
+    );
+    CREATE INDEX curves_key ON curves(tenant, env, obj, prop, ondate, vfrom);
+    CREATE INDEX curves_current ON curves(tenant, env, obj, prop, ondate) WHERE vto IS NULL;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -14,7 +14,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
-    AuditEntry, Collection, Page, ReadTx, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
+    AuditEntry, Chunk, Collection, DataKey, Page, ReadTx, Store, StoredVersion, TokenRecord,
+    TokenSelector, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -221,6 +222,15 @@ impl Drop for Tx<'_> {
 const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.reason, \
      (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
       AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
+
+fn chunk_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Chunk> {
+    Ok(Chunk {
+        start: row.get(0)?,
+        stop: row.get(1)?,
+        count: row.get(2)?,
+        payload: row.get(3)?,
+    })
+}
 
 /// A version row as read, before its JSON is decoded.
 struct RawVersion {
@@ -523,6 +533,127 @@ impl ReadTx for Tx<'_> {
         rows.map(|r| r.db()).collect()
     }
 
+    fn chunks(
+        &self,
+        key: &DataKey,
+        version: u32,
+        from: Option<i64>,
+        to: Option<i64>,
+    ) -> Result<Vec<Chunk>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT start, stop, n, payload FROM series_chunks WHERE tenant = ?1 AND env = ?2 AND obj = ?3 \
+                 AND prop = ?4 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5) AND stop >= ?6 AND start <= ?7 \
+                 ORDER BY start",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(
+                params![
+                    key.scope.tenant,
+                    key.scope.env,
+                    key.object,
+                    key.prop,
+                    version,
+                    from.unwrap_or(i64::MIN),
+                    to.unwrap_or(i64::MAX)
+                ],
+                chunk_row,
+            )
+            .db()?;
+        rows.map(|r| r.db()).collect()
+    }
+
+    fn last_chunks(&self, key: &DataKey, version: u32, points: u64) -> Result<Vec<Chunk>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT start, stop, n, payload FROM series_chunks WHERE tenant = ?1 AND env = ?2 AND obj = ?3 \
+                 AND prop = ?4 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5) ORDER BY start DESC",
+            )
+            .db()?;
+        let mut rows = stmt
+            .query(params![
+                key.scope.tenant,
+                key.scope.env,
+                key.object,
+                key.prop,
+                version
+            ])
+            .db()?;
+        let mut out = Vec::new();
+        let mut have = 0u64;
+        while have < points {
+            let Some(row) = rows.next().db()? else { break };
+            let chunk = chunk_row(row).db()?;
+            have += u64::from(chunk.count);
+            out.push(chunk);
+        }
+        Ok(out)
+    }
+
+    fn chunk_before(&self, key: &DataKey, version: u32, t: i64) -> Result<Option<Chunk>> {
+        self.conn
+            .prepare_cached(
+                "SELECT start, stop, n, payload FROM series_chunks WHERE tenant = ?1 AND env = ?2 AND obj = ?3 \
+                 AND prop = ?4 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5) AND start <= ?6 \
+                 ORDER BY start DESC LIMIT 1",
+            )
+            .db()?
+            .query_row(params![key.scope.tenant, key.scope.env, key.object, key.prop, version, t], chunk_row)
+            .optional()
+            .db()
+    }
+
+    fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>> {
+        self.conn
+            .prepare_cached(
+                "SELECT payload FROM curves WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 \
+                 AND ondate = ?5 AND vfrom <= ?6 AND (vto IS NULL OR vto > ?6)",
+            )
+            .db()?
+            .query_row(params![key.scope.tenant, key.scope.env, key.object, key.prop, ondate, version], |r| r.get(0))
+            .optional()
+            .db()
+    }
+
+    fn curves(
+        &self,
+        key: &DataKey,
+        version: u32,
+        from: Option<&str>,
+        to: Option<&str>,
+        newest: Option<u64>,
+    ) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT ondate, payload FROM curves WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 \
+                 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5) AND ondate >= ?6 AND ondate <= ?7 \
+                 ORDER BY ondate DESC LIMIT ?8",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(
+                params![
+                    key.scope.tenant,
+                    key.scope.env,
+                    key.object,
+                    key.prop,
+                    version,
+                    from.unwrap_or(""),
+                    to.unwrap_or("\u{10FFFF}"),
+                    newest.map_or(-1, |n| n as i64)
+                ],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .db()?;
+        let mut out = rows.map(|r| r.db()).collect::<Result<Vec<_>>>()?;
+        out.reverse();
+        Ok(out)
+    }
+
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>> {
         let mut stmt = self
             .conn
@@ -723,6 +854,123 @@ impl WriteTx for Tx<'_> {
                 .db()?,
         };
         Ok(n as u64)
+    }
+
+    fn replace_chunks(
+        &mut self,
+        key: &DataKey,
+        version: u32,
+        keep_history: bool,
+        old_starts: &[i64],
+        new: &[Chunk],
+    ) -> Result<()> {
+        let k = &key.scope;
+        for start in old_starts {
+            let sql = if keep_history {
+                "UPDATE series_chunks SET vto = ?6 WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 \
+                 AND start = ?5 AND vto IS NULL"
+            } else {
+                "DELETE FROM series_chunks WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 \
+                 AND start = ?5 AND vto IS NULL AND ?6 IS NOT NULL"
+            };
+            self.conn
+                .prepare_cached(sql)
+                .db()?
+                .execute(params![
+                    k.tenant, k.env, key.object, key.prop, start, version
+                ])
+                .db()?;
+        }
+        let mut insert = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO series_chunks (tenant, env, obj, prop, start, vfrom, vto, stop, n, payload) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7, ?8, ?9)",
+            )
+            .db()?;
+        for c in new {
+            insert
+                .execute(params![
+                    k.tenant, k.env, key.object, key.prop, c.start, version, c.stop, c.count,
+                    c.payload
+                ])
+                .db()?;
+        }
+        Ok(())
+    }
+
+    fn put_curve(
+        &mut self,
+        key: &DataKey,
+        version: u32,
+        keep_history: bool,
+        ondate: &str,
+        payload: Option<&[u8]>,
+    ) -> Result<()> {
+        let k = &key.scope;
+        let sql = if keep_history {
+            "UPDATE curves SET vto = ?6 WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 AND ondate = ?5 AND vto IS NULL"
+        } else {
+            "DELETE FROM curves WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 AND ondate = ?5 AND vto IS NULL AND ?6 IS NOT NULL"
+        };
+        self.conn
+            .prepare_cached(sql)
+            .db()?
+            .execute(params![
+                k.tenant, k.env, key.object, key.prop, ondate, version
+            ])
+            .db()?;
+        if let Some(payload) = payload {
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO curves (tenant, env, obj, prop, ondate, vfrom, vto, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7)",
+                )
+                .db()?
+                .execute(params![k.tenant, k.env, key.object, key.prop, ondate, version, payload])
+                .db()?;
+        }
+        Ok(())
+    }
+
+    fn end_data(&mut self, key: &DataKey, version: u32, keep_history: bool) -> Result<()> {
+        let k = &key.scope;
+        for table in ["series_chunks", "curves"] {
+            let sql = if keep_history {
+                format!("UPDATE {table} SET vto = ?5 WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 AND vto IS NULL")
+            } else {
+                format!("DELETE FROM {table} WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 AND vto IS NULL AND ?5 IS NOT NULL")
+            };
+            self.conn
+                .prepare_cached(&sql)
+                .db()?
+                .execute(params![k.tenant, k.env, key.object, key.prop, version])
+                .db()?;
+        }
+        Ok(())
+    }
+
+    fn prune_data(&mut self, scope: &Scope, object: &str, remaining: &[u32]) -> Result<()> {
+        let versions =
+            serde_json::to_string(remaining).map_err(|e| Error::Internal(e.to_string()))?;
+        let top = remaining.iter().max().copied().unwrap_or(0);
+        for table in ["series_chunks", "curves"] {
+            self.conn
+                .prepare_cached(&format!(
+                    "DELETE FROM {table} WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND NOT EXISTS \
+                     (SELECT 1 FROM json_each(?4) r WHERE r.value >= vfrom AND (vto IS NULL OR r.value < vto))"
+                ))
+                .db()?
+                .execute(params![scope.tenant, scope.env, object, versions])
+                .db()?;
+            self.conn
+                .prepare_cached(&format!(
+                    "UPDATE {table} SET vto = NULL WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND vto > ?4"
+                ))
+                .db()?
+                .execute(params![scope.tenant, scope.env, object, top])
+                .db()?;
+        }
+        Ok(())
     }
 
     fn commit(mut self: Box<Self>) -> Result<()> {

@@ -1,0 +1,316 @@
+//! Calendars of time series, and the text form of observation times.
+//!
+//! ```text
+//! calendar := DAILY | BUSINESS | WEEKLY | MONTHLY | QUARTERLY | YEARLY
+//!           | HOURLY | HALFHOURLY | QUARTERHOURLY | SPARSE | '#PT' n ('H' | 'M' | 'S')
+//! time     := date                       midnight in the series time zone
+//!           | date 'T' hh:mm[:ss[.fff]]  local time in the series time zone
+//!           | date 'T' ... ('Z' | ±hh:mm) an instant
+//! ```
+//!
+//! A time is on a calendar when, in the series time zone: DAILY and WEEKLY, it is a midnight;
+//! BUSINESS, a Monday-to-Friday midnight; MONTHLY, QUARTERLY and YEARLY, the midnight starting the
+//! month, quarter or year; HOURLY, HALFHOURLY, QUARTERHOURLY and `#PT<n>H|M|S`, a whole multiple of
+//! the step since the local midnight (`#PT<n>…` steps must divide a day). SPARSE takes any time.
+//! Times are kept as UTC milliseconds; date calendars print dates, the others UTC instants.
+
+use crate::error::{Error, ErrorCode, Result};
+use chrono::{
+    DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc, Weekday,
+};
+use chrono_tz::Tz;
+
+/// A calendar code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Calendar {
+    /// Every day at midnight.
+    Daily,
+    /// Monday to Friday at midnight.
+    Business,
+    /// One midnight a week.
+    Weekly,
+    /// The first day of each month.
+    Monthly,
+    /// The first day of each quarter.
+    Quarterly,
+    /// The first day of each year.
+    Yearly,
+    /// A step in seconds from each local midnight (HOURLY = 3600, ...).
+    Intraday(u32),
+    /// Any time.
+    Sparse,
+}
+
+impl Calendar {
+    /// Parses a calendar code (case-insensitive); absent means SPARSE.
+    pub fn parse(code: Option<&str>) -> Result<Calendar> {
+        let Some(code) = code else {
+            return Ok(Calendar::Sparse);
+        };
+        let upper = code.trim().to_ascii_uppercase();
+        let cal = match upper.as_str() {
+            "DAILY" => Calendar::Daily,
+            "BUSINESS" => Calendar::Business,
+            "WEEKLY" => Calendar::Weekly,
+            "MONTHLY" => Calendar::Monthly,
+            "QUARTERLY" => Calendar::Quarterly,
+            "YEARLY" | "ANNUAL" => Calendar::Yearly,
+            "HOURLY" => Calendar::Intraday(3600),
+            "HALFHOURLY" => Calendar::Intraday(1800),
+            "QUARTERHOURLY" => Calendar::Intraday(900),
+            "SPARSE" => Calendar::Sparse,
+            other => {
+                let step = other.strip_prefix("#PT").and_then(|rest| {
+                    let (n, unit) = rest.split_at(rest.len().checked_sub(1)?);
+                    let n: u32 = n.parse().ok().filter(|n| *n > 0)?;
+                    let secs = match unit {
+                        "H" => n.checked_mul(3600)?,
+                        "M" => n.checked_mul(60)?,
+                        "S" => n,
+                        _ => return None,
+                    };
+                    (86_400 % secs == 0).then_some(secs)
+                });
+                match step {
+                    Some(secs) => Calendar::Intraday(secs),
+                    None => {
+                        return Err(Error::invalid_parameter(format!(
+                            "unknown calendar \"{code}\": use DAILY, BUSINESS, WEEKLY, MONTHLY, QUARTERLY, YEARLY, \
+                             HOURLY, HALFHOURLY, QUARTERHOURLY, SPARSE or #PT<n>H|M|S dividing a day"
+                        )))
+                    }
+                }
+            }
+        };
+        Ok(cal)
+    }
+
+    /// Whether times print as dates.
+    pub fn is_dated(self) -> bool {
+        matches!(
+            self,
+            Calendar::Daily
+                | Calendar::Business
+                | Calendar::Weekly
+                | Calendar::Monthly
+                | Calendar::Quarterly
+                | Calendar::Yearly
+        )
+    }
+
+    /// Checks that an instant is on the calendar in a time zone (`INDEX_ALIGN` otherwise).
+    pub fn check(self, at_ms: i64, tz: Tz, code: &str) -> Result<()> {
+        let local = instant(at_ms)?.with_timezone(&tz).naive_local();
+        let midnight = local.time() == chrono::NaiveTime::MIN;
+        let d = local.date();
+        let ok = match self {
+            Calendar::Sparse => true,
+            Calendar::Daily | Calendar::Weekly => midnight,
+            Calendar::Business => midnight && !matches!(d.weekday(), Weekday::Sat | Weekday::Sun),
+            Calendar::Monthly => midnight && d.day() == 1,
+            Calendar::Quarterly => midnight && d.day() == 1 && (d.month() - 1) % 3 == 0,
+            Calendar::Yearly => midnight && d.ordinal() == 1,
+            Calendar::Intraday(step) => {
+                local.nanosecond() == 0 && local.num_seconds_from_midnight() % step == 0
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorCode::IndexAlign,
+                format!(
+                    "time {} is not on the calendar {code}",
+                    format_time(at_ms, self, tz)
+                ),
+            ))
+        }
+    }
+}
+
+/// The UTC instant of milliseconds since the epoch.
+pub fn instant(ms: i64) -> Result<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(ms)
+        .ok_or_else(|| Error::invalid_parameter(format!("time {ms} ms is out of range")))
+}
+
+/// Parses a time text in a series time zone into UTC milliseconds.
+pub fn parse_time(text: &str, tz: Tz) -> Result<i64> {
+    let bad = || {
+        Error::invalid_parameter(format!(
+            "time \"{text}\" does not parse: use YYYY-MM-DD or YYYY-MM-DDThh:mm[:ss][Z|±hh:mm]"
+        ))
+    };
+    let t = text.trim();
+    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
+        return Ok(d.timestamp_millis());
+    }
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%dT%H:%M%:z"] {
+        if let Ok(d) = DateTime::parse_from_str(t, fmt) {
+            return Ok(d.timestamp_millis());
+        }
+    }
+    let naive = if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+        d.and_time(chrono::NaiveTime::MIN)
+    } else {
+        [
+            "%Y-%m-%dT%H:%M:%S%.f",
+            "%Y-%m-%dT%H:%M:%S",
+            "%Y-%m-%dT%H:%M",
+            "%Y-%m-%d %H:%M:%S",
+        ]
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
+        .ok_or_else(bad)?
+    };
+    local_to_utc(naive, tz)
+        .map(|d| d.timestamp_millis())
+        .ok_or_else(|| {
+            Error::invalid_parameter(format!(
+                "time \"{text}\" does not exist in time zone {tz} (a clock change)"
+            ))
+        })
+}
+
+/// A local time in a zone as UTC; an ambiguous time takes the earlier instant.
+pub fn local_to_utc(naive: NaiveDateTime, tz: Tz) -> Option<DateTime<Utc>> {
+    match tz.from_local_datetime(&naive) {
+        LocalResult::Single(d) => Some(d.with_timezone(&Utc)),
+        LocalResult::Ambiguous(a, b) => Some(a.min(b).with_timezone(&Utc)),
+        LocalResult::None => None,
+    }
+}
+
+/// The text of a time: a local date for date calendars, else a UTC instant.
+pub fn format_time(ms: i64, calendar: Calendar, tz: Tz) -> String {
+    let Ok(at) = instant(ms) else {
+        return ms.to_string();
+    };
+    if calendar.is_dated() {
+        let local = at.with_timezone(&tz).naive_local();
+        if local.time() == chrono::NaiveTime::MIN {
+            return local.date().format("%Y-%m-%d").to_string();
+        }
+    }
+    if ms % 1000 == 0 {
+        at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    } else {
+        at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    }
+}
+
+/// Parses a time-zone name (default UTC).
+pub fn parse_zone(name: Option<&str>) -> Result<Tz> {
+    match name {
+        None => Ok(Tz::UTC),
+        Some(n) => n
+            .parse::<Tz>()
+            .map_err(|_| Error::invalid_parameter(format!("unknown time zone \"{n}\""))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(text: &str) -> i64 {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .timestamp_millis()
+    }
+
+    #[test]
+    fn calendar_codes() {
+        assert_eq!(Calendar::parse(Some("daily")).unwrap(), Calendar::Daily);
+        assert_eq!(
+            Calendar::parse(Some("#PT15M")).unwrap(),
+            Calendar::Intraday(900)
+        );
+        assert_eq!(
+            Calendar::parse(Some("#PT2H")).unwrap(),
+            Calendar::Intraday(7200)
+        );
+        assert_eq!(Calendar::parse(None).unwrap(), Calendar::Sparse);
+        for bad in ["WEEKDAYS", "#PT7M", "#PT0H", "#PTH", "#PT5X"] {
+            assert!(Calendar::parse(Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn times_parse_in_the_series_zone() {
+        let london: Tz = "Europe/London".parse().unwrap();
+        assert_eq!(
+            parse_time("2024-07-01", london).unwrap(),
+            ms("2024-06-30T23:00:00Z")
+        );
+        assert_eq!(
+            parse_time("2024-01-01T06:30", london).unwrap(),
+            ms("2024-01-01T06:30:00Z")
+        );
+        assert_eq!(
+            parse_time("2024-07-01T00:00:00Z", london).unwrap(),
+            ms("2024-07-01T00:00:00Z")
+        );
+        assert_eq!(
+            parse_time("2024-07-01T02:00:00+02:00", london).unwrap(),
+            ms("2024-07-01T00:00:00Z")
+        );
+        assert!(
+            parse_time("2024-03-31T01:30", london).is_err(),
+            "in the spring gap"
+        );
+        assert!(parse_time("yesterday", london).is_err());
+        assert!(parse_time("2024-02-30", Tz::UTC).is_err());
+    }
+
+    #[test]
+    fn alignment() {
+        let utc = Tz::UTC;
+        let check = |cal: &str, t: &str| {
+            Calendar::parse(Some(cal))
+                .unwrap()
+                .check(ms(t), utc, cal)
+                .is_ok()
+        };
+        assert!(check("BUSINESS", "2024-07-05T00:00:00Z"));
+        assert!(!check("BUSINESS", "2024-07-06T00:00:00Z"));
+        assert!(!check("DAILY", "2024-07-06T01:00:00Z"));
+        assert!(check("MONTHLY", "2024-07-01T00:00:00Z"));
+        assert!(!check("MONTHLY", "2024-07-02T00:00:00Z"));
+        assert!(check("QUARTERLY", "2024-10-01T00:00:00Z"));
+        assert!(!check("QUARTERLY", "2024-11-01T00:00:00Z"));
+        assert!(check("YEARLY", "2024-01-01T00:00:00Z"));
+        assert!(check("HALFHOURLY", "2024-01-01T10:30:00Z"));
+        assert!(!check("HALFHOURLY", "2024-01-01T10:15:00Z"));
+        assert!(check("#PT5M", "2024-01-01T10:55:00Z"));
+        assert!(!check("HOURLY", "2024-01-01T10:00:01Z"));
+        assert!(check("SPARSE", "2024-01-01T10:00:01.5Z"));
+        let err = Calendar::Business
+            .check(ms("2024-07-06T00:00:00Z"), utc, "BUSINESS")
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::IndexAlign);
+        assert!(err.to_string().contains("2024-07-06"), "{err}");
+        // Midnight in the series zone, not in UTC.
+        let paris: Tz = "Europe/Paris".parse().unwrap();
+        assert!(Calendar::Daily
+            .check(ms("2024-07-05T22:00:00Z"), paris, "DAILY")
+            .is_ok());
+    }
+
+    #[test]
+    fn times_print_by_calendar() {
+        let paris: Tz = "Europe/Paris".parse().unwrap();
+        assert_eq!(
+            format_time(ms("2024-07-05T22:00:00Z"), Calendar::Daily, paris),
+            "2024-07-06"
+        );
+        assert_eq!(
+            format_time(ms("2024-07-05T22:00:00Z"), Calendar::Intraday(3600), paris),
+            "2024-07-05T22:00:00Z"
+        );
+        assert_eq!(
+            format_time(ms("2024-07-05T22:00:00.250Z"), Calendar::Sparse, paris),
+            "2024-07-05T22:00:00.250Z"
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! The stored form of a chunk of observations: compact, and fast to decode whole.
+//!
+//! ```text
+//! chunk  := count:u32le  times  values
+//! times  := first:i64le  (delta:varint)*        deltas between consecutive times (> 0)
+//! values := (tag:u8 payload)*                   tag low bits: 0 null, 1 number, 2 text;
+//!                                               0x80: a status follows the payload
+//! number := f64le ; text := len:varint utf8 ; status := len:varint utf8 ("Q|S|R")
+//! ```
+
+use super::model::{Point, PointValue, Status};
+use crate::error::{Error, Result};
+
+/// Encodes points (sorted by time, distinct times).
+pub fn encode(points: &[Point]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(12 + points.len() * 11);
+    out.extend_from_slice(&(points.len() as u32).to_le_bytes());
+    if let Some(first) = points.first() {
+        out.extend_from_slice(&first.t.to_le_bytes());
+        for w in points.windows(2) {
+            put_varint(&mut out, (w[1].t - w[0].t) as u64);
+        }
+    }
+    for p in points {
+        let flag = if p.status.is_some() { 0x80 } else { 0 };
+        match &p.v {
+            PointValue::Null => out.push(flag),
+            PointValue::Num(n) => {
+                out.push(1 | flag);
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+            PointValue::Text(s) => {
+                out.push(2 | flag);
+                put_varint(&mut out, s.len() as u64);
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+        if let Some(s) = &p.status {
+            let text = s.encode();
+            put_varint(&mut out, text.len() as u64);
+            out.extend_from_slice(text.as_bytes());
+        }
+    }
+    out
+}
+
+/// Decodes a chunk.
+pub fn decode(bytes: &[u8]) -> Result<Vec<Point>> {
+    let mut r = Reader { bytes, at: 0 };
+    let count = u32::from_le_bytes(r.take::<4>()?) as usize;
+    let mut times = Vec::with_capacity(count);
+    if count > 0 {
+        let mut t = i64::from_le_bytes(r.take::<8>()?);
+        times.push(t);
+        for _ in 1..count {
+            t += r.varint()? as i64;
+            times.push(t);
+        }
+    }
+    let mut points = Vec::with_capacity(count);
+    for t in times {
+        let tag = r.byte()?;
+        let v = match tag & 0x7f {
+            0 => PointValue::Null,
+            1 => PointValue::Num(f64::from_le_bytes(r.take::<8>()?)),
+            2 => PointValue::Text(r.text()?),
+            other => return Err(corrupt(&format!("value tag {other}"))),
+        };
+        let status = if tag & 0x80 != 0 {
+            Some(Status::decode(&r.text()?))
+        } else {
+            None
+        };
+        points.push(Point { t, v, status });
+    }
+    Ok(points)
+}
+
+fn corrupt(what: &str) -> Error {
+    Error::Internal(format!("corrupt chunk: {what}"))
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let slice = self
+            .bytes
+            .get(self.at..self.at + N)
+            .ok_or_else(|| corrupt("truncated"))?;
+        self.at += N;
+        let mut out = [0u8; N];
+        out.copy_from_slice(slice);
+        Ok(out)
+    }
+
+    fn byte(&mut self) -> Result<u8> {
+        Ok(self.take::<1>()?[0])
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(corrupt("varint too long"))
+    }
+
+    fn text(&mut self) -> Result<String> {
+        let len = self.varint()? as usize;
+        let slice = self
+            .bytes
+            .get(self.at..self.at + len)
+            .ok_or_else(|| corrupt("truncated text"))?;
+        self.at += len;
+        String::from_utf8(slice.to_vec()).map_err(|_| corrupt("text is not UTF-8"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn point() -> impl Strategy<Value = (i64, PointValue, Option<Status>)> {
+        (
+            1i64..10_000_000,
+            prop_oneof![
+                any::<f64>()
+                    .prop_filter("finite", |f| f.is_finite())
+                    .prop_map(PointValue::Num),
+                "\\PC{0,12}".prop_map(PointValue::Text),
+                Just(PointValue::Null),
+            ],
+            prop_oneof![
+                Just(None),
+                Just(Some(Status {
+                    quality: Some("FAILED:spike".into()),
+                    source: None,
+                    reliability: Some("QUOTED".into())
+                })),
+            ],
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn chunks_round_trip(raw in prop::collection::vec(point(), 0..200), start in -1_000_000_000_000i64..2_000_000_000_000) {
+            let mut t = start;
+            let points: Vec<Point> = raw
+                .into_iter()
+                .map(|(d, v, status)| {
+                    t += d;
+                    Point { t, v, status }
+                })
+                .collect();
+            prop_assert_eq!(decode(&encode(&points)).unwrap(), points);
+        }
+    }
+
+    #[test]
+    fn corrupt_chunks_are_errors_not_panics() {
+        let good = encode(&[Point::num(1, 1.0), Point::num(2, 2.0)]);
+        for cut in 0..good.len() {
+            assert!(decode(&good[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+}

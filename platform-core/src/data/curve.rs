@@ -1,0 +1,534 @@
+//! Forward curves: one curve per ondate, made of contracts (tenors).
+//!
+//! ```text
+//! curve    := {"ondate": date | {"curveDate": date, "expiryCalendar"?: code}, "contracts": [contract]}
+//! contract := {"tenor": period-code, "value": number | string | null, "status"?: status,
+//!              "properties"?: {...}}
+//! ```
+//!
+//! The platform fills each contract's `properties.absolute`, `relative`, `start`, `end` (the first
+//! and last delivery day) and `expiry` (unless sent: the day before delivery starts) from the
+//! tenor and the ondate (`query::period`). A contract sent with an absolute code gets its relative
+//! code as `tenor` when it has one. Saving a curve for an ondate replaces that ondate's contracts;
+//! other ondates stay.
+//!
+//! Stored form (binary, so a tenor can be found without decoding whole curves):
+//!
+//! ```text
+//! curve    := 1:u8 ondate:text count:varint contract*
+//! contract := tenor:text relative:text absolute:text value status:text start:text end:text
+//!             expiry:text extra:text          (text := len:varint utf8; extra: JSON or "")
+//! value    := 0:u8 | 1:u8 f64le | 2:u8 text
+//! ```
+
+use super::model::{PointValue, Status};
+use crate::documents::json_kind;
+use crate::error::{Error, ErrorCode, Result};
+use crate::query::period::{self, Period};
+use crate::store::{DataKey, WriteTx};
+use chrono::{Days, NaiveDate};
+use serde_json::{Map, Value};
+
+/// One contract of a curve, with its computed properties.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contract {
+    /// The tenor code (relative when it has one).
+    pub tenor: String,
+    /// The relative code ("" for none).
+    pub relative: String,
+    /// The absolute code ("" for balance-of codes).
+    pub absolute: String,
+    /// The value.
+    pub value: PointValue,
+    /// The status.
+    pub status: Option<Status>,
+    /// First delivery day (YYYY-MM-DD).
+    pub start: String,
+    /// Last delivery day (YYYY-MM-DD).
+    pub end: String,
+    /// Expiry (YYYY-MM-DD).
+    pub expiry: String,
+    /// Other properties sent with the contract (JSON object text, or "").
+    pub extra: String,
+}
+
+/// A curve of one ondate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredCurve {
+    /// The ondate object (`{"curveDate", "expiryCalendar"?}`).
+    pub ondate: Map<String, Value>,
+    /// The contracts, in the order sent.
+    pub contracts: Vec<Contract>,
+}
+
+impl StoredCurve {
+    /// The ondate as text.
+    pub fn curve_date(&self) -> &str {
+        self.ondate
+            .get("curveDate")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+}
+
+/// Reads an ondate: a date text or `{"curveDate": date, ...}`; returns the date and the object.
+pub fn parse_ondate(name: &str, v: Option<&Value>) -> Result<(NaiveDate, Map<String, Value>)> {
+    let missing = || {
+        Error::new(
+            ErrorCode::MissingParameter,
+            format!("curve {name} has no ondate"),
+        )
+    };
+    let (text, mut obj) = match v {
+        None | Some(Value::Null) => return Err(missing()),
+        Some(Value::String(s)) => (s.clone(), Map::new()),
+        Some(Value::Object(m)) => match m.get("curveDate") {
+            Some(Value::String(s)) => (s.clone(), m.clone()),
+            _ => return Err(missing()),
+        },
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "{name}.ondate must be a date or an object, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    let date = NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
+        Error::invalid_body(format!(
+            "{name}.ondate \"{text}\" is not a date (YYYY-MM-DD)"
+        ))
+    })?;
+    obj.insert(
+        "curveDate".into(),
+        Value::String(date.format("%Y-%m-%d").to_string()),
+    );
+    Ok((date, obj))
+}
+
+/// Parses the sent curve of an ondate into contracts with their computed properties.
+pub fn parse(name: &str, sent: &Map<String, Value>) -> Result<StoredCurve> {
+    let (ondate, ondate_obj) = parse_ondate(name, sent.get("ondate"))?;
+    let items = match sent.get("contracts") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.clone(),
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "{name}.contracts must be an array, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    let mut contracts = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = |m: String| Error::invalid_body(format!("{name}.contracts[{i}]: {m}"));
+        let Value::Object(c) = item else {
+            return Err(at(format!(
+                "a contract must be an object, not {}",
+                json_kind(item)
+            )));
+        };
+        let tenor = c
+            .get("tenor")
+            .and_then(Value::as_str)
+            .ok_or_else(|| at("tenor is missing".into()))?;
+        let code = period::parse(tenor)
+            .map_err(|e| Error::invalid_parameter(format!("{name}.contracts[{i}]: {e}")))?;
+        let resolved = code
+            .resolve(ondate)
+            .map_err(|e| Error::invalid_parameter(format!("{name}.contracts[{i}]: {e}")))?;
+        let absolute = resolved
+            .absolute
+            .as_ref()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        let relative = match &code {
+            Period::Absolute(a) => period::relative_code(a, ondate)
+                .map(|r| r.to_string())
+                .unwrap_or_default(),
+            other => other.to_string(),
+        };
+        let mut props = match c.get("properties") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(other) => {
+                return Err(at(format!(
+                    "properties must be an object, not {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        let expiry = match props.shift_remove("expiry") {
+            Some(Value::String(s)) => NaiveDate::parse_from_str(&s, "%Y-%m-%d")
+                .map_err(|_| at(format!("properties.expiry \"{s}\" is not a date")))?,
+            _ => resolved
+                .delivery
+                .start
+                .checked_sub_days(Days::new(1))
+                .unwrap_or(resolved.delivery.start),
+        };
+        for computed in ["absolute", "relative", "start", "end"] {
+            props.shift_remove(computed);
+        }
+        contracts.push(Contract {
+            tenor: if relative.is_empty() {
+                code.to_string()
+            } else {
+                relative.clone()
+            },
+            relative,
+            absolute,
+            value: PointValue::from_json(c.get("value").unwrap_or(&Value::Null))
+                .map_err(|e| at(e.public_message()))?,
+            status: Status::from_json(c.get("status").unwrap_or(&Value::Null))
+                .map_err(|e| at(e.public_message()))?,
+            start: resolved.delivery.start.format("%Y-%m-%d").to_string(),
+            end: resolved.delivery.end.format("%Y-%m-%d").to_string(),
+            expiry: expiry.format("%Y-%m-%d").to_string(),
+            extra: if props.is_empty() {
+                String::new()
+            } else {
+                Value::Object(props).to_string()
+            },
+        });
+    }
+    Ok(StoredCurve {
+        ondate: ondate_obj,
+        contracts,
+    })
+}
+
+/// Writes the curve of one ondate; returns whether it changed.
+#[allow(clippy::too_many_arguments)]
+pub fn write(
+    tx: &mut dyn WriteTx,
+    key: &DataKey,
+    current: Option<u32>,
+    version: u32,
+    keep_history: bool,
+    name: &str,
+    _header: &Map<String, Value>,
+    sent: &Map<String, Value>,
+) -> Result<bool> {
+    let curve = parse(name, sent)?;
+    let payload = encode(&curve);
+    if let Some(cur) = current {
+        if tx.curve(key, cur, curve.curve_date())?.as_deref() == Some(payload.as_slice()) {
+            return Ok(false);
+        }
+    }
+    tx.put_curve(
+        key,
+        version,
+        keep_history,
+        curve.curve_date(),
+        Some(&payload),
+    )?;
+    Ok(true)
+}
+
+/// The JSON of one contract.
+pub fn contract_json(c: &Contract, ondate: &Map<String, Value>) -> Value {
+    let mut props: Map<String, Value> = if c.extra.is_empty() {
+        Map::new()
+    } else {
+        serde_json::from_str(&c.extra).unwrap_or_default()
+    };
+    let opt = |s: &str| {
+        if s.is_empty() {
+            Value::Null
+        } else {
+            Value::String(s.to_string())
+        }
+    };
+    props.insert("absolute".into(), opt(&c.absolute));
+    props.insert("relative".into(), opt(&c.relative));
+    props.insert("start".into(), Value::String(c.start.clone()));
+    props.insert("end".into(), Value::String(c.end.clone()));
+    props.insert("expiry".into(), Value::String(c.expiry.clone()));
+    let mut m = Map::new();
+    m.insert("tenor".into(), Value::String(c.tenor.clone()));
+    m.insert("value".into(), c.value.to_json());
+    if let Some(s) = &c.status {
+        m.insert("status".into(), s.to_json());
+    }
+    m.insert("ondate".into(), Value::Object(ondate.clone()));
+    m.insert("properties".into(), Value::Object(props));
+    Value::Object(m)
+}
+
+/// The `ondate` and `contracts` fields of a curve's JSON.
+pub fn curve_fields(curve: &StoredCurve) -> (Value, Value) {
+    (
+        Value::Object(curve.ondate.clone()),
+        Value::Array(
+            curve
+                .contracts
+                .iter()
+                .map(|c| contract_json(c, &curve.ondate))
+                .collect(),
+        ),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored form
+
+/// Encodes a curve.
+pub fn encode(curve: &StoredCurve) -> Vec<u8> {
+    let mut out = vec![1u8];
+    put_text(&mut out, &Value::Object(curve.ondate.clone()).to_string());
+    put_varint(&mut out, curve.contracts.len() as u64);
+    for c in &curve.contracts {
+        put_text(&mut out, &c.tenor);
+        put_text(&mut out, &c.relative);
+        put_text(&mut out, &c.absolute);
+        match &c.value {
+            PointValue::Null => out.push(0),
+            PointValue::Num(n) => {
+                out.push(1);
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+            PointValue::Text(s) => {
+                out.push(2);
+                put_text(&mut out, s);
+            }
+        }
+        put_text(
+            &mut out,
+            &c.status.as_ref().map(Status::encode).unwrap_or_default(),
+        );
+        put_text(&mut out, &c.start);
+        put_text(&mut out, &c.end);
+        put_text(&mut out, &c.expiry);
+        put_text(&mut out, &c.extra);
+    }
+    out
+}
+
+/// Decodes a curve.
+pub fn decode(bytes: &[u8]) -> Result<StoredCurve> {
+    let mut r = Reader { bytes, at: 0 };
+    if r.byte()? != 1 {
+        return Err(Error::Internal("unknown curve format".into()));
+    }
+    let ondate: Map<String, Value> = serde_json::from_str(&r.text()?)
+        .map_err(|e| Error::Internal(format!("stored ondate: {e}")))?;
+    let count = r.varint()? as usize;
+    let mut contracts = Vec::with_capacity(count.min(100_000));
+    for _ in 0..count {
+        let tenor = r.text()?;
+        let relative = r.text()?;
+        let absolute = r.text()?;
+        let value = r.value()?;
+        let status = r.text()?;
+        contracts.push(Contract {
+            tenor,
+            relative,
+            absolute,
+            value,
+            status: (!status.is_empty()).then(|| Status::decode(&status)),
+            start: r.text()?,
+            end: r.text()?,
+            expiry: r.text()?,
+            extra: r.text()?,
+        });
+    }
+    Ok(StoredCurve { ondate, contracts })
+}
+
+/// The value of the contract whose relative or absolute code is `code`, reading only the codes
+/// and values of a stored curve.
+pub fn find_tenor(bytes: &[u8], code: &str) -> Result<Option<(PointValue, Option<Status>)>> {
+    let mut r = Reader { bytes, at: 0 };
+    if r.byte()? != 1 {
+        return Err(Error::Internal("unknown curve format".into()));
+    }
+    r.skip_text()?;
+    let count = r.varint()?;
+    for _ in 0..count {
+        r.skip_text()?;
+        let relative = r.str()?;
+        let absolute = r.str()?;
+        let hit = relative == code || absolute == code;
+        let value = r.value()?;
+        let status = r.str()?;
+        if hit {
+            return Ok(Some((
+                value,
+                (!status.is_empty()).then(|| Status::decode(status)),
+            )));
+        }
+        for _ in 0..4 {
+            r.skip_text()?;
+        }
+    }
+    Ok(None)
+}
+
+/// The relative codes of a stored curve.
+pub fn relative_codes(bytes: &[u8]) -> Result<Vec<String>> {
+    Ok(decode(bytes)?
+        .contracts
+        .into_iter()
+        .map(|c| c.relative)
+        .filter(|r| !r.is_empty())
+        .collect())
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_text(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn corrupt() -> Error {
+        Error::Internal("corrupt stored curve".into())
+    }
+
+    fn byte(&mut self) -> Result<u8> {
+        let b = *self.bytes.get(self.at).ok_or_else(Self::corrupt)?;
+        self.at += 1;
+        Ok(b)
+    }
+
+    fn varint(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(Self::corrupt())
+    }
+
+    fn str(&mut self) -> Result<&'a str> {
+        let len = self.varint()? as usize;
+        let slice = self
+            .bytes
+            .get(self.at..self.at + len)
+            .ok_or_else(Self::corrupt)?;
+        self.at += len;
+        std::str::from_utf8(slice).map_err(|_| Self::corrupt())
+    }
+
+    fn text(&mut self) -> Result<String> {
+        self.str().map(str::to_string)
+    }
+
+    fn skip_text(&mut self) -> Result<()> {
+        self.str().map(|_| ())
+    }
+
+    fn value(&mut self) -> Result<PointValue> {
+        Ok(match self.byte()? {
+            0 => PointValue::Null,
+            1 => {
+                let slice = self
+                    .bytes
+                    .get(self.at..self.at + 8)
+                    .ok_or_else(Self::corrupt)?;
+                self.at += 8;
+                let mut b = [0u8; 8];
+                b.copy_from_slice(slice);
+                PointValue::Num(f64::from_le_bytes(b))
+            }
+            2 => PointValue::Text(self.text()?),
+            _ => return Err(Self::corrupt()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sent(contracts: Value) -> Map<String, Value> {
+        json!({"ondate": {"curveDate": "2024-03-01", "expiryCalendar": "#REOMB"}, "contracts": contracts})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+
+    #[test]
+    fn contracts_get_their_periods() {
+        let curve = parse(
+            "C",
+            &sent(json!([
+                {"tenor": "M01", "value": 25.5},
+                {"tenor": "2024Q3", "value": 24.0, "properties": {"expiry": "2024-06-25", "source": "broker"}},
+                {"tenor": "BOM", "value": "n/a"}
+            ])),
+        )
+        .unwrap();
+        let m01 = &curve.contracts[0];
+        assert_eq!(
+            (
+                m01.absolute.as_str(),
+                m01.start.as_str(),
+                m01.end.as_str(),
+                m01.expiry.as_str()
+            ),
+            ("2024M04", "2024-04-01", "2024-04-30", "2024-03-31")
+        );
+        let q = &curve.contracts[1];
+        assert_eq!(
+            (q.tenor.as_str(), q.relative.as_str(), q.absolute.as_str()),
+            ("Q02", "Q02", "2024Q03")
+        );
+        assert_eq!(q.expiry, "2024-06-25");
+        assert_eq!(
+            contract_json(q, &curve.ondate)["properties"]["source"],
+            "broker"
+        );
+        let bom = &curve.contracts[2];
+        assert_eq!(
+            (bom.absolute.as_str(), bom.start.as_str(), bom.end.as_str()),
+            ("", "2024-03-02", "2024-03-31")
+        );
+        assert_eq!(decode(&encode(&curve)).unwrap(), curve);
+        let payload = encode(&curve);
+        assert_eq!(
+            find_tenor(&payload, "Q02").unwrap().unwrap().0,
+            PointValue::Num(24.0)
+        );
+        assert_eq!(
+            find_tenor(&payload, "2024M04").unwrap().unwrap().0,
+            PointValue::Num(25.5)
+        );
+        assert!(find_tenor(&payload, "Y01").unwrap().is_none());
+    }
+
+    #[test]
+    fn bad_curves_are_refused() {
+        let no_ondate = json!({"contracts": []}).as_object().cloned().unwrap();
+        assert_eq!(
+            parse("C", &no_ondate).unwrap_err().code(),
+            ErrorCode::MissingParameter
+        );
+        let err = parse("C", &sent(json!([{"tenor": "X01", "value": 1}]))).unwrap_err();
+        assert!(err.to_string().contains("X01"), "{err}");
+        assert!(parse("C", &sent(json!([{"value": 1}]))).is_err());
+        assert!(parse("C", &sent(json!([{"tenor": "M01", "value": [1]}]))).is_err());
+        let bad_date = json!({"ondate": "2024-02-30", "contracts": []})
+            .as_object()
+            .cloned()
+            .unwrap();
+        assert!(parse("C", &bad_date).is_err());
+    }
+}

@@ -1,0 +1,238 @@
+//! Data attached to objects: time series and forward curves.
+//!
+//! A data property is a top-level field of an object whose value has `_type` `VarTimeSeries` or
+//! `VarCurve`. Saving the object writes its data, deleting or rolling back a version of the object
+//! deletes or rolls back the data written by it: data rows carry the object versions they are
+//! visible at. The object keeps the property's header (its metadata: calendar, time zone, units,
+//! currency, properties, `_access`...) and merges it like any object field; the observations (a
+//! series' `data`) and the contracts of each ondate (a curve's `contracts`) live in their own
+//! storage, built for range reads.
+//!
+//! Data ids: `OBJ:PROP` for a series (or the newest curve), `OBJ:PROP:ONDATE` for one curve.
+
+pub mod calendar;
+pub mod codec;
+pub mod curve;
+pub mod model;
+pub mod read;
+pub mod series;
+
+use crate::documents::json_kind;
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::{DataKey, WriteTx};
+use calendar::{parse_time, parse_zone, Calendar};
+use model::{Point, PointValue, Status};
+use serde_json::{Map, Value};
+
+/// `_type` of a time series.
+pub const SERIES_TYPE: &str = "VarTimeSeries";
+/// `_type` of a curve.
+pub const CURVE_TYPE: &str = "VarCurve";
+/// Fields of a data property computed by the platform; ignored when sent.
+pub const DATA_SYSTEM_FIELDS: [&str; 10] = [
+    "_objid",
+    "_dataid",
+    "_objtype",
+    "_oid",
+    "_timestamp",
+    "_user",
+    "_tag",
+    "_version",
+    "_links",
+    "_id",
+];
+
+/// What kind of data a property holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataKind {
+    /// A time series.
+    Series,
+    /// A curve (one per ondate).
+    Curve,
+}
+
+impl DataKind {
+    /// The kind of a property value, if it is a data property.
+    pub fn of(value: &Value) -> Option<DataKind> {
+        match value.get("_type").and_then(Value::as_str) {
+            Some(SERIES_TYPE) => Some(DataKind::Series),
+            Some(CURVE_TYPE) => Some(DataKind::Curve),
+            _ => None,
+        }
+    }
+}
+
+/// The data part of a sent data property, separated from its header.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DataPayload {
+    /// Observations of a series (`data`), not yet parsed (they need the merged header).
+    Series(Option<Value>),
+    /// The curve of one ondate (`ondate`, `contracts`), if sent.
+    Curve(Option<Map<String, Value>>),
+}
+
+/// Splits a sent data property into its header (kept on the object) and its payload.
+pub fn split_property(
+    name: &str,
+    value: Map<String, Value>,
+) -> Result<(Map<String, Value>, DataPayload)> {
+    let mut header = value;
+    for f in DATA_SYSTEM_FIELDS {
+        header.shift_remove(f);
+    }
+    match DataKind::of(&Value::Object(header.clone())) {
+        Some(DataKind::Series) => {
+            let data = header.shift_remove("data");
+            if let Some(d) = &data {
+                if !d.is_array() && !d.is_null() {
+                    return Err(Error::invalid_body(format!(
+                        "{name}.data must be an array, not {}",
+                        json_kind(d)
+                    )));
+                }
+            }
+            Ok((header, DataPayload::Series(data)))
+        }
+        Some(DataKind::Curve) => {
+            let contracts = header.shift_remove("contracts");
+            let ondate = header.shift_remove("ondate");
+            let curve = match (ondate, contracts) {
+                (None, None) => None,
+                (ondate, contracts) => {
+                    let mut m = Map::new();
+                    if let Some(o) = ondate {
+                        m.insert("ondate".into(), o);
+                    }
+                    if let Some(c) = contracts {
+                        m.insert("contracts".into(), c);
+                    }
+                    Some(m)
+                }
+            };
+            Ok((header, DataPayload::Curve(curve)))
+        }
+        None => Err(Error::Internal(format!("{name} is not a data property"))),
+    }
+}
+
+/// The calendar, time zone and their codes of a series header.
+pub fn series_settings(
+    name: &str,
+    header: &Map<String, Value>,
+) -> Result<(Calendar, chrono_tz::Tz, String)> {
+    let text = |f: &str| -> Result<Option<&str>> {
+        match header.get(f) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(other) => Err(Error::invalid_body(format!(
+                "{name}.{f} must be a string, not {}",
+                json_kind(other)
+            ))),
+        }
+    };
+    let code = text("calendar")?;
+    let calendar = Calendar::parse(code).map_err(|e| prefix(name, e))?;
+    let tz = parse_zone(text("timezone")?).map_err(|e| prefix(name, e))?;
+    Ok((calendar, tz, code.unwrap_or("SPARSE").to_string()))
+}
+
+fn prefix(name: &str, e: Error) -> Error {
+    match e {
+        Error::User { code, message } => Error::User {
+            code,
+            message: format!("{name}: {message}"),
+        },
+        other => other,
+    }
+}
+
+/// Parses sent observations, checking each time against the series calendar.
+pub fn parse_points(name: &str, header: &Map<String, Value>, data: &Value) -> Result<Vec<Point>> {
+    let (calendar, tz, code) = series_settings(name, header)?;
+    let Value::Array(items) = data else {
+        return Ok(Vec::new());
+    };
+    let mut points = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = |e: Error| prefix(&format!("{name}.data[{i}]"), e);
+        let Value::Object(obs) = item else {
+            return Err(at(Error::invalid_body(format!(
+                "an observation must be an object, not {}",
+                json_kind(item)
+            ))));
+        };
+        let time = match obs.get("time") {
+            Some(Value::String(t)) => t,
+            Some(other) => {
+                return Err(at(Error::invalid_body(format!(
+                    "time must be a string, not {}",
+                    json_kind(other)
+                ))))
+            }
+            None => {
+                return Err(at(Error::new(
+                    ErrorCode::MissingParameter,
+                    "time is missing",
+                )))
+            }
+        };
+        let t = parse_time(time, tz).map_err(at)?;
+        calendar.check(t, tz, &code).map_err(at)?;
+        let v = PointValue::from_json(obs.get("value").unwrap_or(&Value::Null)).map_err(at)?;
+        let status = Status::from_json(obs.get("status").unwrap_or(&Value::Null)).map_err(at)?;
+        points.push(Point { t, v, status });
+    }
+    Ok(points)
+}
+
+/// Writes the payloads of the data properties of a save at an object version; returns whether any
+/// data changed.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_payloads(
+    tx: &mut dyn WriteTx,
+    key_of: &dyn Fn(&str) -> DataKey,
+    body: &Map<String, Value>,
+    payloads: Vec<(String, DataPayload)>,
+    current: Option<u32>,
+    version: u32,
+    keep_history: bool,
+    replace: bool,
+) -> Result<bool> {
+    let mut changed = false;
+    for (name, payload) in payloads {
+        let header = body
+            .get(&name)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let key = key_of(&name);
+        match payload {
+            DataPayload::Series(data) => {
+                let points = match &data {
+                    Some(d) => parse_points(&name, &header, d)?,
+                    None => Vec::new(),
+                };
+                if data.is_some() || replace {
+                    changed |=
+                        series::write(tx, &key, current, version, keep_history, replace, points)?;
+                } else {
+                    series_settings(&name, &header)?;
+                }
+            }
+            DataPayload::Curve(Some(sent)) => {
+                changed |= curve::write(
+                    tx,
+                    &key,
+                    current,
+                    version,
+                    keep_history,
+                    &name,
+                    &header,
+                    &sent,
+                )?;
+            }
+            DataPayload::Curve(None) => {}
+        }
+    }
+    Ok(changed)
+}

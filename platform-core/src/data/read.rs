@@ -1,0 +1,470 @@
+//! The data service (read-only): one data item by id, several by id, `_profile` on objects, the
+//! history of one tenor of a curve, and the list of a curve's tenors.
+//!
+//! A data item's JSON is its header (as stored on the object) with the system fields
+//! `_id _type _objid _dataid _access _objtype _oid _timestamp _user _tag _version` and its `data`
+//! (series) or `ondate` and `contracts` (curve).
+
+use super::calendar::format_time;
+use super::curve::{self, curve_fields};
+use super::model::points_json;
+use super::series::{self, Window};
+use super::{series_settings, DataKind, SERIES_TYPE};
+use crate::auth::Principal;
+use crate::documents::render;
+use crate::error::{Error, Result};
+use crate::ids::{validate_id, Scope, Source, VersionRef};
+use crate::query::range::{self, Resolved};
+use crate::query::{period, Params};
+use crate::store::{Collection, DataKey, ReadTx, StoredVersion};
+use crate::Platform;
+use chrono::NaiveDate;
+use serde_json::{json, Map, Value};
+
+/// A parsed data id `OBJ:PROP[:ONDATE]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataId {
+    /// The owning object.
+    pub object: String,
+    /// The data name.
+    pub prop: String,
+    /// The curve date, for one curve.
+    pub ondate: Option<NaiveDate>,
+}
+
+impl DataId {
+    /// Parses a data id.
+    pub fn parse(text: &str) -> Result<DataId> {
+        let bad =
+            |why: &str| Error::invalid_parameter(format!("invalid data id \"{text}\": {why}"));
+        let mut parts = text.splitn(3, ':');
+        let object = parts.next().unwrap_or_default();
+        let prop = parts
+            .next()
+            .ok_or_else(|| bad("expected OBJECT:DATA or OBJECT:DATA:ONDATE"))?;
+        validate_id(object, "object id")?;
+        if prop.is_empty() {
+            return Err(bad("the data name is empty"));
+        }
+        let ondate = parts
+            .next()
+            .map(|d| {
+                NaiveDate::parse_from_str(d, "%Y-%m-%d")
+                    .map_err(|_| bad("the ondate must be YYYY-MM-DD"))
+            })
+            .transpose()?;
+        Ok(DataId {
+            object: object.to_string(),
+            prop: prop.to_string(),
+            ondate,
+        })
+    }
+}
+
+/// Options of a data read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DataQuery {
+    /// `_range`.
+    pub range: Option<range::RangeExpr>,
+    /// `tenor=CODE`: the history of one tenor of a curve.
+    pub tenor: Option<String>,
+    /// `listTenors`: the relative tenors of a curve.
+    pub list_tenors: bool,
+    /// `_version`: read the data as of an object version (number or tag).
+    pub version: Option<VersionRef>,
+}
+
+impl DataQuery {
+    /// Reads `_range`, `tenor`, `listTenors`, `_version`.
+    pub fn from_params(params: &Params) -> Result<DataQuery> {
+        let range = params
+            .get("_range")
+            .map(|r| range::parse(r).map_err(|e| Error::invalid_parameter(format!("_range: {e}"))))
+            .transpose()?;
+        let tenor = match params.get("tenor") {
+            Some(t) => {
+                period::parse(t).map_err(|e| Error::invalid_parameter(format!("tenor: {e}")))?;
+                Some(t.to_ascii_uppercase())
+            }
+            None => None,
+        };
+        Ok(DataQuery {
+            range,
+            tenor,
+            list_tenors: params.has("listTenors"),
+            version: params.get("_version").map(str::parse).transpose()?,
+        })
+    }
+}
+
+impl Platform {
+    /// One data item by id from a source.
+    pub fn read_data(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<Value> {
+        let data_id = DataId::parse(id)?;
+        let home = Source::of_id(&data_id.object);
+        if source != Source::All && source != home {
+            return Err(Error::not_found(format!(
+                "data \"{id}\" not found in the {source} source"
+            )));
+        }
+        let scope = Scope::for_source(home, p);
+        let tx = self.read()?;
+        self.data_item(tx.as_ref(), &scope, &data_id, id, q)
+    }
+
+    /// Data items with these ids, each from its own source; missing ones are left out.
+    pub fn read_many_data(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
+        let tx = self.read()?;
+        let mut out = Vec::new();
+        for id in ids {
+            let data_id = DataId::parse(id)?;
+            let scope = Scope::for_source(Source::of_id(&data_id.object), p);
+            match self.data_item(tx.as_ref(), &scope, &data_id, id, q) {
+                Ok(v) => out.push(v),
+                Err(e) if e.code() == crate::ErrorCode::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
+    fn data_item(
+        &self,
+        tx: &dyn ReadTx,
+        scope: &Scope,
+        id: &DataId,
+        text: &str,
+        q: &DataQuery,
+    ) -> Result<Value> {
+        let not_found = || Error::not_found(format!("data \"{text}\" not found"));
+        let current = tx
+            .current(Collection::Object, scope, &id.object)?
+            .ok_or_else(not_found)?;
+        let object = match &q.version {
+            None => current.clone(),
+            Some(which) => {
+                let n = match which {
+                    VersionRef::Number(n) => *n,
+                    VersionRef::Tag(t) => tx
+                        .tagged(Collection::Object, scope, &id.object, t)?
+                        .ok_or_else(not_found)?,
+                };
+                tx.version(Collection::Object, scope, &id.object, n)?
+                    .ok_or_else(not_found)?
+            }
+        };
+        let header = object
+            .body
+            .get(&id.prop)
+            .and_then(Value::as_object)
+            .ok_or_else(not_found)?;
+        let kind = DataKind::of(&Value::Object(header.clone())).ok_or_else(not_found)?;
+        let key = DataKey {
+            scope: scope.clone(),
+            object: id.object.clone(),
+            prop: id.prop.clone(),
+        };
+        let is_current = object.version == current.version;
+        let mut item = item_header(&object, &id.prop, header, is_current);
+        match kind {
+            DataKind::Series => {
+                if id.ondate.is_some() || q.tenor.is_some() || q.list_tenors {
+                    return Err(Error::invalid_parameter(format!(
+                        "\"{text}\" is a time series: ondates, tenor and listTenors apply to curves"
+                    )));
+                }
+                let (calendar, tz, _) = series_settings(&id.prop, header)?;
+                let window = self.window(q, tz)?;
+                let points = series::read(tx, &key, object.version, window)?;
+                item.insert(
+                    "data".into(),
+                    points_json(&points, |t| format_time(t, calendar, tz)),
+                );
+            }
+            DataKind::Curve => {
+                if q.list_tenors {
+                    return self.list_tenors(tx, &key, object.version);
+                }
+                if let Some(code) = &q.tenor {
+                    return self.tenor_history(tx, &key, &object, header, code, q, item);
+                }
+                let stored = match id.ondate {
+                    Some(d) => tx.curve(&key, object.version, &d.format("%Y-%m-%d").to_string())?,
+                    None => tx
+                        .curves(&key, object.version, None, None, Some(1))?
+                        .pop()
+                        .map(|(_, c)| c),
+                };
+                let stored = curve::decode(&stored.ok_or_else(not_found)?)?;
+                let (ondate, contracts) = curve_fields(&stored);
+                if id.ondate.is_some() && is_current {
+                    item.insert("_id".into(), Value::String(text.to_string()));
+                }
+                item.insert("ondate".into(), ondate);
+                item.insert("contracts".into(), contracts);
+            }
+        }
+        Ok(Value::Object(item))
+    }
+
+    /// The observation window of a `_range` (all when absent), dates read in `tz` unless the
+    /// range names a zone.
+    fn window(&self, q: &DataQuery, tz: chrono_tz::Tz) -> Result<Window> {
+        Ok(match &q.range {
+            None => Window::All,
+            Some(r) => match r
+                .resolve_in(self.now(), tz)
+                .map_err(|e| Error::invalid_parameter(format!("_range: {e}")))?
+            {
+                Resolved::Last(n) => Window::Last(n as u64),
+                Resolved::Window { start, end } => Window::Between(
+                    start.map(|s| s.timestamp_millis()),
+                    end.map(|e| e.timestamp_millis()),
+                ),
+            },
+        })
+    }
+
+    fn list_tenors(&self, tx: &dyn ReadTx, key: &DataKey, version: u32) -> Result<Value> {
+        let curves = tx.curves(key, version, None, None, None)?;
+        let mut codes: Vec<String> = Vec::new();
+        for (_, payload) in &curves {
+            for code in curve::relative_codes(payload)? {
+                if !codes.contains(&code) {
+                    codes.push(code);
+                }
+            }
+        }
+        // Balance-of codes first, then by period length (day ... year), then by index.
+        let order = |c: &String| match period::parse(c) {
+            Ok(period::Period::BalanceOf(b)) => (0, None, 0, b.code().to_string()),
+            Ok(period::Period::Relative(r)) => (1, Some(r.unit), r.index, String::new()),
+            _ => (2, None, 0, c.clone()),
+        };
+        codes.sort_by_key(order);
+        Ok(json!(codes))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tenor_history(
+        &self,
+        tx: &dyn ReadTx,
+        key: &DataKey,
+        object: &StoredVersion,
+        header: &Map<String, Value>,
+        code: &str,
+        q: &DataQuery,
+        mut item: Map<String, Value>,
+    ) -> Result<Value> {
+        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC)? {
+            Window::All => (None, None, None),
+            Window::Last(n) => (None, None, Some(n)),
+            Window::Between(s, e) => (
+                s.and_then(chrono::DateTime::from_timestamp_millis)
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                None,
+            ),
+        };
+        let curves = tx.curves(key, object.version, from.as_deref(), to.as_deref(), last)?;
+        let mut data = Vec::with_capacity(curves.len());
+        for (ondate, payload) in &curves {
+            if let Some((value, status)) = curve::find_tenor(payload, code)? {
+                let mut obs = Map::new();
+                obs.insert("time".into(), Value::String(ondate.clone()));
+                obs.insert("value".into(), value.to_json());
+                if let Some(s) = status {
+                    obs.insert("status".into(), s.to_json());
+                }
+                data.push(Value::Object(obs));
+            }
+        }
+        item.insert("_type".into(), Value::String(SERIES_TYPE.into()));
+        item.insert("calendar".into(), Value::String("SPARSE".into()));
+        let mut props = header
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        props.insert("tenor".into(), Value::String(code.to_string()));
+        item.insert("properties".into(), Value::Object(props));
+        item.insert("data".into(), Value::Array(data));
+        Ok(Value::Object(item))
+    }
+
+    /// `_profile=NAME` on an object read: that object's data item.
+    pub fn profile(
+        &self,
+        p: &Principal,
+        source: Source,
+        object: &str,
+        name: &str,
+        q: &DataQuery,
+    ) -> Result<Value> {
+        self.read_data(p, source, &format!("{object}:{name}"), q)
+    }
+}
+
+/// The header and system fields of a data item.
+fn item_header(
+    object: &StoredVersion,
+    prop: &str,
+    header: &Map<String, Value>,
+    is_current: bool,
+) -> Map<String, Value> {
+    let obj = render(object, is_current);
+    let data_id = format!("{}:{prop}", object.id);
+    let mut out = Map::new();
+    out.insert(
+        "_id".into(),
+        Value::String(if is_current {
+            data_id.clone()
+        } else {
+            format!("{}/{}:{prop}", object.id, object.version)
+        }),
+    );
+    for (k, v) in header {
+        out.insert(k.clone(), v.clone());
+    }
+    out.insert("_objid".into(), Value::String(object.id.clone()));
+    out.insert("_dataid".into(), Value::String(prop.to_string()));
+    out.insert(
+        "_access".into(),
+        header.get("_access").cloned().unwrap_or(Value::Null),
+    );
+    out.insert(
+        "_objtype".into(),
+        obj.get("_type").cloned().unwrap_or(Value::Null),
+    );
+    out.insert("_oid".into(), Value::String(data_id));
+    for f in ["_timestamp", "_user", "_tag", "_version"] {
+        out.insert(f.into(), obj.get(f).cloned().unwrap_or(Value::Null));
+    }
+    out
+}
+
+impl Platform {
+    /// Lists the data items of a source: every data property of every current object, as its
+    /// header and system fields, filtered (`_filter`, field filters, `_search`) and sorted like
+    /// objects, paged, each with its data read by `q` (`_range`); `_distinct` lists values.
+    pub fn list_data(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &crate::documents::ListRequest,
+        q: &DataQuery,
+    ) -> Result<crate::store::Page<Value>> {
+        let tx = self.read()?;
+        let everything = crate::query::ListQuery {
+            paging: crate::query::Paging {
+                skip: 0,
+                limit: None,
+            },
+            ..Default::default()
+        };
+        let mut items: Vec<(Scope, DataId, Map<String, Value>)> = Vec::new();
+        for scope in Scope::read_scopes(source, p) {
+            let objects = tx.list(
+                Collection::Object,
+                std::slice::from_ref(&scope),
+                &everything,
+            )?;
+            for object in &objects.items {
+                for (prop, header) in &object.body {
+                    let Some(h) = header.as_object() else {
+                        continue;
+                    };
+                    if DataKind::of(header).is_none() {
+                        continue;
+                    }
+                    let doc = item_header(object, prop, h, true);
+                    if req.query.filter.matches(&doc) {
+                        let id = DataId {
+                            object: object.id.clone(),
+                            prop: prop.clone(),
+                            ondate: None,
+                        };
+                        items.push((scope.clone(), id, doc));
+                    }
+                }
+            }
+        }
+        if let Some(field) = &req.distinct {
+            let mut values: Vec<String> = items
+                .iter()
+                .filter_map(|(_, _, d)| {
+                    crate::query::filter::lookup(d, field)
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .collect();
+            values.sort();
+            values.dedup();
+            return Ok(crate::store::Page {
+                total: values.len() as u64,
+                items: values.into_iter().map(Value::String).collect(),
+            });
+        }
+        sort_docs(&mut items, &req.query.sort);
+        let total = items.len() as u64;
+        let skip = usize::try_from(req.query.paging.skip)
+            .unwrap_or(usize::MAX)
+            .min(items.len());
+        let take = req.query.paging.limit.map_or(usize::MAX, |l| l as usize);
+        let mut out = Vec::new();
+        for (scope, id, _) in items.into_iter().skip(skip).take(take) {
+            let text = format!("{}:{}", id.object, id.prop);
+            let item = self.data_item(tx.as_ref(), &scope, &id, &text, q)?;
+            out.push(match &req.project {
+                Some(pr) => Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true)),
+                None => item,
+            });
+        }
+        Ok(crate::store::Page { items: out, total })
+    }
+}
+
+/// Sorts documents by a sort spec (then by `_id`), comparing values as the store does: numbers
+/// before strings, numbers numerically, strings by code point.
+fn sort_docs(items: &mut [(Scope, DataId, Map<String, Value>)], sort: &crate::query::SortSpec) {
+    use std::cmp::Ordering;
+    fn rank(v: Option<&Value>) -> (u8, f64, String) {
+        match v {
+            None | Some(Value::Null) => (0, 0.0, String::new()),
+            Some(Value::Bool(b)) => (1, f64::from(u8::from(*b)), String::new()),
+            Some(Value::Number(n)) => (1, n.as_f64().unwrap_or(0.0), String::new()),
+            Some(Value::String(s)) => (2, 0.0, s.clone()),
+            Some(other) => (3, 0.0, other.to_string()),
+        }
+    }
+    items.sort_by(|a, b| {
+        for key in &sort.0 {
+            let (x, y) = (
+                rank(crate::query::filter::lookup(&a.2, &key.field)),
+                rank(crate::query::filter::lookup(&b.2, &key.field)),
+            );
+            let ord =
+                x.0.cmp(&y.0)
+                    .then(x.1.partial_cmp(&y.1).unwrap_or(Ordering::Equal))
+                    .then(x.2.cmp(&y.2));
+            let ord = if key.descending { ord.reverse() } else { ord };
+            if ord != Ordering::Equal {
+                return ord;
+            }
+        }
+        let id = |d: &Map<String, Value>| {
+            d.get("_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        id(&a.2).cmp(&id(&b.2))
+    });
+}

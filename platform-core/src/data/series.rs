@@ -1,0 +1,209 @@
+//! Writing and reading the observations of a series, chunk by chunk.
+//!
+//! A save merges the sent observations into the stored ones by time: a sent time overwrites the
+//! value and status stored for it, and a value that changes gets status source `CHANGED` unless
+//! the sender gave a source. Only the chunks the sent times touch are rewritten (plus the chunk
+//! before them, so appends fill it): they stop being current at the new object version and their
+//! replacements start there, so every older version stays readable and a save of k points costs
+//! about k, not the whole series.
+
+use super::codec;
+use super::model::{mark_changed, Point};
+use crate::error::Result;
+use crate::store::{Chunk, DataKey, ReadTx, WriteTx};
+
+/// Most observations in one chunk.
+pub const CHUNK_POINTS: usize = 4096;
+
+/// Sorts observations by time; for a repeated time the last one sent wins.
+pub fn normalise(mut points: Vec<Point>) -> Vec<Point> {
+    points.reverse();
+    points.sort_by_key(|p| p.t);
+    points.dedup_by_key(|p| p.t);
+    points
+}
+
+/// Merges sorted `new` observations into sorted `old` ones (see the module rules).
+pub fn merge(old: Vec<Point>, new: Vec<Point>) -> Vec<Point> {
+    let mut out = Vec::with_capacity(old.len() + new.len());
+    let mut old = old.into_iter().peekable();
+    for p in new {
+        while let Some(o) = old.next_if(|o| o.t < p.t) {
+            out.push(o);
+        }
+        match old.next_if(|o| o.t == p.t) {
+            Some(o) if o.v != p.v && p.status.as_ref().is_none_or(|s| s.source.is_none()) => out
+                .push(Point {
+                    status: mark_changed(p.status),
+                    ..p
+                }),
+            _ => out.push(p),
+        }
+    }
+    out.extend(old);
+    out
+}
+
+/// Cuts sorted observations into encoded chunks.
+pub fn to_chunks(points: &[Point]) -> Vec<Chunk> {
+    points
+        .chunks(CHUNK_POINTS)
+        .map(|c| Chunk {
+            start: c[0].t,
+            stop: c[c.len() - 1].t,
+            count: c.len() as u32,
+            payload: codec::encode(c),
+        })
+        .collect()
+}
+
+/// Writes observations to a series at an object version; returns whether anything changed.
+///
+/// `current` is the version whose data the merge starts from (`None` for a new object),
+/// `replace` drops every stored observation first, and `keep_history` is false for objects of
+/// unversioned types (their rows are rewritten in place).
+pub fn write(
+    tx: &mut dyn WriteTx,
+    key: &DataKey,
+    current: Option<u32>,
+    version: u32,
+    keep_history: bool,
+    replace: bool,
+    points: Vec<Point>,
+) -> Result<bool> {
+    let points = normalise(points);
+    let affected: Vec<Chunk> = match current {
+        None => Vec::new(),
+        Some(cur) if replace => tx.chunks(key, cur, None, None)?,
+        Some(_) if points.is_empty() => return Ok(false),
+        Some(cur) => {
+            let (lo, hi) = (points[0].t, points[points.len() - 1].t);
+            let mut chunks = tx.chunks(key, cur, Some(lo), Some(hi))?;
+            if let Some(before) = tx.chunk_before(key, cur, lo)? {
+                if chunks.first().is_none_or(|c| c.start != before.start) {
+                    chunks.insert(0, before);
+                }
+            }
+            chunks
+        }
+    };
+    let mut old = Vec::with_capacity(affected.iter().map(|c| c.count as usize).sum());
+    for c in &affected {
+        old.extend(codec::decode(&c.payload)?);
+    }
+    let merged = if replace {
+        points
+    } else {
+        merge(old.clone(), points)
+    };
+    if merged == old {
+        return Ok(false);
+    }
+    let old_starts: Vec<i64> = affected.iter().map(|c| c.start).collect();
+    tx.replace_chunks(key, version, keep_history, &old_starts, &to_chunks(&merged))?;
+    Ok(true)
+}
+
+/// Which observations to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// Every observation.
+    All,
+    /// The last n.
+    Last(u64),
+    /// Times in `[start, end)`; `None` is open.
+    Between(Option<i64>, Option<i64>),
+}
+
+/// Reads the observations of a series at an object version.
+pub fn read(tx: &dyn ReadTx, key: &DataKey, version: u32, window: Window) -> Result<Vec<Point>> {
+    match window {
+        Window::All => decode_all(&tx.chunks(key, version, None, None)?),
+        Window::Between(start, end) => {
+            let to = end.map(|e| e.saturating_sub(1));
+            let mut points = decode_all(&tx.chunks(key, version, start, to)?)?;
+            points.retain(|p| start.is_none_or(|s| p.t >= s) && end.is_none_or(|e| p.t < e));
+            Ok(points)
+        }
+        Window::Last(n) => {
+            let mut chunks = tx.last_chunks(key, version, n)?;
+            chunks.reverse();
+            let mut points = decode_all(&chunks)?;
+            let skip = points.len().saturating_sub(n as usize);
+            points.drain(..skip);
+            Ok(points)
+        }
+    }
+}
+
+fn decode_all(chunks: &[Chunk]) -> Result<Vec<Point>> {
+    let mut out = Vec::with_capacity(chunks.iter().map(|c| c.count as usize).sum());
+    for c in chunks {
+        out.extend(codec::decode(&c.payload)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::model::{PointValue, Status};
+
+    #[test]
+    fn merge_overwrites_by_time_and_marks_changes() {
+        let old = vec![Point::num(1, 1.0), Point::num(3, 3.0), Point::num(5, 5.0)];
+        let new = vec![
+            Point::num(0, 0.5),
+            Point::num(3, 30.0),
+            Point::num(5, 5.0),
+            Point::num(9, 9.0),
+        ];
+        let merged = merge(old, new);
+        let times: Vec<i64> = merged.iter().map(|p| p.t).collect();
+        assert_eq!(times, vec![0, 1, 3, 5, 9]);
+        assert_eq!(merged[2].v, PointValue::Num(30.0));
+        assert_eq!(
+            merged[2].status.as_ref().and_then(|s| s.source.as_deref()),
+            Some("CHANGED")
+        );
+        assert_eq!(
+            merged[3].status, None,
+            "an unchanged value keeps its status"
+        );
+        // A sender's own source wins.
+        let sent = Point {
+            t: 1,
+            v: PointValue::Num(2.0),
+            status: Some(Status {
+                source: Some("CALCULATED".into()),
+                ..Status::default()
+            }),
+        };
+        let merged = merge(vec![Point::num(1, 1.0)], vec![sent.clone()]);
+        assert_eq!(merged, vec![sent]);
+    }
+
+    #[test]
+    fn normalise_keeps_the_last_of_a_repeated_time() {
+        let points = normalise(vec![
+            Point::num(2, 1.0),
+            Point::num(1, 1.0),
+            Point::num(2, 7.0),
+        ]);
+        assert_eq!(points, vec![Point::num(1, 1.0), Point::num(2, 7.0)]);
+    }
+
+    #[test]
+    fn chunks_hold_at_most_the_chunk_size() {
+        let points: Vec<Point> = (0..(CHUNK_POINTS as i64 * 2 + 5))
+            .map(|t| Point::num(t, t as f64))
+            .collect();
+        let chunks = to_chunks(&points);
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks[2].count, 5);
+        assert_eq!(
+            (chunks[1].start, chunks[1].stop),
+            (CHUNK_POINTS as i64, 2 * CHUNK_POINTS as i64 - 1)
+        );
+    }
+}

@@ -1,0 +1,397 @@
+//! Time series and curves over HTTP: written through objects, read through the data service.
+
+use crate::common::{Client, TestServer};
+use platform_core::auth::Role;
+use serde_json::{json, Value};
+
+fn times(item: &Value) -> Vec<String> {
+    item["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["time"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn values(item: &Value) -> Vec<Value> {
+    item["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["value"].clone())
+        .collect()
+}
+
+async fn save_series(c: &Client<'_>, data: Value) -> Value {
+    c.save(
+        json!({"_id": "NBP", "_type": "#GasHub", "name": "NBP", "SPOT": {
+            "_type": "VarTimeSeries", "calendar": "BUSINESS", "timezone": "Europe/London",
+            "currency": "GBP", "units": "therm", "data": data
+        }}),
+    )
+    .await
+}
+
+#[actix_rt::test]
+async fn a_series_is_written_with_its_object_and_read_by_data_id() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    let saved = save_series(&c, json!([{"time": "2024-07-01", "value": 80.5}, {"time": "2024-07-02", "value": 81.0, "status": {"quality": "VALID", "reliability": "QUOTED"}}])).await;
+    // The object keeps the header, not the observations.
+    assert_eq!(saved["SPOT"]["calendar"], "BUSINESS");
+    assert!(saved["SPOT"].get("data").is_none());
+    let r = c.get("/data/v1/private/NBP:SPOT").await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let item = r.body;
+    assert_eq!(item["_id"], "NBP:SPOT");
+    assert_eq!(item["_type"], "VarTimeSeries");
+    assert_eq!(
+        (
+            item["_objid"].clone(),
+            item["_dataid"].clone(),
+            item["_objtype"].clone()
+        ),
+        (json!("NBP"), json!("SPOT"), json!("#GasHub"))
+    );
+    assert_eq!(
+        (item["currency"].clone(), item["units"].clone()),
+        (json!("GBP"), json!("therm"))
+    );
+    assert_eq!(item["_version"], 1);
+    assert_eq!(times(&item), vec!["2024-07-01", "2024-07-02"]);
+    assert_eq!(
+        item["data"][1]["status"],
+        json!({"quality": "VALID", "reliability": "QUOTED"})
+    );
+    // _profile on the object gives the same item.
+    let profile = c.get("/object/v1/private/NBP?_profile=SPOT").await;
+    assert_eq!(profile.body, item);
+}
+
+#[actix_rt::test]
+async fn saves_merge_observations_and_mark_changes() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_series(
+        &c,
+        json!([{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": 2}]),
+    )
+    .await;
+    let v2 = save_series(
+        &c,
+        json!([{"time": "2024-07-02", "value": 20}, {"time": "2024-07-03", "value": 3}]),
+    )
+    .await;
+    assert_eq!(v2["_version"], 2);
+    let item = c.get("/data/v1/private/NBP:SPOT").await.body;
+    assert_eq!(values(&item), vec![json!(1.0), json!(20.0), json!(3.0)]);
+    assert_eq!(item["data"][1]["status"]["source"], "CHANGED");
+    assert!(item["data"][2].get("status").is_none());
+    // The same observations again change nothing: no new version.
+    let again = save_series(&c, json!([{"time": "2024-07-03", "value": 3}])).await;
+    assert_eq!(again["_version"], 2);
+    // Version 1's data stays readable.
+    let v1 = c.get("/data/v1/private/NBP:SPOT?_version=1").await.body;
+    assert_eq!(values(&v1), vec![json!(1.0), json!(2.0)]);
+    assert_eq!(v1["_id"], "NBP/1:SPOT");
+}
+
+#[actix_rt::test]
+async fn rolling_back_the_object_rolls_back_its_data() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_series(&c, json!([{"time": "2024-07-01", "value": 1}])).await;
+    save_series(
+        &c,
+        json!([{"time": "2024-07-01", "value": 10}, {"time": "2024-07-02", "value": 2}]),
+    )
+    .await;
+    assert_eq!(c.delete("/object/v1/private/NBP").await.body["current"], 1);
+    let item = c.get("/data/v1/private/NBP:SPOT").await.body;
+    assert_eq!(values(&item), vec![json!(1.0)]);
+    // A new save after the rollback takes version 2 again, with its own data.
+    save_series(&c, json!([{"time": "2024-07-03", "value": 3}])).await;
+    let item = c.get("/data/v1/private/NBP:SPOT").await.body;
+    assert_eq!(times(&item), vec!["2024-07-01", "2024-07-03"]);
+    // Deleting the object deletes its data.
+    c.delete("/object/v1/private/NBP/*").await;
+    c.get("/data/v1/private/NBP:SPOT")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}
+
+#[actix_rt::test]
+async fn replace_and_removing_the_property_clear_the_series() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_series(
+        &c,
+        json!([{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": 2}]),
+    )
+    .await;
+    let r = c
+        .post("/object/v1?_replace=true", json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": [{"time": "2024-07-06", "value": 6}]}}))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:SPOT").await.body),
+        vec!["2024-07-06"]
+    );
+    c.post(
+        "/object/v1?_replace=true",
+        json!({"_id": "NBP", "name": "no data"}),
+    )
+    .await;
+    c.get("/data/v1/private/NBP:SPOT")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // Rolling back brings the series back.
+    c.delete("/object/v1/private/NBP").await;
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:SPOT").await.body),
+        vec!["2024-07-06"]
+    );
+}
+
+#[actix_rt::test]
+async fn ranges_select_observations() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    let data: Vec<Value> = (1..=31)
+        .map(|d| json!({"time": format!("2024-07-{d:02}"), "value": d}))
+        .filter(|o| {
+            let d =
+                chrono::NaiveDate::parse_from_str(o["time"].as_str().unwrap(), "%Y-%m-%d").unwrap();
+            !matches!(
+                chrono::Datelike::weekday(&d),
+                chrono::Weekday::Sat | chrono::Weekday::Sun
+            )
+        })
+        .collect();
+    save_series(&c, Value::Array(data)).await;
+    let get = |range: &str| {
+        let c = c.clone();
+        let url = format!("/data/v1/private/NBP:SPOT?_range={range}");
+        async move {
+            let r = c.get(&url).await;
+            assert_eq!(r.status, 200, "{url}: {:?}", r.body);
+            times(&r.body)
+        }
+    };
+    assert_eq!(get("last(2)").await, vec!["2024-07-30", "2024-07-31"]);
+    assert_eq!(
+        get("between(2024-07-10,2024-07-12)").await,
+        vec!["2024-07-10", "2024-07-11", "2024-07-12"]
+    );
+    assert_eq!(
+        get("from(2024-07-29)").await,
+        vec!["2024-07-29", "2024-07-30", "2024-07-31"]
+    );
+    // In the series zone: from 2024-07-29T00:00 London time.
+    assert_eq!(
+        get("from(2024-07-29,Europe/London)").await,
+        vec!["2024-07-29", "2024-07-30", "2024-07-31"]
+    );
+    assert_eq!(get("within(2024-06)").await, Vec::<String>::new());
+    assert_eq!(
+        get("between(2024-07-05,2024-07-08)").await,
+        vec!["2024-07-05", "2024-07-08"]
+    );
+    c.get("/data/v1/private/NBP:SPOT?_range=last(-1)")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    c.get("/data/v1/private/NBP:SPOT?_range=from(2024-01-01,Mars/Base)")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+}
+
+#[actix_rt::test]
+async fn bad_observations_store_nothing() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_series(&c, json!([{"time": "2024-07-01", "value": 1}])).await;
+    // A Saturday on a BUSINESS calendar.
+    let m = c
+        .post("/object/v1", json!({"_id": "NBP", "name": "changed", "SPOT": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-02", "value": 2}, {"time": "2024-07-06", "value": 6}]}}))
+        .await
+        .assert_error(400, "INDEX_ALIGN");
+    assert!(m.contains("2024-07-06") && m.contains("BUSINESS"), "{m}");
+    let m = c
+        .post("/object/v1", json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "data": [{"time": "July 2nd", "value": 2}]}}))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("July 2nd"), "{m}");
+    c.post("/object/v1", json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-02", "value": [1]}]}}))
+        .await
+        .assert_error(400, "INVALID_BODY");
+    c.post("/object/v1", json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-02", "value": 1, "status": {"quality": "GREAT"}}]}}))
+        .await
+        .assert_error(400, "INVALID_BODY");
+    c.post(
+        "/object/v1",
+        json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "timezone": "Mars/Base"}}),
+    )
+    .await
+    .assert_error(400, "INVALID_PARAMETER");
+    let obj = c.get("/object/v1/private/NBP").await.body;
+    assert_eq!(
+        (obj["name"].clone(), obj["_version"].clone()),
+        (json!("NBP"), json!(1))
+    );
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:SPOT").await.body),
+        vec!["2024-07-01"]
+    );
+}
+
+#[actix_rt::test]
+async fn the_data_service_is_read_only() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_series(&c, json!([{"time": "2024-07-01", "value": 1}])).await;
+    c.post("/data/v1", json!({"_id": "X"}))
+        .await
+        .assert_error(405, "METHOD_NOT_ALLOWED");
+    c.post("/data/v1/private", json!({"_id": "X"}))
+        .await
+        .assert_error(405, "METHOD_NOT_ALLOWED");
+    c.delete("/data/v1/private/NBP:SPOT")
+        .await
+        .assert_error(405, "METHOD_NOT_ALLOWED");
+    c.get("/data/v1/private/NBP:NOPE")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.get("/data/v1/private/NBP")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    c.get("/data/v1/public/NBP:SPOT")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}
+
+async fn save_curve(c: &Client<'_>, ondate: &str, shift: f64) -> Value {
+    c.save(json!({"_id": "TTF", "_type": "#GasHub", "FWD": {
+        "_type": "VarCurve", "currency": "EUR", "units": "MWh",
+        "ondate": {"curveDate": ondate},
+        "contracts": [
+            {"tenor": "M01", "value": 30.0 + shift},
+            {"tenor": "M02", "value": 31.0 + shift},
+            {"tenor": "Q01", "value": 32.0 + shift},
+            {"tenor": "2025Y", "value": 33.0 + shift}
+        ]
+    }}))
+    .await
+}
+
+#[actix_rt::test]
+async fn curves_one_per_ondate_with_contract_periods() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_curve(&c, "2024-03-01", 0.0).await;
+    save_curve(&c, "2024-03-04", 1.0).await;
+    let one = c.get("/data/v1/private/TTF:FWD:2024-03-01").await;
+    assert_eq!(one.status, 200, "{:?}", one.body);
+    assert_eq!(one.body["_id"], "TTF:FWD:2024-03-01");
+    assert_eq!(one.body["ondate"]["curveDate"], "2024-03-01");
+    let m01 = &one.body["contracts"][0];
+    assert_eq!(
+        m01["properties"],
+        json!({"absolute": "2024M04", "relative": "M01", "start": "2024-04-01", "end": "2024-04-30", "expiry": "2024-03-31"})
+    );
+    assert_eq!(one.body["contracts"][3]["tenor"], "Y01");
+    // Without an ondate: the newest curve.
+    let newest = c.get("/data/v1/private/TTF:FWD").await.body;
+    assert_eq!(newest["ondate"]["curveDate"], "2024-03-04");
+    assert_eq!(newest["contracts"][0]["value"], 31.0);
+    // Saving an ondate again replaces only that ondate's contracts.
+    c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": "2024-03-01", "contracts": [{"tenor": "M01", "value": 99}]}})).await;
+    let replaced = c.get("/data/v1/private/TTF:FWD:2024-03-01").await.body;
+    assert_eq!(replaced["contracts"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        c.get("/data/v1/private/TTF:FWD:2024-03-04").await.body["contracts"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    // Tenor history and the list of tenors.
+    let m01 = c.get("/data/v1/private/TTF:FWD?tenor=M01").await.body;
+    assert_eq!(m01["_type"], "VarTimeSeries");
+    assert_eq!(
+        m01["data"],
+        json!([{"time": "2024-03-01", "value": 99.0}, {"time": "2024-03-04", "value": 31.0}])
+    );
+    let abs = c.get("/data/v1/private/TTF:FWD?tenor=2024M05").await.body;
+    assert_eq!(abs["data"], json!([{"time": "2024-03-04", "value": 32.0}]));
+    let tenors = c.get("/data/v1/private/TTF:FWD?listTenors").await.body;
+    assert_eq!(tenors, json!(["M01", "M02", "Q01", "Y01"]));
+    // Rollback removes the replaced ondate's new contracts.
+    c.delete("/object/v1/private/TTF").await;
+    assert_eq!(
+        c.get("/data/v1/private/TTF:FWD:2024-03-01").await.body["contracts"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+}
+
+#[actix_rt::test]
+async fn bad_curves_store_nothing() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_curve(&c, "2024-03-01", 0.0).await;
+    let m = c.post("/object/v1", json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "contracts": [{"tenor": "M01", "value": 1}]}})).await.assert_error(400, "MISSING_PARAMETER");
+    assert!(m.contains("ondate"), "{m}");
+    let m = c
+        .post("/object/v1", json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": "2024-03-02", "contracts": [{"tenor": "X99", "value": 1}]}}))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("X99"), "{m}");
+    c.get("/data/v1/private/TTF:FWD:2024-03-02")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    c.get("/data/v1/private/TTF:FWD?tenor=Z9")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert_eq!(c.get("/object/v1/private/TTF").await.body["_version"], 1);
+}
+
+#[actix_rt::test]
+async fn data_lists_filter_and_range_each_item() {
+    let s = TestServer::new();
+    let c = s.client(Role::Platform);
+    save_series(
+        &c,
+        json!([{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": 2}]),
+    )
+    .await;
+    save_curve(&c, "2024-03-01", 0.0).await;
+    c.save(json!({"_id": "#FX.EURGBP", "_type": "#FX", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": [{"time": "2024-07-01", "value": 0.85}]}})).await;
+    let r = c.get("/data/v1/private?_range=last(1)").await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.total(), 2);
+    let ids: Vec<&str> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec!["NBP:SPOT", "TTF:FWD"]);
+    assert_eq!(
+        r.body[0]["data"],
+        json!([{"time": "2024-07-02", "value": 2.0}])
+    );
+    let fx = c
+        .get("/data/v1/all?_filter=%7B%22_objtype%22%3A%22%23FX%22%7D")
+        .await;
+    assert_eq!(fx.total(), 1);
+    assert_eq!(fx.body[0]["_id"], "#FX.EURGBP:SPOT");
+    let types = c.get("/data/v1/all?_distinct=_objtype").await;
+    assert_eq!(types.body, json!(["#FX", "#GasHub"]));
+    let many = c
+        .get("/data/v1/all?_id=%23FX.EURGBP:SPOT&_id=NBP:SPOT&_id=NOPE:X&_range=last(1)")
+        .await;
+    assert_eq!(many.total(), 2);
+}
