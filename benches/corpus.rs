@@ -1,4 +1,6 @@
 //! A seeded corpus of market-data objects, the same on every run and machine.
+// Each bench includes this module and uses its own part of it.
+#![allow(dead_code)]
 
 use serde_json::{json, Value};
 

@@ -274,7 +274,9 @@ impl Platform {
             let mut saved = Vec::with_capacity(items.len());
             for (index, item) in items.into_iter().enumerate() {
                 let at = |e: Error| if is_array { prefix_item(e, index) } else { e };
-                let stored = self.save_one(tx, p, coll, item, opts, &now).map_err(at)?;
+                let stored = self
+                    .save_one(tx, p, coll, item, opts, &now, Vec::new())
+                    .map_err(at)?;
                 saved.push(Value::Object(render(&stored, true)));
             }
             Ok(saved)
@@ -286,7 +288,9 @@ impl Platform {
         })
     }
 
-    fn save_one(
+    /// Saves one document; `typed` carries data payloads already parsed (typed observations).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn save_one(
         &self,
         tx: &mut dyn WriteTx,
         p: &Principal,
@@ -294,6 +298,7 @@ impl Platform {
         item: Value,
         opts: &SaveOptions,
         now: &str,
+        typed: Vec<(String, data::DataPayload)>,
     ) -> Result<StoredVersion> {
         let Value::Object(mut fields) = item else {
             return Err(Error::invalid_body(format!(
@@ -339,7 +344,7 @@ impl Platform {
         }
 
         // Data properties: the header stays on the object, the payload is written apart.
-        let mut payloads = Vec::new();
+        let mut payloads = typed;
         if coll == Collection::Object {
             for (name, value) in fields.iter_mut() {
                 if DataKind::of(value).is_some() {

@@ -56,7 +56,8 @@ impl Output {
             Format::Json => value.to_string(),
             Format::Csv => match value {
                 Value::Array(items) => csv::objects_to_csv(items),
-                one => csv::objects_to_csv(std::slice::from_ref(one)),
+                one => csv::data_to_csv(one)
+                    .unwrap_or_else(|| csv::objects_to_csv(std::slice::from_ref(one))),
             },
             Format::Xml => xml::to_xml(value, if is_list { "items" } else { "item" }),
             Format::Html => {

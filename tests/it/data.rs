@@ -395,3 +395,223 @@ async fn data_lists_filter_and_range_each_item() {
         .await;
     assert_eq!(many.total(), 2);
 }
+
+/// Business days of July 2024 in London, valued by their day of the month.
+async fn july(c: &Client<'_>) {
+    let data: Vec<Value> = (1..=31)
+        .filter_map(|d| {
+            let date = chrono::NaiveDate::from_ymd_opt(2024, 7, d).unwrap();
+            let weekend = matches!(
+                chrono::Datelike::weekday(&date),
+                chrono::Weekday::Sat | chrono::Weekday::Sun
+            );
+            (!weekend).then(|| json!({"time": date.to_string(), "value": d}))
+        })
+        .collect();
+    save_series(c, Value::Array(data)).await;
+}
+
+async fn range_times(c: &Client<'_>, id: &str, range: &str) -> Vec<String> {
+    let r = c
+        .get(&format!("/data/v1/private/{id}?_range={range}"))
+        .await;
+    assert_eq!(r.status, 200, "{range}: {:?}", r.body);
+    times(&r.body)
+}
+
+#[actix_rt::test]
+async fn date_rules_and_tenors_in_ranges_at_a_fixed_clock() {
+    let s = TestServer::at("2024-07-31T12:00:00Z");
+    let c = s.client(Role::Writer);
+    july(&c).await;
+    assert_eq!(
+        range_times(&c, "NBP:SPOT", "from(T-2D)").await,
+        vec!["2024-07-30", "2024-07-31"]
+    );
+    assert_eq!(
+        range_times(&c, "NBP:SPOT", "from(t-1Bh0m0s0)").await,
+        vec!["2024-07-30", "2024-07-31"]
+    );
+    // A date rule is an instant: London midnight of the 25th (23:00Z on the 24th) lies between.
+    assert_eq!(
+        range_times(&c, "NBP:SPOT", "between(T-1W,T-6D)").await,
+        vec!["2024-07-25"]
+    );
+    assert_eq!(
+        range_times(&c, "NBP:SPOT", "between(T-1Wh0m0s0,T-5Dh0m0s0)").await,
+        vec!["2024-07-24", "2024-07-25", "2024-07-26"]
+    );
+    // The first day of the month, in the series zone.
+    assert_eq!(
+        range_times(&c, "NBP:SPOT", "between(t-D1h0m0s0,t-D2h0m0s0)").await,
+        vec!["2024-07-01", "2024-07-02"]
+    );
+    // An absolute tenor names its delivery period.
+    assert_eq!(
+        range_times(&c, "NBP:SPOT", "2024W31").await,
+        vec!["2024-07-29", "2024-07-30", "2024-07-31"]
+    );
+    assert_eq!(
+        range_times(&c, "NBP:SPOT", "within(2024M07)").await.len(),
+        23
+    );
+    assert_eq!(range_times(&c, "NBP:SPOT", "within(2024)").await.len(), 23);
+    c.get("/data/v1/private/NBP:SPOT?_range=from(T-1X)")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+}
+
+#[actix_rt::test]
+async fn ranges_at_each_precision_on_an_intraday_series() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    let data: Vec<Value> = (0..48)
+        .map(|i| json!({"time": format!("2024-01-01T{:02}:{:02}:00Z", i / 2, (i % 2) * 30), "value": i}))
+        .collect();
+    c.save(json!({"_id": "PWR", "HH": {"_type": "VarTimeSeries", "calendar": "HALFHOURLY", "data": data}})).await;
+    assert_eq!(
+        range_times(&c, "PWR:HH", "within(2024-01-01T10)").await,
+        vec!["2024-01-01T10:00:00Z", "2024-01-01T10:30:00Z"]
+    );
+    assert_eq!(
+        range_times(&c, "PWR:HH", "within(2024-01-01T10:30)").await,
+        vec!["2024-01-01T10:30:00Z"]
+    );
+    assert_eq!(
+        range_times(&c, "PWR:HH", "within(2024-01-01T10:30:00)").await,
+        vec!["2024-01-01T10:30:00Z"]
+    );
+    assert_eq!(
+        range_times(&c, "PWR:HH", "between(2024-01-01T22,2024-01-01T23:00)")
+            .await
+            .len(),
+        3
+    );
+    assert_eq!(
+        range_times(&c, "PWR:HH", "within(2024-01-01)").await.len(),
+        48
+    );
+    assert_eq!(range_times(&c, "PWR:HH", "within(2024-01)").await.len(), 48);
+    // In Paris (UTC+1 in winter) the local day 2024-01-01 starts at 23:00 UTC the day before.
+    assert_eq!(
+        range_times(&c, "PWR:HH", "within(2024-01-01,Europe/Paris)")
+            .await
+            .len(),
+        46
+    );
+    assert_eq!(
+        range_times(&c, "PWR:HH", "from(2024-01-01T23:00,Europe/Paris)").await,
+        vec![
+            "2024-01-01T22:00:00Z",
+            "2024-01-01T22:30:00Z",
+            "2024-01-01T23:00:00Z",
+            "2024-01-01T23:30:00Z"
+        ]
+    );
+    c.post("/object/v1", json!({"_id": "PWR", "HH": {"_type": "VarTimeSeries", "data": [{"time": "2024-01-02T00:10:00Z", "value": 1}]}}))
+        .await
+        .assert_error(400, "INDEX_ALIGN");
+}
+
+#[actix_rt::test]
+async fn units_and_currency_conversion() {
+    let s = TestServer::new();
+    let c = s.client(Role::Platform);
+    save_series(
+        &c,
+        json!([{"time": "2024-07-01", "value": 100.0}, {"time": "2024-07-02", "value": 50.0}]),
+    )
+    .await;
+    // EURGBP 0.85 from July 1st: GBP to EUR divides by it (the inverse pair).
+    c.save(json!({"_id": "#FX.EURGBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": [{"time": "2024-06-28", "value": 0.8}, {"time": "2024-07-02", "value": 0.85}]}})).await;
+    let per_mwh = c.get("/data/v1/private/NBP:SPOT?units=MWh").await.body;
+    assert_eq!(per_mwh["units"], "MWh");
+    let v = per_mwh["data"][0]["value"].as_f64().unwrap();
+    assert!((v - 100.0 * 34.121_416_331_279).abs() < 1e-6, "{v}");
+    assert_eq!(per_mwh["data"][0]["status"]["source"], "CONVERTED");
+    let eur = c.get("/data/v1/private/NBP:SPOT?currency=EUR").await.body;
+    assert_eq!(eur["currency"], "EUR");
+    let (a, b) = (
+        eur["data"][0]["value"].as_f64().unwrap(),
+        eur["data"][1]["value"].as_f64().unwrap(),
+    );
+    assert!(
+        (a - 100.0 / 0.8).abs() < 1e-9 && (b - 50.0 / 0.85).abs() < 1e-9,
+        "{a} {b}"
+    );
+    // A quantity series in tonnes to barrels needs a density.
+    c.save(json!({"_id": "GASOIL", "STOCK": {"_type": "VarTimeSeries", "units": "MT", "data": [{"time": "2024-07-01T00:00:00Z", "value": 1.0}]}})).await;
+    let bbl = c
+        .get("/data/v1/private/GASOIL:STOCK?units=BBL&__density=845")
+        .await
+        .body;
+    assert!(
+        (bbl["data"][0]["value"].as_f64().unwrap() - 7.443_563).abs() < 1e-5,
+        "{bbl}"
+    );
+    let m = c
+        .get("/data/v1/private/GASOIL:STOCK?units=BBL")
+        .await
+        .assert_error(400, "CONVERSION_ERROR");
+    assert!(m.contains("density"), "{m}");
+    let m = c
+        .get("/data/v1/private/GASOIL:STOCK?units=MWh")
+        .await
+        .assert_error(400, "CONVERSION_ERROR");
+    assert!(m.contains("MWh"), "{m}");
+    let m = c
+        .get("/data/v1/private/NBP:SPOT?currency=JPY")
+        .await
+        .assert_error(400, "CONVERSION_ERROR");
+    assert!(m.contains("JPY"), "{m}");
+    c.get("/data/v1/private/NBP:SPOT?units=furlong")
+        .await
+        .assert_error(400, "CONVERSION_ERROR");
+    c.get("/data/v1/private/GASOIL:STOCK?units=BBL&__density=-1")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+}
+
+#[actix_rt::test]
+async fn csv_and_xml_of_a_series_and_a_curve() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_series(&c, json!([{"time": "2024-07-01", "value": 1.5, "status": {"quality": "FAILED:spike", "source": "CALCULATED"}}, {"time": "2024-07-02", "value": "n/a"}])).await;
+    save_curve(&c, "2024-03-01", 0.0).await;
+    let series = s
+        .send(
+            actix_web::test::TestRequest::get()
+                .uri("/data/v1/private/NBP:SPOT")
+                .insert_header(("authorization", format!("Bearer {}", c.token)))
+                .insert_header(("accept", "text/csv")),
+        )
+        .await;
+    assert_eq!(series.body.as_str().unwrap(), "time,value,quality,source,reliability\n2024-07-01,1.5,FAILED:spike,CALCULATED,\n2024-07-02,n/a,,,\n");
+    let curve = s
+        .send(
+            actix_web::test::TestRequest::get()
+                .uri("/data/v1/private/TTF:FWD:2024-03-01")
+                .insert_header(("authorization", format!("Bearer {}", c.token)))
+                .insert_header(("accept", "text/csv")),
+        )
+        .await;
+    assert_eq!(
+        curve.body.as_str().unwrap(),
+        "tenor,value,absolute,start,end,expiry\nM01,30.0,2024M04,2024-04-01,2024-04-30,2024-03-31\nM02,31.0,2024M05,2024-05-01,2024-05-31,2024-04-30\nQ01,32.0,2024Q02,2024-04-01,2024-06-30,2024-03-31\nY01,33.0,2025Y,2025-01-01,2025-12-31,2024-12-31\n"
+    );
+    let xml = s
+        .send(
+            actix_web::test::TestRequest::get()
+                .uri("/data/v1/private/NBP:SPOT?_range=last(1)")
+                .insert_header(("authorization", format!("Bearer {}", c.token)))
+                .insert_header(("accept", "application/xml")),
+        )
+        .await;
+    let text = xml.body.as_str().unwrap();
+    assert!(
+        text.starts_with("<?xml")
+            && text.contains("<time>2024-07-02</time>")
+            && text.contains("<value>n/a</value>"),
+        "{text}"
+    );
+}

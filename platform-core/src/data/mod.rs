@@ -12,10 +12,12 @@
 
 pub mod calendar;
 pub mod codec;
+pub mod conversion;
 pub mod curve;
 pub mod model;
 pub mod read;
 pub mod series;
+pub mod write;
 
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
@@ -69,6 +71,9 @@ pub enum DataPayload {
     Series(Option<Value>),
     /// The curve of one ondate (`ondate`, `contracts`), if sent.
     Curve(Option<Map<String, Value>>),
+    /// Observations already parsed (from a typed API or a file import), and whether they
+    /// replace the stored ones.
+    Points(Vec<Point>, bool),
 }
 
 /// Splits a sent data property into its header (kept on the object) and its payload.
@@ -232,6 +237,23 @@ pub(crate) fn write_payloads(
                 )?;
             }
             DataPayload::Curve(None) => {}
+            DataPayload::Points(points, replace_series) => {
+                let (calendar, tz, code) = series_settings(&name, &header)?;
+                for (i, p) in points.iter().enumerate() {
+                    calendar
+                        .check(p.t, tz, &code)
+                        .map_err(|e| prefix(&format!("{name}.data[{i}]"), e))?;
+                }
+                changed |= series::write(
+                    tx,
+                    &key,
+                    current,
+                    version,
+                    keep_history,
+                    replace || replace_series,
+                    points,
+                )?;
+            }
         }
     }
     Ok(changed)

@@ -6,6 +6,7 @@
 //! (series) or `ondate` and `contracts` (curve).
 
 use super::calendar::format_time;
+use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields};
 use super::model::points_json;
 use super::series::{self, Window};
@@ -72,6 +73,8 @@ pub struct DataQuery {
     pub list_tenors: bool,
     /// `_version`: read the data as of an object version (number or tag).
     pub version: Option<VersionRef>,
+    /// `units`, `currency`, `__density`.
+    pub conversion: Conversion,
 }
 
 impl DataQuery {
@@ -93,6 +96,7 @@ impl DataQuery {
             tenor,
             list_tenors: params.has("listTenors"),
             version: params.get("_version").map(str::parse).transpose()?,
+            conversion: Conversion::from_params(params)?,
         })
     }
 }
@@ -181,7 +185,17 @@ impl Platform {
                 }
                 let (calendar, tz, _) = series_settings(&id.prop, header)?;
                 let window = self.window(q, tz)?;
-                let points = series::read(tx, &key, object.version, window)?;
+                let mut points = series::read(tx, &key, object.version, window)?;
+                if let Some(conv) = Converter::new(tx, &mut item, &q.conversion)? {
+                    conv.points(&mut points, |t| {
+                        let at = chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
+                        if calendar.is_dated() {
+                            ondate_instant(&at.with_timezone(&tz).date_naive().to_string())
+                        } else {
+                            at
+                        }
+                    })?;
+                }
                 item.insert(
                     "data".into(),
                     points_json(&points, |t| format_time(t, calendar, tz)),
@@ -201,7 +215,16 @@ impl Platform {
                         .pop()
                         .map(|(_, c)| c),
                 };
-                let stored = curve::decode(&stored.ok_or_else(not_found)?)?;
+                let mut stored = curve::decode(&stored.ok_or_else(not_found)?)?;
+                if let Some(conv) = Converter::new(tx, &mut item, &q.conversion)? {
+                    let at = ondate_instant(stored.curve_date());
+                    for c in &mut stored.contracts {
+                        if matches!(c.value, super::model::PointValue::Num(_)) {
+                            c.value = conv.value(&c.value, at)?;
+                            c.status = converted(c.status.take());
+                        }
+                    }
+                }
                 let (ondate, contracts) = curve_fields(&stored);
                 if id.ondate.is_some() && is_current {
                     item.insert("_id".into(), Value::String(text.to_string()));
@@ -274,9 +297,14 @@ impl Platform {
             ),
         };
         let curves = tx.curves(key, object.version, from.as_deref(), to.as_deref(), last)?;
+        let conv = Converter::new(tx, &mut item, &q.conversion)?;
         let mut data = Vec::with_capacity(curves.len());
         for (ondate, payload) in &curves {
-            if let Some((value, status)) = curve::find_tenor(payload, code)? {
+            if let Some((mut value, mut status)) = curve::find_tenor(payload, code)? {
+                if let (Some(conv), super::model::PointValue::Num(_)) = (&conv, &value) {
+                    value = conv.value(&value, ondate_instant(ondate))?;
+                    status = converted(status);
+                }
                 let mut obs = Map::new();
                 obs.insert("time".into(), Value::String(ondate.clone()));
                 obs.insert("value".into(), value.to_json());
@@ -310,6 +338,15 @@ impl Platform {
     ) -> Result<Value> {
         self.read_data(p, source, &format!("{object}:{name}"), q)
     }
+}
+
+/// Midnight UTC of an ondate (the time FX rates are read at for a curve).
+fn ondate_instant(ondate: &str) -> chrono::DateTime<chrono::Utc> {
+    NaiveDate::parse_from_str(ondate, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|d| d.and_utc())
+        .unwrap_or_default()
 }
 
 /// The header and system fields of a data item.

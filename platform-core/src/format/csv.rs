@@ -93,3 +93,54 @@ fn write_field(out: &mut String, field: &str) {
         out.push_str(field);
     }
 }
+
+/// The CSV of one data item: a time series as `time,value,quality,source,reliability`, a curve
+/// as `tenor,value,absolute,start,end,expiry`; `None` for anything else.
+pub fn data_to_csv(item: &Value) -> Option<String> {
+    let text = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    if let Some(Value::Array(points)) = item.get("data") {
+        let rows: Vec<Vec<String>> = points
+            .iter()
+            .map(|p| {
+                let status = p.get("status");
+                vec![
+                    text(p.get("time")),
+                    text(p.get("value")),
+                    text(status.and_then(|s| s.get("quality"))),
+                    text(status.and_then(|s| s.get("source"))),
+                    text(status.and_then(|s| s.get("reliability"))),
+                ]
+            })
+            .collect();
+        return Some(rows_to_csv(
+            &["time", "value", "quality", "source", "reliability"],
+            &rows,
+        ));
+    }
+    if let Some(Value::Array(contracts)) = item.get("contracts") {
+        let rows: Vec<Vec<String>> = contracts
+            .iter()
+            .map(|c| {
+                let props = c.get("properties");
+                let prop = |k: &str| text(props.and_then(|p| p.get(k)));
+                vec![
+                    text(c.get("tenor")),
+                    text(c.get("value")),
+                    prop("absolute"),
+                    prop("start"),
+                    prop("end"),
+                    prop("expiry"),
+                ]
+            })
+            .collect();
+        return Some(rows_to_csv(
+            &["tenor", "value", "absolute", "start", "end", "expiry"],
+            &rows,
+        ));
+    }
+    None
+}

@@ -65,6 +65,21 @@ impl TestServer {
         }
     }
 
+    /// A server whose clock stands at `now` (RFC 3339).
+    pub fn at(now: &str) -> TestServer {
+        let now = chrono::DateTime::parse_from_rfc3339(now)
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let store = platform_core::store::sqlite::SqliteStore::open_in_memory().unwrap();
+        TestServer {
+            platform: Platform::new(
+                std::sync::Arc::new(store),
+                std::sync::Arc::new(platform_core::clock::FixedClock::new(now)),
+            ),
+            config: ServerConfig::default(),
+        }
+    }
+
     /// A client of tenant `acme` with a role.
     pub fn client(&self, role: Role) -> Client<'_> {
         self.client_of("acme", &format!("{role}-user"), role)
