@@ -72,6 +72,48 @@ pub struct Principal {
     pub role: Role,
     /// The selected environment.
     pub environment: String,
+    /// Data-access roles and view features granted to the user.
+    pub grants: Grants,
+}
+
+/// Named data-access roles and view features a user holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Grants {
+    /// Data-access roles (`_access` of data properties).
+    pub access: Vec<String>,
+    /// View features (`feature` of extension views).
+    pub features: Vec<String>,
+    /// Holds every role and feature (local use of a database file).
+    pub everything: bool,
+}
+
+impl Grants {
+    /// Whether data whose `_access` is `role` (or none) may be read.
+    pub fn may_read(&self, role: Option<&str>) -> bool {
+        match role {
+            None | Some("") => true,
+            Some(r) => self.everything || self.access.iter().any(|a| a == r),
+        }
+    }
+}
+
+/// What an admin grants a user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grant {
+    /// A data-access role.
+    Access(String),
+    /// A view feature.
+    Feature(String),
+}
+
+impl Grant {
+    /// The stored kind (`access` or `feature`) and name.
+    pub fn parts(&self) -> (&'static str, &str) {
+        match self {
+            Grant::Access(n) => ("access", n),
+            Grant::Feature(n) => ("feature", n),
+        }
+    }
 }
 
 impl Principal {

@@ -5,7 +5,8 @@
 //! explicitly and an unknown one is a 404. Tokens are stored as hashes only and can be revoked.
 
 use crate::auth::{
-    generate_token, hash_token, validate_name, Credentials, Principal, Role, DEFAULT_ENVIRONMENT,
+    generate_token, hash_token, validate_name, Credentials, Grant, Grants, Principal, Role,
+    DEFAULT_ENVIRONMENT,
 };
 use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
@@ -66,6 +67,27 @@ impl Platform {
         self.write(|tx| tx.revoke_tokens(&which, &now))
     }
 
+    /// Grants a user a data-access role or a view feature (the user must exist); returns false
+    /// when it was already granted.
+    pub fn grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+        let (kind, name) = grant.parts();
+        validate_name(name, kind)?;
+        self.write(|tx| {
+            if !tx.user_exists(tenant, user)? {
+                return Err(Error::not_found(format!(
+                    "user \"{user}\" of tenant \"{tenant}\" does not exist"
+                )));
+            }
+            tx.set_grant(tenant, user, kind, name, true)
+        })
+    }
+
+    /// Takes a grant back; returns whether it was held.
+    pub fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+        let (kind, name) = grant.parts();
+        self.write(|tx| tx.set_grant(tenant, user, kind, name, false))
+    }
+
     /// Creates an environment of a tenant (the tenant must exist); returns false if it existed.
     pub fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
         validate_name(tenant, "tenant")?;
@@ -116,11 +138,19 @@ impl Platform {
                 record.tenant
             )));
         }
+        let mut grants = Grants::default();
+        for (kind, name) in tx.grants(&record.tenant, &record.user)? {
+            match kind.as_str() {
+                "access" => grants.access.push(name),
+                _ => grants.features.push(name),
+            }
+        }
         Ok(Principal {
             tenant: record.tenant,
             user: record.user,
             role: record.role,
             environment: environment.to_string(),
+            grants,
         })
     }
 
@@ -136,6 +166,10 @@ impl Platform {
             user: user.to_string(),
             role: Role::Platform,
             environment: DEFAULT_ENVIRONMENT.to_string(),
+            grants: Grants {
+                everything: true,
+                ..Grants::default()
+            },
         })
     }
 

@@ -615,3 +615,67 @@ async fn csv_and_xml_of_a_series_and_a_curve() {
         "{text}"
     );
 }
+
+#[actix_rt::test]
+async fn data_with_an_access_role_is_only_for_users_holding_it() {
+    use platform_core::auth::Grant;
+    let s = TestServer::new();
+    let writer = s.client_of("acme", "wendy", Role::Writer);
+    writer
+        .save(json!({"_id": "BOOK", "PNL": {"_type": "VarTimeSeries", "_access": "traders", "data": [{"time": "2024-07-01T00:00:00Z", "value": 1}]},
+                     "FWD": {"_type": "VarCurve", "_access": "traders", "ondate": "2024-03-01", "contracts": [{"tenor": "M01", "value": 1}]},
+                     "OPEN": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-01T00:00:00Z", "value": 2}]}}))
+        .await;
+    let reader = s.client_of("acme", "rita", Role::Reader);
+    for path in [
+        "/data/v1/private/BOOK:PNL",
+        "/data/v1/private/BOOK:FWD",
+        "/data/v1/private/BOOK:FWD?tenor=M01",
+        "/object/v1/private/BOOK?_profile=PNL",
+    ] {
+        reader.get(path).await.assert_error(404, "NOT_FOUND");
+    }
+    assert_eq!(reader.get("/data/v1/private/BOOK:OPEN").await.status, 200);
+    let list = reader.get("/data/v1/private").await;
+    assert_eq!(list.total(), 1);
+    assert_eq!(list.body[0]["_id"], "BOOK:OPEN");
+    assert_eq!(
+        reader
+            .get("/data/v1/all?_id=BOOK:PNL&_id=BOOK:OPEN")
+            .await
+            .total(),
+        1
+    );
+    // The writer holds no grant either: the role decides, not who wrote it.
+    writer
+        .get("/data/v1/private/BOOK:PNL")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // Granted, the data appears everywhere.
+    assert!(s
+        .platform
+        .grant("acme", "rita", &Grant::Access("traders".into()))
+        .unwrap());
+    assert_eq!(
+        reader.get("/data/v1/private/BOOK:PNL").await.body["_access"],
+        "traders"
+    );
+    assert_eq!(
+        reader.get("/data/v1/private/BOOK:FWD?tenor=M01").await.body["data"][0]["value"],
+        1.0
+    );
+    assert_eq!(reader.get("/data/v1/private").await.total(), 3);
+    assert!(s
+        .platform
+        .revoke_grant("acme", "rita", &Grant::Access("traders".into()))
+        .unwrap());
+    reader
+        .get("/data/v1/private/BOOK:PNL")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // A grant for a user that does not exist is refused.
+    assert!(s
+        .platform
+        .grant("acme", "nobody", &Grant::Access("traders".into()))
+        .is_err());
+}

@@ -119,7 +119,7 @@ impl Platform {
         }
         let scope = Scope::for_source(home, p);
         let tx = self.read()?;
-        self.data_item(tx.as_ref(), &scope, &data_id, id, q)
+        self.data_item(p, tx.as_ref(), &scope, &data_id, id, q)
     }
 
     /// Data items with these ids, each from its own source; missing ones are left out.
@@ -129,7 +129,7 @@ impl Platform {
         for id in ids {
             let data_id = DataId::parse(id)?;
             let scope = Scope::for_source(Source::of_id(&data_id.object), p);
-            match self.data_item(tx.as_ref(), &scope, &data_id, id, q) {
+            match self.data_item(p, tx.as_ref(), &scope, &data_id, id, q) {
                 Ok(v) => out.push(v),
                 Err(e) if e.code() == crate::ErrorCode::NotFound => {}
                 Err(e) => return Err(e),
@@ -140,6 +140,7 @@ impl Platform {
 
     fn data_item(
         &self,
+        who: &Principal,
         tx: &dyn ReadTx,
         scope: &Scope,
         id: &DataId,
@@ -168,6 +169,13 @@ impl Platform {
             .get(&id.prop)
             .and_then(Value::as_object)
             .ok_or_else(not_found)?;
+        // Data with an access role is invisible to users without it.
+        if !who
+            .grants
+            .may_read(header.get("_access").and_then(Value::as_str))
+        {
+            return Err(not_found());
+        }
         let kind = DataKind::of(&Value::Object(header.clone())).ok_or_else(not_found)?;
         let key = DataKey {
             scope: scope.clone(),
@@ -418,7 +426,9 @@ impl Platform {
                     let Some(h) = header.as_object() else {
                         continue;
                     };
-                    if DataKind::of(header).is_none() {
+                    if DataKind::of(header).is_none()
+                        || !p.grants.may_read(h.get("_access").and_then(Value::as_str))
+                    {
                         continue;
                     }
                     let doc = item_header(object, prop, h, true);
@@ -458,7 +468,7 @@ impl Platform {
         let mut out = Vec::new();
         for (scope, id, _) in items.into_iter().skip(skip).take(take) {
             let text = format!("{}:{}", id.object, id.prop);
-            let item = self.data_item(tx.as_ref(), &scope, &id, &text, q)?;
+            let item = self.data_item(p, tx.as_ref(), &scope, &id, &text, q)?;
             out.push(match &req.project {
                 Some(pr) => Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true)),
                 None => item,

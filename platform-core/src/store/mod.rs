@@ -150,6 +150,10 @@ pub trait ReadTx {
     fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool>;
     /// The token with this hash, if any.
     fn token(&self, hash: &str) -> Result<Option<TokenRecord>>;
+    /// Whether the user exists.
+    fn user_exists(&self, tenant: &str, user: &str) -> Result<bool>;
+    /// The grants of a user as `(kind, name)`, kind `access` or `feature`.
+    fn grants(&self, tenant: &str, user: &str) -> Result<Vec<(String, String)>>;
     /// The current version of a document.
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>>;
     /// One version of a document.
@@ -265,6 +269,15 @@ pub trait WriteTx: ReadTx {
     fn create_environment(&mut self, tenant: &str, env: &str, now: &str) -> Result<bool>;
     /// Creates a user or changes its role.
     fn upsert_user(&mut self, tenant: &str, user: &str, role: Role, now: &str) -> Result<()>;
+    /// Adds (`on`) or removes a grant; returns whether anything changed.
+    fn set_grant(
+        &mut self,
+        tenant: &str,
+        user: &str,
+        kind: &str,
+        name: &str,
+        on: bool,
+    ) -> Result<bool>;
     /// Stores a token hash for a user.
     fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()>;
     /// Revokes tokens; returns how many were active.

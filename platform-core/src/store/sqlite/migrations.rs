@@ -118,6 +118,17 @@ pub const STEPS: &[&str] = &[
     CREATE INDEX curves_key ON curves(tenant, env, obj, prop, ondate, vfrom);
     CREATE INDEX curves_current ON curves(tenant, env, obj, prop, ondate) WHERE vto IS NULL;
     "#,
+    // 3: data-access roles and view features granted to users.
+    r#"
+    CREATE TABLE grants (
+        tenant TEXT NOT NULL,
+        user   TEXT NOT NULL,
+        kind   TEXT NOT NULL,
+        name   TEXT NOT NULL,
+        PRIMARY KEY (tenant, user, kind, name),
+        FOREIGN KEY (tenant, user) REFERENCES users(tenant, name)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -350,6 +350,27 @@ impl ReadTx for Tx<'_> {
         .transpose()
     }
 
+    fn user_exists(&self, tenant: &str, user: &str) -> Result<bool> {
+        self.conn
+            .prepare_cached("SELECT 1 FROM users WHERE tenant = ?1 AND name = ?2")
+            .db()?
+            .exists(params![tenant, user])
+            .db()
+    }
+
+    fn grants(&self, tenant: &str, user: &str) -> Result<Vec<(String, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT kind, name FROM grants WHERE tenant = ?1 AND user = ?2 ORDER BY kind, name",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![tenant, user], |r| Ok((r.get(0)?, r.get(1)?)))
+            .db()?;
+        rows.map(|r| r.db()).collect()
+    }
+
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
         self.one_version(
             "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
@@ -825,6 +846,28 @@ impl WriteTx for Tx<'_> {
             .execute(params![tenant, user, role.as_str(), now])
             .db()?;
         Ok(())
+    }
+
+    fn set_grant(
+        &mut self,
+        tenant: &str,
+        user: &str,
+        kind: &str,
+        name: &str,
+        on: bool,
+    ) -> Result<bool> {
+        let sql = if on {
+            "INSERT OR IGNORE INTO grants (tenant, user, kind, name) VALUES (?1, ?2, ?3, ?4)"
+        } else {
+            "DELETE FROM grants WHERE tenant = ?1 AND user = ?2 AND kind = ?3 AND name = ?4"
+        };
+        let n = self
+            .conn
+            .prepare_cached(sql)
+            .db()?
+            .execute(params![tenant, user, kind, name])
+            .db()?;
+        Ok(n > 0)
     }
 
     fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()> {
