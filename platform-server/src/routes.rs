@@ -211,10 +211,20 @@ async fn list(
         ));
     }
     let out = output.clone();
+    let profile = params.get("_profile").map(str::to_string);
+    let data_query = match &profile {
+        Some(_) => Some(DataQuery::from_params(&params)?),
+        None => None,
+    };
     let (body, total) = if ids.is_empty() {
         let request = ListRequest::from_params(&params)?;
         as_caller(&req, &state, move |p, who| {
-            let page = p.list(who, coll, source, &request)?;
+            let page = match (profile, data_query) {
+                (Some(name), Some(q)) if coll == Collection::Object => {
+                    p.list_profile(who, source, &request, &name, &q)?
+                }
+                _ => p.list(who, coll, source, &request)?,
+            };
             Ok((
                 out.body(p, who, &Value::Array(page.items), true)?,
                 page.total,

@@ -679,3 +679,24 @@ async fn data_with_an_access_role_is_only_for_users_holding_it() {
         .grant("acme", "nobody", &Grant::Access("traders".into()))
         .is_err());
 }
+
+#[actix_rt::test]
+async fn profile_on_an_object_list_returns_data_items() {
+    let s = TestServer::new();
+    let c = s.client(Role::Platform);
+    for (id, v) in [("#FX.EURGBP", 0.85), ("#FX.EURUSD", 1.08)] {
+        c.save(json!({"_id": id, "_type": "#FX", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": [{"time": "2024-07-01", "value": v}, {"time": "2024-07-02", "value": v + 0.01}]}})).await;
+    }
+    c.save(json!({"_id": "#NOFX", "_type": "#FX"})).await;
+    let r = c.get("/object/v1/public?_filter=%7B%22_type%22%3A%22%23FX%22%7D&_profile=SPOT&_range=last(1)").await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.total(), 3, "paging counts the matching objects");
+    let items = r.body.as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["_id"], "#FX.EURGBP:SPOT");
+    assert_eq!(
+        items[0]["data"],
+        json!([{"time": "2024-07-02", "value": 0.86}])
+    );
+    assert_eq!(items[1]["data"][0]["value"], 1.09);
+}

@@ -515,3 +515,38 @@ fn sort_docs(items: &mut [(Scope, DataId, Map<String, Value>)], sort: &crate::qu
         id(&a.2).cmp(&id(&b.2))
     });
 }
+
+impl Platform {
+    /// `_profile=NAME` on an object list: the data items `NAME` of the matching objects (objects
+    /// without it, or whose data the caller may not read, are left out); paging counts objects.
+    pub fn list_profile(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &crate::documents::ListRequest,
+        name: &str,
+        q: &DataQuery,
+    ) -> Result<crate::store::Page<Value>> {
+        let req = crate::documents::ListRequest {
+            project: None,
+            distinct: None,
+            searchinfo: None,
+            ..req.clone()
+        };
+        let objects = self.list(p, Collection::Object, source, &req)?;
+        let ids: Vec<String> = objects
+            .items
+            .iter()
+            .filter_map(|o| {
+                o.get("_id")
+                    .and_then(Value::as_str)
+                    .map(|id| format!("{id}:{name}"))
+            })
+            .collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        Ok(crate::store::Page {
+            items: self.read_many_data(p, &ids, q)?,
+            total: objects.total,
+        })
+    }
+}
