@@ -1,6 +1,8 @@
-//! `platform`: run the server, manage tokens and environments, and work with objects on a
-//! database file (through the core) or on a running server (through its REST interface).
+//! `platform`: run the server, manage tokens and environments, work with objects on a
+//! database file (through the core) or on a running server (through its REST interface), and
+//! import and read data (time series, curves) on a database file.
 
+mod data;
 mod object;
 mod serve;
 
@@ -34,6 +36,65 @@ enum Command {
     /// Read and write objects, on a database file or a server.
     #[command(subcommand)]
     Object(object::ObjectCommand),
+    /// Import time series from CSV or JSON files and read data items, on a database file.
+    #[command(subcommand)]
+    Data(data::DataCommand),
+    /// Grant (or with --revoke take back) a data-access role or a view feature.
+    Grant(GrantArgs),
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["access", "feature"])))]
+struct GrantArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// Tenant (company).
+    #[arg(long)]
+    tenant: String,
+    /// User id (the user must exist: create a token for it first).
+    #[arg(long)]
+    user: String,
+    /// A data-access role (data whose `_access` names it becomes readable).
+    #[arg(long)]
+    access: Option<String>,
+    /// A view feature.
+    #[arg(long)]
+    feature: Option<String>,
+    /// Take the grant back.
+    #[arg(long)]
+    revoke: bool,
+}
+
+fn grant(args: GrantArgs) -> platform_core::Result<()> {
+    use platform_core::auth::Grant;
+    let what = match (args.access, args.feature) {
+        (Some(a), _) => Grant::Access(a),
+        (None, Some(f)) => Grant::Feature(f),
+        (None, None) => {
+            return Err(platform_core::Error::invalid_parameter(
+                "give --access or --feature",
+            ))
+        }
+    };
+    let platform = args.db.open()?;
+    let changed = if args.revoke {
+        platform.revoke_grant(&args.tenant, &args.user, &what)?
+    } else {
+        platform.grant(&args.tenant, &args.user, &what)?
+    };
+    let (kind, name) = what.parts();
+    eprintln!(
+        "{kind} \"{name}\" {} user \"{}\" of tenant \"{}\"{}",
+        if args.revoke {
+            "taken from"
+        } else {
+            "granted to"
+        },
+        args.user,
+        args.tenant,
+        if changed { "" } else { " (no change)" }
+    );
+    Ok(())
 }
 
 /// The database file argument shared by local commands.
@@ -101,6 +162,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Token(cmd) => token(cmd),
+        Command::Grant(args) => grant(args),
         Command::Env(EnvCommand::Create { db, tenant, name }) => db.open().and_then(|p| {
             let created = p.create_environment(&tenant, &name)?;
             eprintln!(
@@ -110,6 +172,7 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Command::Object(cmd) => object::run(cmd),
+        Command::Data(cmd) => data::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

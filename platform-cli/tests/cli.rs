@@ -322,3 +322,314 @@ fn version_flag_prints_the_version() {
     let out = stdout_of(&platform(&["--version"]));
     assert!(out.starts_with("platform "), "{out}");
 }
+
+/// A `platform data ...` call on a database file.
+fn data(db: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["data", args[0], "--db", db.to_str().unwrap()];
+    all.extend_from_slice(&args[1..]);
+    platform(&all)
+}
+
+#[track_caller]
+fn stderr_of_failure(out: &Output) -> String {
+    assert!(
+        !out.status.success(),
+        "succeeded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+#[test]
+fn data_import_csv_merges_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let file = dir.path().join("load.csv");
+    let path = file.to_str().unwrap();
+    std::fs::write(
+        &file,
+        "time,value,status\n2024-01-01,1.5,VALID\n2024-01-02,n/a,\n2024-01-03,,FAILED:meter\n",
+    )
+    .unwrap();
+    let out = data(
+        &db,
+        &[
+            "import",
+            "GB:load",
+            path,
+            "--calendar",
+            "DAILY",
+            "--units",
+            "MW",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "imported 3 observations into GB:load (version 1)"
+    );
+
+    let item: Value = serde_json::from_str(&stdout_of(&data(&db, &["get", "GB:load"]))).unwrap();
+    assert_eq!(
+        (
+            &item["_id"],
+            &item["calendar"],
+            &item["units"],
+            &item["_version"]
+        ),
+        (&json!("GB:load"), &json!("DAILY"), &json!("MW"), &json!(1))
+    );
+    assert_eq!(
+        item["data"],
+        json!([
+            {"time": "2024-01-01", "value": 1.5, "status": {"quality": "VALID"}},
+            {"time": "2024-01-02", "value": "n/a"},
+            {"time": "2024-01-03", "value": null, "status": {"quality": "FAILED:meter"}},
+        ])
+    );
+    assert_eq!(
+        stdout_of(&data(&db, &["get", "GB:load", "--format", "csv"])),
+        "time,value,quality,source,reliability\n\
+         2024-01-01,1.5,VALID,,\n2024-01-02,n/a,,,\n2024-01-03,,FAILED:meter,,\n"
+    );
+
+    // A second file without a header changes one value and adds a day: merged, the change
+    // marked CHANGED.
+    std::fs::write(&file, "2024-01-02,7\n2024-01-04,8\n").unwrap();
+    let out = data(&db, &["import", "GB:load", path, "--reason", "fix"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("2 observations into GB:load (version 2)")
+    );
+    assert_eq!(
+        stdout_of(&data(&db, &["get", "GB:load", "--format", "csv"])),
+        "time,value,quality,source,reliability\n\
+         2024-01-01,1.5,VALID,,\n2024-01-02,7.0,,CHANGED,\n2024-01-03,,FAILED:meter,,\n\
+         2024-01-04,8.0,,,\n"
+    );
+    let last: Value = serde_json::from_str(&stdout_of(&data(
+        &db,
+        &["get", "GB:load", "--range", "last(1)"],
+    )))
+    .unwrap();
+    assert_eq!(last["data"], json!([{"time": "2024-01-04", "value": 8.0}]));
+    // Query errors are the server's.
+    let err = stderr_of_failure(&data(&db, &["get", "GB:load", "--range", "last("]));
+    assert!(err.contains("[INVALID_PARAMETER] _range:"), "{err}");
+}
+
+#[test]
+fn data_import_stores_nothing_from_a_bad_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let file = dir.path().join("load.csv");
+    let path = file.to_str().unwrap();
+    std::fs::write(&file, "2024-01-01,1\n2024-01-02,2\n").unwrap();
+    stdout_of(&data(&db, &["import", "GB:load", path]));
+    let before = stdout_of(&data(&db, &["get", "GB:load"]));
+
+    std::fs::write(
+        &file,
+        "time,value\n2024-01-02,20\n2024-13-03,3\n2024-01-04,4\n",
+    )
+    .unwrap();
+    let err = stderr_of_failure(&data(&db, &["import", "GB:load", path]));
+    assert!(
+        err.contains("line 3") && err.contains("2024-13-03"),
+        "{err}"
+    );
+    assert_eq!(stdout_of(&data(&db, &["get", "GB:load"])), before);
+
+    // A quality code that is not one of the allowed ones names its line too.
+    std::fs::write(&file, "2024-01-05,5,GOOD\n").unwrap();
+    let err = stderr_of_failure(&data(&db, &["import", "GB:load", path]));
+    assert!(err.contains("line 1") && err.contains("GOOD"), "{err}");
+    assert_eq!(stdout_of(&data(&db, &["get", "GB:load"])), before);
+}
+
+#[test]
+fn data_import_json_checks_the_calendar() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let file = dir.path().join("price.json");
+    let path = file.to_str().unwrap();
+    // Friday then Saturday.
+    std::fs::write(
+        &file,
+        "[\n  {\"time\": \"2024-07-05\", \"value\": 71.2},\n  {\"time\": \"2024-07-06\", \"value\": 70.9}\n]\n",
+    )
+    .unwrap();
+    let err = stderr_of_failure(&data(
+        &db,
+        &["import", "FR:price", path, "--calendar", "BUSINESS"],
+    ));
+    assert!(
+        err.contains("[INDEX_ALIGN]") && err.contains("line 3"),
+        "{err}"
+    );
+    let err = stderr_of_failure(&data(&db, &["get", "FR:price"]));
+    assert!(err.contains("[NOT_FOUND]"), "{err}");
+
+    // The object form carries header fields; the time zone reads local dates.
+    std::fs::write(
+        &file,
+        r#"{"calendar": "BUSINESS", "timezone": "Europe/Paris", "currency": "EUR",
+            "data": [{"time": "2024-07-05", "value": 71.2, "status": {"reliability": "QUOTED"}}]}"#,
+    )
+    .unwrap();
+    stdout_of(&data(&db, &["import", "FR:price", path]));
+    let item: Value = serde_json::from_str(&stdout_of(&data(&db, &["get", "FR:price"]))).unwrap();
+    assert_eq!(
+        (&item["timezone"], &item["currency"], &item["data"]),
+        (
+            &json!("Europe/Paris"),
+            &json!("EUR"),
+            &json!([{"time": "2024-07-05", "value": 71.2, "status": {"reliability": "QUOTED"}}])
+        )
+    );
+    // Its JSON output imports back as it is, into another series.
+    let exported = dir.path().join("export.json");
+    std::fs::write(&exported, stdout_of(&data(&db, &["get", "FR:price"]))).unwrap();
+    stdout_of(&data(
+        &db,
+        &["import", "FR:copy", exported.to_str().unwrap()],
+    ));
+    let copy: Value = serde_json::from_str(&stdout_of(&data(&db, &["get", "FR:copy"]))).unwrap();
+    assert_eq!(
+        (&copy["calendar"], &copy["data"]),
+        (&item["calendar"], &item["data"])
+    );
+}
+
+#[test]
+fn data_import_of_200000_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let file = dir.path().join("big.csv");
+    let start = 1_704_067_200_i64; // 2024-01-01T00:00:00Z
+    let mut text = String::from("time,value\n");
+    for i in 0..200_000_i64 {
+        let t = chrono_like(start + i * 900);
+        text.push_str(&format!("{t},{}.25\n", i % 1000));
+    }
+    std::fs::write(&file, text).unwrap();
+    let began = std::time::Instant::now();
+    let out = data(
+        &db,
+        &[
+            "import",
+            "NL:power",
+            file.to_str().unwrap(),
+            "--calendar",
+            "QUARTERHOURLY",
+        ],
+    );
+    let took = began.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("imported 200000 observations"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("imported 200,000 lines in {took:?}");
+    let csv = stdout_of(&data(
+        &db,
+        &["get", "NL:power", "--range", "last(2)", "--format", "csv"],
+    ));
+    assert_eq!(
+        csv,
+        format!(
+            "time,value,quality,source,reliability\n{},998.25,,,\n{},999.25,,,\n",
+            chrono_like(start + 199_998 * 900),
+            chrono_like(start + 199_999 * 900)
+        )
+    );
+}
+
+/// `YYYY-MM-DDThh:mm:ssZ` of seconds since the epoch (days to a civil date, H. Hinnant).
+fn chrono_like(secs: i64) -> String {
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[test]
+fn grants_open_access_restricted_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let dbs = db.to_str().unwrap();
+    let file = dir.path().join("obj.json");
+    std::fs::write(&file, r#"{"_id": "BOOK", "PNL": {"_type": "VarTimeSeries", "_access": "traders", "data": [{"time": "2024-07-01T00:00:00Z", "value": 1}]}}"#).unwrap();
+    stdout_of(&platform(&[
+        "object",
+        "put",
+        "--db",
+        dbs,
+        "--tenant",
+        "acme",
+        file.to_str().unwrap(),
+    ]));
+    let token = stdout_of(&platform(&[
+        "token", "create", "--db", dbs, "--tenant", "acme", "--user", "rita", "--role", "reader",
+    ]));
+    let token = token.trim().to_string();
+    let p = platform_core::Platform::open(&db).unwrap();
+    let read = |p: &platform_core::Platform| {
+        let who = p
+            .authenticate(
+                Some(&platform_core::auth::Credentials::Bearer(token.clone())),
+                None,
+            )
+            .unwrap();
+        p.read_data(
+            &who,
+            platform_core::ids::Source::Private,
+            "BOOK:PNL",
+            &Default::default(),
+        )
+    };
+    assert_eq!(
+        read(&p).unwrap_err().code(),
+        platform_core::ErrorCode::NotFound
+    );
+    let out = platform(&[
+        "grant", "--db", dbs, "--tenant", "acme", "--user", "rita", "--access", "traders",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("granted"));
+    assert_eq!(read(&p).unwrap()["data"][0]["value"], 1.0);
+    stdout_of(&platform(&[
+        "grant", "--db", dbs, "--tenant", "acme", "--user", "rita", "--access", "traders",
+        "--revoke",
+    ]));
+    assert!(read(&p).is_err());
+    let out = platform(&[
+        "grant", "--db", dbs, "--tenant", "acme", "--user", "nobody", "--access", "traders",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[NOT_FOUND]"));
+}

@@ -27,6 +27,7 @@ pub mod ids;
 pub mod query;
 pub mod script;
 pub mod scripts;
+pub mod secrets;
 pub mod services;
 pub mod store;
 pub mod templates;
@@ -44,6 +45,7 @@ use store::{ReadTx, Store, WriteTx};
 pub struct Platform {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+    secret_key: Option<Arc<secrets::SecretKey>>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -53,18 +55,35 @@ impl std::fmt::Debug for Platform {
 }
 
 impl Platform {
-    /// A platform over a store, reading time from a clock.
+    /// A platform over a store, reading time from a clock, sealing secrets with a fresh random
+    /// key (see [`Platform::with_secret_key`] to keep secrets readable across restarts).
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Platform {
-        Platform { store, clock }
+        // Without randomness no key can be made; such a platform refuses every secret call.
+        let key = secrets::SecretKey::generate().ok();
+        Platform {
+            store,
+            clock,
+            secret_key: key.map(Arc::new),
+        }
     }
 
-    /// A platform on the SQLite database file at `path` (created if absent).
+    /// The same platform sealing secrets with `key`.
+    pub fn with_secret_key(self, key: secrets::SecretKey) -> Platform {
+        Platform {
+            secret_key: Some(Arc::new(key)),
+            ..self
+        }
+    }
+
+    /// A platform on the SQLite database file at `path` (created if absent), sealing secrets
+    /// with the key in the file `<path>.key` (created with mode 0600 if absent).
     #[cfg(feature = "sqlite")]
     pub fn open(path: &std::path::Path) -> Result<Platform> {
-        Ok(Platform::new(
-            Arc::new(store::sqlite::SqliteStore::open(path)?),
-            Arc::new(SystemClock),
-        ))
+        let mut key_path = path.as_os_str().to_owned();
+        key_path.push(".key");
+        let key = secrets::SecretKey::load_or_create(std::path::Path::new(&key_path))?;
+        let store = store::sqlite::SqliteStore::open(path)?;
+        Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
     /// A platform on a fresh in-memory SQLite database.

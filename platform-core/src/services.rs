@@ -31,7 +31,7 @@ pub const SERVICES: &[ServiceInfo] = &[
     ServiceInfo {
         name: "secret",
         description: "Encrypted company secrets",
-        available: false,
+        available: true,
     },
     ServiceInfo {
         name: "extension",

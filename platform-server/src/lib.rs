@@ -8,6 +8,7 @@ pub mod error;
 pub mod negotiate;
 pub mod request;
 pub mod routes;
+pub mod secrets;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};

@@ -21,6 +21,7 @@ type Reply = Result<HttpResponse, ApiError>;
 
 /// Registers every route under the current scope.
 pub fn register(cfg: &mut web::ServiceConfig) {
+    crate::secrets::register(cfg);
     cfg.service(
         web::resource("/{service}")
             .route(web::get().to(build_info))
@@ -157,7 +158,11 @@ async fn save_alias(
     state: web::Data<AppState>,
     payload: web::Payload,
 ) -> Reply {
-    let coll = collection(&path.into_inner(), RELEASE)?;
+    let service = path.into_inner();
+    if service == "secret" {
+        return crate::secrets::save(req, state, payload).await;
+    }
+    let coll = collection(&service, RELEASE)?;
     save_body(req, state, payload, coll, None).await
 }
 

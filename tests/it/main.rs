@@ -8,5 +8,6 @@ mod formats;
 mod object;
 mod query;
 mod scripts;
+mod secrets;
 mod tenancy;
 mod types;

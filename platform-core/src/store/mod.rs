@@ -142,6 +142,23 @@ pub struct Chunk {
     pub payload: Vec<u8>,
 }
 
+/// A stored secret: metadata in clear, the value sealed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SecretRow {
+    /// The secret id.
+    pub id: String,
+    /// Every field but the value.
+    pub meta: serde_json::Map<String, Value>,
+    /// The sealing nonce.
+    pub nonce: Vec<u8>,
+    /// The sealed value.
+    pub ciphertext: Vec<u8>,
+    /// When it was last written (RFC 3339).
+    pub updated: String,
+    /// Who wrote it last.
+    pub user: String,
+}
+
 /// A consistent read-only view of the store.
 pub trait ReadTx {
     /// How many tenants exist.
@@ -223,6 +240,10 @@ pub trait ReadTx {
         to: Option<&str>,
         newest: Option<u64>,
     ) -> Result<Vec<(String, Vec<u8>)>>;
+    /// One secret of a scope.
+    fn secret(&self, scope: &Scope, id: &str) -> Result<Option<SecretRow>>;
+    /// Every secret of a scope, by id.
+    fn secrets(&self, scope: &Scope) -> Result<Vec<SecretRow>>;
     /// The audit trail of deletions of one document, oldest first.
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>>;
 }
@@ -278,6 +299,10 @@ pub trait WriteTx: ReadTx {
         name: &str,
         on: bool,
     ) -> Result<bool>;
+    /// Creates or overwrites a secret.
+    fn put_secret(&mut self, scope: &Scope, row: &SecretRow) -> Result<()>;
+    /// Deletes a secret; returns whether it existed.
+    fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool>;
     /// Stores a token hash for a user.
     fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()>;
     /// Revokes tokens; returns how many were active.

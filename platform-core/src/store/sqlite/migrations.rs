@@ -129,6 +129,20 @@ pub const STEPS: &[&str] = &[
         FOREIGN KEY (tenant, user) REFERENCES users(tenant, name)
     ) WITHOUT ROWID;
     "#,
+    // 4: secrets (values sealed by the core; this table never sees them in clear).
+    r#"
+    CREATE TABLE secrets (
+        tenant     TEXT NOT NULL,
+        env        TEXT NOT NULL,
+        id         TEXT NOT NULL,
+        meta       TEXT NOT NULL,
+        nonce      BLOB NOT NULL,
+        ciphertext BLOB NOT NULL,
+        updated    TEXT NOT NULL,
+        user       TEXT NOT NULL,
+        PRIMARY KEY (tenant, env, id)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

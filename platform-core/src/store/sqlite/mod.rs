@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
-    AuditEntry, Chunk, Collection, DataKey, Page, ReadTx, Store, StoredVersion, TokenRecord,
-    TokenSelector, WriteTx,
+    AuditEntry, Chunk, Collection, DataKey, Page, ReadTx, SecretRow, Store, StoredVersion,
+    TokenRecord, TokenSelector, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -222,6 +222,25 @@ impl Drop for Tx<'_> {
 const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.reason, \
      (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
       AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
+
+fn secret_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<SecretRow>> {
+    let meta: String = row.get(1)?;
+    let id: String = row.get(0)?;
+    let nonce: Vec<u8> = row.get(2)?;
+    let ciphertext: Vec<u8> = row.get(3)?;
+    let updated: String = row.get(4)?;
+    let user: String = row.get(5)?;
+    Ok(serde_json::from_str(&meta)
+        .map_err(|e| Error::Internal(format!("stored secret {id}: {e}")))
+        .map(|meta| SecretRow {
+            id,
+            meta,
+            nonce,
+            ciphertext,
+            updated,
+            user,
+        }))
+}
 
 fn chunk_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Chunk> {
     Ok(Chunk {
@@ -675,6 +694,31 @@ impl ReadTx for Tx<'_> {
         Ok(out)
     }
 
+    fn secret(&self, scope: &Scope, id: &str) -> Result<Option<SecretRow>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id, meta, nonce, ciphertext, updated, user FROM secrets WHERE tenant = ?1 AND env = ?2 AND id = ?3",
+            )
+            .db()?
+            .query_row(params![scope.tenant, scope.env, id], secret_row)
+            .optional()
+            .db()?
+            .transpose()
+    }
+
+    fn secrets(&self, scope: &Scope) -> Result<Vec<SecretRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, meta, nonce, ciphertext, updated, user FROM secrets WHERE tenant = ?1 AND env = ?2 ORDER BY id",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![scope.tenant, scope.env], secret_row)
+            .db()?;
+        rows.map(|r| r.db().and_then(|x| x)).collect()
+    }
+
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>> {
         let mut stmt = self
             .conn
@@ -846,6 +890,29 @@ impl WriteTx for Tx<'_> {
             .execute(params![tenant, user, role.as_str(), now])
             .db()?;
         Ok(())
+    }
+
+    fn put_secret(&mut self, scope: &Scope, row: &SecretRow) -> Result<()> {
+        let meta = serde_json::to_string(&row.meta).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO secrets (tenant, env, id, meta, nonce, ciphertext, updated, user) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )
+            .db()?
+            .execute(params![scope.tenant, scope.env, row.id, meta, row.nonce, row.ciphertext, row.updated, row.user])
+            .db()?;
+        Ok(())
+    }
+
+    fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached("DELETE FROM secrets WHERE tenant = ?1 AND env = ?2 AND id = ?3")
+            .db()?
+            .execute(params![scope.tenant, scope.env, id])
+            .db()?;
+        Ok(n > 0)
     }
 
     fn set_grant(

@@ -1,0 +1,749 @@
+//! Time-series and curve storage in core, each next to the same work on plain rusqlite in the
+//! same run (the baseline: what SQLite alone does).
+//!
+//! The series baseline is a table of blobs of up to 10,000 `(i64 time, f64 value)` little-endian
+//! pairs, keyed by (series, first time), written in one transaction; reading it selects the blobs
+//! and decodes them into a `Vec<(i64, f64)>`. The curve baseline is a table
+//! `(ondate TEXT, tenor TEXT, value REAL)` with an index on `(tenor, ondate)`.
+//! Both baselines use WAL and `synchronous=NORMAL`, as the core does.
+//!
+//! Series are one-minute (`calendar: "#PT1M"`, UTC) numeric points from 2020-01-01, values a
+//! seeded random walk (`corpus::Rng`), the same on every run.
+//!
+//! What each bench measures, with the targets (issue text, 2-core machine, in core):
+//!
+//! - `series_1m::*_write`: one series of `PLATFORM_BENCH_POINTS` points written in one save
+//!   (`Platform::save_series`) into a fresh database; the database, principal and points are
+//!   prepared outside the timing. Target < 150 ms.
+//! - `series_1m::*_read_all`: all of them (`Window::All`). Target < 40 ms.
+//! - `series_1m::*_last_1000`: `Window::Last(1000)`. Target < 1 ms.
+//! - `series_1m::*_between_10000`: a 10,000-point `Window::Between` in the middle. Target < 3 ms.
+//! - `series_1m::*_append_1440`: 1,440 points after the end of the series, saved as a new
+//!   version (each sample appends the next day; the baseline inserts one new blob). Target < 5 ms.
+//!   Before the benches run, the growth of the database file (`.db` plus `-wal`, measured after
+//!   `Platform::close`, which checkpoints) per append is printed for `PLATFORM_BENCH_APPENDS`
+//!   appends of 1,440 points, next to the encoded size of what was appended: it should be about
+//!   the size of the append, not of the series.
+//! - `series_1m::core_read_{current,version_1}`: after those appends, reading the current version
+//!   vs. the first one (`read_series(.., Some(1))`): they should cost about the same (compare
+//!   with `baseline_read_all`; the baseline has no versions).
+//! - `many_series::*_write`: `PLATFORM_BENCH_SERIES` series of `PLATFORM_BENCH_SERIES_POINTS`
+//!   points, one object per series (`S0000:price`...), written with one `save_series` call
+//!   (one transaction) per series, what a program loading series does; the baseline writes
+//!   one blob per series in one transaction. Target < 600 ms.
+//! - `many_series::*_read_all`: every point of every series, one `read_series` (one query) per
+//!   series. Target < 150 ms.
+//! - `curves::*_tenor_m01`: the history of tenor `M01` (`read_data` with `tenor=M01`) over
+//!   `PLATFORM_BENCH_CURVES` ondates of a 100-tenor curve (M01-M36, Q01-Q12, Y01-Y05, W01-W20,
+//!   D01-D27), each ondate saved by one `Platform::save` of the object with a `VarCurve`
+//!   property; the baseline is `SELECT ondate, value FROM t WHERE tenor = 'M01' ORDER BY
+//!   ondate`. Target < 20 ms.
+//!
+//! Knobs (environment): `PLATFORM_BENCH_POINTS` (default 1000000), `PLATFORM_BENCH_APPENDS`
+//! (20), `PLATFORM_BENCH_SERIES` (1000), `PLATFORM_BENCH_SERIES_POINTS` (1000),
+//! `PLATFORM_BENCH_CURVES` (1000). Expensive fixtures are built once, outside the timings: all
+//! before the benches run, or on first use when a filter is given. Run:
+//! `cargo bench --bench data` (divan prints the medians; filter with a name, e.g.
+//! `cargo bench --bench data -- curves`).
+
+#[path = "corpus.rs"]
+mod corpus;
+
+use divan::Bencher;
+use platform_core::auth::Principal;
+use platform_core::data::model::Point;
+use platform_core::data::read::DataQuery;
+use platform_core::data::series::Window;
+use platform_core::documents::SaveOptions;
+use platform_core::ids::Source;
+use platform_core::store::Collection;
+use platform_core::Platform;
+use rusqlite::Connection;
+use serde_json::{json, Map, Value};
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+/// 2020-01-01T00:00:00Z in milliseconds.
+const T0: i64 = 1_577_836_800_000;
+/// One minute in milliseconds.
+const MINUTE: i64 = 60_000;
+/// Points per baseline blob.
+const BLOB_POINTS: usize = 10_000;
+/// Points per append (one day of minutes).
+const APPEND: usize = 1_440;
+/// Points read by the `between` benches.
+const BETWEEN: i64 = 10_000;
+
+fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn n_points() -> usize {
+    knob("PLATFORM_BENCH_POINTS", 1_000_000)
+}
+
+fn main() {
+    // Build the fixtures before divan prints its table, unless a filter picks some benches (then
+    // each fixture is built on first use).
+    if !std::env::args().skip(1).any(|a| !a.starts_with('-')) {
+        big();
+        versions();
+        appending();
+        many();
+        curves();
+    }
+    divan::main();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data generation
+
+/// `n` one-minute points from `T0 + first * MINUTE`, values a seeded random walk.
+fn walk(first: usize, n: usize, seed: u64) -> Vec<(i64, f64)> {
+    let mut rng = corpus::Rng::new(seed);
+    let mut v = 50.0;
+    (first..first + n)
+        .map(|i| {
+            v += rng.unit() - 0.5;
+            (T0 + i as i64 * MINUTE, (v * 100.0_f64).round() / 100.0)
+        })
+        .collect()
+}
+
+fn points(raw: &[(i64, f64)]) -> Vec<Point> {
+    raw.iter().map(|&(t, v)| Point::num(t, v)).collect()
+}
+
+fn header() -> Map<String, Value> {
+    let mut h = Map::new();
+    h.insert("calendar".into(), Value::String("#PT1M".into()));
+    h
+}
+
+// ---------------------------------------------------------------------------------------------
+// Core helpers
+
+struct Core {
+    platform: Platform,
+    who: Principal,
+    _dir: tempfile::TempDir,
+}
+
+fn open_core() -> Core {
+    let dir = tempfile::tempdir().unwrap();
+    let platform = Platform::open(&dir.path().join("bench.db")).unwrap();
+    let who = platform.local_principal("bench", "bench").unwrap();
+    Core {
+        platform,
+        who,
+        _dir: dir,
+    }
+}
+
+impl Core {
+    fn save(&self, object: &str, pts: Vec<Point>) {
+        self.platform
+            .save_series(
+                &self.who,
+                object,
+                "price",
+                header(),
+                pts,
+                &SaveOptions::default(),
+            )
+            .unwrap();
+    }
+
+    fn read(&self, id: &str, window: Window, version: Option<u32>) -> Vec<Point> {
+        self.platform
+            .read_series(&self.who, Source::Private, id, window, version)
+            .unwrap()
+    }
+
+    /// Size of the database file and its WAL after a checkpoint.
+    fn file_size(&self) -> u64 {
+        self.platform.close().unwrap();
+        db_size(&self._dir.path().join("bench.db"))
+    }
+}
+
+fn db_size(db: &Path) -> u64 {
+    let wal = db.with_extension("db-wal");
+    [db, wal.as_path()]
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .sum()
+}
+
+/// A platform holding one series `BIG:price` of `n` points.
+fn core_with_big_series(n: usize) -> Core {
+    let core = open_core();
+    let started = Instant::now();
+    core.save("BIG", points(&walk(0, n, 1)));
+    eprintln!(
+        "saved a series of {n} points through the core in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    core
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baseline helpers
+
+struct Baseline {
+    conn: Connection,
+    _dir: tempfile::TempDir,
+}
+
+fn open_baseline() -> Baseline {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = Connection::open(dir.path().join("baseline.db")).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+         CREATE TABLE series (id TEXT NOT NULL, start INTEGER NOT NULL, stop INTEGER NOT NULL,
+                              payload BLOB NOT NULL, PRIMARY KEY (id, start));
+         CREATE TABLE curve (ondate TEXT NOT NULL, tenor TEXT NOT NULL, value REAL);
+         CREATE INDEX curve_tenor ON curve(tenor, ondate);",
+    )
+    .unwrap();
+    Baseline { conn, _dir: dir }
+}
+
+fn encode_blob(points: &[(i64, f64)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(points.len() * 16);
+    for (t, v) in points {
+        out.extend_from_slice(&t.to_le_bytes());
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+fn decode_blob(bytes: &[u8], out: &mut Vec<(i64, f64)>) {
+    out.reserve(bytes.len() / 16);
+    for pair in bytes.chunks_exact(16) {
+        let t = i64::from_le_bytes(pair[..8].try_into().unwrap());
+        let v = f64::from_le_bytes(pair[8..].try_into().unwrap());
+        out.push((t, v));
+    }
+}
+
+impl Baseline {
+    /// Writes series (id, points) as blobs of `BLOB_POINTS`, all in one transaction.
+    fn write(&self, series: &[(String, Vec<(i64, f64)>)]) {
+        let tx = self.conn.unchecked_transaction().unwrap();
+        {
+            let mut insert = tx
+                .prepare_cached("INSERT INTO series VALUES (?1, ?2, ?3, ?4)")
+                .unwrap();
+            for (id, pts) in series {
+                for blob in pts.chunks(BLOB_POINTS) {
+                    insert
+                        .execute((id, blob[0].0, blob[blob.len() - 1].0, encode_blob(blob)))
+                        .unwrap();
+                }
+            }
+        }
+        tx.commit().unwrap();
+    }
+
+    fn read_all(&self, id: &str) -> Vec<(i64, f64)> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT payload FROM series WHERE id = ?1 ORDER BY start")
+            .unwrap();
+        let mut rows = stmt.query([id]).unwrap();
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().unwrap() {
+            decode_blob(row.get_ref(0).unwrap().as_blob().unwrap(), &mut out);
+        }
+        out
+    }
+
+    fn last(&self, id: &str, n: usize) -> Vec<(i64, f64)> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT payload FROM series WHERE id = ?1 ORDER BY start DESC")
+            .unwrap();
+        let mut rows = stmt.query([id]).unwrap();
+        let mut blobs: Vec<Vec<u8>> = Vec::new();
+        let mut have = 0;
+        while have < n {
+            let Some(row) = rows.next().unwrap() else {
+                break;
+            };
+            let blob: Vec<u8> = row.get(0).unwrap();
+            have += blob.len() / 16;
+            blobs.push(blob);
+        }
+        let mut out = Vec::with_capacity(have);
+        for b in blobs.iter().rev() {
+            decode_blob(b, &mut out);
+        }
+        out.drain(..out.len().saturating_sub(n));
+        out
+    }
+
+    fn between(&self, id: &str, start: i64, end: i64) -> Vec<(i64, f64)> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT payload FROM series WHERE id = ?1 AND stop >= ?2 AND start < ?3 \
+                 ORDER BY start",
+            )
+            .unwrap();
+        let mut rows = stmt.query((id, start, end)).unwrap();
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().unwrap() {
+            decode_blob(row.get_ref(0).unwrap().as_blob().unwrap(), &mut out);
+        }
+        out.retain(|&(t, _)| t >= start && t < end);
+        out
+    }
+
+    fn file_size(&self) -> u64 {
+        self.conn
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+            .unwrap();
+        db_size(&self._dir.path().join("baseline.db"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures (built once, on first use)
+
+/// One series of `PLATFORM_BENCH_POINTS` points, in core and in the baseline.
+struct Big {
+    core: Core,
+    baseline: Mutex<Baseline>,
+    n: usize,
+}
+
+fn big() -> &'static Big {
+    static BIG: OnceLock<Big> = OnceLock::new();
+    BIG.get_or_init(|| {
+        let n = n_points();
+        let core = core_with_big_series(n);
+        let baseline = open_baseline();
+        baseline.write(&[("BIG".to_string(), walk(0, n, 1))]);
+        Big {
+            core,
+            baseline: Mutex::new(baseline),
+            n,
+        }
+    })
+}
+
+/// The big series after `PLATFORM_BENCH_APPENDS` appended days, one version each.
+struct Versions {
+    core: Core,
+    appends: usize,
+}
+
+fn versions() -> &'static Versions {
+    static VERSIONS: OnceLock<Versions> = OnceLock::new();
+    VERSIONS.get_or_init(|| {
+        let n = n_points();
+        let appends = knob("PLATFORM_BENCH_APPENDS", 20);
+        let core = core_with_big_series(n);
+        let baseline = open_baseline();
+        baseline.write(&[("BIG".to_string(), walk(0, n, 1))]);
+        let (core_before, base_before) = (core.file_size(), baseline.file_size());
+        let mut appended_bytes = 0;
+        for i in 0..appends {
+            let day = walk(n + i * APPEND, APPEND, 100 + i as u64);
+            appended_bytes += platform_core::data::codec::encode(&points(&day)).len();
+            baseline.write(&[("BIG".to_string(), day.clone())]);
+            core.save("BIG", points(&day));
+        }
+        let (core_after, base_after) = (core.file_size(), baseline.file_size());
+        let per = |before: u64, after: u64| (after.saturating_sub(before)) / appends.max(1) as u64;
+        eprintln!(
+            "growth per append of {APPEND} points ({appends} appends, .db + -wal after a \
+             checkpoint): core {} bytes (file {core_before} -> {core_after}), baseline {} bytes \
+             (file {base_before} -> {base_after}); appended points encode to {} bytes in core, \
+             {} bytes in the baseline",
+            per(core_before, core_after),
+            per(base_before, base_after),
+            appended_bytes / appends.max(1),
+            APPEND * 16,
+        );
+        Versions { core, appends }
+    })
+}
+
+/// The big series, appended to by the append bench (a day per sample).
+struct Appending {
+    core: Core,
+    baseline: Mutex<Baseline>,
+    next_core: AtomicI64,
+    next_baseline: AtomicI64,
+}
+
+fn appending() -> &'static Appending {
+    static APPENDING: OnceLock<Appending> = OnceLock::new();
+    APPENDING.get_or_init(|| {
+        let n = n_points();
+        let baseline = open_baseline();
+        baseline.write(&[("BIG".to_string(), walk(0, n, 1))]);
+        Appending {
+            core: core_with_big_series(n),
+            baseline: Mutex::new(baseline),
+            next_core: AtomicI64::new(n as i64),
+            next_baseline: AtomicI64::new(n as i64),
+        }
+    })
+}
+
+/// Many small series, in core (`S0000:price`...) and in the baseline.
+struct Many {
+    core: Core,
+    baseline: Mutex<Baseline>,
+    ids: Vec<String>,
+}
+
+fn many_ids() -> Vec<String> {
+    (0..knob("PLATFORM_BENCH_SERIES", 1000))
+        .map(|i| format!("S{i:04}"))
+        .collect()
+}
+
+fn many_data(ids: &[String]) -> Vec<(String, Vec<(i64, f64)>)> {
+    let n = knob("PLATFORM_BENCH_SERIES_POINTS", 1000);
+    ids.iter()
+        .enumerate()
+        .map(|(i, id)| (id.clone(), walk(0, n, 1000 + i as u64)))
+        .collect()
+}
+
+fn many() -> &'static Many {
+    static MANY: OnceLock<Many> = OnceLock::new();
+    MANY.get_or_init(|| {
+        let ids = many_ids();
+        let data = many_data(&ids);
+        let core = open_core();
+        for (id, pts) in &data {
+            core.save(id, points(pts));
+        }
+        let baseline = open_baseline();
+        baseline.write(&data);
+        Many {
+            core,
+            baseline: Mutex::new(baseline),
+            ids,
+        }
+    })
+}
+
+/// 100 relative tenor codes.
+fn tenors() -> Vec<String> {
+    let mut out = Vec::with_capacity(100);
+    for (unit, count) in [("M", 36), ("Q", 12), ("Y", 5), ("W", 20), ("D", 27)] {
+        out.extend((1..=count).map(|i| format!("{unit}{i:02}")));
+    }
+    out
+}
+
+/// `PLATFORM_BENCH_CURVES` curves of the object `CURVE`, property `fwd`, in core and in the
+/// baseline.
+struct Curves {
+    core: Core,
+    baseline: Mutex<Baseline>,
+    n: usize,
+}
+
+fn curves() -> &'static Curves {
+    static CURVES: OnceLock<Curves> = OnceLock::new();
+    CURVES.get_or_init(|| {
+        let n = knob("PLATFORM_BENCH_CURVES", 1000);
+        let codes = tenors();
+        let mut rng = corpus::Rng::new(9);
+        let first = chrono::NaiveDate::from_ymd_opt(2021, 1, 1).unwrap();
+        let days: Vec<(String, Vec<f64>)> = (0..n)
+            .map(|i| {
+                let ondate = first + chrono::Days::new(i as u64);
+                let values = codes
+                    .iter()
+                    .map(|_| (rng.unit() * 10_000.0).round() / 100.0)
+                    .collect();
+                (ondate.format("%Y-%m-%d").to_string(), values)
+            })
+            .collect();
+        let core = open_core();
+        let started = Instant::now();
+        for (ondate, values) in &days {
+            let contracts: Vec<Value> = codes
+                .iter()
+                .zip(values)
+                .map(|(tenor, value)| json!({"tenor": tenor, "value": value}))
+                .collect();
+            let body = json!({
+                "_id": "CURVE",
+                "fwd": {"_type": "VarCurve", "ondate": ondate, "contracts": contracts}
+            });
+            core.platform
+                .save(&core.who, Collection::Object, body, &SaveOptions::default())
+                .unwrap();
+        }
+        eprintln!(
+            "saved {n} curves of {} tenors through the core in {:.2} s",
+            codes.len(),
+            started.elapsed().as_secs_f64()
+        );
+        let baseline = open_baseline();
+        {
+            let tx = baseline.conn.unchecked_transaction().unwrap();
+            {
+                let mut insert = tx.prepare("INSERT INTO curve VALUES (?1, ?2, ?3)").unwrap();
+                for (ondate, values) in &days {
+                    for (tenor, value) in codes.iter().zip(values) {
+                        insert.execute((ondate, tenor, value)).unwrap();
+                    }
+                }
+            }
+            tx.commit().unwrap();
+        }
+        Curves {
+            core,
+            baseline: Mutex::new(baseline),
+            n,
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Benches
+
+mod series_1m {
+    use super::*;
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn core_write(b: Bencher) {
+        let n = n_points();
+        b.with_inputs(|| (open_core(), points(&walk(0, n, 1))))
+            .bench_local_values(|(core, pts)| {
+                core.save("BIG", pts);
+                core
+            });
+    }
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn baseline_write(b: Bencher) {
+        let n = n_points();
+        b.with_inputs(|| (open_baseline(), vec![("BIG".to_string(), walk(0, n, 1))]))
+            .bench_local_values(|(base, data)| {
+                base.write(&data);
+                base
+            });
+    }
+
+    #[divan::bench(sample_count = 20)]
+    fn core_read_all(b: Bencher) {
+        let f = big();
+        b.bench(|| {
+            let pts = f.core.read("BIG:price", Window::All, None);
+            assert_eq!(pts.len(), f.n);
+            pts
+        });
+    }
+
+    #[divan::bench(sample_count = 20)]
+    fn baseline_read_all(b: Bencher) {
+        let f = big();
+        let base = f.baseline.lock().unwrap();
+        b.bench_local(|| {
+            let pts = base.read_all("BIG");
+            assert_eq!(pts.len(), f.n);
+            pts
+        });
+    }
+
+    #[divan::bench]
+    fn core_last_1000(b: Bencher) {
+        let f = big();
+        b.bench(|| {
+            let pts = f.core.read("BIG:price", Window::Last(1000), None);
+            assert_eq!(pts.len(), 1000);
+            pts
+        });
+    }
+
+    #[divan::bench]
+    fn baseline_last_1000(b: Bencher) {
+        let f = big();
+        let base = f.baseline.lock().unwrap();
+        b.bench_local(|| {
+            let pts = base.last("BIG", 1000);
+            assert_eq!(pts.len(), 1000);
+            pts
+        });
+    }
+
+    /// A window of `BETWEEN` points starting in the middle of the series, not on a chunk or
+    /// blob boundary.
+    fn window(n: usize) -> (i64, i64) {
+        let start = T0 + (n as i64 / 2 + 1_234) * MINUTE;
+        (start, start + BETWEEN * MINUTE)
+    }
+
+    #[divan::bench]
+    fn core_between_10000(b: Bencher) {
+        let f = big();
+        let (start, end) = window(f.n);
+        b.bench(|| {
+            let pts = f
+                .core
+                .read("BIG:price", Window::Between(Some(start), Some(end)), None);
+            assert_eq!(pts.len() as i64, BETWEEN);
+            pts
+        });
+    }
+
+    #[divan::bench]
+    fn baseline_between_10000(b: Bencher) {
+        let f = big();
+        let (start, end) = window(f.n);
+        let base = f.baseline.lock().unwrap();
+        b.bench_local(|| {
+            let pts = base.between("BIG", start, end);
+            assert_eq!(pts.len() as i64, BETWEEN);
+            pts
+        });
+    }
+
+    #[divan::bench(sample_count = 30, sample_size = 1)]
+    fn core_append_1440(b: Bencher) {
+        let f = appending();
+        b.with_inputs(|| {
+            let first = f.next_core.fetch_add(APPEND as i64, Ordering::Relaxed) as usize;
+            points(&walk(first, APPEND, first as u64))
+        })
+        .bench_local_values(|pts| f.core.save("BIG", pts));
+    }
+
+    #[divan::bench(sample_count = 30, sample_size = 1)]
+    fn baseline_append_1440(b: Bencher) {
+        let f = appending();
+        let base = f.baseline.lock().unwrap();
+        b.with_inputs(|| {
+            let first = f.next_baseline.fetch_add(APPEND as i64, Ordering::Relaxed) as usize;
+            vec![("BIG".to_string(), walk(first, APPEND, first as u64))]
+        })
+        .bench_local_values(|data| base.write(&data));
+    }
+
+    #[divan::bench(sample_count = 20)]
+    fn core_read_current(b: Bencher) {
+        let f = versions();
+        b.bench(|| {
+            let pts = f.core.read("BIG:price", Window::All, None);
+            assert_eq!(pts.len(), n_points() + f.appends * APPEND);
+            pts
+        });
+    }
+
+    #[divan::bench(sample_count = 20)]
+    fn core_read_version_1(b: Bencher) {
+        let f = versions();
+        b.bench(|| {
+            let pts = f.core.read("BIG:price", Window::All, Some(1));
+            assert_eq!(pts.len(), n_points());
+            pts
+        });
+    }
+}
+
+mod many_series {
+    use super::*;
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn core_write(b: Bencher) {
+        let ids = many_ids();
+        b.with_inputs(|| {
+            let data: Vec<(String, Vec<Point>)> = many_data(&ids)
+                .into_iter()
+                .map(|(id, pts)| (id, points(&pts)))
+                .collect();
+            (open_core(), data)
+        })
+        .bench_local_values(|(core, data)| {
+            for (id, pts) in data {
+                core.save(&id, pts);
+            }
+            core
+        });
+    }
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn baseline_write(b: Bencher) {
+        let ids = many_ids();
+        b.with_inputs(|| (open_baseline(), many_data(&ids)))
+            .bench_local_values(|(base, data)| {
+                base.write(&data);
+                base
+            });
+    }
+
+    #[divan::bench(sample_count = 20)]
+    fn core_read_all(b: Bencher) {
+        let f = many();
+        let ids: Vec<String> = f.ids.iter().map(|id| format!("{id}:price")).collect();
+        b.bench(|| {
+            ids.iter()
+                .map(|id| f.core.read(id, Window::All, None))
+                .collect::<Vec<_>>()
+        });
+    }
+
+    #[divan::bench(sample_count = 20)]
+    fn baseline_read_all(b: Bencher) {
+        let f = many();
+        let base = f.baseline.lock().unwrap();
+        b.bench_local(|| f.ids.iter().map(|id| base.read_all(id)).collect::<Vec<_>>());
+    }
+}
+
+mod curves {
+    use super::*;
+
+    #[divan::bench(sample_count = 30)]
+    fn core_tenor_m01(b: Bencher) {
+        let f = curves();
+        let q = DataQuery {
+            tenor: Some("M01".into()),
+            ..Default::default()
+        };
+        b.bench(|| {
+            let item = f
+                .core
+                .platform
+                .read_data(&f.core.who, Source::Private, "CURVE:fwd", &q)
+                .unwrap();
+            assert_eq!(item["data"].as_array().map(Vec::len), Some(f.n));
+            item
+        });
+    }
+
+    #[divan::bench(sample_count = 30)]
+    fn baseline_tenor_m01(b: Bencher) {
+        let f = curves();
+        let base = f.baseline.lock().unwrap();
+        let mut stmt = base
+            .conn
+            .prepare("SELECT ondate, value FROM curve WHERE tenor = 'M01' ORDER BY ondate")
+            .unwrap();
+        b.bench_local(|| {
+            let rows: Vec<(String, f64)> = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(rows.len(), f.n);
+            rows
+        });
+    }
+}

@@ -1,0 +1,338 @@
+//! The secret service: company secrets, encrypted at rest.
+//!
+//! A secret is `{_id, _type: "VarSecret", value, enabled (default true), notBefore?, expires?}`,
+//! private to a tenant and environment, read and written by `admin` and above. The value is
+//! sealed with AES-256-GCM under the platform's secret key, with the tenant, environment and id
+//! as associated data (a sealed value cannot be moved to another secret); everything else is
+//! stored in clear. Lists never show values. A secret that is disabled or outside
+//! `notBefore..=expires` is returned with `"active": false`, and scripts asking for its value
+//! get an error saying why.
+//!
+//! The key comes from the server's configuration or a file beside the database (32 random bytes
+//! as hex, created with mode 0600 on first start); an in-memory platform uses a random key.
+
+use crate::auth::{Principal, Role};
+use crate::clock::format_instant;
+use crate::documents::json_kind;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{validate_id, Scope};
+use crate::store::SecretRow;
+use crate::Platform;
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::{Aes256Gcm, Nonce};
+use chrono::{DateTime, NaiveDate, Utc};
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+/// `_type` of a secret.
+pub const SECRET_TYPE: &str = "VarSecret";
+
+/// The key that seals secret values.
+#[derive(Clone)]
+pub struct SecretKey([u8; 32]);
+
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretKey(..)")
+    }
+}
+
+impl SecretKey {
+    /// A fresh random key.
+    pub fn generate() -> Result<SecretKey> {
+        let mut k = [0u8; 32];
+        getrandom::getrandom(&mut k).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+        Ok(SecretKey(k))
+    }
+
+    /// A key from 64 hex characters.
+    pub fn from_hex(text: &str) -> Result<SecretKey> {
+        let t = text.trim();
+        let bad =
+            || Error::invalid_parameter("the secret key must be 64 hex characters (32 bytes)");
+        if t.len() != 64 {
+            return Err(bad());
+        }
+        let mut k = [0u8; 32];
+        for (i, b) in k.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&t[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+        }
+        Ok(SecretKey(k))
+    }
+
+    /// Reads the key file, or creates it (mode 0600) with a fresh key.
+    pub fn load_or_create(path: &Path) -> Result<SecretKey> {
+        let io =
+            |e: std::io::Error| Error::Internal(format!("secret key file {}: {e}", path.display()));
+        match std::fs::read_to_string(path) {
+            Ok(text) => SecretKey::from_hex(&text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let key = SecretKey::generate()?;
+                let mut options = std::fs::OpenOptions::new();
+                options.write(true).create_new(true);
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::OpenOptionsExt as _;
+                    options.mode(0o600);
+                }
+                use std::io::Write as _;
+                let mut f = options.open(path).map_err(io)?;
+                writeln!(f, "{}", crate::auth::hex(&key.0)).map_err(io)?;
+                Ok(key)
+            }
+            Err(e) => Err(io(e)),
+        }
+    }
+
+    fn cipher(&self) -> Aes256Gcm {
+        Aes256Gcm::new((&self.0).into())
+    }
+
+    /// Seals a value; returns the nonce and the ciphertext.
+    pub fn seal(&self, plaintext: &[u8], aad: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+        let mut nonce = [0u8; 12];
+        getrandom::getrandom(&mut nonce)
+            .map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+        let ct = self
+            .cipher()
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                Payload {
+                    msg: plaintext,
+                    aad,
+                },
+            )
+            .map_err(|_| Error::Internal("sealing a secret failed".into()))?;
+        Ok((nonce.to_vec(), ct))
+    }
+
+    /// Opens a sealed value (fails if the key, the associated data or the bytes differ).
+    pub fn open(&self, nonce: &[u8], ciphertext: &[u8], aad: &[u8]) -> Result<Vec<u8>> {
+        if nonce.len() != 12 {
+            return Err(Error::Internal(
+                "stored secret nonce has the wrong length".into(),
+            ));
+        }
+        self.cipher()
+            .decrypt(
+                Nonce::from_slice(nonce),
+                Payload {
+                    msg: ciphertext,
+                    aad,
+                },
+            )
+            .map_err(|_| Error::Internal("a stored secret does not open with this key".into()))
+    }
+}
+
+fn aad(scope: &Scope, id: &str) -> Vec<u8> {
+    format!("{}\n{}\n{id}", scope.tenant, scope.env).into_bytes()
+}
+
+/// Parses `notBefore`/`expires`: a date (the whole day counts) or an instant.
+fn bound(name: &str, v: Option<&Value>, end: bool) -> Result<Option<DateTime<Utc>>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => {
+            if let Ok(d) = DateTime::parse_from_rfc3339(s) {
+                return Ok(Some(d.with_timezone(&Utc)));
+            }
+            let date = NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| {
+                Error::invalid_body(format!(
+                    "{name} \"{s}\" is not a date (YYYY-MM-DD) or an RFC 3339 instant"
+                ))
+            })?;
+            let day = if end {
+                date.succ_opt().unwrap_or(date)
+            } else {
+                date
+            };
+            Ok(day.and_hms_opt(0, 0, 0).map(|d| d.and_utc()))
+        }
+        Some(other) => Err(Error::invalid_body(format!(
+            "{name} must be a date string, not {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+/// Why a secret is not usable at `now`, if it is not.
+pub fn inactive_reason(meta: &Map<String, Value>, now: DateTime<Utc>) -> Option<String> {
+    let id = meta.get("_id").and_then(Value::as_str).unwrap_or_default();
+    if meta.get("enabled").and_then(Value::as_bool) == Some(false) {
+        return Some(format!("secret \"{id}\" is disabled"));
+    }
+    if let Ok(Some(nb)) = bound("notBefore", meta.get("notBefore"), false) {
+        if now < nb {
+            return Some(format!(
+                "secret \"{id}\" is not valid before {}",
+                meta["notBefore"].as_str().unwrap_or_default()
+            ));
+        }
+    }
+    if let Ok(Some(ex)) = bound("expires", meta.get("expires"), true) {
+        if now >= ex {
+            return Some(format!(
+                "secret \"{id}\" expired on {}",
+                meta["expires"].as_str().unwrap_or_default()
+            ));
+        }
+    }
+    None
+}
+
+impl Platform {
+    fn key(&self) -> Result<&SecretKey> {
+        self.secret_key
+            .as_deref()
+            .ok_or_else(|| Error::Internal("no secret key: the platform could not make one".into()))
+    }
+
+    fn secret_view(&self, row: &SecretRow, value: Option<String>) -> Value {
+        let mut out = row.meta.clone();
+        if let Some(v) = value {
+            out.insert("value".into(), Value::String(v));
+        }
+        out.insert(
+            "active".into(),
+            Value::Bool(inactive_reason(&row.meta, self.now()).is_none()),
+        );
+        out.insert("_timestamp".into(), Value::String(row.updated.clone()));
+        out.insert("_user".into(), Value::String(row.user.clone()));
+        Value::Object(out)
+    }
+
+    /// Creates or updates a secret (fields not sent stay, the value included). Returns it without
+    /// its value.
+    pub fn save_secret(&self, p: &Principal, body: Value) -> Result<Value> {
+        p.require(Role::Admin, "writing secrets")?;
+        let Value::Object(mut fields) = body else {
+            return Err(Error::invalid_body(format!(
+                "a secret must be a JSON object, not {}",
+                json_kind(&body)
+            )));
+        };
+        let id = match fields.get("_id") {
+            Some(Value::String(id)) => id.clone(),
+            _ => return Err(Error::new(ErrorCode::InvalidId, "missing _id (a string)")),
+        };
+        validate_id(&id, "_id")?;
+        if id.starts_with('#') {
+            return Err(Error::new(
+                ErrorCode::InvalidId,
+                format!("secret \"{id}\": secrets are private, their ids cannot start with '#'"),
+            ));
+        }
+        let value = match fields.shift_remove("value") {
+            None => None,
+            Some(Value::String(v)) => Some(v),
+            Some(other) => {
+                return Err(Error::invalid_body(format!(
+                    "value must be a string, not {}",
+                    json_kind(&other)
+                )))
+            }
+        };
+        for f in ["active", "_timestamp", "_user", "_oid", "_version", "_tag"] {
+            fields.shift_remove(f);
+        }
+        match fields.get("enabled") {
+            None | Some(Value::Bool(_)) => {}
+            Some(other) => {
+                return Err(Error::invalid_body(format!(
+                    "enabled must be a boolean, not {}",
+                    json_kind(other)
+                )))
+            }
+        }
+        bound("notBefore", fields.get("notBefore"), false)?;
+        bound("expires", fields.get("expires"), true)?;
+        let scope = p.private_scope();
+        let now = format_instant(self.now());
+        let row = self.write(|tx| {
+            let old = tx.secret(&scope, &id)?;
+            let (mut meta, nonce, ciphertext) = match (old, value) {
+                (_, Some(v)) => {
+                    let (n, c) = self.key()?.seal(v.as_bytes(), &aad(&scope, &id))?;
+                    (Map::new(), n, c)
+                }
+                (Some(old), None) => (old.meta, old.nonce, old.ciphertext),
+                (None, None) => {
+                    return Err(Error::new(
+                        ErrorCode::MissingParameter,
+                        format!("secret \"{id}\" has no value"),
+                    ));
+                }
+            };
+            if meta.is_empty() {
+                meta.insert("_id".into(), Value::String(id.clone()));
+                meta.insert("_type".into(), Value::String(SECRET_TYPE.into()));
+                meta.insert("enabled".into(), Value::Bool(true));
+            }
+            for (k, v) in fields {
+                meta.insert(k, v);
+            }
+            meta.insert("_type".into(), Value::String(SECRET_TYPE.into()));
+            let row = SecretRow {
+                id: id.clone(),
+                meta,
+                nonce,
+                ciphertext,
+                updated: now.clone(),
+                user: p.user.clone(),
+            };
+            tx.put_secret(&scope, &row)?;
+            Ok(row)
+        })?;
+        Ok(self.secret_view(&row, None))
+    }
+
+    /// One secret with its value.
+    pub fn get_secret(&self, p: &Principal, id: &str) -> Result<Value> {
+        p.require(Role::Admin, "reading secrets")?;
+        let scope = p.private_scope();
+        let row = self
+            .read()?
+            .secret(&scope, id)?
+            .ok_or_else(|| Error::not_found(format!("secret \"{id}\" not found")))?;
+        let value = self
+            .key()?
+            .open(&row.nonce, &row.ciphertext, &aad(&scope, id))?;
+        Ok(self.secret_view(&row, Some(String::from_utf8_lossy(&value).into_owned())))
+    }
+
+    /// Every secret of the caller's tenant and environment, without values.
+    pub fn list_secrets(&self, p: &Principal) -> Result<Vec<Value>> {
+        p.require(Role::Admin, "listing secrets")?;
+        let rows = self.read()?.secrets(&p.private_scope())?;
+        Ok(rows.iter().map(|r| self.secret_view(r, None)).collect())
+    }
+
+    /// Deletes a secret.
+    pub fn delete_secret(&self, p: &Principal, id: &str) -> Result<Value> {
+        p.require(Role::Admin, "deleting secrets")?;
+        let scope = p.private_scope();
+        let gone = self.write(|tx| tx.delete_secret(&scope, id))?;
+        if !gone {
+            return Err(Error::not_found(format!("secret \"{id}\" not found")));
+        }
+        Ok(json!({"_id": id, "deleted": true}))
+    }
+
+    /// The value of a secret for a script running as `p`: refused (with the reason) when the
+    /// secret is disabled, not yet valid or expired.
+    pub fn secret_value(&self, p: &Principal, id: &str) -> Result<String> {
+        let scope = p.private_scope();
+        let row = self
+            .read()?
+            .secret(&scope, id)?
+            .ok_or_else(|| Error::not_found(format!("secret \"{id}\" not found")))?;
+        if let Some(why) = inactive_reason(&row.meta, self.now()) {
+            return Err(Error::forbidden(why));
+        }
+        let value = self
+            .key()?
+            .open(&row.nonce, &row.ciphertext, &aad(&scope, id))?;
+        Ok(String::from_utf8_lossy(&value).into_owned())
+    }
+}

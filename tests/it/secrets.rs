@@ -1,0 +1,218 @@
+//! The secret service: encrypted at rest, admin only, never listed with values.
+
+use crate::common::TestServer;
+use platform_core::auth::Role;
+use serde_json::json;
+
+#[actix_rt::test]
+async fn secrets_round_trip_without_values_in_lists() {
+    let s = TestServer::at("2024-07-10T12:00:00Z");
+    let admin = s.client(Role::Admin);
+    let saved = admin
+        .post(
+            "/secret/v1",
+            json!({"_id": "smtp", "value": "hunter2", "notBefore": "2024-01-01"}),
+        )
+        .await;
+    assert_eq!(saved.status, 200, "{:?}", saved.body);
+    assert_eq!(saved.body["_type"], "VarSecret");
+    assert_eq!(saved.body["enabled"], true);
+    assert_eq!(saved.body["active"], true);
+    assert!(
+        saved.body.get("value").is_none(),
+        "the answer to a save shows no value"
+    );
+    let one = admin.get("/secret/v1/smtp").await;
+    assert_eq!(one.body["value"], "hunter2");
+    admin
+        .post(
+            "/secret/v1",
+            json!({"_id": "api", "value": "k-123", "enabled": false}),
+        )
+        .await;
+    admin
+        .post(
+            "/secret/v1",
+            json!({"_id": "old", "value": "x", "expires": "2024-07-09"}),
+        )
+        .await;
+    admin
+        .post(
+            "/secret/v1",
+            json!({"_id": "later", "value": "x", "notBefore": "2024-08-01"}),
+        )
+        .await;
+    let list = admin.get("/secret/v1").await;
+    assert_eq!(list.total(), 4);
+    for item in list.body.as_array().unwrap() {
+        assert!(item.get("value").is_none(), "{item}");
+    }
+    let active: Vec<(String, bool)> = list
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["_id"].as_str().unwrap().to_string(),
+                i["active"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        active,
+        vec![
+            ("api".into(), false),
+            ("later".into(), false),
+            ("old".into(), false),
+            ("smtp".into(), true)
+        ]
+    );
+    // An update without a value keeps the value.
+    admin
+        .post("/secret/v1", json!({"_id": "smtp", "enabled": false}))
+        .await;
+    let updated = admin.get("/secret/v1/smtp").await.body;
+    assert_eq!(
+        (updated["value"].clone(), updated["active"].clone()),
+        (json!("hunter2"), json!(false))
+    );
+    assert_eq!(
+        admin.delete("/secret/v1/smtp").await.body,
+        json!({"_id": "smtp", "deleted": true})
+    );
+    admin
+        .get("/secret/v1/smtp")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    admin
+        .delete("/secret/v1/smtp")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}
+
+#[actix_rt::test]
+async fn scripts_read_only_active_secrets() {
+    let s = TestServer::at("2024-07-10T12:00:00Z");
+    let admin = s.client(Role::Admin);
+    for body in [
+        json!({"_id": "ok", "value": "v1"}),
+        json!({"_id": "off", "value": "v2", "enabled": false}),
+        json!({"_id": "old", "value": "v3", "expires": "2024-07-09"}),
+        json!({"_id": "later", "value": "v4", "notBefore": "2024-07-11"}),
+    ] {
+        assert_eq!(admin.post("/secret/v1", body).await.status, 200);
+    }
+    let who = s
+        .platform
+        .authenticate(
+            Some(&platform_core::auth::Credentials::Bearer(
+                admin.token.clone(),
+            )),
+            None,
+        )
+        .unwrap();
+    assert_eq!(s.platform.secret_value(&who, "ok").unwrap(), "v1");
+    for (id, why) in [
+        ("off", "disabled"),
+        ("old", "expired on 2024-07-09"),
+        ("later", "not valid before 2024-07-11"),
+    ] {
+        let err = s.platform.secret_value(&who, id).unwrap_err();
+        assert!(err.to_string().contains(why), "{id}: {err}");
+    }
+}
+
+#[actix_rt::test]
+async fn secrets_need_admin_and_stay_in_their_tenant_and_environment() {
+    let s = TestServer::new();
+    let admin = s.client(Role::Admin);
+    admin
+        .post("/secret/v1", json!({"_id": "k", "value": "v"}))
+        .await;
+    let writer = s.client(Role::Writer);
+    for r in [
+        writer.get("/secret/v1").await,
+        writer.get("/secret/v1/k").await,
+        writer
+            .post("/secret/v1", json!({"_id": "k", "value": "w"}))
+            .await,
+        writer.delete("/secret/v1/k").await,
+    ] {
+        r.assert_error(403, "NOT_AUTHORIZED");
+    }
+    let other = s.client_of("globex", "gina", Role::Admin);
+    other
+        .get("/secret/v1/k")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(other.get("/secret/v1").await.total(), 0);
+    s.platform.create_environment("acme", "test").unwrap();
+    admin
+        .in_env("test")
+        .get("/secret/v1/k")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(admin.get("/secret/v1/k").await.body["value"], "v");
+    // Bad input changes nothing.
+    admin
+        .post("/secret/v1", json!({"_id": "#pub", "value": "v"}))
+        .await
+        .assert_error(400, "INVALID_ID");
+    admin
+        .post("/secret/v1", json!({"_id": "n"}))
+        .await
+        .assert_error(400, "MISSING_PARAMETER");
+    admin
+        .post("/secret/v1", json!({"_id": "k", "value": 5}))
+        .await
+        .assert_error(400, "INVALID_BODY");
+    admin
+        .post("/secret/v1", json!({"_id": "k", "expires": "soon"}))
+        .await
+        .assert_error(400, "INVALID_BODY");
+    assert_eq!(admin.get("/secret/v1/k").await.body["value"], "v");
+    assert_eq!(admin.get("/secret/v1").await.total(), 1);
+}
+
+#[test]
+fn values_are_not_in_the_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let platform = platform_core::Platform::open(&db).unwrap();
+    let who = platform.local_principal("acme", "ann").unwrap();
+    let value = "correct-horse-battery-staple-4f9a";
+    platform
+        .save_secret(
+            &who,
+            json!({"_id": "vault", "value": value, "note": "visible metadata"}),
+        )
+        .unwrap();
+    platform.close().unwrap();
+    let mut bytes = std::fs::read(&db).unwrap();
+    if let Ok(wal) = std::fs::read(dir.path().join("p.db-wal")) {
+        bytes.extend(wal);
+    }
+    let contains = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(
+        contains(b"visible metadata"),
+        "the metadata is stored in the file (the search works)"
+    );
+    assert!(!contains(value.as_bytes()), "the value is sealed");
+    // The key file is beside the database, readable by its owner only, and opens the value again.
+    let key = dir.path().join("p.db.key");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            std::fs::metadata(&key).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let reopened = platform_core::Platform::open(&db).unwrap();
+    assert_eq!(reopened.get_secret(&who, "vault").unwrap()["value"], value);
+    // With another key the value does not open.
+    std::fs::remove_file(&key).unwrap();
+    let other_key = platform_core::Platform::open(&db).unwrap();
+    assert!(other_key.get_secret(&who, "vault").is_err());
+}
