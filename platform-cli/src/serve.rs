@@ -49,13 +49,13 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             })?;
         }
     }
-    let state = AppState {
-        platform: platform.clone(),
-        config: ServerConfig {
+    let state = AppState::new(
+        platform.clone(),
+        ServerConfig {
             max_body: args.max_body,
             base_path: args.base_path,
         },
-    };
+    );
     let addr = args.addr.clone();
     let outcome = actix_rt::System::new().block_on(async move {
         let (server, addrs) = platform_server::serve(state, &addr)?;

@@ -28,6 +28,9 @@ use crate::types::ROOT_TYPE;
 use crate::Platform;
 use serde_json::{json, Map, Value};
 
+/// Fields only the platform writes (extension bookkeeping); ignored when sent.
+pub const PLATFORM_FIELDS: [&str; 3] = ["_bundle", "_installedVersion", "_publishedBy"];
+
 /// Fields the platform computes; ignored when sent.
 pub const SYSTEM_FIELDS: [&str; 6] = ["_oid", "_timestamp", "_user", "_tag", "_version", "_reason"];
 
@@ -145,6 +148,7 @@ impl Collection {
             Collection::Object => "#Object",
             Collection::Type => "VarType",
             Collection::Script => "VarScript",
+            Collection::Extension => "VarExtension",
         }
     }
 
@@ -154,7 +158,14 @@ impl Collection {
             Collection::Object => "object",
             Collection::Type => "type",
             Collection::Script => "script",
+            Collection::Extension => "extension",
         }
+    }
+
+    /// Whether ids choose the source (`#` public, else private); extensions are addressed by
+    /// the source in the path instead.
+    pub fn sourced_by_hash(self) -> bool {
+        self != Collection::Extension
     }
 }
 
@@ -162,6 +173,9 @@ impl Collection {
 pub fn render(v: &StoredVersion, current: bool) -> Map<String, Value> {
     let mut out = Map::with_capacity(v.body.len() + 6);
     for (k, val) in &v.body {
+        if k == "_bundle" {
+            continue;
+        }
         if k == "_id" && !current {
             out.insert(k.clone(), Value::String(format!("{}/{}", v.id, v.version)));
         } else {
@@ -226,6 +240,15 @@ fn resolve_version(
 
 /// The scope of an id read through a named source (an id of the other source is not there).
 fn scope_for_key(p: &Principal, coll: Collection, source: Source, id: &str) -> Result<Scope> {
+    if !coll.sourced_by_hash() {
+        return match source {
+            Source::All => Err(Error::not_found(format!(
+                "the all source is for objects and data; read {}s from public or private",
+                coll.noun()
+            ))),
+            s => Ok(Scope::for_source(s, p)),
+        };
+    }
     let home = Source::of_id(id);
     match source {
         Source::All => Ok(Scope::for_source(home, p)),
@@ -235,6 +258,15 @@ fn scope_for_key(p: &Principal, coll: Collection, source: Source, id: &str) -> R
             coll.noun()
         ))),
     }
+}
+
+/// Fails unless the caller may write documents of a collection to a scope.
+pub(crate) fn require_write(p: &Principal, coll: Collection, scope: &Scope) -> Result<()> {
+    p.require_write(scope, coll.noun())?;
+    if coll == Collection::Extension {
+        p.require(crate::auth::Role::Admin, "writing extensions")?;
+    }
+    Ok(())
 }
 
 fn not_found(coll: Collection, id: &str, source: Source) -> Error {
@@ -317,7 +349,11 @@ impl Platform {
             None => return Err(Error::new(ErrorCode::InvalidId, "missing _id")),
         };
         validate_id(&id, "_id")?;
-        let home = Source::of_id(&id);
+        let home = if coll.sourced_by_hash() {
+            Source::of_id(&id)
+        } else {
+            opts.source.unwrap_or(Source::Private)
+        };
         if let Some(source) = opts.source {
             if source != home {
                 return Err(Error::new(
@@ -329,9 +365,9 @@ impl Platform {
             }
         }
         let scope = Scope::for_source(home, p);
-        p.require_write(&scope, coll.noun())?;
-        for f in SYSTEM_FIELDS {
-            fields.shift_remove(f);
+        require_write(p, coll, &scope)?;
+        for f in SYSTEM_FIELDS.iter().chain(&PLATFORM_FIELDS) {
+            fields.shift_remove(*f);
         }
         match fields.get("_type") {
             None | Some(Value::String(_)) => {}
@@ -517,7 +553,7 @@ impl Platform {
     ) -> Result<Value> {
         validate_tag(tag)?;
         let scope = scope_for_key(p, coll, source, id)?;
-        p.require_write(&scope, coll.noun())?;
+        require_write(p, coll, &scope)?;
         self.write(|tx| {
             tx.current(coll, &scope, id)?
                 .ok_or_else(|| not_found(coll, id, source))?;
@@ -543,7 +579,7 @@ impl Platform {
         reason: Option<&str>,
     ) -> Result<Value> {
         let scope = scope_for_key(p, coll, source, id)?;
-        p.require_write(&scope, coll.noun())?;
+        require_write(p, coll, &scope)?;
         let now = format_instant(self.now());
         self.write(|tx| {
             let current = tx

@@ -22,9 +22,11 @@ pub mod convert;
 pub mod data;
 pub mod documents;
 pub mod error;
+pub mod extensions;
 pub mod format;
 pub mod ids;
 pub mod query;
+pub mod realtime;
 pub mod script;
 pub mod scripts;
 pub mod secrets;
@@ -46,6 +48,7 @@ pub struct Platform {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     secret_key: Option<Arc<secrets::SecretKey>>,
+    realtime: Option<Arc<dyn realtime::Realtime>>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -64,6 +67,15 @@ impl Platform {
             store,
             clock,
             secret_key: key.map(Arc::new),
+            realtime: None,
+        }
+    }
+
+    /// The same platform publishing realtime messages to `sink`.
+    pub fn with_realtime(self, sink: Arc<dyn realtime::Realtime>) -> Platform {
+        Platform {
+            realtime: Some(sink),
+            ..self
         }
     }
 

@@ -36,7 +36,7 @@ pub const SERVICES: &[ServiceInfo] = &[
     ServiceInfo {
         name: "extension",
         description: "Publishable, installable extensions",
-        available: false,
+        available: true,
     },
     ServiceInfo {
         name: "validationconfig",

@@ -30,6 +30,7 @@ impl Platform {
             Collection::Object => Ok(()),
             Collection::Type => check_type_definition(tx, p, fields),
             Collection::Script => crate::scripts::check_script(fields),
+            Collection::Extension => crate::extensions::check_extension(fields),
         }
     }
 

@@ -5,6 +5,7 @@
 //! in [`error::status`].
 
 pub mod error;
+pub mod extensions;
 pub mod negotiate;
 pub mod request;
 pub mod routes;
@@ -41,10 +42,24 @@ impl Default for ServerConfig {
 /// What every handler shares.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    /// The engine.
+    /// The engine (publishing realtime messages to `hub`).
     pub platform: Platform,
     /// The settings.
     pub config: ServerConfig,
+    /// Realtime messages for Server-Sent Events streams.
+    pub hub: std::sync::Arc<extensions::Hub>,
+}
+
+impl AppState {
+    /// The state of a server over a platform: a realtime hub is attached to it.
+    pub fn new(platform: Platform, config: ServerConfig) -> AppState {
+        let hub = std::sync::Arc::new(extensions::Hub::new());
+        AppState {
+            platform: platform.with_realtime(hub.clone()),
+            config,
+            hub,
+        }
+    }
 }
 
 /// Registers the whole application (state, routes, error fallbacks) on an actix `App`.

@@ -22,6 +22,7 @@ type Reply = Result<HttpResponse, ApiError>;
 /// Registers every route under the current scope.
 pub fn register(cfg: &mut web::ServiceConfig) {
     crate::secrets::register(cfg);
+    crate::extensions::register(cfg);
     cfg.service(
         web::resource("/{service}")
             .route(web::get().to(build_info))
@@ -100,6 +101,7 @@ fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
         "object" => Ok(Collection::Object),
         "type" => Ok(Collection::Type),
         "script" => Ok(Collection::Script),
+        "extension" => Ok(Collection::Extension),
         other => Err(ApiError::new(
             ErrorCode::NotFound,
             format!("the {other} service is not available in this build yet"),
@@ -184,6 +186,14 @@ async fn save_to_source(
 ) -> Reply {
     let (service, release, source) = path.into_inner();
     let coll = collection(&service, &release)?;
+    if coll == Collection::Extension
+        && req
+            .query_string()
+            .split('&')
+            .any(|kv| kv == "_publish=true")
+    {
+        return crate::extensions::publish_or_install(req, state, &source, payload).await;
+    }
     let source: Source = source.parse()?;
     if source == Source::All {
         return Err(ApiError::new(
@@ -358,7 +368,12 @@ async fn delete_latest(
     state: web::Data<AppState>,
     payload: web::Payload,
 ) -> Reply {
-    delete_with(req, state, payload, path.into_inner(), DeleteTarget::Latest).await
+    let (service, release, source, key) = path.into_inner();
+    if service == "extension" && release == RELEASE && source == "private" {
+        return crate::extensions::uninstall(req, state, key).await;
+    }
+    let path = (service, release, source, key);
+    delete_with(req, state, payload, path, DeleteTarget::Latest).await
 }
 
 async fn delete_version(

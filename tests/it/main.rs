@@ -4,6 +4,7 @@ mod architecture;
 mod common;
 mod data;
 mod errors;
+mod extensions;
 mod formats;
 mod object;
 mod query;

@@ -7,6 +7,8 @@
 //! registers; `eval` is disabled; operations, call depth, expression depth and string, array and
 //! map sizes are capped, so a hostile script ends with an error instead of hanging the server.
 
+pub mod host;
+
 use crate::error::{Error, ErrorCode, Result};
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicMapPackage, BasicMathPackage, BasicStringPackage,

@@ -26,6 +26,8 @@ pub enum Collection {
     Type,
     /// Scripts: rhai libraries and programs, mustache templates.
     Script,
+    /// Extensions: drafts, the public catalogue, and installed copies.
+    Extension,
 }
 
 impl Collection {
@@ -35,6 +37,7 @@ impl Collection {
             Collection::Object => "object",
             Collection::Type => "type",
             Collection::Script => "script",
+            Collection::Extension => "extension",
         }
     }
 }

@@ -11,7 +11,8 @@ use serde_json::Value;
 /// A fresh platform behind the HTTP face.
 pub struct TestServer {
     pub platform: Platform,
-    pub config: ServerConfig,
+    /// The state every request shares (with its realtime hub).
+    pub state: AppState,
 }
 
 /// One answer: status, headers and body (JSON when it parses, else a string).
@@ -59,9 +60,14 @@ impl TestServer {
     }
 
     pub fn with_config(config: ServerConfig) -> TestServer {
+        Self::over(Platform::in_memory().unwrap(), config)
+    }
+
+    fn over(platform: Platform, config: ServerConfig) -> TestServer {
+        let state = AppState::new(platform, config);
         TestServer {
-            platform: Platform::in_memory().unwrap(),
-            config,
+            platform: state.platform.clone(),
+            state,
         }
     }
 
@@ -71,13 +77,13 @@ impl TestServer {
             .unwrap()
             .with_timezone(&chrono::Utc);
         let store = platform_core::store::sqlite::SqliteStore::open_in_memory().unwrap();
-        TestServer {
-            platform: Platform::new(
+        Self::over(
+            Platform::new(
                 std::sync::Arc::new(store),
                 std::sync::Arc::new(platform_core::clock::FixedClock::new(now)),
             ),
-            config: ServerConfig::default(),
-        }
+            ServerConfig::default(),
+        )
     }
 
     /// A client of tenant `acme` with a role.
@@ -106,12 +112,25 @@ impl TestServer {
     }
 
     pub async fn send(&self, req: test::TestRequest) -> Resp {
-        let app = test::init_service(App::new().configure(platform_server::configure(AppState {
-            platform: self.platform.clone(),
-            config: self.config.clone(),
-        })))
+        let app = test::init_service(
+            App::new().configure(platform_server::configure(self.state.clone())),
+        )
         .await;
         let res = test::call_service(&app, req.to_request()).await;
+        Self::read(res).await
+    }
+
+    /// Starts a request and returns its response without reading the body (for streams).
+    pub async fn start(&self, req: test::TestRequest) -> actix_web::dev::ServiceResponse {
+        let app = test::init_service(
+            App::new().configure(platform_server::configure(self.state.clone())),
+        )
+        .await;
+        test::call_service(&app, req.to_request()).await
+    }
+
+    /// Reads a whole response.
+    pub async fn read(res: actix_web::dev::ServiceResponse) -> Resp {
         let status = res.status().as_u16();
         let headers = res.headers().clone();
         let bytes = test::read_body(res).await;

@@ -1,0 +1,568 @@
+//! The extension service's rules: drafts, publishing, installing, upgrading, uninstalling and
+//! views.
+//!
+//! | State | Call | Next state |
+//! |---|---|---|
+//! | draft (private) | `POST public?_publish=true` | published: the public copy carries a snapshot of every listed resource |
+//! | published | `POST private?_publish=true` | installed: the resources are copied into the tenant's private source in one transaction, then the `install` script runs (`upgrade` when an older version was installed) |
+//! | installed | `DELETE private/{key}` | uninstalled: the copied resources and the installed extension are removed in one transaction, then the `uninstall` script runs |
+//!
+//! An extension's `_id` is `<publisher>.<code>` (409 otherwise). `resources` maps service names
+//! to an array of ids or a name-to-id map; under `script` the names `install`, `upgrade` and
+//! `uninstall` name the lifecycle scripts. Public resources (`#` ids) are shared and not copied.
+//! Only the `platform` role, or a tenant whose name is the extension's publisher, may publish it.
+//! A script failure after a committed copy is reported in the answer and in the realtime
+//! messages; the copy stays. Each step sends `{"message": "<timestamp> <text>"}` to the
+//! extension's realtime channel.
+
+use crate::auth::{Principal, Role};
+use crate::clock::format_instant;
+use crate::documents::{json_kind, render, SaveOptions};
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{validate_id, Scope, Source};
+use crate::realtime::Channel;
+use crate::store::{Collection, WriteTx};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+
+/// `_type` of an extension.
+pub const EXTENSION_TYPE: &str = "VarExtension";
+/// The names of lifecycle scripts under `resources.script`.
+pub const LIFECYCLE: [&str; 3] = ["install", "upgrade", "uninstall"];
+/// Services whose resources an extension can carry.
+const COPYABLE: [(&str, Collection); 3] = [
+    ("object", Collection::Object),
+    ("type", Collection::Type),
+    ("script", Collection::Script),
+];
+
+/// Checks an extension document before it is saved.
+pub fn check_extension(fields: &Map<String, Value>) -> Result<()> {
+    let text = |f: &str| -> Result<String> {
+        match fields.get(f) {
+            Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+            Some(other) if !other.is_string() => Err(Error::invalid_body(format!(
+                "{f} must be a string, not {}",
+                json_kind(other)
+            ))),
+            _ => Err(Error::new(
+                ErrorCode::MissingParameter,
+                format!("an extension needs a {f}"),
+            )),
+        }
+    };
+    let id = fields
+        .get("_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let (publisher, code) = (text("publisher")?, text("code")?);
+    if id != format!("{publisher}.{code}") {
+        return Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "extension _id \"{id}\" must be <publisher>.<code>, here \"{publisher}.{code}\""
+            ),
+        ));
+    }
+    match fields.get("views") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(views)) => {
+            for (i, v) in views.iter().enumerate() {
+                let name = v.get("name").and_then(Value::as_str).unwrap_or_default();
+                if name.is_empty() {
+                    return Err(Error::invalid_body(format!("views[{i}] needs a name")));
+                }
+                for f in ["script", "feature", "section", "tabname"] {
+                    if v.get(f).is_some_and(|x| !x.is_string() && !x.is_null()) {
+                        return Err(Error::invalid_body(format!(
+                            "views[{i}].{f} must be a string"
+                        )));
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "views must be an array, not {}",
+                json_kind(other)
+            )))
+        }
+    }
+    resource_ids(fields).map(|_| ())
+}
+
+/// The resources of an extension as `(service, name, id)` (name is empty in array form).
+pub fn resource_ids(fields: &Map<String, Value>) -> Result<Vec<(String, String, String)>> {
+    let mut out = Vec::new();
+    let resources = match fields.get("resources") {
+        None | Some(Value::Null) => return Ok(out),
+        Some(Value::Object(r)) => r,
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "resources must be an object, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    for (service, ids) in resources {
+        if crate::services::find(service).is_none() {
+            return Err(Error::invalid_body(format!(
+                "resources key \"{service}\" is not a service"
+            )));
+        }
+        let bad = || {
+            Error::invalid_body(format!(
+                "resources.{service} must be an array of ids or an object of name to id"
+            ))
+        };
+        match ids {
+            Value::Array(items) => {
+                for item in items {
+                    out.push((
+                        service.clone(),
+                        String::new(),
+                        item.as_str().ok_or_else(bad)?.to_string(),
+                    ));
+                }
+            }
+            Value::Object(map) => {
+                for (name, item) in map {
+                    out.push((
+                        service.clone(),
+                        name.clone(),
+                        item.as_str().ok_or_else(bad)?.to_string(),
+                    ));
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    for (service, _, id) in &out {
+        validate_id(id, &format!("resources.{service} id"))?;
+    }
+    Ok(out)
+}
+
+/// The id of a lifecycle script of an extension.
+fn lifecycle_script(ext: &Map<String, Value>, which: &str) -> Option<String> {
+    ext.get("resources")?
+        .get("script")?
+        .get(which)?
+        .as_str()
+        .map(str::to_string)
+}
+
+fn collection_of(service: &str) -> Result<Collection> {
+    COPYABLE
+        .iter()
+        .find(|(s, _)| *s == service)
+        .map(|(_, c)| *c)
+        .ok_or_else(|| {
+            Error::invalid_body(format!(
+                "resources of the {service} service cannot be carried by an extension yet"
+            ))
+        })
+}
+
+/// What an install, upgrade or uninstall did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The answer to the call.
+    pub body: Value,
+}
+
+impl Platform {
+    fn channel(&self, p: &Principal, ext: &str) -> Channel {
+        Channel {
+            tenant: p.tenant.clone(),
+            env: p.environment.clone(),
+            service: "extension".into(),
+            topic: ext.to_string(),
+        }
+    }
+
+    /// Sends `{"message": "<timestamp> <text>"}` to an extension's realtime channel.
+    pub fn extension_message(&self, p: &Principal, ext: &str, text: &str) {
+        if let Some(rt) = &self.realtime {
+            let payload = json!({"message": format!("{} {text}", format_instant(self.now()))});
+            rt.publish(&self.channel(p, ext), &payload);
+        }
+    }
+
+    /// Publishes the caller's private extension `id` to the public catalogue, with a snapshot of
+    /// its resources.
+    pub fn publish_extension(&self, p: &Principal, id: &str) -> Result<Value> {
+        p.require(Role::Admin, "publishing extensions")?;
+        let now = format_instant(self.now());
+        let stored = self.write(|tx| {
+            let draft = tx
+                .current(Collection::Extension, &p.private_scope(), id)?
+                .ok_or_else(|| {
+                    Error::not_found(format!("extension \"{id}\" is not in the private source"))
+                })?;
+            let publisher = draft
+                .body
+                .get("publisher")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if p.role < Role::Platform && publisher != p.tenant {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "tenant \"{}\" cannot publish extensions of publisher \"{publisher}\"",
+                        p.tenant
+                    ),
+                ));
+            }
+            let mut bundle: Map<String, Value> = Map::new();
+            for (service, _, rid) in resource_ids(&draft.body)? {
+                let coll = collection_of(&service)?;
+                let scope = Scope::for_source(Source::of_id(&rid), p);
+                let doc = tx.current(coll, &scope, &rid)?.ok_or_else(|| {
+                    Error::not_found(format!(
+                        "resource {service} \"{rid}\" of extension \"{id}\" does not exist"
+                    ))
+                })?;
+                if !rid.starts_with('#') {
+                    let list = bundle.entry(service.clone()).or_insert_with(|| json!([]));
+                    if let Value::Array(items) = list {
+                        items.push(Value::Object(doc.body));
+                    }
+                }
+            }
+            let mut body = draft.body.clone();
+            body.insert("_bundle".into(), Value::Object(bundle));
+            body.insert("_publishedBy".into(), Value::String(p.tenant.clone()));
+            self.put_document(
+                tx,
+                Collection::Extension,
+                &Scope::public(),
+                id,
+                body,
+                &p.user,
+                &now,
+                None,
+            )
+        })?;
+        Ok(strip_bundle(render(&stored, true)))
+    }
+
+    /// Installs or upgrades a published extension into the caller's private source.
+    pub fn install_extension(&self, p: &Principal, id: &str) -> Result<Value> {
+        p.require(Role::Admin, "installing extensions")?;
+        let now = format_instant(self.now());
+        let (published, upgrade) = self.write(|tx| {
+            let published = tx
+                .current(Collection::Extension, &Scope::public(), id)?
+                .ok_or_else(|| Error::not_found(format!("extension \"{id}\" has not been published")))?;
+            let private = tx.current(Collection::Extension, &p.private_scope(), id)?;
+            if private.as_ref().is_some_and(|e| !e.body.contains_key("_installedVersion")) {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!("extension \"{id}\" is a draft of this tenant, not an installed copy; delete the draft first"),
+                ));
+            }
+            let upgrade = private.is_some();
+            let bundle = published.body.get("_bundle").and_then(Value::as_object).cloned().unwrap_or_default();
+            for (service, docs) in &bundle {
+                let coll = collection_of(service)?;
+                for doc in docs.as_array().into_iter().flatten() {
+                    let Value::Object(body) = doc else { continue };
+                    let rid = body.get("_id").and_then(Value::as_str).unwrap_or_default().to_string();
+                    self.put_document(tx, coll, &p.private_scope(), &rid, body.clone(), &p.user, &now, None)?;
+                }
+            }
+            let mut installed = published.body.clone();
+            installed.shift_remove("_bundle");
+            installed.insert("_installedVersion".into(), json!(published.version));
+            self.put_document(tx, Collection::Extension, &p.private_scope(), id, installed.clone(), &p.user, &now, None)?;
+            Ok((installed, upgrade))
+        })?;
+        let (verb, which) = if upgrade {
+            ("Upgraded", "upgrade")
+        } else {
+            ("Installed", "install")
+        };
+        self.extension_message(
+            p,
+            id,
+            &format!(
+                "info {verb} extension {id} in environment {}",
+                p.environment
+            ),
+        );
+        let script = self.run_lifecycle(p, id, &published, which)?;
+        Ok(
+            json!({"_id": id, "action": which, "installed": true, "version": published["_installedVersion"], "script": script}),
+        )
+    }
+
+    /// Uninstalls an installed extension: removes its copied resources, then runs `uninstall`.
+    pub fn uninstall_extension(&self, p: &Principal, id: &str) -> Result<Value> {
+        p.require(Role::Admin, "uninstalling extensions")?;
+        let scope = p.private_scope();
+        // The uninstall script must be read before its copy is removed.
+        let installed = {
+            let tx = self.read()?;
+            let ext = tx
+                .current(Collection::Extension, &scope, id)?
+                .ok_or_else(|| Error::not_found(format!("extension \"{id}\" is not installed")))?;
+            if !ext.body.contains_key("_installedVersion") {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!("extension \"{id}\" is a draft, not an installed copy"),
+                ));
+            }
+            ext.body
+        };
+        let script = match lifecycle_script(&installed, "uninstall") {
+            Some(sid) => self
+                .read()?
+                .current(
+                    Collection::Script,
+                    &Scope::for_source(Source::of_id(&sid), p),
+                    &sid,
+                )?
+                .map(|d| d.body),
+            None => None,
+        };
+        let published = self
+            .read()?
+            .current(Collection::Extension, &Scope::public(), id)?;
+        let bundle = published
+            .and_then(|e| e.body.get("_bundle").and_then(Value::as_object).cloned())
+            .unwrap_or_default();
+        self.write(|tx| {
+            for (service, docs) in &bundle {
+                let coll = collection_of(service)?;
+                for doc in docs.as_array().into_iter().flatten() {
+                    if let Some(rid) = doc.get("_id").and_then(Value::as_str) {
+                        remove_document(tx, coll, &scope, rid)?;
+                    }
+                }
+            }
+            remove_document(tx, Collection::Extension, &scope, id)
+        })?;
+        self.extension_message(
+            p,
+            id,
+            &format!(
+                "info Uninstalled extension {id} from environment {}",
+                p.environment
+            ),
+        );
+        let outcome = match script {
+            Some(doc) => self.run_extension_script(p, id, &installed, "uninstall", &doc),
+            None => json!(null),
+        };
+        Ok(json!({"_id": id, "action": "uninstall", "installed": false, "script": outcome}))
+    }
+
+    fn run_lifecycle(
+        &self,
+        p: &Principal,
+        id: &str,
+        ext: &Map<String, Value>,
+        which: &str,
+    ) -> Result<Value> {
+        let Some(sid) = lifecycle_script(ext, which) else {
+            return Ok(Value::Null);
+        };
+        let doc = self
+            .read()?
+            .current(
+                Collection::Script,
+                &Scope::for_source(Source::of_id(&sid), p),
+                &sid,
+            )?
+            .map(|d| d.body);
+        Ok(match doc {
+            Some(doc) => self.run_extension_script(p, id, ext, which, &doc),
+            None => {
+                let msg =
+                    format!("error the {which} script \"{sid}\" of extension {id} does not exist");
+                self.extension_message(p, id, &msg);
+                json!({"id": sid, "ok": false, "error": msg})
+            }
+        })
+    }
+
+    fn run_extension_script(
+        &self,
+        p: &Principal,
+        id: &str,
+        ext: &Map<String, Value>,
+        which: &str,
+        doc: &Map<String, Value>,
+    ) -> Value {
+        let sid = doc
+            .get("_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let source = doc
+            .get("script")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mut public_ext = ext.clone();
+        public_ext.shift_remove("_bundle");
+        match crate::script::host::run(
+            self,
+            p,
+            id,
+            source,
+            &sid,
+            json!({"extension": public_ext, "action": which}),
+        ) {
+            Ok(result) => {
+                self.extension_message(p, id, &format!("info {which} script {sid} finished"));
+                json!({"id": sid, "ok": true, "result": result})
+            }
+            Err(e) => {
+                let msg = e.public_message();
+                self.extension_message(p, id, &format!("error {which} script {sid} failed: {msg}"));
+                json!({"id": sid, "ok": false, "error": msg})
+            }
+        }
+    }
+
+    /// Renders a view of an extension in the caller's private source (`Accept: text/html`).
+    pub fn render_view(
+        &self,
+        p: &Principal,
+        id: &str,
+        view_name: &str,
+        params: &crate::query::Params,
+    ) -> Result<String> {
+        let ext = self
+            .read()?
+            .current(Collection::Extension, &p.private_scope(), id)?
+            .ok_or_else(|| {
+                Error::not_found(format!(
+                    "extension \"{id}\" not found in the private source"
+                ))
+            })?;
+        let view = ext
+            .body
+            .get("views")
+            .and_then(Value::as_array)
+            .and_then(|views| {
+                views
+                    .iter()
+                    .find(|v| v.get("name").and_then(Value::as_str) == Some(view_name))
+            })
+            .cloned()
+            .ok_or_else(|| {
+                Error::not_found(format!("extension \"{id}\" has no view \"{view_name}\""))
+            })?;
+        if let Some(feature) = view
+            .get("feature")
+            .and_then(Value::as_str)
+            .filter(|f| !f.is_empty())
+        {
+            if !p.grants.everything && !p.grants.features.iter().any(|f| f == feature) {
+                return Err(Error::forbidden(format!(
+                    "view \"{view_name}\" needs the feature \"{feature}\", which user \"{}\" has not been granted",
+                    p.user
+                )));
+            }
+        }
+        let script = view.get("script").and_then(Value::as_str).ok_or_else(|| {
+            Error::invalid_parameter(format!("view \"{view_name}\" has no script"))
+        })?;
+        let query: Map<String, Value> = params
+            .pairs()
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        let mut ext_body = render(&ext, true);
+        ext_body.shift_remove("_bundle");
+        let data = json!({
+            "extension": ext_body,
+            "view": view,
+            "user": {"id": p.user, "tenant": p.tenant, "role": p.role.as_str(), "environment": p.environment},
+            "params": query,
+        });
+        self.render_template(p, script, &data)
+    }
+
+    /// Writes a document version without permission checks (the caller decided), with the usual
+    /// versioning: nothing when unchanged, else the next version.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn put_document(
+        &self,
+        tx: &mut dyn WriteTx,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        mut body: Map<String, Value>,
+        user: &str,
+        now: &str,
+        reason: Option<String>,
+    ) -> Result<crate::store::StoredVersion> {
+        for f in crate::documents::SYSTEM_FIELDS {
+            body.shift_remove(f);
+        }
+        body.insert("_id".into(), Value::String(id.to_string()));
+        if !body.contains_key("_type") {
+            body.insert("_type".into(), Value::String(coll.default_type().into()));
+        }
+        let current = tx.current(coll, scope, id)?;
+        if let Some(cur) = &current {
+            if cur.body == body {
+                return Ok(cur.clone());
+            }
+        }
+        let version = current.as_ref().map_or(1, |c| c.version + 1);
+        let stored = crate::store::StoredVersion {
+            id: id.to_string(),
+            version,
+            body,
+            timestamp: now.to_string(),
+            user: user.to_string(),
+            reason,
+            tags: Vec::new(),
+        };
+        tx.put_version(coll, scope, &stored)?;
+        tx.set_current(coll, scope, id, Some(version))?;
+        Ok(stored)
+    }
+
+    /// Saves an extension draft to the caller's private source (like any versioned document).
+    pub fn save_extension(&self, p: &Principal, body: Value) -> Result<Value> {
+        self.save(
+            p,
+            Collection::Extension,
+            body,
+            &SaveOptions {
+                source: Some(Source::Private),
+                ..SaveOptions::default()
+            },
+        )
+    }
+}
+
+/// Removes every version of a document (and its data rows), if present.
+fn remove_document(tx: &mut dyn WriteTx, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+    let versions: Vec<u32> = tx
+        .versions(coll, scope, id)?
+        .iter()
+        .map(|v| v.version)
+        .collect();
+    for v in &versions {
+        tx.delete_version(coll, scope, id, *v)?;
+    }
+    if !versions.is_empty() {
+        tx.set_current(coll, scope, id, None)?;
+        if coll == Collection::Object {
+            tx.prune_data(scope, id, &[])?;
+        }
+    }
+    Ok(())
+}
+
+/// An extension without its resource snapshot (which only the platform reads).
+pub fn strip_bundle(mut doc: Map<String, Value>) -> Value {
+    doc.shift_remove("_bundle");
+    Value::Object(doc)
+}

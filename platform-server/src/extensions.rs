@@ -1,0 +1,231 @@
+//! Routes of the extension service beyond the versioned ones: publish, install, uninstall,
+//! views, and realtime messages (Server-Sent Events).
+
+use crate::error::ApiError;
+use crate::request::{as_caller, params, parse_json, read_body};
+use crate::routes::method_not_allowed;
+use crate::AppState;
+use actix_web::web::Bytes;
+use actix_web::{web, HttpRequest, HttpResponse};
+use futures_util::StreamExt as _;
+use platform_core::realtime::{Channel, Realtime};
+use platform_core::services::RELEASE;
+use platform_core::ErrorCode;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+type Reply = Result<HttpResponse, ApiError>;
+
+/// The realtime hub: every published message goes to every open stream, which keeps its own.
+#[derive(Debug)]
+pub struct Hub {
+    sender: broadcast::Sender<(Channel, Value)>,
+}
+
+impl Hub {
+    /// A hub buffering up to 1,024 messages per slow subscriber.
+    pub fn new() -> Hub {
+        Hub {
+            sender: broadcast::channel(1024).0,
+        }
+    }
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Hub::new()
+    }
+}
+
+impl Realtime for Hub {
+    fn publish(&self, channel: &Channel, payload: &Value) {
+        // No subscriber is not an error: realtime messages are not kept.
+        let _ = self.sender.send((channel.clone(), payload.clone()));
+    }
+}
+
+/// Registers the extension routes (before the generic ones).
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/extension/{release}/realtime")
+            .route(web::get().to(realtime))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/extension/{release}/{source}/{id}/messages")
+            .route(web::get().to(messages))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/extension/{release}/{source}/{id}/view/{view}")
+            .route(web::get().to(view))
+            .default_service(web::to(method_not_allowed)),
+    );
+}
+
+fn release(r: &str) -> Result<(), ApiError> {
+    if r == RELEASE {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("unknown release \"{r}\" of the extension service: use {RELEASE}"),
+        ))
+    }
+}
+
+fn private_only(source: &str) -> Result<(), ApiError> {
+    if source == "private" {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("views and messages are of private (installed) extensions, not {source}"),
+        ))
+    }
+}
+
+/// `POST /extension/v1/{public|private}?_publish=true`: publish or install.
+pub async fn publish_or_install(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    source: &str,
+    mut payload: web::Payload,
+) -> Reply {
+    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let id = body
+        .get("_id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::InvalidId,
+                "the body must be the extension, with its _id",
+            )
+        })?
+        .to_string();
+    let install = match source {
+        "public" => false,
+        "private" => true,
+        other => {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("unknown source \"{other}\""),
+            ))
+        }
+    };
+    let out = as_caller(&req, &state, move |p, who| {
+        if install {
+            p.install_extension(who, &id)
+        } else {
+            p.publish_extension(who, &id)
+        }
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// `DELETE /extension/v1/private/{id}`: uninstall.
+pub async fn uninstall(req: HttpRequest, state: web::Data<AppState>, id: String) -> Reply {
+    let out = as_caller(&req, &state, move |p, who| p.uninstall_extension(who, &id)).await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+async fn view(
+    req: HttpRequest,
+    path: web::Path<(String, String, String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (r, source, id, view) = path.into_inner();
+    release(&r)?;
+    private_only(&source)?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let accept = req
+        .headers()
+        .get(actix_web::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok());
+    platform_core::format::negotiate(accept, &[platform_core::format::Format::Html])?;
+    let html = as_caller(&req, &state, move |p, who| {
+        p.render_view(who, &id, &view, &params)
+    })
+    .await?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(html))
+}
+
+async fn messages(
+    req: HttpRequest,
+    path: web::Path<(String, String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (r, source, id) = path.into_inner();
+    release(&r)?;
+    private_only(&source)?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    stream(req, state, Some(id), &params).await
+}
+
+async fn realtime(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    release(&path.into_inner())?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    stream(req, state, None, &params).await
+}
+
+/// A Server-Sent Events stream of the caller's extension messages (one extension, or all);
+/// `_limit=N` ends it after N messages.
+async fn stream(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    topic: Option<String>,
+    params: &platform_core::query::Params,
+) -> Reply {
+    let limit = match params.get("_limit") {
+        None => usize::MAX,
+        Some(t) => t.parse::<usize>().map_err(|_| {
+            ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("_limit must be a positive integer, not \"{t}\""),
+            )
+        })?,
+    };
+    let who = as_caller(&req, &state, |_, who| Ok(who.clone())).await?;
+    let rx = state.hub.sender.subscribe();
+    let wanted = move |c: &Channel| {
+        c.tenant == who.tenant
+            && c.env == who.environment
+            && c.service == "extension"
+            && topic.as_ref().is_none_or(|t| *t == c.topic)
+    };
+    let events = futures_util::stream::unfold(rx, move |mut rx| {
+        let wanted = wanted.clone();
+        async move {
+            loop {
+                match rx.recv().await {
+                    Ok((channel, payload)) if wanted(&channel) => {
+                        return Some((
+                            Ok::<_, actix_web::Error>(Bytes::from(format!("data: {payload}\n\n"))),
+                            rx,
+                        ));
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }
+    })
+    .take(limit);
+    let opening = futures_util::stream::once(async {
+        Ok::<_, actix_web::Error>(Bytes::from_static(b": connected\n\n"))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        .streaming(opening.chain(events)))
+}
