@@ -418,7 +418,11 @@ impl PointReader<'_> {
         }
         let t = parse_time(time, self.tz)?;
         self.calendar.check(t, self.tz, self.code)?;
-        Ok(Point { t, v, status })
+        Ok(Point {
+            t,
+            v,
+            status: status.map(Box::new),
+        })
     }
 
     fn json(&self, text: &str, items: &[&RawValue], bar: &ProgressBar) -> Result<Vec<Point>> {

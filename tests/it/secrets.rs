@@ -216,3 +216,38 @@ fn values_are_not_in_the_database_file() {
     let other_key = platform_core::Platform::open(&db).unwrap();
     assert!(other_key.get_secret(&who, "vault").is_err());
 }
+
+#[actix_rt::test]
+async fn a_script_reads_a_secret_through_its_function() {
+    let s = TestServer::at("2024-07-10T12:00:00Z");
+    let admin = s.client(Role::Admin);
+    admin
+        .post("/secret/v1", json!({"_id": "ok", "value": "v1"}))
+        .await;
+    admin
+        .post(
+            "/secret/v1",
+            json!({"_id": "off", "value": "v2", "enabled": false}),
+        )
+        .await;
+    let who = s
+        .platform
+        .authenticate(
+            Some(&platform_core::auth::Credentials::Bearer(
+                admin.token.clone(),
+            )),
+            None,
+        )
+        .unwrap();
+    let run = |src: &str| {
+        platform_core::script::host::run(&s.platform, &who, "x.y", src, "test", json!({}))
+    };
+    assert_eq!(run("secret(\"ok\") + \"!\"").unwrap(), json!("v1!"));
+    let err = run("secret(\"off\")").unwrap_err();
+    assert!(
+        err.to_string().contains("secret \"off\" is disabled"),
+        "{err}"
+    );
+    let err = run("secret(\"missing\")").unwrap_err();
+    assert!(err.to_string().contains("not found"), "{err}");
+}

@@ -1,10 +1,9 @@
-//! The stored form of a chunk of observations: compact, and fast to decode whole.
+//! The stored form of a chunk of observations: compact, and fast to decode whole in one pass.
 //!
 //! ```text
-//! chunk  := count:u32le  times  values
-//! times  := first:i64le  (delta:varint)*        deltas between consecutive times (> 0)
-//! values := (tag:u8 payload)*                   tag low bits: 0 null, 1 number, 2 text;
-//!                                               0x80: a status follows the payload
+//! chunk  := count:u32le first:i64le point*
+//! point  := delta:varint tag:u8 payload [status]   delta from the previous time (0 for the first)
+//! tag    := low bits 0 null, 1 number, 2 text; 0x80: a status follows the payload
 //! number := f64le ; text := len:varint utf8 ; status := len:varint utf8 ("Q|S|R")
 //! ```
 
@@ -15,13 +14,12 @@ use crate::error::{Error, Result};
 pub fn encode(points: &[Point]) -> Vec<u8> {
     let mut out = Vec::with_capacity(12 + points.len() * 11);
     out.extend_from_slice(&(points.len() as u32).to_le_bytes());
-    if let Some(first) = points.first() {
-        out.extend_from_slice(&first.t.to_le_bytes());
-        for w in points.windows(2) {
-            put_varint(&mut out, (w[1].t - w[0].t) as u64);
-        }
-    }
+    let first = points.first().map_or(0, |p| p.t);
+    out.extend_from_slice(&first.to_le_bytes());
+    let mut prev = first;
     for p in points {
+        put_varint(&mut out, (p.t - prev) as u64);
+        prev = p.t;
         let flag = if p.status.is_some() { 0x80 } else { 0 };
         match &p.v {
             PointValue::Null => out.push(flag),
@@ -46,19 +44,22 @@ pub fn encode(points: &[Point]) -> Vec<u8> {
 
 /// Decodes a chunk.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Point>> {
+    let mut out = Vec::new();
+    decode_into(bytes, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes a chunk, appending its observations to `points`.
+pub fn decode_into(bytes: &[u8], points: &mut Vec<Point>) -> Result<()> {
     let mut r = Reader { bytes, at: 0 };
     let count = u32::from_le_bytes(r.take::<4>()?) as usize;
-    let mut times = Vec::with_capacity(count);
-    if count > 0 {
-        let mut t = i64::from_le_bytes(r.take::<8>()?);
-        times.push(t);
-        for _ in 1..count {
-            t += r.varint()? as i64;
-            times.push(t);
-        }
-    }
-    let mut points = Vec::with_capacity(count);
-    for t in times {
+    let mut t = i64::from_le_bytes(r.take::<8>()?);
+    // A count larger than the bytes can hold is corrupt; do not reserve for it.
+    points.reserve(count.min(bytes.len()));
+    for _ in 0..count {
+        t = t
+            .checked_add(r.varint()? as i64)
+            .ok_or_else(|| corrupt("time overflow"))?;
         let tag = r.byte()?;
         let v = match tag & 0x7f {
             0 => PointValue::Null,
@@ -67,13 +68,13 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Point>> {
             other => return Err(corrupt(&format!("value tag {other}"))),
         };
         let status = if tag & 0x80 != 0 {
-            Some(Status::decode(&r.text()?))
+            Some(Box::new(Status::decode(&r.text()?)))
         } else {
             None
         };
         points.push(Point { t, v, status });
     }
-    Ok(points)
+    Ok(())
 }
 
 fn corrupt(what: &str) -> Error {
@@ -137,7 +138,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn point() -> impl Strategy<Value = (i64, PointValue, Option<Status>)> {
+    fn point() -> impl Strategy<Value = (i64, PointValue, Option<Box<Status>>)> {
         (
             1i64..10_000_000,
             prop_oneof![
@@ -149,11 +150,11 @@ mod tests {
             ],
             prop_oneof![
                 Just(None),
-                Just(Some(Status {
+                Just(Some(Box::new(Status {
                     quality: Some("FAILED:spike".into()),
                     source: None,
                     reliability: Some("QUOTED".into())
-                })),
+                }))),
             ],
         )
     }

@@ -163,7 +163,7 @@ impl<'a> Converter<'a> {
             let at = at(p.t);
             if matches!(p.v, PointValue::Num(_)) {
                 p.v = self.value(&p.v, at)?;
-                p.status = converted(p.status.take());
+                p.status = converted_boxed(p.status.take());
             }
         }
         Ok(())
@@ -175,6 +175,11 @@ pub fn converted(status: Option<Status>) -> Option<Status> {
     let mut s = status.unwrap_or_default();
     s.source = Some("CONVERTED".into());
     Some(s)
+}
+
+/// [`converted`] for an observation's boxed status.
+pub fn converted_boxed(status: Option<Box<Status>>) -> Option<Box<Status>> {
+    converted(status.map(|s| *s)).map(Box::new)
 }
 
 /// FX rates from public `#FX.<PAIR>` series, each read once per conversion.

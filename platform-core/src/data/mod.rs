@@ -184,7 +184,9 @@ pub fn parse_points(name: &str, header: &Map<String, Value>, data: &Value) -> Re
         let t = parse_time(time, tz).map_err(at)?;
         calendar.check(t, tz, &code).map_err(at)?;
         let v = PointValue::from_json(obs.get("value").unwrap_or(&Value::Null)).map_err(at)?;
-        let status = Status::from_json(obs.get("status").unwrap_or(&Value::Null)).map_err(at)?;
+        let status = Status::from_json(obs.get("status").unwrap_or(&Value::Null))
+            .map_err(at)?
+            .map(Box::new);
         points.push(Point { t, v, status });
     }
     Ok(points)

@@ -178,8 +178,9 @@ pub struct Point {
     pub t: i64,
     /// The value.
     pub v: PointValue,
-    /// The status, when not all defaults.
-    pub status: Option<Status>,
+    /// The status, when not all defaults (boxed: most observations have none, and a small
+    /// point keeps million-point reads cheap).
+    pub status: Option<Box<Status>>,
 }
 
 impl Point {
@@ -205,7 +206,7 @@ impl Point {
 }
 
 /// Marks a status source CHANGED (keeping its quality and reliability).
-pub fn mark_changed(status: Option<Status>) -> Option<Status> {
+pub fn mark_changed(status: Option<Box<Status>>) -> Option<Box<Status>> {
     let mut s = status.unwrap_or_default();
     s.source = Some("CHANGED".into());
     Some(s)

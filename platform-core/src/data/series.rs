@@ -17,6 +17,9 @@ pub const CHUNK_POINTS: usize = 4096;
 
 /// Sorts observations by time; for a repeated time the last one sent wins.
 pub fn normalise(mut points: Vec<Point>) -> Vec<Point> {
+    if points.windows(2).all(|w| w[0].t < w[1].t) {
+        return points;
+    }
     points.reverse();
     points.sort_by_key(|p| p.t);
     points.dedup_by_key(|p| p.t);
@@ -139,7 +142,7 @@ pub fn read(tx: &dyn ReadTx, key: &DataKey, version: u32, window: Window) -> Res
 fn decode_all(chunks: &[Chunk]) -> Result<Vec<Point>> {
     let mut out = Vec::with_capacity(chunks.iter().map(|c| c.count as usize).sum());
     for c in chunks {
-        out.extend(codec::decode(&c.payload)?);
+        codec::decode_into(&c.payload, &mut out)?;
     }
     Ok(out)
 }
@@ -174,10 +177,10 @@ mod tests {
         let sent = Point {
             t: 1,
             v: PointValue::Num(2.0),
-            status: Some(Status {
+            status: Some(Box::new(Status {
                 source: Some("CALCULATED".into()),
                 ..Status::default()
-            }),
+            })),
         };
         let merged = merge(vec![Point::num(1, 1.0)], vec![sent.clone()]);
         assert_eq!(merged, vec![sent]);
