@@ -9,7 +9,6 @@ use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures_util::StreamExt as _;
 use platform_core::realtime::{Channel, Realtime};
-use platform_core::services::RELEASE;
 use platform_core::ErrorCode;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -64,14 +63,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 }
 
 fn release(r: &str) -> Result<(), ApiError> {
-    if r == RELEASE {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            ErrorCode::NotFound,
-            format!("unknown release \"{r}\" of the extension service: use {RELEASE}"),
-        ))
-    }
+    crate::routes::check_release("extension", r)
 }
 
 fn private_only(source: &str) -> Result<(), ApiError> {

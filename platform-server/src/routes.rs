@@ -59,6 +59,18 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     );
 }
 
+/// Fails with 404 unless `release` is the one release of `service`.
+pub(crate) fn check_release(service: &str, release: &str) -> Result<(), ApiError> {
+    if release == RELEASE {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("unknown release \"{release}\" of the {service} service: use {RELEASE}"),
+        ))
+    }
+}
+
 /// Whether a path names the (read-only) data service, checking the release.
 fn is_data(service: &str, release: &str) -> Result<bool, ApiError> {
     if service != "data" {

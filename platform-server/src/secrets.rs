@@ -5,8 +5,6 @@ use crate::request::{as_caller, parse_json, read_body};
 use crate::routes::{method_not_allowed, TOTAL_COUNT_HEADER};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
-use platform_core::services::RELEASE;
-use platform_core::ErrorCode;
 
 type Reply = Result<HttpResponse, ApiError>;
 
@@ -27,14 +25,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
 }
 
 fn release(r: &str) -> Result<(), ApiError> {
-    if r == RELEASE {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            ErrorCode::NotFound,
-            format!("unknown release \"{r}\" of the secret service: use {RELEASE}"),
-        ))
-    }
+    crate::routes::check_release("secret", r)
 }
 
 async fn list(req: HttpRequest, path: web::Path<String>, state: web::Data<AppState>) -> Reply {

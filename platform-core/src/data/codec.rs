@@ -7,8 +7,9 @@
 //! number := f64le ; text := len:varint utf8 ; status := len:varint utf8 ("Q|S|R")
 //! ```
 
+use super::bytes::{put_varint, Reader};
 use super::model::{Point, PointValue, Status};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Encodes points (sorted by time, distinct times).
 pub fn encode(points: &[Point]) -> Vec<u8> {
@@ -51,21 +52,22 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Point>> {
 
 /// Decodes a chunk, appending its observations to `points`.
 pub fn decode_into(bytes: &[u8], points: &mut Vec<Point>) -> Result<()> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader::new(bytes, "chunk");
     let count = u32::from_le_bytes(r.take::<4>()?) as usize;
     let mut t = i64::from_le_bytes(r.take::<8>()?);
     // A count larger than the bytes can hold is corrupt; do not reserve for it.
     points.reserve(count.min(bytes.len()));
     for _ in 0..count {
+        let delta = r.varint()? as i64;
         t = t
-            .checked_add(r.varint()? as i64)
-            .ok_or_else(|| corrupt("time overflow"))?;
+            .checked_add(delta)
+            .ok_or_else(|| r.corrupt("time overflow"))?;
         let tag = r.byte()?;
         let v = match tag & 0x7f {
             0 => PointValue::Null,
             1 => PointValue::Num(f64::from_le_bytes(r.take::<8>()?)),
             2 => PointValue::Text(r.text()?),
-            other => return Err(corrupt(&format!("value tag {other}"))),
+            other => return Err(r.corrupt(&format!("value tag {other}"))),
         };
         let status = if tag & 0x80 != 0 {
             Some(Box::new(Status::decode(&r.text()?)))
@@ -75,62 +77,6 @@ pub fn decode_into(bytes: &[u8], points: &mut Vec<Point>) -> Result<()> {
         points.push(Point { t, v, status });
     }
     Ok(())
-}
-
-fn corrupt(what: &str) -> Error {
-    Error::Internal(format!("corrupt chunk: {what}"))
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let slice = self
-            .bytes
-            .get(self.at..self.at + N)
-            .ok_or_else(|| corrupt("truncated"))?;
-        self.at += N;
-        let mut out = [0u8; N];
-        out.copy_from_slice(slice);
-        Ok(out)
-    }
-
-    fn byte(&mut self) -> Result<u8> {
-        Ok(self.take::<1>()?[0])
-    }
-
-    fn varint(&mut self) -> Result<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(v);
-            }
-        }
-        Err(corrupt("varint too long"))
-    }
-
-    fn text(&mut self) -> Result<String> {
-        let len = self.varint()? as usize;
-        let slice = self
-            .bytes
-            .get(self.at..self.at + len)
-            .ok_or_else(|| corrupt("truncated text"))?;
-        self.at += len;
-        String::from_utf8(slice.to_vec()).map_err(|_| corrupt("text is not UTF-8"))
-    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 //! value    := 0:u8 | 1:u8 f64le | 2:u8 text
 //! ```
 
+use super::bytes::{put_text, put_varint, Reader};
 use super::model::{PointValue, Status};
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
@@ -307,7 +308,7 @@ pub fn encode(curve: &StoredCurve) -> Vec<u8> {
 
 /// Decodes a curve.
 pub fn decode(bytes: &[u8]) -> Result<StoredCurve> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader::new(bytes, "stored curve");
     if r.byte()? != 1 {
         return Err(Error::Internal("unknown curve format".into()));
     }
@@ -319,7 +320,7 @@ pub fn decode(bytes: &[u8]) -> Result<StoredCurve> {
         let tenor = r.text()?;
         let relative = r.text()?;
         let absolute = r.text()?;
-        let value = r.value()?;
+        let value = read_value(&mut r)?;
         let status = r.text()?;
         contracts.push(Contract {
             tenor,
@@ -339,18 +340,18 @@ pub fn decode(bytes: &[u8]) -> Result<StoredCurve> {
 /// The value of the contract whose relative or absolute code is `code`, reading only the codes
 /// and values of a stored curve.
 pub fn find_tenor(bytes: &[u8], code: &str) -> Result<Option<(PointValue, Option<Status>)>> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader::new(bytes, "stored curve");
     if r.byte()? != 1 {
         return Err(Error::Internal("unknown curve format".into()));
     }
-    r.skip_text()?;
+    r.str()?;
     let count = r.varint()?;
     for _ in 0..count {
-        r.skip_text()?;
+        r.str()?;
         let relative = r.str()?;
         let absolute = r.str()?;
         let hit = relative == code || absolute == code;
-        let value = r.value()?;
+        let value = read_value(&mut r)?;
         let status = r.str()?;
         if hit {
             return Ok(Some((
@@ -359,7 +360,7 @@ pub fn find_tenor(bytes: &[u8], code: &str) -> Result<Option<(PointValue, Option
             )));
         }
         for _ in 0..4 {
-            r.skip_text()?;
+            r.str()?;
         }
     }
     Ok(None)
@@ -375,82 +376,14 @@ pub fn relative_codes(bytes: &[u8]) -> Result<Vec<String>> {
         .collect())
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn put_text(out: &mut Vec<u8>, s: &str) {
-    put_varint(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn corrupt() -> Error {
-        Error::Internal("corrupt stored curve".into())
-    }
-
-    fn byte(&mut self) -> Result<u8> {
-        let b = *self.bytes.get(self.at).ok_or_else(Self::corrupt)?;
-        self.at += 1;
-        Ok(b)
-    }
-
-    fn varint(&mut self) -> Result<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(v);
-            }
-        }
-        Err(Self::corrupt())
-    }
-
-    fn str(&mut self) -> Result<&'a str> {
-        let len = self.varint()? as usize;
-        let slice = self
-            .bytes
-            .get(self.at..self.at + len)
-            .ok_or_else(Self::corrupt)?;
-        self.at += len;
-        std::str::from_utf8(slice).map_err(|_| Self::corrupt())
-    }
-
-    fn text(&mut self) -> Result<String> {
-        self.str().map(str::to_string)
-    }
-
-    fn skip_text(&mut self) -> Result<()> {
-        self.str().map(|_| ())
-    }
-
-    fn value(&mut self) -> Result<PointValue> {
-        Ok(match self.byte()? {
-            0 => PointValue::Null,
-            1 => {
-                let slice = self
-                    .bytes
-                    .get(self.at..self.at + 8)
-                    .ok_or_else(Self::corrupt)?;
-                self.at += 8;
-                let mut b = [0u8; 8];
-                b.copy_from_slice(slice);
-                PointValue::Num(f64::from_le_bytes(b))
-            }
-            2 => PointValue::Text(self.text()?),
-            _ => return Err(Self::corrupt()),
-        })
-    }
+/// Reads a stored value (`0` null, `1` f64, `2` text).
+fn read_value(r: &mut Reader<'_>) -> Result<PointValue> {
+    Ok(match r.byte()? {
+        0 => PointValue::Null,
+        1 => PointValue::Num(f64::from_le_bytes(r.take::<8>()?)),
+        2 => PointValue::Text(r.text()?),
+        _ => return Err(r.corrupt("value tag")),
+    })
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //!
 //! Data ids: `OBJ:PROP` for a series (or the newest curve), `OBJ:PROP:ONDATE` for one curve.
 
+pub mod bytes;
 pub mod calendar;
 pub mod codec;
 pub mod conversion;

@@ -110,14 +110,7 @@ impl Platform {
         id: &str,
         q: &DataQuery,
     ) -> Result<Value> {
-        let data_id = DataId::parse(id)?;
-        let home = Source::of_id(&data_id.object);
-        if source != Source::All && source != home {
-            return Err(Error::not_found(format!(
-                "data \"{id}\" not found in the {source} source"
-            )));
-        }
-        let scope = Scope::for_source(home, p);
+        let (data_id, scope) = data_scope(p, source, id)?;
         let tx = self.read()?;
         self.data_item(p, tx.as_ref(), &scope, &data_id, id, q)
     }
@@ -346,6 +339,19 @@ impl Platform {
     ) -> Result<Value> {
         self.read_data(p, source, &format!("{object}:{name}"), q)
     }
+}
+
+/// A data id and the scope of its object, read through a source.
+pub(crate) fn data_scope(p: &Principal, source: Source, id: &str) -> Result<(DataId, Scope)> {
+    let data_id = DataId::parse(id)?;
+    let home = Source::of_id(&data_id.object);
+    if source != Source::All && source != home {
+        return Err(Error::not_found(format!(
+            "data \"{id}\" not found in the {source} source"
+        )));
+    }
+    let scope = Scope::for_source(home, p);
+    Ok((data_id, scope))
 }
 
 /// Midnight UTC of an ondate (the time FX rates are read at for a curve).

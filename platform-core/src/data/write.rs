@@ -2,14 +2,13 @@
 //! through JSON. They follow the same rules as an object save carrying the series.
 
 use super::model::Point;
-use super::read::DataId;
 use super::series::{self, Window};
 use super::{DataKind, DataPayload, SERIES_TYPE};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::documents::{render, SaveOptions};
 use crate::error::{Error, Result};
-use crate::ids::{Scope, Source};
+use crate::ids::Source;
 use crate::store::{Collection, DataKey};
 use crate::Platform;
 use serde_json::{Map, Value};
@@ -63,14 +62,7 @@ impl Platform {
         window: Window,
         version: Option<u32>,
     ) -> Result<Vec<Point>> {
-        let data_id = DataId::parse(id)?;
-        let home = Source::of_id(&data_id.object);
-        if source != Source::All && source != home {
-            return Err(Error::not_found(format!(
-                "data \"{id}\" not found in the {source} source"
-            )));
-        }
-        let scope = Scope::for_source(home, p);
+        let (data_id, scope) = super::read::data_scope(p, source, id)?;
         let tx = self.read()?;
         let current = tx
             .current(Collection::Object, &scope, &data_id.object)?
