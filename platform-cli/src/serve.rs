@@ -56,6 +56,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             base_path: args.base_path,
         },
     );
+    let worker = platform_server::Worker::start(platform.clone());
     let addr = args.addr.clone();
     let outcome = actix_rt::System::new().block_on(async move {
         let (server, addrs) = platform_server::serve(state, &addr)?;
@@ -68,6 +69,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     outcome.map_err(|e| {
         platform_core::Error::invalid_parameter(format!("cannot serve on {}: {e}", args.addr))
     })?;
+    worker.stop();
     platform.close()?;
     tracing::info!("stopped; database closed cleanly");
     Ok(())

@@ -149,6 +149,7 @@ impl Collection {
             Collection::Type => "VarType",
             Collection::Script => "VarScript",
             Collection::Extension => "VarExtension",
+            Collection::ValidationConfig => "VarValidationConfig",
         }
     }
 
@@ -159,13 +160,14 @@ impl Collection {
             Collection::Type => "type",
             Collection::Script => "script",
             Collection::Extension => "extension",
+            Collection::ValidationConfig => "validation configuration",
         }
     }
 
     /// Whether ids choose the source (`#` public, else private); extensions are addressed by
     /// the source in the path instead.
     pub fn sourced_by_hash(self) -> bool {
-        self != Collection::Extension
+        !matches!(self, Collection::Extension | Collection::ValidationConfig)
     }
 }
 
@@ -348,7 +350,11 @@ impl Platform {
             }
             None => return Err(Error::new(ErrorCode::InvalidId, "missing _id")),
         };
-        validate_id(&id, "_id")?;
+        if coll == Collection::ValidationConfig {
+            crate::data::read::DataId::parse(&id)?;
+        } else {
+            validate_id(&id, "_id")?;
+        }
         let home = if coll.sourced_by_hash() {
             Source::of_id(&id)
         } else {
@@ -425,6 +431,11 @@ impl Platform {
                 }
                 body
             }
+        };
+        let body = if coll == Collection::ValidationConfig {
+            crate::validation::config::normalise(body)?
+        } else {
+            body
         };
         let body_changed = current.as_ref().is_none_or(|cur| cur.body != body);
         if body_changed {

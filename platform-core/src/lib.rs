@@ -35,6 +35,7 @@ pub mod store;
 pub mod templates;
 pub mod tenancy;
 pub mod types;
+pub mod validation;
 
 pub use error::{Error, ErrorCode, Result};
 

@@ -41,12 +41,12 @@ pub const SERVICES: &[ServiceInfo] = &[
     ServiceInfo {
         name: "validationconfig",
         description: "Validation configurations per data item",
-        available: false,
+        available: true,
     },
     ServiceInfo {
         name: "validation",
         description: "Validation records and check runs",
-        available: false,
+        available: true,
     },
     ServiceInfo {
         name: "automation",

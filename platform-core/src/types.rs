@@ -31,6 +31,7 @@ impl Platform {
             Collection::Type => check_type_definition(tx, p, fields),
             Collection::Script => crate::scripts::check_script(fields),
             Collection::Extension => crate::extensions::check_extension(fields),
+            Collection::ValidationConfig => crate::validation::check_config(tx, p, fields),
         }
     }
 

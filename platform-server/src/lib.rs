@@ -10,6 +10,7 @@ pub mod negotiate;
 pub mod request;
 pub mod routes;
 pub mod secrets;
+pub mod validation;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -125,4 +126,49 @@ pub fn serve(
     .bind(addr)?;
     let addrs = server.addrs();
     Ok((server.run(), addrs))
+}
+
+/// The background worker: runs queued jobs until stopped.
+#[derive(Debug)]
+pub struct Worker {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Queues again the jobs a stopped server left running, then polls for queued jobs.
+    pub fn start(platform: Platform) -> Worker {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("platform-jobs".into())
+            .spawn(move || {
+                match platform.requeue_interrupted_jobs() {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(jobs = n, "queued again jobs interrupted by a stop"),
+                    Err(e) => tracing::error!(error = %e, "cannot requeue interrupted jobs"),
+                }
+                while !flag.load(Ordering::Relaxed) {
+                    match platform.run_next_job() {
+                        Ok(true) => continue,
+                        Ok(false) => std::thread::sleep(std::time::Duration::from_millis(250)),
+                        Err(e) => {
+                            tracing::error!(error = %e, "background job worker");
+                            std::thread::sleep(std::time::Duration::from_secs(1));
+                        }
+                    }
+                }
+            })
+            .ok();
+        Worker { stop, thread }
+    }
+
+    /// Stops after the job in progress, if any.
+    pub fn stop(mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }

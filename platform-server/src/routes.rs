@@ -23,6 +23,7 @@ type Reply = Result<HttpResponse, ApiError>;
 pub fn register(cfg: &mut web::ServiceConfig) {
     crate::secrets::register(cfg);
     crate::extensions::register(cfg);
+    crate::validation::register(cfg);
     cfg.service(
         web::resource("/{service}")
             .route(web::get().to(build_info))

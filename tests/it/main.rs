@@ -12,3 +12,4 @@ mod scripts;
 mod secrets;
 mod tenancy;
 mod types;
+mod validation;

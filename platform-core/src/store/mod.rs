@@ -28,6 +28,8 @@ pub enum Collection {
     Script,
     /// Extensions: drafts, the public catalogue, and installed copies.
     Extension,
+    /// Validation configurations (private; ids are data ids).
+    ValidationConfig,
 }
 
 impl Collection {
@@ -38,6 +40,7 @@ impl Collection {
             Collection::Type => "type",
             Collection::Script => "script",
             Collection::Extension => "extension",
+            Collection::ValidationConfig => "validationconfig",
         }
     }
 }
@@ -243,6 +246,16 @@ pub trait ReadTx {
         to: Option<&str>,
         newest: Option<u64>,
     ) -> Result<Vec<(String, Vec<u8>)>>;
+    /// One validation record.
+    fn record(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>>;
+    /// Validation records of a scope matching a query (filters over the record JSON), paged.
+    fn records(&self, scope: &Scope, query: &ListQuery) -> Result<Page<Map<String, Value>>>;
+    /// One background job.
+    fn job(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>>;
+    /// The background jobs of a scope, newest first.
+    fn jobs(&self, scope: &Scope) -> Result<Vec<Map<String, Value>>>;
+    /// The oldest job with this status in any scope, with its scope.
+    fn next_job(&self, status: &str) -> Result<Option<(Scope, Map<String, Value>)>>;
     /// One secret of a scope.
     fn secret(&self, scope: &Scope, id: &str) -> Result<Option<SecretRow>>;
     /// Every secret of a scope, by id.
@@ -302,6 +315,10 @@ pub trait WriteTx: ReadTx {
         name: &str,
         on: bool,
     ) -> Result<bool>;
+    /// Creates or overwrites a validation record (`_id` and `target` are read from it).
+    fn put_record(&mut self, scope: &Scope, record: &Map<String, Value>) -> Result<()>;
+    /// Creates or overwrites a background job (`_id` and `status` are read from it).
+    fn put_job(&mut self, scope: &Scope, job: &Map<String, Value>) -> Result<()>;
     /// Creates or overwrites a secret.
     fn put_secret(&mut self, scope: &Scope, row: &SecretRow) -> Result<()>;
     /// Deletes a secret; returns whether it existed.

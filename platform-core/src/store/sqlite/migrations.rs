@@ -143,6 +143,27 @@ pub const STEPS: &[&str] = &[
         PRIMARY KEY (tenant, env, id)
     ) WITHOUT ROWID;
     "#,
+    // 5: validation records (one per checked observation or curve ondate) and background jobs.
+    r#"
+    CREATE TABLE vrecords (
+        tenant TEXT NOT NULL,
+        env    TEXT NOT NULL,
+        id     TEXT NOT NULL,
+        target TEXT NOT NULL,
+        doc    BLOB NOT NULL,
+        PRIMARY KEY (tenant, env, id)
+    ) WITHOUT ROWID;
+    CREATE INDEX vrecords_target ON vrecords(tenant, env, target);
+    CREATE TABLE jobs (
+        seq     INTEGER PRIMARY KEY,
+        tenant  TEXT NOT NULL,
+        env     TEXT NOT NULL,
+        id      TEXT NOT NULL UNIQUE,
+        status  TEXT NOT NULL,
+        doc     TEXT NOT NULL
+    );
+    CREATE INDEX jobs_status ON jobs(status, seq);
+    "#,
 ];
 
 /// The schema version this build writes.

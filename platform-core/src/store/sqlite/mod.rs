@@ -223,6 +223,10 @@ const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.r
      (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
       AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
 
+fn json_map(text: &str) -> Result<Map<String, Value>> {
+    serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored JSON: {e}")))
+}
+
 fn secret_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<SecretRow>> {
     let meta: String = row.get(1)?;
     let id: String = row.get(0)?;
@@ -694,6 +698,104 @@ impl ReadTx for Tx<'_> {
         Ok(out)
     }
 
+    fn record(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>> {
+        let text: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT json(doc) FROM vrecords WHERE tenant = ?1 AND env = ?2 AND id = ?3",
+            )
+            .db()?
+            .query_row(params![scope.tenant, scope.env, id], |r| r.get(0))
+            .optional()
+            .db()?;
+        text.map(|t| json_map(&t)).transpose()
+    }
+
+    fn records(&self, scope: &Scope, query: &ListQuery) -> Result<Page<Map<String, Value>>> {
+        let mut sb = sql::SqlBuilder::new(&sql::RECORDS, Vec::new());
+        let mut clause = format!(
+            "r.tenant = {} AND r.env = {}",
+            sb.bind(scope.tenant.clone()),
+            sb.bind(scope.env.clone())
+        );
+        if !query.filter.is_all() {
+            clause.push_str(" AND ");
+            clause.push_str(&sb.filter(&query.filter));
+        }
+        let total: u64 = self
+            .conn
+            .prepare_cached(&format!("SELECT count(*) FROM vrecords r WHERE {clause}"))
+            .db()?
+            .query_row(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
+            .db()?;
+        let mut order: Vec<String> = query
+            .sort
+            .0
+            .iter()
+            .map(|k| {
+                let expr = if k.field == "_id" {
+                    "r.id".to_string()
+                } else {
+                    format!("(r.doc ->> {})", sb.bind(sql::json_path(&k.field)))
+                };
+                format!("{expr} {}", if k.descending { "DESC" } else { "ASC" })
+            })
+            .collect();
+        order.push("r.id ASC".into());
+        let limit = query.paging.limit.map_or(-1, |l| l as i64);
+        let sql = format!(
+            "SELECT json(r.doc) FROM vrecords r WHERE {clause} ORDER BY {} LIMIT {limit} OFFSET {}",
+            order.join(", "),
+            query.paging.skip
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| {
+                r.get::<_, String>(0)
+            })
+            .db()?;
+        let items = rows
+            .map(|r| r.db().and_then(|t| json_map(&t)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page { items, total })
+    }
+
+    fn job(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>> {
+        let text: Option<String> = self
+            .conn
+            .prepare_cached("SELECT doc FROM jobs WHERE tenant = ?1 AND env = ?2 AND id = ?3")
+            .db()?
+            .query_row(params![scope.tenant, scope.env, id], |r| r.get(0))
+            .optional()
+            .db()?;
+        text.map(|t| json_map(&t)).transpose()
+    }
+
+    fn jobs(&self, scope: &Scope) -> Result<Vec<Map<String, Value>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT doc FROM jobs WHERE tenant = ?1 AND env = ?2 ORDER BY seq DESC")
+            .db()?;
+        let rows = stmt
+            .query_map(params![scope.tenant, scope.env], |r| r.get::<_, String>(0))
+            .db()?;
+        rows.map(|r| r.db().and_then(|t| json_map(&t))).collect()
+    }
+
+    fn next_job(&self, status: &str) -> Result<Option<(Scope, Map<String, Value>)>> {
+        let row: Option<(String, String, String)> = self
+            .conn
+            .prepare_cached(
+                "SELECT tenant, env, doc FROM jobs WHERE status = ?1 ORDER BY seq LIMIT 1",
+            )
+            .db()?
+            .query_row(params![status], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()
+            .db()?;
+        row.map(|(t, e, d)| Ok((Scope::private(&t, &e), json_map(&d)?)))
+            .transpose()
+    }
+
     fn secret(&self, scope: &Scope, id: &str) -> Result<Option<SecretRow>> {
         self.conn
             .prepare_cached(
@@ -888,6 +990,42 @@ impl WriteTx for Tx<'_> {
             )
             .db()?
             .execute(params![tenant, user, role.as_str(), now])
+            .db()?;
+        Ok(())
+    }
+
+    fn put_record(&mut self, scope: &Scope, record: &Map<String, Value>) -> Result<()> {
+        let id = record
+            .get("_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let target = record
+            .get("target")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let doc = serde_json::to_string(record).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO vrecords (tenant, env, id, target, doc) VALUES (?1, ?2, ?3, ?4, jsonb(?5))")
+            .db()?
+            .execute(params![scope.tenant, scope.env, id, target, doc])
+            .db()?;
+        Ok(())
+    }
+
+    fn put_job(&mut self, scope: &Scope, job: &Map<String, Value>) -> Result<()> {
+        let id = job.get("_id").and_then(Value::as_str).unwrap_or_default();
+        let status = job
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let doc = serde_json::to_string(job).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO jobs (tenant, env, id, status, doc) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, doc = excluded.doc",
+            )
+            .db()?
+            .execute(params![scope.tenant, scope.env, id, status, doc])
             .db()?;
         Ok(())
     }

@@ -1,0 +1,437 @@
+//! Validation configurations: one per data item (`_id` is the data id), private, versioned.
+//!
+//! ```text
+//! config := {_id: data-id, kind: "timeseries" | "curve", name?, description?, group?, tags?: [text],
+//!            enabled?: bool (true), runOnUpdate?: bool (false), scripts?: [script id],
+//!            checks: [check] (at most 50), options?: options}
+//! check  := {id?: text (made from the name, kept unique), name: text, expression: text (one line),
+//!            scope?: "point" (series) | "tenor" (curves, default) | "curve",
+//!            severity?: "warning" | "failed" (default) | "severe", enabled?: bool (true)}
+//! options := {lookback: 0..=1000 (0), curveHistory: 0..=30 (0), writeStatus: bool (false),
+//!             maxPoints: 1..=5000 (1000)}
+//! ```
+//!
+//! Saving fills the defaults, gives every check an id, compiles every check (with the config's
+//! script libraries) and evaluates each once on a sample, so a typo, an unknown function or a
+//! non-boolean result is a 400 at save time.
+
+use super::engine::{self, CheckDef, CheckScope, Library, Severity};
+use crate::auth::Principal;
+use crate::documents::json_kind;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{Scope, Source};
+use crate::store::{Collection, ReadTx};
+use serde_json::{json, Map, Value};
+
+/// Most checks in one configuration.
+pub const MAX_CHECKS: usize = 50;
+
+/// The kind of data a configuration checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A time series (point checks).
+    TimeSeries,
+    /// A curve (tenor and curve checks).
+    Curve,
+}
+
+impl Kind {
+    /// The name in configurations and records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::TimeSeries => "timeseries",
+            Kind::Curve => "curve",
+        }
+    }
+
+    /// Parses a kind.
+    pub fn parse(text: &str) -> Result<Kind> {
+        match text {
+            "timeseries" => Ok(Kind::TimeSeries),
+            "curve" => Ok(Kind::Curve),
+            other => Err(Error::invalid_body(format!(
+                "kind must be timeseries or curve, not \"{other}\""
+            ))),
+        }
+    }
+}
+
+/// The options of a configuration, with defaults filled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Earlier observations a point check can see.
+    pub lookback: usize,
+    /// Previous curves a tenor check can see.
+    pub curve_history: usize,
+    /// Write the quality status into the data after runs and overrides.
+    pub write_status: bool,
+    /// A manual run over more points than this goes to the background.
+    pub max_points: usize,
+}
+
+/// A configuration as the engine and the runner use it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The stored document (defaults filled).
+    pub doc: Map<String, Value>,
+    /// The data id.
+    pub target: String,
+    /// Series or curve.
+    pub kind: Kind,
+    /// Whether checks run at all.
+    pub enabled: bool,
+    /// The options.
+    pub options: Options,
+    /// Every check (enabled or not), in order.
+    pub checks: Vec<(CheckDef, bool)>,
+}
+
+impl Config {
+    /// Reads a stored (normalised) configuration.
+    pub fn from_doc(doc: Map<String, Value>) -> Result<Config> {
+        let target = doc
+            .get("_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let kind = Kind::parse(doc.get("kind").and_then(Value::as_str).unwrap_or_default())?;
+        let opt = doc.get("options").cloned().unwrap_or_else(|| json!({}));
+        let num = |k: &str, d: u64| opt.get(k).and_then(Value::as_u64).unwrap_or(d) as usize;
+        let options = Options {
+            lookback: num("lookback", 0),
+            curve_history: num("curveHistory", 0),
+            write_status: opt
+                .get("writeStatus")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            max_points: num("maxPoints", 1000),
+        };
+        let mut checks = Vec::new();
+        for c in doc
+            .get("checks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let text = |k: &str| {
+                c.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            checks.push((
+                CheckDef {
+                    id: text("id"),
+                    name: text("name"),
+                    expression: text("expression"),
+                    scope: scope_of(&text("scope"))?,
+                    severity: severity_of(&text("severity"))?,
+                },
+                c.get("enabled").and_then(Value::as_bool).unwrap_or(true),
+            ));
+        }
+        Ok(Config {
+            enabled: doc.get("enabled").and_then(Value::as_bool).unwrap_or(true),
+            target,
+            kind,
+            options,
+            checks,
+            doc,
+        })
+    }
+
+    /// The script libraries the checks may call.
+    pub fn scripts(&self) -> Vec<String> {
+        self.doc
+            .get("scripts")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn scope_of(text: &str) -> Result<CheckScope> {
+    match text {
+        "point" => Ok(CheckScope::Point),
+        "tenor" => Ok(CheckScope::Tenor),
+        "curve" => Ok(CheckScope::Curve),
+        other => Err(Error::invalid_body(format!(
+            "check scope must be point, tenor or curve, not \"{other}\""
+        ))),
+    }
+}
+
+fn severity_of(text: &str) -> Result<Severity> {
+    match text {
+        "warning" => Ok(Severity::Warning),
+        "failed" => Ok(Severity::Failed),
+        "severe" => Ok(Severity::Severe),
+        other => Err(Error::invalid_body(format!(
+            "check severity must be warning, failed or severe, not \"{other}\""
+        ))),
+    }
+}
+
+/// The name of a severity.
+pub fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Warning => "warning",
+        Severity::Failed => "failed",
+        Severity::Severe => "severe",
+    }
+}
+
+/// An id made from a check name: lower-case letters, digits and `_`.
+fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_').to_string();
+    if out.is_empty() {
+        "check".into()
+    } else {
+        out
+    }
+}
+
+/// Fills the defaults of a configuration, checks its shape and bounds, and gives every check a
+/// unique id.
+pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
+    let kind = match doc.get("kind") {
+        Some(Value::String(k)) => Kind::parse(k)?,
+        None | Some(Value::Null) => {
+            return Err(Error::new(
+                ErrorCode::MissingParameter,
+                "a validation configuration needs a kind (timeseries or curve)",
+            ))
+        }
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "kind must be a string, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    for f in ["name", "description", "group"] {
+        if doc.get(f).is_some_and(|v| !v.is_string() && !v.is_null()) {
+            return Err(Error::invalid_body(format!("{f} must be a string")));
+        }
+    }
+    for f in ["tags", "scripts"] {
+        match doc.get(f) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(a)) if a.iter().all(Value::is_string) => {}
+            Some(_) => {
+                return Err(Error::invalid_body(format!(
+                    "{f} must be an array of strings"
+                )))
+            }
+        }
+    }
+    for (f, default) in [("enabled", true), ("runOnUpdate", false)] {
+        match doc.get(f) {
+            None | Some(Value::Null) => {
+                doc.insert(f.into(), Value::Bool(default));
+            }
+            Some(Value::Bool(_)) => {}
+            Some(other) => {
+                return Err(Error::invalid_body(format!(
+                    "{f} must be a boolean, not {}",
+                    json_kind(other)
+                )))
+            }
+        }
+    }
+    // Options and their bounds.
+    let mut options = match doc.get("options") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(o)) => o.clone(),
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "options must be an object, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    for (name, lo, hi, default) in [
+        ("lookback", 0u64, 1000u64, 0u64),
+        ("curveHistory", 0, 30, 0),
+        ("maxPoints", 1, 5000, 1000),
+    ] {
+        match options.get(name) {
+            None | Some(Value::Null) => {
+                options.insert(name.into(), json!(default));
+            }
+            Some(v) => match v.as_u64() {
+                Some(n) if (lo..=hi).contains(&n) => {}
+                _ => {
+                    return Err(Error::invalid_parameter(format!(
+                        "options.{name} must be an integer from {lo} to {hi}, not {v}"
+                    )))
+                }
+            },
+        }
+    }
+    match options.get("writeStatus") {
+        None | Some(Value::Null) => {
+            options.insert("writeStatus".into(), Value::Bool(false));
+        }
+        Some(Value::Bool(_)) => {}
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "options.writeStatus must be a boolean, not {other}"
+            )))
+        }
+    }
+    for k in options.keys() {
+        if !matches!(
+            k.as_str(),
+            "lookback" | "curveHistory" | "maxPoints" | "writeStatus"
+        ) {
+            return Err(Error::invalid_parameter(format!(
+                "unknown option \"{k}\": use lookback, curveHistory, writeStatus, maxPoints"
+            )));
+        }
+    }
+    doc.insert("options".into(), Value::Object(options));
+    // Checks.
+    let checks = match doc.get("checks") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.clone(),
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "checks must be an array, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    if checks.len() > MAX_CHECKS {
+        return Err(Error::invalid_parameter(format!(
+            "a configuration has at most {MAX_CHECKS} checks, this one has {}",
+            checks.len()
+        )));
+    }
+    let mut ids: Vec<String> = Vec::new();
+    let mut out = Vec::with_capacity(checks.len());
+    for (i, c) in checks.into_iter().enumerate() {
+        let Value::Object(mut c) = c else {
+            return Err(Error::invalid_body(format!(
+                "checks[{i}] must be an object"
+            )));
+        };
+        let expression = match c.get("expression") {
+            Some(Value::String(e)) if !e.trim().is_empty() => e.clone(),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::MissingParameter,
+                    format!("checks[{i}] needs an expression"),
+                ))
+            }
+        };
+        if expression.contains('\n') {
+            return Err(Error::invalid_body(format!(
+                "checks[{i}]: an expression is one line"
+            )));
+        }
+        let name = c
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(&expression)
+            .to_string();
+        c.insert("name".into(), Value::String(name.clone()));
+        let base = match c.get("id") {
+            Some(Value::String(id)) if !id.is_empty() => id.clone(),
+            _ => slug(&name),
+        };
+        let mut id = base.clone();
+        let mut n = 2;
+        while ids.contains(&id) {
+            id = format!("{base}_{n}");
+            n += 1;
+        }
+        ids.push(id.clone());
+        c.insert("id".into(), Value::String(id));
+        let scope = match (kind, c.get("scope").and_then(Value::as_str)) {
+            (Kind::TimeSeries, None | Some("point")) => "point",
+            (Kind::Curve, None | Some("tenor")) => "tenor",
+            (Kind::Curve, Some("curve")) => "curve",
+            (k, Some(other)) => {
+                return Err(Error::invalid_body(format!(
+                    "checks[{i}]: scope \"{other}\" does not apply to a {} configuration",
+                    k.as_str()
+                )))
+            }
+        };
+        c.insert("scope".into(), Value::String(scope.into()));
+        let severity = c
+            .get("severity")
+            .and_then(Value::as_str)
+            .unwrap_or("failed")
+            .to_string();
+        severity_of(&severity)
+            .map_err(|e| Error::invalid_body(format!("checks[{i}]: {}", e.public_message())))?;
+        c.insert("severity".into(), Value::String(severity));
+        match c.get("enabled") {
+            None | Some(Value::Null) => {
+                c.insert("enabled".into(), Value::Bool(true));
+            }
+            Some(Value::Bool(_)) => {}
+            Some(_) => {
+                return Err(Error::invalid_body(format!(
+                    "checks[{i}].enabled must be a boolean"
+                )))
+            }
+        }
+        out.push(Value::Object(c));
+    }
+    doc.insert("checks".into(), Value::Array(out));
+    Ok(doc)
+}
+
+/// Loads the script libraries of a configuration (each must exist and be a rhai script).
+pub fn libraries(tx: &dyn ReadTx, p: &Principal, config: &Config) -> Result<Vec<Library>> {
+    let mut libs = Vec::new();
+    for id in config.scripts() {
+        let scope = Scope::for_source(Source::of_id(&id), p);
+        let doc = tx
+            .current(Collection::Script, &scope, &id)?
+            .ok_or_else(|| {
+                Error::not_found(format!(
+                    "script library \"{id}\" of {} does not exist",
+                    config.target
+                ))
+            })?;
+        let (source, kind) = crate::scripts::source_of(&doc.body);
+        if kind != "rhai" {
+            return Err(Error::invalid_body(format!(
+                "script library \"{id}\" is a {kind} script, not rhai"
+            )));
+        }
+        libs.push(Library {
+            id: id.clone(),
+            source: source.to_string(),
+        });
+    }
+    Ok(libs)
+}
+
+/// Compiles the enabled checks of a configuration.
+pub fn compile(config: &Config, libs: &[Library]) -> Result<engine::CompiledChecks> {
+    let defs: Vec<CheckDef> = config
+        .checks
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(d, _)| d.clone())
+        .collect();
+    engine::compile(&defs, libs)
+}

@@ -1,0 +1,309 @@
+//! The data a point check sees: the series, the target observations, and every statistic as a
+//! column over the targets, computed once per run and shared by all checks (native or rhai).
+//!
+//! Window rule: a target at series index `t` sees the observations `t-w..t` with
+//! `w = min(n, lookback, t)` (never more than `lookback` earlier observations, so a point gives
+//! the same result whether it runs alone or in a range). Missing values in the window are left
+//! out of the statistics; a statistic of an empty window (or `stdev` of fewer than 2 values) is
+//! NaN.
+
+use super::native::PointStat;
+use super::SeriesInput;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Factor of the modified z-score (Iglewicz and Hoaglin).
+const ROBUST_Z_FACTOR: f64 = 0.6745;
+
+/// The series indices of the targets of a run: a range (the usual case, nothing copied) or a
+/// list.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Targets {
+    /// `start..end`.
+    Range(usize, usize),
+    /// Any other indices.
+    List(Vec<usize>),
+}
+
+impl Targets {
+    /// The targets inside a series of `len` observations.
+    fn new(targets: &[usize], len: usize) -> Self {
+        let contiguous = targets.windows(2).all(|w| w[1] == w[0] + 1);
+        match (targets.first(), targets.last()) {
+            (Some(&a), Some(&b)) if contiguous && b < len => Targets::Range(a, b + 1),
+            (None, _) => Targets::Range(0, 0),
+            _ => Targets::List(targets.iter().copied().filter(|&t| t < len).collect()),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Targets::Range(a, b) => b - a,
+            Targets::List(v) => v.len(),
+        }
+    }
+
+    /// The series index of target `j`.
+    #[inline]
+    pub fn get(&self, j: usize) -> usize {
+        match self {
+            Targets::Range(a, _) => a + j,
+            Targets::List(v) => v[j],
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).map(move |j| self.get(j))
+    }
+}
+
+pub(crate) struct SeriesCtx {
+    /// The whole series, NaN for missing.
+    values: Vec<f64>,
+    times: Vec<i64>,
+    step_ms: Option<i64>,
+    /// Series indices of the targets (valid ones only).
+    pub targets: Targets,
+    lookback: usize,
+    cols: RefCell<HashMap<PointStat, Rc<Vec<f64>>>>,
+    /// The target being evaluated (position in `targets`), for the rhai functions.
+    pub cur: Cell<usize>,
+}
+
+impl SeriesCtx {
+    /// `times`: whether checks may read the times (`gap()`, `time`); else they are not copied.
+    pub fn new(series: &SeriesInput, targets: &[usize], lookback: usize, times: bool) -> Self {
+        let len = series.values.len().min(series.times.len());
+        let values: Vec<f64> = series.values[..len]
+            .iter()
+            .map(|v| v.unwrap_or(f64::NAN))
+            .collect();
+        Self {
+            values,
+            times: if times {
+                series.times[..len].to_vec()
+            } else {
+                Vec::new()
+            },
+            step_ms: series.step_ms.filter(|s| *s > 0),
+            targets: Targets::new(targets, len),
+            lookback,
+            cols: RefCell::new(HashMap::new()),
+            cur: Cell::new(0),
+        }
+    }
+
+    /// A statistic at every target.
+    pub fn column(&self, stat: PointStat) -> Rc<Vec<f64>> {
+        if let Some(col) = self.cols.borrow().get(&stat) {
+            return col.clone();
+        }
+        let col = Rc::new(self.compute(stat));
+        self.cols.borrow_mut().insert(stat, col.clone());
+        col
+    }
+
+    /// A statistic at the current target.
+    pub fn at(&self, stat: PointStat) -> f64 {
+        self.column(stat)
+            .get(self.cur.get())
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
+
+    /// The value at the current target (NaN when missing).
+    pub fn value_now(&self) -> f64 {
+        let j = self.cur.get();
+        if j < self.targets.len() {
+            self.values[self.targets.get(j)]
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// The time of a series index as RFC 3339 text (UTC).
+    pub fn time_text(&self, t: usize) -> String {
+        let ms = self.times.get(t).copied().unwrap_or_default();
+        match chrono::DateTime::from_timestamp_millis(ms) {
+            Some(at) if ms % 1000 == 0 => at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            Some(at) => at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
+            None => ms.to_string(),
+        }
+    }
+
+    /// How many earlier observations `t` may look at, for a window of `n`.
+    fn reach(&self, t: usize, n: usize) -> usize {
+        n.min(self.lookback).min(t)
+    }
+
+    /// The values of the previous `n` observations of `t`, missing ones left out.
+    fn window(&self, t: usize, n: usize, buf: &mut Vec<f64>) {
+        buf.clear();
+        let w = self.reach(t, n);
+        buf.extend(
+            self.values[t - w..t]
+                .iter()
+                .copied()
+                .filter(|v| !v.is_nan()),
+        );
+    }
+
+    fn per_target(&self, mut f: impl FnMut(usize, &mut Vec<f64>) -> f64) -> Vec<f64> {
+        let mut buf = Vec::new();
+        self.targets.iter().map(|t| f(t, &mut buf)).collect()
+    }
+
+    fn derived(&self, a: PointStat, b: PointStat, f: impl Fn(f64, f64, f64) -> f64) -> Vec<f64> {
+        let (a, b) = (self.column(a), self.column(b));
+        self.targets
+            .iter()
+            .enumerate()
+            .map(|(j, t)| f(self.values[t], a[j], b[j]))
+            .collect()
+    }
+
+    fn compute(&self, stat: PointStat) -> Vec<f64> {
+        use PointStat as P;
+        match stat {
+            P::Value => match &self.targets {
+                Targets::Range(a, b) => self.values[*a..*b].to_vec(),
+                Targets::List(v) => v.iter().map(|&t| self.values[t]).collect(),
+            },
+            P::Lag(k) => self.per_target(|t, _| self.lag(t, k)),
+            P::Change(k) => self.derived(P::Lag(k), P::Value, |v, lag, _| v - lag),
+            P::PctChange(k) => self.derived(P::Lag(k), P::Value, |v, lag, _| (v - lag) / lag.abs()),
+            P::Mean(n) => self.per_target(|t, buf| {
+                self.window(t, n, buf);
+                mean(buf)
+            }),
+            P::Stdev(n) => self.per_target(|t, buf| {
+                self.window(t, n, buf);
+                stdev(buf)
+            }),
+            P::Median(n) => self.per_target(|t, buf| {
+                self.window(t, n, buf);
+                quantile(buf, 0.5)
+            }),
+            P::Mad(n) => {
+                let med = self.column(P::Median(n));
+                let mut j = 0;
+                self.per_target(|t, buf| {
+                    self.window(t, n, buf);
+                    let m = med[j];
+                    j += 1;
+                    for x in buf.iter_mut() {
+                        *x = (*x - m).abs();
+                    }
+                    quantile(buf, 0.5)
+                })
+            }
+            P::MinOf(n) => self.per_target(|t, buf| {
+                self.window(t, n, buf);
+                buf.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
+            }),
+            P::MaxOf(n) => self.per_target(|t, buf| {
+                self.window(t, n, buf);
+                buf.iter().copied().reduce(f64::max).unwrap_or(f64::NAN)
+            }),
+            P::Quantile(n, q) => self.per_target(|t, buf| {
+                self.window(t, n, buf);
+                quantile(buf, f64::from_bits(q))
+            }),
+            P::Count(n) => self.per_target(|t, buf| {
+                self.window(t, n, buf);
+                buf.len() as f64
+            }),
+            P::Zscore(n) => self.derived(P::Mean(n), P::Stdev(n), |v, m, s| {
+                if s > 0.0 {
+                    (v - m) / s
+                } else {
+                    f64::NAN
+                }
+            }),
+            P::RobustZ(n) => self.derived(P::Median(n), P::Mad(n), |v, m, mad| {
+                if mad > 0.0 {
+                    ROBUST_Z_FACTOR * (v - m) / mad
+                } else {
+                    f64::NAN
+                }
+            }),
+            P::RunLength(tol) => {
+                let tol = f64::from_bits(tol);
+                self.per_target(|t, _| self.run_length(t, tol))
+            }
+            P::Gap => self.per_target(|t, _| match self.step_ms {
+                Some(step) if self.reach(t, 1) == 1 && t < self.times.len() => {
+                    (self.times[t] - self.times[t - 1]) as f64 / step as f64
+                }
+                _ => f64::NAN,
+            }),
+            P::Spike => self.per_target(|t, _| {
+                if self.reach(t, 2) < 2 {
+                    return f64::NAN;
+                }
+                let (a, b, c) = (self.values[t - 2], self.values[t - 1], self.values[t]);
+                (b - (a + c) / 2.0).abs()
+            }),
+        }
+    }
+
+    fn lag(&self, t: usize, k: usize) -> f64 {
+        if k == 0 {
+            self.values[t]
+        } else if self.reach(t, k) == k {
+            self.values[t - k]
+        } else {
+            f64::NAN
+        }
+    }
+
+    fn run_length(&self, t: usize, tol: f64) -> f64 {
+        let v = self.values[t];
+        if v.is_nan() {
+            return f64::NAN;
+        }
+        let mut run = 1usize;
+        for i in 1..=self.reach(t, usize::MAX) {
+            let x = self.values[t - i];
+            if x == v || (x - v).abs() <= tol {
+                run += 1;
+            } else {
+                break;
+            }
+        }
+        run as f64
+    }
+}
+
+/// Mean; NaN when empty.
+pub(crate) fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        f64::NAN
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}
+
+/// Sample standard deviation (two passes); NaN with fewer than 2 values.
+pub(crate) fn stdev(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return f64::NAN;
+    }
+    let m = mean(xs);
+    let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
+    (ss / (xs.len() - 1) as f64).sqrt()
+}
+
+/// Quantile with linear interpolation between closest ranks (type 7); sorts `xs`; NaN when
+/// empty.
+pub(crate) fn quantile(xs: &mut [f64], q: f64) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(f64::total_cmp);
+    let h = (xs.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(xs.len() - 1);
+    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
+}

@@ -1,0 +1,129 @@
+//! Background jobs: large runs kept in the database, picked up by a worker, resumable.
+//!
+//! A job is `{_id, kind: run | runMany, status: queued | running | done | failed, progress,
+//! created, started, finished, message, result}` plus who queued it. A worker takes the oldest
+//! queued job, marks it running, does the work as the user who queued it, and marks it done or
+//! failed. Jobs left running by a stopped server are queued again when it starts.
+
+use crate::auth::{Grants, Principal, Role};
+use crate::clock::format_instant;
+use crate::error::{Error, Result};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+
+impl Platform {
+    /// Queues background work; answers `{background: true, message, job}`.
+    pub(crate) fn queue_job(&self, p: &Principal, kind: &str, payload: Value) -> Result<Value> {
+        let now = self.now();
+        let id = format!(
+            "job-{}-{}",
+            now.format("%Y%m%dT%H%M%S%3f"),
+            &crate::auth::generate_token()?[3..11]
+        );
+        let job = json!({
+            "_id": id, "kind": kind, "status": "queued", "progress": 0,
+            "created": format_instant(now), "started": null, "finished": null, "message": "queued",
+            "user": p.user, "role": p.role.as_str(), "access": p.grants.access, "features": p.grants.features,
+            "payload": payload,
+        });
+        let Value::Object(job) = job else {
+            return Err(Error::Internal("job is not an object".into()));
+        };
+        self.write(|tx| tx.put_job(&p.private_scope(), &job))?;
+        Ok(
+            json!({"background": true, "message": format!("the {kind} runs in the background as job {id}"), "job": id}),
+        )
+    }
+
+    /// The caller's background jobs, newest first (without their payloads).
+    pub fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
+        let jobs = self.read()?.jobs(&p.private_scope())?;
+        Ok(jobs.into_iter().map(public_job).collect())
+    }
+
+    /// Queues again the jobs a stopped server left running; returns how many.
+    pub fn requeue_interrupted_jobs(&self) -> Result<u64> {
+        let mut n = 0;
+        while let Some((scope, mut job)) = self.read()?.next_job("running")? {
+            job.insert("status".into(), json!("queued"));
+            job.insert("message".into(), json!("queued again after a restart"));
+            self.write(|tx| tx.put_job(&scope, &job))?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Runs the oldest queued job, if any; returns whether one ran.
+    pub fn run_next_job(&self) -> Result<bool> {
+        let Some((scope, mut job)) = self.read()?.next_job("queued")? else {
+            return Ok(false);
+        };
+        job.insert("status".into(), json!("running"));
+        job.insert("started".into(), json!(format_instant(self.now())));
+        job.insert("message".into(), json!("running"));
+        self.write(|tx| tx.put_job(&scope, &job))?;
+        let text = |k: &str| {
+            job.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let list = |k: &str| -> Vec<String> {
+            job.get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let who = Principal {
+            tenant: scope.tenant.clone(),
+            user: text("user"),
+            role: text("role").parse().unwrap_or(Role::Reader),
+            environment: scope.env.clone(),
+            grants: Grants {
+                access: list("access"),
+                features: list("features"),
+                everything: false,
+            },
+        };
+        let payload = job.get("payload").cloned().unwrap_or(Value::Null);
+        let outcome = self.run_job_work(&who, &text("kind"), &payload);
+        let now = format_instant(self.now());
+        match outcome {
+            Ok(result) => {
+                job.insert("status".into(), json!("done"));
+                job.insert("progress".into(), json!(100));
+                job.insert("message".into(), json!(summary(&result)));
+                job.insert("result".into(), result);
+            }
+            Err(e) => {
+                job.insert("status".into(), json!("failed"));
+                job.insert("message".into(), json!(e.public_message()));
+            }
+        }
+        job.insert("finished".into(), json!(now));
+        self.write(|tx| tx.put_job(&scope, &job))?;
+        Ok(true)
+    }
+}
+
+fn summary(result: &Value) -> String {
+    if let Some(n) = result.get("points").and_then(Value::as_u64) {
+        return format!("checked {n} points");
+    }
+    if let Some(n) = result.get("targets").and_then(Value::as_u64) {
+        return format!("ran {n} data items");
+    }
+    "done".into()
+}
+
+fn public_job(mut job: Map<String, Value>) -> Value {
+    for k in ["payload", "access", "features", "role"] {
+        job.shift_remove(k);
+    }
+    Value::Object(job)
+}

@@ -1,0 +1,147 @@
+//! Dashboard statistics over validation records (`GET validation/v1?_function=stats`).
+//!
+//! Optional filters: `from`, `to` (point dates, inclusive), `target`, `kind`, `group`. Keys:
+//! `totals`, `targets`, `byStatus`, `byKind`, `byDay`, `byTarget`, `byCheck`, `open` (the oldest
+//! open issues), `resolved`, `activity` (the newest timeline events), `configs`.
+
+use super::records::is_failing;
+use crate::auth::Principal;
+use crate::error::Result;
+use crate::query::{ListQuery, Paging, Params};
+use crate::store::Collection;
+use crate::Platform;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// How many open issues and activity entries the dashboard lists.
+pub const DASHBOARD_ROWS: usize = 20;
+
+fn bump(map: &mut Map<String, Value>, key: &str) {
+    let n = map.get(key).and_then(Value::as_u64).unwrap_or(0) + 1;
+    map.insert(key.to_string(), json!(n));
+}
+
+impl Platform {
+    /// The dashboard statistics of the caller's records.
+    pub fn validation_stats(&self, p: &Principal, params: &Params) -> Result<Value> {
+        let scope = p.private_scope();
+        let everything = ListQuery {
+            paging: Paging {
+                skip: 0,
+                limit: None,
+            },
+            ..ListQuery::default()
+        };
+        let tx = self.read()?;
+        let records = tx.records(&scope, &everything)?.items;
+        let configs = tx
+            .list(
+                Collection::ValidationConfig,
+                std::slice::from_ref(&scope),
+                &everything,
+            )?
+            .items;
+        drop(tx);
+        let text = |r: &Map<String, Value>, k: &str| {
+            r.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let keep = |r: &Map<String, Value>| {
+            let day = text(r, "pointDate");
+            params.get("from").is_none_or(|f| day.as_str() >= f)
+                && params.get("to").is_none_or(|t| day.as_str() <= t)
+                && ["target", "kind", "group"]
+                    .iter()
+                    .all(|k| params.get(k).is_none_or(|v| text(r, k) == v))
+        };
+        let records: Vec<&Map<String, Value>> = records.iter().filter(|r| keep(r)).collect();
+        let mut by_status = Map::new();
+        let mut by_kind: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+        let mut by_day: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+        let mut by_target: BTreeMap<String, (String, u64, u64, String)> = BTreeMap::new();
+        let mut by_check: BTreeMap<String, (String, u64, u64)> = BTreeMap::new();
+        let mut open = Vec::new();
+        let (mut resolved, mut minutes, mut by_resolution) = (0u64, 0i64, Map::new());
+        let mut activity = Vec::new();
+        for r in &records {
+            let status = text(r, "status");
+            bump(&mut by_status, &status);
+            bump(by_kind.entry(text(r, "kind")).or_default(), &status);
+            bump(by_day.entry(text(r, "pointDate")).or_default(), &status);
+            let t = by_target
+                .entry(text(r, "target"))
+                .or_insert_with(|| (text(r, "name"), 0, 0, "valid".into()));
+            t.1 += 1;
+            if is_failing(&status) {
+                t.2 += 1;
+            }
+            if super::records::worst([t.3.as_str(), status.as_str()]) == status {
+                t.3 = status.clone();
+            }
+            for c in r
+                .get("checks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let id = c["id"].as_str().unwrap_or_default().to_string();
+                let e = by_check
+                    .entry(id)
+                    .or_insert_with(|| (c["name"].as_str().unwrap_or_default().to_string(), 0, 0));
+                e.1 += 1;
+                if !matches!(c["status"].as_str(), Some("valid" | "skipped")) {
+                    e.2 += 1;
+                }
+            }
+            if is_failing(&status) {
+                open.push(json!({"_id": r["_id"], "target": r["target"], "point": r["point"], "status": status, "openSince": r.get("openSince")}));
+            }
+            if r.get("resolvedAt").is_some_and(|v| !v.is_null()) {
+                resolved += 1;
+                minutes += r.get("resolveMinutes").and_then(Value::as_i64).unwrap_or(0);
+                bump(&mut by_resolution, &text(r, "resolution"));
+            }
+            for e in r
+                .get("timeline")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let mut e = e.clone();
+                e["_id"] = r["_id"].clone();
+                activity.push(e);
+            }
+        }
+        open.sort_by(|a, b| a["openSince"].as_str().cmp(&b["openSince"].as_str()));
+        open.truncate(DASHBOARD_ROWS);
+        activity.sort_by(|a, b| b["timestamp"].as_str().cmp(&a["timestamp"].as_str()));
+        activity.truncate(DASHBOARD_ROWS);
+        let enabled = configs
+            .iter()
+            .filter(|c| c.body.get("enabled").and_then(Value::as_bool) != Some(false))
+            .count();
+        let on_update = configs
+            .iter()
+            .filter(|c| c.body.get("runOnUpdate").and_then(Value::as_bool) == Some(true))
+            .count();
+        let open_count = records
+            .iter()
+            .filter(|r| is_failing(r.get("status").and_then(Value::as_str).unwrap_or_default()))
+            .count();
+        Ok(json!({
+            "totals": {"records": records.len(), "targets": by_target.len(), "open": open_count, "resolved": resolved},
+            "targets": by_target.len(),
+            "byStatus": by_status,
+            "byKind": by_kind,
+            "byDay": by_day.into_iter().map(|(day, counts)| json!({"day": day, "counts": counts})).collect::<Vec<_>>(),
+            "byTarget": by_target.into_iter().map(|(target, (name, n, failing, worst))| json!({"target": target, "name": name, "records": n, "failing": failing, "status": worst})).collect::<Vec<_>>(),
+            "byCheck": by_check.into_iter().map(|(id, (name, runs, failures))| json!({"id": id, "name": name, "runs": runs, "failures": failures})).collect::<Vec<_>>(),
+            "open": open,
+            "resolved": {"count": resolved, "meanMinutes": if resolved > 0 { json!(minutes as f64 / resolved as f64) } else { Value::Null }, "byResolution": by_resolution},
+            "activity": activity,
+            "configs": {"count": configs.len(), "enabled": enabled, "runOnUpdate": on_update},
+        }))
+    }
+}
