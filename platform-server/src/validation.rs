@@ -190,7 +190,10 @@ async fn validation_post(
         .get("_function")
         .ok_or_else(|| ApiError::new(ErrorCode::MissingParameter, "POST validation/v1 needs _function (run, test, runMany, override, removeOverride, comment)"))?
         .to_string();
-    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let mut body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    if let (Some(delay), Value::Object(m)) = (params.get("_delay"), &mut body) {
+        m.insert("_delay".into(), Value::String(delay.to_string()));
+    }
     let out = as_caller(&req, &state, move |p, who| match function.as_str() {
         "run" => p.validation_run(who, &body, false, "manual"),
         "test" => p.validation_run(who, &body, true, "manual"),

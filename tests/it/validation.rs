@@ -704,3 +704,41 @@ async fn a_hostile_check_errors_and_the_server_keeps_serving() {
         .await;
     assert_eq!(normal.status, 200);
 }
+
+#[actix_rt::test]
+async fn delay_postpones_a_process() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    series(&c).await;
+    config(&c, json!({})).await;
+    // A background run with _delay waits until its time comes.
+    let r = c
+        .post(
+            "/validation/v1?_function=run&_delay=60000",
+            json!({"target": "NBP:SPOT", "from": "2024-07-01", "background": true}),
+        )
+        .await;
+    assert_eq!(r.body["background"], true, "{:?}", r.body);
+    assert!(!s.platform.run_next_job().unwrap(), "not before its time");
+    let later = chrono::DateTime::parse_from_rfc3339("2024-07-08T12:01:01Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    s.clock.as_ref().unwrap().set(later);
+    assert!(s.platform.run_next_job().unwrap());
+    // A run that is not sent away waits before it starts.
+    let started = std::time::Instant::now();
+    let r = c
+        .post(
+            "/validation/v1?_function=run&_delay=300",
+            json!({"target": "NBP:SPOT"}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+    c.post(
+        "/validation/v1?_function=run&_delay=60001",
+        json!({"target": "NBP:SPOT"}),
+    )
+    .await
+    .assert_error(400, "INVALID_PARAMETER");
+}

@@ -254,8 +254,9 @@ pub trait ReadTx {
     fn job(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>>;
     /// The background jobs of a scope, newest first.
     fn jobs(&self, scope: &Scope) -> Result<Vec<Map<String, Value>>>;
-    /// The oldest job with this status in any scope, with its scope.
-    fn next_job(&self, status: &str) -> Result<Option<(Scope, Map<String, Value>)>>;
+    /// The oldest job with this status in any scope whose `notBefore` (if any) is at or before
+    /// `now` (RFC 3339), with its scope.
+    fn next_job(&self, status: &str, now: &str) -> Result<Option<(Scope, Map<String, Value>)>>;
     /// One secret of a scope.
     fn secret(&self, scope: &Scope, id: &str) -> Result<Option<SecretRow>>;
     /// Every secret of a scope, by id.

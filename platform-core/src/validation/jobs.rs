@@ -15,6 +15,7 @@ impl Platform {
     /// Queues background work; answers `{background: true, message, job}`.
     pub(crate) fn queue_job(&self, p: &Principal, kind: &str, payload: Value) -> Result<Value> {
         let now = self.now();
+        let delay = delay_of(&payload["request"])?;
         let id = format!(
             "job-{}-{}",
             now.format("%Y%m%dT%H%M%S%3f"),
@@ -25,6 +26,7 @@ impl Platform {
             "created": format_instant(now), "started": null, "finished": null, "message": "queued",
             "user": p.user, "role": p.role.as_str(), "access": p.grants.access, "features": p.grants.features,
             "payload": payload,
+            "notBefore": delay.map(|d| format_instant(now + d)),
         });
         let Value::Object(job) = job else {
             return Err(Error::Internal("job is not an object".into()));
@@ -44,7 +46,8 @@ impl Platform {
     /// Queues again the jobs a stopped server left running; returns how many.
     pub fn requeue_interrupted_jobs(&self) -> Result<u64> {
         let mut n = 0;
-        while let Some((scope, mut job)) = self.read()?.next_job("running")? {
+        let far = "9999-12-31T23:59:59.999Z";
+        while let Some((scope, mut job)) = self.read()?.next_job("running", far)? {
             job.insert("status".into(), json!("queued"));
             job.insert("message".into(), json!("queued again after a restart"));
             self.write(|tx| tx.put_job(&scope, &job))?;
@@ -55,7 +58,8 @@ impl Platform {
 
     /// Runs the oldest queued job, if any; returns whether one ran.
     pub fn run_next_job(&self) -> Result<bool> {
-        let Some((scope, mut job)) = self.read()?.next_job("queued")? else {
+        let now = format_instant(self.now());
+        let Some((scope, mut job)) = self.read()?.next_job("queued", &now)? else {
             return Ok(false);
         };
         job.insert("status".into(), json!("running"));
@@ -126,4 +130,23 @@ fn public_job(mut job: Map<String, Value>) -> Value {
         job.shift_remove(k);
     }
     Value::Object(job)
+}
+
+/// Longest `_delay` accepted, in milliseconds.
+pub const MAX_DELAY_MS: u64 = 60_000;
+
+/// The `_delay` (milliseconds) of a request body, if any, checked against its bound.
+pub fn delay_of(request: &Value) -> Result<Option<chrono::TimeDelta>> {
+    match request.get("_delay") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        {
+            Some(ms) if ms <= MAX_DELAY_MS => Ok(chrono::TimeDelta::try_milliseconds(ms as i64)),
+            _ => Err(Error::invalid_parameter(format!(
+                "_delay must be 0 to {MAX_DELAY_MS} milliseconds, not {v}"
+            ))),
+        },
+    }
 }

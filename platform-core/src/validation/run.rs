@@ -196,6 +196,7 @@ impl Platform {
             p.require(crate::auth::Role::Writer, "running validation")?;
         }
         let req = RunRequest::from_json(body)?;
+        let delay = super::jobs::delay_of(body)?;
         if test && req.points.len() > MAX_TEST_POINTS {
             return Err(Error::invalid_parameter(format!(
                 "test checks at most {MAX_TEST_POINTS} points; {} were given",
@@ -222,6 +223,10 @@ impl Platform {
                 ));
             }
             return self.queue_job(p, "run", json!({"request": body, "origin": "background"}));
+        }
+        // `_delay` on a run that is not sent to the background: wait before it starts.
+        if let Some(d) = delay.filter(|_| !in_job) {
+            std::thread::sleep(d.to_std().unwrap_or_default());
         }
         let mut base = json!({"target": target, "kind": prep.config.kind.as_str(), "test": test});
         if !prep.config.enabled || count == 0 {

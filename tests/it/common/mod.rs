@@ -11,6 +11,8 @@ use serde_json::Value;
 /// A fresh platform behind the HTTP face.
 pub struct TestServer {
     pub platform: Platform,
+    /// The clock of a server made with [`TestServer::at`].
+    pub clock: Option<std::sync::Arc<platform_core::clock::FixedClock>>,
     /// The state every request shares (with its realtime hub).
     pub state: AppState,
 }
@@ -67,6 +69,7 @@ impl TestServer {
         let state = AppState::new(platform, config);
         TestServer {
             platform: state.platform.clone(),
+            clock: None,
             state,
         }
     }
@@ -77,13 +80,13 @@ impl TestServer {
             .unwrap()
             .with_timezone(&chrono::Utc);
         let store = platform_core::store::sqlite::SqliteStore::open_in_memory().unwrap();
-        Self::over(
-            Platform::new(
-                std::sync::Arc::new(store),
-                std::sync::Arc::new(platform_core::clock::FixedClock::new(now)),
-            ),
+        let clock = std::sync::Arc::new(platform_core::clock::FixedClock::new(now));
+        let mut server = Self::over(
+            Platform::new(std::sync::Arc::new(store), clock.clone()),
             ServerConfig::default(),
-        )
+        );
+        server.clock = Some(clock);
+        server
     }
 
     /// A client of tenant `acme` with a role.

@@ -782,14 +782,17 @@ impl ReadTx for Tx<'_> {
         rows.map(|r| r.db().and_then(|t| json_map(&t))).collect()
     }
 
-    fn next_job(&self, status: &str) -> Result<Option<(Scope, Map<String, Value>)>> {
+    fn next_job(&self, status: &str, now: &str) -> Result<Option<(Scope, Map<String, Value>)>> {
         let row: Option<(String, String, String)> = self
             .conn
             .prepare_cached(
-                "SELECT tenant, env, doc FROM jobs WHERE status = ?1 ORDER BY seq LIMIT 1",
+                "SELECT tenant, env, doc FROM jobs WHERE status = ?1 \
+                 AND coalesce(json_extract(doc, '$.notBefore'), '') <= ?2 ORDER BY seq LIMIT 1",
             )
             .db()?
-            .query_row(params![status], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_row(params![status, now], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
             .optional()
             .db()?;
         row.map(|(t, e, d)| Ok((Scope::private(&t, &e), json_map(&d)?)))
