@@ -1,10 +1,11 @@
 //! `platform`: run the server, manage tokens and environments, work with objects on a
 //! database file (through the core) or on a running server (through its REST interface), and
-//! import and read data (time series, curves) on a database file.
+//! import, read and validate data (time series, curves) on a database file.
 
 mod data;
 mod object;
 mod serve;
+mod validate;
 
 use clap::{Args, Parser, Subcommand};
 use platform_core::auth::Role;
@@ -39,6 +40,10 @@ enum Command {
     /// Import time series from CSV or JSON files and read data items, on a database file.
     #[command(subcommand)]
     Data(data::DataCommand),
+    /// Validate data on a database file: run and test checks, statistics, background jobs and
+    /// validation configurations.
+    #[command(subcommand)]
+    Validate(validate::ValidateCommand),
     /// Grant (or with --revoke take back) a data-access role or a view feature.
     Grant(GrantArgs),
 }
@@ -173,6 +178,7 @@ fn main() -> ExitCode {
         }),
         Command::Object(cmd) => object::run(cmd),
         Command::Data(cmd) => data::run(cmd),
+        Command::Validate(cmd) => validate::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -214,7 +214,11 @@ fn serve_token_and_round_trip() {
     // Access log lines carry method, path, status, milliseconds and tenant.
     let status = server.stop();
     assert!(status.success(), "{status:?}");
-    let log: Vec<String> = server.log.try_iter().collect();
+    // The process has exited; read its log to the end (the reader stops at end of file).
+    let mut log = Vec::new();
+    while let Ok(line) = server.log.recv_timeout(Duration::from_secs(10)) {
+        log.push(line);
+    }
     assert!(
         log.iter().any(|l| l.contains("method=POST")
             && l.contains("path=/object/v1")
@@ -632,4 +636,327 @@ fn grants_open_access_restricted_data() {
     ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("[NOT_FOUND]"));
+}
+
+/// A `platform validate ...` call on a database file (`args[0]` the subcommand, or
+/// `config put|get`).
+fn validate(db: &Path, args: &[&str]) -> Output {
+    let split = if args[0] == "config" { 2 } else { 1 };
+    let mut all = vec!["validate"];
+    all.extend_from_slice(&args[..split]);
+    all.extend_from_slice(&["--db", db.to_str().unwrap()]);
+    all.extend_from_slice(&args[split..]);
+    platform(&all)
+}
+
+#[track_caller]
+fn json_of(out: &Output) -> Value {
+    serde_json::from_str(&stdout_of(out)).unwrap()
+}
+
+/// A daily series with a spike on the 4th and a negative value on the 6th, and its saved
+/// configuration (positive, range: severe, move: warning).
+fn validated_series(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("p.db");
+    let csv = dir.join("spot.csv");
+    let values = [10.0, 11.0, 10.5, 95.0, 10.8, -1.0, 11.2];
+    let text: String = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("2024-07-{:02},{v}\n", i + 1))
+        .collect();
+    std::fs::write(&csv, text).unwrap();
+    stdout_of(&data(
+        &db,
+        &[
+            "import",
+            "NBP:SPOT",
+            csv.to_str().unwrap(),
+            "--calendar",
+            "DAILY",
+        ],
+    ));
+    let file = dir.join("config.json");
+    std::fs::write(
+        &file,
+        json!({
+            "_id": "NBP:SPOT", "kind": "timeseries", "name": "NBP spot", "group": "gas",
+            "checks": [
+                {"name": "Positive", "expression": "value > 0"},
+                {"name": "Range", "expression": "between(value, 0, 50)", "severity": "severe"},
+                {"name": "Move", "expression": "abs(pct_change(1)) < 0.5", "severity": "warning"}
+            ],
+            "options": {"lookback": 5}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let saved = json_of(&validate(
+        &db,
+        &["config", "put", file.to_str().unwrap(), "--reason", "first"],
+    ));
+    assert_eq!(saved["_version"], 1, "{saved}");
+    db
+}
+
+/// The `point status` pairs of a `--format table` output (the last line is the counts).
+fn table_statuses(text: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[..lines.len() - 1]
+        .iter()
+        .map(|l| {
+            let mut cells = l.split_whitespace();
+            (
+                cells.next().unwrap().to_string(),
+                cells.next().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn validate_test_run_and_stats_on_a_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = validated_series(dir.path());
+
+    let config = json_of(&validate(&db, &["config", "get", "NBP:SPOT"]));
+    let ids: Vec<&str> = config["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["positive", "range", "move"]);
+
+    // A test stores nothing.
+    let tested = json_of(&validate(
+        &db,
+        &[
+            "test",
+            "NBP:SPOT",
+            "--point",
+            "2024-07-04",
+            "--point",
+            "2024-07-06",
+        ],
+    ));
+    assert_eq!(
+        (&tested["test"], &tested["points"], &tested["records"]),
+        (&json!(true), &json!(2), &json!(0)),
+        "{tested}"
+    );
+    assert_eq!(tested["results"][0]["_id"], "NBP:SPOT:2024-07-04");
+    assert_eq!(tested["results"][1]["status"], "severe");
+    let stats = json_of(&validate(&db, &["stats"]));
+    assert_eq!(stats["totals"]["records"], 0, "{stats}");
+
+    // A test of a configuration from a file, without the target (the config's _id).
+    let trial = dir.path().join("trial.json");
+    std::fs::write(
+        &trial,
+        r#"{"_id": "NBP:SPOT", "kind": "timeseries", "checks": [{"name": "Big", "expression": "value > 50"}]}"#,
+    )
+    .unwrap();
+    let out = stdout_of(&validate(
+        &db,
+        &[
+            "test",
+            "--config",
+            trial.to_str().unwrap(),
+            "--point",
+            "2024-07-04",
+            "--point",
+            "2024-07-05",
+            "--format",
+            "table",
+        ],
+    ));
+    assert_eq!(
+        table_statuses(&out),
+        [
+            ("2024-07-04".to_string(), "valid".to_string()),
+            ("2024-07-05".into(), "failed".into())
+        ]
+    );
+    assert!(out.ends_with("(test: nothing stored)\n"), "{out}");
+
+    // A run over the week: one line per point, then the counts.
+    let out = stdout_of(&validate(
+        &db,
+        &[
+            "run",
+            "NBP:SPOT",
+            "--from",
+            "2024-07-01",
+            "--to",
+            "2024-07-07",
+            "--format",
+            "table",
+        ],
+    ));
+    let statuses = table_statuses(&out);
+    let status_of = |day: &str| {
+        statuses
+            .iter()
+            .find(|(p, _)| p == day)
+            .map(|(_, s)| s.as_str())
+            .unwrap_or_else(|| panic!("{day} in {out}"))
+    };
+    assert_eq!(statuses.len(), 7, "{out}");
+    assert_eq!(status_of("2024-07-02"), "valid");
+    assert_eq!(status_of("2024-07-04"), "severe");
+    assert_eq!(status_of("2024-07-05"), "warning");
+    assert_eq!(status_of("2024-07-06"), "severe");
+    let counts = out.lines().last().unwrap();
+    assert!(
+        counts.starts_with("7 points: ") && counts.contains("severe 2"),
+        "{out}"
+    );
+    assert!(out.contains("3 of 3 checks did not pass: positive, range, move"));
+
+    // Only some checks.
+    let one = json_of(&validate(
+        &db,
+        &[
+            "run",
+            "NBP:SPOT",
+            "--point",
+            "2024-07-06",
+            "--check",
+            "positive",
+        ],
+    ));
+    assert_eq!(one["results"][0]["status"], "failed", "{one}");
+    assert_eq!(one["results"][0]["checks"].as_array().unwrap().len(), 1);
+
+    // The records are in the dashboard statistics.
+    let stats = json_of(&validate(&db, &["stats"]));
+    for key in [
+        "totals", "targets", "byStatus", "byKind", "byDay", "byTarget", "byCheck", "open",
+        "resolved", "activity", "configs",
+    ] {
+        assert!(stats.get(key).is_some(), "{key} in {stats}");
+    }
+    assert_eq!(stats["totals"]["records"], 7, "{stats}");
+    assert_eq!(stats["configs"]["count"], 1);
+    let filtered = json_of(&validate(
+        &db,
+        &["stats", "--from", "2024-07-04", "--to", "2024-07-05"],
+    ));
+    assert_eq!(filtered["totals"]["records"], 2, "{filtered}");
+    let other = json_of(&validate(&db, &["stats", "--group", "power"]));
+    assert_eq!(other["totals"]["records"], 0);
+
+    // Several data items; one without a configuration is an error of its own.
+    let out = stdout_of(&validate(
+        &db,
+        &["many", "NBP:SPOT", "NOPE:X", "--format", "table"],
+    ));
+    assert!(out.contains("NOPE:X    error    no validation"), "{out}");
+    assert!(out.ends_with("2 targets: warning 1, error 1\n"), "{out}");
+
+    // Errors carry their code and fail.
+    let err = stderr_of_failure(&validate(&db, &["run", "NOPE:X"]));
+    assert!(
+        err.starts_with("error: [INVALID_PARAMETER]")
+            && err.contains("no validation configuration"),
+        "{err}"
+    );
+    let err = stderr_of_failure(&validate(&db, &["run", "NBP:SPOT", "--check", "nope"]));
+    assert!(err.contains("has no check \"nope\""), "{err}");
+    let err = stderr_of_failure(&validate(&db, &["config", "get", "NOPE:X"]));
+    assert!(err.contains("[NOT_FOUND]"), "{err}");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"_id": "NBP:SPOT", "kind": "timeseries", "checks": [{"name": "typo", "expression": "valeu > 0"}]}"#,
+    )
+    .unwrap();
+    let err = stderr_of_failure(&validate(&db, &["config", "put", bad.to_str().unwrap()]));
+    assert!(err.starts_with("error: ["), "{err}");
+    assert_eq!(
+        json_of(&validate(&db, &["config", "get", "NBP:SPOT"]))["_version"],
+        1
+    );
+}
+
+#[test]
+fn validate_background_runs_are_worked_off_without_a_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = validated_series(dir.path());
+
+    let queued = json_of(&validate(
+        &db,
+        &[
+            "run",
+            "NBP:SPOT",
+            "--background",
+            "--from",
+            "2024-07-01",
+            "--to",
+            "2024-07-07",
+        ],
+    ));
+    assert_eq!(queued["background"], true, "{queued}");
+    let job = queued["job"].as_str().unwrap().to_string();
+    let jobs = json_of(&validate(&db, &["jobs"]));
+    assert_eq!(
+        (&jobs[0]["_id"], &jobs[0]["status"]),
+        (&json!(job), &json!("queued"))
+    );
+    // Nothing is checked until the jobs are worked off.
+    assert_eq!(json_of(&validate(&db, &["stats"]))["totals"]["records"], 0);
+
+    let out = validate(&db, &["work"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 job(s) run"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let jobs = json_of(&validate(&db, &["jobs"]));
+    assert_eq!(jobs[0]["status"], "done", "{jobs}");
+    assert_eq!(jobs[0]["message"], "checked 7 points");
+    let table = stdout_of(&validate(&db, &["jobs", "--format", "table"]));
+    assert!(
+        table.starts_with(&format!("{job}  done  100%  checked 7 points\n")),
+        "{table}"
+    );
+    assert_eq!(json_of(&validate(&db, &["stats"]))["totals"]["records"], 7);
+
+    // Nothing left: a second pass runs none.
+    let out = validate(&db, &["work"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 job(s) run"));
+
+    // A background runMany over a range, printed as its message in a table.
+    let out = stdout_of(&validate(
+        &db,
+        &[
+            "many",
+            "NBP:SPOT",
+            "--from",
+            "2024-07-01",
+            "--format",
+            "table",
+        ],
+    ));
+    assert!(out.contains("runs in the background as job"), "{out}");
+    stdout_of(&validate(&db, &["work"]));
+    let jobs = json_of(&validate(&db, &["jobs"]));
+    assert_eq!(jobs.as_array().unwrap().len(), 2);
+    assert!(
+        jobs.as_array()
+            .unwrap()
+            .iter()
+            .all(|j| j["status"] == "done"),
+        "{jobs}"
+    );
+
+    // A background run needs a range.
+    let err = stderr_of_failure(&validate(&db, &["run", "NBP:SPOT", "--background"]));
+    assert!(err.contains("needs a range"), "{err}");
 }

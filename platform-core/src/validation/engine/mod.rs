@@ -29,7 +29,18 @@
 //! History windows: a point sees at most `lookback` earlier observations; `mean(n)` and the
 //! other aggregates use the previous `min(n, lookback)` observations, leaving missing values
 //! out. `spike()` is QARTOD's spike magnitude of the previous observation (the middle of the
-//! last three): `|x[t-1] - (x[t-2] + x[t]) / 2|`.
+//! last three): `|x[t-1] - (x[t-2] + x[t]) / 2|`. `gap()` is NaN for a sparse series or without
+//! a previous observation in the window. Tenor history is matched by absolute delivery period
+//! (`2024M04` is `M01` on 2024-03-01 and `M00` on 2024-04-01). `tenor_count()` counts the
+//! contracts with a value (`contracts` counts all); `unchanged_fraction()` and
+//! `max_abs_change()` look at the contracts with a value on both this and the previous curve;
+//! `sorted()` and `no_gaps()` look at each period unit (months, quarters...) separately.
+//!
+//! Comparisons are rhai's, on both paths: two integers compare exactly; otherwise rhai 1.27
+//! compares relative to the larger magnitude with a tolerance of `f64::EPSILON`. So a NaN (a
+//! statistic that is not available) satisfies `== 0`, `<= 0` and `>= 0` and fails every other
+//! comparison, and an infinity fails every comparison; guard with `is_finite(x)` where it
+//! matters.
 
 mod curve;
 mod functions;

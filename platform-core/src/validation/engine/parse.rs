@@ -344,7 +344,11 @@ struct Typer<'a> {
 
 impl Typer<'_> {
     fn term(&mut self, kind: TermKind, text: String) -> usize {
-        if let Some(i) = self.terms.iter().position(|t| t.kind == kind) {
+        if let Some(i) = self
+            .terms
+            .iter()
+            .position(|t| t.kind == kind && t.text == text)
+        {
             return i;
         }
         self.terms.push(Term { kind, text });

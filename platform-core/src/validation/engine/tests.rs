@@ -293,6 +293,10 @@ fn failure_messages_show_the_numbers() {
         "value 4520, expected < 0; value 4520, expected > 10000"
     );
     assert_eq!(msg("is_missing()"), "value 4520 is not missing");
+    assert_eq!(
+        msg("lag(1) > 0 && prev() > 20"),
+        "prev() = 10, expected > 20"
+    );
     assert_eq!(msg("on_tick(value, 7)"), "value 4520 is not on tick 7");
     // Custom expressions (rhai only) list the built-ins they read.
     assert_eq!(
