@@ -8,7 +8,7 @@
 //!   whose allocations cost the same on both paths).
 //!
 //! Before divan runs, the medians per point of both paths and their ratio are printed (101
-//! samples each), after checking both paths give the same results.
+//! samples each, native and rhai interleaved), after checking both paths give the same results.
 
 use divan::counter::ItemsCount;
 use divan::Bencher;
@@ -64,18 +64,26 @@ fn targets() -> Vec<usize> {
     (0..POINTS).collect()
 }
 
-/// Median nanoseconds per point of `f` over `SAMPLES` runs.
-fn median_per_point(mut f: impl FnMut()) -> f64 {
-    f();
-    let mut ns: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64() * 1e9 / POINTS as f64
-        })
-        .collect();
-    ns.sort_by(f64::total_cmp);
-    ns[SAMPLES / 2]
+/// Median nanoseconds per point of `a` and of `b` over `SAMPLES` runs each, the runs of the
+/// two interleaved so both see the same machine load.
+fn medians_per_point(mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
+    a();
+    b();
+    let per_point = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64() * 1e9 / POINTS as f64
+    };
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for _ in 0..SAMPLES {
+        xs.push(per_point(&mut a));
+        ys.push(per_point(&mut b));
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (median(&mut xs), median(&mut ys))
 }
 
 fn report() {
@@ -90,22 +98,22 @@ fn report() {
         assert_eq!(a.message(0, j), b.message(0, j), "point {j}");
     }
     println!("check `{RANGE}` over {POINTS} points, median of {SAMPLES} runs, per point:");
-    for (what, eval) in [("evaluate_series", true), ("run_series", false)] {
-        let time = |c: &CompiledChecks| {
-            median_per_point(|| {
-                if eval {
-                    divan::black_box(c.evaluate_series(&s, &t, 0));
-                } else {
-                    divan::black_box(c.run_series(&s, &t, 0));
-                }
-            })
-        };
-        let (n, r) = (time(&native), time(&rhai));
-        println!(
-            "  {what:<16} native {n:>8.1} ns   rhai {r:>8.1} ns   rhai/native {:>6.1}x",
-            r / n
-        );
-    }
+    let (n, r) = medians_per_point(
+        || drop(divan::black_box(native.evaluate_series(&s, &t, 0))),
+        || drop(divan::black_box(rhai.evaluate_series(&s, &t, 0))),
+    );
+    println!(
+        "  evaluate_series  native {n:>7.1} ns   rhai {r:>7.1} ns   rhai/native {:>6.1}x",
+        r / n
+    );
+    let (n, r) = medians_per_point(
+        || drop(divan::black_box(native.run_series(&s, &t, 0))),
+        || drop(divan::black_box(rhai.run_series(&s, &t, 0))),
+    );
+    println!(
+        "  run_series       native {n:>7.1} ns   rhai {r:>7.1} ns   rhai/native {:>6.1}x",
+        r / n
+    );
     println!();
 }
 
