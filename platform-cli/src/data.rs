@@ -36,35 +36,7 @@ use std::io::{IsTerminal as _, Read as _, Write as _};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The database file and the principal data commands act as.
-#[derive(Args, Clone)]
-pub struct Local {
-    /// The database file.
-    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
-    db: PathBuf,
-    /// Tenant.
-    #[arg(long, default_value = "default")]
-    tenant: String,
-    /// User recorded as the writer.
-    #[arg(long, default_value = "cli")]
-    user: String,
-    /// Environment.
-    #[arg(
-        long = "env",
-        env = "PLATFORM_ENVIRONMENT",
-        default_value = "production"
-    )]
-    environment: String,
-}
-
-impl Local {
-    fn open(&self) -> Result<(Platform, Principal)> {
-        let platform = Platform::open(&self.db)?;
-        let who = platform.local_principal(&self.tenant, &self.user)?;
-        let who = platform.in_environment(&who, &self.environment)?;
-        Ok((platform, who))
-    }
-}
+use crate::local::Local;
 
 #[derive(Subcommand)]
 pub enum DataCommand {

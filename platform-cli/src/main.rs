@@ -3,6 +3,7 @@
 //! import, read and validate data (time series, curves) on a database file.
 
 mod data;
+mod local;
 mod object;
 mod serve;
 mod validate;

@@ -9,7 +9,6 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use platform_core::auth::Principal;
 use platform_core::documents::SaveOptions;
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::Params;
@@ -23,35 +22,7 @@ use std::time::Duration;
 /// A run over more explicit points than this shows a spinner (a range always does).
 const SPINNER_POINTS: usize = 10;
 
-/// The database file and the principal validation commands act as.
-#[derive(Args, Clone)]
-pub struct Local {
-    /// The database file.
-    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
-    db: PathBuf,
-    /// Tenant.
-    #[arg(long, default_value = "default")]
-    tenant: String,
-    /// User recorded on the validation records.
-    #[arg(long, default_value = "cli")]
-    user: String,
-    /// Environment.
-    #[arg(
-        long = "env",
-        env = "PLATFORM_ENVIRONMENT",
-        default_value = "production"
-    )]
-    environment: String,
-}
-
-impl Local {
-    fn open(&self) -> Result<(Platform, Principal)> {
-        let platform = Platform::open(&self.db)?;
-        let who = platform.local_principal(&self.tenant, &self.user)?;
-        let who = platform.in_environment(&who, &self.environment)?;
-        Ok((platform, who))
-    }
-}
+use crate::local::Local;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {

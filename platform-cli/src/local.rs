@@ -1,0 +1,38 @@
+//! The database file and the principal that local commands (data, validate) act as.
+
+use clap::Args;
+use platform_core::auth::Principal;
+use platform_core::{Platform, Result};
+use std::path::PathBuf;
+
+/// Where a local command acts, and as whom: a `platform`-role user of a tenant (whoever can
+/// open the file has every right over it).
+#[derive(Args, Clone)]
+pub struct Local {
+    /// The database file.
+    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
+    db: PathBuf,
+    /// Tenant.
+    #[arg(long, default_value = "default")]
+    tenant: String,
+    /// User recorded as the writer.
+    #[arg(long, default_value = "cli")]
+    user: String,
+    /// Environment.
+    #[arg(
+        long = "env",
+        env = "PLATFORM_ENVIRONMENT",
+        default_value = "production"
+    )]
+    environment: String,
+}
+
+impl Local {
+    /// Opens the file and makes the principal.
+    pub fn open(&self) -> Result<(Platform, Principal)> {
+        let platform = Platform::open(&self.db)?;
+        let who = platform.local_principal(&self.tenant, &self.user)?;
+        let who = platform.in_environment(&who, &self.environment)?;
+        Ok((platform, who))
+    }
+}
