@@ -145,14 +145,16 @@ pub const STEPS: &[&str] = &[
     "#,
     // 5: validation records (one per checked observation or curve ondate) and background jobs.
     r#"
+    -- A rowid table: records are a few KB, too big for the rows of a WITHOUT ROWID tree.
     CREATE TABLE vrecords (
+        rid    INTEGER PRIMARY KEY,
         tenant TEXT NOT NULL,
         env    TEXT NOT NULL,
         id     TEXT NOT NULL,
         target TEXT NOT NULL,
         doc    BLOB NOT NULL,
-        PRIMARY KEY (tenant, env, id)
-    ) WITHOUT ROWID;
+        UNIQUE (tenant, env, id)
+    );
     CREATE INDEX vrecords_target ON vrecords(tenant, env, target);
     CREATE TABLE jobs (
         seq     INTEGER PRIMARY KEY,
