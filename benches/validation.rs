@@ -85,7 +85,116 @@ fn setup() -> Setup {
 }
 
 fn main() {
+    versus_pandera();
     divan::main();
+}
+
+/// The range and change checks over the same series, in the engine (native path) and in
+/// pandera when it is installed; prints both medians and the ratio.
+fn versus_pandera() {
+    use platform_core::validation::engine::{compile, CheckDef, CheckScope, SeriesInput, Severity};
+    let (series, points) = (
+        knob("PLATFORM_BENCH_VSERIES", 1000),
+        knob("PLATFORM_BENCH_VPOINTS", 1440),
+    );
+    let has_pandera = std::process::Command::new("python3")
+        .args(["-c", "import pandera.pandas"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let mut rng = corpus::Rng::new(11);
+    let data: Vec<Vec<f64>> = (0..series)
+        .map(|_| {
+            let mut v = 100.0 + rng.unit() * 100.0;
+            (0..points)
+                .map(|_| {
+                    v = (v + (rng.unit() - 0.5) * 2.0).max(1.0);
+                    v
+                })
+                .collect()
+        })
+        .collect();
+    let defs = vec![
+        CheckDef {
+            id: "range".into(),
+            name: "range".into(),
+            expression: "between(value, 0, 1000)".into(),
+            scope: CheckScope::Point,
+            severity: Severity::Failed,
+        },
+        CheckDef {
+            id: "change".into(),
+            name: "change".into(),
+            expression: "abs(pct_change(1)) < 0.5".into(),
+            scope: CheckScope::Point,
+            severity: Severity::Failed,
+        },
+    ];
+    let checks = compile(&defs, &[]).unwrap();
+    let inputs: Vec<SeriesInput> = data
+        .iter()
+        .map(|values| SeriesInput {
+            times: (0..values.len() as i64).map(|i| i * 60_000).collect(),
+            values: values.iter().map(|v| Some(*v)).collect(),
+            step_ms: Some(60_000),
+        })
+        .collect();
+    let targets: Vec<usize> = (0..points).collect();
+    let mut ours = Vec::new();
+    for _ in 0..5 {
+        let started = std::time::Instant::now();
+        let mut failures = 0usize;
+        for input in &inputs {
+            let eval = checks.evaluate_series(input, &targets, 1);
+            failures += (0..2)
+                .map(|c| {
+                    (0..targets.len())
+                        .filter(|&t| {
+                            eval.status(c, t)
+                                != platform_core::validation::engine::CheckStatus::Pass
+                        })
+                        .count()
+                })
+                .sum::<usize>();
+        }
+        ours.push((started.elapsed().as_secs_f64(), failures));
+    }
+    ours.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (our_median, our_failures) = ours[ours.len() / 2];
+    eprintln!("range + change checks over {series} series x {points} points: platform engine median {our_median:.4} s ({our_failures} failures)");
+    if !has_pandera {
+        eprintln!("pandera is not installed (pip install pandera): no comparison");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("series.csv");
+    let mut text = String::from("series,time,value\n");
+    for (s, values) in data.iter().enumerate() {
+        for (i, v) in values.iter().enumerate() {
+            text.push_str(&format!("{s},{},{v}\n", i * 60_000));
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/pandera_checks.py");
+    let out = std::process::Command::new("python3")
+        .args([script, csv.to_str().unwrap(), "5"])
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    match serde_json::from_str::<Value>(&line) {
+        Ok(p) => {
+            let theirs = p["median_s"].as_f64().unwrap_or(f64::NAN);
+            eprintln!(
+                "pandera {} median {theirs:.4} s ({} failures); platform / pandera = {:.3}",
+                p["version"],
+                p["failures"],
+                our_median / theirs
+            );
+        }
+        Err(_) => eprintln!(
+            "pandera run failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
 }
 
 /// Every point of every series checked and its record stored.
