@@ -140,20 +140,26 @@ pub struct Transition {
 /// Applies a run's result to a record (new when `old` is None).
 pub fn apply_run(
     old: Option<Map<String, Value>>,
-    result: &PointResult,
+    result: PointResult,
     ctx: &Context,
 ) -> (Map<String, Value>, Transition) {
-    let mut rec = old.clone().unwrap_or_default();
     let previous = old
         .as_ref()
         .and_then(|r| r.get("status"))
         .and_then(Value::as_str)
         .map(str::to_string);
-    let old_hash = old.as_ref().and_then(|r| r.get("dataHash")).cloned();
-    let data_changed = old_hash.as_ref() != result.fields.get("dataHash");
+    let data_changed =
+        old.as_ref().and_then(|r| r.get("dataHash")) != result.fields.get("dataHash");
+    let mut rec = old.unwrap_or_default();
     rec.insert("_id".into(), Value::String(result.id.clone()));
-    for (k, v) in &result.fields {
-        rec.insert(k.clone(), v.clone());
+    let message = result
+        .fields
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    for (k, v) in result.fields {
+        rec.insert(k, v);
     }
     rec.insert("checkedStatus".into(), Value::String(result.status.clone()));
     let overridden = previous.as_deref() == Some("overridden");
@@ -188,12 +194,6 @@ pub fn apply_run(
     rec.insert("lastRun".into(), Value::String(now));
     rec.insert("lastRunBy".into(), Value::String(ctx.user.clone()));
     rec.insert("lastOrigin".into(), Value::String(ctx.origin.clone()));
-    let message = result
-        .fields
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
     push_timeline(
         &mut rec,
         ctx,
@@ -328,16 +328,16 @@ mod tests {
 
     #[test]
     fn open_and_resolve_by_rerun() {
-        let (r, t) = apply_run(None, &result("failed", "a"), &ctx(0));
+        let (r, t) = apply_run(None, result("failed", "a"), &ctx(0));
         assert_eq!((t.previous, t.status.as_str()), (None, "failed"));
         assert_eq!(r["openSince"], "2024-07-01T10:00:00.000Z");
         assert_eq!(r["runs"], 1);
-        let (r, _) = apply_run(Some(r), &result("failed", "a"), &ctx(5));
+        let (r, _) = apply_run(Some(r), result("failed", "a"), &ctx(5));
         assert_eq!(
             r["openSince"], "2024-07-01T10:00:00.000Z",
             "still the same open issue"
         );
-        let (r, t) = apply_run(Some(r), &result("valid", "b"), &ctx(30));
+        let (r, t) = apply_run(Some(r), result("valid", "b"), &ctx(30));
         assert_eq!(t.previous.as_deref(), Some("failed"));
         assert_eq!(
             (r["resolution"].clone(), r["resolveMinutes"].clone()),
@@ -351,7 +351,7 @@ mod tests {
 
     #[test]
     fn overrides() {
-        let (mut r, _) = apply_run(None, &result("severe", "a"), &ctx(0));
+        let (mut r, _) = apply_run(None, result("severe", "a"), &ctx(0));
         apply_override(&mut r, "known outage", &ctx(10)).unwrap();
         assert_eq!(r["status"], "overridden");
         assert_eq!(r["override"]["status"], "severe");
@@ -361,10 +361,10 @@ mod tests {
         );
         assert!(apply_override(&mut r, "again", &ctx(11)).is_err());
         // A re-run on the same failing data keeps the override.
-        let (r, t) = apply_run(Some(r), &result("severe", "a"), &ctx(12));
+        let (r, t) = apply_run(Some(r), result("severe", "a"), &ctx(12));
         assert_eq!(t.status, "overridden");
         // Changed data that fails again clears it and opens a new issue.
-        let (mut r, t) = apply_run(Some(r), &result("failed", "b"), &ctx(20));
+        let (mut r, t) = apply_run(Some(r), result("failed", "b"), &ctx(20));
         assert_eq!(t.status, "failed");
         assert!(r.get("override").is_none());
         assert_eq!(r["openSince"], "2024-07-01T10:20:00.000Z");
@@ -384,7 +384,7 @@ mod tests {
         assert_eq!(r["status"], "failed");
         assert_eq!(r["openSince"], "2024-07-01T10:22:00.000Z");
         assert!(remove_override(&mut r, &ctx(23)).is_err());
-        let (mut valid, _) = apply_run(None, &result("valid", "a"), &ctx(0));
+        let (mut valid, _) = apply_run(None, result("valid", "a"), &ctx(0));
         assert!(apply_override(&mut valid, "x", &ctx(1))
             .unwrap_err()
             .contains("not failing"));
@@ -392,7 +392,7 @@ mod tests {
 
     #[test]
     fn the_timeline_keeps_the_last_hundred() {
-        let (mut r, _) = apply_run(None, &result("valid", "a"), &ctx(0));
+        let (mut r, _) = apply_run(None, result("valid", "a"), &ctx(0));
         for i in 0..150 {
             comment(&mut r, &format!("note {i}"), &ctx(1));
         }

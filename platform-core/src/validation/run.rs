@@ -264,12 +264,19 @@ impl Platform {
         } else {
             let scope = p.private_scope();
             self.write(|tx| {
-                for r in &results {
+                for r in results {
                     let old = tx.record(&scope, &r.id)?;
+                    let keys: Vec<String> = r.fields.keys().cloned().collect();
                     let (rec, transition) = records::apply_run(old, r, &ctx);
                     tx.put_record(&scope, &rec)?;
-                    let mut item = r.fields.clone();
-                    item.insert("_id".into(), json!(r.id));
+                    // The answer carries the fields of the result (taken from the record).
+                    let mut item = Map::with_capacity(keys.len() + 3);
+                    item.insert("_id".into(), rec["_id"].clone());
+                    for k in keys {
+                        if let Some(v) = rec.get(&k) {
+                            item.insert(k, v.clone());
+                        }
+                    }
                     item.insert("status".into(), json!(transition.status));
                     item.insert(
                         "previous".into(),
