@@ -464,26 +464,12 @@ impl ReadTx for Tx<'_> {
             .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
             .db()?;
         let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
-        let mut order: Vec<String> = query
-            .sort
-            .0
-            .iter()
-            .map(|k| {
-                let expr = if k.field == "_id" {
-                    "h.id".to_string()
-                } else {
-                    format!("(h.body ->> {})", sb.bind(sql::json_path(&k.field)))
-                };
-                format!("{expr} {}", if k.descending { "DESC" } else { "ASC" })
-            })
-            .collect();
-        order.push("h.id ASC".into());
+        let order = sb.order_by(&query.sort);
         let limit = query.paging.limit.map_or(-1, |l| l as i64);
         let sql = format!(
             "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
-             WHERE {filter} ORDER BY {} LIMIT {limit} OFFSET {}) h JOIN versions v ON v.coll = h.coll \
+             WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {}) h JOIN versions v ON v.coll = h.coll \
              AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version",
-            order.join(", "),
             query.paging.skip
         );
         let mut stmt = self.conn.prepare_cached(&sql).db()?;
@@ -734,24 +720,10 @@ impl ReadTx for Tx<'_> {
             .db()?
             .query_row(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
             .db()?;
-        let mut order: Vec<String> = query
-            .sort
-            .0
-            .iter()
-            .map(|k| {
-                let expr = if k.field == "_id" {
-                    "r.id".to_string()
-                } else {
-                    format!("(r.doc ->> {})", sb.bind(sql::json_path(&k.field)))
-                };
-                format!("{expr} {}", if k.descending { "DESC" } else { "ASC" })
-            })
-            .collect();
-        order.push("r.id ASC".into());
+        let order = sb.order_by(&query.sort);
         let limit = query.paging.limit.map_or(-1, |l| l as i64);
         let sql = format!(
-            "SELECT json(r.doc) FROM vrecords r WHERE {clause} ORDER BY {} LIMIT {limit} OFFSET {}",
-            order.join(", "),
+            "SELECT json(r.doc) FROM vrecords r WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}",
             query.paging.skip
         );
         let mut stmt = self.conn.prepare_cached(&sql).db()?;

@@ -70,6 +70,28 @@ impl<'a> SqlBuilder<'a> {
         format!("?{}", self.args.len())
     }
 
+    /// The ORDER BY terms of a sort spec; the id always breaks ties.
+    pub fn order_by(&mut self, sort: &crate::query::SortSpec) -> String {
+        let mut terms: Vec<String> = Vec::with_capacity(sort.0.len() + 1);
+        for k in &sort.0 {
+            let expr = if k.field == "_id" {
+                self.cols.id.to_string()
+            } else {
+                format!(
+                    "({} ->> {})",
+                    self.cols.body,
+                    self.bind(json_path(&k.field))
+                )
+            };
+            terms.push(format!(
+                "{expr} {}",
+                if k.descending { "DESC" } else { "ASC" }
+            ));
+        }
+        terms.push(format!("{} ASC", self.cols.id));
+        terms.join(", ")
+    }
+
     fn path(&mut self, field: &str) -> String {
         self.bind(json_path(field))
     }
