@@ -2,7 +2,8 @@
 //! stale, missing, two z-scores, four custom rhai expressions), records stored.
 //!
 //! Target (issue "Data validation"): 1,000 series of 1,440 points in under 3 s on this machine.
-//! Knobs: `PLATFORM_BENCH_VSERIES` (default 1000), `PLATFORM_BENCH_VPOINTS` (default 1440).
+//! Knobs: `PLATFORM_BENCH_VSERIES` (default 1000), `PLATFORM_BENCH_VPOINTS` (default 1440),
+//! `PLATFORM_BENCH_PANDERA=0` skips the comparison with pandera.
 //! Run: `cargo bench --bench validation`.
 
 #[path = "corpus.rs"]
@@ -85,7 +86,9 @@ fn setup() -> Setup {
 }
 
 fn main() {
-    versus_pandera();
+    if knob("PLATFORM_BENCH_PANDERA", 1) != 0 {
+        versus_pandera();
+    }
     divan::main();
 }
 
