@@ -313,6 +313,19 @@ fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
 }
 
 impl Tx<'_> {
+    /// `SELECT DISTINCT <rest>` over the current documents, where `{p}` in `rest` stands for the
+    /// bound JSON path of `path`; the first column as text.
+    fn distinct_strings(&self, args: Vec<SqlValue>, path: &str, rest: &str) -> Result<Vec<String>> {
+        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+        let p = sb.bind(sql::json_path(path));
+        let sql = format!("SELECT DISTINCT {}", rest.replace("{p}", &p));
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
+            .db()?;
+        rows.map(|r| r.db()).collect()
+    }
+
     fn one_version(
         &self,
         sql_where: &str,
@@ -492,16 +505,11 @@ impl ReadTx for Tx<'_> {
         let Some((filter, args)) = where_clause(coll, scopes, filter) else {
             return Ok(Vec::new());
         };
-        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
-        let p = sb.bind(sql::json_path(path));
-        let sql = format!(
-            "SELECT DISTINCT h.body ->> {p} FROM heads h WHERE {filter} AND json_type(h.body, {p}) = 'text' ORDER BY 1"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).db()?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
-            .db()?;
-        rows.map(|r| r.db()).collect()
+        self.distinct_strings(
+            args,
+            path,
+            &format!("h.body ->> {{p}} FROM heads h WHERE {filter} AND json_type(h.body, {{p}}) = 'text' ORDER BY 1"),
+        )
     }
 
     fn complete(
@@ -557,16 +565,11 @@ impl ReadTx for Tx<'_> {
         let Some((filter, args)) = where_clause(coll, scopes, &Filter::all()) else {
             return Ok(Vec::new());
         };
-        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
-        let p = sb.bind(sql::json_path(path));
-        let sql = format!(
-            "SELECT DISTINCT json_type(h.body, {p}) FROM heads h WHERE {filter} AND json_type(h.body, {p}) IS NOT NULL"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).db()?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
-            .db()?;
-        rows.map(|r| r.db()).collect()
+        self.distinct_strings(
+            args,
+            path,
+            &format!("json_type(h.body, {{p}}) FROM heads h WHERE {filter} AND json_type(h.body, {{p}}) IS NOT NULL"),
+        )
     }
 
     fn chunks(
