@@ -14,7 +14,7 @@
 //! | `!is_missing()` | no value missing in the fitted part |
 //! | `value > 0` / `value >= 0` | the fitted minimum is above / at 0 |
 //! | `between(value, lo, hi)` | Tukey's far fences: quartiles ∓ 3 interquartile ranges, rounded outward to two significant digits of the band width, cut at 0 when the series never went below |
-//! | `!(abs(pct_change(1)) > x && abs(pct_change(2)) > x)` | x = three times the 95% quantile (rank below) of the smaller of the two moves, rounded up to two significant digits (`change` when values reach 0 or below) |
+//! | `!(abs(pct_change(1)) > x && abs(pct_change(2)) > x)` | x = three times the 95% quantile (rank below) of the smaller of the two moves (moves beyond 8 times the median move, and for curves the curves whose median move is, left out of the fit), rounded up to two significant digits (`change` when values reach 0 or below) |
 //! | `run_length() <= r` | r = max(2·q, q + 2), q = the 95% quantile of the lengths of runs of one value |
 //! | `!(gap() > g)` | g = max(2·q, q + 1), q = the 95% quantile of the calendar steps between observations |
 //! | curves: `between(tenor_count(), lo, hi)` | lo = the 10% quantile (nearest rank) of the contract counts, hi = the most seen |
@@ -59,6 +59,8 @@ pub const MIN_VALUES: usize = 5;
 pub const MIN_FIT: usize = 30;
 /// Share of the window fitted (the rest is the hold-out).
 const FIT_SHARE: f64 = 0.8;
+/// A move more than this many times the usual (median) one is left out of a fit.
+pub const OUTLIER_FACTOR: f64 = 8.0;
 /// A threshold check failing on more than this share of its runs stays out of `config`.
 const MAX_FAIL_SHARE: f64 = 0.1;
 
@@ -807,6 +809,14 @@ pub fn series_candidates(
         };
         Some(m(1)?.min(m(2)?))
     }));
+    // Moves far beyond the usual one (spikes in the fitted part) stay out of the fit.
+    let usual = quantile(&moves, 0.5);
+    let all_moves = moves.len();
+    let moves: Vec<f64> = moves
+        .into_iter()
+        .filter(|m| !(usual > 0.0 && *m > OUTLIER_FACTOR * usual))
+        .collect();
+    let left_out = all_moves - moves.len();
     let q95 = quantile_lower(&moves, 0.95);
     if moves.len() >= MIN_FIT && q95 > 0.0 {
         let x = round_up_sig(3.0 * q95);
@@ -821,9 +831,14 @@ pub fn series_candidates(
             format!("!(abs({f}(1)) > {x} && abs({f}(2)) > {x})", x = float_literal(x)),
             CheckScope::Point,
             format!(
-                "95% of the {} fitted values moved at most {} ({unit}) from the nearer of the two previous values; the limit is three times that, rounded up: a value fails when it moved more than {} from both, as a spike does (the value after it, back to normal, passes)",
+                "95% of the {} fitted values moved at most {} ({unit}) from the nearer of the two previous values{}; the limit is three times that, rounded up: a value fails when it moved more than {} from both, as a spike does (the value after it, back to normal, passes)",
                 moves.len(),
                 literal((q95 * 1e6).round() / 1e6),
+                if left_out > 0 {
+                    format!(" ({left_out} move(s) more than {OUTLIER_FACTOR} times the median move left out)")
+                } else {
+                    String::new()
+                },
                 literal(x)
             ),
             true,
@@ -994,8 +1009,9 @@ pub fn curve_candidates(
             .find(|k| k.absolute == abs)
             .and_then(|k| k.value)
     };
-    let mut moves = Vec::new();
+    let mut per_curve: Vec<Vec<f64>> = Vec::new();
     for i in first..fit_end {
+        let mut moves = Vec::new();
         for k in &curves[i].contracts {
             let (Some(v), false) = (k.value, k.absolute.is_empty()) else {
                 continue;
@@ -1013,6 +1029,22 @@ pub fn curve_candidates(
                 moves.push(a.min(b));
             }
         }
+        if !moves.is_empty() {
+            per_curve.push(moves);
+        }
+    }
+    // A curve whose typical move is far beyond the others' (a shifted curve) stays out of
+    // the fit, so that defects in the fitted part do not set the threshold.
+    let typical: Vec<f64> = per_curve.iter().map(|m| median_mad(m).0).collect();
+    let usual = quantile(&sorted(typical.iter().copied()), 0.5);
+    let mut left_out = 0;
+    let mut moves = Vec::new();
+    for (m, t) in per_curve.into_iter().zip(&typical) {
+        if usual > 0.0 && *t > OUTLIER_FACTOR * usual {
+            left_out += 1;
+        } else {
+            moves.extend(m);
+        }
     }
     let moves = sorted(moves);
     let q95 = quantile_lower(&moves, 0.95);
@@ -1029,9 +1061,14 @@ pub fn curve_candidates(
             format!("!(abs({f}(1)) > {x} && abs({f}(2)) > {x})", x = float_literal(x)),
             CheckScope::Tenor,
             format!(
-                "95% of {} fitted contract prices moved at most {} ({unit}) from the nearer of their two previous curves; the limit is three times that, rounded up: a contract fails when it moved more than {} from both (a shifted curve), while the curve after it passes",
+                "95% of {} fitted contract prices moved at most {} ({unit}) from the nearer of their two previous curves{}; the limit is three times that, rounded up: a contract fails when it moved more than {} from both (a shifted curve), while the curve after it passes",
                 moves.len(),
                 literal((q95 * 1e6).round() / 1e6),
+                if left_out > 0 {
+                    format!(" ({left_out} curve(s) whose typical move was more than {OUTLIER_FACTOR} times the usual left out)")
+                } else {
+                    String::new()
+                },
                 literal(x)
             ),
             true,
@@ -1381,6 +1418,67 @@ mod tests {
         assert_eq!(expr("gap"), "!(gap() > 2)");
         assert!(lookback >= 4);
         assert!(expr("move").starts_with("!(abs(pct_change(1)) > 0."));
+    }
+
+    #[test]
+    fn suggested_point_checks_run_natively_and_curve_checks_compile() {
+        let v: Vec<Option<f64>> = (0..100)
+            .map(|i| Some(50.0 + f64::from((i * 7) % 13) * 0.5))
+            .collect();
+        let (c, _, _) = series_candidates(&daily(&v), 0, 80);
+        let defs: Vec<CheckDef> = c.iter().map(|c| c.def.clone()).collect();
+        let compiled = engine::compile(&defs, &[]).unwrap();
+        let all: Vec<String> = defs.iter().map(|d| d.id.clone()).collect();
+        assert_eq!(compiled.native_ids(), all);
+        assert_eq!(all.len(), 6, "{all:?}");
+        compiled.trial().unwrap();
+    }
+
+    #[test]
+    fn curve_fits_leave_a_shifted_curve_out() {
+        let date = |d: u32| NaiveDate::from_ymd_opt(2024, 5, d).unwrap();
+        let curves: Vec<CurveInput> = (1..=31u32)
+            .map(|d| {
+                let factor = if d == 10 || d == 20 { 1.3 } else { 1.0 };
+                CurveInput {
+                    ondate: date(d),
+                    contracts: (0..6u32)
+                        .map(|m| {
+                            let code = format!("2025M{:02}", m + 1);
+                            ContractInput {
+                                tenor: code.clone(),
+                                relative: String::new(),
+                                absolute: code,
+                                value: Some(
+                                    (40.0 + f64::from(m) + f64::from((d * 7 + m) % 5) * 0.1)
+                                        * factor,
+                                ),
+                                start: date(1),
+                                end: date(1),
+                                expiry: date(1),
+                            }
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let (c, message) = curve_candidates(&curves, 2, 31);
+        assert!(message.is_none(), "{message:?}");
+        let moves = c.iter().find(|c| c.def.id == "tenor_move").unwrap();
+        assert!(moves.reason.contains("2 curve(s)"), "{}", moves.reason);
+        // Day-to-day moves are below 1.5%: the limit stays far below the 30% shift.
+        let x: f64 = moves
+            .def
+            .expression
+            .rsplit("> ")
+            .next()
+            .unwrap()
+            .trim_end_matches(')')
+            .parse()
+            .unwrap();
+        assert!(x < 0.1, "{}", moves.def.expression);
+        let defs: Vec<CheckDef> = c.iter().map(|c| c.def.clone()).collect();
+        engine::compile(&defs, &[]).unwrap().trial().unwrap();
     }
 
     #[test]
