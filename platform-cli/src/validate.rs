@@ -632,7 +632,7 @@ fn print_tune(out: &Value, format: Format) -> Result<()> {
             let w = &c["window"];
             rows.push([
                 text(&c["id"]),
-                c["failing"].as_array().map_or(0, Vec::len).to_string(),
+                text(&c["failing"]),
                 format!(
                     "{} -> {} of {}",
                     text(&w["before"]),

@@ -334,7 +334,18 @@ async fn tune_passes_overridden_seasonal_highs_and_still_fails_the_spike() {
     assert_eq!(checks.len(), 1, "only the failing check: {item}");
     let range = &checks[0];
     assert_eq!(range["id"], "range");
-    assert_eq!(range["failing"].as_array().unwrap().len(), highs.len());
+    assert_eq!(range["failing"], highs.len());
+    assert_eq!(
+        range["failingPoints"].as_array().unwrap().len(),
+        highs.len()
+    );
+    assert!(
+        range["failingPoints"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("52"),
+        "{range}"
+    );
     assert_eq!(
         (range["falseAlarms"].clone(), range["standing"].clone()),
         (json!(highs.len()), json!(1))

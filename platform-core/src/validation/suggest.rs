@@ -174,7 +174,7 @@ pub fn float_literal(x: f64) -> String {
 pub fn far_fences(sorted: &[f64]) -> Option<(f64, f64)> {
     let (q1, q3) = (quantile(sorted, 0.25), quantile(sorted, 0.75));
     let iqr = q3 - q1;
-    if !(iqr > 0.0) {
+    if iqr.is_nan() || iqr <= 0.0 {
         return None;
     }
     let (lo, hi) = (q1 - 3.0 * iqr, q3 + 3.0 * iqr);
