@@ -602,3 +602,100 @@ async fn bad_suggest_and_tune_requests_are_refused_or_reported_per_item() {
     assert_eq!(c.get("/validation/v1").await.total(), 0, "nothing stored");
     assert_eq!(c.get("/validationconfig/v1").await.total(), 1);
 }
+
+#[actix_rt::test]
+async fn tune_on_curves_relaxes_for_overridden_tenors_and_keeps_a_shifted_curve_failing() {
+    let s = TestServer::at("2024-07-01T12:00:00Z");
+    let c = s.client(Role::Writer);
+    // From day 100 (2024-06-09) M01 and M02 trade 5% higher (a real move, overridden); day 110
+    // (2024-06-19) is a curve shifted up 30% (a standing failure).
+    for d in 61..122 {
+        let mut contracts = curve_contracts(d, if d == 110 { 1.3 } else { 1.0 }, &[]);
+        if d >= 100 {
+            for k in contracts.iter_mut().take(2) {
+                let v = k["value"].as_f64().unwrap() * 1.05;
+                k["value"] = json!((v * 100.0).round() / 100.0);
+            }
+        }
+        c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": day(d), "contracts": contracts}}))
+            .await;
+    }
+    let cfg = json!({"_id": "TTF:FWD", "kind": "curve", "checks": [
+        {"name": "Move", "expression": "!(abs(tenor_pct_change(1)) >= 0.02)"},
+        {"name": "Count", "expression": "tenor_count() >= 12", "scope": "curve"}
+    ], "options": {"curveHistory": 1}});
+    assert_eq!(c.post("/validationconfig/v1", cfg).await.status, 200);
+    let run = c
+        .post(
+            "/validation/v1?_function=run",
+            json!({"target": "TTF:FWD", "from": day(92), "to": day(121)}),
+        )
+        .await;
+    assert_eq!(run.status, 200, "{:?}", run.body);
+    let failed: Vec<&str> = run.body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "failed")
+        .map(|r| r["point"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        failed,
+        vec![day(100), day(110), day(111)],
+        "{:?}",
+        run.body["counts"]
+    );
+    let id = format!("TTF:FWD:{}", day(100));
+    let r = c
+        .post(
+            "/validation/v1?_function=override",
+            json!({"ids": [id], "reason": "real move"}),
+        )
+        .await;
+    assert_eq!(r.body[0]["ok"], true, "{:?}", r.body);
+    let r = c
+        .post(
+            "/validation/v1?_function=tune",
+            json!({"items": [{"target": "TTF:FWD", "points": [day(100)], "tenors": ["M01", "M02"]}], "days": 30, "maxCurves": 30}),
+        )
+        .await;
+    let item = &results(&r)[0];
+    assert_eq!(item["kind"], "curve");
+    let checks = item["checks"].as_array().unwrap();
+    assert_eq!(
+        checks.len(),
+        1,
+        "the count check does not fail there: {item}"
+    );
+    let m = &checks[0];
+    assert_eq!(
+        (m["id"].clone(), m["scope"].clone()),
+        (json!("move"), json!("tenor"))
+    );
+    assert_eq!(
+        (m["failing"].clone(), m["falseAlarms"].clone()),
+        (json!(2), json!(2))
+    );
+    let tenors: Vec<&str> = m["failingPoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tenor"].as_str().unwrap())
+        .collect();
+    assert_eq!(tenors, vec!["M01", "M02"]);
+    assert_eq!(
+        m["standing"], 24,
+        "every contract of the shifted curve and of the one after it"
+    );
+    let suggested = m["suggested"].as_str().unwrap();
+    let x: f64 = suggested
+        .strip_prefix("!(abs(tenor_pct_change(1)) >= ")
+        .and_then(|x| x.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{suggested}"))
+        .parse()
+        .unwrap();
+    assert!(x > 0.05 && x < 0.07, "{suggested}");
+    assert_eq!(m["letsThrough"], json!([]));
+    assert_eq!(m["window"]["after"], 24, "{m}");
+    assert!(m["window"]["before"].as_u64().unwrap() > 24, "{m}");
+}
