@@ -135,13 +135,22 @@ async fn suggested_series_checks_catch_every_planted_defect_and_pass_the_clean_p
         stats["longestRun"], 8,
         "the value of 05-03 and its 7 repeats"
     );
-    for id in ["not_missing", "positive", "range", "move", "stale", "gap"] {
+    for id in [
+        "not_missing",
+        "positive",
+        "band",
+        "range",
+        "move",
+        "stale",
+        "gap",
+    ] {
         let k = check(item, id);
         assert!(k["reason"].as_str().unwrap().len() > 20, "{k}");
         assert_eq!(k["inConfig"], true, "{k}");
         assert_eq!(k["suggested"], k["failures"] == 0, "{k}");
     }
     assert_eq!(check(item, "stale")["expression"], "run_length() <= 3");
+    assert_eq!(check(item, "band")["severity"], "warning");
     assert_eq!(check(item, "gap")["expression"], "!(gap() > 2)");
     let range = check(item, "range");
     assert!(range["failures"].as_u64().unwrap() >= 2, "{range}");

@@ -13,7 +13,8 @@
 //! |---|---|
 //! | `!is_missing()` | no value missing in the fitted part |
 //! | `value > 0` / `value >= 0` | the fitted minimum is above / at 0 |
-//! | `between(value, lo, hi)` | Tukey's far fences: quartiles ∓ 3 interquartile ranges, rounded outward to two significant digits of the band width, cut at 0 when the series never went below |
+//! | `between(value, lo, hi)` (warning, `band`) | median -/+ 4 x 1.4826 x MAD, rounded outward to two significant digits of the band width |
+//! | `between(value, lo, hi)` (`range`) | Tukey's far fences: quartiles ∓ 3 interquartile ranges, rounded outward to two significant digits of the band width, cut at 0 when the series never went below |
 //! | `!(abs(pct_change(1)) > x && abs(pct_change(2)) > x)` | x = three times the 95% quantile (rank below) of the smaller of the two moves (moves beyond 8 times the median move, and for curves the curves whose median move is, left out of the fit), rounded up to two significant digits (`change` when values reach 0 or below) |
 //! | `run_length() <= r` | r = max(2·q, q + 2), q = the 95% quantile of the lengths of runs of one value |
 //! | `!(gap() > g)` | g = max(2·q, q + 1), q = the 95% quantile of the calendar steps between observations |
@@ -792,6 +793,29 @@ pub fn series_candidates(
         }
         None => notes.push("no range check: most fitted values are equal".to_string()),
     }
+    // The usual band (a warning): median -/+ 4 robust standard deviations.
+    let (median, mad) = median_mad(&present);
+    if mad > 0.0 {
+        let half = 4.0 * 1.4826 * mad;
+        let step = step_for(2.0 * half);
+        let lo = round_to(median - half, step, false);
+        let lo = if min >= 0.0 { lo.max(0.0) } else { lo };
+        let hi = round_to(median + half, step, true);
+        let mut band = candidate(
+            "band",
+            "Usual band",
+            format!("between(value, {}, {})", literal(lo), literal(hi)),
+            CheckScope::Point,
+            format!(
+                "the {n} fitted values have median {} and median absolute deviation {}; the band is the median -/+ 4 x 1.4826 x MAD (about 4 standard deviations of normal data), rounded outward; a value outside it is worth a look",
+                literal((median * 1e6).round() / 1e6),
+                literal((mad * 1e6).round() / 1e6)
+            ),
+            true,
+        );
+        band.def.severity = Severity::Warning;
+        out.push(band);
+    }
     // Moves against the two previous observations.
     let relative = min > 0.0;
     let lag = |i: usize, k: usize| i.checked_sub(k).and_then(|j| input.values[j]);
@@ -1416,6 +1440,10 @@ mod tests {
         assert!(hi < 100.0, "the spike does not widen the range: {range}");
         assert_eq!(expr("stale"), "run_length() <= 3");
         assert_eq!(expr("gap"), "!(gap() > 2)");
+        // Values 50..56 by halves, median 53, MAD 1.5: 53 -/+ 8.9 rounded outward.
+        assert_eq!(expr("band"), "between(value, 44, 62)");
+        let band = c.iter().find(|c| c.def.id == "band").unwrap();
+        assert_eq!(band.def.severity, Severity::Warning);
         assert!(lookback >= 4);
         assert!(expr("move").starts_with("!(abs(pct_change(1)) > 0."));
     }
@@ -1430,7 +1458,7 @@ mod tests {
         let compiled = engine::compile(&defs, &[]).unwrap();
         let all: Vec<String> = defs.iter().map(|d| d.id.clone()).collect();
         assert_eq!(compiled.native_ids(), all);
-        assert_eq!(all.len(), 6, "{all:?}");
+        assert_eq!(all.len(), 7, "{all:?}");
         compiled.trial().unwrap();
     }
 
