@@ -708,3 +708,48 @@ async fn tune_on_curves_relaxes_for_overridden_tenors_and_keeps_a_shifted_curve_
     assert_eq!(m["window"]["after"], 24, "{m}");
     assert!(m["window"]["before"].as_u64().unwrap() > 24, "{m}");
 }
+
+#[actix_rt::test]
+async fn tune_moves_both_bounds_when_highs_and_lows_were_overridden() {
+    let s = TestServer::at("2024-07-01T12:00:00Z");
+    let c = s.client(Role::Writer);
+    let series = seasonal();
+    save_series(&c, "GAS:DA", &series).await;
+    let cfg = json!({"_id": "GAS:DA", "kind": "timeseries", "checks": [{"name": "Range", "expression": "between(value, 35, 55)"}]});
+    assert_eq!(c.post("/validationconfig/v1", cfg).await.status, 200);
+    let spike = day(106);
+    let (failing, overridden) = run_and_override(&c, "GAS:DA", std::slice::from_ref(&spike)).await;
+    let value = |p: &String| series.iter().find(|(i, _)| day(*i) == *p).unwrap().1;
+    let lows: Vec<f64> = overridden.iter().map(value).filter(|v| *v < 35.0).collect();
+    let highs: Vec<f64> = overridden.iter().map(value).filter(|v| *v > 55.0).collect();
+    assert!(!lows.is_empty() && !highs.is_empty(), "{failing:?}");
+    let r = c
+        .post(
+            "/validation/v1?_function=tune",
+            json!({"items": [{"target": "GAS:DA", "points": overridden}], "days": 91}),
+        )
+        .await;
+    let range = &results(&r)[0]["checks"][0];
+    let suggested = range["suggested"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{range}"));
+    let bounds: Vec<f64> = suggested
+        .strip_prefix("between(value, ")
+        .and_then(|x| x.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{suggested}"))
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let lowest = lows.iter().copied().fold(f64::INFINITY, f64::min);
+    let highest = highs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert!(
+        bounds[0] <= lowest && bounds[0] > lowest - 3.0,
+        "{suggested} vs {lowest}"
+    );
+    assert!(
+        bounds[1] >= highest && bounds[1] < highest + 3.0,
+        "{suggested} vs {highest}"
+    );
+    assert_eq!(range["window"]["after"], 1, "only the spike: {range}");
+    assert_eq!(range["letsThrough"], json!([]));
+}

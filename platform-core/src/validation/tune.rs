@@ -14,7 +14,10 @@
 //! search then a bisection to the smallest value that lets every false alarm pass; a float is
 //! then widened by 2% and rounded outward to two significant digits, a whole number stays
 //! exact. Among the moves that pass all false alarms, the one losing the fewest standing
-//! failures, then changing the window's failures least, wins. A proposal that lets a standing
+//! failures, then changing the window's failures least, wins. When no single threshold passes
+//! them all (overridden highs and lows of one band), each threshold moves in the direction that
+//! helps most, just far enough for the false alarms it can pass, and the moves are tried
+//! together. A proposal that lets a standing
 //! failure through says so in `reason`, with the points.
 
 use super::config::{self, severity_name, Config};
@@ -247,17 +250,25 @@ pub fn thresholds(src: &str) -> Vec<Literal> {
 
 /// `src` with the literals at `spans` replaced by `x`.
 fn replace(src: &str, spans: &[&Literal], x: f64, int: bool) -> String {
-    let text = if int {
-        format!("{}", x as i64)
-    } else {
-        super::suggest::float_literal(x)
-    };
-    let text = if x < 0.0 { format!("({text})") } else { text };
+    replace_many(src, &[(spans, x, int)])
+}
+
+/// `src` with several groups of literals replaced, each by its value.
+fn replace_many(src: &str, edits: &[(&[&Literal], f64, bool)]) -> String {
+    let mut all: Vec<(&Literal, String)> = Vec::new();
+    for (spans, x, int) in edits {
+        let text = if *int {
+            format!("{}", *x as i64)
+        } else {
+            super::suggest::float_literal(*x)
+        };
+        let text = if *x < 0.0 { format!("({text})") } else { text };
+        all.extend(spans.iter().map(|l| (*l, text.clone())));
+    }
+    all.sort_by_key(|(l, _)| l.start);
     let mut out = String::with_capacity(src.len() + 8);
     let mut at = 0;
-    let mut spans: Vec<&&Literal> = spans.iter().collect();
-    spans.sort_by_key(|l| l.start);
-    for l in spans {
+    for (l, text) in all {
         out.push_str(&src[at..l.start]);
         out.push_str(&text);
         at = l.end;
@@ -588,7 +599,32 @@ impl Platform {
                 .iter()
                 .all(|(pt, t)| !s.fails_at(*pt, t.as_deref()))
         };
-        let mut best: Option<(usize, usize, f64, Proposal)> = None;
+        type Best = Option<(usize, usize, f64, Proposal)>;
+        let mut best: Best = None;
+        let consider = |best: &mut Best, expression: String, change: f64, scored: Scored| {
+            let lost: Vec<usize> = standing
+                .iter()
+                .enumerate()
+                .filter(|(_, (pt, t))| !scored.fails_at(*pt, t.as_deref()))
+                .map(|(i, _)| i)
+                .collect();
+            let rank = (lost.len(), scored.fails.len());
+            let better = best
+                .as_ref()
+                .is_none_or(|(l, f, c, _)| rank < (*l, *f) || (rank == (*l, *f) && change < *c));
+            if better {
+                *best = Some((
+                    rank.0,
+                    rank.1,
+                    change,
+                    Proposal {
+                        expression,
+                        scored,
+                        lost,
+                    },
+                ));
+            }
+        };
         for spans in groups.values() {
             let (v, int) = (spans[0].value, spans.iter().all(|l| l.int));
             for dir in [1.0, -1.0] {
@@ -613,29 +649,67 @@ impl Platform {
                 let Some(scored) = run(&expression)? else {
                     continue;
                 };
-                let lost: Vec<usize> = standing
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (pt, t))| !scored.fails_at(*pt, t.as_deref()))
-                    .map(|(i, _)| i)
-                    .collect();
                 let change = (chosen - v).abs() / v.abs().max(1e-12);
-                let rank = (lost.len(), scored.fails.len());
-                let better = best.as_ref().is_none_or(|(l, f, c, _)| {
-                    rank < (*l, *f) || (rank == (*l, *f) && change < *c)
-                });
-                if better {
-                    best = Some((
-                        rank.0,
-                        rank.1,
-                        change,
-                        Proposal {
-                            expression,
-                            scored,
-                            lost,
-                        },
-                    ));
+                consider(&mut best, expression, change, scored);
+            }
+        }
+        if best.is_some() || groups.len() < 2 {
+            return Ok(best.map(|(_, _, _, p)| p));
+        }
+        // No single threshold passes them all (say overridden highs and lows of a band): move
+        // each threshold, in the direction that lets the most of them pass, just far enough
+        // for those, and try the moves together.
+        let mut moves: Vec<(&[&Literal], f64, bool)> = Vec::new();
+        for spans in groups.values() {
+            let (v, int) = (spans[0].value, spans.iter().all(|l| l.int));
+            let far = if v != 0.0 { v.abs() } else { 1.0 } * 2f64.powi(30);
+            let mut pick: Option<(f64, Vec<usize>)> = None;
+            for dir in [1.0, -1.0] {
+                let Some(s) = run(&replace(&def.expression, spans, v + dir * far, int))? else {
+                    continue;
+                };
+                let helped: Vec<usize> = (0..false_alarms.len())
+                    .filter(|&i| {
+                        let (pt, t) = &false_alarms[i];
+                        !s.fails_at(*pt, t.as_deref())
+                    })
+                    .collect();
+                if !helped.is_empty() && pick.as_ref().is_none_or(|(_, h)| helped.len() > h.len()) {
+                    pick = Some((dir, helped));
                 }
+            }
+            let Some((dir, helped)) = pick else {
+                continue;
+            };
+            let passes_helped = |s: &Scored| {
+                helped.iter().all(|&i| {
+                    let (pt, t) = &false_alarms[i];
+                    !s.fails_at(*pt, t.as_deref())
+                })
+            };
+            let found = smallest_move(v, int, dir, |x| {
+                Ok(run(&replace(&def.expression, spans, x, int))?
+                    .is_some_and(|s| passes_helped(&s)))
+            })?;
+            if let Some(exact) = found {
+                let chosen = if int {
+                    exact
+                } else {
+                    round_relaxed(exact, dir)
+                };
+                moves.push((spans.as_slice(), chosen, int));
+            }
+        }
+        if moves.len() > 1 {
+            let expression = replace_many(&def.expression, &moves);
+            if let Some(scored) = run(&expression)?.filter(|s| passes_all(s)) {
+                let change = moves
+                    .iter()
+                    .map(|(spans, x, _)| {
+                        (x - spans[0].value).abs() / spans[0].value.abs().max(1e-12)
+                    })
+                    .sum();
+                consider(&mut best, expression, change, scored);
             }
         }
         Ok(best.map(|(_, _, _, p)| p))
@@ -687,6 +761,15 @@ mod tests {
         let lits = thresholds(src);
         assert_eq!(replace(src, &[&lits[0]], -7.0, true), "value > (-7)");
         assert_eq!(replace(src, &[&lits[0]], 2.0, true), "value > 2");
+        let src = "between(value, 35, 55)";
+        let lits = thresholds(src);
+        assert_eq!(
+            replace_many(
+                src,
+                &[(&[&lits[1]], 60.0, true), (&[&lits[0]], 31.5, false)]
+            ),
+            "between(value, 31.5, 60)"
+        );
     }
 
     #[test]
