@@ -753,3 +753,25 @@ async fn tune_moves_both_bounds_when_highs_and_lows_were_overridden() {
     assert_eq!(range["window"]["after"], 1, "only the spike: {range}");
     assert_eq!(range["letsThrough"], json!([]));
 }
+
+#[actix_rt::test]
+async fn tune_says_so_when_no_threshold_can_pass_the_false_alarms() {
+    let s = TestServer::at("2024-07-01T12:00:00Z");
+    let c = s.client(Role::Writer);
+    save_series(&c, "A:B", &[(118, 1.0), (119, -2.0), (120, 3.0)]).await;
+    let cfg = json!({"_id": "A:B", "kind": "timeseries", "checks": [{"name": "Sign", "expression": "!is_negative(value)"}]});
+    assert_eq!(c.post("/validationconfig/v1", cfg).await.status, 200);
+    let r = c
+        .post(
+            "/validation/v1?_function=tune",
+            json!({"items": [{"target": "A:B", "points": [day(119)]}]}),
+        )
+        .await;
+    let sign = &results(&r)[0]["checks"][0];
+    assert_eq!(sign["suggested"], Value::Null, "{sign}");
+    assert_eq!(sign["window"], json!({"runs": 3, "before": 1, "after": 1}));
+    assert!(
+        sign["reason"].as_str().unwrap().contains("no threshold"),
+        "{sign}"
+    );
+}

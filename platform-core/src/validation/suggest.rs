@@ -161,6 +161,26 @@ pub fn literal(x: f64) -> String {
     s
 }
 
+/// A number for a sentence: four significant digits.
+pub fn short(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return literal(x);
+    }
+    let step = 10f64.powi(x.abs().log10().floor() as i32 - 3);
+    let d = decimals_of(step) as i32;
+    let scale = 10f64.powi(d);
+    literal(((x / step).round() * step * scale).round() / scale)
+}
+
+/// A move for a sentence: a percentage when relative.
+fn amount(x: f64, relative: bool) -> String {
+    if relative {
+        format!("{}%", short(x * 100.0))
+    } else {
+        short(x)
+    }
+}
+
 /// A float literal (always with a decimal point).
 pub fn float_literal(x: f64) -> String {
     let s = literal(x);
@@ -746,10 +766,7 @@ pub fn series_candidates(
             "Positive",
             "value > 0".into(),
             CheckScope::Point,
-            format!(
-                "all {n} fitted values were above 0 (lowest {})",
-                literal(min)
-            ),
+            format!("all {n} fitted values were above 0 (lowest {})", short(min)),
             false,
         ));
     } else if min == 0.0 {
@@ -782,10 +799,10 @@ pub fn series_candidates(
                 CheckScope::Point,
                 format!(
                     "the middle half of the {n} fitted values lies between {} and {} (lowest {}, highest {}); the band reaches 3 interquartile ranges beyond it, rounded outward{}",
-                    literal(round_to(quantile(&s, 0.25), step_for(max - min), false)),
-                    literal(round_to(quantile(&s, 0.75), step_for(max - min), true)),
-                    literal(min),
-                    literal(max),
+                    short(quantile(&s, 0.25)),
+                    short(quantile(&s, 0.75)),
+                    short(min),
+                    short(max),
                     if min >= 0.0 && lo == 0.0 { " and cut at 0" } else { "" }
                 ),
                 true,
@@ -808,8 +825,8 @@ pub fn series_candidates(
             CheckScope::Point,
             format!(
                 "the {n} fitted values have median {} and median absolute deviation {}; the band is the median -/+ 4 x 1.4826 x MAD (about 4 standard deviations of normal data), rounded outward; a value outside it is worth a look",
-                literal((median * 1e6).round() / 1e6),
-                literal((mad * 1e6).round() / 1e6)
+                short(median),
+                short(mad)
             ),
             true,
         );
@@ -844,26 +861,22 @@ pub fn series_candidates(
     let q95 = quantile_lower(&moves, 0.95);
     if moves.len() >= MIN_FIT && q95 > 0.0 {
         let x = round_up_sig(3.0 * q95);
-        let (f, unit) = if relative {
-            ("pct_change", "relative")
-        } else {
-            ("change", "absolute")
-        };
+        let f = if relative { "pct_change" } else { "change" };
         out.push(candidate(
             "move",
             "Move",
             format!("!(abs({f}(1)) > {x} && abs({f}(2)) > {x})", x = float_literal(x)),
             CheckScope::Point,
             format!(
-                "95% of the {} fitted values moved at most {} ({unit}) from the nearer of the two previous values{}; the limit is three times that, rounded up: a value fails when it moved more than {} from both, as a spike does (the value after it, back to normal, passes)",
+                "95% of the {} fitted values moved at most {} from the nearer of the two previous values{}; the limit is three times that, rounded up: a value fails when it moved more than {} from both, as a spike does (the value after it, back to normal, passes)",
                 moves.len(),
-                literal((q95 * 1e6).round() / 1e6),
+                amount(q95, relative),
                 if left_out > 0 {
                     format!(" ({left_out} move(s) more than {OUTLIER_FACTOR} times the median move left out)")
                 } else {
                     String::new()
                 },
-                literal(x)
+                amount(x, relative)
             ),
             true,
         ));
@@ -967,7 +980,7 @@ pub fn curve_candidates(
             CheckScope::Tenor,
             format!(
                 "all {n} fitted contract values were above 0 (lowest {})",
-                literal(present[0])
+                short(present[0])
             ),
             false,
         ));
@@ -1074,10 +1087,10 @@ pub fn curve_candidates(
     let q95 = quantile_lower(&moves, 0.95);
     let message = if moves.len() >= MIN_FIT && q95 > 0.0 {
         let x = round_up_sig(3.0 * q95);
-        let (f, unit) = if relative {
-            ("tenor_pct_change", "relative")
+        let f = if relative {
+            "tenor_pct_change"
         } else {
-            ("tenor_change", "absolute")
+            "tenor_change"
         };
         out.push(candidate(
             "tenor_move",
@@ -1085,15 +1098,15 @@ pub fn curve_candidates(
             format!("!(abs({f}(1)) > {x} && abs({f}(2)) > {x})", x = float_literal(x)),
             CheckScope::Tenor,
             format!(
-                "95% of {} fitted contract prices moved at most {} ({unit}) from the nearer of their two previous curves{}; the limit is three times that, rounded up: a contract fails when it moved more than {} from both (a shifted curve), while the curve after it passes",
+                "95% of {} fitted contract prices moved at most {} from the nearer of their two previous curves{}; the limit is three times that, rounded up: a contract fails when it moved more than {} from both (a shifted curve), while the curve after it passes",
                 moves.len(),
-                literal((q95 * 1e6).round() / 1e6),
+                amount(q95, relative),
                 if left_out > 0 {
                     format!(" ({left_out} curve(s) whose typical move was more than {OUTLIER_FACTOR} times the usual left out)")
                 } else {
                     String::new()
                 },
-                literal(x)
+                amount(x, relative)
             ),
             true,
         ));
@@ -1379,6 +1392,9 @@ mod tests {
         assert_eq!(literal(70.0), "70");
         assert_eq!(literal(0.044), "0.044");
         assert_eq!(float_literal(2.0), "2.0");
+        assert_eq!(short(0.0305551), "0.03056");
+        assert_eq!(short(51.342763), "51.34");
+        assert_eq!(amount(0.0305551, true), "3.056%");
     }
 
     #[test]

@@ -520,10 +520,12 @@ impl Platform {
                         })
                         .collect();
                     let mut reason = format!(
-                        "the smallest rounded change that passes the {} overridden point(s)",
+                        "the smallest rounded change that lets the {} false alarm(s) pass (the given points that were overridden or have no failing record)",
                         false_alarms.len()
                     );
-                    if lost.is_empty() {
+                    if standing.is_empty() {
+                        reason.push_str("; no failure in the window was left standing");
+                    } else if lost.is_empty() {
                         reason.push_str(&format!(
                             "; it keeps all {} standing failure(s)",
                             standing.len()
@@ -549,7 +551,7 @@ impl Platform {
                 None => {
                     check["suggested"] = Value::Null;
                     check["reason"] = json!(format!(
-                        "no single threshold of this check lets all {} overridden point(s) pass: change the expression (a guard such as `|| is_weekend()`), or keep overriding",
+                        "no threshold of this check lets all {} false alarm(s) pass: change the expression (add a guard for what those points share), or keep overriding them",
                         false_alarms.len()
                     ));
                     check["window"] = window(s.fails.len());
