@@ -1664,6 +1664,22 @@ impl Platform {
     }
 }
 
+/// The status of each stored record of a data item, by point text.
+pub(crate) fn record_statuses(
+    tx: &dyn ReadTx,
+    scope: &Scope,
+    target: &str,
+) -> Result<std::collections::HashMap<String, &'static str>> {
+    let mut out = std::collections::HashMap::new();
+    for row in tx.record_chunks(scope, Some(&[target.to_string()]), None, None)? {
+        let chunk = Chunk::decode(&row.target, row.seq, &row.body)?;
+        for r in &chunk.records {
+            out.insert(chunk.texts(r).0, status_name(r.status));
+        }
+    }
+    Ok(out)
+}
+
 /// Most record ids and points a runMany item lists.
 pub const MAX_LISTED: usize = 100;
 

@@ -422,11 +422,11 @@ impl Platform {
         out.insert("points".into(), json!(loaded.len()));
         // Labels of the asked points and of every failing point, from their records.
         let mut labels: HashMap<usize, Label> = HashMap::new();
+        let stored = super::run::record_statuses(tx, &scope, target)?;
         let record_status = |pos: usize| -> Result<Option<String>> {
-            let id = format!("{target}:{}", loaded.label(pos));
-            Ok(tx
-                .record(&scope, &id)?
-                .and_then(|r| r.get("status").and_then(Value::as_str).map(str::to_string)))
+            Ok(stored
+                .get(loaded.label(pos).as_str())
+                .map(|s| s.to_string()))
         };
         for &pos in &loaded.asked {
             let label = match record_status(pos)?.as_deref() {
