@@ -586,13 +586,11 @@ fn build(
                 .push((format!("{}:{point}", chunk.target), point));
         }
         if let Some(a) = &mut built.answers {
-            let full = chunk.materialize(rec);
-            let mut item = Map::with_capacity(RESULT_FIELDS.len() + 2);
-            for k in RESULT_FIELDS {
-                if let Some(v) = full.get(k) {
-                    item.insert(k.to_string(), v.clone());
-                }
-            }
+            let mut item: Map<String, Value> = chunk
+                .materialize(rec)
+                .into_iter()
+                .filter(|(k, _)| RESULT_FIELDS.contains(&k.as_str()))
+                .collect();
             item.insert("status".into(), json!(t.status));
             item.insert(
                 "previous".into(),
