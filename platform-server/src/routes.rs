@@ -24,6 +24,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     crate::secrets::register(cfg);
     crate::extensions::register(cfg);
     crate::validation::register(cfg);
+    crate::automation::register(cfg);
     cfg.service(
         web::resource("/{service}")
             .route(web::get().to(build_info))
@@ -287,6 +288,22 @@ async fn get_current(
     };
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
+    if let Some(function) = params.get("_function") {
+        if function != "listAutomations" {
+            return Err(ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("unknown _function \"{function}\" on an item: use listAutomations"),
+            ));
+        }
+        let templates = as_caller(&req, &state, move |p, who| {
+            p.list_automations(who, &service, source, &key)
+        })
+        .await?;
+        let total = templates.len() as u64;
+        return Ok(HttpResponse::Ok()
+            .insert_header((TOTAL_COUNT_HEADER, total.to_string()))
+            .json(templates));
+    }
     let output = Output::choose(&req, &params)?;
     let project = Projection::from_params(&params)?;
     let profile = params.get("_profile").map(str::to_string);

@@ -165,6 +165,56 @@ pub struct SecretRow {
     pub user: String,
 }
 
+/// An event waiting in the outbox for the delivery worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutboxEntry {
+    /// Order of arrival (increasing).
+    pub seq: i64,
+    /// The scope of the change (public for public items).
+    pub scope: Scope,
+    /// The event (`{service, source, id, action, timestamp, user, tenant, environment, data}`).
+    pub event: Map<String, Value>,
+}
+
+/// One event on its way to one automation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeliveryRow {
+    /// Order of creation (0 for a row not stored yet).
+    pub seq: i64,
+    /// The scope of the automation.
+    pub scope: Scope,
+    /// The automation id.
+    pub automation: String,
+    /// The item the event is about (`service/source/id`): deliveries of one item to one
+    /// automation go in order.
+    pub item: String,
+    /// `pending`, `running`, `success` or `failed`.
+    pub status: String,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// When the next attempt is due (RFC 3339).
+    pub next_at: String,
+    /// The event.
+    pub event: Map<String, Value>,
+}
+
+/// Which automation log entries to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogQuery {
+    /// Only this automation.
+    pub automation: Option<String>,
+    /// Only this status.
+    pub status: Option<String>,
+    /// Entries at or after this instant (RFC 3339).
+    pub from: Option<String>,
+    /// Entries at or before this instant (RFC 3339).
+    pub to: Option<String>,
+    /// Items to skip.
+    pub skip: u64,
+    /// Most items (all when `None`).
+    pub limit: Option<u64>,
+}
+
 /// A consistent read-only view of the store.
 pub trait ReadTx {
     /// How many tenants exist.
@@ -263,6 +313,28 @@ pub trait ReadTx {
     fn secrets(&self, scope: &Scope) -> Result<Vec<SecretRow>>;
     /// The audit trail of deletions of one document, oldest first.
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>>;
+    /// One automation of a scope.
+    fn automation(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>>;
+    /// The automations of a scope, by id.
+    fn automations(&self, scope: &Scope) -> Result<Vec<Map<String, Value>>>;
+    /// The automations of every scope, with their scopes (for events on public items).
+    fn all_automations(&self) -> Result<Vec<(Scope, Map<String, Value>)>>;
+    /// The oldest event of the outbox.
+    fn next_event(&self) -> Result<Option<OutboxEntry>>;
+    /// The oldest delivery with status `pending` due at `now` (RFC 3339) whose item has no
+    /// earlier unfinished delivery to the same automation.
+    fn next_delivery(&self, now: &str) -> Result<Option<DeliveryRow>>;
+    /// The deliveries with a status (any scope), oldest first.
+    fn deliveries(&self, status: &str) -> Result<Vec<DeliveryRow>>;
+    /// Automation log entries of a scope, newest first, with the total before paging.
+    fn automation_log(&self, scope: &Scope, query: &LogQuery) -> Result<Page<Map<String, Value>>>;
+    /// Emails kept in the mail outbox of a scope, newest first, with the total before paging.
+    fn mails(
+        &self,
+        scope: &Scope,
+        skip: u64,
+        limit: Option<u64>,
+    ) -> Result<Page<Map<String, Value>>>;
 }
 
 /// A unit of work; nothing is visible to others until [`WriteTx::commit`].
@@ -354,6 +426,21 @@ pub trait WriteTx: ReadTx {
     /// After versions of an object were deleted: drops data rows no remaining version can see,
     /// and makes current again the rows that were current at the highest remaining version.
     fn prune_data(&mut self, scope: &Scope, object: &str, remaining: &[u32]) -> Result<()>;
+    /// Creates or overwrites an automation (`_id` is read from it).
+    fn put_automation(&mut self, scope: &Scope, doc: &Map<String, Value>) -> Result<()>;
+    /// Deletes an automation; returns whether it existed.
+    fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool>;
+    /// Appends an event to the outbox.
+    fn append_event(&mut self, scope: &Scope, event: &Map<String, Value>) -> Result<()>;
+    /// Removes an event from the outbox (it was fanned out to its deliveries).
+    fn remove_event(&mut self, seq: i64) -> Result<()>;
+    /// Stores a new delivery (`seq` 0) or updates one.
+    fn put_delivery(&mut self, row: &DeliveryRow) -> Result<()>;
+    /// Appends an entry to the automation log of a scope (`automation`, `status` and
+    /// `timestamp` are read from it).
+    fn append_log(&mut self, scope: &Scope, entry: &Map<String, Value>) -> Result<()>;
+    /// Keeps an email in the mail outbox of a scope.
+    fn append_mail(&mut self, scope: &Scope, mail: &Map<String, Value>) -> Result<()>;
     /// Makes every write of this transaction durable and visible.
     fn commit(self: Box<Self>) -> Result<()>;
 }

@@ -1,0 +1,273 @@
+//! Events and automations.
+//!
+//! Every change appends an event to the outbox in the transaction of the change ([`emit`]); a
+//! worker ([`Platform::deliver_next`]) fans each event out to the automations whose conditions
+//! match it, then delivers each to its target at least once, in order per item and automation,
+//! with retries and backoff, writing every attempt to the automation log.
+//!
+//! | Module | Holds |
+//! |---|---|
+//! | [`automations`] | the automation service: save, list, get, delete, enable/disable; owned automations of `runOnUpdate` configurations |
+//! | [`targets`] | the built-in targets (the action service) and `listAutomations` templates |
+//! | [`deliver`] | the worker steps, the targets' effects, transformers, the log and the mail outbox |
+//!
+//! An event is `{service, source, id, action, timestamp, user, tenant, environment, data}`.
+
+pub mod automations;
+pub mod deliver;
+pub mod targets;
+
+use crate::auth::Principal;
+use crate::error::Result;
+use crate::ids::Scope;
+use crate::store::WriteTx;
+use serde_json::{json, Map, Value};
+
+/// The services that raise events, with their actions.
+pub const EVENT_SERVICES: &[(&str, &[&str])] = &[
+    ("object", &["create", "update", "delete"]),
+    ("type", &["create", "update", "delete"]),
+    ("script", &["create", "update", "delete"]),
+    ("secret", &["create", "update", "delete"]),
+    ("validationconfig", &["create", "update", "delete"]),
+    ("data", &["update", "invalid", "validated"]),
+    ("validation", &["failed", "warning", "success"]),
+    (
+        "extension",
+        &[
+            "create",
+            "update",
+            "delete",
+            "install",
+            "upgrade",
+            "uninstall",
+        ],
+    ),
+];
+
+/// Actions that only automations naming them receive (not those on `*`).
+pub const EXPLICIT_ACTIONS: [&str; 2] = ["invalid", "validated"];
+
+/// The actions of an event service, if it is one.
+pub fn actions_of(service: &str) -> Option<&'static [&'static str]> {
+    EVENT_SERVICES
+        .iter()
+        .find(|(s, _)| *s == service)
+        .map(|(_, a)| *a)
+}
+
+/// Builds an event raised by `p` about item `id` of `service` in `scope`.
+pub fn event(
+    p: &Principal,
+    scope: &Scope,
+    service: &str,
+    id: &str,
+    action: &str,
+    timestamp: &str,
+    data: Value,
+) -> Map<String, Value> {
+    let source = if scope.is_public() {
+        "public"
+    } else {
+        "private"
+    };
+    let Value::Object(map) = json!({
+        "service": service, "source": source, "id": id, "action": action,
+        "timestamp": timestamp, "user": p.user, "tenant": p.tenant,
+        "environment": p.environment, "data": data,
+    }) else {
+        unreachable!("a json! object literal is an object")
+    };
+    map
+}
+
+/// Appends an event to the outbox, in the caller's transaction.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn emit(
+    tx: &mut dyn WriteTx,
+    p: &Principal,
+    scope: &Scope,
+    service: &str,
+    id: &str,
+    action: &str,
+    timestamp: &str,
+    data: Value,
+) -> Result<()> {
+    let ev = event(p, scope, service, id, action, timestamp, data);
+    tx.append_event(scope, &ev)
+}
+
+/// Whether an automation condition matches an event.
+pub fn condition_matches(cond: &Value, ev: &Map<String, Value>) -> bool {
+    let field = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
+    let ev_field = |k: &str| ev.get(k).and_then(Value::as_str).unwrap_or_default();
+    let want = |k: &str, default: &str| field(cond, k).unwrap_or_else(|| default.to_string());
+    let source = want("source", "private");
+    let service = want("service", "");
+    let id = want("id", "*");
+    let action = want("action", "*");
+    let ev_action = ev_field("action");
+    (source == "*" || source == ev_field("source"))
+        && service == ev_field("service")
+        && (id == "*" || id == ev_field("id"))
+        && (action == ev_action || (action == "*" && !EXPLICIT_ACTIONS.contains(&ev_action)))
+}
+
+/// Whether an automation (enabled) has a condition matching the event.
+pub fn automation_matches(automation: &Map<String, Value>, ev: &Map<String, Value>) -> bool {
+    automation.get("enabled").and_then(Value::as_bool) != Some(false)
+        && automation
+            .get("conditions")
+            .and_then(Value::as_array)
+            .is_some_and(|cs| cs.iter().any(|c| condition_matches(c, ev)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(service: &str, id: &str, action: &str) -> Map<String, Value> {
+        let Value::Object(m) =
+            json!({"service": service, "source": "private", "id": id, "action": action})
+        else {
+            unreachable!()
+        };
+        m
+    }
+
+    #[test]
+    fn conditions_match_by_source_service_id_and_action() {
+        let c = json!({"source": "private", "service": "object", "id": "*", "action": "*"});
+        assert!(condition_matches(&c, &ev("object", "A", "update")));
+        assert!(!condition_matches(&c, &ev("type", "A", "update")));
+        let c = json!({"service": "object", "id": "A", "action": "delete"});
+        assert!(condition_matches(&c, &ev("object", "A", "delete")));
+        assert!(!condition_matches(&c, &ev("object", "A", "update")));
+        assert!(!condition_matches(&c, &ev("object", "B", "delete")));
+        let c = json!({"source": "public", "service": "object", "id": "*", "action": "*"});
+        assert!(!condition_matches(&c, &ev("object", "A", "update")));
+    }
+
+    #[test]
+    fn invalid_and_validated_reach_only_automations_that_name_them() {
+        let all = json!({"service": "data", "id": "*", "action": "*"});
+        assert!(condition_matches(&all, &ev("data", "A:S", "update")));
+        assert!(!condition_matches(&all, &ev("data", "A:S", "invalid")));
+        assert!(!condition_matches(&all, &ev("data", "A:S", "validated")));
+        let named = json!({"service": "data", "id": "*", "action": "validated"});
+        assert!(condition_matches(&named, &ev("data", "A:S", "validated")));
+    }
+}
+
+/// The id of the public script that turns a data `invalid` event into an HTML email.
+pub const EMAIL_VALIDATION_FAILED: &str = "#email-validation-failed";
+
+/// The mustache source of [`EMAIL_VALIDATION_FAILED`]: it renders the fields of an `invalid`
+/// event (target, kind, name, status, message, points, failed tenors).
+pub const EMAIL_VALIDATION_FAILED_SOURCE: &str = r#"<!DOCTYPE html>
+<html><body style="font-family: sans-serif">
+<h2>Validation {{status}}: {{name}}</h2>
+<table cellpadding="4">
+<tr><th align="left">Target</th><td>{{target}}</td></tr>
+<tr><th align="left">Kind</th><td>{{kind}}</td></tr>
+<tr><th align="left">Name</th><td>{{name}}</td></tr>
+<tr><th align="left">Status</th><td>{{status}}</td></tr>
+<tr><th align="left">Message</th><td>{{message}}</td></tr>
+<tr><th align="left">Checked by</th><td>{{user}} ({{origin}}) at {{timestamp}}</td></tr>
+</table>
+<h3>Points</h3>
+<ul>{{#points}}<li>{{.}}</li>{{/points}}</ul>
+{{#failedTenors.0}}<h3>Failed tenors</h3>{{/failedTenors.0}}
+<ul>{{#failedTenors}}<li>{{.}}</li>{{/failedTenors}}</ul>
+</body></html>
+"#;
+
+impl crate::Platform {
+    /// Stores the built-in public scripts when absent (every fresh database has them).
+    pub(crate) fn seed_builtins(&self) -> Result<()> {
+        let scope = Scope::public();
+        let coll = crate::store::Collection::Script;
+        if self
+            .read()?
+            .current(coll, &scope, EMAIL_VALIDATION_FAILED)?
+            .is_some()
+        {
+            return Ok(());
+        }
+        let Value::Object(body) = json!({
+            "_id": EMAIL_VALIDATION_FAILED, "_type": "VarScript", "scriptType": "mustache",
+            "category": "automation",
+            "description": "Turns a data invalid event into an HTML email (target, kind, name, status, message, points, failed tenors)",
+            "script": EMAIL_VALIDATION_FAILED_SOURCE,
+        }) else {
+            unreachable!("a json! object literal is an object")
+        };
+        let now = crate::clock::format_instant(self.now());
+        self.write(|tx| {
+            if tx.current(coll, &scope, EMAIL_VALIDATION_FAILED)?.is_some() {
+                return Ok(());
+            }
+            let v = crate::store::StoredVersion {
+                id: EMAIL_VALIDATION_FAILED.into(),
+                version: 1,
+                body,
+                timestamp: now,
+                user: "platform".into(),
+                reason: Some("built in".into()),
+                tags: Vec::new(),
+            };
+            tx.put_version(coll, &scope, &v)?;
+            tx.set_current(coll, &scope, EMAIL_VALIDATION_FAILED, Some(1))
+        })
+    }
+}
+
+/// Most observation times a data `update` event lists; a larger save sends `from` and `to`.
+pub const MAX_EVENT_POINTS: usize = 10_000;
+
+/// The `data` of a data `update` event: the data header (`_id` the data id) with what the
+/// save wrote: `points` (observation times, or `from`/`to` and `count` past
+/// [`MAX_EVENT_POINTS`]) for a time series, `ondate` for a curve, `replaced` when the whole
+/// series was replaced or removed.
+pub(crate) fn data_update(
+    stored: &crate::store::StoredVersion,
+    change: &crate::data::DataChange,
+) -> Value {
+    let mut data = stored
+        .body
+        .get(&change.name)
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    data.insert(
+        "_id".into(),
+        json!(format!("{}:{}", stored.id, change.name)),
+    );
+    data.insert("_objid".into(), json!(stored.id));
+    data.insert("_dataid".into(), json!(change.name));
+    data.insert("_version".into(), json!(stored.version));
+    if let Some(ondate) = &change.ondate {
+        data.insert("ondate".into(), json!(ondate));
+    }
+    let time = |t: i64| {
+        chrono::DateTime::from_timestamp_millis(t)
+            .map(crate::clock::format_instant)
+            .unwrap_or_default()
+    };
+    if !change.times.is_empty() {
+        if change.times.len() <= MAX_EVENT_POINTS {
+            let points: Vec<String> = change.times.iter().map(|t| time(*t)).collect();
+            data.insert("points".into(), json!(points));
+        }
+        data.insert("from".into(), json!(time(change.times[0])));
+        data.insert(
+            "to".into(),
+            json!(time(change.times[change.times.len() - 1])),
+        );
+        data.insert("count".into(), json!(change.times.len()));
+    }
+    if change.replaced {
+        data.insert("replaced".into(), json!(true));
+    }
+    Value::Object(data)
+}
