@@ -1,10 +1,8 @@
 //! Delivering events: the worker's two steps, the targets' effects, transformers, the
 //! automation log and the mail outbox.
 //!
-//! Step 1 (fan-out) takes the oldest outbox event, finds the enabled automations with a
-//! matching condition (for a public item: in every tenant and environment; for a private one:
-//! in its own), stores one `pending` delivery per automation and removes the event, in one
-//! transaction. Step 2 (attempt) takes the oldest due `pending` delivery whose item has no
+//! The change that raised an event stored one `pending` delivery per matching automation
+//! (`events::emit`). A worker step takes the oldest due `pending` delivery whose item has no
 //! earlier unfinished delivery to the same automation (so each automation sees an item's events
 //! in order), marks it `running`, runs the target as the automation's owner, and then marks it
 //! `success`, or `pending` again with a backoff (`retry_base` doubled per attempt, at most one
@@ -149,12 +147,9 @@ impl Platform {
         Ok(n)
     }
 
-    /// One step of the delivery worker: fans out the oldest outbox event, or else makes one
-    /// attempt of the oldest due delivery. Returns whether there was anything to do.
+    /// One step of the delivery worker: one attempt of the oldest due delivery. Returns whether
+    /// there was anything to do.
     pub fn deliver_next(&self) -> Result<bool> {
-        if self.fan_out_next()? {
-            return Ok(true);
-        }
         self.attempt_next()
     }
 
@@ -165,46 +160,6 @@ impl Platform {
             n += 1;
         }
         Ok(n)
-    }
-
-    fn fan_out_next(&self) -> Result<bool> {
-        let Some(entry) = self.read()?.next_event()? else {
-            return Ok(false);
-        };
-        let now = format_instant(self.now());
-        let candidates = if entry.scope.is_public() {
-            self.read()?.all_automations()?
-        } else {
-            self.read()?
-                .automations(&entry.scope)?
-                .into_iter()
-                .map(|a| (entry.scope.clone(), a))
-                .collect()
-        };
-        let item = format!(
-            "{}/{}/{}",
-            text(&entry.event, "service"),
-            text(&entry.event, "source"),
-            text(&entry.event, "id")
-        );
-        self.write(|tx| {
-            for (scope, automation) in &candidates {
-                if super::automation_matches(automation, &entry.event) {
-                    tx.put_delivery(&DeliveryRow {
-                        seq: 0,
-                        scope: scope.clone(),
-                        automation: text(automation, "_id").to_string(),
-                        item: item.clone(),
-                        status: "pending".into(),
-                        attempts: 0,
-                        next_at: now.clone(),
-                        event: entry.event.clone(),
-                    })?;
-                }
-            }
-            tx.remove_event(entry.seq)
-        })?;
-        Ok(true)
     }
 
     fn attempt_next(&self) -> Result<bool> {

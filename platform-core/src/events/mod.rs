@@ -1,9 +1,9 @@
 //! Events and automations.
 //!
-//! Every change appends an event to the outbox in the transaction of the change ([`emit`]); a
-//! worker ([`Platform::deliver_next`]) fans each event out to the automations whose conditions
-//! match it, then delivers each to its target at least once, in order per item and automation,
-//! with retries and backoff, writing every attempt to the automation log.
+//! Every change raises an event in the transaction of the change ([`emit`]): one delivery row
+//! per automation whose conditions match it (the outbox). A worker
+//! ([`crate::Platform::deliver_next`]) delivers each to its target at least once, in order per
+//! item and automation, with retries and backoff, writing every attempt to the automation log.
 //!
 //! | Module | Holds |
 //! |---|---|
@@ -20,7 +20,7 @@ pub mod targets;
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::ids::Scope;
-use crate::store::WriteTx;
+use crate::store::{DeliveryRow, WriteTx};
 use serde_json::{json, Map, Value};
 
 /// The services that raise events, with their actions.
@@ -81,7 +81,11 @@ pub fn event(
     map
 }
 
-/// Appends an event to the outbox, in the caller's transaction.
+/// Raises an event in the caller's transaction: one `pending` delivery is written for each
+/// enabled automation with a matching condition (for a public item: in every tenant and
+/// environment; for a private one: in its own). The deliveries are the outbox: they commit or
+/// roll back with the change, and only the worker acts on them. An event no automation wants
+/// leaves nothing behind.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn emit(
     tx: &mut dyn WriteTx,
@@ -94,7 +98,52 @@ pub(crate) fn emit(
     data: Value,
 ) -> Result<()> {
     let ev = event(p, scope, service, id, action, timestamp, data);
-    tx.append_event(scope, &ev)
+    let candidates = if scope.is_public() {
+        tx.all_automations()?
+    } else {
+        tx.automations(scope)?
+            .into_iter()
+            .map(|a| (scope.clone(), a))
+            .collect()
+    };
+    let item = format!(
+        "{service}/{}/{id}",
+        ev["source"].as_str().unwrap_or_default()
+    );
+    for (at, automation) in candidates {
+        if automation_matches(&automation, &ev) {
+            tx.put_delivery(&DeliveryRow {
+                seq: 0,
+                scope: at,
+                automation: automation
+                    .get("_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                item: item.clone(),
+                status: "pending".into(),
+                attempts: 0,
+                next_at: timestamp.to_string(),
+                event: ev.clone(),
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether any enabled automation of a scope (or, for a public item, of any scope) would
+/// receive an event (rules that must remember nothing when none would, ask first).
+pub(crate) fn wanted(
+    tx: &dyn crate::store::ReadTx,
+    ev: &Map<String, Value>,
+    scope: &Scope,
+) -> Result<bool> {
+    let automations: Vec<Map<String, Value>> = if scope.is_public() {
+        tx.all_automations()?.into_iter().map(|(_, a)| a).collect()
+    } else {
+        tx.automations(scope)?
+    };
+    Ok(automations.iter().any(|a| automation_matches(a, ev)))
 }
 
 /// Whether an automation condition matches an event.

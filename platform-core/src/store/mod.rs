@@ -165,18 +165,8 @@ pub struct SecretRow {
     pub user: String,
 }
 
-/// An event waiting in the outbox for the delivery worker.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OutboxEntry {
-    /// Order of arrival (increasing).
-    pub seq: i64,
-    /// The scope of the change (public for public items).
-    pub scope: Scope,
-    /// The event (`{service, source, id, action, timestamp, user, tenant, environment, data}`).
-    pub event: Map<String, Value>,
-}
-
-/// One event on its way to one automation.
+/// One event on its way to one automation (the outbox of events: written with the change
+/// that raised it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeliveryRow {
     /// Order of creation (0 for a row not stored yet).
@@ -319,8 +309,6 @@ pub trait ReadTx {
     fn automations(&self, scope: &Scope) -> Result<Vec<Map<String, Value>>>;
     /// The automations of every scope, with their scopes (for events on public items).
     fn all_automations(&self) -> Result<Vec<(Scope, Map<String, Value>)>>;
-    /// The oldest event of the outbox.
-    fn next_event(&self) -> Result<Option<OutboxEntry>>;
     /// The oldest delivery with status `pending` due at `now` (RFC 3339) whose item has no
     /// earlier unfinished delivery to the same automation.
     fn next_delivery(&self, now: &str) -> Result<Option<DeliveryRow>>;
@@ -430,10 +418,6 @@ pub trait WriteTx: ReadTx {
     fn put_automation(&mut self, scope: &Scope, doc: &Map<String, Value>) -> Result<()>;
     /// Deletes an automation; returns whether it existed.
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool>;
-    /// Appends an event to the outbox.
-    fn append_event(&mut self, scope: &Scope, event: &Map<String, Value>) -> Result<()>;
-    /// Removes an event from the outbox (it was fanned out to its deliveries).
-    fn remove_event(&mut self, seq: i64) -> Result<()>;
     /// Stores a new delivery (`seq` 0) or updates one.
     fn put_delivery(&mut self, row: &DeliveryRow) -> Result<()>;
     /// Appends an entry to the automation log of a scope (`automation`, `status` and

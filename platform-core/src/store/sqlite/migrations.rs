@@ -166,7 +166,8 @@ pub const STEPS: &[&str] = &[
     );
     CREATE INDEX jobs_status ON jobs(status, seq);
     "#,
-    // 6: events and automations: the outbox, automations, deliveries, their log, the mail outbox.
+    // 6: events and automations: automations, deliveries (the outbox: one row per event and
+    // matching automation, written with the change), their log, the mail outbox.
     r#"
     CREATE TABLE automations (
         tenant TEXT NOT NULL,
@@ -175,13 +176,6 @@ pub const STEPS: &[&str] = &[
         doc    TEXT NOT NULL,
         PRIMARY KEY (tenant, env, id)
     ) WITHOUT ROWID;
-    -- Events written with the change that raised them; the worker fans each out to deliveries.
-    CREATE TABLE outbox (
-        seq    INTEGER PRIMARY KEY AUTOINCREMENT,
-        tenant TEXT NOT NULL,
-        env    TEXT NOT NULL,
-        doc    TEXT NOT NULL
-    );
     CREATE TABLE deliveries (
         seq        INTEGER PRIMARY KEY AUTOINCREMENT,
         tenant     TEXT NOT NULL,

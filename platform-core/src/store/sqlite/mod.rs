@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
-    AuditEntry, Chunk, Collection, DataKey, DeliveryRow, LogQuery, OutboxEntry, Page, ReadTx,
-    SecretRow, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
+    AuditEntry, Chunk, Collection, DataKey, DeliveryRow, LogQuery, Page, ReadTx, SecretRow, Store,
+    StoredVersion, TokenRecord, TokenSelector, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -913,24 +913,6 @@ impl ReadTx for Tx<'_> {
         .collect()
     }
 
-    fn next_event(&self) -> Result<Option<OutboxEntry>> {
-        let row: Option<(i64, String, String, String)> = self
-            .conn
-            .prepare_cached("SELECT seq, tenant, env, doc FROM outbox ORDER BY seq LIMIT 1")
-            .db()?
-            .query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .optional()
-            .db()?;
-        row.map(|(seq, t, e, d)| {
-            Ok(OutboxEntry {
-                seq,
-                scope: Scope::private(&t, &e),
-                event: json_map(&d)?,
-            })
-        })
-        .transpose()
-    }
-
     fn next_delivery(&self, now: &str) -> Result<Option<DeliveryRow>> {
         self.conn
             .prepare_cached(&format!(
@@ -1049,25 +1031,6 @@ impl WriteTx for Tx<'_> {
             .execute(params![scope.tenant, scope.env, id])
             .db()?;
         Ok(n > 0)
-    }
-
-    fn append_event(&mut self, scope: &Scope, event: &Map<String, Value>) -> Result<()> {
-        let text = serde_json::to_string(event).map_err(|e| Error::Internal(e.to_string()))?;
-        self.conn
-            .prepare_cached("INSERT INTO outbox (tenant, env, doc) VALUES (?1, ?2, ?3)")
-            .db()?
-            .execute(params![scope.tenant, scope.env, text])
-            .db()?;
-        Ok(())
-    }
-
-    fn remove_event(&mut self, seq: i64) -> Result<()> {
-        self.conn
-            .prepare_cached("DELETE FROM outbox WHERE seq = ?1")
-            .db()?
-            .execute(params![seq])
-            .db()?;
-        Ok(())
     }
 
     fn put_delivery(&mut self, row: &DeliveryRow) -> Result<()> {
