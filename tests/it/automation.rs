@@ -1154,3 +1154,388 @@ async fn deliveries_survive_a_restart() {
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[1]["attempt"], 2, "the interrupted attempt counts");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Validation and data events
+
+async fn positive_config(c: &Client<'_>) {
+    let r = c
+        .post(
+            "/validationconfig/v1",
+            json!({"_id": "NBP:SPOT", "kind": "timeseries", "name": "NBP spot",
+               "checks": [{"name": "Positive", "expression": "value > 0"},
+                          {"name": "Small", "expression": "value < 100", "severity": "warning"}]}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+}
+
+async fn run(c: &Client<'_>, body: Value) -> Value {
+    let r = c.post("/validation/v1?_function=run", body).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    r.body
+}
+
+async fn set_value(c: &Client<'_>, day: u32, value: f64) {
+    c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "data": [{"time": format!("2024-07-{day:02}"), "value": value}]}}))
+        .await;
+}
+
+async fn record_id(c: &Client<'_>, day: u32) -> String {
+    let r = c.get("/validation/v1?_limit=-1").await;
+    r.body
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| {
+            x["point"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("2024-07-{day:02}"))
+        })
+        .unwrap_or_else(|| panic!("record of day {day} in {:?}", r.body))["_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn events_of(hook: &Webhook, action: &str) -> Vec<Value> {
+    hook.received()
+        .iter()
+        .map(Received::json)
+        .filter(|e| e["action"] == action)
+        .collect()
+}
+
+#[actix_rt::test]
+async fn validation_records_raise_events_only_when_their_status_changes() {
+    let s = server();
+    let admin = s.client(Role::Admin);
+    let hook = Webhook::start(vec![]);
+    automation(&admin, webhook_on(&hook.url(), "validation", "*", "*")).await;
+    series(&admin, &[10.0, -1.0, 150.0]).await;
+    positive_config(&admin).await;
+    run(
+        &admin,
+        json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-03"}),
+    )
+    .await;
+    deliver(&s);
+    let got: Vec<(String, String)> = hook
+        .received()
+        .iter()
+        .map(|r| {
+            let e = r.json();
+            (
+                e["action"].as_str().unwrap().into(),
+                e["data"]["point"].as_str().unwrap()[..10].to_string(),
+            )
+        })
+        .collect();
+    // A new passing record raises nothing; new failing and warning records do.
+    assert_eq!(
+        got,
+        [
+            ("failed".to_string(), "2024-07-02".to_string()),
+            ("warning".into(), "2024-07-03".into())
+        ]
+    );
+    let failed = &events_of(&hook, "failed")[0];
+    assert_eq!(failed["service"], "validation");
+    assert_eq!(failed["source"], "private");
+    assert_eq!(failed["data"]["status"], "failed");
+    assert_eq!(failed["id"], failed["data"]["_id"]);
+    // Re-running changes nothing: no events.
+    run(
+        &admin,
+        json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-03"}),
+    )
+    .await;
+    deliver(&s);
+    assert_eq!(hook.received().len(), 2);
+    // Override: success; removing it: failed again.
+    let id = record_id(&admin, 2).await;
+    let r = admin
+        .post(
+            "/validation/v1?_function=override",
+            json!({"ids": [id], "reason": "known spike"}),
+        )
+        .await;
+    assert_eq!(r.body[0]["ok"], true, "{:?}", r.body);
+    deliver(&s);
+    assert_eq!(events_of(&hook, "success").len(), 1);
+    assert_eq!(
+        events_of(&hook, "success")[0]["data"]["status"],
+        "overridden"
+    );
+    admin
+        .post(
+            "/validation/v1?_function=removeOverride",
+            json!({"ids": [id]}),
+        )
+        .await;
+    deliver(&s);
+    assert_eq!(events_of(&hook, "failed").len(), 2);
+    // Comments raise nothing; fixed data passes: success.
+    admin
+        .post(
+            "/validation/v1?_function=comment",
+            json!({"ids": [id], "message": "looking"}),
+        )
+        .await;
+    set_value(&admin, 2, 12.0).await;
+    run(
+        &admin,
+        json!({"target": "NBP:SPOT", "points": ["2024-07-02"]}),
+    )
+    .await;
+    deliver(&s);
+    assert_eq!(events_of(&hook, "success").len(), 2);
+    assert_eq!(hook.received().len(), 5);
+}
+
+#[actix_rt::test]
+async fn invalid_is_raised_when_data_starts_failing_and_not_on_reruns_or_tests() {
+    let s = server();
+    let admin = s.client(Role::Admin);
+    let hook = Webhook::start(vec![]);
+    let all = Webhook::start(vec![]);
+    automation(
+        &admin,
+        webhook_on(&hook.url(), "data", "NBP:SPOT", "invalid"),
+    )
+    .await;
+    automation(&admin, webhook_on(&all.url(), "data", "*", "*")).await;
+    series(&admin, &[10.0, -1.0, -2.0, 4.0]).await;
+    positive_config(&admin).await;
+    let range = json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-04"});
+    run(&admin, range.clone()).await;
+    deliver(&s);
+    let inv = events_of(&hook, "invalid");
+    assert_eq!(inv.len(), 1, "one event for the run");
+    let d = &inv[0]["data"];
+    assert_eq!(inv[0]["id"], "NBP:SPOT");
+    assert_eq!(d["target"], "NBP:SPOT");
+    assert_eq!(d["kind"], "timeseries");
+    assert_eq!(d["name"], "NBP spot");
+    assert_eq!(d["status"], "failed");
+    assert_eq!(d["points"].as_array().unwrap().len(), 2);
+    assert_eq!(d["records"].as_array().unwrap().len(), 2);
+    assert_eq!(d["user"], "admin-user");
+    assert_eq!(d["origin"], "manual");
+    assert!(d["message"].as_str().unwrap().contains("positive"), "{d}");
+    assert!(d.get("timestamp").is_some());
+    // The timeline shows it was sent as failing.
+    let id2 = record_id(&admin, 2).await;
+    let rec = admin.get(&format!("/validation/v1/{id2}")).await.body;
+    assert!(
+        rec["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["action"] == "sent-as-failing"),
+        "{rec}"
+    );
+    // Re-running on the same failing data, and tests, raise nothing.
+    run(&admin, range.clone()).await;
+    let t = admin
+        .post("/validation/v1?_function=test", range.clone())
+        .await;
+    assert_eq!(t.status, 200);
+    deliver(&s);
+    assert_eq!(events_of(&hook, "invalid").len(), 1);
+    // Failing again on different data raises it again (only that point).
+    set_value(&admin, 2, -5.0).await;
+    run(&admin, range.clone()).await;
+    deliver(&s);
+    let inv = events_of(&hook, "invalid");
+    assert_eq!(inv.len(), 2);
+    assert_eq!(inv[1]["data"]["points"].as_array().unwrap().len(), 1);
+    // After an override is removed it fails anew: raised again.
+    admin
+        .post(
+            "/validation/v1?_function=override",
+            json!({"ids": [id2], "reason": "ok"}),
+        )
+        .await;
+    admin
+        .post(
+            "/validation/v1?_function=removeOverride",
+            json!({"ids": [id2]}),
+        )
+        .await;
+    deliver(&s);
+    assert_eq!(events_of(&hook, "invalid").len(), 3);
+    // An override cleared by a run on changed, still failing data: raised again.
+    admin
+        .post(
+            "/validation/v1?_function=override",
+            json!({"ids": [id2], "reason": "ok"}),
+        )
+        .await;
+    set_value(&admin, 2, -7.0).await;
+    run(&admin, range.clone()).await;
+    deliver(&s);
+    assert_eq!(events_of(&hook, "invalid").len(), 4);
+    // Automations on all actions of data never get invalid.
+    assert!(events_of(&all, "invalid").is_empty());
+    assert!(!events_of(&all, "update").is_empty());
+}
+
+#[actix_rt::test]
+async fn validated_sends_each_version_of_passing_data_once_in_groups() {
+    let s = server();
+    let admin = s.client(Role::Admin);
+    let hook = Webhook::start(vec![]);
+    let all = Webhook::start(vec![]);
+    series(&admin, &[1.0, 2.0, -1.0, 4.0, 150.0]).await;
+    positive_config(&admin).await;
+    let range = json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-05"});
+    // No validated automation yet: nothing is remembered.
+    run(&admin, range.clone()).await;
+    automation(&admin, webhook_on(&all.url(), "data", "*", "*")).await;
+    let a = automation(
+        &admin,
+        webhook_on(&hook.url(), "data", "NBP:SPOT", "validated"),
+    )
+    .await;
+    deliver(&s);
+    assert!(hook.received().is_empty());
+    run(&admin, range.clone()).await;
+    deliver(&s);
+    let sent = events_of(&hook, "validated");
+    assert_eq!(
+        sent.len(),
+        2,
+        "two groups split by the failing observation: {sent:?}"
+    );
+    let first = &sent[0]["data"];
+    assert_eq!(first["_id"], "NBP:SPOT");
+    assert_eq!(first["_type"], "VarTimeSeries");
+    assert_eq!(first["data"].as_array().unwrap().len(), 2);
+    assert_eq!(first["data"][0]["value"], 1.0);
+    assert!(first["range"]["from"]
+        .as_str()
+        .unwrap()
+        .starts_with("2024-07-01"));
+    assert!(first["range"]["to"]
+        .as_str()
+        .unwrap()
+        .starts_with("2024-07-02"));
+    assert_eq!(first["_validation"]["status"], "valid");
+    assert_eq!(first["_validation"]["records"].as_array().unwrap().len(), 2);
+    assert_eq!(first["_validation"]["origin"], "manual");
+    assert_eq!(first["_validation"]["user"], "admin-user");
+    let second = &sent[1]["data"];
+    assert_eq!(second["data"].as_array().unwrap().len(), 2);
+    assert_eq!(second["_validation"]["status"], "warning", "150 warns");
+    let all_values: Vec<f64> = sent
+        .iter()
+        .flat_map(|e| {
+            e["data"]["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["value"].as_f64().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!all_values.contains(&-1.0), "a failure is never sent");
+    let id1 = record_id(&admin, 1).await;
+    let rec = admin.get(&format!("/validation/v1/{id1}")).await.body;
+    assert!(rec["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["action"] == "sent-as-validated"));
+    // Re-running unchanged data sends nothing; tests and partial runs send nothing.
+    run(&admin, range.clone()).await;
+    set_value(&admin, 1, 3.0).await;
+    admin
+        .post("/validation/v1?_function=test", range.clone())
+        .await;
+    let mut partial = range.clone();
+    partial["checks"] = json!(["positive"]);
+    run(&admin, partial).await;
+    deliver(&s);
+    assert_eq!(events_of(&hook, "validated").len(), 2);
+    // Changed data that passes is sent again (only that observation).
+    run(&admin, range.clone()).await;
+    deliver(&s);
+    let sent = events_of(&hook, "validated");
+    assert_eq!(sent.len(), 3);
+    assert_eq!(
+        sent[2]["data"]["data"],
+        json!([{"time": sent[2]["data"]["data"][0]["time"], "value": 3.0}])
+    );
+    // An override sends the overridden observation, with its reason.
+    let id3 = record_id(&admin, 3).await;
+    admin
+        .post(
+            "/validation/v1?_function=override",
+            json!({"ids": [id3], "reason": "holiday"}),
+        )
+        .await;
+    deliver(&s);
+    let sent = events_of(&hook, "validated");
+    assert_eq!(sent.len(), 4);
+    let v = &sent[3]["data"]["_validation"];
+    assert_eq!(v["status"], "overridden");
+    assert_eq!(v["checkedStatus"], "failed");
+    assert_eq!(
+        v["override"],
+        json!({"reason": "holiday", "user": "admin-user"})
+    );
+    // Removing it takes nothing back and sends nothing.
+    admin
+        .post(
+            "/validation/v1?_function=removeOverride",
+            json!({"ids": [id3]}),
+        )
+        .await;
+    deliver(&s);
+    assert_eq!(events_of(&hook, "validated").len(), 4);
+    // Automations on all actions never get validated; the log names the automation.
+    assert!(events_of(&all, "validated").is_empty());
+    let entries = log(
+        &admin,
+        &format!("?automation={}", a["_id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!(entries.len(), 4);
+}
+
+#[actix_rt::test]
+async fn the_email_validation_failed_script_turns_invalid_data_into_an_html_email() {
+    let s = server();
+    let admin = s.client(Role::Admin);
+    automation(&admin, json!({"target": "platform.email",
+        "properties": {"to": "desk@example.com", "subject": "Data failed validation", "attachment": false, "@transformer": "#email-validation-failed"},
+        "conditions": [{"source": "private", "service": "data", "id": "*", "action": "invalid"}]})).await;
+    series(&admin, &[10.0, -1.0]).await;
+    positive_config(&admin).await;
+    run(
+        &admin,
+        json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-02"}),
+    )
+    .await;
+    deliver(&s);
+    let mail = admin.get("/automation/v1/mail").await;
+    assert_eq!(mail.total(), 1, "{:?}", log(&admin, "").await);
+    let m = &mail.body[0];
+    assert_eq!(m["subject"], "Data failed validation");
+    assert_eq!(m["contentType"], "text/html");
+    assert!(m["attachment"].is_null());
+    let html = m["body"].as_str().unwrap();
+    for part in [
+        "NBP:SPOT",
+        "timeseries",
+        "NBP spot",
+        "failed",
+        "positive",
+        "2024-07-02",
+    ] {
+        assert!(html.contains(part), "{part} in {html}");
+    }
+    assert!(html.starts_with("<!DOCTYPE html>"));
+}

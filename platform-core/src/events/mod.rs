@@ -9,12 +9,14 @@
 //! |---|---|
 //! | [`automations`] | the automation service: save, list, get, delete, enable/disable; owned automations of `runOnUpdate` configurations |
 //! | [`targets`] | the built-in targets (the action service) and `listAutomations` templates |
+//! | [`rules`] | which validation record changes raise `failed`/`warning`/`success`, and data `invalid`/`validated` |
 //! | [`deliver`] | the worker steps, the targets' effects, transformers, the log and the mail outbox |
 //!
 //! An event is `{service, source, id, action, timestamp, user, tenant, environment, data}`.
 
 pub mod automations;
 pub mod deliver;
+pub mod rules;
 pub mod targets;
 
 use crate::auth::Principal;
@@ -98,6 +100,44 @@ pub(crate) fn emit(
     data: Value,
 ) -> Result<()> {
     let ev = event(p, scope, service, id, action, timestamp, data);
+    deliver_to_matching(tx, scope, ev)
+}
+
+/// Raises an event about the caller's own view of an item (its validation of public data,
+/// say): only automations of the caller's tenant and environment receive it, whatever
+/// `source` the event names.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn emit_private(
+    tx: &mut dyn WriteTx,
+    p: &Principal,
+    source: &str,
+    service: &str,
+    id: &str,
+    action: &str,
+    timestamp: &str,
+    data: Value,
+) -> Result<()> {
+    let mut ev = event(p, &p.private_scope(), service, id, action, timestamp, data);
+    ev.insert("source".into(), json!(source));
+    deliver_to_matching(tx, &p.private_scope(), ev)
+}
+
+fn deliver_to_matching(tx: &mut dyn WriteTx, scope: &Scope, ev: Map<String, Value>) -> Result<()> {
+    let timestamp = ev
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let (service, id) = (
+        ev.get("service")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        ev.get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+    );
     let candidates = if scope.is_public() {
         tx.all_automations()?
     } else {
@@ -123,27 +163,12 @@ pub(crate) fn emit(
                 item: item.clone(),
                 status: "pending".into(),
                 attempts: 0,
-                next_at: timestamp.to_string(),
+                next_at: timestamp.clone(),
                 event: ev.clone(),
             })?;
         }
     }
     Ok(())
-}
-
-/// Whether any enabled automation of a scope (or, for a public item, of any scope) would
-/// receive an event (rules that must remember nothing when none would, ask first).
-pub(crate) fn wanted(
-    tx: &dyn crate::store::ReadTx,
-    ev: &Map<String, Value>,
-    scope: &Scope,
-) -> Result<bool> {
-    let automations: Vec<Map<String, Value>> = if scope.is_public() {
-        tx.all_automations()?.into_iter().map(|(_, a)| a).collect()
-    } else {
-        tx.automations(scope)?
-    };
-    Ok(automations.iter().any(|a| automation_matches(a, ev)))
 }
 
 /// Whether an automation condition matches an event.

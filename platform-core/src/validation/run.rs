@@ -157,6 +157,8 @@ pub(crate) struct Checked {
     format: Option<PointFormat>,
     truncated: bool,
     test: bool,
+    /// Only some checks or tenors ran (such runs raise no data events).
+    partial: bool,
     origin: String,
     timings: (f64, f64, f64),
 }
@@ -364,6 +366,7 @@ impl Platform {
             check_ms,
             format,
             test,
+            partial: req.checks.is_some() || req.tenors.is_some(),
             origin: origin.to_string(),
             timings: (prep.scripts_ms, read_ms, checks_ms),
         })))
@@ -423,7 +426,10 @@ impl Platform {
             let target = c.target.clone();
             let format = c.format;
             let set = c.set.clone();
+            let partial = c.partial;
             self.write(|tx| {
+                let wants = crate::events::rules::wants(&*tx, p, &target)?;
+                let mut events = crate::events::rules::RunEvents::new(wants, &target, partial);
                 let (lo, hi) = (
                     c.results.iter().map(|r| r.key).min().unwrap_or(0),
                     c.results.iter().map(|r| r.key).max().unwrap_or(0),
@@ -488,6 +494,11 @@ impl Platform {
                                 (j, t)
                             }
                         };
+                        if events.active() {
+                            let mut marked = chunk.records[rec].clone();
+                            events.record(chunk, &mut marked, &t, &ctx);
+                            chunk.records[rec] = marked;
+                        }
                         let rec = &chunk.records[rec];
                         if let Some(a) = &mut answers {
                             a.push(answer(chunk, rec, &t.status, t.previous.as_deref()));
@@ -501,7 +512,7 @@ impl Platform {
                         tx.put_record_chunk(&scope, &chunk_row(chunk))?;
                     }
                 }
-                Ok(())
+                events.emit(&mut *tx, p, &ctx)
             })?;
             if c.config.options.write_status {
                 let written: Vec<Value> = points
@@ -1247,11 +1258,13 @@ impl Platform {
         let mut status_writes: Vec<(String, Kind, Value)> = Vec::new();
         let results = self.write(|tx| {
             let mut out = Vec::with_capacity(ids.len());
+            let mut wants: Vec<(String, crate::events::rules::Wants)> = Vec::new();
             for id in &ids {
                 let Some((mut chunk, i)) = self.locate_record(&*tx, &scope, id)? else {
                     out.push(json!({"id": id, "ok": false, "message": "no such record"}));
                     continue;
                 };
+                let before = chunk.records[i].status;
                 let rec = &mut chunk.records[i];
                 let outcome = match function {
                     "override" => {
@@ -1281,6 +1294,29 @@ impl Platform {
                             ));
                         }
                         out.push(json!({"id": id, "ok": true, "message": m, "status": status}));
+                        if function != "comment" {
+                            let w = match wants.iter().find(|(t, _)| *t == chunk.target) {
+                                Some((_, w)) => *w,
+                                None => {
+                                    let w = crate::events::rules::wants(&*tx, p, &chunk.target)?;
+                                    wants.push((chunk.target.clone(), w));
+                                    w
+                                }
+                            };
+                            if w.any() {
+                                let mut marked = chunk.records[i].clone();
+                                crate::events::rules::after_action(
+                                    &mut *tx,
+                                    p,
+                                    w,
+                                    &chunk,
+                                    &mut marked,
+                                    before,
+                                    &ctx,
+                                )?;
+                                chunk.records[i] = marked;
+                            }
+                        }
                         tx.put_record_chunk(&scope, &chunk_row(&mut chunk))?;
                     }
                     Err(m) => out.push(json!({"id": id, "ok": false, "message": m})),

@@ -15,8 +15,7 @@ use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
     AuditEntry, Chunk, Collection, DataKey, DeliveryRow, LogQuery, Page, ReadTx, RecordChunkRow,
-    SecretRow, Store,
-    StoredVersion, TokenRecord, TokenSelector, WriteTx,
+    SecretRow, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
