@@ -52,6 +52,7 @@ pub struct Platform {
     secret_key: Option<Arc<secrets::SecretKey>>,
     realtime: Option<Arc<dyn realtime::Realtime>>,
     delivery: Arc<events::deliver::DeliverySettings>,
+    outbound: Option<Arc<dyn events::deliver::Outbound>>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -72,6 +73,7 @@ impl Platform {
             secret_key: key.map(Arc::new),
             realtime: None,
             delivery: Arc::new(events::deliver::DeliverySettings::default()),
+            outbound: None,
         };
         if let Err(e) = platform.seed_builtins() {
             tracing::warn!(error = %e, "cannot store the built-in scripts");

@@ -8,6 +8,7 @@ pub mod automation;
 pub mod error;
 pub mod extensions;
 pub mod negotiate;
+pub mod outbound;
 pub mod request;
 pub mod routes;
 pub mod secrets;
@@ -57,7 +58,7 @@ impl AppState {
     pub fn new(platform: Platform, config: ServerConfig) -> AppState {
         let hub = std::sync::Arc::new(extensions::Hub::new());
         AppState {
-            platform: platform.with_realtime(hub.clone()),
+            platform: outbound::networked(platform.with_realtime(hub.clone())),
             config,
             hub,
         }
@@ -140,8 +141,9 @@ pub struct Worker {
 
 impl Worker {
     /// Queues again the jobs and deliveries a stopped server left running, then polls for
-    /// queued jobs and for events to deliver.
+    /// queued jobs and for events to deliver (over the network, see [`outbound`]).
     pub fn start(platform: Platform) -> Worker {
+        let platform = outbound::networked(platform);
         use std::sync::atomic::{AtomicBool, Ordering};
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let events = {

@@ -47,9 +47,7 @@ impl Webhook {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
                 let status = statuses.next().unwrap_or(200);
-                if let Some(r) = serve_http(stream, status) {
-                    log.lock().unwrap().push(r);
-                }
+                serve_http(stream, status, &log);
             }
         });
         Webhook { addr, got }
@@ -64,7 +62,8 @@ impl Webhook {
     }
 }
 
-fn serve_http(stream: TcpStream, status: u16) -> Option<Received> {
+/// Reads one request, records it, then answers (so a caller that got the answer finds it).
+fn serve_http(stream: TcpStream, status: u16, log: &Mutex<Vec<Received>>) -> Option<()> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;
@@ -86,15 +85,16 @@ fn serve_http(stream: TcpStream, status: u16) -> Option<Received> {
         .unwrap_or(0);
     let mut body = vec![0; len];
     reader.read_exact(&mut body).ok()?;
-    let mut stream = stream;
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status} S\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
-    );
-    Some(Received {
+    log.lock().unwrap().push(Received {
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
-    })
+    });
+    let mut stream = stream;
+    write!(
+        stream,
+        "HTTP/1.1 {status} S\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
+    )
+    .ok()
 }
 
 /// A port nothing listens on (connections are refused).
@@ -1139,7 +1139,7 @@ async fn deliveries_survive_a_restart() {
             .unwrap();
         assert_eq!(n, 1);
     }
-    let platform = open();
+    let platform = platform_server::outbound::networked(open());
     assert!(hook.received().is_empty());
     assert_eq!(platform.requeue_interrupted_deliveries().unwrap(), 1);
     platform.deliver_due().unwrap();

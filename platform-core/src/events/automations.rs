@@ -225,10 +225,7 @@ fn check_properties(
         match input.kind {
             "email" => {
                 let addresses = super::deliver::split_addresses(text);
-                if let Some(bad) = addresses
-                    .iter()
-                    .find(|a| a.parse::<lettre::Address>().is_err())
-                {
+                if let Some(bad) = addresses.iter().find(|a| !super::deliver::is_address(a)) {
                     return Err(invalid(format!(
                         "properties.{name}: \"{bad}\" is not an email address"
                     )));

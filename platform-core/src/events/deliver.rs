@@ -21,6 +21,45 @@ use crate::Platform;
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 
+/// An email as a target sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mail {
+    /// Sender address.
+    pub from: String,
+    /// Recipient addresses.
+    pub to: Vec<String>,
+    /// Subject line.
+    pub subject: String,
+    /// Body text.
+    pub body: String,
+    /// `text/html` or `text/plain`.
+    pub content_type: String,
+    /// An attached file: name and JSON content.
+    pub attachment: Option<(String, String)>,
+}
+
+/// The network seam: how webhook calls and emails leave the process. The core decides what to
+/// send and when; a face of the platform (the server, the CLI) supplies the client
+/// ([`Platform::with_outbound`]). Without one, webhook and SMTP deliveries fail (and are
+/// retried), and emails still go to the mail outbox when no SMTP server is set.
+pub trait Outbound: Send + Sync {
+    /// POSTs `body` with `headers` to `url`; the answer's status, or why there is none.
+    fn post(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        timeout: Duration,
+    ) -> std::result::Result<u16, String>;
+    /// Sends an email through the SMTP server `HOST:PORT`.
+    fn send_mail(
+        &self,
+        server: &str,
+        mail: &Mail,
+        timeout: Duration,
+    ) -> std::result::Result<(), String>;
+}
+
 /// How deliveries reach the outside world.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliverySettings {
@@ -62,6 +101,25 @@ pub fn split_addresses(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `text` looks like an email address: `local@domain`, the domain with a dot or
+/// `localhost`, no spaces or angle brackets.
+pub fn is_address(text: &str) -> bool {
+    let Some((local, domain)) = text.rsplit_once('@') else {
+        return false;
+    };
+    let clean = |s: &str| {
+        !s.is_empty()
+            && !s
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || "<>()[],;:\\\"@".contains(c))
+    };
+    clean(local)
+        && clean(domain)
+        && (domain.contains('.') || domain == "localhost")
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+}
+
 /// The HMAC-SHA256 of `body` keyed by `key`, as `sha256=<hex>` (the `x-platform-signature`
 /// header of webhook calls).
 pub fn signature(key: &[u8], body: &[u8]) -> String {
@@ -95,6 +153,22 @@ impl Platform {
     /// The delivery settings.
     pub fn delivery_settings(&self) -> &DeliverySettings {
         &self.delivery
+    }
+
+    /// The same platform sending webhook calls and emails through `outbound`.
+    pub fn with_outbound(self, outbound: std::sync::Arc<dyn Outbound>) -> Platform {
+        Platform {
+            outbound: Some(outbound),
+            ..self
+        }
+    }
+
+    fn outbound(&self) -> Result<&dyn Outbound> {
+        self.outbound.as_deref().ok_or_else(|| {
+            Error::invalid_parameter(
+                "this platform has no network client for webhooks and SMTP (embedders supply one with Platform::with_outbound)",
+            )
+        })
     }
 
     /// Fails unless `url` is an http(s) URL whose host the settings allow.
@@ -392,15 +466,17 @@ impl Platform {
                 to.join(", ")
             ));
         };
-        send_smtp(
-            smtp,
-            &self.delivery,
-            &to,
-            &subject,
-            &body,
-            content_type,
+        let mail = Mail {
+            from: self.delivery.mail_from.clone(),
+            to: to.clone(),
+            subject: subject.clone(),
+            body,
+            content_type: content_type.to_string(),
             attachment,
-        )?;
+        };
+        self.outbound()?
+            .send_mail(smtp, &mail, self.delivery.timeout)
+            .map_err(|e| Error::invalid_parameter(format!("SMTP server {smtp}: {e}")))?;
         Ok(format!("sent email \"{subject}\" to {}", to.join(", ")))
     }
 
@@ -422,32 +498,31 @@ impl Platform {
             Some(other) => (other.to_string(), "application/json"),
             None => (envelope.to_string(), "application/json"),
         };
-        let agent = ureq::AgentBuilder::new()
-            .timeout(self.delivery.timeout)
-            .redirects(0)
-            .build();
-        let mut req = agent
-            .post(url)
-            .set("content-type", content_type)
-            .set(
-                "x-platform-event",
-                &format!("{}.{}", text(&d.event, "service"), text(&d.event, "action")),
-            )
-            .set("x-platform-delivery", &d.seq.to_string());
+        let mut headers = vec![
+            ("content-type".to_string(), content_type.to_string()),
+            (
+                "x-platform-event".to_string(),
+                format!("{}.{}", text(&d.event, "service"), text(&d.event, "action")),
+            ),
+            ("x-platform-delivery".to_string(), d.seq.to_string()),
+        ];
         if let Some(secret) = props
             .get("secret")
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
         {
             let key = self.secret_value(who, secret)?;
-            req = req.set(
-                "x-platform-signature",
-                &signature(key.as_bytes(), body.as_bytes()),
-            );
+            headers.push((
+                "x-platform-signature".to_string(),
+                signature(key.as_bytes(), body.as_bytes()),
+            ));
         }
-        match req.send_string(&body) {
-            Ok(resp) => Ok(format!("POST {url} answered {}", resp.status())),
-            Err(ureq::Error::Status(code, _)) => Err(Error::invalid_parameter(format!(
+        match self
+            .outbound()?
+            .post(url, &headers, body.as_bytes(), self.delivery.timeout)
+        {
+            Ok(code) if (200..300).contains(&code) => Ok(format!("POST {url} answered {code}")),
+            Ok(code) => Err(Error::invalid_parameter(format!(
                 "POST {url} answered {code}"
             ))),
             Err(e) => Err(Error::invalid_parameter(format!("POST {url} failed: {e}"))),
@@ -468,53 +543,6 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn send_smtp(
-    server: &str,
-    settings: &DeliverySettings,
-    to: &[String],
-    subject: &str,
-    body: &str,
-    content_type: &str,
-    attachment: Option<(String, String)>,
-) -> Result<()> {
-    use lettre::message::header::ContentType;
-    use lettre::message::{Attachment, MultiPart, SinglePart};
-    use lettre::{Message, SmtpTransport, Transport};
-    let bad =
-        |what: &str, e: &dyn std::fmt::Display| Error::invalid_parameter(format!("{what}: {e}"));
-    let (host, port) = match server.rsplit_once(':') {
-        Some((h, p)) => (h, p.parse::<u16>().map_err(|e| bad("SMTP port", &e))?),
-        None => (server, 25),
-    };
-    let mut builder = Message::builder()
-        .from(settings.mail_from.parse().map_err(|e| bad("sender", &e))?)
-        .subject(subject);
-    for a in to {
-        builder = builder.to(a.parse().map_err(|e| bad("recipient", &e))?);
-    }
-    let ct = ContentType::parse(&format!("{content_type}; charset=utf-8"))
-        .unwrap_or(ContentType::TEXT_PLAIN);
-    let part = SinglePart::builder().header(ct).body(body.to_string());
-    let message = match attachment {
-        None => builder.singlepart(part),
-        Some((name, content)) => builder.multipart(MultiPart::mixed().singlepart(part).singlepart(
-            Attachment::new(name).body(
-                content,
-                ContentType::parse("application/json").unwrap_or(ContentType::TEXT_PLAIN),
-            ),
-        )),
-    }
-    .map_err(|e| bad("email", &e))?;
-    let transport = SmtpTransport::builder_dangerous(host)
-        .port(port)
-        .timeout(Some(settings.timeout))
-        .build();
-    transport
-        .send(&message)
-        .map_err(|e| Error::invalid_parameter(format!("SMTP server {server}: {e}")))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -525,6 +553,22 @@ mod tests {
             split_addresses("a@x.org, b@y.org;c@z.org  d@w.org"),
             ["a@x.org", "b@y.org", "c@z.org", "d@w.org"]
         );
+    }
+
+    #[test]
+    fn addresses_are_checked() {
+        assert!(is_address("ops@example.com"));
+        assert!(is_address("a.b+c@localhost"));
+        for bad in [
+            "not an address",
+            "x@",
+            "@x.org",
+            "a@b",
+            "a@b@c.org",
+            "<a@b.org>",
+        ] {
+            assert!(!is_address(bad), "{bad}");
+        }
     }
 
     #[test]
