@@ -195,7 +195,6 @@ pub fn parse_points(name: &str, header: &Map<String, Value>, data: &Value) -> Re
 
 /// Writes the payloads of the data properties of a save at an object version; returns whether any
 /// data changed.
-#[allow(clippy::too_many_arguments)]
 /// What a save changed in one data property (for the data `update` event).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct DataChange {
@@ -210,6 +209,7 @@ pub(crate) struct DataChange {
 }
 
 /// Writes the payloads of a save; returns what changed, one entry per changed property.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_payloads(
     tx: &mut dyn WriteTx,
     key_of: &dyn Fn(&str) -> DataKey,

@@ -232,12 +232,10 @@ fn check_properties(
                 }
             }
             "url" => platform.check_webhook_url(text)?,
-            "secret" => {
-                if tx.secret(&p.private_scope(), text)?.is_none() {
-                    return Err(invalid(format!(
-                        "properties.{name}: secret \"{text}\" does not exist"
-                    )));
-                }
+            "secret" if tx.secret(&p.private_scope(), text)?.is_none() => {
+                return Err(invalid(format!(
+                    "properties.{name}: secret \"{text}\" does not exist"
+                )));
             }
             "script" => {
                 let kind = script_kind(tx, p, text)?.ok_or_else(|| {

@@ -196,43 +196,6 @@ pub fn automation_matches(automation: &Map<String, Value>, ev: &Map<String, Valu
             .is_some_and(|cs| cs.iter().any(|c| condition_matches(c, ev)))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ev(service: &str, id: &str, action: &str) -> Map<String, Value> {
-        let Value::Object(m) =
-            json!({"service": service, "source": "private", "id": id, "action": action})
-        else {
-            unreachable!()
-        };
-        m
-    }
-
-    #[test]
-    fn conditions_match_by_source_service_id_and_action() {
-        let c = json!({"source": "private", "service": "object", "id": "*", "action": "*"});
-        assert!(condition_matches(&c, &ev("object", "A", "update")));
-        assert!(!condition_matches(&c, &ev("type", "A", "update")));
-        let c = json!({"service": "object", "id": "A", "action": "delete"});
-        assert!(condition_matches(&c, &ev("object", "A", "delete")));
-        assert!(!condition_matches(&c, &ev("object", "A", "update")));
-        assert!(!condition_matches(&c, &ev("object", "B", "delete")));
-        let c = json!({"source": "public", "service": "object", "id": "*", "action": "*"});
-        assert!(!condition_matches(&c, &ev("object", "A", "update")));
-    }
-
-    #[test]
-    fn invalid_and_validated_reach_only_automations_that_name_them() {
-        let all = json!({"service": "data", "id": "*", "action": "*"});
-        assert!(condition_matches(&all, &ev("data", "A:S", "update")));
-        assert!(!condition_matches(&all, &ev("data", "A:S", "invalid")));
-        assert!(!condition_matches(&all, &ev("data", "A:S", "validated")));
-        let named = json!({"service": "data", "id": "*", "action": "validated"});
-        assert!(condition_matches(&named, &ev("data", "A:S", "validated")));
-    }
-}
-
 /// The id of the public script that turns a data `invalid` event into an HTML email.
 pub const EMAIL_VALIDATION_FAILED: &str = "#email-validation-failed";
 
@@ -344,4 +307,41 @@ pub(crate) fn data_update(
         data.insert("replaced".into(), json!(true));
     }
     Value::Object(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(service: &str, id: &str, action: &str) -> Map<String, Value> {
+        let Value::Object(m) =
+            json!({"service": service, "source": "private", "id": id, "action": action})
+        else {
+            unreachable!()
+        };
+        m
+    }
+
+    #[test]
+    fn conditions_match_by_source_service_id_and_action() {
+        let c = json!({"source": "private", "service": "object", "id": "*", "action": "*"});
+        assert!(condition_matches(&c, &ev("object", "A", "update")));
+        assert!(!condition_matches(&c, &ev("type", "A", "update")));
+        let c = json!({"service": "object", "id": "A", "action": "delete"});
+        assert!(condition_matches(&c, &ev("object", "A", "delete")));
+        assert!(!condition_matches(&c, &ev("object", "A", "update")));
+        assert!(!condition_matches(&c, &ev("object", "B", "delete")));
+        let c = json!({"source": "public", "service": "object", "id": "*", "action": "*"});
+        assert!(!condition_matches(&c, &ev("object", "A", "update")));
+    }
+
+    #[test]
+    fn invalid_and_validated_reach_only_automations_that_name_them() {
+        let all = json!({"service": "data", "id": "*", "action": "*"});
+        assert!(condition_matches(&all, &ev("data", "A:S", "update")));
+        assert!(!condition_matches(&all, &ev("data", "A:S", "invalid")));
+        assert!(!condition_matches(&all, &ev("data", "A:S", "validated")));
+        let named = json!({"service": "data", "id": "*", "action": "validated"});
+        assert!(condition_matches(&named, &ev("data", "A:S", "validated")));
+    }
 }

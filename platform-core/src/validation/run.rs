@@ -188,7 +188,7 @@ pub(crate) struct Done {
 }
 
 impl Done {
-    fn to_json(self) -> Value {
+    fn into_json(self) -> Value {
         let mut base =
             json!({"target": self.target, "kind": self.kind.as_str(), "test": self.test});
         base["points"] = json!(self.points.len());
@@ -279,7 +279,7 @@ impl Platform {
         let in_job = JOB_RUN.with(|f| f.get());
         match self.plan_run(p, body, test, origin, in_job)? {
             Planned::Answer(v) => Ok(v),
-            Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.to_json()),
+            Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.into_json()),
         }
     }
 
