@@ -1539,3 +1539,49 @@ async fn the_email_validation_failed_script_turns_invalid_data_into_an_html_emai
     }
     assert!(html.starts_with("<!DOCTYPE html>"));
 }
+
+async fn ttf(c: &Client<'_>, ondate: &str, q01: f64) {
+    c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": ondate,
+                  "contracts": [{"tenor": "M01", "value": 30.0}, {"tenor": "Q01", "value": q01}]}}))
+        .await;
+}
+
+#[actix_rt::test]
+async fn curves_raise_invalid_with_failed_tenors_and_validated_per_ondate() {
+    let s = server();
+    let admin = s.client(Role::Admin);
+    let hook = Webhook::start(vec![]);
+    for action in ["invalid", "validated"] {
+        automation(&admin, webhook_on(&hook.url(), "data", "TTF:FWD", action)).await;
+    }
+    ttf(&admin, "2024-07-01", 31.0).await;
+    ttf(&admin, "2024-07-02", -5.0).await;
+    let r = admin
+        .post("/validationconfig/v1", json!({"_id": "TTF:FWD", "kind": "curve", "name": "TTF forward",
+               "checks": [{"name": "Positive", "expression": "value > 0"}]}))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    run(&admin, json!({"target": "TTF:FWD", "from": "2024-07-01", "to": "2024-07-02"})).await;
+    deliver(&s);
+    let inv = events_of(&hook, "invalid");
+    assert_eq!(inv.len(), 1);
+    assert_eq!(inv[0]["data"]["kind"], "curve");
+    assert_eq!(inv[0]["data"]["points"], json!(["2024-07-02"]));
+    let failed = inv[0]["data"]["failedTenors"].to_string();
+    assert!(failed.contains("Q01") && !failed.contains("M01"), "{failed}");
+    let ok = events_of(&hook, "validated");
+    assert_eq!(ok.len(), 1, "one curve, the passing ondate");
+    let d = &ok[0]["data"];
+    assert_eq!(d["_type"], "VarCurve");
+    assert_eq!(d["ondate"], "2024-07-01");
+    assert_eq!(d["contracts"].as_array().unwrap().len(), 2);
+    assert_eq!(d["_validation"]["status"], "valid");
+    assert_eq!(d["_validation"]["warningTenors"], json!([]));
+    // Fixed, the second ondate passes and is sent; the first is not sent again.
+    ttf(&admin, "2024-07-02", 7.0).await;
+    run(&admin, json!({"target": "TTF:FWD", "from": "2024-07-01", "to": "2024-07-02"})).await;
+    deliver(&s);
+    let ok = events_of(&hook, "validated");
+    assert_eq!(ok.len(), 2);
+    assert_eq!(ok[1]["data"]["ondate"], "2024-07-02");
+}
