@@ -891,6 +891,32 @@ async fn script_targets_run_as_the_owner_and_throwing_scripts_are_logged() {
         "{:?}",
         entries[0]
     );
+    // With the owner's rights only: an admin may not write to the public source.
+    admin
+        .post("/script/v1", json!({"_id": "publish", "script": "save_object(#{_id: \"#PUB_\" + event.id}); \"ok\""}))
+        .await;
+    let publish = automation(&admin, json!({"target": "platform.script", "properties": {"script": "publish"},
+                              "conditions": [{"service": "object", "id": "B", "action": "create"}]})).await;
+    admin.save(json!({"_id": "B"})).await;
+    deliver(&s);
+    let entries = log(
+        &admin,
+        &format!("?automation={}", publish["_id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!(entries[0]["status"], "failed");
+    assert!(
+        entries[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("platform role"),
+        "{:?}",
+        entries[0]
+    );
+    admin
+        .get("/object/v1/public/%23PUB_B")
+        .await
+        .assert_error(404, "NOT_FOUND");
 }
 
 #[actix_rt::test]
@@ -1541,9 +1567,11 @@ async fn the_email_validation_failed_script_turns_invalid_data_into_an_html_emai
 }
 
 async fn ttf(c: &Client<'_>, ondate: &str, q01: f64) {
-    c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": ondate,
-                  "contracts": [{"tenor": "M01", "value": 30.0}, {"tenor": "Q01", "value": q01}]}}))
-        .await;
+    c.save(
+        json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": ondate,
+                  "contracts": [{"tenor": "M01", "value": 30.0}, {"tenor": "Q01", "value": q01}]}}),
+    )
+    .await;
 }
 
 #[actix_rt::test]
@@ -1557,18 +1585,28 @@ async fn curves_raise_invalid_with_failed_tenors_and_validated_per_ondate() {
     ttf(&admin, "2024-07-01", 31.0).await;
     ttf(&admin, "2024-07-02", -5.0).await;
     let r = admin
-        .post("/validationconfig/v1", json!({"_id": "TTF:FWD", "kind": "curve", "name": "TTF forward",
-               "checks": [{"name": "Positive", "expression": "value > 0"}]}))
+        .post(
+            "/validationconfig/v1",
+            json!({"_id": "TTF:FWD", "kind": "curve", "name": "TTF forward",
+               "checks": [{"name": "Positive", "expression": "value > 0"}]}),
+        )
         .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
-    run(&admin, json!({"target": "TTF:FWD", "from": "2024-07-01", "to": "2024-07-02"})).await;
+    run(
+        &admin,
+        json!({"target": "TTF:FWD", "from": "2024-07-01", "to": "2024-07-02"}),
+    )
+    .await;
     deliver(&s);
     let inv = events_of(&hook, "invalid");
     assert_eq!(inv.len(), 1);
     assert_eq!(inv[0]["data"]["kind"], "curve");
     assert_eq!(inv[0]["data"]["points"], json!(["2024-07-02"]));
     let failed = inv[0]["data"]["failedTenors"].to_string();
-    assert!(failed.contains("Q01") && !failed.contains("M01"), "{failed}");
+    assert!(
+        failed.contains("Q01") && !failed.contains("M01"),
+        "{failed}"
+    );
     let ok = events_of(&hook, "validated");
     assert_eq!(ok.len(), 1, "one curve, the passing ondate");
     let d = &ok[0]["data"];
@@ -1579,9 +1617,48 @@ async fn curves_raise_invalid_with_failed_tenors_and_validated_per_ondate() {
     assert_eq!(d["_validation"]["warningTenors"], json!([]));
     // Fixed, the second ondate passes and is sent; the first is not sent again.
     ttf(&admin, "2024-07-02", 7.0).await;
-    run(&admin, json!({"target": "TTF:FWD", "from": "2024-07-01", "to": "2024-07-02"})).await;
+    run(
+        &admin,
+        json!({"target": "TTF:FWD", "from": "2024-07-01", "to": "2024-07-02"}),
+    )
+    .await;
     deliver(&s);
     let ok = events_of(&hook, "validated");
     assert_eq!(ok.len(), 2);
     assert_eq!(ok[1]["data"]["ondate"], "2024-07-02");
+}
+
+#[actix_rt::test]
+async fn statuses_written_by_validation_do_not_trigger_it_again() {
+    let s = server();
+    let w = s.client(Role::Writer);
+    series(&w, &[10.0, -1.0]).await;
+    let r = w
+        .post("/validationconfig/v1", json!({"_id": "NBP:SPOT", "kind": "timeseries", "runOnUpdate": true,
+               "options": {"writeStatus": true}, "checks": [{"name": "p", "expression": "value > 0"}]}))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    set_value(&w, 2, -3.0).await;
+    deliver(&s);
+    let records = w.get("/validation/v1").await;
+    assert_eq!(records.total(), 1);
+    assert_eq!(
+        records.body[0]["runs"], 1,
+        "run once, not again for its own status write"
+    );
+    let entries = log(&w, "").await;
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert!(
+        entries[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("only wrote validation statuses"),
+        "{entries:?}"
+    );
+    let data = w.get("/data/v1/private/NBP:SPOT").await;
+    assert_eq!(
+        data.body["data"][1]["status"]["quality"], "FAILED",
+        "{:?}",
+        data.body
+    );
 }

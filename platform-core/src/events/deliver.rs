@@ -394,6 +394,12 @@ impl Platform {
     fn target_validation(&self, who: &Principal, ev: &Map<String, Value>) -> Result<String> {
         let target = text(ev, "id");
         let data = ev.get("data").cloned().unwrap_or(Value::Null);
+        if data["_reason"] == crate::validation::STATUS_REASON {
+            // The quality status a run wrote does not itself trigger validation.
+            return Ok(format!(
+                "not run: the update of {target} only wrote validation statuses"
+            ));
+        }
         let mut req = json!({"target": target});
         if let Some(ondate) = data.get("ondate").filter(|v| v.is_string()) {
             req["ondate"] = ondate.clone();

@@ -283,6 +283,9 @@ pub(crate) fn data_update(
     data.insert("_objid".into(), json!(stored.id));
     data.insert("_dataid".into(), json!(change.name));
     data.insert("_version".into(), json!(stored.version));
+    if let Some(reason) = &stored.reason {
+        data.insert("_reason".into(), json!(reason));
+    }
     if let Some(ondate) = &change.ondate {
         data.insert("ondate".into(), json!(ondate));
     }

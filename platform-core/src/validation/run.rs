@@ -846,7 +846,7 @@ impl Platform {
                     crate::data::DataPayload::Curve(Some(sent))
                 }
             };
-            let opts = crate::documents::SaveOptions { reason: Some("validation status".into()), ..Default::default() };
+            let opts = crate::documents::SaveOptions { reason: Some(super::STATUS_REASON.into()), ..Default::default() };
             self.save_one(tx, p, Collection::Object, Value::Object(item), &opts, &now, vec![(id.prop.clone(), payload)])?;
             Ok(())
         })
