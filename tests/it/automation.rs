@@ -758,6 +758,21 @@ async fn failed_deliveries_are_retried_with_backoff_in_order_and_logged() {
         0
     );
     assert_eq!(log(&admin, "?from=2024-07-08T12:00:06Z").await.len(), 3);
+    assert_eq!(
+        log(&admin, "?from=2024-07-08T12:00:11Z").await.len(),
+        3,
+        "inclusive"
+    );
+    assert_eq!(
+        log(&admin, "?to=2024-07-08").await.len(),
+        4,
+        "the whole day"
+    );
+    assert_eq!(log(&admin, "?to=2024-07-07").await.len(), 0);
+    admin
+        .get("/automation/v1/log?from=yesterday")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
     assert_eq!(log(&admin, "?to=2024-07-08T12:00:01Z").await.len(), 1);
     let paged = admin.get("/automation/v1/log?_limit=1").await;
     assert_eq!(paged.total(), 4);

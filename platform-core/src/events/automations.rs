@@ -458,8 +458,36 @@ impl Platform {
     }
 
     /// The automation log of the caller's tenant and environment, newest first.
+    /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
+    /// inclusive, a date alone covering its whole day.
     pub fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
-        let page = self.read()?.automation_log(&p.private_scope(), query)?;
+        // A date alone starts (`from`) or ends (`to`) with its whole day.
+        let bound = |v: &Option<String>, name: &str| -> Result<Option<String>> {
+            v.as_deref()
+                .map(|text| {
+                    let day_end = if name == "to" && text.len() == 10 {
+                        86_400_000 - 1
+                    } else {
+                        0
+                    };
+                    crate::data::calendar::parse_time(text, chrono_tz::UTC)
+                        .ok()
+                        .and_then(|ms| crate::data::calendar::instant(ms + day_end).ok())
+                        .map(format_instant)
+                        .ok_or_else(|| {
+                            invalid(format!(
+                                "{name} must be a date or an RFC 3339 time, not \"{text}\""
+                            ))
+                        })
+                })
+                .transpose()
+        };
+        let query = LogQuery {
+            from: bound(&query.from, "from")?,
+            to: bound(&query.to, "to")?,
+            ..query.clone()
+        };
+        let page = self.read()?.automation_log(&p.private_scope(), &query)?;
         Ok(Page {
             total: page.total,
             items: page.items.into_iter().map(Value::Object).collect(),
