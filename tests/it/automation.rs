@@ -1677,3 +1677,31 @@ async fn statuses_written_by_validation_do_not_trigger_it_again() {
         data.body
     );
 }
+
+#[actix_rt::test]
+async fn automations_feeding_each_other_stop_after_a_bounded_chain() {
+    let s = server();
+    let admin = s.client(Role::Admin);
+    admin
+        .post(
+            "/script/v1",
+            json!({"_id": "echo", "script": "save_object(#{_id: \"C\" + event.id}); \"ok\""}),
+        )
+        .await;
+    automation(&admin, json!({"target": "platform.script", "properties": {"script": "echo"},
+                              "conditions": [{"service": "object", "id": "*", "action": "create"}]})).await;
+    admin.save(json!({"_id": "A"})).await;
+    deliver(&s);
+    // A, then one object per link of the chain (depths 1 to 9); depth 9 reaches no automation.
+    let objects = admin.get("/object/v1/private").await;
+    assert_eq!(
+        objects.total(),
+        1 + 1 + platform_core::events::deliver::MAX_CHAIN as u64,
+        "{:?}",
+        objects.body
+    );
+    assert_eq!(
+        log(&admin, "").await.len(),
+        1 + platform_core::events::deliver::MAX_CHAIN as usize
+    );
+}

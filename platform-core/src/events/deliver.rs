@@ -90,6 +90,20 @@ impl Default for DeliverySettings {
     }
 }
 
+/// How many automations may feed each other: an event raised by a delivery of an event raised
+/// by a delivery ... more than this deep reaches no automation.
+pub const MAX_CHAIN: u32 = 8;
+
+thread_local! {
+    /// The chain depth of the delivery running on this thread (0: none).
+    static CHAIN: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The chain depth events raised on this thread get (0 outside deliveries).
+pub(crate) fn chain_depth() -> u32 {
+    CHAIN.with(std::cell::Cell::get)
+}
+
 /// Longest wait between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
@@ -258,7 +272,11 @@ impl Platform {
             ),
             Some(a) => {
                 let who = owner_principal(&d.scope, a);
-                let outcome = match self.run_target(&who, a, &d) {
+                let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
+                let outer = CHAIN.with(|c| c.replace(depth + 1));
+                let result = self.run_target(&who, a, &d);
+                CHAIN.with(|c| c.set(outer));
+                let outcome = match result {
                     Ok(message) => Outcome::Done(message),
                     Err(e) => Outcome::Failed(e.public_message()),
                 };

@@ -12,7 +12,9 @@
 //! | [`rules`] | which validation record changes raise `failed`/`warning`/`success`, and data `invalid`/`validated` |
 //! | [`deliver`] | the worker steps, the targets' effects, transformers, the log and the mail outbox |
 //!
-//! An event is `{service, source, id, action, timestamp, user, tenant, environment, data}`.
+//! An event is `{service, source, id, action, timestamp, user, tenant, environment, data}`, plus
+//! `chain` (how many deliveries led to it) when a delivery raised it; past
+//! [`deliver::MAX_CHAIN`] it reaches no automation, so automations feeding each other stop.
 
 pub mod automations;
 pub mod deliver;
@@ -80,6 +82,11 @@ pub fn event(
     }) else {
         unreachable!("a json! object literal is an object")
     };
+    let mut map = map;
+    let depth = deliver::chain_depth();
+    if depth > 0 {
+        map.insert("chain".into(), json!(depth));
+    }
     map
 }
 
@@ -138,6 +145,11 @@ fn deliver_to_matching(tx: &mut dyn WriteTx, scope: &Scope, ev: Map<String, Valu
             .unwrap_or_default()
             .to_string(),
     );
+    let depth = ev.get("chain").and_then(Value::as_u64).unwrap_or(0);
+    if depth > u64::from(deliver::MAX_CHAIN) {
+        tracing::warn!(%service, %id, depth, "event raised by a chain of automations too deep; not delivered");
+        return Ok(());
+    }
     let candidates = if scope.is_public() {
         tx.all_automations()?
     } else {
