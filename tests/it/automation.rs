@@ -1317,6 +1317,18 @@ async fn validation_records_raise_events_only_when_their_status_changes() {
         .await;
     deliver(&s);
     assert_eq!(events_of(&hook, "failed").len(), 2);
+    // Tests raise nothing.
+    set_value(&admin, 1, -4.0).await;
+    let t = admin
+        .post(
+            "/validation/v1?_function=test",
+            json!({"target": "NBP:SPOT", "points": ["2024-07-01"]}),
+        )
+        .await;
+    assert_eq!(t.body["results"][0]["status"], "failed", "{:?}", t.body);
+    deliver(&s);
+    assert_eq!(hook.received().len(), 4);
+    set_value(&admin, 1, 10.0).await;
     // Comments raise nothing; fixed data passes: success.
     admin
         .post(

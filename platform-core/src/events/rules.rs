@@ -6,7 +6,7 @@
 //! |---|---|
 //! | validation `failed` / `warning` / `success` | the record's status changes to failed, severe or error / warning / valid, skipped or overridden; a new record that passes raises nothing |
 //! | data `invalid` | a record starts failing (also after its override was cleared by a run or removed), or fails again on different data; one event per run of a data item, with all its points; never for tests or runs of some checks or tenors; the record's timeline gets `sent-as-failing` |
-//! | data `validated` | a record passes (valid or warning) or is overridden, and that data was not sent before; only when an automation on `validated` exists (else nothing is remembered); consecutive passing observations of a series go in one event, split by any other; one event per curve ondate; never for tests or runs of some checks or tenors; the timeline gets `sent-as-validated` |
+//! | data `validated` | a record passes (valid or warning) or is overridden, and that data was not sent before; only when an automation on `validated` exists (else nothing is remembered); consecutive passing observations of a series go in one event (at most 10,000 an event), split by any other; one event per curve ondate; never for tests or runs of some checks or tenors; the timeline gets `sent-as-validated` |
 //!
 //! Rules that cost something run only when an automation of the tenant and environment would
 //! receive their event ([`Wants`]).
@@ -212,11 +212,11 @@ impl RunEvents {
         }
         for g in groups {
             let curve = g[0]["kind"] == "curve";
-            let parts: Vec<Vec<Map<String, Value>>> = if curve {
-                g.into_iter().map(|r| vec![r]).collect()
-            } else {
-                vec![g]
-            };
+            // One curve per event; a long run of passing observations in events of at most
+            // `MAX_EVENT_POINTS`.
+            let size = if curve { 1 } else { super::MAX_EVENT_POINTS };
+            let parts: Vec<Vec<Map<String, Value>>> =
+                g.chunks(size).map(<[Map<String, Value>]>::to_vec).collect();
             for part in parts {
                 let data = validated_data(&*tx, p, &self.target, &part, ctx)?;
                 emit_private(tx, p, src, "data", &self.target, "validated", &now, data)?;
