@@ -6,7 +6,7 @@
 //! | POST | `/automation/v1` | save (create, or update with `_id`) |
 //! | GET | `/automation/v1/log` | the automation log (`automation`, `status`, `from`, `to`, `_limit`, `_skip`) |
 //! | GET | `/automation/v1/mail` | the mail outbox |
-//! | GET, DELETE | `/automation/v1/{id}` | one automation |
+//! | GET, DELETE | `/automation/v1/{id}` | one automation; `?_run=true` (and `_delay`) test-fires it |
 //! | PUT | `/automation/v1/{id}` | body `{"enabled": bool}` enables or disables it |
 //! | POST | `/automation/v1/{id}/enable`, `/disable` | the same |
 //! | GET | `/action/v1/public` | the targets (paged) |
@@ -133,9 +133,19 @@ async fn get(
     req: HttpRequest,
     path: web::Path<(String, String)>,
     state: web::Data<AppState>,
+    mut payload: web::Payload,
 ) -> Reply {
     let (r, id) = path.into_inner();
     check_release("automation", &r)?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    if params.flag("_run")? {
+        let delay = params.get("_delay").map(str::to_string);
+        let out = as_caller(&req, &state, move |p, who| {
+            p.test_automation(who, &id, delay.as_deref())
+        })
+        .await?;
+        return Ok(HttpResponse::Ok().json(out));
+    }
     let item = as_caller(&req, &state, move |p, who| p.automation(who, &id)).await?;
     Ok(HttpResponse::Ok().json(item))
 }

@@ -1717,3 +1717,41 @@ async fn automations_feeding_each_other_stop_after_a_bounded_chain() {
         1 + platform_core::events::deliver::MAX_CHAIN as usize
     );
 }
+
+#[actix_rt::test]
+async fn an_automation_can_be_test_fired_with_a_delay() {
+    let s = server();
+    let admin = s.client(Role::Admin);
+    let hook = Webhook::start(vec![]);
+    let a = automation(&admin, webhook_on(&hook.url(), "object", "GB", "*")).await;
+    let id = a["_id"].as_str().unwrap();
+    let r = admin
+        .get(&format!("/automation/v1/{id}?_run=true&_delay=2000"))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["queued"], true);
+    deliver(&s);
+    assert!(hook.received().is_empty(), "not before its delay");
+    s.advance(2);
+    deliver(&s);
+    let got = hook.received();
+    assert_eq!(got.len(), 1);
+    let e = got[0].json();
+    assert_eq!(
+        (
+            e["service"].clone(),
+            e["id"].clone(),
+            e["action"].clone(),
+            e["test"].clone()
+        ),
+        (json!("object"), json!("GB"), json!("create"), json!(true))
+    );
+    admin
+        .get(&format!("/automation/v1/{id}?_run=true&_delay=60001"))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    admin
+        .get("/automation/v1/000000000000000000000000?_run=true")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}

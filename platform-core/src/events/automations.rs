@@ -457,6 +457,74 @@ impl Platform {
         })
     }
 
+    /// Test-fires an automation (`GET automation/v1/{id}?_run=true`): queues one delivery of a
+    /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
+    /// milliseconds (at most 60,000). The worker delivers it like any other.
+    pub fn test_automation(&self, p: &Principal, id: &str, delay: Option<&str>) -> Result<Value> {
+        p.require(Role::Admin, "test-firing automations")?;
+        let delay = crate::validation::jobs::delay_of(&json!({"_delay": delay}))?;
+        let scope = p.private_scope();
+        let now = self.now();
+        let due = format_instant(delay.map_or(now, |d| now + d));
+        let stamp = format_instant(now);
+        self.write(|tx| {
+            let doc = tx
+                .automation(&scope, id)?
+                .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
+            let cond = doc
+                .get("conditions")
+                .and_then(Value::as_array)
+                .and_then(|c| c.first())
+                .cloned()
+                .unwrap_or(Value::Null);
+            let field = |k: &str| {
+                cond.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or("*")
+                    .to_string()
+            };
+            let service = field("service");
+            let action = match field("action").as_str() {
+                "*" => actions_of(&service)
+                    .and_then(|a| a.first())
+                    .map_or("update".to_string(), |a| (*a).to_string()),
+                a => a.to_string(),
+            };
+            let item = match field("id").as_str() {
+                "*" => "test".to_string(),
+                i => i.to_string(),
+            };
+            let source = match field("source").as_str() {
+                "public" => Scope::public(),
+                _ => scope.clone(),
+            };
+            let mut ev = super::event(
+                p,
+                &source,
+                &service,
+                &item,
+                &action,
+                &stamp,
+                json!({"_test": true}),
+            );
+            ev.insert("test".into(), json!(true));
+            tx.put_delivery(&crate::store::DeliveryRow {
+                seq: 0,
+                scope: scope.clone(),
+                automation: id.to_string(),
+                item: format!(
+                    "{service}/{}/{item}",
+                    ev["source"].as_str().unwrap_or_default()
+                ),
+                status: "pending".into(),
+                attempts: 0,
+                next_at: due.clone(),
+                event: ev.clone(),
+            })?;
+            Ok(json!({"_id": id, "queued": true, "due": due, "event": ev}))
+        })
+    }
+
     /// The automation log of the caller's tenant and environment, newest first.
     /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
     /// inclusive, a date alone covering its whole day.
