@@ -1190,6 +1190,11 @@ async fn deliveries_survive_a_restart() {
         .map(|r| r.json()["id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids, ["A", "B"], "nothing lost, in order");
+    let left: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT count(*) FROM deliveries", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(left, 0, "finished deliveries leave only their log");
     let s = TestServer::with_platform(platform);
     let entries = log(&s.client(Role::Admin), "").await;
     assert_eq!(entries.len(), 2);

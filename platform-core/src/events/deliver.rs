@@ -6,7 +6,8 @@
 //! earlier unfinished delivery to the same automation (so each automation sees an item's events
 //! in order), marks it `running`, runs the target as the automation's owner, and then marks it
 //! `success`, or `pending` again with a backoff (`retry_base` doubled per attempt, at most one
-//! hour), or `failed` after `max_attempts`. Every attempt writes a log entry. A delivery left
+//! hour), or `failed` after `max_attempts`. Every attempt writes a log entry; a finished
+//! delivery (success, skipped, failed) is then removed, the log keeping its history. A delivery left
 //! `running` by a stopped server is made `pending` again when the worker starts, so a restart
 //! loses nothing (a target may then see the event twice: delivery is at least once).
 
@@ -331,7 +332,12 @@ impl Platform {
             unreachable!("a json! object literal is an object")
         };
         self.write(|tx| {
-            tx.put_delivery(&d)?;
+            if d.status == "pending" {
+                tx.put_delivery(&d)?;
+            } else {
+                // Finished: the log keeps its history.
+                tx.delete_delivery(d.seq)?;
+            }
             tx.append_log(&d.scope, &entry)
         })?;
         Ok(true)

@@ -446,6 +446,8 @@ pub trait WriteTx: ReadTx {
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool>;
     /// Stores a new delivery (`seq` 0) or updates one.
     fn put_delivery(&mut self, row: &DeliveryRow) -> Result<()>;
+    /// Removes a finished delivery (the automation log keeps its history).
+    fn delete_delivery(&mut self, seq: i64) -> Result<()>;
     /// Appends an entry to the automation log of a scope (`automation`, `status` and
     /// `timestamp` are read from it).
     fn append_log(&mut self, scope: &Scope, entry: &Map<String, Value>) -> Result<()>;

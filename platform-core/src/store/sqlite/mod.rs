@@ -1093,6 +1093,15 @@ impl WriteTx for Tx<'_> {
         Ok(())
     }
 
+    fn delete_delivery(&mut self, seq: i64) -> Result<()> {
+        self.conn
+            .prepare_cached("DELETE FROM deliveries WHERE seq = ?1")
+            .db()?
+            .execute(params![seq])
+            .db()?;
+        Ok(())
+    }
+
     fn append_log(&mut self, scope: &Scope, entry: &Map<String, Value>) -> Result<()> {
         let field = |k: &str| {
             entry
