@@ -507,13 +507,13 @@ impl Platform {
             "create"
         };
         if body_changed || current.is_none() {
-            let data = Value::Object(render(&stored, true));
-            crate::events::emit(tx, p, &scope, coll.as_str(), &id, action, now, data)?;
+            let data = || Value::Object(render(&stored, true));
+            crate::events::emit_with(tx, p, &scope, coll.as_str(), &id, action, now, data)?;
         }
         for change in &data_changes {
-            let event = crate::events::data_update(&stored, change);
+            let event = || crate::events::data_update(&stored, change);
             let data_id = format!("{id}:{}", change.name);
-            crate::events::emit(tx, p, &scope, "data", &data_id, "update", now, event)?;
+            crate::events::emit_with(tx, p, &scope, "data", &data_id, "update", now, event)?;
         }
         if coll == Collection::ValidationConfig {
             crate::events::automations::sync_owned(tx, p, &id, Some(&stored.body), now)?;

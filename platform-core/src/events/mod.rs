@@ -106,8 +106,29 @@ pub(crate) fn emit(
     timestamp: &str,
     data: Value,
 ) -> Result<()> {
-    let ev = event(p, scope, service, id, action, timestamp, data);
-    deliver_to_matching(tx, scope, ev)
+    emit_with(tx, p, scope, service, id, action, timestamp, || data)
+}
+
+/// [`emit`] with the data made only when some automation receives the event (saves of large
+/// data pay nothing when no automation listens).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn emit_with(
+    tx: &mut dyn WriteTx,
+    p: &Principal,
+    scope: &Scope,
+    service: &str,
+    id: &str,
+    action: &str,
+    timestamp: &str,
+    data: impl FnOnce() -> Value,
+) -> Result<()> {
+    let mut ev = event(p, scope, service, id, action, timestamp, Value::Null);
+    let targets = matching(&*tx, scope, &ev)?;
+    if targets.is_empty() {
+        return Ok(());
+    }
+    ev.insert("data".into(), data());
+    write_deliveries(tx, ev, targets)
 }
 
 /// Raises an event about the caller's own view of an item (its validation of public data,
@@ -130,25 +151,25 @@ pub(crate) fn emit_private(
 }
 
 fn deliver_to_matching(tx: &mut dyn WriteTx, scope: &Scope, ev: Map<String, Value>) -> Result<()> {
-    let timestamp = ev
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let (service, id) = (
-        ev.get("service")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        ev.get("id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-    );
+    let targets = matching(&*tx, scope, &ev)?;
+    write_deliveries(tx, ev, targets)
+}
+
+/// The automations (with their scopes and ids) an event reaches.
+fn matching(
+    tx: &dyn crate::store::ReadTx,
+    scope: &Scope,
+    ev: &Map<String, Value>,
+) -> Result<Vec<(Scope, String)>> {
     let depth = ev.get("chain").and_then(Value::as_u64).unwrap_or(0);
     if depth > u64::from(deliver::MAX_CHAIN) {
-        tracing::warn!(%service, %id, depth, "event raised by a chain of automations too deep; not delivered");
-        return Ok(());
+        tracing::warn!(
+            service = ev["service"].as_str().unwrap_or_default(),
+            id = ev["id"].as_str().unwrap_or_default(),
+            depth,
+            "event raised by a chain of automations too deep; not delivered"
+        );
+        return Ok(Vec::new());
     }
     let candidates = if scope.is_public() {
         tx.all_automations()?
@@ -158,27 +179,35 @@ fn deliver_to_matching(tx: &mut dyn WriteTx, scope: &Scope, ev: Map<String, Valu
             .map(|a| (scope.clone(), a))
             .collect()
     };
-    let item = format!(
-        "{service}/{}/{id}",
-        ev["source"].as_str().unwrap_or_default()
-    );
-    for (at, automation) in candidates {
-        if automation_matches(&automation, &ev) {
-            tx.put_delivery(&DeliveryRow {
-                seq: 0,
-                scope: at,
-                automation: automation
-                    .get("_id")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                item: item.clone(),
-                status: "pending".into(),
-                attempts: 0,
-                next_at: timestamp.clone(),
-                event: ev.clone(),
-            })?;
-        }
+    Ok(candidates
+        .into_iter()
+        .filter(|(_, a)| automation_matches(a, ev))
+        .map(|(at, a)| {
+            let id = a.get("_id").and_then(Value::as_str).unwrap_or_default();
+            (at, id.to_string())
+        })
+        .collect())
+}
+
+fn write_deliveries(
+    tx: &mut dyn WriteTx,
+    ev: Map<String, Value>,
+    targets: Vec<(Scope, String)>,
+) -> Result<()> {
+    let text = |k: &str| ev.get(k).and_then(Value::as_str).unwrap_or_default();
+    let item = format!("{}/{}/{}", text("service"), text("source"), text("id"));
+    let due = text("timestamp").to_string();
+    for (at, automation) in targets {
+        tx.put_delivery(&DeliveryRow {
+            seq: 0,
+            scope: at,
+            automation,
+            item: item.clone(),
+            status: "pending".into(),
+            attempts: 0,
+            next_at: due.clone(),
+            event: ev.clone(),
+        })?;
     }
     Ok(())
 }
