@@ -2,7 +2,7 @@
 //!
 //! | Method | Path | Core call |
 //! |---|---|---|
-//! | GET | `/automation/v1` | the caller's automations |
+//! | GET | `/automation/v1` | the caller's automations (paged) |
 //! | POST | `/automation/v1` | save (create, or update with `_id`) |
 //! | GET | `/automation/v1/log` | the automation log (`automation`, `status`, `from`, `to`, `_limit`, `_skip`) |
 //! | GET | `/automation/v1/mail` | the mail outbox |
@@ -73,11 +73,32 @@ fn listed(items: Vec<Value>, total: u64) -> HttpResponse {
         .json(items)
 }
 
-async fn list(req: HttpRequest, path: web::Path<String>, state: web::Data<AppState>) -> Reply {
-    check_release("automation", &path.into_inner())?;
-    let items = as_caller(&req, &state, move |p, who| p.automations(who)).await?;
+/// One page of a list, with the total before paging.
+fn page(items: Vec<Value>, paging: &Paging) -> HttpResponse {
     let total = items.len() as u64;
-    Ok(listed(items, total))
+    let page = items
+        .into_iter()
+        .skip(usize::try_from(paging.skip).unwrap_or(usize::MAX))
+        .take(
+            paging
+                .limit
+                .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX)),
+        )
+        .collect();
+    listed(page, total)
+}
+
+async fn list(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    check_release("automation", &path.into_inner())?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let paging = Paging::from_params(&params)?;
+    let items = as_caller(&req, &state, move |p, who| p.automations(who)).await?;
+    Ok(page(items, &paging))
 }
 
 async fn save(
@@ -235,13 +256,7 @@ async fn targets_list(
     // Authenticate like every call, though the catalogue is the same for everyone.
     as_caller(&req, &state, |_, _| Ok(())).await?;
     let all: Vec<Value> = targets::TARGETS.iter().map(|t| t.to_json()).collect();
-    let total = all.len() as u64;
-    let page = all
-        .into_iter()
-        .skip(paging.skip as usize)
-        .take(paging.limit.map_or(usize::MAX, |l| l as usize))
-        .collect();
-    Ok(listed(page, total))
+    Ok(page(all, &paging))
 }
 
 async fn target_get(

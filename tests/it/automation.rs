@@ -300,6 +300,13 @@ async fn automations_are_created_listed_switched_and_deleted() {
         .await
         .assert_error(404, "NOT_FOUND");
     assert_eq!(other.get("/automation/v1").await.total(), 0);
+    // Paged like every list.
+    automation(&admin, webhook_on(&hook.url(), "type", "*", "*")).await;
+    let paged = admin.get("/automation/v1?_limit=1").await;
+    assert_eq!(
+        (paged.total(), paged.body.as_array().unwrap().len()),
+        (2, 1)
+    );
 }
 
 #[actix_rt::test]
