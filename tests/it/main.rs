@@ -11,6 +11,7 @@ mod object;
 mod query;
 mod scripts;
 mod secrets;
+mod suggest;
 mod tenancy;
 mod types;
 mod validation;

@@ -11,7 +11,7 @@
 //! Rules that cost something run only when an automation of the tenant and environment would
 //! receive their event ([`Wants`]).
 
-use super::{automation_matches, emit_private, event};
+use super::{automation_matches, emit_private};
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::ids::{Scope, Source};
@@ -48,19 +48,20 @@ fn source_of(target: &str) -> &'static str {
     }
 }
 
-/// What the automations of the caller's tenant and environment want of `target`'s validation.
-pub(crate) fn wants(tx: &dyn ReadTx, p: &Principal, target: &str) -> Result<Wants> {
-    let automations = tx.automations(&p.private_scope())?;
+/// What the automations of a tenant and environment (`scope`) want of `target`'s validation.
+pub(crate) fn wants(tx: &dyn ReadTx, scope: &Scope, target: &str) -> Result<Wants> {
+    let automations = tx.automations(scope)?;
     if automations.is_empty() {
         return Ok(Wants::default());
     }
-    let scope = p.private_scope();
-    let proto = |service: &str, id: &str, action: &str, source: &str| {
-        let mut ev = event(p, &scope, service, id, action, "", Value::Null);
-        ev.insert("source".into(), json!(source));
+    let proto = |action: &str| {
+        let Value::Object(ev) =
+            json!({"service": "data", "source": source_of(target), "id": target, "action": action})
+        else {
+            unreachable!("a json! object literal is an object")
+        };
         ev
     };
-    let src = source_of(target);
     let any = |ev: &Map<String, Value>| automations.iter().any(|a| automation_matches(a, ev));
     let on_validation = automations.iter().any(|a| {
         a.get("enabled").and_then(Value::as_bool) != Some(false)
@@ -70,8 +71,8 @@ pub(crate) fn wants(tx: &dyn ReadTx, p: &Principal, target: &str) -> Result<Want
     });
     Ok(Wants {
         validation: on_validation,
-        invalid: any(&proto("data", target, "invalid", src)),
-        validated: any(&proto("data", target, "validated", src)),
+        invalid: any(&proto("invalid")),
+        validated: any(&proto("validated")),
     })
 }
 
@@ -127,6 +128,7 @@ pub(crate) struct RunEvents {
     wants: Wants,
     target: String,
     partial: bool,
+    ctx: Context,
     validation: Vec<(String, &'static str, Value)>,
     invalid: Vec<Map<String, Value>>,
     /// Records to send as validated in point order; `None` splits groups.
@@ -134,12 +136,13 @@ pub(crate) struct RunEvents {
 }
 
 impl RunEvents {
-    /// Events of a run of `target`; `partial` when only some checks or tenors ran.
-    pub(crate) fn new(wants: Wants, target: &str, partial: bool) -> RunEvents {
+    /// Events of a run of `target` by `ctx`; `partial` when only some checks or tenors ran.
+    pub(crate) fn new(wants: Wants, target: &str, partial: bool, ctx: &Context) -> RunEvents {
         RunEvents {
             wants,
             target: target.to_string(),
             partial,
+            ctx: ctx.clone(),
             validation: Vec::new(),
             invalid: Vec::new(),
             sends: Vec::new(),
@@ -152,13 +155,8 @@ impl RunEvents {
     }
 
     /// Applies the rules to a record a run just wrote (marking its timeline).
-    pub(crate) fn record(
-        &mut self,
-        chunk: &Chunk,
-        rec: &mut Record,
-        t: &Transition,
-        ctx: &Context,
-    ) {
+    pub(crate) fn record(&mut self, chunk: &Chunk, rec: &mut Record, t: &Transition) {
+        let ctx = &self.ctx;
         let before = t.previous.as_deref().map(status_code);
         let after = rec.status;
         if !self.partial {
@@ -188,7 +186,8 @@ impl RunEvents {
     }
 
     /// Raises the collected events in the run's transaction.
-    pub(crate) fn emit(self, tx: &mut dyn WriteTx, p: &Principal, ctx: &Context) -> Result<()> {
+    pub(crate) fn emit(self, tx: &mut dyn WriteTx, p: &Principal) -> Result<()> {
+        let ctx = &self.ctx;
         let now = crate::clock::format_instant(ctx.now);
         for (id, action, rec) in self.validation {
             emit_private(tx, p, "private", "validation", &id, action, &now, rec)?;
@@ -236,14 +235,14 @@ pub(crate) fn after_action(
     before: u8,
     ctx: &Context,
 ) -> Result<()> {
-    let mut events = RunEvents::new(wants, &chunk.target, false);
+    let mut events = RunEvents::new(wants, &chunk.target, false, ctx);
     let t = Transition {
         previous: Some(status_name(before).to_string()),
         status: status_name(rec.status).to_string(),
         data_changed: false,
     };
-    events.record(chunk, rec, &t, ctx);
-    events.emit(tx, p, ctx)
+    events.record(chunk, rec, &t);
+    events.emit(tx, p)
 }
 
 fn text(m: &Map<String, Value>, k: &str) -> String {
