@@ -105,9 +105,18 @@ async fn save(
     req: HttpRequest,
     path: web::Path<String>,
     state: web::Data<AppState>,
-    mut payload: web::Payload,
+    payload: web::Payload,
 ) -> Reply {
     check_release("automation", &path.into_inner())?;
+    save_automation(req, state, payload).await
+}
+
+/// `POST automation/v1` (and its alias `POST automation`).
+pub async fn save_automation(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
     let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
     let saved = as_caller(&req, &state, move |p, who| p.save_automation(who, body)).await?;
     Ok(HttpResponse::Ok().json(saved))

@@ -116,6 +116,10 @@ fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
         "type" => Ok(Collection::Type),
         "script" => Ok(Collection::Script),
         "extension" => Ok(Collection::Extension),
+        "action" => Err(ApiError::new(
+            ErrorCode::MethodNotAllowed,
+            "the action service only lists the automation targets: GET /action/v1/public",
+        )),
         other => Err(ApiError::new(
             ErrorCode::NotFound,
             format!("the {other} service is not available in this build yet"),
@@ -177,6 +181,9 @@ async fn save_alias(
     let service = path.into_inner();
     if service == "secret" {
         return crate::secrets::save(req, state, payload).await;
+    }
+    if service == "automation" {
+        return crate::automation::save_automation(req, state, payload).await;
     }
     let coll = collection(&service, RELEASE)?;
     save_body(req, state, payload, coll, None).await

@@ -450,6 +450,19 @@ async fn the_action_service_lists_the_targets_paged() {
     c.get("/action/v1/private")
         .await
         .assert_error(404, "NOT_FOUND");
+    c.post("/action/v1", json!({"_id": "x"}))
+        .await
+        .assert_error(405, "METHOD_NOT_ALLOWED");
+    // POST /automation is an alias of POST /automation/v1.
+    let admin = s.client(Role::Admin);
+    let r = admin
+        .post(
+            "/automation",
+            webhook_on("http://127.0.0.1:9/hook", "object", "*", "*"),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(admin.get("/automation/v1").await.total(), 1);
     assert_eq!(c.get("/automation").await.body["status"], "available");
 }
 
