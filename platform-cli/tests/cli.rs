@@ -1131,7 +1131,15 @@ fn the_server_delivers_automations_in_the_background_over_smtp() {
         .expect("the worker sends the email");
     assert!(message.contains("Subject: GB changed"), "{message}");
     assert!(message.contains("\"create\""), "{message}");
-    let entries = get(&server.url, &server.admin_token, "/automation/v1/log").unwrap();
+    // The worker logs the attempt once the SMTP server has answered.
+    let mut entries = Value::Null;
+    for _ in 0..100 {
+        entries = get(&server.url, &server.admin_token, "/automation/v1/log").unwrap();
+        if entries[0]["status"] == "success" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert_eq!(entries[0]["status"], "success", "{entries}");
     assert!(server.stop().success());
     // The log on the file, through the CLI.

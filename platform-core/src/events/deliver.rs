@@ -1,4 +1,4 @@
-//! Delivering events: the worker's two steps, the targets' effects, transformers, the
+//! Delivering events: the worker's step, the targets' effects, transformers, the
 //! automation log and the mail outbox.
 //!
 //! The change that raised an event stored one `pending` delivery per matching automation

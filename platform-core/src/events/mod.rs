@@ -10,7 +10,7 @@
 //! | [`automations`] | the automation service: save, list, get, delete, enable/disable; owned automations of `runOnUpdate` configurations |
 //! | [`targets`] | the built-in targets (the action service) and `listAutomations` templates |
 //! | [`rules`] | which validation record changes raise `failed`/`warning`/`success`, and data `invalid`/`validated` |
-//! | [`deliver`] | the worker steps, the targets' effects, transformers, the log and the mail outbox |
+//! | [`deliver`] | the worker step, the targets' effects, transformers, the log and the mail outbox |
 //!
 //! An event is `{service, source, id, action, timestamp, user, tenant, environment, data}`, plus
 //! `chain` (how many deliveries led to it) when a delivery raised it; past
@@ -75,14 +75,13 @@ pub fn event(
     } else {
         "private"
     };
-    let Value::Object(map) = json!({
+    let Value::Object(mut map) = json!({
         "service": service, "source": source, "id": id, "action": action,
         "timestamp": timestamp, "user": p.user, "tenant": p.tenant,
         "environment": p.environment, "data": data,
     }) else {
         unreachable!("a json! object literal is an object")
     };
-    let mut map = map;
     let depth = deliver::chain_depth();
     if depth > 0 {
         map.insert("chain".into(), json!(depth));
