@@ -524,6 +524,14 @@ pub fn remove_override(rec: &mut Record, ctx: &Context) -> Result<String, String
 /// The field of a record's extra fields holding the data last sent as validated.
 pub const SENT_KEY: &str = "sentAsValidated";
 
+/// A record's extra fields as a run's result has them: without what was sent as validated
+/// (that belongs to the record, not to the result).
+pub fn result_extra(extra: Option<Box<Map<String, Value>>>) -> Option<Box<Map<String, Value>>> {
+    let mut extra = extra?;
+    extra.shift_remove(SENT_KEY);
+    (!extra.is_empty()).then_some(extra)
+}
+
 /// Adds a platform entry to the timeline (`sent-as-failing`, `sent-as-validated`); the status
 /// does not change.
 pub fn note(rec: &mut Record, action: &str, message: &str, ctx: &Context) {

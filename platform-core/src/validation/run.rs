@@ -161,8 +161,11 @@ pub(crate) struct Checked {
     partial: bool,
     origin: String,
     timings: (f64, f64, f64),
-    /// The records laid into their chunks on the checking thread (see `commit_run`).
+    /// The records laid into their chunks on the checking thread (see `commit_run`); the
+    /// results are then in them (and `results` is empty).
     built: Option<Built>,
+    /// The keys the results span and the buckets they fall in.
+    span: ((i64, i64), (i64, i64)),
 }
 
 /// What `plan_run` found to do.
@@ -376,14 +379,18 @@ impl Platform {
             origin: origin.to_string(),
             timings: (prep.scripts_ms, read_ms, checks_ms),
             built: None,
+            span: ((0, 0), (0, 0)),
         };
+        checked.span = run_span(&checked);
         if !test {
             let ctx = self.run_context(p, &checked);
             let tx = self.read()?;
+            let results = std::mem::take(&mut checked.results);
             checked.built = Some(build(
                 Some(tx.as_ref()),
                 &p.private_scope(),
                 &checked,
+                results,
                 &ctx,
                 detail,
             )?);
@@ -401,18 +408,25 @@ impl Platform {
     pub(crate) fn commit_run(&self, p: &Principal, mut c: Checked, detail: bool) -> Result<Done> {
         let save_started = Instant::now();
         let scope = p.private_scope();
+        let results = std::mem::take(&mut c.results);
         let built = if c.test {
             let ctx = self.run_context(p, &c);
-            build(None, &scope, &c, &ctx, detail)?
+            build(None, &scope, &c, results, &ctx, detail)?
         } else {
-            let pre = c.built.take().filter(|b| b.detail == detail);
+            let pre = c.built.take();
             let built = self.write(|tx| {
                 let seen = seen_rows(&*tx, &scope, &c)?;
                 let mut built = match pre {
-                    Some(b) if b.seen == seen => b,
-                    _ => {
+                    Some(b) if b.seen == seen && b.detail == detail => b,
+                    pre => {
+                        // Laid out on chunks that changed since (or without the answers):
+                        // again, from the results (kept in the laid-out records).
+                        let results = match pre {
+                            Some(b) if results.is_empty() => results_of(&b)?,
+                            _ => results,
+                        };
                         let ctx = self.run_context(p, &c);
-                        build(Some(&*tx), &scope, &c, &ctx, detail)?
+                        build(Some(&*tx), &scope, &c, results, &ctx, detail)?
                     }
                 };
                 for row in &built.rows {
@@ -486,6 +500,31 @@ pub(crate) struct Built {
     events: Option<crate::events::rules::RunEvents>,
 }
 
+/// The results a run laid into chunks: the records its run touched, as fresh results.
+fn results_of(built: &Built) -> Result<Vec<PointResult>> {
+    let mut out = Vec::with_capacity(built.statuses.len());
+    for row in &built.rows {
+        let chunk = Chunk::decode(&row.target, row.seq, &row.body)?;
+        // The run was added to each chunk it touched, last.
+        let run = chunk.runs.len().saturating_sub(1) as u32;
+        for r in chunk.records.into_iter().filter(|r| r.last_run == run) {
+            out.push(PointResult {
+                key: r.key,
+                explicit: r.explicit,
+                value: r.value,
+                status: r.checked,
+                set: 0,
+                checks: r.checks,
+                message: r.message,
+                hash: r.hash,
+                extra: records::result_extra(r.extra),
+            });
+        }
+    }
+    out.sort_by_key(|r| r.key);
+    Ok(out)
+}
+
 /// The keys a run's results span and the buckets they fall in.
 fn run_span(c: &Checked) -> ((i64, i64), (i64, i64)) {
     let lo = c.results.iter().map(|r| r.key).min().unwrap_or(0);
@@ -499,7 +538,7 @@ fn run_span(c: &Checked) -> ((i64, i64), (i64, i64)) {
 
 /// The stored chunks a run's records go to.
 fn chunk_rows(tx: &dyn ReadTx, scope: &Scope, c: &Checked) -> Result<Vec<RecordChunkRow>> {
-    let (keys, buckets) = run_span(c);
+    let (keys, buckets) = c.span;
     tx.record_chunks(
         scope,
         Some(std::slice::from_ref(&c.target)),
@@ -521,6 +560,7 @@ fn build(
     tx: Option<&dyn ReadTx>,
     scope: &Scope,
     c: &Checked,
+    results: Vec<PointResult>,
     ctx: &Context,
     detail: bool,
 ) -> Result<Built> {
@@ -539,7 +579,7 @@ fn build(
     let mut built = Built {
         seen: Vec::new(),
         rows: Vec::new(),
-        statuses: Vec::with_capacity(c.results.len()),
+        statuses: Vec::with_capacity(results.len()),
         listed: Vec::new(),
         failed_tenors: Vec::new(),
         answers: detail.then(Vec::new),
@@ -575,8 +615,8 @@ fn build(
         let mut chunk = Chunk::new(&c.target, 0, kind_text, format);
         let run = chunk.add_run(run_info);
         chunk.set_index(&c.set);
-        for r in &c.results {
-            let (rec, t) = records::apply_run(None, r.clone(), run, ctx);
+        for r in results {
+            let (rec, t) = records::apply_run(None, r, run, ctx);
             note(&chunk, &rec, &t);
         }
         return Ok(built);
@@ -592,8 +632,7 @@ fn build(
     let mut touched = vec![false; chunks.len()];
     let mut runs: Vec<Option<u32>> = vec![None; chunks.len()];
     let mut sets: Vec<Option<u32>> = vec![None; chunks.len()];
-    for r in &c.results {
-        let mut r = r.clone();
+    for mut r in results {
         let bucket = records::bucket_of(r.key, format.as_ref());
         // The chunk holding the record, else the one of its bucket.
         let at = chunks
