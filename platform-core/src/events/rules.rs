@@ -375,6 +375,16 @@ mod tests {
     use crate::validation::records::{FAILED, SEVERE, SKIPPED};
 
     #[test]
+    fn results_rebuilt_from_records_forget_what_was_sent() {
+        let mut extra = Map::new();
+        extra.insert(SENT_KEY.into(), json!("Some(Num(1.0))"));
+        assert!(records::result_extra(Some(Box::new(extra.clone()))).is_none());
+        extra.insert("tenors".into(), json!([]));
+        let kept = records::result_extra(Some(Box::new(extra))).unwrap();
+        assert!(!kept.contains_key(SENT_KEY) && kept.contains_key("tenors"));
+    }
+
+    #[test]
     fn only_status_changes_raise_validation_events() {
         assert_eq!(validation_action(None, VALID), None, "a new passing record");
         assert_eq!(validation_action(None, SKIPPED), None);
