@@ -576,10 +576,11 @@ fn build(
         ms: c.check_ms.clone(),
     };
     let list_all = detail || c.config.options.write_status;
+    let expected = results.len();
     let mut built = Built {
         seen: Vec::new(),
         rows: Vec::new(),
-        statuses: Vec::with_capacity(results.len()),
+        statuses: Vec::with_capacity(expected),
         listed: Vec::new(),
         failed_tenors: Vec::new(),
         answers: detail.then(Vec::new),
@@ -642,7 +643,9 @@ fn build(
         let i = match at {
             Some(i) => i,
             None => {
-                chunks.push(Chunk::new(&c.target, bucket, kind_text, format));
+                let mut fresh = Chunk::new(&c.target, bucket, kind_text, format);
+                fresh.records.reserve(expected.min(4096));
+                chunks.push(fresh);
                 touched.push(false);
                 runs.push(None);
                 sets.push(None);
