@@ -157,6 +157,8 @@ pub(crate) struct Checked {
     format: Option<PointFormat>,
     truncated: bool,
     test: bool,
+    /// Only some checks or tenors ran (such runs raise no data events).
+    partial: bool,
     origin: String,
     timings: (f64, f64, f64),
     /// The records laid into their chunks on the checking thread (see `commit_run`); the
@@ -373,6 +375,7 @@ impl Platform {
             check_ms,
             format,
             test,
+            partial: req.checks.is_some() || req.tenors.is_some(),
             origin: origin.to_string(),
             timings: (prep.scripts_ms, read_ms, checks_ms),
             built: None,
@@ -413,7 +416,7 @@ impl Platform {
             let pre = c.built.take();
             let built = self.write(|tx| {
                 let seen = seen_rows(&*tx, &scope, &c)?;
-                let built = match pre {
+                let mut built = match pre {
                     Some(b) if b.seen == seen && b.detail == detail => b,
                     pre => {
                         // Laid out on chunks that changed since (or without the answers):
@@ -428,6 +431,9 @@ impl Platform {
                 };
                 for row in &built.rows {
                     tx.put_record_chunk(&scope, row)?;
+                }
+                if let Some(events) = built.events.take() {
+                    events.emit(&mut *tx, p)?;
                 }
                 Ok(built)
             })?;
@@ -490,6 +496,8 @@ pub(crate) struct Built {
     answers: Option<Vec<Value>>,
     /// Whether the answers were built.
     detail: bool,
+    /// The events the run raises (not for a test).
+    events: Option<crate::events::rules::RunEvents>,
 }
 
 /// The results a run laid into chunks: the records its run touched, as fresh results.
@@ -509,7 +517,7 @@ fn results_of(built: &Built) -> Result<Vec<PointResult>> {
                 checks: r.checks,
                 message: r.message,
                 hash: r.hash,
-                extra: r.extra,
+                extra: records::result_extra(r.extra),
             });
         }
     }
@@ -577,6 +585,7 @@ fn build(
         failed_tenors: Vec::new(),
         answers: detail.then(Vec::new),
         detail,
+        events: None,
     };
     let mut note = |chunk: &Chunk, rec: &Record, t: &records::Transition| {
         if list_all || built.listed.len() < MAX_LISTED {
@@ -611,6 +620,8 @@ fn build(
         }
         return Ok(built);
     };
+    let wants = crate::events::rules::wants(tx, scope, &c.target)?;
+    let mut events = crate::events::rules::RunEvents::new(wants, &c.target, c.partial, ctx);
     let stored = chunk_rows(tx, scope, c)?;
     let mut chunks: Vec<Chunk> = stored
         .iter()
@@ -665,8 +676,14 @@ fn build(
                 (j, t)
             }
         };
+        if events.active() {
+            let mut marked = chunk.records[j].clone();
+            events.record(chunk, &mut marked, &t);
+            chunk.records[j] = marked;
+        }
         note(chunk, &chunk.records[j], &t);
     }
+    built.events = Some(events);
     built.seen = seen;
     built.rows = chunks
         .iter_mut()
@@ -980,7 +997,7 @@ impl Platform {
                     crate::data::DataPayload::Curve(Some(sent))
                 }
             };
-            let opts = crate::documents::SaveOptions { reason: Some("validation status".into()), ..Default::default() };
+            let opts = crate::documents::SaveOptions { reason: Some(super::STATUS_REASON.into()), ..Default::default() };
             self.save_one(tx, p, Collection::Object, Value::Object(item), &opts, &now, vec![(id.prop.clone(), payload)])?;
             Ok(())
         })
@@ -1387,11 +1404,13 @@ impl Platform {
         let mut status_writes: Vec<(String, Kind, Value)> = Vec::new();
         let results = self.write(|tx| {
             let mut out = Vec::with_capacity(ids.len());
+            let mut wants: Vec<(String, crate::events::rules::Wants)> = Vec::new();
             for id in &ids {
                 let Some((mut chunk, i)) = self.locate_record(&*tx, &scope, id)? else {
                     out.push(json!({"id": id, "ok": false, "message": "no such record"}));
                     continue;
                 };
+                let before = chunk.records[i].status;
                 let rec = &mut chunk.records[i];
                 let outcome = match function {
                     "override" => {
@@ -1421,6 +1440,29 @@ impl Platform {
                             ));
                         }
                         out.push(json!({"id": id, "ok": true, "message": m, "status": status}));
+                        if function != "comment" {
+                            let w = match wants.iter().find(|(t, _)| *t == chunk.target) {
+                                Some((_, w)) => *w,
+                                None => {
+                                    let w = crate::events::rules::wants(&*tx, &scope, &chunk.target)?;
+                                    wants.push((chunk.target.clone(), w));
+                                    w
+                                }
+                            };
+                            if w.any() {
+                                let mut marked = chunk.records[i].clone();
+                                crate::events::rules::after_action(
+                                    &mut *tx,
+                                    p,
+                                    w,
+                                    &chunk,
+                                    &mut marked,
+                                    before,
+                                    &ctx,
+                                )?;
+                                chunk.records[i] = marked;
+                            }
+                        }
                         tx.put_record_chunk(&scope, &chunk_row(&mut chunk))?;
                     }
                     Err(m) => out.push(json!({"id": id, "ok": false, "message": m})),
