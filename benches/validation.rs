@@ -1,7 +1,15 @@
 //! A full validation run: many series of a day of minutes, ten checks each (range, spike,
-//! stale, missing, two z-scores, four custom rhai expressions), records stored.
+//! stale, missing, two z-scores, four custom expressions), records stored.
 //!
 //! Target (issue "Data validation"): 1,000 series of 1,440 points in under 3 s on this machine.
+//! - `full_run`: one runMany over every series (a background job, run by the worker's entry
+//!   point). The four custom expressions use arithmetic and `if`, which the native path takes.
+//! - `full_run_rhai_customs`: the same with the four custom checks made rhai-only (each also
+//!   reads `time`), the cost of checks outside the native subset.
+//! - `baseline_record_bytes`: plain rusqlite writing as many bytes as the records take, one
+//!   transaction per series: the storage floor, measured in the same run.
+//! - `one_run_per_series`: one `run` call per series, every record answered in full.
+//!
 //! Knobs: `PLATFORM_BENCH_VSERIES` (default 1000), `PLATFORM_BENCH_VPOINTS` (default 1440),
 //! `PLATFORM_BENCH_PANDERA=0` skips the comparison with pandera.
 //! Run: `cargo bench --bench validation`.
