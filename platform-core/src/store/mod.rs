@@ -80,6 +80,25 @@ pub struct Page<T> {
     pub total: u64,
 }
 
+/// A stored chunk of validation records (see `validation::records`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordChunkRow {
+    /// The data id.
+    pub target: String,
+    /// The bucket (start key).
+    pub seq: i64,
+    /// The first and last key held.
+    pub first: i64,
+    /// See `first`.
+    pub last: i64,
+    /// Records held.
+    pub count: u64,
+    /// A bit per record status present (1 << code).
+    pub statuses: u64,
+    /// The encoded chunk.
+    pub body: Vec<u8>,
+}
+
 /// A token as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenRecord {
@@ -246,10 +265,17 @@ pub trait ReadTx {
         to: Option<&str>,
         newest: Option<u64>,
     ) -> Result<Vec<(String, Vec<u8>)>>;
-    /// One validation record.
-    fn record(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>>;
-    /// Validation records of a scope matching a query (filters over the record JSON), paged.
-    fn records(&self, scope: &Scope, query: &ListQuery) -> Result<Page<Map<String, Value>>>;
+    /// Chunks of validation records of a scope: of some targets (all when None), holding keys
+    /// in `keys` (inclusive, any when None) or starting in `buckets` (inclusive).
+    fn record_chunks(
+        &self,
+        scope: &Scope,
+        targets: Option<&[String]>,
+        keys: Option<(i64, i64)>,
+        buckets: Option<(i64, i64)>,
+    ) -> Result<Vec<RecordChunkRow>>;
+    /// The targets with records whose ids could start with `<target>:` of this id.
+    fn record_targets_of(&self, scope: &Scope, id: &str) -> Result<Vec<String>>;
     /// One background job.
     fn job(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>>;
     /// The background jobs of a scope, newest first.
@@ -316,8 +342,8 @@ pub trait WriteTx: ReadTx {
         name: &str,
         on: bool,
     ) -> Result<bool>;
-    /// Creates or overwrites a validation record (`_id` and `target` are read from it).
-    fn put_record(&mut self, scope: &Scope, record: &Map<String, Value>) -> Result<()>;
+    /// Creates or overwrites a chunk of validation records (deletes it when it holds none).
+    fn put_record_chunk(&mut self, scope: &Scope, row: &RecordChunkRow) -> Result<()>;
     /// Creates or overwrites a background job (`_id` and `status` are read from it).
     fn put_job(&mut self, scope: &Scope, job: &Map<String, Value>) -> Result<()>;
     /// Creates or overwrites a secret.

@@ -8,20 +8,22 @@
 //! `background: true`, goes to a background job.
 
 use super::config::{self, severity_name, Config, Kind};
-use super::engine::{
-    CheckOutcome, CheckScope, CheckStatus, ContractInput, CurveInput, SeriesInput,
+use super::engine::{CheckDef, CheckScope, CheckStatus, ContractInput, CurveInput, SeriesInput};
+use super::records::{
+    self, status_code, status_name, CheckMeta, CheckResult, CheckedValue, Chunk, Context,
+    PointFormat, PointResult, Record, RunInfo, Summary, SKIPPED, VALID, WARNING,
 };
-use super::records::{self, Context, PointResult};
 use crate::auth::Principal;
-use crate::data::calendar::{format_time, parse_time, Calendar};
+use crate::data::calendar::{parse_time, Calendar};
 use crate::data::curve;
-use crate::data::model::Point;
+use crate::data::model::{Point, PointValue};
 use crate::data::series::{self, Window};
 use crate::data::{series_settings, DataKind};
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
-use crate::store::{Collection, DataKey, ReadTx};
+use crate::query::Filter;
+use crate::store::{Collection, DataKey, ReadTx, RecordChunkRow};
 use crate::Platform;
 use chrono::NaiveDate;
 use serde_json::{json, Map, Value};
@@ -123,6 +125,86 @@ fn ms(since: Instant) -> f64 {
     (since.elapsed().as_secs_f64() * 1e5).round() / 100.0
 }
 
+/// Record fields a run or test answers with, per point (besides `status` and `previous`).
+const RESULT_FIELDS: [&str; 16] = [
+    "_id",
+    "target",
+    "name",
+    "group",
+    "tags",
+    "kind",
+    "point",
+    "pointDate",
+    "value",
+    "message",
+    "checks",
+    "tenors",
+    "failedTenors",
+    "warningTenors",
+    "tenorCounts",
+    "contracts",
+];
+
+/// A run checked but not stored yet.
+pub(crate) struct Checked {
+    target: String,
+    config: Config,
+    results: Vec<PointResult>,
+    /// The checks of the results, as records show them.
+    set: Vec<CheckMeta>,
+    /// Milliseconds per point of each check.
+    check_ms: Vec<f64>,
+    format: Option<PointFormat>,
+    truncated: bool,
+    test: bool,
+    origin: String,
+    timings: (f64, f64, f64),
+}
+
+/// What `plan_run` found to do.
+pub(crate) enum Planned {
+    /// Nothing to check, or sent to the background: the answer.
+    Answer(Value),
+    /// Points checked, to be stored (or shown, for a test).
+    Checked(Box<Checked>),
+}
+
+/// A stored (or tested) run.
+pub(crate) struct Done {
+    target: String,
+    kind: Kind,
+    test: bool,
+    /// Per point: record id, point, status, previous status.
+    points: Vec<(String, String, u8, Option<String>)>,
+    /// Curves: the failed tenors of each point.
+    failed_tenors: Vec<Value>,
+    counts: Map<String, Value>,
+    truncated: bool,
+    timings: Value,
+    /// The per-point answers (when asked for).
+    results: Option<Vec<Value>>,
+}
+
+impl Done {
+    fn to_json(self) -> Value {
+        let mut base =
+            json!({"target": self.target, "kind": self.kind.as_str(), "test": self.test});
+        base["points"] = json!(self.points.len());
+        base["records"] = json!(if self.test { 0 } else { self.points.len() });
+        base["counts"] = Value::Object(self.counts);
+        base["truncated"] = json!(self.truncated);
+        base["timings"] = self.timings;
+        base["message"] = Value::Null;
+        base["results"] = Value::Array(self.results.unwrap_or_default());
+        base
+    }
+}
+
+fn empty_answer(target: &str, kind: Kind, test: bool, message: &str) -> Value {
+    json!({"target": target, "kind": kind.as_str(), "test": test, "points": 0, "records": 0,
+        "counts": {}, "truncated": false, "message": message, "results": []})
+}
+
 impl Platform {
     fn prepare(
         &self,
@@ -192,6 +274,23 @@ impl Platform {
         test: bool,
         origin: &str,
     ) -> Result<Value> {
+        let in_job = JOB_RUN.with(|f| f.get());
+        match self.plan_run(p, body, test, origin, in_job)? {
+            Planned::Answer(v) => Ok(v),
+            Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.to_json()),
+        }
+    }
+
+    /// Reads and checks the points of a run (a background run, or one past `maxPoints`, is
+    /// queued instead unless `in_job`).
+    pub(crate) fn plan_run(
+        &self,
+        p: &Principal,
+        body: &Value,
+        test: bool,
+        origin: &str,
+        in_job: bool,
+    ) -> Result<Planned> {
         if !test {
             p.require(crate::auth::Role::Writer, "running validation")?;
         }
@@ -215,101 +314,245 @@ impl Platform {
                 "test checks at most {MAX_TEST_POINTS} points; the range holds {count}"
             )));
         }
-        let in_job = JOB_RUN.with(|f| f.get());
         if !test && !in_job && (req.background || count > prep.config.options.max_points) {
             if req.points.is_empty() && req.from.is_none() && req.background {
                 return Err(Error::invalid_parameter(
                     "a background run needs a range (from, to), not points",
                 ));
             }
-            return self.queue_job(p, "run", json!({"request": body, "origin": "background"}));
+            return self
+                .queue_job(p, "run", json!({"request": body, "origin": "background"}))
+                .map(Planned::Answer);
         }
         // `_delay` on a run that is not sent to the background: wait before it starts.
         if let Some(d) = delay.filter(|_| !in_job) {
             std::thread::sleep(d.to_std().unwrap_or_default());
         }
-        let mut base = json!({"target": target, "kind": prep.config.kind.as_str(), "test": test});
-        if !prep.config.enabled || count == 0 {
-            let message = if !prep.config.enabled {
-                "the configuration is disabled"
-            } else {
-                "no data points to check"
-            };
-            base["points"] = json!(0);
-            base["records"] = json!(0);
-            base["counts"] = json!({});
-            base["truncated"] = json!(false);
-            base["message"] = json!(message);
-            base["results"] = json!([]);
-            return Ok(base);
+        let kind = prep.config.kind;
+        if !prep.config.enabled {
+            return Ok(Planned::Answer(empty_answer(
+                &target,
+                kind,
+                test,
+                "the configuration is disabled",
+            )));
+        }
+        if count == 0 {
+            return Ok(Planned::Answer(empty_answer(
+                &target,
+                kind,
+                test,
+                "no data points to check",
+            )));
         }
         let checks_started = Instant::now();
-        let results = self.evaluate(&prep, &data, req.tenors.as_deref());
+        let (results, set, check_ms) = evaluate(&prep, &data, req.tenors.as_deref());
         let checks_ms = ms(checks_started);
+        let format = match &data {
+            Loaded::Series { calendar, tz, .. } => Some(PointFormat {
+                calendar: *calendar,
+                tz: *tz,
+            }),
+            Loaded::Curves { .. } => None,
+        };
+        Ok(Planned::Checked(Box::new(Checked {
+            target,
+            truncated: data.truncated(),
+            config: prep.config,
+            results,
+            set,
+            check_ms,
+            format,
+            test,
+            origin: origin.to_string(),
+            timings: (prep.scripts_ms, read_ms, checks_ms),
+        })))
+    }
+
+    /// Stores the records of a checked run (not for a test), writes the quality status when
+    /// the configuration asks for it, and answers; `detail` builds the per-point answers.
+    pub(crate) fn commit_run(&self, p: &Principal, c: Checked, detail: bool) -> Result<Done> {
         let save_started = Instant::now();
         let ctx = Context {
             user: p.user.clone(),
-            origin: origin.to_string(),
+            origin: c.origin.clone(),
             now: self.now(),
         };
-        let mut out = Vec::with_capacity(results.len());
-        if test {
-            for r in &results {
-                let mut item = r.fields.clone();
-                item.insert("_id".into(), json!(r.id));
-                item.insert("status".into(), json!(r.status));
-                item.insert("previous".into(), Value::Null);
-                out.push(Value::Object(item));
+        let kind_text = c.config.kind.as_str().to_string();
+        let run_info = RunInfo {
+            at: ctx.now.timestamp_millis(),
+            user: ctx.user.clone(),
+            origin: ctx.origin.clone(),
+            name: c.config.doc.get("name").cloned().unwrap_or(Value::Null),
+            group: c.config.doc.get("group").cloned().unwrap_or(Value::Null),
+            tags: c.config.doc.get("tags").cloned().unwrap_or(Value::Null),
+            ms: c.check_ms.clone(),
+        };
+        let mut points = Vec::with_capacity(c.results.len());
+        let mut failed_tenors = Vec::new();
+        let mut answers = detail.then(Vec::new);
+        let answer = |chunk: &Chunk, rec: &Record, status: &str, previous: Option<&str>| {
+            let full = chunk.materialize(rec);
+            let mut item = Map::with_capacity(RESULT_FIELDS.len() + 2);
+            for k in RESULT_FIELDS {
+                if let Some(v) = full.get(k) {
+                    item.insert(k.to_string(), v.clone());
+                }
+            }
+            item.insert("status".into(), json!(status));
+            item.insert(
+                "previous".into(),
+                previous.map_or(Value::Null, |s| json!(s)),
+            );
+            Value::Object(item)
+        };
+        if c.test {
+            let mut chunk = Chunk::new(&c.target, 0, &kind_text, c.format);
+            let run = chunk.add_run(run_info);
+            chunk.set_index(&c.set);
+            for r in c.results {
+                let (rec, t) = records::apply_run(None, r, run, &ctx);
+                if let Some(a) = &mut answers {
+                    a.push(answer(&chunk, &rec, &t.status, None));
+                }
+                failed_tenors.extend(tenors_of(&rec));
+                points.push((chunk.id_of(&rec), rec.point.clone(), rec.status, None));
             }
         } else {
             let scope = p.private_scope();
+            let target = c.target.clone();
+            let format = c.format;
+            let set = c.set.clone();
             self.write(|tx| {
-                for r in results {
-                    let old = tx.record(&scope, &r.id)?;
-                    let keys: Vec<String> = r.fields.keys().cloned().collect();
-                    let (rec, transition) = records::apply_run(old, r, &ctx);
-                    tx.put_record(&scope, &rec)?;
-                    // The answer carries the fields of the result (taken from the record).
-                    let mut item = Map::with_capacity(keys.len() + 3);
-                    item.insert("_id".into(), rec["_id"].clone());
-                    for k in keys {
-                        if let Some(v) = rec.get(&k) {
-                            item.insert(k, v.clone());
-                        }
+                let (lo, hi) = (
+                    c.results.iter().map(|r| r.key).min().unwrap_or(0),
+                    c.results.iter().map(|r| r.key).max().unwrap_or(0),
+                );
+                // Results by bucket (they come in point order).
+                let mut groups: Vec<(i64, Vec<PointResult>)> = Vec::new();
+                for r in c.results {
+                    let b = records::bucket_of(r.key, format.as_ref());
+                    match groups.last_mut() {
+                        Some((g, v)) if *g == b => v.push(r),
+                        _ => groups.push((b, vec![r])),
                     }
-                    item.insert("status".into(), json!(transition.status));
-                    item.insert(
-                        "previous".into(),
-                        transition.previous.map_or(Value::Null, Value::String),
-                    );
-                    out.push(Value::Object(item));
+                }
+                let (blo, bhi) = (
+                    records::bucket_of(lo, format.as_ref()),
+                    records::bucket_of(hi, format.as_ref()),
+                );
+                let mut chunks: Vec<Chunk> = tx
+                    .record_chunks(
+                        &scope,
+                        Some(std::slice::from_ref(&target)),
+                        Some((lo, hi)),
+                        Some((blo, bhi)),
+                    )?
+                    .iter()
+                    .map(|row| Chunk::decode(&row.target, row.seq, &row.body))
+                    .collect::<Result<_>>()?;
+                let mut touched = vec![false; chunks.len()];
+                let mut runs: Vec<Option<u32>> = vec![None; chunks.len()];
+                let mut sets: Vec<Option<u32>> = vec![None; chunks.len()];
+                for (bucket, results) in groups {
+                    for mut r in results {
+                        // The chunk holding the record, else the one of its bucket.
+                        let at = chunks
+                            .iter()
+                            .position(|ch| ch.find(r.key).is_ok())
+                            .or_else(|| chunks.iter().position(|ch| ch.seq == bucket));
+                        let i = match at {
+                            Some(i) => i,
+                            None => {
+                                chunks.push(Chunk::new(&target, bucket, &kind_text, format));
+                                touched.push(false);
+                                runs.push(None);
+                                sets.push(None);
+                                chunks.len() - 1
+                            }
+                        };
+                        let chunk = &mut chunks[i];
+                        touched[i] = true;
+                        let run = *runs[i].get_or_insert_with(|| chunk.add_run(run_info.clone()));
+                        r.set = *sets[i].get_or_insert_with(|| chunk.set_index(&set));
+                        let (rec, t) = match chunk.find(r.key) {
+                            Ok(j) => {
+                                let old = chunk.records[j].clone();
+                                let (rec, t) = records::apply_run(Some(old), r, run, &ctx);
+                                chunk.records[j] = rec;
+                                (j, t)
+                            }
+                            Err(j) => {
+                                let (rec, t) = records::apply_run(None, r, run, &ctx);
+                                chunk.records.insert(j, rec);
+                                (j, t)
+                            }
+                        };
+                        let rec = &chunk.records[rec];
+                        if let Some(a) = &mut answers {
+                            a.push(answer(chunk, rec, &t.status, t.previous.as_deref()));
+                        }
+                        failed_tenors.extend(tenors_of(rec));
+                        points.push((chunk.id_of(rec), rec.point.clone(), rec.status, t.previous));
+                    }
+                }
+                for (i, chunk) in chunks.iter_mut().enumerate() {
+                    if touched[i] {
+                        tx.put_record_chunk(&scope, &chunk_row(chunk))?;
+                    }
                 }
                 Ok(())
             })?;
-            if prep.config.options.write_status {
-                self.write_status(p, &target, prep.config.kind, &out)?;
+            if c.config.options.write_status {
+                let written: Vec<Value> = points
+                    .iter()
+                    .map(|(_, point, status, _)| json!({"point": point, "status": status_name(*status)}))
+                    .collect();
+                self.write_status(p, &c.target, c.config.kind, &written)?;
             }
         }
-        let save_ms = ms(save_started);
         let mut counts: Map<String, Value> = Map::new();
-        for r in &out {
-            let s = r["status"].as_str().unwrap_or_default().to_string();
-            let n = counts.get(&s).and_then(Value::as_u64).unwrap_or(0) + 1;
-            counts.insert(s, json!(n));
+        for (_, _, s, _) in &points {
+            let name = status_name(*s);
+            let n = counts.get(name).and_then(Value::as_u64).unwrap_or(0) + 1;
+            counts.insert(name.to_string(), json!(n));
         }
-        for r in &mut out {
-            if let Value::Object(m) = r {
-                m.shift_remove("dataHash");
-            }
-        }
-        base["points"] = json!(out.len());
-        base["records"] = json!(if test { 0 } else { out.len() });
-        base["counts"] = Value::Object(counts);
-        base["truncated"] = json!(data.truncated());
-        base["timings"] = json!({"scripts": prep.scripts_ms, "read": read_ms, "checks": checks_ms, "save": save_ms});
-        base["message"] = Value::Null;
-        base["results"] = Value::Array(out);
-        Ok(base)
+        let (scripts, read, checks) = c.timings;
+        Ok(Done {
+            target: c.target,
+            kind: c.config.kind,
+            test: c.test,
+            points,
+            failed_tenors,
+            counts,
+            truncated: c.truncated,
+            timings: json!({"scripts": scripts, "read": read, "checks": checks, "save": ms(save_started)}),
+            results: answers,
+        })
+    }
+}
+
+/// The failed tenors of a curve record.
+fn tenors_of(rec: &Record) -> Vec<Value> {
+    rec.extra
+        .as_ref()
+        .and_then(|x| x.get("failedTenors"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The stored row of a chunk.
+fn chunk_row(chunk: &mut Chunk) -> RecordChunkRow {
+    let (first, last, statuses) = chunk.summary();
+    RecordChunkRow {
+        target: chunk.target.clone(),
+        seq: chunk.seq,
+        first,
+        last,
+        count: chunk.records.len() as u64,
+        statuses,
+        body: chunk.encode(),
     }
 }
 
@@ -523,162 +766,6 @@ impl Platform {
         }
     }
 
-    fn evaluate(
-        &self,
-        prep: &Prepared,
-        data: &Loaded,
-        tenor_filter: Option<&[String]>,
-    ) -> Vec<PointResult> {
-        let cfg = &prep.config;
-        let defs: Vec<&super::engine::CheckDef> = cfg
-            .checks
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(d, _)| d)
-            .collect();
-        let check_json = |o: &CheckOutcome, extra: Option<usize>| -> Value {
-            let def = defs.iter().find(|d| d.id == o.id);
-            let status = outcome_status(o, def.map(|d| d.severity));
-            let mut m = json!({
-                "id": o.id,
-                "name": def.map(|d| d.name.clone()).unwrap_or_default(),
-                "scope": def.map(|d| match d.scope { CheckScope::Point => "point", CheckScope::Tenor => "tenor", CheckScope::Curve => "curve" }).unwrap_or_default(),
-                "severity": def.map(|d| severity_name(d.severity)).unwrap_or_default(),
-                "status": status,
-                "message": o.message,
-                "failures": usize::from(records::is_failing(&status) || status == "warning"),
-                "log": if o.message.is_empty() { json!([]) } else { json!([o.message]) },
-                "ms": (o.micros / 10.0).round() / 100.0,
-            });
-            if let Some(n) = extra {
-                m["tenorsFailed"] = json!(n);
-                m["failures"] = json!(n);
-            }
-            m
-        };
-        let common = |id: String, point: String, point_date: String| -> Map<String, Value> {
-            let mut f = Map::new();
-            f.insert("target".into(), json!(cfg.target));
-            for k in ["name", "group", "tags"] {
-                f.insert(k.into(), cfg.doc.get(k).cloned().unwrap_or(Value::Null));
-            }
-            f.insert("kind".into(), json!(cfg.kind.as_str()));
-            f.insert("point".into(), json!(point));
-            f.insert("pointDate".into(), json!(point_date));
-            let _ = id;
-            f
-        };
-        match data {
-            Loaded::Series { input, points, targets, calendar, tz, .. } => {
-                let outcomes = prep.compiled.run_series(input, targets, cfg.options.lookback);
-                outcomes
-                    .into_iter()
-                    .map(|po| {
-                        let p = &points[po.index];
-                        let time = format_time(p.t, *calendar, *tz);
-                        let date = crate::data::calendar::instant(p.t)
-                            .map(|d| d.with_timezone(tz).date_naive().to_string())
-                            .unwrap_or_default();
-                        let id = format!("{}:{time}", cfg.target);
-                        let mut f = common(id.clone(), time, date);
-                        f.insert("value".into(), p.v.to_json());
-                        let checks: Vec<Value> = po.checks.iter().map(|o| check_json(o, None)).collect();
-                        let status = records::worst(checks.iter().map(|c| c["status"].as_str().unwrap_or("skipped")));
-                        f.insert("message".into(), json!(summary(&checks)));
-                        f.insert("checks".into(), Value::Array(checks));
-                        f.insert("dataHash".into(), json!(p.v.to_json().to_string()));
-                        PointResult { id, fields: f, status }
-                    })
-                    .collect()
-            }
-            Loaded::Curves { curves, .. } => curves
-                .iter()
-                .map(|(input, history, contracts)| {
-                    let ondate = input.ondate.format("%Y-%m-%d").to_string();
-                    let id = format!("{}:{ondate}", cfg.target);
-                    let outcome = prep.compiled.run_curve(input, history);
-                    let mut f = common(id.clone(), ondate.clone(), ondate);
-                    let wanted = |t: &str| tenor_filter.is_none_or(|only| only.iter().any(|x| x == t));
-                    let mut tenors = Vec::new();
-                    let mut failed_tenors = Vec::new();
-                    let mut warning_tenors = Vec::new();
-                    let mut tenor_counts: Map<String, Value> = Map::new();
-                    // Per tenor check: the worst status over tenors and how many failed.
-                    let mut per_check: Vec<(String, String, String, usize)> = Vec::new();
-                    for (t, c) in outcome.tenors.iter().zip(contracts.iter()) {
-                        if !wanted(&t.tenor) {
-                            continue;
-                        }
-                        let statuses: Vec<(String, String, String)> = t
-                            .checks
-                            .iter()
-                            .map(|o| {
-                                let def = defs.iter().find(|d| d.id == o.id);
-                                (o.id.clone(), outcome_status(o, def.map(|d| d.severity)), o.message.clone())
-                            })
-                            .collect();
-                        let status = records::worst(statuses.iter().map(|(_, s, _)| s.as_str()));
-                        for (cid, s, m) in &statuses {
-                            match per_check.iter_mut().find(|(id, ..)| id == cid) {
-                                Some(entry) => {
-                                    if records::worst([entry.1.as_str(), s.as_str()]) == *s && s != "skipped" {
-                                        entry.1 = s.clone();
-                                        entry.2 = format!("{}: {m}", t.tenor);
-                                    }
-                                    if records::is_failing(s) || s == "warning" {
-                                        entry.3 += 1;
-                                    }
-                                }
-                                None => per_check.push((
-                                    cid.clone(),
-                                    s.clone(),
-                                    if m.is_empty() { String::new() } else { format!("{}: {m}", t.tenor) },
-                                    usize::from(records::is_failing(s) || s == "warning"),
-                                )),
-                            }
-                        }
-                        if records::is_failing(&status) {
-                            failed_tenors.push(json!(t.tenor));
-                        } else if status == "warning" {
-                            warning_tenors.push(json!(t.tenor));
-                        }
-                        let n = tenor_counts.get(&status).and_then(Value::as_u64).unwrap_or(0) + 1;
-                        tenor_counts.insert(status.clone(), json!(n));
-                        let message = statuses.iter().filter(|(_, s, m)| s != "valid" && s != "skipped" && !m.is_empty()).map(|(_, _, m)| m.clone()).collect::<Vec<_>>().join("; ");
-                        tenors.push(json!({
-                            "tenor": t.tenor,
-                            "value": c.value.to_json(),
-                            "status": status,
-                            "message": message,
-                            "checks": statuses.iter().map(|(id, s, m)| json!({"id": id, "status": s, "message": m})).collect::<Vec<_>>(),
-                        }));
-                    }
-                    let mut checks: Vec<Value> = per_check
-                        .iter()
-                        .map(|(cid, s, m, n)| {
-                            let o = CheckOutcome { id: cid.clone(), status: CheckStatus::Pass, message: m.clone(), micros: 0.0 };
-                            let mut j = check_json(&o, Some(*n));
-                            j["status"] = json!(s);
-                            j
-                        })
-                        .collect();
-                    checks.extend(outcome.curve.iter().map(|o| check_json(o, None)));
-                    let status = records::worst(checks.iter().map(|c| c["status"].as_str().unwrap_or("skipped")));
-                    f.insert("message".into(), json!(summary(&checks)));
-                    f.insert("checks".into(), Value::Array(checks));
-                    f.insert("tenors".into(), Value::Array(tenors));
-                    f.insert("failedTenors".into(), Value::Array(failed_tenors));
-                    f.insert("warningTenors".into(), Value::Array(warning_tenors));
-                    f.insert("tenorCounts".into(), Value::Object(tenor_counts));
-                    f.insert("contracts".into(), json!(contracts.len()));
-                    let hash = contracts.iter().map(|c| format!("{}={}", c.tenor, c.value.to_json())).collect::<Vec<_>>().join(",");
-                    f.insert("dataHash".into(), json!(crate::auth::hash_token(&hash)));
-                    PointResult { id, fields: f, status }
-                })
-                .collect(),
-        }
-    }
-
     /// Writes the quality status of checked points into the private data (a data change that
     /// does not itself trigger validation).
     fn write_status(
@@ -755,40 +842,359 @@ impl Platform {
     }
 }
 
-/// A check's record status from its outcome and severity.
-fn outcome_status(o: &CheckOutcome, severity: Option<super::engine::Severity>) -> String {
-    match o.status {
-        CheckStatus::Pass => "valid".into(),
-        CheckStatus::Fail => severity.map_or("failed", severity_name).to_string(),
-        CheckStatus::Error => "error".into(),
-        CheckStatus::Skipped => "skipped".into(),
+/// A check's record status code from its outcome and severity.
+fn outcome_code(status: CheckStatus, severity: Option<super::engine::Severity>) -> u8 {
+    match status {
+        CheckStatus::Pass => VALID,
+        CheckStatus::Fail => status_code(severity.map_or("failed", severity_name)),
+        CheckStatus::Error => records::ERROR,
+        CheckStatus::Skipped => SKIPPED,
     }
 }
 
-fn summary(checks: &[Value]) -> String {
-    let bad: Vec<&str> = checks
+fn scope_name(scope: CheckScope) -> &'static str {
+    match scope {
+        CheckScope::Point => "point",
+        CheckScope::Tenor => "tenor",
+        CheckScope::Curve => "curve",
+    }
+}
+
+/// Checks the loaded points: one result per point, the checks as records show them, and the
+/// milliseconds per point of each.
+fn evaluate(
+    prep: &Prepared,
+    data: &Loaded,
+    tenor_filter: Option<&[String]>,
+) -> (Vec<PointResult>, Vec<CheckMeta>, Vec<f64>) {
+    let cfg = &prep.config;
+    let defs: Vec<&CheckDef> = cfg
+        .checks
         .iter()
-        .filter(|c| !matches!(c["status"].as_str(), Some("valid" | "skipped")))
-        .filter_map(|c| c["id"].as_str())
+        .filter(|(_, on)| *on)
+        .map(|(d, _)| d)
         .collect();
-    let ran = checks
-        .iter()
-        .filter(|c| c["status"].as_str() != Some("skipped"))
-        .count();
-    if ran == 0 {
-        "no check applied".into()
-    } else if bad.is_empty() {
-        format!("all {ran} checks passed")
-    } else {
-        format!(
-            "{} of {ran} checks did not pass: {}",
-            bad.len(),
-            bad.join(", ")
-        )
+    let def_of = |id: &str| defs.iter().find(|d| d.id == id).copied();
+    let meta = |id: &str| -> CheckMeta {
+        let def = def_of(id);
+        CheckMeta {
+            id: id.to_string(),
+            name: def.map(|d| d.name.clone()).unwrap_or_default(),
+            scope: def.map(|d| scope_name(d.scope)).unwrap_or_default().into(),
+            severity: def
+                .map(|d| severity_name(d.severity))
+                .unwrap_or_default()
+                .into(),
+        }
+    };
+    match data {
+        Loaded::Series {
+            input,
+            points,
+            targets,
+            calendar,
+            tz,
+            ..
+        } => {
+            let eval = prep
+                .compiled
+                .evaluate_series(input, targets, cfg.options.lookback);
+            let ids = eval.check_ids();
+            let set: Vec<CheckMeta> = ids.iter().map(|id| meta(id)).collect();
+            let severities: Vec<_> = ids
+                .iter()
+                .map(|id| def_of(id).map(|d| d.severity))
+                .collect();
+            let check_ms: Vec<f64> = (0..ids.len()).map(|c| eval.micros(c) / 1000.0).collect();
+            let format = PointFormat {
+                calendar: *calendar,
+                tz: *tz,
+            };
+            let results = (0..eval.target_count())
+                .map(|j| {
+                    let p = &points[eval.index(j)];
+                    let (point, point_date) = format.texts(p.t);
+                    let mut status = SKIPPED;
+                    let checks: Vec<CheckResult> = (0..ids.len())
+                        .map(|c| {
+                            let code = outcome_code(eval.status(c, j), severities[c]);
+                            status = records::worse(status, code);
+                            CheckResult {
+                                status: code,
+                                message: eval.message(c, j).into(),
+                                tenors_failed: None,
+                            }
+                        })
+                        .collect();
+                    let message = Summary::of(
+                        ids.iter()
+                            .map(String::as_str)
+                            .zip(checks.iter().map(|c| c.status)),
+                    );
+                    let value = match &p.v {
+                        PointValue::Num(x) => CheckedValue::Num(*x),
+                        PointValue::Text(t) => CheckedValue::Text(t.clone()),
+                        PointValue::Null => CheckedValue::Null,
+                    };
+                    PointResult {
+                        key: p.t,
+                        point,
+                        point_date,
+                        value: Some(value),
+                        status,
+                        set: 0,
+                        checks,
+                        message,
+                        hash: None,
+                        extra: None,
+                    }
+                })
+                .collect();
+            (results, set, check_ms)
+        }
+        Loaded::Curves { curves, .. } => {
+            let mut set: Vec<CheckMeta> = Vec::new();
+            let mut check_ms: Vec<f64> = Vec::new();
+            let mut results = Vec::with_capacity(curves.len());
+            for (input, history, contracts) in curves {
+                let ondate = input.ondate.format("%Y-%m-%d").to_string();
+                let outcome = prep.compiled.run_curve(input, history);
+                let wanted = |t: &str| tenor_filter.is_none_or(|only| only.iter().any(|x| x == t));
+                let mut tenors = Vec::new();
+                let mut failed_tenors = Vec::new();
+                let mut warning_tenors = Vec::new();
+                let mut tenor_counts: Map<String, Value> = Map::new();
+                // Per tenor check: the worst status over tenors, its message, how many failed
+                // and the time it took.
+                let mut per_check: Vec<(String, u8, String, u32, f64)> = Vec::new();
+                for (t, c) in outcome.tenors.iter().zip(contracts.iter()) {
+                    if !wanted(&t.tenor) {
+                        continue;
+                    }
+                    let statuses: Vec<(String, u8, String)> = t
+                        .checks
+                        .iter()
+                        .map(|o| {
+                            let def = def_of(&o.id);
+                            (
+                                o.id.clone(),
+                                outcome_code(o.status, def.map(|d| d.severity)),
+                                o.message.clone(),
+                            )
+                        })
+                        .collect();
+                    let status = statuses
+                        .iter()
+                        .fold(SKIPPED, |a, (_, s, _)| records::worse(a, *s));
+                    for ((cid, s, m), o) in statuses.iter().zip(&t.checks) {
+                        let bad = u32::from(records::failing(*s) || *s == WARNING);
+                        match per_check.iter_mut().find(|(id, ..)| id == cid) {
+                            Some(entry) => {
+                                if *s != SKIPPED && records::worse(entry.1, *s) == *s {
+                                    entry.1 = *s;
+                                    entry.2 = format!("{}: {m}", t.tenor);
+                                }
+                                entry.3 += bad;
+                                entry.4 += o.micros;
+                            }
+                            None => per_check.push((
+                                cid.clone(),
+                                *s,
+                                if m.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!("{}: {m}", t.tenor)
+                                },
+                                bad,
+                                o.micros,
+                            )),
+                        }
+                    }
+                    if records::failing(status) {
+                        failed_tenors.push(json!(t.tenor));
+                    } else if status == WARNING {
+                        warning_tenors.push(json!(t.tenor));
+                    }
+                    let name = status_name(status);
+                    let n = tenor_counts.get(name).and_then(Value::as_u64).unwrap_or(0) + 1;
+                    tenor_counts.insert(name.to_string(), json!(n));
+                    let message = statuses
+                        .iter()
+                        .filter(|(_, s, m)| *s != VALID && *s != SKIPPED && !m.is_empty())
+                        .map(|(_, _, m)| m.clone())
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    tenors.push(json!({
+                        "tenor": t.tenor,
+                        "value": c.value.to_json(),
+                        "status": name,
+                        "message": message,
+                        "checks": statuses.iter().map(|(id, s, m)| json!({"id": id, "status": status_name(*s), "message": m})).collect::<Vec<_>>(),
+                    }));
+                }
+                let mut ids: Vec<String> = Vec::new();
+                let mut checks: Vec<CheckResult> = Vec::new();
+                let mut micros: Vec<f64> = Vec::new();
+                for (cid, s, m, n, us) in per_check {
+                    ids.push(cid);
+                    checks.push(CheckResult {
+                        status: s,
+                        message: m.into(),
+                        tenors_failed: Some(n),
+                    });
+                    micros.push(us);
+                }
+                for o in &outcome.curve {
+                    let def = def_of(&o.id);
+                    ids.push(o.id.clone());
+                    checks.push(CheckResult {
+                        status: outcome_code(o.status, def.map(|d| d.severity)),
+                        message: o.message.as_str().into(),
+                        tenors_failed: None,
+                    });
+                    micros.push(o.micros);
+                }
+                // The check list of the last curve stands for all (curves share one config).
+                set = ids.iter().map(|id| meta(id)).collect();
+                check_ms = micros.iter().map(|us| us / 1000.0).collect();
+                let status = checks
+                    .iter()
+                    .fold(SKIPPED, |a, c| records::worse(a, c.status));
+                let message = Summary::of(
+                    ids.iter()
+                        .map(String::as_str)
+                        .zip(checks.iter().map(|c| c.status)),
+                );
+                let mut extra = Map::new();
+                extra.insert("tenors".into(), Value::Array(tenors));
+                extra.insert("failedTenors".into(), Value::Array(failed_tenors));
+                extra.insert("warningTenors".into(), Value::Array(warning_tenors));
+                extra.insert("tenorCounts".into(), Value::Object(tenor_counts));
+                extra.insert("contracts".into(), json!(contracts.len()));
+                let hash = contracts
+                    .iter()
+                    .map(|c| format!("{}={}", c.tenor, c.value.to_json()))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                results.push(PointResult {
+                    key: records::date_key(input.ondate),
+                    point: ondate.clone(),
+                    point_date: ondate,
+                    value: None,
+                    status,
+                    set: 0,
+                    checks,
+                    message,
+                    hash: Some(crate::auth::hash_token(&hash)),
+                    extra: Some(Box::new(extra)),
+                });
+            }
+            (results, set, check_ms)
+        }
+    }
+}
+
+/// Parts of a record filter the chunks can answer before records are built: the targets and
+/// the statuses it is limited to.
+fn pinned(filter: &Filter, field: &str) -> Option<Vec<String>> {
+    match filter {
+        Filter::TextIn { path, texts } if path == field => Some(texts.clone()),
+        Filter::Eq {
+            path,
+            value: Value::String(s),
+        } if path == field => Some(vec![s.clone()]),
+        Filter::And(parts) => parts.iter().find_map(|p| pinned(p, field)),
+        _ => None,
+    }
+}
+
+/// SQL-like order of two JSON values: absent and null first, then numbers, then text, then
+/// anything else by its JSON text.
+fn order_values(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    fn rank(v: Option<&Value>) -> u8 {
+        match v {
+            None | Some(Value::Null) => 0,
+            Some(Value::Number(_)) | Some(Value::Bool(_)) => 1,
+            Some(Value::String(_)) => 2,
+            _ => 3,
+        }
+    }
+    let num = |v: &Value| match v {
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        other => other.as_f64().unwrap_or(0.0),
+    };
+    match rank(a).cmp(&rank(b)) {
+        Ordering::Equal => match (a, b) {
+            (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
+            (Some(x), Some(y)) if rank(a) == 1 => num(x).total_cmp(&num(y)),
+            (Some(x), Some(y)) => x.to_string().cmp(&y.to_string()),
+            _ => Ordering::Equal,
+        },
+        other => other,
     }
 }
 
 impl Platform {
+    /// Decoded chunks of the caller's records (of some targets, or all).
+    fn chunks_of(
+        &self,
+        p: &Principal,
+        targets: Option<&[String]>,
+    ) -> Result<Vec<(RecordChunkRow, Chunk)>> {
+        let rows = self
+            .read()?
+            .record_chunks(&p.private_scope(), targets, None, None)?;
+        rows.into_iter()
+            .map(|row| {
+                let chunk = Chunk::decode(&row.target, row.seq, &row.body)?;
+                Ok((row, chunk))
+            })
+            .collect()
+    }
+
+    /// Where the record with this id is: (row, chunk, position).
+    fn locate_record(
+        &self,
+        tx: &dyn ReadTx,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Option<(Chunk, usize)>> {
+        for target in tx.record_targets_of(scope, id)? {
+            let suffix = &id[target.len() + 1..];
+            let rows = tx.record_chunks(scope, Some(std::slice::from_ref(&target)), None, None)?;
+            // The key of the point, when the text reads as one of the target's points.
+            let newest = match rows.last() {
+                Some(row) => Chunk::decode(&row.target, row.seq, &row.body)?,
+                None => continue,
+            };
+            let key = match &newest.format {
+                Some(f) => parse_time(suffix, f.tz).ok(),
+                None => NaiveDate::parse_from_str(suffix, "%Y-%m-%d")
+                    .ok()
+                    .map(records::date_key),
+            };
+            for row in &rows {
+                if key.is_some_and(|k| k < row.first || k > row.last) {
+                    continue;
+                }
+                let chunk = Chunk::decode(&row.target, row.seq, &row.body)?;
+                let found = match key {
+                    Some(k) => chunk
+                        .find(k)
+                        .ok()
+                        .filter(|&i| chunk.records[i].point == suffix),
+                    None => None,
+                }
+                .or_else(|| chunk.records.iter().position(|r| r.point == suffix));
+                if let Some(i) = found {
+                    return Ok(Some((chunk, i)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// `override`, `removeOverride` or `comment` on records by id.
     pub fn validation_records_action(
         &self,
@@ -838,48 +1244,92 @@ impl Platform {
             now: self.now(),
         };
         let scope = p.private_scope();
+        let mut status_writes: Vec<(String, Kind, Value)> = Vec::new();
         let results = self.write(|tx| {
             let mut out = Vec::with_capacity(ids.len());
             for id in &ids {
-                let Some(mut rec) = tx.record(&scope, id)? else {
+                let Some((mut chunk, i)) = self.locate_record(&*tx, &scope, id)? else {
                     out.push(json!({"id": id, "ok": false, "message": "no such record"}));
                     continue;
                 };
+                let rec = &mut chunk.records[i];
                 let outcome = match function {
-                    "override" => records::apply_override(
-                        &mut rec,
-                        reason.as_deref().unwrap_or_default(),
-                        &ctx,
-                    )
-                    .map(|_| "overridden".to_string()),
-                    "removeOverride" => records::remove_override(&mut rec, &ctx)
+                    "override" => {
+                        records::apply_override(rec, reason.as_deref().unwrap_or_default(), &ctx)
+                            .map(|_| "overridden".to_string())
+                    }
+                    "removeOverride" => records::remove_override(rec, &ctx)
                         .map(|s| format!("override removed; status {s}")),
                     _ => {
-                        records::comment(&mut rec, message.as_deref().unwrap_or_default(), &ctx);
+                        records::comment(rec, message.as_deref().unwrap_or_default(), &ctx);
                         Ok("comment added".to_string())
                     }
                 };
                 match outcome {
                     Ok(m) => {
-                        tx.put_record(&scope, &rec)?;
-                        out.push(
-                            json!({"id": id, "ok": true, "message": m, "status": rec["status"]}),
-                        );
+                        let status = status_name(rec.status);
+                        if function != "comment" {
+                            let kind = if chunk.kind == "curve" {
+                                Kind::Curve
+                            } else {
+                                Kind::TimeSeries
+                            };
+                            status_writes.push((
+                                chunk.target.clone(),
+                                kind,
+                                json!({"point": rec.point, "status": status}),
+                            ));
+                        }
+                        out.push(json!({"id": id, "ok": true, "message": m, "status": status}));
+                        tx.put_record_chunk(&scope, &chunk_row(&mut chunk))?;
                     }
                     Err(m) => out.push(json!({"id": id, "ok": false, "message": m})),
                 }
             }
             Ok(out)
         })?;
+        // The quality status follows overrides where the configuration writes it.
+        let tx = self.read()?;
+        let mut wanted: Vec<(String, Kind, Vec<Value>)> = Vec::new();
+        for (target, kind, item) in status_writes {
+            let writes = tx
+                .current(Collection::ValidationConfig, &scope, &target)?
+                .and_then(|d| Config::from_doc(d.body).ok())
+                .is_some_and(|c| c.options.write_status);
+            if !writes {
+                continue;
+            }
+            match wanted.iter_mut().find(|(t, ..)| *t == target) {
+                Some((_, _, items)) => items.push(item),
+                None => wanted.push((target, kind, vec![item])),
+            }
+        }
+        drop(tx);
+        for (target, kind, items) in wanted {
+            self.write_status(p, &target, kind, &items)?;
+        }
         Ok(Value::Array(results))
     }
 
     /// One record.
     pub fn validation_record(&self, p: &Principal, id: &str) -> Result<Value> {
-        self.read()?
-            .record(&p.private_scope(), id)?
-            .map(Value::Object)
+        let tx = self.read()?;
+        self.locate_record(tx.as_ref(), &p.private_scope(), id)?
+            .map(|(chunk, i)| Value::Object(chunk.materialize(&chunk.records[i])))
             .ok_or_else(|| Error::not_found(format!("validation record \"{id}\" not found")))
+    }
+
+    /// Every record of the caller (of some targets), as JSON, in id order.
+    pub(crate) fn all_records(
+        &self,
+        p: &Principal,
+        targets: Option<&[String]>,
+    ) -> Result<Vec<Map<String, Value>>> {
+        let mut out = Vec::new();
+        for (_, chunk) in self.chunks_of(p, targets)? {
+            out.extend(chunk.records.iter().map(|r| chunk.materialize(r)));
+        }
+        Ok(out)
     }
 
     /// Records matching a list request (filters over the record fields, sort, paging).
@@ -888,18 +1338,77 @@ impl Platform {
         p: &Principal,
         req: &crate::documents::ListRequest,
     ) -> Result<crate::store::Page<Value>> {
-        let page = self.read()?.records(&p.private_scope(), &req.query)?;
-        Ok(crate::store::Page {
-            total: page.total,
-            items: page
-                .items
-                .into_iter()
-                .map(|r| match &req.project {
-                    Some(pr) => Value::Object(pr.apply(&r, true)),
-                    None => Value::Object(r),
-                })
-                .collect(),
-        })
+        let query = &req.query;
+        let targets = pinned(&query.filter, "target");
+        let statuses: Option<u64> = pinned(&query.filter, "status").map(|s| {
+            s.iter()
+                .fold(0u64, |m, name| m | (1u64 << status_code(name)))
+        });
+        let project = |r: Map<String, Value>| match &req.project {
+            Some(pr) => Value::Object(pr.apply(&r, true)),
+            None => Value::Object(r),
+        };
+        let mut chunks = self.chunks_of(p, targets.as_deref())?;
+        chunks.retain(|(row, _)| statuses.is_none_or(|s| row.statuses & s != 0));
+        // Ids sort as `<target>:<point>`.
+        chunks.sort_by(|a, b| {
+            (a.0.target.clone() + ":")
+                .cmp(&(b.0.target.clone() + ":"))
+                .then(a.0.first.cmp(&b.0.first))
+        });
+        let skip = query.paging.skip as usize;
+        let limit = query.paging.limit.map_or(usize::MAX, |l| l as usize);
+        if query.filter.is_all() && query.sort.0.is_empty() {
+            // Every record, in id order: count from the rows, build only the page.
+            let total: u64 = chunks.iter().map(|(row, _)| row.count).sum();
+            let items = chunks
+                .iter()
+                .flat_map(|(_, chunk)| chunk.records.iter().map(move |r| (chunk, r)))
+                .skip(skip)
+                .take(limit)
+                .map(|(chunk, r)| project(chunk.materialize(r)))
+                .collect();
+            return Ok(crate::store::Page { total, items });
+        }
+        let mut matched: Vec<Map<String, Value>> = Vec::new();
+        for (_, chunk) in &chunks {
+            for r in &chunk.records {
+                if statuses.is_some_and(|s| s & (1u64 << r.status) == 0) {
+                    continue;
+                }
+                let m = chunk.materialize(r);
+                if query.filter.matches(&m) {
+                    matched.push(m);
+                }
+            }
+        }
+        let id = |m: &Map<String, Value>| {
+            m.get("_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        matched.sort_by(|a, b| {
+            for k in &query.sort.0 {
+                let o = order_values(
+                    crate::query::filter::lookup(a, &k.field),
+                    crate::query::filter::lookup(b, &k.field),
+                );
+                let o = if k.descending { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            id(a).cmp(&id(b))
+        });
+        let total = matched.len() as u64;
+        let items = matched
+            .into_iter()
+            .skip(skip)
+            .take(limit)
+            .map(project)
+            .collect();
+        Ok(crate::store::Page { total, items })
     }
 
     /// `runMany`: up to 25 data items at once; more, a range or `background` go to a job.
@@ -919,76 +1428,147 @@ impl Platform {
                 json!({"request": body, "origin": "background"}),
             );
         }
-        self.run_many_now(p, body, &targets, origin)
+        self.run_many_now(p, body, &targets, origin, false)
     }
 
+    /// Runs several data items: checked on worker threads (each reads its own snapshot),
+    /// stored one item a transaction, in order, by this thread.
     fn run_many_now(
         &self,
         p: &Principal,
         body: &Value,
         targets: &[String],
         origin: &str,
+        in_job: bool,
     ) -> Result<Value> {
-        let mut results = Vec::new();
-        let mut counts: Map<String, Value> = Map::new();
-        for target in targets {
-            let started = Instant::now();
+        let request_of = |target: &String| {
             let mut req = body.as_object().cloned().unwrap_or_default();
             req.remove("targets");
             req.insert("target".into(), json!(target));
-            let item = match self.validation_run(p, &Value::Object(req), false, origin) {
-                Ok(out) => {
-                    let statuses: Vec<&str> = out["results"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|r| r["status"].as_str())
-                        .collect();
-                    let status = records::worst(statuses.iter().copied());
-                    let ids: Vec<Value> = out["results"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|r| r["_id"].clone())
-                        .collect();
-                    let point_list: Vec<Value> = out["results"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|r| r["point"].clone())
-                        .collect();
-                    let failed: Vec<Value> = out["results"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .flat_map(|r| r["failedTenors"].as_array().cloned().unwrap_or_default())
-                        .collect();
-                    let mut item = json!({"target": target, "kind": out["kind"], "name": Value::Null, "points": out["points"], "counts": out["counts"], "status": status, "message": out["message"], "ids": ids, "pointList": point_list, "ms": ms(started)});
-                    if out["kind"] == "curve" {
-                        item["failedTenors"] = Value::Array(failed);
+            Value::Object(req)
+        };
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4)
+            .min(targets.len().max(1));
+        let mut planned: Vec<Option<(Result<Planned>, Instant)>> = Vec::new();
+        planned.resize_with(targets.len(), || None);
+        let mut results = Vec::with_capacity(targets.len());
+        let mut counts: Map<String, Value> = Map::new();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| -> Result<()> {
+            let (send, receive) =
+                std::sync::mpsc::sync_channel::<(usize, Result<Planned>, Instant)>(workers * 2);
+            for _ in 0..workers {
+                let send = send.clone();
+                let next = &next;
+                let request_of = &request_of;
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= targets.len() {
+                        break;
                     }
-                    if out["results"].as_array().is_some_and(|r| r.is_empty()) {
-                        item["status"] = json!("skipped");
+                    let started = Instant::now();
+                    let plan = self.plan_run(p, &request_of(&targets[i]), false, origin, in_job);
+                    if send.send((i, plan, started)).is_err() {
+                        break;
                     }
-                    item
+                });
+            }
+            drop(send);
+            let mut done = 0;
+            while done < targets.len() {
+                // Store in target order, whatever order the workers finish in.
+                while let Some((plan, started)) = planned.get_mut(done).and_then(Option::take) {
+                    let item = self.run_many_item(p, &targets[done], plan, started);
+                    let st = item["status"].as_str().unwrap_or("error").to_string();
+                    let n = counts.get(&st).and_then(Value::as_u64).unwrap_or(0) + 1;
+                    counts.insert(st, json!(n));
+                    results.push(item);
+                    done += 1;
                 }
-                Err(e) => {
-                    let why = if e.to_string().contains("no validation configuration") {
-                        "no validation".to_string()
-                    } else {
-                        e.public_message()
-                    };
-                    json!({"target": target, "status": "error", "error": why, "ms": ms(started)})
+                if done >= targets.len() {
+                    break;
                 }
-            };
-            let s = item["status"].as_str().unwrap_or("error").to_string();
-            let n = counts.get(&s).and_then(Value::as_u64).unwrap_or(0) + 1;
-            counts.insert(s, json!(n));
-            results.push(item);
-        }
+                match receive.recv() {
+                    Ok((i, plan, started)) => planned[i] = Some((plan, started)),
+                    Err(_) => break,
+                }
+            }
+            Ok(())
+        })?;
         Ok(json!({"targets": targets.len(), "counts": counts, "results": results}))
     }
+
+    /// One item of a runMany answer.
+    fn run_many_item(
+        &self,
+        p: &Principal,
+        target: &str,
+        plan: Result<Planned>,
+        started: Instant,
+    ) -> Value {
+        let stored = plan.and_then(|plan| match plan {
+            Planned::Answer(v) => Ok(Err(v)),
+            Planned::Checked(c) => self.commit_run(p, *c, false).map(Ok),
+        });
+        match stored {
+            Ok(Ok(done)) => {
+                let worst = done
+                    .points
+                    .iter()
+                    .map(|(_, _, s, _)| *s)
+                    .filter(|s| *s != records::OVERRIDDEN)
+                    .fold(SKIPPED, records::worse);
+                let status = if done
+                    .points
+                    .iter()
+                    .all(|(_, _, s, _)| *s == records::OVERRIDDEN)
+                {
+                    "overridden"
+                } else {
+                    status_name(worst)
+                };
+                let listed = done.points.len().min(MAX_LISTED);
+                let mut item = json!({
+                    "target": target,
+                    "kind": done.kind.as_str(),
+                    "name": Value::Null,
+                    "points": done.points.len(),
+                    "counts": done.counts,
+                    "status": status,
+                    "message": Value::Null,
+                    "ids": done.points[..listed].iter().map(|(id, ..)| json!(id)).collect::<Vec<_>>(),
+                    "pointList": done.points[..listed].iter().map(|(_, pt, ..)| json!(pt)).collect::<Vec<_>>(),
+                    "ms": ms(started),
+                });
+                if listed < done.points.len() {
+                    item["listTruncated"] = json!(true);
+                }
+                if done.kind == Kind::Curve {
+                    item["failedTenors"] = Value::Array(done.failed_tenors);
+                }
+                item
+            }
+            Ok(Err(answer)) => json!({
+                "target": target, "kind": answer["kind"], "name": Value::Null, "points": 0,
+                "counts": {}, "status": "skipped", "message": answer["message"], "ids": [],
+                "pointList": [], "ms": ms(started),
+            }),
+            Err(e) => {
+                let why = if e.to_string().contains("no validation configuration") {
+                    "no validation".to_string()
+                } else {
+                    e.public_message()
+                };
+                json!({"target": target, "status": "error", "error": why, "ms": ms(started)})
+            }
+        }
+    }
 }
+
+/// Most record ids and points a runMany item lists.
+pub const MAX_LISTED: usize = 100;
 
 /// Runs a queued job's work (called by the job worker).
 impl Platform {
@@ -1000,32 +1580,16 @@ impl Platform {
         match kind {
             "run" => {
                 // A background run checks everything asked for, however many points.
-                self.validation_run_unbounded(p, &request)
+                JOB_RUN.with(|flag| flag.set(true));
+                let out = self.validation_run(p, &request, false, "background");
+                JOB_RUN.with(|flag| flag.set(false));
+                out
             }
             _ => {
                 let targets = strings(request.get("targets"), "targets")?.unwrap_or_default();
-                self.run_many_unbounded(p, &request, &targets)
+                self.run_many_now(p, &request, &targets, "background", true)
             }
         }
-    }
-
-    fn validation_run_unbounded(&self, p: &Principal, request: &Value) -> Result<Value> {
-        JOB_RUN.with(|flag| flag.set(true));
-        let out = self.validation_run(p, request, false, "background");
-        JOB_RUN.with(|flag| flag.set(false));
-        out
-    }
-
-    fn run_many_unbounded(
-        &self,
-        p: &Principal,
-        request: &Value,
-        targets: &[String],
-    ) -> Result<Value> {
-        JOB_RUN.with(|flag| flag.set(true));
-        let out = self.run_many_now(p, request, targets, "background");
-        JOB_RUN.with(|flag| flag.set(false));
-        out
     }
 }
 

@@ -32,8 +32,9 @@ impl Platform {
             },
             ..ListQuery::default()
         };
+        let targets = params.get("target").map(|t| vec![t.to_string()]);
+        let records = self.all_records(p, targets.as_deref())?;
         let tx = self.read()?;
-        let records = tx.records(&scope, &everything)?.items;
         let configs = tx
             .list(
                 Collection::ValidationConfig,

@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
-    AuditEntry, Chunk, Collection, DataKey, Page, ReadTx, SecretRow, Store, StoredVersion,
-    TokenRecord, TokenSelector, WriteTx,
+    AuditEntry, Chunk, Collection, DataKey, Page, ReadTx, RecordChunkRow, SecretRow, Store,
+    StoredVersion, TokenRecord, TokenSelector, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -693,52 +693,80 @@ impl ReadTx for Tx<'_> {
         Ok(out)
     }
 
-    fn record(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>> {
-        let text: Option<String> = self
-            .conn
-            .prepare_cached(
-                "SELECT json(doc) FROM vrecords WHERE tenant = ?1 AND env = ?2 AND id = ?3",
-            )
-            .db()?
-            .query_row(params![scope.tenant, scope.env, id], |r| r.get(0))
-            .optional()
-            .db()?;
-        text.map(|t| json_map(&t)).transpose()
-    }
-
-    fn records(&self, scope: &Scope, query: &ListQuery) -> Result<Page<Map<String, Value>>> {
-        let mut sb = sql::SqlBuilder::new(&sql::RECORDS, Vec::new());
-        let mut clause = format!(
-            "r.tenant = {} AND r.env = {}",
-            sb.bind(scope.tenant.clone()),
-            sb.bind(scope.env.clone())
+    fn record_chunks(
+        &self,
+        scope: &Scope,
+        targets: Option<&[String]>,
+        keys: Option<(i64, i64)>,
+        buckets: Option<(i64, i64)>,
+    ) -> Result<Vec<RecordChunkRow>> {
+        let mut args: Vec<SqlValue> = vec![scope.tenant.clone().into(), scope.env.clone().into()];
+        let mut sql = String::from(
+            "SELECT target, seq, first, last, count, statuses, body FROM vchunks \
+             WHERE tenant = ?1 AND env = ?2",
         );
-        if !query.filter.is_all() {
-            clause.push_str(" AND ");
-            clause.push_str(&sb.filter(&query.filter));
+        if let Some(targets) = targets {
+            let marks: Vec<String> = targets
+                .iter()
+                .map(|t| {
+                    args.push(t.clone().into());
+                    format!("?{}", args.len())
+                })
+                .collect();
+            sql.push_str(&format!(" AND target IN ({})", marks.join(", ")));
         }
-        let total: u64 = self
-            .conn
-            .prepare_cached(&format!("SELECT count(*) FROM vrecords r WHERE {clause}"))
-            .db()?
-            .query_row(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
-            .db()?;
-        let order = sb.order_by(&query.sort);
-        let limit = query.paging.limit.map_or(-1, |l| l as i64);
-        let sql = format!(
-            "SELECT json(r.doc) FROM vrecords r WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}",
-            query.paging.skip
-        );
+        let mut ranges = Vec::new();
+        if let Some((lo, hi)) = keys {
+            args.push(hi.into());
+            args.push(lo.into());
+            ranges.push(format!(
+                "(first <= ?{} AND last >= ?{})",
+                args.len() - 1,
+                args.len()
+            ));
+        }
+        if let Some((lo, hi)) = buckets {
+            args.push(lo.into());
+            args.push(hi.into());
+            ranges.push(format!(
+                "(seq BETWEEN ?{} AND ?{})",
+                args.len() - 1,
+                args.len()
+            ));
+        }
+        if !ranges.is_empty() {
+            sql.push_str(&format!(" AND ({})", ranges.join(" OR ")));
+        }
+        sql.push_str(" ORDER BY target, seq");
         let mut stmt = self.conn.prepare_cached(&sql).db()?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| {
-                r.get::<_, String>(0)
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok(RecordChunkRow {
+                    target: r.get(0)?,
+                    seq: r.get(1)?,
+                    first: r.get(2)?,
+                    last: r.get(3)?,
+                    count: r.get::<_, i64>(4)? as u64,
+                    statuses: r.get::<_, i64>(5)? as u64,
+                    body: r.get(6)?,
+                })
             })
             .db()?;
-        let items = rows
-            .map(|r| r.db().and_then(|t| json_map(&t)))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Page { items, total })
+        rows.map(|r| r.db()).collect()
+    }
+
+    fn record_targets_of(&self, scope: &Scope, id: &str) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT target FROM vchunks WHERE tenant = ?1 AND env = ?2 \
+                 AND substr(?3, 1, length(target) + 1) = target || ':'",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![scope.tenant, scope.env, id], |r| r.get(0))
+            .db()?;
+        rows.map(|r| r.db()).collect()
     }
 
     fn job(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>> {
@@ -978,20 +1006,37 @@ impl WriteTx for Tx<'_> {
         Ok(())
     }
 
-    fn put_record(&mut self, scope: &Scope, record: &Map<String, Value>) -> Result<()> {
-        let id = record
-            .get("_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let target = record
-            .get("target")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let doc = serde_json::to_string(record).map_err(|e| Error::Internal(e.to_string()))?;
+    fn put_record_chunk(&mut self, scope: &Scope, row: &RecordChunkRow) -> Result<()> {
+        if row.count == 0 {
+            self.conn
+                .prepare_cached(
+                    "DELETE FROM vchunks WHERE tenant = ?1 AND env = ?2 AND target = ?3 AND seq = ?4",
+                )
+                .db()?
+                .execute(params![scope.tenant, scope.env, row.target, row.seq])
+                .db()?;
+            return Ok(());
+        }
         self.conn
-            .prepare_cached("INSERT OR REPLACE INTO vrecords (tenant, env, id, target, doc) VALUES (?1, ?2, ?3, ?4, jsonb(?5))")
+            .prepare_cached(
+                "INSERT INTO vchunks (tenant, env, target, seq, first, last, count, statuses, body) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+                 ON CONFLICT (tenant, env, target, seq) DO UPDATE SET first = excluded.first, \
+                 last = excluded.last, count = excluded.count, statuses = excluded.statuses, \
+                 body = excluded.body",
+            )
             .db()?
-            .execute(params![scope.tenant, scope.env, id, target, doc])
+            .execute(params![
+                scope.tenant,
+                scope.env,
+                row.target,
+                row.seq,
+                row.first,
+                row.last,
+                row.count as i64,
+                row.statuses as i64,
+                row.body
+            ])
             .db()?;
         Ok(())
     }

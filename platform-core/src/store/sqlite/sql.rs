@@ -32,14 +32,6 @@ pub const HEADS: Columns = Columns {
     search: "h.search",
 };
 
-/// The columns of `vrecords r` (records have no type or search columns).
-pub const RECORDS: Columns = Columns {
-    body: "r.doc",
-    id: "r.id",
-    type_: "''",
-    search: "''",
-};
-
 /// A JSON path for a dotted field path (segments quoted; field names never hold quotes).
 pub fn json_path(field: &str) -> String {
     let mut path = String::from("$");

@@ -407,6 +407,11 @@ impl SeriesEvaluation {
             .map_or("", |i| self.messages[i].1.as_str())
     }
 
+    /// Microseconds check `check` took per target.
+    pub fn micros(&self, check: usize) -> f64 {
+        self.micros.get(check).copied().unwrap_or(0.0)
+    }
+
     /// Per point, the outcome of every point check.
     pub fn into_outcomes(self) -> Vec<PointOutcome> {
         let n = self.targets.len();
