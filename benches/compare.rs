@@ -177,7 +177,7 @@ const W7_START: i64 = 1_719_999_960_000;
 fn ms_text(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .unwrap()
-        .format("%Y-%m-%dT%H:%M:%SZ")
+        .format("%Y-%m-%dT%H:%M:%S")
         .to_string()
 }
 
@@ -273,16 +273,23 @@ fn emit(workload: &str, case: &str, contestant: &str, samples: &[f64], extra: Va
     std::io::stdout().flush().unwrap();
 }
 
-/// Runs `a` and `b` `n` times each, interleaved; returns their timings in ms.
+/// Runs `a` and `b` `n` times each, interleaved (fewer when they are slow); returns their
+/// timings in ms.
 fn paired(
     n: usize,
     mut a: impl FnMut() -> f64,
     mut b: impl FnMut() -> f64,
 ) -> (Vec<f64>, Vec<f64>) {
     let (mut xs, mut ys) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for _ in 0..n {
+    let mut n = n;
+    while xs.len() < n {
         xs.push(a());
         ys.push(b());
+        if xs.len() == 1 {
+            // Slow cases: fewer runs (at least 5), about 8 s per case at most.
+            let pair = xs[0] + ys[0];
+            n = n.min(((8_000.0 / pair.max(1e-6)) as usize).max(5));
+        }
     }
     (xs, ys)
 }
@@ -947,12 +954,12 @@ fn w5(s: &Sizes) {
         extra,
     );
 
-    let mut i_ours = list(&[("_searchinfo", "obj0123"), ("_limit", "10")]);
+    let mut i_ours = list(&[("_searchinfo", "obj0012"), ("_limit", "10")]);
     let mut stmt = db
         .conn
         .prepare(
-            "SELECT id, body ->> '$.name' FROM docs WHERE (id >= 'OBJ0123' AND id < 'OBJ0124') \
-             OR lower(body ->> '$.name') LIKE 'obj0123%' ORDER BY id LIMIT 10",
+            "SELECT id, body ->> '$.name' FROM docs WHERE (id >= 'OBJ0012' AND id < 'OBJ0013') \
+             OR lower(body ->> '$.name') LIKE 'obj0012%' ORDER BY id LIMIT 10",
         )
         .unwrap();
     let mut i_plain = || {
@@ -1105,20 +1112,26 @@ fn w7(s: &Sizes) {
         .map(|_| {
             let setup = validation_setup(&data);
             time_ms(|| {
-                let mut records = 0u64;
-                for t in &setup.1 {
-                    let out = setup
-                        .0
-                        .platform
-                        .validation_run(
-                            &setup.0.who,
-                            &json!({"target": t, "from": "2024-01-01"}),
-                            false,
-                            "manual",
-                        )
-                        .unwrap();
-                    records += out["records"].as_u64().unwrap_or(0);
-                }
+                // All series from the first day: a background job, run here by the job
+                // worker's own entry point (as benches/validation.rs does).
+                let (core, targets) = &setup;
+                let queued = core
+                    .platform
+                    .validation_run_many(
+                        &core.who,
+                        &json!({"targets": targets, "from": "2024-01-01"}),
+                        "manual",
+                    )
+                    .unwrap();
+                assert_eq!(queued["background"], true, "{queued}");
+                assert!(core.platform.run_next_job().unwrap());
+                let jobs = core.platform.validation_jobs(&core.who).unwrap();
+                let records: u64 = jobs[0]["result"]["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["points"].as_u64().unwrap_or(0))
+                    .sum();
                 assert_eq!(records as usize, data.len() * DAY);
             })
             .0

@@ -3,8 +3,10 @@
 Usage: python arctic_peer.py CORPUS_DIR RUNS [W1 W2 W3 W4]
 Prints one JSON line per figure, in the format of benches/compare.rs.
 """
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -32,13 +34,20 @@ def timed(f):
 
 
 def repeat(n, f):
-    f()
+    """n timings of f after a warm-up call; fewer (at least 5) when f is slow (about 8 s)."""
+    first = timed(f)[0]
+    n = min(n, max(5, int(8000 / max(first, 1e-6))))
     return [timed(f)[0] for _ in range(n)]
 
 
+FOLDERS = []
+atexit.register(lambda: [shutil.rmtree(f, ignore_errors=True) for f in FOLDERS])
+
+
 def fresh_library():
-    """A library in a new LMDB folder; returns (library, folder, keep-alive objects)."""
+    """A library in a new LMDB folder (removed at exit); returns (library, folder, keep-alive)."""
     folder = tempfile.mkdtemp(prefix="arctic-")
+    FOLDERS.append(folder)
     ac = Arctic(f"lmdb://{folder}")
     lib = ac.get_library("bench", create_if_missing=True)
     return lib, folder, ac

@@ -41,7 +41,7 @@ def main():
             schema.validate(frame, lazy=True)
             failures = 0
         except pa.errors.SchemaErrors as err:
-            failures = len(err.failure_cases)
+            failures = err.failure_cases["index"].nunique()
         timings.append((time.perf_counter() - started) * 1e3)
     case = f"range, change, stale, missing over {meta['vseries']} series x {meta['vpoints']} points"
     print(json.dumps({"workload": "W7", "case": case, "contestant": "pandera",
