@@ -1,5 +1,5 @@
-//! `platform validate run|test|many|stats|jobs|work|config` on a database file, through the
-//! core (no server).
+//! `platform validate run|test|many|suggest|tune|stats|jobs|work|config` on a database file,
+//! through the core (no server).
 //!
 //! `run` and `test` build the request body of the validation interface
 //! (`{target, points, from, to, checks, tenors, background}`) and make one core call
@@ -127,6 +127,72 @@ pub struct StatsArgs {
     group: Option<String>,
 }
 
+/// The window of `suggest` and `tune`.
+#[derive(Args)]
+struct Span {
+    /// Days back from today (1 to 366; default 30).
+    #[arg(long, value_name = "N")]
+    days: Option<u64>,
+    /// Curves: keep only the newest N curves (2 to 60; default 25).
+    #[arg(long, value_name = "N")]
+    max_curves: Option<u64>,
+}
+
+impl Span {
+    fn add_to(&self, body: &mut Value) {
+        if let Some(d) = self.days {
+            body["days"] = json!(d);
+        }
+        if let Some(m) = self.max_curves {
+            body["maxCurves"] = json!(m);
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct SuggestArgs {
+    #[command(flatten)]
+    local: Local,
+    /// The data items, OBJECT:PROPERTY (up to 25, all of one kind).
+    #[arg(required = true)]
+    targets: Vec<String>,
+    /// The kind of the data items: timeseries or curve.
+    #[arg(long, default_value = "timeseries")]
+    kind: String,
+    #[command(flatten)]
+    span: Span,
+    /// Write the suggested configuration (an array for several items) to FILE, ready for
+    /// `validate config put`.
+    #[arg(long, value_name = "FILE")]
+    write: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+#[derive(Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    local: Local,
+    /// The data item, OBJECT:PROPERTY (it needs a saved validation configuration).
+    target: String,
+    /// A failing point to tune for: an observation time or a curve's ondate (repeatable).
+    #[arg(long = "point", value_name = "P", required = true)]
+    points: Vec<String>,
+    /// Curves: only these tenors of the points (repeatable).
+    #[arg(long = "tenor", value_name = "T")]
+    tenors: Vec<String>,
+    #[command(flatten)]
+    span: Span,
+    /// Write the saved configuration with the suggested expressions to FILE, ready for
+    /// `validate config put`.
+    #[arg(long, value_name = "FILE")]
+    write: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
 #[derive(Subcommand)]
 pub enum ConfigCommand {
     /// Save the validation configuration (object or array) in FILE; prints the saved version.
@@ -162,6 +228,10 @@ pub enum ValidateCommand {
     Test(TestArgs),
     /// Run the checks of several data items.
     Many(ManyArgs),
+    /// Suggest checks from the recent history of data items (stores nothing).
+    Suggest(SuggestArgs),
+    /// Suggest new thresholds from failing points users overrode (stores nothing).
+    Tune(TuneArgs),
     /// Dashboard statistics over the validation records.
     Stats(StatsArgs),
     /// List the background jobs, newest first.
@@ -215,6 +285,50 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
                 platform.validation_run_many(&who, &body, "manual")
             })?;
             print_many(&out, args.format)
+        }
+        ValidateCommand::Suggest(args) => {
+            let mut body = json!({"targets": args.targets, "kind": args.kind});
+            args.span.add_to(&mut body);
+            let (platform, who) = args.local.open()?;
+            let out = with_spinner(true, "suggesting", || {
+                platform.validation_suggest(&who, &body)
+            })?;
+            if let Some(file) = &args.write {
+                let configs: Vec<Value> = out["results"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r.get("config").cloned())
+                    .collect();
+                let doc = match <[Value; 1]>::try_from(configs) {
+                    Ok([one]) => one,
+                    Err(all) => Value::Array(all),
+                };
+                write_json(file, &doc)?;
+            }
+            print_suggest(&out, args.format)
+        }
+        ValidateCommand::Tune(args) => {
+            let mut item = json!({"target": args.target, "points": args.points});
+            if !args.tenors.is_empty() {
+                item["tenors"] = json!(args.tenors);
+            }
+            let mut body = json!({"items": [item]});
+            args.span.add_to(&mut body);
+            let (platform, who) = args.local.open()?;
+            let out = with_spinner(true, "tuning", || platform.validation_tune(&who, &body))?;
+            if let Some(file) = &args.write {
+                let saved = platform.get(
+                    &who,
+                    Collection::ValidationConfig,
+                    Source::Private,
+                    &args.target,
+                    None,
+                    None,
+                )?;
+                write_json(file, &tuned_config(saved, &out))?;
+            }
+            print_tune(&out, args.format)
         }
         ValidateCommand::Stats(args) => {
             let mut pairs: Vec<(&str, &str)> = Vec::new();
@@ -445,6 +559,145 @@ fn print_many(out: &Value, format: Format) -> Result<()> {
     print_queued_or_json(out, format)
 }
 
+/// A suggest answer: per data item its checks (`target  check  severity  failures/runs
+/// suggested  expression`), then its message or error.
+fn print_suggest(out: &Value, format: Format) -> Result<()> {
+    if let Format::Json = format {
+        return print_json(out);
+    }
+    let mut rows: Vec<[String; 6]> = vec![[
+        "TARGET".into(),
+        "CHECK".into(),
+        "SEVERITY".into(),
+        "FAILED".into(),
+        "OK".into(),
+        "EXPRESSION".into(),
+    ]];
+    let mut notes = Vec::new();
+    for r in out["results"].as_array().into_iter().flatten() {
+        let target = text(&r["target"]);
+        for c in r["checks"].as_array().into_iter().flatten() {
+            let scope = match c["scope"].as_str() {
+                Some(s) => format!(" [{s}]"),
+                None => String::new(),
+            };
+            rows.push([
+                target.clone(),
+                format!("{}{scope}", text(&c["id"])),
+                text(&c["severity"]),
+                format!("{}/{}", text(&c["failures"]), text(&c["runs"])),
+                match (c["suggested"] == true, c["inConfig"] == true) {
+                    (true, _) => "yes".into(),
+                    (false, true) => "kept".into(),
+                    (false, false) => "no".into(),
+                },
+                text(&c["expression"]),
+            ]);
+        }
+        for k in ["error", "message"] {
+            if let Some(m) = r[k].as_str() {
+                notes.push(format!("{target}: {k}: {m}"));
+            }
+        }
+    }
+    let mut lines = table(&rows);
+    for n in notes {
+        lines.push_str(&n);
+        lines.push('\n');
+    }
+    lines.push_str(&format!(
+        "window {} .. {} ({} days); nothing stored\n",
+        text(&out["from"]),
+        text(&out["to"]),
+        text(&out["days"])
+    ));
+    write_out(&lines)
+}
+
+/// A tune answer: per check (`check  failing  before -> after  suggested`) and its reason.
+fn print_tune(out: &Value, format: Format) -> Result<()> {
+    if let Format::Json = format {
+        return print_json(out);
+    }
+    let mut rows: Vec<[String; 5]> = vec![[
+        "CHECK".into(),
+        "FAILING".into(),
+        "WINDOW".into(),
+        "EXPRESSION".into(),
+        "SUGGESTED".into(),
+    ]];
+    let mut reasons = Vec::new();
+    for r in out["results"].as_array().into_iter().flatten() {
+        for c in r["checks"].as_array().into_iter().flatten() {
+            let w = &c["window"];
+            rows.push([
+                text(&c["id"]),
+                text(&c["failing"]),
+                format!(
+                    "{} -> {} of {}",
+                    text(&w["before"]),
+                    text(&w["after"]),
+                    text(&w["runs"])
+                ),
+                text(&c["expression"]),
+                match &c["suggested"] {
+                    Value::Null => "-".into(),
+                    v => text(v),
+                },
+            ]);
+            reasons.push(format!("{}: {}", text(&c["id"]), text(&c["reason"])));
+        }
+        for k in ["error", "message"] {
+            if let Some(m) = r[k].as_str() {
+                reasons.push(format!("{}: {k}: {m}", text(&r["target"])));
+            }
+        }
+    }
+    let mut lines = table(&rows);
+    for n in reasons {
+        lines.push_str(&n);
+        lines.push('\n');
+    }
+    lines.push_str("nothing stored\n");
+    write_out(&lines)
+}
+
+/// The saved configuration with each check's suggested expression (from a tune answer).
+fn tuned_config(mut saved: Value, out: &Value) -> Value {
+    let suggested: Vec<(String, String)> = out["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|r| r["checks"].as_array().into_iter().flatten())
+        .filter_map(|c| {
+            Some((
+                c["id"].as_str()?.to_string(),
+                c["suggested"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    if let Value::Object(m) = &mut saved {
+        // The stored version's system fields are not part of a configuration to save.
+        m.retain(|k, _| !k.starts_with('_') || k == "_id");
+        if let Some(Value::Array(checks)) = m.get_mut("checks") {
+            for c in checks {
+                if let Some((_, e)) = suggested.iter().find(|(id, _)| c["id"] == id.as_str()) {
+                    c["expression"] = json!(e);
+                }
+            }
+        }
+    }
+    saved
+}
+
+fn write_json(file: &PathBuf, doc: &Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(doc).unwrap_or_default() + "\n";
+    std::fs::write(file, text)
+        .map_err(|e| Error::invalid_parameter(format!("cannot write {}: {e}", file.display())))?;
+    eprintln!("configuration written to {}", file.display());
+    Ok(())
+}
+
 /// The message of an answer that queued a background job.
 fn queued(out: &Value) -> Option<&str> {
     (out["background"] == true)
@@ -569,6 +822,25 @@ mod tests {
             "3 points: valid 2, severe 1"
         );
         assert_eq!(counts_line(1, "target", &json!({})), "1 target");
+    }
+
+    #[test]
+    fn tuned_configs_take_the_suggested_expressions() {
+        let saved = json!({"_id": "A:B", "_version": 3, "kind": "timeseries", "checks": [
+            {"id": "range", "expression": "between(value, 20, 52)"},
+            {"id": "positive", "expression": "value > 0"}
+        ]});
+        let out = json!({"results": [{"checks": [
+            {"id": "range", "suggested": "between(value, 20, 60)"},
+            {"id": "positive", "suggested": null}
+        ]}]});
+        assert_eq!(
+            tuned_config(saved, &out),
+            json!({"_id": "A:B", "kind": "timeseries", "checks": [
+                {"id": "range", "expression": "between(value, 20, 60)"},
+                {"id": "positive", "expression": "value > 0"}
+            ]})
+        );
     }
 
     #[test]

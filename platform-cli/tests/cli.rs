@@ -960,3 +960,105 @@ fn validate_background_runs_are_worked_off_without_a_server() {
     let err = stderr_of_failure(&validate(&db, &["run", "NBP:SPOT", "--background"]));
     assert!(err.contains("needs a range"), "{err}");
 }
+
+#[test]
+fn validate_suggest_and_tune_write_configurations_that_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let date = |i: i64| chrono_like(now - (60 - i) * 86_400)[..10].to_string();
+    // 60 days up to yesterday, a spike on day 40.
+    let csv = dir.path().join("spot.csv");
+    let text: String = (0..60)
+        .map(|i| {
+            let v = if i == 40 {
+                200.0
+            } else {
+                50.0 + ((i * 7) % 13) as f64 * 0.5
+            };
+            format!("{},{v}\n", date(i))
+        })
+        .collect();
+    std::fs::write(&csv, text).unwrap();
+    stdout_of(&data(
+        &db,
+        &[
+            "import",
+            "A:B",
+            csv.to_str().unwrap(),
+            "--calendar",
+            "DAILY",
+        ],
+    ));
+    let cfg = dir.path().join("suggested.json");
+    let out = stdout_of(&validate(
+        &db,
+        &[
+            "suggest",
+            "A:B",
+            "--days",
+            "90",
+            "--write",
+            cfg.to_str().unwrap(),
+        ],
+    ));
+    let header = out.lines().next().unwrap();
+    assert!(
+        header.starts_with("TARGET") && header.contains("EXPRESSION"),
+        "{out}"
+    );
+    for id in ["positive", "range", "move", "stale", "gap"] {
+        assert!(
+            out.lines().any(|l| l.split_whitespace().nth(1) == Some(id)),
+            "{id}: {out}"
+        );
+    }
+    assert!(out.contains("nothing stored"), "{out}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
+    assert_eq!(written["_id"], "A:B");
+    // The file saves unchanged and its checks catch the spike.
+    let saved = json_of(&validate(&db, &["config", "put", cfg.to_str().unwrap()]));
+    assert_eq!(saved["_version"], 1, "{saved}");
+    let tested = json_of(&validate(&db, &["test", "A:B", "--point", &date(40)]));
+    assert_eq!(tested["results"][0]["status"], "failed", "{tested}");
+    // Tuning for the spike (no record: taken as a false alarm) relaxes the range.
+    let tuned = dir.path().join("tuned.json");
+    let out = stdout_of(&validate(
+        &db,
+        &[
+            "tune",
+            "A:B",
+            "--point",
+            &date(40),
+            "--write",
+            tuned.to_str().unwrap(),
+        ],
+    ));
+    assert!(out.starts_with("CHECK"), "{out}");
+    let range_line = out
+        .lines()
+        .find(|l| l.starts_with("range"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(range_line.contains("between(value, "), "{out}");
+    let tuned: Value = serde_json::from_str(&std::fs::read_to_string(&tuned).unwrap()).unwrap();
+    let range = tuned["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "range")
+        .unwrap();
+    assert_ne!(
+        range["expression"],
+        written["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "range")
+            .unwrap()["expression"]
+    );
+    let err = stderr_of_failure(&validate(&db, &["suggest", "A:B", "--days", "400"]));
+    assert!(err.contains("days"), "{err}");
+}

@@ -188,7 +188,7 @@ async fn validation_post(
     let params = params(&req, &mut payload, state.config.max_body).await?;
     let function = params
         .get("_function")
-        .ok_or_else(|| ApiError::new(ErrorCode::MissingParameter, "POST validation/v1 needs _function (run, test, runMany, override, removeOverride, comment)"))?
+        .ok_or_else(|| ApiError::new(ErrorCode::MissingParameter, "POST validation/v1 needs _function (run, test, runMany, suggest, tune, override, removeOverride, comment)"))?
         .to_string();
     let mut body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
     if let (Some(delay), Value::Object(m)) = (params.get("_delay"), &mut body) {
@@ -198,10 +198,12 @@ async fn validation_post(
         "run" => p.validation_run(who, &body, false, "manual"),
         "test" => p.validation_run(who, &body, true, "manual"),
         "runMany" => p.validation_run_many(who, &body, "manual"),
+        "suggest" => p.validation_suggest(who, &body),
+        "tune" => p.validation_tune(who, &body),
         "override" | "removeOverride" | "comment" => p.validation_records_action(who, &function, &body),
         other => Err(platform_core::Error::new(
             ErrorCode::InvalidParameter,
-            format!("unknown _function \"{other}\": use run, test, runMany, override, removeOverride or comment"),
+            format!("unknown _function \"{other}\": use run, test, runMany, suggest, tune, override, removeOverride or comment"),
         )),
     })
     .await?;

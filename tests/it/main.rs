@@ -10,6 +10,7 @@ mod object;
 mod query;
 mod scripts;
 mod secrets;
+mod suggest;
 mod tenancy;
 mod types;
 mod validation;

@@ -427,11 +427,55 @@ pub fn libraries(tx: &dyn ReadTx, p: &Principal, config: &Config) -> Result<Vec<
 
 /// Compiles the enabled checks of a configuration.
 pub fn compile(config: &Config, libs: &[Library]) -> Result<engine::CompiledChecks> {
-    let defs: Vec<CheckDef> = config
+    engine::compile(&enabled(config), libs)
+}
+
+fn enabled(config: &Config) -> Vec<CheckDef> {
+    config
         .checks
         .iter()
         .filter(|(_, on)| *on)
         .map(|(d, _)| d.clone())
-        .collect();
-    engine::compile(&defs, libs)
+        .collect()
+}
+
+/// Compiled check sets kept for reuse.
+const COMPILED_KEPT: usize = 64;
+
+type CompiledCache = std::sync::Mutex<Vec<(String, std::sync::Arc<engine::CompiledChecks>)>>;
+
+/// [`compile`], reusing the compiled form of the same checks and libraries: a thousand data
+/// items with one set of checks compile it once. The cache is keyed by the whole text of the
+/// checks and libraries (never by a name that could change), so a hit is the same program.
+pub fn compile_cached(
+    config: &Config,
+    libs: &[Library],
+) -> Result<std::sync::Arc<engine::CompiledChecks>> {
+    static CACHE: std::sync::OnceLock<CompiledCache> = std::sync::OnceLock::new();
+    let defs = enabled(config);
+    let mut key = String::new();
+    for d in &defs {
+        key.push_str(&format!(
+            "{:?}\u{0}",
+            (&d.id, &d.name, &d.expression, d.scope, d.severity)
+        ));
+    }
+    key.push('\u{1}');
+    for l in libs {
+        key.push_str(&format!("{:?}\u{0}", (&l.id, &l.source)));
+    }
+    let cache = CACHE.get_or_init(Default::default);
+    if let Ok(kept) = cache.lock() {
+        if let Some((_, hit)) = kept.iter().find(|(k, _)| *k == key) {
+            return Ok(hit.clone());
+        }
+    }
+    let compiled = std::sync::Arc::new(engine::compile(&defs, libs)?);
+    if let Ok(mut kept) = cache.lock() {
+        if kept.len() >= COMPILED_KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, compiled.clone()));
+    }
+    Ok(compiled)
 }

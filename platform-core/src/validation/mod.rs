@@ -1,5 +1,6 @@
 //! Data validation: configurations per data item, the check engine, validation records and the
-//! service functions (run, test, runMany, override, removeOverride, comment, stats, jobs).
+//! service functions (run, test, runMany, suggest, tune, override, removeOverride, comment,
+//! stats, jobs).
 
 pub mod config;
 pub mod engine;
@@ -7,6 +8,8 @@ pub mod jobs;
 pub mod records;
 pub mod run;
 pub mod stats;
+pub mod suggest;
+pub mod tune;
 
 use crate::auth::Principal;
 use crate::error::Result;

@@ -270,10 +270,9 @@ pub struct Resolved {
 pub struct Record {
     /// The point as a number: ms since the epoch (curves: the ondate at midnight UTC).
     pub key: i64,
-    /// The point's text (the end of the id).
-    pub point: String,
-    /// The point's date.
-    pub point_date: String,
+    /// The point's text (the end of the id) and date, when not the ones the chunk's format
+    /// gives the key (see [`Chunk::texts`]).
+    pub explicit: Option<Box<(String, String)>>,
     /// Time series: the value checked.
     pub value: Option<CheckedValue>,
     /// The status that applies.
@@ -311,10 +310,8 @@ pub struct Record {
 pub struct PointResult {
     /// The point as a number (see [`Record::key`]).
     pub key: i64,
-    /// The point's text.
-    pub point: String,
-    /// The point's date.
-    pub point_date: String,
+    /// The point's text and date when not derived from the key (see [`Record::explicit`]).
+    pub explicit: Option<Box<(String, String)>>,
     /// Time series: the value.
     pub value: Option<CheckedValue>,
     /// The status the results give.
@@ -400,8 +397,7 @@ pub fn apply_run(
     };
     let mut rec = match old {
         Some(mut r) => {
-            r.point = result.point;
-            r.point_date = result.point_date;
+            r.explicit = result.explicit;
             r.value = result.value;
             r.set = result.set;
             r.checks = result.checks;
@@ -412,8 +408,7 @@ pub fn apply_run(
         }
         None => Record {
             key: result.key,
-            point: result.point,
-            point_date: result.point_date,
+            explicit: result.explicit,
             value: result.value,
             status: result.status,
             checked: result.status,
@@ -819,17 +814,8 @@ impl Chunk {
         for r in &self.records {
             put_varint(&mut out, zigzag(r.key - prev));
             prev = r.key;
-            let (point, date) = match &self.format {
-                Some(f) => f.texts(r.key),
-                None => {
-                    let d = crate::data::calendar::instant(r.key)
-                        .map(|d| d.date_naive().to_string())
-                        .unwrap_or_default();
-                    (d.clone(), d)
-                }
-            };
             let mut flags = 0u8;
-            if point != r.point || date != r.point_date {
+            if r.explicit.is_some() {
                 flags |= F_POINT;
             }
             if r.value.is_some() {
@@ -851,9 +837,9 @@ impl Chunk {
                 flags |= F_EXTRA;
             }
             out.push(flags);
-            if flags & F_POINT != 0 {
-                put_text(&mut out, &r.point);
-                put_text(&mut out, &r.point_date);
+            if let Some(texts) = &r.explicit {
+                put_text(&mut out, &texts.0);
+                put_text(&mut out, &texts.1);
             }
             match &r.value {
                 None => {}
@@ -981,18 +967,10 @@ impl Chunk {
             let key = prev + unzigzag(r.varint()?);
             prev = key;
             let flags = r.byte()?;
-            let (point, point_date) = if flags & F_POINT != 0 {
-                (r.text()?, r.text()?)
+            let explicit = if flags & F_POINT != 0 {
+                Some(Box::new((r.text()?, r.text()?)))
             } else {
-                match &format {
-                    Some(f) => f.texts(key),
-                    None => {
-                        let d = crate::data::calendar::instant(key)
-                            .map(|d| d.date_naive().to_string())
-                            .unwrap_or_default();
-                        (d.clone(), d)
-                    }
-                }
+                None
             };
             let value = if flags & F_VALUE != 0 {
                 Some(match r.byte()? {
@@ -1097,8 +1075,7 @@ impl Chunk {
             };
             records.push(Record {
                 key,
-                point,
-                point_date,
+                explicit,
                 value,
                 status,
                 checked,
@@ -1127,9 +1104,30 @@ impl Chunk {
         })
     }
 
+    /// The point text and date of a key in this chunk's format.
+    pub fn derived_texts(&self, key: i64) -> (String, String) {
+        match &self.format {
+            Some(f) => f.texts(key),
+            None => {
+                let d = crate::data::calendar::instant(key)
+                    .map(|d| d.date_naive().to_string())
+                    .unwrap_or_default();
+                (d.clone(), d)
+            }
+        }
+    }
+
+    /// The point text and date of a record.
+    pub fn texts(&self, r: &Record) -> (String, String) {
+        match &r.explicit {
+            Some(t) => (t.0.clone(), t.1.clone()),
+            None => self.derived_texts(r.key),
+        }
+    }
+
     /// The record id of a record.
     pub fn id_of(&self, r: &Record) -> String {
-        format!("{}:{}", self.target, r.point)
+        format!("{}:{}", self.target, self.texts(r).0)
     }
 
     /// The JSON record of the interface.
@@ -1140,7 +1138,11 @@ impl Chunk {
                 .map_or(Value::Null, |at| Value::String(format_instant(at)))
         };
         let mut m = Map::with_capacity(28);
-        m.insert("_id".into(), Value::String(self.id_of(r)));
+        let (point, point_date) = self.texts(r);
+        m.insert(
+            "_id".into(),
+            Value::String(format!("{}:{point}", self.target)),
+        );
         m.insert("target".into(), Value::String(self.target.clone()));
         for (k, v) in [
             ("name", run.map(|x| &x.name)),
@@ -1150,8 +1152,8 @@ impl Chunk {
             m.insert(k.into(), v.cloned().unwrap_or(Value::Null));
         }
         m.insert("kind".into(), Value::String(self.kind.clone()));
-        m.insert("point".into(), Value::String(r.point.clone()));
-        m.insert("pointDate".into(), Value::String(r.point_date.clone()));
+        m.insert("point".into(), Value::String(point));
+        m.insert("pointDate".into(), Value::String(point_date));
         if let Some(v) = &r.value {
             m.insert("value".into(), v.to_json());
         }
@@ -1301,8 +1303,7 @@ mod tests {
     fn result(status: u8, value: f64) -> PointResult {
         PointResult {
             key: 1_719_792_000_000,
-            point: "2024-07-01".into(),
-            point_date: "2024-07-01".into(),
+            explicit: None,
             value: Some(CheckedValue::Num(value)),
             status,
             set: 0,
@@ -1490,12 +1491,12 @@ mod tests {
         );
         let mut res = result(VALID, 1.0);
         res.key = 1_719_792_060_000;
-        (res.point, res.point_date) = fmt.texts(res.key);
-        assert_eq!(res.point, "2024-07-01T00:01:00Z");
+        assert_eq!(fmt.texts(res.key).0, "2024-07-01T00:01:00Z");
         let (r, _) = apply_run(None, res.clone(), 0, &ctx(0));
         chunk.records.push(r);
+        assert_eq!(chunk.id_of(&chunk.records[0]), "X:P:2024-07-01T00:01:00Z");
         res.key += 60_000;
-        res.point = "as written once".into();
+        res.explicit = Some(Box::new(("as written once".into(), "2024-07-01".into())));
         let (r, _) = apply_run(None, res, 0, &ctx(0));
         chunk.records.push(r);
         chunk.runs = runs(&[0]);

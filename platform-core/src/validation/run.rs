@@ -117,7 +117,7 @@ impl RunRequest {
 /// What the runner needs of a configuration, compiled.
 struct Prepared {
     config: Config,
-    compiled: super::engine::CompiledChecks,
+    compiled: std::sync::Arc<super::engine::CompiledChecks>,
     scripts_ms: f64,
 }
 
@@ -159,6 +159,8 @@ pub(crate) struct Checked {
     test: bool,
     origin: String,
     timings: (f64, f64, f64),
+    /// The records laid into their chunks on the checking thread (see `commit_run`).
+    built: Option<Built>,
 }
 
 /// What `plan_run` found to do.
@@ -174,8 +176,11 @@ pub(crate) struct Done {
     target: String,
     kind: Kind,
     test: bool,
-    /// Per point: record id, point, status, previous status.
-    points: Vec<(String, String, u8, Option<String>)>,
+    /// Per point: the status.
+    statuses: Vec<u8>,
+    /// Record id and point of the first points (of every point when the answer is detailed
+    /// or the quality status is written).
+    listed: Vec<(String, String)>,
     /// Curves: the failed tenors of each point.
     failed_tenors: Vec<Value>,
     counts: Map<String, Value>,
@@ -186,11 +191,11 @@ pub(crate) struct Done {
 }
 
 impl Done {
-    fn to_json(self) -> Value {
+    fn into_json(self) -> Value {
         let mut base =
             json!({"target": self.target, "kind": self.kind.as_str(), "test": self.test});
-        base["points"] = json!(self.points.len());
-        base["records"] = json!(if self.test { 0 } else { self.points.len() });
+        base["points"] = json!(self.statuses.len());
+        base["records"] = json!(if self.test { 0 } else { self.statuses.len() });
         base["counts"] = Value::Object(self.counts);
         base["truncated"] = json!(self.truncated);
         base["timings"] = self.timings;
@@ -255,7 +260,7 @@ impl Platform {
             }
         }
         let libs = config::libraries(tx, p, &config)?;
-        let compiled = config::compile(&config, &libs)?;
+        let compiled = config::compile_cached(&config, &libs)?;
         Ok((
             target,
             Prepared {
@@ -275,9 +280,9 @@ impl Platform {
         origin: &str,
     ) -> Result<Value> {
         let in_job = JOB_RUN.with(|f| f.get());
-        match self.plan_run(p, body, test, origin, in_job)? {
+        match self.plan_run(p, body, test, origin, in_job, true)? {
             Planned::Answer(v) => Ok(v),
-            Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.to_json()),
+            Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.into_json()),
         }
     }
 
@@ -290,6 +295,7 @@ impl Platform {
         test: bool,
         origin: &str,
         in_job: bool,
+        detail: bool,
     ) -> Result<Planned> {
         if !test {
             p.require(crate::auth::Role::Writer, "running validation")?;
@@ -355,7 +361,7 @@ impl Platform {
             }),
             Loaded::Curves { .. } => None,
         };
-        Ok(Planned::Checked(Box::new(Checked {
+        let mut checked = Checked {
             target,
             truncated: data.truncated(),
             config: prep.config,
@@ -366,153 +372,64 @@ impl Platform {
             test,
             origin: origin.to_string(),
             timings: (prep.scripts_ms, read_ms, checks_ms),
-        })))
+            built: None,
+        };
+        if !test {
+            let ctx = self.run_context(p, &checked);
+            let tx = self.read()?;
+            checked.built = Some(build(
+                Some(tx.as_ref()),
+                &p.private_scope(),
+                &checked,
+                &ctx,
+                detail,
+            )?);
+        }
+        Ok(Planned::Checked(Box::new(checked)))
     }
 
     /// Stores the records of a checked run (not for a test), writes the quality status when
     /// the configuration asks for it, and answers; `detail` builds the per-point answers.
-    pub(crate) fn commit_run(&self, p: &Principal, c: Checked, detail: bool) -> Result<Done> {
+    ///
+    /// The records were laid into their chunks by the thread that checked them, on its read
+    /// snapshot; here the chunks are read again and, when they are still the ones it saw, its
+    /// rows are written as they are (else they are laid again, here). So the one writer only
+    /// compares and writes, and checking runs in parallel.
+    pub(crate) fn commit_run(&self, p: &Principal, mut c: Checked, detail: bool) -> Result<Done> {
         let save_started = Instant::now();
-        let ctx = Context {
-            user: p.user.clone(),
-            origin: c.origin.clone(),
-            now: self.now(),
-        };
-        let kind_text = c.config.kind.as_str().to_string();
-        let run_info = RunInfo {
-            at: ctx.now.timestamp_millis(),
-            user: ctx.user.clone(),
-            origin: ctx.origin.clone(),
-            name: c.config.doc.get("name").cloned().unwrap_or(Value::Null),
-            group: c.config.doc.get("group").cloned().unwrap_or(Value::Null),
-            tags: c.config.doc.get("tags").cloned().unwrap_or(Value::Null),
-            ms: c.check_ms.clone(),
-        };
-        let mut points = Vec::with_capacity(c.results.len());
-        let mut failed_tenors = Vec::new();
-        let mut answers = detail.then(Vec::new);
-        let answer = |chunk: &Chunk, rec: &Record, status: &str, previous: Option<&str>| {
-            let full = chunk.materialize(rec);
-            let mut item = Map::with_capacity(RESULT_FIELDS.len() + 2);
-            for k in RESULT_FIELDS {
-                if let Some(v) = full.get(k) {
-                    item.insert(k.to_string(), v.clone());
-                }
-            }
-            item.insert("status".into(), json!(status));
-            item.insert(
-                "previous".into(),
-                previous.map_or(Value::Null, |s| json!(s)),
-            );
-            Value::Object(item)
-        };
-        if c.test {
-            let mut chunk = Chunk::new(&c.target, 0, &kind_text, c.format);
-            let run = chunk.add_run(run_info);
-            chunk.set_index(&c.set);
-            for r in c.results {
-                let (rec, t) = records::apply_run(None, r, run, &ctx);
-                if let Some(a) = &mut answers {
-                    a.push(answer(&chunk, &rec, &t.status, None));
-                }
-                failed_tenors.extend(tenors_of(&rec));
-                points.push((chunk.id_of(&rec), rec.point.clone(), rec.status, None));
-            }
+        let scope = p.private_scope();
+        let built = if c.test {
+            let ctx = self.run_context(p, &c);
+            build(None, &scope, &c, &ctx, detail)?
         } else {
-            let scope = p.private_scope();
-            let target = c.target.clone();
-            let format = c.format;
-            let set = c.set.clone();
-            self.write(|tx| {
-                let (lo, hi) = (
-                    c.results.iter().map(|r| r.key).min().unwrap_or(0),
-                    c.results.iter().map(|r| r.key).max().unwrap_or(0),
-                );
-                // Results by bucket (they come in point order).
-                let mut groups: Vec<(i64, Vec<PointResult>)> = Vec::new();
-                for r in c.results {
-                    let b = records::bucket_of(r.key, format.as_ref());
-                    match groups.last_mut() {
-                        Some((g, v)) if *g == b => v.push(r),
-                        _ => groups.push((b, vec![r])),
+            let pre = c.built.take().filter(|b| b.detail == detail);
+            let built = self.write(|tx| {
+                let seen = seen_rows(&*tx, &scope, &c)?;
+                let built = match pre {
+                    Some(b) if b.seen == seen => b,
+                    _ => {
+                        let ctx = self.run_context(p, &c);
+                        build(Some(&*tx), &scope, &c, &ctx, detail)?
                     }
+                };
+                for row in &built.rows {
+                    tx.put_record_chunk(&scope, row)?;
                 }
-                let (blo, bhi) = (
-                    records::bucket_of(lo, format.as_ref()),
-                    records::bucket_of(hi, format.as_ref()),
-                );
-                let mut chunks: Vec<Chunk> = tx
-                    .record_chunks(
-                        &scope,
-                        Some(std::slice::from_ref(&target)),
-                        Some((lo, hi)),
-                        Some((blo, bhi)),
-                    )?
-                    .iter()
-                    .map(|row| Chunk::decode(&row.target, row.seq, &row.body))
-                    .collect::<Result<_>>()?;
-                let mut touched = vec![false; chunks.len()];
-                let mut runs: Vec<Option<u32>> = vec![None; chunks.len()];
-                let mut sets: Vec<Option<u32>> = vec![None; chunks.len()];
-                for (bucket, results) in groups {
-                    for mut r in results {
-                        // The chunk holding the record, else the one of its bucket.
-                        let at = chunks
-                            .iter()
-                            .position(|ch| ch.find(r.key).is_ok())
-                            .or_else(|| chunks.iter().position(|ch| ch.seq == bucket));
-                        let i = match at {
-                            Some(i) => i,
-                            None => {
-                                chunks.push(Chunk::new(&target, bucket, &kind_text, format));
-                                touched.push(false);
-                                runs.push(None);
-                                sets.push(None);
-                                chunks.len() - 1
-                            }
-                        };
-                        let chunk = &mut chunks[i];
-                        touched[i] = true;
-                        let run = *runs[i].get_or_insert_with(|| chunk.add_run(run_info.clone()));
-                        r.set = *sets[i].get_or_insert_with(|| chunk.set_index(&set));
-                        let (rec, t) = match chunk.find(r.key) {
-                            Ok(j) => {
-                                let old = chunk.records[j].clone();
-                                let (rec, t) = records::apply_run(Some(old), r, run, &ctx);
-                                chunk.records[j] = rec;
-                                (j, t)
-                            }
-                            Err(j) => {
-                                let (rec, t) = records::apply_run(None, r, run, &ctx);
-                                chunk.records.insert(j, rec);
-                                (j, t)
-                            }
-                        };
-                        let rec = &chunk.records[rec];
-                        if let Some(a) = &mut answers {
-                            a.push(answer(chunk, rec, &t.status, t.previous.as_deref()));
-                        }
-                        failed_tenors.extend(tenors_of(rec));
-                        points.push((chunk.id_of(rec), rec.point.clone(), rec.status, t.previous));
-                    }
-                }
-                for (i, chunk) in chunks.iter_mut().enumerate() {
-                    if touched[i] {
-                        tx.put_record_chunk(&scope, &chunk_row(chunk))?;
-                    }
-                }
-                Ok(())
+                Ok(built)
             })?;
             if c.config.options.write_status {
-                let written: Vec<Value> = points
+                let written: Vec<Value> = built
+                    .listed
                     .iter()
-                    .map(|(_, point, status, _)| json!({"point": point, "status": status_name(*status)}))
+                    .zip(&built.statuses)
+                    .map(|((_, point), status)| json!({"point": point, "status": status_name(*status)}))
                     .collect();
                 self.write_status(p, &c.target, c.config.kind, &written)?;
             }
-        }
+            built
+        };
         let mut counts: Map<String, Value> = Map::new();
-        for (_, _, s, _) in &points {
+        for s in &built.statuses {
             let name = status_name(*s);
             let n = counts.get(name).and_then(Value::as_u64).unwrap_or(0) + 1;
             counts.insert(name.to_string(), json!(n));
@@ -522,14 +439,202 @@ impl Platform {
             target: c.target,
             kind: c.config.kind,
             test: c.test,
-            points,
-            failed_tenors,
+            statuses: built.statuses,
+            listed: built.listed,
+            failed_tenors: built.failed_tenors,
             counts,
             truncated: c.truncated,
             timings: json!({"scripts": scripts, "read": read, "checks": checks, "save": ms(save_started)}),
-            results: answers,
+            results: built.answers,
         })
     }
+
+    /// Who runs, how and when.
+    fn run_context(&self, p: &Principal, c: &Checked) -> Context {
+        Context {
+            user: p.user.clone(),
+            origin: c.origin.clone(),
+            now: self.now(),
+        }
+    }
+}
+
+/// The records of a run laid into their chunks, ready to store.
+pub(crate) struct Built {
+    /// The stored chunks they were laid on: (bucket, bytes).
+    seen: Vec<(i64, Vec<u8>)>,
+    /// The chunks to write.
+    rows: Vec<RecordChunkRow>,
+    /// Per point: the status.
+    statuses: Vec<u8>,
+    /// Record id and point of the first points (every point when detailed or the quality
+    /// status is written).
+    listed: Vec<(String, String)>,
+    /// Curves: the failed tenors of each point.
+    failed_tenors: Vec<Value>,
+    /// The per-point answers, when detailed.
+    answers: Option<Vec<Value>>,
+    /// Whether the answers were built.
+    detail: bool,
+}
+
+/// The keys a run's results span and the buckets they fall in.
+fn run_span(c: &Checked) -> ((i64, i64), (i64, i64)) {
+    let lo = c.results.iter().map(|r| r.key).min().unwrap_or(0);
+    let hi = c.results.iter().map(|r| r.key).max().unwrap_or(0);
+    let f = c.format.as_ref();
+    (
+        (lo, hi),
+        (records::bucket_of(lo, f), records::bucket_of(hi, f)),
+    )
+}
+
+/// The stored chunks a run's records go to.
+fn chunk_rows(tx: &dyn ReadTx, scope: &Scope, c: &Checked) -> Result<Vec<RecordChunkRow>> {
+    let (keys, buckets) = run_span(c);
+    tx.record_chunks(
+        scope,
+        Some(std::slice::from_ref(&c.target)),
+        Some(keys),
+        Some(buckets),
+    )
+}
+
+fn seen_rows(tx: &dyn ReadTx, scope: &Scope, c: &Checked) -> Result<Vec<(i64, Vec<u8>)>> {
+    Ok(chunk_rows(tx, scope, c)?
+        .into_iter()
+        .map(|row| (row.seq, row.body))
+        .collect())
+}
+
+/// Lays the results of a run into the chunks stored in `tx` (a test, without `tx`: into a
+/// fresh chunk, stored nowhere).
+fn build(
+    tx: Option<&dyn ReadTx>,
+    scope: &Scope,
+    c: &Checked,
+    ctx: &Context,
+    detail: bool,
+) -> Result<Built> {
+    let kind_text = c.config.kind.as_str();
+    let format = c.format;
+    let run_info = RunInfo {
+        at: ctx.now.timestamp_millis(),
+        user: ctx.user.clone(),
+        origin: ctx.origin.clone(),
+        name: c.config.doc.get("name").cloned().unwrap_or(Value::Null),
+        group: c.config.doc.get("group").cloned().unwrap_or(Value::Null),
+        tags: c.config.doc.get("tags").cloned().unwrap_or(Value::Null),
+        ms: c.check_ms.clone(),
+    };
+    let list_all = detail || c.config.options.write_status;
+    let mut built = Built {
+        seen: Vec::new(),
+        rows: Vec::new(),
+        statuses: Vec::with_capacity(c.results.len()),
+        listed: Vec::new(),
+        failed_tenors: Vec::new(),
+        answers: detail.then(Vec::new),
+        detail,
+    };
+    let mut note = |chunk: &Chunk, rec: &Record, t: &records::Transition| {
+        if list_all || built.listed.len() < MAX_LISTED {
+            let (point, _) = chunk.texts(rec);
+            built
+                .listed
+                .push((format!("{}:{point}", chunk.target), point));
+        }
+        if let Some(a) = &mut built.answers {
+            let full = chunk.materialize(rec);
+            let mut item = Map::with_capacity(RESULT_FIELDS.len() + 2);
+            for k in RESULT_FIELDS {
+                if let Some(v) = full.get(k) {
+                    item.insert(k.to_string(), v.clone());
+                }
+            }
+            item.insert("status".into(), json!(t.status));
+            item.insert(
+                "previous".into(),
+                t.previous.as_deref().map_or(Value::Null, |s| json!(s)),
+            );
+            a.push(Value::Object(item));
+        }
+        built.failed_tenors.extend(tenors_of(rec));
+        built.statuses.push(rec.status);
+    };
+    let Some(tx) = tx else {
+        let mut chunk = Chunk::new(&c.target, 0, kind_text, format);
+        let run = chunk.add_run(run_info);
+        chunk.set_index(&c.set);
+        for r in &c.results {
+            let (rec, t) = records::apply_run(None, r.clone(), run, ctx);
+            note(&chunk, &rec, &t);
+        }
+        return Ok(built);
+    };
+    let stored = chunk_rows(tx, scope, c)?;
+    let mut chunks: Vec<Chunk> = stored
+        .iter()
+        .map(|row| Chunk::decode(&row.target, row.seq, &row.body))
+        .collect::<Result<_>>()?;
+    let seen: Vec<(i64, Vec<u8>)> = stored.into_iter().map(|row| (row.seq, row.body)).collect();
+    let mut touched = vec![false; chunks.len()];
+    let mut runs: Vec<Option<u32>> = vec![None; chunks.len()];
+    let mut sets: Vec<Option<u32>> = vec![None; chunks.len()];
+    for r in &c.results {
+        let mut r = r.clone();
+        let bucket = records::bucket_of(r.key, format.as_ref());
+        // The chunk holding the record, else the one of its bucket.
+        let at = chunks
+            .iter()
+            .position(|ch| ch.find(r.key).is_ok())
+            .or_else(|| chunks.iter().position(|ch| ch.seq == bucket));
+        let i = match at {
+            Some(i) => i,
+            None => {
+                chunks.push(Chunk::new(&c.target, bucket, kind_text, format));
+                touched.push(false);
+                runs.push(None);
+                sets.push(None);
+                chunks.len() - 1
+            }
+        };
+        let chunk = &mut chunks[i];
+        touched[i] = true;
+        let run = *runs[i].get_or_insert_with(|| chunk.add_run(run_info.clone()));
+        r.set = *sets[i].get_or_insert_with(|| chunk.set_index(&c.set));
+        if chunk.format != format && r.explicit.is_none() {
+            // The chunk writes points another way (the calendar or time zone changed): keep
+            // this one's texts as they are now.
+            let texts = match &format {
+                Some(f) => f.texts(r.key),
+                None => chunk.derived_texts(r.key),
+            };
+            r.explicit = Some(Box::new(texts));
+        }
+        let (j, t) = match chunk.find(r.key) {
+            Ok(j) => {
+                let old = chunk.records[j].clone();
+                let (rec, t) = records::apply_run(Some(old), r, run, ctx);
+                chunk.records[j] = rec;
+                (j, t)
+            }
+            Err(j) => {
+                let (rec, t) = records::apply_run(None, r, run, ctx);
+                chunk.records.insert(j, rec);
+                (j, t)
+            }
+        };
+        note(chunk, &chunk.records[j], &t);
+    }
+    built.seen = seen;
+    built.rows = chunks
+        .iter_mut()
+        .zip(&touched)
+        .filter(|(_, t)| **t)
+        .map(|(chunk, _)| chunk_row(chunk))
+        .collect();
+    Ok(built)
 }
 
 /// The failed tenors of a curve record.
@@ -892,8 +997,6 @@ fn evaluate(
             input,
             points,
             targets,
-            calendar,
-            tz,
             ..
         } => {
             let eval = prep
@@ -906,14 +1009,9 @@ fn evaluate(
                 .map(|id| def_of(id).map(|d| d.severity))
                 .collect();
             let check_ms: Vec<f64> = (0..ids.len()).map(|c| eval.micros(c) / 1000.0).collect();
-            let format = PointFormat {
-                calendar: *calendar,
-                tz: *tz,
-            };
             let results = (0..eval.target_count())
                 .map(|j| {
                     let p = &points[eval.index(j)];
-                    let (point, point_date) = format.texts(p.t);
                     let mut status = SKIPPED;
                     let checks: Vec<CheckResult> = (0..ids.len())
                         .map(|c| {
@@ -938,8 +1036,7 @@ fn evaluate(
                     };
                     PointResult {
                         key: p.t,
-                        point,
-                        point_date,
+                        explicit: None,
                         value: Some(value),
                         status,
                         set: 0,
@@ -957,7 +1054,6 @@ fn evaluate(
             let mut check_ms: Vec<f64> = Vec::new();
             let mut results = Vec::with_capacity(curves.len());
             for (input, history, contracts) in curves {
-                let ondate = input.ondate.format("%Y-%m-%d").to_string();
                 let outcome = prep.compiled.run_curve(input, history);
                 let wanted = |t: &str| tenor_filter.is_none_or(|only| only.iter().any(|x| x == t));
                 let mut tenors = Vec::new();
@@ -1078,8 +1174,7 @@ fn evaluate(
                     .join(",");
                 results.push(PointResult {
                     key: records::date_key(input.ondate),
-                    point: ondate.clone(),
-                    point_date: ondate,
+                    explicit: None,
                     value: None,
                     status,
                     set: 0,
@@ -1183,10 +1278,15 @@ impl Platform {
                     Some(k) => chunk
                         .find(k)
                         .ok()
-                        .filter(|&i| chunk.records[i].point == suffix),
+                        .filter(|&i| chunk.texts(&chunk.records[i]).0 == suffix),
                     None => None,
                 }
-                .or_else(|| chunk.records.iter().position(|r| r.point == suffix));
+                .or_else(|| {
+                    chunk
+                        .records
+                        .iter()
+                        .position(|r| chunk.texts(r).0 == suffix)
+                });
                 if let Some(i) = found {
                     return Ok(Some((chunk, i)));
                 }
@@ -1267,7 +1367,7 @@ impl Platform {
                 };
                 match outcome {
                     Ok(m) => {
-                        let status = status_name(rec.status);
+                        let status = status_name(chunk.records[i].status);
                         if function != "comment" {
                             let kind = if chunk.kind == "curve" {
                                 Kind::Curve
@@ -1277,7 +1377,7 @@ impl Platform {
                             status_writes.push((
                                 chunk.target.clone(),
                                 kind,
-                                json!({"point": rec.point, "status": status}),
+                                json!({"point": chunk.texts(&chunk.records[i]).0, "status": status}),
                             ));
                         }
                         out.push(json!({"id": id, "ok": true, "message": m, "status": status}));
@@ -1469,7 +1569,8 @@ impl Platform {
                         break;
                     }
                     let started = Instant::now();
-                    let plan = self.plan_run(p, &request_of(&targets[i]), false, origin, in_job);
+                    let plan =
+                        self.plan_run(p, &request_of(&targets[i]), false, origin, in_job, false);
                     if send.send((i, plan, started)).is_err() {
                         break;
                     }
@@ -1515,34 +1616,30 @@ impl Platform {
         match stored {
             Ok(Ok(done)) => {
                 let worst = done
-                    .points
+                    .statuses
                     .iter()
-                    .map(|(_, _, s, _)| *s)
+                    .copied()
                     .filter(|s| *s != records::OVERRIDDEN)
                     .fold(SKIPPED, records::worse);
-                let status = if done
-                    .points
-                    .iter()
-                    .all(|(_, _, s, _)| *s == records::OVERRIDDEN)
-                {
+                let status = if done.statuses.iter().all(|s| *s == records::OVERRIDDEN) {
                     "overridden"
                 } else {
                     status_name(worst)
                 };
-                let listed = done.points.len().min(MAX_LISTED);
+                let listed = done.listed.len().min(MAX_LISTED);
                 let mut item = json!({
                     "target": target,
                     "kind": done.kind.as_str(),
                     "name": Value::Null,
-                    "points": done.points.len(),
+                    "points": done.statuses.len(),
                     "counts": done.counts,
                     "status": status,
                     "message": Value::Null,
-                    "ids": done.points[..listed].iter().map(|(id, ..)| json!(id)).collect::<Vec<_>>(),
-                    "pointList": done.points[..listed].iter().map(|(_, pt, ..)| json!(pt)).collect::<Vec<_>>(),
+                    "ids": done.listed[..listed].iter().map(|(id, _)| json!(id)).collect::<Vec<_>>(),
+                    "pointList": done.listed[..listed].iter().map(|(_, pt)| json!(pt)).collect::<Vec<_>>(),
                     "ms": ms(started),
                 });
-                if listed < done.points.len() {
+                if listed < done.statuses.len() {
                     item["listTruncated"] = json!(true);
                 }
                 if done.kind == Kind::Curve {
@@ -1565,6 +1662,22 @@ impl Platform {
             }
         }
     }
+}
+
+/// The status of each stored record of a data item, by point text.
+pub(crate) fn record_statuses(
+    tx: &dyn ReadTx,
+    scope: &Scope,
+    target: &str,
+) -> Result<std::collections::HashMap<String, &'static str>> {
+    let mut out = std::collections::HashMap::new();
+    for row in tx.record_chunks(scope, Some(&[target.to_string()]), None, None)? {
+        let chunk = Chunk::decode(&row.target, row.seq, &row.body)?;
+        for r in &chunk.records {
+            out.insert(chunk.texts(r).0, status_name(r.status));
+        }
+    }
+    Ok(out)
 }
 
 /// Most record ids and points a runMany item lists.
@@ -1596,4 +1709,78 @@ impl Platform {
 thread_local! {
     /// Set while a background job runs: its runs never go to the background again.
     pub(crate) static JOB_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::SaveOptions;
+
+    fn setup() -> (Platform, Principal) {
+        let platform = Platform::in_memory().unwrap();
+        let who = platform.local_principal("t", "u").unwrap();
+        let mut header = Map::new();
+        header.insert("calendar".into(), json!("#PT1M"));
+        let points: Vec<Point> = (0..10)
+            .map(|i| Point::num(1_719_792_000_000 + i * 60_000, 1.0 + i as f64))
+            .collect();
+        platform
+            .save_series(&who, "S", "p", header, points, &SaveOptions::default())
+            .unwrap();
+        platform
+            .save(
+                &who,
+                Collection::ValidationConfig,
+                json!({"_id": "S:p", "kind": "timeseries", "checks": [{"name": "pos", "expression": "value > 0"}]}),
+                &SaveOptions::default(),
+            )
+            .unwrap();
+        (platform, who)
+    }
+
+    fn plan(platform: &Platform, who: &Principal) -> Checked {
+        match platform
+            .plan_run(
+                who,
+                &json!({"target": "S:p", "from": "2024-07-01"}),
+                false,
+                "manual",
+                false,
+                false,
+            )
+            .unwrap()
+        {
+            Planned::Checked(c) => *c,
+            Planned::Answer(a) => panic!("{a}"),
+        }
+    }
+
+    /// Records laid out on a snapshot that another run changed since are laid out again by
+    /// the writer: no run is lost.
+    #[test]
+    fn a_run_planned_on_a_stale_snapshot_is_laid_out_again() {
+        let (platform, who) = setup();
+        let first = plan(&platform, &who);
+        let second = plan(&platform, &who);
+        assert!(first.built.as_ref().unwrap().seen.is_empty());
+        platform.commit_run(&who, first, false).unwrap();
+        let done = platform.commit_run(&who, second, false).unwrap();
+        assert_eq!(done.statuses.len(), 10);
+        let rec = platform
+            .validation_record(&who, "S:p:2024-07-01T00:05:00Z")
+            .unwrap();
+        assert_eq!(rec["runs"], 2, "{rec}");
+        assert_eq!(rec["timeline"].as_array().unwrap().len(), 2);
+        // A plan on the current state is written as it was laid out.
+        let third = plan(&platform, &who);
+        let rows = third.built.as_ref().unwrap().rows.clone();
+        platform.commit_run(&who, third, false).unwrap();
+        let stored = platform
+            .read()
+            .unwrap()
+            .record_chunks(&who.private_scope(), None, None, None)
+            .unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].body, rows[0].body);
+    }
 }

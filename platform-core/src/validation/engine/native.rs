@@ -182,10 +182,48 @@ impl Op {
     }
 }
 
+/// An arithmetic operator on floats (integer arithmetic is folded at parse time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl Arith {
+    /// rhai's float arithmetic: plain IEEE operations (`%` is the remainder of truncated
+    /// division, as Rust's).
+    #[inline]
+    pub fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Arith::Add => a + b,
+            Arith::Sub => a - b,
+            Arith::Mul => a * b,
+            Arith::Div => a / b,
+            Arith::Rem => a % b,
+        }
+    }
+
+    /// The operator's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            Arith::Add => "+",
+            Arith::Sub => "-",
+            Arith::Mul => "*",
+            Arith::Div => "/",
+            Arith::Rem => "%",
+        }
+    }
+}
+
 /// A numeric node.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Num {
     Lit(f64),
+    /// `a op b` (at least one side a float in rhai).
+    Bin(Arith, Box<Num>, Box<Num>),
     Term(usize),
     Neg(Box<Num>),
     Abs(Box<Num>),
@@ -214,6 +252,8 @@ pub(crate) enum Cond {
     Cmp(Op, Num, Num, bool),
     /// `a == b` (true) or `a != b` (false) on booleans.
     BoolCmp(bool, Box<Cond>, Box<Cond>),
+    /// `if c { a } else { b }`.
+    If(Box<Cond>, Box<Cond>, Box<Cond>),
     Between(Num, Num, Num),
     IsFinite(Num),
     IsZero(Num),
@@ -247,6 +287,7 @@ impl Num {
     pub fn eval<E: Env>(&self, env: &E) -> f64 {
         match self {
             Num::Lit(x) => *x,
+            Num::Bin(op, a, b) => op.apply(a.eval(env), b.eval(env)),
             Num::Term(i) => env.num(*i),
             Num::Neg(a) => -a.eval(env),
             Num::Abs(a) => a.eval(env).abs(),
@@ -275,6 +316,23 @@ impl Num {
         };
         match self {
             Num::Lit(x) => push_num(out, *x),
+            Num::Bin(op, a, b) => {
+                for (k, side) in [a, b].into_iter().enumerate() {
+                    if k == 1 {
+                        out.push(' ');
+                        out.push_str(op.text());
+                        out.push(' ');
+                    }
+                    let nested = matches!(**side, Num::Bin(..));
+                    if nested {
+                        out.push('(');
+                    }
+                    side.render(terms, out);
+                    if nested {
+                        out.push(')');
+                    }
+                }
+            }
             Num::Term(i) => out.push_str(terms.get(*i).map_or("?", |t| t.text.as_str())),
             Num::Neg(a) => {
                 out.push('-');
@@ -445,6 +503,17 @@ impl Num {
     pub fn column<'a>(&self, cols: &'a [std::rc::Rc<Vec<f64>>]) -> Col<'a> {
         match self {
             Num::Lit(x) => Col::Const(*x),
+            Num::Bin(op, a, b) => {
+                let (a, b) = (a.column(cols), b.column(cols));
+                // One loop per operator, so the operation inlines into it.
+                match op {
+                    Arith::Add => num2(&a, &b, |x, y| x + y),
+                    Arith::Sub => num2(&a, &b, |x, y| x - y),
+                    Arith::Mul => num2(&a, &b, |x, y| x * y),
+                    Arith::Div => num2(&a, &b, |x, y| x / y),
+                    Arith::Rem => num2(&a, &b, |x, y| x % y),
+                }
+            }
             Num::Term(i) => Col::Slice(&cols[*i]),
             Num::Neg(a) => map1(a.column(cols), |x| -x),
             Num::Abs(a) => map1(a.column(cols), f64::abs),
@@ -534,6 +603,19 @@ impl Cond {
                     ),
                 }
             }
+            Cond::If(c, a, b) => match c.column(cols, value) {
+                BoolCol::Const(true) => a.column(cols, value),
+                BoolCol::Const(false) => b.column(cols, value),
+                BoolCol::Owned(pick) => {
+                    let (a, b) = (a.column(cols, value), b.column(cols, value));
+                    BoolCol::Owned(
+                        pick.iter()
+                            .enumerate()
+                            .map(|(j, &p)| if p { a.get(j) } else { b.get(j) })
+                            .collect(),
+                    )
+                }
+            },
             Cond::Between(x, lo, hi) => {
                 match map3(&x.column(cols), &lo.column(cols), &hi.column(cols), between) {
                     Ok(b) => BoolCol::Const(b),
@@ -558,6 +640,13 @@ impl Cond {
             Cond::Or(cs) => cs.iter().any(|c| c.eval(env)),
             Cond::Cmp(op, a, b, exact) => op.apply(a.eval(env), b.eval(env), *exact),
             Cond::BoolCmp(eq, a, b) => (a.eval(env) == b.eval(env)) == *eq,
+            Cond::If(c, a, b) => {
+                if c.eval(env) {
+                    a.eval(env)
+                } else {
+                    b.eval(env)
+                }
+            }
             Cond::Between(x, lo, hi) => between(x.eval(env), lo.eval(env), hi.eval(env)),
             Cond::IsFinite(x) => x.eval(env).is_finite(),
             Cond::IsZero(x) => x.eval(env) == 0.0,
@@ -619,6 +708,13 @@ impl Cond {
                 let (va, vb) = (a.eval(env), b.eval(env));
                 let eq = if want { *eq } else { !*eq };
                 let _ = write!(out, "{va} {} {vb} is false", if eq { "==" } else { "!=" });
+            }
+            Cond::If(c, a, b) => {
+                if c.eval(env) {
+                    a.why(want, terms, env, out);
+                } else {
+                    b.why(want, terms, env, out);
+                }
             }
             Cond::Between(x, lo, hi) => {
                 x.with_value(terms, env, out);

@@ -17,7 +17,7 @@
 //! need a float, comparisons need two numbers (or two booleans with `==`/`!=`), `&&`, `||`
 //! and `!` need booleans. A name defined by a library shadows the built-in.
 
-use super::native::{Cond, CurveFlag, CurveStat, Num, Op, PointStat, Term, TermKind, Tree};
+use super::native::{Arith, Cond, CurveFlag, CurveStat, Num, Op, PointStat, Term, TermKind, Tree};
 use super::CheckScope;
 use std::collections::HashSet;
 
@@ -33,6 +33,8 @@ enum Tok {
     Op(&'static str),
     /// `.` (a method call or property access follows).
     Dot,
+    LBrace,
+    RBrace,
     /// Anything the subset does not have (arithmetic, dots, brackets, comments...).
     Other,
 }
@@ -170,6 +172,12 @@ fn tokenize(src: &str) -> Vec<Tok> {
                 let next = b.get(i + 1).copied();
                 let tok = match c {
                     b'.' => Tok::Dot,
+                    b'{' => Tok::LBrace,
+                    b'}' => Tok::RBrace,
+                    b'+' if !matches!(next, Some(b'=' | b'+')) => Tok::Op("+"),
+                    b'*' if !matches!(next, Some(b'=' | b'*')) => Tok::Op("*"),
+                    b'/' if next != Some(b'=') => Tok::Op("/"),
+                    b'%' if next != Some(b'=') => Tok::Op("%"),
                     b'<' if next != Some(b'<') => Tok::Op("<"),
                     b'>' if next != Some(b'>') => Tok::Op(">"),
                     b'!' => Tok::Op("!"),
@@ -210,6 +218,8 @@ enum Node {
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Cmp(Op, Box<Node>, Box<Node>),
+    Arith(Arith, Box<Node>, Box<Node>),
+    If(Box<Node>, Box<Node>, Box<Node>),
 }
 
 struct Parser<'a> {
@@ -259,7 +269,7 @@ impl Parser<'_> {
     }
 
     fn cmp(&mut self, depth: usize) -> Option<Node> {
-        let lhs = self.unary(depth)?;
+        let lhs = self.additive(depth)?;
         let op = match self.peek() {
             Some(Tok::Op("<")) => Op::Lt,
             Some(Tok::Op("<=")) => Op::Le,
@@ -270,11 +280,72 @@ impl Parser<'_> {
             _ => return Some(lhs),
         };
         self.pos += 1;
-        let rhs = self.unary(depth)?;
+        let rhs = self.additive(depth)?;
         if let Some(Tok::Op("<" | "<=" | ">" | ">=" | "==" | "!=")) = self.peek() {
             return None;
         }
         Some(Node::Cmp(op, Box::new(lhs), Box::new(rhs)))
+    }
+
+    fn additive(&mut self, depth: usize) -> Option<Node> {
+        let mut lhs = self.multiplicative(depth)?;
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Op("+")) => Arith::Add,
+                Some(Tok::Op("-")) => Arith::Sub,
+                _ => return Some(lhs),
+            };
+            self.pos += 1;
+            let rhs = self.multiplicative(depth)?;
+            lhs = Node::Arith(op, Box::new(lhs), Box::new(rhs));
+        }
+    }
+
+    fn multiplicative(&mut self, depth: usize) -> Option<Node> {
+        let mut lhs = self.unary(depth)?;
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Op("*")) => Arith::Mul,
+                Some(Tok::Op("/")) => Arith::Div,
+                Some(Tok::Op("%")) => Arith::Rem,
+                _ => return Some(lhs),
+            };
+            self.pos += 1;
+            let rhs = self.unary(depth)?;
+            lhs = Node::Arith(op, Box::new(lhs), Box::new(rhs));
+        }
+    }
+
+    /// `if c { a } else { b }` (or `else if ...`), after the `if`.
+    fn if_else(&mut self, depth: usize) -> Option<Node> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let cond = self.or(depth + 1)?;
+        if !self.eat(&Tok::LBrace) {
+            return None;
+        }
+        let then = self.or(depth + 1)?;
+        if !self.eat(&Tok::RBrace) || !self.eat(&Tok::Ident("else".into())) {
+            return None;
+        }
+        let otherwise = if self.eat(&Tok::Ident("if".into())) {
+            self.if_else(depth + 1)?
+        } else {
+            if !self.eat(&Tok::LBrace) {
+                return None;
+            }
+            let inner = self.or(depth + 1)?;
+            if !self.eat(&Tok::RBrace) {
+                return None;
+            }
+            inner
+        };
+        Some(Node::If(
+            Box::new(cond),
+            Box::new(then),
+            Box::new(otherwise),
+        ))
     }
 
     fn unary(&mut self, depth: usize) -> Option<Node> {
@@ -299,6 +370,7 @@ impl Parser<'_> {
                 let inner = self.or(depth + 1)?;
                 self.eat(&Tok::RParen).then_some(inner)
             }
+            Tok::Ident(name) if name == "if" => self.if_else(depth + 1),
             Tok::Ident(name) => {
                 if !self.eat(&Tok::LParen) {
                     return Some(match name.as_str() {
@@ -403,6 +475,11 @@ impl Typer<'_> {
                     return None;
                 }
             }
+            Node::If(c, a, b) => Cond::If(
+                Box::new(self.cond(c)?),
+                Box::new(self.cond(a)?),
+                Box::new(self.cond(b)?),
+            ),
             Node::Call(name, args) if !self.shadowed.contains(name) => {
                 self.bool_call(name, args)?
             }
@@ -459,6 +536,29 @@ impl Typer<'_> {
                     n => Num::Neg(Box::new(n)),
                 };
                 (n, ty)
+            }
+            Node::Arith(op, a, b) => {
+                let ((x, tx), (y, ty)) = (self.num(a)?, self.num(b)?);
+                match (tx, ty, &x, &y) {
+                    // rhai's checked integer arithmetic, folded; anything else on two
+                    // integers (a count of contracts...) is left to rhai.
+                    (Ty::Int, Ty::Int, Num::Lit(x), Num::Lit(y)) => {
+                        let (x, y) = (*x as i64, *y as i64);
+                        let v = match op {
+                            Arith::Add => x.checked_add(y),
+                            Arith::Sub => x.checked_sub(y),
+                            Arith::Mul => x.checked_mul(y),
+                            Arith::Div => x.checked_div(y),
+                            Arith::Rem => x.checked_rem(y),
+                        }?;
+                        if v.abs() >= MAX_EXACT_INT {
+                            return None;
+                        }
+                        (Num::Lit(v as f64), Ty::Int)
+                    }
+                    (Ty::Int, Ty::Int, ..) => return None,
+                    _ => (Num::Bin(*op, Box::new(x), Box::new(y)), Ty::Float),
+                }
             }
             Node::Var(v) => match (v.as_str(), self.scope) {
                 ("value", CheckScope::Point) => (
@@ -691,11 +791,21 @@ mod tests {
             "min(value, 3) == 3",
             "sqrt(abs(value)) < 10.5",
             "is_finite(value) && !is_zero(value)",
+            "value + 1 > 0",
+            "value * 2 > lag(1) - 100",
+            "max_of(10) - min_of(10) < 400 || value > 0",
+            "if value > 500 { value < 999 } else { value >= 0 }",
+            "if value > 5 { true } else if value > 2 { missing } else { false }",
+            "value / 3 % 2 < 1 + 2 * 3",
         ] {
             assert!(tree(ok).is_some(), "{ok}");
         }
         for no in [
-            "value + 1 > 0",
+            "if value > 5 { true }",
+            "(if value > 5 { 1.0 } else { 2.0 }) > 1",
+            "2 ** 3 > value",
+            "9223372036854775807 + 1 > value",
+            "1 / 0 > value",
             "value > 0 > 1",
             "lag(-1) > 0",
             "lag(value) > 0",

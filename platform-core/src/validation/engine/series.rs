@@ -149,6 +149,60 @@ impl SeriesCtx {
         );
     }
 
+    /// `f` of each target's window in `f64::total_cmp` order (and a scratch buffer). Over a
+    /// run of consecutive targets the window slides: one value leaves and one comes in, each
+    /// placed by a binary search, instead of a sort per target.
+    fn per_sorted_window(
+        &self,
+        n: usize,
+        mut f: impl FnMut(&[f64], &mut Vec<f64>) -> f64,
+    ) -> Vec<f64> {
+        let mut sorted: Vec<f64> = Vec::new();
+        let mut scratch: Vec<f64> = Vec::new();
+        // The window `sorted` holds: values[from..to] without the missing ones.
+        let mut held: Option<(usize, usize)> = None;
+        let place = |v: f64, sorted: &Vec<f64>| {
+            sorted
+                .binary_search_by(|x| x.total_cmp(&v))
+                .unwrap_or_else(|i| i)
+        };
+        self.targets
+            .iter()
+            .map(|t| {
+                let w = self.reach(t, n);
+                let (from, to) = (t - w, t);
+                match held {
+                    Some((a, b)) if a <= from && from <= b && b <= to && to - b <= 1 => {
+                        for &v in &self.values[a..from] {
+                            if !v.is_nan() {
+                                let i = place(v, &sorted);
+                                sorted.remove(i);
+                            }
+                        }
+                        for &v in &self.values[b..to] {
+                            if !v.is_nan() {
+                                let i = place(v, &sorted);
+                                sorted.insert(i, v);
+                            }
+                        }
+                    }
+                    _ => {
+                        sorted.clear();
+                        sorted.extend(
+                            self.values[from..to]
+                                .iter()
+                                .copied()
+                                .filter(|v| !v.is_nan()),
+                        );
+                        sorted.sort_by(f64::total_cmp);
+                    }
+                }
+                held = Some((from, to));
+                f(&sorted, &mut scratch)
+            })
+            .collect()
+    }
+
     fn per_target(&self, mut f: impl FnMut(usize, &mut Vec<f64>) -> f64) -> Vec<f64> {
         let mut buf = Vec::new();
         self.targets.iter().map(|t| f(t, &mut buf)).collect()
@@ -181,20 +235,15 @@ impl SeriesCtx {
                 self.window(t, n, buf);
                 stdev(buf)
             }),
-            P::Median(n) => self.per_target(|t, buf| {
-                self.window(t, n, buf);
-                quantile(buf, 0.5)
-            }),
+            P::Median(n) => self.per_sorted_window(n, |sorted, _| quantile_sorted(sorted, 0.5)),
             P::Mad(n) => {
                 let med = self.column(P::Median(n));
                 let mut j = 0;
-                self.per_target(|t, buf| {
-                    self.window(t, n, buf);
+                self.per_sorted_window(n, |sorted, buf| {
                     let m = med[j];
                     j += 1;
-                    for x in buf.iter_mut() {
-                        *x = (*x - m).abs();
-                    }
+                    buf.clear();
+                    buf.extend(sorted.iter().map(|x| (*x - m).abs()));
                     quantile(buf, 0.5)
                 })
             }
@@ -206,10 +255,9 @@ impl SeriesCtx {
                 self.window(t, n, buf);
                 buf.iter().copied().reduce(f64::max).unwrap_or(f64::NAN)
             }),
-            P::Quantile(n, q) => self.per_target(|t, buf| {
-                self.window(t, n, buf);
-                quantile(buf, f64::from_bits(q))
-            }),
+            P::Quantile(n, q) => {
+                self.per_sorted_window(n, |sorted, _| quantile_sorted(sorted, f64::from_bits(q)))
+            }
             P::Count(n) => self.per_target(|t, buf| {
                 self.window(t, n, buf);
                 buf.len() as f64
@@ -295,15 +343,28 @@ pub(crate) fn stdev(xs: &[f64]) -> f64 {
     (ss / (xs.len() - 1) as f64).sqrt()
 }
 
-/// Quantile with linear interpolation between closest ranks (type 7); sorts `xs`; NaN when
-/// empty.
+/// [`quantile`] of values already in `f64::total_cmp` order.
+pub(crate) fn quantile_sorted(xs: &[f64], q: f64) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let h = (xs.len() - 1) as f64 * q;
+    let lo = (h.floor() as usize).min(xs.len() - 1);
+    let hi = (lo + 1).min(xs.len() - 1);
+    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
+}
+
+/// Quantile with linear interpolation between closest ranks (type 7); reorders `xs`; NaN
+/// when empty. A selection, not a sort: the two ranks it needs are the `lo`-th in
+/// `f64::total_cmp` order and the smallest after it.
 pub(crate) fn quantile(xs: &mut [f64], q: f64) -> f64 {
     if xs.is_empty() {
         return f64::NAN;
     }
-    xs.sort_by(f64::total_cmp);
     let h = (xs.len() - 1) as f64 * q;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(xs.len() - 1);
-    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
+    let lo = (h.floor() as usize).min(xs.len() - 1);
+    let (_, at, above) = xs.select_nth_unstable_by(lo, f64::total_cmp);
+    let x_lo = *at;
+    let x_hi = above.iter().copied().min_by(f64::total_cmp).unwrap_or(x_lo);
+    x_lo + (h - lo as f64) * (x_hi - x_lo)
 }

@@ -298,9 +298,17 @@ fn failure_messages_show_the_numbers() {
         "prev() = 10, expected > 20"
     );
     assert_eq!(msg("on_tick(value, 7)"), "value 4520 is not on tick 7");
-    // Custom expressions (rhai only) list the built-ins they read.
     assert_eq!(
         msg("value - prev() < 100"),
+        "value - prev() = 4510, expected < 100"
+    );
+    assert_eq!(
+        msg("if value > 100 { value * 2 < 50 } else { true }"),
+        "value * 2 = 9040, expected < 50"
+    );
+    // Custom expressions (rhai only) list the built-ins they read.
+    assert_eq!(
+        msg("value - prev() < 100 && time != \"\""),
         "the expression is false: value 4520, prev() = 10"
     );
     let missing = series_at(&[Some(1.0), None], &[0, 1]);
@@ -328,13 +336,11 @@ fn which_checks_go_native() {
         "!is_missing()",
         "value >= 10 && value <= 90",
         "missing || (value > quantile(30, 0.99)) == false",
-    ];
-    let custom = [
         "value - prev() < 3",
         "abs(value - mean(20)) < 3 * stdev(20)",
-        "time > \"2024\"",
-        "lag(value) > 0",
+        "if value > 5 { value % 2 < 1 } else { value / 2 > -1 }",
     ];
+    let custom = ["value ** 2 < 3", "time > \"2024\"", "lag(value) > 0"];
     let mut defs: Vec<CheckDef> = native
         .iter()
         .enumerate()
@@ -909,9 +915,25 @@ fn number() -> impl Strategy<Value = String> {
             (lit(), inner.clone()).prop_map(|(l, n)| format!("max({l}, {n})")),
             inner.clone().prop_map(|n| format!("round({n})")),
             inner.clone().prop_map(|n| format!("sqrt(abs({n}))")),
-            (inner, lit(), lit()).prop_map(|(n, a, b)| format!("clamp({n}, {a}, {b})")),
+            (inner.clone(), lit(), lit()).prop_map(|(n, a, b)| format!("clamp({n}, {a}, {b})")),
+            (inner.clone(), arith(), lit()).prop_map(|(n, o, l)| format!("({n} {o} {l})")),
+            (lit(), arith(), inner.clone()).prop_map(|(l, o, n)| format!("({l} {o} {n})")),
+            (inner.clone(), arith(), inner.clone(), arith(), lit())
+                .prop_map(|(a, o, b, p, l)| format!("({a} {o} {b} {p} {l})")),
+            // Integer arithmetic that rhai can do without an error (it is folded).
+            (
+                lit(),
+                prop_oneof![Just("+"), Just("-"), Just("*")],
+                lit(),
+                inner
+            )
+                .prop_map(|(a, o, b, n)| format!("(({a} {o} {b}) * {n})")),
         ]
     })
+}
+
+fn arith() -> impl Strategy<Value = &'static str> {
+    prop_oneof![Just("+"), Just("-"), Just("*"), Just("/"), Just("%")]
 }
 
 fn op() -> impl Strategy<Value = &'static str> {
@@ -946,7 +968,9 @@ fn expression() -> impl Strategy<Value = String> {
         prop_oneof![
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a} && {b}")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}) || ({b})")),
-            inner.prop_map(|a| format!("!({a})")),
+            inner.clone().prop_map(|a| format!("!({a})")),
+            (inner.clone(), inner.clone(), inner)
+                .prop_map(|(c, a, b)| format!("if {c} {{ {a} }} else {{ {b} }}")),
         ]
     })
 }
@@ -1017,4 +1041,70 @@ fn number_text() {
     assert_eq!(fmt_num(f64::NAN), "NaN");
     assert_eq!(fmt_num(f64::NEG_INFINITY), "-inf");
     assert_eq!(fmt_num(-0.0), "0");
+}
+
+proptest! {
+    /// The selection quantile equals the one read off a sorted copy (type 7).
+    #[test]
+    fn quantile_by_selection_equals_sorting(
+        xs in proptest::collection::vec(prop_oneof![
+            8 => -1e6f64..1e6,
+            1 => Just(f64::NAN),
+            1 => Just(f64::INFINITY),
+            1 => Just(0.0),
+        ], 1..60),
+        q in prop_oneof![Just(0.0), Just(0.5), Just(1.0), 0.0f64..=1.0],
+    ) {
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        let h = (sorted.len() - 1) as f64 * q;
+        let lo = h.floor() as usize;
+        let hi = (lo + 1).min(sorted.len() - 1);
+        let want = sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo]);
+        let mut work = xs.clone();
+        let got = super::series::quantile(&mut work, q);
+        prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{got} vs {want}");
+    }
+}
+
+proptest! {
+    /// Window statistics computed on sliding sorted windows equal the ones computed from each
+    /// target's window afresh (sorted copy, type 7 quantile).
+    #[test]
+    fn sliding_window_statistics_equal_fresh_ones(
+        s in series(),
+        lookback in 0usize..12,
+        n in 0usize..12,
+        first in 0usize..20,
+        skip_some in any::<bool>(),
+    ) {
+        use super::native::PointStat;
+        let len = s.values.len();
+        let mut targets: Vec<usize> = (first.min(len - 1)..len).collect();
+        if skip_some {
+            targets.retain(|t| t % 3 != 1);
+        }
+        let ctx = super::series::SeriesCtx::new(&s, &targets, lookback, false);
+        let values: Vec<f64> = s.values.iter().map(|v| v.unwrap_or(f64::NAN)).collect();
+        let fresh = |t: usize| -> Vec<f64> {
+            let w = n.min(lookback).min(t);
+            let mut v: Vec<f64> = values[t - w..t].iter().copied().filter(|x| !x.is_nan()).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let q7 = |v: &[f64], q: f64| super::series::quantile_sorted(v, q);
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        let median = ctx.column(PointStat::Median(n));
+        let mad = ctx.column(PointStat::Mad(n));
+        let q90 = ctx.column(PointStat::Quantile(n, 0.9f64.to_bits()));
+        for (j, &t) in targets.iter().enumerate() {
+            let w = fresh(t);
+            let m = q7(&w, 0.5);
+            let mut dev: Vec<f64> = w.iter().map(|x| (x - m).abs()).collect();
+            dev.sort_by(f64::total_cmp);
+            prop_assert!(same(median[j], m), "median at {t}: {} vs {m}", median[j]);
+            prop_assert!(same(mad[j], q7(&dev, 0.5)), "mad at {t}");
+            prop_assert!(same(q90[j], q7(&w, 0.9)), "q90 at {t}");
+        }
+    }
 }
