@@ -505,6 +505,9 @@ fn measure(only: &[String]) {
     }
 }
 
+/// A read of the plain rusqlite contestant.
+type PlainRead<'a> = Box<dyn Fn() -> Vec<(i64, f64)> + 'a>;
+
 fn w1_w2(s: &Sizes, do_w1: bool, do_w2: bool) {
     let values = w1_values(s);
     let n = s.points;
@@ -578,7 +581,7 @@ fn w1_w2(s: &Sizes, do_w1: bool, do_w2: bool) {
     if do_w2 {
         let ((b0, b1), from) = windows(s);
         let quick = 101;
-        let cases: [(&str, Window, Box<dyn Fn() -> Vec<(i64, f64)> + '_>); 3] = [
+        let cases: [(&str, Window, PlainRead<'_>); 3] = [
             (
                 "last(1000)",
                 Window::Last(1000),
@@ -600,7 +603,7 @@ fn w1_w2(s: &Sizes, do_w1: bool, do_w2: bool) {
             let (ours, theirs) = paired(
                 quick,
                 repeat(|| {
-                    let p = core.read("BIG:price", window.clone(), None);
+                    let p = core.read("BIG:price", window, None);
                     assert_eq!(p.len(), expect);
                     p
                 }),
