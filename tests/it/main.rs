@@ -2,6 +2,7 @@
 
 mod architecture;
 mod common;
+mod corpus;
 mod data;
 mod errors;
 mod extensions;
