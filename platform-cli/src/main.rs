@@ -2,6 +2,7 @@
 //! database file (through the core) or on a running server (through its REST interface), and
 //! import, read and validate data (time series, curves) on a database file.
 
+mod automation;
 mod data;
 mod local;
 mod object;
@@ -47,6 +48,9 @@ enum Command {
     Validate(validate::ValidateCommand),
     /// Grant (or with --revoke take back) a data-access role or a view feature.
     Grant(GrantArgs),
+    /// Automations on a database file: list them, their log, the mail outbox; deliver due events.
+    #[command(subcommand)]
+    Automation(automation::AutomationCommand),
 }
 
 #[derive(Args)]
@@ -180,6 +184,7 @@ fn main() -> ExitCode {
         Command::Object(cmd) => object::run(cmd),
         Command::Data(cmd) => data::run(cmd),
         Command::Validate(cmd) => validate::run(cmd),
+        Command::Automation(cmd) => automation::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,6 +22,16 @@ pub struct ServeArgs {
     /// On a fresh database, also write the first admin token to this file (mode 0600).
     #[arg(long)]
     print_token_file: Option<PathBuf>,
+    /// SMTP server HOST:PORT for email automations; without it emails go to the mail outbox
+    /// (GET /automation/v1/mail, `platform automation mail`).
+    #[arg(long, env = "PLATFORM_SMTP")]
+    smtp: Option<String>,
+    /// Sender address of email automations.
+    #[arg(long, env = "PLATFORM_MAIL_FROM", default_value = "platform@localhost")]
+    mail_from: String,
+    /// Hosts webhook automations may call, comma-separated (default: any).
+    #[arg(long, env = "PLATFORM_WEBHOOK_ALLOW", value_delimiter = ',')]
+    webhook_allow: Option<Vec<String>>,
 }
 
 pub fn run(args: ServeArgs) -> platform_core::Result<()> {
@@ -33,7 +43,13 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let platform = Platform::open(&args.db)?;
+    let platform =
+        Platform::open(&args.db)?.with_delivery(platform_core::events::deliver::DeliverySettings {
+            smtp: args.smtp.clone(),
+            mail_from: args.mail_from.clone(),
+            webhook_allow: args.webhook_allow.clone(),
+            ..Default::default()
+        });
     if let Some(token) = platform.bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\

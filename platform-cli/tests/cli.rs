@@ -39,6 +39,11 @@ struct Server {
 
 impl Server {
     fn start(db: &Path) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    /// A server with extra environment variables.
+    fn start_with(db: &Path, env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(BIN)
             .args([
                 "serve",
@@ -47,6 +52,7 @@ impl Server {
                 "--addr",
                 "127.0.0.1:0",
             ])
+            .envs(env.iter().copied())
             .env("PLATFORM_LOG", "info")
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
@@ -1061,4 +1067,82 @@ fn validate_suggest_and_tune_write_configurations_that_save() {
     );
     let err = stderr_of_failure(&validate(&db, &["suggest", "A:B", "--days", "400"]));
     assert!(err.contains("days"), "{err}");
+}
+
+/// A minimal SMTP server on loopback; each message it is given goes to the channel.
+fn smtp_sink() -> (String, mpsc::Receiver<String>) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().map_while(Result::ok) {
+            let mut out = stream.try_clone().unwrap();
+            let mut reader = BufReader::new(stream);
+            let _ = out.write_all(b"220 sink\r\n");
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 {
+                let verb = line.trim_end().to_ascii_uppercase();
+                if verb == "DATA" {
+                    let _ = out.write_all(b"354 go\r\n");
+                    let mut message = String::new();
+                    let mut l = String::new();
+                    while reader.read_line(&mut l).unwrap_or(0) > 0 && l.trim_end() != "." {
+                        message.push_str(&l);
+                        l.clear();
+                    }
+                    let _ = tx.send(message);
+                    let _ = out.write_all(b"250 queued\r\n");
+                } else if verb == "QUIT" {
+                    let _ = out.write_all(b"221 bye\r\n");
+                    break;
+                } else {
+                    let _ = out.write_all(b"250 ok\r\n");
+                }
+                line.clear();
+            }
+        }
+    });
+    (addr, rx)
+}
+
+#[test]
+fn the_server_delivers_automations_in_the_background_over_smtp() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let (smtp, mails) = smtp_sink();
+    let mut server = Server::start_with(&db, &[("PLATFORM_SMTP", smtp.as_str())]);
+    let auth = format!("Bearer {}", server.admin_token);
+    let saved: Value = ureq::post(&format!("{}/automation/v1", server.url))
+        .set("Authorization", &auth)
+        .send_json(json!({"target": "email", "properties": {"to": "desk@example.com", "subject": "GB changed"},
+                          "conditions": [{"service": "object", "id": "GB", "action": "*"}]}))
+        .unwrap()
+        .into_json()
+        .unwrap();
+    assert_eq!(saved["target"], "platform.email");
+    post(
+        &server.url,
+        &server.admin_token,
+        json!({"_id": "GB", "name": "Britain"}),
+    );
+    let message = mails
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the worker sends the email");
+    assert!(message.contains("Subject: GB changed"), "{message}");
+    assert!(message.contains("\"create\""), "{message}");
+    // The worker logs the attempt once the SMTP server has answered.
+    let mut entries = Value::Null;
+    for _ in 0..100 {
+        entries = get(&server.url, &server.admin_token, "/automation/v1/log").unwrap();
+        if entries[0]["status"] == "success" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(entries[0]["status"], "success", "{entries}");
+    assert!(server.stop().success());
+    // The log on the file, through the CLI.
+    let out = platform(&["automation", "log", "--db", db.to_str().unwrap()]);
+    assert!(stdout_of(&out).contains("\"success\""));
 }

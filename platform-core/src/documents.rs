@@ -458,7 +458,7 @@ impl Platform {
             prop: name.to_string(),
         };
         let cur_version = current.as_ref().map(|c| c.version);
-        let mut data_changed = data::write_payloads(
+        let mut data_changes = data::write_payloads(
             tx,
             &key_of,
             &body,
@@ -473,12 +473,17 @@ impl Platform {
                 let old_kind = DataKind::of(old);
                 if old_kind.is_some() && body.get(name).and_then(DataKind::of) != old_kind {
                     tx.end_data(&key_of(name), version, versioned)?;
-                    data_changed = true;
+                    data_changes.push(data::DataChange {
+                        name: name.clone(),
+                        ondate: None,
+                        times: Vec::new(),
+                        replaced: true,
+                    });
                 }
             }
         }
         if let Some(cur) = &current {
-            if !body_changed && !data_changed {
+            if !body_changed && data_changes.is_empty() {
                 return Ok(cur.clone());
             }
         }
@@ -496,6 +501,23 @@ impl Platform {
         };
         tx.put_version(coll, &scope, &stored)?;
         tx.set_current(coll, &scope, &id, Some(version))?;
+        let action = if current.is_some() {
+            "update"
+        } else {
+            "create"
+        };
+        if body_changed || current.is_none() {
+            let data = || Value::Object(render(&stored, true));
+            crate::events::emit_with(tx, p, &scope, coll.as_str(), &id, action, now, data)?;
+        }
+        for change in &data_changes {
+            let event = || crate::events::data_update(&stored, change);
+            let data_id = format!("{id}:{}", change.name);
+            crate::events::emit_with(tx, p, &scope, "data", &data_id, "update", now, event)?;
+        }
+        if coll == Collection::ValidationConfig {
+            crate::events::automations::sync_owned(tx, p, &id, Some(&stored.body), now)?;
+        }
         Ok(stored)
     }
 
@@ -639,6 +661,14 @@ impl Platform {
                     reason: reason.map(str::to_string),
                 },
             )?;
+            let outcome =
+                json!({"_id": id, "deleted": doomed, "current": remaining, "action": action});
+            crate::events::emit(tx, p, &scope, coll.as_str(), id, "delete", &now, outcome)?;
+            if coll == Collection::ValidationConfig {
+                let now_current = tx.current(coll, &scope, id)?;
+                let body = now_current.as_ref().map(|c| &c.body);
+                crate::events::automations::sync_owned(tx, p, id, body, &now)?;
+            }
             Ok(json!({"_id": id, "deleted": doomed, "current": remaining}))
         })
     }

@@ -233,7 +233,8 @@ impl Platform {
             let mut body = draft.body.clone();
             body.insert("_bundle".into(), Value::Object(bundle));
             body.insert("_publishedBy".into(), Value::String(p.tenant.clone()));
-            self.put_document(
+            let before = tx.current(Collection::Extension, &Scope::public(), id)?;
+            let stored = self.put_document(
                 tx,
                 Collection::Extension,
                 &Scope::public(),
@@ -242,7 +243,13 @@ impl Platform {
                 &p.user,
                 &now,
                 None,
-            )
+            )?;
+            if before.as_ref().map(|b| b.version) != Some(stored.version) {
+                let action = if before.is_some() { "update" } else { "create" };
+                let data = strip_bundle(render(&stored, true));
+                crate::events::emit(tx, p, &Scope::public(), "extension", id, action, &now, data)?;
+            }
+            Ok(stored)
         })?;
         Ok(strip_bundle(render(&stored, true)))
     }
@@ -276,6 +283,8 @@ impl Platform {
             installed.shift_remove("_bundle");
             installed.insert("_installedVersion".into(), json!(published.version));
             self.put_document(tx, Collection::Extension, &p.private_scope(), id, installed.clone(), &p.user, &now, None)?;
+            let action = if upgrade { "upgrade" } else { "install" };
+            crate::events::emit(tx, p, &p.private_scope(), "extension", id, action, &now, Value::Object(installed.clone()))?;
             Ok((installed, upgrade))
         })?;
         let (verb, which) = if upgrade {
@@ -301,6 +310,7 @@ impl Platform {
     pub fn uninstall_extension(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "uninstalling extensions")?;
         let scope = p.private_scope();
+        let now = format_instant(self.now());
         // The uninstall script must be read before its copy is removed.
         let installed = {
             let tx = self.read()?;
@@ -341,7 +351,9 @@ impl Platform {
                     }
                 }
             }
-            remove_document(tx, Collection::Extension, &scope, id)
+            remove_document(tx, Collection::Extension, &scope, id)?;
+            let data = Value::Object(installed.clone());
+            crate::events::emit(tx, p, &scope, "extension", id, "uninstall", &now, data)
         })?;
         self.extension_message(
             p,

@@ -22,6 +22,7 @@ pub mod convert;
 pub mod data;
 pub mod documents;
 pub mod error;
+pub mod events;
 pub mod extensions;
 pub mod format;
 pub mod ids;
@@ -50,6 +51,8 @@ pub struct Platform {
     clock: Arc<dyn Clock>,
     secret_key: Option<Arc<secrets::SecretKey>>,
     realtime: Option<Arc<dyn realtime::Realtime>>,
+    delivery: Arc<events::deliver::DeliverySettings>,
+    outbound: Option<Arc<dyn events::deliver::Outbound>>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -64,12 +67,18 @@ impl Platform {
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Platform {
         // Without randomness no key can be made; such a platform refuses every secret call.
         let key = secrets::SecretKey::generate().ok();
-        Platform {
+        let platform = Platform {
             store,
             clock,
             secret_key: key.map(Arc::new),
             realtime: None,
+            delivery: Arc::new(events::deliver::DeliverySettings::default()),
+            outbound: None,
+        };
+        if let Err(e) = platform.seed_builtins() {
+            tracing::warn!(error = %e, "cannot store the built-in scripts");
         }
+        platform
     }
 
     /// The same platform publishing realtime messages to `sink`.

@@ -251,6 +251,7 @@ impl Platform {
         let now = format_instant(self.now());
         let row = self.write(|tx| {
             let old = tx.secret(&scope, &id)?;
+            let action = if old.is_some() { "update" } else { "create" };
             let (mut meta, nonce, ciphertext) = match (old, value) {
                 (_, Some(v)) => {
                     let (n, c) = self.key()?.seal(v.as_bytes(), &aad(&scope, &id))?;
@@ -282,6 +283,17 @@ impl Platform {
                 user: p.user.clone(),
             };
             tx.put_secret(&scope, &row)?;
+            // The event carries the metadata only, never the value.
+            crate::events::emit(
+                tx,
+                p,
+                &scope,
+                "secret",
+                &id,
+                action,
+                &now,
+                Value::Object(row.meta.clone()),
+            )?;
             Ok(row)
         })?;
         Ok(self.secret_view(&row, None))
@@ -312,7 +324,23 @@ impl Platform {
     pub fn delete_secret(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "deleting secrets")?;
         let scope = p.private_scope();
-        let gone = self.write(|tx| tx.delete_secret(&scope, id))?;
+        let now = format_instant(self.now());
+        let gone = self.write(|tx| {
+            let gone = tx.delete_secret(&scope, id)?;
+            if gone {
+                crate::events::emit(
+                    tx,
+                    p,
+                    &scope,
+                    "secret",
+                    id,
+                    "delete",
+                    &now,
+                    json!({"_id": id}),
+                )?;
+            }
+            Ok(gone)
+        })?;
         if !gone {
             return Err(Error::not_found(format!("secret \"{id}\" not found")));
         }

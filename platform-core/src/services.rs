@@ -51,12 +51,12 @@ pub const SERVICES: &[ServiceInfo] = &[
     ServiceInfo {
         name: "automation",
         description: "Automations reacting to events",
-        available: false,
+        available: true,
     },
     ServiceInfo {
         name: "action",
         description: "Automation targets",
-        available: false,
+        available: true,
     },
     ServiceInfo {
         name: "type",

@@ -4,9 +4,11 @@
 //! alike. Handlers never hold a rule, SQL or a status decision: rules live in the core, statuses
 //! in [`error::status`].
 
+pub mod automation;
 pub mod error;
 pub mod extensions;
 pub mod negotiate;
+pub mod outbound;
 pub mod request;
 pub mod routes;
 pub mod secrets;
@@ -56,7 +58,7 @@ impl AppState {
     pub fn new(platform: Platform, config: ServerConfig) -> AppState {
         let hub = std::sync::Arc::new(extensions::Hub::new());
         AppState {
-            platform: platform.with_realtime(hub.clone()),
+            platform: outbound::networked(platform.with_realtime(hub.clone())),
             config,
             hub,
         }
@@ -128,18 +130,50 @@ pub fn serve(
     Ok((server.run(), addrs))
 }
 
-/// The background worker: runs queued jobs until stopped.
+/// The background workers: one runs queued validation jobs, one delivers events to
+/// automations; both until stopped.
 #[derive(Debug)]
 pub struct Worker {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
+    events: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Worker {
-    /// Queues again the jobs a stopped server left running, then polls for queued jobs.
+    /// Queues again the jobs and deliveries a stopped server left running, then polls for
+    /// queued jobs and for events to deliver (over the network, see [`outbound`]).
     pub fn start(platform: Platform) -> Worker {
+        let platform = outbound::networked(platform);
         use std::sync::atomic::{AtomicBool, Ordering};
         let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let events = {
+            let (flag, platform) = (stop.clone(), platform.clone());
+            std::thread::Builder::new()
+                .name("platform-events".into())
+                .spawn(move || {
+                    match platform.requeue_interrupted_deliveries() {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(
+                            deliveries = n,
+                            "retrying deliveries interrupted by a stop"
+                        ),
+                        Err(e) => {
+                            tracing::error!(error = %e, "cannot requeue interrupted deliveries")
+                        }
+                    }
+                    while !flag.load(Ordering::Relaxed) {
+                        match platform.deliver_next() {
+                            Ok(true) => continue,
+                            Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
+                            Err(e) => {
+                                tracing::error!(error = %e, "event delivery worker");
+                                std::thread::sleep(std::time::Duration::from_secs(1));
+                            }
+                        }
+                    }
+                })
+                .ok()
+        };
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("platform-jobs".into())
@@ -161,13 +195,20 @@ impl Worker {
                 }
             })
             .ok();
-        Worker { stop, thread }
+        Worker {
+            stop,
+            thread,
+            events,
+        }
     }
 
     /// Stops after the job in progress, if any.
     pub fn stop(mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        if let Some(t) = self.events.take() {
             let _ = t.join();
         }
     }

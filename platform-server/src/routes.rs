@@ -24,6 +24,7 @@ pub fn register(cfg: &mut web::ServiceConfig) {
     crate::secrets::register(cfg);
     crate::extensions::register(cfg);
     crate::validation::register(cfg);
+    crate::automation::register(cfg);
     cfg.service(
         web::resource("/{service}")
             .route(web::get().to(build_info))
@@ -115,6 +116,10 @@ fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
         "type" => Ok(Collection::Type),
         "script" => Ok(Collection::Script),
         "extension" => Ok(Collection::Extension),
+        "action" => Err(ApiError::new(
+            ErrorCode::MethodNotAllowed,
+            "the action service only lists the automation targets: GET /action/v1/public",
+        )),
         other => Err(ApiError::new(
             ErrorCode::NotFound,
             format!("the {other} service is not available in this build yet"),
@@ -176,6 +181,9 @@ async fn save_alias(
     let service = path.into_inner();
     if service == "secret" {
         return crate::secrets::save(req, state, payload).await;
+    }
+    if service == "automation" {
+        return crate::automation::save_automation(req, state, payload).await;
     }
     let coll = collection(&service, RELEASE)?;
     save_body(req, state, payload, coll, None).await
@@ -287,6 +295,22 @@ async fn get_current(
     };
     let source: Source = source.parse()?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
+    if let Some(function) = params.get("_function") {
+        if function != "listAutomations" {
+            return Err(ApiError::new(
+                ErrorCode::InvalidParameter,
+                format!("unknown _function \"{function}\" on an item: use listAutomations"),
+            ));
+        }
+        let templates = as_caller(&req, &state, move |p, who| {
+            p.list_automations(who, &service, source, &key)
+        })
+        .await?;
+        let total = templates.len() as u64;
+        return Ok(HttpResponse::Ok()
+            .insert_header((TOTAL_COUNT_HEADER, total.to_string()))
+            .json(templates));
+    }
     let output = Output::choose(&req, &params)?;
     let project = Projection::from_params(&params)?;
     let profile = params.get("_profile").map(str::to_string);

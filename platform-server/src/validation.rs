@@ -61,6 +61,9 @@ async fn list_configs(
 ) -> Reply {
     check_release("validationconfig", &path.into_inner())?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
+    if let Some(function) = params.get("_function") {
+        return config_function(&req, &state, function).await;
+    }
     let request = ListRequest::from_params(&params)?;
     let page = as_caller(&req, &state, move |p, who| {
         p.list(who, CONFIG, Source::Private, &request)
@@ -77,10 +80,55 @@ async fn save_config(
 ) -> Reply {
     check_release("validationconfig", &path.into_inner())?;
     let params = params(&req, &mut payload, state.config.max_body).await?;
+    if let Some(function) = params.get("_function") {
+        return config_function(&req, &state, function).await;
+    }
     let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
     let opts = SaveOptions::from_params(&params, Some(Source::Private))?;
     let saved = as_caller(&req, &state, move |p, who| p.save(who, CONFIG, body, &opts)).await?;
     Ok(HttpResponse::Ok().json(saved))
+}
+
+/// `_function=automations` (GET or POST validationconfig/v1): recreates the missing automations
+/// of `runOnUpdate` configurations.
+async fn config_function(req: &HttpRequest, state: &web::Data<AppState>, function: &str) -> Reply {
+    if function != "automations" {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("unknown _function \"{function}\" on validationconfig/v1: use automations"),
+        ));
+    }
+    let out = as_caller(req, state, move |p, who| p.sync_validation_automations(who)).await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+/// `_function=listAutomations` on one item of the service.
+async fn item_templates(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    service: &'static str,
+    id: String,
+) -> Reply {
+    let templates = as_caller(req, state, move |p, who| {
+        p.list_automations(who, service, Source::Private, &id)
+    })
+    .await?;
+    let total = templates.len() as u64;
+    Ok(listed(templates, total))
+}
+
+fn wants_templates(req: &HttpRequest) -> Result<bool, ApiError> {
+    match web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.get("_function").cloned())
+    {
+        None => Ok(false),
+        Some(f) if f == "listAutomations" => Ok(true),
+        Some(f) => Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("unknown _function \"{f}\" on an item: use listAutomations"),
+        )),
+    }
 }
 
 async fn get_config(
@@ -90,6 +138,9 @@ async fn get_config(
 ) -> Reply {
     let (r, id) = path.into_inner();
     check_release("validationconfig", &r)?;
+    if wants_templates(&req)? {
+        return item_templates(&req, &state, "validationconfig", id).await;
+    }
     let item = as_caller(&req, &state, move |p, who| {
         p.get(who, CONFIG, Source::Private, &id, None, None)
     })
@@ -217,6 +268,9 @@ async fn get_record(
 ) -> Reply {
     let (r, id) = path.into_inner();
     check_release("validation", &r)?;
+    if wants_templates(&req)? {
+        return item_templates(&req, &state, "validation", id).await;
+    }
     let record = as_caller(&req, &state, move |p, who| p.validation_record(who, &id)).await?;
     Ok(HttpResponse::Ok().json(record))
 }

@@ -1,6 +1,7 @@
 //! Black-box tests over HTTP: one binary, one module per area, one in-process server per test.
 
 mod architecture;
+mod automation;
 mod common;
 mod corpus;
 mod data;

@@ -209,12 +209,12 @@ pub fn write(
     name: &str,
     _header: &Map<String, Value>,
     sent: &Map<String, Value>,
-) -> Result<bool> {
+) -> Result<Option<String>> {
     let curve = parse(name, sent)?;
     let payload = encode(&curve);
     if let Some(cur) = current {
         if tx.curve(key, cur, curve.curve_date())?.as_deref() == Some(payload.as_slice()) {
-            return Ok(false);
+            return Ok(None);
         }
     }
     tx.put_curve(
@@ -224,7 +224,7 @@ pub fn write(
         curve.curve_date(),
         Some(&payload),
     )?;
-    Ok(true)
+    Ok(Some(curve.curve_date().to_string()))
 }
 
 /// The JSON of one contract.

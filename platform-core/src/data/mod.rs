@@ -195,6 +195,20 @@ pub fn parse_points(name: &str, header: &Map<String, Value>, data: &Value) -> Re
 
 /// Writes the payloads of the data properties of a save at an object version; returns whether any
 /// data changed.
+/// What a save changed in one data property (for the data `update` event).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DataChange {
+    /// The data name (property).
+    pub name: String,
+    /// The ondate written (curves).
+    pub ondate: Option<String>,
+    /// The observation times written (time series, UTC ms, sorted).
+    pub times: Vec<i64>,
+    /// Whether the whole series was replaced or removed.
+    pub replaced: bool,
+}
+
+/// Writes the payloads of a save; returns what changed, one entry per changed property.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_payloads(
     tx: &mut dyn WriteTx,
@@ -205,8 +219,19 @@ pub(crate) fn write_payloads(
     version: u32,
     keep_history: bool,
     replace: bool,
-) -> Result<bool> {
-    let mut changed = false;
+) -> Result<Vec<DataChange>> {
+    let mut changed = Vec::new();
+    let series_change = |name: &str, points: &[Point], replaced: bool| {
+        let mut times: Vec<i64> = points.iter().map(|p| p.t).collect();
+        times.sort_unstable();
+        times.dedup();
+        DataChange {
+            name: name.to_string(),
+            ondate: None,
+            times,
+            replaced,
+        }
+    };
     for (name, payload) in payloads {
         let header = body
             .get(&name)
@@ -221,14 +246,16 @@ pub(crate) fn write_payloads(
                     None => Vec::new(),
                 };
                 if data.is_some() || replace {
-                    changed |=
-                        series::write(tx, &key, current, version, keep_history, replace, points)?;
+                    let change = series_change(&name, &points, replace);
+                    if series::write(tx, &key, current, version, keep_history, replace, points)? {
+                        changed.push(change);
+                    }
                 } else {
                     series_settings(&name, &header)?;
                 }
             }
             DataPayload::Curve(Some(sent)) => {
-                changed |= curve::write(
+                let ondate = curve::write(
                     tx,
                     &key,
                     current,
@@ -238,6 +265,14 @@ pub(crate) fn write_payloads(
                     &header,
                     &sent,
                 )?;
+                if let Some(ondate) = ondate {
+                    changed.push(DataChange {
+                        name: name.clone(),
+                        ondate: Some(ondate),
+                        times: Vec::new(),
+                        replaced: false,
+                    });
+                }
             }
             DataPayload::Curve(None) => {}
             DataPayload::Points(points, replace_series) => {
@@ -247,7 +282,8 @@ pub(crate) fn write_payloads(
                         .check(p.t, tz, &code)
                         .map_err(|e| prefix(&format!("{name}.data[{i}]"), e))?;
                 }
-                changed |= series::write(
+                let change = series_change(&name, &points, replace || replace_series);
+                if series::write(
                     tx,
                     &key,
                     current,
@@ -255,7 +291,9 @@ pub(crate) fn write_payloads(
                     keep_history,
                     replace || replace_series,
                     points,
-                )?;
+                )? {
+                    changed.push(change);
+                }
             }
         }
     }

@@ -184,6 +184,46 @@ pub struct SecretRow {
     pub user: String,
 }
 
+/// One event on its way to one automation (the outbox of events: written with the change
+/// that raised it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeliveryRow {
+    /// Order of creation (0 for a row not stored yet).
+    pub seq: i64,
+    /// The scope of the automation.
+    pub scope: Scope,
+    /// The automation id.
+    pub automation: String,
+    /// The item the event is about (`service/source/id`): deliveries of one item to one
+    /// automation go in order.
+    pub item: String,
+    /// `pending`, `running`, `success` or `failed`.
+    pub status: String,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// When the next attempt is due (RFC 3339).
+    pub next_at: String,
+    /// The event.
+    pub event: Map<String, Value>,
+}
+
+/// Which automation log entries to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogQuery {
+    /// Only this automation.
+    pub automation: Option<String>,
+    /// Only this status.
+    pub status: Option<String>,
+    /// Entries at or after this instant (RFC 3339).
+    pub from: Option<String>,
+    /// Entries at or before this instant (RFC 3339).
+    pub to: Option<String>,
+    /// Items to skip.
+    pub skip: u64,
+    /// Most items (all when `None`).
+    pub limit: Option<u64>,
+}
+
 /// A consistent read-only view of the store.
 pub trait ReadTx {
     /// How many tenants exist.
@@ -289,6 +329,26 @@ pub trait ReadTx {
     fn secrets(&self, scope: &Scope) -> Result<Vec<SecretRow>>;
     /// The audit trail of deletions of one document, oldest first.
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>>;
+    /// One automation of a scope.
+    fn automation(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>>;
+    /// The automations of a scope, by id.
+    fn automations(&self, scope: &Scope) -> Result<Vec<Map<String, Value>>>;
+    /// The automations of every scope, with their scopes (for events on public items).
+    fn all_automations(&self) -> Result<Vec<(Scope, Map<String, Value>)>>;
+    /// The oldest delivery with status `pending` due at `now` (RFC 3339) whose item has no
+    /// earlier unfinished delivery to the same automation.
+    fn next_delivery(&self, now: &str) -> Result<Option<DeliveryRow>>;
+    /// The deliveries with a status (any scope), oldest first.
+    fn deliveries(&self, status: &str) -> Result<Vec<DeliveryRow>>;
+    /// Automation log entries of a scope, newest first, with the total before paging.
+    fn automation_log(&self, scope: &Scope, query: &LogQuery) -> Result<Page<Map<String, Value>>>;
+    /// Emails kept in the mail outbox of a scope, newest first, with the total before paging.
+    fn mails(
+        &self,
+        scope: &Scope,
+        skip: u64,
+        limit: Option<u64>,
+    ) -> Result<Page<Map<String, Value>>>;
 }
 
 /// A unit of work; nothing is visible to others until [`WriteTx::commit`].
@@ -380,6 +440,19 @@ pub trait WriteTx: ReadTx {
     /// After versions of an object were deleted: drops data rows no remaining version can see,
     /// and makes current again the rows that were current at the highest remaining version.
     fn prune_data(&mut self, scope: &Scope, object: &str, remaining: &[u32]) -> Result<()>;
+    /// Creates or overwrites an automation (`_id` is read from it).
+    fn put_automation(&mut self, scope: &Scope, doc: &Map<String, Value>) -> Result<()>;
+    /// Deletes an automation; returns whether it existed.
+    fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool>;
+    /// Stores a new delivery (`seq` 0) or updates one.
+    fn put_delivery(&mut self, row: &DeliveryRow) -> Result<()>;
+    /// Removes a finished delivery (the automation log keeps its history).
+    fn delete_delivery(&mut self, seq: i64) -> Result<()>;
+    /// Appends an entry to the automation log of a scope (`automation`, `status` and
+    /// `timestamp` are read from it).
+    fn append_log(&mut self, scope: &Scope, entry: &Map<String, Value>) -> Result<()>;
+    /// Keeps an email in the mail outbox of a scope.
+    fn append_mail(&mut self, scope: &Scope, mail: &Map<String, Value>) -> Result<()>;
     /// Makes every write of this transaction durable and visible.
     fn commit(self: Box<Self>) -> Result<()>;
 }

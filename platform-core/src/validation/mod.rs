@@ -18,6 +18,9 @@ use serde_json::{Map, Value};
 
 /// Compiles every check of a configuration about to be saved and evaluates each once on a
 /// sample, so a configuration that cannot run is refused.
+/// The `_reason` of the object versions that write quality statuses (`writeStatus`).
+pub const STATUS_REASON: &str = "validation status";
+
 pub(crate) fn check_config(tx: &dyn ReadTx, p: &Principal, doc: &Map<String, Value>) -> Result<()> {
     let config = config::Config::from_doc(doc.clone())?;
     let libs = config::libraries(tx, p, &config)?;

@@ -403,7 +403,14 @@ pub fn apply_run(
             r.checks = result.checks;
             r.message = result.message.clone();
             r.hash = result.hash;
+            // What was last sent as validated outlives the run (see `events::rules`).
+            let sent = r.extra.as_ref().and_then(|x| x.get(SENT_KEY).cloned());
             r.extra = result.extra;
+            if let Some(sent) = sent {
+                r.extra
+                    .get_or_insert_with(Default::default)
+                    .insert(SENT_KEY.into(), sent);
+            }
             r
         }
         None => Record {
@@ -512,6 +519,24 @@ pub fn remove_override(rec: &mut Record, ctx: &Context) -> Result<String, String
         other(ctx, "override-removed", rec.checked, OVERRIDDEN, ""),
     );
     Ok(status_name(rec.checked).to_string())
+}
+
+/// The field of a record's extra fields holding the data last sent as validated.
+pub const SENT_KEY: &str = "sentAsValidated";
+
+/// A record's extra fields as a run's result has them: without what was sent as validated
+/// (that belongs to the record, not to the result).
+pub fn result_extra(extra: Option<Box<Map<String, Value>>>) -> Option<Box<Map<String, Value>>> {
+    let mut extra = extra?;
+    extra.shift_remove(SENT_KEY);
+    (!extra.is_empty()).then_some(extra)
+}
+
+/// Adds a platform entry to the timeline (`sent-as-failing`, `sent-as-validated`); the status
+/// does not change.
+pub fn note(rec: &mut Record, action: &str, message: &str, ctx: &Context) {
+    let status = rec.status;
+    push_event(rec, other(ctx, action, status, status, message));
 }
 
 /// Adds a comment to the timeline.

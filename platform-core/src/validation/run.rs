@@ -157,10 +157,15 @@ pub(crate) struct Checked {
     format: Option<PointFormat>,
     truncated: bool,
     test: bool,
+    /// Only some checks or tenors ran (such runs raise no data events).
+    partial: bool,
     origin: String,
     timings: (f64, f64, f64),
-    /// The records laid into their chunks on the checking thread (see `commit_run`).
+    /// The records laid into their chunks on the checking thread (see `commit_run`); the
+    /// results are then in them (and `results` is empty).
     built: Option<Built>,
+    /// The keys the results span and the buckets they fall in.
+    span: ((i64, i64), (i64, i64)),
 }
 
 /// What `plan_run` found to do.
@@ -370,17 +375,22 @@ impl Platform {
             check_ms,
             format,
             test,
+            partial: req.checks.is_some() || req.tenors.is_some(),
             origin: origin.to_string(),
             timings: (prep.scripts_ms, read_ms, checks_ms),
             built: None,
+            span: ((0, 0), (0, 0)),
         };
+        checked.span = run_span(&checked);
         if !test {
             let ctx = self.run_context(p, &checked);
             let tx = self.read()?;
+            let results = std::mem::take(&mut checked.results);
             checked.built = Some(build(
                 Some(tx.as_ref()),
                 &p.private_scope(),
                 &checked,
+                results,
                 &ctx,
                 detail,
             )?);
@@ -398,22 +408,32 @@ impl Platform {
     pub(crate) fn commit_run(&self, p: &Principal, mut c: Checked, detail: bool) -> Result<Done> {
         let save_started = Instant::now();
         let scope = p.private_scope();
+        let results = std::mem::take(&mut c.results);
         let built = if c.test {
             let ctx = self.run_context(p, &c);
-            build(None, &scope, &c, &ctx, detail)?
+            build(None, &scope, &c, results, &ctx, detail)?
         } else {
-            let pre = c.built.take().filter(|b| b.detail == detail);
+            let pre = c.built.take();
             let built = self.write(|tx| {
                 let seen = seen_rows(&*tx, &scope, &c)?;
-                let built = match pre {
-                    Some(b) if b.seen == seen => b,
-                    _ => {
+                let mut built = match pre {
+                    Some(b) if b.seen == seen && b.detail == detail => b,
+                    pre => {
+                        // Laid out on chunks that changed since (or without the answers):
+                        // again, from the results (kept in the laid-out records).
+                        let results = match pre {
+                            Some(b) if results.is_empty() => results_of(&b)?,
+                            _ => results,
+                        };
                         let ctx = self.run_context(p, &c);
-                        build(Some(&*tx), &scope, &c, &ctx, detail)?
+                        build(Some(&*tx), &scope, &c, results, &ctx, detail)?
                     }
                 };
                 for row in &built.rows {
                     tx.put_record_chunk(&scope, row)?;
+                }
+                if let Some(events) = built.events.take() {
+                    events.emit(&mut *tx, p)?;
                 }
                 Ok(built)
             })?;
@@ -476,6 +496,33 @@ pub(crate) struct Built {
     answers: Option<Vec<Value>>,
     /// Whether the answers were built.
     detail: bool,
+    /// The events the run raises (not for a test).
+    events: Option<crate::events::rules::RunEvents>,
+}
+
+/// The results a run laid into chunks: the records its run touched, as fresh results.
+fn results_of(built: &Built) -> Result<Vec<PointResult>> {
+    let mut out = Vec::with_capacity(built.statuses.len());
+    for row in &built.rows {
+        let chunk = Chunk::decode(&row.target, row.seq, &row.body)?;
+        // The run was added to each chunk it touched, last.
+        let run = chunk.runs.len().saturating_sub(1) as u32;
+        for r in chunk.records.into_iter().filter(|r| r.last_run == run) {
+            out.push(PointResult {
+                key: r.key,
+                explicit: r.explicit,
+                value: r.value,
+                status: r.checked,
+                set: 0,
+                checks: r.checks,
+                message: r.message,
+                hash: r.hash,
+                extra: records::result_extra(r.extra),
+            });
+        }
+    }
+    out.sort_by_key(|r| r.key);
+    Ok(out)
 }
 
 /// The keys a run's results span and the buckets they fall in.
@@ -491,7 +538,7 @@ fn run_span(c: &Checked) -> ((i64, i64), (i64, i64)) {
 
 /// The stored chunks a run's records go to.
 fn chunk_rows(tx: &dyn ReadTx, scope: &Scope, c: &Checked) -> Result<Vec<RecordChunkRow>> {
-    let (keys, buckets) = run_span(c);
+    let (keys, buckets) = c.span;
     tx.record_chunks(
         scope,
         Some(std::slice::from_ref(&c.target)),
@@ -513,6 +560,7 @@ fn build(
     tx: Option<&dyn ReadTx>,
     scope: &Scope,
     c: &Checked,
+    results: Vec<PointResult>,
     ctx: &Context,
     detail: bool,
 ) -> Result<Built> {
@@ -528,14 +576,16 @@ fn build(
         ms: c.check_ms.clone(),
     };
     let list_all = detail || c.config.options.write_status;
+    let expected = results.len();
     let mut built = Built {
         seen: Vec::new(),
         rows: Vec::new(),
-        statuses: Vec::with_capacity(c.results.len()),
+        statuses: Vec::with_capacity(expected),
         listed: Vec::new(),
         failed_tenors: Vec::new(),
         answers: detail.then(Vec::new),
         detail,
+        events: None,
     };
     let mut note = |chunk: &Chunk, rec: &Record, t: &records::Transition| {
         if list_all || built.listed.len() < MAX_LISTED {
@@ -545,13 +595,11 @@ fn build(
                 .push((format!("{}:{point}", chunk.target), point));
         }
         if let Some(a) = &mut built.answers {
-            let full = chunk.materialize(rec);
-            let mut item = Map::with_capacity(RESULT_FIELDS.len() + 2);
-            for k in RESULT_FIELDS {
-                if let Some(v) = full.get(k) {
-                    item.insert(k.to_string(), v.clone());
-                }
-            }
+            let mut item: Map<String, Value> = chunk
+                .materialize(rec)
+                .into_iter()
+                .filter(|(k, _)| RESULT_FIELDS.contains(&k.as_str()))
+                .collect();
             item.insert("status".into(), json!(t.status));
             item.insert(
                 "previous".into(),
@@ -566,12 +614,14 @@ fn build(
         let mut chunk = Chunk::new(&c.target, 0, kind_text, format);
         let run = chunk.add_run(run_info);
         chunk.set_index(&c.set);
-        for r in &c.results {
-            let (rec, t) = records::apply_run(None, r.clone(), run, ctx);
+        for r in results {
+            let (rec, t) = records::apply_run(None, r, run, ctx);
             note(&chunk, &rec, &t);
         }
         return Ok(built);
     };
+    let wants = crate::events::rules::wants(tx, scope, &c.target)?;
+    let mut events = crate::events::rules::RunEvents::new(wants, &c.target, c.partial, ctx);
     let stored = chunk_rows(tx, scope, c)?;
     let mut chunks: Vec<Chunk> = stored
         .iter()
@@ -581,8 +631,7 @@ fn build(
     let mut touched = vec![false; chunks.len()];
     let mut runs: Vec<Option<u32>> = vec![None; chunks.len()];
     let mut sets: Vec<Option<u32>> = vec![None; chunks.len()];
-    for r in &c.results {
-        let mut r = r.clone();
+    for mut r in results {
         let bucket = records::bucket_of(r.key, format.as_ref());
         // The chunk holding the record, else the one of its bucket.
         let at = chunks
@@ -592,7 +641,9 @@ fn build(
         let i = match at {
             Some(i) => i,
             None => {
-                chunks.push(Chunk::new(&c.target, bucket, kind_text, format));
+                let mut fresh = Chunk::new(&c.target, bucket, kind_text, format);
+                fresh.records.reserve(expected.min(4096));
+                chunks.push(fresh);
                 touched.push(false);
                 runs.push(None);
                 sets.push(None);
@@ -625,8 +676,14 @@ fn build(
                 (j, t)
             }
         };
+        if events.active() {
+            let mut marked = chunk.records[j].clone();
+            events.record(chunk, &mut marked, &t);
+            chunk.records[j] = marked;
+        }
         note(chunk, &chunk.records[j], &t);
     }
+    built.events = Some(events);
     built.seen = seen;
     built.rows = chunks
         .iter_mut()
@@ -940,7 +997,7 @@ impl Platform {
                     crate::data::DataPayload::Curve(Some(sent))
                 }
             };
-            let opts = crate::documents::SaveOptions { reason: Some("validation status".into()), ..Default::default() };
+            let opts = crate::documents::SaveOptions { reason: Some(super::STATUS_REASON.into()), ..Default::default() };
             self.save_one(tx, p, Collection::Object, Value::Object(item), &opts, &now, vec![(id.prop.clone(), payload)])?;
             Ok(())
         })
@@ -1347,11 +1404,13 @@ impl Platform {
         let mut status_writes: Vec<(String, Kind, Value)> = Vec::new();
         let results = self.write(|tx| {
             let mut out = Vec::with_capacity(ids.len());
+            let mut wants: Vec<(String, crate::events::rules::Wants)> = Vec::new();
             for id in &ids {
                 let Some((mut chunk, i)) = self.locate_record(&*tx, &scope, id)? else {
                     out.push(json!({"id": id, "ok": false, "message": "no such record"}));
                     continue;
                 };
+                let before = chunk.records[i].status;
                 let rec = &mut chunk.records[i];
                 let outcome = match function {
                     "override" => {
@@ -1381,6 +1440,29 @@ impl Platform {
                             ));
                         }
                         out.push(json!({"id": id, "ok": true, "message": m, "status": status}));
+                        if function != "comment" {
+                            let w = match wants.iter().find(|(t, _)| *t == chunk.target) {
+                                Some((_, w)) => *w,
+                                None => {
+                                    let w = crate::events::rules::wants(&*tx, &scope, &chunk.target)?;
+                                    wants.push((chunk.target.clone(), w));
+                                    w
+                                }
+                            };
+                            if w.any() {
+                                let mut marked = chunk.records[i].clone();
+                                crate::events::rules::after_action(
+                                    &mut *tx,
+                                    p,
+                                    w,
+                                    &chunk,
+                                    &mut marked,
+                                    before,
+                                    &ctx,
+                                )?;
+                                chunk.records[i] = marked;
+                            }
+                        }
                         tx.put_record_chunk(&scope, &chunk_row(&mut chunk))?;
                     }
                     Err(m) => out.push(json!({"id": id, "ok": false, "message": m})),

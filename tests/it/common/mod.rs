@@ -65,6 +65,36 @@ impl TestServer {
         Self::over(Platform::in_memory().unwrap(), config)
     }
 
+    /// A server over a platform made by the test (delivery settings, a file store...).
+    pub fn with_platform(platform: Platform) -> TestServer {
+        Self::over(platform, ServerConfig::default())
+    }
+
+    /// A server at `now` (RFC 3339) over an in-memory store, delivering with `settings`.
+    pub fn at_with_delivery(
+        now: &str,
+        settings: platform_core::events::deliver::DeliverySettings,
+    ) -> TestServer {
+        let now = chrono::DateTime::parse_from_rfc3339(now)
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let store = platform_core::store::sqlite::SqliteStore::open_in_memory().unwrap();
+        let clock = std::sync::Arc::new(platform_core::clock::FixedClock::new(now));
+        let platform =
+            Platform::new(std::sync::Arc::new(store), clock.clone()).with_delivery(settings);
+        let mut server = Self::over(platform, ServerConfig::default());
+        server.clock = Some(clock);
+        server
+    }
+
+    /// Moves the clock of a server made with `at` forward.
+    pub fn advance(&self, seconds: i64) {
+        let clock = self.clock.as_ref().expect("a server with a clock");
+        clock.set(
+            platform_core::clock::Clock::now(clock.as_ref()) + chrono::TimeDelta::seconds(seconds),
+        );
+    }
+
     fn over(platform: Platform, config: ServerConfig) -> TestServer {
         let state = AppState::new(platform, config);
         TestServer {
@@ -194,6 +224,14 @@ impl Client<'_> {
 
     pub async fn put(&self, path: &str) -> Resp {
         self.server.send(self.request(Method::PUT, path)).await
+    }
+
+    pub async fn put_json(&self, path: &str, body: Value) -> Resp {
+        let req = self
+            .request(Method::PUT, path)
+            .insert_header((header::CONTENT_TYPE, "application/json"))
+            .set_payload(body.to_string());
+        self.server.send(req).await
     }
 
     pub async fn post(&self, path: &str, body: Value) -> Resp {

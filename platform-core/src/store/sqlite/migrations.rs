@@ -185,6 +185,46 @@ pub const STEPS: &[&str] = &[
         UNIQUE (tenant, env, target, seq)
     );
     "#,
+    // 7: events and automations: automations, deliveries (the outbox: one row per event and
+    // matching automation, written with the change), their log, the mail outbox.
+    r#"
+    CREATE TABLE automations (
+        tenant TEXT NOT NULL,
+        env    TEXT NOT NULL,
+        id     TEXT NOT NULL,
+        doc    TEXT NOT NULL,
+        PRIMARY KEY (tenant, env, id)
+    ) WITHOUT ROWID;
+    CREATE TABLE deliveries (
+        seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant     TEXT NOT NULL,
+        env        TEXT NOT NULL,
+        automation TEXT NOT NULL,
+        item       TEXT NOT NULL,
+        status     TEXT NOT NULL,
+        attempts   INTEGER NOT NULL,
+        next_at    TEXT NOT NULL,
+        doc        TEXT NOT NULL
+    );
+    CREATE INDEX deliveries_due ON deliveries(status, next_at, seq);
+    CREATE INDEX deliveries_item ON deliveries(tenant, env, automation, item, seq);
+    CREATE TABLE automation_log (
+        seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant     TEXT NOT NULL,
+        env        TEXT NOT NULL,
+        automation TEXT NOT NULL,
+        status     TEXT NOT NULL,
+        timestamp  TEXT NOT NULL,
+        doc        TEXT NOT NULL
+    );
+    CREATE INDEX automation_log_scope ON automation_log(tenant, env, seq);
+    CREATE TABLE mail (
+        seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant TEXT NOT NULL,
+        env    TEXT NOT NULL,
+        doc    TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
-    AuditEntry, Chunk, Collection, DataKey, Page, ReadTx, RecordChunkRow, SecretRow, Store,
-    StoredVersion, TokenRecord, TokenSelector, WriteTx,
+    AuditEntry, Chunk, Collection, DataKey, DeliveryRow, LogQuery, Page, ReadTx, RecordChunkRow,
+    SecretRow, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -223,6 +223,33 @@ impl Drop for Tx<'_> {
             }
         }
     }
+}
+
+const DELIVERY_COLUMNS: &str =
+    "d.seq, d.tenant, d.env, d.automation, d.item, d.status, d.attempts, d.next_at, d.doc";
+
+fn delivery_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<DeliveryRow>> {
+    let tenant: String = r.get(1)?;
+    let env: String = r.get(2)?;
+    let doc: String = r.get(8)?;
+    let (seq, automation, item, status, attempts, next_at) = (
+        r.get(0)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+    );
+    Ok(json_map(&doc).map(|event| DeliveryRow {
+        seq,
+        scope: Scope::private(&tenant, &env),
+        automation,
+        item,
+        status,
+        attempts,
+        next_at,
+        event,
+    }))
 }
 
 const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.reason, \
@@ -866,9 +893,250 @@ impl ReadTx for Tx<'_> {
         })
         .collect()
     }
+
+    fn automation(&self, scope: &Scope, id: &str) -> Result<Option<Map<String, Value>>> {
+        let text: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT doc FROM automations WHERE tenant = ?1 AND env = ?2 AND id = ?3",
+            )
+            .db()?
+            .query_row(params![scope.tenant, scope.env, id], |r| r.get(0))
+            .optional()
+            .db()?;
+        text.map(|t| json_map(&t)).transpose()
+    }
+
+    fn automations(&self, scope: &Scope) -> Result<Vec<Map<String, Value>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT doc FROM automations WHERE tenant = ?1 AND env = ?2 ORDER BY id",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![scope.tenant, scope.env], |r| r.get::<_, String>(0))
+            .db()?;
+        rows.map(|r| r.db().and_then(|t| json_map(&t))).collect()
+    }
+
+    fn all_automations(&self) -> Result<Vec<(Scope, Map<String, Value>)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT tenant, env, doc FROM automations ORDER BY tenant, env, id")
+            .db()?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })
+            .db()?;
+        rows.map(|r| {
+            let (t, e, d) = r.db()?;
+            Ok((Scope::private(&t, &e), json_map(&d)?))
+        })
+        .collect()
+    }
+
+    fn next_delivery(&self, now: &str) -> Result<Option<DeliveryRow>> {
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT {DELIVERY_COLUMNS} FROM deliveries d WHERE d.status = 'pending' AND d.next_at <= ?1 \
+                 AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.tenant = d.tenant AND e.env = d.env \
+                 AND e.automation = d.automation AND e.item = d.item AND e.seq < d.seq \
+                 AND e.status IN ('pending', 'running')) ORDER BY d.next_at, d.seq LIMIT 1"
+            ))
+            .db()?
+            .query_row(params![now], delivery_row)
+            .optional()
+            .db()?
+            .transpose()
+    }
+
+    fn deliveries(&self, status: &str) -> Result<Vec<DeliveryRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {DELIVERY_COLUMNS} FROM deliveries d WHERE d.status = ?1 ORDER BY d.seq"
+            ))
+            .db()?;
+        let rows = stmt.query_map(params![status], delivery_row).db()?;
+        rows.map(|r| r.db().and_then(|x| x)).collect()
+    }
+
+    fn automation_log(&self, scope: &Scope, q: &LogQuery) -> Result<Page<Map<String, Value>>> {
+        let clause = "tenant = ?1 AND env = ?2 AND (?3 IS NULL OR automation = ?3) \
+                      AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR timestamp >= ?5) \
+                      AND (?6 IS NULL OR timestamp <= ?6)";
+        let args = params![
+            scope.tenant,
+            scope.env,
+            q.automation,
+            q.status,
+            q.from,
+            q.to
+        ];
+        let total: i64 = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM automation_log WHERE {clause}"
+            ))
+            .db()?
+            .query_row(args, |r| r.get(0))
+            .db()?;
+        let limit = q.limit.map_or(-1, |l| l as i64);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT doc FROM automation_log WHERE {clause} ORDER BY seq DESC LIMIT {limit} OFFSET {}",
+                q.skip
+            ))
+            .db()?;
+        let rows = stmt.query_map(args, |r| r.get::<_, String>(0)).db()?;
+        let items = rows
+            .map(|r| r.db().and_then(|t| json_map(&t)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page {
+            items,
+            total: total as u64,
+        })
+    }
+
+    fn mails(
+        &self,
+        scope: &Scope,
+        skip: u64,
+        limit: Option<u64>,
+    ) -> Result<Page<Map<String, Value>>> {
+        let total: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM mail WHERE tenant = ?1 AND env = ?2")
+            .db()?
+            .query_row(params![scope.tenant, scope.env], |r| r.get(0))
+            .db()?;
+        let limit = limit.map_or(-1, |l| l as i64);
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT doc FROM mail WHERE tenant = ?1 AND env = ?2 ORDER BY seq DESC LIMIT {limit} OFFSET {skip}"
+            ))
+            .db()?;
+        let rows = stmt
+            .query_map(params![scope.tenant, scope.env], |r| r.get::<_, String>(0))
+            .db()?;
+        let items = rows
+            .map(|r| r.db().and_then(|t| json_map(&t)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page {
+            items,
+            total: total as u64,
+        })
+    }
 }
 
 impl WriteTx for Tx<'_> {
+    fn put_automation(&mut self, scope: &Scope, doc: &Map<String, Value>) -> Result<()> {
+        let id = doc.get("_id").and_then(Value::as_str).unwrap_or_default();
+        let text = serde_json::to_string(doc).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO automations (tenant, env, id, doc) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .db()?
+            .execute(params![scope.tenant, scope.env, id, text])
+            .db()?;
+        Ok(())
+    }
+
+    fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached("DELETE FROM automations WHERE tenant = ?1 AND env = ?2 AND id = ?3")
+            .db()?
+            .execute(params![scope.tenant, scope.env, id])
+            .db()?;
+        Ok(n > 0)
+    }
+
+    fn put_delivery(&mut self, row: &DeliveryRow) -> Result<()> {
+        let text = serde_json::to_string(&row.event).map_err(|e| Error::Internal(e.to_string()))?;
+        if row.seq == 0 {
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO deliveries (tenant, env, automation, item, status, attempts, next_at, doc) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .db()?
+                .execute(params![
+                    row.scope.tenant,
+                    row.scope.env,
+                    row.automation,
+                    row.item,
+                    row.status,
+                    row.attempts,
+                    row.next_at,
+                    text
+                ])
+                .db()?;
+        } else {
+            self.conn
+                .prepare_cached(
+                    "UPDATE deliveries SET status = ?2, attempts = ?3, next_at = ?4, doc = ?5 WHERE seq = ?1",
+                )
+                .db()?
+                .execute(params![row.seq, row.status, row.attempts, row.next_at, text])
+                .db()?;
+        }
+        Ok(())
+    }
+
+    fn delete_delivery(&mut self, seq: i64) -> Result<()> {
+        self.conn
+            .prepare_cached("DELETE FROM deliveries WHERE seq = ?1")
+            .db()?
+            .execute(params![seq])
+            .db()?;
+        Ok(())
+    }
+
+    fn append_log(&mut self, scope: &Scope, entry: &Map<String, Value>) -> Result<()> {
+        let field = |k: &str| {
+            entry
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let text = serde_json::to_string(entry).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO automation_log (tenant, env, automation, status, timestamp, doc) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .db()?
+            .execute(params![
+                scope.tenant,
+                scope.env,
+                field("automation"),
+                field("status"),
+                field("timestamp"),
+                text
+            ])
+            .db()?;
+        Ok(())
+    }
+
+    fn append_mail(&mut self, scope: &Scope, mail: &Map<String, Value>) -> Result<()> {
+        let text = serde_json::to_string(mail).map_err(|e| Error::Internal(e.to_string()))?;
+        self.conn
+            .prepare_cached("INSERT INTO mail (tenant, env, doc) VALUES (?1, ?2, ?3)")
+            .db()?
+            .execute(params![scope.tenant, scope.env, text])
+            .db()?;
+        Ok(())
+    }
     fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
         let body = serde_json::to_string(&v.body).map_err(|e| Error::Internal(e.to_string()))?;
         self.conn

@@ -242,9 +242,7 @@ impl SeriesCtx {
                 self.per_sorted_window(n, |sorted, buf| {
                     let m = med[j];
                     j += 1;
-                    buf.clear();
-                    buf.extend(sorted.iter().map(|x| (*x - m).abs()));
-                    quantile(buf, 0.5)
+                    mad_sorted(sorted, m, buf)
                 })
             }
             P::MinOf(n) => self.per_target(|t, buf| {
@@ -341,6 +339,54 @@ pub(crate) fn stdev(xs: &[f64]) -> f64 {
     let m = mean(xs);
     let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
     (ss / (xs.len() - 1) as f64).sqrt()
+}
+
+/// The median of `|x - m|` over values in `f64::total_cmp` order: with finite values and a
+/// finite `m`, the deviations left of `m` grow leftwards and those right of it grow
+/// rightwards, so the two middle ones are found by merging the two runs from `m` outwards
+/// (half the window) instead of selecting among all of them.
+pub(crate) fn mad_sorted(sorted: &[f64], m: f64, scratch: &mut Vec<f64>) -> f64 {
+    let finite = m.is_finite()
+        && sorted.first().is_none_or(|x| x.is_finite())
+        && sorted.last().is_none_or(|x| x.is_finite());
+    if !finite {
+        scratch.clear();
+        scratch.extend(sorted.iter().map(|x| (*x - m).abs()));
+        return quantile(scratch, 0.5);
+    }
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let h = (sorted.len() - 1) as f64 * 0.5;
+    let lo = (h.floor() as usize).min(sorted.len() - 1);
+    let hi = (lo + 1).min(sorted.len() - 1);
+    let split = sorted.partition_point(|x| *x < m);
+    let (mut left, mut right) = (split, split);
+    let mut next = || -> f64 {
+        let l = (left > 0).then(|| (sorted[left - 1] - m).abs());
+        let r = (right < sorted.len()).then(|| (sorted[right] - m).abs());
+        match (l, r) {
+            (Some(a), Some(b)) if a <= b => {
+                left -= 1;
+                a
+            }
+            (_, Some(b)) => {
+                right += 1;
+                b
+            }
+            (Some(a), None) => {
+                left -= 1;
+                a
+            }
+            (None, None) => f64::NAN,
+        }
+    };
+    let mut x_lo = f64::NAN;
+    for _ in 0..=lo {
+        x_lo = next();
+    }
+    let x_hi = if hi > lo { next() } else { x_lo };
+    x_lo + (h - lo as f64) * (x_hi - x_lo)
 }
 
 /// [`quantile`] of values already in `f64::total_cmp` order.

@@ -1,0 +1,722 @@
+//! The automation service: automations of a tenant and environment, who owns them, and the
+//! automations a `runOnUpdate` validation configuration owns.
+//!
+//! An automation is `{_id, _type: "VarAutomation", name, description, icon, target, template,
+//! properties, conditions: [{source, service, id, action}], enabled, owner, created, updated}`.
+//!
+//! | Field | Rule |
+//! |---|---|
+//! | `_id` | assigned by the server on create (24 hex digits); a POST with the `_id` of an existing automation updates it, an unknown one is 404 |
+//! | `target` | required: a built-in target id or its bare code (stored as the id) |
+//! | `conditions` | required, 1 to 20; `service` required and one that raises events; `action` one of its actions or `*` (default); `source` `private` (default), `public` or `*`; `id` a string, `*` (default) for any; the target must accept the service and action |
+//! | `properties` | the target's inputs: required ones must be given; `to` holds addresses, `url` an http(s) URL (allowed by `--webhook-allow`), `secret` an existing secret, `script` an existing rhai script, `@transformer` an existing rhai or mustache script; `attachment` a boolean |
+//! | `enabled` (or `active`) | boolean, default true |
+//! | `owner` | the user that saved it (read-only); deliveries run with that user's rights as they were at the save |
+//!
+//! Saving, deleting and enabling automations needs the `admin` role; reading them `reader`.
+
+use super::targets::{self, Target};
+use super::{actions_of, EVENT_SERVICES};
+use crate::auth::{Principal, Role};
+use crate::clock::format_instant;
+use crate::documents::json_kind;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{Scope, Source};
+use crate::scripts::source_of;
+use crate::store::{Collection, LogQuery, Page, ReadTx, WriteTx};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+
+/// Most conditions of one automation.
+pub const MAX_CONDITIONS: usize = 20;
+
+/// Fields only the platform writes; ignored when sent.
+const SYSTEM: [&str; 5] = ["owner", "created", "updated", "_run", "ownedBy"];
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::invalid_parameter(message)
+}
+
+/// The stored form shown to callers (without the owner's rights snapshot).
+pub fn render(mut doc: Map<String, Value>) -> Value {
+    doc.shift_remove("_run");
+    Value::Object(doc)
+}
+
+fn new_id() -> Result<String> {
+    // 12 random bytes as 24 hex digits, like the ids of the comparable platform.
+    let mut bytes = [0u8; 12];
+    getrandom::getrandom(&mut bytes).map_err(|e| Error::Internal(format!("randomness: {e}")))?;
+    Ok(crate::auth::hex(&bytes))
+}
+
+fn run_as(p: &Principal) -> Value {
+    json!({"role": p.role.as_str(), "access": p.grants.access, "features": p.grants.features})
+}
+
+/// The principal an automation runs as: its owner with the rights recorded at its save.
+pub fn owner_principal(scope: &Scope, doc: &Map<String, Value>) -> Principal {
+    let run = doc.get("_run").cloned().unwrap_or(Value::Null);
+    let list = |k: &str| -> Vec<String> {
+        run.get(k)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Principal {
+        tenant: scope.tenant.clone(),
+        user: doc
+            .get("owner")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        role: run
+            .get("role")
+            .and_then(Value::as_str)
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(Role::Reader),
+        environment: scope.env.clone(),
+        grants: crate::auth::Grants {
+            access: list("access"),
+            features: list("features"),
+            everything: false,
+        },
+    }
+}
+
+/// Checks the conditions of an automation against its target; returns them normalised.
+fn check_conditions(v: Option<&Value>, target: &Target) -> Result<Vec<Value>> {
+    let items = match v {
+        Some(Value::Array(items)) if !items.is_empty() => items,
+        Some(Value::Array(_)) | None | Some(Value::Null) => {
+            return Err(Error::new(
+                ErrorCode::MissingParameter,
+                "an automation needs conditions: [{source, service, id, action}]",
+            ))
+        }
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "conditions must be an array, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    if items.len() > MAX_CONDITIONS {
+        return Err(invalid(format!(
+            "an automation takes at most {MAX_CONDITIONS} conditions, not {}",
+            items.len()
+        )));
+    }
+    let services: Vec<&str> = EVENT_SERVICES.iter().map(|(s, _)| *s).collect();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, c) in items.iter().enumerate() {
+        let Value::Object(c) = c else {
+            return Err(Error::invalid_body(format!(
+                "conditions[{i}] must be an object, not {}",
+                json_kind(c)
+            )));
+        };
+        let text = |k: &str, default: Option<&str>| -> Result<String> {
+            match (c.get(k), default) {
+                (Some(Value::String(s)), _) if !s.is_empty() => Ok(s.clone()),
+                (None | Some(Value::Null), Some(d)) => Ok(d.to_string()),
+                (None | Some(Value::Null), None) => Err(Error::new(
+                    ErrorCode::MissingParameter,
+                    format!("conditions[{i}] has no {k}"),
+                )),
+                (Some(other), _) => Err(Error::invalid_body(format!(
+                    "conditions[{i}].{k} must be a non-empty string, not {other}"
+                ))),
+            }
+        };
+        let service = text("service", None)?;
+        let Some(actions) = actions_of(&service) else {
+            return Err(invalid(format!(
+                "conditions[{i}].service \"{service}\" raises no events; use one of {}",
+                services.join(", ")
+            )));
+        };
+        let action = text("action", Some("*"))?;
+        if action != "*" && !actions.contains(&action.as_str()) {
+            return Err(invalid(format!(
+                "conditions[{i}].action \"{action}\" is not an action of the {service} service; use * or one of {}",
+                actions.join(", ")
+            )));
+        }
+        let source = text("source", Some("private"))?;
+        if !["private", "public", "*"].contains(&source.as_str()) {
+            return Err(invalid(format!(
+                "conditions[{i}].source must be private, public or *, not \"{source}\""
+            )));
+        }
+        let id = text("id", Some("*"))?;
+        let fits = if action == "*" {
+            actions.iter().any(|a| target.accepts(&service, a))
+        } else {
+            target.accepts(&service, &action)
+        };
+        if !fits {
+            return Err(invalid(format!(
+                "target {} ({}) does not take {service} {action} events; it takes services {} and actions {}",
+                target.id,
+                target.name,
+                target.services.join(", "),
+                target.actions.join(", ")
+            )));
+        }
+        out.push(json!({"source": source, "service": service, "id": id, "action": action}));
+    }
+    Ok(out)
+}
+
+/// The script document `id` as `p` sees it, with its kind (`rhai` or `mustache`).
+fn script_kind(tx: &dyn ReadTx, p: &Principal, id: &str) -> Result<Option<String>> {
+    let scope = Scope::for_source(Source::of_id(id), p);
+    Ok(tx
+        .current(Collection::Script, &scope, id)?
+        .map(|d| source_of(&d.body).1.to_string()))
+}
+
+/// Checks the properties of an automation against its target's inputs.
+fn check_properties(
+    platform: &Platform,
+    tx: &dyn ReadTx,
+    p: &Principal,
+    target: &Target,
+    props: &Map<String, Value>,
+) -> Result<()> {
+    for input in target.inputs {
+        let v = props.get(input.name);
+        let missing = matches!(v, None | Some(Value::Null))
+            || v.and_then(Value::as_str)
+                .is_some_and(|s| s.trim().is_empty());
+        if missing {
+            if input.required {
+                return Err(Error::new(
+                    ErrorCode::MissingParameter,
+                    format!(
+                        "target {} needs properties.{} ({})",
+                        target.id, input.name, input.description
+                    ),
+                ));
+            }
+            continue;
+        }
+        let v = v.unwrap_or(&Value::Null);
+        let name = input.name;
+        if input.kind == "boolean" {
+            if !v.is_boolean() {
+                return Err(invalid(format!(
+                    "properties.{name} must be a boolean, not {v}"
+                )));
+            }
+            continue;
+        }
+        let Some(text) = v.as_str() else {
+            return Err(invalid(format!(
+                "properties.{name} must be a string, not {v}"
+            )));
+        };
+        match input.kind {
+            "email" => {
+                let addresses = super::deliver::split_addresses(text);
+                if let Some(bad) = addresses.iter().find(|a| !super::deliver::is_address(a)) {
+                    return Err(invalid(format!(
+                        "properties.{name}: \"{bad}\" is not an email address"
+                    )));
+                }
+            }
+            "url" => platform.check_webhook_url(text)?,
+            "secret" if tx.secret(&p.private_scope(), text)?.is_none() => {
+                return Err(invalid(format!(
+                    "properties.{name}: secret \"{text}\" does not exist"
+                )));
+            }
+            "script" => {
+                let kind = script_kind(tx, p, text)?.ok_or_else(|| {
+                    invalid(format!(
+                        "properties.{name}: script \"{text}\" does not exist"
+                    ))
+                })?;
+                let allowed: &[&str] = if name == "@transformer" {
+                    &["rhai", "mustache"]
+                } else {
+                    &["rhai"]
+                };
+                if !allowed.contains(&kind.as_str()) {
+                    return Err(invalid(format!(
+                        "properties.{name}: script \"{text}\" is a {kind} script; {} needs {}",
+                        name,
+                        allowed.join(" or ")
+                    )));
+                }
+            }
+            _ => {}
+        }
+    }
+    if props.contains_key("@transformer") && !target.transform {
+        return Err(invalid(format!(
+            "target {} does not take a @transformer",
+            target.id
+        )));
+    }
+    Ok(())
+}
+
+fn generated_name(target: &Target, props: &Map<String, Value>, conditions: &[Value]) -> String {
+    let mut sentence = target.template.to_string();
+    for input in target.inputs {
+        let shown = match props.get(input.name) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => continue,
+            Some(other) => other.to_string(),
+        };
+        sentence = sentence.replace(&format!("[{}]", input.name), &shown);
+    }
+    let c = &conditions[0];
+    let field = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("*");
+    format!(
+        "When {} {} raises {}, {sentence}",
+        field("service"),
+        field("id"),
+        field("action")
+    )
+}
+
+impl Platform {
+    /// Creates an automation (the server assigns `_id`) or updates the one whose `_id` is sent.
+    /// The caller becomes its owner. Returns the stored automation.
+    pub fn save_automation(&self, p: &Principal, body: Value) -> Result<Value> {
+        p.require(Role::Admin, "saving automations")?;
+        let Value::Object(mut fields) = body else {
+            return Err(Error::invalid_body(format!(
+                "an automation must be a JSON object, not {}",
+                json_kind(&body)
+            )));
+        };
+        for f in SYSTEM {
+            fields.shift_remove(f);
+        }
+        let scope = p.private_scope();
+        let now = format_instant(self.now());
+        let target_id = match fields.get("target") {
+            Some(Value::String(t)) => t.clone(),
+            None | Some(Value::Null) => {
+                return Err(Error::new(
+                    ErrorCode::MissingParameter,
+                    "an automation needs a target (GET /action/v1/public lists them)",
+                ))
+            }
+            Some(other) => {
+                return Err(Error::invalid_body(format!(
+                    "target must be a string, not {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        let target = targets::find(&target_id).ok_or_else(|| {
+            invalid(format!(
+                "target \"{target_id}\" does not exist; GET /action/v1/public lists the targets ({})",
+                targets::TARGETS
+                    .iter()
+                    .map(|t| t.id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        let conditions = check_conditions(fields.get("conditions"), target)?;
+        let props = match fields.get("properties") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(other) => {
+                return Err(Error::invalid_body(format!(
+                    "properties must be an object, not {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        let enabled = match (fields.get("enabled"), fields.get("active")) {
+            (Some(Value::Bool(b)), _) | (None, Some(Value::Bool(b))) => *b,
+            (None | Some(Value::Null), None | Some(Value::Null)) => true,
+            (Some(other), _) | (_, Some(other)) => {
+                return Err(Error::invalid_body(format!(
+                    "enabled must be a boolean, not {other}"
+                )))
+            }
+        };
+        for k in ["name", "description", "icon"] {
+            if let Some(v) = fields.get(k) {
+                if !v.is_string() && !v.is_null() {
+                    return Err(Error::invalid_body(format!(
+                        "{k} must be a string, not {}",
+                        json_kind(v)
+                    )));
+                }
+            }
+        }
+        self.write(|tx| {
+            check_properties(self, &*tx, p, target, &props)?;
+            let existing = match fields.get("_id") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(id)) => {
+                    Some(tx.automation(&scope, id)?.ok_or_else(|| {
+                        Error::not_found(format!("automation \"{id}\" not found"))
+                    })?)
+                }
+                Some(other) => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidId,
+                        format!("_id must be a string, not {}", json_kind(other)),
+                    ))
+                }
+            };
+            let id = match &existing {
+                Some(doc) => doc
+                    .get("_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                None => new_id()?,
+            };
+            let mut doc = Map::new();
+            doc.insert("_id".into(), json!(id));
+            doc.insert("_type".into(), json!("VarAutomation"));
+            let name = match fields.get("name") {
+                Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
+                _ => generated_name(target, &props, &conditions),
+            };
+            doc.insert("name".into(), json!(name));
+            for k in ["description", "icon"] {
+                if let Some(v) = fields.get(k) {
+                    doc.insert(k.into(), v.clone());
+                }
+            }
+            doc.insert("target".into(), json!(target.id));
+            doc.insert("template".into(), json!(target.template));
+            doc.insert("properties".into(), Value::Object(props.clone()));
+            doc.insert("conditions".into(), Value::Array(conditions.clone()));
+            doc.insert("enabled".into(), json!(enabled));
+            doc.insert("owner".into(), json!(p.user));
+            let created = existing
+                .as_ref()
+                .and_then(|d| d.get("created").cloned())
+                .unwrap_or_else(|| json!(now));
+            doc.insert("created".into(), created);
+            doc.insert("updated".into(), json!(now));
+            if let Some(owned) = existing.as_ref().and_then(|d| d.get("ownedBy")) {
+                doc.insert("ownedBy".into(), owned.clone());
+            }
+            doc.insert("_run".into(), run_as(p));
+            tx.put_automation(&scope, &doc)?;
+            Ok(render(doc))
+        })
+    }
+
+    /// The caller's automations, by id.
+    pub fn automations(&self, p: &Principal) -> Result<Vec<Value>> {
+        let docs = self.read()?.automations(&p.private_scope())?;
+        Ok(docs.into_iter().map(render).collect())
+    }
+
+    /// One automation of the caller's tenant and environment.
+    pub fn automation(&self, p: &Principal, id: &str) -> Result<Value> {
+        self.read()?
+            .automation(&p.private_scope(), id)?
+            .map(render)
+            .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))
+    }
+
+    /// Deletes an automation; its pending deliveries are skipped.
+    pub fn delete_automation(&self, p: &Principal, id: &str) -> Result<Value> {
+        p.require(Role::Admin, "deleting automations")?;
+        let scope = p.private_scope();
+        if !self.write(|tx| tx.delete_automation(&scope, id))? {
+            return Err(Error::not_found(format!("automation \"{id}\" not found")));
+        }
+        Ok(json!({"_id": id, "deleted": true}))
+    }
+
+    /// Enables or disables an automation; a disabled one receives no events.
+    pub fn set_automation_enabled(&self, p: &Principal, id: &str, on: bool) -> Result<Value> {
+        p.require(Role::Admin, "enabling or disabling automations")?;
+        let scope = p.private_scope();
+        let now = format_instant(self.now());
+        self.write(|tx| {
+            let mut doc = tx
+                .automation(&scope, id)?
+                .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
+            doc.insert("enabled".into(), json!(on));
+            doc.insert("updated".into(), json!(now));
+            tx.put_automation(&scope, &doc)?;
+            Ok(render(doc))
+        })
+    }
+
+    /// Test-fires an automation (`GET automation/v1/{id}?_run=true`): queues one delivery of a
+    /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
+    /// milliseconds (at most 60,000). The worker delivers it like any other.
+    pub fn test_automation(&self, p: &Principal, id: &str, delay: Option<&str>) -> Result<Value> {
+        p.require(Role::Admin, "test-firing automations")?;
+        let delay = crate::validation::jobs::delay_of(&json!({"_delay": delay}))?;
+        let scope = p.private_scope();
+        let now = self.now();
+        let due = format_instant(delay.map_or(now, |d| now + d));
+        let stamp = format_instant(now);
+        self.write(|tx| {
+            let doc = tx
+                .automation(&scope, id)?
+                .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
+            let cond = doc
+                .get("conditions")
+                .and_then(Value::as_array)
+                .and_then(|c| c.first())
+                .cloned()
+                .unwrap_or(Value::Null);
+            let field = |k: &str| {
+                cond.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or("*")
+                    .to_string()
+            };
+            let service = field("service");
+            let action = match field("action").as_str() {
+                "*" => actions_of(&service)
+                    .and_then(|a| a.first())
+                    .map_or("update".to_string(), |a| (*a).to_string()),
+                a => a.to_string(),
+            };
+            let item = match field("id").as_str() {
+                "*" => "test".to_string(),
+                i => i.to_string(),
+            };
+            let source = match field("source").as_str() {
+                "public" => Scope::public(),
+                _ => scope.clone(),
+            };
+            let mut ev = super::event(
+                p,
+                &source,
+                &service,
+                &item,
+                &action,
+                &stamp,
+                json!({"_test": true}),
+            );
+            ev.insert("test".into(), json!(true));
+            tx.put_delivery(&crate::store::DeliveryRow {
+                seq: 0,
+                scope: scope.clone(),
+                automation: id.to_string(),
+                item: format!(
+                    "{service}/{}/{item}",
+                    ev["source"].as_str().unwrap_or_default()
+                ),
+                status: "pending".into(),
+                attempts: 0,
+                next_at: due.clone(),
+                event: ev.clone(),
+            })?;
+            Ok(json!({"_id": id, "queued": true, "due": due, "event": ev}))
+        })
+    }
+
+    /// The automation log of the caller's tenant and environment, newest first.
+    /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
+    /// inclusive, a date alone covering its whole day.
+    pub fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
+        // A date alone starts (`from`) or ends (`to`) with its whole day.
+        let bound = |v: &Option<String>, name: &str| -> Result<Option<String>> {
+            v.as_deref()
+                .map(|text| {
+                    let day_end = if name == "to" && text.len() == 10 {
+                        86_400_000 - 1
+                    } else {
+                        0
+                    };
+                    crate::data::calendar::parse_time(text, chrono_tz::UTC)
+                        .ok()
+                        .and_then(|ms| crate::data::calendar::instant(ms + day_end).ok())
+                        .map(format_instant)
+                        .ok_or_else(|| {
+                            invalid(format!(
+                                "{name} must be a date or an RFC 3339 time, not \"{text}\""
+                            ))
+                        })
+                })
+                .transpose()
+        };
+        let query = LogQuery {
+            from: bound(&query.from, "from")?,
+            to: bound(&query.to, "to")?,
+            ..query.clone()
+        };
+        let page = self.read()?.automation_log(&p.private_scope(), &query)?;
+        Ok(Page {
+            total: page.total,
+            items: page.items.into_iter().map(Value::Object).collect(),
+        })
+    }
+
+    /// The mail outbox of the caller's tenant and environment, newest first.
+    pub fn mail_outbox(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<Value>> {
+        let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
+        Ok(Page {
+            total: page.total,
+            items: page.items.into_iter().map(Value::Object).collect(),
+        })
+    }
+
+    /// The automation templates that fit an item (`_function=listAutomations`); the item must
+    /// exist and be readable by the caller.
+    pub fn list_automations(
+        &self,
+        p: &Principal,
+        service: &str,
+        source: Source,
+        key: &str,
+    ) -> Result<Vec<Value>> {
+        if !targets::is_event_service(service) {
+            return Err(invalid(format!(
+                "the {service} service raises no events, so no automation fits its items"
+            )));
+        }
+        let source = if source == Source::All {
+            Source::of_id(key)
+        } else {
+            source
+        };
+        match service {
+            "data" => {
+                let id = crate::data::read::DataId::parse(key)?;
+                let obj = self.get(p, Collection::Object, source, &id.object, None, None)?;
+                let prop = obj
+                    .get(&id.prop)
+                    .filter(|v| crate::data::DataKind::of(v).is_some());
+                if prop.is_none() {
+                    return Err(Error::not_found(format!(
+                        "data \"{key}\" not found in the {source} source"
+                    )));
+                }
+            }
+            "object" | "type" | "script" | "extension" => {
+                let coll = match service {
+                    "object" => Collection::Object,
+                    "type" => Collection::Type,
+                    "script" => Collection::Script,
+                    _ => Collection::Extension,
+                };
+                self.get(p, coll, source, key, None, None)?;
+            }
+            "validationconfig" => {
+                self.get(
+                    p,
+                    Collection::ValidationConfig,
+                    Source::Private,
+                    key,
+                    None,
+                    None,
+                )?;
+            }
+            "secret" => {
+                self.read()?
+                    .secret(&p.private_scope(), key)?
+                    .ok_or_else(|| Error::not_found(format!("secret \"{key}\" not found")))?;
+            }
+            _ => {
+                self.validation_record(p, key)?;
+            }
+        }
+        Ok(targets::templates(source.as_str(), service, key))
+    }
+
+    /// Recreates the missing automations of the caller's enabled `runOnUpdate` configurations
+    /// (`_function=automations`); returns `{checked, created, automations}`.
+    pub fn sync_validation_automations(&self, p: &Principal) -> Result<Value> {
+        p.require(Role::Writer, "recreating validation automations")?;
+        let scope = p.private_scope();
+        let now = format_instant(self.now());
+        self.write(|tx| {
+            let mut query = crate::query::ListQuery::default();
+            query.paging.limit = None;
+            let configs = tx.list(
+                Collection::ValidationConfig,
+                std::slice::from_ref(&scope),
+                &query,
+            )?;
+            let (mut created, mut ids) = (0u64, Vec::new());
+            for c in &configs.items {
+                if let Some((id, new)) = sync_owned(tx, p, &c.id, Some(&c.body), &now)? {
+                    created += u64::from(new);
+                    ids.push(id);
+                }
+            }
+            Ok(json!({"checked": configs.items.len(), "created": created, "automations": ids}))
+        })
+    }
+}
+
+/// The id of the automation a configuration of `data_id` owns (the same every time, so a
+/// missing one can be recreated).
+pub fn owned_id(data_id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("validationconfig\n{data_id}").as_bytes());
+    crate::auth::hex(&digest[..12])
+}
+
+/// Keeps the automation a validation configuration owns in step with it: present (service
+/// data, action update, target platform.validation) while the configuration is enabled with
+/// `runOnUpdate`, absent otherwise. Returns the automation id and whether it was created.
+pub(crate) fn sync_owned(
+    tx: &mut dyn WriteTx,
+    p: &Principal,
+    data_id: &str,
+    config: Option<&Map<String, Value>>,
+    now: &str,
+) -> Result<Option<(String, bool)>> {
+    let scope = p.private_scope();
+    let id = owned_id(data_id);
+    let wanted = config.is_some_and(|c| {
+        c.get("enabled").and_then(Value::as_bool) != Some(false)
+            && c.get("runOnUpdate").and_then(Value::as_bool) == Some(true)
+    });
+    let existing = tx.automation(&scope, &id)?;
+    if !wanted {
+        if existing.is_some() {
+            tx.delete_automation(&scope, &id)?;
+        }
+        return Ok(None);
+    }
+    let source = if data_id.starts_with('#') {
+        "public"
+    } else {
+        "private"
+    };
+    let conditions =
+        json!([{"source": source, "service": "data", "id": data_id, "action": "update"}]);
+    if let Some(doc) = &existing {
+        if doc.get("conditions") == Some(&conditions) && doc.get("enabled") == Some(&json!(true)) {
+            return Ok(Some((id, false)));
+        }
+    }
+    let target = targets::find("platform.validation")
+        .ok_or_else(|| Error::Internal("the platform.validation target is missing".into()))?;
+    let Value::Object(doc) = json!({
+        "_id": id, "_type": "VarAutomation",
+        "name": format!("When data {data_id} is updated, run its validation checks"),
+        "target": target.id, "template": target.template, "properties": {},
+        "conditions": conditions, "enabled": true, "owner": p.user,
+        "created": existing.as_ref().and_then(|d| d.get("created").cloned()).unwrap_or_else(|| json!(now)),
+        "updated": now,
+        "ownedBy": {"service": "validationconfig", "id": data_id},
+        "_run": run_as(p),
+    }) else {
+        unreachable!("a json! object literal is an object")
+    };
+    tx.put_automation(&scope, &doc)?;
+    Ok(Some((id, existing.is_none())))
+}

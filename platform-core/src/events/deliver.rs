@@ -1,0 +1,616 @@
+//! Delivering events: the worker's step, the targets' effects, transformers, the
+//! automation log and the mail outbox.
+//!
+//! The change that raised an event stored one `pending` delivery per matching automation
+//! (`events::emit`). A worker step takes the oldest due `pending` delivery whose item has no
+//! earlier unfinished delivery to the same automation (so each automation sees an item's events
+//! in order), marks it `running`, runs the target as the automation's owner, and then marks it
+//! `success`, or `pending` again with a backoff (`retry_base` doubled per attempt, at most one
+//! hour), or `failed` after `max_attempts`. Every attempt writes a log entry; a finished
+//! delivery (success, skipped, failed) is then removed, the log keeping its history. A delivery left
+//! `running` by a stopped server is made `pending` again when the worker starts, so a restart
+//! loses nothing (a target may then see the event twice: delivery is at least once).
+
+use super::automations::owner_principal;
+use crate::auth::Principal;
+use crate::clock::format_instant;
+use crate::error::{Error, Result};
+use crate::ids::{Scope, Source};
+use crate::scripts::source_of;
+use crate::store::{Collection, DeliveryRow};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+
+/// An email as a target sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mail {
+    /// Sender address.
+    pub from: String,
+    /// Recipient addresses.
+    pub to: Vec<String>,
+    /// Subject line.
+    pub subject: String,
+    /// Body text.
+    pub body: String,
+    /// `text/html` or `text/plain`.
+    pub content_type: String,
+    /// An attached file: name and JSON content.
+    pub attachment: Option<(String, String)>,
+}
+
+/// The network seam: how webhook calls and emails leave the process. The core decides what to
+/// send and when; a face of the platform (the server, the CLI) supplies the client
+/// ([`Platform::with_outbound`]). Without one, webhook and SMTP deliveries fail (and are
+/// retried), and emails still go to the mail outbox when no SMTP server is set.
+pub trait Outbound: Send + Sync {
+    /// POSTs `body` with `headers` to `url`; the answer's status, or why there is none.
+    fn post(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        timeout: Duration,
+    ) -> std::result::Result<u16, String>;
+    /// Sends an email through the SMTP server `HOST:PORT`.
+    fn send_mail(
+        &self,
+        server: &str,
+        mail: &Mail,
+        timeout: Duration,
+    ) -> std::result::Result<(), String>;
+}
+
+/// How deliveries reach the outside world.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliverySettings {
+    /// SMTP server `HOST:PORT` (plain SMTP); without one, emails go to the mail outbox.
+    pub smtp: Option<String>,
+    /// The sender address of emails.
+    pub mail_from: String,
+    /// Hosts webhooks may call (`None`: any).
+    pub webhook_allow: Option<Vec<String>>,
+    /// Timeout of one webhook call or SMTP session.
+    pub timeout: Duration,
+    /// Delay before the first retry; doubled for each further one.
+    pub retry_base: Duration,
+    /// Attempts before a delivery is given up.
+    pub max_attempts: u32,
+}
+
+impl Default for DeliverySettings {
+    fn default() -> Self {
+        DeliverySettings {
+            smtp: None,
+            mail_from: "platform@localhost".into(),
+            webhook_allow: None,
+            timeout: Duration::from_secs(10),
+            retry_base: Duration::from_secs(5),
+            max_attempts: 5,
+        }
+    }
+}
+
+/// How many automations may feed each other: an event raised by a delivery of an event raised
+/// by a delivery ... more than this deep reaches no automation.
+pub const MAX_CHAIN: u32 = 8;
+
+thread_local! {
+    /// The chain depth of the delivery running on this thread (0: none).
+    static CHAIN: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The chain depth events raised on this thread get (0 outside deliveries).
+pub(crate) fn chain_depth() -> u32 {
+    CHAIN.with(std::cell::Cell::get)
+}
+
+/// Longest wait between two attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(3600);
+
+/// The recipients of a `to` property (separated by comma, semicolon or whitespace).
+pub fn split_addresses(text: &str) -> Vec<String> {
+    text.split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether `text` looks like an email address: `local@domain`, the domain with a dot or
+/// `localhost`, no spaces or angle brackets.
+pub fn is_address(text: &str) -> bool {
+    let Some((local, domain)) = text.rsplit_once('@') else {
+        return false;
+    };
+    let clean = |s: &str| {
+        !s.is_empty()
+            && !s
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || "<>()[],;:\\\"@".contains(c))
+    };
+    clean(local)
+        && clean(domain)
+        && (domain.contains('.') || domain == "localhost")
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+}
+
+/// The HMAC-SHA256 of `body` keyed by `key`, as `sha256=<hex>` (the `x-platform-signature`
+/// header of webhook calls).
+pub fn signature(key: &[u8], body: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+    mac.update(body);
+    format!("sha256={}", crate::auth::hex(&mac.finalize().into_bytes()))
+}
+
+/// What a target did, or why it could not.
+enum Outcome {
+    Done(String),
+    Failed(String),
+    Skipped(String),
+}
+
+fn text<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
+    m.get(k).and_then(Value::as_str).unwrap_or_default()
+}
+
+impl Platform {
+    /// The same platform delivering events with these settings.
+    pub fn with_delivery(self, settings: DeliverySettings) -> Platform {
+        Platform {
+            delivery: std::sync::Arc::new(settings),
+            ..self
+        }
+    }
+
+    /// The delivery settings.
+    pub fn delivery_settings(&self) -> &DeliverySettings {
+        &self.delivery
+    }
+
+    /// The same platform sending webhook calls and emails through `outbound`.
+    pub fn with_outbound(self, outbound: std::sync::Arc<dyn Outbound>) -> Platform {
+        Platform {
+            outbound: Some(outbound),
+            ..self
+        }
+    }
+
+    fn outbound(&self) -> Result<&dyn Outbound> {
+        self.outbound.as_deref().ok_or_else(|| {
+            Error::invalid_parameter(
+                "this platform has no network client for webhooks and SMTP (embedders supply one with Platform::with_outbound)",
+            )
+        })
+    }
+
+    /// Fails unless `url` is an http(s) URL whose host the settings allow.
+    pub fn check_webhook_url(&self, url: &str) -> Result<()> {
+        let rest = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("https://"))
+            .ok_or_else(|| {
+                Error::invalid_parameter(format!(
+                    "properties.url \"{url}\" must start with http:// or https://"
+                ))
+            })?;
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, h)| h)
+            .trim_start_matches('[');
+        let host = match host.rsplit_once(':') {
+            Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
+            _ => host,
+        }
+        .trim_end_matches(']');
+        if host.is_empty() {
+            return Err(Error::invalid_parameter(format!(
+                "properties.url \"{url}\" has no host"
+            )));
+        }
+        if let Some(allow) = &self.delivery.webhook_allow {
+            if !allow.iter().any(|a| a.eq_ignore_ascii_case(host)) {
+                return Err(Error::invalid_parameter(format!(
+                    "properties.url: host \"{host}\" is not among the webhook hosts this server allows ({})",
+                    allow.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes `pending` again the deliveries a stopped server left `running`; returns how many.
+    pub fn requeue_interrupted_deliveries(&self) -> Result<u64> {
+        let running = self.read()?.deliveries("running")?;
+        let n = running.len() as u64;
+        self.write(|tx| {
+            for mut d in running {
+                d.status = "pending".into();
+                tx.put_delivery(&d)?;
+            }
+            Ok(())
+        })?;
+        Ok(n)
+    }
+
+    /// One step of the delivery worker: one attempt of the oldest due delivery. Returns whether
+    /// there was anything to do.
+    pub fn deliver_next(&self) -> Result<bool> {
+        self.attempt_next()
+    }
+
+    /// Runs worker steps until nothing is due; returns how many ran.
+    pub fn deliver_due(&self) -> Result<u64> {
+        let mut n = 0;
+        while self.deliver_next()? {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn attempt_next(&self) -> Result<bool> {
+        let now = format_instant(self.now());
+        let Some(mut d) = self.read()?.next_delivery(&now)? else {
+            return Ok(false);
+        };
+        d.status = "running".into();
+        d.attempts += 1;
+        self.write(|tx| tx.put_delivery(&d))?;
+        let automation = self.read()?.automation(&d.scope, &d.automation)?;
+        let (target, owner, outcome) = match &automation {
+            None => (
+                String::new(),
+                String::new(),
+                Outcome::Skipped("the automation was deleted".into()),
+            ),
+            Some(a) if a.get("enabled").and_then(Value::as_bool) == Some(false) => (
+                text(a, "target").to_string(),
+                text(a, "owner").to_string(),
+                Outcome::Skipped("the automation is disabled".into()),
+            ),
+            Some(a) => {
+                let who = owner_principal(&d.scope, a);
+                let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
+                let outer = CHAIN.with(|c| c.replace(depth + 1));
+                // A target that panics fails its attempt; the worker goes on.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.run_target(&who, a, &d)
+                }))
+                .unwrap_or_else(|_| Err(Error::Internal("the target panicked".into())));
+                CHAIN.with(|c| c.set(outer));
+                let outcome = match result {
+                    Ok(message) => Outcome::Done(message),
+                    Err(e) => Outcome::Failed(e.public_message()),
+                };
+                (text(a, "target").to_string(), who.user, outcome)
+            }
+        };
+        let finished = format_instant(self.now());
+        let (status, message) = match outcome {
+            Outcome::Done(m) => {
+                d.status = "success".into();
+                ("success", m)
+            }
+            Outcome::Skipped(m) => {
+                d.status = "skipped".into();
+                ("skipped", m)
+            }
+            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => {
+                d.status = "failed".into();
+                ("failed", format!("{m} (attempt {}; given up)", d.attempts))
+            }
+            Outcome::Failed(m) => {
+                let wait = self
+                    .delivery
+                    .retry_base
+                    .saturating_mul(1u32 << (d.attempts - 1).min(16))
+                    .min(MAX_BACKOFF);
+                let at = self.now()
+                    + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
+                d.status = "pending".into();
+                d.next_at = format_instant(at);
+                (
+                    "failed",
+                    format!("{m} (attempt {}; retry at {})", d.attempts, d.next_at),
+                )
+            }
+        };
+        let ev = &d.event;
+        let Value::Object(entry) = json!({
+            "_id": format!("{}-{}", d.seq, d.attempts),
+            "_type": "VarAutomationLogEntry",
+            "automation": d.automation, "target": target, "owner": owner,
+            "source": text(ev, "source"), "service": text(ev, "service"), "key": text(ev, "id"),
+            "action": text(ev, "action"), "user": text(ev, "user"),
+            "eventTimestamp": text(ev, "timestamp"),
+            "delivery": d.seq, "attempt": d.attempts,
+            "status": status, "message": message, "timestamp": finished,
+        }) else {
+            unreachable!("a json! object literal is an object")
+        };
+        self.write(|tx| {
+            if d.status == "pending" {
+                tx.put_delivery(&d)?;
+            } else {
+                // Finished: the log keeps its history.
+                tx.delete_delivery(d.seq)?;
+            }
+            tx.append_log(&d.scope, &entry)
+        })?;
+        Ok(true)
+    }
+
+    fn run_target(
+        &self,
+        who: &Principal,
+        a: &Map<String, Value>,
+        d: &DeliveryRow,
+    ) -> Result<String> {
+        let props = a
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let envelope = Value::Object(d.event.clone());
+        let payload = match props.get("@transformer").and_then(Value::as_str) {
+            Some(t) if !t.is_empty() => Some(self.transform(who, t, &d.event)?),
+            _ => None,
+        };
+        match text(a, "target") {
+            "platform.validation" => self.target_validation(who, &d.event),
+            "platform.email" => self.target_email(who, a, &props, &envelope, payload, d),
+            "platform.webhook" => self.target_webhook(who, &props, &envelope, payload, d),
+            "platform.script" => {
+                let id = props
+                    .get("script")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let (source, kind) = self.script_source(who, id)?;
+                if kind != "rhai" {
+                    return Err(Error::invalid_parameter(format!(
+                        "script \"{id}\" is a {kind} script, not rhai"
+                    )));
+                }
+                let inputs = json!({"event": envelope, "data": d.event.get("data").cloned().unwrap_or(Value::Null), "properties": props});
+                let channel = format!("automation:{}", text(a, "_id"));
+                let out = crate::script::host::run(self, who, &channel, &source, id, inputs)?;
+                Ok(format!("script {id} returned {}", short(&out)))
+            }
+            other => Err(Error::invalid_parameter(format!(
+                "target \"{other}\" does not exist"
+            ))),
+        }
+    }
+
+    /// The source and kind of a script as `who` sees it.
+    fn script_source(&self, who: &Principal, id: &str) -> Result<(String, String)> {
+        let scope = Scope::for_source(Source::of_id(id), who);
+        let doc = self
+            .read()?
+            .current(Collection::Script, &scope, id)?
+            .ok_or_else(|| Error::not_found(format!("script \"{id}\" does not exist")))?;
+        let (source, kind) = source_of(&doc.body);
+        Ok((source.to_string(), kind.to_string()))
+    }
+
+    /// Applies a transformer: a mustache template renders the event's data (with the whole
+    /// event as `_event`) to text; a rhai script gets `event` and `data` and returns any value.
+    fn transform(&self, who: &Principal, id: &str, ev: &Map<String, Value>) -> Result<Value> {
+        let (source, kind) = self.script_source(who, id)?;
+        let data = ev.get("data").cloned().unwrap_or(Value::Null);
+        if kind == "mustache" {
+            let mut context = match &data {
+                Value::Object(m) => m.clone(),
+                other => {
+                    let mut m = Map::new();
+                    m.insert("data".into(), other.clone());
+                    m
+                }
+            };
+            context.insert("_event".into(), Value::Object(ev.clone()));
+            return self
+                .render_template(who, id, &Value::Object(context))
+                .map(Value::String);
+        }
+        let inputs = json!({"event": Value::Object(ev.clone()), "data": data});
+        crate::script::host::run(self, who, &format!("transformer:{id}"), &source, id, inputs)
+    }
+
+    fn target_validation(&self, who: &Principal, ev: &Map<String, Value>) -> Result<String> {
+        let target = text(ev, "id");
+        let data = ev.get("data").cloned().unwrap_or(Value::Null);
+        if data["_reason"] == crate::validation::STATUS_REASON {
+            // The quality status a run wrote does not itself trigger validation.
+            return Ok(format!(
+                "not run: the update of {target} only wrote validation statuses"
+            ));
+        }
+        let mut req = json!({"target": target});
+        if let Some(ondate) = data.get("ondate").filter(|v| v.is_string()) {
+            req["ondate"] = ondate.clone();
+        } else if let Some(points) = data.get("points").filter(|v| v.is_array()) {
+            req["points"] = points.clone();
+        } else if let (Some(from), Some(to)) = (data.get("from"), data.get("to")) {
+            req["from"] = from.clone();
+            req["to"] = to.clone();
+        }
+        let out = self.validation_run(who, &req, false, "update")?;
+        if out.get("background").and_then(Value::as_bool) == Some(true) {
+            return Ok(format!(
+                "validation of {target} queued: {}",
+                out["message"].as_str().unwrap_or_default()
+            ));
+        }
+        Ok(format!(
+            "validation of {target}: {} ({} points)",
+            out["status"].as_str().unwrap_or("done"),
+            out["points"]
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn target_email(
+        &self,
+        who: &Principal,
+        a: &Map<String, Value>,
+        props: &Map<String, Value>,
+        envelope: &Value,
+        payload: Option<Value>,
+        d: &DeliveryRow,
+    ) -> Result<String> {
+        let to = split_addresses(props.get("to").and_then(Value::as_str).unwrap_or_default());
+        let subject = props
+            .get("subject")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let (body, content_type) = match payload {
+            Some(Value::String(s)) if s.trim_start().starts_with('<') => (s, "text/html"),
+            Some(Value::String(s)) => (s, "text/plain"),
+            Some(other) => (pretty(&other), "text/plain"),
+            None => (pretty(envelope), "text/plain"),
+        };
+        let attachment =
+            (props.get("attachment").and_then(Value::as_bool) == Some(true)).then(|| {
+                let name = props
+                    .get("attachmentName")
+                    .and_then(Value::as_str)
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or("data.json")
+                    .to_string();
+                (name, pretty(envelope.get("data").unwrap_or(&Value::Null)))
+            });
+        let Some(smtp) = &self.delivery.smtp else {
+            let Value::Object(mail) = json!({
+                "_id": format!("mail-{}", d.seq),
+                "from": self.delivery.mail_from, "to": to, "subject": subject,
+                "contentType": content_type, "body": body,
+                "attachment": attachment.as_ref().map(|(n, c)| json!({"name": n, "content": c})),
+                "automation": text(a, "_id"), "owner": who.user,
+                "timestamp": format_instant(self.now()),
+            }) else {
+                unreachable!("a json! object literal is an object")
+            };
+            self.write(|tx| tx.append_mail(&d.scope, &mail))?;
+            return Ok(format!(
+                "email \"{subject}\" to {} kept in the mail outbox (no SMTP server configured)",
+                to.join(", ")
+            ));
+        };
+        let mail = Mail {
+            from: self.delivery.mail_from.clone(),
+            to: to.clone(),
+            subject: subject.clone(),
+            body,
+            content_type: content_type.to_string(),
+            attachment,
+        };
+        self.outbound()?
+            .send_mail(smtp, &mail, self.delivery.timeout)
+            .map_err(|e| Error::invalid_parameter(format!("SMTP server {smtp}: {e}")))?;
+        Ok(format!("sent email \"{subject}\" to {}", to.join(", ")))
+    }
+
+    fn target_webhook(
+        &self,
+        who: &Principal,
+        props: &Map<String, Value>,
+        envelope: &Value,
+        payload: Option<Value>,
+        d: &DeliveryRow,
+    ) -> Result<String> {
+        let url = props.get("url").and_then(Value::as_str).unwrap_or_default();
+        self.check_webhook_url(url)?;
+        let (body, content_type) = match payload {
+            Some(Value::String(s)) if serde_json::from_str::<Value>(&s).is_ok() => {
+                (s, "application/json")
+            }
+            Some(Value::String(s)) => (s, "text/plain; charset=utf-8"),
+            Some(other) => (other.to_string(), "application/json"),
+            None => (envelope.to_string(), "application/json"),
+        };
+        let mut headers = vec![
+            ("content-type".to_string(), content_type.to_string()),
+            (
+                "x-platform-event".to_string(),
+                format!("{}.{}", text(&d.event, "service"), text(&d.event, "action")),
+            ),
+            ("x-platform-delivery".to_string(), d.seq.to_string()),
+        ];
+        if let Some(secret) = props
+            .get("secret")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        {
+            let key = self.secret_value(who, secret)?;
+            headers.push((
+                "x-platform-signature".to_string(),
+                signature(key.as_bytes(), body.as_bytes()),
+            ));
+        }
+        match self
+            .outbound()?
+            .post(url, &headers, body.as_bytes(), self.delivery.timeout)
+        {
+            Ok(code) if (200..300).contains(&code) => Ok(format!("POST {url} answered {code}")),
+            Ok(code) => Err(Error::invalid_parameter(format!(
+                "POST {url} answered {code}"
+            ))),
+            Err(e) => Err(Error::invalid_parameter(format!("POST {url} failed: {e}"))),
+        }
+    }
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 200 {
+        format!("{}...", s.chars().take(200).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_split_on_commas_semicolons_and_spaces() {
+        assert_eq!(
+            split_addresses("a@x.org, b@y.org;c@z.org  d@w.org"),
+            ["a@x.org", "b@y.org", "c@z.org", "d@w.org"]
+        );
+    }
+
+    #[test]
+    fn addresses_are_checked() {
+        assert!(is_address("ops@example.com"));
+        assert!(is_address("a.b+c@localhost"));
+        for bad in [
+            "not an address",
+            "x@",
+            "@x.org",
+            "a@b",
+            "a@b@c.org",
+            "<a@b.org>",
+        ] {
+            assert!(!is_address(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn signatures_are_hmac_sha256() {
+        // RFC 4231 test case 2.
+        assert_eq!(
+            signature(b"Jefe", b"what do ya want for nothing?"),
+            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+}

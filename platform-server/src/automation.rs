@@ -1,0 +1,283 @@
+//! Routes of the automation and action services.
+//!
+//! | Method | Path | Core call |
+//! |---|---|---|
+//! | GET | `/automation/v1` | the caller's automations (paged) |
+//! | POST | `/automation/v1` | save (create, or update with `_id`) |
+//! | GET | `/automation/v1/log` | the automation log (`automation`, `status`, `from`, `to`, `_limit`, `_skip`) |
+//! | GET | `/automation/v1/mail` | the mail outbox |
+//! | GET, DELETE | `/automation/v1/{id}` | one automation; `?_run=true` (and `_delay`) test-fires it |
+//! | PUT | `/automation/v1/{id}` | body `{"enabled": bool}` enables or disables it |
+//! | POST | `/automation/v1/{id}/enable`, `/disable` | the same |
+//! | GET | `/action/v1/public` | the targets (paged) |
+//! | GET | `/action/v1/public/{id}` | one target |
+
+use crate::error::ApiError;
+use crate::request::{as_caller, params, parse_json, read_body};
+use crate::routes::{check_release, method_not_allowed, TOTAL_COUNT_HEADER};
+use crate::AppState;
+use actix_web::{web, HttpRequest, HttpResponse};
+use platform_core::events::targets;
+use platform_core::query::Paging;
+use platform_core::store::LogQuery;
+use platform_core::ErrorCode;
+use serde_json::Value;
+
+type Reply = Result<HttpResponse, ApiError>;
+
+/// Registers the routes (before the generic ones).
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/automation/{release}")
+            .route(web::get().to(list))
+            .route(web::post().to(save))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/automation/{release}/log")
+            .route(web::get().to(log))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/automation/{release}/mail")
+            .route(web::get().to(mail))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/automation/{release}/{id}")
+            .route(web::get().to(get))
+            .route(web::delete().to(delete))
+            .route(web::put().to(put))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/automation/{release}/{id}/{switch}")
+            .route(web::post().to(switch))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/action/{release}/{source}")
+            .route(web::get().to(targets_list))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/action/{release}/{source}/{id}")
+            .route(web::get().to(target_get))
+            .default_service(web::to(method_not_allowed)),
+    );
+}
+
+fn listed(items: Vec<Value>, total: u64) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((TOTAL_COUNT_HEADER, total.to_string()))
+        .json(items)
+}
+
+/// One page of a list, with the total before paging.
+fn page(items: Vec<Value>, paging: &Paging) -> HttpResponse {
+    let total = items.len() as u64;
+    let page = items
+        .into_iter()
+        .skip(usize::try_from(paging.skip).unwrap_or(usize::MAX))
+        .take(
+            paging
+                .limit
+                .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX)),
+        )
+        .collect();
+    listed(page, total)
+}
+
+async fn list(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    check_release("automation", &path.into_inner())?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let paging = Paging::from_params(&params)?;
+    let items = as_caller(&req, &state, move |p, who| p.automations(who)).await?;
+    Ok(page(items, &paging))
+}
+
+async fn save(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+    payload: web::Payload,
+) -> Reply {
+    check_release("automation", &path.into_inner())?;
+    save_automation(req, state, payload).await
+}
+
+/// `POST automation/v1` (and its alias `POST automation`).
+pub async fn save_automation(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let saved = as_caller(&req, &state, move |p, who| p.save_automation(who, body)).await?;
+    Ok(HttpResponse::Ok().json(saved))
+}
+
+async fn log(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    check_release("automation", &path.into_inner())?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let paging = Paging::from_params(&params)?;
+    let query = LogQuery {
+        automation: params.get("automation").map(str::to_string),
+        status: params.get("status").map(str::to_string),
+        from: params.get("from").map(str::to_string),
+        to: params.get("to").map(str::to_string),
+        skip: paging.skip,
+        limit: paging.limit,
+    };
+    let page = as_caller(&req, &state, move |p, who| p.automation_log(who, &query)).await?;
+    Ok(listed(page.items, page.total))
+}
+
+async fn mail(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    check_release("automation", &path.into_inner())?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let paging = Paging::from_params(&params)?;
+    let page = as_caller(&req, &state, move |p, who| {
+        p.mail_outbox(who, paging.skip, paging.limit)
+    })
+    .await?;
+    Ok(listed(page.items, page.total))
+}
+
+async fn get(
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (r, id) = path.into_inner();
+    check_release("automation", &r)?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    if params.flag("_run")? {
+        let delay = params.get("_delay").map(str::to_string);
+        let out = as_caller(&req, &state, move |p, who| {
+            p.test_automation(who, &id, delay.as_deref())
+        })
+        .await?;
+        return Ok(HttpResponse::Ok().json(out));
+    }
+    let item = as_caller(&req, &state, move |p, who| p.automation(who, &id)).await?;
+    Ok(HttpResponse::Ok().json(item))
+}
+
+async fn delete(
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    state: web::Data<AppState>,
+) -> Reply {
+    let (r, id) = path.into_inner();
+    check_release("automation", &r)?;
+    let out = as_caller(&req, &state, move |p, who| p.delete_automation(who, &id)).await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+async fn put(
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (r, id) = path.into_inner();
+    check_release("automation", &r)?;
+    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let on = match body.get("enabled").or_else(|| body.get("active")) {
+        Some(Value::Bool(b)) => *b,
+        _ => {
+            return Err(ApiError::new(
+                ErrorCode::InvalidBody,
+                "PUT automation/v1/{id} takes {\"enabled\": true or false}",
+            ))
+        }
+    };
+    let out = as_caller(&req, &state, move |p, who| {
+        p.set_automation_enabled(who, &id, on)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+async fn switch(
+    req: HttpRequest,
+    path: web::Path<(String, String, String)>,
+    state: web::Data<AppState>,
+) -> Reply {
+    let (r, id, switch) = path.into_inner();
+    check_release("automation", &r)?;
+    let on = match switch.as_str() {
+        "enable" => true,
+        "disable" => false,
+        other => {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no endpoint automation/v1/{{id}}/{other}: use enable or disable"),
+            ))
+        }
+    };
+    let out = as_caller(&req, &state, move |p, who| {
+        p.set_automation_enabled(who, &id, on)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(out))
+}
+
+fn check_source(source: &str) -> Result<(), ApiError> {
+    if source == "public" {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("the action service lists its targets in the public source, not {source}"),
+        ))
+    }
+}
+
+async fn targets_list(
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    state: web::Data<AppState>,
+    mut payload: web::Payload,
+) -> Reply {
+    let (r, source) = path.into_inner();
+    check_release("action", &r)?;
+    check_source(&source)?;
+    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let paging = Paging::from_params(&params)?;
+    // Authenticate like every call, though the catalogue is the same for everyone.
+    as_caller(&req, &state, |_, _| Ok(())).await?;
+    let all: Vec<Value> = targets::TARGETS.iter().map(|t| t.to_json()).collect();
+    Ok(page(all, &paging))
+}
+
+async fn target_get(
+    req: HttpRequest,
+    path: web::Path<(String, String, String)>,
+    state: web::Data<AppState>,
+) -> Reply {
+    let (r, source, id) = path.into_inner();
+    check_release("action", &r)?;
+    check_source(&source)?;
+    as_caller(&req, &state, |_, _| Ok(())).await?;
+    let t = targets::find(&id)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("target \"{id}\" not found")))?;
+    Ok(HttpResponse::Ok().json(t.to_json()))
+}
