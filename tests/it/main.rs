@@ -3,6 +3,7 @@
 mod architecture;
 mod automation;
 mod common;
+mod corpus;
 mod data;
 mod errors;
 mod extensions;

@@ -1,0 +1,105 @@
+//! Two helpers of the side-by-side comparison (`benches/compare/run`):
+//!
+//! - `compare_hello serve PORT`: an actix-web hello-world on 127.0.0.1 (`GET /` answers
+//!   `Hello world!`), the ceiling of what an actix-web server does on this machine (W6).
+//! - `compare_hello --version`: prints a line and exits, the floor of a process start (W8).
+//! - `compare_hello probe PORT PATH TOKEN -- COMMAND...`: starts COMMAND, sends `GET PATH` to
+//!   127.0.0.1:PORT (with `Authorization: Bearer TOKEN` unless TOKEN is `-`) as soon as the
+//!   port accepts, checks the answer is 200, stops COMMAND and exits: a start-up to first
+//!   answer, timed from outside by hyperfine (W8).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+#[actix_web::get("/")]
+async fn hello() -> &'static str {
+    "Hello world!"
+}
+
+fn serve(port: u16) -> std::io::Result<()> {
+    actix_rt::System::new().block_on(async move {
+        actix_web::HttpServer::new(|| actix_web::App::new().service(hello))
+            .bind(("127.0.0.1", port))?
+            .run()
+            .await
+    })
+}
+
+fn probe(port: u16, path: &str, token: &str, command: &[String]) -> ExitCode {
+    let mut child = match Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cannot start {}: {e}", command[0]);
+            return ExitCode::FAILURE;
+        }
+    };
+    let auth = if token == "-" {
+        String::new()
+    } else {
+        format!("Authorization: Bearer {token}\r\n")
+    };
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Connection: close\r\n\r\n");
+    let started = Instant::now();
+    let mut answer = String::new();
+    while started.elapsed() < Duration::from_secs(10) {
+        if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) {
+            answer.clear();
+            if stream.write_all(request.as_bytes()).is_ok()
+                && stream.read_to_string(&mut answer).is_ok()
+                && !answer.is_empty()
+            {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    if answer.starts_with("HTTP/1.1 200") {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "no 200 answer: {}",
+            answer.lines().next().unwrap_or("(none)")
+        );
+        ExitCode::FAILURE
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--version") => {
+            println!("compare_hello 0.1.0");
+            ExitCode::SUCCESS
+        }
+        Some("serve") if args.len() == 2 => match serve(args[1].parse().unwrap_or(8099)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cannot serve: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Some("probe") if args.len() > 5 && args[4] == "--" => probe(
+            args[1].parse().unwrap_or(8099),
+            &args[2],
+            &args[3],
+            &args[5..],
+        ),
+        _ => {
+            eprintln!(
+                "usage: compare_hello serve PORT | --version | probe PORT PATH TOKEN -- COMMAND..."
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
