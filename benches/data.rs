@@ -747,3 +747,37 @@ mod curves {
         });
     }
 }
+
+/// Point times as text, which every rendered observation needs: the platform's writer next to
+/// chrono's formatting (the baseline) over a day of minutes.
+mod render {
+    use divan::Bencher;
+    use platform_core::data::calendar::{format_time, parse_zone, Calendar};
+
+    const DAY: i64 = 1_719_792_000_000;
+
+    #[divan::bench]
+    fn core_time_text(b: Bencher) {
+        let utc = parse_zone(None).unwrap();
+        b.bench(|| {
+            (0..1440)
+                .map(|i| format_time(DAY + i * 60_000, Calendar::Sparse, utc).len())
+                .sum::<usize>()
+        });
+    }
+
+    #[divan::bench]
+    fn baseline_chrono_time_text(b: Bencher) {
+        b.bench(|| {
+            (0..1440)
+                .map(|i| {
+                    chrono::DateTime::from_timestamp_millis(DAY + i * 60_000)
+                        .unwrap()
+                        .format("%Y-%m-%dT%H:%M:%SZ")
+                        .to_string()
+                        .len()
+                })
+                .sum::<usize>()
+        });
+    }
+}

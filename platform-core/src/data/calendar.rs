@@ -202,11 +202,68 @@ pub fn format_time(ms: i64, calendar: Calendar, tz: Tz) -> String {
             return local.date().format("%Y-%m-%d").to_string();
         }
     }
-    if ms % 1000 == 0 {
-        at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-    } else {
-        at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    utc_text(ms).unwrap_or_else(|| {
+        if ms % 1000 == 0 {
+            at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        } else {
+            at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+        }
+    })
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ`, with `.mmm` before the `Z` when there are milliseconds, of a UTC
+/// instant in years 0 to 9999 (None outside them): the text chrono's
+/// `%Y-%m-%dT%H:%M:%S[%.3f]Z` gives, written digit by digit from the civil date of the day
+/// number (a test holds the two together), since every rendered series point needs one.
+pub fn utc_text(ms: i64) -> Option<String> {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    // Days to a proleptic Gregorian date, in 400-year eras starting on 1 March.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    if !(0..=9999).contains(&year) {
+        return None;
     }
+    let (secs, milli) = (in_day / 1000, in_day % 1000);
+    let mut out = [0u8; 24];
+    let mut put = |at: usize, value: i64, width: usize| {
+        let mut v = value;
+        for i in (0..width).rev() {
+            out[at + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, year, 4);
+    put(5, month, 2);
+    put(8, day, 2);
+    put(11, secs / 3600, 2);
+    put(14, secs / 60 % 60, 2);
+    put(17, secs % 60, 2);
+    let len = if milli == 0 {
+        20
+    } else {
+        put(20, milli, 3);
+        24
+    };
+    out[4] = b'-';
+    out[7] = b'-';
+    out[10] = b'T';
+    out[13] = b':';
+    out[16] = b':';
+    if milli == 0 {
+        out[19] = b'Z';
+    } else {
+        out[19] = b'.';
+        out[23] = b'Z';
+    }
+    Some(String::from_utf8_lossy(&out[..len]).into_owned())
 }
 
 /// Parses a time-zone name (default UTC).
@@ -222,6 +279,48 @@ pub fn parse_zone(name: Option<&str>) -> Result<Tz> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The hand-written UTC text is chrono's, over every year it writes, and chrono's
+        /// is used outside them.
+        #[test]
+        fn utc_text_is_chronos(ms in -62_167_219_200_000i64..253_402_300_800_000, whole in proptest::bool::ANY) {
+            let ms = if whole { ms - ms.rem_euclid(1000) } else { ms };
+            let at = instant(ms).unwrap();
+            let want = if ms % 1000 == 0 {
+                at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+            } else {
+                at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+            };
+            proptest::prop_assert_eq!(utc_text(ms), Some(want.clone()));
+            proptest::prop_assert_eq!(format_time(ms, Calendar::Sparse, Tz::UTC), want);
+        }
+    }
+
+    #[test]
+    fn utc_text_at_the_edges() {
+        assert_eq!(utc_text(0).unwrap(), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_text(-1).unwrap(), "1969-12-31T23:59:59.999Z");
+        assert_eq!(utc_text(951_782_400_000).unwrap(), "2000-02-29T00:00:00Z");
+        assert_eq!(
+            utc_text(-62_167_219_200_000).unwrap(),
+            "0000-01-01T00:00:00Z"
+        );
+        assert_eq!(utc_text(-62_167_219_200_001), None);
+        assert_eq!(
+            utc_text(253_402_300_799_999).unwrap(),
+            "9999-12-31T23:59:59.999Z"
+        );
+        assert_eq!(utc_text(253_402_300_800_000), None);
+        let far = 300_000_000_000_000;
+        assert_eq!(
+            format_time(far, Calendar::Sparse, Tz::UTC),
+            instant(far)
+                .unwrap()
+                .format("%Y-%m-%dT%H:%M:%SZ")
+                .to_string()
+        );
+    }
 
     fn ms(text: &str) -> i64 {
         DateTime::parse_from_rfc3339(text)

@@ -125,6 +125,9 @@ impl SeriesCtx {
     /// The time of a series index as RFC 3339 text (UTC).
     pub fn time_text(&self, t: usize) -> String {
         let ms = self.times.get(t).copied().unwrap_or_default();
+        if let Some(text) = crate::data::calendar::utc_text(ms) {
+            return text;
+        }
         match chrono::DateTime::from_timestamp_millis(ms) {
             Some(at) if ms % 1000 == 0 => at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
             Some(at) => at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
