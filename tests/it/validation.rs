@@ -742,3 +742,64 @@ async fn delay_postpones_a_process() {
     .await
     .assert_error(400, "INVALID_PARAMETER");
 }
+
+/// Records listed without a filter come in id order, counted from the stored chunks, paged
+/// with `_skip` and `_limit`; with a status filter only matching records are counted; a sort
+/// on a record field orders them.
+#[actix_rt::test]
+async fn records_are_listed_in_id_order_with_paging_and_counts() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    series(&c).await;
+    config(&c, json!({})).await;
+    let r = c
+        .post(
+            "/validation/v1?_function=run",
+            json!({"target": "NBP:SPOT", "from": "2024-07-01"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let all = c.get("/validation/v1").await;
+    assert_eq!(all.header("x-total-count").as_deref(), Some("7"));
+    let ids: Vec<String> = all
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["_id"].as_str().unwrap().to_string())
+        .collect();
+    let want: Vec<String> = (1..=7)
+        .map(|d| format!("NBP:SPOT:2024-07-{d:02}"))
+        .collect();
+    assert_eq!(ids, want);
+    let page = c.get("/validation/v1?_skip=2&_limit=3").await;
+    assert_eq!(page.header("x-total-count").as_deref(), Some("7"));
+    let ids: Vec<&str> = page
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "NBP:SPOT:2024-07-03",
+            "NBP:SPOT:2024-07-04",
+            "NBP:SPOT:2024-07-05"
+        ]
+    );
+    // The spike (95) and the negative value fail severely; nothing else is severe.
+    let severe = c.get("/validation/v1?status=severe&_sort=-value").await;
+    assert_eq!(severe.header("x-total-count").as_deref(), Some("2"));
+    let values: Vec<f64> = severe
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [95.0, -1.0]);
+    let none = c.get("/validation/v1?status=overridden").await;
+    assert_eq!(none.header("x-total-count").as_deref(), Some("0"));
+}

@@ -1037,6 +1037,22 @@ impl ReadTx for Tx<'_> {
     }
 }
 
+impl Tx<'_> {
+    /// Deletes the row `id` of a scope from a table keyed by (tenant, env, id); whether it
+    /// existed.
+    fn delete_scoped(&mut self, table: &str, scope: &Scope, id: &str) -> Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached(&format!(
+                "DELETE FROM {table} WHERE tenant = ?1 AND env = ?2 AND id = ?3"
+            ))
+            .db()?
+            .execute(params![scope.tenant, scope.env, id])
+            .db()?;
+        Ok(n > 0)
+    }
+}
+
 impl WriteTx for Tx<'_> {
     fn put_automation(&mut self, scope: &Scope, doc: &Map<String, Value>) -> Result<()> {
         let id = doc.get("_id").and_then(Value::as_str).unwrap_or_default();
@@ -1052,13 +1068,7 @@ impl WriteTx for Tx<'_> {
     }
 
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool> {
-        let n = self
-            .conn
-            .prepare_cached("DELETE FROM automations WHERE tenant = ?1 AND env = ?2 AND id = ?3")
-            .db()?
-            .execute(params![scope.tenant, scope.env, id])
-            .db()?;
-        Ok(n > 0)
+        self.delete_scoped("automations", scope, id)
     }
 
     fn put_delivery(&mut self, row: &DeliveryRow) -> Result<()> {
@@ -1341,13 +1351,7 @@ impl WriteTx for Tx<'_> {
     }
 
     fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool> {
-        let n = self
-            .conn
-            .prepare_cached("DELETE FROM secrets WHERE tenant = ?1 AND env = ?2 AND id = ?3")
-            .db()?
-            .execute(params![scope.tenant, scope.env, id])
-            .db()?;
-        Ok(n > 0)
+        self.delete_scoped("secrets", scope, id)
     }
 
     fn set_grant(
