@@ -196,6 +196,7 @@ fn import(args: ImportArgs) -> Result<()> {
         replace: args.replace,
         reason: args.reason,
         source: None,
+        ..SaveOptions::default()
     };
     let saved = platform.save_series(&who, &id.object, &id.prop, header, points, &opts);
     saving.finish_and_clear();

@@ -134,6 +134,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                         replace,
                         reason,
                         source: None,
+                        ..SaveOptions::default()
                     };
                     p.save(&who, Collection::Object, body, &opts)?
                 }

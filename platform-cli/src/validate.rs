@@ -456,6 +456,7 @@ fn config(cmd: ConfigCommand) -> Result<()> {
                 replace,
                 reason,
                 source: Some(Source::Private),
+                ..SaveOptions::default()
             };
             platform.save(&who, Collection::ValidationConfig, body, &opts)?
         }

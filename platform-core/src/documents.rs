@@ -43,15 +43,22 @@ pub struct SaveOptions {
     pub reason: Option<String>,
     /// The source named in the path, if any; every id must belong to it.
     pub source: Option<Source>,
+    /// What a series payload holding one instant twice does (`_onDuplicate`).
+    pub on_duplicate: crate::data::series::OnDuplicate,
 }
 
 impl SaveOptions {
-    /// Reads `_replace` and `_reason`.
+    /// Reads `_replace`, `_reason` and `_onDuplicate`.
     pub fn from_params(params: &Params, source: Option<Source>) -> Result<SaveOptions> {
         Ok(SaveOptions {
             replace: params.flag("_replace")?,
             reason: params.get("_reason").map(str::to_string),
             source,
+            on_duplicate: params
+                .get("_onDuplicate")
+                .map(crate::data::series::OnDuplicate::parse)
+                .transpose()?
+                .unwrap_or_default(),
         })
     }
 }
@@ -466,7 +473,7 @@ impl Platform {
             cur_version,
             version,
             versioned,
-            opts.replace,
+            opts,
         )?;
         if let Some(cur) = &current {
             for (name, old) in &cur.body {

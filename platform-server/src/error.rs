@@ -1,8 +1,9 @@
 //! The one place where core errors become HTTP responses.
 //!
 //! Body: `{"error": {"status": 400, "code": "INVALID_PARAMETER", "message": "..."}}`; header:
-//! `x-platform-error: [INVALID_PARAMETER] message`. Internal failures are logged with an id and
-//! answered with "internal error (id ...)"; their details never reach the client.
+//! `x-platform-error: [INVALID_PARAMETER] message`, in ASCII ([`header_text`]). Internal
+//! failures are logged with an id and answered with "internal error (id ...)"; their details
+//! never reach the client.
 
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
@@ -59,6 +60,27 @@ impl fmt::Display for ApiError {
     }
 }
 
+/// The `x-platform-error` text: `[CODE] message` in printable ASCII, since clients decode header
+/// bytes as Latin-1 (`±` would read `Â±`). Other characters are written as JSON writes them
+/// (`\u00b1`, surrogate pairs beyond the first plane), control characters as spaces; the JSON
+/// body carries the message as it is.
+pub fn header_text(code: ErrorCode, message: &str) -> String {
+    let mut out = format!("[{}] ", code.name());
+    for c in message.chars() {
+        match c {
+            ' '..='~' => out.push(c),
+            c if c.is_control() => out.push(' '),
+            c => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+    }
+    out
+}
+
 static INCIDENT: AtomicU64 = AtomicU64::new(1);
 
 impl ResponseError for ApiError {
@@ -76,16 +98,24 @@ impl ResponseError for ApiError {
         } else {
             self.0.public_message()
         };
-        let header_text = format!("[{}] {}", code.name(), message);
-        // Header values may carry UTF-8 bytes (obs-text) but no control characters.
-        let cleaned: String = header_text
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        let header_value = HeaderValue::from_bytes(cleaned.as_bytes())
+        let header_value = HeaderValue::from_str(&header_text(code, &message))
             .unwrap_or_else(|_| HeaderValue::from_static("[INTERNAL_ERROR]"));
         HttpResponse::build(status)
             .insert_header((HeaderName::from_static(ERROR_HEADER), header_value))
             .json(json!({"error": {"status": status.as_u16(), "code": code.name(), "message": message}}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_error_header_is_printable_ascii() {
+        assert_eq!(
+            header_text(ErrorCode::InvalidBody, "5 ± 1 in Zürich\tnow 😀"),
+            "[INVALID_BODY] 5 \\u00b1 1 in Z\\u00fcrich now \\ud83d\\ude00"
+        );
+        assert!(HeaderValue::from_str(&header_text(ErrorCode::NotFound, "é\n\u{7f}")).is_ok());
     }
 }

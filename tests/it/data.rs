@@ -396,6 +396,112 @@ async fn data_lists_filter_and_range_each_item() {
     assert_eq!(many.total(), 2);
 }
 
+#[actix_rt::test]
+async fn a_data_list_without_range_is_a_catalogue_of_headers_and_extents() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_series(
+        &c,
+        json!([{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": 2}, {"time": "2024-07-03", "value": 3}]),
+    )
+    .await;
+    save_curve(&c, "2024-03-01", 0.0).await;
+    save_curve(&c, "2024-03-04", 1.0).await;
+    c.save(json!({"_id": "EMPTY", "S": {"_type": "VarTimeSeries", "calendar": "HOURLY"}}))
+        .await;
+    let r = c.get("/data/v1/private").await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.total(), 3);
+    let items = r.body.as_array().unwrap();
+    let by_id = |id: &str| {
+        items
+            .iter()
+            .find(|i| i["_id"] == id)
+            .unwrap_or_else(|| panic!("{id} in {items:?}"))
+    };
+    let nbp = by_id("NBP:SPOT");
+    assert!(nbp.get("data").is_none(), "{nbp}");
+    assert_eq!(
+        (
+            nbp["calendar"].clone(),
+            nbp["timezone"].clone(),
+            nbp["units"].clone(),
+            nbp["currency"].clone(),
+            nbp["_version"].clone(),
+            nbp["_objid"].clone(),
+            nbp["_type"].clone()
+        ),
+        (
+            json!("BUSINESS"),
+            json!("Europe/London"),
+            json!("therm"),
+            json!("GBP"),
+            json!(1),
+            json!("NBP"),
+            json!("VarTimeSeries")
+        )
+    );
+    assert_eq!(
+        (
+            nbp["_count"].clone(),
+            nbp["_first"].clone(),
+            nbp["_last"].clone()
+        ),
+        (json!(3), json!("2024-07-01"), json!("2024-07-03"))
+    );
+    let ttf = by_id("TTF:FWD");
+    assert!(
+        ttf.get("contracts").is_none() && ttf.get("ondate").is_none(),
+        "{ttf}"
+    );
+    assert_eq!(
+        (
+            ttf["_count"].clone(),
+            ttf["_first"].clone(),
+            ttf["_last"].clone(),
+            ttf["_version"].clone()
+        ),
+        (json!(2), json!("2024-03-01"), json!("2024-03-04"), json!(2))
+    );
+    let empty = by_id("EMPTY:S");
+    assert_eq!(
+        (
+            empty["_count"].clone(),
+            empty["_first"].clone(),
+            empty["_last"].clone()
+        ),
+        (json!(0), Value::Null, Value::Null)
+    );
+    // With _range each series carries its observations in the range; paging as before.
+    let r = c
+        .get("/data/v1/private?_range=from(2024-07-02)&_limit=1&_sort=_id")
+        .await;
+    assert_eq!(r.total(), 3);
+    assert_eq!(r.body.as_array().unwrap().len(), 1);
+    assert_eq!(r.body[0]["_id"], "EMPTY:S");
+    let r = c
+        .get("/data/v1/private?_range=from(2024-07-02)&_skip=1&_limit=1&_sort=_id")
+        .await;
+    assert_eq!(times(&r.body[0]), vec!["2024-07-02", "2024-07-03"]);
+    // A rolled-back series shows the extent of the version that is current again.
+    save_series(&c, json!([{"time": "2024-07-04", "value": 4}])).await;
+    let nbp = c
+        .get("/data/v1/private?_filter=%7B%22_objid%22%3A%22NBP%22%7D")
+        .await;
+    assert_eq!(
+        (nbp.body[0]["_count"].clone(), nbp.body[0]["_last"].clone()),
+        (json!(4), json!("2024-07-04"))
+    );
+    c.delete("/object/v1/private/NBP").await;
+    let nbp = c
+        .get("/data/v1/private?_filter=%7B%22_objid%22%3A%22NBP%22%7D")
+        .await;
+    assert_eq!(
+        (nbp.body[0]["_count"].clone(), nbp.body[0]["_last"].clone()),
+        (json!(3), json!("2024-07-03"))
+    );
+}
+
 /// Business days of July 2024 in London, valued by their day of the month.
 async fn july(c: &Client<'_>) {
     let data: Vec<Value> = (1..=31)

@@ -14,5 +14,6 @@ mod scripts;
 mod secrets;
 mod suggest;
 mod tenancy;
+mod time_text;
 mod types;
 mod validation;

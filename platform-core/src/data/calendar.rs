@@ -3,10 +3,10 @@
 //! ```text
 //! calendar := DAILY | BUSINESS | WEEKLY | MONTHLY | QUARTERLY | YEARLY
 //!           | HOURLY | HALFHOURLY | QUARTERHOURLY | SPARSE | '#PT' n ('H' | 'M' | 'S')
-//! time     := date                       midnight in the series time zone
-//!           | date 'T' hh:mm[:ss[.fff]]  local time in the series time zone
-//!           | date 'T' ... ('Z' | ±hh:mm) an instant
 //! ```
+//!
+//! Observation times are read by [`super::timetext`] (every ISO 8601 form, the repeated hour of
+//! an autumn clock change in payload order).
 //!
 //! A time is on a calendar when, in the series time zone: DAILY and WEEKLY, it is a midnight;
 //! BUSINESS, a Monday-to-Friday midnight; MONTHLY, QUARTERLY and YEARLY, the midnight starting the
@@ -15,10 +15,10 @@
 //! Times are kept as UTC milliseconds; date calendars print dates, the others UTC instants.
 
 use crate::error::{Error, ErrorCode, Result};
-use chrono::{
-    DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, TimeZone, Timelike, Utc, Weekday,
-};
+use chrono::{DateTime, Datelike, Timelike, Utc, Weekday};
 use chrono_tz::Tz;
+
+pub use super::timetext::{local_to_utc, parse_time};
 
 /// A calendar code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,53 +142,6 @@ impl Calendar {
 pub fn instant(ms: i64) -> Result<DateTime<Utc>> {
     DateTime::from_timestamp_millis(ms)
         .ok_or_else(|| Error::invalid_parameter(format!("time {ms} ms is out of range")))
-}
-
-/// Parses a time text in a series time zone into UTC milliseconds.
-pub fn parse_time(text: &str, tz: Tz) -> Result<i64> {
-    let bad = || {
-        Error::invalid_parameter(format!(
-            "time \"{text}\" does not parse: use YYYY-MM-DD or YYYY-MM-DDThh:mm[:ss][Z|±hh:mm]"
-        ))
-    };
-    let t = text.trim();
-    if let Ok(d) = DateTime::parse_from_rfc3339(t) {
-        return Ok(d.timestamp_millis());
-    }
-    for fmt in ["%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%dT%H:%M%:z"] {
-        if let Ok(d) = DateTime::parse_from_str(t, fmt) {
-            return Ok(d.timestamp_millis());
-        }
-    }
-    let naive = if let Ok(d) = NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        d.and_time(chrono::NaiveTime::MIN)
-    } else {
-        [
-            "%Y-%m-%dT%H:%M:%S%.f",
-            "%Y-%m-%dT%H:%M:%S",
-            "%Y-%m-%dT%H:%M",
-            "%Y-%m-%d %H:%M:%S",
-        ]
-        .iter()
-        .find_map(|f| NaiveDateTime::parse_from_str(t, f).ok())
-        .ok_or_else(bad)?
-    };
-    local_to_utc(naive, tz)
-        .map(|d| d.timestamp_millis())
-        .ok_or_else(|| {
-            Error::invalid_parameter(format!(
-                "time \"{text}\" does not exist in time zone {tz} (a clock change)"
-            ))
-        })
-}
-
-/// A local time in a zone as UTC; an ambiguous time takes the earlier instant.
-pub fn local_to_utc(naive: NaiveDateTime, tz: Tz) -> Option<DateTime<Utc>> {
-    match tz.from_local_datetime(&naive) {
-        LocalResult::Single(d) => Some(d.with_timezone(&Utc)),
-        LocalResult::Ambiguous(a, b) => Some(a.min(b).with_timezone(&Utc)),
-        LocalResult::None => None,
-    }
 }
 
 /// The text of a time: a local date for date calendars, else a UTC instant.

@@ -18,14 +18,17 @@ pub mod curve;
 pub mod model;
 pub mod read;
 pub mod series;
+pub mod timetext;
 pub mod write;
 
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{DataKey, WriteTx};
-use calendar::{parse_time, parse_zone, Calendar};
+use calendar::{parse_zone, Calendar};
 use model::{Point, PointValue, Status};
 use serde_json::{Map, Value};
+use series::{OnDuplicate, PayloadNames};
+use timetext::TimeReader;
 
 /// `_type` of a time series.
 pub const SERIES_TYPE: &str = "VarTimeSeries";
@@ -152,12 +155,20 @@ fn prefix(name: &str, e: Error) -> Error {
     }
 }
 
-/// Parses sent observations, checking each time against the series calendar.
-pub fn parse_points(name: &str, header: &Map<String, Value>, data: &Value) -> Result<Vec<Point>> {
+/// Parses sent observations, checking each time against the series calendar. Times are read in
+/// payload order (the repeated hour of an autumn clock change, see [`timetext`]); an instant sent
+/// twice is resolved by `on_duplicate` (refused by default).
+pub fn parse_points(
+    name: &str,
+    header: &Map<String, Value>,
+    data: &Value,
+    on_duplicate: OnDuplicate,
+) -> Result<Vec<Point>> {
     let (calendar, tz, code) = series_settings(name, header)?;
     let Value::Array(items) = data else {
         return Ok(Vec::new());
     };
+    let mut times = TimeReader::new(tz);
     let mut points = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let at = |e: Error| prefix(&format!("{name}.data[{i}]"), e);
@@ -182,7 +193,7 @@ pub fn parse_points(name: &str, header: &Map<String, Value>, data: &Value) -> Re
                 )))
             }
         };
-        let t = parse_time(time, tz).map_err(at)?;
+        let t = times.read(time).map_err(at)?;
         calendar.check(t, tz, &code).map_err(at)?;
         let v = PointValue::from_json(obs.get("value").unwrap_or(&Value::Null)).map_err(at)?;
         let status = Status::from_json(obs.get("status").unwrap_or(&Value::Null))
@@ -190,11 +201,15 @@ pub fn parse_points(name: &str, header: &Map<String, Value>, data: &Value) -> Re
             .map(Box::new);
         points.push(Point { t, v, status });
     }
+    let names = PayloadNames {
+        place: &|i| format!("{name}.data[{i}]"),
+        time: &|t| calendar::format_time(t, calendar, tz),
+        hint: "or keep one with _onDuplicate=first|last",
+    };
+    series::sort_payload(&mut points, on_duplicate, &names)?;
     Ok(points)
 }
 
-/// Writes the payloads of the data properties of a save at an object version; returns whether any
-/// data changed.
 /// What a save changed in one data property (for the data `update` event).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct DataChange {
@@ -218,8 +233,9 @@ pub(crate) fn write_payloads(
     current: Option<u32>,
     version: u32,
     keep_history: bool,
-    replace: bool,
+    opts: &crate::documents::SaveOptions,
 ) -> Result<Vec<DataChange>> {
+    let replace = opts.replace;
     let mut changed = Vec::new();
     let series_change = |name: &str, points: &[Point], replaced: bool| {
         let mut times: Vec<i64> = points.iter().map(|p| p.t).collect();
@@ -242,7 +258,7 @@ pub(crate) fn write_payloads(
         match payload {
             DataPayload::Series(data) => {
                 let points = match &data {
-                    Some(d) => parse_points(&name, &header, d)?,
+                    Some(d) => parse_points(&name, &header, d, opts.on_duplicate)?,
                     None => Vec::new(),
                 };
                 if data.is_some() || replace {
@@ -275,13 +291,19 @@ pub(crate) fn write_payloads(
                 }
             }
             DataPayload::Curve(None) => {}
-            DataPayload::Points(points, replace_series) => {
+            DataPayload::Points(mut points, replace_series) => {
                 let (calendar, tz, code) = series_settings(&name, &header)?;
                 for (i, p) in points.iter().enumerate() {
                     calendar
                         .check(p.t, tz, &code)
                         .map_err(|e| prefix(&format!("{name}.data[{i}]"), e))?;
                 }
+                let names = PayloadNames {
+                    place: &|i| format!("{name} observation {}", i + 1),
+                    time: &|t| calendar::format_time(t, calendar, tz),
+                    hint: "or keep one with OnDuplicate::First or Last",
+                };
+                series::sort_payload(&mut points, opts.on_duplicate, &names)?;
                 let change = series_change(&name, &points, replace || replace_series);
                 if series::write(
                     tx,

@@ -404,7 +404,10 @@ fn item_header(
 impl Platform {
     /// Lists the data items of a source: every data property of every current object, as its
     /// header and system fields, filtered (`_filter`, field filters, `_search`) and sorted like
-    /// objects, paged, each with its data read by `q` (`_range`); `_distinct` lists values.
+    /// objects, paged; `_distinct` lists values. Without `_range` (or `tenor`, `listTenors`) each
+    /// item is a catalogue entry: its header with `_count`, `_first` and `_last` (observations
+    /// of a series, ondates of a curve) and no data; with them each item carries its data read
+    /// by `q`.
     pub fn list_data(
         &self,
         p: &Principal,
@@ -472,9 +475,15 @@ impl Platform {
             .min(items.len());
         let take = req.query.paging.limit.map_or(usize::MAX, |l| l as usize);
         let mut out = Vec::new();
-        for (scope, id, _) in items.into_iter().skip(skip).take(take) {
+        // Without `_range` (or a tenor) a list is a catalogue: headers and extents, no data.
+        let catalogue = q.range.is_none() && q.tenor.is_none() && !q.list_tenors;
+        for (scope, id, doc) in items.into_iter().skip(skip).take(take) {
             let text = format!("{}:{}", id.object, id.prop);
-            let item = self.data_item(p, tx.as_ref(), &scope, &id, &text, q)?;
+            let item = if catalogue {
+                catalogue_entry(tx.as_ref(), scope, id, doc)?
+            } else {
+                self.data_item(p, tx.as_ref(), &scope, &id, &text, q)?
+            };
             out.push(match &req.project {
                 Some(pr) => Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true)),
                 None => item,
@@ -482,6 +491,39 @@ impl Platform {
         }
         Ok(crate::store::Page { items: out, total })
     }
+}
+
+/// A data item's header with its extent: `_count`, `_first` and `_last` (a series' observations,
+/// as the series prints its times; a curve's ondates).
+fn catalogue_entry(
+    tx: &dyn ReadTx,
+    scope: Scope,
+    id: DataId,
+    mut doc: Map<String, Value>,
+) -> Result<Value> {
+    let key = DataKey {
+        scope,
+        object: id.object,
+        prop: id.prop,
+    };
+    let version = doc.get("_version").and_then(Value::as_u64).unwrap_or(0) as u32;
+    let (count, bounds) = match DataKind::of(&Value::Object(doc.clone())) {
+        Some(DataKind::Curve) => {
+            let e = tx.curve_extent(&key, version)?;
+            (e.count, e.bounds)
+        }
+        _ => {
+            let (calendar, tz, _) = series_settings(&key.prop, &doc)?;
+            let e = tx.series_extent(&key, version)?;
+            let text = |t| format_time(t, calendar, tz);
+            (e.count, e.bounds.map(|(a, b)| (text(a), text(b))))
+        }
+    };
+    doc.insert("_count".into(), json!(count));
+    let (first, last) = bounds.unzip();
+    doc.insert("_first".into(), json!(first));
+    doc.insert("_last".into(), json!(last));
+    Ok(Value::Object(doc))
 }
 
 /// Sorts documents by a sort spec (then by `_id`), comparing values as the store does: numbers

@@ -9,21 +9,120 @@
 
 use super::codec;
 use super::model::{mark_changed, Point};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::{Chunk, DataKey, ReadTx, WriteTx};
 
 /// Most observations in one chunk.
 pub const CHUNK_POINTS: usize = 4096;
 
-/// Sorts observations by time; for a repeated time the last one sent wins.
-pub fn normalise(mut points: Vec<Point>) -> Vec<Point> {
-    if points.windows(2).all(|w| w[0].t < w[1].t) {
-        return points;
+/// What a save does with a payload that holds one instant more than once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnDuplicate {
+    /// Refuse the payload, naming the instant and where it repeats (the default: nothing is
+    /// merged silently).
+    #[default]
+    Reject,
+    /// Keep the first observation of the instant in payload order.
+    First,
+    /// Keep the last observation of the instant in payload order.
+    Last,
+}
+
+impl OnDuplicate {
+    /// `reject`, `first` or `last` (case-insensitive).
+    pub fn parse(text: &str) -> Result<OnDuplicate> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "reject" => Ok(OnDuplicate::Reject),
+            "first" => Ok(OnDuplicate::First),
+            "last" => Ok(OnDuplicate::Last),
+            _ => Err(Error::invalid_parameter(format!(
+                "on-duplicate \"{text}\" is not one of reject, first, last"
+            ))),
+        }
     }
-    points.reverse();
+}
+
+/// How a payload names its observations in errors.
+pub struct PayloadNames<'a> {
+    /// The place of the i-th observation sent (`SPOT.data[3]`, `line 7`).
+    pub place: &'a dyn Fn(usize) -> String,
+    /// The text of an instant (in the series' calendar and zone).
+    pub time: &'a dyn Fn(i64) -> String,
+    /// How to keep one of the repeats instead (`_onDuplicate=first|last`).
+    pub hint: &'a str,
+}
+
+/// Sorts the observations of one payload by time, resolving an instant sent more than once by
+/// `policy`; returns how many observations were dropped. With [`OnDuplicate::Reject`] a repeated
+/// instant is an error naming it and the first two places it was sent at.
+pub fn sort_payload(
+    points: &mut Vec<Point>,
+    policy: OnDuplicate,
+    names: &PayloadNames<'_>,
+) -> Result<usize> {
+    if points.windows(2).all(|w| w[0].t < w[1].t) {
+        return Ok(0);
+    }
+    // Payload positions in time order (stable: repeats stay in payload order).
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_key(|&i| points[i].t);
+    let runs: Vec<&[usize]> = order
+        .chunk_by(|a, b| points[*a].t == points[*b].t)
+        .collect();
+    let repeated = runs.iter().filter(|r| r.len() > 1).count();
+    if repeated == 0 {
+        points.sort_by_key(|p| p.t);
+        return Ok(0);
+    }
+    if policy == OnDuplicate::Reject {
+        // The repeat that comes first in the payload.
+        let run = runs
+            .iter()
+            .filter(|r| r.len() > 1)
+            .min_by_key(|r| r[1])
+            .expect("a repeated instant");
+        let more = match repeated - 1 {
+            0 => String::new(),
+            n => format!(
+                " ({n} more instant{} repeat)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        return Err(Error::invalid_body(format!(
+            "{} and {} are the same time {}{more}: send each time once ({}); nothing was stored",
+            (names.place)(run[0]),
+            (names.place)(run[1]),
+            (names.time)(points[run[0]].t),
+            names.hint
+        )));
+    }
+    let keep: Vec<usize> = runs
+        .iter()
+        .map(|r| match policy {
+            OnDuplicate::First => r[0],
+            _ => r[r.len() - 1],
+        })
+        .collect();
+    let dropped = points.len() - keep.len();
+    let mut slots: Vec<Option<Point>> = std::mem::take(points).into_iter().map(Some).collect();
+    points.extend(keep.into_iter().filter_map(|i| slots[i].take()));
+    Ok(dropped)
+}
+
+/// Sorts observations by time; an instant held twice is an error (payloads resolve repeats
+/// with [`sort_payload`] first, so nothing is merged silently here).
+pub fn normalise(mut points: Vec<Point>) -> Result<Vec<Point>> {
+    if points.windows(2).all(|w| w[0].t < w[1].t) {
+        return Ok(points);
+    }
     points.sort_by_key(|p| p.t);
-    points.dedup_by_key(|p| p.t);
-    points
+    if let Some(w) = points.windows(2).find(|w| w[0].t == w[1].t) {
+        return Err(Error::invalid_body(format!(
+            "the observations hold the time {} ms twice: send each time once",
+            w[0].t
+        )));
+    }
+    Ok(points)
 }
 
 /// Merges sorted `new` observations into sorted `old` ones (see the module rules).
@@ -74,7 +173,7 @@ pub fn write(
     replace: bool,
     points: Vec<Point>,
 ) -> Result<bool> {
-    let points = normalise(points);
+    let points = normalise(points)?;
     let affected: Vec<Chunk> = match current {
         None => Vec::new(),
         Some(cur) if replace => tx.chunks(key, cur, None, None)?,
@@ -186,14 +285,84 @@ mod tests {
         assert_eq!(merged, vec![sent]);
     }
 
+    fn names() -> PayloadNames<'static> {
+        PayloadNames {
+            place: &|i| format!("data[{i}]"),
+            time: &|t| format!("t{t}"),
+            hint: "or pick one",
+        }
+    }
+
     #[test]
-    fn normalise_keeps_the_last_of_a_repeated_time() {
-        let points = normalise(vec![
+    fn a_repeated_instant_is_refused_or_resolved_in_payload_order() {
+        let sent = || {
+            vec![
+                Point::num(2, 1.0),
+                Point::num(1, 1.0),
+                Point::num(2, 7.0),
+                Point::num(3, 3.0),
+                Point::num(2, 9.0),
+            ]
+        };
+        let mut points = sent();
+        let err = sort_payload(&mut points, OnDuplicate::Reject, &names()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "data[0] and data[2] are the same time t2: send each time once (or pick one); \
+             nothing was stored"
+        );
+        assert_eq!(points, sent(), "a refused payload is left as sent");
+        let mut points = sent();
+        assert_eq!(
+            sort_payload(&mut points, OnDuplicate::First, &names()).unwrap(),
+            2
+        );
+        assert_eq!(
+            points,
+            vec![Point::num(1, 1.0), Point::num(2, 1.0), Point::num(3, 3.0)]
+        );
+        let mut points = sent();
+        sort_payload(&mut points, OnDuplicate::Last, &names()).unwrap();
+        assert_eq!(
+            points,
+            vec![Point::num(1, 1.0), Point::num(2, 9.0), Point::num(3, 3.0)]
+        );
+        // Unsorted without repeats: sorted, nothing dropped.
+        let mut points = vec![Point::num(3, 3.0), Point::num(1, 1.0)];
+        assert_eq!(
+            sort_payload(&mut points, OnDuplicate::Reject, &names()).unwrap(),
+            0
+        );
+        assert_eq!(points, vec![Point::num(1, 1.0), Point::num(3, 3.0)]);
+        // Two repeated instants: the first repeat in payload order is named, with a count.
+        let mut points = vec![
+            Point::num(5, 1.0),
+            Point::num(4, 1.0),
+            Point::num(4, 2.0),
+            Point::num(5, 2.0),
+        ];
+        let err = sort_payload(&mut points, OnDuplicate::Reject, &names()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("data[1] and data[2] are the same time t4 (1 more instant repeat)"),
+            "{err}"
+        );
+        assert!(OnDuplicate::parse("LAST").is_ok());
+        assert!(OnDuplicate::parse("middle").is_err());
+    }
+
+    #[test]
+    fn normalise_sorts_and_refuses_a_repeated_time() {
+        assert_eq!(
+            normalise(vec![Point::num(2, 1.0), Point::num(1, 1.0)]).unwrap(),
+            vec![Point::num(1, 1.0), Point::num(2, 1.0)]
+        );
+        assert!(normalise(vec![
             Point::num(2, 1.0),
             Point::num(1, 1.0),
-            Point::num(2, 7.0),
-        ]);
-        assert_eq!(points, vec![Point::num(1, 1.0), Point::num(2, 7.0)]);
+            Point::num(2, 7.0)
+        ])
+        .is_err());
     }
 
     #[test]

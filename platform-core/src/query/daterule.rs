@@ -24,7 +24,9 @@
 //! month (each clamping the day to the month's end), `W` the ISO week of the
 //! current ISO week-year keeping the weekday (clamped to the year's last
 //! week), `D` the day of the month (clamped to the month's end), and `h`, `m`,
-//! `s` the time of day. Calendar steps work on the wall clock of the
+//! `s` the time of day, each setting the finer units to zero, sub-seconds
+//! included (`h0` is exactly hh:00:00.000; date fields keep the time of day, as
+//! the reference vectors have it: `TM2D29` keeps 16:23:07). Calendar steps work on the wall clock of the
 //! evaluation time zone (UTC unless [`DateRule::eval_in`] is given another).
 
 use std::fmt;
@@ -395,9 +397,10 @@ fn apply_field<Tz: TimeZone>(t: DateTime<Tz>, field: &Field) -> Option<DateTime<
             new_date(NaiveDate::from_isoywd_opt(year, week, date.weekday())?)
         }
         FieldUnit::Day => new_date(clamped_date(date.year(), date.month(), v)?),
-        FieldUnit::Hour => local.with_hour(v)?,
-        FieldUnit::Minute => local.with_minute(v)?,
-        FieldUnit::Second => local.with_second(v)?,
+        // A time-of-day field zeroes the finer units, sub-seconds included (`h0` is hh:00:00.000).
+        FieldUnit::Hour => date.and_hms_opt(v, 0, 0)?,
+        FieldUnit::Minute => date.and_hms_opt(time.hour(), v, 0)?,
+        FieldUnit::Second => date.and_hms_opt(time.hour(), time.minute(), v)?,
     };
     relocalize(&t, moved)
 }
@@ -625,6 +628,21 @@ mod tests {
                 assert_eq!(add_business_days(d, n), Some(step(d, n)), "{d} {n}");
             }
         }
+    }
+
+    #[test]
+    fn time_fields_zero_the_finer_units_sub_seconds_included() {
+        let now = at("2024-07-08T16:23:07.250Z");
+        assert_eq!(eval_at("T-3Dh0m0s0", now), at("2024-07-05T00:00:00Z"));
+        assert_eq!(eval_at("Th5", now), at("2024-07-08T05:00:00Z"));
+        assert_eq!(eval_at("Tm30", now), at("2024-07-08T16:30:00Z"));
+        assert_eq!(eval_at("Ts0", now), at("2024-07-08T16:23:00Z"));
+        // Date fields keep the time of day (the reference vectors: TM2D29 keeps 16:23:07).
+        assert_eq!(eval_at("TD1", now), at("2024-07-01T16:23:07.250Z"));
+    }
+
+    fn eval_at(rule: &str, now: DateTime<Utc>) -> DateTime<Utc> {
+        parse(rule).expect("parses").eval(now).expect("evaluates")
     }
 
     #[test]

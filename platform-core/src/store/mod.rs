@@ -167,6 +167,15 @@ pub struct Chunk {
     pub payload: Vec<u8>,
 }
 
+/// The size and bounds of a data item: observations of a series, or ondates of a curve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extent<T> {
+    /// How many.
+    pub count: u64,
+    /// The first and the last (`None` when there are none).
+    pub bounds: Option<(T, T)>,
+}
+
 /// A stored secret: metadata in clear, the value sealed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SecretRow {
@@ -293,6 +302,11 @@ pub trait ReadTx {
     fn last_chunks(&self, key: &DataKey, version: u32, points: u64) -> Result<Vec<Chunk>>;
     /// The last chunk visible at a version that starts at or before `t`.
     fn chunk_before(&self, key: &DataKey, version: u32, t: i64) -> Result<Option<Chunk>>;
+    /// How many observations a series holds at a version, and its first and last times.
+    fn series_extent(&self, key: &DataKey, version: u32) -> Result<Extent<i64>>;
+    /// How many curves (ondates) a curve property holds at a version, and the first and last
+    /// ondates.
+    fn curve_extent(&self, key: &DataKey, version: u32) -> Result<Extent<String>>;
     /// The stored curve of one ondate visible at a version.
     fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>>;
     /// The curves visible at a version with ondates in `[from, to]` (inclusive), by ondate;

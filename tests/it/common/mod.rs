@@ -48,10 +48,20 @@ impl Resp {
         assert_eq!(err["code"], code, "{:?}", self.body);
         let message = err["message"].as_str().expect("message").to_string();
         assert!(!message.is_empty());
-        assert_eq!(
-            self.header("x-platform-error").as_deref(),
-            Some(format!("[{code}] {message}").as_str()),
+        let header = self.header("x-platform-error").expect("x-platform-error");
+        assert!(
+            header.bytes().all(|b| (b' '..=b'~').contains(&b)),
+            "{header}"
         );
+        if message.is_ascii() {
+            assert_eq!(header, format!("[{code}] {message}"));
+        } else {
+            let code = platform_core::ErrorCode::ALL
+                .into_iter()
+                .find(|c| c.name() == code)
+                .expect("a known code");
+            assert_eq!(header, platform_server::error::header_text(code, &message));
+        }
         message
     }
 }

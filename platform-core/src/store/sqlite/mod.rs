@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
-    AuditEntry, Chunk, Collection, DataKey, DeliveryRow, LogQuery, Page, ReadTx, RecordChunkRow,
-    SecretRow, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
+    AuditEntry, Chunk, Collection, DataKey, DeliveryRow, Extent, LogQuery, Page, ReadTx,
+    RecordChunkRow, SecretRow, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -670,6 +670,42 @@ impl ReadTx for Tx<'_> {
             .query_row(params![key.scope.tenant, key.scope.env, key.object, key.prop, version, t], chunk_row)
             .optional()
             .db()
+    }
+
+    fn series_extent(&self, key: &DataKey, version: u32) -> Result<Extent<i64>> {
+        let (count, first, last): (Option<i64>, Option<i64>, Option<i64>) = self
+            .conn
+            .prepare_cached(
+                "SELECT sum(n), min(start), max(stop) FROM series_chunks WHERE tenant = ?1 AND env = ?2 \
+                 AND obj = ?3 AND prop = ?4 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5)",
+            )
+            .db()?
+            .query_row(params![key.scope.tenant, key.scope.env, key.object, key.prop, version], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .db()?;
+        Ok(Extent {
+            count: count.unwrap_or(0).max(0) as u64,
+            bounds: first.zip(last),
+        })
+    }
+
+    fn curve_extent(&self, key: &DataKey, version: u32) -> Result<Extent<String>> {
+        let (count, first, last): (i64, Option<String>, Option<String>) = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*), min(ondate), max(ondate) FROM curves WHERE tenant = ?1 AND env = ?2 \
+                 AND obj = ?3 AND prop = ?4 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5)",
+            )
+            .db()?
+            .query_row(params![key.scope.tenant, key.scope.env, key.object, key.prop, version], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .db()?;
+        Ok(Extent {
+            count: count.max(0) as u64,
+            bounds: first.zip(last),
+        })
     }
 
     fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>> {
