@@ -1,59 +1,91 @@
-//! `platform data import|get` on a database file, through the core.
+//! `platform data import|get`: files into time series and curves, on a database file (through
+//! the core) or a running server (`--url`, through its REST interface); data items read back.
 //!
-//! `import` reads a whole CSV or JSON file into observations first (with a progress bar on a
-//! terminal), naming the line of the first bad one, and then writes them with one core call
-//! (`Platform::save_series`), so a file is stored whole or not at all.
+//! `import` reads the whole file first (with a progress bar on a terminal), naming the line of
+//! the first bad observation, and then writes it with one call (`Platform::save_series` or
+//! `save_curves`, or one `POST object/v1`), so a file is stored whole or not at all.
 //!
 //! ```text
-//! csv  := [header] row*                 blank lines are skipped; fields follow RFC 4180 quoting
-//! row  := time "," value ["," status]   status: a quality code (VALID, FAILED:info...) or empty
+//! csv    := [header] record*     fields separated by ",", ";" or tab: the one the first line
+//!                                holds most (--delimiter to say); RFC 4180 quoting; blank
+//!                                lines skipped
+//! series := time, value [, quality [, source [, reliability]]]
+//! curves := ondate, tenor, value [, quality [, source [, reliability]]]
 //! header names columns: time (or date, timestamp), value, status (or quality), source,
-//!   reliability; an unknown name in the first two columns is the time or the value
-//! json := [observation*] | {header fields..., "data": [observation*]}
+//!   reliability, ondate (or curvedate), tenor; an unknown name in the first two columns of a
+//!   series file is the time or the value. A header naming a tenor column, or a curve already
+//!   stored under the name, makes a curve file.
+//! json   := [observation*] | {header fields..., "data": [observation*]}     (series)
 //! ```
 //!
-//! A first row is a header when its first field does not start with a digit (no time does).
-//! A value is a number when it reads as a finite number, else text; an empty value is null.
+//! A first record is a header when its first field does not start with a digit (no time does).
+//! A value is a number when it reads as a finite number (in a `;` file `80,5` is 80.5), else
+//! text; an empty value is null. Times are read by the core's rules: every ISO 8601 form, in the
+//! series' time zone when they carry no offset, the repeated hour of an autumn clock change in
+//! file order. A time (or an ondate and tenor) the file holds twice is refused with both line
+//! numbers unless `--on-duplicate first|last` says which to keep.
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use platform_core::auth::Principal;
-use platform_core::data::calendar::{parse_time, Calendar};
+use platform_core::data::calendar::{format_time, utc_text, Calendar};
+use platform_core::data::curve;
 use platform_core::data::model::{Point, PointValue, Status};
 use platform_core::data::read::{DataId, DataQuery};
-use platform_core::data::{series_settings, DataKind, DATA_SYSTEM_FIELDS, SERIES_TYPE};
+use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
+use platform_core::data::timetext::TimeReader;
+use platform_core::data::{series_settings, DataKind, CURVE_TYPE, DATA_SYSTEM_FIELDS, SERIES_TYPE};
 use platform_core::documents::SaveOptions;
 use platform_core::format::csv::data_to_csv;
 use platform_core::ids::Source;
-use platform_core::query::Params;
+use platform_core::query::{period, Params};
 use platform_core::store::Collection;
 use platform_core::{Error, ErrorCode, Platform, Result};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
-use std::borrow::Cow;
+use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::io::{IsTerminal as _, Read as _, Write as _};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::local::Local;
+use crate::remote::{segment, Remote};
 
 #[derive(Subcommand)]
 pub enum DataCommand {
-    /// Load a CSV or JSON file into a time series, in one transaction.
+    /// Load a CSV or JSON file into a time series, or a CSV file of ondate,tenor,value into a
+    /// curve, in one transaction.
     Import(ImportArgs),
     /// Print a data item: a series, a curve, a tenor's history or a curve's tenors.
     Get(GetArgs),
+}
+
+/// Which of the observations a file holds twice to keep.
+#[derive(Clone, Copy, ValueEnum)]
+enum Duplicates {
+    /// Refuse the file, naming both lines.
+    Reject,
+    /// Keep the first in file order.
+    First,
+    /// Keep the last in file order.
+    Last,
 }
 
 #[derive(Args)]
 pub struct ImportArgs {
     #[command(flatten)]
     local: Local,
-    /// The series, OBJECT:PROPERTY (the object is created if absent).
+    /// A server's base URL (e.g. http://127.0.0.1:8080): import through it instead of --db.
+    #[arg(long, env = "PLATFORM_URL")]
+    url: Option<String>,
+    /// The token for --url.
+    #[arg(long, env = "PLATFORM_TOKEN", requires = "url")]
+    token: Option<String>,
+    /// The data item, OBJECT:PROPERTY (the object is created if absent).
     series: String,
-    /// A CSV file (time,value[,status]) or a JSON file ([{time,value,status}...] or
-    /// {header..., "data": [...]}); '-' reads standard input.
+    /// A CSV file (time,value[,status] for a series, ondate,tenor,value[,status] for a curve)
+    /// or a JSON file of a series ([{time,value,status}...] or {header..., "data": [...]});
+    /// '-' reads standard input.
     file: PathBuf,
     /// The series calendar (DAILY, BUSINESS, HOURLY, SPARSE...).
     #[arg(long)]
@@ -62,18 +94,36 @@ pub struct ImportArgs {
     /// series' zone, else UTC).
     #[arg(long)]
     timezone: Option<String>,
-    /// The series units.
+    /// The units.
     #[arg(long)]
     units: Option<String>,
-    /// The series currency.
+    /// The currency.
     #[arg(long)]
     currency: Option<String>,
-    /// Replace the stored observations instead of merging into them.
-    #[arg(long)]
+    /// Replace the stored observations instead of merging into them (a database file only).
+    #[arg(long, conflicts_with = "url")]
     replace: bool,
     /// The reason stored with the new object version.
     #[arg(long)]
     reason: Option<String>,
+    /// A time (or a curve's ondate and tenor) the file holds twice: refuse the file, or keep
+    /// the first or the last in file order.
+    #[arg(long, value_enum, default_value = "reject")]
+    on_duplicate: Duplicates,
+    /// The field separator of a CSV file: ',', ';' or 'tab' (default: the one the first line
+    /// holds most).
+    #[arg(long, value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
+}
+
+fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        t if t.len() == 1 && t.is_ascii() && !t.as_bytes()[0].is_ascii_alphanumeric() => {
+            Ok(t.as_bytes()[0])
+        }
+        _ => Err("use one character such as ',' or ';', or 'tab'".into()),
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -97,6 +147,9 @@ pub struct GetArgs {
     /// List the relative tenors of a curve.
     #[arg(long)]
     list_tenors: bool,
+    /// Read the data as of an object version: a number or a tag.
+    #[arg(long)]
+    version: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -120,6 +173,9 @@ fn get(args: GetArgs) -> Result<()> {
     if args.list_tenors {
         pairs.push(("listTenors", ""));
     }
+    if let Some(v) = &args.version {
+        pairs.push(("_version", v));
+    }
     let query = DataQuery::from_params(&Params::from_slice(&pairs))?;
     let object = args.id.split(':').next().unwrap_or_default();
     let (platform, who) = args.local.open()?;
@@ -134,7 +190,11 @@ fn get(args: GetArgs) -> Result<()> {
         // The server's rendering: a series (or a tenor's history) or a curve.
         (Format::Csv, one) => data_to_csv(one).unwrap_or_default(),
     };
-    // A reader that stops early (`| head`) is not an error.
+    write_stdout(&text)
+}
+
+/// Writes to standard output; a reader that stops early (`| head`) is not an error.
+fn write_stdout(text: &str) -> Result<()> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Internal(format!(
             "cannot write to standard output: {e}"
@@ -143,96 +203,298 @@ fn get(args: GetArgs) -> Result<()> {
     }
 }
 
+/// Where an import writes: a database file through the core, or a server.
+enum Target {
+    Local(Platform, Principal),
+    Remote(Remote),
+}
+
+impl Target {
+    /// The stored object, if any.
+    fn object(&self, id: &str) -> Result<Option<Map<String, Value>>> {
+        let found = match self {
+            Target::Local(platform, who) => {
+                platform.get(who, Collection::Object, Source::of_id(id), id, None, None)
+            }
+            Target::Remote(r) => r
+                .call(
+                    "GET",
+                    &format!("object/v1/{}/{}", Source::of_id(id), segment(id)),
+                    &[],
+                    None,
+                )
+                .map(|(v, _)| v),
+        };
+        match found {
+            Ok(Value::Object(o)) => Ok(Some(o)),
+            Ok(_) => Ok(None),
+            Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 fn import(args: ImportArgs) -> Result<()> {
     let id = DataId::parse(&args.series)?;
     if id.ondate.is_some() {
         return Err(Error::invalid_parameter(format!(
-            "\"{}\" names a curve: import writes time series, OBJECT:PROPERTY",
+            "\"{}\" names one curve: import into OBJECT:PROPERTY (the file names the ondates)",
             args.series
         )));
     }
-    let (platform, who) = args.local.open()?;
-    let stored = stored_header(&platform, &who, &id)?;
+    let target = match &args.url {
+        Some(url) => Target::Remote(Remote::new(
+            url,
+            args.token.clone(),
+            args.local.environment(),
+        )),
+        None => {
+            let (platform, who) = args.local.open()?;
+            Target::Local(platform, who)
+        }
+    };
+    let object = target.object(&id.object)?;
+    let before = object
+        .as_ref()
+        .and_then(|o| o.get("_version"))
+        .and_then(Value::as_u64);
+    let stored = object
+        .as_ref()
+        .and_then(|o| o.get(&id.prop))
+        .and_then(Value::as_object)
+        .cloned();
 
     let text = read_input(&args.file)?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
-    let (mut header, observations) = if json {
+    let (mut header, json_obs) = if json {
         let (header, obs) = json_file(body)?;
-        (header, Observations::Json(obs))
+        (header, Some(obs))
     } else {
-        (Map::new(), Observations::Csv)
+        (Map::new(), None)
     };
     for (field, flag) in [
-        ("calendar", args.calendar),
-        ("timezone", args.timezone),
-        ("units", args.units),
-        ("currency", args.currency),
+        ("calendar", &args.calendar),
+        ("timezone", &args.timezone),
+        ("units", &args.units),
+        ("currency", &args.currency),
     ] {
         if let Some(v) = flag {
-            header.insert(field.into(), Value::String(v));
+            header.insert(field.into(), Value::String(v.clone()));
         }
     }
-    // The settings the core will check against: the stored header with this one merged in.
-    let mut merged = stored.unwrap_or_default();
-    merged.extend(header.clone());
-    let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
-    let reader = PointReader {
-        calendar,
-        tz,
-        code: &code,
+    let on_duplicate = match args.on_duplicate {
+        Duplicates::Reject => OnDuplicate::Reject,
+        Duplicates::First => OnDuplicate::First,
+        Duplicates::Last => OnDuplicate::Last,
     };
+    let stored_kind = stored
+        .as_ref()
+        .and_then(|h| DataKind::of(&Value::Object(h.clone())));
 
     let bar = bar(body.len() as u64, "parsing");
-    let points = match observations {
-        Observations::Csv => reader.csv(body, &bar)?,
-        Observations::Json(obs) => reader.json(body, &obs, &bar)?,
+    let records = match json_obs {
+        Some(_) => None,
+        None => Some(csv_records(body, args.delimiter, &bar)?),
     };
-    bar.finish_and_clear();
-
-    let count = points.len();
-    let saving = spinner(format!("saving {count} observations"));
+    let curve_file = records.as_ref().is_some_and(|r| {
+        r.columns.contains(&Column::Tenor) || (!r.named && stored_kind == Some(DataKind::Curve))
+    });
+    let kind = if curve_file {
+        DataKind::Curve
+    } else {
+        DataKind::Series
+    };
+    if let Some(stored) = stored_kind.filter(|k| *k != kind) {
+        bar.finish_and_clear();
+        return Err(Error::invalid_body(format!(
+            "{} holds a {}, the file a {}: import into another name, or delete the property first",
+            args.series,
+            kind_name(stored),
+            kind_name(kind)
+        )));
+    }
     let opts = SaveOptions {
         replace: args.replace,
-        reason: args.reason,
-        source: None,
+        reason: args.reason.clone(),
         ..SaveOptions::default()
     };
-    let saved = platform.save_series(&who, &id.object, &id.prop, header, points, &opts);
-    saving.finish_and_clear();
-    let saved = saved?;
+    let summary = if kind == DataKind::Curve {
+        let records = records.expect("a curve file is CSV");
+        let curves = curve_rows(&records, &id.prop, on_duplicate)?;
+        bar.finish_and_clear();
+        save_curves(&target, &id, header, curves, &opts)?
+    } else {
+        // The settings times are read in: the stored header with this one merged in.
+        let mut merged = stored.unwrap_or_default();
+        merged.extend(header.clone());
+        let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
+        let mut reader = PointReader {
+            calendar,
+            tz,
+            code: &code,
+            times: TimeReader::new(tz),
+        };
+        let (mut points, lines) = match (&records, &json_obs) {
+            (Some(records), _) => reader.csv(records, &bar)?,
+            (None, Some(obs)) => reader.json(body, obs, &bar)?,
+            (None, None) => unreachable!("a file is CSV or JSON"),
+        };
+        bar.finish_and_clear();
+        let names = PayloadNames {
+            place: &|i| format!("line {}", lines[i]),
+            time: &|t| format_time(t, calendar, tz),
+            hint: "or keep one with --on-duplicate first|last",
+        };
+        let dropped = sort_payload(&mut points, on_duplicate, &names)?;
+        save_series(&target, &id, header, points, dropped, &opts)?
+    };
+    let after = summary.version;
+    let change = match (before, after) {
+        (Some(b), Some(a)) if a == b => " (no change: the data held them already)".to_string(),
+        (_, Some(a)) => format!(" (version {a})"),
+        _ => String::new(),
+    };
     eprintln!(
-        "imported {count} observations into {}:{} (version {})",
-        id.object,
-        id.prop,
-        saved.get("_version").unwrap_or(&Value::Null)
+        "imported {} into {}:{}{change}",
+        summary.what, id.object, id.prop
     );
     Ok(())
 }
 
-/// The header of the series as stored, if the object exists and holds it.
-fn stored_header(
-    platform: &Platform,
-    who: &Principal,
+fn kind_name(kind: DataKind) -> &'static str {
+    match kind {
+        DataKind::Series => "time series",
+        DataKind::Curve => "curve",
+    }
+}
+
+/// What an import stored, for its report.
+struct Saved {
+    what: String,
+    version: Option<u64>,
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+fn save_series(
+    target: &Target,
     id: &DataId,
-) -> Result<Option<Map<String, Value>>> {
-    let object = match platform.get(
-        who,
-        Collection::Object,
-        Source::of_id(&id.object),
-        &id.object,
-        None,
-        None,
-    ) {
-        Ok(o) => o,
-        Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    header: Map<String, Value>,
+    points: Vec<Point>,
+    dropped: usize,
+    opts: &SaveOptions,
+) -> Result<Saved> {
+    let count = points.len();
+    let saving = spinner(format!("saving {}", plural(count, "observation")));
+    let saved = match target {
+        Target::Local(platform, who) => {
+            platform.save_series(who, &id.object, &id.prop, header, points, opts)
+        }
+        Target::Remote(r) => {
+            let data: Vec<Value> = points
+                .iter()
+                .map(|p| {
+                    let time = utc_text(p.t).unwrap_or_else(|| p.t.to_string());
+                    p.to_json(time)
+                })
+                .collect();
+            let mut prop = header;
+            prop.insert("_type".into(), json!(SERIES_TYPE));
+            prop.insert("data".into(), Value::Array(data));
+            let body = json!({"_id": id.object, id.prop.clone(): prop});
+            r.call("POST", "object/v1", &reason_query(opts), Some(&body))
+                .map(|(v, _)| v)
+        }
     };
-    Ok(object
-        .get(&id.prop)
-        .filter(|h| DataKind::of(h) == Some(DataKind::Series))
-        .and_then(Value::as_object)
-        .cloned())
+    saving.finish_and_clear();
+    let saved = saved?;
+    let mut what = plural(count, "observation");
+    if dropped > 0 {
+        what.push_str(&format!(
+            " ({} the file held twice left out by --on-duplicate)",
+            plural(dropped, "observation")
+        ));
+    }
+    Ok(Saved {
+        what,
+        version: saved.get("_version").and_then(Value::as_u64),
+    })
+}
+
+fn save_curves(
+    target: &Target,
+    id: &DataId,
+    header: Map<String, Value>,
+    curves: CurveRows,
+    opts: &SaveOptions,
+) -> Result<Saved> {
+    let contracts: usize = curves.curves.iter().map(|(_, c)| c.len()).sum();
+    let sent: Vec<Map<String, Value>> = curves
+        .curves
+        .into_iter()
+        .map(|(ondate, contracts)| {
+            let mut m = Map::new();
+            m.insert("ondate".into(), Value::String(ondate));
+            m.insert("contracts".into(), Value::Array(contracts));
+            m
+        })
+        .collect();
+    let count = sent.len();
+    let saving = spinner(format!("saving {}", plural(count, "curve")));
+    let saved = match target {
+        Target::Local(platform, who) => {
+            platform.save_curves(who, &id.object, &id.prop, header, sent, opts)
+        }
+        // The interface takes one ondate a save: an array of saves is one transaction.
+        Target::Remote(r) => {
+            let body: Vec<Value> = sent
+                .into_iter()
+                .map(|curve| {
+                    let mut prop = header.clone();
+                    prop.insert("_type".into(), json!(CURVE_TYPE));
+                    prop.extend(curve);
+                    json!({"_id": id.object, id.prop.clone(): prop})
+                })
+                .collect();
+            r.call(
+                "POST",
+                "object/v1",
+                &reason_query(opts),
+                Some(&Value::Array(body)),
+            )
+            .map(|(v, _)| match v {
+                Value::Array(mut saved) => saved.pop().unwrap_or(Value::Null),
+                one => one,
+            })
+        }
+    };
+    saving.finish_and_clear();
+    let saved = saved?;
+    let mut what = format!(
+        "{} ({})",
+        plural(count, "curve"),
+        plural(contracts, "contract")
+    );
+    if curves.dropped > 0 {
+        what.push_str(&format!(
+            "; {} the file held twice left out by --on-duplicate",
+            plural(curves.dropped, "contract")
+        ));
+    }
+    Ok(Saved {
+        what,
+        version: saved.get("_version").and_then(Value::as_u64),
+    })
+}
+
+fn reason_query(opts: &SaveOptions) -> Vec<(String, String)> {
+    opts.reason
+        .iter()
+        .map(|r| ("_reason".to_string(), r.clone()))
+        .collect()
 }
 
 fn read_input(file: &PathBuf) -> Result<String> {
@@ -284,11 +546,6 @@ fn draw_target() -> ProgressDrawTarget {
     }
 }
 
-enum Observations<'a> {
-    Csv,
-    Json(Vec<&'a RawValue>),
-}
-
 /// Splits a JSON file into its header fields and its observations (each still raw, so its
 /// line can be named).
 fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue>)> {
@@ -323,7 +580,8 @@ fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue>)> {
         match name.as_str() {
             "_type" if value != SERIES_TYPE => {
                 return Err(Error::invalid_body(format!(
-                    "the file holds a {value}: import writes time series ({SERIES_TYPE})"
+                    "the file holds a {value}: JSON files hold time series ({SERIES_TYPE}); \
+                     curves import from CSV files of ondate,tenor,value"
                 )))
             }
             "_type" => {}
@@ -363,33 +621,303 @@ fn at_line(line: usize) -> impl Fn(Error) -> Error {
     }
 }
 
-/// How often the progress bar moves (in observations).
+/// How often the progress bar moves (in records).
 const TICK: usize = 4096;
 
-/// Turns observation texts into points, in the series' time zone and on its calendar.
-struct PointReader<'a> {
-    calendar: Calendar,
-    tz: chrono_tz::Tz,
-    code: &'a str,
-}
-
 /// The columns of a CSV file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Column {
     Time,
     Value,
     Quality,
     Source,
     Reliability,
+    Ondate,
+    Tenor,
+}
+
+impl Column {
+    fn name(self) -> &'static str {
+        match self {
+            Column::Time => "time",
+            Column::Value => "value",
+            Column::Quality => "quality",
+            Column::Source => "source",
+            Column::Reliability => "reliability",
+            Column::Ondate => "ondate",
+            Column::Tenor => "tenor",
+        }
+    }
+}
+
+/// The records of a CSV file, each with the line it starts on, and its columns.
+struct Records {
+    rows: Vec<(usize, csv::StringRecord)>,
+    columns: Vec<Column>,
+    /// Whether a header named the columns.
+    named: bool,
+    /// Whether `80,5` is a number (a `;` file).
+    decimal_comma: bool,
+}
+
+/// The separator a CSV text uses: `,`, `;` or tab, whichever its first line holds most outside
+/// quotes (tab, then `;` on a tie: they are chosen where commas are data).
+fn detect_delimiter(text: &str) -> u8 {
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    let mut counts = [0usize; 3];
+    let mut quoted = false;
+    for b in first.bytes() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\t' if !quoted => counts[0] += 1,
+            b';' if !quoted => counts[1] += 1,
+            b',' if !quoted => counts[2] += 1,
+            _ => {}
+        }
+    }
+    let best = counts.iter().copied().max().unwrap_or(0);
+    if best == 0 || counts[2] == best && counts[0] < best && counts[1] < best {
+        b','
+    } else if counts[0] == best {
+        b'\t'
+    } else {
+        b';'
+    }
+}
+
+/// Reads a CSV text into records (the `csv` crate: RFC 4180 quoting, CR LF or LF), leaving out
+/// blank lines, and names its columns from a header row if it has one.
+fn csv_records(text: &str, delimiter: Option<u8>, bar: &ProgressBar) -> Result<Records> {
+    let delimiter = delimiter.unwrap_or_else(|| detect_delimiter(text));
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let mut rows = Vec::with_capacity(text.len() / 24);
+    let mut record = csv::StringRecord::new();
+    let mut lines = LineCounter {
+        bytes: text.as_bytes(),
+        counted: 0,
+        line: 1,
+    };
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let at = e.position().map_or(lines.counted, |p| p.byte() as usize);
+                return Err(Error::invalid_body(format!(
+                    "line {}: the file is not valid CSV ({})",
+                    lines.line_at(at),
+                    e.kind_text()
+                )));
+            }
+        }
+        let at = record
+            .position()
+            .map_or(lines.counted, |p| p.byte() as usize);
+        let start = lines.line_at(at);
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        if rows.len() % TICK == 0 {
+            bar.set_position(at as u64);
+        }
+        rows.push((start, record.clone()));
+    }
+    // A quote that is never closed swallows the lines after it into one field: refuse that
+    // rather than store the rest of the file as one text value.
+    if text.bytes().filter(|b| *b == b'"').count() % 2 == 1 {
+        if let Some((line, _)) = rows
+            .last()
+            .filter(|(_, r)| r.iter().any(|f| f.contains('\n')))
+        {
+            return Err(Error::invalid_body(format!(
+                "line {line}: a quoted field is not closed"
+            )));
+        }
+    }
+    let mut columns = vec![Column::Time, Column::Value, Column::Quality];
+    let mut named = false;
+    if let Some((line, first)) = rows.first() {
+        let starts_with_digit = first
+            .get(0)
+            .and_then(|f| f.bytes().next())
+            .is_some_and(|b| b.is_ascii_digit());
+        if !starts_with_digit {
+            columns = header_columns(first).map_err(at_line(*line))?;
+            named = true;
+            rows.remove(0);
+        }
+    }
+    Ok(Records {
+        rows,
+        columns,
+        named,
+        decimal_comma: delimiter == b';',
+    })
+}
+
+/// Line numbers of byte offsets met in order. The `csv` crate places a record that follows blank
+/// lines at the blank lines, so line breaks at an offset are skipped first.
+struct LineCounter<'a> {
+    bytes: &'a [u8],
+    counted: usize,
+    line: usize,
+}
+
+impl LineCounter<'_> {
+    fn line_at(&mut self, mut at: usize) -> usize {
+        while matches!(self.bytes.get(at), Some(b'\r' | b'\n')) {
+            at += 1;
+        }
+        let at = at.max(self.counted).min(self.bytes.len());
+        self.line += self.bytes[self.counted..at]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        self.counted = at;
+        self.line
+    }
+}
+
+/// The text of an error kind of the `csv` crate.
+trait KindText {
+    fn kind_text(&self) -> String;
+}
+
+impl KindText for csv::Error {
+    fn kind_text(&self) -> String {
+        match self.kind() {
+            csv::ErrorKind::Utf8 { .. } => "a field is not UTF-8".into(),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+/// A CSV value: a finite number, else text; empty is null. In a `;` file a decimal comma
+/// (`80,5`) is a number.
+fn csv_value(field: &str, decimal_comma: bool) -> PointValue {
+    let trimmed = field.trim();
+    if trimmed.is_empty() {
+        return PointValue::Null;
+    }
+    let number = if decimal_comma && trimmed.matches(',').count() == 1 && !trimmed.contains('.') {
+        trimmed.replace(',', ".").parse::<f64>()
+    } else {
+        trimmed.parse::<f64>()
+    };
+    match number {
+        Ok(n) if n.is_finite() => PointValue::Num(n),
+        _ => PointValue::Text(field.to_string()),
+    }
+}
+
+/// The columns named by a header row.
+fn header_columns(names: &csv::StringRecord) -> Result<Vec<Column>> {
+    let curve = names.iter().any(|n| n.trim().eq_ignore_ascii_case("tenor"));
+    let mut columns = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let lower = name.trim().to_ascii_lowercase();
+        let column = match (lower.as_str(), i, curve) {
+            ("time" | "date" | "timestamp", _, false) => Column::Time,
+            ("ondate" | "curvedate", _, true) => Column::Ondate,
+            ("tenor", _, true) => Column::Tenor,
+            ("value", _, _) => Column::Value,
+            ("status" | "quality", _, _) => Column::Quality,
+            ("source", _, _) => Column::Source,
+            ("reliability", _, _) => Column::Reliability,
+            (_, 0, false) => Column::Time,
+            (_, 1, false) => Column::Value,
+            _ => {
+                return Err(Error::invalid_body(format!(
+                    "unknown column \"{name}\": use {}",
+                    if curve {
+                        "ondate, tenor, value, status (or quality), source, reliability"
+                    } else {
+                        "time, value, status (or quality), source, reliability"
+                    }
+                )))
+            }
+        };
+        if columns.contains(&column) {
+            return Err(Error::invalid_body(format!(
+                "column \"{name}\" repeats the {} column",
+                column.name()
+            )));
+        }
+        columns.push(column);
+    }
+    let needed: &[Column] = if curve {
+        &[Column::Ondate, Column::Tenor, Column::Value]
+    } else {
+        &[Column::Time, Column::Value]
+    };
+    for needed in needed {
+        if !columns.contains(needed) {
+            return Err(Error::invalid_body(format!(
+                "the header has no {} column",
+                needed.name()
+            )));
+        }
+    }
+    Ok(columns)
+}
+
+/// The fields of one record by column, checking it has no more fields than columns.
+fn fields<'r>(
+    columns: &[Column],
+    record: &'r csv::StringRecord,
+) -> Result<HashMap<Column, &'r str>> {
+    if record.len() > columns.len() {
+        return Err(Error::invalid_body(format!(
+            "{} fields, expected at most {} ({})",
+            record.len(),
+            columns.len(),
+            columns
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>()
+                .join(",")
+        )));
+    }
+    Ok(columns.iter().copied().zip(record.iter()).collect())
+}
+
+/// The status of a record from its quality, source and reliability fields.
+fn record_status(fields: &HashMap<Column, &str>) -> Result<Option<Status>> {
+    let mut status = Map::new();
+    for column in [Column::Quality, Column::Source, Column::Reliability] {
+        if let Some(f) = fields.get(&column).filter(|f| !f.trim().is_empty()) {
+            status.insert(column.name().into(), Value::String(f.trim().to_string()));
+        }
+    }
+    if status.is_empty() {
+        return Ok(None);
+    }
+    Status::from_json(&Value::Object(status))
+}
+
+/// Turns observation texts into points, in the series' time zone and on its calendar.
+struct PointReader<'a> {
+    calendar: Calendar,
+    tz: chrono_tz::Tz,
+    code: &'a str,
+    times: TimeReader,
 }
 
 impl PointReader<'_> {
-    fn point(&self, time: &str, v: PointValue, status: Option<Status>) -> Result<Point> {
+    fn point(&mut self, time: &str, v: PointValue, status: Option<Status>) -> Result<Point> {
         let time = time.trim();
         if time.is_empty() {
             return Err(Error::new(ErrorCode::MissingParameter, "the time is empty"));
         }
-        let t = parse_time(time, self.tz)?;
+        let t = self.times.read(time)?;
         self.calendar.check(t, self.tz, self.code)?;
         Ok(Point {
             t,
@@ -398,8 +926,15 @@ impl PointReader<'_> {
         })
     }
 
-    fn json(&self, text: &str, items: &[&RawValue], bar: &ProgressBar) -> Result<Vec<Point>> {
+    /// The observations of a JSON file and the line of each.
+    fn json(
+        &mut self,
+        text: &str,
+        items: &[&RawValue],
+        bar: &ProgressBar,
+    ) -> Result<(Vec<Point>, Vec<usize>)> {
         let mut points = Vec::with_capacity(items.len());
+        let mut lines = Vec::with_capacity(items.len());
         let (mut line, mut counted) = (1, 0);
         for (i, raw) in items.iter().enumerate() {
             let at = offset(text, raw);
@@ -414,11 +949,12 @@ impl PointReader<'_> {
             let obs: Value = serde_json::from_str(raw.get())
                 .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("line {line}: {e}")))?;
             points.push(self.json_point(&obs).map_err(at_line(line))?);
+            lines.push(line);
         }
-        Ok(points)
+        Ok((points, lines))
     }
 
-    fn json_point(&self, obs: &Value) -> Result<Point> {
+    fn json_point(&mut self, obs: &Value) -> Result<Point> {
         let Value::Object(obs) = obs else {
             return Err(Error::invalid_body(
                 "an observation must be an object {time, value, status}",
@@ -434,264 +970,197 @@ impl PointReader<'_> {
         self.point(time, v, status)
     }
 
-    fn csv(&self, text: &str, bar: &ProgressBar) -> Result<Vec<Point>> {
-        let mut reader = CsvReader::new(text);
-        let mut points = Vec::with_capacity(text.len() / 24);
-        let mut columns = vec![Column::Time, Column::Value, Column::Quality];
-        let mut first = true;
-        while let Some((line, fields)) = reader.record()? {
-            let at = at_line(line);
-            if first {
-                first = false;
-                let starts_with_digit = fields
-                    .first()
-                    .and_then(|f| f.trim().bytes().next())
-                    .is_some_and(|b| b.is_ascii_digit());
-                if !starts_with_digit {
-                    columns = header_columns(&fields).map_err(&at)?;
-                    continue;
-                }
+    /// The observations of a CSV file and the line of each.
+    fn csv(&mut self, records: &Records, bar: &ProgressBar) -> Result<(Vec<Point>, Vec<usize>)> {
+        let mut points = Vec::with_capacity(records.rows.len());
+        let mut lines = Vec::with_capacity(records.rows.len());
+        for (i, (line, record)) in records.rows.iter().enumerate() {
+            if i % TICK == 0 {
+                bar.tick();
             }
-            if points.len() % TICK == 0 {
-                bar.set_position(reader.pos as u64);
-            }
-            if fields.len() > columns.len() {
-                return Err(at(Error::invalid_body(format!(
-                    "{} fields, expected at most {} ({})",
-                    fields.len(),
-                    columns.len(),
-                    columns
-                        .iter()
-                        .map(|c| format!("{c:?}").to_ascii_lowercase())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ))));
-            }
-            let mut time = "";
-            let mut v = PointValue::Null;
-            let mut status = Map::new();
-            for (column, field) in columns.iter().zip(&fields) {
-                let field = field.as_ref();
-                match column {
-                    Column::Time => time = field,
-                    Column::Value => v = csv_value(field),
-                    other => {
-                        if !field.trim().is_empty() {
-                            let name = format!("{other:?}").to_ascii_lowercase();
-                            status.insert(name, Value::String(field.trim().to_string()));
-                        }
-                    }
-                }
-            }
-            let status = if status.is_empty() {
-                None
-            } else {
-                Status::from_json(&Value::Object(status)).map_err(&at)?
-            };
+            let at = at_line(*line);
+            let fields = fields(&records.columns, record).map_err(&at)?;
+            let time = fields.get(&Column::Time).copied().unwrap_or_default();
+            let v = csv_value(
+                fields.get(&Column::Value).copied().unwrap_or_default(),
+                records.decimal_comma,
+            );
+            let status = record_status(&fields).map_err(&at)?;
             points.push(self.point(time, v, status).map_err(&at)?);
+            lines.push(*line);
         }
-        Ok(points)
+        Ok((points, lines))
     }
 }
 
-/// A CSV value: a finite number, else text; empty is null.
-fn csv_value(field: &str) -> PointValue {
-    let trimmed = field.trim();
-    if trimmed.is_empty() {
-        return PointValue::Null;
-    }
-    match trimmed.parse::<f64>() {
-        Ok(n) if n.is_finite() => PointValue::Num(n),
-        _ => PointValue::Text(field.to_string()),
-    }
+/// The curves of a file: contracts by ondate, in file order.
+#[derive(Debug)]
+struct CurveRows {
+    curves: Vec<(String, Vec<Value>)>,
+    /// Contracts the file held twice, left out by `--on-duplicate`.
+    dropped: usize,
 }
 
-/// The columns named by a header row.
-fn header_columns(names: &[Cow<'_, str>]) -> Result<Vec<Column>> {
-    let mut columns = Vec::with_capacity(names.len());
-    for (i, name) in names.iter().enumerate() {
-        let lower = name.trim().to_ascii_lowercase();
-        let column = match (lower.as_str(), i) {
-            ("time" | "date" | "timestamp", _) => Column::Time,
-            ("value", _) => Column::Value,
-            ("status" | "quality", _) => Column::Quality,
-            ("source", _) => Column::Source,
-            ("reliability", _) => Column::Reliability,
-            (_, 0) => Column::Time,
-            (_, 1) => Column::Value,
-            _ => {
+/// Reads the records of a curve file into contracts by ondate, checking each ondate and tenor
+/// on its line; an (ondate, tenor) held twice is refused or resolved by `policy`.
+fn curve_rows(records: &Records, prop: &str, policy: OnDuplicate) -> Result<CurveRows> {
+    let columns = if records.named {
+        records.columns.clone()
+    } else {
+        vec![
+            Column::Ondate,
+            Column::Tenor,
+            Column::Value,
+            Column::Quality,
+            Column::Source,
+            Column::Reliability,
+        ]
+    };
+    let mut curves: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    // (ondate, tenor) -> (curve, contract, line)
+    let mut seen: HashMap<(String, String), (usize, usize, usize)> = HashMap::new();
+    let mut dropped = 0;
+    for (line, record) in &records.rows {
+        let at = at_line(*line);
+        let fields = fields(&columns, record).map_err(&at)?;
+        let ondate_text = fields.get(&Column::Ondate).copied().unwrap_or_default();
+        let (ondate, _) = curve::parse_ondate(prop, Some(&json!(ondate_text))).map_err(&at)?;
+        let tenor = fields.get(&Column::Tenor).copied().unwrap_or_default();
+        period::parse(tenor)
+            .and_then(|p| p.resolve(ondate))
+            .map_err(|e| at(Error::invalid_parameter(format!("{prop}: {e}"))))?;
+        let value = csv_value(
+            fields.get(&Column::Value).copied().unwrap_or_default(),
+            records.decimal_comma,
+        );
+        let mut contract = Map::new();
+        contract.insert("tenor".into(), Value::String(tenor.to_string()));
+        contract.insert("value".into(), value.to_json());
+        if let Some(status) = record_status(&fields).map_err(&at)? {
+            contract.insert("status".into(), status.to_json());
+        }
+        let ondate = ondate.format("%Y-%m-%d").to_string();
+        let curve = *index.entry(ondate.clone()).or_insert_with(|| {
+            curves.push((ondate.clone(), Vec::new()));
+            curves.len() - 1
+        });
+        let key = (ondate.clone(), tenor.to_ascii_uppercase());
+        match (seen.get(&key).copied(), policy) {
+            (Some((_, _, first)), OnDuplicate::Reject) => {
                 return Err(Error::invalid_body(format!(
-                    "unknown column \"{name}\": use time, value, status (or quality), source, reliability"
+                    "lines {first} and {line} are both tenor {tenor} of ondate {ondate}: send \
+                     each contract once (or keep one with --on-duplicate first|last); nothing \
+                     was stored"
                 )))
             }
-        };
-        if columns.contains(&column) {
-            return Err(Error::invalid_body(format!(
-                "column \"{name}\" repeats the {} column",
-                format!("{column:?}").to_ascii_lowercase()
-            )));
-        }
-        columns.push(column);
-    }
-    for needed in [Column::Time, Column::Value] {
-        if !columns.contains(&needed) {
-            return Err(Error::invalid_body(format!(
-                "the header has no {} column",
-                format!("{needed:?}").to_ascii_lowercase()
-            )));
-        }
-    }
-    Ok(columns)
-}
-
-/// Records of a CSV text (RFC 4180 quoting, LF or CRLF line ends, blank lines skipped), each
-/// with the line it starts on. Unquoted fields are trimmed.
-struct CsvReader<'a> {
-    text: &'a str,
-    pos: usize,
-    line: usize,
-}
-
-impl<'a> CsvReader<'a> {
-    fn new(text: &'a str) -> Self {
-        CsvReader {
-            text,
-            pos: 0,
-            line: 1,
-        }
-    }
-
-    /// The next record and its line.
-    fn record(&mut self) -> Result<Option<(usize, Vec<Cow<'a, str>>)>> {
-        let bytes = self.text.as_bytes();
-        // Blank lines.
-        loop {
-            let rest = &bytes[self.pos..];
-            let end = rest.iter().position(|b| *b == b'\n');
-            let line = &rest[..end.unwrap_or(rest.len())];
-            if !line.iter().all(u8::is_ascii_whitespace) {
-                break;
+            (Some(_), OnDuplicate::First) => dropped += 1,
+            (Some((c, i, _)), OnDuplicate::Last) => {
+                curves[c].1[i] = Value::Object(contract);
+                dropped += 1;
             }
-            match end {
-                Some(n) => {
-                    self.pos += n + 1;
-                    self.line += 1;
-                }
-                None => return Ok(None),
+            (None, _) => {
+                seen.insert(key, (curve, curves[curve].1.len(), *line));
+                curves[curve].1.push(Value::Object(contract));
             }
         }
-        let start_line = self.line;
-        let mut fields = Vec::with_capacity(3);
-        loop {
-            let quoted_start = self.text[self.pos..]
-                .find(|c: char| c != ' ' && c != '\t')
-                .map(|n| self.pos + n)
-                .filter(|i| bytes[*i] == b'"');
-            if let Some(open) = quoted_start {
-                let mut value = String::new();
-                self.pos = open + 1;
-                loop {
-                    let Some(close) = self.text[self.pos..].find('"').map(|n| self.pos + n) else {
-                        return Err(Error::invalid_body(format!(
-                            "line {start_line}: a quoted field is not closed"
-                        )));
-                    };
-                    let part = &self.text[self.pos..close];
-                    self.line += part.bytes().filter(|b| *b == b'\n').count();
-                    value.push_str(part);
-                    self.pos = close + 1;
-                    if bytes.get(self.pos) == Some(&b'"') {
-                        value.push('"');
-                        self.pos += 1;
-                    } else {
-                        break;
-                    }
-                }
-                while matches!(bytes.get(self.pos), Some(b' ' | b'\t')) {
-                    self.pos += 1;
-                }
-                fields.push(Cow::Owned(value));
-            } else {
-                let end = self.text[self.pos..]
-                    .find([',', '\n'])
-                    .map_or(self.text.len(), |n| self.pos + n);
-                fields.push(Cow::Borrowed(self.text[self.pos..end].trim()));
-                self.pos = end;
-            }
-            match bytes.get(self.pos) {
-                None => break,
-                Some(b',') => self.pos += 1,
-                Some(b'\n') => {
-                    self.pos += 1;
-                    self.line += 1;
-                    break;
-                }
-                Some(b'\r') if bytes.get(self.pos + 1) == Some(&b'\n') => {
-                    self.pos += 2;
-                    self.line += 1;
-                    break;
-                }
-                Some(_) => {
-                    return Err(Error::invalid_body(format!(
-                        "line {}: text after a quoted field",
-                        self.line
-                    )))
-                }
-            }
-        }
-        Ok(Some((start_line, fields)))
     }
+    if curves.is_empty() {
+        return Err(Error::invalid_body("the file holds no contracts"));
+    }
+    Ok(CurveRows { curves, dropped })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn records(text: &str) -> Vec<(usize, Vec<String>)> {
-        let mut r = CsvReader::new(text);
-        let mut out = Vec::new();
-        while let Some((line, fields)) = r.record().unwrap() {
-            out.push((line, fields.into_iter().map(Cow::into_owned).collect()));
-        }
-        out
+    fn records(text: &str) -> Records {
+        csv_records(text, None, &ProgressBar::hidden()).unwrap()
+    }
+
+    fn fields_of(r: &Records) -> Vec<(usize, Vec<String>)> {
+        r.rows
+            .iter()
+            .map(|(line, rec)| (*line, rec.iter().map(str::to_string).collect()))
+            .collect()
     }
 
     #[test]
-    fn csv_records_quotes_and_lines() {
-        let text = "time,value\r\n\n2024-01-01, 1.5 ,VALID\n\"2024-01-02\",\"a, \"\"b\"\"\nc\"\n2024-01-03,";
+    fn csv_records_quotes_lines_and_headers() {
+        let r = records(
+            "time,value\r\n\n2024-01-01, 1.5 ,VALID\n\"2024-01-02\",\"a, \"\"b\"\"\nc\"\n2024-01-03,",
+        );
+        assert!(r.named);
+        assert_eq!(r.columns, vec![Column::Time, Column::Value]);
         assert_eq!(
-            records(text),
+            fields_of(&r),
             vec![
-                (1, vec!["time".into(), "value".into()]),
                 (3, vec!["2024-01-01".into(), "1.5".into(), "VALID".into()]),
                 (4, vec!["2024-01-02".into(), "a, \"b\"\nc".into()]),
                 (6, vec!["2024-01-03".into(), String::new()]),
             ]
         );
-        assert!(CsvReader::new("a,\"b").record().is_err());
-        assert!(CsvReader::new("a,\"b\"x").record().is_err());
+        let r = records("2024-01-01,1\n");
+        assert!(!r.named);
+        assert_eq!(r.columns[..2], [Column::Time, Column::Value]);
+        let err = csv_records(
+            "time,value\n2024-01-01,\"1\n2024-01-02,2\n",
+            None,
+            &ProgressBar::hidden(),
+        )
+        .err()
+        .expect("an unclosed quote");
+        assert_eq!(err.to_string(), "line 2: a quoted field is not closed");
+    }
+
+    #[test]
+    fn the_delimiter_is_the_one_the_first_line_holds_most() {
+        assert_eq!(detect_delimiter("time,value\n"), b',');
+        assert_eq!(detect_delimiter("\n\ntime;value;status\n"), b';');
+        assert_eq!(detect_delimiter("time\tvalue\n"), b'\t');
+        assert_eq!(detect_delimiter("2024-01-01;80,5\n"), b';');
+        assert_eq!(detect_delimiter("2024-01-01\t80,5\n"), b'\t');
+        assert_eq!(detect_delimiter("\"a;b\",c\n"), b',');
+        assert_eq!(detect_delimiter("2024-01-01\n"), b',');
+        let r = records("time;value\n2024-01-01;80,5\n2024-01-02;\"7\"\n");
+        assert_eq!(
+            fields_of(&r),
+            vec![
+                (2, vec!["2024-01-01".into(), "80,5".into()]),
+                (3, vec!["2024-01-02".into(), "7".into()])
+            ]
+        );
+        assert!(r.decimal_comma);
     }
 
     #[test]
     fn csv_values() {
-        assert_eq!(csv_value(" 2.5"), PointValue::Num(2.5));
-        assert_eq!(csv_value("-1e3"), PointValue::Num(-1000.0));
-        assert_eq!(csv_value("NaN"), PointValue::Text("NaN".into()));
-        assert_eq!(csv_value("n/a"), PointValue::Text("n/a".into()));
-        assert_eq!(csv_value(""), PointValue::Null);
+        assert_eq!(csv_value(" 2.5", false), PointValue::Num(2.5));
+        assert_eq!(csv_value("-1e3", false), PointValue::Num(-1000.0));
+        assert_eq!(csv_value("NaN", false), PointValue::Text("NaN".into()));
+        assert_eq!(csv_value("n/a", false), PointValue::Text("n/a".into()));
+        assert_eq!(csv_value("", false), PointValue::Null);
+        assert_eq!(csv_value("80,5", true), PointValue::Num(80.5));
+        assert_eq!(csv_value("80,5", false), PointValue::Text("80,5".into()));
+        assert_eq!(
+            csv_value("1,234.5", true),
+            PointValue::Text("1,234.5".into())
+        );
+    }
+
+    fn header(s: &str) -> csv::StringRecord {
+        csv::StringRecord::from(s.split(',').collect::<Vec<_>>())
     }
 
     #[test]
     fn header_names_columns() {
-        fn names(s: &str) -> Vec<Cow<'_, str>> {
-            s.split(',').map(Cow::Borrowed).collect()
-        }
         assert_eq!(
-            header_columns(&names("Date,Price")).unwrap(),
+            header_columns(&header("Date,Price")).unwrap(),
             vec![Column::Time, Column::Value]
         );
         assert_eq!(
-            header_columns(&names("value,time,quality,source,reliability")).unwrap(),
+            header_columns(&header("value,time,quality,source,reliability")).unwrap(),
             vec![
                 Column::Value,
                 Column::Time,
@@ -700,9 +1169,15 @@ mod tests {
                 Column::Reliability
             ]
         );
-        assert!(header_columns(&names("time,value,price")).is_err());
-        assert!(header_columns(&names("time,time")).is_err());
-        assert!(header_columns(&names("time,status")).is_err());
+        assert_eq!(
+            header_columns(&header("ondate,Tenor,value")).unwrap(),
+            vec![Column::Ondate, Column::Tenor, Column::Value]
+        );
+        assert!(header_columns(&header("time,value,price")).is_err());
+        assert!(header_columns(&header("time,time")).is_err());
+        assert!(header_columns(&header("time,status")).is_err());
+        assert!(header_columns(&header("tenor,value")).is_err());
+        assert!(header_columns(&header("ondate,tenor,value,price")).is_err());
     }
 
     #[test]
@@ -710,12 +1185,45 @@ mod tests {
         let text = "{\"units\": \"MW\",\n \"data\": [\n  {\"time\": \"2024-01-01\", \"value\": 1},\n  {\"time\": \"bad\"}\n]}";
         let (header, obs) = json_file(text).unwrap();
         assert_eq!(header.get("units"), Some(&Value::String("MW".into())));
-        let reader = PointReader {
+        let mut reader = PointReader {
             calendar: Calendar::Sparse,
             tz: chrono_tz::Tz::UTC,
             code: "SPARSE",
+            times: TimeReader::new(chrono_tz::Tz::UTC),
         };
         let err = reader.json(text, &obs, &ProgressBar::hidden()).unwrap_err();
         assert!(err.to_string().starts_with("line 4: "), "{err}");
+    }
+
+    #[test]
+    fn curve_rows_group_by_ondate_and_name_repeats() {
+        let r = records(
+            "ondate,tenor,value\n2024-03-01,M01,30\n2024-03-01,Q01,32\n2024-03-04,M01,31\n",
+        );
+        let rows = curve_rows(&r, "FWD", OnDuplicate::Reject).unwrap();
+        assert_eq!(rows.curves.len(), 2);
+        assert_eq!(rows.curves[0].0, "2024-03-01");
+        assert_eq!(rows.curves[0].1.len(), 2);
+        assert_eq!(rows.curves[1].1[0]["value"], 31.0);
+        let r = records("ondate,tenor,value\n2024-03-01,M01,30\n2024-03-01,m01,33\n");
+        let err = curve_rows(&r, "FWD", OnDuplicate::Reject).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("lines 2 and 3 are both tenor m01"),
+            "{err}"
+        );
+        let last = curve_rows(&r, "FWD", OnDuplicate::Last).unwrap();
+        assert_eq!(
+            (last.curves[0].1[0]["value"].clone(), last.dropped),
+            (json!(33.0), 1)
+        );
+        let first = curve_rows(&r, "FWD", OnDuplicate::First).unwrap();
+        assert_eq!(first.curves[0].1[0]["value"], 30.0);
+        let r = records("ondate,tenor,value\n2024-03-01,M01,30\n2024-03-01,X9,1\n");
+        let err = curve_rows(&r, "FWD", OnDuplicate::Reject).unwrap_err();
+        assert!(err.to_string().starts_with("line 3: "), "{err}");
+        let r = records("ondate,tenor,value\n01/03/2024,M01,30\n");
+        let err = curve_rows(&r, "FWD", OnDuplicate::Reject).unwrap_err();
+        assert!(err.to_string().contains("01/03/2024"), "{err}");
     }
 }

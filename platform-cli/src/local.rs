@@ -28,6 +28,11 @@ pub struct Local {
 }
 
 impl Local {
+    /// The environment named (`--env`).
+    pub fn environment(&self) -> &str {
+        &self.environment
+    }
+
     /// Opens the file and makes the principal.
     pub fn open(&self) -> Result<(Platform, Principal)> {
         let platform = Platform::open(&self.db)?;

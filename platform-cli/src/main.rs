@@ -6,6 +6,7 @@ mod automation;
 mod data;
 mod local;
 mod object;
+mod remote;
 mod serve;
 mod validate;
 

@@ -1,6 +1,8 @@
 //! The real `platform` binary as a process: serve on a free port, tokens, objects over HTTP and
 //! on the file, and a clean stop on SIGTERM.
 
+mod import;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::Path;

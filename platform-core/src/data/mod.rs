@@ -78,6 +78,9 @@ pub enum DataPayload {
     /// Observations already parsed (from a typed API or a file import), and whether they
     /// replace the stored ones.
     Points(Vec<Point>, bool),
+    /// The curves of several ondates (`{ondate, contracts}` each, from a typed API or a file
+    /// import), written at one object version.
+    Curves(Vec<Map<String, Value>>),
 }
 
 /// Splits a sent data property into its header (kept on the object) and its payload.
@@ -291,6 +294,28 @@ pub(crate) fn write_payloads(
                 }
             }
             DataPayload::Curve(None) => {}
+            DataPayload::Curves(curves) => {
+                for sent in &curves {
+                    let ondate = curve::write(
+                        tx,
+                        &key,
+                        current,
+                        version,
+                        keep_history,
+                        &name,
+                        &header,
+                        sent,
+                    )?;
+                    if let Some(ondate) = ondate {
+                        changed.push(DataChange {
+                            name: name.clone(),
+                            ondate: Some(ondate),
+                            times: Vec::new(),
+                            replaced: false,
+                        });
+                    }
+                }
+            }
             DataPayload::Points(mut points, replace_series) => {
                 let (calendar, tz, code) = series_settings(&name, &header)?;
                 for (i, p) in points.iter().enumerate() {

@@ -3,7 +3,7 @@
 
 use super::model::Point;
 use super::series::{self, Window};
-use super::{DataKind, DataPayload, SERIES_TYPE};
+use super::{DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::documents::{render, SaveOptions};
@@ -27,18 +27,58 @@ impl Platform {
         points: Vec<Point>,
         opts: &SaveOptions,
     ) -> Result<Value> {
+        let typed = vec![(prop.to_string(), DataPayload::Points(points, opts.replace))];
+        self.save_typed(p, object, prop, SERIES_TYPE, header, typed, opts)
+    }
+
+    /// Writes the curves of several ondates (`{ondate, contracts}` each, as a curve property
+    /// sends them) to the curve `prop` of `object` at one object version, in one transaction,
+    /// creating the object and the curve when absent; an ondate sent twice is refused. Returns
+    /// the saved object.
+    pub fn save_curves(
+        &self,
+        p: &Principal,
+        object: &str,
+        prop: &str,
+        header: Map<String, Value>,
+        curves: Vec<Map<String, Value>>,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
+        let mut seen = std::collections::HashSet::new();
+        for c in &curves {
+            let ondate = c.get("ondate").map(Value::to_string).unwrap_or_default();
+            if !seen.insert(ondate.clone()) {
+                return Err(Error::invalid_body(format!(
+                    "{prop}: the ondate {ondate} is sent twice: send each curve once"
+                )));
+            }
+        }
+        let typed = vec![(prop.to_string(), DataPayload::Curves(curves))];
+        self.save_typed(p, object, prop, CURVE_TYPE, header, typed, opts)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn save_typed(
+        &self,
+        p: &Principal,
+        object: &str,
+        prop: &str,
+        kind: &str,
+        header: Map<String, Value>,
+        typed: Vec<(String, DataPayload)>,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
         let mut header = header;
-        header.insert("_type".into(), Value::String(SERIES_TYPE.into()));
+        header.insert("_type".into(), Value::String(kind.into()));
         let mut item = Map::new();
         item.insert("_id".into(), Value::String(object.to_string()));
         item.insert(prop.to_string(), Value::Object(header));
         let now = format_instant(self.now());
-        // `replace` applies to the series here; the object's other fields stay.
+        // `replace` applies to the data here; the object's other fields stay.
         let object_opts = SaveOptions {
             replace: false,
             ..opts.clone()
         };
-        let typed = vec![(prop.to_string(), DataPayload::Points(points, opts.replace))];
         let stored = self.write(|tx| {
             self.save_one(
                 tx,
