@@ -1,0 +1,541 @@
+//! `platform data import|get`: files into time series and curves, on a database file (through
+//! the core) or a running server (`--url`, through its REST interface); data items read back.
+//!
+//! `import` reads the whole file first (with a progress bar on a terminal), naming the line of
+//! the first bad observation, and then writes it with one call (`Platform::save_series` or
+//! `save_curves`, or one `POST object/v1`), so a file is stored whole or not at all.
+//!
+//! ```text
+//! csv    := [header] record*     fields separated by ",", ";" or tab: the one the first line
+//!                                holds most (--delimiter to say); RFC 4180 quoting; blank
+//!                                lines skipped
+//! series := time, value [, quality [, source [, reliability]]]
+//! curves := ondate, tenor, value [, quality [, source [, reliability]]]
+//! header names columns: time (or date, timestamp), value, status (or quality), source,
+//!   reliability, ondate (or curvedate), tenor; an unknown name in the first two columns of a
+//!   series file is the time or the value. A header naming a tenor column, or a curve already
+//!   stored under the name, makes a curve file.
+//! json   := [observation*] | {header fields..., "data": [observation*]}     (series)
+//! ```
+//!
+//! A first record is a header when its first field does not start with a digit (no time does).
+//! A value is a number when it reads as a finite number (in a `;` file `80,5` is 80.5), else
+//! text; an empty value is null. Times are read by the core's rules: every ISO 8601 form, in the
+//! series' time zone when they carry no offset, the repeated hour of an autumn clock change in
+//! file order. A time (or an ondate and tenor) the file holds twice is refused with both line
+//! numbers unless `--on-duplicate first|last` says which to keep.
+
+use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use platform_core::auth::Principal;
+use platform_core::data::calendar::{format_time, utc_text};
+use platform_core::data::model::Point;
+use platform_core::data::read::{DataId, DataQuery};
+use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
+use platform_core::data::{series_settings, DataKind, CURVE_TYPE, SERIES_TYPE};
+use platform_core::documents::SaveOptions;
+use platform_core::format::csv::data_to_csv;
+use platform_core::ids::Source;
+use platform_core::query::Params;
+use platform_core::store::Collection;
+use platform_core::{Error, ErrorCode, Platform, Result};
+use serde_json::{json, Map, Value};
+use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::local::Local;
+use files::{csv_records, curve_rows, json_file, Column, CurveRows, PointReader};
+
+mod files;
+use crate::remote::{segment, Remote};
+
+#[derive(Subcommand)]
+pub enum DataCommand {
+    /// Load a CSV or JSON file into a time series, or a CSV file of ondate,tenor,value into a
+    /// curve, in one transaction.
+    Import(ImportArgs),
+    /// Print a data item: a series, a curve, a tenor's history or a curve's tenors.
+    Get(GetArgs),
+}
+
+/// Which of the observations a file holds twice to keep.
+#[derive(Clone, Copy, ValueEnum)]
+enum Duplicates {
+    /// Refuse the file, naming both lines.
+    Reject,
+    /// Keep the first in file order.
+    First,
+    /// Keep the last in file order.
+    Last,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    local: Local,
+    /// A server's base URL (e.g. http://127.0.0.1:8080): import through it instead of --db.
+    #[arg(long, env = "PLATFORM_URL")]
+    url: Option<String>,
+    /// The token for --url.
+    #[arg(long, env = "PLATFORM_TOKEN", requires = "url")]
+    token: Option<String>,
+    /// The data item, OBJECT:PROPERTY (the object is created if absent).
+    series: String,
+    /// A CSV file (time,value[,status] for a series, ondate,tenor,value[,status] for a curve)
+    /// or a JSON file of a series ([{time,value,status}...] or {header..., "data": [...]});
+    /// '-' reads standard input.
+    file: PathBuf,
+    /// The series calendar (DAILY, BUSINESS, HOURLY, SPARSE...).
+    #[arg(long)]
+    calendar: Option<String>,
+    /// The series time zone, in which times without an offset are read (default: the stored
+    /// series' zone, else UTC).
+    #[arg(long)]
+    timezone: Option<String>,
+    /// The units.
+    #[arg(long)]
+    units: Option<String>,
+    /// The currency.
+    #[arg(long)]
+    currency: Option<String>,
+    /// Replace the stored observations instead of merging into them (a database file only).
+    #[arg(long, conflicts_with = "url")]
+    replace: bool,
+    /// The reason stored with the new object version.
+    #[arg(long)]
+    reason: Option<String>,
+    /// A time (or a curve's ondate and tenor) the file holds twice: refuse the file, or keep
+    /// the first or the last in file order.
+    #[arg(long, value_enum, default_value = "reject")]
+    on_duplicate: Duplicates,
+    /// The field separator of a CSV file: ',', ';' or 'tab' (default: the one the first line
+    /// holds most).
+    #[arg(long, value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
+}
+
+fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        t if t.len() == 1 && t.is_ascii() && !t.as_bytes()[0].is_ascii_alphanumeric() => {
+            Ok(t.as_bytes()[0])
+        }
+        _ => Err("use one character such as ',' or ';', or 'tab'".into()),
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Json,
+    Csv,
+}
+
+#[derive(Args)]
+pub struct GetArgs {
+    #[command(flatten)]
+    local: Local,
+    /// The data id: OBJECT:PROPERTY, or OBJECT:PROPERTY:ONDATE for one curve.
+    id: String,
+    /// Which observations (`_range`): last(10), from(2024-01), between(2024-01,2024-03)...
+    #[arg(long)]
+    range: Option<String>,
+    /// The history of one tenor of a curve (e.g. M1).
+    #[arg(long)]
+    tenor: Option<String>,
+    /// List the relative tenors of a curve.
+    #[arg(long)]
+    list_tenors: bool,
+    /// Read the data as of an object version: a number or a tag.
+    #[arg(long)]
+    version: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+}
+
+pub fn run(cmd: DataCommand) -> Result<()> {
+    match cmd {
+        DataCommand::Import(args) => import(args),
+        DataCommand::Get(args) => get(args),
+    }
+}
+
+fn get(args: GetArgs) -> Result<()> {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    if let Some(r) = &args.range {
+        pairs.push(("_range", r));
+    }
+    if let Some(t) = &args.tenor {
+        pairs.push(("tenor", t));
+    }
+    if args.list_tenors {
+        pairs.push(("listTenors", ""));
+    }
+    if let Some(v) = &args.version {
+        pairs.push(("_version", v));
+    }
+    let query = DataQuery::from_params(&Params::from_slice(&pairs))?;
+    let object = args.id.split(':').next().unwrap_or_default();
+    let (platform, who) = args.local.open()?;
+    let item = platform.read_data(&who, Source::of_id(object), &args.id, &query)?;
+    let text = match (args.format, &item) {
+        (Format::Json, _) => serde_json::to_string_pretty(&item).unwrap_or_default() + "\n",
+        // The tenors of a curve, one a line.
+        (Format::Csv, Value::Array(tenors)) => tenors
+            .iter()
+            .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_string) + "\n")
+            .collect(),
+        // The server's rendering: a series (or a tenor's history) or a curve.
+        (Format::Csv, one) => data_to_csv(one).unwrap_or_default(),
+    };
+    write_stdout(&text)
+}
+
+/// Writes to standard output; a reader that stops early (`| head`) is not an error.
+fn write_stdout(text: &str) -> Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Internal(format!(
+            "cannot write to standard output: {e}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Where an import writes: a database file through the core, or a server.
+enum Target {
+    Local(Platform, Principal),
+    Remote(Remote),
+}
+
+impl Target {
+    /// The stored object, if any.
+    fn object(&self, id: &str) -> Result<Option<Map<String, Value>>> {
+        let found = match self {
+            Target::Local(platform, who) => {
+                platform.get(who, Collection::Object, Source::of_id(id), id, None, None)
+            }
+            Target::Remote(r) => r
+                .call(
+                    "GET",
+                    &format!("object/v1/{}/{}", Source::of_id(id), segment(id)),
+                    &[],
+                    None,
+                )
+                .map(|(v, _)| v),
+        };
+        match found {
+            Ok(Value::Object(o)) => Ok(Some(o)),
+            Ok(_) => Ok(None),
+            Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+fn import(args: ImportArgs) -> Result<()> {
+    let id = DataId::parse(&args.series)?;
+    if id.ondate.is_some() {
+        return Err(Error::invalid_parameter(format!(
+            "\"{}\" names one curve: import into OBJECT:PROPERTY (the file names the ondates)",
+            args.series
+        )));
+    }
+    let target = match &args.url {
+        Some(url) => Target::Remote(Remote::new(
+            url,
+            args.token.clone(),
+            args.local.environment(),
+        )),
+        None => {
+            let (platform, who) = args.local.open()?;
+            Target::Local(platform, who)
+        }
+    };
+    let object = target.object(&id.object)?;
+    let before = object
+        .as_ref()
+        .and_then(|o| o.get("_version"))
+        .and_then(Value::as_u64);
+    let stored = object
+        .as_ref()
+        .and_then(|o| o.get(&id.prop))
+        .and_then(Value::as_object)
+        .cloned();
+
+    let text = read_input(&args.file)?;
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
+    let (mut header, json_obs) = if json {
+        let (header, obs) = json_file(body)?;
+        (header, Some(obs))
+    } else {
+        (Map::new(), None)
+    };
+    for (field, flag) in [
+        ("calendar", &args.calendar),
+        ("timezone", &args.timezone),
+        ("units", &args.units),
+        ("currency", &args.currency),
+    ] {
+        if let Some(v) = flag {
+            header.insert(field.into(), Value::String(v.clone()));
+        }
+    }
+    let on_duplicate = match args.on_duplicate {
+        Duplicates::Reject => OnDuplicate::Reject,
+        Duplicates::First => OnDuplicate::First,
+        Duplicates::Last => OnDuplicate::Last,
+    };
+    let stored_kind = stored
+        .as_ref()
+        .and_then(|h| DataKind::of(&Value::Object(h.clone())));
+
+    let bar = bar(body.len() as u64, "parsing");
+    let records = match json_obs {
+        Some(_) => None,
+        None => Some(csv_records(body, args.delimiter, &bar)?),
+    };
+    let curve_file = records.as_ref().is_some_and(|r| {
+        r.columns.contains(&Column::Tenor) || (!r.named && stored_kind == Some(DataKind::Curve))
+    });
+    let kind = if curve_file {
+        DataKind::Curve
+    } else {
+        DataKind::Series
+    };
+    if let Some(stored) = stored_kind.filter(|k| *k != kind) {
+        bar.finish_and_clear();
+        return Err(Error::invalid_body(format!(
+            "{} holds a {}, the file a {}: import into another name, or delete the property first",
+            args.series,
+            kind_name(stored),
+            kind_name(kind)
+        )));
+    }
+    let opts = SaveOptions {
+        replace: args.replace,
+        reason: args.reason.clone(),
+        ..SaveOptions::default()
+    };
+    let summary = if kind == DataKind::Curve {
+        let records = records.expect("a curve file is CSV");
+        let curves = curve_rows(&records, &id.prop, on_duplicate)?;
+        bar.finish_and_clear();
+        save_curves(&target, &id, header, curves, &opts)?
+    } else {
+        // The settings times are read in: the stored header with this one merged in.
+        let mut merged = stored.unwrap_or_default();
+        merged.extend(header.clone());
+        let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
+        let mut reader = PointReader::new(calendar, tz, &code);
+        let (mut points, lines) = match (&records, &json_obs) {
+            (Some(records), _) => reader.csv(records, &bar)?,
+            (None, Some(obs)) => reader.json(body, obs, &bar)?,
+            (None, None) => unreachable!("a file is CSV or JSON"),
+        };
+        bar.finish_and_clear();
+        let names = PayloadNames {
+            place: &|i| format!("line {}", lines[i]),
+            time: &|t| format_time(t, calendar, tz),
+            hint: "or keep one with --on-duplicate first|last",
+        };
+        let dropped = sort_payload(&mut points, on_duplicate, &names)?;
+        save_series(&target, &id, header, points, dropped, &opts)?
+    };
+    let after = summary.version;
+    let change = match (before, after) {
+        (Some(b), Some(a)) if a == b => " (no change: the data held them already)".to_string(),
+        (_, Some(a)) => format!(" (version {a})"),
+        _ => String::new(),
+    };
+    eprintln!(
+        "imported {} into {}:{}{change}",
+        summary.what, id.object, id.prop
+    );
+    Ok(())
+}
+
+fn kind_name(kind: DataKind) -> &'static str {
+    match kind {
+        DataKind::Series => "time series",
+        DataKind::Curve => "curve",
+    }
+}
+
+/// What an import stored, for its report.
+struct Saved {
+    what: String,
+    version: Option<u64>,
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+fn save_series(
+    target: &Target,
+    id: &DataId,
+    header: Map<String, Value>,
+    points: Vec<Point>,
+    dropped: usize,
+    opts: &SaveOptions,
+) -> Result<Saved> {
+    let count = points.len();
+    let saving = spinner(format!("saving {}", plural(count, "observation")));
+    let saved = match target {
+        Target::Local(platform, who) => {
+            platform.save_series(who, &id.object, &id.prop, header, points, opts)
+        }
+        Target::Remote(r) => {
+            let data: Vec<Value> = points
+                .iter()
+                .map(|p| {
+                    let time = utc_text(p.t).unwrap_or_else(|| p.t.to_string());
+                    p.to_json(time)
+                })
+                .collect();
+            let mut prop = header;
+            prop.insert("_type".into(), json!(SERIES_TYPE));
+            prop.insert("data".into(), Value::Array(data));
+            let body = json!({"_id": id.object, id.prop.clone(): prop});
+            r.call("POST", "object/v1", &reason_query(opts), Some(&body))
+                .map(|(v, _)| v)
+        }
+    };
+    saving.finish_and_clear();
+    let saved = saved?;
+    let mut what = plural(count, "observation");
+    if dropped > 0 {
+        what.push_str(&format!(
+            " ({} the file held twice left out by --on-duplicate)",
+            plural(dropped, "observation")
+        ));
+    }
+    Ok(Saved {
+        what,
+        version: saved.get("_version").and_then(Value::as_u64),
+    })
+}
+
+fn save_curves(
+    target: &Target,
+    id: &DataId,
+    header: Map<String, Value>,
+    curves: CurveRows,
+    opts: &SaveOptions,
+) -> Result<Saved> {
+    let contracts: usize = curves.curves.iter().map(|(_, c)| c.len()).sum();
+    let sent: Vec<Map<String, Value>> = curves
+        .curves
+        .into_iter()
+        .map(|(ondate, contracts)| {
+            let mut m = Map::new();
+            m.insert("ondate".into(), Value::String(ondate));
+            m.insert("contracts".into(), Value::Array(contracts));
+            m
+        })
+        .collect();
+    let count = sent.len();
+    let saving = spinner(format!("saving {}", plural(count, "curve")));
+    let saved = match target {
+        Target::Local(platform, who) => {
+            platform.save_curves(who, &id.object, &id.prop, header, sent, opts)
+        }
+        // The interface takes one ondate a save: an array of saves is one transaction.
+        Target::Remote(r) => {
+            let body: Vec<Value> = sent
+                .into_iter()
+                .map(|curve| {
+                    let mut prop = header.clone();
+                    prop.insert("_type".into(), json!(CURVE_TYPE));
+                    prop.extend(curve);
+                    json!({"_id": id.object, id.prop.clone(): prop})
+                })
+                .collect();
+            r.call(
+                "POST",
+                "object/v1",
+                &reason_query(opts),
+                Some(&Value::Array(body)),
+            )
+            .map(|(v, _)| match v {
+                Value::Array(mut saved) => saved.pop().unwrap_or(Value::Null),
+                one => one,
+            })
+        }
+    };
+    saving.finish_and_clear();
+    let saved = saved?;
+    let mut what = format!(
+        "{} ({})",
+        plural(count, "curve"),
+        plural(contracts, "contract")
+    );
+    if curves.dropped > 0 {
+        what.push_str(&format!(
+            "; {} the file held twice left out by --on-duplicate",
+            plural(curves.dropped, "contract")
+        ));
+    }
+    Ok(Saved {
+        what,
+        version: saved.get("_version").and_then(Value::as_u64),
+    })
+}
+
+fn reason_query(opts: &SaveOptions) -> Vec<(String, String)> {
+    opts.reason
+        .iter()
+        .map(|r| ("_reason".to_string(), r.clone()))
+        .collect()
+}
+
+fn read_input(file: &PathBuf) -> Result<String> {
+    let cannot = |e: std::io::Error| {
+        Error::invalid_parameter(format!("cannot read {}: {e}", file.display()))
+    };
+    let mut text = String::new();
+    if file.as_os_str() == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Error::invalid_parameter(format!("cannot read standard input: {e}")))?;
+        return Ok(text);
+    }
+    let f = std::fs::File::open(file).map_err(cannot)?;
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let bar = bar(len, "reading");
+    bar.wrap_read(f).read_to_string(&mut text).map_err(cannot)?;
+    bar.finish_and_clear();
+    Ok(text)
+}
+
+/// A progress bar over the bytes of the input, drawn only on a terminal.
+fn bar(len: u64, what: &'static str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), draw_target());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:8} [{bar:40.cyan/blue}] {bytes}/{total_bytes} ({eta} left)",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_message(what);
+    bar
+}
+
+fn spinner(message: String) -> ProgressBar {
+    let s = ProgressBar::with_draw_target(None, draw_target());
+    s.set_style(ProgressStyle::default_spinner());
+    s.set_message(message);
+    s.enable_steady_tick(Duration::from_millis(120));
+    s
+}
+
+fn draw_target() -> ProgressDrawTarget {
+    if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}
