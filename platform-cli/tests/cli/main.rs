@@ -2,6 +2,7 @@
 //! on the file, and a clean stop on SIGTERM.
 
 mod import;
+mod readme;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -46,7 +47,8 @@ impl Server {
 
     /// A server with extra environment variables.
     fn start_with(db: &Path, env: &[(&str, &str)]) -> Server {
-        let mut child = Command::new(BIN)
+        let mut command = Command::new(BIN);
+        command
             .args([
                 "serve",
                 "--db",
@@ -54,7 +56,23 @@ impl Server {
                 "--addr",
                 "127.0.0.1:0",
             ])
-            .envs(env.iter().copied())
+            .envs(env.iter().copied());
+        Server::spawn(command)
+    }
+
+    /// `platform ARGS --addr 127.0.0.1:0` in the directory `dir`.
+    fn start_in(dir: &Path, args: &[&str]) -> Server {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .args(["--addr", "127.0.0.1:0"])
+            .current_dir(dir)
+            .env_remove("PLATFORM_DB");
+        Server::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .env("PLATFORM_LOG", "info")
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
