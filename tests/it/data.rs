@@ -298,7 +298,9 @@ async fn curves_one_per_ondate_with_contract_periods() {
         m01["properties"],
         json!({"absolute": "2024M04", "relative": "M01", "start": "2024-04-01", "end": "2024-04-30", "expiry": "2024-03-31"})
     );
-    assert_eq!(one.body["contracts"][3]["tenor"], "Y01");
+    // An absolute code keeps its form; its relative code is in the properties.
+    assert_eq!(one.body["contracts"][3]["tenor"], "2025Y");
+    assert_eq!(one.body["contracts"][3]["properties"]["relative"], "Y01");
     // Without an ondate: the newest curve.
     let newest = c.get("/data/v1/private/TTF:FWD").await.body;
     assert_eq!(newest["ondate"]["curveDate"], "2024-03-04");
@@ -703,7 +705,7 @@ async fn csv_and_xml_of_a_series_and_a_curve() {
         .await;
     assert_eq!(
         curve.body.as_str().unwrap(),
-        "tenor,value,absolute,start,end,expiry\nM01,30.0,2024M04,2024-04-01,2024-04-30,2024-03-31\nM02,31.0,2024M05,2024-05-01,2024-05-31,2024-04-30\nQ01,32.0,2024Q02,2024-04-01,2024-06-30,2024-03-31\nY01,33.0,2025Y,2025-01-01,2025-12-31,2024-12-31\n"
+        "tenor,value,absolute,start,end,expiry\nM01,30.0,2024M04,2024-04-01,2024-04-30,2024-03-31\nM02,31.0,2024M05,2024-05-01,2024-05-31,2024-04-30\nQ01,32.0,2024Q02,2024-04-01,2024-06-30,2024-03-31\n2025Y,33.0,2025Y,2025-01-01,2025-12-31,2024-12-31\n"
     );
     let xml = s
         .send(

@@ -171,11 +171,9 @@ pub fn parse(name: &str, sent: &Map<String, Value>) -> Result<StoredCurve> {
             props.shift_remove(computed);
         }
         contracts.push(Contract {
-            tenor: if relative.is_empty() {
-                code.to_string()
-            } else {
-                relative.clone()
-            },
+            // The code as sent, in its canonical form (`2024Q3` is `2024Q03`); the other form
+            // is in `relative` or `absolute`.
+            tenor: code.to_string(),
             relative,
             absolute,
             value: PointValue::from_json(c.get("value").unwrap_or(&Value::Null))
@@ -422,7 +420,7 @@ mod tests {
         let q = &curve.contracts[1];
         assert_eq!(
             (q.tenor.as_str(), q.relative.as_str(), q.absolute.as_str()),
-            ("Q02", "Q02", "2024Q03")
+            ("2024Q03", "Q02", "2024Q03")
         );
         assert_eq!(q.expiry, "2024-06-25");
         assert_eq!(

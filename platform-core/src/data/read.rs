@@ -84,11 +84,13 @@ impl DataQuery {
             .get("_range")
             .map(|r| range::parse(r).map_err(|e| Error::invalid_parameter(format!("_range: {e}"))))
             .transpose()?;
+        // Every form accepted on input, read in its canonical form (`2024Q3` is `2024Q03`).
         let tenor = match params.get("tenor") {
-            Some(t) => {
-                period::parse(t).map_err(|e| Error::invalid_parameter(format!("tenor: {e}")))?;
-                Some(t.to_ascii_uppercase())
-            }
+            Some(t) => Some(
+                period::parse(t)
+                    .map_err(|e| Error::invalid_parameter(format!("tenor: {e}")))?
+                    .to_string(),
+            ),
             None => None,
         };
         Ok(DataQuery {
