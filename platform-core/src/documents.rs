@@ -439,10 +439,10 @@ impl Platform {
                 body
             }
         };
-        let body = if coll == Collection::ValidationConfig {
-            crate::validation::config::normalise(body)?
-        } else {
-            body
+        let body = match coll {
+            Collection::ValidationConfig => crate::validation::config::normalise(body)?,
+            Collection::Extension => crate::extensions::normalise(body),
+            _ => body,
         };
         let body_changed = current.as_ref().is_none_or(|cur| cur.body != body);
         if body_changed {

@@ -72,10 +72,17 @@ pub fn check_extension(fields: &Map<String, Value>) -> Result<()> {
                 if name.is_empty() {
                     return Err(Error::invalid_body(format!("views[{i}] needs a name")));
                 }
-                for f in ["script", "feature", "section", "tabname"] {
+                for f in ["script", "feature", "section", "tabname", "appname", "icon"] {
                     if v.get(f).is_some_and(|x| !x.is_string() && !x.is_null()) {
                         return Err(Error::invalid_body(format!(
                             "views[{i}].{f} must be a string"
+                        )));
+                    }
+                }
+                for f in ["excel", "insights"] {
+                    if v.get(f).is_some_and(|x| !x.is_boolean()) {
+                        return Err(Error::invalid_body(format!(
+                            "views[{i}].{f} must be true or false"
                         )));
                     }
                 }
@@ -89,6 +96,29 @@ pub fn check_extension(fields: &Map<String, Value>) -> Result<()> {
         }
     }
     resource_ids(fields).map(|_| ())
+}
+
+/// The defaults of an extension view the interface names.
+const VIEW_DEFAULTS: [(&str, fn() -> Value); 4] = [
+    ("section", || Value::String("Extension".into())),
+    ("tabname", || Value::String("Main".into())),
+    ("excel", || Value::Bool(false)),
+    ("insights", || Value::Bool(false)),
+];
+
+/// Fills the defaults of each view (`section` Extension, `tabname` Main, `excel` and `insights`
+/// false) where a view leaves them out or sends null.
+pub fn normalise(mut fields: Map<String, Value>) -> Map<String, Value> {
+    if let Some(Value::Array(views)) = fields.get_mut("views") {
+        for view in views.iter_mut().filter_map(Value::as_object_mut) {
+            for (field, default) in VIEW_DEFAULTS {
+                if view.get(field).is_none_or(Value::is_null) {
+                    view.insert(field.into(), default());
+                }
+            }
+        }
+    }
+    fields
 }
 
 /// The resources of an extension as `(service, name, id)` (name is empty in array form).

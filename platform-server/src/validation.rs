@@ -89,8 +89,8 @@ async fn save_config(
     Ok(HttpResponse::Ok().json(saved))
 }
 
-/// `_function=automations` (GET or POST validationconfig/v1): recreates the missing automations
-/// of `runOnUpdate` configurations.
+/// `_function=automations` (GET or POST validationconfig/v1, POST validation/v1): recreates the
+/// missing automations of `runOnUpdate` configurations.
 async fn config_function(req: &HttpRequest, state: &web::Data<AppState>, function: &str) -> Reply {
     if function != "automations" {
         return Err(ApiError::new(
@@ -239,8 +239,12 @@ async fn validation_post(
     let params = params(&req, &mut payload, state.config.max_body).await?;
     let function = params
         .get("_function")
-        .ok_or_else(|| ApiError::new(ErrorCode::MissingParameter, "POST validation/v1 needs _function (run, test, runMany, suggest, tune, override, removeOverride, comment)"))?
+        .ok_or_else(|| ApiError::new(ErrorCode::MissingParameter, "POST validation/v1 needs _function (run, test, runMany, suggest, tune, override, removeOverride, comment, automations)"))?
         .to_string();
+    // The interface lists it on this service too; its body is not shown, so none is read.
+    if function == "automations" {
+        return config_function(&req, &state, &function).await;
+    }
     let mut body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
     if let (Some(delay), Value::Object(m)) = (params.get("_delay"), &mut body) {
         m.insert("_delay".into(), Value::String(delay.to_string()));
@@ -254,7 +258,7 @@ async fn validation_post(
         "override" | "removeOverride" | "comment" => p.validation_records_action(who, &function, &body),
         other => Err(platform_core::Error::new(
             ErrorCode::InvalidParameter,
-            format!("unknown _function \"{other}\": use run, test, runMany, suggest, tune, override, removeOverride or comment"),
+            format!("unknown _function \"{other}\": use run, test, runMany, suggest, tune, override, removeOverride, comment or automations"),
         )),
     })
     .await?;

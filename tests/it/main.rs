@@ -3,6 +3,7 @@
 mod architecture;
 mod automation;
 mod common;
+mod conformance;
 mod corpus;
 mod data;
 mod errors;

@@ -455,19 +455,10 @@ impl Platform {
             }
         }
         if let Some(field) = &req.distinct {
-            let mut values: Vec<String> = items
-                .iter()
-                .filter_map(|(_, _, d)| {
-                    crate::query::filter::lookup(d, field)
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                })
-                .collect();
-            values.sort();
-            values.dedup();
+            let values = crate::query::distinct_strings(items.iter().map(|(_, _, d)| d), field);
             return Ok(crate::store::Page {
                 total: values.len() as u64,
-                items: values.into_iter().map(Value::String).collect(),
+                items: values,
             });
         }
         sort_docs(&mut items, &req.query.sort);

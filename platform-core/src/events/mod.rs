@@ -273,7 +273,7 @@ impl crate::Platform {
         }
         let Value::Object(body) = json!({
             "_id": EMAIL_VALIDATION_FAILED, "_type": "VarScript", "scriptType": "mustache",
-            "category": "automation",
+            "category": targets::TRANSFORMER_CATEGORY,
             "description": "Turns a data invalid event into an HTML email (target, kind, name, status, message, points, failed tenors)",
             "script": EMAIL_VALIDATION_FAILED_SOURCE,
         }) else {

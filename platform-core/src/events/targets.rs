@@ -168,6 +168,9 @@ pub fn find(id: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.id == id || t.code == id)
 }
 
+/// The script category of transformers, which the `@transformer` input lists.
+pub const TRANSFORMER_CATEGORY: &str = "automation";
+
 impl Target {
     /// Whether the target takes events of a service and action.
     pub fn accepts(&self, service: &str, action: &str) -> bool {
@@ -181,7 +184,9 @@ impl Target {
             let mut spec =
                 json!({"description": i.description, "type": i.kind, "required": i.required});
             if i.name == "@transformer" {
-                spec["filter"] = json!({"scriptType": {"$in": ["rhai", "mustache"]}});
+                // The interface: a filter on the script category (the category transformers,
+                // like the platform's #email-validation-failed, are filed under).
+                spec["filter"] = json!({"category": TRANSFORMER_CATEGORY});
             } else if i.name == "script" {
                 spec["filter"] = json!({"scriptType": "rhai"});
             }

@@ -26,6 +26,22 @@ pub use sort::{SortKey, SortSpec};
 
 pub use filter::Filter;
 
+/// `_distinct=field` over documents held in memory: the distinct string values of the field,
+/// sorted (other values are left out), as the stores answer it.
+pub fn distinct_strings<'a>(
+    docs: impl IntoIterator<Item = &'a serde_json::Map<String, serde_json::Value>>,
+    field: &str,
+) -> Vec<serde_json::Value> {
+    let mut values: Vec<String> = docs
+        .into_iter()
+        .filter_map(|d| filter::lookup(d, field).and_then(serde_json::Value::as_str))
+        .map(str::to_string)
+        .collect();
+    values.sort();
+    values.dedup();
+    values.into_iter().map(serde_json::Value::String).collect()
+}
+
 /// What a list call asks the store for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListQuery {

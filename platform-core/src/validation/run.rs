@@ -106,10 +106,16 @@ impl RunRequest {
             to: text("to")?,
             checks: strings(m.get("checks"), "checks")?,
             tenors: strings(m.get("tenors"), "tenors")?,
-            background: m
-                .get("background")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            background: match m.get("background") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(Error::invalid_body(format!(
+                        "background must be true or false, not {}",
+                        json_kind(other)
+                    )))
+                }
+            },
         })
     }
 }
@@ -170,8 +176,14 @@ pub(crate) struct Checked {
 
 /// What `plan_run` found to do.
 pub(crate) enum Planned {
-    /// Nothing to check, or sent to the background: the answer.
+    /// Sent to the background: the answer.
     Answer(Value),
+    /// Nothing ran: the answer, the configuration's name, and why when it could not run.
+    Nothing {
+        answer: Value,
+        name: Value,
+        error: Option<&'static str>,
+    },
     /// Points checked, to be stored (or shown, for a test).
     Checked(Box<Checked>),
 }
@@ -179,6 +191,8 @@ pub(crate) enum Planned {
 /// A stored (or tested) run.
 pub(crate) struct Done {
     target: String,
+    /// The configuration's name.
+    name: Value,
     kind: Kind,
     test: bool,
     /// Per point: the status.
@@ -210,9 +224,19 @@ impl Done {
     }
 }
 
-fn empty_answer(target: &str, kind: Kind, test: bool, message: &str) -> Value {
+/// The answer of a run that checked nothing: every key of a run's answer, with the time spent
+/// loading scripts and reading data.
+fn empty_answer(
+    target: &str,
+    kind: Kind,
+    test: bool,
+    message: &str,
+    (scripts, read): (f64, f64),
+) -> Value {
     json!({"target": target, "kind": kind.as_str(), "test": test, "points": 0, "records": 0,
-        "counts": {}, "truncated": false, "message": message, "results": []})
+        "counts": {}, "truncated": false,
+        "timings": {"scripts": scripts, "read": read, "checks": 0.0, "save": 0.0},
+        "message": message, "results": []})
 }
 
 impl Platform {
@@ -286,7 +310,7 @@ impl Platform {
     ) -> Result<Value> {
         let in_job = JOB_RUN.with(|f| f.get());
         match self.plan_run(p, body, test, origin, in_job, true)? {
-            Planned::Answer(v) => Ok(v),
+            Planned::Answer(v) | Planned::Nothing { answer: v, .. } => Ok(v),
             Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.into_json()),
         }
     }
@@ -306,6 +330,18 @@ impl Platform {
             p.require(crate::auth::Role::Writer, "running validation")?;
         }
         let req = RunRequest::from_json(body)?;
+        if req.background {
+            if test {
+                return Err(Error::invalid_parameter(
+                    "background applies to run: a test runs at once",
+                ));
+            }
+            if !req.points.is_empty() || (req.from.is_none() && req.to.is_none()) {
+                return Err(Error::invalid_parameter(
+                    "a background run needs a range (from, to), not points",
+                ));
+            }
+        }
         let delay = super::jobs::delay_of(body)?;
         if test && req.points.len() > MAX_TEST_POINTS {
             return Err(Error::invalid_parameter(format!(
@@ -326,11 +362,6 @@ impl Platform {
             )));
         }
         if !test && !in_job && (req.background || count > prep.config.options.max_points) {
-            if req.points.is_empty() && req.from.is_none() && req.background {
-                return Err(Error::invalid_parameter(
-                    "a background run needs a range (from, to), not points",
-                ));
-            }
             return self
                 .queue_job(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
@@ -340,21 +371,16 @@ impl Platform {
             std::thread::sleep(d.to_std().unwrap_or_default());
         }
         let kind = prep.config.kind;
+        let nothing = |message: &str, error: Option<&'static str>| Planned::Nothing {
+            answer: empty_answer(&target, kind, test, message, (prep.scripts_ms, read_ms)),
+            name: prep.config.doc.get("name").cloned().unwrap_or(Value::Null),
+            error,
+        };
         if !prep.config.enabled {
-            return Ok(Planned::Answer(empty_answer(
-                &target,
-                kind,
-                test,
-                "the configuration is disabled",
-            )));
+            return Ok(nothing("the configuration is disabled", Some("disabled")));
         }
         if count == 0 {
-            return Ok(Planned::Answer(empty_answer(
-                &target,
-                kind,
-                test,
-                "no data points to check",
-            )));
+            return Ok(nothing("no data points to check", None));
         }
         let checks_started = Instant::now();
         let (results, set, check_ms) = evaluate(&prep, &data, req.tenors.as_deref());
@@ -457,6 +483,7 @@ impl Platform {
         let (scripts, read, checks) = c.timings;
         Ok(Done {
             target: c.target,
+            name: c.config.doc.get("name").cloned().unwrap_or(Value::Null),
             kind: c.config.kind,
             test: c.test,
             statuses: built.statuses,
@@ -1145,7 +1172,12 @@ fn evaluate(
                             Some(entry) => {
                                 if *s != SKIPPED && records::worse(entry.1, *s) == *s {
                                     entry.1 = *s;
-                                    entry.2 = format!("{}: {m}", t.tenor);
+                                    // A passing check says nothing, as point checks do.
+                                    entry.2 = if m.is_empty() {
+                                        String::new()
+                                    } else {
+                                        format!("{}: {m}", t.tenor)
+                                    };
                                 }
                                 entry.3 += bad;
                                 entry.4 += o.micros;
@@ -1540,7 +1572,8 @@ impl Platform {
         });
         let skip = query.paging.skip as usize;
         let limit = query.paging.limit.map_or(usize::MAX, |l| l as usize);
-        if query.filter.is_all() && query.sort.0.is_empty() {
+        let fast = query.filter.is_all() && query.sort.0.is_empty() && req.distinct.is_none();
+        if fast {
             // Every record, in id order: count from the rows, build only the page.
             let total: u64 = chunks.iter().map(|(row, _)| row.count).sum();
             let items = chunks
@@ -1583,6 +1616,13 @@ impl Platform {
             }
             id(a).cmp(&id(b))
         });
+        if let Some(field) = &req.distinct {
+            let values = crate::query::distinct_strings(&matched, field);
+            return Ok(crate::store::Page {
+                total: values.len() as u64,
+                items: values,
+            });
+        }
         let total = matched.len() as u64;
         let items = matched
             .into_iter()
@@ -1692,7 +1732,12 @@ impl Platform {
         started: Instant,
     ) -> Value {
         let stored = plan.and_then(|plan| match plan {
-            Planned::Answer(v) => Ok(Err(v)),
+            Planned::Answer(answer) => Ok(Err((answer, Value::Null, None))),
+            Planned::Nothing {
+                answer,
+                name,
+                error,
+            } => Ok(Err((answer, name, error))),
             Planned::Checked(c) => self.commit_run(p, *c, false).map(Ok),
         });
         match stored {
@@ -1712,7 +1757,7 @@ impl Platform {
                 let mut item = json!({
                     "target": target,
                     "kind": done.kind.as_str(),
-                    "name": Value::Null,
+                    "name": done.name,
                     "points": done.statuses.len(),
                     "counts": done.counts,
                     "status": status,
@@ -1729,11 +1774,19 @@ impl Platform {
                 }
                 item
             }
-            Ok(Err(answer)) => json!({
-                "target": target, "kind": answer["kind"], "name": Value::Null, "points": 0,
-                "counts": {}, "status": "skipped", "message": answer["message"], "ids": [],
-                "pointList": [], "ms": ms(started),
-            }),
+            Ok(Err((answer, name, error))) => {
+                let mut item = json!({
+                    "target": target, "kind": answer["kind"], "name": name, "points": 0,
+                    "counts": {}, "status": "skipped", "message": answer["message"], "ids": [],
+                    "pointList": [], "ms": ms(started),
+                });
+                // The interface: an error when it could not run (disabled); an empty range ran
+                // and found nothing to check.
+                if let Some(error) = error {
+                    item["error"] = json!(error);
+                }
+                item
+            }
             Err(e) => {
                 let why = if e.to_string().contains("no validation configuration") {
                     "no validation".to_string()
@@ -1833,7 +1886,7 @@ mod tests {
             .unwrap()
         {
             Planned::Checked(c) => *c,
-            Planned::Answer(a) => panic!("{a}"),
+            Planned::Answer(a) | Planned::Nothing { answer: a, .. } => panic!("{a}"),
         }
     }
 
