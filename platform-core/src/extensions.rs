@@ -98,22 +98,20 @@ pub fn check_extension(fields: &Map<String, Value>) -> Result<()> {
     resource_ids(fields).map(|_| ())
 }
 
-/// The defaults of an extension view the interface names.
-const VIEW_DEFAULTS: [(&str, fn() -> Value); 4] = [
-    ("section", || Value::String("Extension".into())),
-    ("tabname", || Value::String("Main".into())),
-    ("excel", || Value::Bool(false)),
-    ("insights", || Value::Bool(false)),
-];
-
 /// Fills the defaults of each view (`section` Extension, `tabname` Main, `excel` and `insights`
 /// false) where a view leaves them out or sends null.
 pub fn normalise(mut fields: Map<String, Value>) -> Map<String, Value> {
     if let Some(Value::Array(views)) = fields.get_mut("views") {
         for view in views.iter_mut().filter_map(Value::as_object_mut) {
-            for (field, default) in VIEW_DEFAULTS {
+            let defaults = [
+                ("section", json!("Extension")),
+                ("tabname", json!("Main")),
+                ("excel", json!(false)),
+                ("insights", json!(false)),
+            ];
+            for (field, default) in defaults {
                 if view.get(field).is_none_or(Value::is_null) {
-                    view.insert(field.into(), default());
+                    view.insert(field.into(), default);
                 }
             }
         }
