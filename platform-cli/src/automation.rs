@@ -2,16 +2,31 @@
 //! delivering due events without a server.
 
 use crate::local::Local;
+use crate::output::{self, Format};
 use clap::Subcommand;
 use platform_core::store::LogQuery;
-use serde_json::Value;
+use std::path::PathBuf;
 
 #[derive(Subcommand)]
 pub enum AutomationCommand {
+    /// Create (or update) an automation from a JSON file, as `POST automation/v1` does.
+    Create {
+        #[command(flatten)]
+        local: Local,
+        /// The automation (JSON); '-' reads standard input.
+        #[arg(long)]
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "json")]
+        format: Format,
+    },
     /// List the automations.
     List {
         #[command(flatten)]
         local: Local,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
     },
     /// Show the automation log, newest first.
     Log {
@@ -26,6 +41,9 @@ pub enum AutomationCommand {
         /// Most entries.
         #[arg(long, default_value_t = 50)]
         limit: u64,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
     },
     /// Show the mail outbox (emails kept when no SMTP server is configured), newest first.
     Mail {
@@ -34,6 +52,9 @@ pub enum AutomationCommand {
         /// Most emails.
         #[arg(long, default_value_t = 20)]
         limit: u64,
+        /// Output format: json and csv carry the bodies; the table lists the emails.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
     },
     /// Deliver every due event now (what the server's worker does), then stop.
     Deliver {
@@ -45,23 +66,37 @@ pub enum AutomationCommand {
     },
 }
 
-fn print(items: &[Value]) {
-    for item in items {
-        println!("{item}");
-    }
-}
-
 pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
     match cmd {
-        AutomationCommand::List { local } => {
+        AutomationCommand::Create {
+            local,
+            file,
+            format,
+        } => {
+            let body = crate::read_json(Some(&file))?;
             let (platform, who) = local.open()?;
-            print(&platform.automations(&who)?);
+            let saved = platform.save_automation(&who, body)?;
+            eprintln!(
+                "automation {} saved",
+                saved["_id"].as_str().unwrap_or_default()
+            );
+            output::print(
+                format,
+                &saved,
+                || output::Table::of(std::slice::from_ref(&saved), AUTOMATION_COLUMNS),
+                "",
+            )?;
+        }
+        AutomationCommand::List { local, format } => {
+            let (platform, who) = local.open()?;
+            output::print_records(format, &platform.automations(&who)?, AUTOMATION_COLUMNS)?;
         }
         AutomationCommand::Log {
             local,
             automation,
             status,
             limit,
+            format,
         } => {
             let (platform, who) = local.open()?;
             let page = platform.automation_log(
@@ -73,21 +108,35 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
                     ..LogQuery::default()
                 },
             )?;
-            print(&page.items);
+            output::print_records(
+                format,
+                &page.items,
+                &[
+                    "timestamp",
+                    "automation",
+                    "target",
+                    "service",
+                    "key",
+                    "action",
+                    "attempt",
+                    "status",
+                    "message",
+                ],
+            )?;
             eprintln!("{} of {} entries", page.items.len(), page.total);
         }
-        AutomationCommand::Mail { local, limit } => {
+        AutomationCommand::Mail {
+            local,
+            limit,
+            format,
+        } => {
             let (platform, who) = local.open()?;
             let page = platform.mail_outbox(&who, 0, Some(limit))?;
-            for mail in &page.items {
-                println!(
-                    "--- {} to {} | {}\n{}",
-                    mail["timestamp"].as_str().unwrap_or_default(),
-                    mail["to"],
-                    mail["subject"].as_str().unwrap_or_default(),
-                    mail["body"].as_str().unwrap_or_default()
-                );
-            }
+            let columns: &[&str] = match format {
+                Format::Table => &["timestamp", "to", "subject"],
+                _ => &["timestamp", "to", "subject", "body"],
+            };
+            output::print_records(format, &page.items, columns)?;
             eprintln!("{} of {} emails", page.items.len(), page.total);
         }
         AutomationCommand::Deliver { local, smtp } => {
@@ -104,3 +153,6 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
     }
     Ok(())
 }
+
+/// The columns of an automation in a table.
+const AUTOMATION_COLUMNS: &[&str] = &["_id", "target", "active", "conditions", "properties"];

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// open the file has every right over it).
 #[derive(Args, Clone)]
 pub struct Local {
-    /// The database file.
+    /// The database file (it must exist: `platform init` makes one).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
     /// Tenant.
@@ -35,7 +35,7 @@ impl Local {
 
     /// Opens the file and makes the principal.
     pub fn open(&self) -> Result<(Platform, Principal)> {
-        let platform = Platform::open(&self.db)?;
+        let platform = crate::open_existing(&self.db)?;
         let who = platform.local_principal(&self.tenant, &self.user)?;
         let who = platform.in_environment(&who, &self.environment)?;
         Ok((platform, who))

@@ -6,6 +6,7 @@ mod automation;
 mod data;
 mod local;
 mod object;
+mod output;
 mod remote;
 mod serve;
 mod validate;
@@ -29,7 +30,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the REST server on a database file.
+    /// Create a database file and print its first admin token (once).
+    Init(serve::InitArgs),
+    /// Run the REST server on a database file (created if absent).
     Serve(serve::ServeArgs),
     /// Create or revoke access tokens.
     #[command(subcommand)]
@@ -111,15 +114,27 @@ fn grant(args: GrantArgs) -> platform_core::Result<()> {
 /// The database file argument shared by local commands.
 #[derive(Args, Clone)]
 struct DbArg {
-    /// The database file.
+    /// The database file (it must exist: `platform init` makes one).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
 }
 
 impl DbArg {
     fn open(&self) -> platform_core::Result<Platform> {
-        Platform::open(&self.db)
+        open_existing(&self.db)
     }
+}
+
+/// Opens a database file that exists; a missing one is an error that says how to make one, and
+/// nothing is created.
+fn open_existing(db: &std::path::Path) -> platform_core::Result<Platform> {
+    Platform::open_existing(db).map_err(|e| match e.code() {
+        platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
+            "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",
+            db.display()
+        )),
+        _ => e,
+    })
 }
 
 #[derive(Subcommand)]
@@ -137,6 +152,18 @@ enum TokenCommand {
         /// Role: reader, writer, admin or platform.
         #[arg(long)]
         role: Role,
+    },
+    /// List tokens: who each is for, its role, when it was made and whether it was revoked
+    /// (never the token itself).
+    List {
+        #[command(flatten)]
+        db: DbArg,
+        /// Only this tenant's tokens.
+        #[arg(long)]
+        tenant: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: output::Format,
     },
     /// Revoke one token, or every token of a user.
     Revoke {
@@ -166,32 +193,97 @@ enum EnvCommand {
         /// Environment name.
         name: String,
     },
+    /// List a tenant's environments.
+    List {
+        #[command(flatten)]
+        db: DbArg,
+        /// Tenant (company).
+        #[arg(long)]
+        tenant: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: output::Format,
+    },
 }
 
+/// Exit codes: 0 success; 1 the command ran and the data did not pass its gate (`validate
+/// run|test|many --fail-on`); 2 an error (nothing was done, or the part that failed is named).
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let done = |r: platform_core::Result<()>| r.map(|()| ExitCode::SUCCESS);
     let result = match cli.command {
-        Command::Serve(args) => serve::run(args),
-        Command::Token(cmd) => token(cmd),
-        Command::Grant(args) => grant(args),
-        Command::Env(EnvCommand::Create { db, tenant, name }) => db.open().and_then(|p| {
-            let created = p.create_environment(&tenant, &name)?;
+        Command::Init(args) => done(serve::init(args)),
+        Command::Serve(args) => done(serve::run(args)),
+        Command::Token(cmd) => done(token(cmd)),
+        Command::Grant(args) => done(grant(args)),
+        Command::Env(cmd) => done(env(cmd)),
+        Command::Object(cmd) => done(object::run(cmd)),
+        Command::Data(cmd) => done(data::run(cmd)),
+        Command::Validate(cmd) => validate::run(cmd).map(|passed| {
+            if passed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }),
+        Command::Automation(cmd) => done(automation::run(cmd)),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: [{}] {}", e.code(), e);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The JSON in a file, or on standard input for `-` or no file.
+fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_json::Value> {
+    use std::io::Read as _;
+    let (text, name) = match file {
+        Some(path) if path.as_os_str() != "-" => (
+            std::fs::read_to_string(path).map_err(|e| {
+                platform_core::Error::invalid_parameter(format!(
+                    "cannot read {}: {e}",
+                    path.display()
+                ))
+            })?,
+            path.display().to_string(),
+        ),
+        _ => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                platform_core::Error::invalid_parameter(format!("cannot read standard input: {e}"))
+            })?;
+            (s, "standard input".to_string())
+        }
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        platform_core::Error::new(
+            platform_core::ErrorCode::InvalidJson,
+            format!("{name} is not valid JSON: {e}"),
+        )
+    })
+}
+
+fn env(cmd: EnvCommand) -> platform_core::Result<()> {
+    match cmd {
+        EnvCommand::Create { db, tenant, name } => {
+            let created = db.open()?.create_environment(&tenant, &name)?;
             eprintln!(
                 "environment \"{name}\" of tenant \"{tenant}\" {}",
                 if created { "created" } else { "already exists" }
             );
             Ok(())
-        }),
-        Command::Object(cmd) => object::run(cmd),
-        Command::Data(cmd) => data::run(cmd),
-        Command::Validate(cmd) => validate::run(cmd),
-        Command::Automation(cmd) => automation::run(cmd),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: [{}] {}", e.code(), e);
-            ExitCode::FAILURE
+        }
+        EnvCommand::List { db, tenant, format } => {
+            let envs: Vec<serde_json::Value> = db
+                .open()?
+                .environments(&tenant)?
+                .into_iter()
+                .map(|(name, created)| serde_json::json!({"name": name, "created": created}))
+                .collect();
+            output::print_records(format, &envs, &["name", "created"])
         }
     }
 }
@@ -207,6 +299,22 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
             let token = db.open()?.create_token(&tenant, &user, role)?;
             println!("{token}");
             Ok(())
+        }
+        TokenCommand::List { db, tenant, format } => {
+            let tokens: Vec<serde_json::Value> = db
+                .open()?
+                .tokens(tenant.as_deref())?
+                .into_iter()
+                .map(|t| {
+                    serde_json::json!({"id": t.id, "tenant": t.tenant, "user": t.user,
+                        "role": t.role.as_str(), "created": t.created, "revoked": t.revoked})
+                })
+                .collect();
+            output::print_records(
+                format,
+                &tokens,
+                &["id", "tenant", "user", "role", "created", "revoked"],
+            )
         }
         TokenCommand::Revoke {
             db,

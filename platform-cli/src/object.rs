@@ -7,10 +7,12 @@ use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::Params;
 use platform_core::store::Collection;
-use platform_core::{Error, ErrorCode, Platform, Result};
+use platform_core::{Error, Platform, Result};
 use serde_json::Value;
-use std::io::Read as _;
 use std::path::PathBuf;
+
+use crate::output::{self, Format};
+use crate::remote::{segment, Remote};
 
 /// Where object commands act.
 #[derive(Args, Clone)]
@@ -50,6 +52,9 @@ pub enum ObjectCommand {
         /// A version number or tag.
         #[arg(long)]
         version: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "json")]
+        format: Format,
     },
     /// Save the JSON object or array in FILE (or standard input).
     Put {
@@ -73,6 +78,9 @@ pub enum ObjectCommand {
         source: String,
         /// Query parameters as key=value (e.g. _limit=10 _sort=-name _type=%23Fund).
         params: Vec<String>,
+        /// Output format (table and csv: every field the objects hold).
+        #[arg(long, value_enum, default_value = "json")]
+        format: Format,
     },
     /// Delete the latest version (rollback), one version, or all.
     Delete {
@@ -93,41 +101,46 @@ pub enum ObjectCommand {
 }
 
 pub fn run(cmd: ObjectCommand) -> Result<()> {
+    let mut format = Format::Json;
     let out = match cmd {
         ObjectCommand::Get {
             target,
             key,
             version,
-        } => match Backend::of(&target)? {
-            Backend::Local(p, who) => {
-                let version = version
-                    .as_deref()
-                    .map(str::parse::<VersionRef>)
-                    .transpose()?;
-                p.get(
-                    &who,
-                    Collection::Object,
-                    Source::of_id(&key),
-                    &key,
-                    version.as_ref(),
-                    None,
-                )?
-            }
-            Backend::Remote(r) => {
-                let mut path = format!("object/v1/{}/{}", Source::of_id(&key), segment(&key));
-                if let Some(v) = version {
-                    path = format!("{path}/{}", segment(&v));
+            format: f,
+        } => {
+            format = f;
+            match Backend::of(&target)? {
+                Backend::Local(p, who) => {
+                    let version = version
+                        .as_deref()
+                        .map(str::parse::<VersionRef>)
+                        .transpose()?;
+                    p.get(
+                        &who,
+                        Collection::Object,
+                        Source::of_id(&key),
+                        &key,
+                        version.as_ref(),
+                        None,
+                    )?
                 }
-                r.call("GET", &path, &[], None)?.0
+                Backend::Remote(r) => {
+                    let mut path = format!("object/v1/{}/{}", Source::of_id(&key), segment(&key));
+                    if let Some(v) = version {
+                        path = format!("{path}/{}", segment(&v));
+                    }
+                    r.call("GET", &path, &[], None)?.0
+                }
             }
-        },
+        }
         ObjectCommand::Put {
             target,
             file,
             replace,
             reason,
         } => {
-            let body = read_json(file)?;
+            let body = crate::read_json(file.as_deref())?;
             match Backend::of(&target)? {
                 Backend::Local(p, who) => {
                     let opts = SaveOptions {
@@ -146,7 +159,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                     if let Some(reason) = reason {
                         query.push(("_reason".to_string(), reason));
                     }
-                    r.call("POST", "object/v1", &query, Some(body))?.0
+                    r.call("POST", "object/v1", &query, Some(&body))?.0
                 }
             }
         }
@@ -154,7 +167,9 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             target,
             source,
             params,
+            format: f,
         } => {
+            format = f;
             let pairs = params
                 .iter()
                 .map(|kv| {
@@ -222,8 +237,12 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             }
         },
     };
-    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-    Ok(())
+    // Table and CSV: one row per object (a list), or the one object; every field it holds.
+    let rows = || match &out {
+        Value::Array(items) => output::Table::of_all(items),
+        one => output::Table::of_all(std::slice::from_ref(one)),
+    };
+    output::print(format, &out, rows, "")
 }
 
 enum Backend {
@@ -234,118 +253,17 @@ enum Backend {
 impl Backend {
     fn of(t: &Target) -> Result<Backend> {
         match &t.url {
-            Some(url) => Ok(Backend::Remote(Remote {
-                base: url.trim_end_matches('/').to_string(),
-                token: t.token.clone(),
-                environment: t.environment.clone(),
-            })),
+            Some(url) => Ok(Backend::Remote(Remote::new(
+                url,
+                t.token.clone(),
+                &t.environment,
+            ))),
             None => {
-                let platform = Platform::open(&t.db)?;
+                let platform = crate::open_existing(&t.db)?;
                 let who = platform.local_principal(&t.tenant, &t.user)?;
                 let who = platform.in_environment(&who, &t.environment)?;
                 Ok(Backend::Local(platform, who))
             }
         }
     }
-}
-
-struct Remote {
-    base: String,
-    token: Option<String>,
-    environment: String,
-}
-
-impl Remote {
-    /// One call; returns the JSON body and the x-total-count header if any.
-    fn call(
-        &self,
-        method: &str,
-        path: &str,
-        query: &[(String, String)],
-        body: Option<Value>,
-    ) -> Result<(Value, Option<u64>)> {
-        let mut url = format!("{}/{path}", self.base);
-        if !query.is_empty() {
-            let qs = form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(query)
-                .finish();
-            url = format!("{url}?{qs}");
-        }
-        let mut req = ureq::request(method, &url).set("x-platform-environment", &self.environment);
-        if let Some(token) = &self.token {
-            req = req.set("Authorization", &format!("Bearer {token}"));
-        }
-        let res = match body {
-            Some(b) => req.send_json(b),
-            None => req.call(),
-        };
-        let res = match res {
-            Ok(res) => res,
-            Err(ureq::Error::Status(status, res)) => {
-                let header = res.header("x-platform-error").unwrap_or("").to_string();
-                let message = header
-                    .split_once("] ")
-                    .map_or(header.as_str(), |(_, m)| m)
-                    .to_string();
-                let code = match status {
-                    400 => ErrorCode::InvalidParameter,
-                    401 => ErrorCode::NotAuthenticated,
-                    403 => ErrorCode::NotAuthorized,
-                    404 => ErrorCode::NotFound,
-                    405 => ErrorCode::MethodNotAllowed,
-                    409 => ErrorCode::Conflict,
-                    413 => ErrorCode::PayloadTooLarge,
-                    _ => ErrorCode::Internal,
-                };
-                return Err(Error::new(code, format!("HTTP {status}: {message}")));
-            }
-            Err(e) => {
-                return Err(Error::new(
-                    ErrorCode::Internal,
-                    format!("cannot reach {}: {e}", self.base),
-                ));
-            }
-        };
-        let total = res.header("x-total-count").and_then(|t| t.parse().ok());
-        let value = res.into_json().map_err(|e| {
-            Error::new(
-                ErrorCode::InvalidJson,
-                format!("the server's answer is not JSON: {e}"),
-            )
-        })?;
-        Ok((value, total))
-    }
-}
-
-/// Percent-encodes a path segment (everything but unreserved characters).
-fn segment(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect()
-}
-
-fn read_json(file: Option<PathBuf>) -> Result<Value> {
-    let text = match file {
-        Some(path) if path.as_os_str() != "-" => std::fs::read_to_string(&path).map_err(|e| {
-            Error::invalid_parameter(format!("cannot read {}: {e}", path.display()))
-        })?,
-        _ => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| {
-                Error::invalid_parameter(format!("cannot read standard input: {e}"))
-            })?;
-            s
-        }
-    };
-    serde_json::from_str(&text).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("the input is not valid JSON: {e}"),
-        )
-    })
 }

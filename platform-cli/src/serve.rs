@@ -1,4 +1,5 @@
-//! `platform serve`: the REST server on a database file, with an access log and a clean stop.
+//! `platform serve`: the REST server on a database file, with an access log and a clean stop;
+//! `platform init`: a new database file and its first admin token.
 
 use clap::Args;
 use platform_core::Platform;
@@ -7,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// The database file (created if absent).
+    /// The database file (created if absent; a new one prints its first admin token once).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
     /// Address to listen on; port 0 picks a free port.
@@ -34,7 +35,59 @@ pub struct ServeArgs {
     webhook_allow: Option<Vec<String>>,
 }
 
+#[derive(Args)]
+pub struct InitArgs {
+    /// The database file to create.
+    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
+    db: PathBuf,
+    /// Also write the admin token to this file (mode 0600).
+    #[arg(long)]
+    print_token_file: Option<PathBuf>,
+}
+
+/// Creates a database (or completes one a program made without an admin) and prints the first
+/// admin token on standard output, once; on a database that has its admin, changes nothing.
+pub fn init(args: InitArgs) -> platform_core::Result<()> {
+    let existed = args.db.exists();
+    let platform = Platform::open(&args.db)?;
+    let Some(token) = platform.bootstrap()? else {
+        platform.close()?;
+        return Err(platform_core::Error::new(
+            platform_core::ErrorCode::Conflict,
+            format!(
+                "{} already has its admin (its token was shown once, when it was made): \
+                 make another with `platform token create --db {} --tenant default --user admin \
+                 --role platform`",
+                args.db.display(),
+                args.db.display()
+            ),
+        ));
+    };
+    if let Some(file) = &args.print_token_file {
+        write_token_file(file, &token)?;
+    }
+    platform.close()?;
+    eprintln!(
+        "{} {}: tenant \"default\", user \"admin\" (role platform); its token, shown once:",
+        if existed { "initialised" } else { "created" },
+        args.db.display()
+    );
+    println!("{token}");
+    Ok(())
+}
+
+fn write_token_file(file: &Path, token: &str) -> platform_core::Result<()> {
+    write_secret_file(file, token).map_err(|e| {
+        platform_core::Error::invalid_parameter(format!("cannot write {}: {e}", file.display()))
+    })
+}
+
 pub fn run(args: ServeArgs) -> platform_core::Result<()> {
+    // The address first: a busy port fails before the database is created, changed or any
+    // token is printed.
+    let listeners = platform_server::bind(&args.addr).map_err(|e| {
+        platform_core::Error::invalid_parameter(format!("cannot listen on {}: {e}", args.addr))
+    })?;
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("PLATFORM_LOG")
@@ -57,12 +110,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             args.db.display()
         );
         if let Some(file) = &args.print_token_file {
-            write_secret_file(file, &token).map_err(|e| {
-                platform_core::Error::invalid_parameter(format!(
-                    "cannot write {}: {e}",
-                    file.display()
-                ))
-            })?;
+            write_token_file(file, &token)?;
         }
     }
     let state = AppState::new(
@@ -73,9 +121,8 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         },
     );
     let worker = platform_server::Worker::start(platform.clone());
-    let addr = args.addr.clone();
     let outcome = actix_rt::System::new().block_on(async move {
-        let (server, addrs) = platform_server::serve(state, &addr)?;
+        let (server, addrs) = platform_server::serve(state, listeners)?;
         for addr in &addrs {
             eprintln!("listening on http://{addr}");
         }

@@ -13,9 +13,9 @@ use platform_core::documents::SaveOptions;
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::Params;
 use platform_core::store::Collection;
-use platform_core::{Error, ErrorCode, Platform, Result};
+use platform_core::{Error, Platform, Result};
 use serde_json::{json, Map, Value};
-use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -23,13 +23,27 @@ use std::time::Duration;
 const SPINNER_POINTS: usize = 10;
 
 use crate::local::Local;
+use crate::output::{print, print_json, text, Format, Table};
 
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Format {
-    /// The core's answer, pretty-printed.
-    Json,
-    /// One line per result and a line of counts.
-    Table,
+/// Which record statuses make `run`, `test` and `many` exit with 1 (a pipeline's gate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// failed, severe or error.
+    Failed,
+    /// warning too.
+    Warning,
+    /// Never: print the answer and exit 0.
+    Never,
+}
+
+impl FailOn {
+    fn gates(self, status: &str) -> bool {
+        match self {
+            FailOn::Never => false,
+            FailOn::Failed => matches!(status, "failed" | "severe" | "error"),
+            FailOn::Warning => matches!(status, "failed" | "severe" | "error" | "warning"),
+        }
+    }
 }
 
 /// Which points of a data item to check (none: the latest point, or the newest curve).
@@ -60,6 +74,10 @@ struct Selection {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
+    /// Exit with 1 when a record ends with one of these statuses: failed (failed, severe or
+    /// error), warning (those and warning) or never.
+    #[arg(long, value_enum, default_value = "failed")]
+    fail_on: FailOn,
 }
 
 #[derive(Args)]
@@ -104,6 +122,10 @@ pub struct ManyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
+    /// Exit with 1 when a data item ends with one of these statuses: failed (failed, severe or
+    /// error), warning (those and warning) or never.
+    #[arg(long, value_enum, default_value = "failed")]
+    fail_on: FailOn,
 }
 
 #[derive(Args)]
@@ -255,7 +277,9 @@ pub enum ValidateCommand {
     Config(ConfigCommand),
 }
 
-pub fn run(cmd: ValidateCommand) -> Result<()> {
+/// Runs a validate command; `Ok(false)` when the data did not pass the `--fail-on` gate (the
+/// answer is printed either way).
+pub fn run(cmd: ValidateCommand) -> Result<bool> {
     match cmd {
         ValidateCommand::Run(args) => {
             let body = request(Some(&args.target), &args.selection, args.background, None);
@@ -263,16 +287,22 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
             let out = with_spinner(long(&args.selection.points), "validating", || {
                 platform.validation_run(&who, &body, false, "manual")
             })?;
-            print_run(&out, args.selection.format)
+            print_run(&out, args.selection.format)?;
+            Ok(passes(&out, args.selection.fail_on))
         }
         ValidateCommand::Test(args) => {
-            let config = args.config.map(read_json).transpose()?;
+            let config = args
+                .config
+                .as_deref()
+                .map(|f| crate::read_json(Some(f)))
+                .transpose()?;
             let body = request(args.target.as_deref(), &args.selection, false, config);
             let (platform, who) = args.local.open()?;
             let out = with_spinner(long(&args.selection.points), "testing", || {
                 platform.validation_run(&who, &body, true, "manual")
             })?;
-            print_run(&out, args.selection.format)
+            print_run(&out, args.selection.format)?;
+            Ok(passes(&out, args.selection.fail_on))
         }
         ValidateCommand::Many(args) => {
             let mut body = json!({"targets": args.targets});
@@ -284,7 +314,8 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
             let out = with_spinner(args.targets.len() > 1, "validating", || {
                 platform.validation_run_many(&who, &body, "manual")
             })?;
-            print_many(&out, args.format)
+            print_many(&out, args.format)?;
+            Ok(passes(&out, args.fail_on))
         }
         ValidateCommand::Suggest(args) => {
             let mut body = json!({"targets": args.targets, "kind": args.kind});
@@ -293,6 +324,27 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
             let out = with_spinner(true, "suggesting", || {
                 platform.validation_suggest(&who, &body)
             })?;
+            print_suggest(&out, args.format)?;
+            // An item without checks (too little data, or an error) leaves nothing to save:
+            // no file, and the command fails rather than write a configuration of no checks.
+            let empty: Vec<String> = out["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|r| r["config"]["checks"].as_array().is_none_or(Vec::is_empty))
+                .map(|r| text(r.get("target")))
+                .collect();
+            if !empty.is_empty() {
+                return Err(Error::invalid_parameter(format!(
+                    "nothing to suggest for {}{}",
+                    empty.join(", "),
+                    if args.write.is_some() {
+                        "; no configuration written"
+                    } else {
+                        ""
+                    }
+                )));
+            }
             if let Some(file) = &args.write {
                 let configs: Vec<Value> = out["results"]
                     .as_array()
@@ -306,7 +358,7 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
                 };
                 write_json(file, &doc)?;
             }
-            print_suggest(&out, args.format)
+            Ok(true)
         }
         ValidateCommand::Tune(args) => {
             let mut item = json!({"target": args.target, "points": args.points});
@@ -317,6 +369,30 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
             args.span.add_to(&mut body);
             let (platform, who) = args.local.open()?;
             let out = with_spinner(true, "tuning", || platform.validation_tune(&who, &body))?;
+            print_tune(&out, args.format)?;
+            let errors: Vec<String> = out["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| {
+                    Some(format!(
+                        "{}: {}",
+                        text(r.get("target")),
+                        r["error"].as_str()?
+                    ))
+                })
+                .collect();
+            if !errors.is_empty() {
+                return Err(Error::invalid_parameter(format!(
+                    "tune could not run: {}{}",
+                    errors.join("; "),
+                    if args.write.is_some() {
+                        "; no configuration written"
+                    } else {
+                        ""
+                    }
+                )));
+            }
             if let Some(file) = &args.write {
                 let saved = platform.get(
                     &who,
@@ -328,7 +404,7 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
                 )?;
                 write_json(file, &tuned_config(saved, &out))?;
             }
-            print_tune(&out, args.format)
+            Ok(true)
         }
         ValidateCommand::Stats(args) => {
             let mut pairs: Vec<(&str, &str)> = Vec::new();
@@ -345,34 +421,56 @@ pub fn run(cmd: ValidateCommand) -> Result<()> {
             }
             let (platform, who) = args.local.open()?;
             let out = platform.validation_stats(&who, &Params::from_slice(&pairs))?;
-            print_json(&out)
+            print_json(&out)?;
+            Ok(true)
         }
         ValidateCommand::Jobs { local, format } => {
             let (platform, who) = local.open()?;
             let jobs = platform.validation_jobs(&who)?;
-            match format {
-                Format::Json => print_json(&Value::Array(jobs)),
-                Format::Table => {
-                    let rows: Vec<[String; 4]> = jobs
-                        .iter()
-                        .map(|j| {
-                            [
-                                text(&j["_id"]),
-                                text(&j["status"]),
-                                format!("{}%", text(&j["progress"])),
-                                text(&j["message"]),
-                            ]
-                        })
-                        .collect();
-                    let mut out = table(&rows);
-                    out.push_str(&format!("{} job(s)\n", jobs.len()));
-                    write_out(&out)
+            let rows = || {
+                let mut t = Table::new(&["job", "status", "progress", "message"]);
+                for j in &jobs {
+                    t.push(vec![
+                        text(j.get("_id")),
+                        text(j.get("status")),
+                        format!("{}%", text(j.get("progress"))),
+                        text(j.get("message")),
+                    ]);
                 }
-            }
+                t
+            };
+            print(
+                format,
+                &Value::Array(jobs.clone()),
+                rows,
+                &format!("{} job(s)\n", jobs.len()),
+            )?;
+            Ok(true)
         }
-        ValidateCommand::Work { db } => work(&db.open()?),
-        ValidateCommand::Config(cmd) => config(cmd),
+        ValidateCommand::Work { db } => work(&db.open()?).map(|()| true),
+        ValidateCommand::Config(cmd) => config(cmd).map(|()| true),
     }
+}
+
+/// Whether an answer passes the gate: no status it counts (records of a run or test, data
+/// items of a runMany) is one `fail_on` names. A run sent to the background passes (it has not
+/// run yet).
+fn passes(out: &Value, fail_on: FailOn) -> bool {
+    if queued(out).is_some() {
+        return true;
+    }
+    let failing: Vec<String> = out["counts"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(status, n)| fail_on.gates(status) && n.as_u64().unwrap_or(0) > 0)
+        .map(|(status, n)| format!("{} {status}", text(Some(n))))
+        .collect();
+    if failing.is_empty() {
+        return true;
+    }
+    eprintln!("did not pass: {}", failing.join(", "));
+    false
 }
 
 /// The request body of a run or a test: only the fields given.
@@ -450,7 +548,7 @@ fn config(cmd: ConfigCommand) -> Result<()> {
             replace,
             reason,
         } => {
-            let body = read_json(file.unwrap_or_else(|| PathBuf::from("-")))?;
+            let body = crate::read_json(file.as_deref())?;
             let (platform, who) = local.open()?;
             let opts = SaveOptions {
                 replace,
@@ -507,160 +605,131 @@ fn spinner(message: String) -> ProgressBar {
     s
 }
 
-/// A run or test answer: one line per result (`point  status  message`) and the counts.
+/// A run or test answer: a row per result (point, status, message), then the counts.
 fn print_run(out: &Value, format: Format) -> Result<()> {
-    if let (Format::Table, None) = (format, queued(out)) {
-        let results = out["results"].as_array().map_or(&[][..], Vec::as_slice);
-        let rows: Vec<[String; 3]> = results
-            .iter()
-            .map(|r| [text(&r["point"]), text(&r["status"]), text(&r["message"])])
-            .collect();
-        let mut lines = table(&rows);
-        lines.push_str(&counts_line(
-            out["points"].as_u64().unwrap_or(0),
-            "point",
-            &out["counts"],
-        ));
-        if out["test"] == true {
-            lines.push_str(" (test: nothing stored)");
-        }
-        if let Some(m) = out["message"].as_str() {
-            lines.push_str(&format!(" ({m})"));
-        }
-        lines.push('\n');
-        return write_out(&lines);
+    if let Some(how) = queued(out) {
+        return print_queued(out, how, format);
     }
-    print_queued_or_json(out, format)
+    let results = out["results"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut footer = counts_line(out["points"].as_u64().unwrap_or(0), "point", &out["counts"]);
+    if out["test"] == true {
+        footer.push_str(" (test: nothing stored)");
+    }
+    if let Some(m) = out["message"].as_str() {
+        footer.push_str(&format!(" ({m})"));
+    }
+    footer.push('\n');
+    print(
+        format,
+        out,
+        || Table::of(results, &["point", "status", "message"]),
+        &footer,
+    )
 }
 
-/// A runMany answer: one line per data item (`target  status  message`) and the counts.
+/// A runMany answer: a row per data item (target, status, message), then the counts.
 fn print_many(out: &Value, format: Format) -> Result<()> {
-    if let (Format::Table, None) = (format, queued(out)) {
-        let results = out["results"].as_array().map_or(&[][..], Vec::as_slice);
-        let rows: Vec<[String; 3]> = results
-            .iter()
-            .map(|r| {
-                let message = match (&r["error"], &r["message"]) {
-                    (Value::String(e), _) => e.clone(),
-                    (_, Value::String(m)) => m.clone(),
-                    _ => counts_line(r["points"].as_u64().unwrap_or(0), "point", &r["counts"]),
-                };
-                [text(&r["target"]), text(&r["status"]), message]
-            })
-            .collect();
-        let mut lines = table(&rows);
-        lines.push_str(&counts_line(
-            out["targets"].as_u64().unwrap_or(0),
-            "target",
-            &out["counts"],
-        ));
-        lines.push('\n');
-        return write_out(&lines);
+    if let Some(how) = queued(out) {
+        return print_queued(out, how, format);
     }
-    print_queued_or_json(out, format)
+    let results = out["results"].as_array().map_or(&[][..], Vec::as_slice);
+    let rows = || {
+        let mut t = Table::new(&["target", "status", "message"]);
+        for r in results {
+            let message = match (&r["error"], &r["message"]) {
+                (Value::String(e), _) => e.clone(),
+                (_, Value::String(m)) => m.clone(),
+                _ => counts_line(r["points"].as_u64().unwrap_or(0), "point", &r["counts"]),
+            };
+            t.push(vec![text(r.get("target")), text(r.get("status")), message]);
+        }
+        t
+    };
+    let footer = counts_line(
+        out["targets"].as_u64().unwrap_or(0),
+        "target",
+        &out["counts"],
+    );
+    print(format, out, rows, &format!("{footer}\n"))
 }
 
-/// A suggest answer: per data item its checks (`target  check  severity  failures/runs
-/// suggested  expression`), then its message or error.
+/// A suggest answer: a row per suggested check (target, check, severity, failures/runs,
+/// whether it passed on every point, expression), then each item's message or error.
 fn print_suggest(out: &Value, format: Format) -> Result<()> {
-    if let Format::Json = format {
-        return print_json(out);
-    }
-    let mut rows: Vec<[String; 6]> = vec![[
-        "TARGET".into(),
-        "CHECK".into(),
-        "SEVERITY".into(),
-        "FAILED".into(),
-        "OK".into(),
-        "EXPRESSION".into(),
-    ]];
-    let mut notes = Vec::new();
+    let mut notes = String::new();
+    let mut t = Table::new(&["target", "check", "severity", "failed", "ok", "expression"]);
     for r in out["results"].as_array().into_iter().flatten() {
-        let target = text(&r["target"]);
+        let target = text(r.get("target"));
         for c in r["checks"].as_array().into_iter().flatten() {
             let scope = match c["scope"].as_str() {
                 Some(s) => format!(" [{s}]"),
                 None => String::new(),
             };
-            rows.push([
+            t.push(vec![
                 target.clone(),
-                format!("{}{scope}", text(&c["id"])),
-                text(&c["severity"]),
-                format!("{}/{}", text(&c["failures"]), text(&c["runs"])),
+                format!("{}{scope}", text(c.get("id"))),
+                text(c.get("severity")),
+                format!("{}/{}", text(c.get("failures")), text(c.get("runs"))),
                 match (c["suggested"] == true, c["inConfig"] == true) {
                     (true, _) => "yes".into(),
                     (false, true) => "kept".into(),
                     (false, false) => "no".into(),
                 },
-                text(&c["expression"]),
+                text(c.get("expression")),
             ]);
         }
         for k in ["error", "message"] {
             if let Some(m) = r[k].as_str() {
-                notes.push(format!("{target}: {k}: {m}"));
+                notes.push_str(&format!("{target}: {k}: {m}\n"));
             }
         }
     }
-    let mut lines = table(&rows);
-    for n in notes {
-        lines.push_str(&n);
-        lines.push('\n');
-    }
-    lines.push_str(&format!(
+    notes.push_str(&format!(
         "window {} .. {} ({} days); nothing stored\n",
-        text(&out["from"]),
-        text(&out["to"]),
-        text(&out["days"])
+        text(out.get("from")),
+        text(out.get("to")),
+        text(out.get("days"))
     ));
-    write_out(&lines)
+    print(format, out, || t, &notes)
 }
 
-/// A tune answer: per check (`check  failing  before -> after  suggested`) and its reason.
+/// A tune answer: a row per check (check, failing, window before -> after, expression,
+/// suggested), then each check's reason.
 fn print_tune(out: &Value, format: Format) -> Result<()> {
-    if let Format::Json = format {
-        return print_json(out);
-    }
-    let mut rows: Vec<[String; 5]> = vec![[
-        "CHECK".into(),
-        "FAILING".into(),
-        "WINDOW".into(),
-        "EXPRESSION".into(),
-        "SUGGESTED".into(),
-    ]];
-    let mut reasons = Vec::new();
+    let mut reasons = String::new();
+    let mut t = Table::new(&["check", "failing", "window", "expression", "suggested"]);
     for r in out["results"].as_array().into_iter().flatten() {
         for c in r["checks"].as_array().into_iter().flatten() {
             let w = &c["window"];
-            rows.push([
-                text(&c["id"]),
-                text(&c["failing"]),
+            t.push(vec![
+                text(c.get("id")),
+                text(c.get("failing")),
                 format!(
                     "{} -> {} of {}",
-                    text(&w["before"]),
-                    text(&w["after"]),
-                    text(&w["runs"])
+                    text(w.get("before")),
+                    text(w.get("after")),
+                    text(w.get("runs"))
                 ),
-                text(&c["expression"]),
+                text(c.get("expression")),
                 match &c["suggested"] {
                     Value::Null => "-".into(),
-                    v => text(v),
+                    v => text(Some(v)),
                 },
             ]);
-            reasons.push(format!("{}: {}", text(&c["id"]), text(&c["reason"])));
+            reasons.push_str(&format!(
+                "{}: {}\n",
+                text(c.get("id")),
+                text(c.get("reason"))
+            ));
         }
         for k in ["error", "message"] {
             if let Some(m) = r[k].as_str() {
-                reasons.push(format!("{}: {k}: {m}", text(&r["target"])));
+                reasons.push_str(&format!("{}: {k}: {m}\n", text(r.get("target"))));
             }
         }
     }
-    let mut lines = table(&rows);
-    for n in reasons {
-        lines.push_str(&n);
-        lines.push('\n');
-    }
-    lines.push_str("nothing stored\n");
-    write_out(&lines)
+    reasons.push_str("nothing stored\n");
+    print(format, out, || t, &reasons)
 }
 
 /// The saved configuration with each check's suggested expression (from a tune answer).
@@ -706,11 +775,15 @@ fn queued(out: &Value) -> Option<&str> {
         .flatten()
 }
 
-fn print_queued_or_json(out: &Value, format: Format) -> Result<()> {
-    match (format, queued(out)) {
-        (Format::Table, Some(m)) => write_out(&format!("{m}\n")),
-        _ => print_json(out),
-    }
+/// A queued run: its message (who runs it) on standard error, the answer in JSON or as one row.
+fn print_queued(out: &Value, how: &str, format: Format) -> Result<()> {
+    eprintln!("{how}");
+    print(
+        format,
+        out,
+        || Table::of(std::slice::from_ref(out), &["job", "message"]),
+        "",
+    )
 }
 
 /// `7 points: valid 4, warning 1, severe 2`.
@@ -719,7 +792,7 @@ fn counts_line(n: u64, what: &str, counts: &Value) -> String {
         .as_object()
         .into_iter()
         .flatten()
-        .map(|(status, k)| format!("{status} {}", text(k)))
+        .map(|(status, k)| format!("{status} {}", text(Some(k))))
         .collect();
     let plural = if n == 1 { "" } else { "s" };
     if parts.is_empty() {
@@ -729,92 +802,9 @@ fn counts_line(n: u64, what: &str, counts: &Value) -> String {
     }
 }
 
-/// Rows with their columns padded to the widest cell (the last column is not padded).
-fn table<const N: usize>(rows: &[[String; N]]) -> String {
-    let mut widths = [0; N];
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i + 1 < N {
-                line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
-            } else {
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// A JSON value as table text (strings without quotes, null empty).
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-fn print_json(v: &Value) -> Result<()> {
-    write_out(&(serde_json::to_string_pretty(v).unwrap_or_default() + "\n"))
-}
-
-/// Writes to standard output; a reader that stops early (`| head`) is not an error.
-fn write_out(text: &str) -> Result<()> {
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Internal(format!(
-            "cannot write to standard output: {e}"
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// A JSON file, or standard input for '-'.
-fn read_json(file: PathBuf) -> Result<Value> {
-    let text = if file.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| Error::invalid_parameter(format!("cannot read standard input: {e}")))?;
-        s
-    } else {
-        std::fs::read_to_string(&file)
-            .map_err(|e| Error::invalid_parameter(format!("cannot read {}: {e}", file.display())))?
-    };
-    serde_json::from_str(&text).map_err(|e| {
-        Error::new(
-            ErrorCode::InvalidJson,
-            format!("{} is not valid JSON: {e}", file.display()),
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tables_pad_all_but_the_last_column() {
-        let rows = [
-            [
-                "2024-07-01".to_string(),
-                "valid".into(),
-                "all passed".into(),
-            ],
-            ["2024-07-10".into(), "severe".into(), String::new()],
-        ];
-        assert_eq!(
-            table(&rows),
-            "2024-07-01  valid   all passed\n2024-07-10  severe\n"
-        );
-    }
 
     #[test]
     fn counts_lines() {
@@ -855,6 +845,7 @@ mod tests {
             checks: vec!["positive".into()],
             tenors: vec![],
             format: Format::Json,
+            fail_on: FailOn::Failed,
         };
         assert_eq!(
             request(Some("A:B"), &sel, true, None),

@@ -108,6 +108,27 @@ impl Platform {
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
+    /// A platform on the SQLite database file at `path`, which must exist (`NOT_FOUND`
+    /// otherwise, and nothing is created): for tools that read a database rather than make one.
+    #[cfg(feature = "sqlite")]
+    pub fn open_existing(path: &std::path::Path) -> Result<Platform> {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => Platform::open(path),
+            Ok(_) => Err(Error::invalid_parameter(format!(
+                "{} is not a database file",
+                path.display()
+            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::not_found(format!(
+                "database file {} does not exist",
+                path.display()
+            ))),
+            Err(e) => Err(Error::invalid_parameter(format!(
+                "cannot read {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+
     /// A platform on a fresh in-memory SQLite database.
     #[cfg(feature = "sqlite")]
     pub fn in_memory() -> Result<Platform> {

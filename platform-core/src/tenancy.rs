@@ -19,12 +19,14 @@ pub const DEFAULT_TENANT: &str = "default";
 pub const DEFAULT_ADMIN: &str = "admin";
 
 impl Platform {
-    /// On an empty database, creates tenant `default`, user `admin` with role `platform` and a
-    /// token for it, and returns the token (shown once). On any other database returns `None`.
+    /// On a database without any `platform`-role user (a new one, or one first written by a
+    /// program or a command that made no users), creates tenant `default`, user `admin` with
+    /// role `platform` and a token for it, and returns the token (shown once). On any other
+    /// database returns `None`: more tokens come from [`Platform::create_token`].
     pub fn bootstrap(&self) -> Result<Option<String>> {
         let now = format_instant(self.now());
         self.write(|tx| {
-            if tx.tenant_count()? > 0 {
+            if tx.users_with_role(Role::Platform)? > 0 {
                 return Ok(None);
             }
             let token = generate_token()?;
@@ -49,6 +51,23 @@ impl Platform {
             Ok(())
         })?;
         Ok(token)
+    }
+
+    /// The tokens of a tenant (of every tenant when `None`): who they are for and their
+    /// state, never the token itself.
+    pub fn tokens(&self, tenant: Option<&str>) -> Result<Vec<crate::store::TokenListing>> {
+        self.read()?.tokens(tenant)
+    }
+
+    /// The environments of a tenant as (name, created); the tenant must exist.
+    pub fn environments(&self, tenant: &str) -> Result<Vec<(String, String)>> {
+        let envs = self.read()?.environments(tenant)?;
+        if envs.is_empty() {
+            return Err(Error::not_found(format!(
+                "tenant \"{tenant}\" does not exist"
+            )));
+        }
+        Ok(envs)
     }
 
     /// Revokes one token (given in full); returns whether it was active.
@@ -185,5 +204,77 @@ impl Platform {
             environment: environment.to_string(),
             ..p.clone()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Credentials;
+
+    fn admin_of(p: &Platform, token: &str) -> Principal {
+        p.authenticate(Some(&Credentials::Bearer(token.to_string())), None)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_first_admin_is_made_once_on_a_database_without_one() {
+        let p = Platform::in_memory().unwrap();
+        let token = p
+            .bootstrap()
+            .unwrap()
+            .expect("a fresh database gets its admin");
+        let who = admin_of(&p, &token);
+        assert_eq!(
+            (who.tenant.as_str(), who.user.as_str(), who.role),
+            (DEFAULT_TENANT, DEFAULT_ADMIN, Role::Platform)
+        );
+        assert_eq!(p.bootstrap().unwrap(), None, "only once");
+    }
+
+    #[test]
+    fn a_database_first_written_without_an_admin_still_gets_one() {
+        // A program (or a command) wrote first: a tenant, a writer, data, but no platform user.
+        let p = Platform::in_memory().unwrap();
+        p.local_principal("default", "cli").unwrap();
+        p.create_token("acme", "ann", Role::Writer).unwrap();
+        let token = p.bootstrap().unwrap().expect("no platform user yet");
+        assert_eq!(admin_of(&p, &token).role, Role::Platform);
+        assert_eq!(p.bootstrap().unwrap(), None);
+        // A database whose platform user was made by hand gets no second one.
+        let q = Platform::in_memory().unwrap();
+        q.create_token("ops", "root", Role::Platform).unwrap();
+        assert_eq!(q.bootstrap().unwrap(), None);
+    }
+
+    #[test]
+    fn tokens_and_environments_are_listed_without_secrets() {
+        let p = Platform::in_memory().unwrap();
+        let t1 = p.create_token("acme", "ann", Role::Writer).unwrap();
+        p.create_token("acme", "bob", Role::Reader).unwrap();
+        p.create_token("zed", "zoe", Role::Admin).unwrap();
+        p.revoke_token(&t1).unwrap();
+        let acme = p.tokens(Some("acme")).unwrap();
+        assert_eq!(acme.len(), 2);
+        assert_eq!((acme[0].user.as_str(), acme[0].role), ("ann", Role::Writer));
+        assert!(acme[0].revoked.is_some() && acme[1].revoked.is_none());
+        assert_eq!(acme[0].id.len(), 12);
+        assert!(
+            !t1.contains(&acme[0].id),
+            "the listing id is not a part of the token"
+        );
+        assert_eq!(p.tokens(None).unwrap().len(), 3);
+        p.create_environment("acme", "test").unwrap();
+        let envs: Vec<String> = p
+            .environments("acme")
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(envs, ["production", "test"]);
+        assert_eq!(
+            p.environments("nobody").unwrap_err().code(),
+            ErrorCode::NotFound
+        );
     }
 }

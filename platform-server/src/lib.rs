@@ -113,19 +113,43 @@ pub async fn access_log(
     Ok(res)
 }
 
-/// Binds an HTTP server on `addr`; it stops gracefully on SIGTERM or ctrl-c, finishing
-/// in-flight requests. Returns the server (to await) and the bound addresses.
+/// Binds the listening sockets of `addr` (every address a name resolves to that can be bound,
+/// as a server would), before anything else is opened: a busy port fails here.
+pub fn bind(addr: &str) -> std::io::Result<Vec<std::net::TcpListener>> {
+    use std::net::ToSocketAddrs as _;
+    let mut listeners = Vec::new();
+    let mut last = None;
+    for a in addr.to_socket_addrs()? {
+        match std::net::TcpListener::bind(a) {
+            Ok(l) => listeners.push(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    match (listeners.is_empty(), last) {
+        (false, _) => Ok(listeners),
+        (true, Some(e)) => Err(e),
+        (true, None) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{addr} resolves to no address"),
+        )),
+    }
+}
+
+/// Serves HTTP on bound listeners ([`bind`]); it stops gracefully on SIGTERM or ctrl-c,
+/// finishing in-flight requests. Returns the server (to await) and the bound addresses.
 pub fn serve(
     state: AppState,
-    addr: &str,
+    listeners: Vec<std::net::TcpListener>,
 ) -> std::io::Result<(actix_web::dev::Server, Vec<std::net::SocketAddr>)> {
-    let server = HttpServer::new(move || {
+    let mut server = HttpServer::new(move || {
         App::new()
             .wrap(from_fn(access_log))
             .configure(configure(state.clone()))
     })
-    .shutdown_timeout(30)
-    .bind(addr)?;
+    .shutdown_timeout(30);
+    for l in listeners {
+        server = server.listen(l)?;
+    }
     let addrs = server.addrs();
     Ok((server.run(), addrs))
 }
@@ -137,7 +161,12 @@ pub struct Worker {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
     events: Option<std::thread::JoinHandle<()>>,
+    heartbeat: Option<std::thread::JoinHandle<()>>,
 }
+
+/// How often a worker tells the database it is alive (well within
+/// `platform_core::validation::jobs::WORKER_TIMEOUT_SECS`).
+const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Worker {
     /// Queues again the jobs and deliveries a stopped server left running, then polls for
@@ -174,6 +203,33 @@ impl Worker {
                 })
                 .ok()
         };
+        // Tells the database this worker is alive, so a job queued elsewhere (the CLI on the
+        // same file) can say who runs it; gone on a clean stop.
+        let heartbeat = {
+            let (flag, platform) = (stop.clone(), platform.clone());
+            let id = platform_core::auth::generate_token()
+                .map(|t| t[3..15].to_string())
+                .unwrap_or_else(|_| std::process::id().to_string());
+            let started = platform_core::clock::format_instant(platform.now());
+            std::thread::Builder::new()
+                .name("platform-heartbeat".into())
+                .spawn(move || {
+                    let mut last = None::<std::time::Instant>;
+                    while !flag.load(Ordering::Relaxed) {
+                        if last.is_none_or(|l| l.elapsed() >= HEARTBEAT) {
+                            if let Err(e) = platform.worker_heartbeat(&id, &started) {
+                                tracing::warn!(error = %e, "cannot record the worker's heartbeat");
+                            }
+                            last = Some(std::time::Instant::now());
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                    }
+                    if let Err(e) = platform.worker_stopped(&id) {
+                        tracing::warn!(error = %e, "cannot record the worker's stop");
+                    }
+                })
+                .ok()
+        };
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("platform-jobs".into())
@@ -199,6 +255,7 @@ impl Worker {
             stop,
             thread,
             events,
+            heartbeat,
         }
     }
 
@@ -209,6 +266,9 @@ impl Worker {
             let _ = t.join();
         }
         if let Some(t) = self.events.take() {
+            let _ = t.join();
+        }
+        if let Some(t) = self.heartbeat.take() {
             let _ = t.join();
         }
     }

@@ -34,17 +34,17 @@ use platform_core::data::read::{DataId, DataQuery};
 use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
 use platform_core::data::{series_settings, DataKind, CURVE_TYPE, SERIES_TYPE};
 use platform_core::documents::SaveOptions;
-use platform_core::format::csv::data_to_csv;
 use platform_core::ids::Source;
 use platform_core::query::Params;
 use platform_core::store::Collection;
 use platform_core::{Error, ErrorCode, Platform, Result};
 use serde_json::{json, Map, Value};
-use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::local::Local;
+use crate::output::{self, Format, Table};
 use files::{csv_records, curve_rows, json_file, Column, CurveRows, PointReader};
 
 mod files;
@@ -125,12 +125,6 @@ fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Json,
-    Csv,
-}
-
 #[derive(Args)]
 pub struct GetArgs {
     #[command(flatten)]
@@ -179,27 +173,45 @@ fn get(args: GetArgs) -> Result<()> {
     let object = args.id.split(':').next().unwrap_or_default();
     let (platform, who) = args.local.open()?;
     let item = platform.read_data(&who, Source::of_id(object), &args.id, &query)?;
-    let text = match (args.format, &item) {
-        (Format::Json, _) => serde_json::to_string_pretty(&item).unwrap_or_default() + "\n",
-        // The tenors of a curve, one a line.
-        (Format::Csv, Value::Array(tenors)) => tenors
-            .iter()
-            .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_string) + "\n")
-            .collect(),
-        // The server's rendering: a series (or a tenor's history) or a curve.
-        (Format::Csv, one) => data_to_csv(one).unwrap_or_default(),
-    };
-    write_stdout(&text)
+    output::print(args.format, &item, || data_table(&item), "")
 }
 
-/// Writes to standard output; a reader that stops early (`| head`) is not an error.
-fn write_stdout(text: &str) -> Result<()> {
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Internal(format!(
-            "cannot write to standard output: {e}"
-        ))),
-        _ => Ok(()),
+/// A data item as rows: a series (or a tenor's history) as time, value and status; a curve as
+/// its contracts with their periods; a curve's tenors one a row.
+fn data_table(item: &Value) -> Table {
+    if let Value::Array(tenors) = item {
+        let mut t = Table::new(&["tenor"]);
+        for code in tenors {
+            t.push(vec![output::text(Some(code))]);
+        }
+        return t;
     }
+    if let Some(Value::Array(contracts)) = item.get("contracts") {
+        return Table::of(
+            contracts,
+            &[
+                "tenor",
+                "value",
+                "properties.absolute",
+                "properties.start",
+                "properties.end",
+                "properties.expiry",
+            ],
+        )
+        .renamed(&["tenor", "value", "absolute", "start", "end", "expiry"]);
+    }
+    let points = item["data"].as_array().map_or(&[][..], Vec::as_slice);
+    Table::of(
+        points,
+        &[
+            "time",
+            "value",
+            "status.quality",
+            "status.source",
+            "status.reliability",
+        ],
+    )
+    .renamed(&["time", "value", "quality", "source", "reliability"])
 }
 
 /// Where an import writes: a database file through the core, or a server.

@@ -1,14 +1,9 @@
 //! `platform data import` as users run it: hourly power around clock changes, files that hold a
 //! time twice, `;` and tab separated exports, curves, and imports through a running server.
 
-use crate::{data, stderr_of_failure, stdout_of, Server};
+use crate::{data, new_db, stderr_of_failure, stdout_of, Server};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-/// A database file in `dir` for the tests of this module.
-fn new_db(dir: &Path) -> PathBuf {
-    dir.join("p.db")
-}
+use std::path::Path;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);

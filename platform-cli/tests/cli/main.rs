@@ -1,6 +1,7 @@
 //! The real `platform` binary as a process: serve on a free port, tokens, objects over HTTP and
 //! on the file, and a clean stop on SIGTERM.
 
+mod conventions;
 mod import;
 mod readme;
 
@@ -20,6 +21,14 @@ fn platform(args: &[&str]) -> Output {
         .env_remove("PLATFORM_URL")
         .output()
         .unwrap()
+}
+
+/// A new database file in `dir`, made by `platform init` (which prints its admin token).
+fn new_db(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("p.db");
+    let token = stdout_of(&platform(&["init", "--db", db.to_str().unwrap()]));
+    assert!(token.trim().starts_with("pt_"), "{token}");
+    db
 }
 
 #[track_caller]
@@ -57,7 +66,27 @@ impl Server {
                 "127.0.0.1:0",
             ])
             .envs(env.iter().copied());
-        Server::spawn(command)
+        let server = Server::spawn(command);
+        assert!(
+            server.admin_token.starts_with("pt_"),
+            "a fresh database prints the admin token"
+        );
+        server
+    }
+
+    /// A server on a database that has its admin already (it prints no token).
+    fn start_existing(db: &Path) -> Server {
+        let mut command = Command::new(BIN);
+        command.args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--addr",
+            "127.0.0.1:0",
+        ]);
+        let server = Server::spawn(command);
+        assert_eq!(server.admin_token, "", "no second admin token");
+        server
     }
 
     /// `platform ARGS --addr 127.0.0.1:0` in the directory `dir`.
@@ -105,7 +134,7 @@ impl Server {
         Server {
             child,
             url: url.unwrap(),
-            admin_token: token.expect("a fresh database prints the admin token"),
+            admin_token: token.unwrap_or_default(),
             log: rx,
         }
     }
@@ -300,7 +329,7 @@ fn serve_token_and_round_trip() {
 #[test]
 fn objects_on_a_database_file_without_a_server() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = new_db(dir.path());
     let dbs = db.to_str().unwrap();
     let file = dir.path().join("objs.json");
     std::fs::write(&file, r#"[{"_id": "A", "v": 1}, {"_id": "B", "v": 2}]"#).unwrap();
@@ -373,7 +402,7 @@ fn stderr_of_failure(out: &Output) -> String {
 #[test]
 fn data_import_csv_merges_and_reads_back() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = new_db(dir.path());
     let file = dir.path().join("load.csv");
     let path = file.to_str().unwrap();
     std::fs::write(
@@ -454,7 +483,7 @@ fn data_import_csv_merges_and_reads_back() {
 #[test]
 fn data_import_stores_nothing_from_a_bad_file() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = new_db(dir.path());
     let file = dir.path().join("load.csv");
     let path = file.to_str().unwrap();
     std::fs::write(&file, "2024-01-01,1\n2024-01-02,2\n").unwrap();
@@ -483,7 +512,7 @@ fn data_import_stores_nothing_from_a_bad_file() {
 #[test]
 fn data_import_json_checks_the_calendar() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = new_db(dir.path());
     let file = dir.path().join("price.json");
     let path = file.to_str().unwrap();
     // Friday then Saturday.
@@ -537,7 +566,7 @@ fn data_import_json_checks_the_calendar() {
 #[test]
 fn data_import_of_200000_lines() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = new_db(dir.path());
     let file = dir.path().join("big.csv");
     let start = 1_704_067_200_i64; // 2024-01-01T00:00:00Z
     let mut text = String::from("time,value\n");
@@ -606,7 +635,7 @@ fn chrono_like(secs: i64) -> String {
 #[test]
 fn grants_open_access_restricted_data() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = new_db(dir.path());
     let dbs = db.to_str().unwrap();
     let file = dir.path().join("obj.json");
     std::fs::write(&file, r#"{"_id": "BOOK", "PNL": {"_type": "VarTimeSeries", "_access": "traders", "data": [{"time": "2024-07-01T00:00:00Z", "value": 1}]}}"#).unwrap();
@@ -680,10 +709,33 @@ fn json_of(out: &Output) -> Value {
     serde_json::from_str(&stdout_of(out)).unwrap()
 }
 
+#[track_caller]
+fn json_gated(out: &Output) -> Value {
+    serde_json::from_str(&gated(out)).unwrap()
+}
+
+/// The answer of a `validate` command whose data did not pass its gate: exit code 1, the
+/// answer printed all the same, and what did not pass on standard error.
+#[track_caller]
+fn gated(out: &Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("did not pass: "),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
 /// A daily series with a spike on the 4th and a negative value on the 6th, and its saved
 /// configuration (positive, range: severe, move: warning).
 fn validated_series(dir: &Path) -> std::path::PathBuf {
-    let db = dir.join("p.db");
+    let db = new_db(dir);
     let csv = dir.join("spot.csv");
     let values = [10.0, 11.0, 10.5, 95.0, 10.8, -1.0, 11.2];
     let text: String = values
@@ -725,10 +777,11 @@ fn validated_series(dir: &Path) -> std::path::PathBuf {
     db
 }
 
-/// The `point status` pairs of a `--format table` output (the last line is the counts).
+/// The `point status` pairs of a `--format table` output (a header row, the rows, the counts).
 fn table_statuses(text: &str) -> Vec<(String, String)> {
     let lines: Vec<&str> = text.lines().collect();
-    lines[..lines.len() - 1]
+    assert!(lines[0].starts_with("POINT"), "{text}");
+    lines[1..lines.len() - 1]
         .iter()
         .map(|l| {
             let mut cells = l.split_whitespace();
@@ -754,8 +807,8 @@ fn validate_test_run_and_stats_on_a_database_file() {
         .collect();
     assert_eq!(ids, ["positive", "range", "move"]);
 
-    // A test stores nothing.
-    let tested = json_of(&validate(
+    // A test stores nothing; failing points make it exit with 1, the answer printed.
+    let tested = json_gated(&validate(
         &db,
         &[
             "test",
@@ -783,7 +836,7 @@ fn validate_test_run_and_stats_on_a_database_file() {
         r#"{"_id": "NBP:SPOT", "kind": "timeseries", "checks": [{"name": "Big", "expression": "value > 50"}]}"#,
     )
     .unwrap();
-    let out = stdout_of(&validate(
+    let out = gated(&validate(
         &db,
         &[
             "test",
@@ -807,7 +860,7 @@ fn validate_test_run_and_stats_on_a_database_file() {
     assert!(out.ends_with("(test: nothing stored)\n"), "{out}");
 
     // A run over the week: one line per point, then the counts.
-    let out = stdout_of(&validate(
+    let out = gated(&validate(
         &db,
         &[
             "run",
@@ -841,7 +894,7 @@ fn validate_test_run_and_stats_on_a_database_file() {
     assert!(out.contains("3 of 3 checks did not pass: positive, range, move"));
 
     // Only some checks.
-    let one = json_of(&validate(
+    let one = json_gated(&validate(
         &db,
         &[
             "run",
@@ -874,7 +927,7 @@ fn validate_test_run_and_stats_on_a_database_file() {
     assert_eq!(other["totals"]["records"], 0);
 
     // Several data items; one without a configuration is an error of its own.
-    let out = stdout_of(&validate(
+    let out = gated(&validate(
         &db,
         &["many", "NBP:SPOT", "NOPE:X", "--format", "table"],
     ));
@@ -948,8 +1001,16 @@ fn validate_background_runs_are_worked_off_without_a_server() {
     assert_eq!(jobs[0]["status"], "done", "{jobs}");
     assert_eq!(jobs[0]["message"], "checked 7 points");
     let table = stdout_of(&validate(&db, &["jobs", "--format", "table"]));
-    assert!(
-        table.starts_with(&format!("{job}  done  100%  checked 7 points\n")),
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            format!(
+                "JOB{}  STATUS  PROGRESS  MESSAGE",
+                " ".repeat(job.len() - 3)
+            ),
+            format!("{job}  done    100%      checked 7 points")
+        ],
         "{table}"
     );
     assert_eq!(json_of(&validate(&db, &["stats"]))["totals"]["records"], 7);
@@ -990,7 +1051,7 @@ fn validate_background_runs_are_worked_off_without_a_server() {
 #[test]
 fn validate_suggest_and_tune_write_configurations_that_save() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("p.db");
+    let db = new_db(dir.path());
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -1048,7 +1109,11 @@ fn validate_suggest_and_tune_write_configurations_that_save() {
     // The file saves unchanged and its checks catch the spike.
     let saved = json_of(&validate(&db, &["config", "put", cfg.to_str().unwrap()]));
     assert_eq!(saved["_version"], 1, "{saved}");
-    let tested = json_of(&validate(&db, &["test", "A:B", "--point", &date(40)]));
+    let tested: Value = serde_json::from_str(&gated(&validate(
+        &db,
+        &["test", "A:B", "--point", &date(40)],
+    )))
+    .unwrap();
     assert_eq!(tested["results"][0]["status"], "failed", "{tested}");
     // Tuning for the spike (no record: taken as a false alarm) relaxes the range.
     let tuned = dir.path().join("tuned.json");
@@ -1163,6 +1228,22 @@ fn the_server_delivers_automations_in_the_background_over_smtp() {
     assert_eq!(entries[0]["status"], "success", "{entries}");
     assert!(server.stop().success());
     // The log on the file, through the CLI.
-    let out = platform(&["automation", "log", "--db", db.to_str().unwrap()]);
-    assert!(stdout_of(&out).contains("\"success\""));
+    let out = platform(&[
+        "automation",
+        "log",
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json_of(&out)[0]["status"], "success");
+    let table = stdout_of(&platform(&[
+        "automation",
+        "log",
+        "--db",
+        db.to_str().unwrap(),
+    ]));
+    let mut lines = table.lines();
+    assert!(lines.next().unwrap().starts_with("TIMESTAMP"), "{table}");
+    assert!(lines.next().unwrap().contains("success"), "{table}");
 }

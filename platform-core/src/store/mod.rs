@@ -112,6 +112,38 @@ pub struct TokenRecord {
     pub revoked: bool,
 }
 
+/// A background worker serving the database (a server's job worker).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerRow {
+    /// A random id the worker chose at start.
+    pub id: String,
+    /// The host it runs on.
+    pub host: String,
+    /// Its process id.
+    pub pid: u32,
+    /// When it started (RFC 3339).
+    pub started: String,
+    /// When it was last seen (RFC 3339).
+    pub seen: String,
+}
+
+/// A token as listed: who it is for and its state, never the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenListing {
+    /// The first 12 hex digits of the token's hash: tells tokens apart.
+    pub id: String,
+    /// The tenant of the token's user.
+    pub tenant: String,
+    /// The token's user.
+    pub user: String,
+    /// The user's role.
+    pub role: Role,
+    /// When it was created (RFC 3339).
+    pub created: String,
+    /// When it was revoked, if it was.
+    pub revoked: Option<String>,
+}
+
 /// Which tokens to revoke.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenSelector {
@@ -237,6 +269,14 @@ pub struct LogQuery {
 pub trait ReadTx {
     /// How many tenants exist.
     fn tenant_count(&self) -> Result<u64>;
+    /// The background workers last seen at or after `since` (RFC 3339), by id.
+    fn workers_seen_since(&self, since: &str) -> Result<Vec<WorkerRow>>;
+    /// How many users (of any tenant) hold a role.
+    fn users_with_role(&self, role: Role) -> Result<u64>;
+    /// The tokens of a tenant (of every tenant when `None`), by tenant, user and creation.
+    fn tokens(&self, tenant: Option<&str>) -> Result<Vec<TokenListing>>;
+    /// The environments of a tenant as (name, created), by name.
+    fn environments(&self, tenant: &str) -> Result<Vec<(String, String)>>;
     /// Whether the tenant has this environment.
     fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool>;
     /// The token with this hash, if any.
@@ -426,6 +466,10 @@ pub trait WriteTx: ReadTx {
     fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool>;
     /// Stores a token hash for a user.
     fn insert_token(&mut self, hash: &str, tenant: &str, user: &str, now: &str) -> Result<()>;
+    /// Records that a worker is alive (inserting it when new).
+    fn worker_seen(&mut self, worker: &WorkerRow) -> Result<()>;
+    /// Removes a worker that stopped.
+    fn worker_gone(&mut self, id: &str) -> Result<()>;
     /// Revokes tokens; returns how many were active.
     fn revoke_tokens(&mut self, which: &TokenSelector, now: &str) -> Result<u64>;
     /// Replaces current chunks of a series at a new object version: the current rows starting at

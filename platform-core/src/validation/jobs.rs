@@ -11,6 +11,19 @@ use crate::error::{Error, Result};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 
+/// How long a worker may go unseen before it counts as stopped (it reports every few seconds).
+pub const WORKER_TIMEOUT_SECS: i64 = 20;
+
+/// This machine's name, as far as the environment tells it.
+fn hostname() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
 impl Platform {
     /// Queues background work; answers `{background: true, message, job}`.
     pub(crate) fn queue_job(&self, p: &Principal, kind: &str, payload: Value) -> Result<Value> {
@@ -32,9 +45,43 @@ impl Platform {
             return Err(Error::Internal("job is not an object".into()));
         };
         self.write(|tx| tx.put_job(&p.private_scope(), &job))?;
-        Ok(
-            json!({"background": true, "message": format!("the {kind} runs in the background as job {id}"), "job": id}),
-        )
+        let how = match self.live_workers()?.as_slice() {
+            [] => "no server's worker is running on this database: `platform validate work` \
+                   on the database file runs it"
+                .to_string(),
+            [w] => format!(
+                "the worker of the server on {} (pid {}) runs it",
+                w.host, w.pid
+            ),
+            more => format!("one of the {} servers' workers runs it", more.len()),
+        };
+        Ok(json!({"background": true,
+            "message": format!("the {kind} runs in the background as job {id}: {how}"),
+            "job": id}))
+    }
+
+    /// Records that the background worker `id` (a server's, started at `started`) is alive;
+    /// a worker not seen for [`WORKER_TIMEOUT_SECS`] counts as stopped.
+    pub fn worker_heartbeat(&self, id: &str, started: &str) -> Result<()> {
+        let row = crate::store::WorkerRow {
+            id: id.to_string(),
+            host: hostname(),
+            pid: std::process::id(),
+            started: started.to_string(),
+            seen: format_instant(self.now()),
+        };
+        self.write(|tx| tx.worker_seen(&row))
+    }
+
+    /// Records that the worker `id` stopped.
+    pub fn worker_stopped(&self, id: &str) -> Result<()> {
+        self.write(|tx| tx.worker_gone(id))
+    }
+
+    /// The background workers seen in the last [`WORKER_TIMEOUT_SECS`].
+    pub fn live_workers(&self) -> Result<Vec<crate::store::WorkerRow>> {
+        let since = self.now() - chrono::TimeDelta::seconds(WORKER_TIMEOUT_SECS);
+        self.read()?.workers_seen_since(&format_instant(since))
     }
 
     /// The caller's background jobs, newest first (without their payloads).

@@ -225,6 +225,17 @@ pub const STEPS: &[&str] = &[
         doc    TEXT NOT NULL
     );
     "#,
+    // 8: the background workers serving the database (servers), each with when it was last
+    // seen, so a queued job can say who will run it.
+    r#"
+    CREATE TABLE workers (
+        id      TEXT PRIMARY KEY,
+        host    TEXT NOT NULL,
+        pid     INTEGER NOT NULL,
+        started TEXT NOT NULL,
+        seen    TEXT NOT NULL
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -15,7 +15,8 @@ use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use crate::store::{
     AuditEntry, Chunk, Collection, DataKey, DeliveryRow, Extent, LogQuery, Page, ReadTx,
-    RecordChunkRow, SecretRow, Store, StoredVersion, TokenRecord, TokenSelector, WriteTx,
+    RecordChunkRow, SecretRow, Store, StoredVersion, TokenListing, TokenRecord, TokenSelector,
+    WorkerRow, WriteTx,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -375,6 +376,87 @@ impl ReadTx for Tx<'_> {
         self.conn
             .query_row("SELECT count(*) FROM tenants", [], |r| r.get(0))
             .db()
+    }
+
+    fn workers_seen_since(&self, since: &str) -> Result<Vec<WorkerRow>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, host, pid, started, seen FROM workers WHERE seen >= ?1 ORDER BY id",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![since], |r| {
+                Ok(WorkerRow {
+                    id: r.get(0)?,
+                    host: r.get(1)?,
+                    pid: r.get(2)?,
+                    started: r.get(3)?,
+                    seen: r.get(4)?,
+                })
+            })
+            .db()?;
+        rows.map(|r| r.db()).collect()
+    }
+
+    fn users_with_role(&self, role: Role) -> Result<u64> {
+        self.conn
+            .prepare_cached("SELECT count(*) FROM users WHERE role = ?1")
+            .db()?
+            .query_row(params![role.as_str()], |r| r.get(0))
+            .db()
+    }
+
+    fn tokens(&self, tenant: Option<&str>) -> Result<Vec<TokenListing>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT substr(t.hash, 1, 12), t.tenant, t.user, u.role, t.created, t.revoked FROM tokens t \
+                 JOIN users u ON u.tenant = t.tenant AND u.name = t.user \
+                 WHERE ?1 IS NULL OR t.tenant = ?1 ORDER BY t.tenant, t.user, t.created, t.hash",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![tenant], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                ))
+            })
+            .db()?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, tenant, user, role, created, revoked) = row.db()?;
+            let role: Role = role.parse().map_err(|_| {
+                Error::Internal(format!("user {tenant}/{user} has role \"{role}\""))
+            })?;
+            out.push(TokenListing {
+                id,
+                tenant,
+                user,
+                role,
+                created,
+                revoked,
+            });
+        }
+        Ok(out)
+    }
+
+    fn environments(&self, tenant: &str) -> Result<Vec<(String, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT name, created FROM environments WHERE tenant = ?1 ORDER BY name",
+            )
+            .db()?;
+        let rows = stmt
+            .query_map(params![tenant], |r| Ok((r.get(0)?, r.get(1)?)))
+            .db()?;
+        rows.map(|r| r.db()).collect()
     }
 
     fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool> {
@@ -1306,6 +1388,27 @@ impl WriteTx for Tx<'_> {
             .execute(params![tenant, env, now])
             .db()?;
         Ok(n == 1)
+    }
+
+    fn worker_seen(&mut self, w: &WorkerRow) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO workers (id, host, pid, started, seen) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (id) DO UPDATE SET seen = excluded.seen",
+            )
+            .db()?
+            .execute(params![w.id, w.host, w.pid, w.started, w.seen])
+            .db()?;
+        Ok(())
+    }
+
+    fn worker_gone(&mut self, id: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("DELETE FROM workers WHERE id = ?1")
+            .db()?
+            .execute(params![id])
+            .db()?;
+        Ok(())
     }
 
     fn upsert_user(&mut self, tenant: &str, user: &str, role: Role, now: &str) -> Result<()> {
