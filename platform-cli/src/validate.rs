@@ -266,8 +266,8 @@ pub enum ValidateCommand {
     },
     /// Run the queued background jobs of the file (every tenant's) until none is left.
     ///
-    /// Jobs a stopped server left running are queued again first, so do not use it while a
-    /// server works on the same file: its worker runs the jobs there.
+    /// Jobs a stopped server left running are queued again first; while a server works on the
+    /// same file this refuses: its worker runs the jobs there.
     Work {
         #[command(flatten)]
         db: crate::DbArg,
@@ -519,7 +519,7 @@ fn long(points: &Points) -> bool {
 }
 
 fn work(platform: &Platform) -> Result<()> {
-    let requeued = platform.requeue_interrupted_jobs()?;
+    let requeued = platform.take_over_jobs()?;
     if requeued > 0 {
         eprintln!("{requeued} interrupted job(s) queued again");
     }

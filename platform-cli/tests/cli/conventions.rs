@@ -406,6 +406,12 @@ fn a_background_run_says_who_will_run_it() {
         "{err}"
     );
     let job = json_of(&out)["job"].as_str().unwrap().to_string();
+    // Meanwhile the file's jobs are the server's: `work` refuses and changes nothing.
+    let err = stderr_of_failure(&validate(&db, &["work"]));
+    assert!(
+        err.contains("[CONFLICT]") && err.contains("runs its jobs"),
+        "{err}"
+    );
     let mut status = Value::Null;
     for _ in 0..100 {
         let jobs = json_of(&validate(&db, &["jobs", "--format", "json"]));

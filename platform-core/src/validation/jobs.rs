@@ -73,6 +73,24 @@ impl Platform {
         self.write(|tx| tx.worker_seen(&row))
     }
 
+    /// Takes over the jobs of a database no server works on (`platform validate work`): queues
+    /// again the jobs a stopped server left running and returns how many. While a server's
+    /// worker is alive it is a `CONFLICT`: that worker runs the jobs, and one it is running
+    /// must not be started twice.
+    pub fn take_over_jobs(&self) -> Result<u64> {
+        if let Some(w) = self.live_workers()?.first() {
+            return Err(Error::new(
+                crate::error::ErrorCode::Conflict,
+                format!(
+                    "the worker of the server on {} (pid {}, seen {}) works on this database \
+                     and runs its jobs; stop that server to run them here",
+                    w.host, w.pid, w.seen
+                ),
+            ));
+        }
+        self.requeue_interrupted_jobs()
+    }
+
     /// Records that the worker `id` stopped.
     pub fn worker_stopped(&self, id: &str) -> Result<()> {
         self.write(|tx| tx.worker_gone(id))
