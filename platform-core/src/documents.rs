@@ -94,15 +94,27 @@ pub struct ListRequest {
 }
 
 impl ListRequest {
-    /// Reads every list parameter: `field=value` filters, `_filter`, `_type`, `#type`, `_search`,
-    /// `_searchinfo`, `_distinct`, `_sort`, `_project`, `_limit`, `_skip`. Other parameters that
-    /// start with `_` belong to other features and are left alone.
+    /// Reads every list parameter: `field=value` filters (system fields such as `_user` or
+    /// `_objid` included), `_filter`, `_type`, `#type`, `_search`, `_searchinfo`, `_distinct`,
+    /// `_sort`, `_project`, `_limit`, `_skip`. Other standard parameters belong to other
+    /// features and are left alone; an unknown one starting with `_` is refused.
     pub fn from_params(params: &Params) -> Result<ListRequest> {
+        params.check_names()?;
         let mut parts = Vec::new();
         let mut type_tree = None;
         for (key, value) in params.pairs() {
             match key.as_str() {
                 "#type" => type_tree = Some(value.clone()),
+                // `_id` fetches by id (`all`) and `_type` is the type filter below.
+                "_id" | "_type" => {}
+                // The tags of the current version: a document carrying the tag matches.
+                "_tag" if !value.ends_with(')') => parts.push(Filter::Eq {
+                    path: key.clone(),
+                    value: Value::String(value.clone()),
+                }),
+                k if crate::query::params::SYSTEM_FIELDS.contains(&k) => {
+                    parts.push(filter::parse_param(k, value)?)
+                }
                 k if k.starts_with('_') => {}
                 k => parts.push(filter::parse_param(k, value)?),
             }

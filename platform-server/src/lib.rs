@@ -72,7 +72,11 @@ pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
         let max_body = state.config.max_body;
         cfg.app_data(web::Data::new(state))
             .app_data(web::PayloadConfig::new(max_body))
-            .service(web::scope(&base).configure(routes::register))
+            .service(
+                web::scope(&base)
+                    .wrap(from_fn(request::check_query_names))
+                    .configure(routes::register),
+            )
             .default_service(web::to(routes::unknown_path));
     }
 }

@@ -34,7 +34,29 @@ pub async fn params(
         let body = read_body(payload, limit).await?;
         pairs.extend(form_urlencoded::parse(&body).into_owned());
     }
-    Ok(Params::new(pairs))
+    let params = Params::new(pairs);
+    params.check_names()?;
+    Ok(params)
+}
+
+/// Refuses a request whose query holds an unknown parameter starting with `_` (see
+/// `Params::check_names`), on every route, before anything runs.
+pub async fn check_query_names(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody>,
+) -> Result<
+    actix_web::dev::ServiceResponse<actix_web::body::EitherBody<impl actix_web::body::MessageBody>>,
+    actix_web::Error,
+> {
+    use actix_web::ResponseError as _;
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(req.query_string().as_bytes())
+        .into_owned()
+        .collect();
+    if let Err(e) = Params::new(pairs).check_names() {
+        let res = ApiError(e).error_response();
+        return Ok(req.into_response(res).map_into_right_body());
+    }
+    Ok(next.call(req).await?.map_into_left_body())
 }
 
 /// Reads the whole body, refusing more than `limit` bytes.

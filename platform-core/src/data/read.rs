@@ -470,6 +470,11 @@ impl Platform {
         let mut out = Vec::new();
         // Without `_range` (or a tenor) a list is a catalogue: headers and extents, no data.
         let catalogue = q.range.is_none() && q.tenor.is_none() && !q.list_tenors;
+        // A list holds current items: `_version` filtered them above, it does not read back.
+        let q = &DataQuery {
+            version: None,
+            ..q.clone()
+        };
         for (scope, id, doc) in items.into_iter().skip(skip).take(take) {
             let text = format!("{}:{}", id.object, id.prop);
             let item = if catalogue {

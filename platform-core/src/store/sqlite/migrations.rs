@@ -236,6 +236,18 @@ pub const STEPS: &[&str] = &[
         seen    TEXT NOT NULL
     ) WITHOUT ROWID;
     "#,
+    // 9: the filterable copy of each current document carries its system fields (`_oid
+    // _version _timestamp _user _tag`), so they filter and sort like any field.
+    r#"
+    UPDATE heads SET body = (
+        SELECT jsonb_set(jsonb(v.body), '$._oid', v.id, '$._version', v.version,
+            '$._timestamp', v.timestamp, '$._user', v.user, '$._tag',
+            json((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t
+                  WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env
+                  AND t.id = v.id AND t.version = v.version ORDER BY t.tag))))
+        FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant
+        AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -253,6 +253,15 @@ fn delivery_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<DeliveryRow>> 
     }))
 }
 
+/// The filterable copy of a version's body in `heads`: the body as JSONB with the version's
+/// system fields (`_oid _version _timestamp _user _tag`), so filters and sorts on them run in
+/// SQL with the in-memory meaning (rendered documents carry the same fields). Reads `v`, a row
+/// of `versions`.
+pub(crate) const HEAD_BODY: &str = "jsonb_set(jsonb(v.body), '$._oid', v.id, '$._version', v.version, \
+     '$._timestamp', v.timestamp, '$._user', v.user, '$._tag', json((SELECT json_group_array(tag) \
+     FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
+     AND t.id = v.id AND t.version = v.version ORDER BY t.tag))))";
+
 const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.reason, \
      (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
       AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
@@ -1171,6 +1180,26 @@ impl Tx<'_> {
     }
 }
 
+impl Tx<'_> {
+    /// Rewrites the filterable copy of a document's current version after its tags moved (a
+    /// head whose version was just deleted is left to `set_current`).
+    fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+        self.conn
+            .prepare_cached(&format!(
+                "UPDATE heads SET body = (SELECT {HEAD_BODY} FROM versions v WHERE v.coll = heads.coll \
+                 AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
+                 AND v.version = heads.version) \
+                 WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND EXISTS (SELECT 1 \
+                 FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant \
+                 AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version)"
+            ))
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, id])
+            .db()?;
+        Ok(())
+    }
+}
+
 impl WriteTx for Tx<'_> {
     fn put_automation(&mut self, scope: &Scope, doc: &Map<String, Value>) -> Result<()> {
         let id = doc.get("_id").and_then(Value::as_str).unwrap_or_default();
@@ -1296,7 +1325,8 @@ impl WriteTx for Tx<'_> {
             .db()?
             .execute(args)
             .db()?;
-        Ok(())
+        // A tag moved off the current version changes its `_tag`.
+        self.refresh_head(coll, scope, id)
     }
 
     fn set_current(
@@ -1317,12 +1347,12 @@ impl WriteTx for Tx<'_> {
             Some(v) => {
                 let changed = self
                     .conn
-                    .prepare_cached(
+                    .prepare_cached(&format!(
                         "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
-                         SELECT coll, tenant, env, id, version, coalesce(json_extract(body, '$._type'), ''), jsonb(body), \
-                         pf_search_text(body), pf_fold(json_extract(body, '$.name')) \
-                         FROM versions WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5",
-                    )
+                         SELECT v.coll, v.tenant, v.env, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
+                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')) \
+                         FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
+                    ))
                     .db()?
                     .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])
                     .db()?;
@@ -1351,7 +1381,7 @@ impl WriteTx for Tx<'_> {
             .db()?
             .execute(params![coll.as_str(), scope.tenant, scope.env, id, tag, version])
             .db()?;
-        Ok(())
+        self.refresh_head(coll, scope, id)
     }
 
     fn append_audit(&mut self, coll: Collection, scope: &Scope, e: &AuditEntry) -> Result<()> {
