@@ -248,3 +248,51 @@ mod filters_in_sql_mean_what_they_mean_in_memory {
         }
     }
 }
+
+#[test]
+fn migration_9_gives_existing_heads_their_system_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    let opts = crate::documents::SaveOptions::default();
+    for body in [
+        serde_json::json!({"_id": "A", "v": 1}),
+        serde_json::json!({"_id": "A", "v": 2}),
+    ] {
+        p.save(&who, Collection::Object, body, &opts).unwrap();
+    }
+    p.tag(
+        &who,
+        Collection::Object,
+        crate::ids::Source::Private,
+        "A",
+        &"2".parse().unwrap(),
+        "live",
+    )
+    .unwrap();
+    p.close().unwrap();
+    drop(p);
+    // The heads as schema 8 wrote them: the body alone.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
+         AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
+         AND v.version = heads.version); PRAGMA user_version = 8;",
+    )
+    .unwrap();
+    drop(conn);
+    let p = crate::Platform::open(&path).unwrap();
+    let list = |pairs: &[(&str, &str)]| {
+        let req =
+            crate::documents::ListRequest::from_params(&crate::query::Params::from_slice(pairs))
+                .unwrap();
+        p.list(&who, Collection::Object, crate::ids::Source::Private, &req)
+            .unwrap()
+            .total
+    };
+    assert_eq!(list(&[("_user", "bob")]), 1);
+    assert_eq!(list(&[("_version", "2")]), 1);
+    assert_eq!(list(&[("_tag", "live")]), 1);
+    assert_eq!(list(&[("_user", "ann")]), 0);
+}
