@@ -68,15 +68,15 @@ async fn data_is_read_only_written_by_saving_its_object_and_deleted_with_it() {
 async fn sources_are_public_private_and_all_with_repeated_ids() {
     let s = TestServer::new();
     let admin = s.client(Role::Platform);
-    admin.save(json!({"_id": "#SHARED", "name": "public"})).await;
+    admin
+        .save(json!({"_id": "#SHARED", "name": "public"}))
+        .await;
     admin.save(json!({"_id": "MINE", "name": "private"})).await;
     let other = s.client_of("zed", "zoe", Role::Reader);
     // The public source is shared; a private source is the caller's company's alone.
     assert_eq!(other.get("/object/v1/public").await.total(), 1);
     assert_eq!(other.get("/object/v1/private").await.total(), 0);
-    let both = admin
-        .get("/object/v1/all?_id=%23SHARED&_id=MINE")
-        .await;
+    let both = admin.get("/object/v1/all?_id=%23SHARED&_id=MINE").await;
     assert_eq!(both.total(), 2);
     // `all` is for the object and data services only.
     assert_eq!(admin.get("/secret/v1/all").await.status, 404);
