@@ -58,6 +58,7 @@ impl<T> Db<T> for rusqlite::Result<T> {
 impl SqliteStore {
     /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
     pub fn open(path: &Path) -> Result<SqliteStore> {
+        create_private(path)?;
         let writer = Connection::open(path).db()?;
         configure(&writer)?;
         // Larger pages scan faster and keep a current document's row in one page; this only
@@ -120,6 +121,24 @@ impl SqliteStore {
 fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
     // A panic while holding a connection leaves no transaction open (the guard rolls back).
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Creates a database file that does not exist yet readable by its owner only (0600); SQLite
+/// gives the `-wal` and `-shm` files it makes beside it the same mode. An existing file keeps
+/// the mode its owner chose.
+fn create_private(path: &Path) -> Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(crate::error::Error::Internal(format!(
+            "cannot create the database file {}: {e}",
+            path.display()
+        ))),
+    }
 }
 
 fn configure(conn: &Connection) -> Result<()> {

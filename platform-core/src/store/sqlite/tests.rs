@@ -296,3 +296,20 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     assert_eq!(list(&[("_tag", "live")]), 1);
     assert_eq!(list(&[("_user", "ann")]), 0);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_new_database_and_its_wal_and_shm_files_are_readable_by_their_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let mut tx = store.write().unwrap();
+    tx.ensure_tenant("acme", "2024-01-01T00:00:00Z").unwrap();
+    tx.commit().unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let file = dir.path().join(format!("p.db{suffix}"));
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}: {mode:o}", file.display());
+    }
+}
