@@ -701,6 +701,12 @@ impl Platform {
         source: Source,
         req: &ListRequest,
     ) -> Result<Page<Value>> {
+        if source == Source::All && !coll.sourced_by_hash() {
+            return Err(Error::invalid_parameter(format!(
+                "all is not a source of {}s: list them from public or private",
+                coll.noun()
+            )));
+        }
         let scopes = Scope::read_scopes(source, p);
         let tx = self.read()?;
         let mut query = req.query.clone();

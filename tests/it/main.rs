@@ -9,6 +9,7 @@ mod data;
 mod errors;
 mod extensions;
 mod formats;
+mod hardening;
 mod object;
 mod query;
 mod scripts;

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! curve    := {"ondate": date | {"curveDate": date, "expiryCalendar"?: code}, "contracts": [contract]}
-//! contract := {"tenor": period-code, "value": number | string | null, "status"?: status,
+//! contract := {"tenor": period-code, "value": number | null, "status"?: status,
 //!              "properties"?: {...}}
 //! ```
 //!
@@ -176,7 +176,7 @@ pub fn parse(name: &str, sent: &Map<String, Value>) -> Result<StoredCurve> {
             tenor: code.to_string(),
             relative,
             absolute,
-            value: PointValue::from_json(c.get("value").unwrap_or(&Value::Null))
+            value: contract_value(c.get("value").unwrap_or(&Value::Null))
                 .map_err(|e| at(e.public_message()))?,
             status: Status::from_json(c.get("status").unwrap_or(&Value::Null))
                 .map_err(|e| at(e.public_message()))?,
@@ -194,6 +194,17 @@ pub fn parse(name: &str, sent: &Map<String, Value>) -> Result<StoredCurve> {
         ondate: ondate_obj,
         contracts,
     })
+}
+
+/// A contract's value: a number, or null for none (the interface types it as a number; a
+/// string such as `"abc"` is refused rather than kept as text).
+fn contract_value(v: &Value) -> Result<PointValue> {
+    match v {
+        Value::String(s) => Err(Error::invalid_body(format!(
+            "value \"{s}\" is not a number: a contract's value is a number or null"
+        ))),
+        other => PointValue::from_json(other),
+    }
 }
 
 /// Writes the curve of one ondate; returns whether it changed.
@@ -403,7 +414,7 @@ mod tests {
             &sent(json!([
                 {"tenor": "M01", "value": 25.5},
                 {"tenor": "2024Q3", "value": 24.0, "properties": {"expiry": "2024-06-25", "source": "broker"}},
-                {"tenor": "BOM", "value": "n/a"}
+                {"tenor": "BOM", "value": null}
             ])),
         )
         .unwrap();

@@ -288,6 +288,10 @@ impl Platform {
         q: &DataQuery,
         mut item: Map<String, Value>,
     ) -> Result<Value> {
+        // A code no curve could hold (a save refuses it) is refused on a read as well.
+        period::parse(code)
+            .and_then(|p| p.resolve(self.now().date_naive()))
+            .map_err(|e| Error::invalid_parameter(format!("tenor \"{code}\": {e}")))?;
         let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC)? {
             Window::All => (None, None, None),
             Window::Last(n) => (None, None, Some(n)),

@@ -25,6 +25,15 @@ impl Platform {
     /// The dashboard statistics of the caller's records.
     pub fn validation_stats(&self, p: &Principal, params: &Params) -> Result<Value> {
         let scope = p.private_scope();
+        for bound in ["from", "to"] {
+            if let Some(day) = params.get(bound) {
+                if chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_err() || day.len() != 10 {
+                    return Err(crate::error::Error::invalid_parameter(format!(
+                        "{bound} \"{day}\" is not a date: stats take dates as YYYY-MM-DD"
+                    )));
+                }
+            }
+        }
         let everything = ListQuery {
             paging: Paging {
                 skip: 0,
