@@ -190,6 +190,27 @@ impl Collection {
     }
 }
 
+/// Whether `value` is a data property whose access role (`_access`) the caller does not hold.
+pub(crate) fn hidden_from(p: &Principal, value: &Value) -> bool {
+    DataKind::of(value).is_some()
+        && !p
+            .grants
+            .may_read(value.get("_access").and_then(Value::as_str))
+}
+
+/// A document as the caller may see it: an object's data properties of an access role the
+/// caller does not hold are left out entirely (name and header alike).
+pub(crate) fn visible(
+    p: &Principal,
+    coll: Collection,
+    mut item: Map<String, Value>,
+) -> Map<String, Value> {
+    if coll == Collection::Object {
+        item.retain(|_, v| !hidden_from(p, v));
+    }
+    item
+}
+
 /// The JSON shape of a stored version: its fields plus the system fields.
 pub fn render(v: &StoredVersion, current: bool) -> Map<String, Value> {
     let mut out = Map::with_capacity(v.body.len() + 6);
@@ -330,7 +351,7 @@ impl Platform {
                 let stored = self
                     .save_one(tx, p, coll, item, opts, &now, Vec::new())
                     .map_err(at)?;
-                saved.push(Value::Object(render(&stored, true)));
+                saved.push(Value::Object(visible(p, coll, render(&stored, true))));
             }
             Ok(saved)
         })?;
@@ -448,6 +469,13 @@ impl Platform {
                 for (k, v) in fields {
                     body.insert(k, v);
                 }
+                // A replace removes the fields the caller can see and did not send; a data
+                // property the caller may not read stays as it was.
+                for (k, v) in current.iter().flat_map(|cur| &cur.body) {
+                    if hidden_from(p, v) && !body.contains_key(k) {
+                        body.insert(k.clone(), v.clone());
+                    }
+                }
                 body
             }
         };
@@ -556,13 +584,13 @@ impl Platform {
             .current(coll, &scope, id)?
             .ok_or_else(|| not_found(coll, id, source))?;
         let item = match version {
-            None => render(&current, true),
+            None => visible(p, coll, render(&current, true)),
             Some(which) => {
                 let n = resolve_version(tx.as_ref(), coll, &scope, id, which)?;
                 let v = tx
                     .version(coll, &scope, id, n)?
                     .ok_or_else(|| not_found(coll, id, source))?;
-                render(&v, n == current.version)
+                visible(p, coll, render(&v, n == current.version))
             }
         };
         Ok(Value::Object(match project {
@@ -749,7 +777,7 @@ impl Platform {
                 .items
                 .iter()
                 .map(|v| {
-                    let item = render(v, true);
+                    let item = visible(p, coll, render(v, true));
                     Value::Object(match &req.project {
                         Some(pr) => pr.apply(&item, true),
                         None => item,
@@ -779,7 +807,7 @@ impl Platform {
             validate_id(id, "_id")?;
             let scope = Scope::for_source(Source::of_id(id), p);
             if let Some(v) = tx.current(coll, &scope, id)? {
-                let item = render(&v, true);
+                let item = visible(p, coll, render(&v, true));
                 out.push(Value::Object(match project {
                     Some(pr) => pr.apply(&item, true),
                     None => item,

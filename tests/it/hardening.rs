@@ -61,9 +61,77 @@ async fn bad_input_the_attack_pass_found_accepted_is_refused() {
         .assert_error(400, "INVALID_PARAMETER");
 
     assert_eq!(c.get("/object/v1/private/PWR/*").await.body, before);
+    assert_eq!(c.get("/validation/v1").await.total(), 0, "no run started");
+}
+
+#[actix_rt::test]
+async fn a_restricted_data_property_is_hidden_entirely_from_a_user_without_its_role() {
+    use platform_core::auth::Grant;
+    let s = TestServer::new();
+    let writer = s.client_of("acme", "wendy", Role::Writer);
+    writer
+        .save(json!({"_id": "BOOK", "name": "book",
+                     "PNL": {"_type": "VarTimeSeries", "_access": "traders", "data": [{"time": "2024-07-01T00:00:00Z", "value": 1}]},
+                     "OPEN": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-01T00:00:00Z", "value": 2}]}}))
+        .await;
+    let reader = s.client_of("acme", "rita", Role::Reader);
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        v.as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| !k.starts_with('_'))
+            .cloned()
+            .collect()
+    };
+    for path in [
+        "/object/v1/private/BOOK",
+        "/object/v1/private/BOOK/1",
+        "/object/v1/private",
+        "/object/v1/all?_id=BOOK",
+        "/object/v1/private?_project=PNL,OPEN,name",
+        "/object/v1/private?_search=book&_project=PNL",
+    ] {
+        let r = reader.get(path).await;
+        assert_eq!(r.status, 200, "{path}: {:?}", r.body);
+        let item = if r.body.is_array() {
+            r.body[0].clone()
+        } else {
+            r.body.clone()
+        };
+        assert!(item.get("PNL").is_none(), "{path}: {item}");
+        assert!(!item.to_string().contains("traders"), "{path}: {item}");
+        if !path.contains("_search") {
+            assert!(
+                item.get("OPEN").is_some() || path.contains("_project=PNL"),
+                "{path}: {item}"
+            );
+        }
+    }
+    // A writer without the role sees the same, and a replace keeps what it cannot see.
     assert_eq!(
-        c.get("/validation/v1").await.total(),
-        0,
-        "no run started"
+        keys(&writer.get("/object/v1/private/BOOK").await.body),
+        ["name", "OPEN"]
+    );
+    let r = writer
+        .post(
+            "/object/v1?_replace=true",
+            json!({"_id": "BOOK", "name": "renamed"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert!(r.body.get("PNL").is_none(), "{}", r.body);
+    // Granted, the property is there, with its data, after the replace.
+    s.platform
+        .grant("acme", "rita", &Grant::Access("traders".into()))
+        .unwrap();
+    let book = reader.get("/object/v1/private/BOOK").await.body;
+    assert_eq!(book["PNL"]["_access"], "traders", "{book}");
+    assert!(
+        book.get("OPEN").is_none(),
+        "the replace removed what the writer could see"
+    );
+    assert_eq!(
+        reader.get("/data/v1/private/BOOK:PNL").await.body["data"][0]["value"],
+        1.0
     );
 }
