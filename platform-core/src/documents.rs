@@ -146,9 +146,11 @@ impl ListRequest {
             .map(SortSpec::parse)
             .transpose()?
             .unwrap_or_default();
+        let filter = Filter::and(parts);
+        filter.check_size()?;
         Ok(ListRequest {
             query: ListQuery {
-                filter: Filter::and(parts),
+                filter,
                 sort,
                 paging: Paging::from_params(params)?,
             },

@@ -160,7 +160,34 @@ pub enum Bound {
     Text(String),
 }
 
+/// The most conditions one list query may hold: every comparison counts one, and every value of
+/// an `in(...)`, `$in` or `$nin` list counts one (query parameters and `_filter` together).
+pub const MAX_FILTER_TERMS: usize = 500;
+
 impl Filter {
+    /// How many conditions the filter holds (see [`MAX_FILTER_TERMS`]).
+    pub fn terms(&self) -> usize {
+        match self {
+            Filter::And(parts) | Filter::Or(parts) => parts.iter().map(Filter::terms).sum(),
+            Filter::Not(inner) => inner.terms(),
+            Filter::TextIn { texts, .. } => texts.len().max(1),
+            Filter::TypeIn(types) => types.len().max(1),
+            Filter::Search(terms) => terms.iter().map(|t| t.any_of.len()).sum(),
+            _ => 1,
+        }
+    }
+
+    /// Refuses a filter of more than [`MAX_FILTER_TERMS`] conditions.
+    pub fn check_size(&self) -> Result<()> {
+        let n = self.terms();
+        if n > MAX_FILTER_TERMS {
+            return Err(Error::invalid_parameter(format!(
+                "the filter holds {n} conditions (values of in-lists included); a query takes at most {MAX_FILTER_TERMS}"
+            )));
+        }
+        Ok(())
+    }
+
     /// The filter that keeps everything.
     pub fn all() -> Filter {
         Filter::And(Vec::new())

@@ -7,10 +7,14 @@
 //! word   := '"' chars '"' | chars      a quoted word may hold spaces and '|'
 //! ```
 //! A word matches when the case-folded searchable text contains it. `_searchinfo=text` finds
-//! items whose `_id` or `name` starts with the text (case-folded), for auto-complete.
+//! items whose `_id` or `name` starts with the text (case-folded), for auto-complete. A search
+//! has at most [`MAX_SEARCH_WORDS`] words.
 
 use crate::error::{Error, Result};
 use crate::query::filter::{fold, Filter, SearchTerm};
+
+/// The most words a `_search` may hold (over all its terms).
+pub const MAX_SEARCH_WORDS: usize = 32;
 
 /// Parses a `_search` expression.
 pub fn parse(text: &str) -> Result<Filter> {
@@ -67,6 +71,12 @@ pub fn parse(text: &str) -> Result<Filter> {
     }
     if terms.is_empty() {
         return Err(bad("no search terms"));
+    }
+    let words: usize = terms.iter().map(|t| t.any_of.len()).sum();
+    if words > MAX_SEARCH_WORDS {
+        return Err(Error::invalid_parameter(format!(
+            "_search has {words} words; a search takes at most {MAX_SEARCH_WORDS}"
+        )));
     }
     Ok(Filter::Search(terms))
 }

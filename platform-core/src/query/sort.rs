@@ -7,7 +7,8 @@
 //! key   := ['-'] field                 ('-' = descending)
 //! field := name ('.' name)*            (dotted path into nested fields)
 //! ```
-//! The default order is `_id` ascending; `_id` always breaks ties so pages are stable.
+//! The default order is `_id` ascending; `_id` always breaks ties so pages are stable. A sort has
+//! at most [`MAX_SORT_FIELDS`] keys.
 
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -20,6 +21,9 @@ pub struct SortKey {
     /// Descending when true.
     pub descending: bool,
 }
+
+/// The most keys a `_sort` may have.
+pub const MAX_SORT_FIELDS: usize = 32;
 
 /// An ordered list of sort keys.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -60,6 +64,12 @@ impl SortSpec {
         }
         if keys.is_empty() {
             return Err(bad("no fields".into()));
+        }
+        if keys.len() > MAX_SORT_FIELDS {
+            return Err(Error::invalid_parameter(format!(
+                "_sort has {} fields; a sort takes at most {MAX_SORT_FIELDS}",
+                keys.len()
+            )));
         }
         Ok(SortSpec(keys))
     }

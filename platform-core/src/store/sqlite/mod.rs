@@ -51,8 +51,26 @@ trait Db<T> {
 
 impl<T> Db<T> for rusqlite::Result<T> {
     fn db(self) -> Result<T> {
-        self.map_err(Error::storage)
+        self.map_err(storage_error)
     }
+}
+
+/// A SQLite error as the platform's: a statement past SQLite's own limits (expression depth,
+/// variables, terms, sizes) is a query too large, a 400; anything else is a storage failure.
+fn storage_error(e: rusqlite::Error) -> Error {
+    if let rusqlite::Error::SqliteFailure(failure, message) = &e {
+        let text = message.as_deref().unwrap_or_default();
+        let over_a_limit = failure.code == rusqlite::ErrorCode::TooBig
+            || ["too large", "too many", "parser stack overflow", "too deep"]
+                .iter()
+                .any(|m| text.contains(m));
+        if over_a_limit {
+            return Error::invalid_parameter(format!(
+                "the query is larger than the store can run ({text}); make it smaller"
+            ));
+        }
+    }
+    Error::storage(e)
 }
 
 impl SqliteStore {

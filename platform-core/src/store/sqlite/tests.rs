@@ -313,3 +313,35 @@ fn a_new_database_and_its_wal_and_shm_files_are_readable_by_their_owner_only() {
         assert_eq!(mode, 0o600, "{}: {mode:o}", file.display());
     }
 }
+
+#[test]
+fn a_statement_past_sqlites_own_limits_is_a_query_too_large_not_a_storage_failure() {
+    use crate::query::{Filter, ListQuery};
+    let store = SqliteStore::open_in_memory().unwrap();
+    // More terms than SQLite's expression depth allows, past the parser's own limit on purpose.
+    let filter = Filter::Or(
+        (0..1500)
+            .map(|i| Filter::Eq {
+                path: format!("f{i}"),
+                value: serde_json::json!(i),
+            })
+            .collect(),
+    );
+    let query = ListQuery {
+        filter,
+        ..ListQuery::default()
+    };
+    let tx = store.read().unwrap();
+    let err = tx
+        .list(crate::store::Collection::Object, &[Scope::public()], &query)
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        crate::error::ErrorCode::InvalidParameter,
+        "{err}"
+    );
+    assert!(
+        err.public_message().contains("larger than the store"),
+        "{err}"
+    );
+}
