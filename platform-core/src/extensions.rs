@@ -14,13 +14,23 @@
 //! A script failure after a committed copy is reported in the answer and in the realtime
 //! messages; the copy stays. Each step sends `{"message": "<timestamp> <text>"}` to the
 //! extension's realtime channel.
+//!
+//! **Another publisher's code runs confined.** The lifecycle scripts and views of an extension
+//! published by another tenant run with a principal of their own (user `extension:<id>`, role
+//! writer, no access roles or features), reach only the installing tenant's private source, and
+//! read a secret only when the extension declares it in `permissions` (`["secret:<id>", ...]`)
+//! and the installer accepted it (`_accept=secret:<id>` on the install call). Publishing states
+//! the permissions an extension asks for; the catalogue shows them. A script call is one
+//! transaction with a write and a time budget (`script::host`); no secret value appears in what
+//! a script answers or says.
 
-use crate::auth::{Principal, Role};
+use crate::auth::{Grants, Principal, Role};
 use crate::clock::format_instant;
 use crate::documents::{json_kind, render, SaveOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
 use crate::realtime::Channel;
+use crate::script::host::Confinement;
 use crate::store::{Collection, WriteTx};
 use crate::Platform;
 use serde_json::{json, Map, Value};
@@ -95,7 +105,91 @@ pub fn check_extension(fields: &Map<String, Value>) -> Result<()> {
             )))
         }
     }
+    permissions(fields)?;
     resource_ids(fields).map(|_| ())
+}
+
+/// The kinds of permission an extension may ask for.
+const PERMISSION_FORM: &str = "secret:<id>";
+
+/// The permissions an extension declares (`permissions`: an array of `secret:<id>`).
+pub fn permissions(fields: &Map<String, Value>) -> Result<Vec<String>> {
+    let items = match fields.get("permissions") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "permissions must be an array of {PERMISSION_FORM}, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let text = item.as_str().unwrap_or_default();
+        let Some(secret) = text.strip_prefix("secret:") else {
+            return Err(Error::invalid_body(format!(
+                "permissions[{i}] {item} is not a permission: expected {PERMISSION_FORM}"
+            )));
+        };
+        validate_id(secret, &format!("permissions[{i}] secret id"))?;
+        if !out.iter().any(|p| p == text) {
+            out.push(text.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// The secret ids among permissions.
+fn secret_ids(permissions: &[String]) -> Vec<String> {
+    permissions
+        .iter()
+        .filter_map(|p| p.strip_prefix("secret:"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The permissions an installed copy was granted (`_accepted`).
+fn accepted(ext: &Map<String, Value>) -> Vec<String> {
+    ext.get("_accepted")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Who runs an extension's code for `p`, and within which bounds: the caller itself for an
+/// extension its own tenant published, a confined principal of the extension's own otherwise.
+fn runner(p: &Principal, id: &str, ext: &Map<String, Value>) -> (Principal, Confinement) {
+    let publisher = ext
+        .get("_publishedBy")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if publisher == p.tenant {
+        let confinement = Confinement {
+            scrub_secrets: true,
+            ..Confinement::none()
+        };
+        return (p.clone(), confinement);
+    }
+    let principal = Principal {
+        tenant: p.tenant.clone(),
+        user: format!("extension:{id}"),
+        role: Role::Writer,
+        environment: p.environment.clone(),
+        grants: Grants::default(),
+    };
+    let confinement = Confinement {
+        private_only: true,
+        secrets: Some(secret_ids(&accepted(ext))),
+        holder: format!("extension {id}"),
+        scrub_secrets: true,
+    };
+    (principal, confinement)
 }
 
 /// Fills the defaults of each view (`section` Extension, `tabname` Main, `excel` and `insights`
@@ -259,6 +353,7 @@ impl Platform {
                 }
             }
             let mut body = draft.body.clone();
+            body.insert("permissions".into(), json!(permissions(&draft.body)?));
             body.insert("_bundle".into(), Value::Object(bundle));
             body.insert("_publishedBy".into(), Value::String(p.tenant.clone()));
             let before = tx.current(Collection::Extension, &Scope::public(), id)?;
@@ -282,8 +377,9 @@ impl Platform {
         Ok(strip_bundle(render(&stored, true)))
     }
 
-    /// Installs or upgrades a published extension into the caller's private source.
-    pub fn install_extension(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// Installs or upgrades a published extension into the caller's private source, granting it
+    /// the permissions in `accept` (each must be one the extension declares).
+    pub fn install_extension(&self, p: &Principal, id: &str, accept: &[String]) -> Result<Value> {
         p.require(Role::Admin, "installing extensions")?;
         let now = format_instant(self.now());
         let (published, upgrade) = self.write(|tx| {
@@ -298,6 +394,19 @@ impl Platform {
                 ));
             }
             let upgrade = private.is_some();
+            let asked = permissions(&published.body)?;
+            let mut granted: Vec<String> = Vec::new();
+            for a in accept {
+                if !asked.contains(a) {
+                    return Err(Error::invalid_parameter(format!(
+                        "_accept: extension \"{id}\" does not ask for \"{a}\"; it asks for [{}]",
+                        asked.join(", ")
+                    )));
+                }
+                if !granted.contains(a) {
+                    granted.push(a.clone());
+                }
+            }
             let bundle = published.body.get("_bundle").and_then(Value::as_object).cloned().unwrap_or_default();
             for (service, docs) in &bundle {
                 let coll = collection_of(service)?;
@@ -310,6 +419,7 @@ impl Platform {
             let mut installed = published.body.clone();
             installed.shift_remove("_bundle");
             installed.insert("_installedVersion".into(), json!(published.version));
+            installed.insert("_accepted".into(), json!(granted));
             self.put_document(tx, Collection::Extension, &p.private_scope(), id, installed.clone(), &p.user, &now, None)?;
             let action = if upgrade { "upgrade" } else { "install" };
             crate::events::emit(tx, p, &p.private_scope(), "extension", id, action, &now, Value::Object(installed.clone()))?;
@@ -329,9 +439,15 @@ impl Platform {
             ),
         );
         let script = self.run_lifecycle(p, id, &published, which)?;
-        Ok(
-            json!({"_id": id, "action": which, "installed": true, "version": published["_installedVersion"], "script": script}),
-        )
+        Ok(json!({
+            "_id": id,
+            "action": which,
+            "installed": true,
+            "version": published["_installedVersion"],
+            "permissions": published.get("permissions").cloned().unwrap_or_else(|| json!([])),
+            "accepted": published["_accepted"],
+            "script": script,
+        }))
     }
 
     /// Uninstalls an installed extension: removes its copied resources, then runs `uninstall`.
@@ -446,13 +562,15 @@ impl Platform {
             .unwrap_or_default();
         let mut public_ext = ext.clone();
         public_ext.shift_remove("_bundle");
-        match crate::script::host::run(
+        let (who, confinement) = runner(p, id, ext);
+        match crate::script::host::run_confined(
             self,
-            p,
+            &who,
             id,
             source,
             &sid,
             json!({"extension": public_ext, "action": which}),
+            &confinement,
         ) {
             Ok(result) => {
                 self.extension_message(p, id, &format!("info {which} script {sid} finished"));
@@ -517,13 +635,17 @@ impl Platform {
             .collect();
         let mut ext_body = render(&ext, true);
         ext_body.shift_remove("_bundle");
+        let (_, confinement) = runner(p, id, &ext.body);
         let data = json!({
             "extension": ext_body,
             "view": view,
             "user": {"id": p.user, "tenant": p.tenant, "role": p.role.as_str(), "environment": p.environment},
             "params": query,
         });
-        self.render_template(p, script, &data)
+        let holder = confinement
+            .private_only
+            .then_some(confinement.holder.as_str());
+        self.render_template_from(p, script, &data, holder)
     }
 
     /// Writes a document version without permission checks (the caller decided), with the usual

@@ -53,6 +53,7 @@ pub struct Platform {
     realtime: Option<Arc<dyn realtime::Realtime>>,
     delivery: Arc<events::deliver::DeliverySettings>,
     outbound: Option<Arc<dyn events::deliver::Outbound>>,
+    script_limits: script::host::ScriptLimits,
 }
 
 impl std::fmt::Debug for Platform {
@@ -74,6 +75,7 @@ impl Platform {
             realtime: None,
             delivery: Arc::new(events::deliver::DeliverySettings::default()),
             outbound: None,
+            script_limits: script::host::ScriptLimits::default(),
         };
         if let Err(e) = platform.seed_builtins() {
             tracing::warn!(error = %e, "cannot store the built-in scripts");
@@ -87,6 +89,19 @@ impl Platform {
             realtime: Some(sink),
             ..self
         }
+    }
+
+    /// The same platform giving each script call these budgets (writes and time).
+    pub fn with_script_limits(self, limits: script::host::ScriptLimits) -> Platform {
+        Platform {
+            script_limits: limits,
+            ..self
+        }
+    }
+
+    /// The budgets of one script call.
+    pub fn script_limits(&self) -> script::host::ScriptLimits {
+        self.script_limits
     }
 
     /// The same platform sealing secrets with `key`.

@@ -350,9 +350,18 @@ impl Platform {
     /// The value of a secret for a script running as `p`: refused (with the reason) when the
     /// secret is disabled, not yet valid or expired.
     pub fn secret_value(&self, p: &Principal, id: &str) -> Result<String> {
+        self.secret_value_in(self.read()?.as_ref(), p, id)
+    }
+
+    /// [`Platform::secret_value`] inside a transaction the caller holds.
+    pub(crate) fn secret_value_in(
+        &self,
+        tx: &dyn crate::store::ReadTx,
+        p: &Principal,
+        id: &str,
+    ) -> Result<String> {
         let scope = p.private_scope();
-        let row = self
-            .read()?
+        let row = tx
             .secret(&scope, id)?
             .ok_or_else(|| Error::not_found(format!("secret \"{id}\" not found")))?;
         if let Some(why) = inactive_reason(&row.meta, self.now()) {

@@ -26,9 +26,31 @@ impl Platform {
         template_id: &str,
         data: &Value,
     ) -> Result<String> {
+        self.render_template_from(p, template_id, data, None)
+    }
+
+    /// [`Platform::render_template`] for a program confined to the private source: `holder`
+    /// names it in the refusal of a public (`#`) template or partial.
+    pub(crate) fn render_template_from(
+        &self,
+        p: &Principal,
+        template_id: &str,
+        data: &Value,
+        private_only: Option<&str>,
+    ) -> Result<String> {
         validate_id(template_id, "_template")?;
         let tx = self.read()?;
-        let main = load_template(tx.as_ref(), p, template_id)?.ok_or_else(|| {
+        let load = |id: &str| {
+            if let Some(holder) = private_only {
+                if Source::of_id(id) == Source::Public {
+                    return Err(Error::forbidden(format!(
+                        "{holder} renders only the tenant's private scripts, not \"{id}\""
+                    )));
+                }
+            }
+            load_template(tx.as_ref(), p, id)
+        };
+        let main = load(template_id)?.ok_or_else(|| {
             Error::not_found(format!("_template \"{template_id}\": no such script"))
         })?;
         let mut partials = HashMap::new();
@@ -42,7 +64,7 @@ impl Platform {
                     "_template \"{template_id}\" uses more than {MAX_PARTIALS} partials"
                 )));
             }
-            let source = load_template(tx.as_ref(), p, &name)?.unwrap_or_default();
+            let source = load(&name)?.unwrap_or_default();
             pending.extend(template::partial_names(&source));
             partials.insert(name, source);
         }

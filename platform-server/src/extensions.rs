@@ -105,9 +105,19 @@ pub async fn publish_or_install(
             ))
         }
     };
+    // `_accept=secret:<id>` (repeated, or comma-separated): the permissions the installer grants.
+    let accept: Vec<String> = form_urlencoded::parse(req.query_string().as_bytes())
+        .filter(|(k, _)| k == "_accept")
+        .flat_map(|(_, v)| {
+            v.split(',')
+                .map(|a| a.trim().to_string())
+                .filter(|a| !a.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let out = as_caller(&req, &state, move |p, who| {
         if install {
-            p.install_extension(who, &id)
+            p.install_extension(who, &id, &accept)
         } else {
             p.publish_extension(who, &id)
         }

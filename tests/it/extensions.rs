@@ -72,7 +72,8 @@ async fn publish_install_upgrade_uninstall() {
     assert_eq!(r.body["action"], "install");
     assert_eq!(r.body["script"]["ok"], true, "{:?}", r.body);
     assert_eq!(r.body["script"]["result"], "done");
-    // Resources are copied into globex's private source; the script ran as globex's admin.
+    // Resources are copied into globex's private source; the script of another publisher ran
+    // as the extension's own principal in globex's private source, not as globex's admin.
     assert_eq!(
         globex.get("/object/v1/private/HUBLIST").await.body["hubs"],
         json!(["NBP", "TTF"])
@@ -89,7 +90,11 @@ async fn publish_install_upgrade_uninstall() {
             mark["action"].clone(),
             mark["_user"].clone()
         ),
-        (json!("acme.prices"), json!("install"), json!("gus"))
+        (
+            json!("acme.prices"),
+            json!("install"),
+            json!("extension:acme.prices")
+        )
     );
     let mine = globex.get("/extension/v1/private/acme.prices").await.body;
     assert_eq!(mine["_installedVersion"], 1);

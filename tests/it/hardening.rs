@@ -136,81 +136,354 @@ async fn a_restricted_data_property_is_hidden_entirely_from_a_user_without_its_r
     );
 }
 
-/// The filter, search and sort shapes that reached the store's own limits.
-fn oversized_queries() -> Vec<(&'static str, String)> {
-    let or: Vec<String> = (0..999).map(|i| format!("{{\"name\":\"n{i}\"}}")).collect();
-    let values: Vec<String> = (0..1000).map(|i| format!("\"v{i}\"")).collect();
-    let params: Vec<String> = (0..999).map(|i| format!("f{i}=x")).collect();
-    let words: Vec<String> = (0..999).map(|i| format!("w{i}")).collect();
-    let sort: Vec<String> = (0..2000).map(|i| format!("\"f{i}\":1")).collect();
+/// The query shapes of the attack pass that answered 500: `$or` of 999 terms, `$in` of 1,000
+/// values, 999 filter parameters, `_search` of 999 words, `_sort` of 2,000 fields.
+fn attack_queries() -> Vec<(&'static str, String)> {
     let enc = |s: &str| {
         s.replace('{', "%7B")
             .replace('}', "%7D")
             .replace('"', "%22")
             .replace(' ', "+")
     };
+    let or = |n: usize| -> String {
+        let terms: Vec<String> = (0..n).map(|i| format!("{{\"name\":\"n{i}\"}}")).collect();
+        format!(
+            "_filter={}",
+            enc(&format!("{{\"$or\":[{}]}}", terms.join(",")))
+        )
+    };
+    let values = |n: usize| -> Vec<String> { (0..n).map(|i| format!("n{i}")).collect() };
+    let dollar_in = |n: usize| -> String {
+        let quoted: Vec<String> = values(n).iter().map(|v| format!("\"{v}\"")).collect();
+        format!(
+            "_filter={}",
+            enc(&format!("{{\"name\":{{\"$in\":[{}]}}}}", quoted.join(",")))
+        )
+    };
+    let params: Vec<String> = (0..999).map(|i| format!("f{i}=ne(x)")).collect();
+    let words: Vec<String> = (0..999).map(|i| format!("w{i}")).collect();
+    let sort: Vec<String> = (0..2000).map(|i| format!("\"f{i}\":1")).collect();
     vec![
+        ("$or of 999", or(999)),
+        ("$in of 1000", dollar_in(1000)),
         (
-            "$or",
-            format!(
-                "_filter={}",
-                enc(&format!("{{\"$or\":[{}]}}", or.join(",")))
-            ),
+            "in() of 1000",
+            format!("name=in({})", values(1000).join(",")),
+        ),
+        ("999 parameters", params.join("&")),
+        (
+            "_search of 999 words",
+            format!("_search={}", words.join("+")),
         ),
         (
-            "$in",
-            format!(
-                "_filter={}",
-                enc(&format!("{{\"name\":{{\"$in\":[{}]}}}}", values.join(",")))
-            ),
-        ),
-        (
-            "in()",
-            format!("name=in({})", values.join(",").replace('"', "")),
-        ),
-        ("parameters", params.join("&")),
-        ("_search", format!("_search={}", words.join("+"))),
-        (
-            "_sort",
+            "_sort of 2000 fields",
             format!("_sort={}", enc(&format!("{{{}}}", sort.join(",")))),
         ),
+        ("$or of 1001", or(1001)),
+        ("$in of 1001", dollar_in(1001)),
     ]
 }
 
 #[actix_rt::test]
-async fn queries_past_the_documented_limits_are_400_before_the_store() {
+async fn queries_of_the_attack_pass_run_or_are_400_past_the_documented_limits() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     c.save(json!({"_id": "A", "name": "n1"})).await;
+    c.post(
+        "/validationconfig/v1",
+        json!({"_id": "A:S", "kind": "timeseries", "name": "n1", "checks": [{"expression": "value > 0"}]}),
+    )
+    .await;
     for base in ["/object/v1/private", "/validationconfig/v1"] {
-        for (what, query) in oversized_queries() {
+        for (what, query) in attack_queries() {
             // Long queries travel in a form body, as the interface allows.
             let r = c.get_form(base, &query).await;
-            let m = r.assert_error(400, "INVALID_PARAMETER");
-            assert!(m.contains("at most"), "{base} {what}: {m}");
+            let within = what.contains("999 parameters")
+                || what.contains("of 999")
+                || what.contains("of 1000");
+            if within && !what.contains("words") {
+                // Up to the limit the query runs, in SQL as deep as it is.
+                assert_eq!(r.status, 200, "{base} {what}: {:?}", r.body);
+                assert_eq!(r.total(), 1, "{base} {what}");
+            } else {
+                let m = r.assert_error(400, "INVALID_PARAMETER");
+                assert!(m.contains("at most"), "{base} {what}: {m}");
+            }
         }
     }
-    // At the limits, the same shapes run.
-    let or: Vec<String> = (0..500).map(|i| format!("{{\"name\":\"n{i}\"}}")).collect();
-    let values: Vec<String> = (0..500).map(|i| format!("n{i}")).collect();
-    let words: Vec<String> = (0..32).map(|i| format!("n{i}|")).collect();
+    // At the limits of search words and sort fields, the same shapes run.
+    let words: Vec<String> = (0..32).map(|i| format!("n{i}")).collect();
     let sort: Vec<String> = (0..32).map(|i| format!("f{i}")).collect();
     for query in [
-        format!(
-            "_filter={}",
-            or.join(",")
-                .replace('{', "%7B")
-                .replace('}', "%7D")
-                .replace('"', "%22")
-        )
-        .replace("_filter=", "_filter=%7B%22$or%22:[")
-            + "]%7D",
-        format!("name=in({})", values.join(",")),
-        format!("_search={}", words.concat().trim_end_matches('|')),
+        format!("_search={}", words.join("|")),
         format!("_sort={}", sort.join(",")),
     ] {
         let r = c.get_form("/object/v1/private", &query).await;
         assert_eq!(r.status, 200, "{query}: {:?}", r.body);
         assert_eq!(r.total(), 1, "{query}");
     }
+}
+
+const SMTP_PASSWORD: &str = "hunter2-smtp-password";
+
+/// Tenant `evil` publishes `evil.tools` whose install script is `install`, asking for
+/// `permissions`; tenant `globex` (a platform-role admin holding secret `smtp`) is returned.
+async fn evil_extension<'a>(
+    s: &'a TestServer,
+    install: &str,
+    permissions: serde_json::Value,
+) -> crate::common::Client<'a> {
+    let evil = s.client_of("evil", "eve", Role::Admin);
+    let r = evil
+        .post(
+            "/script/v1",
+            json!({"_id": "evil-install", "script": install}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let r = evil
+        .post(
+            "/extension/v1",
+            json!({"_id": "evil.tools", "publisher": "evil", "code": "tools", "name": "Tools",
+                   "permissions": permissions,
+                   "views": [{"name": "main", "script": "evil-view"}],
+                   "resources": {"script": {"install": "evil-install"}}}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let r = evil
+        .post(
+            "/extension/v1/public?_publish=true",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let globex = s.client_of("globex", "pat", Role::Platform);
+    let r = globex
+        .post("/secret/v1", json!({"_id": "smtp", "value": SMTP_PASSWORD}))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    globex
+}
+
+#[actix_rt::test]
+async fn another_publishers_install_script_cannot_read_undeclared_secrets_nor_write_public_data() {
+    let s = TestServer::new();
+    let globex = evil_extension(
+        &s,
+        "let s = secret(\"smtp\"); save_object(#{\"_id\": \"#LEAK\", \"v\": s}); s",
+        json!([]),
+    )
+    .await;
+    let r = globex
+        .post(
+            "/extension/v1/private?_publish=true",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["script"]["ok"], false, "{}", r.body);
+    let error = r.body["script"]["error"].as_str().unwrap();
+    assert!(error.contains("may not read secret \"smtp\""), "{error}");
+    assert!(!r.body.to_string().contains(SMTP_PASSWORD), "{}", r.body);
+    s.client_of("evil", "eve", Role::Reader)
+        .get("/object/v1/public/%23LEAK")
+        .await
+        .assert_error(404, "NOT_FOUND");
+
+    // Without any secret, the public source is out of reach for reads and writes alike.
+    let admin = s.client(Role::Platform);
+    admin.save(json!({"_id": "#PUBLIC", "v": 1})).await;
+    let s2 = TestServer::new();
+    let globex2 = evil_extension(
+        &s2,
+        "save_object(#{\"_id\": \"#DEFACED\", \"v\": 1})",
+        json!([]),
+    )
+    .await;
+    let r = globex2
+        .post(
+            "/extension/v1/private?_publish=true",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    let error = r.body["script"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("writes only the tenant's private source"),
+        "{error}"
+    );
+    globex2
+        .get("/object/v1/public/%23DEFACED")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}
+
+#[actix_rt::test]
+async fn a_declared_secret_is_read_only_once_accepted_and_its_value_is_never_said() {
+    let s = TestServer::new();
+    let globex = evil_extension(
+        &s,
+        "let s = secret(\"smtp\"); message(\"the password is \" + s); save_object(#{\"_id\": \"CONFIGURED\", \"by\": \"tools\"}); \"got \" + s",
+        json!(["secret:smtp"]),
+    )
+    .await;
+    // The catalogue shows what the extension asks for.
+    let catalogue = globex.get("/extension/v1/public/evil.tools").await.body;
+    assert_eq!(catalogue["permissions"], json!(["secret:smtp"]));
+    // Accepting something it does not ask for is refused, and nothing is installed.
+    globex
+        .post(
+            "/extension/v1/private?_publish=true&_accept=secret:other",
+            json!({"_id": "evil.tools"}),
+        )
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    globex
+        .get("/extension/v1/private/evil.tools")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // Declared but not accepted: the read fails and the script's writes roll back.
+    let r = globex
+        .post(
+            "/extension/v1/private?_publish=true",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    assert_eq!(r.body["accepted"], json!([]), "{}", r.body);
+    assert!(r.body["script"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("may not read secret"));
+    globex
+        .get("/object/v1/private/CONFIGURED")
+        .await
+        .assert_error(404, "NOT_FOUND");
+
+    // Accepted: the script reads it, but neither its answer nor its messages carry the value.
+    assert_eq!(
+        globex
+            .delete("/extension/v1/private/evil.tools")
+            .await
+            .status,
+        200
+    );
+    let stream = s
+        .start(
+            actix_web::test::TestRequest::get()
+                .uri("/extension/v1/private/evil.tools/messages?_limit=3")
+                .insert_header(("authorization", format!("Bearer {}", globex.token))),
+        )
+        .await;
+    let r = globex
+        .post(
+            "/extension/v1/private?_publish=true&_accept=secret:smtp",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    assert_eq!(r.body["action"], "install", "{}", r.body);
+    assert_eq!(r.body["accepted"], json!(["secret:smtp"]), "{}", r.body);
+    assert_eq!(r.body["script"]["ok"], true, "{}", r.body);
+    assert_eq!(r.body["script"]["result"], "got [secret]");
+    assert!(!r.body.to_string().contains(SMTP_PASSWORD), "{}", r.body);
+    let saved = globex.get("/object/v1/private/CONFIGURED").await.body;
+    assert_eq!(saved["_user"], "extension:evil.tools");
+    let body = actix_web::test::read_body(stream).await;
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(text.contains("the password is [secret]"), "{text}");
+    assert!(!text.contains(SMTP_PASSWORD), "{text}");
+}
+
+#[actix_rt::test]
+async fn another_publishers_view_renders_only_private_templates() {
+    let s = TestServer::new();
+    let globex = evil_extension(&s, "1", json!([])).await;
+    // A public template a platform admin keeps, and the view the extension names, which pulls it in.
+    globex
+        .post(
+            "/script/v1",
+            json!({"_id": "#internal-notes", "scriptType": "mustache", "script": "internal notes"}),
+        )
+        .await;
+    globex
+        .post(
+            "/script/v1",
+            json!({"_id": "evil-view", "scriptType": "mustache", "script": "<p>{{> #internal-notes}}</p>"}),
+        )
+        .await;
+    let r = globex
+        .post(
+            "/extension/v1/private?_publish=true",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let view = s
+        .send(
+            actix_web::test::TestRequest::get()
+                .uri("/extension/v1/private/evil.tools/view/main")
+                .insert_header(("authorization", format!("Bearer {}", globex.token)))
+                .insert_header(("accept", "text/html")),
+        )
+        .await;
+    let m = view.assert_error(403, "NOT_AUTHORIZED");
+    assert!(m.contains("#internal-notes"), "{m}");
+}
+
+#[actix_rt::test]
+async fn a_script_call_over_its_write_or_time_budget_fails_and_keeps_nothing() {
+    use platform_core::script::host::ScriptLimits;
+    use std::time::Duration;
+    let platform = platform_core::Platform::in_memory()
+        .unwrap()
+        .with_script_limits(ScriptLimits {
+            writes: 50,
+            time: Duration::from_millis(300),
+        });
+    let s = TestServer::with_platform(platform);
+    let globex = evil_extension(
+        &s,
+        // Catching the refusal does not help: the call has failed.
+        "let i = 0; while i < 100 { i += 1; try { save_object(#{\"_id\": \"SPAM\" + i}); } catch {} } \"done\"",
+        json!([]),
+    )
+    .await;
+    let r = globex
+        .post(
+            "/extension/v1/private?_publish=true",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    let error = r.body["script"]["error"].as_str().unwrap();
+    assert!(error.contains("budget of 50 objects"), "{error}");
+    assert!(error.contains("nothing it wrote was kept"), "{error}");
+    assert_eq!(globex.get("/object/v1/private?_limit=-1").await.total(), 0);
+
+    // Time: a loop within the operation limit but past the time budget (each read goes to the
+    // store).
+    let evil = s.client_of("evil", "eve", Role::Admin);
+    evil.post(
+        "/script/v1",
+        json!({"_id": "evil-install", "script": "save_object(#{\"_id\": \"EARLY\"}); let x = 0; while x < 150000 { get_object(\"EARLY\"); x += 1; } x"}),
+    )
+    .await;
+    evil.post(
+        "/extension/v1/public?_publish=true",
+        json!({"_id": "evil.tools"}),
+    )
+    .await;
+    globex.delete("/extension/v1/private/evil.tools").await;
+    let started = std::time::Instant::now();
+    let r = globex
+        .post(
+            "/extension/v1/private?_publish=true",
+            json!({"_id": "evil.tools"}),
+        )
+        .await;
+    let error = r.body["script"]["error"].as_str().unwrap();
+    assert!(error.contains("time budget of 300 ms"), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    globex
+        .get("/object/v1/private/EARLY")
+        .await
+        .assert_error(404, "NOT_FOUND");
 }

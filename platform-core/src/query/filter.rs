@@ -162,7 +162,7 @@ pub enum Bound {
 
 /// The most conditions one list query may hold: every comparison counts one, and every value of
 /// an `in(...)`, `$in` or `$nin` list counts one (query parameters and `_filter` together).
-pub const MAX_FILTER_TERMS: usize = 500;
+pub const MAX_FILTER_TERMS: usize = 1_000;
 
 impl Filter {
     /// How many conditions the filter holds (see [`MAX_FILTER_TERMS`]).

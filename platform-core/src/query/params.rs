@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 22] = [
+pub const STANDARD: [&str; 23] = [
     "_sort",
     "_limit",
     "_skip",
@@ -24,6 +24,7 @@ pub const STANDARD: [&str; 22] = [
     "_version",
     "_template",
     "_publish",
+    "_accept",
     "_onDuplicate",
     "_run",
     "__density",

@@ -89,18 +89,21 @@ impl<'a> SqlBuilder<'a> {
     }
 
     /// The SQL of a filter (an expression that is 0 or 1).
+    ///
+    /// Long `AND`/`OR` lists are parenthesised as balanced trees: SQLite parses `a OR b OR c`
+    /// into a chain as deep as the list is long, and its expression depth is bounded (1,000).
     pub fn filter(&mut self, f: &Filter) -> String {
         let b = self.cols.body;
         match f {
             Filter::And(parts) if parts.is_empty() => "1".into(),
             Filter::And(parts) => {
                 let sql: Vec<String> = parts.iter().map(|p| self.filter(p)).collect();
-                format!("({})", sql.join(" AND "))
+                balanced(&sql, " AND ")
             }
             Filter::Or(parts) if parts.is_empty() => "0".into(),
             Filter::Or(parts) => {
                 let sql: Vec<String> = parts.iter().map(|p| self.filter(p)).collect();
-                format!("({})", sql.join(" OR "))
+                balanced(&sql, " OR ")
             }
             Filter::Not(inner) => format!("(NOT {})", self.filter(inner)),
             Filter::TextIn { path, texts } if path == "_id" => {
@@ -314,4 +317,15 @@ fn text_arg<'a>(ctx: &'a rusqlite::functions::Context<'_>, i: usize) -> Option<&
         rusqlite::types::ValueRef::Text(bytes) => std::str::from_utf8(bytes).ok(),
         _ => None,
     }
+}
+
+/// `parts` joined by `op` (`" AND "` or `" OR "`), nested in halves so that the expression is
+/// about log2(n) deep rather than n.
+fn balanced(parts: &[String], op: &str) -> String {
+    const FLAT: usize = 8;
+    if parts.len() <= FLAT {
+        return format!("({})", parts.join(op));
+    }
+    let (left, right) = parts.split_at(parts.len() / 2);
+    format!("({}{op}{})", balanced(left, op), balanced(right, op))
 }
