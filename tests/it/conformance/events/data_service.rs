@@ -242,6 +242,24 @@ async fn invalid_of_a_curve_names_the_ondate_and_its_failed_tenors() {
     let got = events_of(&hook, "invalid");
     assert_eq!(got.len(), 1);
     let d = &got[0]["data"];
+    let mut keys: Vec<&String> = d.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "failedTenors",
+            "kind",
+            "message",
+            "name",
+            "origin",
+            "points",
+            "records",
+            "status",
+            "target",
+            "timestamp",
+            "user"
+        ]
+    );
     assert_eq!(d["kind"], "curve");
     assert_eq!(d["name"], "TTF forward");
     assert_eq!(d["points"], json!(["2024-07-02"]));
