@@ -18,26 +18,26 @@ use std::time::Duration;
 
 /// One request a webhook receiver got.
 #[derive(Debug, Clone)]
-struct Received {
-    headers: HashMap<String, String>,
-    body: String,
+pub(crate) struct Received {
+    pub(crate) headers: HashMap<String, String>,
+    pub(crate) body: String,
 }
 
 impl Received {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or_else(|_| panic!("JSON body: {}", self.body))
     }
 }
 
 /// An HTTP server on loopback that records each POST and answers with the next status of
 /// `statuses` (200 once they run out).
-struct Webhook {
+pub(crate) struct Webhook {
     addr: SocketAddr,
     got: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Webhook {
-    fn start(statuses: Vec<u16>) -> Webhook {
+    pub(crate) fn start(statuses: Vec<u16>) -> Webhook {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let got = Arc::new(Mutex::new(Vec::new()));
@@ -53,11 +53,11 @@ impl Webhook {
         Webhook { addr, got }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}/hook", self.addr)
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub(crate) fn received(&self) -> Vec<Received> {
         self.got.lock().unwrap().clone()
     }
 }
@@ -184,7 +184,7 @@ fn smtp_session(stream: TcpStream, keep: &Mutex<Vec<String>>) -> Option<()> {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-fn settings(smtp: Option<String>) -> DeliverySettings {
+pub(crate) fn settings(smtp: Option<String>) -> DeliverySettings {
     DeliverySettings {
         smtp,
         timeout: Duration::from_millis(700),
@@ -194,33 +194,33 @@ fn settings(smtp: Option<String>) -> DeliverySettings {
     }
 }
 
-fn server() -> TestServer {
+pub(crate) fn server() -> TestServer {
     TestServer::at_with_delivery("2024-07-08T12:00:00Z", settings(None))
 }
 
-async fn automation(c: &Client<'_>, body: Value) -> Value {
+pub(crate) async fn automation(c: &Client<'_>, body: Value) -> Value {
     let r = c.post("/automation/v1", body).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     r.body
 }
 
-fn webhook_on(url: &str, service: &str, id: &str, action: &str) -> Value {
+pub(crate) fn webhook_on(url: &str, service: &str, id: &str, action: &str) -> Value {
     json!({"target": "platform.webhook", "properties": {"url": url},
            "conditions": [{"source": "private", "service": service, "id": id, "action": action}]})
 }
 
-async fn log(c: &Client<'_>, query: &str) -> Vec<Value> {
+pub(crate) async fn log(c: &Client<'_>, query: &str) -> Vec<Value> {
     let r = c.get(&format!("/automation/v1/log{query}")).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     r.body.as_array().unwrap().clone()
 }
 
-fn deliver(s: &TestServer) {
+pub(crate) fn deliver(s: &TestServer) {
     s.platform.deliver_due().unwrap();
 }
 
 /// A daily series of `values` from 2024-07-01.
-async fn series(c: &Client<'_>, values: &[f64]) {
+pub(crate) async fn series(c: &Client<'_>, values: &[f64]) {
     let data: Vec<Value> = values
         .iter()
         .enumerate()
@@ -1224,7 +1224,7 @@ async fn deliveries_survive_a_restart() {
 // ---------------------------------------------------------------------------------------------
 // Validation and data events
 
-async fn positive_config(c: &Client<'_>) {
+pub(crate) async fn positive_config(c: &Client<'_>) {
     let r = c
         .post(
             "/validationconfig/v1",
@@ -1236,18 +1236,18 @@ async fn positive_config(c: &Client<'_>) {
     assert_eq!(r.status, 200, "{:?}", r.body);
 }
 
-async fn run(c: &Client<'_>, body: Value) -> Value {
+pub(crate) async fn run(c: &Client<'_>, body: Value) -> Value {
     let r = c.post("/validation/v1?_function=run", body).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     r.body
 }
 
-async fn set_value(c: &Client<'_>, day: u32, value: f64) {
+pub(crate) async fn set_value(c: &Client<'_>, day: u32, value: f64) {
     c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "data": [{"time": format!("2024-07-{day:02}"), "value": value}]}}))
         .await;
 }
 
-async fn record_id(c: &Client<'_>, day: u32) -> String {
+pub(crate) async fn record_id(c: &Client<'_>, day: u32) -> String {
     let r = c.get("/validation/v1?_limit=-1").await;
     r.body
         .as_array()
@@ -1265,7 +1265,7 @@ async fn record_id(c: &Client<'_>, day: u32) -> String {
         .to_string()
 }
 
-fn events_of(hook: &Webhook, action: &str) -> Vec<Value> {
+pub(crate) fn events_of(hook: &Webhook, action: &str) -> Vec<Value> {
     hook.received()
         .iter()
         .map(Received::json)
