@@ -487,3 +487,77 @@ async fn a_script_call_over_its_write_or_time_budget_fails_and_keeps_nothing() {
         .await
         .assert_error(404, "NOT_FOUND");
 }
+
+#[actix_rt::test]
+async fn a_run_whose_status_write_fails_keeps_no_records_and_raises_nothing() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let admin = s.client(Role::Platform);
+    admin
+        .save(json!({"_id": "#PUB", "S": {"_type": "VarTimeSeries", "calendar": "DAILY",
+                     "data": [{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": -1}]}}))
+        .await;
+    // A writer may run checks on public data, but not write its quality status.
+    let w = s.client_of("acme", "wes", Role::Writer);
+    let r = w
+        .post(
+            "/validationconfig/v1",
+            json!({"_id": "#PUB:S", "kind": "timeseries", "options": {"writeStatus": true},
+                   "checks": [{"name": "positive", "expression": "value > 0"}]}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let before = admin.get("/data/v1/public/%23PUB:S").await.body;
+    let r = w
+        .post(
+            "/validation/v1?_function=run",
+            json!({"target": "#PUB:S", "from": "2024-07-01", "to": "2024-07-02"}),
+        )
+        .await;
+    r.assert_error(403, "NOT_AUTHORIZED");
+    // Records, events and statuses are one transaction: none of them was kept.
+    assert_eq!(w.get("/validation/v1").await.total(), 0);
+    assert_eq!(admin.get("/data/v1/public/%23PUB:S").await.body, before);
+    let log = w.get("/automation/v1/log").await;
+    assert_eq!(log.total(), 0, "{:?}", log.body);
+}
+
+#[actix_rt::test]
+async fn a_delayed_run_is_a_job_that_waits_for_its_time_without_holding_a_thread() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY",
+                  "data": [{"time": "2024-07-01", "value": 1}]}}))
+        .await;
+    c.post(
+        "/validationconfig/v1",
+        json!({"_id": "NBP:SPOT", "kind": "timeseries", "checks": [{"name": "p", "expression": "value > 0"}]}),
+    )
+    .await;
+    for (function, body) in [
+        ("run", json!({"target": "NBP:SPOT"})),
+        ("runMany", json!({"targets": ["NBP:SPOT"]})),
+    ] {
+        let started = std::time::Instant::now();
+        let r = c
+            .post(
+                &format!("/validation/v1?_function={function}&_delay=30000"),
+                body,
+            )
+            .await;
+        assert_eq!(r.status, 200, "{function}: {:?}", r.body);
+        assert_eq!(r.body["background"], true, "{function}: {:?}", r.body);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{function} answered at once");
+        assert!(!s.platform.run_next_job().unwrap(), "{function}: not before its time");
+    }
+    s.advance(31);
+    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.run_next_job().unwrap());
+    assert_eq!(c.get("/validation/v1").await.total(), 1);
+    // A test runs at once: a delay is refused.
+    c.post(
+        "/validation/v1?_function=test&_delay=100",
+        json!({"target": "NBP:SPOT"}),
+    )
+    .await
+    .assert_error(400, "INVALID_PARAMETER");
+}

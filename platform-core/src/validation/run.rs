@@ -308,15 +308,27 @@ impl Platform {
         test: bool,
         origin: &str,
     ) -> Result<Value> {
-        let in_job = JOB_RUN.with(|f| f.get());
+        self.run_now(p, body, test, origin, false)
+    }
+
+    /// A run or test; `in_job` when a background job does it (it never goes to the background
+    /// again).
+    fn run_now(
+        &self,
+        p: &Principal,
+        body: &Value,
+        test: bool,
+        origin: &str,
+        in_job: bool,
+    ) -> Result<Value> {
         match self.plan_run(p, body, test, origin, in_job, true)? {
             Planned::Answer(v) | Planned::Nothing { answer: v, .. } => Ok(v),
             Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.into_json()),
         }
     }
 
-    /// Reads and checks the points of a run (a background run, or one past `maxPoints`, is
-    /// queued instead unless `in_job`).
+    /// Reads and checks the points of a run (a background run, a delayed one, or one past
+    /// `maxPoints`, is queued instead unless `in_job`).
     pub(crate) fn plan_run(
         &self,
         p: &Principal,
@@ -342,7 +354,12 @@ impl Platform {
                 ));
             }
         }
-        let delay = super::jobs::delay_of(body)?;
+        let delay = super::jobs::delay_of(body)?.filter(|d| !d.is_zero());
+        if test && delay.is_some() {
+            return Err(Error::invalid_parameter(
+                "_delay applies to run: a test runs at once",
+            ));
+        }
         if test && req.points.len() > MAX_TEST_POINTS {
             return Err(Error::invalid_parameter(format!(
                 "test checks at most {MAX_TEST_POINTS} points; {} were given",
@@ -351,6 +368,13 @@ impl Platform {
         }
         let tx = self.read()?;
         let (target, prep) = self.prepare(tx.as_ref(), p, &req, test)?;
+        if delay.is_some() && !in_job {
+            // A delayed run is a job that may not start before its time; no thread waits.
+            drop(tx);
+            return self
+                .queue_job(p, "run", json!({"request": body, "origin": "background"}))
+                .map(Planned::Answer);
+        }
         let read_started = Instant::now();
         let data = self.load_points(tx.as_ref(), p, &target, &prep.config, &req)?;
         drop(tx);
@@ -365,10 +389,6 @@ impl Platform {
             return self
                 .queue_job(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
-        }
-        // `_delay` on a run that is not sent to the background: wait before it starts.
-        if let Some(d) = delay.filter(|_| !in_job) {
-            std::thread::sleep(d.to_std().unwrap_or_default());
         }
         let kind = prep.config.kind;
         let nothing = |message: &str, error: Option<&'static str>| Planned::Nothing {
@@ -461,17 +481,18 @@ impl Platform {
                 if let Some(events) = built.events.take() {
                     events.emit(&mut *tx, p)?;
                 }
+                // Records, events and quality statuses commit together.
+                if c.config.options.write_status {
+                    let written: Vec<Value> = built
+                        .listed
+                        .iter()
+                        .zip(&built.statuses)
+                        .map(|((_, point), status)| json!({"point": point, "status": status_name(*status)}))
+                        .collect();
+                    self.write_status(tx, p, &c.target, c.config.kind, &written)?;
+                }
                 Ok(built)
             })?;
-            if c.config.options.write_status {
-                let written: Vec<Value> = built
-                    .listed
-                    .iter()
-                    .zip(&built.statuses)
-                    .map(|((_, point), status)| json!({"point": point, "status": status_name(*status)}))
-                    .collect();
-                self.write_status(p, &c.target, c.config.kind, &written)?;
-            }
             built
         };
         let mut counts: Map<String, Value> = Map::new();
@@ -956,9 +977,10 @@ impl Platform {
     }
 
     /// Writes the quality status of checked points into the private data (a data change that
-    /// does not itself trigger validation).
+    /// does not itself trigger validation), in the transaction of the run or override.
     fn write_status(
         &self,
+        tx: &mut dyn crate::store::WriteTx,
         p: &Principal,
         target: &str,
         kind: Kind,
@@ -973,7 +995,7 @@ impl Platform {
         let scope = Scope::for_source(Source::of_id(&id.object), p);
         crate::documents::require_write(p, Collection::Object, &scope)?;
         let now = crate::clock::format_instant(self.now());
-        self.write(|tx| {
+        {
             let object = tx
                 .current(Collection::Object, &scope, &id.object)?
                 .ok_or_else(|| Error::not_found(format!("data \"{target}\" not found")))?;
@@ -1027,7 +1049,7 @@ impl Platform {
             let opts = crate::documents::SaveOptions { reason: Some(super::STATUS_REASON.into()), ..Default::default() };
             self.save_one(tx, p, Collection::Object, Value::Object(item), &opts, &now, vec![(id.prop.clone(), payload)])?;
             Ok(())
-        })
+        }
     }
 }
 
@@ -1500,28 +1522,27 @@ impl Platform {
                     Err(m) => out.push(json!({"id": id, "ok": false, "message": m})),
                 }
             }
+            // The quality status follows overrides where the configuration writes it, in the
+            // same transaction as the records.
+            let mut wanted: Vec<(String, Kind, Vec<Value>)> = Vec::new();
+            for (target, kind, item) in std::mem::take(&mut status_writes) {
+                let writes = tx
+                    .current(Collection::ValidationConfig, &scope, &target)?
+                    .and_then(|d| Config::from_doc(d.body).ok())
+                    .is_some_and(|c| c.options.write_status);
+                if !writes {
+                    continue;
+                }
+                match wanted.iter_mut().find(|(t, ..)| *t == target) {
+                    Some((_, _, items)) => items.push(item),
+                    None => wanted.push((target, kind, vec![item])),
+                }
+            }
+            for (target, kind, items) in wanted {
+                self.write_status(tx, p, &target, kind, &items)?;
+            }
             Ok(out)
         })?;
-        // The quality status follows overrides where the configuration writes it.
-        let tx = self.read()?;
-        let mut wanted: Vec<(String, Kind, Vec<Value>)> = Vec::new();
-        for (target, kind, item) in status_writes {
-            let writes = tx
-                .current(Collection::ValidationConfig, &scope, &target)?
-                .and_then(|d| Config::from_doc(d.body).ok())
-                .is_some_and(|c| c.options.write_status);
-            if !writes {
-                continue;
-            }
-            match wanted.iter_mut().find(|(t, ..)| *t == target) {
-                Some((_, _, items)) => items.push(item),
-                None => wanted.push((target, kind, vec![item])),
-            }
-        }
-        drop(tx);
-        for (target, kind, items) in wanted {
-            self.write_status(p, &target, kind, &items)?;
-        }
         Ok(Value::Array(results))
     }
 
@@ -1633,7 +1654,8 @@ impl Platform {
         Ok(crate::store::Page { total, items })
     }
 
-    /// `runMany`: up to 25 data items at once; more, a range or `background` go to a job.
+    /// `runMany`: up to 25 data items at once; more, a range, `background` or `_delay` go to a
+    /// job.
     pub fn validation_run_many(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
         p.require(crate::auth::Role::Writer, "running validation")?;
         let targets = strings(body.get("targets"), "targets")?
@@ -1643,7 +1665,8 @@ impl Platform {
             .get("background")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        if targets.len() > MAX_RUN_MANY || ranged || background {
+        let delayed = super::jobs::delay_of(body)?.is_some_and(|d| !d.is_zero());
+        if targets.len() > MAX_RUN_MANY || ranged || background || delayed {
             return self.queue_job(
                 p,
                 "runMany",
@@ -1826,24 +1849,14 @@ impl Platform {
             m.insert("background".into(), json!(false));
         }
         match kind {
-            "run" => {
-                // A background run checks everything asked for, however many points.
-                JOB_RUN.with(|flag| flag.set(true));
-                let out = self.validation_run(p, &request, false, "background");
-                JOB_RUN.with(|flag| flag.set(false));
-                out
-            }
+            // A background run checks everything asked for, however many points.
+            "run" => self.run_now(p, &request, false, "background", true),
             _ => {
                 let targets = strings(request.get("targets"), "targets")?.unwrap_or_default();
                 self.run_many_now(p, &request, &targets, "background", true)
             }
         }
     }
-}
-
-thread_local! {
-    /// Set while a background job runs: its runs never go to the background again.
-    pub(crate) static JOB_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 #[cfg(test)]
