@@ -98,9 +98,11 @@ pub fn check_extension(fields: &Map<String, Value>) -> Result<()> {
     resource_ids(fields).map(|_| ())
 }
 
-/// Fills the defaults of each view (`section` Extension, `tabname` Main, `excel` and `insights`
-/// false) where a view leaves them out or sends null.
+/// Sets `_type` to `VarExtension` (the interface: always), whatever was sent, and fills the
+/// defaults of each view (`section` Extension, `tabname` Main, `excel` and `insights` false)
+/// where a view leaves them out or sends null.
 pub fn normalise(mut fields: Map<String, Value>) -> Map<String, Value> {
+    fields.insert("_type".into(), Value::String(EXTENSION_TYPE.into()));
     if let Some(Value::Array(views)) = fields.get_mut("views") {
         for view in views.iter_mut().filter_map(Value::as_object_mut) {
             let defaults = [
