@@ -235,3 +235,52 @@ async fn active_on_an_automation_to_be_saved_switches_it_on_or_off() {
     let default = c.post("/automation/v1", body(None)).await;
     assert_eq!(default.body["enabled"], true, "{:?}", default.body);
 }
+
+#[actix_rt::test]
+async fn target_conditions_and_the_targets_required_inputs_are_required() {
+    // Not shown; docs/decisions.md, "Automations": required are `target`, `conditions` (1 to
+    // 20, each with a service) and the target's required inputs in `properties`.
+    let s = TestServer::new();
+    let c = s.client(Role::Admin);
+    let props = json!({"to": "ops@example.com", "subject": "s"});
+    let condition = json!({"service": "object", "id": "GB", "action": "update"});
+    let cases = [
+        (
+            json!({"properties": props, "conditions": [condition]}),
+            "MISSING_PARAMETER",
+            "target",
+        ),
+        (
+            json!({"target": "platform.email", "properties": props}),
+            "MISSING_PARAMETER",
+            "conditions",
+        ),
+        (
+            json!({"target": "platform.email", "properties": props, "conditions": [{"id": "GB"}]}),
+            "MISSING_PARAMETER",
+            "service",
+        ),
+        (
+            json!({"target": "platform.email", "properties": {"to": "ops@example.com"}, "conditions": [condition]}),
+            "MISSING_PARAMETER",
+            "properties.subject",
+        ),
+        (
+            json!({"target": "platform.email", "properties": props, "conditions": vec![condition.clone(); 21]}),
+            "INVALID_PARAMETER",
+            "20",
+        ),
+    ];
+    for (body, code, mention) in cases {
+        let m = c
+            .post("/automation/v1", body.clone())
+            .await
+            .assert_error(400, code);
+        assert!(m.contains(mention), "{body}: {m}");
+    }
+    assert_eq!(c.get("/automation/v1").await.total(), 0);
+    let ok = c
+        .post("/automation/v1", json!({"target": "platform.email", "properties": props, "conditions": vec![condition; 20]}))
+        .await;
+    assert_eq!(ok.status, 200, "{:?}", ok.body);
+}

@@ -171,3 +171,35 @@ async fn deleting_an_installed_extension_uninstalls_it_with_its_script() {
         .await;
     assert_eq!(again.body["action"], "install", "{:?}", again.body);
 }
+
+#[actix_rt::test]
+async fn an_installed_extension_posted_to_public_with_publish_is_published_again() {
+    // Who may publish is not shown; decisions.md 2: the platform role may publish any
+    // extension, so its installed copy of acme's extension can be published.
+    let s = TestServer::new();
+    let acme = s.client_of("acme", "ann", Role::Admin);
+    draft(&acme, "Prices").await;
+    acme.post(
+        "/extension/v1/public?_publish=true",
+        json!({"_id": "acme.prices"}),
+    )
+    .await;
+    let platform = s.client_of("default", "root", Role::Platform);
+    let r = platform
+        .post(
+            "/extension/v1/private?_publish=true",
+            json!({"_id": "acme.prices"}),
+        )
+        .await;
+    assert_eq!(r.body["action"], "install", "{:?}", r.body);
+    let body = read(&platform, "/extension/v1/private/acme.prices").await;
+    let r = platform
+        .post("/extension/v1/public?_publish=true", body)
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let public = read(&acme, "/extension/v1/public/acme.prices").await;
+    assert_eq!(
+        (public["_version"].clone(), public["_user"].clone()),
+        (json!(2), json!("root"))
+    );
+}
