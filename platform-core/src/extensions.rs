@@ -192,9 +192,11 @@ fn runner(p: &Principal, id: &str, ext: &Map<String, Value>) -> (Principal, Conf
     (principal, confinement)
 }
 
-/// Fills the defaults of each view (`section` Extension, `tabname` Main, `excel` and `insights`
-/// false) where a view leaves them out or sends null.
+/// Sets `_type` to `VarExtension` (the interface: always), whatever was sent, and fills the
+/// defaults of each view (`section` Extension, `tabname` Main, `excel` and `insights` false)
+/// where a view leaves them out or sends null.
 pub fn normalise(mut fields: Map<String, Value>) -> Map<String, Value> {
+    fields.insert("_type".into(), Value::String(EXTENSION_TYPE.into()));
     if let Some(Value::Array(views)) = fields.get_mut("views") {
         for view in views.iter_mut().filter_map(Value::as_object_mut) {
             let defaults = [
@@ -353,6 +355,9 @@ impl Platform {
                 }
             }
             let mut body = draft.body.clone();
+            // What an installed copy records of its own installation is not published.
+            body.shift_remove("_installedVersion");
+            body.shift_remove("_accepted");
             body.insert("permissions".into(), json!(permissions(&draft.body)?));
             body.insert("_bundle".into(), Value::Object(bundle));
             body.insert("_publishedBy".into(), Value::String(p.tenant.clone()));

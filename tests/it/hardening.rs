@@ -525,9 +525,11 @@ async fn a_run_whose_status_write_fails_keeps_no_records_and_raises_nothing() {
 async fn a_delayed_run_is_a_job_that_waits_for_its_time_without_holding_a_thread() {
     let s = TestServer::at("2024-07-08T12:00:00Z");
     let c = s.client(Role::Writer);
-    c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY",
-                  "data": [{"time": "2024-07-01", "value": 1}]}}))
-        .await;
+    c.save(
+        json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY",
+                  "data": [{"time": "2024-07-01", "value": 1}]}}),
+    )
+    .await;
     c.post(
         "/validationconfig/v1",
         json!({"_id": "NBP:SPOT", "kind": "timeseries", "checks": [{"name": "p", "expression": "value > 0"}]}),
@@ -546,8 +548,14 @@ async fn a_delayed_run_is_a_job_that_waits_for_its_time_without_holding_a_thread
             .await;
         assert_eq!(r.status, 200, "{function}: {:?}", r.body);
         assert_eq!(r.body["background"], true, "{function}: {:?}", r.body);
-        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{function} answered at once");
-        assert!(!s.platform.run_next_job().unwrap(), "{function}: not before its time");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{function} answered at once"
+        );
+        assert!(
+            !s.platform.run_next_job().unwrap(),
+            "{function}: not before its time"
+        );
     }
     s.advance(31);
     assert!(s.platform.run_next_job().unwrap());

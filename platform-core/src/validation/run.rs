@@ -999,8 +999,17 @@ impl Platform {
             let object = tx
                 .current(Collection::Object, &scope, &id.object)?
                 .ok_or_else(|| Error::not_found(format!("data \"{target}\" not found")))?;
-            let key = DataKey { scope: scope.clone(), object: id.object.clone(), prop: id.prop.clone() };
-            let header = object.body.get(&id.prop).and_then(Value::as_object).cloned().unwrap_or_default();
+            let key = DataKey {
+                scope: scope.clone(),
+                object: id.object.clone(),
+                prop: id.prop.clone(),
+            };
+            let header = object
+                .body
+                .get(&id.prop)
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
             let mut item = Map::new();
             item.insert("_id".into(), json!(id.object));
             item.insert(id.prop.clone(), Value::Object(header.clone()));
@@ -1014,7 +1023,8 @@ impl Platform {
                         if let Ok(i) = stored.binary_search_by_key(&t, |p| p.t) {
                             let mut point = stored[i].clone();
                             let mut status = point.status.take().unwrap_or_default();
-                            status.quality = Some(quality(r["status"].as_str().unwrap_or_default()).into());
+                            status.quality =
+                                Some(quality(r["status"].as_str().unwrap_or_default()).into());
                             point.status = Some(status);
                             points.push(point);
                         }
@@ -1024,9 +1034,9 @@ impl Platform {
                 Kind::Curve => {
                     let r = results.last().cloned().unwrap_or(Value::Null);
                     let ondate = r["point"].as_str().unwrap_or_default().to_string();
-                    let stored = tx
-                        .curve(&key, object.version, &ondate)?
-                        .ok_or_else(|| Error::not_found(format!("curve {target}:{ondate} not found")))?;
+                    let stored = tx.curve(&key, object.version, &ondate)?.ok_or_else(|| {
+                        Error::not_found(format!("curve {target}:{ondate} not found"))
+                    })?;
                     let stored = curve::decode(&stored)?;
                     let q = quality(r["status"].as_str().unwrap_or_default());
                     let contracts: Vec<Value> = stored
@@ -1046,8 +1056,19 @@ impl Platform {
                     crate::data::DataPayload::Curve(Some(sent))
                 }
             };
-            let opts = crate::documents::SaveOptions { reason: Some(super::STATUS_REASON.into()), ..Default::default() };
-            self.save_one(tx, p, Collection::Object, Value::Object(item), &opts, &now, vec![(id.prop.clone(), payload)])?;
+            let opts = crate::documents::SaveOptions {
+                reason: Some(super::STATUS_REASON.into()),
+                ..Default::default()
+            };
+            self.save_one(
+                tx,
+                p,
+                Collection::Object,
+                Value::Object(item),
+                &opts,
+                &now,
+                vec![(id.prop.clone(), payload)],
+            )?;
             Ok(())
         }
     }
