@@ -35,6 +35,11 @@ pub fn register(cfg: &mut web::ServiceConfig) {
             .default_service(web::to(method_not_allowed)),
     )
     .service(
+        web::resource("/validationconfig/{release}/{id}/{version}/{tag}")
+            .route(web::put().to(tag_config))
+            .default_service(web::to(method_not_allowed)),
+    )
+    .service(
         web::resource("/validation/{release}")
             .route(web::get().to(validation_get))
             .route(web::post().to(validation_post))
@@ -193,6 +198,23 @@ async fn config_version(
     })
     .await?;
     Ok(HttpResponse::Ok().json(item))
+}
+
+/// `PUT validationconfig/v1/{data_id}/{version}/{tag}`: tags a version of a configuration (so
+/// that it can be read by tag, as the interface's versioning rules say).
+async fn tag_config(
+    req: HttpRequest,
+    path: web::Path<(String, String, String, String)>,
+    state: web::Data<AppState>,
+) -> Reply {
+    let (r, id, version, tag) = path.into_inner();
+    check_release("validationconfig", &r)?;
+    let which: VersionRef = version.parse()?;
+    let out = as_caller(&req, &state, move |p, who| {
+        p.tag(who, CONFIG, Source::Private, &id, &which, &tag)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(out))
 }
 
 async fn validation_get(

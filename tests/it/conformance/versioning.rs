@@ -157,7 +157,7 @@ async fn extension_versions_are_listed_and_read_by_number_or_tag_and_tags_move()
 }
 
 #[actix_rt::test]
-async fn validation_configuration_versions_are_listed_and_read_by_number() {
+async fn validation_configuration_versions_are_listed_and_read_by_number_or_tag() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     for v in 1..=3 {
@@ -174,18 +174,9 @@ async fn validation_configuration_versions_are_listed_and_read_by_number() {
             r.body
         );
     }
-    let list = c.get("/validationconfig/v1/NBP:SPOT/*").await;
-    assert_eq!(
-        (version_numbers(&list.body), list.total()),
-        (vec![1, 2, 3], 3)
-    );
-    for v in 1..=3u64 {
-        let r = c.get(&format!("/validationconfig/v1/NBP:SPOT/{v}")).await;
-        assert_eq!(
-            (r.body["_version"].clone(), r.body["name"].clone()),
-            (json!(v), json!(format!("v{v}")))
-        );
-    }
+    // Tagging a configuration version is `PUT validationconfig/v1/{data_id}/{version}/{tag}`,
+    // as for objects (the endpoint table is silent; docs/decisions.md, Validation).
+    versions_by_number_and_tag(&c, "/validationconfig/v1/NBP:SPOT", "name").await;
     c.get("/validationconfig/v1/NBP:SPOT/4")
         .await
         .assert_error(404, "NOT_FOUND");
