@@ -30,7 +30,12 @@ pub struct ServeArgs {
     /// Sender address of email automations.
     #[arg(long, env = "PLATFORM_MAIL_FROM", default_value = "platform@localhost")]
     mail_from: String,
-    /// Hosts webhook automations may call, comma-separated (default: any).
+    /// Hosts webhook automations may call, comma-separated: host names, IP addresses and
+    /// networks (10.0.0.0/8). Without it, any host. With it, a URL's host must be listed (a
+    /// name, or an address that is listed or inside a listed network), and each address the
+    /// host resolves to must be global, listed, or loopback for the listed name localhost: a
+    /// name resolving to a loopback, private, link-local, unique-local, unspecified, multicast
+    /// or broadcast address is refused.
     #[arg(long, env = "PLATFORM_WEBHOOK_ALLOW", value_delimiter = ',')]
     webhook_allow: Option<Vec<String>>,
 }
@@ -96,11 +101,16 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    let webhook_allow = args
+        .webhook_allow
+        .as_ref()
+        .map(platform_core::events::webhook::WebhookAllow::parse)
+        .transpose()?;
     let platform =
         Platform::open(&args.db)?.with_delivery(platform_core::events::deliver::DeliverySettings {
             smtp: args.smtp.clone(),
             mail_from: args.mail_from.clone(),
-            webhook_allow: args.webhook_allow.clone(),
+            webhook_allow,
             ..Default::default()
         });
     if let Some(token) = platform.bootstrap()? {

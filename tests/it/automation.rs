@@ -18,9 +18,11 @@ use std::time::Duration;
 
 /// One request a webhook receiver got.
 #[derive(Debug, Clone)]
-struct Received {
-    headers: HashMap<String, String>,
-    body: String,
+pub(crate) struct Received {
+    /// The request target, e.g. `/hook`.
+    pub(crate) path: String,
+    pub(crate) headers: HashMap<String, String>,
+    pub(crate) body: String,
 }
 
 impl Received {
@@ -31,14 +33,19 @@ impl Received {
 
 /// An HTTP server on loopback that records each POST and answers with the next status of
 /// `statuses` (200 once they run out).
-struct Webhook {
+pub(crate) struct Webhook {
     addr: SocketAddr,
     got: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Webhook {
-    fn start(statuses: Vec<u16>) -> Webhook {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    pub(crate) fn start(statuses: Vec<u16>) -> Webhook {
+        Webhook::start_on("127.0.0.1:0", statuses)
+    }
+
+    /// A receiver listening on `addr` (`[::1]:0` for IPv6 loopback).
+    pub(crate) fn start_on(addr: &str, statuses: Vec<u16>) -> Webhook {
+        let listener = TcpListener::bind(addr).unwrap();
         let addr = listener.local_addr().unwrap();
         let got = Arc::new(Mutex::new(Vec::new()));
         let log = got.clone();
@@ -53,11 +60,15 @@ impl Webhook {
         Webhook { addr, got }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}/hook", self.addr)
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub(crate) fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    pub(crate) fn received(&self) -> Vec<Received> {
         self.got.lock().unwrap().clone()
     }
 }
@@ -86,6 +97,7 @@ fn serve_http(stream: TcpStream, status: u16, log: &Mutex<Vec<Received>>) -> Opt
     let mut body = vec![0; len];
     reader.read_exact(&mut body).ok()?;
     log.lock().unwrap().push(Received {
+        path: line.split_whitespace().nth(1).unwrap_or_default().to_string(),
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
     });
@@ -184,7 +196,7 @@ fn smtp_session(stream: TcpStream, keep: &Mutex<Vec<String>>) -> Option<()> {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-fn settings(smtp: Option<String>) -> DeliverySettings {
+pub(crate) fn settings(smtp: Option<String>) -> DeliverySettings {
     DeliverySettings {
         smtp,
         timeout: Duration::from_millis(700),
@@ -198,18 +210,18 @@ fn server() -> TestServer {
     TestServer::at_with_delivery("2024-07-08T12:00:00Z", settings(None))
 }
 
-async fn automation(c: &Client<'_>, body: Value) -> Value {
+pub(crate) async fn automation(c: &Client<'_>, body: Value) -> Value {
     let r = c.post("/automation/v1", body).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     r.body
 }
 
-fn webhook_on(url: &str, service: &str, id: &str, action: &str) -> Value {
+pub(crate) fn webhook_on(url: &str, service: &str, id: &str, action: &str) -> Value {
     json!({"target": "platform.webhook", "properties": {"url": url},
            "conditions": [{"source": "private", "service": service, "id": id, "action": action}]})
 }
 
-async fn log(c: &Client<'_>, query: &str) -> Vec<Value> {
+pub(crate) async fn log(c: &Client<'_>, query: &str) -> Vec<Value> {
     let r = c.get(&format!("/automation/v1/log{query}")).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     r.body.as_array().unwrap().clone()

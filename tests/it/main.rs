@@ -10,6 +10,7 @@ mod errors;
 mod extensions;
 mod formats;
 mod object;
+mod outbound;
 mod query;
 mod scripts;
 mod secrets;
