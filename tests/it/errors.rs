@@ -267,3 +267,33 @@ async fn system_fields_in_a_body_change_nothing_they_name() {
     assert_eq!(v["_user"], "writer-user");
     assert_ne!(v["_timestamp"], "1999-01-01T00:00:00Z");
 }
+
+#[actix_rt::test]
+async fn errors_quote_at_most_a_couple_of_hundred_characters_of_input() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(json!({"_id": "A", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": [{"time": "2024-01-01", "value": 1}]}}))
+        .await;
+    // A 1 MB _range (in a form body on GET, since a URL cannot be that long).
+    let huge = "z".repeat(1 << 20);
+    let r = c
+        .get_form("/data/v1/private/A:SPOT", &format!("_range={huge}"))
+        .await;
+    let message = r.assert_error(400, "INVALID_PARAMETER");
+    let header = r.header("x-platform-error").unwrap();
+    assert!(header.len() < 1024, "{} bytes: {header}", header.len());
+    assert!(message.contains("\"zzzz"), "{message}");
+    assert!(message.contains("...\""), "{message}");
+    assert!(message.len() < 1024, "{message}");
+    // Without quotes too: a long word is cut, and the whole message is bounded.
+    let long_id = "x".repeat(30_000);
+    let r = c.get(&format!("/data/v1/private/A:SPOT?_range={long_id}")).await;
+    r.assert_error(400, "INVALID_PARAMETER");
+    assert!(r.header("x-platform-error").unwrap().len() < 1024);
+    let words = "ab ".repeat(50_000);
+    let r = c
+        .get_form("/data/v1/private/A:SPOT", &format!("_range={words}"))
+        .await;
+    r.assert_error(400, "INVALID_PARAMETER");
+    assert!(r.header("x-platform-error").unwrap().len() < 3 * 1024);
+}
