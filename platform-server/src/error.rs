@@ -33,6 +33,8 @@ pub fn status(code: ErrorCode) -> StatusCode {
         ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         ErrorCode::Conflict => StatusCode::CONFLICT,
         ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+        ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -125,7 +127,10 @@ pub fn bounded(message: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     if out.chars().nth(MESSAGE_MAX).is_some() {
-        let end = out.char_indices().nth(MESSAGE_MAX).map_or(out.len(), |(i, _)| i);
+        let end = out
+            .char_indices()
+            .nth(MESSAGE_MAX)
+            .map_or(out.len(), |(i, _)| i);
         out.truncate(end);
         out.push_str("...");
     }
@@ -178,7 +183,10 @@ mod tests {
         let m = bounded(&format!("invalid range \"{long}\": use last(n)")).into_owned();
         assert_eq!(
             m,
-            format!("invalid range \"{}...\": use last(n)", "a".repeat(QUOTE_MAX))
+            format!(
+                "invalid range \"{}...\": use last(n)",
+                "a".repeat(QUOTE_MAX)
+            )
         );
         let m = bounded(&format!("bad {long} here")).into_owned();
         assert_eq!(m, format!("bad {}... here", "a".repeat(WORD_MAX)));

@@ -97,7 +97,11 @@ fn serve_http(stream: TcpStream, status: u16, log: &Mutex<Vec<Received>>) -> Opt
     let mut body = vec![0; len];
     reader.read_exact(&mut body).ok()?;
     log.lock().unwrap().push(Received {
-        path: line.split_whitespace().nth(1).unwrap_or_default().to_string(),
+        path: line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string(),
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
     });

@@ -63,11 +63,17 @@ async fn webhook_hosts_are_checked_as_the_client_parses_them() {
     let (p4, p6) = (v4.port(), v6.port());
     // Each URL reaches loopback, whatever its text seems to name.
     let attacks = [
-        (format!("http://127.0.0.1:{p4}\\@localhost:1/x"), "127.0.0.1"),
+        (
+            format!("http://127.0.0.1:{p4}\\@localhost:1/x"),
+            "127.0.0.1",
+        ),
         (format!("http://localhost@127.0.0.1:{p4}/hook"), "127.0.0.1"),
         (format!("http://2130706433:{p4}/hook"), "127.0.0.1"),
         (format!("http://0177.0.0.1:{p4}/hook"), "127.0.0.1"),
-        (format!("http://[::ffff:127.0.0.1]:{p4}/hook"), "[::ffff:127.0.0.1]"),
+        (
+            format!("http://[::ffff:127.0.0.1]:{p4}/hook"),
+            "[::ffff:127.0.0.1]",
+        ),
         (format!("http://[::1]:{p6}/hook"), "[::1]"),
         (format!("http://[0:0::1]:{p6}/hook"), "[::1]"),
     ];
@@ -81,12 +87,7 @@ async fn webhook_hosts_are_checked_as_the_client_parses_them() {
     // localhost itself is allowed and delivered to (loopback, since the name is localhost).
     let fine = automation(
         &admin,
-        webhook_on(
-            &format!("http://localhost:{p4}/hook"),
-            "object",
-            "*",
-            "*",
-        ),
+        webhook_on(&format!("http://localhost:{p4}/hook"), "object", "*", "*"),
     )
     .await;
     admin.save(json!({"_id": "A"})).await;

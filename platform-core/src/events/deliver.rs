@@ -532,16 +532,13 @@ impl Platform {
                 signature(key.as_bytes(), body.as_bytes()),
             ));
         }
-        match self
-            .outbound()?
-            .post(
-                &parsed,
-                self.delivery.webhook_allow.as_ref(),
-                &headers,
-                body.as_bytes(),
-                self.delivery.timeout,
-            )
-        {
+        match self.outbound()?.post(
+            &parsed,
+            self.delivery.webhook_allow.as_ref(),
+            &headers,
+            body.as_bytes(),
+            self.delivery.timeout,
+        ) {
             Ok(code) if (200..300).contains(&code) => Ok(format!("POST {url} answered {code}")),
             Ok(code) => Err(Error::invalid_parameter(format!(
                 "POST {url} answered {code}"

@@ -65,7 +65,9 @@ impl Network {
     fn contains(&self, ip: IpAddr) -> bool {
         match (self.addr, ip) {
             (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                let mask = u32::MAX.checked_shl(32 - u32::from(self.prefix)).unwrap_or(0);
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
                 u32::from(ip) & mask == u32::from(net)
             }
             (IpAddr::V6(net), IpAddr::V6(ip)) => {
@@ -318,7 +320,9 @@ fn v6_class(ip: Ipv6Addr) -> Option<&'static str> {
         return v4_class(Ipv4Addr::from(u128::from(ip) as u32));
     }
     if s[0] == 0x2002 {
-        return v4_class(Ipv4Addr::from(((u128::from(ip) >> 80) & 0xffff_ffff) as u32));
+        return v4_class(Ipv4Addr::from(
+            ((u128::from(ip) >> 80) & 0xffff_ffff) as u32,
+        ));
     }
     Some(match s[0] {
         x if x & 0xffc0 == 0xfe80 => "link-local",
@@ -361,7 +365,13 @@ mod tests {
 
     #[test]
     fn hosts_must_be_listed_names_addresses_or_inside_listed_networks() {
-        let list = allow(&["localhost", "Hooks.Example", "10.0.0.0/8", "::1", "[fd00::]/8"]);
+        let list = allow(&[
+            "localhost",
+            "Hooks.Example",
+            "10.0.0.0/8",
+            "::1",
+            "[fd00::]/8",
+        ]);
         let check = |url: &str| list.check_host(&parse_url(url).unwrap().host().unwrap());
         for ok in [
             "http://localhost:9/",
@@ -385,7 +395,10 @@ mod tests {
             "http://sub.hooks.example/",
         ] {
             let e = check(refused).unwrap_err();
-            assert!(e.contains("is not among the webhook hosts"), "{refused}: {e}");
+            assert!(
+                e.contains("is not among the webhook hosts"),
+                "{refused}: {e}"
+            );
         }
     }
 
@@ -394,10 +407,18 @@ mod tests {
         let list = allow(&["localhost", "hooks.example", "192.168.1.0/24"]);
         let name = |n: &'static str| Host::Domain(n);
         let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        assert!(list.check_address(&name("hooks.example"), ip("8.8.8.8")).is_ok());
-        assert!(list.check_address(&name("hooks.example"), ip("2a00:1450::1")).is_ok());
-        assert!(list.check_address(&name("hooks.example"), ip("192.168.1.7")).is_ok());
-        assert!(list.check_address(&name("localhost"), ip("127.0.0.1")).is_ok());
+        assert!(list
+            .check_address(&name("hooks.example"), ip("8.8.8.8"))
+            .is_ok());
+        assert!(list
+            .check_address(&name("hooks.example"), ip("2a00:1450::1"))
+            .is_ok());
+        assert!(list
+            .check_address(&name("hooks.example"), ip("192.168.1.7"))
+            .is_ok());
+        assert!(list
+            .check_address(&name("localhost"), ip("127.0.0.1"))
+            .is_ok());
         assert!(list.check_address(&name("localhost"), ip("::1")).is_ok());
         for (addr, class) in [
             ("127.0.0.1", "loopback"),
@@ -440,7 +461,15 @@ mod tests {
             allow(&["A.Example.", "10.0.0.0/8", "[::1]", "2130706433"]).to_string(),
             "a.example, 10.0.0.0/8, ::1, 127.0.0.1"
         );
-        for bad in ["", "10.0.0.1/8", "10.0.0.0/33", "x/8", "*.example", "a b", "/8"] {
+        for bad in [
+            "",
+            "10.0.0.1/8",
+            "10.0.0.0/33",
+            "x/8",
+            "*.example",
+            "a b",
+            "/8",
+        ] {
             assert!(WebhookAllow::parse([bad]).is_err(), "{bad}");
         }
         assert!(WebhookAllow::parse(Vec::<String>::new()).is_err());
