@@ -3,7 +3,9 @@
 
 use clap::Args;
 use platform_core::Platform;
-use platform_server::{AppState, ServerConfig, DEFAULT_MAX_BODY};
+use platform_server::{
+    AppState, ServerConfig, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_URL,
+};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -20,6 +22,17 @@ pub struct ServeArgs {
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "PLATFORM_MAX_BODY", default_value_t = DEFAULT_MAX_BODY)]
     max_body: usize,
+    /// Seconds a request body may take to arrive (answered 408 past it). Requests are
+    /// authenticated from their headers before their body is read.
+    #[arg(long, env = "PLATFORM_BODY_TIMEOUT", default_value_t = 30.0)]
+    body_timeout: f64,
+    /// Most open connections per worker thread (one worker per CPU); more wait to be accepted.
+    #[arg(long, env = "PLATFORM_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// Longest URL (path and query), in bytes, up to 65000 (answered 414 past it); send longer
+    /// queries as a form body on GET.
+    #[arg(long, env = "PLATFORM_MAX_URL", default_value_t = DEFAULT_MAX_URL)]
+    max_url: usize,
     /// On a fresh database, also write the first admin token to this file (mode 0600).
     #[arg(long)]
     print_token_file: Option<PathBuf>,
@@ -30,7 +43,12 @@ pub struct ServeArgs {
     /// Sender address of email automations.
     #[arg(long, env = "PLATFORM_MAIL_FROM", default_value = "platform@localhost")]
     mail_from: String,
-    /// Hosts webhook automations may call, comma-separated (default: any).
+    /// Hosts webhook automations may call, comma-separated: host names, IP addresses and
+    /// networks (10.0.0.0/8). Without it, any host. With it, a URL's host must be listed (a
+    /// name, or an address that is listed or inside a listed network), and each address the
+    /// host resolves to must be global, listed, or loopback for the listed name localhost: a
+    /// name resolving to a loopback, private, link-local, unique-local, unspecified, multicast
+    /// or broadcast address is refused.
     #[arg(long, env = "PLATFORM_WEBHOOK_ALLOW", value_delimiter = ',')]
     webhook_allow: Option<Vec<String>>,
 }
@@ -83,6 +101,7 @@ fn write_token_file(file: &Path, token: &str) -> platform_core::Result<()> {
 }
 
 pub fn run(args: ServeArgs) -> platform_core::Result<()> {
+    let config = server_config(&args)?;
     // The address first: a busy port fails before the database is created, changed or any
     // token is printed.
     let listeners = platform_server::bind(&args.addr).map_err(|e| {
@@ -96,11 +115,16 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    let webhook_allow = args
+        .webhook_allow
+        .as_ref()
+        .map(platform_core::events::webhook::WebhookAllow::parse)
+        .transpose()?;
     let platform =
         Platform::open(&args.db)?.with_delivery(platform_core::events::deliver::DeliverySettings {
             smtp: args.smtp.clone(),
             mail_from: args.mail_from.clone(),
-            webhook_allow: args.webhook_allow.clone(),
+            webhook_allow,
             ..Default::default()
         });
     if let Some(token) = platform.bootstrap()? {
@@ -113,13 +137,8 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             write_token_file(file, &token)?;
         }
     }
-    let state = AppState::new(
-        platform.clone(),
-        ServerConfig {
-            max_body: args.max_body,
-            base_path: args.base_path,
-        },
-    );
+    let config = with_file_limit(config);
+    let state = AppState::new(platform.clone(), config);
     let worker = platform_server::Worker::start(platform.clone());
     let outcome = actix_rt::System::new().block_on(async move {
         let (server, addrs) = platform_server::serve(state, listeners)?;
@@ -136,6 +155,73 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     platform.close()?;
     tracing::info!("stopped; database closed cleanly");
     Ok(())
+}
+
+/// The server settings of the command line, checked.
+fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
+    let invalid = platform_core::Error::invalid_parameter;
+    if !(args.body_timeout > 0.0 && args.body_timeout <= 86_400.0) {
+        return Err(invalid(format!(
+            "--body-timeout must be a number of seconds above 0 and at most 86400, not {}",
+            args.body_timeout
+        )));
+    }
+    if args.max_url == 0 || args.max_url > platform_server::MAX_URL_LIMIT {
+        return Err(invalid(format!(
+            "--max-url must be from 1 to {} bytes (longer URLs cannot be parsed), not {}",
+            platform_server::MAX_URL_LIMIT,
+            args.max_url
+        )));
+    }
+    if args.max_connections == 0 {
+        return Err(invalid("--max-connections must be at least 1".to_string()));
+    }
+    Ok(ServerConfig {
+        max_body: args.max_body,
+        base_path: args.base_path.clone(),
+        body_timeout: std::time::Duration::from_secs_f64(args.body_timeout),
+        max_url: args.max_url,
+        max_connections: args.max_connections,
+        workers: None,
+    })
+}
+
+/// Files the process keeps for itself besides its connections (the database, its journal,
+/// logs, the blocking pool's work).
+const RESERVED_FILES: u64 = 256;
+
+/// Raises the soft limit of open files to the hard limit, and lowers the connections per
+/// worker when even that limit cannot hold them all with files to spare (logged).
+fn with_file_limit(mut config: ServerConfig) -> ServerConfig {
+    let limit = match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => limit,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot raise the limit of open files");
+            match rlimit::getrlimit(rlimit::Resource::NOFILE) {
+                Ok((soft, _)) => soft,
+                Err(_) => return config,
+            }
+        }
+    };
+    let workers = config.worker_count() as u64;
+    let room = limit.saturating_sub(RESERVED_FILES) / workers.max(1);
+    if (config.max_connections as u64) > room {
+        tracing::warn!(
+            open_files = limit,
+            workers,
+            requested = config.max_connections,
+            max_connections = room.max(1),
+            "too few open files for --max-connections: fewer connections per worker"
+        );
+        config.max_connections = room.max(1) as usize;
+    }
+    tracing::info!(
+        open_files = limit,
+        workers,
+        max_connections = config.max_connections,
+        "connection limits"
+    );
+    config
 }
 
 fn write_secret_file(path: &Path, text: &str) -> std::io::Result<()> {

@@ -35,6 +35,10 @@ pub enum ErrorCode {
     Conflict,
     /// The request body is larger than the configured limit.
     PayloadTooLarge,
+    /// The request body did not arrive within the time limit.
+    RequestTimeout,
+    /// The request's URL is longer than the limit.
+    UriTooLong,
     /// The endpoint cannot produce any of the accepted formats.
     NotAcceptable,
     /// Something failed inside the platform; details go to the log only.
@@ -43,7 +47,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order (for tables and tests).
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::InvalidJson,
         ErrorCode::InvalidBody,
         ErrorCode::InvalidId,
@@ -57,6 +61,8 @@ impl ErrorCode {
         ErrorCode::MethodNotAllowed,
         ErrorCode::Conflict,
         ErrorCode::PayloadTooLarge,
+        ErrorCode::RequestTimeout,
+        ErrorCode::UriTooLong,
         ErrorCode::NotAcceptable,
         ErrorCode::Internal,
     ];
@@ -77,6 +83,8 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
+            ErrorCode::UriTooLong => "URI_TOO_LONG",
             ErrorCode::NotAcceptable => "NOT_ACCEPTABLE",
             ErrorCode::Internal => "INTERNAL_ERROR",
         }

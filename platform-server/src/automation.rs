@@ -95,7 +95,7 @@ async fn list(
     mut payload: web::Payload,
 ) -> Reply {
     check_release("automation", &path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let paging = Paging::from_params(&params)?;
     let items = as_caller(&req, &state, move |p, who| p.automations(who)).await?;
     Ok(page(items, &paging))
@@ -117,7 +117,7 @@ pub async fn save_automation(
     state: web::Data<AppState>,
     mut payload: web::Payload,
 ) -> Reply {
-    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     let saved = as_caller(&req, &state, move |p, who| p.save_automation(who, body)).await?;
     Ok(HttpResponse::Ok().json(saved))
 }
@@ -129,7 +129,7 @@ async fn log(
     mut payload: web::Payload,
 ) -> Reply {
     check_release("automation", &path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let paging = Paging::from_params(&params)?;
     let query = LogQuery {
         automation: params.get("automation").map(str::to_string),
@@ -150,7 +150,7 @@ async fn mail(
     mut payload: web::Payload,
 ) -> Reply {
     check_release("automation", &path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let paging = Paging::from_params(&params)?;
     let page = as_caller(&req, &state, move |p, who| {
         p.mail_outbox(who, paging.skip, paging.limit)
@@ -167,7 +167,7 @@ async fn get(
 ) -> Reply {
     let (r, id) = path.into_inner();
     check_release("automation", &r)?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     if params.flag("_run")? {
         let delay = params.get("_delay").map(str::to_string);
         let out = as_caller(&req, &state, move |p, who| {
@@ -199,7 +199,7 @@ async fn put(
 ) -> Reply {
     let (r, id) = path.into_inner();
     check_release("automation", &r)?;
-    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     let on = match body.get("enabled").or_else(|| body.get("active")) {
         Some(Value::Bool(b)) => *b,
         _ => {
@@ -260,7 +260,7 @@ async fn targets_list(
     let (r, source) = path.into_inner();
     check_release("action", &r)?;
     check_source(&source)?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let paging = Paging::from_params(&params)?;
     // Authenticate like every call, though the catalogue is the same for everyone.
     as_caller(&req, &state, |_, _| Ok(())).await?;

@@ -3,7 +3,7 @@
 //! Body: `{"error": {"status": 400, "code": "INVALID_PARAMETER", "message": "..."}}`; header:
 //! `x-platform-error: [INVALID_PARAMETER] message`, in ASCII ([`header_text`]). Internal
 //! failures are logged with an id and answered with "internal error (id ...)"; their details
-//! never reach the client.
+//! never reach the client. What a message quotes of the input is bounded ([`bounded`]).
 
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
@@ -33,6 +33,8 @@ pub fn status(code: ErrorCode) -> StatusCode {
         ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         ErrorCode::Conflict => StatusCode::CONFLICT,
         ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+        ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -81,6 +83,70 @@ pub fn header_text(code: ErrorCode, message: &str) -> String {
     out
 }
 
+/// Most characters of one quoted input (`"..."`) an error message keeps.
+pub const QUOTE_MAX: usize = 200;
+/// Most characters of one word (a run without spaces) outside quotes an error message keeps.
+pub const WORD_MAX: usize = 200;
+/// Most characters of a whole error message.
+pub const MESSAGE_MAX: usize = 2000;
+
+/// An error message as clients get it: each quoted input cut to [`QUOTE_MAX`] characters and
+/// each word outside quotes to [`WORD_MAX`], then the whole to [`MESSAGE_MAX`], each cut marked
+/// with `...`. Messages quote what they were given; this bounds what a huge input echoes.
+pub fn bounded(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.len() <= QUOTE_MAX.min(WORD_MAX) {
+        return message.into();
+    }
+    let mut out = String::with_capacity(message.len().min(MESSAGE_MAX + 8));
+    for (i, part) in message.split('"').enumerate() {
+        if i > 0 {
+            out.push('"');
+        }
+        if i % 2 == 1 {
+            // Inside quotes.
+            push_cut(&mut out, part, QUOTE_MAX);
+        } else {
+            let mut word = 0;
+            let mut cut = false;
+            for c in part.chars() {
+                if c.is_whitespace() {
+                    word = 0;
+                    cut = false;
+                    out.push(c);
+                } else if word < WORD_MAX {
+                    word += 1;
+                    out.push(c);
+                } else if !cut {
+                    cut = true;
+                    out.push_str("...");
+                }
+            }
+        }
+        if out.len() > MESSAGE_MAX * 4 {
+            break;
+        }
+    }
+    if out.chars().nth(MESSAGE_MAX).is_some() {
+        let end = out
+            .char_indices()
+            .nth(MESSAGE_MAX)
+            .map_or(out.len(), |(i, _)| i);
+        out.truncate(end);
+        out.push_str("...");
+    }
+    out.into()
+}
+
+fn push_cut(out: &mut String, text: &str, max: usize) {
+    match text.char_indices().nth(max) {
+        None => out.push_str(text),
+        Some((end, _)) => {
+            out.push_str(&text[..end]);
+            out.push_str("...");
+        }
+    }
+}
+
 static INCIDENT: AtomicU64 = AtomicU64::new(1);
 
 impl ResponseError for ApiError {
@@ -96,7 +162,7 @@ impl ResponseError for ApiError {
             tracing::error!(incident, error = ?self.0, "internal error");
             format!("internal error (id {incident})")
         } else {
-            self.0.public_message()
+            bounded(&self.0.public_message()).into_owned()
         };
         let header_value = HeaderValue::from_str(&header_text(code, &message))
             .unwrap_or_else(|_| HeaderValue::from_static("[INTERNAL_ERROR]"));
@@ -109,6 +175,30 @@ impl ResponseError for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_quote_a_bounded_part_of_their_input() {
+        assert_eq!(bounded("short \"x\""), "short \"x\"");
+        let long = "a".repeat(1000);
+        let m = bounded(&format!("invalid range \"{long}\": use last(n)")).into_owned();
+        assert_eq!(
+            m,
+            format!(
+                "invalid range \"{}...\": use last(n)",
+                "a".repeat(QUOTE_MAX)
+            )
+        );
+        let m = bounded(&format!("bad {long} here")).into_owned();
+        assert_eq!(m, format!("bad {}... here", "a".repeat(WORD_MAX)));
+        let m = bounded(&"ab ".repeat(10_000)).into_owned();
+        assert_eq!(m.chars().count(), MESSAGE_MAX + 3);
+        assert!(m.ends_with("..."));
+        let m = bounded(&format!("\"{}\"", "é".repeat(500))).into_owned();
+        assert_eq!(m.chars().count(), QUOTE_MAX + 5);
+        // A list of short words is kept whole.
+        let words = "_limit _skip _sort ".repeat(40);
+        assert_eq!(bounded(&words), words);
+    }
 
     #[test]
     fn the_error_header_is_printable_ascii() {

@@ -84,7 +84,7 @@ pub async fn publish_or_install(
     source: &str,
     mut payload: web::Payload,
 ) -> Reply {
-    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     let id = body
         .get("_id")
         .and_then(Value::as_str)
@@ -141,7 +141,7 @@ async fn view(
     let (r, source, id, view) = path.into_inner();
     release(&r)?;
     private_only(&source)?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let accept = req
         .headers()
         .get(actix_web::http::header::ACCEPT)
@@ -165,7 +165,7 @@ async fn messages(
     let (r, source, id) = path.into_inner();
     release(&r)?;
     private_only(&source)?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     stream(req, state, Some(id), &params).await
 }
 
@@ -176,7 +176,7 @@ async fn realtime(
     mut payload: web::Payload,
 ) -> Reply {
     release(&path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     stream(req, state, None, &params).await
 }
 

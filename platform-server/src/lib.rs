@@ -5,6 +5,7 @@
 //! in [`error::status`].
 
 pub mod automation;
+pub mod connection;
 pub mod error;
 pub mod extensions;
 pub mod negotiate;
@@ -17,12 +18,22 @@ pub mod validation;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, Next};
-use actix_web::{web, App, HttpMessage, HttpServer};
+use actix_web::{web, App, HttpMessage};
 use platform_core::Platform;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Default largest request body: 64 MiB.
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
+/// Default time limit of a request body: 30 s.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default longest URL (request target): 16 KiB.
+pub const DEFAULT_MAX_URL: usize = 16 * 1024;
+/// Longest URL limit there can be: actix-http cannot parse a request target of 64 KiB or more.
+pub const MAX_URL_LIMIT: usize = 65_000;
+/// Default most open connections per worker thread.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// Time limit of a request head (actix-http's client request timeout).
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Settings of the HTTP face.
 #[derive(Debug, Clone)]
@@ -31,6 +42,15 @@ pub struct ServerConfig {
     pub max_body: usize,
     /// A prefix for every route, e.g. `/api` (empty for none).
     pub base_path: String,
+    /// Time limit of a request body, from when the handler starts reading it (408 past it).
+    pub body_timeout: Duration,
+    /// Longest request target (path and query), in bytes (414 past it); at most
+    /// [`MAX_URL_LIMIT`].
+    pub max_url: usize,
+    /// Most open connections per worker thread; more wait to be accepted.
+    pub max_connections: usize,
+    /// Worker threads (`None`: one per CPU).
+    pub workers: Option<usize>,
 }
 
 impl Default for ServerConfig {
@@ -38,7 +58,20 @@ impl Default for ServerConfig {
         ServerConfig {
             max_body: DEFAULT_MAX_BODY,
             base_path: String::new(),
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            max_url: DEFAULT_MAX_URL,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            workers: None,
         }
+    }
+}
+
+impl ServerConfig {
+    /// Worker threads the server runs.
+    pub fn worker_count(&self) -> usize {
+        self.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
     }
 }
 
@@ -74,7 +107,7 @@ pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
             .app_data(web::PayloadConfig::new(max_body))
             .service(
                 web::scope(&base)
-                    .wrap(from_fn(request::check_query_names))
+                    .wrap(from_fn(request::check_url_and_query_names))
                     .configure(routes::register),
             )
             .default_service(web::to(routes::unknown_path));
@@ -141,21 +174,70 @@ pub fn bind(addr: &str) -> std::io::Result<Vec<std::net::TcpListener>> {
 
 /// Serves HTTP on bound listeners ([`bind`]); it stops gracefully on SIGTERM or ctrl-c,
 /// finishing in-flight requests. Returns the server (to await) and the bound addresses.
+///
+/// This is what actix-web's `HttpServer` does, with each connection wrapped in a
+/// [`connection::Guarded`] stream (long URLs answered with the error envelope, bodies that
+/// never end cut off): up to `max_connections` open connections per worker, heads within
+/// [`HEAD_TIMEOUT`], idle keep-alive connections closed after 5 s.
 pub fn serve(
     state: AppState,
     listeners: Vec<std::net::TcpListener>,
 ) -> std::io::Result<(actix_web::dev::Server, Vec<std::net::SocketAddr>)> {
-    let mut server = HttpServer::new(move || {
-        App::new()
-            .wrap(from_fn(access_log))
-            .configure(configure(state.clone()))
-    })
-    .shutdown_timeout(30);
-    for l in listeners {
-        server = server.listen(l)?;
+    use actix_service::{fn_service, map_config, IntoServiceFactory as _, ServiceFactoryExt as _};
+    let config = state.config.clone();
+    if config.max_url > MAX_URL_LIMIT || config.max_url == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "the URL limit must be from 1 to {MAX_URL_LIMIT} bytes, not {}",
+                config.max_url
+            ),
+        ));
     }
-    let addrs = server.addrs();
-    Ok((server.run(), addrs))
+    let limits = connection::Limits {
+        max_url: config.max_url,
+        body_limit: config.body_timeout.saturating_mul(2),
+    };
+    let mut builder = actix_server::Server::build()
+        .workers(config.worker_count())
+        .max_concurrent_connections(config.max_connections)
+        .shutdown_timeout(30);
+    let shutdown = builder.graceful_shutdown_signal();
+    let mut addrs = Vec::new();
+    for listener in listeners {
+        let addr = listener.local_addr()?;
+        addrs.push(addr);
+        let (state, shutdown) = (state.clone(), shutdown.clone());
+        builder = builder.listen(format!("platform-{addr}"), listener, move || {
+            let app = App::new()
+                .wrap(from_fn(access_log))
+                .configure(configure(state.clone()))
+                .into_factory()
+                .map_err(|e| e.error_response());
+            let shutdown = shutdown.clone();
+            let http = actix_http::HttpService::build()
+                .keep_alive(Duration::from_secs(5))
+                .client_request_timeout(HEAD_TIMEOUT)
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .local_addr(addr)
+                .graceful_shutdown_signal(move || {
+                    let signal = shutdown.clone();
+                    async move { signal.notified().await }
+                })
+                .finish(map_config(app, |_| actix_web::dev::AppConfig::default()));
+            fn_service(move |io: actix_rt::net::TcpStream| {
+                let peer = io.peer_addr().ok();
+                let _ = io.set_nodelay(true);
+                std::future::ready(Ok::<_, actix_http::error::DispatchError>((
+                    connection::Guarded::new(io, limits),
+                    actix_http::Protocol::Http1,
+                    peer,
+                )))
+            })
+            .and_then(http)
+        })?;
+    }
+    Ok((builder.run(), addrs))
 }
 
 /// The background workers: one runs queued validation jobs, one delivers events to

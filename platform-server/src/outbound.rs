@@ -2,32 +2,105 @@
 //! and emails over plain SMTP (lettre). The core decides what to send; this only sends it.
 
 use platform_core::events::deliver::{Mail, Outbound};
+use platform_core::events::webhook::{host_text, Host, Url, WebhookAllow};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Sends over the network.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Network;
+/// How a host name becomes addresses: `"host:port"` to socket addresses.
+pub type Resolve = dyn Fn(&str) -> std::io::Result<Vec<SocketAddr>> + Send + Sync;
+
+/// Sends over the network. Host names are resolved by the system's resolver, or by the one
+/// given to [`Network::with_resolver`].
+#[derive(Clone)]
+pub struct Network {
+    resolve: Arc<Resolve>,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Network")
+    }
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network::with_resolver(|netloc: &str| {
+            std::net::ToSocketAddrs::to_socket_addrs(netloc).map(Iterator::collect)
+        })
+    }
+}
+
+impl Network {
+    /// A client resolving host names with `resolve` (`"host:port"` to addresses).
+    pub fn with_resolver(
+        resolve: impl Fn(&str) -> std::io::Result<Vec<SocketAddr>> + Send + Sync + 'static,
+    ) -> Network {
+        Network {
+            resolve: Arc::new(resolve),
+        }
+    }
+}
 
 impl Outbound for Network {
     fn post(
         &self,
-        url: &str,
+        url: &Url,
+        allow: Option<&WebhookAllow>,
         headers: &[(String, String)],
         body: &[u8],
         timeout: Duration,
     ) -> Result<u16, String> {
+        // The allow-list is applied to every address the host resolves to, before the client
+        // connects: a listed name that resolves to a refused address is refused.
+        let refused = Arc::new(Mutex::new(None::<String>));
+        let resolver = {
+            let (resolve, allow, refused) = (self.resolve.clone(), allow.cloned(), refused.clone());
+            let host = url.host().map(|h| h.to_owned());
+            move |netloc: &str| -> std::io::Result<Vec<SocketAddr>> {
+                let addrs = resolve(netloc)?;
+                if let (Some(allow), Some(host)) = (&allow, &host) {
+                    let host = match host {
+                        Host::Domain(d) => Host::Domain(d.as_str()),
+                        Host::Ipv4(ip) => Host::Ipv4(*ip),
+                        Host::Ipv6(ip) => Host::Ipv6(*ip),
+                    };
+                    for a in &addrs {
+                        if let Err(why) = allow.check_address(&host, a.ip()) {
+                            *refused.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
+                            return Err(std::io::Error::new(
+                                std::io::ErrorKind::PermissionDenied,
+                                why,
+                            ));
+                        }
+                    }
+                    if addrs.is_empty() {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            format!("host {} resolves to no address", host_text(&host)),
+                        ));
+                    }
+                }
+                Ok(addrs)
+            }
+        };
         let agent = ureq::AgentBuilder::new()
             .timeout(timeout)
             .redirects(0)
+            .resolver(resolver)
             .build();
-        let mut req = agent.post(url);
+        let mut req = agent.request_url("POST", url);
         for (k, v) in headers {
             req = req.set(k, v);
         }
         match req.send_bytes(body) {
             Ok(resp) => Ok(resp.status()),
             Err(ureq::Error::Status(code, _)) => Ok(code),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(refused
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .unwrap_or_else(|| e.to_string())),
         }
     }
 
@@ -80,5 +153,5 @@ impl Outbound for Network {
 
 /// The platform sending webhook calls and emails over the network.
 pub fn networked(platform: platform_core::Platform) -> platform_core::Platform {
-    platform.with_outbound(std::sync::Arc::new(Network))
+    platform.with_outbound(Arc::new(Network::default()))
 }

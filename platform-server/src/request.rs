@@ -16,11 +16,15 @@ pub const ENVIRONMENT_HEADER: &str = "x-platform-environment";
 #[derive(Debug, Clone)]
 pub struct TenantTag(pub String);
 
+/// The caller a request authenticated as before its body was read (see [`read_body`]).
+#[derive(Debug, Clone)]
+struct Caller(Principal);
+
 /// The decoded query string, plus a form body on GET (for URLs over 2048 characters).
 pub async fn params(
     req: &HttpRequest,
+    state: &web::Data<AppState>,
     payload: &mut web::Payload,
-    limit: usize,
 ) -> Result<Params, ApiError> {
     let mut pairs: Vec<(String, String)> = form_urlencoded::parse(req.query_string().as_bytes())
         .into_owned()
@@ -31,7 +35,7 @@ pub async fn params(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
     if is_form && req.method() == actix_web::http::Method::GET {
-        let body = read_body(payload, limit).await?;
+        let body = read_body(req, state, payload).await?;
         pairs.extend(form_urlencoded::parse(&body).into_owned());
     }
     let params = Params::new(pairs);
@@ -39,9 +43,25 @@ pub async fn params(
     Ok(params)
 }
 
-/// Refuses a request whose query holds an unknown parameter starting with `_` (see
-/// `Params::check_names`), on every route, before anything runs.
-pub async fn check_query_names(
+/// Fails when the request target (path and query) is longer than `max_url` bytes.
+pub fn check_url(uri: &actix_web::http::Uri, max_url: usize) -> Result<(), ApiError> {
+    let target = uri.path_and_query().map_or(uri.path(), |pq| pq.as_str());
+    if target.len() <= max_url {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorCode::UriTooLong,
+        format!(
+            "the URL \"{target}\" is longer than the limit of {max_url} bytes; send a long query \
+             as a form body (GET with content-type application/x-www-form-urlencoded)"
+        ),
+    ))
+}
+
+/// Refuses a request whose URL is over the limit ([`check_url`]) or whose query holds an
+/// unknown parameter starting with `_` (see `Params::check_names`), on every route, before
+/// anything runs.
+pub async fn check_url_and_query_names(
     req: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody>,
 ) -> Result<
@@ -49,6 +69,13 @@ pub async fn check_query_names(
     actix_web::Error,
 > {
     use actix_web::ResponseError as _;
+    let max_url = req
+        .app_data::<web::Data<AppState>>()
+        .map_or(crate::DEFAULT_MAX_URL, |s| s.config.max_url);
+    if let Err(e) = check_url(req.uri(), max_url) {
+        let res = e.error_response();
+        return Ok(req.into_response(res).map_into_right_body());
+    }
     let pairs: Vec<(String, String)> = form_urlencoded::parse(req.query_string().as_bytes())
         .into_owned()
         .collect();
@@ -59,8 +86,35 @@ pub async fn check_query_names(
     Ok(next.call(req).await?.map_into_left_body())
 }
 
-/// Reads the whole body, refusing more than `limit` bytes.
-pub async fn read_body(payload: &mut web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
+/// Reads the whole body of an authenticated caller, refusing more than `max_body` bytes and a
+/// body that has not arrived within `body_timeout`.
+///
+/// The caller is authenticated from the headers first: an unauthenticated request is answered
+/// 401 without waiting for its body (the server then closes the connection, the body unread).
+/// The body must arrive within the time limit, else 408 (and the connection is closed).
+pub async fn read_body(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    payload: &mut web::Payload,
+) -> Result<Vec<u8>, ApiError> {
+    if req.extensions().get::<Caller>().is_none() {
+        let principal = authenticate(req, state).await?;
+        req.extensions_mut().insert(Caller(principal));
+    }
+    let (limit, timeout) = (state.config.max_body, state.config.body_timeout);
+    match actix_rt::time::timeout(timeout, read_all(payload, limit)).await {
+        Ok(body) => body,
+        Err(_) => Err(ApiError::new(
+            ErrorCode::RequestTimeout,
+            format!(
+                "the request body did not arrive within {} seconds",
+                timeout.as_secs_f64()
+            ),
+        )),
+    }
+}
+
+async fn read_all(payload: &mut web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
     let too_large = || {
         ApiError::new(
             ErrorCode::PayloadTooLarge,
@@ -100,19 +154,8 @@ pub fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
     })
 }
 
-/// Runs `f` on a blocking thread as the authenticated caller of `req`.
-///
-/// Authentication and the core call share one trip to the blocking pool; the tenant is recorded
-/// on the request for the access log.
-pub async fn as_caller<T, F>(
-    req: &HttpRequest,
-    state: &web::Data<AppState>,
-    f: F,
-) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&Platform, &Principal) -> platform_core::Result<T> + Send + 'static,
-{
+/// The credentials and environment a request's headers carry.
+fn credentials(req: &HttpRequest) -> Result<(Option<Credentials>, Option<String>), ApiError> {
     let credentials = match req.headers().get(header::AUTHORIZATION) {
         None => None,
         Some(v) => {
@@ -138,18 +181,66 @@ where
                 .to_string(),
         ),
     };
+    Ok((credentials, environment))
+}
+
+fn blocking_failed(e: actix_web::error::BlockingError) -> ApiError {
+    ApiError(platform_core::Error::Internal(format!(
+        "blocking task failed: {e}"
+    )))
+}
+
+/// Authenticates the caller from the headers alone. A request without credentials is refused
+/// at once; others take one trip to the blocking pool.
+async fn authenticate(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+) -> Result<Principal, ApiError> {
+    let (credentials, environment) = credentials(req)?;
+    let platform = state.platform.clone();
+    if credentials.is_none() {
+        // Refused before any store access: no trip to the blocking pool.
+        return Ok(platform.authenticate(None, environment.as_deref())?);
+    }
+    let principal =
+        web::block(move || platform.authenticate(credentials.as_ref(), environment.as_deref()))
+            .await
+            .map_err(blocking_failed)??;
+    req.extensions_mut()
+        .insert(TenantTag(principal.tenant.clone()));
+    Ok(principal)
+}
+
+/// Runs `f` on a blocking thread as the authenticated caller of `req`.
+///
+/// Authentication and the core call share one trip to the blocking pool (a request whose body
+/// was read authenticated before, and reuses that caller); the tenant is recorded on the
+/// request for the access log.
+pub async fn as_caller<T, F>(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    f: F,
+) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Platform, &Principal) -> platform_core::Result<T> + Send + 'static,
+{
+    let known = req.extensions().get::<Caller>().map(|c| c.0.clone());
+    let (credentials, environment) = match known {
+        Some(_) => (None, None),
+        None => credentials(req)?,
+    };
     let platform = state.platform.clone();
     let (tenant, out) = web::block(move || {
-        let principal = platform.authenticate(credentials.as_ref(), environment.as_deref())?;
+        let principal = match known {
+            Some(p) => p,
+            None => platform.authenticate(credentials.as_ref(), environment.as_deref())?,
+        };
         let out = f(&platform, &principal);
         Ok::<_, platform_core::Error>((principal.tenant, out))
     })
     .await
-    .map_err(|e| {
-        ApiError(platform_core::Error::Internal(format!(
-            "blocking task failed: {e}"
-        )))
-    })??;
+    .map_err(blocking_failed)??;
     req.extensions_mut().insert(TenantTag(tenant));
     Ok(out?)
 }

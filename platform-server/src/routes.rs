@@ -151,7 +151,8 @@ pub async fn method_not_allowed(req: HttpRequest) -> Reply {
 }
 
 /// Answers 404 for a path no service has.
-pub async fn unknown_path(req: HttpRequest) -> Reply {
+pub async fn unknown_path(req: HttpRequest, state: web::Data<AppState>) -> Reply {
+    crate::request::check_url(req.uri(), state.config.max_url)?;
     Err(ApiError::new(
         ErrorCode::NotFound,
         format!("no endpoint at {}", req.path()),
@@ -165,8 +166,8 @@ async fn save_body(
     coll: Collection,
     source: Option<Source>,
 ) -> Reply {
-    let params = params(&req, &mut payload, state.config.max_body).await?;
-    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let params = params(&req, &state, &mut payload).await?;
+    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     let opts = SaveOptions::from_params(&params, source)?;
     let saved = as_caller(&req, &state, move |p, who| p.save(who, coll, body, &opts)).await?;
     Ok(json(saved))
@@ -237,7 +238,7 @@ async fn list(
     }
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let output = Output::choose(&req, &params)?;
     let ids: Vec<String> = params.all("_id").into_iter().map(str::to_string).collect();
     if !ids.is_empty() && source != Source::All {
@@ -294,7 +295,7 @@ async fn get_current(
         collection(&service, &release)?
     };
     let source: Source = source.parse()?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     if let Some(function) = params.get("_function") {
         if function != "listAutomations" {
             return Err(ApiError::new(
@@ -343,7 +344,7 @@ async fn get_version(
     let (service, release, source, key, version) = path.into_inner();
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let output = Output::choose(&req, &params)?;
     let out = output.clone();
     if version == "*" {
@@ -390,7 +391,7 @@ async fn delete_with(
 ) -> Reply {
     let coll = collection(&service, &release)?;
     let source: Source = source.parse()?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let reason = params.get("_reason").map(str::to_string);
     let out = as_caller(&req, &state, move |p, who| {
         p.delete(who, coll, source, &key, &target, reason.as_deref())
@@ -435,7 +436,7 @@ async fn list_data(
     mut payload: web::Payload,
 ) -> Reply {
     let source: Source = source.parse()?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let output = Output::choose(&req, &params)?;
     let query = DataQuery::from_params(&params)?;
     let ids: Vec<String> = params.all("_id").into_iter().map(str::to_string).collect();

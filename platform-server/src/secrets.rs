@@ -45,7 +45,7 @@ pub async fn save(
     if let Some(r) = req.match_info().get("release") {
         release(r)?;
     }
-    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     let saved = as_caller(&req, &state, move |p, who| p.save_secret(who, body)).await?;
     Ok(HttpResponse::Ok().json(saved))
 }

@@ -65,7 +65,7 @@ async fn list_configs(
     mut payload: web::Payload,
 ) -> Reply {
     check_release("validationconfig", &path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     if let Some(function) = params.get("_function") {
         return config_function(&req, &state, function).await;
     }
@@ -84,11 +84,11 @@ async fn save_config(
     mut payload: web::Payload,
 ) -> Reply {
     check_release("validationconfig", &path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     if let Some(function) = params.get("_function") {
         return config_function(&req, &state, function).await;
     }
-    let body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     let opts = SaveOptions::from_params(&params, Some(Source::Private))?;
     let saved = as_caller(&req, &state, move |p, who| p.save(who, CONFIG, body, &opts)).await?;
     Ok(HttpResponse::Ok().json(saved))
@@ -161,7 +161,7 @@ async fn delete_config(
 ) -> Reply {
     let (r, id) = path.into_inner();
     check_release("validationconfig", &r)?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let reason = params.get("_reason").map(str::to_string);
     let out = as_caller(&req, &state, move |p, who| {
         p.delete(
@@ -224,7 +224,7 @@ async fn validation_get(
     mut payload: web::Payload,
 ) -> Reply {
     check_release("validation", &path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     match params.get("_function") {
         Some("stats") => {
             let out =
@@ -258,7 +258,7 @@ async fn validation_post(
     mut payload: web::Payload,
 ) -> Reply {
     check_release("validation", &path.into_inner())?;
-    let params = params(&req, &mut payload, state.config.max_body).await?;
+    let params = params(&req, &state, &mut payload).await?;
     let function = params
         .get("_function")
         .ok_or_else(|| ApiError::new(ErrorCode::MissingParameter, "POST validation/v1 needs _function (run, test, runMany, suggest, tune, override, removeOverride, comment, automations)"))?
@@ -267,7 +267,7 @@ async fn validation_post(
     if function == "automations" {
         return config_function(&req, &state, &function).await;
     }
-    let mut body = parse_json(&read_body(&mut payload, state.config.max_body).await?)?;
+    let mut body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     if let (Some(delay), Value::Object(m)) = (params.get("_delay"), &mut body) {
         m.insert("_delay".into(), Value::String(delay.to_string()));
     }

@@ -19,6 +19,8 @@ use std::time::Duration;
 /// One request a webhook receiver got.
 #[derive(Debug, Clone)]
 pub(crate) struct Received {
+    /// The request target, e.g. `/hook`.
+    pub(crate) path: String,
     pub(crate) headers: HashMap<String, String>,
     pub(crate) body: String,
 }
@@ -38,7 +40,12 @@ pub(crate) struct Webhook {
 
 impl Webhook {
     pub(crate) fn start(statuses: Vec<u16>) -> Webhook {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Webhook::start_on("127.0.0.1:0", statuses)
+    }
+
+    /// A receiver listening on `addr` (`[::1]:0` for IPv6 loopback).
+    pub(crate) fn start_on(addr: &str, statuses: Vec<u16>) -> Webhook {
+        let listener = TcpListener::bind(addr).unwrap();
         let addr = listener.local_addr().unwrap();
         let got = Arc::new(Mutex::new(Vec::new()));
         let log = got.clone();
@@ -55,6 +62,10 @@ impl Webhook {
 
     pub(crate) fn url(&self) -> String {
         format!("http://{}/hook", self.addr)
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.addr.port()
     }
 
     pub(crate) fn received(&self) -> Vec<Received> {
@@ -86,6 +97,11 @@ fn serve_http(stream: TcpStream, status: u16, log: &Mutex<Vec<Received>>) -> Opt
     let mut body = vec![0; len];
     reader.read_exact(&mut body).ok()?;
     log.lock().unwrap().push(Received {
+        path: line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string(),
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
     });

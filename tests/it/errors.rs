@@ -267,3 +267,83 @@ async fn system_fields_in_a_body_change_nothing_they_name() {
     assert_eq!(v["_user"], "writer-user");
     assert_ne!(v["_timestamp"], "1999-01-01T00:00:00Z");
 }
+
+#[actix_rt::test]
+async fn errors_quote_at_most_a_couple_of_hundred_characters_of_input() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(json!({"_id": "A", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": [{"time": "2024-01-01", "value": 1}]}}))
+        .await;
+    // A 1 MB _range (in a form body on GET, since a URL cannot be that long).
+    let huge = "z".repeat(1 << 20);
+    let r = c
+        .get_form("/data/v1/private/A:SPOT", &format!("_range={huge}"))
+        .await;
+    let message = r.assert_error(400, "INVALID_PARAMETER");
+    let header = r.header("x-platform-error").unwrap();
+    assert!(header.len() < 1024, "{} bytes: {header}", header.len());
+    assert!(message.contains("\"zzzz"), "{message}");
+    assert!(message.contains("...\""), "{message}");
+    assert!(message.len() < 1024, "{message}");
+    // Without quotes too: a long word is cut, and the whole message is bounded.
+    let long_id = "x".repeat(10_000);
+    let r = c
+        .get(&format!("/data/v1/private/A:SPOT?_range={long_id}"))
+        .await;
+    r.assert_error(400, "INVALID_PARAMETER");
+    assert!(r.header("x-platform-error").unwrap().len() < 1024);
+    let words = "ab ".repeat(50_000);
+    let r = c
+        .get_form("/data/v1/private/A:SPOT", &format!("_range={words}"))
+        .await;
+    r.assert_error(400, "INVALID_PARAMETER");
+    assert!(r.header("x-platform-error").unwrap().len() < 3 * 1024);
+}
+
+#[actix_rt::test]
+async fn the_caller_is_authenticated_before_the_body_is_read() {
+    let s = TestServer::new();
+    let anonymous = s.anonymous();
+    // A body that would be refused (bad JSON, too large) is not looked at: the caller is 401.
+    anonymous
+        .post_raw("/object/v1", "{\"_id\": ")
+        .await
+        .assert_error(401, "NOT_AUTHENTICATED");
+    let bad_token = s.anonymous().with_auth("Bearer pt_nope");
+    bad_token
+        .post_raw("/object/v1", "{\"_id\": ")
+        .await
+        .assert_error(401, "NOT_AUTHENTICATED");
+    anonymous
+        .get_form("/object/v1/private", "_limit=x")
+        .await
+        .assert_error(401, "NOT_AUTHENTICATED");
+    // An authenticated caller's body is read and judged.
+    s.client(Role::Writer)
+        .post_raw("/object/v1", "{\"_id\": ")
+        .await
+        .assert_error(400, "INVALID_JSON");
+}
+
+#[actix_rt::test]
+async fn a_url_over_the_limit_is_414() {
+    let s = TestServer::new();
+    let c = s.client(Role::Reader);
+    let long = format!("/object/v1/private?name={}", "n".repeat(20_000));
+    let m = c.get(&long).await.assert_error(414, "URI_TOO_LONG");
+    assert!(m.contains("16384 bytes"), "{m}");
+    assert!(m.len() < 1024, "{m}");
+    // Unknown paths too.
+    let long = format!("/nowhere/{}", "n".repeat(20_000));
+    c.get(&long).await.assert_error(414, "URI_TOO_LONG");
+    // The limit is a setting; a query that fits is served.
+    let s = TestServer::with_config(platform_server::ServerConfig {
+        max_url: 64,
+        ..Default::default()
+    });
+    let c = s.client(Role::Reader);
+    assert_eq!(c.get("/object/v1/private?name=n").await.status, 200);
+    c.get(&format!("/object/v1/private?name={}", "n".repeat(64)))
+        .await
+        .assert_error(414, "URI_TOO_LONG");
+}

@@ -11,6 +11,7 @@ mod extensions;
 mod formats;
 mod hardening;
 mod object;
+mod outbound;
 mod query;
 mod scripts;
 mod secrets;

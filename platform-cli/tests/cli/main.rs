@@ -3,6 +3,7 @@
 
 mod conventions;
 mod import;
+mod limits;
 mod readme;
 
 use serde_json::{json, Value};

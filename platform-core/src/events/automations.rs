@@ -231,7 +231,9 @@ fn check_properties(
                     )));
                 }
             }
-            "url" => platform.check_webhook_url(text)?,
+            "url" => {
+                platform.check_webhook_url(text)?;
+            }
             "secret" if tx.secret(&p.private_scope(), text)?.is_none() => {
                 return Err(invalid(format!(
                     "properties.{name}: secret \"{text}\" does not exist"

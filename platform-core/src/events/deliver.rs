@@ -12,6 +12,7 @@
 //! loses nothing (a target may then see the event twice: delivery is at least once).
 
 use super::automations::owner_principal;
+use super::webhook::{self, Url, WebhookAllow};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::error::{Error, Result};
@@ -44,10 +45,14 @@ pub struct Mail {
 /// ([`Platform::with_outbound`]). Without one, webhook and SMTP deliveries fail (and are
 /// retried), and emails still go to the mail outbox when no SMTP server is set.
 pub trait Outbound: Send + Sync {
-    /// POSTs `body` with `headers` to `url`; the answer's status, or why there is none.
+    /// POSTs `body` with `headers` to `url` (parsed by [`webhook::parse_url`]); the answer's
+    /// status, or why there is none. Redirects are not followed. With an allow-list, each
+    /// address the URL's host resolves to must pass [`WebhookAllow::check_address`] before the
+    /// client connects to it; the error is then that check's message.
     fn post(
         &self,
-        url: &str,
+        url: &Url,
+        allow: Option<&WebhookAllow>,
         headers: &[(String, String)],
         body: &[u8],
         timeout: Duration,
@@ -68,8 +73,8 @@ pub struct DeliverySettings {
     pub smtp: Option<String>,
     /// The sender address of emails.
     pub mail_from: String,
-    /// Hosts webhooks may call (`None`: any).
-    pub webhook_allow: Option<Vec<String>>,
+    /// Hosts and networks webhooks may call (`None`: any); see [`webhook`].
+    pub webhook_allow: Option<WebhookAllow>,
     /// Timeout of one webhook call or SMTP session.
     pub timeout: Duration,
     /// Delay before the first retry; doubled for each further one.
@@ -186,40 +191,16 @@ impl Platform {
         })
     }
 
-    /// Fails unless `url` is an http(s) URL whose host the settings allow.
-    pub fn check_webhook_url(&self, url: &str) -> Result<()> {
-        let rest = url
-            .strip_prefix("http://")
-            .or_else(|| url.strip_prefix("https://"))
-            .ok_or_else(|| {
-                Error::invalid_parameter(format!(
-                    "properties.url \"{url}\" must start with http:// or https://"
-                ))
+    /// Parses a webhook URL ([`webhook::parse_url`]) and fails unless the allow-list of the
+    /// settings, if any, allows its host; the parsed URL is what the client calls.
+    pub fn check_webhook_url(&self, text: &str) -> Result<Url> {
+        let url = webhook::parse_url(text)?;
+        if let (Some(allow), Some(host)) = (&self.delivery.webhook_allow, url.host()) {
+            allow.check_host(&host).map_err(|why| {
+                Error::invalid_parameter(format!("properties.url \"{text}\": {why}"))
             })?;
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-        let host = authority
-            .rsplit_once('@')
-            .map_or(authority, |(_, h)| h)
-            .trim_start_matches('[');
-        let host = match host.rsplit_once(':') {
-            Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
-            _ => host,
         }
-        .trim_end_matches(']');
-        if host.is_empty() {
-            return Err(Error::invalid_parameter(format!(
-                "properties.url \"{url}\" has no host"
-            )));
-        }
-        if let Some(allow) = &self.delivery.webhook_allow {
-            if !allow.iter().any(|a| a.eq_ignore_ascii_case(host)) {
-                return Err(Error::invalid_parameter(format!(
-                    "properties.url: host \"{host}\" is not among the webhook hosts this server allows ({})",
-                    allow.join(", ")
-                )));
-            }
-        }
-        Ok(())
+        Ok(url)
     }
 
     /// Makes `pending` again the deliveries a stopped server left `running`; returns how many.
@@ -523,7 +504,7 @@ impl Platform {
         d: &DeliveryRow,
     ) -> Result<String> {
         let url = props.get("url").and_then(Value::as_str).unwrap_or_default();
-        self.check_webhook_url(url)?;
+        let parsed = self.check_webhook_url(url)?;
         let (body, content_type) = match payload {
             Some(Value::String(s)) if serde_json::from_str::<Value>(&s).is_ok() => {
                 (s, "application/json")
@@ -551,10 +532,13 @@ impl Platform {
                 signature(key.as_bytes(), body.as_bytes()),
             ));
         }
-        match self
-            .outbound()?
-            .post(url, &headers, body.as_bytes(), self.delivery.timeout)
-        {
+        match self.outbound()?.post(
+            &parsed,
+            self.delivery.webhook_allow.as_ref(),
+            &headers,
+            body.as_bytes(),
+            self.delivery.timeout,
+        ) {
             Ok(code) if (200..300).contains(&code) => Ok(format!("POST {url} answered {code}")),
             Ok(code) => Err(Error::invalid_parameter(format!(
                 "POST {url} answered {code}"

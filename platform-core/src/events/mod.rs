@@ -11,6 +11,7 @@
 //! | [`targets`] | the built-in targets (the action service) and `listAutomations` templates |
 //! | [`rules`] | which validation record changes raise `failed`/`warning`/`success`, and data `invalid`/`validated` |
 //! | [`deliver`] | the worker step, the targets' effects, transformers, the log and the mail outbox |
+//! | [`webhook`] | webhook URLs (parsed by WHATWG rules) and the allow-list of hosts, addresses and networks |
 //!
 //! An event is `{service, source, id, action, timestamp, user, tenant, environment, data}`, plus
 //! `chain` (how many deliveries led to it) when a delivery raised it; past
@@ -20,6 +21,7 @@ pub mod automations;
 pub mod deliver;
 pub mod rules;
 pub mod targets;
+pub mod webhook;
 
 use crate::auth::Principal;
 use crate::error::Result;
