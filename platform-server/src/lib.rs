@@ -172,6 +172,9 @@ pub fn bind(addr: &str) -> std::io::Result<Vec<std::net::TcpListener>> {
     }
 }
 
+/// Blocking threads (core calls) each server worker may run at once.
+pub const BLOCKING_THREADS_PER_WORKER: usize = 16;
+
 /// Serves HTTP on bound listeners ([`bind`]); it stops gracefully on SIGTERM or ctrl-c,
 /// finishing in-flight requests. Returns the server (to await) and the bound addresses.
 ///
@@ -200,6 +203,10 @@ pub fn serve(
     };
     let mut builder = actix_server::Server::build()
         .workers(config.worker_count())
+        // Core calls run on blocking threads; the store serves one writer and a few readers
+        // at a time, so more threads than this only wait, each holding its own stack and
+        // allocator arena.
+        .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER)
         .max_concurrent_connections(config.max_connections)
         .shutdown_timeout(30);
     let shutdown = builder.graceful_shutdown_signal();

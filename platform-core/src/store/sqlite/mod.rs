@@ -35,7 +35,21 @@ pub struct SqliteStore {
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
     path: Option<PathBuf>,
+    /// The `-wal` file beside a database file.
+    wal: Option<PathBuf>,
+    /// Write transactions committed, to look at the WAL's size now and then.
+    commits: std::sync::atomic::AtomicU64,
+    /// The WAL's bound ([`WAL_LIMIT`]; smaller in tests).
+    wal_limit: std::sync::atomic::AtomicU64,
 }
+
+/// Every this many commits, the writer looks at the size of the WAL.
+const WAL_CHECK_EVERY: u64 = 64;
+/// A WAL larger than this is checkpointed and restarted (readers that never pause would
+/// otherwise keep it growing), and truncated to this size when it restarts.
+const WAL_LIMIT: u64 = 64 * 1024 * 1024;
+/// SQLite's memory (page caches of every connection together) is kept near this.
+const SQLITE_HEAP_LIMIT: i64 = 96 * 1024 * 1024;
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -58,15 +72,29 @@ impl<T> Db<T> for rusqlite::Result<T> {
 /// A SQLite error as the platform's: a statement past SQLite's own limits (expression depth,
 /// variables, terms, sizes) is a query too large, a 400; anything else is a storage failure.
 fn storage_error(e: rusqlite::Error) -> Error {
-    if let rusqlite::Error::SqliteFailure(failure, message) = &e {
-        let text = message.as_deref().unwrap_or_default();
-        let over_a_limit = failure.code == rusqlite::ErrorCode::TooBig
-            || ["too large", "too many", "parser stack overflow", "too deep"]
-                .iter()
-                .any(|m| text.contains(m));
-        if over_a_limit {
+    let failure = match &e {
+        rusqlite::Error::SqliteFailure(failure, message) => {
+            Some((failure, message.as_deref().unwrap_or_default()))
+        }
+        rusqlite::Error::SqlInputError { error, msg, .. } => Some((error, msg.as_str())),
+        _ => None,
+    };
+    if let Some((failure, text)) = failure {
+        let limits = [
+            ("too large", "too large an expression"),
+            ("too many", "too many terms"),
+            ("parser stack overflow", "nested too deeply"),
+            ("too deep", "nested too deeply"),
+            ("variable number", "too many values"),
+        ];
+        let reason = limits
+            .iter()
+            .find(|(m, _)| text.contains(m))
+            .map(|(_, why)| *why)
+            .or((failure.code == rusqlite::ErrorCode::TooBig).then_some("too large"));
+        if let Some(why) = reason {
             return Error::invalid_parameter(format!(
-                "the query is larger than the store can run ({text}); make it smaller"
+                "the query is larger than the store can run ({why}); make it smaller"
             ));
         }
     }
@@ -96,11 +124,16 @@ impl SqliteStore {
             configure(&conn)?;
             readers.push(Mutex::new(conn));
         }
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
         Ok(SqliteStore {
             writer: Mutex::new(writer),
             readers,
             next_reader: AtomicUsize::new(0),
             path: Some(path.to_path_buf()),
+            wal: Some(PathBuf::from(wal)),
+            commits: std::sync::atomic::AtomicU64::new(0),
+            wal_limit: std::sync::atomic::AtomicU64::new(WAL_LIMIT),
         })
     }
 
@@ -114,6 +147,9 @@ impl SqliteStore {
             readers: Vec::new(),
             next_reader: AtomicUsize::new(0),
             path: None,
+            wal: None,
+            commits: std::sync::atomic::AtomicU64::new(0),
+            wal_limit: std::sync::atomic::AtomicU64::new(WAL_LIMIT),
         })
     }
 
@@ -166,6 +202,12 @@ fn configure(conn: &Connection) -> Result<()> {
     // 32 MiB of page cache per connection: range reads of big series and full scans of a
     // tenant's objects stay in memory.
     conn.pragma_update(None, "cache_size", -32768).db()?;
+    // The caches of all connections together stay near one bound (SQLite recycles pages past
+    // it), so memory under load does not grow with the number of connections and tables.
+    conn.pragma_update(None, "soft_heap_limit", SQLITE_HEAP_LIMIT)
+        .db()?;
+    conn.pragma_update(None, "journal_size_limit", WAL_LIMIT as i64)
+        .db()?;
     conn.set_prepared_statement_cache_capacity(64);
     sql::register_functions(conn).db()?;
     Ok(())
@@ -198,13 +240,21 @@ impl Store for SqliteStore {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
         let conn = self.reader();
         conn.execute_batch("BEGIN").db()?;
-        Ok(Box::new(Tx { conn, open: true }))
+        Ok(Box::new(Tx {
+            conn,
+            open: true,
+            store: None,
+        }))
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
         let conn = lock(&self.writer);
         conn.execute_batch("BEGIN IMMEDIATE").db()?;
-        Ok(Box::new(Tx { conn, open: true }))
+        Ok(Box::new(Tx {
+            conn,
+            open: true,
+            store: Some(self),
+        }))
     }
 
     fn close(&self) -> Result<()> {
@@ -251,6 +301,51 @@ fn where_clause(
 struct Tx<'a> {
     conn: MutexGuard<'a, Connection>,
     open: bool,
+    /// The store of a write transaction (for the WAL's upkeep after a commit).
+    store: Option<&'a SqliteStore>,
+}
+
+impl SqliteStore {
+    /// Bounds the WAL at `bytes` instead of [`WAL_LIMIT`] (tests use a small bound).
+    #[cfg(test)]
+    fn set_wal_limit(&self, bytes: u64) {
+        self.wal_limit
+            .store(bytes, std::sync::atomic::Ordering::Relaxed);
+        let _ = lock(&self.writer).pragma_update(None, "journal_size_limit", bytes as i64);
+    }
+
+    /// After a commit, now and then: a WAL grown past [`WAL_LIMIT`] is checkpointed and
+    /// restarted. SQLite's own checkpoints copy pages but cannot restart a WAL while some
+    /// reader is always inside it, so under steady reads it would grow without end. The writer
+    /// waits briefly for readers to move to the newest snapshot, and tries again later if they
+    /// do not.
+    fn bound_wal(&self, conn: &Connection) {
+        let n = self
+            .commits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if n % WAL_CHECK_EVERY != WAL_CHECK_EVERY - 1 {
+            return;
+        }
+        let Some(wal) = &self.wal else { return };
+        let size = std::fs::metadata(wal).map(|m| m.len()).unwrap_or(0);
+        if size <= self.wal_limit.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let _ = conn.busy_timeout(Duration::from_millis(250));
+        match conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        }) {
+            Ok((busy, frames, done)) => {
+                tracing::debug!(wal_bytes = size, busy, frames, done, "WAL checkpoint")
+            }
+            Err(e) => tracing::warn!(error = %e, "WAL checkpoint failed"),
+        }
+        let _ = conn.busy_timeout(Duration::from_secs(10));
+    }
 }
 
 impl Drop for Tx<'_> {
@@ -1731,6 +1826,9 @@ impl WriteTx for Tx<'_> {
     fn commit(mut self: Box<Self>) -> Result<()> {
         self.conn.execute_batch("COMMIT").db()?;
         self.open = false;
+        if let Some(store) = self.store {
+            store.bound_wal(&self.conn);
+        }
         Ok(())
     }
 }
