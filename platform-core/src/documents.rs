@@ -418,7 +418,9 @@ impl Platform {
             fields.shift_remove(*f);
         }
         match fields.get("_type") {
-            None | Some(Value::String(_)) => {}
+            None => {}
+            // A type name follows the id rules (types are documents with ids).
+            Some(Value::String(t)) => validate_id(t, "_type")?,
             Some(other) => {
                 return Err(Error::invalid_body(format!(
                     "_type must be a string, not {}",

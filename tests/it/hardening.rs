@@ -569,3 +569,33 @@ async fn a_delayed_run_is_a_job_that_waits_for_its_time_without_holding_a_thread
     .await
     .assert_error(400, "INVALID_PARAMETER");
 }
+
+/// An object with a daily series and a curve, and a configuration of the series.
+async fn plant(c: &crate::common::Client<'_>) {
+    c.save(json!({"_id": "PWR", "S": {"_type": "VarTimeSeries", "calendar": "DAILY",
+                                      "data": [{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": 2}]},
+                  "F": {"_type": "VarCurve", "ondate": "2024-07-01", "contracts": [{"tenor": "M01", "value": 1}]}}))
+        .await;
+    let r = c
+        .post(
+            "/validationconfig/v1",
+            json!({"_id": "PWR:S", "kind": "timeseries", "checks": [{"id": "p", "expression": "value > 0"}]}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+}
+
+#[actix_rt::test]
+async fn a_type_name_follows_the_id_rules() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(json!({"_id": "A", "_type": "Plant"})).await;
+    for bad in ["", "#", "a/b", "a:b", "*"] {
+        let m = c
+            .post("/object/v1", json!({"_id": "A", "_type": bad}))
+            .await
+            .assert_error(400, "INVALID_ID");
+        assert!(m.contains("_type"), "{bad:?}: {m}");
+    }
+    assert_eq!(c.get("/object/v1/private/A/*").await.total(), 1);
+}
