@@ -599,3 +599,23 @@ async fn a_type_name_follows_the_id_rules() {
     }
     assert_eq!(c.get("/object/v1/private/A/*").await.total(), 1);
 }
+
+#[actix_rt::test]
+async fn the_text_fields_of_a_check_are_text() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for field in ["id", "name", "scope", "severity"] {
+        let mut check = json!({"expression": "value > 1"});
+        check[field] = json!(5);
+        let m = c
+            .post(
+                "/validationconfig/v1",
+                json!({"_id": "PWR:S", "kind": "timeseries", "checks": [check]}),
+            )
+            .await
+            .assert_error(400, "INVALID_BODY");
+        assert!(m.contains(&format!("checks[0].{field}")), "{m}");
+    }
+    assert_eq!(c.get("/validationconfig/v1/PWR:S/*").await.total(), 1);
+}
