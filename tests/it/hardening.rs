@@ -619,3 +619,41 @@ async fn the_text_fields_of_a_check_are_text() {
     }
     assert_eq!(c.get("/validationconfig/v1/PWR:S/*").await.total(), 1);
 }
+
+#[actix_rt::test]
+async fn a_malformed_run_request_is_refused_before_it_fans_out_or_is_queued() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for (function, body) in [
+        (
+            "runMany",
+            json!({"targets": ["PWR:S"], "from": "garbage", "to": "2024-07-02"}),
+        ),
+        (
+            "runMany",
+            json!({"targets": ["PWR:S"], "points": ["2024-07-01", "yesterday"]}),
+        ),
+        (
+            "run&_delay=100",
+            json!({"target": "PWR:S", "from": "garbage"}),
+        ),
+    ] {
+        let m = c
+            .post(&format!("/validation/v1?_function={function}"), body)
+            .await
+            .assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains("is not a time"), "{function}: {m}");
+    }
+    for body in [
+        json!({"targets": ["PWR:S"], "background": "yes"}),
+        json!({"targets": ["PWR:S"], "points": "2024-07-01"}),
+        json!({"targets": ["PWR:S"], "ondate": 5}),
+    ] {
+        c.post("/validation/v1?_function=runMany", body)
+            .await
+            .assert_error(400, "INVALID_BODY");
+    }
+    assert_eq!(c.get("/validation/v1?_function=jobs").await.total(), 0);
+    assert_eq!(c.get("/validation/v1").await.total(), 0);
+}
