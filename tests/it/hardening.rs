@@ -657,3 +657,18 @@ async fn a_malformed_run_request_is_refused_before_it_fans_out_or_is_queued() {
     assert_eq!(c.get("/validation/v1?_function=jobs").await.total(), 0);
     assert_eq!(c.get("/validation/v1").await.total(), 0);
 }
+
+#[actix_rt::test]
+async fn the_automation_log_filters_on_a_status_it_has() {
+    let s = TestServer::new();
+    let c = s.client(Role::Admin);
+    for status in ["success", "failed", "skipped"] {
+        let r = c.get(&format!("/automation/v1/log?status={status}")).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+    }
+    let m = c
+        .get("/automation/v1/log?status=succes")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("succes"), "{m}");
+}
