@@ -672,3 +672,21 @@ async fn the_automation_log_filters_on_a_status_it_has() {
         .assert_error(400, "INVALID_PARAMETER");
     assert!(m.contains("succes"), "{m}");
 }
+
+#[actix_rt::test]
+async fn list_tenors_is_true_or_false() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for flag in ["", "=true", "=1"] {
+        let r = c
+            .get(&format!("/data/v1/private/PWR:F?listTenors{flag}"))
+            .await;
+        assert_eq!(r.body, json!(["M01"]), "{flag}");
+    }
+    let r = c.get("/data/v1/private/PWR:F?listTenors=false").await;
+    assert_eq!(r.body["contracts"][0]["tenor"], "M01", "{:?}", r.body);
+    c.get("/data/v1/private/PWR:F?listTenors=maybe")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+}
