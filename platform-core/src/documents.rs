@@ -304,6 +304,16 @@ fn scope_for_key(p: &Principal, coll: Collection, source: Source, id: &str) -> R
     }
 }
 
+/// Writes name their source: `all` is for reading from both.
+fn refuse_all(source: Source) -> Result<()> {
+    if source == Source::All {
+        return Err(Error::invalid_parameter(
+            "cannot write to the all source: use public or private",
+        ));
+    }
+    Ok(())
+}
+
 /// Fails unless the caller may write documents of a collection to a scope.
 pub(crate) fn require_write(p: &Principal, coll: Collection, scope: &Scope) -> Result<()> {
     p.require_write(scope, coll.noun())?;
@@ -636,6 +646,7 @@ impl Platform {
         tag: &str,
     ) -> Result<Value> {
         validate_tag(tag)?;
+        refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
         self.write(|tx| {
@@ -662,6 +673,7 @@ impl Platform {
         target: &DeleteTarget,
         reason: Option<&str>,
     ) -> Result<Value> {
+        refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
         let now = format_instant(self.now());

@@ -690,3 +690,32 @@ async fn list_tenors_is_true_or_false() {
         .await
         .assert_error(400, "INVALID_PARAMETER");
 }
+
+#[actix_rt::test]
+async fn deletes_and_tags_name_their_source_not_all() {
+    use actix_web::http::Method;
+    let s = TestServer::new();
+    let c = s.client(Role::Platform);
+    c.save(json!({"_id": "A", "v": 1})).await;
+    c.save(json!({"_id": "A", "v": 2})).await;
+    c.save(json!({"_id": "#P", "v": 1})).await;
+    for (method, path) in [
+        (Method::DELETE, "/object/v1/all/A"),
+        (Method::DELETE, "/object/v1/all/A/1"),
+        (Method::DELETE, "/object/v1/all/A/*"),
+        (Method::DELETE, "/object/v1/all/%23P"),
+        (Method::PUT, "/object/v1/all/A/1/gold"),
+    ] {
+        let m = c
+            .method(method, path)
+            .await
+            .assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains("all source"), "{path}: {m}");
+    }
+    let versions = c.get("/object/v1/private/A/*").await.body;
+    assert_eq!(versions.as_array().unwrap().len(), 2);
+    assert_eq!(versions[0]["_tag"], json!([]));
+    assert_eq!(c.get("/object/v1/public/%23P").await.status, 200);
+    // Reading through all stays.
+    assert_eq!(c.get("/object/v1/all/A").await.body["v"], 2);
+}
