@@ -403,7 +403,15 @@ impl Platform {
             None => return Err(Error::new(ErrorCode::InvalidId, "missing _id")),
         };
         if coll == Collection::ValidationConfig {
-            crate::data::read::DataId::parse(&id)?;
+            if crate::data::read::DataId::parse(&id)?.ondate.is_some() {
+                return Err(Error::new(
+                    ErrorCode::InvalidId,
+                    format!(
+                        "invalid _id \"{id}\": a validation configuration is one per data item \
+                         (OBJECT:DATA), for every ondate of a curve"
+                    ),
+                ));
+            }
         } else {
             validate_id(&id, "_id")?;
         }

@@ -719,3 +719,19 @@ async fn deletes_and_tags_name_their_source_not_all() {
     // Reading through all stays.
     assert_eq!(c.get("/object/v1/all/A").await.body["v"], 2);
 }
+
+#[actix_rt::test]
+async fn a_validation_configuration_is_one_per_data_item_not_per_ondate() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    let m = c
+        .post(
+            "/validationconfig/v1",
+            json!({"_id": "PWR:F:2024-07-01", "kind": "curve", "checks": [{"expression": "value > 0"}]}),
+        )
+        .await
+        .assert_error(400, "INVALID_ID");
+    assert!(m.contains("PWR:F:2024-07-01"), "{m}");
+    assert_eq!(c.get("/validationconfig/v1").await.total(), 1);
+}
