@@ -97,9 +97,15 @@ impl ListRequest {
     /// Reads every list parameter: `field=value` filters (system fields such as `_user` or
     /// `_objid` included), `_filter`, `_type`, `#type`, `_search`, `_searchinfo`, `_distinct`,
     /// `_sort`, `_project`, `_limit`, `_skip`. Other standard parameters belong to other
-    /// features and are left alone; an unknown one starting with `_` is refused.
+    /// features and are left alone; an unknown one starting with `_` is refused, and so is
+    /// `_function` (a list that has functions answers them before it reads a list request).
     pub fn from_params(params: &Params) -> Result<ListRequest> {
         params.check_names()?;
+        if let Some(function) = params.get("_function") {
+            return Err(Error::invalid_parameter(format!(
+                "unknown _function \"{function}\" on a list"
+            )));
+        }
         let mut parts = Vec::new();
         let mut type_tree = None;
         for (key, value) in params.pairs() {

@@ -735,3 +735,27 @@ async fn a_validation_configuration_is_one_per_data_item_not_per_ondate() {
     assert!(m.contains("PWR:F:2024-07-01"), "{m}");
     assert_eq!(c.get("/validationconfig/v1").await.total(), 1);
 }
+
+#[actix_rt::test]
+async fn a_function_a_list_does_not_have_is_refused() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for path in [
+        "/object/v1/private?_function=stats",
+        "/object/v1/all?_function=listAutomations",
+        "/type/v1/public?_function=bogus",
+        "/data/v1/private?_function=runMany",
+    ] {
+        let m = c.get(path).await.assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains("_function"), "{path}: {m}");
+    }
+    // Lists with functions keep them.
+    assert_eq!(c.get("/validation/v1?_function=jobs").await.status, 200);
+    assert_eq!(
+        c.get("/validationconfig/v1?_function=automations")
+            .await
+            .status,
+        200
+    );
+}
