@@ -3,12 +3,15 @@
 //! - The bad-input corpus: a table of malformed requests against `platform serve` on a SQLite
 //!   file, covering every service and route. Each must be answered with a 4xx and the error
 //!   envelope (never a 5xx, never silence), and the database must be exactly as it was.
+//! - Durability: a server killed with SIGKILL under write load loses no acknowledged write.
 
 use crate::{chrono_like, Server};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// No request of the corpus may take longer: a hang is a failure.
@@ -1712,4 +1715,233 @@ fn the_bad_input_corpus_is_refused_with_the_error_envelope_and_changes_nothing()
         changed.join("\n")
     );
     assert_eq!(server_errors, 0);
+}
+
+/// A small xorshift generator: the moments of the kills, reproducible from the printed seed
+/// (`PLATFORM_ATTACK_SEED`).
+struct Rng(u64);
+
+impl Rng {
+    fn seeded() -> (Rng, u64) {
+        let seed = std::env::var("PLATFORM_ATTACK_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+            });
+        (Rng(seed | 1), seed)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// A write the server acknowledged with 200: object `id` at `version` holds `n`, and its
+/// series `S` holds `n` at `time`.
+#[derive(Debug, Clone)]
+struct Acked {
+    id: String,
+    version: u64,
+    n: u64,
+    time: String,
+}
+
+/// The objects of one writer; every fifth write saves two of them in one array POST.
+fn objects_of(writer: usize) -> Vec<String> {
+    (0..4).map(|k| format!("W{writer}-{k}")).collect()
+}
+
+fn write_body(id: &str, n: u64) -> (Value, String) {
+    // Two writers never share an object, so `n` (unique per writer) names one point.
+    let time = chrono_like(1_704_067_200 + i64::try_from(n).unwrap() * 60);
+    let body = json!({"_id": id, "n": n, "S": {"_type": "VarTimeSeries", "data": [{"time": time, "value": n}]}});
+    (body, time)
+}
+
+/// Writes until the server stops answering; returns what it acknowledged and the next `n`.
+fn load(
+    url: &str,
+    token: &str,
+    writer: usize,
+    mut n: u64,
+    progress: &AtomicUsize,
+) -> (Vec<Acked>, u64) {
+    let agent = ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(5))
+        .build();
+    let objects = objects_of(writer);
+    let mut acked = Vec::new();
+    loop {
+        let pair = n % 5 == 4;
+        let sent: Vec<(Value, String)> = if pair {
+            vec![write_body(&objects[0], n), write_body(&objects[1], n + 1)]
+        } else {
+            vec![write_body(&objects[(n % 4) as usize], n)]
+        };
+        let ns: Vec<u64> = (n..n + sent.len() as u64).collect();
+        n += sent.len() as u64;
+        let body = if pair {
+            Value::Array(sent.iter().map(|(b, _)| b.clone()).collect())
+        } else {
+            sent[0].0.clone()
+        };
+        let answer = match agent
+            .post(&format!("{url}/object/v1"))
+            .set("Authorization", &format!("Bearer {token}"))
+            .send_json(body)
+        {
+            Ok(res) => match res.into_json::<Value>() {
+                Ok(v) => v,
+                // Killed while answering: not acknowledged.
+                Err(_) => return (acked, n),
+            },
+            Err(ureq::Error::Status(code, res)) => {
+                panic!("a write was refused: {code} {:?}", res.into_string())
+            }
+            Err(_) => return (acked, n),
+        };
+        let saved = match answer {
+            Value::Array(items) => items,
+            one => vec![one],
+        };
+        assert_eq!(saved.len(), sent.len(), "{saved:?}");
+        for ((saved, (body, time)), n) in saved.iter().zip(&sent).zip(ns) {
+            assert_eq!(saved["_id"], body["_id"]);
+            acked.push(Acked {
+                id: body["_id"].as_str().unwrap().to_string(),
+                version: saved["_version"].as_u64().expect("a version"),
+                n,
+                time: time.clone(),
+            });
+        }
+        progress.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Every acknowledged write is there as it was acknowledged: the version list has its version,
+/// the series holds its point, and its version holds its `n` (read for the writes from
+/// `fresh` on, those acknowledged since the last restart; the last round reads them all).
+fn verify(client: &Client, acked: &[Acked], fresh: usize) -> usize {
+    let mut reads = 0;
+    let mut by_object: BTreeMap<&str, Vec<(usize, &Acked)>> = BTreeMap::new();
+    for (i, a) in acked.iter().enumerate() {
+        by_object.entry(&a.id).or_default().push((i, a));
+    }
+    for (id, writes) in by_object {
+        let versions: Vec<u64> = read(client, &format!("/object/v1/private/{id}/*"))
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["_version"].as_u64().unwrap())
+            .collect();
+        let series = read(client, &format!("/data/v1/private/{id}:S"));
+        let points: BTreeMap<String, f64> = series["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["time"].as_str().unwrap().to_string(),
+                    p["value"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        reads += 2;
+        for &(i, w) in &writes {
+            assert!(
+                versions.contains(&w.version),
+                "{id}: version {} of {w:?} lost ({versions:?})",
+                w.version
+            );
+            assert_eq!(
+                points.get(&w.time),
+                Some(&(w.n as f64)),
+                "{id}: the point of {w:?} lost"
+            );
+            if i >= fresh {
+                let doc = read(client, &format!("/object/v1/private/{id}/{}", w.version));
+                assert_eq!(doc["n"], w.n, "{id} version {}: {doc}", w.version);
+                reads += 1;
+            }
+        }
+    }
+    reads
+}
+
+#[test]
+fn a_server_killed_under_write_load_keeps_every_acknowledged_write() {
+    const ROUNDS: usize = 5;
+    const WRITERS: usize = 3;
+    let (mut rng, seed) = Rng::seeded();
+    eprintln!("kill -9 durability: seed {seed} (PLATFORM_ATTACK_SEED)");
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("killed.db");
+    let mut server = Server::start(&db);
+    let token = server.admin_token.clone();
+    let mut acked: Vec<Acked> = Vec::new();
+    let mut next: Vec<u64> = (0..WRITERS).map(|w| w as u64 * 1_000_000).collect();
+    for round in 0..ROUNDS {
+        let url = server.url.clone();
+        let progress = Arc::new(AtomicUsize::new(0));
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (url, token, n, progress) =
+                    (url.clone(), token.clone(), next[w], progress.clone());
+                std::thread::spawn(move || load(&url, &token, w, n, &progress))
+            })
+            .collect();
+        // Under load (the writers are acknowledged), then at a random moment.
+        let waiting = Instant::now();
+        while progress.load(Ordering::Relaxed) < 10 {
+            assert!(
+                waiting.elapsed() < Duration::from_secs(30),
+                "round {round}: the writers made no progress"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let after = Duration::from_millis(rng.below(1200));
+        std::thread::sleep(after);
+        // SIGKILL: no shutdown, no flush, no checkpoint.
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+        let before = acked.len();
+        for (w, writer) in writers.into_iter().enumerate() {
+            let (mine, n) = writer.join().unwrap();
+            acked.extend(mine);
+            next[w] = n;
+        }
+        let new = acked.len() - before;
+        assert!(new >= 10, "round {round}: {new} writes acknowledged");
+        // The database opens as it is (no second admin), and every acknowledged write is there.
+        server = Server::start_existing(&db);
+        let client = Client::new(&server.url, &token);
+        let fresh = if round + 1 == ROUNDS { 0 } else { before };
+        let reads = verify(&client, &acked, fresh);
+        eprintln!(
+            "round {round}: killed {after:?} into the load, {new} writes acknowledged ({} in all), {reads} reads verified them",
+            acked.len()
+        );
+        // The restarted server serves: a write after the restart is read back.
+        let (body, _) = write_body("AFTER", round as u64);
+        let saved = write(&client, "POST", "/object/v1", body);
+        assert_eq!(read(&client, "/object/v1/private/AFTER")["n"], saved["n"]);
+    }
+    assert_eq!(
+        server.stop().code(),
+        Some(0),
+        "a clean stop after the last restart"
+    );
+    eprintln!(
+        "kill -9 durability: {ROUNDS} kills, {} acknowledged writes kept, in {:?}",
+        acked.len(),
+        started.elapsed()
+    );
 }
