@@ -266,11 +266,8 @@ impl Client {
                 {
                     return Err(format!("no answer within {:?}", started.elapsed()))
                 }
-                Err(e) if !bytes.is_empty() => {
-                    // A reset after the answer (the unread body) ends it.
-                    let _ = e;
-                    break;
-                }
+                // A reset after the answer (the server did not read the whole body) ends it.
+                Err(_) if !bytes.is_empty() => break,
                 Err(e) => return Err(format!("reading: {e}")),
             }
         }
@@ -359,7 +356,7 @@ fn judge(answer: &Answer) -> Result<(), String> {
         .as_str()
         .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
         .ok_or_else(|| format!("no error code: {}", text()))?;
-    if !err["message"].as_str().is_some_and(|m| !m.is_empty()) {
+    if err["message"].as_str().is_none_or(str::is_empty) {
         return Err(format!("no message: {}", text()));
     }
     match answer.header("x-platform-error").as_slice() {
