@@ -97,9 +97,15 @@ impl ListRequest {
     /// Reads every list parameter: `field=value` filters (system fields such as `_user` or
     /// `_objid` included), `_filter`, `_type`, `#type`, `_search`, `_searchinfo`, `_distinct`,
     /// `_sort`, `_project`, `_limit`, `_skip`. Other standard parameters belong to other
-    /// features and are left alone; an unknown one starting with `_` is refused.
+    /// features and are left alone; an unknown one starting with `_` is refused, and so is
+    /// `_function` (a list that has functions answers them before it reads a list request).
     pub fn from_params(params: &Params) -> Result<ListRequest> {
         params.check_names()?;
+        if let Some(function) = params.get("_function") {
+            return Err(Error::invalid_parameter(format!(
+                "unknown _function \"{function}\" on a list"
+            )));
+        }
         let mut parts = Vec::new();
         let mut type_tree = None;
         for (key, value) in params.pairs() {
@@ -304,6 +310,16 @@ fn scope_for_key(p: &Principal, coll: Collection, source: Source, id: &str) -> R
     }
 }
 
+/// Writes name their source: `all` is for reading from both.
+fn refuse_all(source: Source) -> Result<()> {
+    if source == Source::All {
+        return Err(Error::invalid_parameter(
+            "cannot write to the all source: use public or private",
+        ));
+    }
+    Ok(())
+}
+
 /// Fails unless the caller may write documents of a collection to a scope.
 pub(crate) fn require_write(p: &Principal, coll: Collection, scope: &Scope) -> Result<()> {
     p.require_write(scope, coll.noun())?;
@@ -393,7 +409,15 @@ impl Platform {
             None => return Err(Error::new(ErrorCode::InvalidId, "missing _id")),
         };
         if coll == Collection::ValidationConfig {
-            crate::data::read::DataId::parse(&id)?;
+            if crate::data::read::DataId::parse(&id)?.ondate.is_some() {
+                return Err(Error::new(
+                    ErrorCode::InvalidId,
+                    format!(
+                        "invalid _id \"{id}\": a validation configuration is one per data item \
+                         (OBJECT:DATA), for every ondate of a curve"
+                    ),
+                ));
+            }
         } else {
             validate_id(&id, "_id")?;
         }
@@ -418,7 +442,9 @@ impl Platform {
             fields.shift_remove(*f);
         }
         match fields.get("_type") {
-            None | Some(Value::String(_)) => {}
+            None => {}
+            // A type name follows the id rules (types are documents with ids).
+            Some(Value::String(t)) => validate_id(t, "_type")?,
             Some(other) => {
                 return Err(Error::invalid_body(format!(
                     "_type must be a string, not {}",
@@ -634,6 +660,7 @@ impl Platform {
         tag: &str,
     ) -> Result<Value> {
         validate_tag(tag)?;
+        refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
         self.write(|tx| {
@@ -660,6 +687,7 @@ impl Platform {
         target: &DeleteTarget,
         reason: Option<&str>,
     ) -> Result<Value> {
+        refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
         let now = format_instant(self.now());

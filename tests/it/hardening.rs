@@ -569,3 +569,193 @@ async fn a_delayed_run_is_a_job_that_waits_for_its_time_without_holding_a_thread
     .await
     .assert_error(400, "INVALID_PARAMETER");
 }
+
+/// An object with a daily series and a curve, and a configuration of the series.
+async fn plant(c: &crate::common::Client<'_>) {
+    c.save(json!({"_id": "PWR", "S": {"_type": "VarTimeSeries", "calendar": "DAILY",
+                                      "data": [{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": 2}]},
+                  "F": {"_type": "VarCurve", "ondate": "2024-07-01", "contracts": [{"tenor": "M01", "value": 1}]}}))
+        .await;
+    let r = c
+        .post(
+            "/validationconfig/v1",
+            json!({"_id": "PWR:S", "kind": "timeseries", "checks": [{"id": "p", "expression": "value > 0"}]}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+}
+
+#[actix_rt::test]
+async fn a_type_name_follows_the_id_rules() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(json!({"_id": "A", "_type": "Plant"})).await;
+    for bad in ["", "#", "a/b", "a:b", "*"] {
+        let m = c
+            .post("/object/v1", json!({"_id": "A", "_type": bad}))
+            .await
+            .assert_error(400, "INVALID_ID");
+        assert!(m.contains("_type"), "{bad:?}: {m}");
+    }
+    assert_eq!(c.get("/object/v1/private/A/*").await.total(), 1);
+}
+
+#[actix_rt::test]
+async fn the_text_fields_of_a_check_are_text() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for field in ["id", "name", "scope", "severity"] {
+        let mut check = json!({"expression": "value > 1"});
+        check[field] = json!(5);
+        let m = c
+            .post(
+                "/validationconfig/v1",
+                json!({"_id": "PWR:S", "kind": "timeseries", "checks": [check]}),
+            )
+            .await
+            .assert_error(400, "INVALID_BODY");
+        assert!(m.contains(&format!("checks[0].{field}")), "{m}");
+    }
+    assert_eq!(c.get("/validationconfig/v1/PWR:S/*").await.total(), 1);
+}
+
+#[actix_rt::test]
+async fn a_malformed_run_request_is_refused_before_it_fans_out_or_is_queued() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for (function, body) in [
+        (
+            "runMany",
+            json!({"targets": ["PWR:S"], "from": "garbage", "to": "2024-07-02"}),
+        ),
+        (
+            "runMany",
+            json!({"targets": ["PWR:S"], "points": ["2024-07-01", "yesterday"]}),
+        ),
+        (
+            "run&_delay=100",
+            json!({"target": "PWR:S", "from": "garbage"}),
+        ),
+    ] {
+        let m = c
+            .post(&format!("/validation/v1?_function={function}"), body)
+            .await
+            .assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains("is not a time"), "{function}: {m}");
+    }
+    for body in [
+        json!({"targets": ["PWR:S"], "background": "yes"}),
+        json!({"targets": ["PWR:S"], "points": "2024-07-01"}),
+        json!({"targets": ["PWR:S"], "ondate": 5}),
+    ] {
+        c.post("/validation/v1?_function=runMany", body)
+            .await
+            .assert_error(400, "INVALID_BODY");
+    }
+    assert_eq!(c.get("/validation/v1?_function=jobs").await.total(), 0);
+    assert_eq!(c.get("/validation/v1").await.total(), 0);
+}
+
+#[actix_rt::test]
+async fn the_automation_log_filters_on_a_status_it_has() {
+    let s = TestServer::new();
+    let c = s.client(Role::Admin);
+    for status in ["success", "failed", "skipped"] {
+        let r = c.get(&format!("/automation/v1/log?status={status}")).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+    }
+    let m = c
+        .get("/automation/v1/log?status=succes")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("succes"), "{m}");
+}
+
+#[actix_rt::test]
+async fn list_tenors_is_true_or_false() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for flag in ["", "=true", "=1"] {
+        let r = c
+            .get(&format!("/data/v1/private/PWR:F?listTenors{flag}"))
+            .await;
+        assert_eq!(r.body, json!(["M01"]), "{flag}");
+    }
+    let r = c.get("/data/v1/private/PWR:F?listTenors=false").await;
+    assert_eq!(r.body["contracts"][0]["tenor"], "M01", "{:?}", r.body);
+    c.get("/data/v1/private/PWR:F?listTenors=maybe")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+}
+
+#[actix_rt::test]
+async fn deletes_and_tags_name_their_source_not_all() {
+    use actix_web::http::Method;
+    let s = TestServer::new();
+    let c = s.client(Role::Platform);
+    c.save(json!({"_id": "A", "v": 1})).await;
+    c.save(json!({"_id": "A", "v": 2})).await;
+    c.save(json!({"_id": "#P", "v": 1})).await;
+    for (method, path) in [
+        (Method::DELETE, "/object/v1/all/A"),
+        (Method::DELETE, "/object/v1/all/A/1"),
+        (Method::DELETE, "/object/v1/all/A/*"),
+        (Method::DELETE, "/object/v1/all/%23P"),
+        (Method::PUT, "/object/v1/all/A/1/gold"),
+    ] {
+        let m = c
+            .method(method, path)
+            .await
+            .assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains("all source"), "{path}: {m}");
+    }
+    let versions = c.get("/object/v1/private/A/*").await.body;
+    assert_eq!(versions.as_array().unwrap().len(), 2);
+    assert_eq!(versions[0]["_tag"], json!([]));
+    assert_eq!(c.get("/object/v1/public/%23P").await.status, 200);
+    // Reading through all stays.
+    assert_eq!(c.get("/object/v1/all/A").await.body["v"], 2);
+}
+
+#[actix_rt::test]
+async fn a_validation_configuration_is_one_per_data_item_not_per_ondate() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    let m = c
+        .post(
+            "/validationconfig/v1",
+            json!({"_id": "PWR:F:2024-07-01", "kind": "curve", "checks": [{"expression": "value > 0"}]}),
+        )
+        .await
+        .assert_error(400, "INVALID_ID");
+    assert!(m.contains("PWR:F:2024-07-01"), "{m}");
+    assert_eq!(c.get("/validationconfig/v1").await.total(), 1);
+}
+
+#[actix_rt::test]
+async fn a_function_a_list_does_not_have_is_refused() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    plant(&c).await;
+    for path in [
+        "/object/v1/private?_function=stats",
+        "/object/v1/all?_function=listAutomations",
+        "/type/v1/public?_function=bogus",
+        "/data/v1/private?_function=runMany",
+    ] {
+        let m = c.get(path).await.assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains("_function"), "{path}: {m}");
+    }
+    // Lists with functions keep them.
+    assert_eq!(c.get("/validation/v1?_function=jobs").await.status, 200);
+    assert_eq!(
+        c.get("/validationconfig/v1?_function=automations")
+            .await
+            .status,
+        200
+    );
+}

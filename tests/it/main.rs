@@ -10,6 +10,7 @@ mod errors;
 mod extensions;
 mod formats;
 mod hardening;
+mod isolation;
 mod object;
 mod outbound;
 mod query;

@@ -1,6 +1,7 @@
 //! The real `platform` binary as a process: serve on a free port, tokens, objects over HTTP and
 //! on the file, and a clean stop on SIGTERM.
 
+mod attacks;
 mod conventions;
 mod import;
 mod limits;

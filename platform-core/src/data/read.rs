@@ -96,7 +96,7 @@ impl DataQuery {
         Ok(DataQuery {
             range,
             tenor,
-            list_tenors: params.has("listTenors"),
+            list_tenors: params.flag("listTenors")?,
             version: params.get("_version").map(str::parse).transpose()?,
             conversion: Conversion::from_params(params)?,
         })

@@ -30,6 +30,9 @@ use serde_json::{json, Map, Value};
 /// Most conditions of one automation.
 pub const MAX_CONDITIONS: usize = 20;
 
+/// The statuses of automation log entries (the `status` filter of the log).
+pub const LOG_STATUSES: [&str; 3] = ["success", "failed", "skipped"];
+
 /// Fields only the platform writes; ignored when sent.
 const SYSTEM: [&str; 5] = ["owner", "created", "updated", "_run", "ownedBy"];
 
@@ -527,7 +530,8 @@ impl Platform {
         })
     }
 
-    /// The automation log of the caller's tenant and environment, newest first.
+    /// The automation log of the caller's tenant and environment, newest first; `status` is one
+    /// of [`LOG_STATUSES`].
     /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
     /// inclusive, a date alone covering its whole day.
     pub fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
@@ -552,6 +556,16 @@ impl Platform {
                 })
                 .transpose()
         };
+        if let Some(status) = query
+            .status
+            .as_deref()
+            .filter(|s| !LOG_STATUSES.contains(s))
+        {
+            return Err(invalid(format!(
+                "status must be one of {}, not \"{status}\"",
+                LOG_STATUSES.join(", ")
+            )));
+        }
         let query = LogQuery {
             from: bound(&query.from, "from")?,
             to: bound(&query.to, "to")?,

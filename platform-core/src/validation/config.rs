@@ -343,6 +343,15 @@ pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
                 "checks[{i}]: an expression is one line"
             )));
         }
+        // The text fields of a check are text: another type is a mistake, not a default.
+        for f in ["id", "name", "scope", "severity"] {
+            if c.get(f).is_some_and(|v| !v.is_string() && !v.is_null()) {
+                return Err(Error::invalid_body(format!(
+                    "checks[{i}].{f} must be a string, not {}",
+                    json_kind(&c[f])
+                )));
+            }
+        }
         let name = c
             .get("name")
             .and_then(Value::as_str)

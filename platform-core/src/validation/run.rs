@@ -98,12 +98,18 @@ impl RunRequest {
                 points.push(p);
             }
         }
+        let (from, to) = (text("from")?, text("to")?);
+        // Every time of the request is a time, whatever the data: checked here, a malformed
+        // request is refused before it runs, is queued as a job, or fans out to data items.
+        for t in points.iter().chain(&from).chain(&to) {
+            crate::data::timetext::parse_time_text(t)?;
+        }
         Ok(RunRequest {
             target: text("target")?,
             config: m.get("config").cloned(),
             points,
-            from: text("from")?,
-            to: text("to")?,
+            from,
+            to,
             checks: strings(m.get("checks"), "checks")?,
             tenors: strings(m.get("tenors"), "tenors")?,
             background: match m.get("background") {
@@ -1681,6 +1687,9 @@ impl Platform {
         p.require(crate::auth::Role::Writer, "running validation")?;
         let targets = strings(body.get("targets"), "targets")?
             .ok_or_else(|| Error::new(ErrorCode::MissingParameter, "targets is missing"))?;
+        // The fields every item shares are the request's: one malformed is a 400 for the whole
+        // request, not an error per item nor a job that fails later.
+        RunRequest::from_json(body)?;
         let ranged = body.get("from").is_some() || body.get("to").is_some();
         let background = body
             .get("background")
