@@ -258,7 +258,7 @@ fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_json
             (s, "standard input".to_string())
         }
     };
-    serde_json::from_str(&text).map_err(|e| {
+    platform_core::json::from_str(&text).map_err(|e| {
         platform_core::Error::new(
             platform_core::ErrorCode::InvalidJson,
             format!("{name} is not valid JSON: {e}"),

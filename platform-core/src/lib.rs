@@ -26,6 +26,7 @@ pub mod events;
 pub mod extensions;
 pub mod format;
 pub mod ids;
+pub mod json;
 pub mod query;
 pub mod realtime;
 pub mod script;

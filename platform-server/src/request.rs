@@ -146,7 +146,7 @@ pub fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
             "the request body is empty; send a JSON object or array",
         ));
     }
-    serde_json::from_slice(body).map_err(|e| {
+    platform_core::json::from_slice(body).map_err(|e| {
         ApiError::new(
             ErrorCode::InvalidJson,
             format!("the request body is not valid JSON: {e}"),

@@ -759,3 +759,20 @@ async fn a_function_a_list_does_not_have_is_refused() {
         200
     );
 }
+
+#[actix_rt::test]
+async fn a_key_given_twice_in_a_body_is_refused_not_resolved() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    for body in [
+        r#"{"_id": "X", "_id": "Y"}"#,
+        r#"{"_id": "Z", "S": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-01T00:00:00Z", "value": 1, "value": 2}]}}"#,
+    ] {
+        let m = c
+            .post_raw("/object/v1", body)
+            .await
+            .assert_error(400, "INVALID_JSON");
+        assert!(m.contains("given twice"), "{m}");
+    }
+    assert_eq!(c.get("/object/v1/private").await.total(), 0);
+}

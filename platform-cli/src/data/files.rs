@@ -26,10 +26,8 @@ pub(super) fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue
     if text.trim_start().starts_with('[') {
         return Ok((Map::new(), serde_json::from_str(text).map_err(bad)?));
     }
-    let fields: HashMap<String, &RawValue> = serde_json::from_str(text).map_err(bad)?;
-    // Keep the header fields in the file's order.
-    let mut fields: Vec<(String, &RawValue)> = fields.into_iter().collect();
-    fields.sort_by_key(|(_, raw)| offset(text, raw));
+    // The header fields in the file's order; a field given twice is refused.
+    let fields = raw_fields(text).map_err(bad)?;
     let mut header = Map::new();
     let mut data = None;
     for (name, raw) in fields {
@@ -44,7 +42,7 @@ pub(super) fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue
             );
             continue;
         }
-        let value: Value = serde_json::from_str(raw.get()).map_err(bad)?;
+        let value: Value = platform_core::json::from_str(raw.get()).map_err(bad)?;
         match name.as_str() {
             "_type" if value != SERIES_TYPE => {
                 return Err(Error::invalid_body(format!(
@@ -426,7 +424,7 @@ impl PointReader<'_> {
             if i % TICK == 0 {
                 bar.set_position(at as u64);
             }
-            let obs: Value = serde_json::from_str(raw.get())
+            let obs: Value = platform_core::json::from_str(raw.get())
                 .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("line {line}: {e}")))?;
             points.push(self.json_point(&obs).map_err(at_line(line))?);
             lines.push(line);
@@ -553,6 +551,34 @@ pub(super) fn curve_rows(records: &Records, prop: &str, policy: OnDuplicate) -> 
         return Err(Error::invalid_body("the file holds no contracts"));
     }
     Ok(CurveRows { curves, dropped })
+}
+
+/// The fields of a JSON object as raw text, in order; a field given twice is an error.
+fn raw_fields(text: &str) -> serde_json::Result<Vec<(String, &RawValue)>> {
+    use serde::de::{Deserializer as _, Error as _, MapAccess, Visitor};
+    struct Fields;
+    impl<'de> Visitor<'de> for Fields {
+        type Value = Vec<(String, &'de RawValue)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+            let mut out: Vec<(String, &'de RawValue)> = Vec::new();
+            while let Some(key) = access.next_key::<String>()? {
+                if out.iter().any(|(k, _)| *k == key) {
+                    return Err(A::Error::custom(format!(
+                        "the key \"{key}\" is given twice in one object"
+                    )));
+                }
+                out.push((key, access.next_value()?));
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fields = (&mut de).deserialize_map(Fields)?;
+    de.end()?;
+    Ok(fields)
 }
 
 #[cfg(test)]

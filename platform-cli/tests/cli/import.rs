@@ -366,3 +366,27 @@ fn import_through_a_running_server() {
     ]));
     assert!(err.contains("NOT_AUTHENTICATED"), "{err}");
 }
+
+#[test]
+fn a_json_file_with_a_field_given_twice_is_refused_and_nothing_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_db(dir.path());
+    for (name, text) in [
+        (
+            "header.json",
+            r#"{"calendar": "DAILY", "calendar": "HOURLY", "data": [{"time": "2024-07-01", "value": 1}]}"#,
+        ),
+        (
+            "point.json",
+            "[{\"time\": \"2024-07-01\", \"value\": 1},\n {\"time\": \"2024-07-02\", \"value\": 2, \"value\": 3}]",
+        ),
+    ] {
+        let file = write(dir.path(), name, text);
+        let out = data(&db, &["import", "X:S", &file]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("given twice"), "{name}: {err}");
+    }
+    let out = data(&db, &["get", "X:S"]);
+    assert!(!out.status.success(), "nothing was stored");
+}
