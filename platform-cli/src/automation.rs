@@ -60,9 +60,9 @@ pub enum AutomationCommand {
     Deliver {
         #[command(flatten)]
         local: Local,
-        /// SMTP server HOST:PORT for emails (else they go to the mail outbox).
-        #[arg(long, env = "PLATFORM_SMTP")]
-        smtp: Option<String>,
+        /// How deliveries reach the network, as for `serve`.
+        #[command(flatten)]
+        delivery: crate::serve::DeliveryArgs,
     },
 }
 
@@ -139,13 +139,11 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
             output::print_records(format, &page.items, columns)?;
             eprintln!("{} of {} emails", page.items.len(), page.total);
         }
-        AutomationCommand::Deliver { local, smtp } => {
+        AutomationCommand::Deliver { local, delivery } => {
             let (platform, _) = local.open()?;
+            // Webhooks and SMTP go over the network, as from the server's worker.
             let platform =
-                platform.with_delivery(platform_core::events::deliver::DeliverySettings {
-                    smtp,
-                    ..Default::default()
-                });
+                platform_server::outbound::networked(platform.with_delivery(delivery.settings()?));
             platform.requeue_interrupted_deliveries()?;
             let n = platform.deliver_due()?;
             eprintln!("{n} delivery steps");

@@ -36,6 +36,14 @@ pub struct ServeArgs {
     /// On a fresh database, also write the first admin token to this file (mode 0600).
     #[arg(long)]
     print_token_file: Option<PathBuf>,
+    /// How automations reach the outside world.
+    #[command(flatten)]
+    delivery: DeliveryArgs,
+}
+
+/// How deliveries of automations reach the network (`serve`, `automation deliver`).
+#[derive(Args)]
+pub struct DeliveryArgs {
     /// SMTP server HOST:PORT for email automations; without it emails go to the mail outbox
     /// (GET /automation/v1/mail, `platform automation mail`).
     #[arg(long, env = "PLATFORM_SMTP")]
@@ -51,6 +59,25 @@ pub struct ServeArgs {
     /// or broadcast address is refused.
     #[arg(long, env = "PLATFORM_WEBHOOK_ALLOW", value_delimiter = ',')]
     webhook_allow: Option<Vec<String>>,
+}
+
+impl DeliveryArgs {
+    /// The delivery settings these options describe (a bad `--webhook-allow` entry is an error).
+    pub fn settings(
+        &self,
+    ) -> platform_core::Result<platform_core::events::deliver::DeliverySettings> {
+        let webhook_allow = self
+            .webhook_allow
+            .as_ref()
+            .map(platform_core::events::webhook::WebhookAllow::parse)
+            .transpose()?;
+        Ok(platform_core::events::deliver::DeliverySettings {
+            smtp: self.smtp.clone(),
+            mail_from: self.mail_from.clone(),
+            webhook_allow,
+            ..Default::default()
+        })
+    }
 }
 
 #[derive(Args)]
@@ -115,18 +142,8 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let webhook_allow = args
-        .webhook_allow
-        .as_ref()
-        .map(platform_core::events::webhook::WebhookAllow::parse)
-        .transpose()?;
-    let platform =
-        Platform::open(&args.db)?.with_delivery(platform_core::events::deliver::DeliverySettings {
-            smtp: args.smtp.clone(),
-            mail_from: args.mail_from.clone(),
-            webhook_allow,
-            ..Default::default()
-        });
+    let settings = args.delivery.settings()?;
+    let platform = Platform::open(&args.db)?.with_delivery(settings);
     if let Some(token) = platform.bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\

@@ -1249,3 +1249,121 @@ fn the_server_delivers_automations_in_the_background_over_smtp() {
     assert!(lines.next().unwrap().starts_with("TIMESTAMP"), "{table}");
     assert!(lines.next().unwrap().contains("success"), "{table}");
 }
+
+/// A webhook receiver on loopback: answers 200 to each request and sends its body.
+fn webhook_sink() -> (String, mpsc::Receiver<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().map_while(Result::ok) {
+            let mut out = stream.try_clone().unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut length = 0usize;
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim_end() != "" {
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                line.clear();
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let _ = tx.send(String::from_utf8_lossy(&body).into_owned());
+            let _ =
+                out.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+        }
+    });
+    (url, rx)
+}
+
+#[test]
+fn automation_deliver_on_a_file_calls_webhooks_over_the_network_within_the_allow_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_db(dir.path());
+    let db_text = db.to_str().unwrap();
+    let (url, bodies) = webhook_sink();
+    let automation = dir.path().join("a.json");
+    std::fs::write(
+        &automation,
+        json!({"target": "webhook", "properties": {"url": url},
+               "conditions": [{"service": "object", "id": "GB", "action": "*"}]})
+        .to_string(),
+    )
+    .unwrap();
+    stdout_of(&platform(&[
+        "automation",
+        "create",
+        "--db",
+        db_text,
+        "--file",
+        automation.to_str().unwrap(),
+    ]));
+    let object = dir.path().join("gb.json");
+    std::fs::write(&object, r#"{"_id": "GB", "name": "Britain"}"#).unwrap();
+    stdout_of(&platform(&[
+        "object",
+        "put",
+        "--db",
+        db_text,
+        object.to_str().unwrap(),
+    ]));
+    // Allowed: the event is posted to the receiver, over the network.
+    let out = platform(&[
+        "automation",
+        "deliver",
+        "--db",
+        db_text,
+        "--webhook-allow",
+        "127.0.0.1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body: Value =
+        serde_json::from_str(&bodies.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
+    assert_eq!(
+        (body["id"].clone(), body["action"].clone()),
+        (json!("GB"), json!("create"))
+    );
+    // A host the allow-list does not name: the attempt fails, is logged, and nothing is sent.
+    std::fs::write(&object, r#"{"_id": "GB", "name": "Great Britain"}"#).unwrap();
+    stdout_of(&platform(&[
+        "object",
+        "put",
+        "--db",
+        db_text,
+        object.to_str().unwrap(),
+    ]));
+    let out = platform(&[
+        "automation",
+        "deliver",
+        "--db",
+        db_text,
+        "--webhook-allow",
+        "example.com",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(bodies.recv_timeout(Duration::from_millis(500)).is_err());
+    let log = json_of(&platform(&[
+        "automation",
+        "log",
+        "--db",
+        db_text,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(log[0]["status"], "failed", "{log}");
+    assert!(
+        log[0]["message"].as_str().unwrap().contains("127.0.0.1"),
+        "{log}"
+    );
+    assert_eq!(log[1]["status"], "success", "{log}");
+}
