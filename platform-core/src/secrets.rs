@@ -197,7 +197,10 @@ impl Platform {
             "active".into(),
             Value::Bool(inactive_reason(&row.meta, self.now()).is_none()),
         );
-        out.insert("_timestamp".into(), Value::String(row.updated.clone()));
+        out.insert(
+            "_timestamp".into(),
+            Value::String(format_instant(row.updated)),
+        );
         out.insert("_user".into(), Value::String(row.user.clone()));
         Value::Object(out)
     }
@@ -248,7 +251,8 @@ impl Platform {
         bound("notBefore", fields.get("notBefore"), false)?;
         bound("expires", fields.get("expires"), true)?;
         let scope = p.private_scope();
-        let now = format_instant(self.now());
+        let at = self.now();
+        let now = format_instant(at);
         let row = self.write(|tx| {
             let old = tx.secret(&scope, &id)?;
             let action = if old.is_some() { "update" } else { "create" };
@@ -279,7 +283,7 @@ impl Platform {
                 meta,
                 nonce,
                 ciphertext,
-                updated: now.clone(),
+                updated: at,
                 user: p.user.clone(),
             };
             tx.put_secret(&scope, &row)?;
