@@ -41,7 +41,7 @@ impl SecretKey {
     /// A fresh random key.
     pub fn generate() -> Result<SecretKey> {
         let mut k = [0u8; 32];
-        getrandom::getrandom(&mut k).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+        getrandom::getrandom(&mut k).map_err(|e| Error::caused("no randomness", e))?;
         Ok(SecretKey(k))
     }
 
@@ -63,7 +63,7 @@ impl SecretKey {
     /// Reads the key file, or creates it (mode 0600) with a fresh key.
     pub fn load_or_create(path: &Path) -> Result<SecretKey> {
         let io =
-            |e: std::io::Error| Error::Internal(format!("secret key file {}: {e}", path.display()));
+            |e: std::io::Error| Error::caused(format!("secret key file {}", path.display()), e);
         match std::fs::read_to_string(path) {
             Ok(text) => SecretKey::from_hex(&text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -91,8 +91,7 @@ impl SecretKey {
     /// Seals a value; returns the nonce and the ciphertext.
     pub fn seal(&self, plaintext: &[u8], aad: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
         let mut nonce = [0u8; 12];
-        getrandom::getrandom(&mut nonce)
-            .map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+        getrandom::getrandom(&mut nonce).map_err(|e| Error::caused("no randomness", e))?;
         let ct = self
             .cipher()
             .encrypt(

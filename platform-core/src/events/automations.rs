@@ -71,7 +71,7 @@ pub fn render(mut doc: Map<String, Value>) -> Value {
 fn new_id() -> Result<String> {
     // 12 random bytes as 24 hex digits, like the ids of the comparable platform.
     let mut bytes = [0u8; 12];
-    getrandom::getrandom(&mut bytes).map_err(|e| Error::Internal(format!("randomness: {e}")))?;
+    getrandom::getrandom(&mut bytes).map_err(|e| Error::caused("no randomness", e))?;
     Ok(crate::auth::hex(&bytes))
 }
 

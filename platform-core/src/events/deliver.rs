@@ -607,6 +607,69 @@ fn short(v: &Value) -> String {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn a_delivery_waits_for_the_unfinished_earlier_ones_of_its_item_and_automation() {
+        use crate::ids::Scope;
+        use crate::store::{sqlite::SqliteStore, Store};
+        let at = |s: &str| crate::clock::parse_instant(s).unwrap();
+        let delivery = |automation: &str, item: &str, due: &str| Delivery {
+            seq: 0,
+            scope: Scope::private("acme", "production"),
+            automation: automation.into(),
+            item: item.into(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_at: at(due),
+            event: Map::new(),
+        };
+        let store = SqliteStore::open_in_memory().unwrap();
+        let mut tx = store.write().unwrap();
+        // The first event of X to a1 is retried later; the second, due first, waits for it.
+        let x1 = tx
+            .add_delivery(&delivery("a1", "X", "2024-01-01T00:05:00Z"))
+            .unwrap();
+        let x2 = tx
+            .add_delivery(&delivery("a1", "X", "2024-01-01T00:00:00Z"))
+            .unwrap();
+        let y1 = tx
+            .add_delivery(&delivery("a1", "Y", "2024-01-01T00:01:00Z"))
+            .unwrap();
+        let other = tx
+            .add_delivery(&delivery("a2", "X", "2024-01-01T00:02:00Z"))
+            .unwrap();
+        let now = at("2024-01-01T00:03:00Z");
+        let ready = |tx: &dyn OutboxRead| next_ready(tx, now).unwrap().map(|d| d.seq);
+        assert_eq!(ready(&*tx), Some(y1));
+        // A running delivery holds back the later ones of its item and automation.
+        tx.claim_delivery(y1).unwrap().unwrap();
+        let y2 = tx
+            .add_delivery(&delivery("a1", "Y", "2024-01-01T00:00:00Z"))
+            .unwrap();
+        assert_eq!(
+            ready(&*tx),
+            Some(other),
+            "another automation is not held back"
+        );
+        tx.claim_delivery(other).unwrap().unwrap();
+        assert_eq!(ready(&*tx), None);
+        tx.delete_delivery(y1).unwrap();
+        assert_eq!(ready(&*tx), Some(y2));
+        // Held-back deliveries more than a page of them do not hide a ready one after them.
+        tx.delete_delivery(y2).unwrap();
+        for _ in 0..(2 * DUE_PAGE + 3) {
+            tx.add_delivery(&delivery("a1", "X", "2024-01-01T00:00:30Z"))
+                .unwrap();
+        }
+        let z = tx
+            .add_delivery(&delivery("a1", "Z", "2024-01-01T00:02:30Z"))
+            .unwrap();
+        assert_eq!(ready(&*tx), Some(z));
+        // Once the first event of X is delivered, the second goes.
+        tx.delete_delivery(x1).unwrap();
+        assert_eq!(ready(&*tx), Some(x2));
+    }
+
     #[test]
     fn addresses_split_on_commas_semicolons_and_spaces() {
         assert_eq!(

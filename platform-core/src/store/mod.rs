@@ -64,15 +64,6 @@ pub enum Collection {
 }
 
 impl Collection {
-    /// Every collection.
-    pub const ALL: [Collection; 5] = [
-        Collection::Object,
-        Collection::Type,
-        Collection::Script,
-        Collection::Extension,
-        Collection::ValidationConfig,
-    ];
-
     /// The stored name of the collection (and the service it belongs to).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -434,9 +425,9 @@ impl<T> ReadTx for T where
 }
 
 /// A unit of work over every capability; nothing is visible to others until
-/// [`WriteTx::commit`], and dropping it uncommitted changes nothing. Writers of one document
-/// id serialise: a write transaction that read a document's current version sees no other
-/// transaction's version of it until it commits.
+/// [`WriteTx::commit`], and dropping it uncommitted changes nothing. Write transactions
+/// serialise on what they read and write: two that each read a document's current version
+/// and store the next one never store the same number (the second sees the first's commit).
 pub trait WriteTx:
     ReadTx
     + DocumentWrite
