@@ -26,6 +26,7 @@ use crate::store::{
 use crate::Platform;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// An email as a target sends it.
@@ -175,11 +176,23 @@ const DUE_PAGE: u64 = 32;
 /// that is, when it is the earliest unfinished one; the first ready delivery in the order
 /// deliveries fall due (due time, then creation) goes next.
 pub(crate) fn next_ready(tx: &dyn OutboxRead, now: DateTime<Utc>) -> Result<Option<Delivery>> {
+    // The earliest unfinished delivery of each item and automation met so far: a backlog of one
+    // item costs one look-up, not one a delivery.
+    let mut earliest: HashMap<(Scope, String, String), Option<i64>> = HashMap::new();
     let mut skip = 0;
     loop {
         let due = tx.due_deliveries(now, skip, DUE_PAGE)?;
-        for d in &due {
-            if tx.earliest_unfinished(&d.scope, &d.automation, &d.item)? == Some(d.seq) {
+        for d in due.iter() {
+            let queue = (d.scope.clone(), d.automation.clone(), d.item.clone());
+            let first = match earliest.get(&queue) {
+                Some(first) => *first,
+                None => {
+                    let first = tx.earliest_unfinished(&d.scope, &d.automation, &d.item)?;
+                    earliest.insert(queue, first);
+                    first
+                }
+            };
+            if first == Some(d.seq) {
                 return Ok(Some(d.clone()));
             }
         }
