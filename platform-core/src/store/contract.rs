@@ -1506,7 +1506,8 @@ fn census(tx: &dyn crate::store::ReadTx) -> Vec<usize> {
     ]
 }
 
-/// A write transaction dropped without commit changes nothing; a committed one changes all.
+/// A write transaction dropped without commit changes nothing; a committed one changes all;
+/// closing the store keeps it usable.
 pub fn a_dropped_write_changes_nothing(store: Arc<dyn Store>) {
     let store = &*store;
     let empty = census(&*store.read().unwrap());
@@ -1527,6 +1528,11 @@ pub fn a_dropped_write_changes_nothing(store: Arc<dyn Store>) {
     write_everything(tx.as_mut(), 2);
     drop(tx);
     assert_eq!(census(&*store.read().unwrap()), one);
+    // Closing flushes; the store stays usable and keeps what was committed.
+    store.close().unwrap();
+    assert_eq!(census(&*store.read().unwrap()), one);
+    write(store, |tx| write_everything(tx, 2));
+    assert!(census(&*store.read().unwrap()).iter().all(|n| *n == 2));
 }
 
 /// A read transaction keeps the snapshot it started on while a writer commits.
