@@ -4,7 +4,7 @@
 use crate::local::Local;
 use crate::output::{self, Format};
 use clap::Subcommand;
-use platform_core::store::LogQuery;
+use platform_core::events::automations::LogQuery;
 use std::path::PathBuf;
 
 #[derive(Subcommand)]

@@ -13,6 +13,7 @@ mod validate;
 
 use clap::{Args, Parser, Subcommand};
 use platform_core::auth::Role;
+use platform_core::clock::format_instant;
 use platform_core::Platform;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -281,7 +282,9 @@ fn env(cmd: EnvCommand) -> platform_core::Result<()> {
                 .open()?
                 .environments(&tenant)?
                 .into_iter()
-                .map(|(name, created)| serde_json::json!({"name": name, "created": created}))
+                .map(|(name, created)| {
+                    serde_json::json!({"name": name, "created": format_instant(created)})
+                })
                 .collect();
             output::print_records(format, &envs, &["name", "created"])
         }
@@ -307,7 +310,8 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
                 .into_iter()
                 .map(|t| {
                     serde_json::json!({"id": t.id, "tenant": t.tenant, "user": t.user,
-                        "role": t.role.as_str(), "created": t.created, "revoked": t.revoked})
+                        "role": t.role.as_str(), "created": format_instant(t.created),
+                        "revoked": t.revoked.map(format_instant)})
                 })
                 .collect();
             output::print_records(

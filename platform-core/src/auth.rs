@@ -207,7 +207,7 @@ impl Credentials {
 /// A fresh random token (256 bits), as shown to its owner once.
 pub fn generate_token() -> Result<String> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+    getrandom::getrandom(&mut bytes).map_err(|e| Error::caused("no randomness", e))?;
     Ok(format!("pt_{}", hex(&bytes)))
 }
 

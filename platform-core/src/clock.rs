@@ -45,3 +45,8 @@ impl Clock for FixedClock {
 pub fn format_instant(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
+
+/// Reads an RFC 3339 time (the canonical text of [`format_instant`] among others) as UTC.
+pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
+    DateTime::parse_from_rfc3339(text).map(|t| t.with_timezone(&Utc))
+}

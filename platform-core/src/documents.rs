@@ -236,7 +236,10 @@ pub fn render(v: &StoredVersion, current: bool) -> Map<String, Value> {
         out.insert("_id".into(), Value::String(v.id.clone()));
     }
     out.insert("_oid".into(), Value::String(v.id.clone()));
-    out.insert("_timestamp".into(), Value::String(v.timestamp.clone()));
+    out.insert(
+        "_timestamp".into(),
+        Value::String(format_instant(v.timestamp)),
+    );
     out.insert("_user".into(), Value::String(v.user.clone()));
     out.insert("_tag".into(), json!(v.tags));
     out.insert("_version".into(), json!(v.version));
@@ -260,7 +263,10 @@ fn version_header(v: &StoredVersion, current: bool) -> Value {
     out.insert("_oid".into(), Value::String(v.id.clone()));
     out.insert("_type".into(), Value::String(v.type_name().to_string()));
     out.insert("_version".into(), json!(v.version));
-    out.insert("_timestamp".into(), Value::String(v.timestamp.clone()));
+    out.insert(
+        "_timestamp".into(),
+        Value::String(format_instant(v.timestamp)),
+    );
     out.insert("_user".into(), Value::String(v.user.clone()));
     out.insert("_tag".into(), json!(v.tags));
     out.insert("_current".into(), Value::Bool(current));
@@ -566,7 +572,8 @@ impl Platform {
             id: id.clone(),
             version,
             body,
-            timestamp: now.to_string(),
+            timestamp: crate::clock::parse_instant(now)
+                .map_err(|e| Error::caused(format!("the time of a save \"{now}\""), e))?,
             user: p.user.clone(),
             reason: opts.reason.clone(),
             tags: match &current {
@@ -690,7 +697,8 @@ impl Platform {
         refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
-        let now = format_instant(self.now());
+        let at = self.now();
+        let now = format_instant(at);
         self.write(|tx| {
             let current = tx
                 .current(coll, &scope, id)?
@@ -734,7 +742,7 @@ impl Platform {
                     action: action.to_string(),
                     versions: doomed.clone(),
                     user: p.user.clone(),
-                    timestamp: now.clone(),
+                    timestamp: at,
                     reason: reason.map(str::to_string),
                 },
             )?;
@@ -776,8 +784,8 @@ impl Platform {
         }
         for (path, call) in query.filter.text_comparisons() {
             let kinds = tx.field_kinds(coll, &scopes, &path)?;
-            let numeric = kinds.iter().any(|k| k == "integer" || k == "real");
-            if numeric && !kinds.iter().any(|k| k == "text") {
+            let numeric = kinds.iter().any(|k| k.is_number());
+            if numeric && !kinds.contains(&crate::store::FieldKind::Text) {
                 return Err(Error::invalid_parameter(format!(
                     "invalid filter {path}={call}: \"{path}\" holds numbers, so the argument must be a number"
                 )));

@@ -114,6 +114,16 @@ pub enum Error {
     /// An invariant of the platform broke. The message never reaches clients.
     #[error("internal failure: {0}")]
     Internal(String),
+    /// An internal failure caused by another error (stored data that does not decode, a file
+    /// that cannot be created...), which is kept as the source. Never reaches clients.
+    #[error("internal failure: {context}: {source}")]
+    Caused {
+        /// What was being done.
+        context: String,
+        /// The error that caused it.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl Error {
@@ -145,6 +155,17 @@ impl Error {
         Self::new(ErrorCode::NotAuthorized, message)
     }
 
+    /// An internal failure while doing `context`, keeping the error that caused it.
+    pub fn caused(
+        context: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Error::Caused {
+            context: context.into(),
+            source: source.into(),
+        }
+    }
+
     /// Wraps a backend error.
     pub fn storage(e: impl std::error::Error + Send + Sync + 'static) -> Self {
         Error::Storage(Box::new(e))
@@ -154,7 +175,7 @@ impl Error {
     pub fn code(&self) -> ErrorCode {
         match self {
             Error::User { code, .. } => *code,
-            Error::Storage(_) | Error::Internal(_) => ErrorCode::Internal,
+            Error::Storage(_) | Error::Internal(_) | Error::Caused { .. } => ErrorCode::Internal,
         }
     }
 
@@ -162,7 +183,9 @@ impl Error {
     pub fn public_message(&self) -> String {
         match self {
             Error::User { message, .. } => message.clone(),
-            Error::Storage(_) | Error::Internal(_) => "internal error".to_string(),
+            Error::Storage(_) | Error::Internal(_) | Error::Caused { .. } => {
+                "internal error".to_string()
+            }
         }
     }
 }

@@ -685,7 +685,8 @@ impl Platform {
             id: id.to_string(),
             version,
             body,
-            timestamp: now.to_string(),
+            timestamp: crate::clock::parse_instant(now)
+                .map_err(|e| Error::caused(format!("the time of a write \"{now}\""), e))?,
             user: user.to_string(),
             reason,
             tags: Vec::new(),

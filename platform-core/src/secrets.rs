@@ -41,7 +41,7 @@ impl SecretKey {
     /// A fresh random key.
     pub fn generate() -> Result<SecretKey> {
         let mut k = [0u8; 32];
-        getrandom::getrandom(&mut k).map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+        getrandom::getrandom(&mut k).map_err(|e| Error::caused("no randomness", e))?;
         Ok(SecretKey(k))
     }
 
@@ -63,7 +63,7 @@ impl SecretKey {
     /// Reads the key file, or creates it (mode 0600) with a fresh key.
     pub fn load_or_create(path: &Path) -> Result<SecretKey> {
         let io =
-            |e: std::io::Error| Error::Internal(format!("secret key file {}: {e}", path.display()));
+            |e: std::io::Error| Error::caused(format!("secret key file {}", path.display()), e);
         match std::fs::read_to_string(path) {
             Ok(text) => SecretKey::from_hex(&text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -91,8 +91,7 @@ impl SecretKey {
     /// Seals a value; returns the nonce and the ciphertext.
     pub fn seal(&self, plaintext: &[u8], aad: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
         let mut nonce = [0u8; 12];
-        getrandom::getrandom(&mut nonce)
-            .map_err(|e| Error::Internal(format!("no randomness: {e}")))?;
+        getrandom::getrandom(&mut nonce).map_err(|e| Error::caused("no randomness", e))?;
         let ct = self
             .cipher()
             .encrypt(
@@ -197,7 +196,10 @@ impl Platform {
             "active".into(),
             Value::Bool(inactive_reason(&row.meta, self.now()).is_none()),
         );
-        out.insert("_timestamp".into(), Value::String(row.updated.clone()));
+        out.insert(
+            "_timestamp".into(),
+            Value::String(format_instant(row.updated)),
+        );
         out.insert("_user".into(), Value::String(row.user.clone()));
         Value::Object(out)
     }
@@ -248,7 +250,8 @@ impl Platform {
         bound("notBefore", fields.get("notBefore"), false)?;
         bound("expires", fields.get("expires"), true)?;
         let scope = p.private_scope();
-        let now = format_instant(self.now());
+        let at = self.now();
+        let now = format_instant(at);
         let row = self.write(|tx| {
             let old = tx.secret(&scope, &id)?;
             let action = if old.is_some() { "update" } else { "create" };
@@ -279,7 +282,7 @@ impl Platform {
                 meta,
                 nonce,
                 ciphertext,
-                updated: now.clone(),
+                updated: at,
                 user: p.user.clone(),
             };
             tx.put_secret(&scope, &row)?;

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::format::template;
 use crate::ids::{validate_id, Scope, Source};
 use crate::scripts::source_of;
-use crate::store::{Collection, ReadTx};
+use crate::store::{Collection, DocumentRead};
 use crate::Platform;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -78,7 +78,7 @@ impl Platform {
 }
 
 /// The source of a mustache template script, if it exists.
-fn load_template(tx: &dyn ReadTx, p: &Principal, id: &str) -> Result<Option<String>> {
+fn load_template(tx: &dyn DocumentRead, p: &Principal, id: &str) -> Result<Option<String>> {
     let scope = Scope::for_source(Source::of_id(id), p);
     let Some(doc) = tx.current(Collection::Script, &scope, id)? else {
         return Ok(None);

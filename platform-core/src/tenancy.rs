@@ -8,7 +8,6 @@ use crate::auth::{
     generate_token, hash_token, validate_name, Credentials, Grant, Grants, Principal, Role,
     DEFAULT_ENVIRONMENT,
 };
-use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::TokenSelector;
 use crate::Platform;
@@ -24,15 +23,15 @@ impl Platform {
     /// role `platform` and a token for it, and returns the token (shown once). On any other
     /// database returns `None`: more tokens come from [`Platform::create_token`].
     pub fn bootstrap(&self) -> Result<Option<String>> {
-        let now = format_instant(self.now());
+        let now = self.now();
         self.write(|tx| {
             if tx.users_with_role(Role::Platform)? > 0 {
                 return Ok(None);
             }
             let token = generate_token()?;
-            tx.ensure_tenant(DEFAULT_TENANT, &now)?;
-            tx.upsert_user(DEFAULT_TENANT, DEFAULT_ADMIN, Role::Platform, &now)?;
-            tx.insert_token(&hash_token(&token), DEFAULT_TENANT, DEFAULT_ADMIN, &now)?;
+            tx.ensure_tenant(DEFAULT_TENANT, now)?;
+            tx.upsert_user(DEFAULT_TENANT, DEFAULT_ADMIN, Role::Platform, now)?;
+            tx.insert_token(&hash_token(&token), DEFAULT_TENANT, DEFAULT_ADMIN, now)?;
             Ok(Some(token))
         })
     }
@@ -42,12 +41,12 @@ impl Platform {
     pub fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
         validate_name(tenant, "tenant")?;
         validate_name(user, "user")?;
-        let now = format_instant(self.now());
+        let now = self.now();
         let token = generate_token()?;
         self.write(|tx| {
-            tx.ensure_tenant(tenant, &now)?;
-            tx.upsert_user(tenant, user, role, &now)?;
-            tx.insert_token(&hash_token(&token), tenant, user, &now)?;
+            tx.ensure_tenant(tenant, now)?;
+            tx.upsert_user(tenant, user, role, now)?;
+            tx.insert_token(&hash_token(&token), tenant, user, now)?;
             Ok(())
         })?;
         Ok(token)
@@ -59,9 +58,17 @@ impl Platform {
         self.read()?.tokens(tenant)
     }
 
-    /// The environments of a tenant as (name, created); the tenant must exist.
-    pub fn environments(&self, tenant: &str) -> Result<Vec<(String, String)>> {
-        let envs = self.read()?.environments(tenant)?;
+    /// The environments of a tenant as (name, created), by name; the tenant must exist.
+    pub fn environments(
+        &self,
+        tenant: &str,
+    ) -> Result<Vec<(String, chrono::DateTime<chrono::Utc>)>> {
+        let envs: Vec<_> = self
+            .read()?
+            .environments(tenant)?
+            .into_iter()
+            .map(|e| (e.name, e.created))
+            .collect();
         if envs.is_empty() {
             return Err(Error::not_found(format!(
                 "tenant \"{tenant}\" does not exist"
@@ -72,18 +79,18 @@ impl Platform {
 
     /// Revokes one token (given in full); returns whether it was active.
     pub fn revoke_token(&self, token: &str) -> Result<bool> {
-        let now = format_instant(self.now());
-        self.write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), &now)? > 0))
+        let now = self.now();
+        self.write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), now)? > 0))
     }
 
     /// Revokes every token of a user; returns how many were active.
     pub fn revoke_user_tokens(&self, tenant: &str, user: &str) -> Result<u64> {
-        let now = format_instant(self.now());
+        let now = self.now();
         let which = TokenSelector::User {
             tenant: tenant.to_string(),
             user: user.to_string(),
         };
-        self.write(|tx| tx.revoke_tokens(&which, &now))
+        self.write(|tx| tx.revoke_tokens(&which, now))
     }
 
     /// Grants a user a data-access role or a view feature (the user must exist); returns false
@@ -97,28 +104,27 @@ impl Platform {
                     "user \"{user}\" of tenant \"{tenant}\" does not exist"
                 )));
             }
-            tx.set_grant(tenant, user, kind, name, true)
+            tx.set_grant(tenant, user, grant, true)
         })
     }
 
     /// Takes a grant back; returns whether it was held.
     pub fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
-        let (kind, name) = grant.parts();
-        self.write(|tx| tx.set_grant(tenant, user, kind, name, false))
+        self.write(|tx| tx.set_grant(tenant, user, grant, false))
     }
 
     /// Creates an environment of a tenant (the tenant must exist); returns false if it existed.
     pub fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
         validate_name(tenant, "tenant")?;
         validate_name(name, "environment")?;
-        let now = format_instant(self.now());
+        let now = self.now();
         self.write(|tx| {
             if !tx.environment_exists(tenant, DEFAULT_ENVIRONMENT)? {
                 return Err(Error::not_found(format!(
                     "tenant \"{tenant}\" does not exist"
                 )));
             }
-            tx.create_environment(tenant, name, &now)
+            tx.create_environment(tenant, name, now)
         })
     }
 
@@ -158,10 +164,10 @@ impl Platform {
             )));
         }
         let mut grants = Grants::default();
-        for (kind, name) in tx.grants(&record.tenant, &record.user)? {
-            match kind.as_str() {
-                "access" => grants.access.push(name),
-                _ => grants.features.push(name),
+        for grant in tx.grants(&record.tenant, &record.user)? {
+            match grant {
+                Grant::Access(name) => grants.access.push(name),
+                Grant::Feature(name) => grants.features.push(name),
             }
         }
         Ok(Principal {
@@ -178,8 +184,8 @@ impl Platform {
     pub fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {
         validate_name(tenant, "tenant")?;
         validate_name(user, "user")?;
-        let now = format_instant(self.now());
-        self.write(|tx| tx.ensure_tenant(tenant, &now))?;
+        let now = self.now();
+        self.write(|tx| tx.ensure_tenant(tenant, now))?;
         Ok(Principal {
             tenant: tenant.to_string(),
             user: user.to_string(),

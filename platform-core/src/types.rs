@@ -10,7 +10,7 @@ use crate::documents::json_kind;
 use crate::error::{Error, Result};
 use crate::ids::{validate_id, Scope, Source};
 use crate::query::{ListQuery, Paging};
-use crate::store::{Collection, ReadTx};
+use crate::store::{Collection, DocumentRead};
 use crate::Platform;
 use serde_json::{Map, Value};
 
@@ -21,7 +21,7 @@ impl Platform {
     /// Checks the fields of a document before it is saved (rules that depend on the collection).
     pub(crate) fn check_document(
         &self,
-        tx: &dyn ReadTx,
+        tx: &dyn DocumentRead,
         p: &Principal,
         coll: Collection,
         fields: &Map<String, Value>,
@@ -38,7 +38,7 @@ impl Platform {
     /// Whether documents of `type_name` keep every version.
     pub(crate) fn is_versioned(
         &self,
-        tx: &dyn ReadTx,
+        tx: &dyn DocumentRead,
         p: &Principal,
         coll: Collection,
         type_name: &str,
@@ -65,7 +65,7 @@ impl Platform {
     /// A type and every type that extends it, directly or not (types visible to the caller).
     pub(crate) fn type_family(
         &self,
-        tx: &dyn ReadTx,
+        tx: &dyn DocumentRead,
         p: &Principal,
         root: &str,
     ) -> Result<Vec<String>> {
@@ -101,7 +101,7 @@ impl Platform {
 }
 
 fn check_type_definition(
-    tx: &dyn ReadTx,
+    tx: &dyn DocumentRead,
     p: &Principal,
     fields: &Map<String, Value>,
 ) -> Result<()> {

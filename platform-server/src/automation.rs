@@ -17,9 +17,9 @@ use crate::request::{as_caller, params, parse_json, read_body};
 use crate::routes::{check_release, method_not_allowed, TOTAL_COUNT_HEADER};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
+use platform_core::events::automations::LogQuery;
 use platform_core::events::targets;
 use platform_core::query::Paging;
-use platform_core::store::LogQuery;
 use platform_core::ErrorCode;
 use serde_json::Value;
 

@@ -303,14 +303,14 @@ impl Worker {
             let id = platform_core::auth::generate_token()
                 .map(|t| t[3..15].to_string())
                 .unwrap_or_else(|_| std::process::id().to_string());
-            let started = platform_core::clock::format_instant(platform.now());
+            let started = platform.now();
             std::thread::Builder::new()
                 .name("platform-heartbeat".into())
                 .spawn(move || {
                     let mut last = None::<std::time::Instant>;
                     while !flag.load(Ordering::Relaxed) {
                         if last.is_none_or(|l| l.elapsed() >= HEARTBEAT) {
-                            if let Err(e) = platform.worker_heartbeat(&id, &started) {
+                            if let Err(e) = platform.worker_heartbeat(&id, started) {
                                 tracing::warn!(error = %e, "cannot record the worker's heartbeat");
                             }
                             last = Some(std::time::Instant::now());

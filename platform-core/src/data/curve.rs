@@ -26,7 +26,7 @@ use super::model::{PointValue, Status};
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::query::period::{self, Period};
-use crate::store::{DataKey, WriteTx};
+use crate::store::{DataKey, DataWrite};
 use chrono::{Days, NaiveDate};
 use serde_json::{Map, Value};
 
@@ -210,7 +210,7 @@ fn contract_value(v: &Value) -> Result<PointValue> {
 /// Writes the curve of one ondate; returns whether it changed.
 #[allow(clippy::too_many_arguments)]
 pub fn write(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn DataWrite,
     key: &DataKey,
     current: Option<u32>,
     version: u32,
@@ -321,8 +321,8 @@ pub fn decode(bytes: &[u8]) -> Result<StoredCurve> {
     if r.byte()? != 1 {
         return Err(Error::Internal("unknown curve format".into()));
     }
-    let ondate: Map<String, Value> = serde_json::from_str(&r.text()?)
-        .map_err(|e| Error::Internal(format!("stored ondate: {e}")))?;
+    let ondate: Map<String, Value> =
+        serde_json::from_str(&r.text()?).map_err(|e| Error::caused("stored ondate", e))?;
     let count = r.varint()? as usize;
     let mut contracts = Vec::with_capacity(count.min(100_000));
     for _ in 0..count {

@@ -23,7 +23,7 @@ pub mod write;
 
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{DataKey, WriteTx};
+use crate::store::{DataKey, DataWrite};
 use calendar::{parse_zone, Calendar};
 use model::{Point, PointValue, Status};
 use serde_json::{Map, Value};
@@ -229,7 +229,7 @@ pub(crate) struct DataChange {
 /// Writes the payloads of a save; returns what changed, one entry per changed property.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_payloads(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn DataWrite,
     key_of: &dyn Fn(&str) -> DataKey,
     body: &Map<String, Value>,
     payloads: Vec<(String, DataPayload)>,

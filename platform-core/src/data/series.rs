@@ -10,7 +10,7 @@
 use super::codec;
 use super::model::{mark_changed, Point};
 use crate::error::{Error, Result};
-use crate::store::{Chunk, DataKey, ReadTx, WriteTx};
+use crate::store::{Chunk, DataKey, DataRead, DataWrite};
 
 /// Most observations in one chunk.
 pub const CHUNK_POINTS: usize = 4096;
@@ -165,7 +165,7 @@ pub fn to_chunks(points: &[Point]) -> Vec<Chunk> {
 /// `replace` drops every stored observation first, and `keep_history` is false for objects of
 /// unversioned types (their rows are rewritten in place).
 pub fn write(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn DataWrite,
     key: &DataKey,
     current: Option<u32>,
     version: u32,
@@ -218,7 +218,7 @@ pub enum Window {
 }
 
 /// Reads the observations of a series at an object version.
-pub fn read(tx: &dyn ReadTx, key: &DataKey, version: u32, window: Window) -> Result<Vec<Point>> {
+pub fn read(tx: &dyn DataRead, key: &DataKey, version: u32, window: Window) -> Result<Vec<Point>> {
     match window {
         Window::All => decode_all(&tx.chunks(key, version, None, None)?),
         Window::Between(start, end) => {

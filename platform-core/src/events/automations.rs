@@ -23,8 +23,12 @@ use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
 use crate::scripts::source_of;
-use crate::store::{Collection, LogQuery, Page, ReadTx, WriteTx};
+use crate::store::{
+    Automation, Collection, Delivery, DeliveryStatus, DocumentRead, LogFilter, LogStatus,
+    OutboxWrite, Page, ReadTx,
+};
 use crate::Platform;
+use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 /// Most conditions of one automation.
@@ -32,6 +36,24 @@ pub const MAX_CONDITIONS: usize = 20;
 
 /// The statuses of automation log entries (the `status` filter of the log).
 pub const LOG_STATUSES: [&str; 3] = ["success", "failed", "skipped"];
+
+/// Which automation log entries to list, as a caller asks: times are text, a date or an
+/// RFC 3339 time (see [`Platform::automation_log`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogQuery {
+    /// Only this automation.
+    pub automation: Option<String>,
+    /// Only this status (one of [`LOG_STATUSES`]).
+    pub status: Option<String>,
+    /// Entries at or after this time.
+    pub from: Option<String>,
+    /// Entries at or before this time.
+    pub to: Option<String>,
+    /// Items to skip.
+    pub skip: u64,
+    /// Most items (all when `None`).
+    pub limit: Option<u64>,
+}
 
 /// Fields only the platform writes; ignored when sent.
 const SYSTEM: [&str; 5] = ["owner", "created", "updated", "_run", "ownedBy"];
@@ -49,7 +71,7 @@ pub fn render(mut doc: Map<String, Value>) -> Value {
 fn new_id() -> Result<String> {
     // 12 random bytes as 24 hex digits, like the ids of the comparable platform.
     let mut bytes = [0u8; 12];
-    getrandom::getrandom(&mut bytes).map_err(|e| Error::Internal(format!("randomness: {e}")))?;
+    getrandom::getrandom(&mut bytes).map_err(|e| Error::caused("no randomness", e))?;
     Ok(crate::auth::hex(&bytes))
 }
 
@@ -178,7 +200,7 @@ fn check_conditions(v: Option<&Value>, target: &Target) -> Result<Vec<Value>> {
 }
 
 /// The script document `id` as `p` sees it, with its kind (`rhai` or `mustache`).
-fn script_kind(tx: &dyn ReadTx, p: &Principal, id: &str) -> Result<Option<String>> {
+fn script_kind(tx: &dyn DocumentRead, p: &Principal, id: &str) -> Result<Option<String>> {
     let scope = Scope::for_source(Source::of_id(id), p);
     Ok(tx
         .current(Collection::Script, &scope, id)?
@@ -381,11 +403,7 @@ impl Platform {
                 }
             };
             let id = match &existing {
-                Some(doc) => doc
-                    .get("_id")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
+                Some(a) => a.id().to_string(),
                 None => new_id()?,
             };
             let mut doc = Map::new();
@@ -409,30 +427,34 @@ impl Platform {
             doc.insert("owner".into(), json!(p.user));
             let created = existing
                 .as_ref()
-                .and_then(|d| d.get("created").cloned())
+                .and_then(|a| a.body().get("created").cloned())
                 .unwrap_or_else(|| json!(now));
             doc.insert("created".into(), created);
             doc.insert("updated".into(), json!(now));
-            if let Some(owned) = existing.as_ref().and_then(|d| d.get("ownedBy")) {
+            if let Some(owned) = existing.as_ref().and_then(|a| a.body().get("ownedBy")) {
                 doc.insert("ownedBy".into(), owned.clone());
             }
             doc.insert("_run".into(), run_as(p));
-            tx.put_automation(&scope, &doc)?;
-            Ok(render(doc))
+            let automation = Automation::from_body(doc)?;
+            tx.put_automation(&scope, &automation)?;
+            Ok(render(automation.into_body()))
         })
     }
 
     /// The caller's automations, by id.
     pub fn automations(&self, p: &Principal) -> Result<Vec<Value>> {
-        let docs = self.read()?.automations(&p.private_scope())?;
-        Ok(docs.into_iter().map(render).collect())
+        let automations = self.read()?.automations(&p.private_scope())?;
+        Ok(automations
+            .into_iter()
+            .map(|a| render(a.into_body()))
+            .collect())
     }
 
     /// One automation of the caller's tenant and environment.
     pub fn automation(&self, p: &Principal, id: &str) -> Result<Value> {
         self.read()?
             .automation(&p.private_scope(), id)?
-            .map(render)
+            .map(|a| render(a.into_body()))
             .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))
     }
 
@@ -454,11 +476,13 @@ impl Platform {
         self.write(|tx| {
             let mut doc = tx
                 .automation(&scope, id)?
-                .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
+                .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?
+                .into_body();
             doc.insert("enabled".into(), json!(on));
             doc.insert("updated".into(), json!(now));
-            tx.put_automation(&scope, &doc)?;
-            Ok(render(doc))
+            let automation = Automation::from_body(doc)?;
+            tx.put_automation(&scope, &automation)?;
+            Ok(render(automation.into_body()))
         })
     }
 
@@ -470,13 +494,14 @@ impl Platform {
         let delay = crate::validation::jobs::delay_of(&json!({"_delay": delay}))?;
         let scope = p.private_scope();
         let now = self.now();
-        let due = format_instant(delay.map_or(now, |d| now + d));
+        let due = delay.map_or(now, |d| now + d);
         let stamp = format_instant(now);
         self.write(|tx| {
             let doc = tx
                 .automation(&scope, id)?
                 .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
             let cond = doc
+                .body()
                 .get("conditions")
                 .and_then(Value::as_array)
                 .and_then(|c| c.first())
@@ -513,20 +538,17 @@ impl Platform {
                 json!({"_test": true}),
             );
             ev.insert("test".into(), json!(true));
-            tx.put_delivery(&crate::store::DeliveryRow {
+            tx.add_delivery(&Delivery {
                 seq: 0,
                 scope: scope.clone(),
                 automation: id.to_string(),
-                item: format!(
-                    "{service}/{}/{item}",
-                    ev["source"].as_str().unwrap_or_default()
-                ),
-                status: "pending".into(),
+                item: super::item_of(&ev),
+                status: DeliveryStatus::Pending,
                 attempts: 0,
-                next_at: due.clone(),
+                next_at: due,
                 event: ev.clone(),
             })?;
-            Ok(json!({"_id": id, "queued": true, "due": due, "event": ev}))
+            Ok(json!({"_id": id, "queued": true, "due": format_instant(due), "event": ev}))
         })
     }
 
@@ -536,7 +558,7 @@ impl Platform {
     /// inclusive, a date alone covering its whole day.
     pub fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
         // A date alone starts (`from`) or ends (`to`) with its whole day.
-        let bound = |v: &Option<String>, name: &str| -> Result<Option<String>> {
+        let bound = |v: &Option<String>, name: &str| -> Result<Option<DateTime<Utc>>> {
             v.as_deref()
                 .map(|text| {
                     let day_end = if name == "to" && text.len() == 10 {
@@ -547,7 +569,6 @@ impl Platform {
                     crate::data::calendar::parse_time(text, chrono_tz::UTC)
                         .ok()
                         .and_then(|ms| crate::data::calendar::instant(ms + day_end).ok())
-                        .map(format_instant)
                         .ok_or_else(|| {
                             invalid(format!(
                                 "{name} must be a date or an RFC 3339 time, not \"{text}\""
@@ -556,25 +577,34 @@ impl Platform {
                 })
                 .transpose()
         };
-        if let Some(status) = query
+        let status = query
             .status
             .as_deref()
-            .filter(|s| !LOG_STATUSES.contains(s))
-        {
-            return Err(invalid(format!(
-                "status must be one of {}, not \"{status}\"",
-                LOG_STATUSES.join(", ")
-            )));
-        }
-        let query = LogQuery {
+            .map(|s| {
+                LogStatus::parse(s).ok_or_else(|| {
+                    invalid(format!(
+                        "status must be one of {}, not \"{s}\"",
+                        LOG_STATUSES.join(", ")
+                    ))
+                })
+            })
+            .transpose()?;
+        let filter = LogFilter {
+            automation: query.automation.clone(),
+            status,
             from: bound(&query.from, "from")?,
             to: bound(&query.to, "to")?,
-            ..query.clone()
+            skip: query.skip,
+            limit: query.limit,
         };
-        let page = self.read()?.automation_log(&p.private_scope(), &query)?;
+        let page = self.read()?.automation_log(&p.private_scope(), &filter)?;
         Ok(Page {
             total: page.total,
-            items: page.items.into_iter().map(Value::Object).collect(),
+            items: page
+                .items
+                .iter()
+                .map(|e| Value::Object(e.to_json()))
+                .collect(),
         })
     }
 
@@ -583,7 +613,11 @@ impl Platform {
         let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
         Ok(Page {
             total: page.total,
-            items: page.items.into_iter().map(Value::Object).collect(),
+            items: page
+                .items
+                .iter()
+                .map(|m| Value::Object(m.to_json()))
+                .collect(),
         })
     }
 
@@ -688,7 +722,7 @@ pub fn owned_id(data_id: &str) -> String {
 /// data, action update, target platform.validation) while the configuration is enabled with
 /// `runOnUpdate`, absent otherwise. Returns the automation id and whether it was created.
 pub(crate) fn sync_owned(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn OutboxWrite,
     p: &Principal,
     data_id: &str,
     config: Option<&Map<String, Value>>,
@@ -714,7 +748,8 @@ pub(crate) fn sync_owned(
     };
     let conditions =
         json!([{"source": source, "service": "data", "id": data_id, "action": "update"}]);
-    if let Some(doc) = &existing {
+    if let Some(a) = &existing {
+        let doc = a.body();
         if doc.get("conditions") == Some(&conditions) && doc.get("enabled") == Some(&json!(true)) {
             return Ok(Some((id, false)));
         }
@@ -726,13 +761,13 @@ pub(crate) fn sync_owned(
         "name": format!("When data {data_id} is updated, run its validation checks"),
         "target": target.id, "template": target.template, "properties": {},
         "conditions": conditions, "enabled": true, "owner": p.user,
-        "created": existing.as_ref().and_then(|d| d.get("created").cloned()).unwrap_or_else(|| json!(now)),
+        "created": existing.as_ref().and_then(|a| a.body().get("created").cloned()).unwrap_or_else(|| json!(now)),
         "updated": now,
         "ownedBy": {"service": "validationconfig", "id": data_id},
         "_run": run_as(p),
     }) else {
         unreachable!("a json! object literal is an object")
     };
-    tx.put_automation(&scope, &doc)?;
+    tx.put_automation(&scope, &Automation::from_body(doc)?)?;
     Ok(Some((id, existing.is_none())))
 }

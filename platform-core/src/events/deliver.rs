@@ -2,14 +2,15 @@
 //! automation log and the mail outbox.
 //!
 //! The change that raised an event stored one `pending` delivery per matching automation
-//! (`events::emit`). A worker step takes the oldest due `pending` delivery whose item has no
-//! earlier unfinished delivery to the same automation (so each automation sees an item's events
-//! in order), marks it `running`, runs the target as the automation's owner, and then marks it
-//! `success`, or `pending` again with a backoff (`retry_base` doubled per attempt, at most one
-//! hour), or `failed` after `max_attempts`. Every attempt writes a log entry; a finished
-//! delivery (success, skipped, failed) is then removed, the log keeping its history. A delivery left
-//! `running` by a stopped server is made `pending` again when the worker starts, so a restart
-//! loses nothing (a target may then see the event twice: delivery is at least once).
+//! (`events::emit`). A worker step claims the next ready delivery ([`next_ready`]: the oldest
+//! due `pending` one whose item has no earlier unfinished delivery to the same automation, so
+//! each automation sees an item's events in order), which makes it `running`, runs the target
+//! as the automation's owner, and then finishes it (success, skipped, or failed after
+//! `max_attempts`) or makes it `pending` again with a backoff (`retry_base` doubled per
+//! attempt, at most one hour). Every attempt writes a log entry; a finished delivery is then
+//! removed, the log keeping its history. A delivery left `running` by a stopped server is made
+//! `pending` again when the worker starts, so a restart loses nothing (a target may then see
+//! the event twice: delivery is at least once).
 
 use super::automations::owner_principal;
 use super::webhook::{self, Url, WebhookAllow};
@@ -18,9 +19,14 @@ use crate::clock::format_instant;
 use crate::error::{Error, Result};
 use crate::ids::{Scope, Source};
 use crate::scripts::source_of;
-use crate::store::{Collection, DeliveryRow};
+use crate::store::{
+    Automation, Collection, Delivery, DeliveryStatus, LogEntry, LogStatus, MailAttachment,
+    MailEntry, OutboxRead,
+};
 use crate::Platform;
+use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// An email as a target sends it.
@@ -161,6 +167,42 @@ fn text<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
     m.get(k).and_then(Value::as_str).unwrap_or_default()
 }
 
+/// How many due deliveries [`next_ready`] reads at a time.
+const DUE_PAGE: u64 = 32;
+
+/// The ordering rule of deliveries: each automation receives the events of one item in the
+/// order they were raised. A due `pending` delivery is ready when no earlier delivery of its
+/// item to its automation is unfinished (`pending`, even if not yet due again, or `running`),
+/// that is, when it is the earliest unfinished one; the first ready delivery in the order
+/// deliveries fall due (due time, then creation) goes next.
+pub(crate) fn next_ready(tx: &dyn OutboxRead, now: DateTime<Utc>) -> Result<Option<Delivery>> {
+    // The earliest unfinished delivery of each item and automation met so far: a backlog of one
+    // item costs one look-up, not one a delivery.
+    let mut earliest: HashMap<(Scope, String, String), Option<i64>> = HashMap::new();
+    let mut skip = 0;
+    loop {
+        let due = tx.due_deliveries(now, skip, DUE_PAGE)?;
+        for d in due.iter() {
+            let queue = (d.scope.clone(), d.automation.clone(), d.item.clone());
+            let first = match earliest.get(&queue) {
+                Some(first) => *first,
+                None => {
+                    let first = tx.earliest_unfinished(&d.scope, &d.automation, &d.item)?;
+                    earliest.insert(queue, first);
+                    first
+                }
+            };
+            if first == Some(d.seq) {
+                return Ok(Some(d.clone()));
+            }
+        }
+        if (due.len() as u64) < DUE_PAGE {
+            return Ok(None);
+        }
+        skip += DUE_PAGE;
+    }
+}
+
 impl Platform {
     /// The same platform delivering events with these settings.
     pub fn with_delivery(self, settings: DeliverySettings) -> Platform {
@@ -205,16 +247,14 @@ impl Platform {
 
     /// Makes `pending` again the deliveries a stopped server left `running`; returns how many.
     pub fn requeue_interrupted_deliveries(&self) -> Result<u64> {
-        let running = self.read()?.deliveries("running")?;
-        let n = running.len() as u64;
         self.write(|tx| {
-            for mut d in running {
-                d.status = "pending".into();
-                tx.put_delivery(&d)?;
+            let running = tx.deliveries(DeliveryStatus::Running)?;
+            for mut d in running.iter().cloned() {
+                d.status = DeliveryStatus::Pending;
+                tx.update_delivery(&d)?;
             }
-            Ok(())
-        })?;
-        Ok(n)
+            Ok(running.len() as u64)
+        })
     }
 
     /// One step of the delivery worker: one attempt of the oldest due delivery. Returns whether
@@ -232,14 +272,24 @@ impl Platform {
         Ok(n)
     }
 
+    /// Claims the next ready delivery ([`next_ready`]), in one write transaction.
+    fn claim_next_delivery(&self) -> Result<Option<Delivery>> {
+        let now = self.now();
+        self.write(|tx| loop {
+            let Some(ready) = next_ready(&*tx, now)? else {
+                return Ok(None);
+            };
+            // Another worker may have claimed it since it was read: then look again.
+            if let Some(claimed) = tx.claim_delivery(ready.seq)? {
+                return Ok(Some(claimed));
+            }
+        })
+    }
+
     fn attempt_next(&self) -> Result<bool> {
-        let now = format_instant(self.now());
-        let Some(mut d) = self.read()?.next_delivery(&now)? else {
+        let Some(mut d) = self.claim_next_delivery()? else {
             return Ok(false);
         };
-        d.status = "running".into();
-        d.attempts += 1;
-        self.write(|tx| tx.put_delivery(&d))?;
         let automation = self.read()?.automation(&d.scope, &d.automation)?;
         let (target, owner, outcome) = match &automation {
             None => (
@@ -247,13 +297,13 @@ impl Platform {
                 String::new(),
                 Outcome::Skipped("the automation was deleted".into()),
             ),
-            Some(a) if a.get("enabled").and_then(Value::as_bool) == Some(false) => (
-                text(a, "target").to_string(),
-                text(a, "owner").to_string(),
+            Some(a) if !a.enabled() => (
+                a.target().to_string(),
+                a.owner().to_string(),
                 Outcome::Skipped("the automation is disabled".into()),
             ),
             Some(a) => {
-                let who = owner_principal(&d.scope, a);
+                let who = owner_principal(&d.scope, a.body());
                 let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
                 let outer = CHAIN.with(|c| c.replace(depth + 1));
                 // A target that panics fails its attempt; the worker goes on.
@@ -266,23 +316,19 @@ impl Platform {
                     Ok(message) => Outcome::Done(message),
                     Err(e) => Outcome::Failed(e.public_message()),
                 };
-                (text(a, "target").to_string(), who.user, outcome)
+                (a.target().to_string(), who.user, outcome)
             }
         };
-        let finished = format_instant(self.now());
+        let finished = self.now();
+        // A retry keeps the delivery pending until its new due time; anything else ends it.
+        let mut retry = false;
         let (status, message) = match outcome {
-            Outcome::Done(m) => {
-                d.status = "success".into();
-                ("success", m)
-            }
-            Outcome::Skipped(m) => {
-                d.status = "skipped".into();
-                ("skipped", m)
-            }
-            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => {
-                d.status = "failed".into();
-                ("failed", format!("{m} (attempt {}; given up)", d.attempts))
-            }
+            Outcome::Done(m) => (LogStatus::Success, m),
+            Outcome::Skipped(m) => (LogStatus::Skipped, m),
+            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => (
+                LogStatus::Failed,
+                format!("{m} (attempt {}; given up)", d.attempts),
+            ),
             Outcome::Failed(m) => {
                 let wait = self
                     .delivery
@@ -291,30 +337,41 @@ impl Platform {
                     .min(MAX_BACKOFF);
                 let at = self.now()
                     + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
-                d.status = "pending".into();
-                d.next_at = format_instant(at);
+                retry = true;
+                d.status = DeliveryStatus::Pending;
+                d.next_at = at;
                 (
-                    "failed",
-                    format!("{m} (attempt {}; retry at {})", d.attempts, d.next_at),
+                    LogStatus::Failed,
+                    format!(
+                        "{m} (attempt {}; retry at {})",
+                        d.attempts,
+                        format_instant(d.next_at)
+                    ),
                 )
             }
         };
         let ev = &d.event;
-        let Value::Object(entry) = json!({
-            "_id": format!("{}-{}", d.seq, d.attempts),
-            "_type": "VarAutomationLogEntry",
-            "automation": d.automation, "target": target, "owner": owner,
-            "source": text(ev, "source"), "service": text(ev, "service"), "key": text(ev, "id"),
-            "action": text(ev, "action"), "user": text(ev, "user"),
-            "eventTimestamp": text(ev, "timestamp"),
-            "delivery": d.seq, "attempt": d.attempts,
-            "status": status, "message": message, "timestamp": finished,
-        }) else {
-            unreachable!("a json! object literal is an object")
+        let entry = LogEntry {
+            automation: d.automation.clone(),
+            target,
+            owner,
+            source: text(ev, "source").to_string(),
+            service: text(ev, "service").to_string(),
+            key: text(ev, "id").to_string(),
+            action: text(ev, "action").to_string(),
+            user: text(ev, "user").to_string(),
+            event_timestamp: crate::clock::parse_instant(text(ev, "timestamp")).map_err(|e| {
+                Error::caused(format!("the time of the event of delivery {}", d.seq), e)
+            })?,
+            delivery: d.seq,
+            attempt: d.attempts,
+            status,
+            message,
+            timestamp: finished,
         };
         self.write(|tx| {
-            if d.status == "pending" {
-                tx.put_delivery(&d)?;
+            if retry {
+                tx.update_delivery(&d)?;
             } else {
                 // Finished: the log keeps its history.
                 tx.delete_delivery(d.seq)?;
@@ -324,13 +381,9 @@ impl Platform {
         Ok(true)
     }
 
-    fn run_target(
-        &self,
-        who: &Principal,
-        a: &Map<String, Value>,
-        d: &DeliveryRow,
-    ) -> Result<String> {
+    fn run_target(&self, who: &Principal, a: &Automation, d: &Delivery) -> Result<String> {
         let props = a
+            .body()
             .get("properties")
             .and_then(Value::as_object)
             .cloned()
@@ -340,7 +393,7 @@ impl Platform {
             Some(t) if !t.is_empty() => Some(self.transform(who, t, &d.event)?),
             _ => None,
         };
-        match text(a, "target") {
+        match a.target() {
             "platform.validation" => self.target_validation(who, &d.event),
             "platform.email" => self.target_email(who, a, &props, &envelope, payload, d),
             "platform.webhook" => self.target_webhook(who, &props, &envelope, payload, d),
@@ -356,7 +409,7 @@ impl Platform {
                     )));
                 }
                 let inputs = json!({"event": envelope, "data": d.event.get("data").cloned().unwrap_or(Value::Null), "properties": props});
-                let channel = format!("automation:{}", text(a, "_id"));
+                let channel = format!("automation:{}", a.id());
                 let out = crate::script::host::run(self, who, &channel, &source, id, inputs)?;
                 Ok(format!("script {id} returned {}", short(&out)))
             }
@@ -436,11 +489,11 @@ impl Platform {
     fn target_email(
         &self,
         who: &Principal,
-        a: &Map<String, Value>,
+        a: &Automation,
         props: &Map<String, Value>,
         envelope: &Value,
         payload: Option<Value>,
-        d: &DeliveryRow,
+        d: &Delivery,
     ) -> Result<String> {
         let to = split_addresses(props.get("to").and_then(Value::as_str).unwrap_or_default());
         let subject = props
@@ -465,15 +518,17 @@ impl Platform {
                 (name, pretty(envelope.get("data").unwrap_or(&Value::Null)))
             });
         let Some(smtp) = &self.delivery.smtp else {
-            let Value::Object(mail) = json!({
-                "_id": format!("mail-{}", d.seq),
-                "from": self.delivery.mail_from, "to": to, "subject": subject,
-                "contentType": content_type, "body": body,
-                "attachment": attachment.as_ref().map(|(n, c)| json!({"name": n, "content": c})),
-                "automation": text(a, "_id"), "owner": who.user,
-                "timestamp": format_instant(self.now()),
-            }) else {
-                unreachable!("a json! object literal is an object")
+            let mail = MailEntry {
+                id: format!("mail-{}", d.seq),
+                from: self.delivery.mail_from.clone(),
+                to: to.clone(),
+                subject: subject.clone(),
+                content_type: content_type.to_string(),
+                body,
+                attachment: attachment.map(|(name, content)| MailAttachment { name, content }),
+                automation: a.id().to_string(),
+                owner: who.user.clone(),
+                timestamp: self.now(),
             };
             self.write(|tx| tx.append_mail(&d.scope, &mail))?;
             return Ok(format!(
@@ -501,7 +556,7 @@ impl Platform {
         props: &Map<String, Value>,
         envelope: &Value,
         payload: Option<Value>,
-        d: &DeliveryRow,
+        d: &Delivery,
     ) -> Result<String> {
         let url = props.get("url").and_then(Value::as_str).unwrap_or_default();
         let parsed = self.check_webhook_url(url)?;
@@ -564,6 +619,69 @@ fn short(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn a_delivery_waits_for_the_unfinished_earlier_ones_of_its_item_and_automation() {
+        use crate::ids::Scope;
+        use crate::store::{sqlite::SqliteStore, Store};
+        let at = |s: &str| crate::clock::parse_instant(s).unwrap();
+        let delivery = |automation: &str, item: &str, due: &str| Delivery {
+            seq: 0,
+            scope: Scope::private("acme", "production"),
+            automation: automation.into(),
+            item: item.into(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_at: at(due),
+            event: Map::new(),
+        };
+        let store = SqliteStore::open_in_memory().unwrap();
+        let mut tx = store.write().unwrap();
+        // The first event of X to a1 is retried later; the second, due first, waits for it.
+        let x1 = tx
+            .add_delivery(&delivery("a1", "X", "2024-01-01T00:05:00Z"))
+            .unwrap();
+        let x2 = tx
+            .add_delivery(&delivery("a1", "X", "2024-01-01T00:00:00Z"))
+            .unwrap();
+        let y1 = tx
+            .add_delivery(&delivery("a1", "Y", "2024-01-01T00:01:00Z"))
+            .unwrap();
+        let other = tx
+            .add_delivery(&delivery("a2", "X", "2024-01-01T00:02:00Z"))
+            .unwrap();
+        let now = at("2024-01-01T00:03:00Z");
+        let ready = |tx: &dyn OutboxRead| next_ready(tx, now).unwrap().map(|d| d.seq);
+        assert_eq!(ready(&*tx), Some(y1));
+        // A running delivery holds back the later ones of its item and automation.
+        tx.claim_delivery(y1).unwrap().unwrap();
+        let y2 = tx
+            .add_delivery(&delivery("a1", "Y", "2024-01-01T00:00:00Z"))
+            .unwrap();
+        assert_eq!(
+            ready(&*tx),
+            Some(other),
+            "another automation is not held back"
+        );
+        tx.claim_delivery(other).unwrap().unwrap();
+        assert_eq!(ready(&*tx), None);
+        tx.delete_delivery(y1).unwrap();
+        assert_eq!(ready(&*tx), Some(y2));
+        // Held-back deliveries more than a page of them do not hide a ready one after them.
+        tx.delete_delivery(y2).unwrap();
+        for _ in 0..(2 * DUE_PAGE + 3) {
+            tx.add_delivery(&delivery("a1", "X", "2024-01-01T00:00:30Z"))
+                .unwrap();
+        }
+        let z = tx
+            .add_delivery(&delivery("a1", "Z", "2024-01-01T00:02:30Z"))
+            .unwrap();
+        assert_eq!(ready(&*tx), Some(z));
+        // Once the first event of X is delivered, the second goes.
+        tx.delete_delivery(x1).unwrap();
+        assert_eq!(ready(&*tx), Some(x2));
+    }
 
     #[test]
     fn addresses_split_on_commas_semicolons_and_spaces() {

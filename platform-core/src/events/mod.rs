@@ -24,9 +24,9 @@ pub mod targets;
 pub mod webhook;
 
 use crate::auth::Principal;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::Scope;
-use crate::store::{DeliveryRow, WriteTx};
+use crate::store::{Automation, Delivery, DeliveryStatus, OutboxRead, OutboxWrite};
 use serde_json::{json, Map, Value};
 
 /// The services that raise events, with their actions.
@@ -98,7 +98,7 @@ pub fn event(
 /// leaves nothing behind.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn emit(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn OutboxWrite,
     p: &Principal,
     scope: &Scope,
     service: &str,
@@ -114,7 +114,7 @@ pub(crate) fn emit(
 /// data pay nothing when no automation listens).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn emit_with(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn OutboxWrite,
     p: &Principal,
     scope: &Scope,
     service: &str,
@@ -137,7 +137,7 @@ pub(crate) fn emit_with(
 /// `source` the event names.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn emit_private(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn OutboxWrite,
     p: &Principal,
     source: &str,
     service: &str,
@@ -151,14 +151,18 @@ pub(crate) fn emit_private(
     deliver_to_matching(tx, &p.private_scope(), ev)
 }
 
-fn deliver_to_matching(tx: &mut dyn WriteTx, scope: &Scope, ev: Map<String, Value>) -> Result<()> {
+fn deliver_to_matching(
+    tx: &mut dyn OutboxWrite,
+    scope: &Scope,
+    ev: Map<String, Value>,
+) -> Result<()> {
     let targets = matching(&*tx, scope, &ev)?;
     write_deliveries(tx, ev, targets)
 }
 
 /// The automations (with their scopes and ids) an event reaches.
 fn matching(
-    tx: &dyn crate::store::ReadTx,
+    tx: &dyn OutboxRead,
     scope: &Scope,
     ev: &Map<String, Value>,
 ) -> Result<Vec<(Scope, String)>> {
@@ -182,31 +186,42 @@ fn matching(
     };
     Ok(candidates
         .into_iter()
-        .filter(|(_, a)| automation_matches(a, ev))
-        .map(|(at, a)| {
-            let id = a.get("_id").and_then(Value::as_str).unwrap_or_default();
-            (at, id.to_string())
-        })
+        .filter(|(_, a)| receives(a, ev))
+        .map(|(at, a)| (at, a.id().to_string()))
         .collect())
 }
 
+/// The item of an event, as deliveries name it: `service/source/id`. The deliveries of one
+/// item to one automation go in order.
+pub(crate) fn item_of(ev: &Map<String, Value>) -> String {
+    let text = |k: &str| ev.get(k).and_then(Value::as_str).unwrap_or_default();
+    format!("{}/{}/{}", text("service"), text("source"), text("id"))
+}
+
 fn write_deliveries(
-    tx: &mut dyn WriteTx,
+    tx: &mut dyn OutboxWrite,
     ev: Map<String, Value>,
     targets: Vec<(Scope, String)>,
 ) -> Result<()> {
-    let text = |k: &str| ev.get(k).and_then(Value::as_str).unwrap_or_default();
-    let item = format!("{}/{}/{}", text("service"), text("source"), text("id"));
-    let due = text("timestamp").to_string();
+    if targets.is_empty() {
+        return Ok(());
+    }
+    let item = item_of(&ev);
+    let raised = ev
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let due = crate::clock::parse_instant(raised)
+        .map_err(|e| Error::caused(format!("the time of an event \"{raised}\""), e))?;
     for (at, automation) in targets {
-        tx.put_delivery(&DeliveryRow {
+        tx.add_delivery(&Delivery {
             seq: 0,
             scope: at,
             automation,
             item: item.clone(),
-            status: "pending".into(),
+            status: DeliveryStatus::Pending,
             attempts: 0,
-            next_at: due.clone(),
+            next_at: due,
             event: ev.clone(),
         })?;
     }
@@ -227,6 +242,11 @@ pub fn condition_matches(cond: &Value, ev: &Map<String, Value>) -> bool {
         && service == ev_field("service")
         && (id == "*" || id == ev_field("id"))
         && (action == ev_action || (action == "*" && !EXPLICIT_ACTIONS.contains(&ev_action)))
+}
+
+/// Whether an automation receives an event: it is enabled and one of its conditions matches.
+pub fn receives(automation: &Automation, ev: &Map<String, Value>) -> bool {
+    automation.enabled() && automation_matches(automation.body(), ev)
 }
 
 /// Whether an automation (enabled) has a condition matching the event.
@@ -281,7 +301,7 @@ impl crate::Platform {
         }) else {
             unreachable!("a json! object literal is an object")
         };
-        let now = crate::clock::format_instant(self.now());
+        let now = self.now();
         self.write(|tx| {
             if tx.current(coll, &scope, EMAIL_VALIDATION_FAILED)?.is_some() {
                 return Ok(());

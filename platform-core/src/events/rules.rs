@@ -11,11 +11,11 @@
 //! Rules that cost something run only when an automation of the tenant and environment would
 //! receive their event ([`Wants`]).
 
-use super::{automation_matches, emit_private};
+use super::{emit_private, receives};
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::ids::{Scope, Source};
-use crate::store::{Collection, ReadTx, WriteTx};
+use crate::store::{Collection, DocumentRead, OutboxRead, WriteTx};
 use crate::validation::records::{
     self, failing, status_code, status_name, Chunk, Context, Record, Transition, OVERRIDDEN,
     SENT_KEY, VALID, WARNING,
@@ -49,7 +49,7 @@ fn source_of(target: &str) -> &'static str {
 }
 
 /// What the automations of a tenant and environment (`scope`) want of `target`'s validation.
-pub(crate) fn wants(tx: &dyn ReadTx, scope: &Scope, target: &str) -> Result<Wants> {
+pub(crate) fn wants(tx: &dyn OutboxRead, scope: &Scope, target: &str) -> Result<Wants> {
     let automations = tx.automations(scope)?;
     if automations.is_empty() {
         return Ok(Wants::default());
@@ -62,10 +62,11 @@ pub(crate) fn wants(tx: &dyn ReadTx, scope: &Scope, target: &str) -> Result<Want
         };
         ev
     };
-    let any = |ev: &Map<String, Value>| automations.iter().any(|a| automation_matches(a, ev));
+    let any = |ev: &Map<String, Value>| automations.iter().any(|a| receives(a, ev));
     let on_validation = automations.iter().any(|a| {
-        a.get("enabled").and_then(Value::as_bool) != Some(false)
-            && a.get("conditions")
+        a.enabled()
+            && a.body()
+                .get("conditions")
                 .and_then(Value::as_array)
                 .is_some_and(|cs| cs.iter().any(|c| c["service"] == "validation"))
     });
@@ -293,7 +294,7 @@ fn invalid_data(target: &str, recs: &[Map<String, Value>], ctx: &Context) -> Val
 /// The data of a `validated` event: the series (observations of the group, `range` set) or
 /// the curve of the ondate, with the object's header of the data property and `_validation`.
 fn validated_data(
-    tx: &dyn ReadTx,
+    tx: &dyn DocumentRead,
     p: &Principal,
     target: &str,
     recs: &[Map<String, Value>],

@@ -20,7 +20,7 @@ use crate::auth::Principal;
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
-use crate::store::{Collection, ReadTx};
+use crate::store::{Collection, DocumentRead};
 use serde_json::{json, Map, Value};
 
 /// Most checks in one configuration.
@@ -408,7 +408,7 @@ pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
 }
 
 /// Loads the script libraries of a configuration (each must exist and be a rhai script).
-pub fn libraries(tx: &dyn ReadTx, p: &Principal, config: &Config) -> Result<Vec<Library>> {
+pub fn libraries(tx: &dyn DocumentRead, p: &Principal, config: &Config) -> Result<Vec<Library>> {
     let mut libs = Vec::new();
     for id in config.scripts() {
         let scope = Scope::for_source(Source::of_id(&id), p);

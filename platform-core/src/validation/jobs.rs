@@ -1,15 +1,18 @@
 //! Background jobs: large runs kept in the database, picked up by a worker, resumable.
 //!
-//! A job is `{_id, kind: run | runMany, status: queued | running | done | failed, progress,
-//! created, started, finished, message, result}` plus who queued it. A worker takes the oldest
-//! queued job, marks it running, does the work as the user who queued it, and marks it done or
-//! failed. Jobs left running by a stopped server are queued again when it starts.
+//! A job ([`Job`]) is `{_id, kind: run | runMany, status: queued | running | done | failed,
+//! progress, created, started, finished, message, result}` plus who queued it. A worker claims
+//! the oldest queued job that is due (the claim makes it running, so no other worker takes
+//! it), does the work as the user who queued it, and marks it done or failed. Jobs left running
+//! by a stopped server are queued again when it starts.
 
-use crate::auth::{Grants, Principal, Role};
+use crate::auth::{Grants, Principal};
 use crate::clock::format_instant;
 use crate::error::{Error, Result};
+use crate::store::{Job, JobStatus, Worker};
 use crate::Platform;
-use serde_json::{json, Map, Value};
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
 
 /// How long a worker may go unseen before it counts as stopped (it reports every few seconds).
 pub const WORKER_TIMEOUT_SECS: i64 = 20;
@@ -34,15 +37,22 @@ impl Platform {
             now.format("%Y%m%dT%H%M%S%3f"),
             &crate::auth::generate_token()?[3..11]
         );
-        let job = json!({
-            "_id": id, "kind": kind, "status": "queued", "progress": 0,
-            "created": format_instant(now), "started": null, "finished": null, "message": "queued",
-            "user": p.user, "role": p.role.as_str(), "access": p.grants.access, "features": p.grants.features,
-            "payload": payload,
-            "notBefore": delay.map(|d| format_instant(now + d)),
-        });
-        let Value::Object(job) = job else {
-            return Err(Error::Internal("job is not an object".into()));
+        let job = Job {
+            id: id.clone(),
+            kind: kind.to_string(),
+            status: JobStatus::Queued,
+            progress: 0,
+            created: now,
+            started: None,
+            finished: None,
+            message: "queued".into(),
+            user: p.user.clone(),
+            role: p.role,
+            access: p.grants.access.clone(),
+            features: p.grants.features.clone(),
+            payload,
+            not_before: delay.map(|d| now + d),
+            result: None,
         };
         self.write(|tx| tx.put_job(&p.private_scope(), &job))?;
         let how = match self.live_workers()?.as_slice() {
@@ -62,13 +72,13 @@ impl Platform {
 
     /// Records that the background worker `id` (a server's, started at `started`) is alive;
     /// a worker not seen for [`WORKER_TIMEOUT_SECS`] counts as stopped.
-    pub fn worker_heartbeat(&self, id: &str, started: &str) -> Result<()> {
-        let row = crate::store::WorkerRow {
+    pub fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
+        let row = Worker {
             id: id.to_string(),
             host: hostname(),
             pid: std::process::id(),
-            started: started.to_string(),
-            seen: format_instant(self.now()),
+            started,
+            seen: self.now(),
         };
         self.write(|tx| tx.worker_seen(&row))
     }
@@ -84,7 +94,9 @@ impl Platform {
                 format!(
                     "the worker of the server on {} (pid {}, seen {}) works on this database \
                      and runs its jobs; stop that server to run them here",
-                    w.host, w.pid, w.seen
+                    w.host,
+                    w.pid,
+                    format_instant(w.seen)
                 ),
             ));
         }
@@ -97,84 +109,69 @@ impl Platform {
     }
 
     /// The background workers seen in the last [`WORKER_TIMEOUT_SECS`].
-    pub fn live_workers(&self) -> Result<Vec<crate::store::WorkerRow>> {
+    pub fn live_workers(&self) -> Result<Vec<Worker>> {
         let since = self.now() - chrono::TimeDelta::seconds(WORKER_TIMEOUT_SECS);
-        self.read()?.workers_seen_since(&format_instant(since))
+        self.read()?.workers_seen_since(since)
     }
 
     /// The caller's background jobs, newest first (without their payloads).
     pub fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
         let jobs = self.read()?.jobs(&p.private_scope())?;
-        Ok(jobs.into_iter().map(public_job).collect())
+        Ok(jobs.iter().map(public_job).collect())
     }
 
     /// Queues again the jobs a stopped server left running; returns how many.
     pub fn requeue_interrupted_jobs(&self) -> Result<u64> {
-        let mut n = 0;
-        let far = "9999-12-31T23:59:59.999Z";
-        while let Some((scope, mut job)) = self.read()?.next_job("running", far)? {
-            job.insert("status".into(), json!("queued"));
-            job.insert("message".into(), json!("queued again after a restart"));
-            self.write(|tx| tx.put_job(&scope, &job))?;
-            n += 1;
-        }
-        Ok(n)
+        self.write(|tx| {
+            let running = tx.jobs_with_status(JobStatus::Running)?;
+            for (scope, mut job) in running.iter().cloned() {
+                job.status = JobStatus::Queued;
+                job.message = "queued again after a restart".into();
+                tx.put_job(&scope, &job)?;
+            }
+            Ok(running.len() as u64)
+        })
     }
 
-    /// Runs the oldest queued job, if any; returns whether one ran.
+    /// Runs the oldest queued job that is due, if any; returns whether one ran.
     pub fn run_next_job(&self) -> Result<bool> {
-        let now = format_instant(self.now());
-        let Some((scope, mut job)) = self.read()?.next_job("queued", &now)? else {
+        let now = self.now();
+        let claimed = self.write(|tx| {
+            let Some((scope, mut job)) = tx.claim_job(now)? else {
+                return Ok(None);
+            };
+            job.message = "running".into();
+            tx.put_job(&scope, &job)?;
+            Ok(Some((scope, job)))
+        })?;
+        let Some((scope, mut job)) = claimed else {
             return Ok(false);
-        };
-        job.insert("status".into(), json!("running"));
-        job.insert("started".into(), json!(format_instant(self.now())));
-        job.insert("message".into(), json!("running"));
-        self.write(|tx| tx.put_job(&scope, &job))?;
-        let text = |k: &str| {
-            job.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let list = |k: &str| -> Vec<String> {
-            job.get(k)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
         };
         let who = Principal {
             tenant: scope.tenant.clone(),
-            user: text("user"),
-            role: text("role").parse().unwrap_or(Role::Reader),
+            user: job.user.clone(),
+            role: job.role,
             environment: scope.env.clone(),
             grants: Grants {
-                access: list("access"),
-                features: list("features"),
+                access: job.access.clone(),
+                features: job.features.clone(),
                 everything: false,
             },
         };
-        let payload = job.get("payload").cloned().unwrap_or(Value::Null);
-        let outcome = self.run_job_work(&who, &text("kind"), &payload);
-        let now = format_instant(self.now());
+        let outcome = self.run_job_work(&who, &job.kind, &job.payload);
         match outcome {
             Ok(result) => {
-                job.insert("status".into(), json!("done"));
-                job.insert("progress".into(), json!(100));
-                job.insert("message".into(), json!(summary(&result)));
-                job.insert("result".into(), result);
+                job.status = JobStatus::Done;
+                job.progress = 100;
+                job.message = summary(&result);
+                job.result = Some(result);
             }
             Err(e) => {
-                job.insert("status".into(), json!("failed"));
-                job.insert("message".into(), json!(e.public_message()));
+                job.status = JobStatus::Failed;
+                job.message = e.public_message();
             }
         }
-        job.insert("finished".into(), json!(now));
+        job.finished = Some(self.now());
         self.write(|tx| tx.put_job(&scope, &job))?;
         Ok(true)
     }
@@ -190,11 +187,13 @@ fn summary(result: &Value) -> String {
     "done".into()
 }
 
-fn public_job(mut job: Map<String, Value>) -> Value {
+/// A job as its owner sees it: its JSON form without the work and the rights it runs with.
+fn public_job(job: &Job) -> Value {
+    let mut doc = job.to_json();
     for k in ["payload", "access", "features", "role"] {
-        job.shift_remove(k);
+        doc.shift_remove(k);
     }
-    Value::Object(job)
+    Value::Object(doc)
 }
 
 /// Longest `_delay` accepted, in milliseconds.

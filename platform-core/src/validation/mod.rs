@@ -13,7 +13,7 @@ pub mod tune;
 
 use crate::auth::Principal;
 use crate::error::Result;
-use crate::store::ReadTx;
+use crate::store::DocumentRead;
 use serde_json::{Map, Value};
 
 /// Compiles every check of a configuration about to be saved and evaluates each once on a
@@ -21,7 +21,11 @@ use serde_json::{Map, Value};
 /// The `_reason` of the object versions that write quality statuses (`writeStatus`).
 pub const STATUS_REASON: &str = "validation status";
 
-pub(crate) fn check_config(tx: &dyn ReadTx, p: &Principal, doc: &Map<String, Value>) -> Result<()> {
+pub(crate) fn check_config(
+    tx: &dyn DocumentRead,
+    p: &Principal,
+    doc: &Map<String, Value>,
+) -> Result<()> {
     let config = config::Config::from_doc(doc.clone())?;
     let libs = config::libraries(tx, p, &config)?;
     config::compile(&config, &libs)?.trial()

@@ -248,6 +248,25 @@ pub const STEPS: &[&str] = &[
         FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant
         AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version);
     "#,
+    // 10: when a job may start is a column (the claim of the next job reads it), taken from
+    // the `notBefore` of each job's document. The table is rebuilt (SQLite's way of changing
+    // one), so the step also holds on a table that has the column already.
+    r#"
+    CREATE TABLE jobs_10 (
+        seq        INTEGER PRIMARY KEY,
+        tenant     TEXT NOT NULL,
+        env        TEXT NOT NULL,
+        id         TEXT NOT NULL UNIQUE,
+        status     TEXT NOT NULL,
+        not_before TEXT,
+        doc        TEXT NOT NULL
+    );
+    INSERT INTO jobs_10 (seq, tenant, env, id, status, not_before, doc)
+        SELECT seq, tenant, env, id, status, json_extract(doc, '$.notBefore'), doc FROM jobs;
+    DROP TABLE jobs;
+    ALTER TABLE jobs_10 RENAME TO jobs;
+    CREATE INDEX jobs_status ON jobs(status, seq);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,0 +1,428 @@
+//! Versioned documents: `versions` (every version), `heads` (the current one, with a JSONB copy
+//! of its body and system fields for filters, and folded search text) and `tags`.
+
+use super::{json_text, sql, stored_time, time_text, Db, Tx};
+use crate::error::{Error, Result};
+use crate::ids::Scope;
+use crate::query::{Filter, ListQuery};
+use crate::store::{Collection, DocumentRead, DocumentWrite, FieldKind, Page, StoredVersion};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{params, OptionalExtension};
+use serde_json::{Map, Value};
+
+/// The WHERE clause selecting current documents of a collection in some scopes that match a
+/// filter, with its arguments; `None` when no scope is given (nothing can match).
+fn where_clause(
+    coll: Collection,
+    scopes: &[Scope],
+    filter: &Filter,
+) -> Option<(String, Vec<SqlValue>)> {
+    if scopes.is_empty() {
+        return None;
+    }
+    let mut sb = sql::SqlBuilder::new(&sql::HEADS, Vec::new());
+    let c = sb.bind(coll.as_str().to_string());
+    let scope_sql: Vec<String> = scopes
+        .iter()
+        .map(|s| {
+            format!(
+                "(h.tenant = {} AND h.env = {})",
+                sb.bind(s.tenant.clone()),
+                sb.bind(s.env.clone())
+            )
+        })
+        .collect();
+    let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
+    if !filter.is_all() {
+        clause.push_str(" AND ");
+        clause.push_str(&sb.filter(filter));
+    }
+    Some((clause, sb.args))
+}
+
+/// The filterable copy of a version's body in `heads`: the body as JSONB with the version's
+/// system fields (`_oid _version _timestamp _user _tag`), so filters and sorts on them run in
+/// SQL with the in-memory meaning (rendered documents carry the same fields). Reads `v`, a row
+/// of `versions`.
+const HEAD_BODY: &str = "jsonb_set(jsonb(v.body), '$._oid', v.id, '$._version', v.version, \
+     '$._timestamp', v.timestamp, '$._user', v.user, '$._tag', json((SELECT json_group_array(tag) \
+     FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
+     AND t.id = v.id AND t.version = v.version ORDER BY t.tag))))";
+
+const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.reason, \
+     (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
+      AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
+
+/// A version row as read, before its JSON is decoded.
+struct RawVersion {
+    id: String,
+    version: u32,
+    body: String,
+    timestamp: String,
+    user: String,
+    reason: Option<String>,
+    tags: String,
+}
+
+fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawVersion> {
+    Ok(RawVersion {
+        id: row.get(0)?,
+        version: row.get(1)?,
+        body: row.get(2)?,
+        timestamp: row.get(3)?,
+        user: row.get(4)?,
+        reason: row.get(5)?,
+        tags: row.get(6)?,
+    })
+}
+
+fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
+    let RawVersion {
+        id,
+        version,
+        body,
+        timestamp,
+        user,
+        reason,
+        tags,
+    } = raw;
+    let what = format!("{id} v{version}");
+    let body: Map<String, Value> = serde_json::from_str(&body)
+        .map_err(|e| Error::caused(format!("stored body of {what} is not a JSON object"), e))?;
+    let tags: Vec<String> = serde_json::from_str(&tags)
+        .map_err(|e| Error::caused(format!("stored tags of {what}"), e))?;
+    Ok(StoredVersion {
+        timestamp: stored_time(&timestamp, &what)?,
+        id,
+        version,
+        body,
+        user,
+        reason,
+        tags,
+    })
+}
+
+impl Tx<'_> {
+    /// `SELECT DISTINCT <rest>` over the current documents, where `{p}` in `rest` stands for the
+    /// bound JSON path of `path`; the first column as text.
+    fn distinct_strings(&self, args: Vec<SqlValue>, path: &str, rest: &str) -> Result<Vec<String>> {
+        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+        let p = sb.bind(sql::json_path(path));
+        let sql = format!("SELECT DISTINCT {}", rest.replace("{p}", &p));
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
+            .db()?;
+        rows.map(|r| r.db()).collect()
+    }
+
+    fn one_version(
+        &self,
+        sql_where: &str,
+        args: &[&dyn rusqlite::ToSql],
+    ) -> Result<Option<StoredVersion>> {
+        let sql = format!("SELECT {VERSION_COLUMNS} FROM versions v WHERE {sql_where}");
+        let raw = self
+            .conn
+            .prepare_cached(&sql)
+            .db()?
+            .query_row(args, row_to_version)
+            .optional()
+            .db()?;
+        raw.map(decode_version).transpose()
+    }
+}
+
+impl Tx<'_> {
+    /// Rewrites the filterable copy of a document's current version after its tags moved (a
+    /// head whose version was just deleted is left to `set_current`).
+    fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+        self.conn
+            .prepare_cached(&format!(
+                "UPDATE heads SET body = (SELECT {HEAD_BODY} FROM versions v WHERE v.coll = heads.coll \
+                 AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
+                 AND v.version = heads.version) \
+                 WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND EXISTS (SELECT 1 \
+                 FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant \
+                 AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version)"
+            ))
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, id])
+            .db()?;
+        Ok(())
+    }
+}
+
+impl DocumentRead for Tx<'_> {
+    fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
+        self.one_version(
+            "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
+             WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4)",
+            &[&coll.as_str(), &scope.tenant, &scope.env, &id],
+        )
+    }
+
+    fn version(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<Option<StoredVersion>> {
+        self.one_version(
+            "v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
+            &[&coll.as_str(), &scope.tenant, &scope.env, &id, &version],
+        )
+    }
+
+    fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>> {
+        self.conn
+            .prepare_cached("SELECT version FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND tag = ?5")
+            .db()?
+            .query_row(params![coll.as_str(), scope.tenant, scope.env, id, tag], |r| r.get(0))
+            .optional()
+            .db()
+    }
+
+    fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>> {
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 \
+             AND v.id = ?4 ORDER BY v.version"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(
+                params![coll.as_str(), scope.tenant, scope.env, id],
+                row_to_version,
+            )
+            .db()?;
+        rows.map(|r| r.db().and_then(decode_version)).collect()
+    }
+
+    fn list(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        query: &ListQuery,
+    ) -> Result<Page<StoredVersion>> {
+        let Some((filter, args)) = where_clause(coll, scopes, &query.filter) else {
+            return Ok(Page {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        let total: u64 = self
+            .conn
+            .prepare_cached(&format!("SELECT count(*) FROM heads h WHERE {filter}"))
+            .db()?
+            .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
+            .db()?;
+        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+        let order = sb.order_by(&query.sort);
+        let limit = query.paging.limit.map_or(-1, |l| l as i64);
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
+             WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {}) h JOIN versions v ON v.coll = h.coll \
+             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version",
+            query.paging.skip
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(sb.args.iter()), row_to_version)
+            .db()?;
+        let items = rows
+            .map(|r| r.db().and_then(decode_version))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page { items, total })
+    }
+
+    fn distinct(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        path: &str,
+    ) -> Result<Vec<String>> {
+        let Some((filter, args)) = where_clause(coll, scopes, filter) else {
+            return Ok(Vec::new());
+        };
+        self.distinct_strings(
+            args,
+            path,
+            &format!("h.body ->> {{p}} FROM heads h WHERE {filter} AND json_type(h.body, {{p}}) = 'text' ORDER BY 1"),
+        )
+    }
+
+    fn complete(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        prefix: &str,
+        limit: Option<u64>,
+    ) -> Result<Vec<(String, Option<String>)>> {
+        // Two index range scans per scope: ids (the search text starts with the folded id), then
+        // names. Id matches come first, each group in folded order.
+        let limit = limit.map_or(-1, |l| l as i64);
+        let mut out: Vec<(String, Option<String>)> = Vec::new();
+        for column in ["search", "name_fold"] {
+            let mut group: Vec<(String, String, Option<String>)> = Vec::new();
+            for scope in scopes {
+                let Some((clause, args)) = where_clause(coll, std::slice::from_ref(scope), filter)
+                else {
+                    continue;
+                };
+                let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+                let lo = sb.bind(prefix.to_string());
+                let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+                let sql = format!(
+                    "SELECT h.{column}, h.id, h.body ->> '$.name' FROM heads h INDEXED BY heads_{column} \
+                     WHERE {clause} AND h.{column} >= {lo} AND h.{column} < {hi} ORDER BY h.{column} LIMIT {limit}"
+                );
+                let mut stmt = self.conn.prepare_cached(&sql).db()?;
+                let rows = stmt
+                    .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })
+                    .db()?;
+                for row in rows {
+                    group.push(row.db()?);
+                }
+            }
+            group.sort();
+            for (_, id, name) in group {
+                if !out.iter().any(|(seen, _)| *seen == id) {
+                    out.push((id, name));
+                }
+            }
+        }
+        if limit >= 0 {
+            out.truncate(limit as usize);
+        }
+        Ok(out)
+    }
+
+    fn field_kinds(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        path: &str,
+    ) -> Result<Vec<FieldKind>> {
+        let Some((filter, args)) = where_clause(coll, scopes, &Filter::all()) else {
+            return Ok(Vec::new());
+        };
+        let names = self.distinct_strings(
+            args,
+            path,
+            &format!("json_type(h.body, {{p}}) FROM heads h WHERE {filter} AND json_type(h.body, {{p}}) IS NOT NULL"),
+        )?;
+        let mut kinds: Vec<FieldKind> = names
+            .iter()
+            .map(|name| match name.as_str() {
+                "null" => Ok(FieldKind::Null),
+                "true" | "false" => Ok(FieldKind::Bool),
+                "integer" => Ok(FieldKind::Integer),
+                "real" => Ok(FieldKind::Real),
+                "text" => Ok(FieldKind::Text),
+                "array" => Ok(FieldKind::Array),
+                "object" => Ok(FieldKind::Object),
+                other => Err(Error::Internal(format!("json_type answered \"{other}\""))),
+            })
+            .collect::<Result<_>>()?;
+        kinds.sort();
+        kinds.dedup();
+        Ok(kinds)
+    }
+}
+
+impl DocumentWrite for Tx<'_> {
+    fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        let body = json_text(&v.body, "a document body")?;
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO versions (coll, tenant, env, id, version, body, timestamp, user, reason) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, v.id, v.version, body, time_text(v.timestamp), v.user, v.reason])
+            .db()?;
+        Ok(())
+    }
+
+    fn delete_version(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<()> {
+        let args = params![coll.as_str(), scope.tenant, scope.env, id, version];
+        self.conn
+            .prepare_cached("DELETE FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
+            .db()?
+            .execute(args)
+            .db()?;
+        self.conn
+            .prepare_cached("DELETE FROM versions WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
+            .db()?
+            .execute(args)
+            .db()?;
+        // A tag moved off the current version changes its `_tag`.
+        self.refresh_head(coll, scope, id)
+    }
+
+    fn set_current(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: Option<u32>,
+    ) -> Result<()> {
+        match version {
+            None => {
+                self.conn
+                    .prepare_cached("DELETE FROM heads WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4")
+                    .db()?
+                    .execute(params![coll.as_str(), scope.tenant, scope.env, id])
+                    .db()?;
+            }
+            Some(v) => {
+                let changed = self
+                    .conn
+                    .prepare_cached(&format!(
+                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
+                         SELECT v.coll, v.tenant, v.env, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
+                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')) \
+                         FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
+                    ))
+                    .db()?
+                    .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])
+                    .db()?;
+                if changed == 0 {
+                    return Err(Error::Internal(format!(
+                        "set_current: {id} has no version {v}"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set_tag(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        tag: &str,
+        version: u32,
+    ) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO tags (coll, tenant, env, id, tag, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, id, tag, version])
+            .db()?;
+        self.refresh_head(coll, scope, id)
+    }
+}
