@@ -10,6 +10,7 @@ pub mod run;
 pub mod stats;
 pub mod suggest;
 pub mod tune;
+pub mod window;
 
 use crate::auth::Principal;
 use crate::error::Result;

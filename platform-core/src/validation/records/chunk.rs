@@ -5,6 +5,7 @@ use super::record::{Event, Record};
 use crate::data::calendar::{format_time, Calendar};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
 /// A run that touched records of a chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {

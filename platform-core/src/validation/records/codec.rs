@@ -9,6 +9,7 @@ use crate::data::bytes::{put_text, put_varint, Reader};
 use crate::data::calendar::{parse_zone, Calendar};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
+
 fn calendar_code(c: Calendar) -> u32 {
     match c {
         Calendar::Sparse => 0,

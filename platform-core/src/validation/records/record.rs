@@ -4,6 +4,7 @@
 use super::status::SKIPPED;
 use super::status::VALID;
 use serde_json::{Map, Value};
+
 /// The value a time-series record checked.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CheckedValue {

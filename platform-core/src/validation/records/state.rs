@@ -5,6 +5,7 @@ use super::record::{Event, Override, PointResult, Record, Resolved};
 use super::status::{failing, status_name, NONE, OVERRIDDEN};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
+
 /// Timeline entries kept per record.
 pub const TIMELINE_MAX: usize = 100;
 

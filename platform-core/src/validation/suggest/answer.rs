@@ -1,0 +1,203 @@
+//! The suggest service function: per data item, the window's statistics, the candidate checks
+//! scored on every point of the window, and a configuration of those worth keeping.
+
+use super::{curve_candidates, series_candidates, SuggestRequest, FIT_SHARE, MAX_FAIL_SHARE};
+use crate::auth::Principal;
+use crate::error::{ErrorCode, Result};
+use crate::store::ReadTx;
+use crate::validation::config::{self, severity_name, Kind};
+use crate::validation::engine::CheckDef;
+use crate::validation::window::load::{window_dates, Data};
+use crate::validation::window::numbers::{num, run_lengths};
+use crate::validation::window::score::{cell_json, scope_name, score};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+use std::time::Instant;
+
+/// values, missing, zeros, negatives, min, max, mean, stdev of some values.
+fn value_stats(values: &[Option<f64>]) -> Map<String, Value> {
+    let present: Vec<f64> = values.iter().flatten().copied().collect();
+    let n = present.len();
+    let mean = present.iter().sum::<f64>() / n as f64;
+    let var = if n > 1 {
+        present.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        f64::NAN
+    };
+    let mut m = Map::new();
+    m.insert("values".into(), json!(n));
+    m.insert("missing".into(), json!(values.len() - n));
+    m.insert(
+        "zeros".into(),
+        json!(present.iter().filter(|x| **x == 0.0).count()),
+    );
+    m.insert(
+        "negatives".into(),
+        json!(present.iter().filter(|x| **x < 0.0).count()),
+    );
+    let min = present.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = present.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    m.insert("min".into(), num(min));
+    m.insert("max".into(), num(max));
+    m.insert("mean".into(), num(mean));
+    m.insert("stdev".into(), num(var.sqrt()));
+    m
+}
+
+pub(crate) fn ms(since: Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1e5).round() / 100.0
+}
+
+impl Platform {
+    /// `suggest`: proposed checks per data item; nothing is stored.
+    pub fn validation_suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
+        let req = SuggestRequest::from_json(body)?;
+        let (from, to) = window_dates(self.now().date_naive(), req.span.days);
+        let tx = self.read()?;
+        let mut results = Vec::with_capacity(req.targets.len());
+        for target in &req.targets {
+            let started = Instant::now();
+            let mut item = match self.suggest_one(tx.as_ref(), p, target, &req) {
+                Ok(m) => m,
+                Err(e) if e.code() == ErrorCode::Internal => return Err(e),
+                Err(e) => {
+                    let mut m = Map::new();
+                    m.insert("target".into(), json!(target));
+                    m.insert("kind".into(), json!(req.kind.as_str()));
+                    m.insert("error".into(), json!(e.public_message()));
+                    m
+                }
+            };
+            item.insert("ms".into(), json!(ms(started)));
+            results.push(Value::Object(item));
+        }
+        Ok(json!({
+            "days": req.span.days,
+            "from": from.to_string(),
+            "to": to.to_string(),
+            "results": results,
+        }))
+    }
+
+    fn suggest_one(
+        &self,
+        tx: &dyn ReadTx,
+        p: &Principal,
+        target: &str,
+        req: &SuggestRequest,
+    ) -> Result<Map<String, Value>> {
+        let loaded = self.load_window(tx, p, target, req.kind, req.span, &[])?;
+        let n = loaded.len();
+        let fit_len = ((n as f64 * FIT_SHARE).ceil() as usize).clamp(n.min(1), n);
+        let fit_end = loaded.first + fit_len;
+        let mut item = Map::new();
+        item.insert("target".into(), json!(target));
+        item.insert("kind".into(), json!(req.kind.as_str()));
+        item.insert("points".into(), json!(n));
+        let (candidates, message, lookback, history) = match &loaded.data {
+            Data::Series { input, .. } => {
+                let window = &input.values[loaded.first..];
+                let mut stats = value_stats(window);
+                let longest_gap = input.step_ms.filter(|s| *s > 0).map(|step| {
+                    (loaded.first.max(1)..input.times.len())
+                        .map(|i| (input.times[i] - input.times[i - 1]) / step)
+                        .max()
+                        .unwrap_or(0)
+                });
+                stats.insert("longestGap".into(), json!(longest_gap));
+                stats.insert(
+                    "longestRun".into(),
+                    json!(run_lengths(window).into_iter().max().unwrap_or(0)),
+                );
+                item.insert("stats".into(), Value::Object(stats));
+                let (c, m, lookback) = series_candidates(input, loaded.first, fit_end);
+                (c, m, lookback, 0)
+            }
+            Data::Curves { curves } => {
+                let window = &curves[loaded.first..];
+                let values: Vec<Option<f64>> = window
+                    .iter()
+                    .flat_map(|c| c.contracts.iter().map(|k| k.value))
+                    .collect();
+                let mut stats = value_stats(&values);
+                let counts = window.iter().map(|c| c.contracts.len());
+                stats.insert("curves".into(), json!(window.len()));
+                stats.insert("fewestContracts".into(), json!(counts.clone().min()));
+                stats.insert("mostContracts".into(), json!(counts.max()));
+                item.insert("stats".into(), Value::Object(stats));
+                let (c, m) = curve_candidates(curves, loaded.first, fit_end);
+                (c, m, 0, 2)
+            }
+        };
+        if let Some(m) = message {
+            item.insert("message".into(), json!(m));
+        }
+        let defs: Vec<CheckDef> = candidates.iter().map(|c| c.def.clone()).collect();
+        let scored = score(&loaded, &defs, &[], lookback, history)?;
+        let holdout = fit_len;
+        let mut checks = Vec::with_capacity(candidates.len());
+        let mut kept = Vec::new();
+        for (cand, s) in candidates.iter().zip(&scored) {
+            let runs = s.runs_from(0);
+            let failures = s.fails.len();
+            let fit_failures = failures - s.fails_from(holdout);
+            let keep = if cand.fitted {
+                runs > 0 && failures as f64 <= MAX_FAIL_SHARE * runs as f64
+            } else {
+                runs > 0 && fit_failures == 0
+            };
+            let mut reason = cand.reason.clone();
+            if failures > 0 {
+                reason.push_str(&format!(
+                    "; it fails on {failures} of {runs} evaluations in the window ({} in the newest part)",
+                    s.fails_from(holdout)
+                ));
+            }
+            if !keep {
+                reason.push_str(if cand.fitted {
+                    "; left out of config: it fails too often"
+                } else {
+                    "; left out of config: it fails on the fitted part"
+                });
+            }
+            let d = &cand.def;
+            let mut check = json!({
+                "id": d.id,
+                "name": d.name,
+                "expression": d.expression,
+                "severity": severity_name(d.severity),
+                "reason": reason,
+                "runs": runs,
+                "failures": failures,
+                "example": s.fails.first().map_or(Value::Null, |c| cell_json(&loaded, c)),
+                "suggested": runs > 0 && failures == 0,
+                "inConfig": keep,
+                "holdout": {"runs": s.runs_from(holdout), "failures": s.fails_from(holdout)},
+            });
+            if req.kind == Kind::Curve {
+                check["scope"] = json!(scope_name(d.scope));
+            }
+            if keep {
+                let mut c = json!({"id": d.id, "name": d.name, "expression": d.expression, "severity": severity_name(d.severity)});
+                if req.kind == Kind::Curve {
+                    c["scope"] = json!(scope_name(d.scope));
+                }
+                kept.push(c);
+            }
+            checks.push(check);
+        }
+        item.insert("checks".into(), Value::Array(checks));
+        let options = match req.kind {
+            Kind::TimeSeries => json!({"lookback": lookback}),
+            Kind::Curve => json!({"curveHistory": history}),
+        };
+        let doc =
+            json!({"_id": target, "kind": req.kind.as_str(), "checks": kept, "options": options});
+        // The configuration must save as it is.
+        if let Value::Object(d) = &doc {
+            config::normalise(d.clone())?;
+        }
+        item.insert("config".into(), doc);
+        Ok(item)
+    }
+}

@@ -1,0 +1,239 @@
+//! The tune service function: per item, the saved checks failing on the given points, the
+//! labels of those points from their records, and the relaxation proposed for each check.
+
+use super::{items_of, TuneItem};
+use crate::auth::Principal;
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::{Collection, ReadTx};
+use crate::validation::config::{self, severity_name, Config};
+use crate::validation::engine::CheckDef;
+use crate::validation::records;
+use crate::validation::window::load::{object, window_dates, Span};
+use crate::validation::window::score::{cell_json, scope_name, score, Cell};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// How a point is labelled by its record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Label {
+    /// Overridden (or asked without a failing record): a false alarm.
+    FalseAlarm,
+    /// A failure left standing.
+    Standing,
+    /// Neither.
+    Unlabelled,
+}
+
+impl Platform {
+    /// `tune`: proposed relaxations of saved checks; nothing is stored.
+    pub fn validation_tune(&self, p: &Principal, body: &Value) -> Result<Value> {
+        let m = object(body)?;
+        let items = items_of(m)?;
+        let span = Span::of(m)?;
+        let (from, to) = window_dates(self.now().date_naive(), span.days);
+        let tx = self.read()?;
+        let mut results = Vec::with_capacity(items.len());
+        for item in &items {
+            let started = Instant::now();
+            let mut out = match self.tune_one(tx.as_ref(), p, item, span) {
+                Ok(m) => m,
+                Err(e) if e.code() == ErrorCode::Internal => return Err(e),
+                Err(e) => {
+                    let mut m = Map::new();
+                    m.insert("target".into(), json!(item.target));
+                    m.insert("error".into(), json!(e.public_message()));
+                    m
+                }
+            };
+            out.insert("ms".into(), json!(crate::validation::suggest::ms(started)));
+            results.push(Value::Object(out));
+        }
+        Ok(json!({
+            "days": span.days,
+            "from": from.to_string(),
+            "to": to.to_string(),
+            "results": results,
+        }))
+    }
+
+    fn tune_one(
+        &self,
+        tx: &dyn ReadTx,
+        p: &Principal,
+        item: &TuneItem,
+        span: Span,
+    ) -> Result<Map<String, Value>> {
+        let target = &item.target;
+        let scope = p.private_scope();
+        let doc = tx
+            .current(Collection::ValidationConfig, &scope, target)?
+            .ok_or_else(|| {
+                Error::invalid_parameter(format!("\"{target}\" has no validation configuration"))
+            })?
+            .body;
+        let cfg = Config::from_doc(doc)?;
+        let libs = config::libraries(tx, p, &cfg)?;
+        let defs: Vec<CheckDef> = cfg
+            .checks
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(d, _)| d.clone())
+            .collect();
+        let loaded = self.load_window(tx, p, target, cfg.kind, span, &item.points)?;
+        let (lookback, history) = (cfg.options.lookback, cfg.options.curve_history);
+        let base = score(&loaded, &defs, &libs, lookback, history)?;
+        let mut out = Map::new();
+        out.insert("target".into(), json!(target));
+        out.insert("kind".into(), json!(cfg.kind.as_str()));
+        out.insert("points".into(), json!(loaded.len()));
+        // Labels of the asked points and of every failing point, from their records.
+        let mut labels: HashMap<usize, Label> = HashMap::new();
+        let stored = crate::validation::run::record_statuses(tx, &scope, target)?;
+        let record_status = |pos: usize| -> Result<Option<String>> {
+            Ok(stored
+                .get(loaded.label(pos).as_str())
+                .map(|s| s.to_string()))
+        };
+        for &pos in &loaded.asked {
+            let label = match record_status(pos)?.as_deref() {
+                Some(s) if records::is_failing(s) => Label::Standing,
+                _ => Label::FalseAlarm,
+            };
+            labels.insert(pos, label);
+        }
+        for s in &base {
+            for c in &s.fails {
+                if let std::collections::hash_map::Entry::Vacant(e) = labels.entry(c.point) {
+                    let label = match record_status(c.point)?.as_deref() {
+                        Some(s) if records::is_failing(s) => Label::Standing,
+                        _ => Label::Unlabelled,
+                    };
+                    e.insert(label);
+                }
+            }
+        }
+        let wanted_tenor = |t: Option<&str>| match (&item.tenors, t) {
+            (Some(only), Some(t)) => only.iter().any(|x| x == t),
+            _ => true,
+        };
+        let mut checks = Vec::new();
+        for (def, s) in defs.iter().zip(&base) {
+            let failing: Vec<&Cell> = s
+                .fails
+                .iter()
+                .filter(|c| loaded.asked.contains(&c.point) && wanted_tenor(c.tenor.as_deref()))
+                .collect();
+            if failing.is_empty() {
+                continue;
+            }
+            let key = |c: &Cell| (c.point, c.tenor.clone());
+            let false_alarms: Vec<(usize, Option<String>)> = failing
+                .iter()
+                .filter(|c| labels.get(&c.point) == Some(&Label::FalseAlarm))
+                .map(|c| key(c))
+                .collect();
+            let standing: Vec<(usize, Option<String>)> = s
+                .fails
+                .iter()
+                .filter(|c| labels.get(&c.point) == Some(&Label::Standing))
+                .map(key)
+                .collect();
+            let runs = s.runs_from(0);
+            let mut check = json!({
+                "id": def.id,
+                "name": def.name,
+                "expression": def.expression,
+                "severity": severity_name(def.severity),
+                "scope": scope_name(def.scope),
+                "failing": failing.len(),
+                "failingPoints": failing.iter().map(|c| cell_json(&loaded, c)).collect::<Vec<_>>(),
+                "runs": runs,
+                "falseAlarms": false_alarms.len(),
+                "standing": standing.len(),
+            });
+            let window =
+                |after: usize| json!({"runs": runs, "before": s.fails.len(), "after": after});
+            if false_alarms.is_empty() {
+                check["suggested"] = Value::Null;
+                check["reason"] = json!(format!(
+                    "the {} given point(s) failing it are standing failures (not overridden): nothing to relax",
+                    failing.len()
+                ));
+                check["window"] = window(s.fails.len());
+                checks.push(check);
+                continue;
+            }
+            let best = self.best_relaxation(
+                &loaded,
+                def,
+                &libs,
+                lookback,
+                history,
+                &false_alarms,
+                &standing,
+            )?;
+            match best {
+                Some(prop) => {
+                    let lost: Vec<Value> = prop
+                        .lost
+                        .iter()
+                        .map(|&i| {
+                            let (pt, t) = &standing[i];
+                            match t {
+                                Some(t) => json!(format!("{} {t}", loaded.label(*pt))),
+                                None => json!(loaded.label(*pt)),
+                            }
+                        })
+                        .collect();
+                    let mut reason = format!(
+                        "the smallest rounded change that lets the {} false alarm(s) pass (the given points that were overridden or have no failing record)",
+                        false_alarms.len()
+                    );
+                    if standing.is_empty() {
+                        reason.push_str("; no failure in the window was left standing");
+                    } else if lost.is_empty() {
+                        reason.push_str(&format!(
+                            "; it keeps all {} standing failure(s)",
+                            standing.len()
+                        ));
+                    } else {
+                        reason.push_str(&format!(
+                            "; WARNING: it would let {} of {} standing failure(s) through ({}): keep the old check at severity warning next to it, or override those points too",
+                            lost.len(),
+                            standing.len(),
+                            lost.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
+                        ));
+                    }
+                    reason.push_str(&format!(
+                        "; in the window {} of {runs} evaluations failed before, {} would fail after",
+                        s.fails.len(),
+                        prop.scored.fails.len()
+                    ));
+                    check["suggested"] = json!(prop.expression);
+                    check["reason"] = json!(reason);
+                    check["letsThrough"] = Value::Array(lost);
+                    check["window"] = window(prop.scored.fails.len());
+                }
+                None => {
+                    check["suggested"] = Value::Null;
+                    check["reason"] = json!(format!(
+                        "no threshold of this check lets all {} false alarm(s) pass: change the expression (add a guard for what those points share), or keep overriding them",
+                        false_alarms.len()
+                    ));
+                    check["window"] = window(s.fails.len());
+                }
+            }
+            checks.push(check);
+        }
+        if checks.is_empty() {
+            out.insert(
+                "message".into(),
+                json!("no enabled check fails on the given points: nothing to tune"),
+            );
+        }
+        out.insert("checks".into(), Value::Array(checks));
+        Ok(out)
+    }
+}
