@@ -186,6 +186,15 @@ pub fn severity_name(s: Severity) -> &'static str {
     }
 }
 
+/// The name of a check scope.
+pub fn scope_name(s: CheckScope) -> &'static str {
+    match s {
+        CheckScope::Point => "point",
+        CheckScope::Tenor => "tenor",
+        CheckScope::Curve => "curve",
+    }
+}
+
 /// An id made from a check name: lower-case letters, digits and `_`.
 fn slug(name: &str) -> String {
     let mut out = String::new();
@@ -434,12 +443,23 @@ pub fn libraries(tx: &dyn ReadTx, p: &Principal, config: &Config) -> Result<Vec<
     Ok(libs)
 }
 
+/// The saved configuration of a data item, as its document.
+pub(crate) fn saved(tx: &dyn ReadTx, p: &Principal, target: &str) -> Result<Map<String, Value>> {
+    Ok(tx
+        .current(Collection::ValidationConfig, &p.private_scope(), target)?
+        .ok_or_else(|| {
+            Error::invalid_parameter(format!("\"{target}\" has no validation configuration"))
+        })?
+        .body)
+}
+
 /// Compiles the enabled checks of a configuration.
 pub fn compile(config: &Config, libs: &[Library]) -> Result<engine::CompiledChecks> {
     engine::compile(&enabled(config), libs)
 }
 
-fn enabled(config: &Config) -> Vec<CheckDef> {
+/// The enabled checks of a configuration.
+pub(crate) fn enabled(config: &Config) -> Vec<CheckDef> {
     config
         .checks
         .iter()

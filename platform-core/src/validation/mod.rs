@@ -4,9 +4,11 @@
 
 pub mod config;
 pub mod engine;
+mod item;
 pub mod jobs;
 pub mod records;
 pub mod run;
+mod shared;
 pub mod stats;
 pub mod suggest;
 pub mod tune;

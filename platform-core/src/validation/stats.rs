@@ -5,6 +5,7 @@
 //! open issues), `resolved`, `activity` (the newest timeline events), `configs`.
 
 use super::records::is_failing;
+use super::shared::bump;
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::query::{ListQuery, Paging, Params};
@@ -15,11 +16,6 @@ use std::collections::BTreeMap;
 
 /// How many open issues and activity entries the dashboard lists.
 pub const DASHBOARD_ROWS: usize = 20;
-
-fn bump(map: &mut Map<String, Value>, key: &str) {
-    let n = map.get(key).and_then(Value::as_u64).unwrap_or(0) + 1;
-    map.insert(key.to_string(), json!(n));
-}
 
 impl Platform {
     /// The dashboard statistics of the caller's records.

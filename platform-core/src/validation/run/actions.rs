@@ -2,13 +2,13 @@
 //! events, and the quality status where the configuration writes it, in one transaction.
 
 use super::layout::chunk_row;
-use super::request::strings;
 use super::MAX_IDS;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::Collection;
 use crate::validation::config::{Config, Kind};
 use crate::validation::records::{self, status_name, Context};
+use crate::validation::shared::strings;
 use crate::Platform;
 use serde_json::{json, Value};
 

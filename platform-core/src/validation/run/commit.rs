@@ -3,12 +3,12 @@
 //! and the answer.
 
 use super::layout::{build, results_of, seen_rows};
-use super::ms;
 use super::plan::Checked;
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::validation::config::Kind;
 use crate::validation::records::{status_name, Context};
+use crate::validation::shared::{bump, ms};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -103,9 +103,7 @@ impl Platform {
         };
         let mut counts: Map<String, Value> = Map::new();
         for s in &built.statuses {
-            let name = status_name(*s);
-            let n = counts.get(name).and_then(Value::as_u64).unwrap_or(0) + 1;
-            counts.insert(name.to_string(), json!(n));
+            bump(&mut counts, status_name(*s));
         }
         let (scripts, read, checks) = c.timings;
         Ok(Done {

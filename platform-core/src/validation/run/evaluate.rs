@@ -3,12 +3,13 @@
 
 use super::load::{Loaded, Prepared};
 use crate::data::model::PointValue;
-use crate::validation::config::severity_name;
-use crate::validation::engine::{CheckDef, CheckScope, CheckStatus};
+use crate::validation::config::{scope_name, severity_name};
+use crate::validation::engine::{CheckDef, CheckStatus};
 use crate::validation::records::{
     self, status_code, status_name, CheckMeta, CheckResult, CheckedValue, PointResult, Summary,
     SKIPPED, VALID, WARNING,
 };
+use crate::validation::shared::bump;
 use serde_json::{json, Map, Value};
 
 /// A check's record status code from its outcome and severity.
@@ -21,14 +22,6 @@ pub(super) fn outcome_code(
         CheckStatus::Fail => status_code(severity.map_or("failed", severity_name)),
         CheckStatus::Error => records::ERROR,
         CheckStatus::Skipped => SKIPPED,
-    }
-}
-
-pub(super) fn scope_name(scope: CheckScope) -> &'static str {
-    match scope {
-        CheckScope::Point => "point",
-        CheckScope::Tenor => "tenor",
-        CheckScope::Curve => "curve",
     }
 }
 
@@ -184,8 +177,7 @@ pub(super) fn evaluate(
                         warning_tenors.push(json!(t.tenor));
                     }
                     let name = status_name(status);
-                    let n = tenor_counts.get(name).and_then(Value::as_u64).unwrap_or(0) + 1;
-                    tenor_counts.insert(name.to_string(), json!(n));
+                    bump(&mut tenor_counts, name);
                     let message = statuses
                         .iter()
                         .filter(|(_, s, m)| *s != VALID && *s != SKIPPED && !m.is_empty())

@@ -1,7 +1,6 @@
 //! What a run reads: its configuration (saved, or given to a test) compiled, and the points
 //! to check (series observations with their lookback, or curves with their history).
 
-use super::ms;
 use super::request::RunRequest;
 use crate::auth::Principal;
 use crate::data::calendar::{parse_time, Calendar};
@@ -10,10 +9,11 @@ use crate::data::model::Point;
 use crate::data::series::{self, Window};
 use crate::data::{series_settings, DataKind};
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::{Scope, Source};
-use crate::store::{Collection, DataKey, ReadTx};
+use crate::store::ReadTx;
 use crate::validation::config::{self, Config, Kind};
-use crate::validation::engine::{ContractInput, CurveInput, SeriesInput};
+use crate::validation::engine::{CurveInput, SeriesInput};
+use crate::validation::item::{self, curve_input, series_input, unreadable};
+use crate::validation::shared::ms;
 use crate::Platform;
 use chrono::NaiveDate;
 use serde_json::Value;
@@ -64,26 +64,6 @@ pub(super) fn date_bound(text: &str) -> Result<NaiveDate> {
         .map_err(|_| Error::invalid_parameter(format!("\"{text}\" is not a date (YYYY-MM-DD)")))
 }
 
-pub(super) fn contract_input(c: &curve::Contract) -> ContractInput {
-    let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap_or_default();
-    ContractInput {
-        tenor: c.tenor.clone(),
-        relative: c.relative.clone(),
-        absolute: c.absolute.clone(),
-        value: c.value.as_f64().filter(|v| v.is_finite()),
-        start: day(&c.start),
-        end: day(&c.end),
-        expiry: day(&c.expiry),
-    }
-}
-
-pub(super) fn curve_input(stored: &curve::StoredCurve) -> CurveInput {
-    CurveInput {
-        ondate: NaiveDate::parse_from_str(stored.curve_date(), "%Y-%m-%d").unwrap_or_default(),
-        contracts: stored.contracts.iter().map(contract_input).collect(),
-    }
-}
-
 impl Platform {
     pub(super) fn prepare(
         &self,
@@ -106,13 +86,7 @@ impl Platform {
                     .target
                     .as_deref()
                     .ok_or_else(|| Error::new(ErrorCode::MissingParameter, "target is missing"))?;
-                tx.current(Collection::ValidationConfig, &p.private_scope(), target)?
-                    .ok_or_else(|| {
-                        Error::invalid_parameter(format!(
-                            "\"{target}\" has no validation configuration"
-                        ))
-                    })?
-                    .body
+                config::saved(tx, p, target)?
             }
         };
         let mut config = Config::from_doc(doc)?;
@@ -153,34 +127,12 @@ impl Platform {
         config: &Config,
         req: &RunRequest,
     ) -> Result<Loaded> {
-        let id = crate::data::read::DataId::parse(target)?;
-        let scope = Scope::for_source(Source::of_id(&id.object), p);
-        let unreadable =
-            |why: &str| Error::not_found(format!("data \"{target}\" cannot be read: {why}"));
-        let object = tx
-            .current(Collection::Object, &scope, &id.object)?
-            .ok_or_else(|| unreadable("its object does not exist"))?;
-        let header = object
-            .body
-            .get(&id.prop)
-            .and_then(Value::as_object)
-            .ok_or_else(|| unreadable("no such data property"))?;
-        if !p
-            .grants
-            .may_read(header.get("_access").and_then(Value::as_str))
-        {
-            return Err(unreadable("no such data property"));
-        }
-        let kind = DataKind::of(&Value::Object(header.clone()));
-        let key = DataKey {
-            scope,
-            object: id.object.clone(),
-            prop: id.prop.clone(),
-        };
-        match (config.kind, kind) {
+        let item = item::open(tx, p, target)?;
+        let key = &item.key;
+        match (config.kind, item.kind) {
             (Kind::TimeSeries, Some(DataKind::Series)) => {
-                let (calendar, tz, _) = series_settings(&id.prop, header)?;
-                let points = series::read(tx, &key, object.version, Window::All)?;
+                let (calendar, tz, _) = series_settings(&key.prop, &item.header)?;
+                let points = series::read(tx, key, item.version, Window::All)?;
                 let mut targets: Vec<usize> = Vec::new();
                 if !req.points.is_empty() {
                     for text in &req.points {
@@ -214,19 +166,7 @@ impl Platform {
                 } else if !points.is_empty() {
                     targets.push(points.len() - 1);
                 }
-                let step_ms = match calendar {
-                    Calendar::Daily => Some(86_400_000),
-                    Calendar::Intraday(s) => Some(i64::from(s) * 1000),
-                    _ => None,
-                };
-                let input = SeriesInput {
-                    times: points.iter().map(|p| p.t).collect(),
-                    values: points
-                        .iter()
-                        .map(|p| p.v.as_f64().filter(|v| v.is_finite()))
-                        .collect(),
-                    step_ms,
-                };
+                let input = series_input(&points, calendar);
                 Ok(Loaded::Series {
                     input,
                     points,
@@ -238,7 +178,7 @@ impl Platform {
             }
             (Kind::Curve, Some(DataKind::Curve)) => {
                 let today = self.now().date_naive().format("%Y-%m-%d").to_string();
-                let all = tx.curves(&key, object.version, None, Some(&today), None)?;
+                let all = tx.curves(key, item.version, None, Some(&today), None)?;
                 let mut chosen: Vec<usize> = Vec::new();
                 if !req.points.is_empty() {
                     for text in &req.points {
@@ -285,14 +225,17 @@ impl Platform {
                     truncated: false,
                 })
             }
-            (k, _) => Err(unreadable(&format!(
-                "it is not a {}",
-                if k == Kind::Curve {
-                    "curve"
-                } else {
-                    "time series"
-                }
-            ))),
+            (k, _) => Err(unreadable(
+                target,
+                &format!(
+                    "it is not a {}",
+                    if k == Kind::Curve {
+                        "curve"
+                    } else {
+                        "time series"
+                    }
+                ),
+            )),
         }
     }
 }

@@ -2,12 +2,13 @@
 //! stored one item a transaction, in order, by the calling thread.
 
 use super::plan::Planned;
-use super::request::{strings, RunRequest};
-use super::{ms, MAX_LISTED, MAX_RUN_MANY};
+use super::request::RunRequest;
+use super::{MAX_LISTED, MAX_RUN_MANY};
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::validation::config::Kind;
 use crate::validation::records::{self, status_name, SKIPPED};
+use crate::validation::shared::{bump, ms, strings};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -90,8 +91,7 @@ impl Platform {
                 while let Some((plan, started)) = planned.get_mut(done).and_then(Option::take) {
                     let item = self.run_many_item(p, &targets[done], plan, started);
                     let st = item["status"].as_str().unwrap_or("error").to_string();
-                    let n = counts.get(&st).and_then(Value::as_u64).unwrap_or(0) + 1;
-                    counts.insert(st, json!(n));
+                    bump(&mut counts, &st);
                     results.push(item);
                     done += 1;
                 }

@@ -35,13 +35,12 @@ pub use request::RunRequest;
 
 pub(crate) use read::record_statuses;
 
+use super::shared::strings;
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::Platform;
 use plan::Planned;
-use request::strings;
 use serde_json::{json, Value};
-use std::time::Instant;
 
 /// Most points a `test` may check.
 pub const MAX_TEST_POINTS: usize = 100;
@@ -52,10 +51,6 @@ pub const MAX_IDS: usize = 500;
 
 /// Most record ids and points a runMany item lists.
 pub const MAX_LISTED: usize = 100;
-
-fn ms(since: Instant) -> f64 {
-    (since.elapsed().as_secs_f64() * 1e5).round() / 100.0
-}
 
 impl Platform {
     /// `run` (stores records) or `test` (stores nothing) of one data item.

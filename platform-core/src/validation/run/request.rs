@@ -3,6 +3,7 @@
 
 use crate::documents::json_kind;
 use crate::error::{Error, Result};
+use crate::validation::shared::{object, strings};
 use serde_json::Value;
 
 /// A parsed run or test request.
@@ -26,31 +27,10 @@ pub struct RunRequest {
     pub background: bool,
 }
 
-pub(super) fn strings(v: Option<&Value>, name: &str) -> Result<Option<Vec<String>>> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|x| {
-                x.as_str().map(str::to_string).ok_or_else(|| {
-                    Error::invalid_body(format!("{name} must be an array of strings"))
-                })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some),
-        Some(other) => Err(Error::invalid_body(format!(
-            "{name} must be an array, not {}",
-            json_kind(other)
-        ))),
-    }
-}
-
 impl RunRequest {
     /// Reads a request body.
     pub fn from_json(body: &Value) -> Result<RunRequest> {
-        let Value::Object(m) = body else {
-            return Err(Error::invalid_body("the request must be a JSON object"));
-        };
+        let m = object(body)?;
         let text = |k: &str| -> Result<Option<String>> {
             match m.get(k) {
                 None | Some(Value::Null) => Ok(None),

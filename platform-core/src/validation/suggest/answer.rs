@@ -3,16 +3,16 @@
 
 use super::{curve_candidates, series_candidates, SuggestRequest, FIT_SHARE, MAX_FAIL_SHARE};
 use crate::auth::Principal;
-use crate::error::{ErrorCode, Result};
+use crate::error::Result;
 use crate::store::ReadTx;
-use crate::validation::config::{self, severity_name, Kind};
+use crate::validation::config::{self, scope_name, severity_name, Kind};
 use crate::validation::engine::CheckDef;
-use crate::validation::window::load::{window_dates, Data};
+use crate::validation::window::answer::per_item;
+use crate::validation::window::load::Data;
 use crate::validation::window::numbers::{num, run_lengths};
-use crate::validation::window::score::{cell_json, scope_name, score};
+use crate::validation::window::score::{cell_json, score};
 use crate::Platform;
 use serde_json::{json, Map, Value};
-use std::time::Instant;
 
 /// values, missing, zeros, negatives, min, max, mean, stdev of some values.
 fn value_stats(values: &[Option<f64>]) -> Map<String, Value> {
@@ -44,39 +44,24 @@ fn value_stats(values: &[Option<f64>]) -> Map<String, Value> {
     m
 }
 
-pub(crate) fn ms(since: Instant) -> f64 {
-    (since.elapsed().as_secs_f64() * 1e5).round() / 100.0
-}
-
 impl Platform {
     /// `suggest`: proposed checks per data item; nothing is stored.
     pub fn validation_suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
         let req = SuggestRequest::from_json(body)?;
-        let (from, to) = window_dates(self.now().date_naive(), req.span.days);
+        let today = self.now().date_naive();
         let tx = self.read()?;
-        let mut results = Vec::with_capacity(req.targets.len());
-        for target in &req.targets {
-            let started = Instant::now();
-            let mut item = match self.suggest_one(tx.as_ref(), p, target, &req) {
-                Ok(m) => m,
-                Err(e) if e.code() == ErrorCode::Internal => return Err(e),
-                Err(e) => {
-                    let mut m = Map::new();
-                    m.insert("target".into(), json!(target));
-                    m.insert("kind".into(), json!(req.kind.as_str()));
-                    m.insert("error".into(), json!(e.public_message()));
-                    m
-                }
-            };
-            item.insert("ms".into(), json!(ms(started)));
-            results.push(Value::Object(item));
-        }
-        Ok(json!({
-            "days": req.span.days,
-            "from": from.to_string(),
-            "to": to.to_string(),
-            "results": results,
-        }))
+        per_item(
+            today,
+            req.span,
+            &req.targets,
+            |target| self.suggest_one(tx.as_ref(), p, target, &req),
+            |target| {
+                let mut m = Map::new();
+                m.insert("target".into(), json!(target));
+                m.insert("kind".into(), json!(req.kind.as_str()));
+                m
+            },
+        )
     }
 
     fn suggest_one(

@@ -37,14 +37,13 @@ mod candidate;
 mod curves;
 mod series;
 
-pub(crate) use answer::ms;
-
 pub use candidate::Candidate;
 pub use curves::curve_candidates;
 pub use series::series_candidates;
 
 use super::config::Kind;
-use super::window::load::{object, Span};
+use super::shared::object;
+use super::window::load::Span;
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::Value;

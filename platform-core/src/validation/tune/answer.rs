@@ -3,17 +3,17 @@
 
 use super::{items_of, TuneItem};
 use crate::auth::Principal;
-use crate::error::{Error, ErrorCode, Result};
-use crate::store::{Collection, ReadTx};
-use crate::validation::config::{self, severity_name, Config};
-use crate::validation::engine::CheckDef;
+use crate::error::Result;
+use crate::store::ReadTx;
+use crate::validation::config::{self, scope_name, severity_name, Config};
 use crate::validation::records;
-use crate::validation::window::load::{object, window_dates, Span};
-use crate::validation::window::score::{cell_json, scope_name, score, Cell};
+use crate::validation::shared::object;
+use crate::validation::window::answer::per_item;
+use crate::validation::window::load::Span;
+use crate::validation::window::score::{cell_json, score, Cell};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::time::Instant;
 
 /// How a point is labelled by its record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,30 +32,19 @@ impl Platform {
         let m = object(body)?;
         let items = items_of(m)?;
         let span = Span::of(m)?;
-        let (from, to) = window_dates(self.now().date_naive(), span.days);
+        let today = self.now().date_naive();
         let tx = self.read()?;
-        let mut results = Vec::with_capacity(items.len());
-        for item in &items {
-            let started = Instant::now();
-            let mut out = match self.tune_one(tx.as_ref(), p, item, span) {
-                Ok(m) => m,
-                Err(e) if e.code() == ErrorCode::Internal => return Err(e),
-                Err(e) => {
-                    let mut m = Map::new();
-                    m.insert("target".into(), json!(item.target));
-                    m.insert("error".into(), json!(e.public_message()));
-                    m
-                }
-            };
-            out.insert("ms".into(), json!(crate::validation::suggest::ms(started)));
-            results.push(Value::Object(out));
-        }
-        Ok(json!({
-            "days": span.days,
-            "from": from.to_string(),
-            "to": to.to_string(),
-            "results": results,
-        }))
+        per_item(
+            today,
+            span,
+            &items,
+            |item| self.tune_one(tx.as_ref(), p, item, span),
+            |item| {
+                let mut m = Map::new();
+                m.insert("target".into(), json!(item.target));
+                m
+            },
+        )
     }
 
     fn tune_one(
@@ -67,20 +56,9 @@ impl Platform {
     ) -> Result<Map<String, Value>> {
         let target = &item.target;
         let scope = p.private_scope();
-        let doc = tx
-            .current(Collection::ValidationConfig, &scope, target)?
-            .ok_or_else(|| {
-                Error::invalid_parameter(format!("\"{target}\" has no validation configuration"))
-            })?
-            .body;
-        let cfg = Config::from_doc(doc)?;
+        let cfg = Config::from_doc(config::saved(tx, p, target)?)?;
         let libs = config::libraries(tx, p, &cfg)?;
-        let defs: Vec<CheckDef> = cfg
-            .checks
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(d, _)| d.clone())
-            .collect();
+        let defs = config::enabled(&cfg);
         let loaded = self.load_window(tx, p, target, cfg.kind, span, &item.points)?;
         let (lookback, history) = (cfg.options.lookback, cfg.options.curve_history);
         let base = score(&loaded, &defs, &libs, lookback, history)?;

@@ -33,6 +33,7 @@ pub use search::{round_relaxed, smallest_move};
 
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
+use crate::validation::shared::strings;
 use serde_json::{Map, Value};
 
 /// Most items one `tune` takes.
@@ -47,25 +48,6 @@ pub struct TuneItem {
     pub points: Vec<String>,
     /// Curves: only these tenors.
     pub tenors: Option<Vec<String>>,
-}
-
-fn strings(v: Option<&Value>, name: &str) -> Result<Option<Vec<String>>> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|x| {
-                x.as_str().map(str::to_string).ok_or_else(|| {
-                    Error::invalid_body(format!("{name} must be an array of strings"))
-                })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some),
-        Some(other) => Err(Error::invalid_body(format!(
-            "{name} must be an array, not {}",
-            json_kind(other)
-        ))),
-    }
 }
 
 /// Reads the items of a tune request.

@@ -2,15 +2,15 @@
 //! `maxCurves`), read with what comes before it, and the points a request asked for.
 
 use crate::auth::Principal;
-use crate::data::calendar::{format_time, parse_time, Calendar};
+use crate::data::calendar::{format_time, parse_time};
 use crate::data::curve;
 use crate::data::series::{self, Window};
 use crate::data::{series_settings, DataKind};
 use crate::error::{Error, Result};
-use crate::ids::{Scope, Source};
-use crate::store::{DataKey, ReadTx};
+use crate::store::ReadTx;
 use crate::validation::config::Kind;
-use crate::validation::engine::{ContractInput, CurveInput, SeriesInput};
+use crate::validation::engine::{CurveInput, SeriesInput};
+use crate::validation::item::{self, curve_input, series_input};
 use crate::Platform;
 use chrono::{Duration, NaiveDate};
 use serde_json::{Map, Value};
@@ -53,12 +53,6 @@ impl Span {
             max_curves: bounded(body, "maxCurves", MAX_CURVES)? as usize,
         })
     }
-}
-
-/// The request body as an object.
-pub(crate) fn object(body: &Value) -> Result<&Map<String, Value>> {
-    body.as_object()
-        .ok_or_else(|| Error::invalid_body("the request must be a JSON object"))
 }
 
 /// Observations or curves of one data item: the window and what comes before it.
@@ -117,35 +111,13 @@ impl Platform {
         span: Span,
         asked: &[String],
     ) -> Result<Loaded> {
-        let id = crate::data::read::DataId::parse(target)?;
-        let scope = Scope::for_source(Source::of_id(&id.object), p);
-        let unreadable =
-            |why: &str| Error::not_found(format!("data \"{target}\" cannot be read: {why}"));
-        let object = tx
-            .current(crate::store::Collection::Object, &scope, &id.object)?
-            .ok_or_else(|| unreadable("its object does not exist"))?;
-        let header = object
-            .body
-            .get(&id.prop)
-            .and_then(Value::as_object)
-            .ok_or_else(|| unreadable("no such data property"))?;
-        if !p
-            .grants
-            .may_read(header.get("_access").and_then(Value::as_str))
-        {
-            return Err(unreadable("no such data property"));
-        }
-        let key = DataKey {
-            scope,
-            object: id.object.clone(),
-            prop: id.prop.clone(),
-        };
+        let item = item::open(tx, p, target)?;
+        let key = &item.key;
         let (from, today) = window_dates(self.now().date_naive(), span.days);
-        let actual = DataKind::of(&Value::Object(header.clone()));
-        match (kind, actual) {
+        match (kind, item.kind) {
             (Kind::TimeSeries, Some(DataKind::Series)) => {
-                let (calendar, tz, _) = series_settings(&id.prop, header)?;
-                let points = series::read(tx, &key, object.version, Window::All)?;
+                let (calendar, tz, _) = series_settings(&key.prop, &item.header)?;
+                let points = series::read(tx, key, item.version, Window::All)?;
                 let day_ms = |d: NaiveDate| -> Result<i64> {
                     parse_time(&d.format("%Y-%m-%d").to_string(), tz)
                 };
@@ -164,24 +136,12 @@ impl Platform {
                 }
                 let kept: Vec<_> = points.into_iter().filter(|p| p.t < end).collect();
                 let first = kept.partition_point(|p| p.t < start);
-                let step_ms = match calendar {
-                    Calendar::Daily => Some(86_400_000),
-                    Calendar::Intraday(s) => Some(i64::from(s) * 1000),
-                    _ => None,
-                };
                 let asked = asked_t
                     .iter()
                     .filter_map(|t| kept.binary_search_by_key(t, |p| p.t).ok())
                     .map(|i| i - first)
                     .collect();
-                let input = SeriesInput {
-                    times: kept.iter().map(|p| p.t).collect(),
-                    values: kept
-                        .iter()
-                        .map(|p| p.v.as_f64().filter(|v| v.is_finite()))
-                        .collect(),
-                    step_ms,
-                };
+                let input = series_input(&kept, calendar);
                 let labels = kept
                     .iter()
                     .map(|p| format_time(p.t, calendar, tz))
@@ -194,7 +154,7 @@ impl Platform {
             }
             (Kind::Curve, Some(DataKind::Curve)) => {
                 let to = today.format("%Y-%m-%d").to_string();
-                let all = tx.curves(&key, object.version, None, Some(&to), None)?;
+                let all = tx.curves(key, item.version, None, Some(&to), None)?;
                 let mut asked_days = Vec::with_capacity(asked.len());
                 for text in asked {
                     let d = text
@@ -251,25 +211,5 @@ impl Platform {
                 }
             ))),
         }
-    }
-}
-
-fn curve_input(stored: &curve::StoredCurve) -> CurveInput {
-    let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap_or_default();
-    CurveInput {
-        ondate: day(stored.curve_date()),
-        contracts: stored
-            .contracts
-            .iter()
-            .map(|c| ContractInput {
-                tenor: c.tenor.clone(),
-                relative: c.relative.clone(),
-                absolute: c.absolute.clone(),
-                value: c.value.as_f64().filter(|v| v.is_finite()),
-                start: day(&c.start),
-                end: day(&c.end),
-                expiry: day(&c.expiry),
-            })
-            .collect(),
     }
 }

@@ -4,7 +4,7 @@
 use super::load::{Data, Loaded};
 use super::numbers::num;
 use crate::error::Result;
-use crate::validation::engine::{self, CheckDef, CheckScope, CheckStatus, CurveInput, Library};
+use crate::validation::engine::{self, CheckDef, CheckStatus, CurveInput, Library};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -136,15 +136,6 @@ pub(crate) fn score(
         }
     }
     Ok(out)
-}
-
-/// The name of a scope.
-pub(crate) fn scope_name(s: CheckScope) -> &'static str {
-    match s {
-        CheckScope::Point => "point",
-        CheckScope::Tenor => "tenor",
-        CheckScope::Curve => "curve",
-    }
 }
 
 /// A failing evaluation as JSON.
