@@ -1,19 +1,20 @@
 //! The interface's JSON record, built on read from a record and its chunk.
 
-use super::chunk::{CheckMeta, Chunk};
-use super::record::{Event, Record};
+use super::chunk::{CheckMeta, Chunk, RunInfo};
+use super::record::{CheckResult, Event, Record};
 use super::status::{failing, status_name, NONE, WARNING};
 use crate::clock::format_instant;
 use serde_json::{json, Map, Value};
+
+/// A time in milliseconds as an RFC 3339 text (null when out of range).
+fn ts(ms: i64) -> Value {
+    crate::data::calendar::instant(ms).map_or(Value::Null, |at| Value::String(format_instant(at)))
+}
 
 impl Chunk {
     /// The JSON record of the interface.
     pub fn materialize(&self, r: &Record) -> Map<String, Value> {
         let run = self.runs.get(r.last_run as usize);
-        let ts = |ms: i64| -> Value {
-            crate::data::calendar::instant(ms)
-                .map_or(Value::Null, |at| Value::String(format_instant(at)))
-        };
         let mut m = Map::with_capacity(28);
         let (point, point_date) = self.texts(r);
         m.insert(
@@ -43,36 +44,7 @@ impl Chunk {
             .checks
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                let meta = set.get(i);
-                let text =
-                    |f: fn(&CheckMeta) -> &String| meta.map_or(String::new(), |m| f(m).clone());
-                let failures = c
-                    .tenors_failed
-                    .unwrap_or(u32::from(failing(c.status) || c.status == WARNING));
-                let mut j = Map::with_capacity(10);
-                j.insert("id".into(), Value::String(text(|m| &m.id)));
-                j.insert("name".into(), Value::String(text(|m| &m.name)));
-                j.insert("scope".into(), Value::String(text(|m| &m.scope)));
-                j.insert("severity".into(), Value::String(text(|m| &m.severity)));
-                j.insert("status".into(), json!(status_name(c.status)));
-                j.insert("message".into(), Value::String(c.message.to_string()));
-                j.insert("failures".into(), json!(failures));
-                j.insert(
-                    "log".into(),
-                    if c.message.is_empty() {
-                        json!([])
-                    } else {
-                        json!([&*c.message])
-                    },
-                );
-                let ms = run.and_then(|x| x.ms.get(i)).copied().unwrap_or(0.0);
-                j.insert("ms".into(), json!((ms * 100.0).round() / 100.0));
-                if let Some(n) = c.tenors_failed {
-                    j.insert("tenorsFailed".into(), json!(n));
-                }
-                Value::Object(j)
-            })
+            .map(|(i, c)| check_json(set.get(i), c, run.and_then(|x| x.ms.get(i)).copied()))
             .collect();
         m.insert("checks".into(), Value::Array(checks));
         if let Some(extra) = &r.extra {
@@ -80,6 +52,14 @@ impl Chunk {
                 m.insert(k.clone(), v.clone());
             }
         }
+        self.insert_history(&mut m, r, run);
+        let timeline: Vec<Value> = r.timeline.iter().map(|e| self.event_json(e)).collect();
+        m.insert("timeline".into(), Value::Array(timeline));
+        m
+    }
+
+    /// The override, the runs, and the opening and resolution.
+    fn insert_history(&self, m: &mut Map<String, Value>, r: &Record, run: Option<&RunInfo>) {
         if let Some(o) = &r.overridden {
             m.insert(
                 "override".into(),
@@ -111,6 +91,10 @@ impl Chunk {
                 res.minutes.map_or(Value::Null, |x| json!(x)),
             );
         }
+    }
+
+    /// A timeline entry (a run's time, user and origin are the chunk's run).
+    fn event_json(&self, e: &Event) -> Value {
         let status_or_null = |c: u8| {
             if c == NONE {
                 Value::Null
@@ -118,47 +102,72 @@ impl Chunk {
                 json!(status_name(c))
             }
         };
-        let timeline: Vec<Value> = r
-            .timeline
-            .iter()
-            .map(|e| match e {
-                Event::Run {
-                    run,
-                    status,
-                    previous,
-                    message,
-                } => {
-                    let info = self.runs.get(*run as usize);
-                    json!({
-                        "timestamp": info.map_or(Value::Null, |x| ts(x.at)),
-                        "action": "run",
-                        "user": info.map_or(Value::Null, |x| json!(x.user)),
-                        "origin": info.map_or(Value::Null, |x| json!(x.origin)),
-                        "status": status_name(*status),
-                        "previous": status_or_null(*previous),
-                        "message": message.text(),
-                    })
-                }
-                Event::Other {
-                    at,
-                    action,
-                    user,
-                    origin,
-                    status,
-                    previous,
-                    message,
-                } => json!({
-                    "timestamp": ts(*at),
-                    "action": action,
-                    "user": user,
-                    "origin": origin,
+        match e {
+            Event::Run {
+                run,
+                status,
+                previous,
+                message,
+            } => {
+                let info = self.runs.get(*run as usize);
+                json!({
+                    "timestamp": info.map_or(Value::Null, |x| ts(x.at)),
+                    "action": "run",
+                    "user": info.map_or(Value::Null, |x| json!(x.user)),
+                    "origin": info.map_or(Value::Null, |x| json!(x.origin)),
                     "status": status_name(*status),
                     "previous": status_or_null(*previous),
-                    "message": message,
-                }),
-            })
-            .collect();
-        m.insert("timeline".into(), Value::Array(timeline));
-        m
+                    "message": message.text(),
+                })
+            }
+            Event::Other {
+                at,
+                action,
+                user,
+                origin,
+                status,
+                previous,
+                message,
+            } => json!({
+                "timestamp": ts(*at),
+                "action": action,
+                "user": user,
+                "origin": origin,
+                "status": status_name(*status),
+                "previous": status_or_null(*previous),
+                "message": message,
+            }),
+        }
     }
+}
+
+/// A check's result as the record shows it, with the check as its list has it (`meta`) and the
+/// milliseconds it took per point in the last run.
+fn check_json(meta: Option<&CheckMeta>, c: &CheckResult, ms: Option<f64>) -> Value {
+    let text = |f: fn(&CheckMeta) -> &String| meta.map_or(String::new(), |m| f(m).clone());
+    let failures = c
+        .tenors_failed
+        .unwrap_or(u32::from(failing(c.status) || c.status == WARNING));
+    let mut j = Map::with_capacity(10);
+    j.insert("id".into(), Value::String(text(|m| &m.id)));
+    j.insert("name".into(), Value::String(text(|m| &m.name)));
+    j.insert("scope".into(), Value::String(text(|m| &m.scope)));
+    j.insert("severity".into(), Value::String(text(|m| &m.severity)));
+    j.insert("status".into(), json!(status_name(c.status)));
+    j.insert("message".into(), Value::String(c.message.to_string()));
+    j.insert("failures".into(), json!(failures));
+    j.insert(
+        "log".into(),
+        if c.message.is_empty() {
+            json!([])
+        } else {
+            json!([&*c.message])
+        },
+    );
+    let ms = ms.unwrap_or(0.0);
+    j.insert("ms".into(), json!((ms * 100.0).round() / 100.0));
+    if let Some(n) = c.tenors_failed {
+        j.insert("tenorsFailed".into(), json!(n));
+    }
+    Value::Object(j)
 }

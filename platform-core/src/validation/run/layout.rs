@@ -123,8 +123,6 @@ pub(super) fn build(
     ctx: &Context,
     detail: bool,
 ) -> Result<Built> {
-    let kind_text = c.config.kind.as_str();
-    let format = c.format;
     let run_info = RunInfo {
         at: ctx.now.timestamp_millis(),
         user: ctx.user.clone(),
@@ -146,14 +144,52 @@ pub(super) fn build(
         detail,
         events: None,
     };
-    let mut note = |chunk: &Chunk, rec: &Record, t: &records::Transition| {
-        if list_all || built.listed.len() < MAX_LISTED {
+    let Some(tx) = tx else {
+        let mut chunk = Chunk::new(&c.target, 0, c.config.kind.as_str(), c.format);
+        let run = chunk.add_run(run_info);
+        chunk.set_index(&c.set);
+        for r in results {
+            let (rec, t) = records::apply_run(None, r, run, ctx);
+            built.note(&chunk, &rec, &t, list_all);
+        }
+        return Ok(built);
+    };
+    let wants = crate::events::rules::wants(tx, scope, &c.target)?;
+    let mut events = crate::events::rules::RunEvents::new(wants, &c.target, c.partial, ctx);
+    let stored = chunk_rows(tx, scope, c)?;
+    let chunks: Vec<Chunk> = stored
+        .iter()
+        .map(|row| Chunk::decode(&row.target, row.seq, &row.body))
+        .collect::<Result<_>>()?;
+    let seen: Vec<(i64, Vec<u8>)> = stored.into_iter().map(|row| (row.seq, row.body)).collect();
+    let mut laying = Laying::new(chunks);
+    for r in results {
+        let i = laying.chunk_for(c, r.key, expected);
+        let (j, t) = laying.lay(i, r, c, &run_info, ctx);
+        let chunk = &mut laying.chunks[i];
+        if events.active() {
+            let mut marked = chunk.records[j].clone();
+            events.record(chunk, &mut marked, &t);
+            chunk.records[j] = marked;
+        }
+        built.note(chunk, &chunk.records[j], &t, list_all);
+    }
+    built.events = Some(events);
+    built.seen = seen;
+    built.rows = laying.rows();
+    Ok(built)
+}
+
+impl Built {
+    /// Notes a record the run laid out: its id and point (the first ones, or all when
+    /// `list_all`), its answer when detailed, its failed tenors and its status.
+    fn note(&mut self, chunk: &Chunk, rec: &Record, t: &records::Transition, list_all: bool) {
+        if list_all || self.listed.len() < MAX_LISTED {
             let (point, _) = chunk.texts(rec);
-            built
-                .listed
+            self.listed
                 .push((format!("{}:{point}", chunk.target), point));
         }
-        if let Some(a) = &mut built.answers {
+        if let Some(a) = &mut self.answers {
             let mut item: Map<String, Value> = chunk
                 .materialize(rec)
                 .into_iter()
@@ -166,53 +202,71 @@ pub(super) fn build(
             );
             a.push(Value::Object(item));
         }
-        built.failed_tenors.extend(tenors_of(rec));
-        built.statuses.push(rec.status);
-    };
-    let Some(tx) = tx else {
-        let mut chunk = Chunk::new(&c.target, 0, kind_text, format);
-        let run = chunk.add_run(run_info);
-        chunk.set_index(&c.set);
-        for r in results {
-            let (rec, t) = records::apply_run(None, r, run, ctx);
-            note(&chunk, &rec, &t);
+        self.failed_tenors.extend(tenors_of(rec));
+        self.statuses.push(rec.status);
+    }
+}
+
+/// The chunks a run lays its records into: which it touched, and the index of its run and of
+/// its check list in each.
+struct Laying {
+    chunks: Vec<Chunk>,
+    touched: Vec<bool>,
+    runs: Vec<Option<u32>>,
+    sets: Vec<Option<u32>>,
+}
+
+impl Laying {
+    fn new(chunks: Vec<Chunk>) -> Laying {
+        let n = chunks.len();
+        Laying {
+            chunks,
+            touched: vec![false; n],
+            runs: vec![None; n],
+            sets: vec![None; n],
         }
-        return Ok(built);
-    };
-    let wants = crate::events::rules::wants(tx, scope, &c.target)?;
-    let mut events = crate::events::rules::RunEvents::new(wants, &c.target, c.partial, ctx);
-    let stored = chunk_rows(tx, scope, c)?;
-    let mut chunks: Vec<Chunk> = stored
-        .iter()
-        .map(|row| Chunk::decode(&row.target, row.seq, &row.body))
-        .collect::<Result<_>>()?;
-    let seen: Vec<(i64, Vec<u8>)> = stored.into_iter().map(|row| (row.seq, row.body)).collect();
-    let mut touched = vec![false; chunks.len()];
-    let mut runs: Vec<Option<u32>> = vec![None; chunks.len()];
-    let mut sets: Vec<Option<u32>> = vec![None; chunks.len()];
-    for mut r in results {
-        let bucket = records::bucket_of(r.key, format.as_ref());
+    }
+
+    /// The chunk holding the record with this key, else the one of its bucket (a new one when
+    /// there is none).
+    fn chunk_for(&mut self, c: &Checked, key: i64, expected: usize) -> usize {
+        let format = c.format;
+        let bucket = records::bucket_of(key, format.as_ref());
         // The chunk holding the record, else the one of its bucket.
-        let at = chunks
+        let at = self
+            .chunks
             .iter()
-            .position(|ch| ch.find(r.key).is_ok())
-            .or_else(|| chunks.iter().position(|ch| ch.seq == bucket));
-        let i = match at {
+            .position(|ch| ch.find(key).is_ok())
+            .or_else(|| self.chunks.iter().position(|ch| ch.seq == bucket));
+        match at {
             Some(i) => i,
             None => {
-                let mut fresh = Chunk::new(&c.target, bucket, kind_text, format);
+                let mut fresh = Chunk::new(&c.target, bucket, c.config.kind.as_str(), format);
                 fresh.records.reserve(expected.min(4096));
-                chunks.push(fresh);
-                touched.push(false);
-                runs.push(None);
-                sets.push(None);
-                chunks.len() - 1
+                self.chunks.push(fresh);
+                self.touched.push(false);
+                self.runs.push(None);
+                self.sets.push(None);
+                self.chunks.len() - 1
             }
-        };
-        let chunk = &mut chunks[i];
-        touched[i] = true;
-        let run = *runs[i].get_or_insert_with(|| chunk.add_run(run_info.clone()));
-        r.set = *sets[i].get_or_insert_with(|| chunk.set_index(&c.set));
+        }
+    }
+
+    /// Lays one result into chunk `i` (adding the run and check list to it once) and applies
+    /// its transition: the record's position and the transition.
+    fn lay(
+        &mut self,
+        i: usize,
+        mut r: PointResult,
+        c: &Checked,
+        run_info: &RunInfo,
+        ctx: &Context,
+    ) -> (usize, records::Transition) {
+        let format = c.format;
+        let chunk = &mut self.chunks[i];
+        self.touched[i] = true;
+        let run = *self.runs[i].get_or_insert_with(|| chunk.add_run(run_info.clone()));
+        r.set = *self.sets[i].get_or_insert_with(|| chunk.set_index(&c.set));
         if chunk.format != format && r.explicit.is_none() {
             // The chunk writes points another way (the calendar or time zone changed): keep
             // this one's texts as they are now.
@@ -222,7 +276,7 @@ pub(super) fn build(
             };
             r.explicit = Some(Box::new(texts));
         }
-        let (j, t) = match chunk.find(r.key) {
+        match chunk.find(r.key) {
             Ok(j) => {
                 let old = chunk.records[j].clone();
                 let (rec, t) = records::apply_run(Some(old), r, run, ctx);
@@ -234,23 +288,18 @@ pub(super) fn build(
                 chunk.records.insert(j, rec);
                 (j, t)
             }
-        };
-        if events.active() {
-            let mut marked = chunk.records[j].clone();
-            events.record(chunk, &mut marked, &t);
-            chunk.records[j] = marked;
         }
-        note(chunk, &chunk.records[j], &t);
     }
-    built.events = Some(events);
-    built.seen = seen;
-    built.rows = chunks
-        .iter_mut()
-        .zip(&touched)
-        .filter(|(_, t)| **t)
-        .map(|(chunk, _)| chunk_row(chunk))
-        .collect();
-    Ok(built)
+
+    /// The rows of the chunks the run touched.
+    fn rows(mut self) -> Vec<RecordChunkRow> {
+        self.chunks
+            .iter_mut()
+            .zip(&self.touched)
+            .filter(|(_, t)| **t)
+            .map(|(chunk, _)| chunk_row(chunk))
+            .collect()
+    }
 }
 
 /// The failed tenors of a curve record.

@@ -133,39 +133,7 @@ impl Platform {
             (Kind::TimeSeries, Some(DataKind::Series)) => {
                 let (calendar, tz, _) = series_settings(&key.prop, &item.header)?;
                 let points = series::read(tx, key, item.version, Window::All)?;
-                let mut targets: Vec<usize> = Vec::new();
-                if !req.points.is_empty() {
-                    for text in &req.points {
-                        let t = parse_time(text, tz)?;
-                        let i = points.binary_search_by_key(&t, |p| p.t).map_err(|_| {
-                            Error::invalid_parameter(format!(
-                                "{target} has no observation at {text}"
-                            ))
-                        })?;
-                        targets.push(i);
-                    }
-                    targets.sort_unstable();
-                    targets.dedup();
-                } else if req.from.is_some() || req.to.is_some() {
-                    let lo = match &req.from {
-                        Some(f) => Some(parse_time(f, tz)?),
-                        None => None,
-                    };
-                    let hi = match &req.to {
-                        // A date `to` includes its whole day.
-                        Some(t) if t.len() == 10 => Some(parse_time(t, tz)? + 86_400_000 - 1),
-                        Some(t) => Some(parse_time(t, tz)?),
-                        None => None,
-                    };
-                    targets = (0..points.len())
-                        .filter(|&i| {
-                            lo.is_none_or(|l| points[i].t >= l)
-                                && hi.is_none_or(|h| points[i].t <= h)
-                        })
-                        .collect();
-                } else if !points.is_empty() {
-                    targets.push(points.len() - 1);
-                }
+                let targets = series_targets(&points, req, tz, target)?;
                 let input = series_input(&points, calendar);
                 Ok(Loaded::Series {
                     input,
@@ -179,37 +147,7 @@ impl Platform {
             (Kind::Curve, Some(DataKind::Curve)) => {
                 let today = self.now().date_naive().format("%Y-%m-%d").to_string();
                 let all = tx.curves(key, item.version, None, Some(&today), None)?;
-                let mut chosen: Vec<usize> = Vec::new();
-                if !req.points.is_empty() {
-                    for text in &req.points {
-                        let d = date_bound(text)?.format("%Y-%m-%d").to_string();
-                        let i = all.iter().position(|(o, _)| *o == d).ok_or_else(|| {
-                            Error::invalid_parameter(format!("{target} has no curve on {d}"))
-                        })?;
-                        chosen.push(i);
-                    }
-                } else if req.from.is_some() || req.to.is_some() {
-                    let lo = req
-                        .from
-                        .as_deref()
-                        .map(date_bound)
-                        .transpose()?
-                        .map(|d| d.format("%Y-%m-%d").to_string());
-                    let hi = req
-                        .to
-                        .as_deref()
-                        .map(date_bound)
-                        .transpose()?
-                        .map(|d| d.format("%Y-%m-%d").to_string());
-                    chosen = (0..all.len())
-                        .filter(|&i| {
-                            lo.as_ref().is_none_or(|l| all[i].0 >= *l)
-                                && hi.as_ref().is_none_or(|h| all[i].0 <= *h)
-                        })
-                        .collect();
-                } else if !all.is_empty() {
-                    chosen.push(all.len() - 1);
-                }
+                let chosen = chosen_curves(&all, req, target)?;
                 let depth = config.options.curve_history;
                 let mut curves = Vec::with_capacity(chosen.len());
                 for i in chosen {
@@ -238,4 +176,81 @@ impl Platform {
             )),
         }
     }
+}
+
+/// The observations a run checks (positions in `points`): the asked ones, those in the asked
+/// range (a date `to` includes its whole day), or the latest.
+fn series_targets(
+    points: &[Point],
+    req: &RunRequest,
+    tz: chrono_tz::Tz,
+    target: &str,
+) -> Result<Vec<usize>> {
+    let mut targets: Vec<usize> = Vec::new();
+    if !req.points.is_empty() {
+        for text in &req.points {
+            let t = parse_time(text, tz)?;
+            let i = points.binary_search_by_key(&t, |p| p.t).map_err(|_| {
+                Error::invalid_parameter(format!("{target} has no observation at {text}"))
+            })?;
+            targets.push(i);
+        }
+        targets.sort_unstable();
+        targets.dedup();
+    } else if req.from.is_some() || req.to.is_some() {
+        let lo = match &req.from {
+            Some(f) => Some(parse_time(f, tz)?),
+            None => None,
+        };
+        let hi = match &req.to {
+            // A date `to` includes its whole day.
+            Some(t) if t.len() == 10 => Some(parse_time(t, tz)? + 86_400_000 - 1),
+            Some(t) => Some(parse_time(t, tz)?),
+            None => None,
+        };
+        targets = (0..points.len())
+            .filter(|&i| lo.is_none_or(|l| points[i].t >= l) && hi.is_none_or(|h| points[i].t <= h))
+            .collect();
+    } else if !points.is_empty() {
+        targets.push(points.len() - 1);
+    }
+    Ok(targets)
+}
+
+/// The curves a run checks (positions in `all`, by ondate): the asked ones, those in the
+/// asked range, or the newest.
+fn chosen_curves(all: &[(String, Vec<u8>)], req: &RunRequest, target: &str) -> Result<Vec<usize>> {
+    let mut chosen: Vec<usize> = Vec::new();
+    if !req.points.is_empty() {
+        for text in &req.points {
+            let d = date_bound(text)?.format("%Y-%m-%d").to_string();
+            let i = all
+                .iter()
+                .position(|(o, _)| *o == d)
+                .ok_or_else(|| Error::invalid_parameter(format!("{target} has no curve on {d}")))?;
+            chosen.push(i);
+        }
+    } else if req.from.is_some() || req.to.is_some() {
+        let lo = req
+            .from
+            .as_deref()
+            .map(date_bound)
+            .transpose()?
+            .map(|d| d.format("%Y-%m-%d").to_string());
+        let hi = req
+            .to
+            .as_deref()
+            .map(date_bound)
+            .transpose()?
+            .map(|d| d.format("%Y-%m-%d").to_string());
+        chosen = (0..all.len())
+            .filter(|&i| {
+                lo.as_ref().is_none_or(|l| all[i].0 >= *l)
+                    && hi.as_ref().is_none_or(|h| all[i].0 <= *h)
+            })
+            .collect();
+    } else if !all.is_empty() {
+        chosen.push(all.len() - 1);
+    }
+    Ok(chosen)
 }

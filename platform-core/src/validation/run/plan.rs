@@ -3,7 +3,7 @@
 
 use super::evaluate::evaluate;
 use super::layout::{build, run_span, Built};
-use super::load::Loaded;
+use super::load::{Loaded, Prepared};
 use super::request::RunRequest;
 use super::MAX_TEST_POINTS;
 use crate::auth::Principal;
@@ -83,30 +83,7 @@ impl Platform {
             p.require(crate::auth::Role::Writer, "running validation")?;
         }
         let req = RunRequest::from_json(body)?;
-        if req.background {
-            if test {
-                return Err(Error::invalid_parameter(
-                    "background applies to run: a test runs at once",
-                ));
-            }
-            if !req.points.is_empty() || (req.from.is_none() && req.to.is_none()) {
-                return Err(Error::invalid_parameter(
-                    "a background run needs a range (from, to), not points",
-                ));
-            }
-        }
-        let delay = crate::validation::jobs::delay_of(body)?.filter(|d| !d.is_zero());
-        if test && delay.is_some() {
-            return Err(Error::invalid_parameter(
-                "_delay applies to run: a test runs at once",
-            ));
-        }
-        if test && req.points.len() > MAX_TEST_POINTS {
-            return Err(Error::invalid_parameter(format!(
-                "test checks at most {MAX_TEST_POINTS} points; {} were given",
-                req.points.len()
-            )));
-        }
+        let delay = when_to_run(&req, body, test)?;
         let tx = self.read()?;
         let (target, prep) = self.prepare(tx.as_ref(), p, &req, test)?;
         if delay.is_some() && !in_job {
@@ -143,32 +120,7 @@ impl Platform {
         if count == 0 {
             return Ok(nothing("no data points to check", None));
         }
-        let checks_started = Instant::now();
-        let (results, set, check_ms) = evaluate(&prep, &data, req.tenors.as_deref());
-        let checks_ms = ms(checks_started);
-        let format = match &data {
-            Loaded::Series { calendar, tz, .. } => Some(PointFormat {
-                calendar: *calendar,
-                tz: *tz,
-            }),
-            Loaded::Curves { .. } => None,
-        };
-        let mut checked = Checked {
-            target,
-            truncated: data.truncated(),
-            config: prep.config,
-            results,
-            set,
-            check_ms,
-            format,
-            test,
-            partial: req.checks.is_some() || req.tenors.is_some(),
-            origin: origin.to_string(),
-            timings: (prep.scripts_ms, read_ms, checks_ms),
-            built: None,
-            span: ((0, 0), (0, 0)),
-        };
-        checked.span = run_span(&checked);
+        let mut checked = check(prep, &data, &req, target, test, origin, read_ms);
         if !test {
             let ctx = self.run_context(p, &checked);
             let tx = self.read()?;
@@ -184,4 +136,73 @@ impl Platform {
         }
         Ok(Planned::Checked(Box::new(checked)))
     }
+}
+
+/// Refuses what a request may not ask (a background test or one on points, a delayed test,
+/// a test of too many points) and reads its delay.
+fn when_to_run(req: &RunRequest, body: &Value, test: bool) -> Result<Option<chrono::TimeDelta>> {
+    if req.background {
+        if test {
+            return Err(Error::invalid_parameter(
+                "background applies to run: a test runs at once",
+            ));
+        }
+        if !req.points.is_empty() || (req.from.is_none() && req.to.is_none()) {
+            return Err(Error::invalid_parameter(
+                "a background run needs a range (from, to), not points",
+            ));
+        }
+    }
+    let delay = crate::validation::jobs::delay_of(body)?.filter(|d| !d.is_zero());
+    if test && delay.is_some() {
+        return Err(Error::invalid_parameter(
+            "_delay applies to run: a test runs at once",
+        ));
+    }
+    if test && req.points.len() > MAX_TEST_POINTS {
+        return Err(Error::invalid_parameter(format!(
+            "test checks at most {MAX_TEST_POINTS} points; {} were given",
+            req.points.len()
+        )));
+    }
+    Ok(delay)
+}
+
+/// Checks the loaded points of a run: the run checked, not laid out yet.
+fn check(
+    prep: Prepared,
+    data: &Loaded,
+    req: &RunRequest,
+    target: String,
+    test: bool,
+    origin: &str,
+    read_ms: f64,
+) -> Checked {
+    let checks_started = Instant::now();
+    let (results, set, check_ms) = evaluate(&prep, data, req.tenors.as_deref());
+    let checks_ms = ms(checks_started);
+    let format = match data {
+        Loaded::Series { calendar, tz, .. } => Some(PointFormat {
+            calendar: *calendar,
+            tz: *tz,
+        }),
+        Loaded::Curves { .. } => None,
+    };
+    let mut checked = Checked {
+        target,
+        truncated: data.truncated(),
+        config: prep.config,
+        results,
+        set,
+        check_ms,
+        format,
+        test,
+        partial: req.checks.is_some() || req.tenors.is_some(),
+        origin: origin.to_string(),
+        timings: (prep.scripts_ms, read_ms, checks_ms),
+        built: None,
+        span: ((0, 0), (0, 0)),
+    };
+    checked.span = run_span(&checked);
+    checked
 }

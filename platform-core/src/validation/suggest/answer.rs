@@ -1,16 +1,18 @@
 //! The suggest service function: per data item, the window's statistics, the candidate checks
 //! scored on every point of the window, and a configuration of those worth keeping.
 
-use super::{curve_candidates, series_candidates, SuggestRequest, FIT_SHARE, MAX_FAIL_SHARE};
+use super::{
+    curve_candidates, series_candidates, Candidate, SuggestRequest, FIT_SHARE, MAX_FAIL_SHARE,
+};
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::store::ReadTx;
 use crate::validation::config::{self, scope_name, severity_name, Kind};
 use crate::validation::engine::CheckDef;
 use crate::validation::window::answer::per_item;
-use crate::validation::window::load::Data;
+use crate::validation::window::load::{Data, Loaded};
 use crate::validation::window::numbers::{num, run_lengths};
-use crate::validation::window::score::{cell_json, score};
+use crate::validation::window::score::{cell_json, score, Scored};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 
@@ -79,41 +81,8 @@ impl Platform {
         item.insert("target".into(), json!(target));
         item.insert("kind".into(), json!(req.kind.as_str()));
         item.insert("points".into(), json!(n));
-        let (candidates, message, lookback, history) = match &loaded.data {
-            Data::Series { input, .. } => {
-                let window = &input.values[loaded.first..];
-                let mut stats = value_stats(window);
-                let longest_gap = input.step_ms.filter(|s| *s > 0).map(|step| {
-                    (loaded.first.max(1)..input.times.len())
-                        .map(|i| (input.times[i] - input.times[i - 1]) / step)
-                        .max()
-                        .unwrap_or(0)
-                });
-                stats.insert("longestGap".into(), json!(longest_gap));
-                stats.insert(
-                    "longestRun".into(),
-                    json!(run_lengths(window).into_iter().max().unwrap_or(0)),
-                );
-                item.insert("stats".into(), Value::Object(stats));
-                let (c, m, lookback) = series_candidates(input, loaded.first, fit_end);
-                (c, m, lookback, 0)
-            }
-            Data::Curves { curves } => {
-                let window = &curves[loaded.first..];
-                let values: Vec<Option<f64>> = window
-                    .iter()
-                    .flat_map(|c| c.contracts.iter().map(|k| k.value))
-                    .collect();
-                let mut stats = value_stats(&values);
-                let counts = window.iter().map(|c| c.contracts.len());
-                stats.insert("curves".into(), json!(window.len()));
-                stats.insert("fewestContracts".into(), json!(counts.clone().min()));
-                stats.insert("mostContracts".into(), json!(counts.max()));
-                item.insert("stats".into(), Value::Object(stats));
-                let (c, m) = curve_candidates(curves, loaded.first, fit_end);
-                (c, m, 0, 2)
-            }
-        };
+        item.insert("stats".into(), Value::Object(window_stats(&loaded)));
+        let (candidates, message, lookback, history) = candidates_of(&loaded, fit_end);
         if let Some(m) = message {
             item.insert("message".into(), json!(m));
         }
@@ -123,66 +92,147 @@ impl Platform {
         let mut checks = Vec::with_capacity(candidates.len());
         let mut kept = Vec::new();
         for (cand, s) in candidates.iter().zip(&scored) {
-            let runs = s.runs_from(0);
-            let failures = s.fails.len();
-            let fit_failures = failures - s.fails_from(holdout);
-            let keep = if cand.fitted {
-                runs > 0 && failures as f64 <= MAX_FAIL_SHARE * runs as f64
-            } else {
-                runs > 0 && fit_failures == 0
-            };
-            let mut reason = cand.reason.clone();
-            if failures > 0 {
-                reason.push_str(&format!(
-                    "; it fails on {failures} of {runs} evaluations in the window ({} in the newest part)",
-                    s.fails_from(holdout)
-                ));
-            }
-            if !keep {
-                reason.push_str(if cand.fitted {
-                    "; left out of config: it fails too often"
-                } else {
-                    "; left out of config: it fails on the fitted part"
-                });
-            }
-            let d = &cand.def;
-            let mut check = json!({
-                "id": d.id,
-                "name": d.name,
-                "expression": d.expression,
-                "severity": severity_name(d.severity),
-                "reason": reason,
-                "runs": runs,
-                "failures": failures,
-                "example": s.fails.first().map_or(Value::Null, |c| cell_json(&loaded, c)),
-                "suggested": runs > 0 && failures == 0,
-                "inConfig": keep,
-                "holdout": {"runs": s.runs_from(holdout), "failures": s.fails_from(holdout)},
-            });
-            if req.kind == Kind::Curve {
-                check["scope"] = json!(scope_name(d.scope));
-            }
-            if keep {
-                let mut c = json!({"id": d.id, "name": d.name, "expression": d.expression, "severity": severity_name(d.severity)});
-                if req.kind == Kind::Curve {
-                    c["scope"] = json!(scope_name(d.scope));
-                }
-                kept.push(c);
-            }
+            let (check, keep) = scored_check(&loaded, req.kind, cand, s, holdout);
+            kept.extend(keep);
             checks.push(check);
         }
         item.insert("checks".into(), Value::Array(checks));
-        let options = match req.kind {
-            Kind::TimeSeries => json!({"lookback": lookback}),
-            Kind::Curve => json!({"curveHistory": history}),
-        };
-        let doc =
-            json!({"_id": target, "kind": req.kind.as_str(), "checks": kept, "options": options});
-        // The configuration must save as it is.
-        if let Value::Object(d) = &doc {
-            config::normalise(d.clone())?;
-        }
-        item.insert("config".into(), doc);
+        item.insert(
+            "config".into(),
+            suggested_config(target, req.kind, kept, lookback, history)?,
+        );
         Ok(item)
     }
+}
+
+/// The statistics of the window: its values, and the longest gap and run (series) or the
+/// contract counts (curves).
+fn window_stats(loaded: &Loaded) -> Map<String, Value> {
+    match &loaded.data {
+        Data::Series { input, .. } => {
+            let window = &input.values[loaded.first..];
+            let mut stats = value_stats(window);
+            let longest_gap = input.step_ms.filter(|s| *s > 0).map(|step| {
+                (loaded.first.max(1)..input.times.len())
+                    .map(|i| (input.times[i] - input.times[i - 1]) / step)
+                    .max()
+                    .unwrap_or(0)
+            });
+            stats.insert("longestGap".into(), json!(longest_gap));
+            stats.insert(
+                "longestRun".into(),
+                json!(run_lengths(window).into_iter().max().unwrap_or(0)),
+            );
+            stats
+        }
+        Data::Curves { curves } => {
+            let window = &curves[loaded.first..];
+            let values: Vec<Option<f64>> = window
+                .iter()
+                .flat_map(|c| c.contracts.iter().map(|k| k.value))
+                .collect();
+            let mut stats = value_stats(&values);
+            let counts = window.iter().map(|c| c.contracts.len());
+            stats.insert("curves".into(), json!(window.len()));
+            stats.insert("fewestContracts".into(), json!(counts.clone().min()));
+            stats.insert("mostContracts".into(), json!(counts.max()));
+            stats
+        }
+    }
+}
+
+/// The candidates of the window, a message when some rules lacked data, and the lookback
+/// (series) or curve history (curves) they need.
+fn candidates_of(
+    loaded: &Loaded,
+    fit_end: usize,
+) -> (Vec<Candidate>, Option<String>, usize, usize) {
+    match &loaded.data {
+        Data::Series { input, .. } => {
+            let (c, m, lookback) = series_candidates(input, loaded.first, fit_end);
+            (c, m, lookback, 0)
+        }
+        Data::Curves { curves } => {
+            let (c, m) = curve_candidates(curves, loaded.first, fit_end);
+            (c, m, 0, 2)
+        }
+    }
+}
+
+/// A candidate as the answer shows it, scored over the window (the newest part from
+/// `holdout`), and the check as the configuration has it when it is worth keeping.
+fn scored_check(
+    loaded: &Loaded,
+    kind: Kind,
+    cand: &Candidate,
+    s: &Scored,
+    holdout: usize,
+) -> (Value, Option<Value>) {
+    let runs = s.runs_from(0);
+    let failures = s.fails.len();
+    let fit_failures = failures - s.fails_from(holdout);
+    let keep = if cand.fitted {
+        runs > 0 && failures as f64 <= MAX_FAIL_SHARE * runs as f64
+    } else {
+        runs > 0 && fit_failures == 0
+    };
+    let mut reason = cand.reason.clone();
+    if failures > 0 {
+        reason.push_str(&format!(
+            "; it fails on {failures} of {runs} evaluations in the window ({} in the newest part)",
+            s.fails_from(holdout)
+        ));
+    }
+    if !keep {
+        reason.push_str(if cand.fitted {
+            "; left out of config: it fails too often"
+        } else {
+            "; left out of config: it fails on the fitted part"
+        });
+    }
+    let d = &cand.def;
+    let mut check = json!({
+        "id": d.id,
+        "name": d.name,
+        "expression": d.expression,
+        "severity": severity_name(d.severity),
+        "reason": reason,
+        "runs": runs,
+        "failures": failures,
+        "example": s.fails.first().map_or(Value::Null, |c| cell_json(loaded, c)),
+        "suggested": runs > 0 && failures == 0,
+        "inConfig": keep,
+        "holdout": {"runs": s.runs_from(holdout), "failures": s.fails_from(holdout)},
+    });
+    if kind == Kind::Curve {
+        check["scope"] = json!(scope_name(d.scope));
+    }
+    let kept = keep.then(|| {
+        let mut c = json!({"id": d.id, "name": d.name, "expression": d.expression, "severity": severity_name(d.severity)});
+        if kind == Kind::Curve {
+            c["scope"] = json!(scope_name(d.scope));
+        }
+        c
+    });
+    (check, kept)
+}
+
+/// The configuration of the checks worth keeping; it saves as it is.
+fn suggested_config(
+    target: &str,
+    kind: Kind,
+    kept: Vec<Value>,
+    lookback: usize,
+    history: usize,
+) -> Result<Value> {
+    let options = match kind {
+        Kind::TimeSeries => json!({"lookback": lookback}),
+        Kind::Curve => json!({"curveHistory": history}),
+    };
+    let doc = json!({"_id": target, "kind": kind.as_str(), "checks": kept, "options": options});
+    // The configuration must save as it is.
+    if let Value::Object(d) = &doc {
+        config::normalise(d.clone())?;
+    }
+    Ok(doc)
 }

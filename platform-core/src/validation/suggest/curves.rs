@@ -33,6 +33,23 @@ pub fn curve_candidates(
     if present.is_empty() {
         return (out, Some("no contract value in the fitted curves".into()));
     }
+    out.extend(value_checks(fit, &values, &present));
+    out.extend(tenor_count_check(fit));
+    out.extend(shape_checks(fit));
+    let message = match move_check(curves, first, fit_end, present[0] > 0.0) {
+        Ok(c) => {
+            out.push(c);
+            None
+        }
+        Err(note) => Some(note),
+    };
+    (out, message)
+}
+
+/// No contract value missing in the fitted curves, and values above 0 (`present`: the
+/// values there, sorted).
+fn value_checks(fit: &[CurveInput], values: &[Option<f64>], present: &[f64]) -> Vec<Candidate> {
+    let mut out = Vec::new();
     let n = present.len();
     if values.iter().all(Option::is_some) {
         out.push(candidate(
@@ -61,13 +78,18 @@ pub fn curve_candidates(
             false,
         ));
     }
+    out
+}
+
+/// The number of contracts with a value: from the 10% quantile to the most seen.
+fn tenor_count_check(fit: &[CurveInput]) -> Option<Candidate> {
     let mut counts: Vec<usize> = fit
         .iter()
         .map(|c| c.contracts.iter().filter(|k| k.value.is_some()).count())
         .collect();
     counts.sort_unstable();
     if let (Some(lo), Some(&hi)) = (quantile_rank(&counts, 0.1), counts.last()) {
-        out.push(candidate(
+        Some(candidate(
             "tenor_count",
             "Tenor count",
             format!("between(tenor_count(), {lo}, {hi})"),
@@ -78,8 +100,15 @@ pub fn curve_candidates(
                 counts[0]
             ),
             true,
-        ));
+        ))
+    } else {
+        None
     }
+}
+
+/// The shape of a curve: no gaps, sorted, unique, not a copy of the previous one.
+fn shape_checks(fit: &[CurveInput]) -> Vec<Candidate> {
+    let mut out = Vec::new();
     for (id, name, expr, why) in [
         (
             "no_gaps",
@@ -115,7 +144,17 @@ pub fn curve_candidates(
             false,
         ));
     }
-    let relative = present[0] > 0.0;
+    out
+}
+
+/// Per fitted curve, the moves of its contracts against the nearer of their two previous
+/// curves (matched by absolute delivery period; `relative`: as a share).
+fn contract_moves(
+    curves: &[CurveInput],
+    first: usize,
+    fit_end: usize,
+    relative: bool,
+) -> Vec<Vec<f64>> {
     let find = |c: &CurveInput, abs: &str| {
         c.contracts
             .iter()
@@ -146,6 +185,18 @@ pub fn curve_candidates(
             per_curve.push(moves);
         }
     }
+    per_curve
+}
+
+/// Contract moves, fitted without the curves whose typical move is far beyond the usual; a
+/// note when too few moves could be measured.
+fn move_check(
+    curves: &[CurveInput],
+    first: usize,
+    fit_end: usize,
+    relative: bool,
+) -> Result<Candidate, String> {
+    let per_curve = contract_moves(curves, first, fit_end, relative);
     // A curve whose typical move is far beyond the others' (a shifted curve) stays out of
     // the fit, so that defects in the fitted part do not set the threshold.
     let typical: Vec<f64> = per_curve.iter().map(|m| median_mad(m).0).collect();
@@ -161,14 +212,14 @@ pub fn curve_candidates(
     }
     let moves = sorted(moves);
     let q95 = quantile_lower(&moves, 0.95);
-    let message = if moves.len() >= MIN_FIT && q95 > 0.0 {
+    if moves.len() >= MIN_FIT && q95 > 0.0 {
         let x = round_up_sig(3.0 * q95);
         let f = if relative {
             "tenor_pct_change"
         } else {
             "tenor_change"
         };
-        out.push(candidate(
+        Ok(candidate(
             "tenor_move",
             "Tenor move",
             format!("!(abs({f}(1)) > {x} && abs({f}(2)) > {x})", x = float_literal(x)),
@@ -185,15 +236,13 @@ pub fn curve_candidates(
                 amount(x, relative)
             ),
             true,
-        ));
-        None
+        ))
     } else {
-        Some(format!(
+        Err(format!(
             "no move check: {} contract moves could be measured, at least {MIN_FIT} are needed",
             moves.len()
         ))
-    };
-    (out, message)
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,45 @@ pub fn series_candidates(
             0,
         );
     }
+    let s = sorted(present.iter().copied());
+    let (min, max) = (s[0], s[n - 1]);
+    out.extend(structural_checks(fit, n, min));
+    if n < MIN_FIT {
+        return (
+            out,
+            Some(format!(
+                "only {n} values to fit thresholds on: range, move, stale and gap checks need at least {MIN_FIT}; widen days"
+            )),
+            0,
+        );
+    }
+    let mut notes = Vec::new();
+    match range_check(&s, n, min, max) {
+        Ok(c) => out.push(c),
+        Err(note) => notes.push(note),
+    }
+    out.extend(band_check(&present, n, min));
+    match move_check(input, first, fit_end, min > 0.0) {
+        Ok(c) => out.push(c),
+        Err(note) => notes.push(note),
+    }
+    let mut lookback = 2;
+    match stale_check(fit, n) {
+        Ok((c, limit)) => {
+            lookback = lookback.max(limit + 1);
+            out.push(c);
+        }
+        Err(note) => notes.push(note),
+    }
+    out.extend(gap_check(input, first, fit_end));
+    let message = (!notes.is_empty()).then(|| notes.join("; "));
+    (out, message, lookback.min(1000))
+}
+
+/// No value missing in the fitted part, and the sign of the values (`n` of them, the lowest
+/// `min`).
+fn structural_checks(fit: &[Option<f64>], n: usize, min: f64) -> Vec<Candidate> {
+    let mut out = Vec::new();
     if fit.iter().all(Option::is_some) {
         out.push(candidate(
             "not_missing",
@@ -47,8 +86,6 @@ pub fn series_candidates(
             false,
         ));
     }
-    let s = sorted(present.iter().copied());
-    let (min, max) = (s[0], s[n - 1]);
     if min > 0.0 {
         out.push(candidate(
             "positive",
@@ -68,39 +105,39 @@ pub fn series_candidates(
             false,
         ));
     }
-    if n < MIN_FIT {
-        return (
-            out,
-            Some(format!(
-                "only {n} values to fit thresholds on: range, move, stale and gap checks need at least {MIN_FIT}; widen days"
-            )),
-            0,
-        );
-    }
-    let mut notes = Vec::new();
-    match far_fences(&s) {
+    out
+}
+
+/// The range: Tukey's far fences of the sorted fitted values `s`, cut at 0 when no value was
+/// below; a note when most values are equal.
+fn range_check(s: &[f64], n: usize, min: f64, max: f64) -> Result<Candidate, String> {
+    match far_fences(s) {
         Some((lo, hi)) => {
             let lo = if min >= 0.0 { lo.max(0.0) } else { lo };
-            out.push(candidate(
+            Ok(candidate(
                 "range",
                 "Range",
                 format!("between(value, {}, {})", literal(lo), literal(hi)),
                 CheckScope::Point,
                 format!(
                     "the middle half of the {n} fitted values lies between {} and {} (lowest {}, highest {}); the band reaches 3 interquartile ranges beyond it, rounded outward{}",
-                    short(quantile(&s, 0.25)),
-                    short(quantile(&s, 0.75)),
+                    short(quantile(s, 0.25)),
+                    short(quantile(s, 0.75)),
                     short(min),
                     short(max),
                     if min >= 0.0 && lo == 0.0 { " and cut at 0" } else { "" }
                 ),
                 true,
-            ));
+            ))
         }
-        None => notes.push("no range check: most fitted values are equal".to_string()),
+        None => Err("no range check: most fitted values are equal".to_string()),
     }
-    // The usual band (a warning): median -/+ 4 robust standard deviations.
-    let (median, mad) = median_mad(&present);
+}
+
+/// The usual band (a warning): median -/+ 4 robust standard deviations; none when the values
+/// do not vary.
+fn band_check(present: &[f64], n: usize, min: f64) -> Option<Candidate> {
+    let (median, mad) = median_mad(present);
     if mad > 0.0 {
         let half = 4.0 * 1.4826 * mad;
         let step = step_for(2.0 * half);
@@ -120,10 +157,20 @@ pub fn series_candidates(
             true,
         );
         band.def.severity = Severity::Warning;
-        out.push(band);
+        Some(band)
+    } else {
+        None
     }
-    // Moves against the two previous observations.
-    let relative = min > 0.0;
+}
+
+/// Moves against the two previous observations (`relative`: as a share of the previous
+/// value), fitted without the moves far beyond the usual one.
+fn move_check(
+    input: &SeriesInput,
+    first: usize,
+    fit_end: usize,
+    relative: bool,
+) -> Result<Candidate, String> {
     let lag = |i: usize, k: usize| i.checked_sub(k).and_then(|j| input.values[j]);
     let moves = sorted((first..fit_end).filter_map(|i| {
         let v = input.values[i]?;
@@ -151,37 +198,38 @@ pub fn series_candidates(
     if moves.len() >= MIN_FIT && q95 > 0.0 {
         let x = round_up_sig(3.0 * q95);
         let f = if relative { "pct_change" } else { "change" };
-        out.push(candidate(
-            "move",
-            "Move",
-            format!("!(abs({f}(1)) > {x} && abs({f}(2)) > {x})", x = float_literal(x)),
-            CheckScope::Point,
-            format!(
-                "95% of the {} fitted values moved at most {} from the nearer of the two previous values{}; the limit is three times that, rounded up: a value fails when it moved more than {} from both, as a spike does (the value after it, back to normal, passes)",
-                moves.len(),
-                amount(q95, relative),
-                if left_out > 0 {
-                    format!(" ({left_out} move(s) more than {OUTLIER_FACTOR} times the median move left out)")
-                } else {
-                    String::new()
-                },
-                amount(x, relative)
-            ),
-            true,
-        ));
+        Ok(candidate(
+        "move",
+        "Move",
+        format!("!(abs({f}(1)) > {x} && abs({f}(2)) > {x})", x = float_literal(x)),
+        CheckScope::Point,
+        format!(
+            "95% of the {} fitted values moved at most {} from the nearer of the two previous values{}; the limit is three times that, rounded up: a value fails when it moved more than {} from both, as a spike does (the value after it, back to normal, passes)",
+            moves.len(),
+            amount(q95, relative),
+            if left_out > 0 {
+                format!(" ({left_out} move(s) more than {OUTLIER_FACTOR} times the median move left out)")
+            } else {
+                String::new()
+            },
+            amount(x, relative)
+        ),
+        true,
+    ))
     } else {
-        notes.push("no move check: too few consecutive values, or they never moved".into());
+        Err("no move check: too few consecutive values, or they never moved".into())
     }
-    // Runs of one repeated value.
+}
+
+/// Runs of one repeated value in the fitted part (`n` values): the check and its limit.
+fn stale_check(fit: &[Option<f64>], n: usize) -> Result<(Candidate, usize), String> {
     let mut runs = run_lengths(fit);
     runs.sort_unstable();
     let longest = runs.last().copied().unwrap_or(0);
-    let mut lookback = 2;
     match quantile_rank(&runs, 0.95) {
         Some(q) if q * 4 <= n => {
             let limit = (2 * q).max(q + 2);
-            lookback = lookback.max(limit + 1);
-            out.push(candidate(
+            let check = candidate(
                 "stale",
                 "Stale",
                 format!("run_length() <= {limit}"),
@@ -191,34 +239,34 @@ pub fn series_candidates(
                     runs.len()
                 ),
                 true,
-            ));
+            );
+            Ok((check, limit))
         }
-        _ => notes.push("no stale check: the series mostly repeats its values".into()),
+        _ => Err("no stale check: the series mostly repeats its values".into()),
     }
-    // Gaps between observations, in calendar steps.
-    if let Some(step) = input.step_ms.filter(|s| *s > 0) {
-        let mut gaps: Vec<usize> = (first.max(1)..fit_end)
-            .map(|i| ((input.times[i] - input.times[i - 1]) / step).max(0) as usize)
-            .collect();
-        gaps.sort_unstable();
-        if let Some(q) = quantile_rank(&gaps, 0.95) {
-            let limit = (2 * q).max(q + 1);
-            out.push(candidate(
-                "gap",
-                "Gap",
-                format!("!(gap() > {limit})"),
-                CheckScope::Point,
-                format!(
-                    "95% of the {} fitted observations came at most {q} calendar step(s) after the previous one (most {}); more than {limit} steps fails",
-                    gaps.len(),
-                    gaps.last().copied().unwrap_or(0)
-                ),
-                true,
-            ));
-        }
-    }
-    let message = (!notes.is_empty()).then(|| notes.join("; "));
-    (out, message, lookback.min(1000))
+}
+
+/// Gaps between observations, in calendar steps (a series with a calendar step only).
+fn gap_check(input: &SeriesInput, first: usize, fit_end: usize) -> Option<Candidate> {
+    let step = input.step_ms.filter(|s| *s > 0)?;
+    let mut gaps: Vec<usize> = (first.max(1)..fit_end)
+        .map(|i| ((input.times[i] - input.times[i - 1]) / step).max(0) as usize)
+        .collect();
+    gaps.sort_unstable();
+    let q = quantile_rank(&gaps, 0.95)?;
+    let limit = (2 * q).max(q + 1);
+    Some(candidate(
+        "gap",
+        "Gap",
+        format!("!(gap() > {limit})"),
+        CheckScope::Point,
+        format!(
+            "95% of the {} fitted observations came at most {q} calendar step(s) after the previous one (most {}); more than {limit} steps fails",
+            gaps.len(),
+            gaps.last().copied().unwrap_or(0)
+        ),
+        true,
+    ))
 }
 
 #[cfg(test)]

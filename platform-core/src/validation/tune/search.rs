@@ -7,7 +7,6 @@ use crate::validation::engine::{CheckDef, Library};
 use crate::validation::window::load::Loaded;
 use crate::validation::window::numbers::{round_to, step_for};
 use crate::validation::window::score::{score, Scored};
-use crate::Platform;
 use std::collections::BTreeMap;
 
 /// The smallest move of `v` in direction `dir` (+1 up, -1 down) for which `passes` holds,
@@ -73,6 +72,9 @@ pub fn round_relaxed(x: f64, dir: f64) -> f64 {
     round_to(widened, step_for(widened), dir > 0.0)
 }
 
+/// A point of the window (its position) and, for tenor checks, the tenor.
+pub(super) type Spot = (usize, Option<String>);
+
 /// One proposal for a check.
 pub(super) struct Proposal {
     pub(super) expression: String,
@@ -80,18 +82,27 @@ pub(super) struct Proposal {
     pub(super) lost: Vec<usize>,
 }
 
-impl Platform {
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn best_relaxation(
-        &self,
-        loaded: &Loaded,
-        def: &CheckDef,
-        libs: &[Library],
-        lookback: usize,
-        history: usize,
-        false_alarms: &[(usize, Option<String>)],
-        standing: &[(usize, Option<String>)],
-    ) -> Result<Option<Proposal>> {
+/// The best proposal so far, with its rank: standing failures lost, failures in the window,
+/// then the size of the change.
+type Best = Option<(usize, usize, f64, Proposal)>;
+
+/// The threshold search of one check over a window: the false alarms to let pass, and the
+/// standing failures to keep.
+pub(super) struct Search<'a> {
+    pub(super) loaded: &'a Loaded,
+    pub(super) def: &'a CheckDef,
+    pub(super) libs: &'a [Library],
+    pub(super) lookback: usize,
+    pub(super) history: usize,
+    pub(super) false_alarms: &'a [Spot],
+    pub(super) standing: &'a [Spot],
+}
+
+impl Search<'_> {
+    /// The best relaxation of the check: each group of equal literals moved alone, up and
+    /// down; when no single move lets every false alarm pass, the groups moved together.
+    pub(super) fn best(&self) -> Result<Option<Proposal>> {
+        let def = self.def;
         let lits = thresholds(&def.expression);
         // Equal literals move together.
         let mut groups: BTreeMap<String, Vec<&Literal>> = BTreeMap::new();
@@ -101,134 +112,170 @@ impl Platform {
                 .or_default()
                 .push(l);
         }
-        let run = |expr: &str| -> Result<Option<Scored>> {
-            let mut d = def.clone();
-            d.expression = expr.to_string();
-            match score(loaded, &[d], libs, lookback, history) {
-                Ok(mut s) => Ok(s.pop()),
-                Err(e) if e.code() == ErrorCode::Internal => Err(e),
-                Err(_) => Ok(None),
-            }
-        };
-        let passes_all = |s: &Scored| {
-            false_alarms
-                .iter()
-                .all(|(pt, t)| !s.fails_at(*pt, t.as_deref()))
-        };
-        type Best = Option<(usize, usize, f64, Proposal)>;
         let mut best: Best = None;
-        let consider = |best: &mut Best, expression: String, change: f64, scored: Scored| {
-            let lost: Vec<usize> = standing
-                .iter()
-                .enumerate()
-                .filter(|(_, (pt, t))| !scored.fails_at(*pt, t.as_deref()))
-                .map(|(i, _)| i)
-                .collect();
-            let rank = (lost.len(), scored.fails.len());
-            let better = best
-                .as_ref()
-                .is_none_or(|(l, f, c, _)| rank < (*l, *f) || (rank == (*l, *f) && change < *c));
-            if better {
-                *best = Some((
-                    rank.0,
-                    rank.1,
-                    change,
-                    Proposal {
-                        expression,
-                        scored,
-                        lost,
-                    },
-                ));
-            }
-        };
         for spans in groups.values() {
-            let (v, int) = (spans[0].value, spans.iter().all(|l| l.int));
-            for dir in [1.0, -1.0] {
-                let found = smallest_move(v, int, dir, |x| {
-                    Ok(run(&replace(&def.expression, spans, x, int))?
-                        .is_some_and(|s| passes_all(&s)))
-                })?;
-                let Some(exact) = found else {
-                    continue;
-                };
-                let mut chosen = exact;
-                if !int {
-                    let nice = round_relaxed(exact, dir);
-                    // Rounding outward only relaxes further; keep the exact value if not.
-                    if run(&replace(&def.expression, spans, nice, int))?
-                        .is_some_and(|s| passes_all(&s))
-                    {
-                        chosen = nice;
-                    }
-                }
-                let expression = replace(&def.expression, spans, chosen, int);
-                let Some(scored) = run(&expression)? else {
-                    continue;
-                };
-                let change = (chosen - v).abs() / v.abs().max(1e-12);
-                consider(&mut best, expression, change, scored);
-            }
+            self.move_alone(spans, &mut best)?;
         }
         if best.is_some() || groups.len() < 2 {
             return Ok(best.map(|(_, _, _, p)| p));
         }
-        // No single threshold passes them all (say overridden highs and lows of a band): move
-        // each threshold, in the direction that lets the most of them pass, just far enough
-        // for those, and try the moves together.
-        let mut moves: Vec<(&[&Literal], f64, bool)> = Vec::new();
-        for spans in groups.values() {
-            let (v, int) = (spans[0].value, spans.iter().all(|l| l.int));
-            let far = if v != 0.0 { v.abs() } else { 1.0 } * 2f64.powi(30);
-            let mut pick: Option<(f64, Vec<usize>)> = None;
-            for dir in [1.0, -1.0] {
-                let Some(s) = run(&replace(&def.expression, spans, v + dir * far, int))? else {
-                    continue;
-                };
-                let helped: Vec<usize> = (0..false_alarms.len())
-                    .filter(|&i| {
-                        let (pt, t) = &false_alarms[i];
-                        !s.fails_at(*pt, t.as_deref())
-                    })
-                    .collect();
-                if !helped.is_empty() && pick.as_ref().is_none_or(|(_, h)| helped.len() > h.len()) {
-                    pick = Some((dir, helped));
-                }
-            }
-            let Some((dir, helped)) = pick else {
+        self.move_together(&groups, &mut best)?;
+        Ok(best.map(|(_, _, _, p)| p))
+    }
+
+    /// The check with another expression, scored over the window (None when it cannot run).
+    fn run(&self, expr: &str) -> Result<Option<Scored>> {
+        let mut d = self.def.clone();
+        d.expression = expr.to_string();
+        match score(self.loaded, &[d], self.libs, self.lookback, self.history) {
+            Ok(mut s) => Ok(s.pop()),
+            Err(e) if e.code() == ErrorCode::Internal => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Whether every false alarm passes.
+    fn passes_all(&self, s: &Scored) -> bool {
+        self.false_alarms
+            .iter()
+            .all(|(pt, t)| !s.fails_at(*pt, t.as_deref()))
+    }
+
+    /// Keeps a proposal when it ranks better than the best so far.
+    fn consider(&self, best: &mut Best, expression: String, change: f64, scored: Scored) {
+        let lost: Vec<usize> = self
+            .standing
+            .iter()
+            .enumerate()
+            .filter(|(_, (pt, t))| !scored.fails_at(*pt, t.as_deref()))
+            .map(|(i, _)| i)
+            .collect();
+        let rank = (lost.len(), scored.fails.len());
+        let better = best
+            .as_ref()
+            .is_none_or(|(l, f, c, _)| rank < (*l, *f) || (rank == (*l, *f) && change < *c));
+        if better {
+            *best = Some((
+                rank.0,
+                rank.1,
+                change,
+                Proposal {
+                    expression,
+                    scored,
+                    lost,
+                },
+            ));
+        }
+    }
+
+    /// One group of equal literals moved alone, up then down, just far enough for every false
+    /// alarm to pass (a float rounded outward when that still passes).
+    fn move_alone(&self, spans: &[&Literal], best: &mut Best) -> Result<()> {
+        let def = self.def;
+        let (v, int) = (spans[0].value, spans.iter().all(|l| l.int));
+        for dir in [1.0, -1.0] {
+            let found = smallest_move(v, int, dir, |x| {
+                Ok(self
+                    .run(&replace(&def.expression, spans, x, int))?
+                    .is_some_and(|s| self.passes_all(&s)))
+            })?;
+            let Some(exact) = found else {
                 continue;
             };
-            let passes_helped = |s: &Scored| {
-                helped.iter().all(|&i| {
-                    let (pt, t) = &false_alarms[i];
-                    !s.fails_at(*pt, t.as_deref())
-                })
+            let mut chosen = exact;
+            if !int {
+                let nice = round_relaxed(exact, dir);
+                // Rounding outward only relaxes further; keep the exact value if not.
+                if self
+                    .run(&replace(&def.expression, spans, nice, int))?
+                    .is_some_and(|s| self.passes_all(&s))
+                {
+                    chosen = nice;
+                }
+            }
+            let expression = replace(&def.expression, spans, chosen, int);
+            let Some(scored) = self.run(&expression)? else {
+                continue;
             };
-            let found = smallest_move(v, int, dir, |x| {
-                Ok(run(&replace(&def.expression, spans, x, int))?
-                    .is_some_and(|s| passes_helped(&s)))
-            })?;
-            if let Some(exact) = found {
-                let chosen = if int {
-                    exact
-                } else {
-                    round_relaxed(exact, dir)
-                };
+            let change = (chosen - v).abs() / v.abs().max(1e-12);
+            self.consider(best, expression, change, scored);
+        }
+        Ok(())
+    }
+
+    /// No single threshold passes them all (say overridden highs and lows of a band): move
+    /// each threshold, in the direction that lets the most of them pass, just far enough for
+    /// those, and try the moves together.
+    fn move_together(
+        &self,
+        groups: &BTreeMap<String, Vec<&Literal>>,
+        best: &mut Best,
+    ) -> Result<()> {
+        let def = self.def;
+        let mut moves: Vec<(&[&Literal], f64, bool)> = Vec::new();
+        for spans in groups.values() {
+            let int = spans.iter().all(|l| l.int);
+            if let Some(chosen) = self.partial_move(spans, int)? {
                 moves.push((spans.as_slice(), chosen, int));
             }
         }
         if moves.len() > 1 {
             let expression = replace_many(&def.expression, &moves);
-            if let Some(scored) = run(&expression)?.filter(|s| passes_all(s)) {
+            if let Some(scored) = self.run(&expression)?.filter(|s| self.passes_all(s)) {
                 let change = moves
                     .iter()
                     .map(|(spans, x, _)| {
                         (x - spans[0].value).abs() / spans[0].value.abs().max(1e-12)
                     })
                     .sum();
-                consider(&mut best, expression, change, scored);
+                self.consider(best, expression, change, scored);
             }
         }
-        Ok(best.map(|(_, _, _, p)| p))
+        Ok(())
+    }
+
+    /// A group of equal literals moved in the direction that lets the most false alarms pass,
+    /// just far enough for those (rounded outward for a float); None when neither helps.
+    fn partial_move(&self, spans: &[&Literal], int: bool) -> Result<Option<f64>> {
+        let (def, false_alarms) = (self.def, self.false_alarms);
+        let v = spans[0].value;
+        let far = if v != 0.0 { v.abs() } else { 1.0 } * 2f64.powi(30);
+        let mut pick: Option<(f64, Vec<usize>)> = None;
+        for dir in [1.0, -1.0] {
+            let Some(s) = self.run(&replace(&def.expression, spans, v + dir * far, int))? else {
+                continue;
+            };
+            let helped: Vec<usize> = (0..false_alarms.len())
+                .filter(|&i| {
+                    let (pt, t) = &false_alarms[i];
+                    !s.fails_at(*pt, t.as_deref())
+                })
+                .collect();
+            if !helped.is_empty() && pick.as_ref().is_none_or(|(_, h)| helped.len() > h.len()) {
+                pick = Some((dir, helped));
+            }
+        }
+        let Some((dir, helped)) = pick else {
+            return Ok(None);
+        };
+        let passes_helped = |s: &Scored| {
+            helped.iter().all(|&i| {
+                let (pt, t) = &false_alarms[i];
+                !s.fails_at(*pt, t.as_deref())
+            })
+        };
+        let found = smallest_move(v, int, dir, |x| {
+            Ok(self
+                .run(&replace(&def.expression, spans, x, int))?
+                .is_some_and(|s| passes_helped(&s)))
+        })?;
+        Ok(found.map(|exact| {
+            if int {
+                exact
+            } else {
+                round_relaxed(exact, dir)
+            }
+        }))
     }
 }
 

@@ -2,8 +2,9 @@
 //! `maxCurves`), read with what comes before it, and the points a request asked for.
 
 use crate::auth::Principal;
-use crate::data::calendar::{format_time, parse_time};
+use crate::data::calendar::{format_time, parse_time, Calendar};
 use crate::data::curve;
+use crate::data::model::Point;
 use crate::data::series::{self, Window};
 use crate::data::{series_settings, DataKind};
 use crate::error::{Error, Result};
@@ -118,89 +119,12 @@ impl Platform {
             (Kind::TimeSeries, Some(DataKind::Series)) => {
                 let (calendar, tz, _) = series_settings(&key.prop, &item.header)?;
                 let points = series::read(tx, key, item.version, Window::All)?;
-                let day_ms = |d: NaiveDate| -> Result<i64> {
-                    parse_time(&d.format("%Y-%m-%d").to_string(), tz)
-                };
-                let end = day_ms(today + Duration::days(1))?;
-                let mut start = day_ms(from)?;
-                let mut asked_t = Vec::with_capacity(asked.len());
-                for text in asked {
-                    let t = parse_time(text, tz)?;
-                    if points.binary_search_by_key(&t, |p| p.t).is_err() || t >= end {
-                        return Err(Error::invalid_parameter(format!(
-                            "{target} has no observation at {text}"
-                        )));
-                    }
-                    start = start.min(t);
-                    asked_t.push(t);
-                }
-                let kept: Vec<_> = points.into_iter().filter(|p| p.t < end).collect();
-                let first = kept.partition_point(|p| p.t < start);
-                let asked = asked_t
-                    .iter()
-                    .filter_map(|t| kept.binary_search_by_key(t, |p| p.t).ok())
-                    .map(|i| i - first)
-                    .collect();
-                let input = series_input(&kept, calendar);
-                let labels = kept
-                    .iter()
-                    .map(|p| format_time(p.t, calendar, tz))
-                    .collect();
-                Ok(Loaded {
-                    data: Data::Series { input, labels },
-                    first,
-                    asked,
-                })
+                series_window(points, (calendar, tz), (from, today), asked, target)
             }
             (Kind::Curve, Some(DataKind::Curve)) => {
                 let to = today.format("%Y-%m-%d").to_string();
                 let all = tx.curves(key, item.version, None, Some(&to), None)?;
-                let mut asked_days = Vec::with_capacity(asked.len());
-                for text in asked {
-                    let d = text
-                        .get(..10)
-                        .and_then(|h| NaiveDate::parse_from_str(h, "%Y-%m-%d").ok())
-                        .ok_or_else(|| {
-                            Error::invalid_parameter(format!(
-                                "\"{text}\" is not a date (YYYY-MM-DD)"
-                            ))
-                        })?
-                        .format("%Y-%m-%d")
-                        .to_string();
-                    if !all.iter().any(|(o, _)| *o == d) {
-                        return Err(Error::invalid_parameter(format!(
-                            "{target} has no curve on {d}"
-                        )));
-                    }
-                    asked_days.push(d);
-                }
-                let from = from.format("%Y-%m-%d").to_string();
-                let in_days = all.partition_point(|(o, _)| *o < from);
-                let mut first = in_days.max(all.len().saturating_sub(span.max_curves));
-                if let Some(oldest) = asked_days.iter().min() {
-                    first = first.min(all.partition_point(|(o, _)| o < oldest));
-                }
-                // Two earlier curves feed the move checks of the first ones.
-                let load_from = first.saturating_sub(2);
-                let mut curves = Vec::with_capacity(all.len() - load_from);
-                for (_, bytes) in &all[load_from..] {
-                    curves.push(curve_input(&curve::decode(bytes)?));
-                }
-                let first = first - load_from;
-                let asked = asked_days
-                    .iter()
-                    .filter_map(|d| {
-                        curves
-                            .iter()
-                            .position(|c| c.ondate.format("%Y-%m-%d").to_string() == *d)
-                    })
-                    .map(|i| i - first)
-                    .collect();
-                Ok(Loaded {
-                    data: Data::Curves { curves },
-                    first,
-                    asked,
-                })
+                curve_window(&all, from, span, asked, target)
             }
             (k, _) => Err(Error::invalid_parameter(format!(
                 "{target} is not a {}",
@@ -212,4 +136,103 @@ impl Platform {
             ))),
         }
     }
+}
+
+/// The window of a series: its observations up to the end of `today`, from the first day
+/// `from` or the oldest asked point.
+fn series_window(
+    points: Vec<Point>,
+    (calendar, tz): (Calendar, chrono_tz::Tz),
+    (from, today): (NaiveDate, NaiveDate),
+    asked: &[String],
+    target: &str,
+) -> Result<Loaded> {
+    let day_ms =
+        |d: NaiveDate| -> Result<i64> { parse_time(&d.format("%Y-%m-%d").to_string(), tz) };
+    let end = day_ms(today + Duration::days(1))?;
+    let mut start = day_ms(from)?;
+    let mut asked_t = Vec::with_capacity(asked.len());
+    for text in asked {
+        let t = parse_time(text, tz)?;
+        if points.binary_search_by_key(&t, |p| p.t).is_err() || t >= end {
+            return Err(Error::invalid_parameter(format!(
+                "{target} has no observation at {text}"
+            )));
+        }
+        start = start.min(t);
+        asked_t.push(t);
+    }
+    let kept: Vec<_> = points.into_iter().filter(|p| p.t < end).collect();
+    let first = kept.partition_point(|p| p.t < start);
+    let asked = asked_t
+        .iter()
+        .filter_map(|t| kept.binary_search_by_key(t, |p| p.t).ok())
+        .map(|i| i - first)
+        .collect();
+    let input = series_input(&kept, calendar);
+    let labels = kept
+        .iter()
+        .map(|p| format_time(p.t, calendar, tz))
+        .collect();
+    Ok(Loaded {
+        data: Data::Series { input, labels },
+        first,
+        asked,
+    })
+}
+
+/// The window of curves (`all`: every curve up to today, by ondate): those from the first day
+/// `from`, at most the newest `max_curves`, the asked ones however old, and two earlier ones
+/// for the move checks.
+fn curve_window(
+    all: &[(String, Vec<u8>)],
+    from: NaiveDate,
+    span: Span,
+    asked: &[String],
+    target: &str,
+) -> Result<Loaded> {
+    let mut asked_days = Vec::with_capacity(asked.len());
+    for text in asked {
+        let d = text
+            .get(..10)
+            .and_then(|h| NaiveDate::parse_from_str(h, "%Y-%m-%d").ok())
+            .ok_or_else(|| {
+                Error::invalid_parameter(format!("\"{text}\" is not a date (YYYY-MM-DD)"))
+            })?
+            .format("%Y-%m-%d")
+            .to_string();
+        if !all.iter().any(|(o, _)| *o == d) {
+            return Err(Error::invalid_parameter(format!(
+                "{target} has no curve on {d}"
+            )));
+        }
+        asked_days.push(d);
+    }
+    let from = from.format("%Y-%m-%d").to_string();
+    let in_days = all.partition_point(|(o, _)| *o < from);
+    let mut first = in_days.max(all.len().saturating_sub(span.max_curves));
+    if let Some(oldest) = asked_days.iter().min() {
+        first = first.min(all.partition_point(|(o, _)| o < oldest));
+    }
+    // Two earlier curves feed the move checks of the first ones.
+    let load_from = first.saturating_sub(2);
+    let mut curves = Vec::with_capacity(all.len() - load_from);
+    for (_, bytes) in &all[load_from..] {
+        curves.push(curve_input(&curve::decode(bytes)?));
+    }
+    let first = first - load_from;
+    let asked = asked_days
+        .iter()
+        .filter_map(|d| {
+            curves
+                .iter()
+                .position(|c| c.ondate.format("%Y-%m-%d").to_string() == *d)
+        })
+        .map(|i| i - first)
+        .collect();
+    Ok(Loaded {
+        data: Data::Curves { curves },
+        first,
+        asked,
+    })
 }
