@@ -33,11 +33,7 @@ pub fn thresholds(src: &str) -> Vec<Literal> {
             continue;
         }
         if c == b'"' || c == b'\'' || c == b'`' {
-            let mut j = i + 1;
-            while j < b.len() && b[j] != c {
-                j += if b[j] == b'\\' { 2 } else { 1 };
-            }
-            i = j + 1;
+            i = string_end(b, i);
             prev = Some(c);
             last_ident = None;
             continue;
@@ -53,53 +49,14 @@ pub fn thresholds(src: &str) -> Vec<Literal> {
         }
         if c.is_ascii_digit() {
             let s = i;
-            let mut int = true;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i + 1 < b.len() && b[i] == b'.' && b[i + 1].is_ascii_digit() {
-                int = false;
-                i += 1;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-            }
-            if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-                let mut j = i + 1;
-                if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-                    j += 1;
-                }
-                if j < b.len() && b[j].is_ascii_digit() {
-                    int = false;
-                    i = j;
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                }
-            }
-            let text = &src[s..i];
+            let (end, int) = number_end(b, s);
+            i = end;
             let tunable = match calls.last() {
                 None | Some(None) => true,
                 Some(Some(name)) => matches!(name.as_str(), "between" | "clamp"),
             };
-            if let (true, Ok(v)) = (tunable, text.parse::<f64>()) {
-                // A unary minus directly before (after an operator, a comma or a bracket).
-                let before = src[..s].trim_end();
-                let unary = before.ends_with('-') && {
-                    let rest = before[..before.len() - 1].trim_end();
-                    rest.is_empty() || rest.ends_with(|ch: char| "(,<>=!&|".contains(ch))
-                };
-                let (start, value) = if unary {
-                    (before.len() - 1, -v)
-                } else {
-                    (s, v)
-                };
-                out.push(Literal {
-                    start,
-                    end: i,
-                    value,
-                    int,
-                });
+            if tunable {
+                out.extend(literal_at(src, s, i, int));
             }
             prev = Some(b'0');
             last_ident = None;
@@ -123,6 +80,70 @@ pub fn thresholds(src: &str) -> Vec<Literal> {
         i += 1;
     }
     out
+}
+
+/// Past the end of the quoted text opening at `i`.
+fn string_end(b: &[u8], i: usize) -> usize {
+    let c = b[i];
+    let mut j = i + 1;
+    while j < b.len() && b[j] != c {
+        j += if b[j] == b'\\' { 2 } else { 1 };
+    }
+    j + 1
+}
+
+/// The end of the number starting at `s`, and whether it is written as a whole number (no
+/// decimal point or exponent).
+fn number_end(b: &[u8], s: usize) -> (usize, bool) {
+    let mut i = s;
+    let mut int = true;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i + 1 < b.len() && b[i] == b'.' && b[i + 1].is_ascii_digit() {
+        int = false;
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        if j < b.len() && b[j].is_ascii_digit() {
+            int = false;
+            i = j;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    }
+    (i, int)
+}
+
+/// The literal written at `s..end`, with a unary minus directly before it (after an operator,
+/// a comma or a bracket); None when it does not read as a number.
+fn literal_at(src: &str, s: usize, end: usize, int: bool) -> Option<Literal> {
+    let v = src[s..end].parse::<f64>().ok()?;
+    // A unary minus directly before (after an operator, a comma or a bracket).
+    let before = src[..s].trim_end();
+    let unary = before.ends_with('-') && {
+        let rest = before[..before.len() - 1].trim_end();
+        rest.is_empty() || rest.ends_with(|ch: char| "(,<>=!&|".contains(ch))
+    };
+    let (start, value) = if unary {
+        (before.len() - 1, -v)
+    } else {
+        (s, v)
+    };
+    Some(Literal {
+        start,
+        end,
+        value,
+        int,
+    })
 }
 
 /// `src` with the literals at `spans` replaced by `x`.
