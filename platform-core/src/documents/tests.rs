@@ -1,7 +1,8 @@
 //! The versioning rules, checked directly on the core over an in-memory store.
 
 use super::*;
-use crate::auth::Role;
+use crate::auth::{Principal, Role};
+use crate::error::ErrorCode;
 use crate::Platform;
 use serde_json::json;
 

@@ -315,6 +315,110 @@ fn generated_name(target: &Target, props: &Map<String, Value>, conditions: &[Val
     )
 }
 
+/// The target an automation names (`target`), one of the built-in targets.
+fn target_of(fields: &Map<String, Value>) -> Result<&'static Target> {
+    let target_id = match fields.get("target") {
+        Some(Value::String(t)) => t.clone(),
+        None | Some(Value::Null) => {
+            return Err(Error::new(
+                ErrorCode::MissingParameter,
+                "an automation needs a target (GET /action/v1/public lists them)",
+            ))
+        }
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "target must be a string, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    targets::find(&target_id).ok_or_else(|| {
+        invalid(format!(
+            "target \"{target_id}\" does not exist; GET /action/v1/public lists the targets ({})",
+            targets::TARGETS
+                .iter()
+                .map(|t| t.id)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+/// The `properties` of an automation (none: empty).
+fn properties_of(fields: &Map<String, Value>) -> Result<Map<String, Value>> {
+    match fields.get("properties") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(other) => Err(Error::invalid_body(format!(
+            "properties must be an object, not {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+/// Whether an automation is enabled (`enabled`, or `active`; true when neither is sent).
+fn enabled_of(fields: &Map<String, Value>) -> Result<bool> {
+    match (fields.get("enabled"), fields.get("active")) {
+        (Some(Value::Bool(b)), _) | (None, Some(Value::Bool(b))) => Ok(*b),
+        (None | Some(Value::Null), None | Some(Value::Null)) => Ok(true),
+        (Some(other), _) | (_, Some(other)) => Err(Error::invalid_body(format!(
+            "enabled must be a boolean, not {other}"
+        ))),
+    }
+}
+
+/// An automation as sent, checked: what its stored document is made of.
+struct Draft<'a> {
+    fields: &'a Map<String, Value>,
+    target: &'static Target,
+    props: &'a Map<String, Value>,
+    conditions: &'a [Value],
+    enabled: bool,
+}
+
+impl Draft<'_> {
+    /// The stored document, `id` given (an update keeps when it was created and whose owned
+    /// automation it is); the caller becomes its owner.
+    fn doc(
+        &self,
+        id: &str,
+        existing: Option<&Map<String, Value>>,
+        p: &Principal,
+        now: &str,
+    ) -> Map<String, Value> {
+        let (fields, target) = (self.fields, self.target);
+        let mut doc = Map::new();
+        doc.insert("_id".into(), json!(id));
+        doc.insert("_type".into(), json!("VarAutomation"));
+        let name = match fields.get("name") {
+            Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
+            _ => generated_name(target, self.props, self.conditions),
+        };
+        doc.insert("name".into(), json!(name));
+        for k in ["description", "icon"] {
+            if let Some(v) = fields.get(k) {
+                doc.insert(k.into(), v.clone());
+            }
+        }
+        doc.insert("target".into(), json!(target.id));
+        doc.insert("template".into(), json!(target.template));
+        doc.insert("properties".into(), Value::Object(self.props.clone()));
+        doc.insert("conditions".into(), Value::Array(self.conditions.to_vec()));
+        doc.insert("enabled".into(), json!(self.enabled));
+        doc.insert("owner".into(), json!(p.user));
+        let created = existing
+            .and_then(|d| d.get("created").cloned())
+            .unwrap_or_else(|| json!(now));
+        doc.insert("created".into(), created);
+        doc.insert("updated".into(), json!(now));
+        if let Some(owned) = existing.and_then(|d| d.get("ownedBy")) {
+            doc.insert("ownedBy".into(), owned.clone());
+        }
+        doc.insert("_run".into(), run_as(p));
+        doc
+    }
+}
+
 impl Platform {
     /// Creates an automation (the server assigns `_id`) or updates the one whose `_id` is sent.
     /// The caller becomes its owner. Returns the stored automation.
@@ -331,51 +435,10 @@ impl Platform {
         }
         let scope = p.private_scope();
         let now = format_instant(self.now());
-        let target_id = match fields.get("target") {
-            Some(Value::String(t)) => t.clone(),
-            None | Some(Value::Null) => {
-                return Err(Error::new(
-                    ErrorCode::MissingParameter,
-                    "an automation needs a target (GET /action/v1/public lists them)",
-                ))
-            }
-            Some(other) => {
-                return Err(Error::invalid_body(format!(
-                    "target must be a string, not {}",
-                    json_kind(other)
-                )))
-            }
-        };
-        let target = targets::find(&target_id).ok_or_else(|| {
-            invalid(format!(
-                "target \"{target_id}\" does not exist; GET /action/v1/public lists the targets ({})",
-                targets::TARGETS
-                    .iter()
-                    .map(|t| t.id)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?;
+        let target = target_of(&fields)?;
         let conditions = check_conditions(fields.get("conditions"), target)?;
-        let props = match fields.get("properties") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m.clone(),
-            Some(other) => {
-                return Err(Error::invalid_body(format!(
-                    "properties must be an object, not {}",
-                    json_kind(other)
-                )))
-            }
-        };
-        let enabled = match (fields.get("enabled"), fields.get("active")) {
-            (Some(Value::Bool(b)), _) | (None, Some(Value::Bool(b))) => *b,
-            (None | Some(Value::Null), None | Some(Value::Null)) => true,
-            (Some(other), _) | (_, Some(other)) => {
-                return Err(Error::invalid_body(format!(
-                    "enabled must be a boolean, not {other}"
-                )))
-            }
-        };
+        let props = properties_of(&fields)?;
+        let enabled = enabled_of(&fields)?;
         for k in ["name", "description", "icon"] {
             if let Some(v) = fields.get(k) {
                 if !v.is_string() && !v.is_null() {
@@ -386,6 +449,13 @@ impl Platform {
                 }
             }
         }
+        let draft = Draft {
+            fields: &fields,
+            target,
+            props: &props,
+            conditions: &conditions,
+            enabled,
+        };
         self.write(|tx| {
             check_properties(self, &*tx, p, target, &props)?;
             let existing = match fields.get("_id") {
@@ -406,35 +476,7 @@ impl Platform {
                 Some(a) => a.id().to_string(),
                 None => new_id()?,
             };
-            let mut doc = Map::new();
-            doc.insert("_id".into(), json!(id));
-            doc.insert("_type".into(), json!("VarAutomation"));
-            let name = match fields.get("name") {
-                Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
-                _ => generated_name(target, &props, &conditions),
-            };
-            doc.insert("name".into(), json!(name));
-            for k in ["description", "icon"] {
-                if let Some(v) = fields.get(k) {
-                    doc.insert(k.into(), v.clone());
-                }
-            }
-            doc.insert("target".into(), json!(target.id));
-            doc.insert("template".into(), json!(target.template));
-            doc.insert("properties".into(), Value::Object(props.clone()));
-            doc.insert("conditions".into(), Value::Array(conditions.clone()));
-            doc.insert("enabled".into(), json!(enabled));
-            doc.insert("owner".into(), json!(p.user));
-            let created = existing
-                .as_ref()
-                .and_then(|a| a.body().get("created").cloned())
-                .unwrap_or_else(|| json!(now));
-            doc.insert("created".into(), created);
-            doc.insert("updated".into(), json!(now));
-            if let Some(owned) = existing.as_ref().and_then(|a| a.body().get("ownedBy")) {
-                doc.insert("ownedBy".into(), owned.clone());
-            }
-            doc.insert("_run".into(), run_as(p));
+            let doc = draft.doc(&id, existing.as_ref().map(|a| a.body()), p, &now);
             let automation = Automation::from_body(doc)?;
             tx.put_automation(&scope, &automation)?;
             Ok(render(automation.into_body()))

@@ -31,7 +31,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
 use crate::store::{Collection, WriteTx};
 use crate::Platform;
-use rhai::{Dynamic, EvalAltResult, Map as RhaiMap, Scope as RhaiScope};
+use rhai::{Dynamic, EvalAltResult, Map as RhaiMap, Scope as RhaiScope, AST};
 use serde_json::Value;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -172,8 +172,8 @@ pub fn run(
 
 /// Runs `source` as `p`, narrowed by `confinement` (see the module's documentation).
 #[allow(clippy::too_many_arguments)]
-pub fn run_confined<'p>(
-    platform: &'p Platform,
+pub fn run_confined(
+    platform: &Platform,
     p: &Principal,
     channel: &str,
     source: &str,
@@ -183,7 +183,6 @@ pub fn run_confined<'p>(
 ) -> Result<Value> {
     let limits = platform.script_limits();
     let revealed = Revealed::default();
-    let scrub = confinement.scrub_secrets;
     let started = Instant::now();
     // Compiled here, so a syntax error is reported before anything starts.
     let ast = compile_script(&engine(Profile::Script), script_id, source)?;
@@ -191,131 +190,26 @@ pub fn run_confined<'p>(
     let over_budget = Mutex::new(None::<String>);
     let outcome = std::thread::scope(|scope| {
         let program = {
-            let (pl, who, channel, revealed) = (
-                platform.clone(),
-                p.clone(),
-                channel.to_string(),
-                revealed.clone(),
-            );
-            let script_id = script_id.to_string();
-            scope.spawn(move || -> Result<Value> {
-                let mut engine = engine(Profile::Script);
-                engine.on_progress(move |_| {
-                    (started.elapsed() > limits.time).then(|| Dynamic::from("time budget"))
-                });
-                {
-                    let (pl, who, revealed) = (pl.clone(), who.clone(), revealed.clone());
-                    engine.register_fn("message", move |text: &str| {
-                        pl.extension_message(
-                            &who,
-                            &channel,
-                            &format!("info {}", revealed.scrub(text)),
-                        )
-                    });
-                }
-                {
-                    let requests = requests.clone();
-                    engine.register_fn(
-                        "save_object",
-                        move |obj: RhaiMap| -> std::result::Result<Dynamic, Box<EvalAltResult>> {
-                            let body: Value = rhai::serde::from_dynamic(&Dynamic::from_map(obj))?;
-                            to_dynamic(&ask(&requests, |r| Request::Save(body, r))?)
-                        },
-                    );
-                }
-                {
-                    let requests = requests.clone();
-                    engine.register_fn(
-                        "get_object",
-                        move |id: &str| -> std::result::Result<Dynamic, Box<EvalAltResult>> {
-                            match ask(&requests, |r| Request::Get(id.to_string(), r))? {
-                                Some(v) => to_dynamic(&v),
-                                None => Ok(Dynamic::UNIT),
-                            }
-                        },
-                    );
-                }
-                {
-                    let requests = requests.clone();
-                    engine.register_fn(
-                        "secret",
-                        move |id: &str| -> std::result::Result<String, Box<EvalAltResult>> {
-                            ask(&requests, |r| Request::Secret(id.to_string(), r))
-                        },
-                    );
-                }
-                drop(requests);
-                let mut vars = RhaiScope::new();
-                if let Value::Object(inputs) = &inputs {
-                    for (name, v) in inputs {
-                        let d = to_dynamic(v)
-                            .map_err(|e| Error::Internal(format!("script input {name}: {e}")))?;
-                        vars.push_dynamic(name.as_str(), d);
-                    }
-                }
-                let out: Dynamic = engine.eval_ast_with_scope(&mut vars, &ast).map_err(|e| {
-                    let why = match *e {
-                        EvalAltResult::ErrorTerminated(..) => format!(
-                            "ran longer than its time budget of {} ms",
-                            limits.time.as_millis()
-                        ),
-                        other => other.to_string(),
-                    };
-                    Error::new(
-                        ErrorCode::InvalidParameter,
-                        format!("script \"{script_id}\" failed: {why}"),
-                    )
-                })?;
-                drop(pl);
-                rhai::serde::from_dynamic::<Value>(&out)
-                    .map_err(|e| Error::Internal(format!("script result: {e}")))
-            })
-        };
-        // The platform's side: one write transaction, opened at the first request.
-        let mut tx: Option<Box<dyn WriteTx + 'p>> = None;
-        let mut writes = 0usize;
-        for request in inbox {
-            let ready = match tx {
-                Some(_) => Ok(()),
-                None => platform.store.write().map(|t| tx = Some(t)),
+            let program = Program {
+                platform: platform.clone(),
+                who: p.clone(),
+                channel: channel.to_string(),
+                revealed: revealed.clone(),
+                script_id: script_id.to_string(),
+                limits,
+                started,
             };
-            match request {
-                Request::Save(body, reply) => {
-                    let out = if writes >= limits.writes {
-                        let why = format!(
-                            "wrote more than its budget of {} objects in one call",
-                            limits.writes
-                        );
-                        *over_budget.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
-                        Err(Error::invalid_parameter(format!("the script {why}")))
-                    } else {
-                        writes += 1;
-                        ready.and_then(|()| match tx.as_deref_mut() {
-                            Some(tx) => platform.script_save(tx, p, confinement, body),
-                            None => Err(Error::Internal("no transaction".into())),
-                        })
-                    };
-                    let _ = reply.send(out);
-                }
-                Request::Get(id, reply) => {
-                    let out = ready.and_then(|()| match tx.as_deref_mut() {
-                        Some(tx) => platform.script_get(tx, p, confinement, &id),
-                        None => Err(Error::Internal("no transaction".into())),
-                    });
-                    let _ = reply.send(out);
-                }
-                Request::Secret(id, reply) => {
-                    let out = ready.and_then(|()| match tx.as_deref_mut() {
-                        Some(tx) => platform.script_secret(tx, p, confinement, &id),
-                        None => Err(Error::Internal("no transaction".into())),
-                    });
-                    if let (Ok(value), true) = (&out, scrub) {
-                        revealed.add(value);
-                    }
-                    let _ = reply.send(out);
-                }
-            }
-        }
+            scope.spawn(move || program.run(requests, ast, inputs))
+        };
+        let side = Side {
+            platform,
+            p,
+            confinement,
+            limits,
+            revealed: &revealed,
+            over_budget: &over_budget,
+        };
+        let tx = side.serve(inbox);
         let result = program
             .join()
             .unwrap_or_else(|_| Err(Error::Internal("the script's thread panicked".into())));
@@ -341,6 +235,170 @@ pub fn run_confined<'p>(
             message: revealed.scrub(&message),
         }),
         Err(e) => Err(e),
+    }
+}
+
+/// The program's side of a call: its engine, with the platform's functions, on a thread of
+/// its own.
+struct Program {
+    platform: Platform,
+    who: Principal,
+    channel: String,
+    revealed: Revealed,
+    script_id: String,
+    limits: ScriptLimits,
+    started: Instant,
+}
+
+impl Program {
+    /// Runs the program on its inputs, asking the platform's side over `requests`.
+    fn run(self, requests: mpsc::Sender<Request>, ast: AST, inputs: Value) -> Result<Value> {
+        let Program {
+            platform: pl,
+            who,
+            channel,
+            revealed,
+            script_id,
+            limits,
+            started,
+        } = self;
+        let mut engine = engine(Profile::Script);
+        engine.on_progress(move |_| {
+            (started.elapsed() > limits.time).then(|| Dynamic::from("time budget"))
+        });
+        {
+            let (pl, who, revealed) = (pl.clone(), who.clone(), revealed.clone());
+            engine.register_fn("message", move |text: &str| {
+                pl.extension_message(&who, &channel, &format!("info {}", revealed.scrub(text)))
+            });
+        }
+        register_requests(&mut engine, &requests);
+        drop(requests);
+        let mut vars = RhaiScope::new();
+        if let Value::Object(inputs) = &inputs {
+            for (name, v) in inputs {
+                let d = to_dynamic(v)
+                    .map_err(|e| Error::Internal(format!("script input {name}: {e}")))?;
+                vars.push_dynamic(name.as_str(), d);
+            }
+        }
+        let out: Dynamic = engine.eval_ast_with_scope(&mut vars, &ast).map_err(|e| {
+            let why = match *e {
+                EvalAltResult::ErrorTerminated(..) => format!(
+                    "ran longer than its time budget of {} ms",
+                    limits.time.as_millis()
+                ),
+                other => other.to_string(),
+            };
+            Error::new(
+                ErrorCode::InvalidParameter,
+                format!("script \"{script_id}\" failed: {why}"),
+            )
+        })?;
+        drop(pl);
+        rhai::serde::from_dynamic::<Value>(&out)
+            .map_err(|e| Error::Internal(format!("script result: {e}")))
+    }
+}
+
+/// `save_object`, `get_object` and `secret`: each a request to the platform's side.
+fn register_requests(engine: &mut rhai::Engine, requests: &mpsc::Sender<Request>) {
+    {
+        let requests = requests.clone();
+        engine.register_fn(
+            "save_object",
+            move |obj: RhaiMap| -> std::result::Result<Dynamic, Box<EvalAltResult>> {
+                let body: Value = rhai::serde::from_dynamic(&Dynamic::from_map(obj))?;
+                to_dynamic(&ask(&requests, |r| Request::Save(body, r))?)
+            },
+        );
+    }
+    {
+        let requests = requests.clone();
+        engine.register_fn(
+            "get_object",
+            move |id: &str| -> std::result::Result<Dynamic, Box<EvalAltResult>> {
+                match ask(&requests, |r| Request::Get(id.to_string(), r))? {
+                    Some(v) => to_dynamic(&v),
+                    None => Ok(Dynamic::UNIT),
+                }
+            },
+        );
+    }
+    {
+        let requests = requests.clone();
+        engine.register_fn(
+            "secret",
+            move |id: &str| -> std::result::Result<String, Box<EvalAltResult>> {
+                ask(&requests, |r| Request::Secret(id.to_string(), r))
+            },
+        );
+    }
+}
+
+/// The platform's side of a call: one write transaction, opened at the first request, serving
+/// the program's reads and writes within the write budget.
+struct Side<'a, 'p> {
+    platform: &'p Platform,
+    p: &'a Principal,
+    confinement: &'a Confinement,
+    limits: ScriptLimits,
+    revealed: &'a Revealed,
+    over_budget: &'a Mutex<Option<String>>,
+}
+
+impl<'p> Side<'_, 'p> {
+    /// Answers the program's requests until it ends; the transaction its writes are in.
+    fn serve(&self, inbox: mpsc::Receiver<Request>) -> Option<Box<dyn WriteTx + 'p>> {
+        let (platform, p, confinement, limits) =
+            (self.platform, self.p, self.confinement, self.limits);
+        let scrub = confinement.scrub_secrets;
+        let mut tx: Option<Box<dyn WriteTx + 'p>> = None;
+        let mut writes = 0usize;
+        for request in inbox {
+            let ready = match tx {
+                Some(_) => Ok(()),
+                None => platform.store.write().map(|t| tx = Some(t)),
+            };
+            match request {
+                Request::Save(body, reply) => {
+                    let out = if writes >= limits.writes {
+                        let why = format!(
+                            "wrote more than its budget of {} objects in one call",
+                            limits.writes
+                        );
+                        *self.over_budget.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some(why.clone());
+                        Err(Error::invalid_parameter(format!("the script {why}")))
+                    } else {
+                        writes += 1;
+                        ready.and_then(|()| match tx.as_deref_mut() {
+                            Some(tx) => platform.script_save(tx, p, confinement, body),
+                            None => Err(Error::Internal("no transaction".into())),
+                        })
+                    };
+                    let _ = reply.send(out);
+                }
+                Request::Get(id, reply) => {
+                    let out = ready.and_then(|()| match tx.as_deref_mut() {
+                        Some(tx) => platform.script_get(tx, p, confinement, &id),
+                        None => Err(Error::Internal("no transaction".into())),
+                    });
+                    let _ = reply.send(out);
+                }
+                Request::Secret(id, reply) => {
+                    let out = ready.and_then(|()| match tx.as_deref_mut() {
+                        Some(tx) => platform.script_secret(tx, p, confinement, &id),
+                        None => Err(Error::Internal("no transaction".into())),
+                    });
+                    if let (Ok(value), true) = (&out, scrub) {
+                        self.revealed.add(value);
+                    }
+                    let _ = reply.send(out);
+                }
+            }
+        }
+        tx
     }
 }
 

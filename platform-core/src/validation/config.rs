@@ -186,6 +186,15 @@ pub fn severity_name(s: Severity) -> &'static str {
     }
 }
 
+/// The name of a check scope.
+pub fn scope_name(s: CheckScope) -> &'static str {
+    match s {
+        CheckScope::Point => "point",
+        CheckScope::Tenor => "tenor",
+        CheckScope::Curve => "curve",
+    }
+}
+
 /// An id made from a check name: lower-case letters, digits and `_`.
 fn slug(name: &str) -> String {
     let mut out = String::new();
@@ -222,6 +231,16 @@ pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
             )))
         }
     };
+    normalise_fields(&mut doc)?;
+    let options = normalise_options(doc.get("options"))?;
+    doc.insert("options".into(), Value::Object(options));
+    let checks = normalise_checks(doc.get("checks"), kind)?;
+    doc.insert("checks".into(), Value::Array(checks));
+    Ok(doc)
+}
+
+/// The texts, lists and switches of a configuration (`enabled` and `runOnUpdate` filled).
+fn normalise_fields(doc: &mut Map<String, Value>) -> Result<()> {
     for f in ["name", "description", "group"] {
         if doc.get(f).is_some_and(|v| !v.is_string() && !v.is_null()) {
             return Err(Error::invalid_body(format!("{f} must be a string")));
@@ -252,8 +271,12 @@ pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
             }
         }
     }
-    // Options and their bounds.
-    let mut options = match doc.get("options") {
+    Ok(())
+}
+
+/// Options and their bounds, defaults filled.
+fn normalise_options(options: Option<&Value>) -> Result<Map<String, Value>> {
+    let mut options = match options {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(o)) => o.clone(),
         Some(other) => {
@@ -303,9 +326,12 @@ pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
             )));
         }
     }
-    doc.insert("options".into(), Value::Object(options));
-    // Checks.
-    let checks = match doc.get("checks") {
+    Ok(options)
+}
+
+/// The checks (at most [`MAX_CHECKS`]), each normalised, their ids unique.
+fn normalise_checks(checks: Option<&Value>, kind: Kind) -> Result<Vec<Value>> {
+    let checks = match checks {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.clone(),
         Some(other) => {
@@ -324,87 +350,92 @@ pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
     let mut ids: Vec<String> = Vec::new();
     let mut out = Vec::with_capacity(checks.len());
     for (i, c) in checks.into_iter().enumerate() {
-        let Value::Object(mut c) = c else {
-            return Err(Error::invalid_body(format!(
-                "checks[{i}] must be an object"
-            )));
-        };
-        let expression = match c.get("expression") {
-            Some(Value::String(e)) if !e.trim().is_empty() => e.clone(),
-            _ => {
-                return Err(Error::new(
-                    ErrorCode::MissingParameter,
-                    format!("checks[{i}] needs an expression"),
-                ))
-            }
-        };
-        if expression.contains('\n') {
-            return Err(Error::invalid_body(format!(
-                "checks[{i}]: an expression is one line"
-            )));
-        }
-        // The text fields of a check are text: another type is a mistake, not a default.
-        for f in ["id", "name", "scope", "severity"] {
-            if c.get(f).is_some_and(|v| !v.is_string() && !v.is_null()) {
-                return Err(Error::invalid_body(format!(
-                    "checks[{i}].{f} must be a string, not {}",
-                    json_kind(&c[f])
-                )));
-            }
-        }
-        let name = c
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or(&expression)
-            .to_string();
-        c.insert("name".into(), Value::String(name.clone()));
-        let base = match c.get("id") {
-            Some(Value::String(id)) if !id.is_empty() => id.clone(),
-            _ => slug(&name),
-        };
-        let mut id = base.clone();
-        let mut n = 2;
-        while ids.contains(&id) {
-            id = format!("{base}_{n}");
-            n += 1;
-        }
-        ids.push(id.clone());
-        c.insert("id".into(), Value::String(id));
-        let scope = match (kind, c.get("scope").and_then(Value::as_str)) {
-            (Kind::TimeSeries, None | Some("point")) => "point",
-            (Kind::Curve, None | Some("tenor")) => "tenor",
-            (Kind::Curve, Some("curve")) => "curve",
-            (k, Some(other)) => {
-                return Err(Error::invalid_body(format!(
-                    "checks[{i}]: scope \"{other}\" does not apply to a {} configuration",
-                    k.as_str()
-                )))
-            }
-        };
-        c.insert("scope".into(), Value::String(scope.into()));
-        let severity = c
-            .get("severity")
-            .and_then(Value::as_str)
-            .unwrap_or("failed")
-            .to_string();
-        severity_of(&severity)
-            .map_err(|e| Error::invalid_body(format!("checks[{i}]: {}", e.public_message())))?;
-        c.insert("severity".into(), Value::String(severity));
-        match c.get("enabled") {
-            None | Some(Value::Null) => {
-                c.insert("enabled".into(), Value::Bool(true));
-            }
-            Some(Value::Bool(_)) => {}
-            Some(_) => {
-                return Err(Error::invalid_body(format!(
-                    "checks[{i}].enabled must be a boolean"
-                )))
-            }
-        }
-        out.push(Value::Object(c));
+        out.push(normalise_check(i, c, kind, &mut ids)?);
     }
-    doc.insert("checks".into(), Value::Array(out));
-    Ok(doc)
+    Ok(out)
+}
+
+/// Check `i`: its expression (one line), name (the expression when none), an id not among
+/// `ids` (then added to them), the scope its kind allows, its severity and switch.
+fn normalise_check(i: usize, c: Value, kind: Kind, ids: &mut Vec<String>) -> Result<Value> {
+    let Value::Object(mut c) = c else {
+        return Err(Error::invalid_body(format!(
+            "checks[{i}] must be an object"
+        )));
+    };
+    let expression = match c.get("expression") {
+        Some(Value::String(e)) if !e.trim().is_empty() => e.clone(),
+        _ => {
+            return Err(Error::new(
+                ErrorCode::MissingParameter,
+                format!("checks[{i}] needs an expression"),
+            ))
+        }
+    };
+    if expression.contains('\n') {
+        return Err(Error::invalid_body(format!(
+            "checks[{i}]: an expression is one line"
+        )));
+    }
+    // The text fields of a check are text: another type is a mistake, not a default.
+    for f in ["id", "name", "scope", "severity"] {
+        if c.get(f).is_some_and(|v| !v.is_string() && !v.is_null()) {
+            return Err(Error::invalid_body(format!(
+                "checks[{i}].{f} must be a string, not {}",
+                json_kind(&c[f])
+            )));
+        }
+    }
+    let name = c
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or(&expression)
+        .to_string();
+    c.insert("name".into(), Value::String(name.clone()));
+    let base = match c.get("id") {
+        Some(Value::String(id)) if !id.is_empty() => id.clone(),
+        _ => slug(&name),
+    };
+    let mut id = base.clone();
+    let mut n = 2;
+    while ids.contains(&id) {
+        id = format!("{base}_{n}");
+        n += 1;
+    }
+    ids.push(id.clone());
+    c.insert("id".into(), Value::String(id));
+    let scope = match (kind, c.get("scope").and_then(Value::as_str)) {
+        (Kind::TimeSeries, None | Some("point")) => "point",
+        (Kind::Curve, None | Some("tenor")) => "tenor",
+        (Kind::Curve, Some("curve")) => "curve",
+        (k, Some(other)) => {
+            return Err(Error::invalid_body(format!(
+                "checks[{i}]: scope \"{other}\" does not apply to a {} configuration",
+                k.as_str()
+            )))
+        }
+    };
+    c.insert("scope".into(), Value::String(scope.into()));
+    let severity = c
+        .get("severity")
+        .and_then(Value::as_str)
+        .unwrap_or("failed")
+        .to_string();
+    severity_of(&severity)
+        .map_err(|e| Error::invalid_body(format!("checks[{i}]: {}", e.public_message())))?;
+    c.insert("severity".into(), Value::String(severity));
+    match c.get("enabled") {
+        None | Some(Value::Null) => {
+            c.insert("enabled".into(), Value::Bool(true));
+        }
+        Some(Value::Bool(_)) => {}
+        Some(_) => {
+            return Err(Error::invalid_body(format!(
+                "checks[{i}].enabled must be a boolean"
+            )))
+        }
+    }
+    Ok(Value::Object(c))
 }
 
 /// Loads the script libraries of a configuration (each must exist and be a rhai script).
@@ -434,12 +465,27 @@ pub fn libraries(tx: &dyn DocumentRead, p: &Principal, config: &Config) -> Resul
     Ok(libs)
 }
 
+/// The saved configuration of a data item, as its document.
+pub(crate) fn saved(
+    tx: &dyn crate::store::DocumentRead,
+    p: &Principal,
+    target: &str,
+) -> Result<Map<String, Value>> {
+    Ok(tx
+        .current(Collection::ValidationConfig, &p.private_scope(), target)?
+        .ok_or_else(|| {
+            Error::invalid_parameter(format!("\"{target}\" has no validation configuration"))
+        })?
+        .body)
+}
+
 /// Compiles the enabled checks of a configuration.
 pub fn compile(config: &Config, libs: &[Library]) -> Result<engine::CompiledChecks> {
     engine::compile(&enabled(config), libs)
 }
 
-fn enabled(config: &Config) -> Vec<CheckDef> {
+/// The enabled checks of a configuration.
+pub(crate) fn enabled(config: &Config) -> Vec<CheckDef> {
     config
         .checks
         .iter()

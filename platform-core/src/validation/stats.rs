@@ -5,21 +5,17 @@
 //! open issues), `resolved`, `activity` (the newest timeline events), `configs`.
 
 use super::records::is_failing;
+use super::shared::bump;
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::query::{ListQuery, Paging, Params};
-use crate::store::Collection;
+use crate::store::{Collection, StoredVersion};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 /// How many open issues and activity entries the dashboard lists.
 pub const DASHBOARD_ROWS: usize = 20;
-
-fn bump(map: &mut Map<String, Value>, key: &str) {
-    let n = map.get(key).and_then(Value::as_u64).unwrap_or(0) + 1;
-    map.insert(key.to_string(), json!(n));
-}
 
 impl Platform {
     /// The dashboard statistics of the caller's records.
@@ -52,12 +48,6 @@ impl Platform {
             )?
             .items;
         drop(tx);
-        let text = |r: &Map<String, Value>, k: &str| {
-            r.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
         let keep = |r: &Map<String, Value>| {
             let day = text(r, "pointDate");
             params.get("from").is_none_or(|f| day.as_str() >= f)
@@ -67,63 +57,110 @@ impl Platform {
                     .all(|k| params.get(k).is_none_or(|v| text(r, k) == v))
         };
         let records: Vec<&Map<String, Value>> = records.iter().filter(|r| keep(r)).collect();
-        let mut by_status = Map::new();
-        let mut by_kind: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
-        let mut by_day: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
-        let mut by_target: BTreeMap<String, (String, u64, u64, String)> = BTreeMap::new();
-        let mut by_check: BTreeMap<String, (String, u64, u64)> = BTreeMap::new();
-        let mut open = Vec::new();
-        let (mut resolved, mut minutes, mut by_resolution) = (0u64, 0i64, Map::new());
-        let mut activity = Vec::new();
+        let mut tally = Tally::default();
         for r in &records {
-            let status = text(r, "status");
-            bump(&mut by_status, &status);
-            bump(by_kind.entry(text(r, "kind")).or_default(), &status);
-            bump(by_day.entry(text(r, "pointDate")).or_default(), &status);
-            let t = by_target
-                .entry(text(r, "target"))
-                .or_insert_with(|| (text(r, "name"), 0, 0, "valid".into()));
-            t.1 += 1;
-            if is_failing(&status) {
-                t.2 += 1;
-            }
-            if super::records::worst([t.3.as_str(), status.as_str()]) == status {
-                t.3 = status.clone();
-            }
-            for c in r
-                .get("checks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let id = c["id"].as_str().unwrap_or_default().to_string();
-                let e = by_check
-                    .entry(id)
-                    .or_insert_with(|| (c["name"].as_str().unwrap_or_default().to_string(), 0, 0));
-                e.1 += 1;
-                if !matches!(c["status"].as_str(), Some("valid" | "skipped")) {
-                    e.2 += 1;
-                }
-            }
-            if is_failing(&status) {
-                open.push(json!({"_id": r["_id"], "target": r["target"], "point": r["point"], "status": status, "openSince": r.get("openSince")}));
-            }
-            if r.get("resolvedAt").is_some_and(|v| !v.is_null()) {
-                resolved += 1;
-                minutes += r.get("resolveMinutes").and_then(Value::as_i64).unwrap_or(0);
-                bump(&mut by_resolution, &text(r, "resolution"));
-            }
-            for e in r
-                .get("timeline")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let mut e = e.clone();
-                e["_id"] = r["_id"].clone();
-                activity.push(e);
+            tally.add(r);
+        }
+        Ok(tally.into_json(&records, &configs))
+    }
+}
+
+/// A text field of a JSON record ("" when absent).
+fn text(r: &Map<String, Value>, k: &str) -> String {
+    r.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The dashboard's counts, record by record.
+#[derive(Default)]
+struct Tally {
+    by_status: Map<String, Value>,
+    by_kind: BTreeMap<String, Map<String, Value>>,
+    by_day: BTreeMap<String, Map<String, Value>>,
+    /// Per target: its name, records, failing records and worst status.
+    by_target: BTreeMap<String, (String, u64, u64, String)>,
+    /// Per check: its name, runs and failures.
+    by_check: BTreeMap<String, (String, u64, u64)>,
+    open: Vec<Value>,
+    resolved: u64,
+    minutes: i64,
+    by_resolution: Map<String, Value>,
+    activity: Vec<Value>,
+}
+
+impl Tally {
+    /// Counts one record.
+    fn add(&mut self, r: &Map<String, Value>) {
+        let status = text(r, "status");
+        bump(&mut self.by_status, &status);
+        bump(self.by_kind.entry(text(r, "kind")).or_default(), &status);
+        bump(
+            self.by_day.entry(text(r, "pointDate")).or_default(),
+            &status,
+        );
+        let t = self
+            .by_target
+            .entry(text(r, "target"))
+            .or_insert_with(|| (text(r, "name"), 0, 0, "valid".into()));
+        t.1 += 1;
+        if is_failing(&status) {
+            t.2 += 1;
+        }
+        if super::records::worst([t.3.as_str(), status.as_str()]) == status {
+            t.3 = status.clone();
+        }
+        for c in r
+            .get("checks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let id = c["id"].as_str().unwrap_or_default().to_string();
+            let e = self
+                .by_check
+                .entry(id)
+                .or_insert_with(|| (c["name"].as_str().unwrap_or_default().to_string(), 0, 0));
+            e.1 += 1;
+            if !matches!(c["status"].as_str(), Some("valid" | "skipped")) {
+                e.2 += 1;
             }
         }
+        if is_failing(&status) {
+            self.open.push(json!({"_id": r["_id"], "target": r["target"], "point": r["point"], "status": status, "openSince": r.get("openSince")}));
+        }
+        if r.get("resolvedAt").is_some_and(|v| !v.is_null()) {
+            self.resolved += 1;
+            self.minutes += r.get("resolveMinutes").and_then(Value::as_i64).unwrap_or(0);
+            bump(&mut self.by_resolution, &text(r, "resolution"));
+        }
+        for e in r
+            .get("timeline")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let mut e = e.clone();
+            e["_id"] = r["_id"].clone();
+            self.activity.push(e);
+        }
+    }
+
+    /// The dashboard of the counted records and the configurations.
+    fn into_json(self, records: &[&Map<String, Value>], configs: &[StoredVersion]) -> Value {
+        let Tally {
+            by_status,
+            by_kind,
+            by_day,
+            by_target,
+            by_check,
+            mut open,
+            resolved,
+            minutes,
+            by_resolution,
+            mut activity,
+        } = self;
         open.sort_by(|a, b| a["openSince"].as_str().cmp(&b["openSince"].as_str()));
         open.truncate(DASHBOARD_ROWS);
         activity.sort_by(|a, b| b["timestamp"].as_str().cmp(&a["timestamp"].as_str()));
@@ -140,7 +177,7 @@ impl Platform {
             .iter()
             .filter(|r| is_failing(r.get("status").and_then(Value::as_str).unwrap_or_default()))
             .count();
-        Ok(json!({
+        json!({
             "totals": {"records": records.len(), "targets": by_target.len(), "open": open_count, "resolved": resolved},
             "targets": by_target.len(),
             "byStatus": by_status,
@@ -152,6 +189,6 @@ impl Platform {
             "resolved": {"count": resolved, "meanMinutes": if resolved > 0 { json!(minutes as f64 / resolved as f64) } else { Value::Null }, "byResolution": by_resolution},
             "activity": activity,
             "configs": {"count": configs.len(), "enabled": enabled, "runOnUpdate": on_update},
-        }))
+        })
     }
 }

@@ -1,0 +1,86 @@
+//! A stored version as JSON (its fields plus the system fields), a version list entry, and
+//! what of a document the caller may see.
+
+use crate::auth::Principal;
+use crate::data::DataKind;
+use crate::store::{Collection, StoredVersion};
+use serde_json::{json, Map, Value};
+
+/// Whether `value` is a data property whose access role (`_access`) the caller does not hold.
+pub(crate) fn hidden_from(p: &Principal, value: &Value) -> bool {
+    DataKind::of(value).is_some()
+        && !p
+            .grants
+            .may_read(value.get("_access").and_then(Value::as_str))
+}
+
+/// A document as the caller may see it: an object's data properties of an access role the
+/// caller does not hold are left out entirely (name and header alike).
+pub(crate) fn visible(
+    p: &Principal,
+    coll: Collection,
+    mut item: Map<String, Value>,
+) -> Map<String, Value> {
+    if coll == Collection::Object {
+        item.retain(|_, v| !hidden_from(p, v));
+    }
+    item
+}
+
+/// The JSON shape of a stored version: its fields plus the system fields.
+pub fn render(v: &StoredVersion, current: bool) -> Map<String, Value> {
+    let mut out = Map::with_capacity(v.body.len() + 6);
+    for (k, val) in &v.body {
+        if k == "_bundle" {
+            continue;
+        }
+        if k == "_id" && !current {
+            out.insert(k.clone(), Value::String(format!("{}/{}", v.id, v.version)));
+        } else {
+            out.insert(k.clone(), val.clone());
+        }
+    }
+    if !out.contains_key("_id") {
+        out.insert("_id".into(), Value::String(v.id.clone()));
+    }
+    out.insert("_oid".into(), Value::String(v.id.clone()));
+    out.insert(
+        "_timestamp".into(),
+        Value::String(crate::clock::format_instant(v.timestamp)),
+    );
+    out.insert("_user".into(), Value::String(v.user.clone()));
+    out.insert("_tag".into(), json!(v.tags));
+    out.insert("_version".into(), json!(v.version));
+    if let Some(reason) = &v.reason {
+        out.insert("_reason".into(), Value::String(reason.clone()));
+    }
+    out
+}
+
+/// One entry of a version list.
+pub(super) fn version_header(v: &StoredVersion, current: bool) -> Value {
+    let mut out = Map::new();
+    out.insert(
+        "_id".into(),
+        Value::String(if current {
+            v.id.clone()
+        } else {
+            format!("{}/{}", v.id, v.version)
+        }),
+    );
+    out.insert("_oid".into(), Value::String(v.id.clone()));
+    out.insert("_type".into(), Value::String(v.type_name().to_string()));
+    out.insert("_version".into(), json!(v.version));
+    out.insert(
+        "_timestamp".into(),
+        Value::String(crate::clock::format_instant(v.timestamp)),
+    );
+    out.insert("_user".into(), Value::String(v.user.clone()));
+    out.insert("_tag".into(), json!(v.tags));
+    out.insert("_current".into(), Value::Bool(current));
+    out.insert(
+        "_reason".into(),
+        v.reason.clone().map_or(Value::Null, Value::String),
+    );
+    Value::Object(out)
+}

@@ -1,0 +1,370 @@
+//! Saving documents: one or an array in one transaction; each merged with the current version
+//! or replacing it, its data properties' payloads written apart, versioned or overwritten in
+//! place, with its events.
+
+use super::access::require_write;
+use super::render::{hidden_from, render, visible};
+use super::{json_kind, SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
+use crate::auth::Principal;
+use crate::clock::format_instant;
+use crate::data::{self, DataKind};
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{validate_id, Scope, Source};
+use crate::store::{Collection, DataKey, StoredVersion, WriteTx};
+use crate::Platform;
+use serde_json::{Map, Value};
+
+impl Platform {
+    /// Saves one document (a JSON object) or several (an array) in one transaction.
+    ///
+    /// Returns what was stored: the saved document (or the unchanged current one when nothing
+    /// differed), or an array of them for an array body. One bad item stores nothing.
+    pub fn save(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        body: Value,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
+        let (items, is_array) = match body {
+            Value::Array(items) => (items, true),
+            obj @ Value::Object(_) => (vec![obj], false),
+            other => {
+                return Err(Error::invalid_body(format!(
+                    "the body must be a JSON object or an array of objects, not {}",
+                    json_kind(&other)
+                )))
+            }
+        };
+        if is_array && items.is_empty() {
+            return Err(Error::invalid_body("the body is an empty array"));
+        }
+        let now = format_instant(self.now());
+        let saved = self.write(|tx| {
+            let mut saved = Vec::with_capacity(items.len());
+            for (index, item) in items.into_iter().enumerate() {
+                let at = |e: Error| if is_array { prefix_item(e, index) } else { e };
+                let stored = self
+                    .save_one(tx, p, coll, item, opts, &now, Vec::new())
+                    .map_err(at)?;
+                saved.push(Value::Object(visible(p, coll, render(&stored, true))));
+            }
+            Ok(saved)
+        })?;
+        Ok(if is_array {
+            Value::Array(saved)
+        } else {
+            saved.into_iter().next().unwrap_or(Value::Null)
+        })
+    }
+
+    /// Saves one document; `typed` carries data payloads already parsed (typed observations).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn save_one(
+        &self,
+        tx: &mut dyn WriteTx,
+        p: &Principal,
+        coll: Collection,
+        item: Value,
+        opts: &SaveOptions,
+        now: &str,
+        typed: Vec<(String, data::DataPayload)>,
+    ) -> Result<StoredVersion> {
+        let Value::Object(mut fields) = item else {
+            return Err(Error::invalid_body(format!(
+                "each item must be a JSON object, not {}",
+                json_kind(&item)
+            )));
+        };
+        let id = item_id(coll, &fields)?;
+        let scope = Scope::for_source(home_source(coll, &id, opts)?, p);
+        require_write(p, coll, &scope)?;
+        strip_fields(&mut fields)?;
+        let payloads = split_payloads(coll, &mut fields, typed)?;
+        let current = tx.current(coll, &scope, &id)?;
+        let body = match (&current, opts.replace) {
+            (Some(cur), false) => merged(&cur.body, fields),
+            _ => replaced(p, coll, &id, current.as_ref(), fields),
+        };
+        let body = normalised(coll, body)?;
+        let body_changed = current.as_ref().is_none_or(|cur| cur.body != body);
+        if body_changed {
+            self.check_document(tx, p, coll, &body)?;
+        }
+        let type_name = body
+            .get("_type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let versioned = self.is_versioned(tx, p, coll, &type_name)?;
+        let version = match &current {
+            None => 1,
+            Some(cur) if versioned => cur.version + 1,
+            Some(cur) => cur.version,
+        };
+        let key_of = |name: &str| DataKey {
+            scope: scope.clone(),
+            object: id.clone(),
+            prop: name.to_string(),
+        };
+        let cur_version = current.as_ref().map(|c| c.version);
+        let mut data_changes = data::write_payloads(
+            tx,
+            &key_of,
+            &body,
+            payloads,
+            cur_version,
+            version,
+            versioned,
+            opts,
+        )?;
+        if let Some(cur) = &current {
+            // A data property removed, or no longer of its kind: its data ends here.
+            for name in dropped_data(&cur.body, &body) {
+                tx.end_data(&key_of(&name), version, versioned)?;
+                data_changes.push(data::DataChange {
+                    name,
+                    ondate: None,
+                    times: Vec::new(),
+                    replaced: true,
+                });
+            }
+        }
+        if let Some(cur) = &current {
+            if !body_changed && data_changes.is_empty() {
+                return Ok(cur.clone());
+            }
+        }
+        let stored = StoredVersion {
+            id: id.clone(),
+            version,
+            body,
+            timestamp: crate::clock::parse_instant(now)
+                .map_err(|e| Error::caused(format!("the time of a save \"{now}\""), e))?,
+            user: p.user.clone(),
+            reason: opts.reason.clone(),
+            tags: match &current {
+                Some(cur) if cur.version == version => cur.tags.clone(),
+                _ => Vec::new(),
+            },
+        };
+        tx.put_version(coll, &scope, &stored)?;
+        tx.set_current(coll, &scope, &id, Some(version))?;
+        let change = Saved {
+            scope: &scope,
+            coll,
+            stored: &stored,
+            created: current.is_none(),
+            body_changed,
+            data_changes: &data_changes,
+        };
+        change.emit(tx, p, now)?;
+        Ok(stored)
+    }
+}
+
+/// The `_id` of an item: a string, following the id rules (a validation configuration's is a
+/// data id without an ondate).
+fn item_id(coll: Collection, fields: &Map<String, Value>) -> Result<String> {
+    let id = match fields.get("_id") {
+        Some(Value::String(id)) => id.clone(),
+        Some(other) => {
+            return Err(Error::new(
+                ErrorCode::InvalidId,
+                format!("_id must be a string, not {}", json_kind(other)),
+            ))
+        }
+        None => return Err(Error::new(ErrorCode::InvalidId, "missing _id")),
+    };
+    if coll == Collection::ValidationConfig {
+        if crate::data::read::DataId::parse(&id)?.ondate.is_some() {
+            return Err(Error::new(
+                ErrorCode::InvalidId,
+                format!(
+                    "invalid _id \"{id}\": a validation configuration is one per data item \
+                     (OBJECT:DATA), for every ondate of a curve"
+                ),
+            ));
+        }
+    } else {
+        validate_id(&id, "_id")?;
+    }
+    Ok(id)
+}
+
+/// A body with the defaults and rules of its collection applied (validation configurations,
+/// extensions).
+fn normalised(coll: Collection, body: Map<String, Value>) -> Result<Map<String, Value>> {
+    Ok(match coll {
+        Collection::ValidationConfig => crate::validation::config::normalise(body)?,
+        Collection::Extension => crate::extensions::normalise(body),
+        _ => body,
+    })
+}
+
+/// Drops the fields only the platform writes, and checks `_type`.
+fn strip_fields(fields: &mut Map<String, Value>) -> Result<()> {
+    for f in SYSTEM_FIELDS.iter().chain(&PLATFORM_FIELDS) {
+        fields.shift_remove(*f);
+    }
+    match fields.get("_type") {
+        None => {}
+        // A type name follows the id rules (types are documents with ids).
+        Some(Value::String(t)) => validate_id(t, "_type")?,
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "_type must be a string, not {}",
+                json_kind(other)
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Data properties: the header stays on the object, the payload is written apart (after
+/// those already parsed, `typed`).
+fn split_payloads(
+    coll: Collection,
+    fields: &mut Map<String, Value>,
+    typed: Vec<(String, data::DataPayload)>,
+) -> Result<Vec<(String, data::DataPayload)>> {
+    let mut payloads = typed;
+    if coll == Collection::Object {
+        for (name, value) in fields.iter_mut() {
+            if DataKind::of(value).is_some() {
+                let Value::Object(map) = std::mem::take(value) else {
+                    continue;
+                };
+                let (header, payload) = data::split_property(name, map)?;
+                *value = Value::Object(header);
+                payloads.push((name.clone(), payload));
+            }
+        }
+    }
+    Ok(payloads)
+}
+
+/// The data properties of the current body that the new body drops or changes the kind of.
+fn dropped_data(current: &Map<String, Value>, body: &Map<String, Value>) -> Vec<String> {
+    current
+        .iter()
+        .filter(|(name, old)| {
+            let old_kind = DataKind::of(old);
+            old_kind.is_some() && body.get(*name).and_then(DataKind::of) != old_kind
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// The source a document lives in: its id's (`#` public, else private) or the one in the
+/// path; an id sent to the other source is refused.
+fn home_source(coll: Collection, id: &str, opts: &SaveOptions) -> Result<Source> {
+    let home = if coll.sourced_by_hash() {
+        Source::of_id(id)
+    } else {
+        opts.source.unwrap_or(Source::Private)
+    };
+    if let Some(source) = opts.source {
+        if source != home {
+            return Err(Error::new(
+                ErrorCode::InvalidId,
+                format!(
+                    "_id \"{id}\" belongs to the {home} source ('#' ids are public, others private) but was sent to {source}"
+                ),
+            ));
+        }
+    }
+    Ok(home)
+}
+
+/// A merge: each top-level field sent replaces the stored one; a data property's header
+/// merges like the object's own fields.
+fn merged(current: &Map<String, Value>, fields: Map<String, Value>) -> Map<String, Value> {
+    let mut merged = current.clone();
+    for (k, v) in fields {
+        // A data property's header merges like the object's own fields.
+        let merged_header = match (merged.get(&k), &v) {
+            (Some(old @ Value::Object(o)), Value::Object(n))
+                if DataKind::of(old).is_some() && DataKind::of(old) == DataKind::of(&v) =>
+            {
+                let mut h = o.clone();
+                for (hk, hv) in n {
+                    h.insert(hk.clone(), hv.clone());
+                }
+                Some(Value::Object(h))
+            }
+            _ => None,
+        };
+        merged.insert(k, merged_header.unwrap_or(v));
+    }
+    merged
+}
+
+/// A new document, or a replace: exactly the fields sent (with `_id` and a default `_type`),
+/// keeping the data properties the caller may not read.
+fn replaced(
+    p: &Principal,
+    coll: Collection,
+    id: &str,
+    current: Option<&StoredVersion>,
+    fields: Map<String, Value>,
+) -> Map<String, Value> {
+    let mut body = Map::with_capacity(fields.len() + 2);
+    body.insert("_id".into(), Value::String(id.to_string()));
+    body.insert("_type".into(), Value::String(coll.default_type().into()));
+    for (k, v) in fields {
+        body.insert(k, v);
+    }
+    // A replace removes the fields the caller can see and did not send; a data
+    // property the caller may not read stays as it was.
+    for (k, v) in current.iter().flat_map(|cur| &cur.body) {
+        if hidden_from(p, v) && !body.contains_key(k) {
+            body.insert(k.clone(), v.clone());
+        }
+    }
+    body
+}
+
+/// A stored save, for its events.
+struct Saved<'a> {
+    scope: &'a Scope,
+    coll: Collection,
+    stored: &'a StoredVersion,
+    /// No version existed before.
+    created: bool,
+    body_changed: bool,
+    data_changes: &'a [data::DataChange],
+}
+
+impl Saved<'_> {
+    /// The document's event (when it changed), one per data change, and, for a validation
+    /// configuration, its owned automations brought in line.
+    fn emit(&self, tx: &mut dyn WriteTx, p: &Principal, now: &str) -> Result<()> {
+        let (scope, coll, stored) = (self.scope, self.coll, self.stored);
+        let id = &stored.id;
+        let action = if !self.created { "update" } else { "create" };
+        if self.body_changed || self.created {
+            let data = || Value::Object(render(stored, true));
+            crate::events::emit_with(tx, p, scope, coll.as_str(), id, action, now, data)?;
+        }
+        for change in self.data_changes {
+            let event = || crate::events::data_update(stored, change);
+            let data_id = format!("{id}:{}", change.name);
+            crate::events::emit_with(tx, p, scope, "data", &data_id, "update", now, event)?;
+        }
+        if coll == Collection::ValidationConfig {
+            crate::events::automations::sync_owned(tx, p, id, Some(&stored.body), now)?;
+        }
+        Ok(())
+    }
+}
+
+fn prefix_item(e: Error, index: usize) -> Error {
+    match e {
+        Error::User { code, message } => Error::User {
+            code,
+            message: format!("item {index}: {message}; nothing was stored"),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,258 @@
+//! Tenor and curve built-ins: contracts matched by absolute period across a roll, and the
+//! curve functions.
+use super::*;
+
+/// A contract of `code` (relative, absolute or balance-of) at `ondate`.
+fn contract(code: &str, ondate: NaiveDate, value: Option<f64>) -> ContractInput {
+    let p = period::parse(code).unwrap();
+    let r = p.resolve(ondate).unwrap();
+    let relative = match p {
+        period::Period::Absolute(a) => a
+            .relative_at(ondate)
+            .map(|r| r.to_string())
+            .unwrap_or_default(),
+        _ => p.to_string(),
+    };
+    ContractInput {
+        tenor: code.to_string(),
+        relative,
+        absolute: r.absolute.map(|a| a.to_string()).unwrap_or_default(),
+        value,
+        start: r.delivery.start,
+        end: r.delivery.end,
+        expiry: r.delivery.expiry,
+    }
+}
+
+fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+fn curve(ondate: NaiveDate, contracts: &[(&str, Option<f64>)]) -> CurveInput {
+    CurveInput {
+        ondate,
+        contracts: contracts
+            .iter()
+            .map(|(c, v)| contract(c, ondate, *v))
+            .collect(),
+    }
+}
+
+/// A tenor term's value per contract, as the failure messages show it.
+fn tenor_nums(term: &str, c: &CurveInput, history: &[CurveInput]) -> Vec<String> {
+    let checks = compile(
+        &[check(
+            "t",
+            &format!("{term} == -987.125"),
+            CheckScope::Tenor,
+        )],
+        &[],
+    )
+    .unwrap();
+    checks
+        .run_curve(c, history)
+        .tenors
+        .into_iter()
+        .map(|t| {
+            let m = &t.checks[0].message;
+            m.strip_prefix(&format!("{term} = "))
+                .or_else(|| m.strip_prefix(&format!("{term} ")))
+                .and_then(|r| r.strip_suffix(", expected == -987.125"))
+                .unwrap_or_else(|| panic!("{term}: {m}"))
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn tenors_match_by_absolute_period_across_a_roll() {
+    // On 2024-03-01 M01 is 2024M04; on 2024-04-01 M00 is 2024M04.
+    let march = curve(
+        date(2024, 3, 1),
+        &[
+            ("M01", Some(50.0)),
+            ("M02", Some(52.0)),
+            ("M03", Some(53.0)),
+        ],
+    );
+    assert_eq!(march.contracts[0].absolute, "2024M04");
+    let april = curve(
+        date(2024, 4, 1),
+        &[
+            ("M00", Some(51.0)),
+            ("M01", Some(52.0)),
+            ("M02", Some(60.0)),
+        ],
+    );
+    assert_eq!(april.contracts[0].absolute, "2024M04");
+    let hist = [march.clone()];
+    let v = |t: &str| tenor_nums(t, &april, &hist);
+    assert_eq!(v("value"), ["51", "52", "60"]);
+    assert_eq!(v("prev_tenor(1)"), ["50", "52", "53"]);
+    assert_eq!(v("prev_tenor()"), ["50", "52", "53"]);
+    assert_eq!(v("prev_tenor(0)"), ["51", "52", "60"]);
+    assert_eq!(v("prev_tenor(2)"), ["NaN", "NaN", "NaN"]);
+    assert_eq!(v("tenor_change(1)"), ["1", "0", "7"]);
+    assert_eq!(v("tenor_change()"), ["1", "0", "7"]);
+    assert_eq!(v("tenor_pct_change(1)"), ["0.02", "0", "0.132075"]);
+    assert_eq!(v("tenor_pct_change()"), ["0.02", "0", "0.132075"]);
+    // Changes 1, 0, 7: median 1.
+    assert_eq!(v("excess_move()"), ["0", "-1", "6"]);
+    assert_eq!(v("tenor_run_length()"), ["1", "2", "1"]);
+    assert_eq!(v("tenor_run_length(1)"), ["2", "2", "1"]);
+    // Curve-level numbers are visible from tenor checks too.
+    assert_eq!(v("tenor_count()"), ["3", "3", "3"]);
+
+    // A contract new on the curve has no history.
+    let may = curve(
+        date(2024, 5, 1),
+        &[
+            ("M00", Some(52.0)),
+            ("M01", Some(61.0)),
+            ("M02", Some(70.0)),
+        ],
+    );
+    let hist = [april.clone(), march.clone()];
+    assert_eq!(
+        tenor_nums("prev_tenor(1)", &may, &hist),
+        ["52", "60", "NaN"]
+    );
+    assert_eq!(
+        tenor_nums("prev_tenor(2)", &may, &hist),
+        ["52", "53", "NaN"]
+    );
+    assert_eq!(
+        tenor_nums("tenor_run_length()", &may, &hist),
+        ["3", "1", "1"]
+    );
+
+    // Messages and statuses of tenor checks.
+    let checks = compile(
+        &[
+            check("move", "abs(tenor_pct_change(1)) < 0.1", CheckScope::Tenor),
+            check("pos", "value > 0", CheckScope::Tenor),
+            check(
+                "label",
+                "tenor != \"M01\" && contract.absolute != \"\"",
+                CheckScope::Tenor,
+            ),
+        ],
+        &[],
+    )
+    .unwrap();
+    let mut april_gap = april.clone();
+    april_gap.contracts[1].value = None;
+    let out = checks.run_curve(&april_gap, &[march]);
+    let m00 = &out.tenors[0];
+    assert_eq!(m00.tenor, "M00");
+    assert_eq!(m00.checks[0].status, CheckStatus::Pass);
+    let m01 = &out.tenors[1];
+    assert_eq!(m01.checks[0].status, CheckStatus::Skipped);
+    assert_eq!(m01.checks[0].message, "value is missing");
+    assert_eq!(m01.checks[2].status, CheckStatus::Skipped);
+    assert_eq!(m00.checks[2].status, CheckStatus::Pass);
+    let m02 = &out.tenors[2];
+    assert_eq!(m02.checks[0].status, CheckStatus::Fail);
+    assert_eq!(
+        m02.checks[0].message,
+        "abs(tenor_pct_change(1)) = 0.132075, expected < 0.1"
+    );
+    assert_eq!(m02.checks[1].status, CheckStatus::Pass);
+}
+
+#[test]
+fn curve_functions() {
+    let d = date(2024, 3, 1);
+    let march = curve(
+        d,
+        &[
+            ("M01", Some(50.0)),
+            ("M02", Some(52.0)),
+            ("M03", Some(53.0)),
+            ("Q03", Some(55.0)),
+        ],
+    );
+    let april = curve(
+        date(2024, 4, 1),
+        &[
+            ("M00", Some(50.0)),
+            ("M01", Some(52.0)),
+            ("M02", None),
+            ("Q02", Some(55.0)),
+        ],
+    );
+    let hist = [march.clone()];
+    let run = |expr: &str, c: &CurveInput, h: &[CurveInput]| {
+        let checks = compile(&[check("c", expr, CheckScope::Curve)], &[]).unwrap();
+        checks.run_curve(c, h).curve.remove(0)
+    };
+    let pass = |expr: &str, c: &CurveInput, h: &[CurveInput]| {
+        let o = run(expr, c, h);
+        assert_eq!(o.status, CheckStatus::Pass, "{expr}: {o:?}");
+    };
+    pass("contracts == 4", &march, &[]);
+    pass("tenor_count() == 4", &march, &[]);
+    pass("tenor_count() == 3 && contracts == 4", &april, &[]);
+    pass("is_nan(prev_tenor_count())", &march, &[]);
+    pass("prev_tenor_count() == 4", &april, &hist);
+    pass(
+        "has_tenor(\"M01\") && has_tenor(\"m02\") && has_tenor(\"2024M04\")",
+        &march,
+        &[],
+    );
+    pass("!has_tenor(\"M06\")", &march, &[]);
+    pass("sorted() && unique() && no_gaps()", &march, &[]);
+    pass("ondate == \"2024-03-01\"", &march, &[]);
+    // April vs March: 2024M04 50 = 50 (unchanged), 2024M05 52 = 52, 2024M06 missing, Q02 new.
+    pass("unchanged_fraction() == 1.0", &april, &hist);
+    pass("max_abs_change() == 0.0", &april, &hist);
+    pass(
+        "is_nan(unchanged_fraction()) && is_nan(max_abs_change())",
+        &april,
+        &[],
+    );
+    let moved = curve(
+        date(2024, 4, 1),
+        &[
+            ("M00", Some(50.0)),
+            ("M01", Some(55.0)),
+            ("M02", Some(49.0)),
+        ],
+    );
+    let o = run("unchanged_fraction() < 0.3", &moved, &hist);
+    assert_eq!(o.message, "unchanged_fraction() = 0.333333, expected < 0.3");
+    let o = run("max_abs_change() <= 3", &moved, &hist);
+    assert_eq!(o.message, "max_abs_change() = 4, expected <= 3");
+
+    let unsorted = curve(
+        d,
+        &[("M02", Some(1.0)), ("M01", Some(1.0)), ("Q03", Some(1.0))],
+    );
+    let o = run("sorted()", &unsorted, &[]);
+    assert_eq!(o.status, CheckStatus::Fail);
+    assert_eq!(o.message, "the contracts are not in delivery order");
+    pass("unique() && no_gaps()", &unsorted, &[]);
+    let dup = curve(d, &[("M01", Some(1.0)), ("2024M04", Some(1.0))]);
+    let o = run("unique()", &dup, &[]);
+    assert_eq!(o.message, "a contract appears twice");
+    let gap = curve(
+        d,
+        &[("M01", Some(1.0)), ("M03", Some(1.0)), ("Q03", Some(1.0))],
+    );
+    let o = run("no_gaps()", &gap, &[]);
+    assert_eq!(o.message, "the delivery periods have gaps");
+    pass("sorted() && unique()", &gap, &[]);
+    let o = run("has_tenor(\"M02\")", &gap, &[]);
+    assert_eq!(o.message, "tenor M02 is missing");
+    let o = run("tenor_count() > 5", &gap, &[]);
+    assert_eq!(o.message, "tenor_count() = 3, expected > 5");
+    let o = run("contracts >= 5", &gap, &[]);
+    assert_eq!(o.message, "contracts = 3, expected >= 5");
+    // Balance-of contracts have no absolute code: keyed by delivery days, left out of order.
+    let bom = curve(d, &[("BOM", Some(1.0)), ("M01", Some(2.0))]);
+    pass(
+        "sorted() && unique() && no_gaps() && contracts == 2",
+        &bom,
+        &[],
+    );
+}

@@ -1,0 +1,209 @@
+//! A checked run stored: its chunks written by the one writer (laid out again when they
+//! changed since they were read), its events and quality statuses in the same transaction,
+//! and the answer.
+
+use super::layout::{build, results_of, seen_rows};
+use super::plan::Checked;
+use crate::auth::Principal;
+use crate::error::Result;
+use crate::validation::config::Kind;
+use crate::validation::records::{status_name, Context};
+use crate::validation::shared::{bump, ms};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+use std::time::Instant;
+
+/// A stored (or tested) run.
+pub(crate) struct Done {
+    pub(super) target: String,
+    /// The configuration's name.
+    pub(super) name: Value,
+    pub(super) kind: Kind,
+    pub(super) test: bool,
+    /// Per point: the status.
+    pub(super) statuses: Vec<u8>,
+    /// Record id and point of the first points (of every point when the answer is detailed
+    /// or the quality status is written).
+    pub(super) listed: Vec<(String, String)>,
+    /// Curves: the failed tenors of each point.
+    pub(super) failed_tenors: Vec<Value>,
+    pub(super) counts: Map<String, Value>,
+    pub(super) truncated: bool,
+    pub(super) timings: Value,
+    /// The per-point answers (when asked for).
+    pub(super) results: Option<Vec<Value>>,
+}
+
+impl Done {
+    pub(super) fn into_json(self) -> Value {
+        let mut base =
+            json!({"target": self.target, "kind": self.kind.as_str(), "test": self.test});
+        base["points"] = json!(self.statuses.len());
+        base["records"] = json!(if self.test { 0 } else { self.statuses.len() });
+        base["counts"] = Value::Object(self.counts);
+        base["truncated"] = json!(self.truncated);
+        base["timings"] = self.timings;
+        base["message"] = Value::Null;
+        base["results"] = Value::Array(self.results.unwrap_or_default());
+        base
+    }
+}
+
+impl Platform {
+    /// Stores the records of a checked run (not for a test), writes the quality status when
+    /// the configuration asks for it, and answers; `detail` builds the per-point answers.
+    ///
+    /// The records were laid into their chunks by the thread that checked them, on its read
+    /// snapshot; here the chunks are read again and, when they are still the ones it saw, its
+    /// rows are written as they are (else they are laid again, here). So the one writer only
+    /// compares and writes, and checking runs in parallel.
+    pub(crate) fn commit_run(&self, p: &Principal, mut c: Checked, detail: bool) -> Result<Done> {
+        let save_started = Instant::now();
+        let scope = p.private_scope();
+        let results = std::mem::take(&mut c.results);
+        let built = if c.test {
+            let ctx = self.run_context(p, &c);
+            build(None, &scope, &c, results, &ctx, detail)?
+        } else {
+            let pre = c.built.take();
+            let built = self.write(|tx| {
+                let seen = seen_rows(&*tx, &scope, &c)?;
+                let mut built = match pre {
+                    Some(b) if b.seen == seen && b.detail == detail => b,
+                    pre => {
+                        // Laid out on chunks that changed since (or without the answers):
+                        // again, from the results (kept in the laid-out records).
+                        let results = match pre {
+                            Some(b) if results.is_empty() => results_of(&b)?,
+                            _ => results,
+                        };
+                        let ctx = self.run_context(p, &c);
+                        build(Some(&*tx), &scope, &c, results, &ctx, detail)?
+                    }
+                };
+                for row in &built.rows {
+                    tx.put_record_chunk(&scope, row)?;
+                }
+                if let Some(events) = built.events.take() {
+                    events.emit(&mut *tx, p)?;
+                }
+                // Records, events and quality statuses commit together.
+                if c.config.options.write_status {
+                    let written: Vec<Value> = built
+                        .listed
+                        .iter()
+                        .zip(&built.statuses)
+                        .map(|((_, point), status)| json!({"point": point, "status": status_name(*status)}))
+                        .collect();
+                    self.write_status(tx, p, &c.target, c.config.kind, &written)?;
+                }
+                Ok(built)
+            })?;
+            built
+        };
+        let mut counts: Map<String, Value> = Map::new();
+        for s in &built.statuses {
+            bump(&mut counts, status_name(*s));
+        }
+        let (scripts, read, checks) = c.timings;
+        Ok(Done {
+            target: c.target,
+            name: c.config.doc.get("name").cloned().unwrap_or(Value::Null),
+            kind: c.config.kind,
+            test: c.test,
+            statuses: built.statuses,
+            listed: built.listed,
+            failed_tenors: built.failed_tenors,
+            counts,
+            truncated: c.truncated,
+            timings: json!({"scripts": scripts, "read": read, "checks": checks, "save": ms(save_started)}),
+            results: built.answers,
+        })
+    }
+
+    /// Who runs, how and when.
+    pub(super) fn run_context(&self, p: &Principal, c: &Checked) -> Context {
+        Context {
+            user: p.user.clone(),
+            origin: c.origin.clone(),
+            now: self.now(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::Planned;
+    use super::*;
+    use crate::data::model::Point;
+    use crate::documents::SaveOptions;
+    use crate::store::Collection;
+
+    fn setup() -> (Platform, Principal) {
+        let platform = Platform::in_memory().unwrap();
+        let who = platform.local_principal("t", "u").unwrap();
+        let mut header = Map::new();
+        header.insert("calendar".into(), json!("#PT1M"));
+        let points: Vec<Point> = (0..10)
+            .map(|i| Point::num(1_719_792_000_000 + i * 60_000, 1.0 + i as f64))
+            .collect();
+        platform
+            .save_series(&who, "S", "p", header, points, &SaveOptions::default())
+            .unwrap();
+        platform
+            .save(
+                &who,
+                Collection::ValidationConfig,
+                json!({"_id": "S:p", "kind": "timeseries", "checks": [{"name": "pos", "expression": "value > 0"}]}),
+                &SaveOptions::default(),
+            )
+            .unwrap();
+        (platform, who)
+    }
+
+    fn plan(platform: &Platform, who: &Principal) -> Checked {
+        match platform
+            .plan_run(
+                who,
+                &json!({"target": "S:p", "from": "2024-07-01"}),
+                false,
+                "manual",
+                false,
+                false,
+            )
+            .unwrap()
+        {
+            Planned::Checked(c) => *c,
+            Planned::Answer(a) | Planned::Nothing { answer: a, .. } => panic!("{a}"),
+        }
+    }
+
+    /// Records laid out on a snapshot that another run changed since are laid out again by
+    /// the writer: no run is lost.
+    #[test]
+    fn a_run_planned_on_a_stale_snapshot_is_laid_out_again() {
+        let (platform, who) = setup();
+        let first = plan(&platform, &who);
+        let second = plan(&platform, &who);
+        assert!(first.built.as_ref().unwrap().seen.is_empty());
+        platform.commit_run(&who, first, false).unwrap();
+        let done = platform.commit_run(&who, second, false).unwrap();
+        assert_eq!(done.statuses.len(), 10);
+        let rec = platform
+            .validation_record(&who, "S:p:2024-07-01T00:05:00Z")
+            .unwrap();
+        assert_eq!(rec["runs"], 2, "{rec}");
+        assert_eq!(rec["timeline"].as_array().unwrap().len(), 2);
+        // A plan on the current state is written as it was laid out.
+        let third = plan(&platform, &who);
+        let rows = third.built.as_ref().unwrap().rows.clone();
+        platform.commit_run(&who, third, false).unwrap();
+        let stored = platform
+            .read()
+            .unwrap()
+            .record_chunks(&who.private_scope(), None, None, None)
+            .unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].body, rows[0].body);
+    }
+}

@@ -1,0 +1,208 @@
+//! A run planned: the request checked, the configuration and points loaded, then refused,
+//! sent to the background, or checked (and, for a run, laid into its chunks on this thread).
+
+use super::evaluate::evaluate;
+use super::layout::{build, run_span, Built};
+use super::load::{Loaded, Prepared};
+use super::request::RunRequest;
+use super::MAX_TEST_POINTS;
+use crate::auth::Principal;
+use crate::error::{Error, Result};
+use crate::validation::config::{Config, Kind};
+use crate::validation::records::{CheckMeta, PointFormat, PointResult};
+use crate::validation::shared::ms;
+use crate::Platform;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// A run checked but not stored yet.
+pub(crate) struct Checked {
+    pub(super) target: String,
+    pub(super) config: Config,
+    pub(super) results: Vec<PointResult>,
+    /// The checks of the results, as records show them.
+    pub(super) set: Vec<CheckMeta>,
+    /// Milliseconds per point of each check.
+    pub(super) check_ms: Vec<f64>,
+    pub(super) format: Option<PointFormat>,
+    pub(super) truncated: bool,
+    pub(super) test: bool,
+    /// Only some checks or tenors ran (such runs raise no data events).
+    pub(super) partial: bool,
+    pub(super) origin: String,
+    pub(super) timings: (f64, f64, f64),
+    /// The records laid into their chunks on the checking thread (see `commit_run`); the
+    /// results are then in them (and `results` is empty).
+    pub(super) built: Option<Built>,
+    /// The keys the results span and the buckets they fall in.
+    pub(super) span: ((i64, i64), (i64, i64)),
+}
+
+/// What `plan_run` found to do.
+pub(crate) enum Planned {
+    /// Sent to the background: the answer.
+    Answer(Value),
+    /// Nothing ran: the answer, the configuration's name, and why when it could not run.
+    Nothing {
+        answer: Value,
+        name: Value,
+        error: Option<&'static str>,
+    },
+    /// Points checked, to be stored (or shown, for a test).
+    Checked(Box<Checked>),
+}
+
+/// The answer of a run that checked nothing: every key of a run's answer, with the time spent
+/// loading scripts and reading data.
+fn empty_answer(
+    target: &str,
+    kind: Kind,
+    test: bool,
+    message: &str,
+    (scripts, read): (f64, f64),
+) -> Value {
+    json!({"target": target, "kind": kind.as_str(), "test": test, "points": 0, "records": 0,
+        "counts": {}, "truncated": false,
+        "timings": {"scripts": scripts, "read": read, "checks": 0.0, "save": 0.0},
+        "message": message, "results": []})
+}
+
+impl Platform {
+    /// Reads and checks the points of a run (a background run, a delayed one, or one past
+    /// `maxPoints`, is queued instead unless `in_job`).
+    pub(crate) fn plan_run(
+        &self,
+        p: &Principal,
+        body: &Value,
+        test: bool,
+        origin: &str,
+        in_job: bool,
+        detail: bool,
+    ) -> Result<Planned> {
+        if !test {
+            p.require(crate::auth::Role::Writer, "running validation")?;
+        }
+        let req = RunRequest::from_json(body)?;
+        let delay = when_to_run(&req, body, test)?;
+        let tx = self.read()?;
+        let (target, prep) = self.prepare(tx.as_ref(), p, &req, test)?;
+        if delay.is_some() && !in_job {
+            // A delayed run is a job that may not start before its time; no thread waits.
+            drop(tx);
+            return self
+                .queue_job(p, "run", json!({"request": body, "origin": "background"}))
+                .map(Planned::Answer);
+        }
+        let read_started = Instant::now();
+        let data = self.load_points(tx.as_ref(), p, &target, &prep.config, &req)?;
+        drop(tx);
+        let read_ms = ms(read_started);
+        let count = data.count();
+        if test && count > MAX_TEST_POINTS {
+            return Err(Error::invalid_parameter(format!(
+                "test checks at most {MAX_TEST_POINTS} points; the range holds {count}"
+            )));
+        }
+        if !test && !in_job && (req.background || count > prep.config.options.max_points) {
+            return self
+                .queue_job(p, "run", json!({"request": body, "origin": "background"}))
+                .map(Planned::Answer);
+        }
+        let kind = prep.config.kind;
+        let nothing = |message: &str, error: Option<&'static str>| Planned::Nothing {
+            answer: empty_answer(&target, kind, test, message, (prep.scripts_ms, read_ms)),
+            name: prep.config.doc.get("name").cloned().unwrap_or(Value::Null),
+            error,
+        };
+        if !prep.config.enabled {
+            return Ok(nothing("the configuration is disabled", Some("disabled")));
+        }
+        if count == 0 {
+            return Ok(nothing("no data points to check", None));
+        }
+        let mut checked = check(prep, &data, &req, target, test, origin, read_ms);
+        if !test {
+            let ctx = self.run_context(p, &checked);
+            let tx = self.read()?;
+            let results = std::mem::take(&mut checked.results);
+            checked.built = Some(build(
+                Some(tx.as_ref()),
+                &p.private_scope(),
+                &checked,
+                results,
+                &ctx,
+                detail,
+            )?);
+        }
+        Ok(Planned::Checked(Box::new(checked)))
+    }
+}
+
+/// Refuses what a request may not ask (a background test or one on points, a delayed test,
+/// a test of too many points) and reads its delay.
+fn when_to_run(req: &RunRequest, body: &Value, test: bool) -> Result<Option<chrono::TimeDelta>> {
+    if req.background {
+        if test {
+            return Err(Error::invalid_parameter(
+                "background applies to run: a test runs at once",
+            ));
+        }
+        if !req.points.is_empty() || (req.from.is_none() && req.to.is_none()) {
+            return Err(Error::invalid_parameter(
+                "a background run needs a range (from, to), not points",
+            ));
+        }
+    }
+    let delay = crate::validation::jobs::delay_of(body)?.filter(|d| !d.is_zero());
+    if test && delay.is_some() {
+        return Err(Error::invalid_parameter(
+            "_delay applies to run: a test runs at once",
+        ));
+    }
+    if test && req.points.len() > MAX_TEST_POINTS {
+        return Err(Error::invalid_parameter(format!(
+            "test checks at most {MAX_TEST_POINTS} points; {} were given",
+            req.points.len()
+        )));
+    }
+    Ok(delay)
+}
+
+/// Checks the loaded points of a run: the run checked, not laid out yet.
+fn check(
+    prep: Prepared,
+    data: &Loaded,
+    req: &RunRequest,
+    target: String,
+    test: bool,
+    origin: &str,
+    read_ms: f64,
+) -> Checked {
+    let checks_started = Instant::now();
+    let (results, set, check_ms) = evaluate(&prep, data, req.tenors.as_deref());
+    let checks_ms = ms(checks_started);
+    let format = match data {
+        Loaded::Series { calendar, tz, .. } => Some(PointFormat {
+            calendar: *calendar,
+            tz: *tz,
+        }),
+        Loaded::Curves { .. } => None,
+    };
+    let mut checked = Checked {
+        target,
+        truncated: data.truncated(),
+        config: prep.config,
+        results,
+        set,
+        check_ms,
+        format,
+        test,
+        partial: req.checks.is_some() || req.tenors.is_some(),
+        origin: origin.to_string(),
+        timings: (prep.scripts_ms, read_ms, checks_ms),
+        built: None,
+        span: ((0, 0), (0, 0)),
+    };
+    checked.span = run_span(&checked);
+    checked
+}

@@ -1,0 +1,114 @@
+//! The quality status of checked points written into the private data (`VALID`,
+//! `VALID:Warnings`, `FAILED`), in the transaction of the run or override.
+
+use crate::auth::Principal;
+use crate::data::calendar::parse_time;
+use crate::data::curve;
+use crate::data::series::{self, Window};
+use crate::data::series_settings;
+use crate::error::{Error, Result};
+use crate::ids::{Scope, Source};
+use crate::store::{Collection, DataKey};
+use crate::validation::config::Kind;
+use crate::validation::records;
+use crate::Platform;
+use serde_json::{json, Map, Value};
+
+impl Platform {
+    /// Writes the quality status of checked points into the private data (a data change that
+    /// does not itself trigger validation), in the transaction of the run or override.
+    pub(super) fn write_status(
+        &self,
+        tx: &mut dyn crate::store::WriteTx,
+        p: &Principal,
+        target: &str,
+        kind: Kind,
+        results: &[Value],
+    ) -> Result<()> {
+        let id = crate::data::read::DataId::parse(target)?;
+        let quality = |status: &str| match status {
+            "warning" => "VALID:Warnings",
+            s if records::is_failing(s) => "FAILED",
+            _ => "VALID",
+        };
+        let scope = Scope::for_source(Source::of_id(&id.object), p);
+        crate::documents::require_write(p, Collection::Object, &scope)?;
+        let now = crate::clock::format_instant(self.now());
+        {
+            let object = tx
+                .current(Collection::Object, &scope, &id.object)?
+                .ok_or_else(|| Error::not_found(format!("data \"{target}\" not found")))?;
+            let key = DataKey {
+                scope: scope.clone(),
+                object: id.object.clone(),
+                prop: id.prop.clone(),
+            };
+            let header = object
+                .body
+                .get(&id.prop)
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let mut item = Map::new();
+            item.insert("_id".into(), json!(id.object));
+            item.insert(id.prop.clone(), Value::Object(header.clone()));
+            let payload = match kind {
+                Kind::TimeSeries => {
+                    let (_, tz, _) = series_settings(&id.prop, &header)?;
+                    let stored = series::read(tx, &key, object.version, Window::All)?;
+                    let mut points = Vec::new();
+                    for r in results {
+                        let t = parse_time(r["point"].as_str().unwrap_or_default(), tz)?;
+                        if let Ok(i) = stored.binary_search_by_key(&t, |p| p.t) {
+                            let mut point = stored[i].clone();
+                            let mut status = point.status.take().unwrap_or_default();
+                            status.quality =
+                                Some(quality(r["status"].as_str().unwrap_or_default()).into());
+                            point.status = Some(status);
+                            points.push(point);
+                        }
+                    }
+                    crate::data::DataPayload::Points(points, false)
+                }
+                Kind::Curve => {
+                    let r = results.last().cloned().unwrap_or(Value::Null);
+                    let ondate = r["point"].as_str().unwrap_or_default().to_string();
+                    let stored = tx.curve(&key, object.version, &ondate)?.ok_or_else(|| {
+                        Error::not_found(format!("curve {target}:{ondate} not found"))
+                    })?;
+                    let stored = curve::decode(&stored)?;
+                    let q = quality(r["status"].as_str().unwrap_or_default());
+                    let contracts: Vec<Value> = stored
+                        .contracts
+                        .iter()
+                        .map(|c| {
+                            let mut s = c.status.clone().unwrap_or_default();
+                            s.quality = Some(q.into());
+                            let mut props: Map<String, Value> = if c.extra.is_empty() { Map::new() } else { serde_json::from_str(&c.extra).unwrap_or_default() };
+                            props.insert("expiry".into(), json!(c.expiry));
+                            json!({"tenor": if c.absolute.is_empty() { &c.tenor } else { &c.absolute }, "value": c.value.to_json(), "status": s.to_json(), "properties": props})
+                        })
+                        .collect();
+                    let mut sent = Map::new();
+                    sent.insert("ondate".into(), Value::Object(stored.ondate.clone()));
+                    sent.insert("contracts".into(), Value::Array(contracts));
+                    crate::data::DataPayload::Curve(Some(sent))
+                }
+            };
+            let opts = crate::documents::SaveOptions {
+                reason: Some(crate::validation::STATUS_REASON.into()),
+                ..Default::default()
+            };
+            self.save_one(
+                tx,
+                p,
+                Collection::Object,
+                Value::Object(item),
+                &opts,
+                &now,
+                vec![(id.prop.clone(), payload)],
+            )?;
+            Ok(())
+        }
+    }
+}
