@@ -261,7 +261,7 @@ fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_json
     };
     platform_core::json::from_str(&text).map_err(|e| {
         platform_core::Error::new(
-            platform_core::ErrorCode::InvalidJson,
+            platform_core::ErrorCode::InvalidBody,
             format!("{name} is not valid JSON: {e}"),
         )
     })

@@ -58,7 +58,7 @@ impl Remote {
         let total = res.header("x-total-count").and_then(|t| t.parse().ok());
         let value = res.into_json().map_err(|e| {
             Error::new(
-                ErrorCode::InvalidJson,
+                ErrorCode::InvalidBody,
                 format!("the server's answer is not JSON: {e}"),
             )
         })?;
@@ -69,10 +69,16 @@ impl Remote {
 /// The server's error envelope (`{"error": {"code", "message"}}`) as a core error.
 fn server_error(status: u16, res: ureq::Response) -> Error {
     let body: Value = res.into_json().unwrap_or(Value::Null);
+    // A core code comes back as itself; one only HTTP knows (a body or URL refused) is a bad
+    // input of the call, and a server failure an internal error.
     let code = body["error"]["code"]
         .as_str()
         .and_then(|name| ErrorCode::ALL.into_iter().find(|c| c.name() == name))
-        .unwrap_or(ErrorCode::Internal);
+        .unwrap_or(if (400..500).contains(&status) {
+            ErrorCode::InvalidParameter
+        } else {
+            ErrorCode::Internal
+        });
     let message = body["error"]["message"].as_str().map_or_else(
         || format!("HTTP {status}"),
         |m| format!("HTTP {status}: {m}"),

@@ -2,15 +2,14 @@
 //!
 //! Every failure a caller can see carries an [`ErrorCode`]. The code decides the HTTP status (in
 //! the server's single table) and is shown to clients by its stable `SCREAMING_SNAKE` name. The
-//! core knows nothing of HTTP.
+//! core knows nothing of HTTP: failures only HTTP knows (a method a path lacks, a body too
+//! large, too slow or not JSON, a URL too long) are the server's own codes.
 
 use std::fmt;
 
 /// Stable, client-visible error codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
-    /// A body that is not valid JSON.
-    InvalidJson,
     /// A body of the wrong shape (not an object or array, a field of the wrong type...).
     InvalidBody,
     /// A missing or malformed id.
@@ -29,16 +28,8 @@ pub enum ErrorCode {
     IndexAlign,
     /// Units or currencies that cannot be converted (no path, no FX rate).
     ConversionError,
-    /// The service does not have this method.
-    MethodNotAllowed,
     /// The write conflicts with stored state.
     Conflict,
-    /// The request body is larger than the configured limit.
-    PayloadTooLarge,
-    /// The request body did not arrive within the time limit.
-    RequestTimeout,
-    /// The request's URL is longer than the limit.
-    UriTooLong,
     /// The endpoint cannot produce any of the accepted formats.
     NotAcceptable,
     /// Something failed inside the platform; details go to the log only.
@@ -47,8 +38,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order (for tables and tests).
-    pub const ALL: [ErrorCode; 17] = [
-        ErrorCode::InvalidJson,
+    pub const ALL: [ErrorCode; 12] = [
         ErrorCode::InvalidBody,
         ErrorCode::InvalidId,
         ErrorCode::InvalidParameter,
@@ -58,11 +48,7 @@ impl ErrorCode {
         ErrorCode::NotAuthenticated,
         ErrorCode::NotAuthorized,
         ErrorCode::NotFound,
-        ErrorCode::MethodNotAllowed,
         ErrorCode::Conflict,
-        ErrorCode::PayloadTooLarge,
-        ErrorCode::RequestTimeout,
-        ErrorCode::UriTooLong,
         ErrorCode::NotAcceptable,
         ErrorCode::Internal,
     ];
@@ -70,7 +56,6 @@ impl ErrorCode {
     /// The stable name clients see.
     pub fn name(self) -> &'static str {
         match self {
-            ErrorCode::InvalidJson => "INVALID_JSON",
             ErrorCode::InvalidBody => "INVALID_BODY",
             ErrorCode::InvalidId => "INVALID_ID",
             ErrorCode::InvalidParameter => "INVALID_PARAMETER",
@@ -80,11 +65,7 @@ impl ErrorCode {
             ErrorCode::NotAuthenticated => "NOT_AUTHENTICATED",
             ErrorCode::NotAuthorized => "NOT_AUTHORIZED",
             ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
-            ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
-            ErrorCode::UriTooLong => "URI_TOO_LONG",
             ErrorCode::NotAcceptable => "NOT_ACCEPTABLE",
             ErrorCode::Internal => "INTERNAL_ERROR",
         }

@@ -16,11 +16,58 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The response header that carries the error text.
 pub const ERROR_HEADER: &str = "x-platform-error";
 
-/// The HTTP status of each error code: the whole policy in one table.
+/// Failures only HTTP knows: the core never produces them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HttpCode {
+    /// A body that is not valid JSON.
+    InvalidJson,
+    /// The path does not have this method.
+    MethodNotAllowed,
+    /// The request body is larger than the configured limit.
+    PayloadTooLarge,
+    /// The request body did not arrive within the time limit.
+    RequestTimeout,
+    /// The request's URL is longer than the limit.
+    UriTooLong,
+}
+
+impl HttpCode {
+    /// Every HTTP-only code (for tables and tests).
+    pub const ALL: [HttpCode; 5] = [
+        HttpCode::InvalidJson,
+        HttpCode::MethodNotAllowed,
+        HttpCode::PayloadTooLarge,
+        HttpCode::RequestTimeout,
+        HttpCode::UriTooLong,
+    ];
+
+    /// The stable name clients see.
+    pub fn name(self) -> &'static str {
+        match self {
+            HttpCode::InvalidJson => "INVALID_JSON",
+            HttpCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            HttpCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            HttpCode::RequestTimeout => "REQUEST_TIMEOUT",
+            HttpCode::UriTooLong => "URI_TOO_LONG",
+        }
+    }
+
+    /// Its HTTP status.
+    pub fn status(self) -> StatusCode {
+        match self {
+            HttpCode::InvalidJson => StatusCode::BAD_REQUEST,
+            HttpCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            HttpCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            HttpCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            HttpCode::UriTooLong => StatusCode::URI_TOO_LONG,
+        }
+    }
+}
+
+/// The HTTP status of each core error code: the whole policy in one table.
 pub fn status(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::InvalidJson
-        | ErrorCode::InvalidBody
+        ErrorCode::InvalidBody
         | ErrorCode::InvalidId
         | ErrorCode::InvalidParameter
         | ErrorCode::MissingParameter
@@ -29,36 +76,53 @@ pub fn status(code: ErrorCode) -> StatusCode {
         ErrorCode::NotAuthenticated => StatusCode::UNAUTHORIZED,
         ErrorCode::NotAuthorized => StatusCode::FORBIDDEN,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
-        ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         ErrorCode::Conflict => StatusCode::CONFLICT,
-        ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-        ErrorCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-        ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
-/// A core error on its way to the client.
+/// An error on its way to the client: a core error, or one only HTTP knows.
 #[derive(Debug)]
-pub struct ApiError(pub Error);
+pub enum ApiError {
+    /// What a core call (or a core parser) refused.
+    Core(Error),
+    /// What HTTP itself refused (method, body size or time, URL length, JSON).
+    Http(HttpCode, String),
+}
 
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
-        ApiError(e)
+        ApiError::Core(e)
     }
 }
 
 impl ApiError {
-    /// A user error with a code and message.
+    /// A core error with a code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ApiError(Error::new(code, message))
+        ApiError::Core(Error::new(code, message))
+    }
+
+    /// An error only HTTP knows.
+    pub fn http(code: HttpCode, message: impl Into<String>) -> Self {
+        ApiError::Http(code, message.into())
+    }
+
+    /// The stable code name clients see.
+    pub fn code_name(&self) -> &'static str {
+        match self {
+            ApiError::Core(e) => e.code().name(),
+            ApiError::Http(code, _) => code.name(),
+        }
     }
 }
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        match self {
+            ApiError::Core(e) => write!(f, "{e}"),
+            ApiError::Http(code, message) => write!(f, "[{}] {message}", code.name()),
+        }
     }
 }
 
@@ -66,8 +130,8 @@ impl fmt::Display for ApiError {
 /// bytes as Latin-1 (`±` would read `Â±`). Other characters are written as JSON writes them
 /// (`\u00b1`, surrogate pairs beyond the first plane), control characters as spaces; the JSON
 /// body carries the message as it is.
-pub fn header_text(code: ErrorCode, message: &str) -> String {
-    let mut out = format!("[{}] ", code.name());
+pub fn header_text(code: &str, message: &str) -> String {
+    let mut out = format!("[{code}] ");
     for c in message.chars() {
         match c {
             ' '..='~' => out.push(c),
@@ -151,24 +215,29 @@ static INCIDENT: AtomicU64 = AtomicU64::new(1);
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        status(self.0.code())
+        match self {
+            ApiError::Core(e) => status(e.code()),
+            ApiError::Http(code, _) => code.status(),
+        }
     }
 
     fn error_response(&self) -> HttpResponse {
-        let code = self.0.code();
-        let status = status(code);
-        let message = if code == ErrorCode::Internal {
-            let incident = INCIDENT.fetch_add(1, Ordering::Relaxed);
-            tracing::error!(incident, error = ?self.0, "internal error");
-            format!("internal error (id {incident})")
-        } else {
-            bounded(&self.0.public_message()).into_owned()
+        let status = self.status_code();
+        let name = self.code_name();
+        let message = match self {
+            ApiError::Core(e) if e.code() == ErrorCode::Internal => {
+                let incident = INCIDENT.fetch_add(1, Ordering::Relaxed);
+                tracing::error!(incident, error = ?e, "internal error");
+                format!("internal error (id {incident})")
+            }
+            ApiError::Core(e) => bounded(&e.public_message()).into_owned(),
+            ApiError::Http(_, message) => bounded(message).into_owned(),
         };
-        let header_value = HeaderValue::from_str(&header_text(code, &message))
+        let header_value = HeaderValue::from_str(&header_text(name, &message))
             .unwrap_or_else(|_| HeaderValue::from_static("[INTERNAL_ERROR]"));
         HttpResponse::build(status)
             .insert_header((HeaderName::from_static(ERROR_HEADER), header_value))
-            .json(json!({"error": {"status": status.as_u16(), "code": code.name(), "message": message}}))
+            .json(json!({"error": {"status": status.as_u16(), "code": name, "message": message}}))
     }
 }
 
@@ -203,9 +272,9 @@ mod tests {
     #[test]
     fn the_error_header_is_printable_ascii() {
         assert_eq!(
-            header_text(ErrorCode::InvalidBody, "5 ± 1 in Zürich\tnow 😀"),
+            header_text("INVALID_BODY", "5 ± 1 in Zürich\tnow 😀"),
             "[INVALID_BODY] 5 \\u00b1 1 in Z\\u00fcrich now \\ud83d\\ude00"
         );
-        assert!(HeaderValue::from_str(&header_text(ErrorCode::NotFound, "é\n\u{7f}")).is_ok());
+        assert!(HeaderValue::from_str(&header_text("NOT_FOUND", "é\n\u{7f}")).is_ok());
     }
 }

@@ -38,7 +38,7 @@ impl Output {
                     ),
                 )
             } else {
-                ApiError(e)
+                ApiError::Core(e)
             }
         })?;
         Ok(Output { format, template })

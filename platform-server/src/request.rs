@@ -1,6 +1,6 @@
 //! Turning an HTTP request into core inputs: credentials, environment, parameters, body.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, HttpCode};
 use crate::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpMessage, HttpRequest};
@@ -49,8 +49,8 @@ pub fn check_url(uri: &actix_web::http::Uri, max_url: usize) -> Result<(), ApiEr
     if target.len() <= max_url {
         return Ok(());
     }
-    Err(ApiError::new(
-        ErrorCode::UriTooLong,
+    Err(ApiError::http(
+        HttpCode::UriTooLong,
         format!(
             "the URL \"{target}\" is longer than the limit of {max_url} bytes; send a long query \
              as a form body (GET with content-type application/x-www-form-urlencoded)"
@@ -80,7 +80,7 @@ pub async fn check_url_and_query_names(
         .into_owned()
         .collect();
     if let Err(e) = Params::new(pairs).check_names() {
-        let res = ApiError(e).error_response();
+        let res = ApiError::Core(e).error_response();
         return Ok(req.into_response(res).map_into_right_body());
     }
     Ok(next.call(req).await?.map_into_left_body())
@@ -104,8 +104,8 @@ pub async fn read_body(
     let (limit, timeout) = (state.config.max_body, state.config.body_timeout);
     match actix_rt::time::timeout(timeout, read_all(payload, limit)).await {
         Ok(body) => body,
-        Err(_) => Err(ApiError::new(
-            ErrorCode::RequestTimeout,
+        Err(_) => Err(ApiError::http(
+            HttpCode::RequestTimeout,
             format!(
                 "the request body did not arrive within {} seconds",
                 timeout.as_secs_f64()
@@ -116,8 +116,8 @@ pub async fn read_body(
 
 async fn read_all(payload: &mut web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
     let too_large = || {
-        ApiError::new(
-            ErrorCode::PayloadTooLarge,
+        ApiError::http(
+            HttpCode::PayloadTooLarge,
             format!("the request body is larger than the limit of {limit} bytes"),
         )
     };
@@ -141,14 +141,14 @@ async fn read_all(payload: &mut web::Payload, limit: usize) -> Result<Vec<u8>, A
 /// Parses a JSON body.
 pub fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::new(
-            ErrorCode::InvalidJson,
+        return Err(ApiError::http(
+            HttpCode::InvalidJson,
             "the request body is empty; send a JSON object or array",
         ));
     }
     platform_core::json::from_slice(body).map_err(|e| {
-        ApiError::new(
-            ErrorCode::InvalidJson,
+        ApiError::http(
+            HttpCode::InvalidJson,
             format!("the request body is not valid JSON: {e}"),
         )
     })
@@ -185,7 +185,7 @@ fn credentials(req: &HttpRequest) -> Result<(Option<Credentials>, Option<String>
 }
 
 fn blocking_failed(e: actix_web::error::BlockingError) -> ApiError {
-    ApiError(platform_core::Error::Internal(format!(
+    ApiError::Core(platform_core::Error::Internal(format!(
         "blocking task failed: {e}"
     )))
 }

@@ -1,6 +1,6 @@
 //! Routes: each handler parses its inputs, makes one core call, and shapes the response.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, HttpCode};
 use crate::negotiate::Output;
 use crate::request::{as_caller, params, parse_json, read_body};
 use crate::AppState;
@@ -88,8 +88,8 @@ fn is_data(service: &str, release: &str) -> Result<bool, ApiError> {
 }
 
 fn read_only() -> ApiError {
-    ApiError::new(
-        ErrorCode::MethodNotAllowed,
+    ApiError::http(
+        HttpCode::MethodNotAllowed,
         "the data service is read-only: write data by saving its object, delete it by deleting the object",
     )
 }
@@ -116,8 +116,8 @@ fn collection(service: &str, release: &str) -> Result<Collection, ApiError> {
         "type" => Ok(Collection::Type),
         "script" => Ok(Collection::Script),
         "extension" => Ok(Collection::Extension),
-        "action" => Err(ApiError::new(
-            ErrorCode::MethodNotAllowed,
+        "action" => Err(ApiError::http(
+            HttpCode::MethodNotAllowed,
             "the action service only lists the automation targets: GET /action/v1/public",
         )),
         other => Err(ApiError::new(
@@ -144,8 +144,8 @@ async fn build_info(path: web::Path<String>) -> Reply {
 
 /// Answers 405 for a method the path does not have.
 pub async fn method_not_allowed(req: HttpRequest) -> Reply {
-    Err(ApiError::new(
-        ErrorCode::MethodNotAllowed,
+    Err(ApiError::http(
+        HttpCode::MethodNotAllowed,
         format!("{} is not allowed on {}", req.method(), req.path()),
     ))
 }

@@ -79,4 +79,12 @@ fn the_server_maps_every_error_code_to_a_status() {
             "{code}: {status}"
         );
     }
+    // The codes only HTTP knows are the server's, and no core code has their names.
+    for code in platform_server::error::HttpCode::ALL {
+        assert!(code.status().is_client_error(), "{code:?}");
+        assert!(
+            ErrorCode::ALL.iter().all(|c| c.name() != code.name()),
+            "{code:?}"
+        );
+    }
 }

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 pub(super) fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue>)> {
     let bad = |e: serde_json::Error| {
         Error::new(
-            ErrorCode::InvalidJson,
+            ErrorCode::InvalidBody,
             format!("the file is not valid JSON: {e}"),
         )
     };
@@ -425,7 +425,7 @@ impl PointReader<'_> {
                 bar.set_position(at as u64);
             }
             let obs: Value = platform_core::json::from_str(raw.get())
-                .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("line {line}: {e}")))?;
+                .map_err(|e| Error::new(ErrorCode::InvalidBody, format!("line {line}: {e}")))?;
             points.push(self.json_point(&obs).map_err(at_line(line))?);
             lines.push(line);
         }
