@@ -89,7 +89,13 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
         }
         AutomationCommand::List { local, format } => {
             let (platform, who) = local.open()?;
-            output::print_records(format, &platform.automations(&who)?, AUTOMATION_COLUMNS)?;
+            output::print_records(
+                format,
+                &&platform
+                    .automations(&who, &platform_core::query::Paging::everything())?
+                    .items,
+                AUTOMATION_COLUMNS,
+            )?;
         }
         AutomationCommand::Log {
             local,

@@ -5,6 +5,9 @@
 //! nobody follows is dropped: realtime is not a queue (events that must arrive go through the
 //! outbox).
 
+use crate::auth::Principal;
+use crate::error::{Error, Result};
+use crate::query::Params;
 use serde_json::Value;
 
 /// Where a message goes: one tenant's environment, one service, one topic (an extension id...).
@@ -24,4 +27,51 @@ pub struct Channel {
 pub trait Realtime: Send + Sync {
     /// Publishes a message to a channel.
     fn publish(&self, channel: &Channel, payload: &Value);
+}
+
+/// What one live subscriber receives: the messages of its own tenant and environment, of one
+/// service, about one topic or all of them; and how many before its stream ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    tenant: String,
+    env: String,
+    service: String,
+    topic: Option<String>,
+    /// Messages after which the stream ends (`_limit`); `None` for no end.
+    pub limit: Option<usize>,
+}
+
+impl Subscription {
+    /// Whether a message on `channel` reaches this subscriber.
+    pub fn wants(&self, channel: &Channel) -> bool {
+        channel.tenant == self.tenant
+            && channel.env == self.env
+            && channel.service == self.service
+            && self.topic.as_ref().is_none_or(|t| *t == channel.topic)
+    }
+}
+
+impl crate::Platform {
+    /// A subscription of `p` to the messages of extension `topic` (or of every extension),
+    /// in the caller's tenant and environment; `_limit=N` ends it after N messages.
+    pub fn subscribe_extension_messages(
+        &self,
+        p: &Principal,
+        topic: Option<&str>,
+        params: &Params,
+    ) -> Result<Subscription> {
+        let limit = match params.get("_limit") {
+            None => None,
+            Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {
+                Error::invalid_parameter(format!("_limit must be a positive integer, not \"{t}\""))
+            })?),
+        };
+        Ok(Subscription {
+            tenant: p.tenant.clone(),
+            env: p.environment.clone(),
+            service: "extension".into(),
+            topic: topic.map(str::to_string),
+            limit,
+        })
+    }
 }

@@ -18,7 +18,6 @@ use crate::routes::{check_release, method_not_allowed, TOTAL_COUNT_HEADER};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::events::automations::LogQuery;
-use platform_core::events::targets;
 use platform_core::query::Paging;
 use platform_core::ErrorCode;
 use serde_json::Value;
@@ -73,21 +72,6 @@ fn listed(items: Vec<Value>, total: u64) -> HttpResponse {
         .json(items)
 }
 
-/// One page of a list, with the total before paging.
-fn page(items: Vec<Value>, paging: &Paging) -> HttpResponse {
-    let total = items.len() as u64;
-    let page = items
-        .into_iter()
-        .skip(usize::try_from(paging.skip).unwrap_or(usize::MAX))
-        .take(
-            paging
-                .limit
-                .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX)),
-        )
-        .collect();
-    listed(page, total)
-}
-
 async fn list(
     req: HttpRequest,
     path: web::Path<String>,
@@ -97,8 +81,8 @@ async fn list(
     check_release("automation", &path.into_inner())?;
     let params = params(&req, &state, &mut payload).await?;
     let paging = Paging::from_params(&params)?;
-    let items = as_caller(&req, &state, move |p, who| p.automations(who)).await?;
-    Ok(page(items, &paging))
+    let page = as_caller(&req, &state, move |p, who| p.automations(who, &paging)).await?;
+    Ok(listed(page.items, page.total))
 }
 
 async fn save(
@@ -200,17 +184,8 @@ async fn put(
     let (r, id) = path.into_inner();
     check_release("automation", &r)?;
     let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
-    let on = match body.get("enabled").or_else(|| body.get("active")) {
-        Some(Value::Bool(b)) => *b,
-        _ => {
-            return Err(ApiError::new(
-                ErrorCode::InvalidBody,
-                "PUT automation/v1/{id} takes {\"enabled\": true or false}",
-            ))
-        }
-    };
     let out = as_caller(&req, &state, move |p, who| {
-        p.set_automation_enabled(who, &id, on)
+        p.switch_automation(who, &id, &body)
     })
     .await?;
     Ok(HttpResponse::Ok().json(out))
@@ -262,10 +237,11 @@ async fn targets_list(
     check_source(&source)?;
     let params = params(&req, &state, &mut payload).await?;
     let paging = Paging::from_params(&params)?;
-    // Authenticate like every call, though the catalogue is the same for everyone.
-    as_caller(&req, &state, |_, _| Ok(())).await?;
-    let all: Vec<Value> = targets::TARGETS.iter().map(|t| t.to_json()).collect();
-    Ok(page(all, &paging))
+    let page = as_caller(&req, &state, move |p, who| {
+        p.automation_targets(who, &paging)
+    })
+    .await?;
+    Ok(listed(page.items, page.total))
 }
 
 async fn target_get(
@@ -276,8 +252,6 @@ async fn target_get(
     let (r, source, id) = path.into_inner();
     check_release("action", &r)?;
     check_source(&source)?;
-    as_caller(&req, &state, |_, _| Ok(())).await?;
-    let t = targets::find(&id)
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("target \"{id}\" not found")))?;
-    Ok(HttpResponse::Ok().json(t.to_json()))
+    let target = as_caller(&req, &state, move |p, who| p.automation_target(who, &id)).await?;
+    Ok(HttpResponse::Ok().json(target))
 }

@@ -188,23 +188,14 @@ async fn stream(
     topic: Option<String>,
     params: &platform_core::query::Params,
 ) -> Reply {
-    let limit = match params.get("_limit") {
-        None => usize::MAX,
-        Some(t) => t.parse::<usize>().map_err(|_| {
-            ApiError::new(
-                ErrorCode::InvalidParameter,
-                format!("_limit must be a positive integer, not \"{t}\""),
-            )
-        })?,
-    };
-    let who = as_caller(&req, &state, |_, who| Ok(who.clone())).await?;
+    let params = params.clone();
+    let subscription = as_caller(&req, &state, move |p, who| {
+        p.subscribe_extension_messages(who, topic.as_deref(), &params)
+    })
+    .await?;
+    let limit = subscription.limit.unwrap_or(usize::MAX);
     let rx = state.hub.sender.subscribe();
-    let wanted = move |c: &Channel| {
-        c.tenant == who.tenant
-            && c.env == who.environment
-            && c.service == "extension"
-            && topic.as_ref().is_none_or(|t| *t == c.topic)
-    };
+    let wanted = move |c: &Channel| subscription.wants(c);
     let events = futures_util::stream::unfold(rx, move |mut rx| {
         let wanted = wanted.clone();
         async move {

@@ -217,12 +217,6 @@ async fn save_to_source(
         return crate::extensions::publish_or_install(req, state, &source, payload).await;
     }
     let source: Source = source.parse()?;
-    if source == Source::All {
-        return Err(ApiError::new(
-            ErrorCode::InvalidParameter,
-            "cannot write to the all source: use public or private",
-        ));
-    }
     save_body(req, state, payload, coll, Some(source)).await
 }
 
@@ -240,44 +234,26 @@ async fn list(
     let source: Source = source.parse()?;
     let params = params(&req, &state, &mut payload).await?;
     let output = Output::choose(&req, &params)?;
-    let ids: Vec<String> = params.all("_id").into_iter().map(str::to_string).collect();
-    if !ids.is_empty() && source != Source::All {
-        return Err(ApiError::new(
-            ErrorCode::InvalidParameter,
-            format!("_id parameters fetch by id from the all source, not from {source}"),
-        ));
-    }
     let out = output.clone();
     let profile = params.get("_profile").map(str::to_string);
     let data_query = match &profile {
         Some(_) => Some(DataQuery::from_params(&params)?),
         None => None,
     };
-    let (body, total) = if ids.is_empty() {
-        let request = ListRequest::from_params(&params)?;
-        as_caller(&req, &state, move |p, who| {
-            let page = match (profile, data_query) {
-                (Some(name), Some(q)) if coll == Collection::Object => {
-                    p.list_profile(who, source, &request, &name, &q)?
-                }
-                _ => p.list(who, coll, source, &request)?,
-            };
-            Ok((
-                out.body(p, who, &Value::Array(page.items), true)?,
-                page.total,
-            ))
-        })
-        .await?
-    } else {
-        let project = Projection::from_params(&params)?;
-        as_caller(&req, &state, move |p, who| {
-            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-            let items = p.get_many(who, coll, &ids, project.as_ref())?;
-            let total = items.len() as u64;
-            Ok((out.body(p, who, &Value::Array(items), true)?, total))
-        })
-        .await?
-    };
+    let request = ListRequest::from_params(&params)?;
+    let (body, total) = as_caller(&req, &state, move |p, who| {
+        let page = match (profile, data_query) {
+            (Some(name), Some(q)) if coll == Collection::Object => {
+                p.list_profile(who, source, &request, &name, &q)?
+            }
+            _ => p.list(who, coll, source, &request)?,
+        };
+        Ok((
+            out.body(p, who, &Value::Array(page.items), true)?,
+            page.total,
+        ))
+    })
+    .await?;
     Ok(output.respond(body, Some(total)))
 }
 
@@ -439,32 +415,15 @@ async fn list_data(
     let params = params(&req, &state, &mut payload).await?;
     let output = Output::choose(&req, &params)?;
     let query = DataQuery::from_params(&params)?;
-    let ids: Vec<String> = params.all("_id").into_iter().map(str::to_string).collect();
+    let request = ListRequest::from_params(&params)?;
     let out = output.clone();
-    let (body, total) = if ids.is_empty() {
-        let request = ListRequest::from_params(&params)?;
-        as_caller(&req, &state, move |p, who| {
-            let page = p.list_data(who, source, &request, &query)?;
-            Ok((
-                out.body(p, who, &Value::Array(page.items), true)?,
-                page.total,
-            ))
-        })
-        .await?
-    } else {
-        if source != Source::All {
-            return Err(ApiError::new(
-                ErrorCode::InvalidParameter,
-                format!("_id parameters fetch by id from the all source, not from {source}"),
-            ));
-        }
-        as_caller(&req, &state, move |p, who| {
-            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-            let items = p.read_many_data(who, &ids, &query)?;
-            let total = items.len() as u64;
-            Ok((out.body(p, who, &Value::Array(items), true)?, total))
-        })
-        .await?
-    };
+    let (body, total) = as_caller(&req, &state, move |p, who| {
+        let page = p.list_data(who, source, &request, &query)?;
+        Ok((
+            out.body(p, who, &Value::Array(page.items), true)?,
+            page.total,
+        ))
+    })
+    .await?;
     Ok(output.respond(body, Some(total)))
 }

@@ -421,6 +421,21 @@ impl Platform {
         req: &crate::documents::ListRequest,
         q: &DataQuery,
     ) -> Result<crate::store::Page<Value>> {
+        if !req.ids.is_empty() {
+            // `_id` parameters fetch data items by id, each from its own source: only through
+            // `all`.
+            if source != Source::All {
+                return Err(Error::invalid_parameter(format!(
+                    "_id parameters fetch by id from the all source, not from {source}"
+                )));
+            }
+            let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
+            let items = self.read_many_data(p, &ids, q)?;
+            return Ok(crate::store::Page {
+                total: items.len() as u64,
+                items,
+            });
+        }
         let tx = self.read()?;
         let everything = crate::query::ListQuery {
             paging: crate::query::Paging {

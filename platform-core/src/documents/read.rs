@@ -82,6 +82,20 @@ impl Platform {
                 coll.noun()
             )));
         }
+        if !req.ids.is_empty() {
+            // `_id` parameters fetch by id, each from its own source: only through `all`.
+            if source != Source::All {
+                return Err(Error::invalid_parameter(format!(
+                    "_id parameters fetch by id from the all source, not from {source}"
+                )));
+            }
+            let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
+            let items = self.get_many(p, coll, &ids, req.project.as_ref())?;
+            return Ok(Page {
+                total: items.len() as u64,
+                items,
+            });
+        }
         let scopes = Scope::read_scopes(source, p);
         let tx = self.read()?;
         let mut query = req.query.clone();

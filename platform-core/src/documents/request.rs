@@ -23,6 +23,8 @@ pub struct ListRequest {
     pub distinct: Option<String>,
     /// `_searchinfo=text`: return `{_id, name}` of items whose id or name starts with the text.
     pub searchinfo: Option<String>,
+    /// `_id=...` (repeated): fetch these ids, each from its own source (only from `all`).
+    pub ids: Vec<String>,
 }
 
 impl ListRequest {
@@ -96,6 +98,7 @@ impl ListRequest {
             type_tree,
             distinct,
             searchinfo: params.get("_searchinfo").map(filter::fold),
+            ids: params.all("_id").into_iter().map(str::to_string).collect(),
         })
     }
 }

@@ -264,6 +264,11 @@ fn home_source(coll: Collection, id: &str, opts: &SaveOptions) -> Result<Source>
     } else {
         opts.source.unwrap_or(Source::Private)
     };
+    if opts.source == Some(Source::All) {
+        return Err(Error::invalid_parameter(
+            "cannot write to the all source: use public or private",
+        ));
+    }
     if let Some(source) = opts.source {
         if source != home {
             return Err(Error::new(

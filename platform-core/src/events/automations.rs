@@ -22,6 +22,7 @@ use crate::clock::format_instant;
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
+use crate::query::Paging;
 use crate::scripts::source_of;
 use crate::store::{
     Automation, Collection, Delivery, DeliveryStatus, DocumentRead, LogFilter, LogStatus,
@@ -484,12 +485,38 @@ impl Platform {
     }
 
     /// The caller's automations, by id.
-    pub fn automations(&self, p: &Principal) -> Result<Vec<Value>> {
+    pub fn automations(&self, p: &Principal, paging: &Paging) -> Result<Page<Value>> {
         let automations = self.read()?.automations(&p.private_scope())?;
-        Ok(automations
-            .into_iter()
-            .map(|a| render(a.into_body()))
-            .collect())
+        Ok(paging.page(
+            automations
+                .into_iter()
+                .map(|a| render(a.into_body()))
+                .collect(),
+        ))
+    }
+
+    /// The targets automations can call (the action service's catalogue, the same for every
+    /// caller), one page of them.
+    pub fn automation_targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<Value>> {
+        Ok(paging.page(targets::TARGETS.iter().map(|t| t.to_json()).collect()))
+    }
+
+    /// One target of the action service.
+    pub fn automation_target(&self, _p: &Principal, id: &str) -> Result<Value> {
+        targets::find(id)
+            .map(|t| t.to_json())
+            .ok_or_else(|| Error::not_found(format!("target \"{id}\" not found")))
+    }
+
+    /// Enables or disables an automation from a body `{"enabled": bool}` (`active`, the name
+    /// an automation definition uses, is read the same).
+    pub fn switch_automation(&self, p: &Principal, id: &str, body: &Value) -> Result<Value> {
+        match body.get("enabled").or_else(|| body.get("active")) {
+            Some(Value::Bool(on)) => self.set_automation_enabled(p, id, *on),
+            _ => Err(Error::invalid_body(
+                "PUT automation/v1/{id} takes {\"enabled\": true or false}",
+            )),
+        }
     }
 
     /// One automation of the caller's tenant and environment.

@@ -56,6 +56,27 @@ impl Paging {
         };
         Ok(Paging { skip, limit })
     }
+
+    /// Every item.
+    pub fn everything() -> Paging {
+        Paging {
+            skip: 0,
+            limit: None,
+        }
+    }
+
+    /// The page of `items` this paging selects, with the total before paging.
+    pub fn page<T>(&self, items: Vec<T>) -> crate::store::Page<T> {
+        let total = items.len() as u64;
+        let skip = usize::try_from(self.skip).unwrap_or(usize::MAX);
+        let take = self
+            .limit
+            .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+        crate::store::Page {
+            items: items.into_iter().skip(skip).take(take).collect(),
+            total,
+        }
+    }
 }
 
 #[cfg(test)]
