@@ -91,7 +91,7 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
             let (platform, who) = local.open()?;
             output::print_records(
                 format,
-                &&platform
+                &platform
                     .automations(&who, &platform_core::query::Paging::everything())?
                     .items,
                 AUTOMATION_COLUMNS,
