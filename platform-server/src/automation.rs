@@ -13,107 +13,74 @@
 //! | GET | `/action/v1/public/{id}` | one target |
 
 use crate::error::ApiError;
-use crate::request::{as_caller, params, parse_json, read_body};
-use crate::routes::{check_release, method_not_allowed, TOTAL_COUNT_HEADER};
-use crate::AppState;
-use actix_web::{web, HttpRequest, HttpResponse};
+use crate::request::{Body, Caller, Query};
+use crate::routes::{listed, method_not_allowed};
+use actix_web::{web, HttpResponse};
 use platform_core::events::automations::LogQuery;
 use platform_core::query::Paging;
 use platform_core::ErrorCode;
-use serde_json::Value;
 
 type Reply = Result<HttpResponse, ApiError>;
 
 /// Registers the routes (before the generic ones).
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/automation/{release}")
+        web::resource("/automation/v1")
             .route(web::get().to(list))
-            .route(web::post().to(save))
+            .route(web::post().to(save_automation))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/automation/{release}/log")
+        web::resource("/automation/v1/log")
             .route(web::get().to(log))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/automation/{release}/mail")
+        web::resource("/automation/v1/mail")
             .route(web::get().to(mail))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/automation/{release}/{id}")
+        web::resource("/automation/v1/{id}")
             .route(web::get().to(get))
             .route(web::delete().to(delete))
             .route(web::put().to(put))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/automation/{release}/{id}/{switch}")
+        web::resource("/automation/v1/{id}/{switch}")
             .route(web::post().to(switch))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/action/{release}/{source}")
+        web::resource("/action/v1/{source}")
             .route(web::get().to(targets_list))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/action/{release}/{source}/{id}")
+        web::resource("/action/v1/{source}/{id}")
             .route(web::get().to(target_get))
             .default_service(web::to(method_not_allowed)),
     );
 }
 
-fn listed(items: Vec<Value>, total: u64) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((TOTAL_COUNT_HEADER, total.to_string()))
-        .json(items)
-}
-
-async fn list(
-    req: HttpRequest,
-    path: web::Path<String>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    check_release("automation", &path.into_inner())?;
-    let params = params(&req, &state, &mut payload).await?;
+async fn list(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;
-    let page = as_caller(&req, &state, move |p, who| p.automations(who, &paging)).await?;
+    let page = caller
+        .run(move |p, who| p.automations(who, &paging))
+        .await?;
     Ok(listed(page.items, page.total))
 }
 
-async fn save(
-    req: HttpRequest,
-    path: web::Path<String>,
-    state: web::Data<AppState>,
-    payload: web::Payload,
-) -> Reply {
-    check_release("automation", &path.into_inner())?;
-    save_automation(req, state, payload).await
-}
-
 /// `POST automation/v1` (and its alias `POST automation`).
-pub async fn save_automation(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
-    let saved = as_caller(&req, &state, move |p, who| p.save_automation(who, body)).await?;
+pub async fn save_automation(caller: Caller, Body(body): Body) -> Reply {
+    let saved = caller
+        .run(move |p, who| p.save_automation(who, body))
+        .await?;
     Ok(HttpResponse::Ok().json(saved))
 }
 
-async fn log(
-    req: HttpRequest,
-    path: web::Path<String>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    check_release("automation", &path.into_inner())?;
-    let params = params(&req, &state, &mut payload).await?;
+async fn log(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;
     let query = LogQuery {
         automation: params.get("automation").map(str::to_string),
@@ -123,81 +90,51 @@ async fn log(
         skip: paging.skip,
         limit: paging.limit,
     };
-    let page = as_caller(&req, &state, move |p, who| p.automation_log(who, &query)).await?;
+    let page = caller
+        .run(move |p, who| p.automation_log(who, &query))
+        .await?;
     Ok(listed(page.items, page.total))
 }
 
-async fn mail(
-    req: HttpRequest,
-    path: web::Path<String>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    check_release("automation", &path.into_inner())?;
-    let params = params(&req, &state, &mut payload).await?;
+async fn mail(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;
-    let page = as_caller(&req, &state, move |p, who| {
-        p.mail_outbox(who, paging.skip, paging.limit)
-    })
-    .await?;
+    let page = caller
+        .run(move |p, who| p.mail_outbox(who, paging.skip, paging.limit))
+        .await?;
     Ok(listed(page.items, page.total))
 }
 
-async fn get(
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    let (r, id) = path.into_inner();
-    check_release("automation", &r)?;
-    let params = params(&req, &state, &mut payload).await?;
+async fn get(caller: Caller, path: web::Path<String>, Query(params): Query) -> Reply {
+    let id = path.into_inner();
     if params.flag("_run")? {
         let delay = params.get("_delay").map(str::to_string);
-        let out = as_caller(&req, &state, move |p, who| {
-            p.test_automation(who, &id, delay.as_deref())
-        })
-        .await?;
+        let out = caller
+            .run(move |p, who| p.test_automation(who, &id, delay.as_deref()))
+            .await?;
         return Ok(HttpResponse::Ok().json(out));
     }
-    let item = as_caller(&req, &state, move |p, who| p.automation(who, &id)).await?;
+    let item = caller.run(move |p, who| p.automation(who, &id)).await?;
     Ok(HttpResponse::Ok().json(item))
 }
 
-async fn delete(
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    state: web::Data<AppState>,
-) -> Reply {
-    let (r, id) = path.into_inner();
-    check_release("automation", &r)?;
-    let out = as_caller(&req, &state, move |p, who| p.delete_automation(who, &id)).await?;
+async fn delete(caller: Caller, path: web::Path<String>) -> Reply {
+    let id = path.into_inner();
+    let out = caller
+        .run(move |p, who| p.delete_automation(who, &id))
+        .await?;
     Ok(HttpResponse::Ok().json(out))
 }
 
-async fn put(
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    let (r, id) = path.into_inner();
-    check_release("automation", &r)?;
-    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
-    let out = as_caller(&req, &state, move |p, who| {
-        p.switch_automation(who, &id, &body)
-    })
-    .await?;
+async fn put(caller: Caller, path: web::Path<String>, Body(body): Body) -> Reply {
+    let id = path.into_inner();
+    let out = caller
+        .run(move |p, who| p.switch_automation(who, &id, &body))
+        .await?;
     Ok(HttpResponse::Ok().json(out))
 }
 
-async fn switch(
-    req: HttpRequest,
-    path: web::Path<(String, String, String)>,
-    state: web::Data<AppState>,
-) -> Reply {
-    let (r, id, switch) = path.into_inner();
-    check_release("automation", &r)?;
+async fn switch(caller: Caller, path: web::Path<(String, String)>) -> Reply {
+    let (id, switch) = path.into_inner();
     let on = match switch.as_str() {
         "enable" => true,
         "disable" => false,
@@ -208,10 +145,9 @@ async fn switch(
             ))
         }
     };
-    let out = as_caller(&req, &state, move |p, who| {
-        p.set_automation_enabled(who, &id, on)
-    })
-    .await?;
+    let out = caller
+        .run(move |p, who| p.set_automation_enabled(who, &id, on))
+        .await?;
     Ok(HttpResponse::Ok().json(out))
 }
 
@@ -226,32 +162,21 @@ fn check_source(source: &str) -> Result<(), ApiError> {
     }
 }
 
-async fn targets_list(
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    let (r, source) = path.into_inner();
-    check_release("action", &r)?;
+async fn targets_list(caller: Caller, path: web::Path<String>, Query(params): Query) -> Reply {
+    let source = path.into_inner();
     check_source(&source)?;
-    let params = params(&req, &state, &mut payload).await?;
     let paging = Paging::from_params(&params)?;
-    let page = as_caller(&req, &state, move |p, who| {
-        p.automation_targets(who, &paging)
-    })
-    .await?;
+    let page = caller
+        .run(move |p, who| p.automation_targets(who, &paging))
+        .await?;
     Ok(listed(page.items, page.total))
 }
 
-async fn target_get(
-    req: HttpRequest,
-    path: web::Path<(String, String, String)>,
-    state: web::Data<AppState>,
-) -> Reply {
-    let (r, source, id) = path.into_inner();
-    check_release("action", &r)?;
+async fn target_get(caller: Caller, path: web::Path<(String, String)>) -> Reply {
+    let (source, id) = path.into_inner();
     check_source(&source)?;
-    let target = as_caller(&req, &state, move |p, who| p.automation_target(who, &id)).await?;
+    let target = caller
+        .run(move |p, who| p.automation_target(who, &id))
+        .await?;
     Ok(HttpResponse::Ok().json(target))
 }

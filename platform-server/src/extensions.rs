@@ -2,11 +2,10 @@
 //! views, and realtime messages (Server-Sent Events).
 
 use crate::error::ApiError;
-use crate::request::{as_caller, params, parse_json, read_body};
+use crate::request::{Caller, Query};
 use crate::routes::method_not_allowed;
-use crate::AppState;
 use actix_web::web::Bytes;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
 use platform_core::realtime::{Channel, Realtime};
 use platform_core::ErrorCode;
@@ -46,24 +45,20 @@ impl Realtime for Hub {
 /// Registers the extension routes (before the generic ones).
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/extension/{release}/realtime")
+        web::resource("/extension/v1/realtime")
             .route(web::get().to(realtime))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/extension/{release}/{source}/{id}/messages")
+        web::resource("/extension/v1/{source}/{id}/messages")
             .route(web::get().to(messages))
             .default_service(web::to(method_not_allowed)),
     )
     .service(
-        web::resource("/extension/{release}/{source}/{id}/view/{view}")
+        web::resource("/extension/v1/{source}/{id}/view/{view}")
             .route(web::get().to(view))
             .default_service(web::to(method_not_allowed)),
     );
-}
-
-fn release(r: &str) -> Result<(), ApiError> {
-    crate::routes::check_release("extension", r)
 }
 
 fn private_only(source: &str) -> Result<(), ApiError> {
@@ -79,12 +74,11 @@ fn private_only(source: &str) -> Result<(), ApiError> {
 
 /// `POST /extension/v1/{public|private}?_publish=true`: publish or install.
 pub async fn publish_or_install(
-    req: HttpRequest,
-    state: web::Data<AppState>,
+    caller: Caller,
     source: &str,
-    mut payload: web::Payload,
+    body: Value,
+    params: &platform_core::query::Params,
 ) -> Reply {
-    let body = parse_json(&read_body(&req, &state, &mut payload).await?)?;
     let id = body
         .get("_id")
         .and_then(Value::as_str)
@@ -106,95 +100,84 @@ pub async fn publish_or_install(
         }
     };
     // `_accept=secret:<id>` (repeated, or comma-separated): the permissions the installer grants.
-    let accept: Vec<String> = form_urlencoded::parse(req.query_string().as_bytes())
-        .filter(|(k, _)| k == "_accept")
-        .flat_map(|(_, v)| {
+    let accept: Vec<String> = params
+        .all("_accept")
+        .into_iter()
+        .flat_map(|v| {
             v.split(',')
                 .map(|a| a.trim().to_string())
                 .filter(|a| !a.is_empty())
                 .collect::<Vec<_>>()
         })
         .collect();
-    let out = as_caller(&req, &state, move |p, who| {
-        if install {
-            p.install_extension(who, &id, &accept)
-        } else {
-            p.publish_extension(who, &id)
-        }
-    })
-    .await?;
+    let out = caller
+        .run(move |p, who| {
+            if install {
+                p.install_extension(who, &id, &accept)
+            } else {
+                p.publish_extension(who, &id)
+            }
+        })
+        .await?;
     Ok(HttpResponse::Ok().json(out))
 }
 
 /// `DELETE /extension/v1/private/{id}`: uninstall.
-pub async fn uninstall(req: HttpRequest, state: web::Data<AppState>, id: String) -> Reply {
-    let out = as_caller(&req, &state, move |p, who| p.uninstall_extension(who, &id)).await?;
+pub async fn uninstall(caller: Caller, id: String) -> Reply {
+    let out = caller
+        .run(move |p, who| p.uninstall_extension(who, &id))
+        .await?;
     Ok(HttpResponse::Ok().json(out))
 }
 
 async fn view(
-    req: HttpRequest,
-    path: web::Path<(String, String, String, String)>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
+    caller: Caller,
+    path: web::Path<(String, String, String)>,
+    Query(params): Query,
 ) -> Reply {
-    let (r, source, id, view) = path.into_inner();
-    release(&r)?;
+    let (source, id, view) = path.into_inner();
     private_only(&source)?;
-    let params = params(&req, &state, &mut payload).await?;
-    let accept = req
+    let accept = caller
+        .req()
         .headers()
         .get(actix_web::http::header::ACCEPT)
         .and_then(|v| v.to_str().ok());
     platform_core::format::negotiate(accept, &[platform_core::format::Format::Html])?;
-    let html = as_caller(&req, &state, move |p, who| {
-        p.render_view(who, &id, &view, &params)
-    })
-    .await?;
+    let html = caller
+        .run(move |p, who| p.render_view(who, &id, &view, &params))
+        .await?;
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .body(html))
 }
 
 async fn messages(
-    req: HttpRequest,
-    path: web::Path<(String, String, String)>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+    Query(params): Query,
 ) -> Reply {
-    let (r, source, id) = path.into_inner();
-    release(&r)?;
+    let (source, id) = path.into_inner();
     private_only(&source)?;
-    let params = params(&req, &state, &mut payload).await?;
-    stream(req, state, Some(id), &params).await
+    stream(caller, Some(id), &params).await
 }
 
-async fn realtime(
-    req: HttpRequest,
-    path: web::Path<String>,
-    state: web::Data<AppState>,
-    mut payload: web::Payload,
-) -> Reply {
-    release(&path.into_inner())?;
-    let params = params(&req, &state, &mut payload).await?;
-    stream(req, state, None, &params).await
+async fn realtime(caller: Caller, Query(params): Query) -> Reply {
+    stream(caller, None, &params).await
 }
 
 /// A Server-Sent Events stream of the caller's extension messages (one extension, or all);
 /// `_limit=N` ends it after N messages.
 async fn stream(
-    req: HttpRequest,
-    state: web::Data<AppState>,
+    caller: Caller,
     topic: Option<String>,
     params: &platform_core::query::Params,
 ) -> Reply {
     let params = params.clone();
-    let subscription = as_caller(&req, &state, move |p, who| {
-        p.subscribe_extension_messages(who, topic.as_deref(), &params)
-    })
-    .await?;
+    let subscription = caller
+        .run(move |p, who| p.subscribe_extension_messages(who, topic.as_deref(), &params))
+        .await?;
     let limit = subscription.limit.unwrap_or(usize::MAX);
-    let rx = state.hub.sender.subscribe();
+    let rx = caller.state().hub.sender.subscribe();
     let wanted = move |c: &Channel| subscription.wants(c);
     let events = futures_util::stream::unfold(rx, move |mut rx| {
         let wanted = wanted.clone();

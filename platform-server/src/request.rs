@@ -1,4 +1,8 @@
 //! Turning an HTTP request into core inputs: credentials, environment, parameters, body.
+//!
+//! Handlers take them as extractors: [`Caller`] (who calls, and the way to the core),
+//! [`Query`] (the query parameters, and a GET's form body) and [`Body`] (a JSON body, read only
+//! after the caller is authenticated, within the size and time limits).
 
 use crate::error::{ApiError, HttpCode};
 use crate::AppState;
@@ -16,12 +20,12 @@ pub const ENVIRONMENT_HEADER: &str = "x-platform-environment";
 #[derive(Debug, Clone)]
 pub struct TenantTag(pub String);
 
-/// The caller a request authenticated as before its body was read (see [`read_body`]).
+/// The principal a request authenticated as before its body was read (see [`read_body`]).
 #[derive(Debug, Clone)]
-struct Caller(Principal);
+struct Authenticated(Principal);
 
 /// The decoded query string, plus a form body on GET (for URLs over 2048 characters).
-pub async fn params(
+async fn params(
     req: &HttpRequest,
     state: &web::Data<AppState>,
     payload: &mut web::Payload,
@@ -29,12 +33,7 @@ pub async fn params(
     let mut pairs: Vec<(String, String)> = form_urlencoded::parse(req.query_string().as_bytes())
         .into_owned()
         .collect();
-    let is_form = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-    if is_form && req.method() == actix_web::http::Method::GET {
+    if is_form_get(req) {
         let body = read_body(req, state, payload).await?;
         pairs.extend(form_urlencoded::parse(&body).into_owned());
     }
@@ -83,7 +82,32 @@ pub async fn check_url_and_query_names(
         let res = ApiError::Core(e).error_response();
         return Ok(req.into_response(res).map_into_right_body());
     }
+    if let Err(e) = check_release(req.match_info().unprocessed()) {
+        let res = e.error_response();
+        return Ok(req.into_response(res).map_into_right_body());
+    }
     Ok(next.call(req).await?.map_into_left_body())
+}
+
+/// The one release check: a path `/{service}/{release}/...` of a known service names the
+/// current release, else 404 naming it (the routes themselves are written with it).
+fn check_release(path: &str) -> Result<(), ApiError> {
+    let mut segments = path.trim_start_matches('/').split('/');
+    let (Some(service), Some(release)) = (segments.next(), segments.next()) else {
+        return Ok(());
+    };
+    if release == platform_core::services::RELEASE
+        || platform_core::services::find(service).is_none()
+    {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorCode::NotFound,
+        format!(
+            "unknown release \"{release}\" of the {service} service: use {}",
+            platform_core::services::RELEASE
+        ),
+    ))
 }
 
 /// Reads the whole body of an authenticated caller, refusing more than `max_body` bytes and a
@@ -92,14 +116,14 @@ pub async fn check_url_and_query_names(
 /// The caller is authenticated from the headers first: an unauthenticated request is answered
 /// 401 without waiting for its body (the server then closes the connection, the body unread).
 /// The body must arrive within the time limit, else 408 (and the connection is closed).
-pub async fn read_body(
+async fn read_body(
     req: &HttpRequest,
     state: &web::Data<AppState>,
     payload: &mut web::Payload,
 ) -> Result<Vec<u8>, ApiError> {
-    if req.extensions().get::<Caller>().is_none() {
+    if req.extensions().get::<Authenticated>().is_none() {
         let principal = authenticate(req, state).await?;
-        req.extensions_mut().insert(Caller(principal));
+        req.extensions_mut().insert(Authenticated(principal));
     }
     let (limit, timeout) = (state.config.max_body, state.config.body_timeout);
     match actix_rt::time::timeout(timeout, read_all(payload, limit)).await {
@@ -139,7 +163,7 @@ async fn read_all(payload: &mut web::Payload, limit: usize) -> Result<Vec<u8>, A
 }
 
 /// Parses a JSON body.
-pub fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
+fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::http(
             HttpCode::InvalidJson,
@@ -216,7 +240,7 @@ async fn authenticate(
 /// Authentication and the core call share one trip to the blocking pool (a request whose body
 /// was read authenticated before, and reuses that caller); the tenant is recorded on the
 /// request for the access log.
-pub async fn as_caller<T, F>(
+async fn as_caller<T, F>(
     req: &HttpRequest,
     state: &web::Data<AppState>,
     f: F,
@@ -225,7 +249,7 @@ where
     T: Send + 'static,
     F: FnOnce(&Platform, &Principal) -> platform_core::Result<T> + Send + 'static,
 {
-    let known = req.extensions().get::<Caller>().map(|c| c.0.clone());
+    let known = req.extensions().get::<Authenticated>().map(|c| c.0.clone());
     let (credentials, environment) = match known {
         Some(_) => (None, None),
         None => credentials(req)?,
@@ -243,4 +267,119 @@ where
     .map_err(blocking_failed)??;
     req.extensions_mut().insert(TenantTag(tenant));
     Ok(out?)
+}
+
+/// Who calls: the request and the server state, and [`Caller::run`], which authenticates the
+/// caller and makes one core call in one trip to the blocking pool.
+pub struct Caller {
+    req: HttpRequest,
+    state: web::Data<AppState>,
+}
+
+impl Caller {
+    /// Runs `f` on a blocking thread as the authenticated caller (see [`as_caller`]).
+    pub async fn run<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Platform, &Principal) -> platform_core::Result<T> + Send + 'static,
+    {
+        as_caller(&self.req, &self.state, f).await
+    }
+
+    /// The request (headers for content negotiation).
+    pub fn req(&self) -> &HttpRequest {
+        &self.req
+    }
+
+    /// The server's state.
+    pub fn state(&self) -> &web::Data<AppState> {
+        &self.state
+    }
+
+    /// A JSON body read from `payload` as [`Body`] reads it, for a handler that reads its body
+    /// only in some cases.
+    pub async fn body(&self, mut payload: web::Payload) -> Result<serde_json::Value, ApiError> {
+        parse_json(&read_body(&self.req, &self.state, &mut payload).await?)
+    }
+}
+
+fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
+    req.app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| ApiError::Core(platform_core::Error::Internal("no server state".into())))
+}
+
+impl actix_web::FromRequest for Caller {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        std::future::ready(state_of(req).map(|state| Caller {
+            req: req.clone(),
+            state,
+        }))
+    }
+}
+
+/// The query parameters of a request, and those of a GET's form body (for URLs past 2048
+/// characters).
+pub struct Query(pub Params);
+
+impl actix_web::FromRequest for Query {
+    type Error = ApiError;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        // Only a GET's form body is read here; other bodies stay for their handler.
+        let mut payload = match is_form_get(&req) {
+            true => web::Payload::from_request(&req, payload).into_inner().ok(),
+            false => None,
+        };
+        Box::pin(async move {
+            let state = state_of(&req)?;
+            let mut empty = None;
+            let payload = match payload.as_mut() {
+                Some(p) => p,
+                None => empty.insert(
+                    web::Payload::from_request(&req, &mut actix_web::dev::Payload::None)
+                        .into_inner()
+                        .map_err(|e| {
+                            ApiError::Core(platform_core::Error::Internal(e.to_string()))
+                        })?,
+                ),
+            };
+            params(&req, &state, payload).await.map(Query)
+        })
+    }
+}
+
+/// A JSON body, read after the caller is authenticated (see [`read_body`]) and parsed with
+/// every key once ([`parse_json`]).
+pub struct Body(pub serde_json::Value);
+
+impl actix_web::FromRequest for Body {
+    type Error = ApiError;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        let payload = web::Payload::from_request(&req, payload).into_inner();
+        Box::pin(async move {
+            let state = state_of(&req)?;
+            let mut payload = payload
+                .map_err(|e| ApiError::Core(platform_core::Error::Internal(e.to_string())))?;
+            let bytes = read_body(&req, &state, &mut payload).await?;
+            parse_json(&bytes).map(Body)
+        })
+    }
+}
+
+fn is_form_get(req: &HttpRequest) -> bool {
+    req.method() == actix_web::http::Method::GET
+        && req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"))
 }
