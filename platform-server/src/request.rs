@@ -345,7 +345,9 @@ impl actix_web::FromRequest for Query {
                     web::Payload::from_request(&req, &mut actix_web::dev::Payload::None)
                         .into_inner()
                         .map_err(|e| {
-                            ApiError::Core(platform_core::Error::Internal(e.to_string()))
+                            ApiError::Core(platform_core::Error::Internal(format!(
+                                "the request body: {e}"
+                            )))
                         })?,
                 ),
             };
@@ -367,8 +369,11 @@ impl actix_web::FromRequest for Body {
         let payload = web::Payload::from_request(&req, payload).into_inner();
         Box::pin(async move {
             let state = state_of(&req)?;
-            let mut payload = payload
-                .map_err(|e| ApiError::Core(platform_core::Error::Internal(e.to_string())))?;
+            let mut payload = payload.map_err(|e| {
+                ApiError::Core(platform_core::Error::Internal(format!(
+                    "the request body: {e}"
+                )))
+            })?;
             let bytes = read_body(&req, &state, &mut payload).await?;
             parse_json(&bytes).map(Body)
         })

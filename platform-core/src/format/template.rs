@@ -141,11 +141,7 @@ fn run(
             .name("mustache".into())
             .stack_size(ENGINE_STACK_BYTES)
             .spawn_scoped(scope, || run_here(template, data, partials))
-            .map_err(|e| {
-                Failure::Other(Error::Internal(format!(
-                    "cannot start the template thread: {e}"
-                )))
-            })?
+            .map_err(|e| Failure::Other(Error::caused("cannot start the template thread", e)))?
             .join()
             .unwrap_or_else(|_| Err(engine_failed()))
     })

@@ -277,8 +277,8 @@ impl Program {
         let mut vars = RhaiScope::new();
         if let Value::Object(inputs) = &inputs {
             for (name, v) in inputs {
-                let d = to_dynamic(v)
-                    .map_err(|e| Error::Internal(format!("script input {name}: {e}")))?;
+                let d =
+                    to_dynamic(v).map_err(|e| Error::caused(format!("script input {name}"), e))?;
                 vars.push_dynamic(name.as_str(), d);
             }
         }
@@ -296,8 +296,7 @@ impl Program {
             )
         })?;
         drop(pl);
-        rhai::serde::from_dynamic::<Value>(&out)
-            .map_err(|e| Error::Internal(format!("script result: {e}")))
+        rhai::serde::from_dynamic::<Value>(&out).map_err(|e| Error::caused("script result", e))
     }
 }
 
