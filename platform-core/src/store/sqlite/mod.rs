@@ -58,17 +58,29 @@ impl<T> Db<T> for rusqlite::Result<T> {
 /// A SQLite error as the platform's: a statement past SQLite's own limits (expression depth,
 /// variables, terms, sizes) is a query too large, a 400; anything else is a storage failure.
 fn storage_error(e: rusqlite::Error) -> Error {
-    if let rusqlite::Error::SqliteFailure(failure, message) = &e {
-        let text = message.as_deref().unwrap_or_default();
-        let over_a_limit = failure.code == rusqlite::ErrorCode::TooBig
-            || ["too large", "too many", "parser stack overflow", "too deep"]
-                .iter()
-                .any(|m| text.contains(m));
-        if over_a_limit {
-            return Error::invalid_parameter(format!(
-                "the query is larger than the store can run ({text}); make it smaller"
-            ));
+    // A statement SQLite refuses to prepare comes as `SqlInputError` (with the statement), a
+    // failure while running as `SqliteFailure`.
+    let (code, text) = match &e {
+        rusqlite::Error::SqliteFailure(failure, message) => {
+            (failure.code, message.as_deref().unwrap_or_default())
         }
+        rusqlite::Error::SqlInputError { error, msg, .. } => (error.code, msg.as_str()),
+        _ => return Error::storage(e),
+    };
+    let over_a_limit = code == rusqlite::ErrorCode::TooBig
+        || [
+            "too large",
+            "too many",
+            "parser stack overflow",
+            "too deep",
+            "variable number must be between",
+        ]
+        .iter()
+        .any(|m| text.contains(m));
+    if over_a_limit {
+        return Error::invalid_parameter(format!(
+            "the query is larger than the store can run ({text}); make it smaller"
+        ));
     }
     Error::storage(e)
 }
