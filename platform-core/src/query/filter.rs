@@ -33,7 +33,9 @@
 //! ```
 //!
 //! `_filter` values are typed JSON: `{"n": 2}` matches the number 2, not the string "2"; on an
-//! array field, equality and `$in` match when any element matches.
+//! array field, equality and `$in` match when any element matches. An array or object value
+//! matches the same JSON exactly: the same elements, or the same fields in the same order (as
+//! MongoDB compares embedded documents), `1` and `1.0` being different there.
 
 use crate::error::{Error, Result};
 use crate::query::sort::check_field;
@@ -341,7 +343,7 @@ fn json_equals(stored: &Value, wanted: &Value) -> bool {
         (Value::Number(x), Value::Number(y)) => {
             compare_numbers(SqlNumber::of(x), SqlNumber::of(y)) == Some(std::cmp::Ordering::Equal)
         }
-        _ => a == b,
+        _ => same_json(a, b),
     };
     if same(stored, wanted) {
         return true;
@@ -349,6 +351,23 @@ fn json_equals(stored: &Value, wanted: &Value) -> bool {
     match stored {
         Value::Array(items) if !wanted.is_array() => items.iter().any(|i| same(i, wanted)),
         _ => false,
+    }
+}
+
+/// The same JSON: arrays element by element, objects field by field in order (the stores
+/// compare the JSON text), numbers as written (`1` is not `1.0`).
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, vx), (ky, vy))| kx == ky && same_json(vx, vy))
+        }
+        _ => a == b,
     }
 }
 

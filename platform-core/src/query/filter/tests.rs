@@ -204,3 +204,18 @@ fn integers_past_2_pow_53_compare_exactly_as_in_sql() {
     assert!(param("low", "gte(-9223372036854775808)").matches(&small));
     assert!(!param("low", "lt(-9223372036854775808)").matches(&small));
 }
+
+#[test]
+fn an_object_value_matches_the_same_fields_in_the_same_order_as_in_sql() {
+    // Found by fuzzing the in-memory meaning against SQLite's: memory compared objects without
+    // regard to field order, SQLite compares their JSON text.
+    let d = doc(json!({"o": {"p": 1, "q": [1, 2.5]}, "a": [{"x": 1, "y": 2}]}));
+    let json = |text: &str| parse_json_filter(text).unwrap();
+    assert!(json(r#"{"o": {"p": 1, "q": [1, 2.5]}}"#).matches(&d));
+    assert!(!json(r#"{"o": {"q": [1, 2.5], "p": 1}}"#).matches(&d));
+    assert!(!json(r#"{"o": {"$eq": {"q": [1, 2.5], "p": 1}}}"#).matches(&d));
+    assert!(!json(r#"{"o": {"p": 1.0, "q": [1, 2.5]}}"#).matches(&d));
+    assert!(json(r#"{"a": {"x": 1, "y": 2}}"#).matches(&d));
+    assert!(!json(r#"{"a": {"y": 2, "x": 1}}"#).matches(&d));
+    assert!(!json(r#"{"a": [{"y": 2, "x": 1}]}"#).matches(&d));
+}

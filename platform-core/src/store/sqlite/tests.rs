@@ -307,6 +307,53 @@ fn integers_past_2_pow_53_filter_exactly_and_as_in_memory() {
 }
 
 #[test]
+fn object_values_filter_by_field_order_in_sql_and_in_memory() {
+    // Found by fuzzing: memory ignored the order of an object's fields, SQL compares the text.
+    use crate::documents::{ListRequest, SaveOptions};
+    use crate::query::filter::parse_json_filter;
+    let p = crate::Platform::in_memory().unwrap();
+    let who = p.local_principal("t", "u").unwrap();
+    let docs = serde_json::json!([
+        {"_id": "A", "o": {"p": 1, "q": [1, 2.5]}},
+        {"_id": "B", "o": {"q": [1, 2.5], "p": 1}},
+        {"_id": "C", "o": [{"q": [1, 2.5], "p": 1}]}
+    ]);
+    p.save(&who, Collection::Object, docs, &SaveOptions::default())
+        .unwrap();
+    let all = p
+        .list(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            &ListRequest::default(),
+        )
+        .unwrap()
+        .items;
+    for (text, want) in [
+        (r#"{"o": {"p": 1, "q": [1, 2.5]}}"#, vec!["A"]),
+        (r#"{"o": {"q": [1, 2.5], "p": 1}}"#, vec!["B", "C"]),
+    ] {
+        let filter = parse_json_filter(text).unwrap();
+        let mut req = ListRequest::default();
+        req.query.filter = filter.clone();
+        let got: Vec<String> = p
+            .list(&who, Collection::Object, crate::ids::Source::Private, &req)
+            .unwrap()
+            .items
+            .iter()
+            .map(|v| v["_id"].as_str().unwrap().to_string())
+            .collect();
+        let in_memory: Vec<String> = all
+            .iter()
+            .filter(|v| filter.matches(v.as_object().unwrap()))
+            .map(|v| v["_id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, want, "{text}");
+        assert_eq!(in_memory, want, "{text}");
+    }
+}
+
+#[test]
 fn migration_9_gives_existing_heads_their_system_fields() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
