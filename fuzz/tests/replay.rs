@@ -1,7 +1,7 @@
 //! Every committed input goes through its target again: the corpus (`corpus/<target>/`: the
 //! seeds and what AFL++ found worth keeping) and the reproducers of fixed findings
-//! (`regressions/<target>/`). Each input runs on its own thread with the default 2 MiB stack
-//! (as the server's worker threads have) and a time limit, so a panic, a stack overflow or a
+//! (`regressions/<target>/`). The inputs run on a thread with the default 2 MiB stack (as the
+//! server's worker threads have), each within a time limit, so a panic, a stack overflow or a
 //! hang fails the test naming the file.
 
 use std::path::{Path, PathBuf};
@@ -29,41 +29,46 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Runs one input on a fresh thread; a panic or a time-out fails naming the file.
-fn run(name: &str, file: &Path) {
+/// Runs every input of a target in order on one thread (so what a target builds once, such as
+/// its in-memory store, is built once); a panic or a time-out fails naming the file.
+fn run(name: &str, inputs: Vec<PathBuf>) {
     let target = platform_fuzz::target(name).expect("a target");
-    let data = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let (done, finished) = mpsc::channel();
+    let (progress, report) = mpsc::channel();
+    let files = inputs.clone();
     let worker = std::thread::Builder::new()
-        .name(format!("{name} {}", file.display()))
+        .name(name.to_string())
         .spawn(move || {
-            target(&data);
-            let _ = done.send(());
+            for (i, file) in files.iter().enumerate() {
+                let data =
+                    std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+                target(&data);
+                let _ = progress.send(i);
+            }
         })
         .expect("a thread");
-    match finished.recv_timeout(LIMIT) {
-        Ok(()) => {
-            worker.join().expect("the target finished");
-        }
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            let _ = worker.join();
-            panic!(
-                "{name}: {} is a finding (see the panic above)",
-                file.display()
-            );
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{name}: {} hangs (over {LIMIT:?})", file.display());
+    for (i, file) in inputs.iter().enumerate() {
+        match report.recv_timeout(LIMIT) {
+            Ok(done) => assert_eq!(done, i),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = worker.join();
+                panic!(
+                    "{name}: {} is a finding (see the panic above)",
+                    file.display()
+                );
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                panic!("{name}: {} hangs (over {LIMIT:?})", file.display());
+            }
         }
     }
+    worker.join().expect("the target finished");
 }
 
 fn replay(name: &str) {
     let corpus = files(&folder("corpus", name));
     assert!(!corpus.is_empty(), "corpus/{name} has no seeds");
-    for file in corpus.iter().chain(&files(&folder("regressions", name))) {
-        run(name, file);
-    }
+    let regressions = files(&folder("regressions", name));
+    run(name, corpus.into_iter().chain(regressions).collect());
 }
 
 macro_rules! replay {
