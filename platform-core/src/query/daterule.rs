@@ -360,7 +360,7 @@ impl FromStr for DateRule {
 
 fn apply_shift<Tz: TimeZone>(t: DateTime<Tz>, shift: &Shift) -> Option<DateTime<Tz>> {
     let n = shift.amount;
-    let local = t.naive_local();
+    let local = wall_clock(&t)?;
     let moved = match shift.unit {
         ShiftUnit::Year => add_months(local, n.checked_mul(12)?)?,
         ShiftUnit::Quarter => add_months(local, n.checked_mul(3)?)?,
@@ -376,7 +376,7 @@ fn apply_shift<Tz: TimeZone>(t: DateTime<Tz>, shift: &Shift) -> Option<DateTime<
 }
 
 fn apply_field<Tz: TimeZone>(t: DateTime<Tz>, field: &Field) -> Option<DateTime<Tz>> {
-    let local = t.naive_local();
+    let local = wall_clock(&t)?;
     let (date, time) = (local.date(), local.time());
     let v = field.value;
     let new_date = |d: NaiveDate| d.and_time(time);
@@ -479,10 +479,16 @@ fn weeks_in_iso_year(year: i32) -> u32 {
 /// Re-reads a changed wall-clock time in the zone of `t`, keeping the offset
 /// of `t` when the new time is ambiguous.
 fn relocalize<Tz: TimeZone>(t: &DateTime<Tz>, naive: NaiveDateTime) -> Option<DateTime<Tz>> {
-    if naive == t.naive_local() {
+    if Some(naive) == wall_clock(t) {
         return Some(t.clone());
     }
     localize(&t.timezone(), naive, Some(t.offset().fix()))
+}
+
+/// The wall-clock time of `t`, or `None` when it lies past chrono's dates (an instant at the
+/// edge of chrono's range read in a zone behind or ahead of UTC); `naive_local` would panic.
+fn wall_clock<Tz: TimeZone>(t: &DateTime<Tz>) -> Option<NaiveDateTime> {
+    t.naive_utc().checked_add_offset(t.offset().fix())
 }
 
 /// The instant at wall-clock time `naive` in `tz`.
@@ -652,6 +658,30 @@ mod tests {
         let rule = parse("T+4294967295B").expect("parses");
         assert!(rule.eval(at("2024-01-01T00:00:00Z")).is_err());
         assert!(parse("T+4294967296D").is_err());
+    }
+
+    #[test]
+    fn a_rule_that_runs_past_chronos_dates_in_a_zone_is_an_error_not_a_panic() {
+        // Found by fuzzing `_range`: 264163 years back lands at the edge of chrono's dates,
+        // where the wall clock of a zone behind UTC is past them and reading it panicked.
+        let rule = parse("T-264163Y50W12B11hQ1W52").expect("parses");
+        let zones = [
+            chrono_tz::UTC,
+            chrono_tz::Europe::Amsterdam,
+            chrono_tz::America::Santiago,
+            chrono_tz::Australia::Lord_Howe,
+            chrono_tz::Pacific::Apia,
+        ];
+        let mut errors = 0;
+        for now in ["2024-07-08T16:23:07Z", "2021-01-02T12:00:00Z"] {
+            for zone in &zones {
+                if let Err(e) = rule.eval_in(at(now), zone) {
+                    assert!(e.message.contains("leaves the supported date range"), "{e}");
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 0);
     }
 
     #[test]

@@ -33,7 +33,9 @@
 //! ```
 //!
 //! `_filter` values are typed JSON: `{"n": 2}` matches the number 2, not the string "2"; on an
-//! array field, equality and `$in` match when any element matches.
+//! array field, equality and `$in` match when any element matches. An array or object value
+//! matches the same JSON exactly: the same elements, or the same fields in the same order (as
+//! MongoDB compares embedded documents), `1` and `1.0` being different there.
 
 use crate::error::{Error, Result};
 use crate::query::sort::check_field;
@@ -338,8 +340,10 @@ pub fn text_equals(v: &Value, text: &str) -> bool {
 
 fn json_equals(stored: &Value, wanted: &Value) -> bool {
     let same = |a: &Value, b: &Value| match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        _ => a == b,
+        (Value::Number(x), Value::Number(y)) => {
+            compare_numbers(SqlNumber::of(x), SqlNumber::of(y)) == Some(std::cmp::Ordering::Equal)
+        }
+        _ => same_json(a, b),
     };
     if same(stored, wanted) {
         return true;
@@ -350,12 +354,85 @@ fn json_equals(stored: &Value, wanted: &Value) -> bool {
     }
 }
 
+/// The same JSON: arrays element by element, objects field by field in order (the stores
+/// compare the JSON text), numbers as written (`1` is not `1.0`).
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, vx), (ky, vy))| kx == ky && same_json(vx, vy))
+        }
+        _ => a == b,
+    }
+}
+
 fn compare(v: &Value, bound: &Bound) -> Option<std::cmp::Ordering> {
     match (v, bound) {
-        (Value::Number(n), Bound::Number(b)) => n.as_f64()?.partial_cmp(b),
+        (Value::Number(n), Bound::Number(b)) => {
+            compare_numbers(SqlNumber::of(n), SqlNumber::Real(*b))
+        }
         (Value::String(s), Bound::Date(b)) => parse_date(s)?.partial_cmp(b),
         (Value::String(s), Bound::Text(t)) => Some(s.as_str().cmp(t.as_str())),
         _ => None,
+    }
+}
+
+/// A JSON number as SQLite reads it: an integer that fits in 64 bits is an integer, any other
+/// number a double. Comparisons are exact, as SQLite's: `9007199254740993` (2^53 + 1) is
+/// greater than the double `9007199254740992.0`, and equals only the integer itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SqlNumber {
+    /// An integer of 64 bits.
+    Int(i64),
+    /// A double.
+    Real(f64),
+}
+
+impl SqlNumber {
+    /// The number as SQLite reads its JSON text.
+    pub fn of(n: &serde_json::Number) -> SqlNumber {
+        match n.as_i64() {
+            Some(i) => SqlNumber::Int(i),
+            None => SqlNumber::Real(n.as_f64().unwrap_or(f64::NAN)),
+        }
+    }
+}
+
+/// Orders two numbers exactly (an integer against a double without rounding the integer).
+pub fn compare_numbers(a: SqlNumber, b: SqlNumber) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (SqlNumber::Int(x), SqlNumber::Int(y)) => Some(x.cmp(&y)),
+        (SqlNumber::Real(x), SqlNumber::Real(y)) => x.partial_cmp(&y),
+        (SqlNumber::Int(i), SqlNumber::Real(r)) => compare_int_real(i, r),
+        (SqlNumber::Real(r), SqlNumber::Int(i)) => {
+            compare_int_real(i, r).map(std::cmp::Ordering::reverse)
+        }
+    }
+}
+
+fn compare_int_real(i: i64, r: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    // -2^63 is exact as a double; 2^63 is the first double above every i64.
+    const LOW: f64 = -9_223_372_036_854_775_808.0;
+    if r.is_nan() {
+        None
+    } else if r < LOW {
+        Some(Ordering::Greater)
+    } else if r >= -LOW {
+        Some(Ordering::Less)
+    } else {
+        // `r` truncated is a whole number in i64's range, so the cast is exact.
+        let whole = r.trunc();
+        match i.cmp(&(whole as i64)) {
+            // Equal whole parts: `r`'s fraction decides.
+            Ordering::Equal => 0f64.partial_cmp(&(r - whole)),
+            other => Some(other),
+        }
     }
 }
 

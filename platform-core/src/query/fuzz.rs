@@ -57,8 +57,17 @@ fn any_text() -> impl Strategy<Value = String> {
     prop_oneof![grammar_text(), "\\PC{0,40}"]
 }
 
+/// 600 cases, or more when `PROPTEST_CASES` asks for more (CI runs this harness longer).
+fn config() -> ProptestConfig {
+    let default = ProptestConfig::default();
+    ProptestConfig {
+        cases: default.cases.max(600),
+        ..default
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     #[test]
     fn parsers_never_panic(text in any_text()) {

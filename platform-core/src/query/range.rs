@@ -219,7 +219,9 @@ impl RangeExpr {
         let out_of_range = || self.error("a date is outside the supported range");
         let (start, end) = match &date.kind {
             DateKind::Rule(rule) => {
-                let instant = rule.eval_in(now, &zone)?;
+                let instant = rule
+                    .eval_in(now, &zone)
+                    .map_err(|e| self.error(e.message))?;
                 let end = TimeDelta::try_seconds(1).and_then(|s| instant.checked_add_signed(s));
                 (Some(instant), end)
             }
@@ -513,6 +515,21 @@ mod tests {
         assert_eq!(
             parse("last(-1)").expect_err("negative").to_string(),
             "invalid range \"last(-1)\": count must be a non-negative integer"
+        );
+    }
+
+    #[test]
+    fn a_date_rule_that_leaves_the_supported_years_names_the_range() {
+        // Found by fuzzing: the rule's own error was returned, without the `_range` it is in.
+        let err = parse("between(T-22222221Y,T)")
+            .and_then(|r| r.resolve(at("2024-07-08T16:23:07Z")))
+            .expect_err("the rule leaves the years");
+        assert!(
+            err.message.starts_with(
+                "invalid range \"between(T-22222221Y,T)\": invalid date rule \"T-22222221Y\": "
+            ),
+            "{}",
+            err.message
         );
     }
 }

@@ -177,3 +177,45 @@ fn text_comparisons_are_listed_for_checking() {
         vec![("n".to_string(), "gt(abc)".to_string())]
     );
 }
+
+#[test]
+fn integers_past_2_pow_53_compare_exactly_as_in_sql() {
+    // Found by fuzzing the in-memory meaning against SQLite's: both rounded 2^53 + 1 to 2^53
+    // in memory, where SQLite compares integers exactly.
+    let d = doc(json!({"n": 9_007_199_254_740_993_u64, "m": [1, 9_007_199_254_740_993_u64]}));
+    let json = |text: &str| parse_json_filter(text).unwrap();
+    assert!(json(r#"{"n": 9007199254740993}"#).matches(&d));
+    assert!(!json(r#"{"n": 9007199254740992}"#).matches(&d));
+    assert!(!json(r#"{"n": 9007199254740992.0}"#).matches(&d));
+    assert!(json(r#"{"m": 9007199254740993}"#).matches(&d));
+    assert!(!json(r#"{"m": 9007199254740992}"#).matches(&d));
+    assert!(param("n", "gt(9007199254740992)").matches(&d));
+    assert!(!param("n", "lte(9007199254740992)").matches(&d));
+    assert!(json(r#"{"n": {"$ne": 9007199254740992}}"#).matches(&d));
+    // Integers and doubles still meet where they are equal, and fractions still count.
+    let small = doc(json!({"n": 2, "x": 2.5, "big": u64::MAX, "low": i64::MIN}));
+    assert!(json(r#"{"n": 2.0}"#).matches(&small));
+    assert!(param("n", "lt(2.5)").matches(&small));
+    assert!(param("n", "gt(1.5)").matches(&small));
+    assert!(!param("n", "gt(2)").matches(&small));
+    assert!(param("x", "gt(2)").matches(&small));
+    assert!(param("big", "gt(9223372036854775807)").matches(&small));
+    assert!(param("low", "lt(-9223372036854775000)").matches(&small));
+    assert!(param("low", "gte(-9223372036854775808)").matches(&small));
+    assert!(!param("low", "lt(-9223372036854775808)").matches(&small));
+}
+
+#[test]
+fn an_object_value_matches_the_same_fields_in_the_same_order_as_in_sql() {
+    // Found by fuzzing the in-memory meaning against SQLite's: memory compared objects without
+    // regard to field order, SQLite compares their JSON text.
+    let d = doc(json!({"o": {"p": 1, "q": [1, 2.5]}, "a": [{"x": 1, "y": 2}]}));
+    let json = |text: &str| parse_json_filter(text).unwrap();
+    assert!(json(r#"{"o": {"p": 1, "q": [1, 2.5]}}"#).matches(&d));
+    assert!(!json(r#"{"o": {"q": [1, 2.5], "p": 1}}"#).matches(&d));
+    assert!(!json(r#"{"o": {"$eq": {"q": [1, 2.5], "p": 1}}}"#).matches(&d));
+    assert!(!json(r#"{"o": {"p": 1.0, "q": [1, 2.5]}}"#).matches(&d));
+    assert!(json(r#"{"a": {"x": 1, "y": 2}}"#).matches(&d));
+    assert!(!json(r#"{"a": {"y": 2, "x": 1}}"#).matches(&d));
+    assert!(!json(r#"{"a": [{"y": 2, "x": 1}]}"#).matches(&d));
+}

@@ -223,7 +223,12 @@ impl<'a> SqlBuilder<'a> {
                 )
             }
             Value::Number(n) => {
-                let v = self.bind(n.as_f64().unwrap_or(f64::NAN));
+                // An integer is bound as one, so SQLite compares it exactly (2^53 + 1 is not
+                // 2^53), as `Filter::matches` does.
+                let v = match filter::SqlNumber::of(n) {
+                    filter::SqlNumber::Int(i) => self.bind(i),
+                    filter::SqlNumber::Real(x) => self.bind(x),
+                };
                 (
                     format!("json_type({b}, {p}) IN ('integer', 'real') AND ({b} ->> {p}) = {v}"),
                     format!("e.type IN ('integer', 'real') AND e.value = {v}"),

@@ -87,6 +87,110 @@ fn committed_writes_survive_a_reopen_and_dropped_ones_vanish() {
 }
 
 #[test]
+fn integers_past_2_pow_53_filter_exactly_and_as_in_memory() {
+    // Found by fuzzing: `{"n": 9007199254740993}` bound the number as a double (2^53), so the
+    // document holding 2^53 + 1 did not match, and memory rounded both sides.
+    use crate::documents::{ListRequest, SaveOptions};
+    use crate::query::filter::{parse_json_filter, parse_param};
+    let p = crate::Platform::in_memory().unwrap();
+    let who = p.local_principal("t", "u").unwrap();
+    let docs = serde_json::json!([
+        {"_id": "A", "n": 9_007_199_254_740_993_u64},
+        {"_id": "B", "n": 9_007_199_254_740_992_u64},
+        {"_id": "C", "n": [9_007_199_254_740_993_u64]}
+    ]);
+    p.save(&who, Collection::Object, docs, &SaveOptions::default())
+        .unwrap();
+    let all = p
+        .list(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            &ListRequest::default(),
+        )
+        .unwrap()
+        .items;
+    for filter in [
+        parse_json_filter(r#"{"n": 9007199254740993}"#).unwrap(),
+        parse_json_filter(r#"{"n": 9007199254740992}"#).unwrap(),
+        parse_json_filter(r#"{"n": {"$in": [9007199254740992.0]}}"#).unwrap(),
+        parse_param("n", "gt(9007199254740992)").unwrap(),
+    ] {
+        let mut req = ListRequest::default();
+        req.query.filter = filter.clone();
+        let ids = |items: Vec<&serde_json::Value>| -> Vec<String> {
+            items
+                .iter()
+                .map(|v| v["_id"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let got = p
+            .list(&who, Collection::Object, crate::ids::Source::Private, &req)
+            .unwrap()
+            .items;
+        let want = ids(all
+            .iter()
+            .filter(|v| filter.matches(v.as_object().unwrap()))
+            .collect());
+        assert_eq!(ids(got.iter().collect()), want, "{filter:?}");
+    }
+    let mut req = ListRequest::default();
+    req.query.filter = parse_json_filter(r#"{"n": 9007199254740993}"#).unwrap();
+    let got = p
+        .list(&who, Collection::Object, crate::ids::Source::Private, &req)
+        .unwrap()
+        .items;
+    assert_eq!(got.len(), 2, "A and the array of C: {got:?}");
+}
+
+#[test]
+fn object_values_filter_by_field_order_in_sql_and_in_memory() {
+    // Found by fuzzing: memory ignored the order of an object's fields, SQL compares the text.
+    use crate::documents::{ListRequest, SaveOptions};
+    use crate::query::filter::parse_json_filter;
+    let p = crate::Platform::in_memory().unwrap();
+    let who = p.local_principal("t", "u").unwrap();
+    let docs = serde_json::json!([
+        {"_id": "A", "o": {"p": 1, "q": [1, 2.5]}},
+        {"_id": "B", "o": {"q": [1, 2.5], "p": 1}},
+        {"_id": "C", "o": [{"q": [1, 2.5], "p": 1}]}
+    ]);
+    p.save(&who, Collection::Object, docs, &SaveOptions::default())
+        .unwrap();
+    let all = p
+        .list(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            &ListRequest::default(),
+        )
+        .unwrap()
+        .items;
+    for (text, want) in [
+        (r#"{"o": {"p": 1, "q": [1, 2.5]}}"#, vec!["A"]),
+        (r#"{"o": {"q": [1, 2.5], "p": 1}}"#, vec!["B", "C"]),
+    ] {
+        let filter = parse_json_filter(text).unwrap();
+        let mut req = ListRequest::default();
+        req.query.filter = filter.clone();
+        let got: Vec<String> = p
+            .list(&who, Collection::Object, crate::ids::Source::Private, &req)
+            .unwrap()
+            .items
+            .iter()
+            .map(|v| v["_id"].as_str().unwrap().to_string())
+            .collect();
+        let in_memory: Vec<String> = all
+            .iter()
+            .filter(|v| filter.matches(v.as_object().unwrap()))
+            .map(|v| v["_id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, want, "{text}");
+        assert_eq!(in_memory, want, "{text}");
+    }
+}
+
+#[test]
 fn migration_9_gives_existing_heads_their_system_fields() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
