@@ -100,6 +100,22 @@ fn check_error(id: &str, reason: impl std::fmt::Display) -> Error {
     Error::invalid_body(format!("check \"{id}\": {reason}"))
 }
 
+/// The most arguments one call (or function definition) in a check or a script library may
+/// have. Calling a function that does not exist makes rhai try every combination of argument
+/// types before it fails, 2^n of them: a hidden call with many arguments would cost
+/// milliseconds a point.
+pub const MAX_CALL_ARGUMENTS: usize = 8;
+
+/// Refuses a source with a call of more than [`MAX_CALL_ARGUMENTS`] arguments.
+fn check_call_widths(what: &str, src: &str) -> Result<()> {
+    match parse::widest_call(src) {
+        Some((name, n)) if n > MAX_CALL_ARGUMENTS => Err(Error::invalid_body(format!(
+            "{what}: {name}(...) has {n} arguments; a call takes at most {MAX_CALL_ARGUMENTS}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Compiles checks and libraries with the default [`Options`].
 pub fn compile(defs: &[CheckDef], libs: &[Library]) -> Result<CompiledChecks> {
     compile_with(defs, libs, Options::default())
@@ -115,6 +131,7 @@ pub fn compile_with(
     let mut functions: Option<AST> = None;
     let mut shadowed = HashSet::new();
     for lib in libs {
+        check_call_widths(&format!("script \"{}\"", lib.id), &lib.source)?;
         let ast = crate::script::compile_script(functions::library_engine(), &lib.id, &lib.source)?
             .clone_functions_only();
         shadowed.extend(ast.iter_functions().map(|f| f.name.to_string()));
@@ -136,6 +153,7 @@ pub fn compile_with(
         if def.expression.trim().is_empty() {
             return Err(check_error(id, "the expression is empty"));
         }
+        check_call_widths(&format!("check \"{id}\""), &def.expression)?;
         let ast = engine
             .compile_expression_with_scope(&template_scope(def.scope), &def.expression)
             .map_err(|e| check_error(id, format!("does not compile: {e}")))?;

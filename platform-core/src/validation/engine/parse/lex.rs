@@ -198,6 +198,87 @@ fn operator(src: &str, i: usize) -> (Tok, usize) {
 }
 
 /// The identifiers of an expression (outside strings and comments).
+/// The call with the most arguments in a source (`name(a, b, ...)`, a function definition
+/// counts too), and its argument count: strings and comments are skipped, commas count only
+/// at the call's own depth (not inside nested parentheses, brackets or braces).
+pub(crate) fn widest_call(src: &str) -> Option<(String, usize)> {
+    let chars: Vec<char> = src.chars().collect();
+    let mut widest: Option<(String, usize)> = None;
+    // Open calls: (name, commas so far, whether an argument was seen), and a plain nesting.
+    let mut stack: Vec<Option<(String, usize, bool)>> = Vec::new();
+    let mut ident = String::new();
+    let mut last_ident: Option<String> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_alphanumeric() || c == '_' {
+            ident.push(c);
+            i += 1;
+            continue;
+        }
+        if !ident.is_empty() {
+            // A name or number ends: it is (part of) an argument of the enclosing call.
+            mark_argument(&mut stack);
+            last_ident = Some(std::mem::take(&mut ident));
+        }
+        match c {
+            '"' | '\'' | '`' => {
+                // A string: up to its closing quote, escapes skipped.
+                i += 1;
+                while i < chars.len() && chars[i] != c {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                last_ident = None;
+                if let Some(Some(call)) = stack.last_mut() {
+                    call.2 = true;
+                }
+            }
+            '/' if chars.get(i + 1) == Some(&'/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '(' => {
+                stack.push(last_ident.take().map(|name| (name, 0, false)));
+            }
+            '[' | '{' => {
+                mark_argument(&mut stack);
+                stack.push(None);
+                last_ident = None;
+            }
+            ')' | ']' | '}' => {
+                if let Some(Some((name, commas, seen))) = stack.pop() {
+                    let args = if seen { commas + 1 } else { 0 };
+                    if widest.as_ref().is_none_or(|(_, n)| args > *n) {
+                        widest = Some((name, args));
+                    }
+                }
+                mark_argument(&mut stack);
+                last_ident = None;
+            }
+            ',' => {
+                if let Some(Some(call)) = stack.last_mut() {
+                    call.1 += 1;
+                }
+                last_ident = None;
+            }
+            c if c.is_whitespace() => {}
+            _ => {
+                mark_argument(&mut stack);
+                last_ident = None;
+            }
+        }
+        i += 1;
+    }
+    widest
+}
+
+fn mark_argument(stack: &mut [Option<(String, usize, bool)>]) {
+    if let Some(Some(call)) = stack.last_mut() {
+        call.2 = true;
+    }
+}
+
 pub(crate) fn idents(src: &str) -> HashSet<String> {
     tokenize(src)
         .into_iter()

@@ -24,7 +24,7 @@ mod lex;
 mod syntax;
 mod typing;
 
-pub(crate) use lex::idents;
+pub(crate) use lex::{idents, widest_call};
 
 use super::native::{Term, Tree};
 use super::CheckScope;

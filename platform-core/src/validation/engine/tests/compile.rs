@@ -282,3 +282,41 @@ fn evaluation_matrix_matches_outcomes() {
     assert_eq!(out[2].index, 7);
     assert!(out[2].checks[1].micros >= 0.0);
 }
+
+#[test]
+fn a_call_with_more_arguments_than_any_function_takes_is_refused_where_it_hides() {
+    // A call to a function that does not exist, in a branch no sample takes: rhai would try
+    // 2^n argument-type combinations at every point that reaches it.
+    let args = vec!["2"; 15].join(",");
+    let hidden = format!("if value > 1e300 {{ pree({args}) }} else {{ true }}");
+    let e = compile(&[point("wide", &hidden)], &[]).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidBody);
+    let text = e.to_string();
+    assert!(
+        text.contains("check \"wide\"") && text.contains("pree(...) has 15 arguments"),
+        "{text}"
+    );
+    let lib = Library {
+        id: "lib".into(),
+        source: format!("fn wide() {{ missing_fn({args}) }}"),
+    };
+    let e = compile(&[point("ok", "value > 0")], &[lib]).unwrap_err();
+    assert!(e.to_string().contains("script \"lib\""), "{e}");
+    // Up to the limit, and commas inside nested calls, arrays and strings, are fine.
+    for ok in [
+        "between(value, 0, 100)",
+        "value in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] || \"a,b,c,d,e,f,g,h,i,j\" != \"\"",
+        "max(min(value, 1), min(2, 3)) > 0 || between(value, 1, 2)",
+    ] {
+        assert!(compile(&[point("ok", ok)], &[]).is_ok(), "{ok}");
+    }
+    assert_eq!(
+        parse::widest_call("f(1, g(2, 3, [4, 5, 6], \"7,8\"), h())"),
+        Some(("g".to_string(), 4))
+    );
+    assert_eq!(parse::widest_call("f()"), Some(("f".to_string(), 0)));
+    assert_eq!(
+        parse::widest_call(&format!("a(){args}, b({args})")),
+        Some(("b".to_string(), 15))
+    );
+}
