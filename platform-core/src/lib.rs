@@ -159,6 +159,11 @@ impl Platform {
         self.clock.now()
     }
 
+    /// Whether the database answers: one read transaction and one query (a readiness probe).
+    pub fn ping(&self) -> Result<()> {
+        self.read()?.tenant_count().map(|_| ())
+    }
+
     /// Flushes the store (call on shutdown).
     pub fn close(&self) -> Result<()> {
         self.store.close()

@@ -241,8 +241,11 @@ fn migrate(conn: &Connection) -> Result<()> {
 
 impl Store for SqliteStore {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+        let waited = std::time::Instant::now();
         let conn = self.reader();
         conn.execute_batch("BEGIN").db()?;
+        metrics::histogram!("platform_db_wait_seconds", "tx" => "read")
+            .record(waited.elapsed().as_secs_f64());
         Ok(Box::new(Tx {
             conn,
             open: true,
@@ -251,8 +254,11 @@ impl Store for SqliteStore {
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
+        let waited = std::time::Instant::now();
         let conn = lock(&self.writer);
         conn.execute_batch("BEGIN IMMEDIATE").db()?;
+        metrics::histogram!("platform_db_wait_seconds", "tx" => "write")
+            .record(waited.elapsed().as_secs_f64());
         Ok(Box::new(Tx {
             conn,
             open: true,
