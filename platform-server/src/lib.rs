@@ -18,10 +18,10 @@ pub mod validation;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::{from_fn, Next};
-use actix_web::{web, App, HttpMessage};
+use actix_web::middleware::from_fn;
+use actix_web::{web, App};
 use platform_core::Platform;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Default largest request body: 64 MiB.
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
@@ -146,7 +146,10 @@ pub fn app(
         .wrap(from_fn(ops::small_stays_plain))
         .wrap(actix_web::middleware::Compress::default())
         .wrap(from_fn(ops::unmark_identity))
-        .wrap(actix_web::middleware::Condition::new(cors.is_some(), cors.unwrap_or_default()))
+        .wrap(actix_web::middleware::Condition::new(
+            cors.is_some(),
+            cors.unwrap_or_default(),
+        ))
         .wrap(from_fn(ops::observe))
         .configure(configure(state))
 }

@@ -55,9 +55,7 @@ impl std::str::FromStr for MetricsAccess {
             "open" => Ok(MetricsAccess::Open),
             "off" => Ok(MetricsAccess::Off),
             other => other.parse::<Role>().map(MetricsAccess::Role).map_err(|_| {
-                format!(
-                    "\"{other}\" is not open, off or a role (reader, writer, admin, platform)"
-                )
+                format!("\"{other}\" is not open, off or a role (reader, writer, admin, platform)")
             }),
         }
     }
@@ -407,7 +405,10 @@ pub async fn conditional(
     };
     let etag = {
         use sha2::Digest as _;
-        format!("\"{}\"", platform_core::auth::hex(&sha2::Sha256::digest(&bytes)[..16]))
+        format!(
+            "\"{}\"",
+            platform_core::auth::hex(&sha2::Sha256::digest(&bytes)[..16])
+        )
     };
     let json = head
         .headers()

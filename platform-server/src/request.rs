@@ -226,10 +226,13 @@ async fn authenticate(
         // Refused before any store access: no trip to the blocking pool.
         return Ok(platform.authenticate(None, environment.as_deref())?);
     }
-    let principal =
-        web::block(move || platform.authenticate(credentials.as_ref(), environment.as_deref()))
-            .await
-            .map_err(blocking_failed)??;
+    let span = tracing::Span::current();
+    let principal = web::block(move || {
+        let _request = span.enter();
+        platform.authenticate(credentials.as_ref(), environment.as_deref())
+    })
+    .await
+    .map_err(blocking_failed)??;
     req.extensions_mut()
         .insert(TenantTag(principal.tenant.clone()));
     Ok(principal)
@@ -255,7 +258,10 @@ where
         None => credentials(req)?,
     };
     let platform = state.platform.clone();
+    // The request's span (its id) goes with the call, so the core's log lines carry it.
+    let span = tracing::Span::current();
     let (tenant, out) = web::block(move || {
+        let _request = span.enter();
         let principal = match known {
             Some(p) => p,
             None => platform.authenticate(credentials.as_ref(), environment.as_deref())?,
