@@ -164,6 +164,12 @@ impl Platform {
         self.read()?.tenant_count().map(|_| ())
     }
 
+    /// Writes a consistent copy of the database to the new file `to` while writers go on (see
+    /// [`store::Store::backup`]); the secret key file is the caller's to copy beside it.
+    pub fn backup(&self, to: &std::path::Path) -> Result<()> {
+        self.store.backup(to)
+    }
+
     /// Flushes the store (call on shutdown).
     pub fn close(&self) -> Result<()> {
         self.store.close()
