@@ -34,7 +34,7 @@ pub struct ServeArgs {
     #[arg(long, env = "PLATFORM_MAX_URL", default_value_t = DEFAULT_MAX_URL)]
     max_url: usize,
     /// On a fresh database, also write the first admin token to this file (mode 0600).
-    #[arg(long)]
+    #[arg(long, env = "PLATFORM_PRINT_TOKEN_FILE")]
     print_token_file: Option<PathBuf>,
     /// Who may read GET /metrics: open (anyone who reaches the server), off, or the least role
     /// a caller's token needs (reader, writer, admin, platform).
@@ -45,6 +45,7 @@ pub struct ServeArgs {
     #[arg(long, env = "PLATFORM_CORS_ORIGIN", value_delimiter = ',')]
     cors_origin: Vec<String>,
     /// Log lines as text (default) or as JSON lines (one object a line, with the request id).
+    /// Which lines: PLATFORM_LOG (default info; e.g. warn, or info,platform::access=warn).
     #[arg(long, env = "PLATFORM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Seconds between the heartbeat comments of an open event stream.
