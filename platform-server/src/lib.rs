@@ -5,7 +5,9 @@
 //! in [`error::status`].
 
 pub mod automation;
+pub mod chart;
 pub mod connection;
+pub mod console;
 pub mod error;
 pub mod extensions;
 pub mod negotiate;
@@ -198,6 +200,7 @@ pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
                 web::scope(&base)
                     .wrap(from_fn(request::check_url_and_query_names))
                     .configure(ops::register)
+                    .configure(console::register)
                     .configure(routes::register),
             )
             .default_service(web::to(routes::unknown_path));

@@ -1,5 +1,7 @@
-//! Content negotiation for GETs: JSON (default), CSV, XML, or HTML through a mustache template.
+//! Content negotiation for GETs: JSON (default), CSV, XML, or HTML through a mustache template;
+//! data reads also offer their chart as SVG ([`crate::chart`]).
 
+use crate::chart;
 use crate::error::ApiError;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
@@ -19,12 +21,24 @@ pub struct Output {
 impl Output {
     /// Chooses the format from `Accept`; HTML is on offer only with `_template`.
     pub fn choose(req: &HttpRequest, params: &Params) -> Result<Output, ApiError> {
+        Output::choose_among(req, params, false)
+    }
+
+    /// As [`Output::choose`], for a data read: its chart (`image/svg+xml`) is on offer too.
+    pub fn choose_data(req: &HttpRequest, params: &Params) -> Result<Output, ApiError> {
+        Output::choose_among(req, params, true)
+    }
+
+    fn choose_among(req: &HttpRequest, params: &Params, data: bool) -> Result<Output, ApiError> {
         let accept = req
             .headers()
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok());
         let template = params.get("_template").map(str::to_string);
         let mut available = vec![Format::Json, Format::Csv, Format::Xml];
+        if data {
+            available.push(Format::Svg);
+        }
         if template.is_some() {
             available.push(Format::Html);
         }
@@ -60,6 +74,13 @@ impl Output {
                     .unwrap_or_else(|| csv::objects_to_csv(std::slice::from_ref(one))),
             },
             Format::Xml => xml::to_xml(value, if is_list { "items" } else { "item" }),
+            Format::Svg => {
+                let lines: Vec<chart::Line> = match value {
+                    Value::Array(items) if is_list => items.iter().map(chart::Line::of).collect(),
+                    one => vec![chart::Line::of(one)],
+                };
+                chart::svg(&lines, (chart::WIDTH, chart::HEIGHT))?
+            }
             Format::Html => {
                 let data = if is_list {
                     json!({"items": value})

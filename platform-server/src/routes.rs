@@ -203,7 +203,11 @@ async fn list(caller: Caller, path: web::Path<(String, String)>, Query(params): 
     }
     let coll = collection(&service)?;
     let source: Source = source.parse()?;
-    let output = Output::choose(caller.req(), &params)?;
+    let output = if params.get("_profile").is_some() {
+        Output::choose_data(caller.req(), &params)?
+    } else {
+        Output::choose(caller.req(), &params)?
+    };
     let out = output.clone();
     let profile = params.get("_profile").map(str::to_string);
     let data_query = match &profile {
@@ -254,7 +258,12 @@ async fn get_current(
         let total = templates.len() as u64;
         return Ok(listed(templates, total));
     }
-    let output = Output::choose(caller.req(), &params)?;
+    // A data read, or an object's data through `_profile`, can be answered with its chart.
+    let output = if data || params.get("_profile").is_some() {
+        Output::choose_data(caller.req(), &params)?
+    } else {
+        Output::choose(caller.req(), &params)?
+    };
     let project = Projection::from_params(&params)?;
     let profile = params.get("_profile").map(str::to_string);
     let query = if data || profile.is_some() {
@@ -364,7 +373,7 @@ async fn delete_version(
 
 async fn list_data(caller: Caller, source: String, params: Params) -> Reply {
     let source: Source = source.parse()?;
-    let output = Output::choose(caller.req(), &params)?;
+    let output = Output::choose_data(caller.req(), &params)?;
     let query = DataQuery::from_params(&params)?;
     let request = ListRequest::from_params(&params)?;
     let out = output.clone();

@@ -4,6 +4,7 @@ mod architecture;
 mod automation;
 mod common;
 mod conformance;
+mod console;
 mod corpus;
 mod data;
 mod errors;

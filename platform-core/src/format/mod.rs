@@ -7,6 +7,7 @@
 //! - [`xml`]: a well-formed document mirroring the JSON (root `<items>` for lists, `<item>` for
 //!   one object).
 //! - [`template`]: mustache rendering for `Accept: text/html` with `_template=ID`.
+//! - [`Format::Svg`] is negotiated here and drawn by the server (a chart of a data read).
 //!
 //! Everything here is pure: no store, no HTTP types. The server maps a [`Format`] to its
 //! `Content-Type` with [`Format::content_type`].
@@ -46,6 +47,8 @@ pub enum Format {
     Xml,
     /// `text/html`: a mustache template rendered over the data (see [`template`]).
     Html,
+    /// `image/svg+xml`: a chart of data (drawn by the server, offered on data reads only).
+    Svg,
 }
 
 impl Format {
@@ -56,6 +59,7 @@ impl Format {
             Format::Csv => "text/csv; charset=utf-8",
             Format::Xml => "application/xml",
             Format::Html => "text/html; charset=utf-8",
+            Format::Svg => "image/svg+xml",
         }
     }
 
@@ -66,6 +70,7 @@ impl Format {
             Format::Csv => "text/csv",
             Format::Xml => "application/xml",
             Format::Html => "text/html",
+            Format::Svg => "image/svg+xml",
         }
     }
 
@@ -76,6 +81,7 @@ impl Format {
             Format::Csv => &["text/csv"],
             Format::Xml => &["application/xml", "text/xml"],
             Format::Html => &["text/html"],
+            Format::Svg => &["image/svg+xml"],
         }
     }
 }

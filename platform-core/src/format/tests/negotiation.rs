@@ -134,3 +134,24 @@ fn content_types() {
     assert_eq!(Format::Xml.content_type(), "application/xml");
     assert_eq!(Format::Html.content_type(), "text/html; charset=utf-8");
 }
+
+#[test]
+fn negotiate_svg_charts_of_data() {
+    let data_and_chart = [Format::Json, Format::Csv, Format::Xml, Format::Svg];
+    assert_eq!(pick("image/svg+xml", &data_and_chart), Format::Svg);
+    assert_eq!(pick("image/*", &data_and_chart), Format::Svg);
+    // What a browser's <img> sends: the chart; what a plain client sends: JSON.
+    assert_eq!(
+        pick(
+            "image/avif,image/webp,image/svg+xml,image/*,*/*;q=0.8",
+            &data_and_chart
+        ),
+        Format::Svg
+    );
+    assert_eq!(pick("*/*", &data_and_chart), Format::Json);
+    // Not offered (a document read): refused as any other missing type.
+    let err = negotiate(Some("image/svg+xml"), &DATA).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotAcceptable);
+    assert!(err.to_string().contains("application/json"), "{err}");
+    assert_eq!(Format::Svg.content_type(), "image/svg+xml");
+}

@@ -1,0 +1,278 @@
+// The platform console's script: sign-in, and pages loaded with the token as a bearer token.
+//
+// The token is kept in this tab's sessionStorage and sent only in the Authorization header of
+// the page's own requests; it is never put in a URL, a cookie or a form field that submits.
+// Pages are HTML rendered by the server; this script fetches them and puts their main area in
+// place, follows console links and forms the same way, posts record actions to the REST
+// interface, fills the search's suggestions and downloads CSV files.
+(function () {
+  'use strict';
+
+  var KEY = 'platform.console.token';
+  var body = document.body;
+  var base = body.getAttribute('data-base') || '';
+  var main = document.getElementById('main');
+  var statusEl = document.getElementById('status');
+  var signin = document.getElementById('signin');
+  var signout = document.getElementById('signout');
+  var whoami = document.getElementById('whoami');
+
+  function token() {
+    try { return window.sessionStorage.getItem(KEY); } catch (e) { return null; }
+  }
+
+  function setToken(value) {
+    try {
+      if (value) { window.sessionStorage.setItem(KEY, value); } else { window.sessionStorage.removeItem(KEY); }
+    } catch (e) { /* storage refused: the page keeps working signed out */ }
+  }
+
+  function headers(extra) {
+    var h = extra || {};
+    var t = token();
+    if (t) { h.Authorization = 'Bearer ' + t; }
+    return h;
+  }
+
+  function say(text, isError) {
+    statusEl.textContent = text || '';
+    statusEl.classList.toggle('error', !!isError);
+  }
+
+  // The message of the API's error envelope, else the HTTP status.
+  function errorText(res, text) {
+    try {
+      var j = JSON.parse(text);
+      if (j && j.error) { return j.error.message + ' (' + j.error.code + ')'; }
+    } catch (e) { /* not JSON */ }
+    return res.status + ' ' + res.statusText;
+  }
+
+  function read(res) {
+    return res.text().then(function (text) { return { res: res, text: text }; });
+  }
+
+  function showSignin(message) {
+    signin.hidden = false;
+    signout.hidden = true;
+    whoami.textContent = '';
+    document.getElementById('signin-error').textContent = message || '';
+    document.getElementById('token').focus();
+  }
+
+  function signedIn() {
+    signin.hidden = true;
+    signout.hidden = !token();
+    whoami.textContent = token() ? 'Signed in' : '';
+    body.setAttribute('data-signed-in', 'true');
+  }
+
+  function isConsolePage(url) {
+    var path = url.pathname;
+    return url.origin === window.location.origin &&
+      (path === base + '/console' || path.indexOf(base + '/console/') === 0) &&
+      path.indexOf(base + '/console/assets/') !== 0 &&
+      path !== base + '/console/signin';
+  }
+
+  // Loads a console page with the token and puts its main area in place.
+  function load(url, push) {
+    if (!token()) { showSignin(); return Promise.resolve(false); }
+    say('Loading…');
+    main.setAttribute('aria-busy', 'true');
+    return fetch(url, { headers: headers({ Accept: 'text/html' }) })
+      .then(read)
+      .then(function (r) {
+        main.removeAttribute('aria-busy');
+        if (r.res.status === 401) {
+          setToken(null);
+          say('');
+          showSignin(errorText(r.res, r.text));
+          return false;
+        }
+        if (!r.res.ok) {
+          say(errorText(r.res, r.text), true);
+          if (push) { window.history.pushState({}, '', url); }
+          return false;
+        }
+        var doc = new DOMParser().parseFromString(r.text, 'text/html');
+        var fresh = doc.getElementById('main');
+        if (!fresh) { say('The server answered something that is not a console page.', true); return false; }
+        main.innerHTML = fresh.innerHTML;
+        main.setAttribute('data-title', fresh.getAttribute('data-title') || '');
+        document.title = doc.title;
+        var theirs = doc.querySelectorAll('header nav a');
+        var mine = document.querySelectorAll('header nav a');
+        for (var i = 0; i < mine.length && i < theirs.length; i++) {
+          var current = theirs[i].getAttribute('aria-current');
+          if (current) { mine[i].setAttribute('aria-current', current); } else { mine[i].removeAttribute('aria-current'); }
+        }
+        if (push) { window.history.pushState({}, '', url); }
+        signedIn();
+        say('');
+        enhance();
+        if (push) { main.focus(); }
+        return true;
+      })
+      .catch(function (e) {
+        main.removeAttribute('aria-busy');
+        say('The server could not be reached: ' + e.message, true);
+        return false;
+      });
+  }
+
+  function here() {
+    return window.location.pathname + window.location.search;
+  }
+
+  // Record actions: override, removeOverride, comment.
+  function act(form) {
+    var payload = { ids: [form.getAttribute('data-id')] };
+    new FormData(form).forEach(function (v, k) { payload[k] = v; });
+    var button = form.querySelector('button');
+    button.disabled = true;
+    say('Sending…');
+    return fetch(form.getAttribute('data-endpoint'), {
+      method: 'POST',
+      headers: headers({ 'Content-Type': 'application/json', Accept: 'application/json' }),
+      body: JSON.stringify(payload)
+    })
+      .then(read)
+      .then(function (r) {
+        button.disabled = false;
+        if (!r.res.ok) { say(errorText(r.res, r.text), true); return; }
+        var results = JSON.parse(r.text);
+        var refused = results.filter(function (x) { return x.ok === false; });
+        if (refused.length) {
+          say(refused.map(function (x) { return x.id + ': ' + x.message; }).join('; '), true);
+          return;
+        }
+        var done = results.map(function (x) {
+          return x.id + ': ' + (x.message || 'done') + (x.status ? ' (now ' + x.status + ')' : '');
+        }).join('; ');
+        return load(here(), false).then(function () { say(done || 'Done.'); });
+      })
+      .catch(function (e) {
+        button.disabled = false;
+        say('The server could not be reached: ' + e.message, true);
+      });
+  }
+
+  // A CSV (or other) download with the token: fetched, then saved from a blob.
+  function download(a) {
+    say('Downloading…');
+    return fetch(a.href, { headers: headers({ Accept: a.getAttribute('data-accept') }) })
+      .then(function (res) {
+        if (!res.ok) { return read(res).then(function (r) { say(errorText(r.res, r.text), true); }); }
+        return res.blob().then(function (blob) {
+          var url = URL.createObjectURL(blob);
+          var link = document.createElement('a');
+          link.href = url;
+          link.download = a.getAttribute('download') || 'data';
+          document.body.appendChild(link);
+          link.click();
+          link.remove();
+          setTimeout(function () { URL.revokeObjectURL(url); }, 5000);
+          say('Downloaded ' + link.download + ' (' + blob.size + ' bytes).');
+        });
+      })
+      .catch(function (e) { say('The server could not be reached: ' + e.message, true); });
+  }
+
+  // Suggestions for the search box from the object service's _searchinfo.
+  function suggest(input) {
+    var list = document.getElementById(input.getAttribute('list'));
+    var timer = null;
+    var asked = '';
+    input.addEventListener('input', function () {
+      var text = input.value.trim();
+      window.clearTimeout(timer);
+      if (!text || text === asked || !token()) { return; }
+      timer = window.setTimeout(function () {
+        asked = text;
+        var url = input.getAttribute('data-suggest') + '?_searchinfo=' + encodeURIComponent(text) + '&_limit=8';
+        fetch(url, { headers: headers({ Accept: 'application/json' }) })
+          .then(function (res) { return res.ok ? res.json() : []; })
+          .then(function (items) {
+            list.innerHTML = '';
+            items.forEach(function (item) {
+              var option = document.createElement('option');
+              option.value = item._id;
+              if (item.name) { option.label = item.name; }
+              list.appendChild(option);
+            });
+          })
+          .catch(function () { /* suggestions are a help only */ });
+      }, 150);
+    });
+  }
+
+  // What a page needs the script for: action buttons, suggestions.
+  function enhance() {
+    var needs = main.querySelectorAll('[data-needs-script]');
+    for (var i = 0; i < needs.length; i++) { needs[i].disabled = false; }
+    var notes = main.querySelectorAll('.needs-script');
+    for (var j = 0; j < notes.length; j++) { notes[j].hidden = true; }
+    var inputs = main.querySelectorAll('input[data-suggest]');
+    for (var k = 0; k < inputs.length; k++) { suggest(inputs[k]); }
+  }
+
+  document.addEventListener('click', function (e) {
+    var a = e.target.closest ? e.target.closest('a') : null;
+    if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) { return; }
+    var href = a.getAttribute('href') || '';
+    if (href.charAt(0) === '#') {
+      // A link within the page (the skip link): move the focus there, not only the view.
+      var target = document.getElementById(href.slice(1));
+      if (target) { e.preventDefault(); target.focus(); target.scrollIntoView(); }
+      return;
+    }
+    if (a.hasAttribute('data-accept') && token()) { e.preventDefault(); download(a); return; }
+    var url = new URL(a.href, window.location.href);
+    if (!token() || !isConsolePage(url)) { return; }
+    e.preventDefault();
+    load(url.pathname + url.search, true);
+  });
+
+  document.addEventListener('submit', function (e) {
+    var form = e.target;
+    if (form.id === 'signin-form') {
+      e.preventDefault();
+      var field = document.getElementById('token');
+      var value = field.value.trim();
+      field.value = '';
+      if (!value) { return; }
+      setToken(value);
+      load(here(), false).then(function (ok) { if (ok) { main.focus(); } });
+      return;
+    }
+    if (form.classList.contains('action')) { e.preventDefault(); act(form); return; }
+    if ((form.getAttribute('method') || 'get').toLowerCase() !== 'get' || !token()) { return; }
+    e.preventDefault();
+    var url = new URL(form.getAttribute('action') || here(), window.location.href);
+    var params = new URLSearchParams();
+    new FormData(form).forEach(function (v, k) {
+      if (String(v).trim() !== '') { params.append(k, v); }
+    });
+    url.search = params.toString();
+    load(url.pathname + url.search, true);
+  });
+
+  signout.addEventListener('click', function () {
+    setToken(null);
+    main.innerHTML = '<p>Signed out.</p>';
+    say('');
+    showSignin();
+  });
+
+  window.addEventListener('popstate', function () { load(here(), false); });
+
+  if (body.getAttribute('data-signed-in') === 'true') {
+    signedIn();
+    enhance();
+  } else if (token()) {
+    load(here(), false);
+  } else {
+    showSignin();
+  }
+}());

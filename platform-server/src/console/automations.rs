@@ -1,0 +1,115 @@
+//! The automations page: the automations, their log (each delivery attempt) and the mail outbox.
+
+use super::layout::{status, value_text};
+use super::{param, params, reads, PAGE};
+use maud::{html, Markup};
+use platform_core::auth::Principal;
+use platform_core::events::automations::LOG_STATUSES;
+use platform_core::query::Params;
+use platform_core::{Platform, Result};
+use serde_json::Value;
+
+fn conditions_text(a: &Value) -> String {
+    a["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            ["source", "service", "id", "action"]
+                .iter()
+                .filter_map(|k| c[*k].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `GET /console/automations`.
+pub fn page(p: &Platform, who: &Principal, _base: &str, q: &Params) -> Result<Markup> {
+    let limit = PAGE.to_string();
+    let all = reads::automations(p, who, &params(&[("_limit", "-1")]))?;
+    let mut log_query = vec![("_limit", limit.as_str())];
+    if let Some(s) = param(q, "status") {
+        log_query.push(("status", s));
+    }
+    let log = reads::log(p, who, &params(&log_query))?;
+    let mail = reads::mail(p, who, &params(&[("_limit", limit.as_str())]))?;
+    let name_of = |id: &str| {
+        all.items
+            .iter()
+            .find(|a| a["_id"] == id)
+            .and_then(|a| a["name"].as_str())
+            .unwrap_or(id)
+            .to_string()
+    };
+    Ok(html! {
+        h1 { "Automations" }
+        section aria-labelledby="list-title" {
+            h2 #list-title { "Automations (" (all.total) ")" }
+            table.list {
+                caption.visually-hidden { "Automations" }
+                thead { tr { th scope="col" { "Name" } th scope="col" { "Target" }
+                             th scope="col" { "When" } th scope="col" { "Enabled" }
+                             th scope="col" { "Owner" } } }
+                tbody {
+                    @for a in &all.items {
+                        tr {
+                            th scope="row" { (value_text(&a["name"])) br; code { (value_text(&a["_id"])) } }
+                            td { (value_text(&a["target"])) }
+                            td { (conditions_text(a)) }
+                            td { @if a["enabled"] == true { (status("enabled")) } @else { (status("disabled")) } }
+                            td { (value_text(&a["owner"])) }
+                        }
+                    }
+                }
+            }
+        }
+        section aria-labelledby="log-title" {
+            h2 #log-title { "Log (" (log.total) " attempts; the latest " (log.items.len()) ")" }
+            form.inline method="get" {
+                div.field {
+                    label for="status" { "Status" }
+                    select #status name="status" {
+                        option value="" { "any" }
+                        @for s in LOG_STATUSES {
+                            option value=(s) selected[param(q, "status") == Some(s)] { (s) }
+                        }
+                    }
+                }
+                div.field { button type="submit" { "Show" } }
+            }
+            table.list {
+                caption.visually-hidden { "Delivery attempts, newest first" }
+                thead { tr { th scope="col" { "Time" } th scope="col" { "Automation" }
+                             th scope="col" { "Event" } th scope="col" { "Attempt" }
+                             th scope="col" { "Status" } th scope="col" { "Message" } } }
+                tbody {
+                    @for e in &log.items {
+                        tr {
+                            th scope="row" { (value_text(&e["timestamp"])) }
+                            td { (name_of(e["automation"].as_str().unwrap_or_default())) }
+                            td { (value_text(&e["service"])) " " (value_text(&e["key"])) " " (value_text(&e["action"])) }
+                            td.num { (value_text(&e["attempt"])) }
+                            td { (status(e["status"].as_str().unwrap_or_default())) }
+                            td { (value_text(&e["message"])) }
+                        }
+                    }
+                }
+            }
+        }
+        section aria-labelledby="mail-title" {
+            h2 #mail-title { "Mail outbox (" (mail.total) ")" }
+            @for m in &mail.items {
+                details.mail {
+                    summary {
+                        (value_text(&m["timestamp"])) " · to "
+                        (m["to"].as_array().map(|t| t.iter().map(value_text).collect::<Vec<_>>().join(", ")).unwrap_or_default())
+                        " · " strong { (value_text(&m["subject"])) }
+                    }
+                    pre { (value_text(&m["body"])) }
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,433 @@
+//! The data pages: a time series (a chart over a chosen range, an older version overlaid, the
+//! observations with their statuses, a CSV download) and a curve (an ondate's contracts
+//! charted, an ondate picker, another ondate overlaid, a tenor's history).
+
+use super::layout::{figure, status, value_text};
+use super::objects::object_link;
+use super::{enc, param, params, reads};
+use crate::chart::Line;
+use maud::{html, Markup};
+use platform_core::auth::Principal;
+use platform_core::data::read::DataId;
+use platform_core::ids::Source;
+use platform_core::query::Params;
+use platform_core::{Error, Platform, Result};
+use serde_json::Value;
+
+/// Rows of the observations table (the newest).
+const TABLE_ROWS: usize = 200;
+
+/// Range presets: label, `_range` (none: everything).
+const PRESETS: [(&str, &str, Option<&str>); 6] = [
+    ("7D", "7 days", Some("from(T-7D)")),
+    ("1M", "1 month", Some("from(T-1M)")),
+    ("3M", "3 months", Some("from(T-3M)")),
+    ("1Y", "1 year", Some("from(T-1Y)")),
+    ("5Y", "5 years", Some("from(T-5Y)")),
+    ("all", "All", None),
+];
+
+fn is_date(s: &str) -> bool {
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok() && s.len() == 10
+}
+
+/// The `_range` a series page asks for: its expression, else its dates, else its preset.
+fn range_of(q: &Params) -> Result<Option<String>> {
+    if let Some(r) = param(q, "range") {
+        return Ok(Some(r.to_string()));
+    }
+    for name in ["from", "to"] {
+        if let Some(d) = param(q, name) {
+            if !is_date(d) {
+                return Err(Error::invalid_parameter(format!(
+                    "{name} \"{d}\" is not a date (YYYY-MM-DD)"
+                )));
+            }
+        }
+    }
+    match (param(q, "from"), param(q, "to")) {
+        (Some(f), Some(t)) => return Ok(Some(format!("between({f},{t})"))),
+        (Some(f), None) => return Ok(Some(format!("from({f})"))),
+        (None, Some(_)) => {
+            return Err(Error::invalid_parameter(
+                "a \"to\" date needs a \"from\" date",
+            ))
+        }
+        (None, None) => {}
+    }
+    let preset = param(q, "preset").unwrap_or("all");
+    PRESETS
+        .iter()
+        .find(|(code, _, _)| *code == preset)
+        .map(|(_, _, r)| r.map(str::to_string))
+        .ok_or_else(|| {
+            let codes: Vec<&str> = PRESETS.iter().map(|(c, _, _)| *c).collect();
+            Error::invalid_parameter(format!(
+                "preset \"{preset}\" is not one of {}",
+                codes.join(", ")
+            ))
+        })
+}
+
+/// The conversion parameters a page passes on to its reads.
+fn conversion(q: &Params) -> Vec<(&'static str, String)> {
+    ["units", "currency"]
+        .into_iter()
+        .filter_map(|k| param(q, k).map(|v| (k, v.to_string())))
+        .collect()
+}
+
+fn read(
+    p: &Platform,
+    who: &Principal,
+    source: Source,
+    id: &str,
+    pairs: &[(&str, String)],
+) -> Result<Value> {
+    let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    reads::data(p, who, source, id, &params(&pairs))
+}
+
+fn quality_cells(status_json: &Value) -> Markup {
+    html! {
+        @for key in ["quality", "source", "reliability"] {
+            td {
+                @if let Some(s) = status_json.get(key).and_then(Value::as_str) {
+                    (status(s))
+                }
+            }
+        }
+    }
+}
+
+fn conversion_fields(q: &Params) -> Markup {
+    html! {
+        div.field {
+            label for="units" { "Units" }
+            input #units type="text" name="units" value=[param(q, "units")] placeholder="MWh";
+        }
+        div.field {
+            label for="currency" { "Currency" }
+            input #currency type="text" name="currency" value=[param(q, "currency")] placeholder="EUR";
+        }
+    }
+}
+
+/// `GET /console/series/{source}/{id}`.
+pub fn series(
+    p: &Platform,
+    who: &Principal,
+    base: &str,
+    source: &str,
+    id: &str,
+    q: &Params,
+) -> Result<Markup> {
+    let source: Source = source.parse()?;
+    let data_id = DataId::parse(id)?;
+    let range = range_of(q)?;
+    let mut pairs = conversion(q);
+    if let Some(r) = &range {
+        pairs.push(("_range", r.clone()));
+    }
+    let item = read(p, who, source, id, &pairs)?;
+    if item.get("contracts").is_some() {
+        return Err(Error::invalid_parameter(format!(
+            "\"{id}\" is a curve: open it as one"
+        )));
+    }
+    let versions = reads::versions(p, who, source, &data_id.object)?;
+    let compare: Option<u32> = match param(q, "compare") {
+        Some(v) => Some(v.parse().map_err(|_| {
+            Error::invalid_parameter(format!("compare \"{v}\" is not a version number"))
+        })?),
+        None => None,
+    };
+    let older = match compare {
+        Some(n) => {
+            let mut with = pairs.clone();
+            with.push(("_version", n.to_string()));
+            Some(read(p, who, source, id, &with)?)
+        }
+        None => None,
+    };
+    let mut lines = vec![Line {
+        label: format!("{id} (version {})", value_text(&item["_version"])),
+        item: &item,
+    }];
+    if let (Some(n), Some(older)) = (compare, &older) {
+        lines.push(Line {
+            label: format!("version {n}"),
+            item: older,
+        });
+    }
+    let points: Vec<&Value> = item["data"].as_array().into_iter().flatten().collect();
+    let failed = points
+        .iter()
+        .filter(|p| {
+            p.pointer("/status/quality")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.starts_with("FAILED"))
+        })
+        .count();
+    let here = format!("{base}/console/series/{source}/{}", enc(id));
+    let mut csv = format!("{base}/data/v1/{source}/{}", enc(id));
+    let mut sep = '?';
+    for (k, v) in &pairs {
+        csv.push_str(&format!("{sep}{k}={}", enc(v)));
+        sep = '&';
+    }
+    let preset = param(q, "preset").unwrap_or("all");
+    let custom = param(q, "range").is_some() || param(q, "from").is_some();
+    let zone = item["timezone"].as_str().unwrap_or("UTC");
+    let preset_link = |code: &str| {
+        let mut url = format!("{here}?preset={code}");
+        for (k, v) in conversion(q) {
+            url.push_str(&format!("&{k}={}", enc(&v)));
+        }
+        if let Some(n) = compare {
+            url.push_str(&format!("&compare={n}"));
+        }
+        url
+    };
+    Ok(html! {
+        p.crumbs {
+            a href={ (base) "/console" } { "Objects" } " / "
+            a href=(object_link(base, &data_id.object)) { (data_id.object) } " / " (data_id.prop)
+        }
+        h1 { (id) }
+        p.meta {
+            (item["calendar"].as_str().unwrap_or_default()) " · " (zone)
+            @if let Some(u) = item["units"].as_str() { " · " (u) }
+            @if let Some(c) = item["currency"].as_str() { " · " (c) }
+            " · version " (value_text(&item["_version"]))
+            " · " a href={ (base) "/console/validation?target=" (enc(id)) } { "validation" }
+        }
+        nav.presets aria-label="Range presets" {
+            ul {
+                @for (code, label, _) in PRESETS {
+                    li { a href=(preset_link(code)) aria-current=[(!custom && code == preset).then_some("true")] { (label) } }
+                }
+            }
+        }
+        form.inline method="get" action=(here) {
+            div.field {
+                label for="from" { "From" }
+                input #from type="date" name="from" value=[param(q, "from")];
+            }
+            div.field {
+                label for="to" { "To" }
+                input #to type="date" name="to" value=[param(q, "to")];
+            }
+            div.field {
+                label for="range" { "Or a range" }
+                input #range type="text" name="range" value=[param(q, "range")] placeholder="last(30)";
+            }
+            div.field {
+                label for="compare" { "Overlay version" }
+                select #compare name="compare" {
+                    option value="" { "none" }
+                    @for v in versions.iter().rev() {
+                        @let n = v["_version"].as_u64().unwrap_or_default();
+                        option value=(n) selected[compare == Some(n as u32)] {
+                            "version " (n) " (" (v["_timestamp"].as_str().unwrap_or_default()) ")"
+                        }
+                    }
+                }
+            }
+            (conversion_fields(q))
+            div.field { button type="submit" { "Show" } }
+        }
+        (figure(&lines, "Chart:"))
+        p.actions {
+            a.button href=(csv) download={ (id.replace(':', "_")) ".csv" } data-accept="text/csv" {
+                "Download CSV"
+            }
+        }
+        section aria-labelledby="obs-title" {
+            h2 #obs-title { "Observations" }
+            p { (points.len()) " in this range, " (failed) " failed"
+                @if points.len() > TABLE_ROWS { "; the newest " (TABLE_ROWS) " below" } "." }
+            table.list.obs {
+                caption.visually-hidden { "Observations, newest first, with their statuses" }
+                thead { tr { th scope="col" { "Time (" (zone) ")" } th scope="col" { "Value" }
+                             th scope="col" { "Quality" } th scope="col" { "Source" }
+                             th scope="col" { "Reliability" } } }
+                tbody {
+                    @for o in points.iter().rev().take(TABLE_ROWS) {
+                        @let failed = o.pointer("/status/quality").and_then(Value::as_str).is_some_and(|s| s.starts_with("FAILED"));
+                        tr class=[failed.then_some("failed")] {
+                            th scope="row" { (value_text(&o["time"])) }
+                            td.num { (value_text(&o["value"])) }
+                            (quality_cells(o.get("status").unwrap_or(&Value::Null)))
+                        }
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Every ondate of a curve, newest first: the union of its tenors' histories.
+fn ondates(
+    p: &Platform,
+    who: &Principal,
+    source: Source,
+    id: &str,
+    tenors: &[String],
+) -> Vec<String> {
+    let mut dates: Vec<String> = Vec::new();
+    for t in tenors {
+        if let Ok(h) = read(p, who, source, id, &[("tenor", t.clone())]) {
+            for o in h["data"].as_array().into_iter().flatten() {
+                if let Some(d) = o["time"].as_str() {
+                    if !dates.iter().any(|x| x == d) {
+                        dates.push(d.to_string());
+                    }
+                }
+            }
+        }
+    }
+    dates.sort_unstable_by(|a, b| b.cmp(a));
+    dates
+}
+
+/// `GET /console/curve/{source}/{id}`.
+pub fn curve(
+    p: &Platform,
+    who: &Principal,
+    base: &str,
+    source: &str,
+    id: &str,
+    q: &Params,
+) -> Result<Markup> {
+    let source: Source = source.parse()?;
+    let data_id = DataId::parse(id)?;
+    if data_id.ondate.is_some() {
+        return Err(Error::invalid_parameter(format!(
+            "\"{id}\" names an ondate: open {}:{} with ondate={}",
+            data_id.object,
+            data_id.prop,
+            id.rsplit(':').next().unwrap_or_default()
+        )));
+    }
+    let conv = conversion(q);
+    let tenors: Vec<String> = read(p, who, source, id, &[("listTenors", "true".into())])?
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let dates = ondates(p, who, source, id, &tenors);
+    let on = |date: Option<&str>| -> Result<Value> {
+        let target = match date {
+            Some(d) => {
+                if !is_date(d) {
+                    return Err(Error::invalid_parameter(format!(
+                        "ondate \"{d}\" is not a date (YYYY-MM-DD)"
+                    )));
+                }
+                format!("{id}:{d}")
+            }
+            None => id.to_string(),
+        };
+        read(p, who, source, &target, &conv)
+    };
+    let curve = on(param(q, "ondate"))?;
+    let ondate = curve
+        .pointer("/ondate/curveDate")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let compare = param(q, "compare").map(|d| on(Some(d))).transpose()?;
+    let mut lines = vec![Line {
+        label: format!("ondate {ondate}"),
+        item: &curve,
+    }];
+    if let (Some(c), Some(d)) = (&compare, param(q, "compare")) {
+        lines.push(Line {
+            label: format!("ondate {d}"),
+            item: c,
+        });
+    }
+    let tenor = param(q, "tenor");
+    let history = match tenor {
+        Some(t) => {
+            let mut pairs = conv.clone();
+            pairs.push(("tenor", t.to_string()));
+            Some(read(p, who, source, id, &pairs)?)
+        }
+        None => None,
+    };
+    let contracts: Vec<&Value> = curve["contracts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    let here = format!("{base}/console/curve/{source}/{}", enc(id));
+    let date_select = |name: &str, label: &str, chosen: Option<&str>, none: bool| {
+        html! {
+            div.field {
+                label for=(name) { (label) }
+                select id=(name) name=(name) {
+                    @if none { option value="" { "none" } }
+                    @for d in &dates {
+                        option value=(d) selected[chosen == Some(d.as_str())] { (d) }
+                    }
+                }
+            }
+        }
+    };
+    Ok(html! {
+        p.crumbs {
+            a href={ (base) "/console" } { "Objects" } " / "
+            a href=(object_link(base, &data_id.object)) { (data_id.object) } " / " (data_id.prop)
+        }
+        h1 { (id) }
+        p.meta { (dates.len()) " ondates · " (tenors.len()) " tenors · version " (value_text(&curve["_version"]))
+                 " · " a href={ (base) "/console/validation?target=" (enc(id)) } { "validation" } }
+        form.inline method="get" action=(here) {
+            (date_select("ondate", "Ondate", Some(ondate.as_str()), false))
+            (date_select("compare", "Overlay ondate", param(q, "compare"), true))
+            div.field {
+                label for="tenor" { "Tenor history" }
+                select #tenor name="tenor" {
+                    option value="" { "none" }
+                    @for t in &tenors {
+                        option value=(t) selected[tenor == Some(t.as_str())] { (t) }
+                    }
+                }
+            }
+            (conversion_fields(q))
+            div.field { button type="submit" { "Show" } }
+        }
+        (figure(&lines, "Chart:"))
+        @if let (Some(h), Some(t)) = (&history, tenor) {
+            section aria-labelledby="tenor-title" {
+                h2 #tenor-title { "History of " (t) }
+                (figure(&[Line { label: format!("{t} by ondate"), item: h }], "Chart:"))
+            }
+        }
+        section aria-labelledby="contracts-title" {
+            h2 #contracts-title { "Contracts on " (ondate) }
+            table.list {
+                caption.visually-hidden { "Contracts of the ondate with their delivery periods" }
+                thead { tr { th scope="col" { "Tenor" } th scope="col" { "Absolute" }
+                             th scope="col" { "Delivery" } th scope="col" { "Value" }
+                             th scope="col" { "Quality" } th scope="col" { "Source" }
+                             th scope="col" { "Reliability" } } }
+                tbody {
+                    @for c in &contracts {
+                        @let props = &c["properties"];
+                        tr {
+                            th scope="row" { (value_text(&c["tenor"])) }
+                            td { (value_text(&props["absolute"])) }
+                            td { (value_text(&props["start"])) " – " (value_text(&props["end"])) }
+                            td.num { (value_text(&c["value"])) }
+                            (quality_cells(c.get("status").unwrap_or(&Value::Null)))
+                        }
+                    }
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,85 @@
+//! Every core call the console makes, in one place: the calls the REST routes make, with
+//! parameters built as a REST request would send them (so a page shows what the API answers,
+//! and refuses what it refuses, with the same messages).
+
+use platform_core::auth::Principal;
+use platform_core::data::read::DataQuery;
+use platform_core::documents::ListRequest;
+use platform_core::events::automations::LogQuery;
+use platform_core::ids::{Source, VersionRef};
+use platform_core::query::{Paging, Params};
+use platform_core::store::{Collection, Page};
+use platform_core::{Platform, Result};
+use serde_json::Value;
+
+/// A page of objects (`GET /object/v1/{source}` with these parameters).
+pub fn objects(p: &Platform, who: &Principal, source: Source, q: &Params) -> Result<Page<Value>> {
+    p.list(
+        who,
+        Collection::Object,
+        source,
+        &ListRequest::from_params(q)?,
+    )
+}
+
+/// An object, current or at a version.
+pub fn object(
+    p: &Platform,
+    who: &Principal,
+    source: Source,
+    id: &str,
+    version: Option<u32>,
+) -> Result<Value> {
+    let which = version.map(VersionRef::Number);
+    p.get(who, Collection::Object, source, id, which.as_ref(), None)
+}
+
+/// An object's versions (`GET /object/v1/{source}/{id}/*`).
+pub fn versions(p: &Platform, who: &Principal, source: Source, id: &str) -> Result<Vec<Value>> {
+    p.versions(who, Collection::Object, source, id)
+}
+
+/// A data read (`GET /data/v1/{source}/{id}` with these parameters).
+pub fn data(p: &Platform, who: &Principal, source: Source, id: &str, q: &Params) -> Result<Value> {
+    p.read_data(who, source, id, &DataQuery::from_params(q)?)
+}
+
+/// The validation dashboard (`GET /validation/v1?_function=stats`).
+pub fn stats(p: &Platform, who: &Principal, q: &Params) -> Result<Value> {
+    p.validation_stats(who, q)
+}
+
+/// A page of validation records (`GET /validation/v1` with these parameters).
+pub fn records(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
+    p.validation_records(who, &ListRequest::from_params(q)?)
+}
+
+/// One validation record.
+pub fn record(p: &Platform, who: &Principal, id: &str) -> Result<Value> {
+    p.validation_record(who, id)
+}
+
+/// A page of automations.
+pub fn automations(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
+    p.automations(who, &Paging::from_params(q)?)
+}
+
+/// A page of the automation log (newest first, as the service keeps it).
+pub fn log(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
+    let paging = Paging::from_params(q)?;
+    let query = LogQuery {
+        automation: q.get("automation").map(str::to_string),
+        status: q.get("status").map(str::to_string),
+        from: None,
+        to: None,
+        skip: paging.skip,
+        limit: paging.limit,
+    };
+    p.automation_log(who, &query)
+}
+
+/// A page of the mail outbox.
+pub fn mail(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
+    let paging = Paging::from_params(q)?;
+    p.mail_outbox(who, paging.skip, paging.limit)
+}

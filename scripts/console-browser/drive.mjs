@@ -1,0 +1,216 @@
+// Drives the platform console in Debian's headless Chromium and screenshots every page.
+//
+// Usage: node drive.mjs BASE_URL TOKEN_FILE SHOTS_DIR SPIKE_DATE
+//
+// Chromium is started here with the flags this machine needs (headless, no sandbox as root, no
+// background networking: the network is closed) and a fresh profile, then playwright-core
+// attaches over the DevTools protocol (connectOverCDP): Playwright waits for elements and
+// navigations by itself, so the steps read as a person's and do not race the page.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [base, tokenFile, shots, spike] = process.argv.slice(2);
+if (!base || !tokenFile || !shots || !spike) {
+  console.error('usage: node drive.mjs BASE_URL TOKEN_FILE SHOTS_DIR SPIKE_DATE');
+  process.exit(2);
+}
+const token = readFileSync(tokenFile, 'utf8').trim();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
+const browserProcess = spawn(process.env.CHROMIUM || 'chromium', [
+  '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-quic', `--user-data-dir=${profile}`, '--remote-debugging-port=0',
+  '--window-size=1280,800', 'about:blank',
+], { stdio: ['ignore', 'ignore', 'pipe'] });
+let chromiumLog = '';
+browserProcess.stderr.on('data', (d) => { chromiumLog += d; });
+
+const portFile = join(profile, 'DevToolsActivePort');
+for (let i = 0; i < 300 && !existsSync(portFile); i++) await sleep(100);
+if (!existsSync(portFile)) {
+  console.error('chromium did not open its DevTools port:\n' + chromiumLog.slice(-2000));
+  browserProcess.kill('SIGKILL');
+  process.exit(2);
+}
+const port = readFileSync(portFile, 'utf8').split('\n')[0];
+const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+const context = browser.contexts()[0];
+const page = await context.newPage();
+await page.setViewportSize({ width: 1280, height: 800 });
+page.setDefaultTimeout(15000);
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(String(e)));
+page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+const requested = [];
+page.on('request', (r) => requested.push(r.url()));
+
+let passed = 0;
+let failed = 0;
+function check(condition, what) {
+  if (!condition) throw new Error(what);
+}
+async function step(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    passed += 1;
+    console.log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failed += 1;
+    console.log(`FAIL ${name}: ${e.message.split('\n')[0]}`);
+    await page.screenshot({ path: join(shots, `failed-${name.replace(/\W+/g, '-')}.png`) }).catch(() => {});
+  }
+}
+async function shot(name) {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+const main = page.locator('#main');
+const api = async (path, init = {}) => {
+  const res = await fetch(base + path, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers || {}) } });
+  return res.json();
+};
+
+await step('sign-in form without a token, then sign in', async () => {
+  await page.goto(`${base}/console`);
+  await page.getByLabel('Token').waitFor();
+  await shot('signin');
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await main.getByRole('heading', { name: 'Objects' }).waitFor();
+  await main.getByRole('link', { name: 'NBP', exact: true }).waitFor();
+  check(await page.evaluate(() => sessionStorage.getItem('platform.console.token')) === token, 'token kept in sessionStorage');
+  check(await page.getByLabel('Token').inputValue() === '', 'token field emptied');
+});
+
+await step('objects: auto-complete and search', async () => {
+  await page.getByLabel('Search').pressSequentially('Nati', { delay: 40 });
+  await page.waitForFunction(() => document.querySelectorAll('#q-suggestions option').length > 0);
+  const suggested = await page.locator('#q-suggestions option').first().getAttribute('value');
+  check(suggested === 'NBP', `suggestion ${suggested}`);
+  await page.getByLabel('Search').fill('balancing');
+  await page.getByRole('button', { name: 'Find' }).click();
+  await page.waitForURL(/q=balancing/);
+  await main.getByRole('link', { name: 'NBP', exact: true }).waitFor();
+  check(await main.locator('tbody tr').count() === 1, 'one object found');
+  await shot('objects');
+});
+
+await step('object: fields, data, versions, diff', async () => {
+  await main.getByRole('link', { name: 'NBP', exact: true }).click();
+  await main.getByRole('heading', { name: 'NBP', level: 1 }).waitFor();
+  await main.getByRole('heading', { name: 'Versions', exact: true }).waitFor();
+  await main.getByRole('button', { name: 'Compare' }).waitFor();
+  await page.getByLabel('From version').fill('1');
+  await page.getByLabel('To version').fill('3');
+  await main.getByRole('button', { name: 'Compare' }).click();
+  await main.getByText('Fields that differ between versions 1 and 3').waitFor();
+  await shot('object');
+});
+
+await step('series: chart, presets, overlay, failed point, CSV', async () => {
+  await main.getByRole('link', { name: 'SPOT' }).first().click();
+  await main.getByRole('heading', { name: 'NBP:SPOT' }).waitFor();
+  const title = await main.locator('figure svg title').first().textContent();
+  check(title === 'NBP:SPOT (GBP/therm)', `chart title ${title}`);
+  check(await main.locator(`tr.failed th:text-is("${spike}")`).count() === 1, 'the spike is a failed row');
+  await main.getByRole('link', { name: '3 months' }).click();
+  await page.waitForURL(/preset=3M/);
+  await page.getByLabel('Overlay version').selectOption('2');
+  await main.getByRole('button', { name: 'Show' }).click();
+  await page.waitForURL(/compare=2/);
+  const caption = await main.locator('figure figcaption').first().textContent();
+  check(caption.includes('Overlaid: version 2'), `caption ${caption}`);
+  check(caption.includes('failed point'), `caption ${caption}`);
+  const download = page.waitForEvent('download');
+  await main.getByRole('link', { name: 'Download CSV' }).click();
+  const file = await download;
+  const csv = readFileSync(await file.path(), 'utf8');
+  check(csv.split('\n')[0].includes('time'), `CSV header ${csv.split('\n')[0]}`);
+  await shot('series');
+});
+
+await step('series on a phone', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await main.locator('figure svg').first().waitFor();
+  await page.screenshot({ path: join(shots, 'series-phone.png') });
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+await step('curve: ondate, overlay, tenor history', async () => {
+  await page.goto(`${base}/console/curve/private/TTF%3AFWD`);
+  await main.getByRole('heading', { name: 'TTF:FWD' }).waitFor();
+  const ondates = await page.getByLabel('Ondate', { exact: true }).locator('option').allTextContents();
+  check(ondates.length === 2, `ondates ${ondates}`);
+  await page.getByLabel('Overlay ondate').selectOption(ondates[1]);
+  await page.getByLabel('Tenor history').selectOption('M01');
+  await main.getByRole('button', { name: 'Show' }).click();
+  await main.getByRole('heading', { name: 'History of M01' }).waitFor();
+  check(await main.locator('figure svg').count() === 2, 'two charts');
+  const caption = await main.locator('figure figcaption').first().textContent();
+  check(caption.includes(`Overlaid: ondate ${ondates[1]}`), `caption ${caption}`);
+  await shot('curve');
+});
+
+await step('validation dashboard', async () => {
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Validation' }).click();
+  await main.getByRole('heading', { name: 'Validation', level: 1 }).waitFor();
+  await main.getByRole('heading', { name: 'Failing records by day' }).waitFor();
+  check(await main.locator('figure svg').count() === 1, 'the failures chart');
+  await main.getByRole('link', { name: `NBP:SPOT:${spike}` }).first().waitFor();
+  await shot('validation');
+});
+
+await step('validation record: override from the page', async () => {
+  await main.getByRole('link', { name: `NBP:SPOT:${spike}` }).first().click();
+  await main.getByRole('heading', { name: `Record NBP:SPOT:${spike}` }).waitFor();
+  await page.getByLabel('Reason for the override').fill('exchange outage, confirmed by the desk');
+  await main.getByRole('button', { name: 'Override', exact: true }).click();
+  await page.locator('#status').getByText('now overridden').waitFor();
+  await main.locator('dl.record .badge', { hasText: 'overridden' }).waitFor();
+  const record = await api(`/validation/v1/${encodeURIComponent(`NBP:SPOT:${spike}`)}`);
+  check(record.status === 'overridden', `record status ${record.status}`);
+  check(record.override.reason === 'exchange outage, confirmed by the desk', 'override reason');
+  await page.getByLabel('Comment').fill('checked with the exchange');
+  await main.getByRole('button', { name: 'Comment', exact: true }).click();
+  await main.getByRole('cell', { name: 'checked with the exchange' }).waitFor();
+  await shot('record');
+});
+
+await step('automations: list, log, mail outbox', async () => {
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Automations' }).click();
+  await main.getByRole('heading', { name: 'Automations', level: 1 }).waitFor();
+  await main.getByRole('heading', { name: /^Mail outbox \([1-9]/ }).waitFor();
+  await main.getByText('Data failed validation').first().waitFor();
+  await shot('automations');
+});
+
+await step('keyboard: the skip link comes first and leads to the main area', async () => {
+  await page.goto(`${base}/console/validation`);
+  await main.getByRole('heading', { name: 'Validation', level: 1 }).waitFor();
+  await page.keyboard.press('Tab');
+  check(await page.evaluate(() => document.activeElement.textContent) === 'Skip to content', 'skip link focused');
+  await page.keyboard.press('Enter');
+  check(await page.evaluate(() => document.activeElement.id) === 'main', 'main focused');
+});
+
+await step('sign out forgets the token; the token was never in a URL', async () => {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('Token').waitFor();
+  check(await page.evaluate(() => sessionStorage.getItem('platform.console.token')) === null, 'token removed');
+  const leaked = requested.filter((u) => u.includes(token));
+  check(leaked.length === 0, `token in URLs: ${leaked}`);
+  check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
+});
+
+await browser.close().catch(() => {});
+browserProcess.kill('SIGTERM');
+await sleep(300);
+if (browserProcess.exitCode === null) browserProcess.kill('SIGKILL');
+rmSync(profile, { recursive: true, force: true });
+console.log(`test result: ${failed === 0 ? 'ok' : 'FAILED'}. ${passed} passed; ${failed} failed; 0 ignored`);
+process.exit(failed === 0 ? 0 : 1);
