@@ -332,13 +332,12 @@ fn escape(s: &str) -> String {
     out
 }
 
-/// An x-axis label in the chart's zone, as fine as the span needs.
-fn tick(t: &DateTime<Tz>, span: Duration) -> String {
+/// An x-axis label in the chart's zone, as fine as the span needs (dates only for data that
+/// falls on midnights).
+fn tick(t: &DateTime<Tz>, span: Duration, dated: bool) -> String {
     if span > Duration::days(3 * 365) {
-        t.format("%Y").to_string()
-    } else if span > Duration::days(120) {
         t.format("%Y-%m").to_string()
-    } else if span > Duration::days(4) {
+    } else if dated || span > Duration::days(4) {
         t.format("%Y-%m-%d").to_string()
     } else {
         t.format("%m-%d %H:%M").to_string()
@@ -417,15 +416,16 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
     let x_min = x_min.with_timezone(&tz);
     let mut x_max = x_max.with_timezone(&tz);
     if x_max <= x_min {
-        x_max = x_min.clone() + Duration::days(1);
+        x_max = x_min + Duration::days(1);
     }
     let pad = if y_max > y_min {
         (y_max - y_min) * 0.06
     } else {
         y_min.abs().max(1.0) * 0.1
     };
-    let (y0, y1) = (y_min - pad, y_max + pad);
-    let span = x_max.clone() - x_min.clone();
+    // Room at the top for the legend.
+    let (y0, y1) = (y_min - pad, y_max + pad * 4.0);
+    let span = x_max - x_min;
     let curve = drawn.first().is_some_and(|d| d.shape == Shape::Curve);
     let x_desc = if curve {
         format!("Delivery ({})", tz.name())
@@ -440,15 +440,27 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22).into_font().color(&TEXT))
         .margin(14)
+        .margin_right(44)
         .x_label_area_size(52)
         .y_label_area_size(78)
-        .build_cartesian_2d(x_min.clone()..x_max.clone(), y0..y1)
+        .build_cartesian_2d(x_min..x_max, y0..y1)
         .map_err(drawing_error)?;
-    let formatter = |t: &DateTime<Tz>| tick(t, span);
+    // Data on midnights (daily and coarser, curves) is labelled by dates, one a day at most.
+    let dated = drawn.iter().flat_map(|d| &d.points).all(|p| {
+        p.at.with_timezone(&tz).time() == chrono::NaiveTime::MIN
+            && p.until
+                .is_none_or(|u| u.with_timezone(&tz).time() == chrono::NaiveTime::MIN)
+    });
+    let labels = if dated {
+        (span.num_days() as usize + 1).clamp(2, 7)
+    } else {
+        7
+    };
+    let formatter = |t: &DateTime<Tz>| tick(t, span, dated);
     let y_formatter = |v: &f64| number(*v);
     chart
         .configure_mesh()
-        .x_labels(7)
+        .x_labels(labels)
         .y_labels(7)
         .x_label_formatter(&formatter)
         .y_label_formatter(&y_formatter)
@@ -461,7 +473,8 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
         .axis_style(TEXT)
         .draw()
         .map_err(drawing_error)?;
-    for (i, d) in drawn.iter().enumerate() {
+    // Overlays first, so the first line is drawn on top of them.
+    for (i, d) in drawn.iter().enumerate().rev() {
         let colour = COLOURS[i % COLOURS.len()];
         let style = colour.stroke_width(2);
         let at = |p: &Point| p.at.with_timezone(&tz);
@@ -501,7 +514,7 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
                 let segments: Vec<PathElement<(DateTime<Tz>, f64)>> = d
                     .numeric()
                     .map(|(p, v)| {
-                        let end = p.until.clone().unwrap_or_else(|| p.at.clone());
+                        let end = p.until.unwrap_or(p.at);
                         PathElement::new(vec![(at(p), v), (end.with_timezone(&tz), v)], style)
                     })
                     .collect();
@@ -515,8 +528,8 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
                 let marks: Vec<Circle<(DateTime<Tz>, f64), i32>> = d
                     .numeric()
                     .map(|(p, v)| {
-                        let end = p.until.clone().unwrap_or_else(|| p.at.clone());
-                        let mid = p.at.clone() + (end - p.at.clone()) / 2;
+                        let end = p.until.unwrap_or(p.at);
+                        let mid = p.at + (end - p.at) / 2;
                         Circle::new((mid.with_timezone(&tz), v), 3, colour.filled())
                     })
                     .collect();
@@ -529,8 +542,8 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
         .flat_map(|d| {
             d.numeric().filter(|(p, _)| p.failed).map(|(p, v)| {
                 let at = match &p.until {
-                    Some(end) => p.at.clone() + (end.clone() - p.at.clone()) / 2,
-                    None => p.at.clone(),
+                    Some(end) => p.at + (*end - p.at) / 2,
+                    None => p.at,
                 };
                 (at.with_timezone(&tz), v)
             })

@@ -69,6 +69,13 @@ async function step(name, body) {
 async function shot(name) {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
+// The top of the page down to the end of `last` (the pictures the README shows).
+async function shotDownTo(name, last) {
+  const box = await last.boundingBox();
+  const scrolled = await page.evaluate(() => window.scrollY);
+  const height = Math.ceil(scrolled + box.y + box.height + 16);
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true, clip: { x: 0, y: 0, width: 1280, height } });
+}
 const main = page.locator('#main');
 const api = async (path, init = {}) => {
   const res = await fetch(base + path, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.headers || {}) } });
@@ -126,6 +133,7 @@ await step('series: chart, presets, overlay, failed point, CSV', async () => {
   const caption = await main.locator('figure figcaption').first().textContent();
   check(caption.includes('Overlaid: version 2'), `caption ${caption}`);
   check(caption.includes('failed point'), `caption ${caption}`);
+  await shotDownTo('readme-series', main.locator('figure').first());
   const download = page.waitForEvent('download');
   await main.getByRole('link', { name: 'Download CSV' }).click();
   const file = await download;
@@ -163,6 +171,7 @@ await step('validation dashboard', async () => {
   check(await main.locator('figure svg').count() === 1, 'the failures chart');
   await main.getByRole('link', { name: `NBP:SPOT:${spike}` }).first().waitFor();
   await shot('validation');
+  await shotDownTo('readme-validation', main.locator('section', { has: page.getByRole('heading', { name: 'Oldest open issues' }) }));
 });
 
 await step('validation record: override from the page', async () => {

@@ -210,6 +210,7 @@ pub fn series(
             }
         }
         form.inline method="get" action=(here) {
+            input type="hidden" name="preset" value=(preset);
             div.field {
                 label for="from" { "From" }
                 input #from type="date" name="from" value=[param(q, "from")];
