@@ -95,7 +95,7 @@ pub struct InitArgs {
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
     let platform = Platform::open(&args.db)?;
-    let Some(token) = platform.bootstrap()? else {
+    let Some(token) = platform.tenancy().bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
             platform_core::ErrorCode::Conflict,
@@ -144,7 +144,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         .init();
     let settings = args.delivery.settings()?;
     let platform = Platform::open(&args.db)?.with_delivery(settings);
-    if let Some(token) = platform.bootstrap()? {
+    if let Some(token) = platform.tenancy().bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
              admin token (shown once, keep it safe): {token}",

@@ -66,7 +66,7 @@ impl Output {
                 } else {
                     value.clone()
                 };
-                platform.render_template(
+                platform.scripts().render_template(
                     who,
                     self.template.as_deref().unwrap_or_default(),
                     &data,

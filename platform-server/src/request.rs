@@ -224,12 +224,17 @@ async fn authenticate(
     let platform = state.platform.clone();
     if credentials.is_none() {
         // Refused before any store access: no trip to the blocking pool.
-        return Ok(platform.authenticate(None, environment.as_deref())?);
+        return Ok(platform
+            .tenancy()
+            .authenticate(None, environment.as_deref())?);
     }
-    let principal =
-        web::block(move || platform.authenticate(credentials.as_ref(), environment.as_deref()))
-            .await
-            .map_err(blocking_failed)??;
+    let principal = web::block(move || {
+        platform
+            .tenancy()
+            .authenticate(credentials.as_ref(), environment.as_deref())
+    })
+    .await
+    .map_err(blocking_failed)??;
     req.extensions_mut()
         .insert(TenantTag(principal.tenant.clone()));
     Ok(principal)
@@ -258,7 +263,9 @@ where
     let (tenant, out) = web::block(move || {
         let principal = match known {
             Some(p) => p,
-            None => platform.authenticate(credentials.as_ref(), environment.as_deref())?,
+            None => platform
+                .tenancy()
+                .authenticate(credentials.as_ref(), environment.as_deref())?,
         };
         let out = f(&platform, &principal);
         Ok::<_, platform_core::Error>((principal.tenant, out))
