@@ -284,7 +284,7 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Runs `f` on a blocking thread as the authenticated caller (see [`as_caller`]).
+    /// Runs `f` on a blocking thread as the authenticated caller (see `as_caller`).
     pub async fn run<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
@@ -363,8 +363,8 @@ impl actix_web::FromRequest for Query {
     }
 }
 
-/// A JSON body, read after the caller is authenticated (see [`read_body`]) and parsed with
-/// every key once ([`parse_json`]).
+/// A JSON body, read after the caller is authenticated (see `read_body`) and parsed with
+/// every key once (`parse_json`).
 pub struct Body(pub serde_json::Value);
 
 impl actix_web::FromRequest for Body {

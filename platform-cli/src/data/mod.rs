@@ -85,6 +85,8 @@ pub struct ImportArgs {
     /// A CSV file (time,value[,status] for a series, ondate,tenor,value[,status] for a curve)
     /// or a JSON file of a series ([{time,value,status}...] or {header..., "data": [...]});
     /// '-' reads standard input.
+    // The help text above is clap's, shown as written: its brackets are not rustdoc links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     file: PathBuf,
     /// The series calendar (DAILY, BUSINESS, HOURLY, SPARSE...).
     #[arg(long)]

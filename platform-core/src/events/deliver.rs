@@ -2,7 +2,7 @@
 //! automation log and the mail outbox.
 //!
 //! The change that raised an event stored one `pending` delivery per matching automation
-//! (`events::emit`). A worker step claims the next ready delivery ([`next_ready`]: the oldest
+//! (`events::emit`). A worker step claims the next ready delivery (`next_ready`: the oldest
 //! due `pending` one whose item has no earlier unfinished delivery to the same automation, so
 //! each automation sees an item's events in order), which makes it `running`, runs the target
 //! as the automation's owner, and then finishes it (success, skipped, or failed after
