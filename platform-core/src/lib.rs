@@ -45,6 +45,11 @@ pub mod validation;
 
 pub use error::{Error, ErrorCode, Result};
 
+/// The Rust block of the README ("Embedding in a Rust program") runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 use clock::{Clock, SystemClock};
 use std::sync::Arc;
 use store::{ReadTx, Store, WriteTx};
