@@ -153,7 +153,19 @@ pub enum ReadRange {
 }
 
 /// How a series is read: which observations, at which object version, converted to which
-/// units and currency.
+/// units and currency. The default reads every observation of the current version as stored.
+///
+/// ```
+/// use platform_core::api::{ReadRange, SeriesQuery};
+/// use platform_core::ids::VersionRef;
+/// let q = SeriesQuery {
+///     range: ReadRange::Last(24),
+///     version: Some(VersionRef::Tag("month-end".into())),
+///     units: Some("kWh".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(q.currency, None);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SeriesQuery {
     /// The observations.
@@ -169,6 +181,20 @@ pub struct SeriesQuery {
 }
 
 /// A series read: its observations and what they are.
+///
+/// ```
+/// use platform_core::api::{Point, WriteOptions};
+/// use chrono::{TimeZone, Utc};
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// let opts = WriteOptions { units: Some("MWh".into()), timezone: Some("Europe/Berlin".into()), ..Default::default() };
+/// platform.data().write_series(&me, "DE:LOAD", &[Point::new(at, 41.0)], &opts)?;
+/// let s = platform.data().series(&me, "DE:LOAD", &Default::default())?;
+/// assert_eq!((s.id.as_str(), s.version, s.units.as_deref()), ("DE:LOAD", 1, Some("MWh")));
+/// assert_eq!(s.header["timezone"], "Europe/Berlin");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     /// The data id (`OBJ:PROP`).
@@ -211,7 +237,13 @@ impl Contract {
 }
 
 /// How a curve is read: which ondate, at which object version, converted to which units and
-/// currency.
+/// currency. The default reads the newest ondate of the current version as stored.
+///
+/// ```
+/// use platform_core::api::CurveQuery;
+/// let q = CurveQuery { ondate: chrono::NaiveDate::from_ymd_opt(2024, 5, 14), currency: Some("GBP".into()), ..Default::default() };
+/// assert!(q.version.is_none());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CurveQuery {
     /// The curve date; the newest when `None`.
@@ -226,7 +258,8 @@ pub struct CurveQuery {
     pub density: Option<f64>,
 }
 
-/// A contract of a curve read, with the delivery period the platform computed for it.
+/// A contract of a curve read, with the delivery period the platform computed for it (see
+/// [`Data::write_curve`] for an example).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CurveContract {
     /// The tenor code (relative when it has one).
@@ -244,6 +277,20 @@ pub struct CurveContract {
 }
 
 /// A curve of one ondate.
+///
+/// ```
+/// use platform_core::api::{Contract, CurveQuery};
+/// use chrono::NaiveDate;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let ondate = NaiveDate::from_ymd_opt(2024, 12, 2).unwrap();
+/// platform.data().write_curve(&me, "NBP:FWD", ondate, &[Contract::new("BOM", 98.0), Contract::new("Q01", 101.5)], &Default::default())?;
+/// let c = platform.data().curve(&me, "NBP:FWD", &CurveQuery::default())?;
+/// assert_eq!((c.ondate, c.contracts.len()), (ondate, 2));
+/// assert_eq!(c.contracts[0].absolute, None); // balance of the month
+/// assert_eq!(c.contracts[1].absolute.as_deref(), Some("2025Q01"));
+/// # Ok::<(), platform_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Curve {
     /// The data id (`OBJ:PROP`).

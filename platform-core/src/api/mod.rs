@@ -48,6 +48,9 @@ mod secrets;
 mod tenancy;
 mod validation;
 
+#[cfg(test)]
+mod tests;
+
 pub use automations::Automations;
 pub use data::{
     Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,

@@ -48,6 +48,14 @@ pub struct Validation<'p> {
 
 /// A point of a data item a validation request names: an observation time (series), or a
 /// date (a curve's ondate, or a day of a series read in its zone).
+///
+/// ```
+/// use platform_core::api::When;
+/// use chrono::{NaiveDate, TimeZone, Utc};
+/// let day: When = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap().into();
+/// let hour: When = Utc.with_ymd_and_hms(2024, 5, 14, 7, 0, 0).unwrap().into();
+/// assert!(matches!((day, hour), (When::Date(_), When::Time(_))));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum When {
     /// An instant.
@@ -108,7 +116,12 @@ pub struct ValidationRequest {
 }
 
 impl ValidationRequest {
-    /// A request for the latest point of `target`.
+    /// A request for the latest point of `target` (a curve: its newest ondate), every check.
+    ///
+    /// ```
+    /// let req = platform_core::api::ValidationRequest::new("NBP:SPOT");
+    /// assert!(req.points.is_empty() && req.from.is_none() && req.checks.is_none());
+    /// ```
     pub fn new(target: impl Into<String>) -> ValidationRequest {
         ValidationRequest {
             target: target.into(),
@@ -117,6 +130,14 @@ impl ValidationRequest {
     }
 
     /// The same request over the points from `from` to `to`, both included.
+    ///
+    /// ```
+    /// use platform_core::api::{ValidationRequest, When};
+    /// use chrono::NaiveDate;
+    /// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
+    /// let req = ValidationRequest::new("TTF:FWD").between(d(1), d(31));
+    /// assert_eq!(req.to, Some(When::Date(d(31))));
+    /// ```
     pub fn between(self, from: impl Into<When>, to: impl Into<When>) -> ValidationRequest {
         ValidationRequest {
             from: Some(from.into()),
@@ -126,6 +147,13 @@ impl ValidationRequest {
     }
 
     /// The same request on these points.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// let at = |h| Utc.with_ymd_and_hms(2024, 5, 14, h, 0, 0).unwrap();
+    /// let req = platform_core::api::ValidationRequest::new("DE:POWER").at([at(7), at(8)]);
+    /// assert_eq!(req.points.len(), 2);
+    /// ```
     pub fn at<W: Into<When>>(self, points: impl IntoIterator<Item = W>) -> ValidationRequest {
         ValidationRequest {
             points: points.into_iter().map(Into::into).collect(),
@@ -133,7 +161,8 @@ impl ValidationRequest {
         }
     }
 
-    /// The same request running only the checks with these names.
+    /// The same request running only the checks with these names (see
+    /// [`ValidationRequest`] for an example).
     pub fn only_checks<S: Into<String>>(
         self,
         names: impl IntoIterator<Item = S>,
@@ -176,7 +205,13 @@ impl ValidationRequest {
     }
 }
 
-/// The status of a checked point or of one check, worst last but `overridden`.
+/// The status of a checked point or of one check, worst last but `overridden`. Its serde
+/// form is the lower-case name the JSON answers use.
+///
+/// ```
+/// use platform_core::api::ValidationStatus;
+/// assert_eq!(serde_json::to_value(ValidationStatus::Failed).unwrap(), "failed");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ValidationStatus {
@@ -212,7 +247,7 @@ impl ValidationStatus {
     }
 }
 
-/// Points checked, by status.
+/// Points checked, by status (see [`Validation`] for a run that counts them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ValidationCounts {
@@ -244,7 +279,7 @@ impl ValidationCounts {
     }
 }
 
-/// One check's outcome at a point.
+/// One check's outcome at a point (see [`Validation`] for an example).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
     /// The check's id in its configuration.
@@ -262,7 +297,7 @@ pub struct CheckResult {
     pub message: String,
 }
 
-/// The outcome at one point.
+/// The outcome at one point (see [`Validation`] for an example).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
     /// The point (an observation time or an ondate, as the data writes it).
@@ -283,7 +318,8 @@ pub struct PointResult {
     pub checks: Vec<CheckResult>,
 }
 
-/// The outcome of a run or a test.
+/// The outcome of a run or a test: the answer of the JSON run, typed (see [`Validation`] and
+/// [`Validation::test`] for examples).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ValidationResult {
@@ -310,7 +346,13 @@ pub struct ValidationResult {
 }
 
 impl ValidationResult {
-    /// Whether no checked point has a failing status.
+    /// Whether no checked point has a failing status (warnings pass).
+    ///
+    /// ```
+    /// use platform_core::api::{ValidationCounts, ValidationResult};
+    /// let r = ValidationResult { counts: ValidationCounts { valid: 3, warning: 1, ..Default::default() }, ..Default::default() };
+    /// assert!(r.passed());
+    /// ```
     pub fn passed(&self) -> bool {
         self.counts.failing() == 0
     }
