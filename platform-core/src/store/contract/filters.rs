@@ -3,10 +3,10 @@ use super::*;
 /// Random documents and random filters: the store keeps exactly the documents the in-memory
 /// evaluation of each filter keeps (through the platform, as callers list them).
 pub fn filters_mean_in_the_store_what_they_mean_in_memory(store: Arc<dyn Store>) {
-    filters::same_results(store);
+    random::same_results(store);
 }
 
-mod filters {
+mod random {
     use crate::clock::SystemClock;
     use crate::documents::{ListRequest, SaveOptions};
     use crate::ids::Source;
