@@ -168,6 +168,17 @@ impl Platform {
         self.clock.now()
     }
 
+    /// Whether the database answers: one read transaction and one query (a readiness probe).
+    pub fn ping(&self) -> Result<()> {
+        self.read()?.tenant_count().map(|_| ())
+    }
+
+    /// Writes a consistent copy of the database to the new file `to` while writers go on (see
+    /// [`store::Store::backup`]); the secret key file is the caller's to copy beside it.
+    pub fn backup(&self, to: &std::path::Path) -> Result<()> {
+        self.store.backup(to)
+    }
+
     /// Flushes the store (call on shutdown).
     pub fn close(&self) -> Result<()> {
         self.store.close()

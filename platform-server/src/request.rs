@@ -228,7 +228,9 @@ async fn authenticate(
             .tenancy()
             .authenticate(None, environment.as_deref())?);
     }
+    let span = tracing::Span::current();
     let principal = web::block(move || {
+        let _request = span.enter();
         platform
             .tenancy()
             .authenticate(credentials.as_ref(), environment.as_deref())
@@ -260,7 +262,10 @@ where
         None => credentials(req)?,
     };
     let platform = state.platform.clone();
+    // The request's span (its id) goes with the call, so the core's log lines carry it.
+    let span = tracing::Span::current();
     let (tenant, out) = web::block(move || {
+        let _request = span.enter();
         let principal = match known {
             Some(p) => p,
             None => platform

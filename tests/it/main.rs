@@ -13,6 +13,7 @@ mod formats;
 mod hardening;
 mod isolation;
 mod object;
+mod ops;
 mod outbound;
 mod query;
 mod scripts;

@@ -5,6 +5,7 @@ mod attacks;
 mod conventions;
 mod import;
 mod limits;
+mod ops;
 mod readme;
 
 use serde_json::{json, Value};

@@ -378,6 +378,13 @@ impl Platform {
             }
             tx.append_log(&d.scope, &entry)
         })?;
+        let outcome = match (entry.status, retry) {
+            (LogStatus::Success, _) => "delivered",
+            (LogStatus::Skipped, _) => "skipped",
+            (LogStatus::Failed, true) => "retrying",
+            (LogStatus::Failed, false) => "failed",
+        };
+        metrics::counter!("platform_deliveries_total", "outcome" => outcome).increment(1);
         Ok(true)
     }
 

@@ -453,4 +453,13 @@ pub trait Store: Send + Sync {
     fn close(&self) -> Result<()> {
         Ok(())
     }
+    /// Writes a consistent copy of the whole database to the new file `to` (mode 0600) while
+    /// writers go on: the copy holds every transaction committed before it began. A backend
+    /// kept elsewhere (a database server) is backed up with that server's own tools.
+    fn backup(&self, to: &std::path::Path) -> Result<()> {
+        let _ = to;
+        Err(crate::error::Error::invalid_parameter(
+            "this database is backed up with its own tools, not by the platform",
+        ))
+    }
 }

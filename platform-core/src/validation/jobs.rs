@@ -9,7 +9,7 @@
 use crate::auth::{Grants, Principal};
 use crate::clock::format_instant;
 use crate::error::{Error, Result};
-use crate::store::{Job, JobStatus, Worker};
+use crate::store::{DeliveryStatus, Job, JobStatus, Worker};
 use crate::Platform;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -173,8 +173,34 @@ impl Platform {
         }
         job.finished = Some(self.now());
         self.write(|tx| tx.put_job(&scope, &job))?;
+        metrics::counter!("platform_jobs_total", "outcome" => job.status.as_str()).increment(1);
         Ok(true)
     }
+
+    /// What waits in the database for the workers, over every tenant: queued and running jobs,
+    /// pending and running deliveries (the gauges of `/metrics`).
+    pub fn backlog(&self) -> Result<Backlog> {
+        let tx = self.read()?;
+        Ok(Backlog {
+            jobs_queued: tx.jobs_with_status(JobStatus::Queued)?.len(),
+            jobs_running: tx.jobs_with_status(JobStatus::Running)?.len(),
+            deliveries_pending: tx.deliveries(DeliveryStatus::Pending)?.len(),
+            deliveries_running: tx.deliveries(DeliveryStatus::Running)?.len(),
+        })
+    }
+}
+
+/// Work waiting for the workers ([`Platform::backlog`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Backlog {
+    /// Jobs waiting for a worker.
+    pub jobs_queued: usize,
+    /// Jobs a worker runs.
+    pub jobs_running: usize,
+    /// Deliveries waiting for their time or for earlier ones of their item.
+    pub deliveries_pending: usize,
+    /// Deliveries a worker attempts.
+    pub deliveries_running: usize,
 }
 
 fn summary(result: &Value) -> String {

@@ -2,7 +2,7 @@
 //! driven in process without sockets.
 
 use actix_web::http::{header, Method};
-use actix_web::{test, App};
+use actix_web::test;
 use platform_core::auth::Role;
 use platform_core::Platform;
 use platform_server::{AppState, ServerConfig};
@@ -155,21 +155,19 @@ impl TestServer {
     }
 
     pub async fn send(&self, req: test::TestRequest) -> Resp {
-        let app = test::init_service(
-            App::new().configure(platform_server::configure(self.state.clone())),
-        )
-        .await;
-        let res = test::call_service(&app, req.to_request()).await;
+        let app = test::init_service(platform_server::app(self.state.clone())).await;
+        let res = test::call_service(&app, req.to_request())
+            .await
+            .map_into_boxed_body();
         Self::read(res).await
     }
 
     /// Starts a request and returns its response without reading the body (for streams).
     pub async fn start(&self, req: test::TestRequest) -> actix_web::dev::ServiceResponse {
-        let app = test::init_service(
-            App::new().configure(platform_server::configure(self.state.clone())),
-        )
-        .await;
-        test::call_service(&app, req.to_request()).await
+        let app = test::init_service(platform_server::app(self.state.clone())).await;
+        test::call_service(&app, req.to_request())
+            .await
+            .map_into_boxed_body()
     }
 
     /// Reads a whole response.

@@ -241,8 +241,11 @@ fn migrate(conn: &Connection) -> Result<()> {
 
 impl Store for SqliteStore {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+        let waited = std::time::Instant::now();
         let conn = self.reader();
         conn.execute_batch("BEGIN").db()?;
+        metrics::histogram!("platform_db_wait_seconds", "tx" => "read")
+            .record(waited.elapsed().as_secs_f64());
         Ok(Box::new(Tx {
             conn,
             open: true,
@@ -251,13 +254,42 @@ impl Store for SqliteStore {
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
+        let waited = std::time::Instant::now();
         let conn = lock(&self.writer);
         conn.execute_batch("BEGIN IMMEDIATE").db()?;
+        metrics::histogram!("platform_db_wait_seconds", "tx" => "write")
+            .record(waited.elapsed().as_secs_f64());
         Ok(Box::new(Tx {
             conn,
             open: true,
             store: Some(self),
         }))
+    }
+
+    fn backup(&self, to: &Path) -> Result<()> {
+        if self.path.is_none() {
+            return Err(Error::invalid_parameter(
+                "an in-memory database has no file to back up",
+            ));
+        }
+        // The copy starts as a new private file: VACUUM INTO fills an empty file and keeps its
+        // mode. It reads one snapshot, so it holds exactly what was committed when it began.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options
+            .open(to)
+            .map_err(|e| Error::caused(format!("cannot create the backup {}", to.display()), e))?;
+        let conn = self.reader();
+        let target = to.to_str().ok_or_else(|| {
+            Error::invalid_parameter(format!("{} is not a UTF-8 path", to.display()))
+        })?;
+        if let Err(e) = conn.execute("VACUUM INTO ?1", [target]) {
+            let _ = std::fs::remove_file(to);
+            return Err(Error::caused(format!("backup to {}", to.display()), e));
+        }
+        Ok(())
     }
 
     fn close(&self) -> Result<()> {

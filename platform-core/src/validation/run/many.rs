@@ -41,7 +41,10 @@ impl Platform {
                 json!({"request": body, "origin": "background"}),
             );
         }
-        self.run_many_now(p, body, &targets, origin, false)
+        let started = Instant::now();
+        let out = self.run_many_now(p, body, &targets, origin, false)?;
+        super::record_run("runMany", started);
+        Ok(out)
     }
 
     /// Runs several data items: checked on worker threads (each reads its own snapshot),
