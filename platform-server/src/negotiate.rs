@@ -70,6 +70,7 @@ impl Output {
                     value.clone()
                 };
                 platform
+                    .scripts()
                     .render_template(who, self.template.as_deref().unwrap_or_default(), &data)?
                     .into_bytes()
             }
