@@ -42,6 +42,8 @@ pub struct ServeArgs {
     metrics: platform_server::ops::MetricsAccess,
     /// Origins browsers may call the API from (CORS), comma-separated, e.g.
     /// https://console.example.com; `*` for any. None by default.
+    // The help text above is clap's, shown as written: its URL is an example, not a link.
+    #[allow(rustdoc::bare_urls)]
     #[arg(long, env = "PLATFORM_CORS_ORIGIN", value_delimiter = ',')]
     cors_origin: Vec<String>,
     /// Log lines as text (default) or as JSON lines (one object a line, with the request id).
@@ -119,7 +121,7 @@ pub struct InitArgs {
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
     let platform = Platform::open(&args.db)?;
-    let Some(token) = platform.bootstrap()? else {
+    let Some(token) = platform.tenancy().bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
             platform_core::ErrorCode::Conflict,
@@ -161,7 +163,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     init_logging(args.log_format);
     let settings = args.delivery.settings()?;
     let platform = Platform::open(&args.db)?.with_delivery(settings);
-    if let Some(token) = platform.bootstrap()? {
+    if let Some(token) = platform.tenancy().bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
              admin token (shown once, keep it safe): {token}",

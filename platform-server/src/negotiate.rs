@@ -1,12 +1,12 @@
-//! Content negotiation for GETs: JSON (default), CSV, XML, or HTML through a mustache template;
-//! data reads also offer their chart as SVG ([`crate::chart`]).
+//! Content negotiation for GETs: JSON (default), CSV, XML, Arrow IPC, or HTML through a
+//! mustache template; data reads also offer their chart as SVG ([`crate::chart`]).
 
 use crate::chart;
 use crate::error::ApiError;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use platform_core::auth::Principal;
-use platform_core::format::{self, csv, xml, Format};
+use platform_core::format::{self, arrow, csv, xml, Format};
 use platform_core::query::Params;
 use platform_core::Platform;
 use serde_json::{json, Value};
@@ -35,7 +35,7 @@ impl Output {
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok());
         let template = params.get("_template").map(str::to_string);
-        let mut available = vec![Format::Json, Format::Csv, Format::Xml];
+        let mut available = vec![Format::Json, Format::Csv, Format::Xml, Format::Arrow];
         if data {
             available.push(Format::Svg);
         }
@@ -65,21 +65,23 @@ impl Output {
         who: &Principal,
         value: &Value,
         is_list: bool,
-    ) -> platform_core::Result<String> {
+    ) -> platform_core::Result<Vec<u8>> {
         Ok(match self.format {
-            Format::Json => value.to_string(),
+            Format::Json => value.to_string().into_bytes(),
             Format::Csv => match value {
                 Value::Array(items) => csv::objects_to_csv(items),
                 one => csv::data_to_csv(one)
                     .unwrap_or_else(|| csv::objects_to_csv(std::slice::from_ref(one))),
-            },
-            Format::Xml => xml::to_xml(value, if is_list { "items" } else { "item" }),
+            }
+            .into_bytes(),
+            Format::Xml => xml::to_xml(value, if is_list { "items" } else { "item" }).into_bytes(),
+            Format::Arrow => arrow::to_arrow(value)?,
             Format::Svg => {
                 let lines: Vec<chart::Line> = match value {
                     Value::Array(items) if is_list => items.iter().map(chart::Line::of).collect(),
                     one => vec![chart::Line::of(one)],
                 };
-                chart::svg(&lines, (chart::WIDTH, chart::HEIGHT))?
+                chart::svg(&lines, (chart::WIDTH, chart::HEIGHT))?.into_bytes()
             }
             Format::Html => {
                 let data = if is_list {
@@ -87,17 +89,16 @@ impl Output {
                 } else {
                     value.clone()
                 };
-                platform.render_template(
-                    who,
-                    self.template.as_deref().unwrap_or_default(),
-                    &data,
-                )?
+                platform
+                    .scripts()
+                    .render_template(who, self.template.as_deref().unwrap_or_default(), &data)?
+                    .into_bytes()
             }
         })
     }
 
     /// The response with the body, its content type and, for lists, `x-total-count`.
-    pub fn respond(&self, body: String, total: Option<u64>) -> HttpResponse {
+    pub fn respond(&self, body: Vec<u8>, total: Option<u64>) -> HttpResponse {
         let mut res = HttpResponse::Ok();
         res.content_type(self.format.content_type());
         if let Some(total) = total {

@@ -7,6 +7,7 @@ mod conformance;
 mod console;
 mod corpus;
 mod data;
+mod embed;
 mod errors;
 mod extensions;
 mod formats;

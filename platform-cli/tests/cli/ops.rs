@@ -111,12 +111,11 @@ fn a_backup_taken_during_writes_is_whole_and_holds_every_write_acknowledged_befo
     assert!(after > before.len(), "writes went on: {after}");
     drop(server);
 
-    let conn = rusqlite::Connection::open(&out).unwrap();
-    let check: String = conn
-        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(check, "ok");
-    drop(conn);
+    assert_eq!(
+        platform_core::store::sqlite::integrity_check(&out).unwrap(),
+        ["ok"],
+        "PRAGMA integrity_check of the copy"
+    );
     #[cfg(unix)]
     for file in [out.clone(), dir.path().join("copy.db.key")] {
         use std::os::unix::fs::PermissionsExt as _;

@@ -27,6 +27,7 @@
 //! type, then `type/*`, then `*/*`); the highest weight wins and ties go to the order of the
 //! offer. [`Format::Xml`] also answers to `text/xml`.
 
+pub mod arrow;
 pub mod csv;
 pub mod template;
 pub mod xml;
@@ -35,6 +36,9 @@ pub mod xml;
 mod tests;
 
 use crate::error::{Error, ErrorCode, Result};
+
+/// The media type of the Arrow IPC stream format.
+pub const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
 
 /// A representation a response can be given in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,6 +51,9 @@ pub enum Format {
     Xml,
     /// `text/html`: a mustache template rendered over the data (see [`template`]).
     Html,
+    /// `application/vnd.apache.arrow.stream`: columns in the Arrow IPC stream format (see
+    /// [`arrow`]).
+    Arrow,
     /// `image/svg+xml`: a chart of data (drawn by the server, offered on data reads only).
     Svg,
 }
@@ -59,6 +66,7 @@ impl Format {
             Format::Csv => "text/csv; charset=utf-8",
             Format::Xml => "application/xml",
             Format::Html => "text/html; charset=utf-8",
+            Format::Arrow => ARROW_STREAM,
             Format::Svg => "image/svg+xml",
         }
     }
@@ -70,6 +78,7 @@ impl Format {
             Format::Csv => "text/csv",
             Format::Xml => "application/xml",
             Format::Html => "text/html",
+            Format::Arrow => ARROW_STREAM,
             Format::Svg => "image/svg+xml",
         }
     }
@@ -81,6 +90,7 @@ impl Format {
             Format::Csv => &["text/csv"],
             Format::Xml => &["application/xml", "text/xml"],
             Format::Html => &["text/html"],
+            Format::Arrow => &[ARROW_STREAM],
             Format::Svg => &["image/svg+xml"],
         }
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// A page of objects (`GET /object/v1/{source}` with these parameters).
 pub fn objects(p: &Platform, who: &Principal, source: Source, q: &Params) -> Result<Page<Value>> {
-    p.list(
+    p.objects().list(
         who,
         Collection::Object,
         source,
@@ -31,37 +31,38 @@ pub fn object(
     version: Option<u32>,
 ) -> Result<Value> {
     let which = version.map(VersionRef::Number);
-    p.get(who, Collection::Object, source, id, which.as_ref(), None)
+    p.objects()
+        .get(who, Collection::Object, source, id, which.as_ref(), None)
 }
 
 /// An object's versions (`GET /object/v1/{source}/{id}/*`).
 pub fn versions(p: &Platform, who: &Principal, source: Source, id: &str) -> Result<Vec<Value>> {
-    p.versions(who, Collection::Object, source, id)
+    p.objects().versions(who, Collection::Object, source, id)
 }
 
 /// A data read (`GET /data/v1/{source}/{id}` with these parameters).
 pub fn data(p: &Platform, who: &Principal, source: Source, id: &str, q: &Params) -> Result<Value> {
-    p.read_data(who, source, id, &DataQuery::from_params(q)?)
+    p.data().read(who, source, id, &DataQuery::from_params(q)?)
 }
 
 /// The validation dashboard (`GET /validation/v1?_function=stats`).
 pub fn stats(p: &Platform, who: &Principal, q: &Params) -> Result<Value> {
-    p.validation_stats(who, q)
+    p.validation().stats(who, q)
 }
 
 /// A page of validation records (`GET /validation/v1` with these parameters).
 pub fn records(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
-    p.validation_records(who, &ListRequest::from_params(q)?)
+    p.validation().records(who, &ListRequest::from_params(q)?)
 }
 
 /// One validation record.
 pub fn record(p: &Platform, who: &Principal, id: &str) -> Result<Value> {
-    p.validation_record(who, id)
+    p.validation().record(who, id)
 }
 
 /// A page of automations.
 pub fn automations(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
-    p.automations(who, &Paging::from_params(q)?)
+    p.automations().list(who, &Paging::from_params(q)?)
 }
 
 /// A page of the automation log (newest first, as the service keeps it).
@@ -75,11 +76,11 @@ pub fn log(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
         skip: paging.skip,
         limit: paging.limit,
     };
-    p.automation_log(who, &query)
+    p.automations().log(who, &query)
 }
 
 /// A page of the mail outbox.
 pub fn mail(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
     let paging = Paging::from_params(q)?;
-    p.mail_outbox(who, paging.skip, paging.limit)
+    p.automations().mail_outbox(who, paging.skip, paging.limit)
 }
