@@ -348,8 +348,14 @@ fn drawing_error(e: impl std::fmt::Display) -> Error {
     Error::Internal(format!("drawing a chart: {e}"))
 }
 
-/// The SVG chart of these lines (the first names the chart), `size` pixels.
+/// The SVG chart of these lines (the first names the chart), `size` pixels; its title and
+/// description have the ids `chart-title` and `chart-desc`.
 pub fn svg(lines: &[Line<'_>], size: (u32, u32)) -> Result<String> {
+    svg_named(lines, size, "chart")
+}
+
+/// [`svg`] with the ids `{name}-title` and `{name}-desc`, for pages that hold several charts.
+pub fn svg_named(lines: &[Line<'_>], size: (u32, u32), name: &str) -> Result<String> {
     let mut drawn: Vec<Drawn> = lines.iter().map(read_line).collect();
     let description = describe_drawn(&drawn);
     for d in &mut drawn {
@@ -358,12 +364,12 @@ pub fn svg(lines: &[Line<'_>], size: (u32, u32)) -> Result<String> {
     let tz = drawn.first().map_or(Tz::UTC, |d| d.tz);
     let mut body = String::new();
     draw(&drawn, tz, size, &description.title, &mut body)?;
-    Ok(with_text_alternative(&body, &description))
+    Ok(with_text_alternative(&body, &description, name))
 }
 
 /// Puts `role="img"`, `aria-labelledby` and the `<title>` and `<desc>` into the SVG plotters
 /// wrote.
-fn with_text_alternative(svg: &str, d: &Description) -> String {
+fn with_text_alternative(svg: &str, d: &Description, name: &str) -> String {
     let Some(open) = svg.find("<svg") else {
         return svg.to_string();
     };
@@ -371,7 +377,7 @@ fn with_text_alternative(svg: &str, d: &Description) -> String {
         return svg.to_string();
     };
     format!(
-        "{}<svg role=\"img\" aria-labelledby=\"chart-title chart-desc\"{}><title id=\"chart-title\">{}</title><desc id=\"chart-desc\">{}</desc>{}",
+        "{}<svg role=\"img\" aria-labelledby=\"{name}-title {name}-desc\"{}><title id=\"{name}-title\">{}</title><desc id=\"{name}-desc\">{}</desc>{}",
         &svg[..open],
         &svg[open + 4..close],
         escape(&d.title),
@@ -442,7 +448,7 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
         .margin(14)
         .margin_right(44)
         .x_label_area_size(52)
-        .y_label_area_size(78)
+        .y_label_area_size(if size.0 < 600 { 64 } else { 78 })
         .build_cartesian_2d(x_min..x_max, y0..y1)
         .map_err(drawing_error)?;
     // Data on midnights (daily and coarser, curves) is labelled by dates, one a day at most.
@@ -451,10 +457,12 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
             && p.until
                 .is_none_or(|u| u.with_timezone(&tz).time() == chrono::NaiveTime::MIN)
     });
+    // Fewer labels on a narrow chart (a phone's), each as large as on a wide one.
+    let most = if size.0 < 600 { 4 } else { 7 };
     let labels = if dated {
-        (span.num_days() as usize + 1).clamp(2, 7)
+        (span.num_days() as usize + 1).clamp(2, most)
     } else {
-        7
+        most
     };
     let formatter = |t: &DateTime<Tz>| tick(t, span, dated);
     let y_formatter = |v: &f64| number(*v);

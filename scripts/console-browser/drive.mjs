@@ -144,7 +144,10 @@ await step('series: chart, presets, overlay, failed point, CSV', async () => {
 
 await step('series on a phone', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
-  await main.locator('figure svg').first().waitFor();
+  // The narrow chart replaces the wide one, its text as large.
+  await main.locator('figure .narrow svg').first().waitFor();
+  check(!(await main.locator('figure .wide svg').first().isVisible()), 'the wide chart hidden');
+  await main.locator('figure').first().scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'series-phone.png') });
   await page.setViewportSize({ width: 1280, height: 800 });
 });
@@ -158,7 +161,7 @@ await step('curve: ondate, overlay, tenor history', async () => {
   await page.getByLabel('Tenor history').selectOption('M01');
   await main.getByRole('button', { name: 'Show' }).click();
   await main.getByRole('heading', { name: 'History of M01' }).waitFor();
-  check(await main.locator('figure svg').count() === 2, 'two charts');
+  check(await main.locator('figure .wide svg').count() === 2, 'two charts');
   const caption = await main.locator('figure figcaption').first().textContent();
   check(caption.includes(`Overlaid: ondate ${ondates[1]}`), `caption ${caption}`);
   await shot('curve');
@@ -168,7 +171,7 @@ await step('validation dashboard', async () => {
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Validation' }).click();
   await main.getByRole('heading', { name: 'Validation', level: 1 }).waitFor();
   await main.getByRole('heading', { name: 'Failing records by day' }).waitFor();
-  check(await main.locator('figure svg').count() === 1, 'the failures chart');
+  check(await main.locator('figure .wide svg').count() === 1, 'the failures chart');
   await main.getByRole('link', { name: `NBP:SPOT:${spike}` }).first().waitFor();
   await shot('validation');
   await shotDownTo('readme-validation', main.locator('section', { has: page.getByRole('heading', { name: 'Oldest open issues' }) }));
@@ -179,7 +182,7 @@ await step('validation record: override from the page', async () => {
   await main.getByRole('heading', { name: `Record NBP:SPOT:${spike}` }).waitFor();
   await page.getByLabel('Reason for the override').fill('exchange outage, confirmed by the desk');
   await main.getByRole('button', { name: 'Override', exact: true }).click();
-  await page.locator('#status').getByText('now overridden').waitFor();
+  await page.locator('#console-status').getByText('now overridden').waitFor();
   await main.locator('dl.record .badge', { hasText: 'overridden' }).waitFor();
   const record = await api(`/validation/v1/${encodeURIComponent(`NBP:SPOT:${spike}`)}`);
   check(record.status === 'overridden', `record status ${record.status}`);

@@ -278,7 +278,19 @@ async fn page(c: &Client<'_>, path: &str) -> (Resp, String) {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
+    if r.status == 200 {
+        assert_unique_ids(&body);
+    }
     (r, body)
+}
+
+/// Every `id` of a page is used once (labels, charts' titles and skip links point at them).
+fn assert_unique_ids(html: &str) {
+    let mut seen = std::collections::BTreeSet::new();
+    for part in html.split(" id=\"").skip(1) {
+        let id = &part[..part.find('"').unwrap()];
+        assert!(seen.insert(id.to_string()), "id \"{id}\" twice");
+    }
 }
 
 /// The first inline chart of a page, parsed.
@@ -400,7 +412,20 @@ async fn console_pages_render_the_data_for_the_caller() {
         html.contains("<option value=\"2024-03-04\" selected>2024-03-04</option>"),
         "{html}"
     );
-    assert_eq!(html.matches("<svg").count(), 2);
+    // Two charts, each wide and narrow (for phones), their titles' ids apart.
+    assert_eq!(html.matches("<svg").count(), 4);
+    for id in [
+        "chart-curve",
+        "chart-curve-narrow",
+        "chart-tenor",
+        "chart-tenor-narrow",
+    ] {
+        assert_eq!(
+            html.matches(&format!("id=\"{id}-title\"")).count(),
+            1,
+            "{id}"
+        );
+    }
     assert!(title_and_desc(&inline_svg(&html))
         .1
         .contains("Overlaid: ondate 2024-03-04"));

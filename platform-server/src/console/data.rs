@@ -238,7 +238,7 @@ pub fn series(
             (conversion_fields(q))
             div.field { button type="submit" { "Show" } }
         }
-        (figure(&lines, "Chart:"))
+        (figure(&lines, "Chart:", "chart-series"))
         p.actions {
             a.button href=(csv) download={ (id.replace(':', "_")) ".csv" } data-accept="text/csv" {
                 "Download CSV"
@@ -401,11 +401,11 @@ pub fn curve(
             (conversion_fields(q))
             div.field { button type="submit" { "Show" } }
         }
-        (figure(&lines, "Chart:"))
+        (figure(&lines, "Chart:", "chart-curve"))
         @if let (Some(h), Some(t)) = (&history, tenor) {
             section aria-labelledby="tenor-title" {
                 h2 #tenor-title { "History of " (t) }
-                (figure(&[Line { label: format!("{t} by ondate"), item: h }], "Chart:"))
+                (figure(&[Line { label: format!("{t} by ondate"), item: h }], "Chart:", "chart-tenor"))
             }
         }
         section aria-labelledby="contracts-title" {

@@ -113,7 +113,7 @@ fn frame(base: &str, nav: Nav, title: &str, signed_in: bool, main: Markup) -> Ma
             body data-base=(base) data-signed-in=(signed_in) {
                 (header(base, nav))
                 (signin_form())
-                p #status .status role="status" aria-live="polite" {}
+                p #console-status .status role="status" aria-live="polite" {}
                 main #main tabindex="-1" data-title=(title) {
                     (main)
                 }
@@ -163,14 +163,24 @@ pub fn status(s: &str) -> Markup {
     html! { span class={ "badge " (class) } { (s) } }
 }
 
-/// A chart with its text alternative shown beside it.
-pub fn figure(lines: &[chart::Line<'_>], caption: &str) -> Markup {
+/// A narrow chart's size, for a phone's screen (shown instead of the wide one there).
+const NARROW: (u32, u32) = (420, 360);
+
+/// A chart with its text alternative shown beside it: a wide SVG and a narrow one for phones
+/// (CSS shows one; the hidden one is out of the accessibility tree), `name` keeping the ids of
+/// their titles apart from other charts of the page.
+pub fn figure(lines: &[chart::Line<'_>], caption: &str, name: &str) -> Markup {
     let description = chart::describe(lines);
-    let svg = chart::svg(lines, (chart::WIDTH, chart::HEIGHT))
-        .unwrap_or_else(|e| html! { p.error { (e.to_string()) } }.into_string());
+    let draw = |size: (u32, u32), id: String| {
+        chart::svg_named(lines, size, &id)
+            .unwrap_or_else(|e| html! { p.error { (e.to_string()) } }.into_string())
+    };
+    let wide = draw((chart::WIDTH, chart::HEIGHT), name.to_string());
+    let narrow = draw(NARROW, format!("{name}-narrow"));
     html! {
         figure.chart {
-            div.plot { (PreEscaped(svg)) }
+            div.plot.wide { (PreEscaped(wide)) }
+            div.plot.narrow { (PreEscaped(narrow)) }
             figcaption {
                 strong { (caption) } " "
                 (description.text)

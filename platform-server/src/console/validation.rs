@@ -169,7 +169,7 @@ pub fn dashboard(p: &Platform, who: &Principal, base: &str, q: &Params) -> Resul
         }
         section aria-labelledby="days-title" {
             h2 #days-title { "Failing records by day" }
-            (figure(&[Line::of(&failures_chart)], "Chart:"))
+            (figure(&[Line::of(&failures_chart)], "Chart:", "chart-failures"))
         }
         section aria-labelledby="open-title" {
             h2 #open-title { "Oldest open issues" }

@@ -12,7 +12,7 @@
   var body = document.body;
   var base = body.getAttribute('data-base') || '';
   var main = document.getElementById('main');
-  var statusEl = document.getElementById('status');
+  var statusEl = document.getElementById('console-status');
   var signin = document.getElementById('signin');
   var signout = document.getElementById('signout');
   var whoami = document.getElementById('whoami');
