@@ -586,6 +586,11 @@ async fn console_without_javascript_signs_in_with_basic_credentials() {
     let (r, _) = page(&browser, "/console/signin").await;
     assert_eq!(r.status, 303);
     assert_eq!(r.header("location").as_deref(), Some("/console"));
+    // Wrong credentials: asked again.
+    let wrong = base64::engine::general_purpose::STANDARD.encode("writer-user:pt_00");
+    let (r, _) = page(&c.with_auth(&format!("Basic {wrong}")), "/console/signin").await;
+    assert_eq!(r.status, 401);
+    assert!(r.header("www-authenticate").unwrap().starts_with("Basic"));
     let (r, html) = page(&browser, "/console/series/private/NBP:SPOT").await;
     assert_eq!(r.status, 200);
     assert!(html.contains("<h1>NBP:SPOT</h1>"), "{html}");

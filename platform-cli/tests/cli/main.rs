@@ -2,6 +2,7 @@
 //! on the file, and a clean stop on SIGTERM.
 
 mod attacks;
+mod console;
 mod conventions;
 mod import;
 mod limits;

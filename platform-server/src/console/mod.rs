@@ -34,7 +34,7 @@ use layout::Nav;
 use maud::Markup;
 use platform_core::auth::Principal;
 use platform_core::query::Params;
-use platform_core::Platform;
+use platform_core::{ErrorCode, Platform};
 
 type Reply = Result<HttpResponse, ApiError>;
 
@@ -107,13 +107,20 @@ where
     Ok(html(layout::page(&base, nav, title, main)))
 }
 
-async fn signin(req: HttpRequest) -> Reply {
-    let base = base(&req);
-    if has_credentials(&req) {
-        // The browser has credentials: the console reads with them (checked on each page).
-        return Ok(HttpResponse::SeeOther()
-            .insert_header((header::LOCATION, format!("{base}/console")))
-            .finish());
+/// `GET /console/signin`: asks the browser for Basic credentials until it sends good ones, then
+/// sends it to the console.
+async fn signin(caller: Caller) -> Reply {
+    let base = base(caller.req());
+    if has_credentials(caller.req()) {
+        match caller.run(|_, _| Ok(())).await {
+            Ok(()) => {
+                return Ok(HttpResponse::SeeOther()
+                    .insert_header((header::LOCATION, format!("{base}/console")))
+                    .finish())
+            }
+            Err(ApiError::Core(e)) if e.code() == ErrorCode::NotAuthenticated => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(HttpResponse::Unauthorized()
         .insert_header((
