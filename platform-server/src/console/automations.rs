@@ -66,7 +66,10 @@ pub fn page(p: &Platform, who: &Principal, _base: &str, q: &Params) -> Result<Ma
             }
         }
         section aria-labelledby="log-title" {
-            h2 #log-title { "Log (" (log.total) " attempts; the latest " (log.items.len()) ")" }
+            h2 #log-title {
+                "Log (" (log.total) @if log.total == 1 { " attempt" } @else { " attempts" }
+                "; the latest " (log.items.len()) ")"
+            }
             form.inline method="get" {
                 div.field {
                     label for="status" { "Status" }

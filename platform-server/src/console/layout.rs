@@ -156,7 +156,7 @@ pub fn status(s: &str) -> Markup {
     let class = match s.split(':').next().unwrap_or_default() {
         "failed" | "FAILED" | "severe" | "error" => "bad",
         "warning" => "warn",
-        "valid" | "VALID" | "success" | "delivered" | "sent" => "good",
+        "valid" | "VALID" | "success" | "enabled" => "good",
         "overridden" => "note",
         _ => "plain",
     };

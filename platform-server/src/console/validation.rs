@@ -240,16 +240,16 @@ fn list_text(v: &Value) -> String {
         .join(", ")
 }
 
-/// A generic table of JSON rows, with these columns.
-fn rows_table(caption: &str, rows: &[Value], columns: &[&str]) -> Markup {
+/// A table of JSON rows, with these columns (field, heading).
+fn rows_table(caption: &str, rows: &[Value], columns: &[(&str, &str)]) -> Markup {
     html! {
         table.list {
             caption { (caption) }
-            thead { tr { @for c in columns { th scope="col" { (c) } } } }
+            thead { tr { @for (_, heading) in columns { th scope="col" { (heading) } } } }
             tbody {
                 @for r in rows {
                     tr {
-                        @for c in columns {
+                        @for (c, _) in columns {
                             td {
                                 @if *c == "status" || *c == "previous" {
                                     @if let Some(s) = r[*c].as_str() { (status(s)) }
@@ -330,7 +330,7 @@ pub fn record(p: &Platform, who: &Principal, base: &str, id: &str) -> Result<Mar
         }
         section aria-labelledby="checks-title" {
             h2 #checks-title { "Checks" }
-            (rows_table("Checks of this record", &checks, &["name", "severity", "status", "message", "failures"]))
+            (rows_table("Checks of this record", &checks, &[("name", "Check"), ("severity", "Severity"), ("status", "Status"), ("message", "Message"), ("failures", "Failures")]))
         }
         @if !tenors.is_empty() {
             section aria-labelledby="tenors-title" {
@@ -344,7 +344,7 @@ pub fn record(p: &Platform, who: &Principal, base: &str, id: &str) -> Result<Mar
         }
         section aria-labelledby="timeline-title" {
             h2 #timeline-title { "Timeline" }
-            (rows_table("What happened to this record, oldest first", &timeline, &["timestamp", "action", "user", "status", "previous", "message"]))
+            (rows_table("What happened to this record, oldest first", &timeline, &[("timestamp", "Time"), ("action", "Action"), ("user", "User"), ("status", "Status"), ("previous", "Before"), ("message", "Message")]))
         }
     })
 }
