@@ -15,7 +15,7 @@
 //! - Without JavaScript, `/console/signin` asks the browser for Basic credentials (user and
 //!   token); the browser then sends them with every console page, which read as plain HTML.
 //!
-//! Every core call of the console is in [`reads`], the pages in their modules.
+//! Every core call of the console is in `reads.rs`, the pages in their modules.
 
 mod assets;
 mod automations;
