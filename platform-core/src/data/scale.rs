@@ -14,7 +14,9 @@
 use super::calendar::Calendar;
 use super::model::{Point, PointValue, Status};
 use crate::error::{Error, Result};
-use chrono::{DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeZone, Timelike, Utc, Weekday};
+use chrono::{
+    DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeZone, Timelike, Utc, Weekday,
+};
 use chrono_tz::Tz;
 
 /// The calendar a read scales to.
@@ -41,6 +43,36 @@ impl Target {
                 "_calendar: {}; or GASDAY",
                 e.public_message()
             ))),
+        }
+    }
+
+    /// The calendar code an answer carries.
+    pub fn code(self) -> String {
+        match self {
+            Target::GasDay => "GASDAY".into(),
+            Target::Calendar(c) => match c {
+                Calendar::Daily => "DAILY".into(),
+                Calendar::Business => "BUSINESS".into(),
+                Calendar::Weekly => "WEEKLY".into(),
+                Calendar::Monthly => "MONTHLY".into(),
+                Calendar::Quarterly => "QUARTERLY".into(),
+                Calendar::Yearly => "YEARLY".into(),
+                Calendar::Intraday(3600) => "HOURLY".into(),
+                Calendar::Intraday(1800) => "HALFHOURLY".into(),
+                Calendar::Intraday(900) => "QUARTERHOURLY".into(),
+                Calendar::Intraday(s) if s % 3600 == 0 => format!("#PT{}H", s / 3600),
+                Calendar::Intraday(s) if s % 60 == 0 => format!("#PT{}M", s / 60),
+                Calendar::Intraday(s) => format!("#PT{s}S"),
+                Calendar::Sparse => "SPARSE".into(),
+            },
+        }
+    }
+
+    /// The calendar the answer's times print in (a gas day prints its UTC start).
+    pub fn printed(self) -> Calendar {
+        match self {
+            Target::Calendar(c) => c,
+            Target::GasDay => Calendar::Sparse,
         }
     }
 
@@ -182,9 +214,7 @@ fn opening_date(target: Target, d: NaiveDate) -> NaiveDate {
         Target::Calendar(Calendar::Quarterly) => {
             NaiveDate::from_ymd_opt(d.year(), (d.month() - 1) / 3 * 3 + 1, 1).unwrap_or(d)
         }
-        Target::Calendar(Calendar::Yearly) => {
-            NaiveDate::from_ymd_opt(d.year(), 1, 1).unwrap_or(d)
-        }
+        Target::Calendar(Calendar::Yearly) => NaiveDate::from_ymd_opt(d.year(), 1, 1).unwrap_or(d),
         _ => d,
     }
 }
@@ -313,10 +343,12 @@ pub fn distribute(points: &[Point], source: Calendar, target: Target, tz: Tz) ->
         let mut t = p.t;
         while t < end {
             let (start, next) = period_of(target, t, tz);
-            if start >= p.t && !(target == Target::Calendar(Calendar::Business) && {
-                let d = at(start).with_timezone(&tz).weekday();
-                matches!(d, Weekday::Sat | Weekday::Sun)
-            }) {
+            if start >= p.t
+                && !(target == Target::Calendar(Calendar::Business) && {
+                    let d = at(start).with_timezone(&tz).weekday();
+                    matches!(d, Weekday::Sat | Weekday::Sun)
+                })
+            {
                 out.push((start, v));
             }
             if next <= t {
@@ -351,9 +383,13 @@ impl Scaling {
         block: Option<&str>,
     ) -> Result<Option<Scaling>> {
         if calendar.is_none() {
-            if let Some((name, _)) = [("_observed", observed), ("_distribution", distribution), ("_block", block)]
-                .into_iter()
-                .find(|(_, v)| v.is_some())
+            if let Some((name, _)) = [
+                ("_observed", observed),
+                ("_distribution", distribution),
+                ("_block", block),
+            ]
+            .into_iter()
+            .find(|(_, v)| v.is_some())
             {
                 return Err(Error::invalid_parameter(format!(
                     "{name} needs _calendar=<the calendar to scale to>"
@@ -445,7 +481,10 @@ mod tests {
     use serde_json::Value;
 
     fn vectors() -> Value {
-        let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec/vectors/scaling.json");
+        let shared = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/spec/vectors/scaling.json"
+        );
         let copy = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/vectors/scaling.json");
         let path = if std::path::Path::new(shared).exists() {
             shared
@@ -456,7 +495,9 @@ mod tests {
     }
 
     fn ms(text: &str) -> i64 {
-        DateTime::parse_from_rfc3339(text).unwrap().timestamp_millis()
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .timestamp_millis()
     }
 
     #[test]
@@ -473,7 +514,12 @@ mod tests {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|p| Point::num(ms(p["time"].as_str().unwrap()), p["value"].as_f64().unwrap()))
+                .map(|p| {
+                    Point::num(
+                        ms(p["time"].as_str().unwrap()),
+                        p["value"].as_f64().unwrap(),
+                    )
+                })
                 .collect();
             let q = &case["query"];
             let scaling = Scaling::from_params(
@@ -490,7 +536,10 @@ mod tests {
             for (g, w) in got.iter().zip(want) {
                 assert_eq!(g.t, ms(w["time"].as_str().unwrap()), "{name}: {w}");
                 let v = g.v.as_f64().unwrap();
-                assert!((v - w["value"].as_f64().unwrap()).abs() < 1e-9, "{name}: {v} vs {w}");
+                assert!(
+                    (v - w["value"].as_f64().unwrap()).abs() < 1e-9,
+                    "{name}: {v} vs {w}"
+                );
             }
             // The counts, where the case gives them.
             if let Some(observed) = scaling.observed {
