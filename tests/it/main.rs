@@ -8,6 +8,7 @@ mod console;
 mod corpus;
 mod data;
 mod embed;
+mod energy_time;
 mod errors;
 mod extensions;
 mod formats;

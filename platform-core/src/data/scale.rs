@@ -46,6 +46,36 @@ impl Target {
         }
     }
 
+    /// The calendar code an answer carries.
+    pub fn code(self) -> String {
+        match self {
+            Target::GasDay => "GASDAY".into(),
+            Target::Calendar(c) => match c {
+                Calendar::Daily => "DAILY".into(),
+                Calendar::Business => "BUSINESS".into(),
+                Calendar::Weekly => "WEEKLY".into(),
+                Calendar::Monthly => "MONTHLY".into(),
+                Calendar::Quarterly => "QUARTERLY".into(),
+                Calendar::Yearly => "YEARLY".into(),
+                Calendar::Intraday(3600) => "HOURLY".into(),
+                Calendar::Intraday(1800) => "HALFHOURLY".into(),
+                Calendar::Intraday(900) => "QUARTERHOURLY".into(),
+                Calendar::Intraday(s) if s % 3600 == 0 => format!("#PT{}H", s / 3600),
+                Calendar::Intraday(s) if s % 60 == 0 => format!("#PT{}M", s / 60),
+                Calendar::Intraday(s) => format!("#PT{s}S"),
+                Calendar::Sparse => "SPARSE".into(),
+            },
+        }
+    }
+
+    /// The calendar the answer's times print in (a gas day prints its UTC start).
+    pub fn printed(self) -> Calendar {
+        match self {
+            Target::Calendar(c) => c,
+            Target::GasDay => Calendar::Sparse,
+        }
+    }
+
     /// A nominal length in seconds, to tell coarser from finer.
     fn nominal(self) -> i64 {
         match self {
