@@ -595,3 +595,40 @@ async fn console_without_javascript_signs_in_with_basic_credentials() {
     assert_eq!(r.status, 200);
     assert!(html.contains("<h1>NBP:SPOT</h1>"), "{html}");
 }
+
+#[actix_rt::test]
+async fn console_pages_of_another_tenant_are_missing_as_in_the_api() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    sample(&c).await;
+    c.post(
+        "/validationconfig/v1",
+        json!({"_id": "NBP:SPOT", "kind": "timeseries",
+            "checks": [{"name": "Range", "expression": "between(value, 0, 200)"}]}),
+    )
+    .await;
+    c.post(
+        "/validation/v1?_function=run",
+        json!({"target": "NBP:SPOT", "from": "2024-07-01"}),
+    )
+    .await;
+    let other = s.client_of("globex", "gil", Role::Admin);
+    for path in [
+        "/console/object/private/NBP",
+        "/console/series/private/NBP:SPOT",
+        "/console/curve/private/TTF:FWD",
+        "/console/validation/record/NBP:SPOT:2024-07-05",
+    ] {
+        let (r, _) = page(&other, path).await;
+        r.assert_error(404, "NOT_FOUND");
+    }
+    // Lists and the dashboard show the other tenant nothing of acme's (no links, no records).
+    for path in ["/console", "/console/validation", "/console/automations"] {
+        let (r, html) = page(&other, path).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert!(
+            !html.contains("private/NBP") && !html.contains("NBP:SPOT:2024"),
+            "{path}: {html}"
+        );
+    }
+}
