@@ -85,9 +85,11 @@ impl Platform {
     }
 
     /// The same platform publishing realtime messages to `sink`.
+    /// On a database several processes serve, the sink reaches the subscribers of all of them
+    /// (each process attaches its own).
     pub fn with_realtime(self, sink: Arc<dyn realtime::Realtime>) -> Platform {
         Platform {
-            realtime: Some(sink),
+            realtime: Some(self.store.realtime_across(sink)),
             ..self
         }
     }

@@ -79,6 +79,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         ErrorCode::Conflict => StatusCode::CONFLICT,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 
@@ -229,6 +230,10 @@ impl ResponseError for ApiError {
                 let incident = INCIDENT.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(incident, error = ?e, "internal error");
                 format!("internal error (id {incident})")
+            }
+            ApiError::Core(e) if e.code() == ErrorCode::Unavailable => {
+                tracing::warn!(error = ?e, "storage unavailable");
+                e.public_message()
             }
             ApiError::Core(e) => bounded(&e.public_message()).into_owned(),
             ApiError::Http(_, message) => bounded(message).into_owned(),
