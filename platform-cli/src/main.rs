@@ -115,21 +115,29 @@ fn grant(args: GrantArgs) -> platform_core::Result<()> {
 /// The database file argument shared by local commands.
 #[derive(Args, Clone)]
 struct DbArg {
-    /// The database file (it must exist: `platform init` makes one).
+    /// The database: a file (it must exist: `platform init` makes one) or a PostgreSQL URL
+    /// postgres://user@host:port/database.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
 }
 
 impl DbArg {
     fn open(&self) -> platform_core::Result<Platform> {
-        open_existing(&self.db)
+        open_existing(&self.db, self.key_file.as_deref())
     }
 }
 
-/// Opens a database file that exists; a missing one is an error that says how to make one, and
-/// nothing is created.
-fn open_existing(db: &std::path::Path) -> platform_core::Result<Platform> {
-    Platform::open_existing(db).map_err(|e| match e.code() {
+/// Opens a database file that exists, or a PostgreSQL database; a missing file is an error
+/// that says how to make one, and nothing is created.
+fn open_existing(
+    db: &std::path::Path,
+    key_file: Option<&std::path::Path>,
+) -> platform_core::Result<Platform> {
+    Platform::open_database(&db.to_string_lossy(), key_file, false).map_err(|e| match e.code() {
         platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
             "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",
             db.display()

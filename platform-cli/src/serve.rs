@@ -10,9 +10,14 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// The database file (created if absent; a new one prints its first admin token once).
+    /// The database: a file (created if absent) or a PostgreSQL URL
+    /// postgres://user@host:port/database; a new one prints its first admin token once.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, env = "PLATFORM_ADDR", default_value = "127.0.0.1:8080")]
     addr: String,
@@ -82,9 +87,14 @@ impl DeliveryArgs {
 
 #[derive(Args)]
 pub struct InitArgs {
-    /// The database file to create.
+    /// The database to create: a file, or a PostgreSQL URL postgres://user@host:port/database
+    /// (its tables are made).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
     /// Also write the admin token to this file (mode 0600).
     #[arg(long)]
     print_token_file: Option<PathBuf>,
@@ -94,7 +104,7 @@ pub struct InitArgs {
 /// admin token on standard output, once; on a database that has its admin, changes nothing.
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
-    let platform = Platform::open(&args.db)?;
+    let platform = open(&args.db, args.key_file.as_deref())?;
     let Some(token) = platform.bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
@@ -103,8 +113,8 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
                 "{} already has its admin (its token was shown once, when it was made): \
                  make another with `platform token create --db {} --tenant default --user admin \
                  --role platform`",
-                args.db.display(),
-                args.db.display()
+                shown(&args.db),
+                shown(&args.db)
             ),
         ));
     };
@@ -115,10 +125,20 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
     eprintln!(
         "{} {}: tenant \"default\", user \"admin\" (role platform); its token, shown once:",
         if existed { "initialised" } else { "created" },
-        args.db.display()
+        shown(&args.db)
     );
     println!("{token}");
     Ok(())
+}
+
+/// The database as messages name it (a URL without its password).
+fn shown(db: &Path) -> String {
+    platform_core::store::postgres::redact(&db.to_string_lossy())
+}
+
+/// Opens (creating) the database file or the PostgreSQL database `db`.
+fn open(db: &Path, key_file: Option<&Path>) -> platform_core::Result<Platform> {
+    Platform::open_database(&db.to_string_lossy(), key_file, true)
 }
 
 fn write_token_file(file: &Path, token: &str) -> platform_core::Result<()> {
@@ -143,12 +163,12 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let settings = args.delivery.settings()?;
-    let platform = Platform::open(&args.db)?.with_delivery(settings);
+    let platform = open(&args.db, args.key_file.as_deref())?.with_delivery(settings);
     if let Some(token) = platform.bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
              admin token (shown once, keep it safe): {token}",
-            args.db.display()
+            shown(&args.db)
         );
         if let Some(file) = &args.print_token_file {
             write_token_file(file, &token)?;
@@ -162,7 +182,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         for addr in &addrs {
             eprintln!("listening on http://{addr}");
         }
-        tracing::info!(db = %args.db.display(), "platform serving");
+        tracing::info!(db = %shown(&args.db), "platform serving");
         server.await
     });
     outcome.map_err(|e| {

@@ -130,8 +130,15 @@ impl Platform {
     /// otherwise, and nothing is created): for tools that read a database rather than make one.
     #[cfg(feature = "sqlite")]
     pub fn open_existing(path: &std::path::Path) -> Result<Platform> {
+        Platform::check_existing(path)?;
+        Platform::open(path)
+    }
+
+    /// Fails unless `path` is an existing file.
+    #[cfg(feature = "sqlite")]
+    fn check_existing(path: &std::path::Path) -> Result<()> {
         match std::fs::metadata(path) {
-            Ok(m) if m.is_file() => Platform::open(path),
+            Ok(m) if m.is_file() => Ok(()),
             Ok(_) => Err(Error::invalid_parameter(format!(
                 "{} is not a database file",
                 path.display()
@@ -144,6 +151,63 @@ impl Platform {
                 "cannot read {}: {e}",
                 path.display()
             ))),
+        }
+    }
+
+    /// A platform on a PostgreSQL database (`postgres://user@host:port/database`), sealing
+    /// secrets with the key in `key_file` (created with mode 0600 if absent): every server of
+    /// one database must use the same key file. An unreachable database is
+    /// [`Error::Unavailable`] naming it.
+    #[cfg(feature = "postgres")]
+    pub fn open_postgres(url: &str, key_file: &std::path::Path) -> Result<Platform> {
+        let store = store::postgres::PgStore::open(url).map_err(|e| match e {
+            Error::Unavailable(cause) => {
+                // The whole chain: the client's own message rarely says why.
+                let mut why = cause.to_string();
+                let mut next = cause.source();
+                while let Some(e) = next {
+                    why.push_str(&format!(": {e}"));
+                    next = e.source();
+                }
+                Error::Unavailable(
+                    format!(
+                        "cannot reach the PostgreSQL database {}: {why}",
+                        store::postgres::redact(url)
+                    )
+                    .into(),
+                )
+            }
+            other => other,
+        })?;
+        let key = secrets::SecretKey::load_or_create(key_file)?;
+        Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
+    }
+
+    /// A platform on `db`: a PostgreSQL URL ([`Platform::open_postgres`], with `key_file` or
+    /// `platform.key` in the working directory), or a SQLite database file, created when
+    /// `create` and absent (else it must exist), its key in `key_file` or beside it.
+    #[cfg(all(feature = "sqlite", feature = "postgres"))]
+    pub fn open_database(
+        db: &str,
+        key_file: Option<&std::path::Path>,
+        create: bool,
+    ) -> Result<Platform> {
+        if store::postgres::is_url(db) {
+            let key = key_file.unwrap_or(std::path::Path::new("platform.key"));
+            return Platform::open_postgres(db, key);
+        }
+        let path = std::path::Path::new(db);
+        if !create {
+            // Refuses a missing file before anything is created.
+            Platform::check_existing(path)?;
+        }
+        match key_file {
+            None => Platform::open(path),
+            Some(key_file) => {
+                let key = secrets::SecretKey::load_or_create(key_file)?;
+                let store = store::sqlite::SqliteStore::open(path)?;
+                Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
+            }
         }
     }
 

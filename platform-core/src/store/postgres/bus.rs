@@ -9,7 +9,6 @@
 use super::Shared;
 use crate::error::Result;
 use crate::realtime::{Channel, Realtime};
-use postgres::fallible_iterator::FallibleIterator;
 use serde_json::{json, Value};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -60,8 +59,8 @@ impl PgBus {
         let channel = self.channel();
         // The first connection listens before this returns: a listener that cannot start says
         // so, and no message sent after it is missed.
-        let mut first = self.shared.pool.connect()?;
-        first.listen(&channel).map_err(super::pg_error)?;
+        let mut first = self.shared.pool.connect(true)?;
+        first.listen(&channel)?;
         std::thread::Builder::new()
             .name("pg-listen".into())
             .spawn(move || {
@@ -75,7 +74,7 @@ impl PgBus {
                     let Some(shared) = weak.upgrade() else { return };
                     let c = match conn.take() {
                         Some(c) => c,
-                        None => match shared.pool.connect() {
+                        None => match shared.pool.connect(true) {
                             Ok(c) => c,
                             Err(e) => {
                                 drop(shared);
@@ -180,22 +179,4 @@ fn decode(text: &str) -> Option<(Channel, Value)> {
         },
         v.get("payload")?.clone(),
     ))
-}
-
-impl super::pool::PgConn {
-    /// Starts listening on a channel.
-    pub(crate) fn listen(&mut self, channel: &str) -> std::result::Result<(), postgres::Error> {
-        self.client_mut()
-            .batch_execute(&format!("LISTEN \"{channel}\""))
-    }
-
-    /// The next notification's payload, waiting at most `wait`.
-    pub(crate) fn next_notification(
-        &mut self,
-        wait: Duration,
-    ) -> std::result::Result<Option<String>, postgres::Error> {
-        let mut notifications = self.client_mut().notifications();
-        let mut iter = notifications.timeout_iter(wait);
-        Ok(iter.next()?.map(|n| n.payload().to_string()))
-    }
 }

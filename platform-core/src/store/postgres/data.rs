@@ -5,7 +5,7 @@ use super::{get, Tx};
 use crate::error::Result;
 use crate::ids::Scope;
 use crate::store::{Chunk, DataKey, DataRead, DataWrite, Extent};
-use postgres::Row;
+use tokio_postgres::Row;
 
 fn chunk_row(row: &Row) -> Result<Chunk> {
     Ok(Chunk {

@@ -11,9 +11,9 @@ use crate::query::filter::{fold, search_text};
 use crate::query::{Filter, ListQuery};
 use crate::store::{Collection, DocumentRead, DocumentWrite, FieldKind, Page, StoredVersion};
 use chrono::{DateTime, Utc};
-use postgres::types::ToSql;
-use postgres::Row;
 use serde_json::{json, Map, Value};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::Row;
 
 /// The columns of a version row `v` with its tags, sorted.
 const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\", v.reason, \

@@ -15,8 +15,8 @@
 
 use crate::query::filter::{Bound, Filter};
 use crate::query::SortSpec;
-use postgres::types::ToSql;
 use serde_json::Value;
+use tokio_postgres::types::ToSql;
 
 /// An argument of a statement.
 pub(crate) type Arg = Box<dyn ToSql + Sync + Send>;

@@ -47,11 +47,11 @@ pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
 use crate::error::{Error, Result};
 use crate::store::{ReadTx, Store, WriteTx};
 use pool::{Conn, Pool};
-use postgres::types::ToSql;
-use postgres::Row;
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::Row;
 
 /// The first key of the advisory locks the platform takes (`'plat'`); the second is a hash of
 /// the schema, so that platforms in different schemas of one database do not share locks.
@@ -94,7 +94,7 @@ impl std::fmt::Debug for PgStore {
 
 /// A PostgreSQL error as the platform's: a lost or refused connection is
 /// [`Error::Unavailable`], anything else a storage failure.
-pub(crate) fn pg_error(e: postgres::Error) -> Error {
+pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
     if e.is_closed() || e.as_db_error().is_none() {
         return Error::Unavailable(Box::new(e));
     }
@@ -118,7 +118,7 @@ trait Db<T> {
     fn db(self) -> Result<T>;
 }
 
-impl<T> Db<T> for std::result::Result<T, postgres::Error> {
+impl<T> Db<T> for std::result::Result<T, tokio_postgres::Error> {
     fn db(self) -> Result<T> {
         self.map_err(pg_error)
     }
@@ -151,7 +151,7 @@ impl PgStore {
     /// Opens the platform's tables in `schema` (created if absent) with claims lasting `lease`.
     pub fn open_in_schema(url: &str, schema: &str, lease: Duration) -> Result<PgStore> {
         check_schema(schema)?;
-        let config: postgres::Config = url.parse().map_err(|e| {
+        let config: tokio_postgres::Config = url.parse().map_err(|e| {
             Error::invalid_parameter(format!("\"{}\" is not a PostgreSQL URL: {e}", redact(url)))
         })?;
         let pool = Pool::new(config, schema.to_string(), 16);
@@ -309,7 +309,7 @@ impl WriteTx for Tx<'_> {
 }
 
 /// A column of a row, typed.
-fn get<'r, T: postgres::types::FromSql<'r>>(row: &'r Row, i: usize) -> Result<T> {
+fn get<'r, T: tokio_postgres::types::FromSql<'r>>(row: &'r Row, i: usize) -> Result<T> {
     row.try_get(i).db()
 }
 

@@ -13,7 +13,7 @@ use crate::store::{
     Page,
 };
 use chrono::{DateTime, Utc};
-use postgres::Row;
+use tokio_postgres::Row;
 
 const DELIVERY_COLUMNS: &str =
     "d.seq, d.tenant, d.env, d.automation, d.item, d.status, d.attempts, d.next_at, d.doc, \
@@ -135,7 +135,7 @@ impl OutboxRead for Tx<'_> {
                       AND ($4::text IS NULL OR status = $4) AND ($5::timestamptz IS NULL OR timestamp >= $5) \
                       AND ($6::timestamptz IS NULL OR timestamp <= $6)";
         let status = q.status.map(|s| s.as_str());
-        let args: [&(dyn postgres::types::ToSql + Sync); 6] = [
+        let args: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
             &scope.tenant,
             &scope.env,
             &q.automation,

@@ -1,28 +1,146 @@
-//! A small pool of connections: idle connections are reused, at most `max` are open, and a
-//! connection that failed (closed by the server, a broken transaction) is dropped rather than
-//! returned, so the pool recovers by opening a fresh one on the next call.
+//! Connections and a small pool of them.
+//!
+//! Each connection's socket is driven by a task on the store's runtime (one thread, shared by
+//! every store of the process); a call sends its request to the connection and waits for the
+//! answer on the calling thread ([`block_on`]), which needs no runtime of its own, so the store
+//! may be called from any thread, inside an async runtime or not.
+//!
+//! The pool reuses idle connections, opens at most `max`, and drops a connection that failed
+//! (closed by the server, a broken transaction) rather than returning it, so it recovers by
+//! opening a fresh one on the next call.
 
-use super::{pg_error, Db, Params};
+use super::{Db, Params};
 use crate::error::{Error, Result};
-use postgres::{Client, NoTls, Row, Statement};
 use std::collections::HashMap;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::future::Future;
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
+use tokio_postgres::{AsyncMessage, Client, NoTls, Row, Statement};
 
 /// Prepared statements kept per connection before the cache is emptied.
 const STATEMENTS_KEPT: usize = 512;
 /// How long a caller waits for a connection when all are busy.
 const WAIT: Duration = Duration::from_secs(30);
 
-/// One connection with its prepared statements.
+/// The runtime that drives every connection's socket.
+fn runtime() -> Result<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> =
+        OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("pg-connections")
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| Error::Internal(format!("cannot start the PostgreSQL runtime: {e}")))
+}
+
+/// Wakes the thread that waits in [`block_on`].
+struct ThreadWaker(std::thread::Thread);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Runs a future to completion on this thread (parking between polls).
+pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::park();
+    }
+}
+
+/// One connection with its prepared statements (and, for a listener, its notifications).
 pub(crate) struct PgConn {
     client: Client,
     statements: HashMap<String, Statement>,
+    notifications: Option<mpsc::Receiver<String>>,
+}
+
+/// Opens a connection; with `listen`, the notifications it receives are kept for
+/// [`PgConn::next_notification`].
+pub(crate) fn connect(config: &tokio_postgres::Config, listen: bool) -> Result<PgConn> {
+    let rt = runtime()?;
+    let config = config.clone();
+    let (tx, rx) = mpsc::channel();
+    let connected = block_on(rt.spawn(async move {
+        let (client, mut connection) = config.connect(NoTls).await?;
+        tokio::spawn(async move {
+            let messages = std::future::poll_fn(|cx| loop {
+                match connection.poll_message(cx) {
+                    Poll::Ready(Some(Ok(AsyncMessage::Notification(n)))) => {
+                        if listen {
+                            let _ = tx.send(n.payload().to_string());
+                        }
+                    }
+                    Poll::Ready(Some(Ok(_))) => {}
+                    Poll::Ready(Some(Err(e))) => {
+                        tracing::debug!(error = %e, "PostgreSQL connection ended");
+                        return Poll::Ready(());
+                    }
+                    Poll::Ready(None) => return Poll::Ready(()),
+                    Poll::Pending => return Poll::Pending,
+                }
+            });
+            messages.await;
+        });
+        Ok::<Client, tokio_postgres::Error>(client)
+    }))
+    .map_err(|e| Error::Internal(format!("the PostgreSQL connection task failed: {e}")))?;
+    let client = connected.map_err(|e| Error::Unavailable(Box::new(e)))?;
+    Ok(PgConn {
+        client,
+        statements: HashMap::new(),
+        notifications: listen.then_some(rx),
+    })
 }
 
 impl PgConn {
-    pub(crate) fn client_mut(&mut self) -> &mut Client {
-        &mut self.client
+    /// Runs statements without parameters (simple protocol, one round trip).
+    pub(crate) fn batch_execute(&mut self, sql: &str) -> Result<()> {
+        block_on(self.client.batch_execute(sql)).db()
+    }
+
+    /// A query with parameters, unprepared (for administration).
+    #[cfg(any(test, feature = "contract-tests"))]
+    pub(crate) fn query_once(&mut self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>> {
+        block_on(self.client.query(sql, params)).db()
+    }
+
+    /// Starts listening on a channel.
+    pub(crate) fn listen(&mut self, channel: &str) -> Result<()> {
+        self.batch_execute(&format!("LISTEN \"{channel}\""))
+    }
+
+    /// The next notification's payload, waiting at most `wait`; an error once the connection
+    /// is lost.
+    pub(crate) fn next_notification(&mut self, wait: Duration) -> Result<Option<String>> {
+        let Some(rx) = &self.notifications else {
+            return Err(Error::Internal("not a listening connection".into()));
+        };
+        match rx.recv_timeout(wait) {
+            Ok(text) => Ok(Some(text)),
+            Err(mpsc::RecvTimeoutError::Timeout) if !self.client.is_closed() => Ok(None),
+            Err(_) => Err(Error::Unavailable(
+                "the listening connection was lost".into(),
+            )),
+        }
     }
 }
 
@@ -32,7 +150,7 @@ struct State {
 }
 
 pub(crate) struct Pool {
-    config: postgres::Config,
+    config: tokio_postgres::Config,
     schema: String,
     max: usize,
     state: Mutex<State>,
@@ -40,14 +158,14 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    pub(crate) fn new(mut config: postgres::Config, schema: String, max: usize) -> Pool {
+    pub(crate) fn new(mut config: tokio_postgres::Config, schema: String, max: usize) -> Pool {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
         }
         config.keepalives(true);
         config.keepalives_idle(Duration::from_secs(30));
         if config.get_application_name().is_none() {
-            config.application_name(&format!("platform:{schema}"));
+            config.application_name(format!("platform:{schema}"));
         }
         Pool {
             config,
@@ -83,7 +201,7 @@ impl Pool {
             if state.open < self.max {
                 state.open += 1;
                 drop(state);
-                return match self.connect() {
+                return match self.connect(false) {
                     Ok(conn) => Ok(Conn {
                         pool: self,
                         conn: Some(conn),
@@ -108,23 +226,15 @@ impl Pool {
         }
     }
 
-    /// A new connection with the platform's settings (its schema first on the search path,
-    /// UTC).
-    pub(crate) fn connect(&self) -> Result<PgConn> {
-        let mut client = self
-            .config
-            .connect(NoTls)
-            .map_err(|e| Error::Unavailable(Box::new(e)))?;
-        client
-            .batch_execute(&format!(
-                "SET search_path TO \"{}\"; SET TIME ZONE 'UTC'",
-                self.schema
-            ))
-            .map_err(pg_error)?;
-        Ok(PgConn {
-            client,
-            statements: HashMap::new(),
-        })
+    /// A new connection outside the pool with the platform's settings (its schema first on
+    /// the search path, UTC); with `listen`, one that keeps its notifications.
+    pub(crate) fn connect(&self, listen: bool) -> Result<PgConn> {
+        let mut conn = connect(&self.config, listen)?;
+        conn.batch_execute(&format!(
+            "SET search_path TO \"{}\"; SET TIME ZONE 'UTC'",
+            self.schema
+        ))?;
+        Ok(conn)
     }
 
     fn give_back(&self, conn: PgConn) {
@@ -159,7 +269,7 @@ impl Conn<'_> {
 
     /// Runs statements without parameters (simple protocol, one round trip).
     pub(crate) fn batch(&mut self, sql: &str) -> Result<()> {
-        let out = self.inner()?.client.batch_execute(sql).db();
+        let out = self.inner().and_then(|c| c.batch_execute(sql));
         self.check(out)
     }
 
@@ -168,7 +278,7 @@ impl Conn<'_> {
         if let Some(s) = conn.statements.get(sql) {
             return Ok(s.clone());
         }
-        let s = conn.client.prepare(sql).db()?;
+        let s = block_on(conn.client.prepare(sql)).db()?;
         if conn.statements.len() >= STATEMENTS_KEPT {
             conn.statements.clear();
         }
@@ -179,7 +289,7 @@ impl Conn<'_> {
     pub(crate) fn query(&mut self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>> {
         let out = self.statement(sql).and_then(|s| {
             let conn = self.inner()?;
-            conn.client.query(&s, params).db()
+            block_on(conn.client.query(&s, params)).db()
         });
         self.check(out)
     }
@@ -187,7 +297,7 @@ impl Conn<'_> {
     pub(crate) fn execute(&mut self, sql: &str, params: &Params<'_>) -> Result<u64> {
         let out = self.statement(sql).and_then(|s| {
             let conn = self.inner()?;
-            conn.client.execute(&s, params).db()
+            block_on(conn.client.execute(&s, params)).db()
         });
         self.check(out)
     }

@@ -5,7 +5,7 @@ use super::{get, Tx};
 use crate::error::Result;
 use crate::ids::Scope;
 use crate::store::{RecordChunkRow, RecordRead, RecordWrite};
-use postgres::types::ToSql;
+use tokio_postgres::types::ToSql;
 
 impl RecordRead for Tx<'_> {
     fn record_chunks(

@@ -4,7 +4,7 @@ use super::{get, json_map, json_text, Tx};
 use crate::error::Result;
 use crate::ids::Scope;
 use crate::store::{SecretRead, SecretRow, SecretWrite};
-use postgres::Row;
+use tokio_postgres::Row;
 
 fn secret_row(row: &Row) -> Result<SecretRow> {
     let id: String = get(row, 0)?;

@@ -4,9 +4,9 @@
 //! ends, and the database is dropped when its last schema is. Without the variable the
 //! PostgreSQL runs are skipped, and the binary says so once.
 
+use super::pool::{connect, PgConn};
 use super::{PgStore, DEFAULT_LEASE};
 use crate::error::{Error, Result};
-use postgres::{Client, NoTls};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
@@ -49,26 +49,42 @@ pub fn with_database(url: &str, db: &str) -> String {
 static DATABASE: Mutex<(Option<String>, usize)> = Mutex::new((None, 0));
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-fn admin(url: &str) -> Result<Client> {
-    let mut config: postgres::Config = url
+/// A connection to `url` outside any store (for administration).
+pub fn admin(url: &str) -> Result<Admin> {
+    let mut config: tokio_postgres::Config = url
         .parse()
         .map_err(|e| Error::invalid_parameter(format!("{VAR} is not a PostgreSQL URL: {e}")))?;
     config.connect_timeout(Duration::from_secs(5));
-    config
-        .connect(NoTls)
-        .map_err(|e| Error::Unavailable(Box::new(e)))
+    Ok(Admin(connect(&config, false)?))
+}
+
+/// A connection for administering test databases.
+pub struct Admin(PgConn);
+
+impl Admin {
+    /// Runs statements without parameters.
+    pub fn batch_execute(&mut self, sql: &str) -> Result<()> {
+        self.0.batch_execute(sql)
+    }
+
+    /// The first column of each row of a query without parameters, as text.
+    pub fn texts(&mut self, sql: &str) -> Result<Vec<String>> {
+        self.0
+            .query_once(sql, &[])?
+            .iter()
+            .map(|r| super::get(r, 0))
+            .collect()
+    }
 }
 
 /// Drops the test databases of binaries that are no longer running.
-fn drop_stale(client: &mut Client) {
-    let Ok(rows) = client.query(
-        "SELECT datname FROM pg_database WHERE datname LIKE 'platform\\_test\\_%'",
-        &[],
-    ) else {
+fn drop_stale(client: &mut Admin) {
+    let Ok(names) = client
+        .texts("SELECT datname::text FROM pg_database WHERE datname LIKE 'platform\\_test\\_%'")
+    else {
         return;
     };
-    for row in rows {
-        let name: String = row.get(0);
+    for name in names {
         let pid = name
             .trim_start_matches("platform_test_")
             .split('_')

@@ -22,8 +22,8 @@ fn now() -> chrono::DateTime<chrono::Utc> {
     crate::clock::parse_instant("2024-01-01T00:00:00Z").unwrap()
 }
 
-fn admin(schema: &TestSchema) -> postgres::Client {
-    postgres::Client::connect(&schema.url, postgres::NoTls).unwrap()
+fn admin(schema: &TestSchema) -> super::testing::Admin {
+    super::testing::admin(&schema.url).unwrap()
 }
 
 #[test]
@@ -35,9 +35,10 @@ fn the_schema_is_numbered_and_a_newer_one_is_refused() {
     let mut client = admin(&schema);
     let table = format!("\"{}\".platform_schema", schema.schema);
     let v: i64 = client
-        .query_one(&format!("SELECT max(version) FROM {table}"), &[])
-        .unwrap()
-        .get(0);
+        .texts(&format!("SELECT max(version)::text FROM {table}"))
+        .unwrap()[0]
+        .parse()
+        .unwrap();
     assert_eq!(v, i64::from(schema_version()));
     assert_eq!(v as usize, MIGRATIONS.len());
     // Opening again applies nothing and keeps the data.
@@ -79,11 +80,11 @@ fn a_lost_connection_is_unavailable_and_the_pool_recovers() {
     // Every connection of the store is cut (as a database restart or a network loss would).
     let mut client = admin(&schema);
     client
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() \
-             AND pid <> pg_backend_pid() AND application_name = $1",
-            &[&format!("platform:{}", schema.schema)],
-        )
+        .texts(&format!(
+            "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE datname = current_database() \
+             AND pid <> pg_backend_pid() AND application_name = 'platform:{}'",
+            schema.schema
+        ))
         .unwrap();
     // The first call on a cut connection fails as unavailable, and nothing half-done remains;
     // the next calls get fresh connections.
