@@ -21,7 +21,7 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(
     name = "platform",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("PLATFORM_COMMIT"), ")"),
     about = "An embeddable data platform for energy and commodity market data"
 )]
 struct Cli {
@@ -56,6 +56,86 @@ enum Command {
     /// Automations on a database file: list them, their log, the mail outbox; deliver due events.
     #[command(subcommand)]
     Automation(automation::AutomationCommand),
+    /// Copy a database file consistently while a server writes to it, with its key file
+    /// (OUT.key); restore by serving the copy.
+    Backup(BackupArgs),
+    /// Print the shell completion script of `platform` (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page of `platform` (roff; e.g. `platform man > platform.1`).
+    Man,
+}
+
+#[derive(Args)]
+struct BackupArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// The copy to write (a new file; its key goes to OUT.key).
+    out: PathBuf,
+}
+
+/// Writes to standard output; a reader that stopped reading (`| head`) is not an error.
+fn print_bytes(bytes: &[u8]) -> platform_core::Result<()> {
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(bytes) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(platform_core::Error::caused(
+            "cannot write to standard output",
+            e,
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `platform backup`: the database through the store's consistent copy, then its key file.
+fn backup(args: BackupArgs) -> platform_core::Result<()> {
+    let out = &args.out;
+    let key_of = |p: &std::path::Path| {
+        let mut k = p.as_os_str().to_owned();
+        k.push(".key");
+        PathBuf::from(k)
+    };
+    let (key, out_key) = (key_of(&args.db.db), key_of(out));
+    for taken in [out, &out_key] {
+        if taken.exists() {
+            return Err(platform_core::Error::invalid_parameter(format!(
+                "{} exists: a backup goes to a new file",
+                taken.display()
+            )));
+        }
+    }
+    let platform = args.db.open()?;
+    platform.backup(out)?;
+    let copied = std::fs::read(&key).and_then(|bytes| {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        std::io::Write::write_all(&mut options.open(&out_key)?, &bytes)
+    });
+    if let Err(e) = copied {
+        let _ = std::fs::remove_file(out);
+        let _ = std::fs::remove_file(&out_key);
+        return Err(platform_core::Error::caused(
+            format!(
+                "cannot copy the key file {} to {}",
+                key.display(),
+                out_key.display()
+            ),
+            e,
+        ));
+    }
+    let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "backed up {} to {} ({size} bytes) and its key to {}; restore by serving the copy: \
+         platform serve --db {}",
+        args.db.db.display(),
+        out.display(),
+        out_key.display(),
+        out.display()
+    );
+    Ok(())
 }
 
 #[derive(Args)]
@@ -93,9 +173,11 @@ fn grant(args: GrantArgs) -> platform_core::Result<()> {
     };
     let platform = args.db.open()?;
     let changed = if args.revoke {
-        platform.revoke_grant(&args.tenant, &args.user, &what)?
+        platform
+            .tenancy()
+            .revoke_grant(&args.tenant, &args.user, &what)?
     } else {
-        platform.grant(&args.tenant, &args.user, &what)?
+        platform.tenancy().grant(&args.tenant, &args.user, &what)?
     };
     let (kind, name) = what.parts();
     eprintln!(
@@ -236,6 +318,23 @@ fn main() -> ExitCode {
             }
         }),
         Command::Automation(cmd) => done(automation::run(cmd)),
+        Command::Backup(args) => done(backup(args)),
+        Command::Completions { shell } => {
+            let mut cli = <Cli as clap::CommandFactory>::command();
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut cli, "platform", &mut text);
+            done(print_bytes(&text))
+        }
+        Command::Man => {
+            let cli = <Cli as clap::CommandFactory>::command();
+            let mut text = Vec::new();
+            done(
+                clap_mangen::Man::new(cli)
+                    .render(&mut text)
+                    .map_err(|e| platform_core::Error::caused("cannot render the manual page", e))
+                    .and_then(|()| print_bytes(&text)),
+            )
+        }
     };
     match result {
         Ok(code) => code,
@@ -278,7 +377,7 @@ fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_json
 fn env(cmd: EnvCommand) -> platform_core::Result<()> {
     match cmd {
         EnvCommand::Create { db, tenant, name } => {
-            let created = db.open()?.create_environment(&tenant, &name)?;
+            let created = db.open()?.tenancy().create_environment(&tenant, &name)?;
             eprintln!(
                 "environment \"{name}\" of tenant \"{tenant}\" {}",
                 if created { "created" } else { "already exists" }
@@ -288,7 +387,7 @@ fn env(cmd: EnvCommand) -> platform_core::Result<()> {
         EnvCommand::List { db, tenant, format } => {
             let envs: Vec<serde_json::Value> = db
                 .open()?
-                .environments(&tenant)?
+                .tenancy().environments(&tenant)?
                 .into_iter()
                 .map(|(name, created)| {
                     serde_json::json!({"name": name, "created": format_instant(created)})
@@ -307,13 +406,14 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
             user,
             role,
         } => {
-            let token = db.open()?.create_token(&tenant, &user, role)?;
+            let token = db.open()?.tenancy().create_token(&tenant, &user, role)?;
             println!("{token}");
             Ok(())
         }
         TokenCommand::List { db, tenant, format } => {
             let tokens: Vec<serde_json::Value> = db
                 .open()?
+                .tenancy()
                 .tokens(tenant.as_deref())?
                 .into_iter()
                 .map(|t| {
@@ -336,8 +436,10 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
         } => {
             let platform = db.open()?;
             let n = match (token, tenant, user) {
-                (Some(token), _, _) => u64::from(platform.revoke_token(&token)?),
-                (None, Some(tenant), Some(user)) => platform.revoke_user_tokens(&tenant, &user)?,
+                (Some(token), _, _) => u64::from(platform.tenancy().revoke_token(&token)?),
+                (None, Some(tenant), Some(user)) => {
+                    platform.tenancy().revoke_user_tokens(&tenant, &user)?
+                }
                 _ => 0,
             };
             eprintln!("{n} token(s) revoked");

@@ -120,7 +120,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                         .as_deref()
                         .map(str::parse::<VersionRef>)
                         .transpose()?;
-                    p.get(
+                    p.objects().get(
                         &who,
                         Collection::Object,
                         Source::of_id(&key),
@@ -153,7 +153,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                         source: None,
                         ..SaveOptions::default()
                     };
-                    p.save(&who, Collection::Object, body, &opts)?
+                    p.objects().save(&who, Collection::Object, body, &opts)?
                 }
                 Backend::Remote(r) => {
                     let mut query = Vec::new();
@@ -187,7 +187,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             let source: Source = source.parse()?;
             let (items, total) = match Backend::of(&target)? {
                 Backend::Local(p, who) => {
-                    let page = p.list(
+                    let page = p.objects().list(
                         &who,
                         Collection::Object,
                         source,
@@ -217,7 +217,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                     (false, Some(v)) => DeleteTarget::Version(v.parse()?),
                     (false, None) => DeleteTarget::Latest,
                 };
-                p.delete(
+                p.objects().delete(
                     &who,
                     Collection::Object,
                     Source::of_id(&key),
@@ -264,8 +264,8 @@ impl Backend {
             ))),
             None => {
                 let platform = crate::open_existing(&t.db, t.key_file.as_deref())?;
-                let who = platform.local_principal(&t.tenant, &t.user)?;
-                let who = platform.in_environment(&who, &t.environment)?;
+                let who = platform.tenancy().local_principal(&t.tenant, &t.user)?;
+                let who = platform.tenancy().in_environment(&who, &t.environment)?;
                 Ok(Backend::Local(platform, who))
             }
         }

@@ -39,11 +39,37 @@ pub struct ServeArgs {
     #[arg(long, env = "PLATFORM_MAX_URL", default_value_t = DEFAULT_MAX_URL)]
     max_url: usize,
     /// On a fresh database, also write the first admin token to this file (mode 0600).
-    #[arg(long)]
+    #[arg(long, env = "PLATFORM_PRINT_TOKEN_FILE")]
     print_token_file: Option<PathBuf>,
+    /// Who may read GET /metrics: open (anyone who reaches the server), off, or the least role
+    /// a caller's token needs (reader, writer, admin, platform).
+    #[arg(long, env = "PLATFORM_METRICS", default_value = "open")]
+    metrics: platform_server::ops::MetricsAccess,
+    /// Origins browsers may call the API from (CORS), comma-separated, e.g.
+    /// https://console.example.com; `*` for any. None by default.
+    // The help text above is clap's, shown as written: its URL is an example, not a link.
+    #[allow(rustdoc::bare_urls)]
+    #[arg(long, env = "PLATFORM_CORS_ORIGIN", value_delimiter = ',')]
+    cors_origin: Vec<String>,
+    /// Log lines as text (default) or as JSON lines (one object a line, with the request id).
+    /// Which lines: PLATFORM_LOG (default info; e.g. warn, or info,platform::access=warn).
+    #[arg(long, env = "PLATFORM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Seconds between the heartbeat comments of an open event stream.
+    #[arg(long, env = "PLATFORM_SSE_HEARTBEAT", default_value_t = 15.0)]
+    sse_heartbeat: f64,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
+}
+
+/// The form of log lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object a line.
+    Json,
 }
 
 /// How deliveries of automations reach the network (`serve`, `automation deliver`).
@@ -105,7 +131,7 @@ pub struct InitArgs {
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
     let platform = open(&args.db, args.key_file.as_deref())?;
-    let Some(token) = platform.bootstrap()? else {
+    let Some(token) = platform.tenancy().bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
             platform_core::ErrorCode::Conflict,
@@ -154,17 +180,10 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     let listeners = platform_server::bind(&args.addr).map_err(|e| {
         platform_core::Error::invalid_parameter(format!("cannot listen on {}: {e}", args.addr))
     })?;
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PLATFORM_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    init_logging(args.log_format);
     let settings = args.delivery.settings()?;
     let platform = open(&args.db, args.key_file.as_deref())?.with_delivery(settings);
-    if let Some(token) = platform.bootstrap()? {
+    if let Some(token) = platform.tenancy().bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
              admin token (shown once, keep it safe): {token}",
@@ -175,8 +194,8 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         }
     }
     let config = with_file_limit(config);
-    let state = AppState::new(platform.clone(), config);
     let worker = platform_server::Worker::start(platform.clone());
+    let state = AppState::new(platform.clone(), config).with_workers(worker.health());
     let outcome = actix_rt::System::new().block_on(async move {
         let (server, addrs) = platform_server::serve(state, listeners)?;
         for addr in &addrs {
@@ -213,6 +232,12 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
     if args.max_connections == 0 {
         return Err(invalid("--max-connections must be at least 1".to_string()));
     }
+    if !(args.sse_heartbeat >= 0.1 && args.sse_heartbeat <= 3600.0) {
+        return Err(invalid(format!(
+            "--sse-heartbeat must be from 0.1 to 3600 seconds, not {}",
+            args.sse_heartbeat
+        )));
+    }
     Ok(ServerConfig {
         max_body: args.max_body,
         base_path: args.base_path.clone(),
@@ -220,7 +245,30 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
         max_url: args.max_url,
         max_connections: args.max_connections,
         workers: None,
+        metrics: args.metrics,
+        cors_origins: args.cors_origin.clone(),
+        sse_heartbeat: std::time::Duration::from_secs_f64(args.sse_heartbeat),
     })
+}
+
+/// Logs to standard error, filtered by `PLATFORM_LOG` (default `info`): text, or JSON lines
+/// carrying the fields of the request's span (its id) with each event.
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PLATFORM_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        LogFormat::Json => builder
+            .json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
 }
 
 /// Files the process keeps for itself besides its connections (the database, its journal,

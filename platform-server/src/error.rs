@@ -240,9 +240,15 @@ impl ResponseError for ApiError {
         };
         let header_value = HeaderValue::from_str(&header_text(name, &message))
             .unwrap_or_else(|_| HeaderValue::from_static("[INTERNAL_ERROR]"));
-        HttpResponse::build(status)
-            .insert_header((HeaderName::from_static(ERROR_HEADER), header_value))
-            .json(json!({"error": {"status": status.as_u16(), "code": name, "message": message}}))
+        let mut res = HttpResponse::build(status);
+        res.insert_header((HeaderName::from_static(ERROR_HEADER), header_value));
+        if status == StatusCode::UNAUTHORIZED {
+            res.insert_header((
+                actix_web::http::header::WWW_AUTHENTICATE,
+                "Bearer realm=\"platform\"",
+            ));
+        }
+        res.json(json!({"error": {"status": status.as_u16(), "code": name, "message": message}}))
     }
 }
 

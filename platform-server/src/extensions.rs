@@ -18,6 +18,7 @@ type Reply = Result<HttpResponse, ApiError>;
 #[derive(Debug)]
 pub struct Hub {
     sender: broadcast::Sender<(Channel, Value)>,
+    closed: tokio::sync::watch::Sender<bool>,
 }
 
 impl Hub {
@@ -25,7 +26,13 @@ impl Hub {
     pub fn new() -> Hub {
         Hub {
             sender: broadcast::channel(1024).0,
+            closed: tokio::sync::watch::channel(false).0,
         }
+    }
+
+    /// Ends every open stream (the server is stopping); streams opened later end at once.
+    pub fn close(&self) {
+        self.closed.send_replace(true);
     }
 }
 
@@ -113,9 +120,9 @@ pub async fn publish_or_install(
     let out = caller
         .run(move |p, who| {
             if install {
-                p.install_extension(who, &id, &accept)
+                p.extensions().install(who, &id, &accept)
             } else {
-                p.publish_extension(who, &id)
+                p.extensions().publish(who, &id)
             }
         })
         .await?;
@@ -125,7 +132,7 @@ pub async fn publish_or_install(
 /// `DELETE /extension/v1/private/{id}`: uninstall.
 pub async fn uninstall(caller: Caller, id: String) -> Reply {
     let out = caller
-        .run(move |p, who| p.uninstall_extension(who, &id))
+        .run(move |p, who| p.extensions().uninstall(who, &id))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -144,7 +151,7 @@ async fn view(
         .and_then(|v| v.to_str().ok());
     platform_core::format::negotiate(accept, &[platform_core::format::Format::Html])?;
     let html = caller
-        .run(move |p, who| p.render_view(who, &id, &view, &params))
+        .run(move |p, who| p.extensions().render_view(who, &id, &view, &params))
         .await?;
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
@@ -174,29 +181,44 @@ async fn stream(
 ) -> Reply {
     let params = params.clone();
     let subscription = caller
-        .run(move |p, who| p.subscribe_extension_messages(who, topic.as_deref(), &params))
+        .run(move |p, who| p.extensions().subscribe(who, topic.as_deref(), &params))
         .await?;
     let limit = subscription.limit.unwrap_or(usize::MAX);
     let rx = caller.state().hub.sender.subscribe();
+    let closed = caller.state().hub.closed.subscribe();
+    let every = caller.state().config.sse_heartbeat;
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let wanted = move |c: &Channel| subscription.wants(c);
-    let events = futures_util::stream::unfold(rx, move |mut rx| {
-        let wanted = wanted.clone();
-        async move {
-            loop {
-                match rx.recv().await {
-                    Ok((channel, payload)) if wanted(&channel) => {
-                        return Some((
-                            Ok::<_, actix_web::Error>(Bytes::from(format!("data: {payload}\n\n"))),
-                            rx,
-                        ));
+    // Messages (counted against `_limit`) and heartbeat comments, until the hub closes.
+    let events = futures_util::stream::unfold(
+        (rx, closed, heartbeat, limit),
+        move |(mut rx, mut closed, mut heartbeat, left)| {
+            let wanted = wanted.clone();
+            async move {
+                loop {
+                    if left == 0 || *closed.borrow() {
+                        return None;
                     }
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return None,
+                    tokio::select! {
+                        message = rx.recv() => match message {
+                            Ok((channel, payload)) if wanted(&channel) => {
+                                let line = Bytes::from(format!("data: {payload}\n\n"));
+                                return Some((Ok::<_, actix_web::Error>(line), (rx, closed, heartbeat, left - 1)));
+                            }
+                            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                            Err(broadcast::error::RecvError::Closed) => return None,
+                        },
+                        _ = heartbeat.tick() => {
+                            let line = Bytes::from_static(b": heartbeat\n\n");
+                            return Some((Ok(line), (rx, closed, heartbeat, left)));
+                        }
+                        _ = closed.changed() => return None,
+                    }
                 }
             }
-        }
-    })
-    .take(limit);
+        },
+    );
     let opening = futures_util::stream::once(async {
         Ok::<_, actix_web::Error>(Bytes::from_static(b": connected\n\n"))
     });

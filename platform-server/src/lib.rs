@@ -9,6 +9,7 @@ pub mod connection;
 pub mod error;
 pub mod extensions;
 pub mod negotiate;
+pub mod ops;
 pub mod outbound;
 pub mod request;
 pub mod routes;
@@ -17,10 +18,10 @@ pub mod validation;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::{from_fn, Next};
-use actix_web::{web, App, HttpMessage};
+use actix_web::middleware::from_fn;
+use actix_web::{web, App};
 use platform_core::Platform;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Default largest request body: 64 MiB.
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
@@ -51,7 +52,18 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Worker threads (`None`: one per CPU).
     pub workers: Option<usize>,
+    /// Who may read `/metrics`.
+    pub metrics: ops::MetricsAccess,
+    /// Origins browsers may call from (CORS); none by default.
+    pub cors_origins: Vec<String>,
+    /// How often an open event stream sends a comment line, so proxies keep it open.
+    pub sse_heartbeat: Duration,
 }
+
+/// Default interval of an event stream's heartbeat: 15 s.
+pub const DEFAULT_SSE_HEARTBEAT: Duration = Duration::from_secs(15);
+/// How long a stopping server waits for requests in flight (event streams end at once).
+pub const SHUTDOWN_GRACE_SECS: u64 = 4;
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -62,6 +74,9 @@ impl Default for ServerConfig {
             max_url: DEFAULT_MAX_URL,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             workers: None,
+            metrics: ops::MetricsAccess::Open,
+            cors_origins: Vec::new(),
+            sse_heartbeat: DEFAULT_SSE_HEARTBEAT,
         }
     }
 }
@@ -84,6 +99,8 @@ pub struct AppState {
     pub config: ServerConfig,
     /// Realtime messages for Server-Sent Events streams.
     pub hub: std::sync::Arc<extensions::Hub>,
+    /// This server's background workers, when it runs them (`/ready` reports them).
+    pub workers: Option<std::sync::Arc<ops::WorkerHealth>>,
 }
 
 impl AppState {
@@ -94,8 +111,80 @@ impl AppState {
             platform: outbound::networked(platform.with_realtime(hub.clone())),
             config,
             hub,
+            workers: None,
         }
     }
+
+    /// The same state, reporting these workers in `/ready`.
+    pub fn with_workers(self, workers: std::sync::Arc<ops::WorkerHealth>) -> AppState {
+        AppState {
+            workers: Some(workers),
+            ..self
+        }
+    }
+}
+
+/// The whole application with its layers, outermost first: request ids, the access log and
+/// metrics ([`ops::observe`]); CORS (when origins are configured); compression of bodies from
+/// [`ops::COMPRESS_MIN_BYTES`] (gzip or brotli, as the client accepts); `ETag`s
+/// ([`ops::conditional`]); then the routes. Production and the tests serve this.
+pub fn app(
+    state: AppState,
+) -> App<
+    impl actix_service::ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    ops::install_metrics();
+    let cors = cors(&state.config.cors_origins);
+    App::new()
+        .wrap(from_fn(ops::conditional))
+        .wrap(from_fn(ops::small_stays_plain))
+        .wrap(actix_web::middleware::Compress::default())
+        .wrap(from_fn(ops::unmark_identity))
+        .wrap(actix_web::middleware::Condition::new(
+            cors.is_some(),
+            cors.unwrap_or_default(),
+        ))
+        .wrap(from_fn(ops::observe))
+        .configure(configure(state))
+}
+
+/// CORS for the configured origins (`*` for any), with the headers clients send and read.
+fn cors(origins: &[String]) -> Option<actix_cors::Cors> {
+    if origins.is_empty() {
+        return None;
+    }
+    let mut cors = actix_cors::Cors::default()
+        .allowed_methods(["GET", "POST", "PUT", "DELETE", "OPTIONS"])
+        .allowed_headers([
+            actix_web::http::header::AUTHORIZATION,
+            actix_web::http::header::CONTENT_TYPE,
+            actix_web::http::header::ACCEPT,
+            actix_web::http::header::IF_NONE_MATCH,
+        ])
+        .allowed_header(request::ENVIRONMENT_HEADER)
+        .allowed_header(ops::REQUEST_ID_HEADER)
+        .expose_headers([
+            routes::TOTAL_COUNT_HEADER,
+            error::ERROR_HEADER,
+            ops::REQUEST_ID_HEADER,
+            "etag",
+            "last-modified",
+        ])
+        .max_age(600);
+    for origin in origins {
+        cors = if origin == "*" {
+            cors.allow_any_origin()
+        } else {
+            cors.allowed_origin(origin)
+        };
+    }
+    Some(cors)
 }
 
 /// Registers the whole application (state, routes, error fallbacks) on an actix `App`.
@@ -108,6 +197,7 @@ pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(
                 web::scope(&base)
                     .wrap(from_fn(request::check_url_and_query_names))
+                    .configure(ops::register)
                     .configure(routes::register),
             )
             .default_service(web::to(routes::unknown_path));
@@ -121,33 +211,6 @@ fn normalise_base(base: &str) -> String {
     } else {
         format!("/{trimmed}")
     }
-}
-
-/// Logs each request: method, path, status, milliseconds and tenant.
-pub async fn access_log(
-    req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let started = Instant::now();
-    let method = req.method().to_string();
-    let path = req.path().to_string();
-    let res = next.call(req).await?;
-    let tenant = res
-        .request()
-        .extensions()
-        .get::<request::TenantTag>()
-        .map(|t| t.0.clone())
-        .unwrap_or_else(|| "-".to_string());
-    tracing::info!(
-        target: "platform::access",
-        %method,
-        %path,
-        status = res.status().as_u16(),
-        ms = (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0,
-        %tenant,
-        "request"
-    );
-    Ok(res)
 }
 
 /// Binds the listening sockets of `addr` (every address a name resolves to that can be bound,
@@ -208,17 +271,23 @@ pub fn serve(
         // allocator arena.
         .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER)
         .max_concurrent_connections(config.max_connections)
-        .shutdown_timeout(30);
+        .shutdown_timeout(SHUTDOWN_GRACE_SECS);
     let shutdown = builder.graceful_shutdown_signal();
+    {
+        // Event streams never finish by themselves: they end as the stop begins.
+        let (hub, signal) = (state.hub.clone(), builder.graceful_shutdown_signal());
+        actix_rt::spawn(async move {
+            signal.notified().await;
+            hub.close();
+        });
+    }
     let mut addrs = Vec::new();
     for listener in listeners {
         let addr = listener.local_addr()?;
         addrs.push(addr);
         let (state, shutdown) = (state.clone(), shutdown.clone());
         builder = builder.listen(format!("platform-{addr}"), listener, move || {
-            let app = App::new()
-                .wrap(from_fn(access_log))
-                .configure(configure(state.clone()))
+            let app = app(state.clone())
                 .into_factory()
                 .map_err(|e| e.error_response());
             let shutdown = shutdown.clone();
@@ -255,6 +324,7 @@ pub struct Worker {
     thread: Option<std::thread::JoinHandle<()>>,
     events: Option<std::thread::JoinHandle<()>>,
     heartbeat: Option<std::thread::JoinHandle<()>>,
+    health: std::sync::Arc<ops::WorkerHealth>,
 }
 
 /// How often a worker tells the database it is alive (well within
@@ -268,12 +338,15 @@ impl Worker {
         let platform = outbound::networked(platform);
         use std::sync::atomic::{AtomicBool, Ordering};
         let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let health = std::sync::Arc::new(ops::WorkerHealth::default());
         let events = {
             let (flag, platform) = (stop.clone(), platform.clone());
+            let alive = ops::Alive::new(health.clone(), ops::WorkerHealth::events);
             std::thread::Builder::new()
                 .name("platform-events".into())
                 .spawn(move || {
-                    match platform.requeue_interrupted_deliveries() {
+                    let _alive = alive;
+                    match platform.deliveries().requeue_interrupted() {
                         Ok(0) => {}
                         Ok(n) => tracing::info!(
                             deliveries = n,
@@ -284,7 +357,7 @@ impl Worker {
                         }
                     }
                     while !flag.load(Ordering::Relaxed) {
-                        match platform.deliver_next() {
+                        match platform.deliveries().run_next() {
                             Ok(true) => continue,
                             Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
                             Err(e) => {
@@ -304,36 +377,40 @@ impl Worker {
                 .map(|t| t[3..15].to_string())
                 .unwrap_or_else(|_| std::process::id().to_string());
             let started = platform.now();
+            let alive = ops::Alive::new(health.clone(), ops::WorkerHealth::heartbeat);
             std::thread::Builder::new()
                 .name("platform-heartbeat".into())
                 .spawn(move || {
+                    let _alive = alive;
                     let mut last = None::<std::time::Instant>;
                     while !flag.load(Ordering::Relaxed) {
                         if last.is_none_or(|l| l.elapsed() >= HEARTBEAT) {
-                            if let Err(e) = platform.worker_heartbeat(&id, started) {
+                            if let Err(e) = platform.jobs().worker_heartbeat(&id, started) {
                                 tracing::warn!(error = %e, "cannot record the worker's heartbeat");
                             }
                             last = Some(std::time::Instant::now());
                         }
                         std::thread::sleep(std::time::Duration::from_millis(100));
                     }
-                    if let Err(e) = platform.worker_stopped(&id) {
+                    if let Err(e) = platform.jobs().worker_stopped(&id) {
                         tracing::warn!(error = %e, "cannot record the worker's stop");
                     }
                 })
                 .ok()
         };
         let flag = stop.clone();
+        let alive = ops::Alive::new(health.clone(), ops::WorkerHealth::jobs);
         let thread = std::thread::Builder::new()
             .name("platform-jobs".into())
             .spawn(move || {
-                match platform.requeue_interrupted_jobs() {
+                let _alive = alive;
+                match platform.jobs().requeue_interrupted() {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(jobs = n, "queued again jobs interrupted by a stop"),
                     Err(e) => tracing::error!(error = %e, "cannot requeue interrupted jobs"),
                 }
                 while !flag.load(Ordering::Relaxed) {
-                    match platform.run_next_job() {
+                    match platform.jobs().run_next() {
                         Ok(true) => continue,
                         Ok(false) => std::thread::sleep(std::time::Duration::from_millis(250)),
                         Err(e) => {
@@ -349,7 +426,13 @@ impl Worker {
             thread,
             events,
             heartbeat,
+            health,
         }
+    }
+
+    /// Whether each worker thread still runs (for `/ready`).
+    pub fn health(&self) -> std::sync::Arc<ops::WorkerHealth> {
+        self.health.clone()
     }
 
     /// Stops after the job in progress, if any.

@@ -24,7 +24,7 @@
 //! [`WriteTx`] every capability plus `commit`. A service asks for the narrowest one it uses
 //! (`&dyn DocumentRead`, `&mut dyn OutboxWrite`...); a transaction coerces to any of them.
 //!
-//! Every backend passes the contract suite ([`contract`], compiled for tests and with the
+//! Every backend passes the contract suite (`store::contract`, compiled for tests and with the
 //! `contract-tests` feature).
 //!
 //! **Invariant:** only `store::sqlite` names `rusqlite`, and only `store::postgres` names the
@@ -464,6 +464,7 @@ pub trait Store: Send + Sync {
     fn shared(&self) -> bool {
         false
     }
+
     /// A realtime sink reaching the live subscribers of every process serving this database,
     /// each through its own `local` sink. A store only one process serves answers `local`.
     fn realtime_across(
@@ -471,5 +472,15 @@ pub trait Store: Send + Sync {
         local: std::sync::Arc<dyn crate::realtime::Realtime>,
     ) -> std::sync::Arc<dyn crate::realtime::Realtime> {
         local
+    }
+
+    /// Writes a consistent copy of the whole database to the new file `to` (mode 0600) while
+    /// writers go on: the copy holds every transaction committed before it began. A backend
+    /// kept elsewhere (a database server) is backed up with that server's own tools.
+    fn backup(&self, to: &std::path::Path) -> Result<()> {
+        let _ = to;
+        Err(crate::error::Error::invalid_parameter(
+            "this database is backed up with its own tools, not by the platform",
+        ))
     }
 }

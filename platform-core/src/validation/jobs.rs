@@ -9,7 +9,7 @@
 use crate::auth::{Grants, Principal};
 use crate::clock::format_instant;
 use crate::error::{Error, Result};
-use crate::store::{Job, JobStatus, Worker};
+use crate::store::{DeliveryStatus, Job, JobStatus, Worker};
 use crate::Platform;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -72,7 +72,7 @@ impl Platform {
 
     /// Records that the background worker `id` (a server's, started at `started`) is alive;
     /// a worker not seen for [`WORKER_TIMEOUT_SECS`] counts as stopped.
-    pub fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
+    pub(crate) fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
         let row = Worker {
             id: id.to_string(),
             host: hostname(),
@@ -87,7 +87,7 @@ impl Platform {
     /// again the jobs a stopped server left running and returns how many. While a server's
     /// worker is alive it is a `CONFLICT`: that worker runs the jobs, and one it is running
     /// must not be started twice.
-    pub fn take_over_jobs(&self) -> Result<u64> {
+    pub(crate) fn take_over_jobs(&self) -> Result<u64> {
         if let Some(w) = self.live_workers()?.first() {
             return Err(Error::new(
                 crate::error::ErrorCode::Conflict,
@@ -104,18 +104,18 @@ impl Platform {
     }
 
     /// Records that the worker `id` stopped.
-    pub fn worker_stopped(&self, id: &str) -> Result<()> {
+    pub(crate) fn worker_stopped(&self, id: &str) -> Result<()> {
         self.write(|tx| tx.worker_gone(id))
     }
 
     /// The background workers seen in the last [`WORKER_TIMEOUT_SECS`].
-    pub fn live_workers(&self) -> Result<Vec<Worker>> {
+    pub(crate) fn live_workers(&self) -> Result<Vec<Worker>> {
         let since = self.now() - chrono::TimeDelta::seconds(WORKER_TIMEOUT_SECS);
         self.read()?.workers_seen_since(since)
     }
 
     /// The caller's background jobs, newest first (without their payloads).
-    pub fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
+    pub(crate) fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
         let jobs = self.read()?.jobs(&p.private_scope())?;
         Ok(jobs.iter().map(public_job).collect())
     }
@@ -123,7 +123,7 @@ impl Platform {
     /// Queues again the jobs a stopped server left running; returns how many. On a database
     /// several servers share, a running job may be another live server's: it comes back
     /// through the lease of its claim instead, and nothing is requeued here.
-    pub fn requeue_interrupted_jobs(&self) -> Result<u64> {
+    pub(crate) fn requeue_interrupted_jobs(&self) -> Result<u64> {
         if self.store.shared() {
             return Ok(0);
         }
@@ -139,7 +139,7 @@ impl Platform {
     }
 
     /// Runs the oldest queued job that is due, if any; returns whether one ran.
-    pub fn run_next_job(&self) -> Result<bool> {
+    pub(crate) fn run_next_job(&self) -> Result<bool> {
         let now = self.now();
         let claimed = self.write(|tx| {
             let Some((scope, mut job)) = tx.claim_job(now)? else {
@@ -178,8 +178,34 @@ impl Platform {
         }
         job.finished = Some(self.now());
         self.write(|tx| tx.put_job(&scope, &job))?;
+        metrics::counter!("platform_jobs_total", "outcome" => job.status.as_str()).increment(1);
         Ok(true)
     }
+
+    /// What waits in the database for the workers, over every tenant: queued and running jobs,
+    /// pending and running deliveries (the gauges of `/metrics`).
+    pub fn backlog(&self) -> Result<Backlog> {
+        let tx = self.read()?;
+        Ok(Backlog {
+            jobs_queued: tx.jobs_with_status(JobStatus::Queued)?.len(),
+            jobs_running: tx.jobs_with_status(JobStatus::Running)?.len(),
+            deliveries_pending: tx.deliveries(DeliveryStatus::Pending)?.len(),
+            deliveries_running: tx.deliveries(DeliveryStatus::Running)?.len(),
+        })
+    }
+}
+
+/// Work waiting for the workers ([`Platform::backlog`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Backlog {
+    /// Jobs waiting for a worker.
+    pub jobs_queued: usize,
+    /// Jobs a worker runs.
+    pub jobs_running: usize,
+    /// Deliveries waiting for their time or for earlier ones of their item.
+    pub deliveries_pending: usize,
+    /// Deliveries a worker attempts.
+    pub deliveries_running: usize,
 }
 
 fn summary(result: &Value) -> String {

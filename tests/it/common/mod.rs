@@ -4,7 +4,7 @@
 //! names (see [`fresh_store`]): the same tests run on both backends.
 
 use actix_web::http::{header, Method};
-use actix_web::{test, App};
+use actix_web::test;
 use platform_core::auth::Role;
 use platform_core::Platform;
 use platform_server::{AppState, ServerConfig};
@@ -186,7 +186,11 @@ impl TestServer {
     }
 
     pub fn client_of(&self, tenant: &str, user: &str, role: Role) -> Client<'_> {
-        let token = self.platform.create_token(tenant, user, role).unwrap();
+        let token = self
+            .platform
+            .tenancy()
+            .create_token(tenant, user, role)
+            .unwrap();
         Client {
             server: self,
             auth: Some(format!("Bearer {token}")),
@@ -206,21 +210,19 @@ impl TestServer {
     }
 
     pub async fn send(&self, req: test::TestRequest) -> Resp {
-        let app = test::init_service(
-            App::new().configure(platform_server::configure(self.state.clone())),
-        )
-        .await;
-        let res = test::call_service(&app, req.to_request()).await;
+        let app = test::init_service(platform_server::app(self.state.clone())).await;
+        let res = test::call_service(&app, req.to_request())
+            .await
+            .map_into_boxed_body();
         Self::read(res).await
     }
 
     /// Starts a request and returns its response without reading the body (for streams).
     pub async fn start(&self, req: test::TestRequest) -> actix_web::dev::ServiceResponse {
-        let app = test::init_service(
-            App::new().configure(platform_server::configure(self.state.clone())),
-        )
-        .await;
-        test::call_service(&app, req.to_request()).await
+        let app = test::init_service(platform_server::app(self.state.clone())).await;
+        test::call_service(&app, req.to_request())
+            .await
+            .map_into_boxed_body()
     }
 
     /// Reads a whole response.

@@ -233,6 +233,14 @@ impl Store for PgStore {
         true
     }
 
+    fn backup(&self, _to: &std::path::Path) -> Result<()> {
+        Err(Error::invalid_parameter(
+            "a PostgreSQL database is backed up with PostgreSQL's own tools: \
+             `pg_dump --format=custom --file=platform.dump <database>` while the servers run, \
+             and a copy of the key file beside it (README, \"Scaling out\")",
+        ))
+    }
+
     fn realtime_across(
         &self,
         local: Arc<dyn crate::realtime::Realtime>,

@@ -180,6 +180,20 @@ fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// SQLite's `PRAGMA integrity_check` of the database file at `path`, opened read-only: `["ok"]`,
+/// or the problems it found.
+pub fn integrity_check(path: &Path) -> Result<Vec<String>> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| Error::caused(format!("cannot open {}", path.display()), e))?;
+    let mut stmt = conn.prepare("PRAGMA integrity_check").db()?;
+    let rows = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .db()?
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .db()?;
+    Ok(rows)
+}
+
 /// Creates a database file that does not exist yet readable by its owner only (0600); SQLite
 /// gives the `-wal` and `-shm` files it makes beside it the same mode. An existing file keeps
 /// the mode its owner chose.
@@ -241,8 +255,11 @@ fn migrate(conn: &Connection) -> Result<()> {
 
 impl Store for SqliteStore {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+        let waited = std::time::Instant::now();
         let conn = self.reader();
         conn.execute_batch("BEGIN").db()?;
+        metrics::histogram!("platform_db_wait_seconds", "tx" => "read")
+            .record(waited.elapsed().as_secs_f64());
         Ok(Box::new(Tx {
             conn,
             open: true,
@@ -251,13 +268,53 @@ impl Store for SqliteStore {
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
+        let waited = std::time::Instant::now();
         let conn = lock(&self.writer);
         conn.execute_batch("BEGIN IMMEDIATE").db()?;
+        metrics::histogram!("platform_db_wait_seconds", "tx" => "write")
+            .record(waited.elapsed().as_secs_f64());
         Ok(Box::new(Tx {
             conn,
             open: true,
             store: Some(self),
         }))
+    }
+
+    fn backup(&self, to: &Path) -> Result<()> {
+        if self.path.is_none() {
+            return Err(Error::invalid_parameter(
+                "an in-memory database has no file to back up",
+            ));
+        }
+        // The copy starts as a new private file: VACUUM INTO fills an empty file and keeps its
+        // mode. It reads one snapshot, so it holds exactly what was committed when it began.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options
+            .open(to)
+            .map_err(|e| Error::caused(format!("cannot create the backup {}", to.display()), e))?;
+        let conn = self.reader();
+        let target = to.to_str().ok_or_else(|| {
+            Error::invalid_parameter(format!("{} is not a UTF-8 path", to.display()))
+        })?;
+        if let Err(e) = conn.execute("VACUUM INTO ?1", [target]) {
+            let _ = std::fs::remove_file(to);
+            return Err(Error::caused(format!("backup to {}", to.display()), e));
+        }
+        drop(conn);
+        // The copy is checked before it is called a backup.
+        let problems = integrity_check(to)?;
+        if problems != ["ok"] {
+            let _ = std::fs::remove_file(to);
+            return Err(Error::Internal(format!(
+                "the backup {} does not pass its integrity check: {}",
+                to.display(),
+                problems.join("; ")
+            )));
+        }
+        Ok(())
     }
 
     fn close(&self) -> Result<()> {

@@ -16,7 +16,12 @@ use std::time::Instant;
 impl Platform {
     /// `runMany`: up to 25 data items at once; more, a range, `background` or `_delay` go to a
     /// job.
-    pub fn validation_run_many(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
+    pub(crate) fn validation_run_many(
+        &self,
+        p: &Principal,
+        body: &Value,
+        origin: &str,
+    ) -> Result<Value> {
         p.require(crate::auth::Role::Writer, "running validation")?;
         let targets = strings(body.get("targets"), "targets")?
             .ok_or_else(|| Error::new(ErrorCode::MissingParameter, "targets is missing"))?;
@@ -36,7 +41,10 @@ impl Platform {
                 json!({"request": body, "origin": "background"}),
             );
         }
-        self.run_many_now(p, body, &targets, origin, false)
+        let started = Instant::now();
+        let out = self.run_many_now(p, body, &targets, origin, false)?;
+        super::record_run("runMany", started);
+        Ok(out)
     }
 
     /// Runs several data items: checked on worker threads (each reads its own snapshot),

@@ -54,7 +54,7 @@ pub const MAX_LISTED: usize = 100;
 
 impl Platform {
     /// `run` (stores records) or `test` (stores nothing) of one data item.
-    pub fn validation_run(
+    pub(crate) fn validation_run(
         &self,
         p: &Principal,
         body: &Value,
@@ -74,11 +74,21 @@ impl Platform {
         origin: &str,
         in_job: bool,
     ) -> Result<Value> {
-        match self.plan_run(p, body, test, origin, in_job, true)? {
-            Planned::Answer(v) | Planned::Nothing { answer: v, .. } => Ok(v),
-            Planned::Checked(c) => Ok(self.commit_run(p, *c, true)?.into_json()),
-        }
+        let started = std::time::Instant::now();
+        let out = match self.plan_run(p, body, test, origin, in_job, true)? {
+            Planned::Answer(v) | Planned::Nothing { answer: v, .. } => v,
+            Planned::Checked(c) => self.commit_run(p, *c, true)?.into_json(),
+        };
+        record_run(if test { "test" } else { "run" }, started);
+        Ok(out)
     }
+}
+
+/// Counts a finished validation call of `kind` (`run`, `test`, `runMany`) and its duration.
+pub(crate) fn record_run(kind: &'static str, started: std::time::Instant) {
+    metrics::counter!("platform_validation_runs_total", "kind" => kind).increment(1);
+    metrics::histogram!("platform_validation_run_seconds", "kind" => kind)
+        .record(started.elapsed().as_secs_f64());
 }
 
 /// Runs a queued job's work (called by the job worker).
@@ -93,7 +103,10 @@ impl Platform {
             "run" => self.run_now(p, &request, false, "background", true),
             _ => {
                 let targets = strings(request.get("targets"), "targets")?.unwrap_or_default();
-                self.run_many_now(p, &request, &targets, "background", true)
+                let started = std::time::Instant::now();
+                let out = self.run_many_now(p, &request, &targets, "background", true)?;
+                record_run("runMany", started);
+                Ok(out)
             }
         }
     }

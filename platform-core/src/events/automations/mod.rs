@@ -32,6 +32,13 @@ use crate::Platform;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
+mod draft;
+mod owned;
+
+use draft::{check_conditions, check_properties, enabled_of, properties_of, target_of, Draft};
+pub use owned::owned_id;
+pub(crate) use owned::sync_owned;
+
 /// Most conditions of one automation.
 pub const MAX_CONDITIONS: usize = 20;
 
@@ -39,7 +46,7 @@ pub const MAX_CONDITIONS: usize = 20;
 pub const LOG_STATUSES: [&str; 3] = ["success", "failed", "skipped"];
 
 /// Which automation log entries to list, as a caller asks: times are text, a date or an
-/// RFC 3339 time (see [`Platform::automation_log`]).
+/// RFC 3339 time (see [`crate::api::Automations::log`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogQuery {
     /// Only this automation.
@@ -115,315 +122,10 @@ pub fn owner_principal(scope: &Scope, doc: &Map<String, Value>) -> Principal {
     }
 }
 
-/// Checks the conditions of an automation against its target; returns them normalised.
-fn check_conditions(v: Option<&Value>, target: &Target) -> Result<Vec<Value>> {
-    let items = match v {
-        Some(Value::Array(items)) if !items.is_empty() => items,
-        Some(Value::Array(_)) | None | Some(Value::Null) => {
-            return Err(Error::new(
-                ErrorCode::MissingParameter,
-                "an automation needs conditions: [{source, service, id, action}]",
-            ))
-        }
-        Some(other) => {
-            return Err(Error::invalid_body(format!(
-                "conditions must be an array, not {}",
-                json_kind(other)
-            )))
-        }
-    };
-    if items.len() > MAX_CONDITIONS {
-        return Err(invalid(format!(
-            "an automation takes at most {MAX_CONDITIONS} conditions, not {}",
-            items.len()
-        )));
-    }
-    let services: Vec<&str> = EVENT_SERVICES.iter().map(|(s, _)| *s).collect();
-    let mut out = Vec::with_capacity(items.len());
-    for (i, c) in items.iter().enumerate() {
-        let Value::Object(c) = c else {
-            return Err(Error::invalid_body(format!(
-                "conditions[{i}] must be an object, not {}",
-                json_kind(c)
-            )));
-        };
-        let text = |k: &str, default: Option<&str>| -> Result<String> {
-            match (c.get(k), default) {
-                (Some(Value::String(s)), _) if !s.is_empty() => Ok(s.clone()),
-                (None | Some(Value::Null), Some(d)) => Ok(d.to_string()),
-                (None | Some(Value::Null), None) => Err(Error::new(
-                    ErrorCode::MissingParameter,
-                    format!("conditions[{i}] has no {k}"),
-                )),
-                (Some(other), _) => Err(Error::invalid_body(format!(
-                    "conditions[{i}].{k} must be a non-empty string, not {other}"
-                ))),
-            }
-        };
-        let service = text("service", None)?;
-        let Some(actions) = actions_of(&service) else {
-            return Err(invalid(format!(
-                "conditions[{i}].service \"{service}\" raises no events; use one of {}",
-                services.join(", ")
-            )));
-        };
-        let action = text("action", Some("*"))?;
-        if action != "*" && !actions.contains(&action.as_str()) {
-            return Err(invalid(format!(
-                "conditions[{i}].action \"{action}\" is not an action of the {service} service; use * or one of {}",
-                actions.join(", ")
-            )));
-        }
-        let source = text("source", Some("private"))?;
-        if !["private", "public", "*"].contains(&source.as_str()) {
-            return Err(invalid(format!(
-                "conditions[{i}].source must be private, public or *, not \"{source}\""
-            )));
-        }
-        let id = text("id", Some("*"))?;
-        let fits = if action == "*" {
-            actions.iter().any(|a| target.accepts(&service, a))
-        } else {
-            target.accepts(&service, &action)
-        };
-        if !fits {
-            return Err(invalid(format!(
-                "target {} ({}) does not take {service} {action} events; it takes services {} and actions {}",
-                target.id,
-                target.name,
-                target.services.join(", "),
-                target.actions.join(", ")
-            )));
-        }
-        out.push(json!({"source": source, "service": service, "id": id, "action": action}));
-    }
-    Ok(out)
-}
-
-/// The script document `id` as `p` sees it, with its kind (`rhai` or `mustache`).
-fn script_kind(tx: &dyn DocumentRead, p: &Principal, id: &str) -> Result<Option<String>> {
-    let scope = Scope::for_source(Source::of_id(id), p);
-    Ok(tx
-        .current(Collection::Script, &scope, id)?
-        .map(|d| source_of(&d.body).1.to_string()))
-}
-
-/// Checks the properties of an automation against its target's inputs.
-fn check_properties(
-    platform: &Platform,
-    tx: &dyn ReadTx,
-    p: &Principal,
-    target: &Target,
-    props: &Map<String, Value>,
-) -> Result<()> {
-    for input in target.inputs {
-        let v = props.get(input.name);
-        let missing = matches!(v, None | Some(Value::Null))
-            || v.and_then(Value::as_str)
-                .is_some_and(|s| s.trim().is_empty());
-        if missing {
-            if input.required {
-                return Err(Error::new(
-                    ErrorCode::MissingParameter,
-                    format!(
-                        "target {} needs properties.{} ({})",
-                        target.id, input.name, input.description
-                    ),
-                ));
-            }
-            continue;
-        }
-        let v = v.unwrap_or(&Value::Null);
-        let name = input.name;
-        if input.kind == "boolean" {
-            if !v.is_boolean() {
-                return Err(invalid(format!(
-                    "properties.{name} must be a boolean, not {v}"
-                )));
-            }
-            continue;
-        }
-        let Some(text) = v.as_str() else {
-            return Err(invalid(format!(
-                "properties.{name} must be a string, not {v}"
-            )));
-        };
-        match input.kind {
-            "email" => {
-                let addresses = super::deliver::split_addresses(text);
-                if let Some(bad) = addresses.iter().find(|a| !super::deliver::is_address(a)) {
-                    return Err(invalid(format!(
-                        "properties.{name}: \"{bad}\" is not an email address"
-                    )));
-                }
-            }
-            "url" => {
-                platform.check_webhook_url(text)?;
-            }
-            "secret" if tx.secret(&p.private_scope(), text)?.is_none() => {
-                return Err(invalid(format!(
-                    "properties.{name}: secret \"{text}\" does not exist"
-                )));
-            }
-            "script" => {
-                let kind = script_kind(tx, p, text)?.ok_or_else(|| {
-                    invalid(format!(
-                        "properties.{name}: script \"{text}\" does not exist"
-                    ))
-                })?;
-                let allowed: &[&str] = if name == "@transformer" {
-                    &["rhai", "mustache"]
-                } else {
-                    &["rhai"]
-                };
-                if !allowed.contains(&kind.as_str()) {
-                    return Err(invalid(format!(
-                        "properties.{name}: script \"{text}\" is a {kind} script; {} needs {}",
-                        name,
-                        allowed.join(" or ")
-                    )));
-                }
-            }
-            _ => {}
-        }
-    }
-    if props.contains_key("@transformer") && !target.transform {
-        return Err(invalid(format!(
-            "target {} does not take a @transformer",
-            target.id
-        )));
-    }
-    Ok(())
-}
-
-fn generated_name(target: &Target, props: &Map<String, Value>, conditions: &[Value]) -> String {
-    let mut sentence = target.template.to_string();
-    for input in target.inputs {
-        let shown = match props.get(input.name) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => continue,
-            Some(other) => other.to_string(),
-        };
-        sentence = sentence.replace(&format!("[{}]", input.name), &shown);
-    }
-    let c = &conditions[0];
-    let field = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("*");
-    format!(
-        "When {} {} raises {}, {sentence}",
-        field("service"),
-        field("id"),
-        field("action")
-    )
-}
-
-/// The target an automation names (`target`), one of the built-in targets.
-fn target_of(fields: &Map<String, Value>) -> Result<&'static Target> {
-    let target_id = match fields.get("target") {
-        Some(Value::String(t)) => t.clone(),
-        None | Some(Value::Null) => {
-            return Err(Error::new(
-                ErrorCode::MissingParameter,
-                "an automation needs a target (GET /action/v1/public lists them)",
-            ))
-        }
-        Some(other) => {
-            return Err(Error::invalid_body(format!(
-                "target must be a string, not {}",
-                json_kind(other)
-            )))
-        }
-    };
-    targets::find(&target_id).ok_or_else(|| {
-        invalid(format!(
-            "target \"{target_id}\" does not exist; GET /action/v1/public lists the targets ({})",
-            targets::TARGETS
-                .iter()
-                .map(|t| t.id)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })
-}
-
-/// The `properties` of an automation (none: empty).
-fn properties_of(fields: &Map<String, Value>) -> Result<Map<String, Value>> {
-    match fields.get("properties") {
-        None | Some(Value::Null) => Ok(Map::new()),
-        Some(Value::Object(m)) => Ok(m.clone()),
-        Some(other) => Err(Error::invalid_body(format!(
-            "properties must be an object, not {}",
-            json_kind(other)
-        ))),
-    }
-}
-
-/// Whether an automation is enabled (`enabled`, or `active`; true when neither is sent).
-fn enabled_of(fields: &Map<String, Value>) -> Result<bool> {
-    match (fields.get("enabled"), fields.get("active")) {
-        (Some(Value::Bool(b)), _) | (None, Some(Value::Bool(b))) => Ok(*b),
-        (None | Some(Value::Null), None | Some(Value::Null)) => Ok(true),
-        (Some(other), _) | (_, Some(other)) => Err(Error::invalid_body(format!(
-            "enabled must be a boolean, not {other}"
-        ))),
-    }
-}
-
-/// An automation as sent, checked: what its stored document is made of.
-struct Draft<'a> {
-    fields: &'a Map<String, Value>,
-    target: &'static Target,
-    props: &'a Map<String, Value>,
-    conditions: &'a [Value],
-    enabled: bool,
-}
-
-impl Draft<'_> {
-    /// The stored document, `id` given (an update keeps when it was created and whose owned
-    /// automation it is); the caller becomes its owner.
-    fn doc(
-        &self,
-        id: &str,
-        existing: Option<&Map<String, Value>>,
-        p: &Principal,
-        now: &str,
-    ) -> Map<String, Value> {
-        let (fields, target) = (self.fields, self.target);
-        let mut doc = Map::new();
-        doc.insert("_id".into(), json!(id));
-        doc.insert("_type".into(), json!("VarAutomation"));
-        let name = match fields.get("name") {
-            Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
-            _ => generated_name(target, self.props, self.conditions),
-        };
-        doc.insert("name".into(), json!(name));
-        for k in ["description", "icon"] {
-            if let Some(v) = fields.get(k) {
-                doc.insert(k.into(), v.clone());
-            }
-        }
-        doc.insert("target".into(), json!(target.id));
-        doc.insert("template".into(), json!(target.template));
-        doc.insert("properties".into(), Value::Object(self.props.clone()));
-        doc.insert("conditions".into(), Value::Array(self.conditions.to_vec()));
-        doc.insert("enabled".into(), json!(self.enabled));
-        doc.insert("owner".into(), json!(p.user));
-        let created = existing
-            .and_then(|d| d.get("created").cloned())
-            .unwrap_or_else(|| json!(now));
-        doc.insert("created".into(), created);
-        doc.insert("updated".into(), json!(now));
-        if let Some(owned) = existing.and_then(|d| d.get("ownedBy")) {
-            doc.insert("ownedBy".into(), owned.clone());
-        }
-        doc.insert("_run".into(), run_as(p));
-        doc
-    }
-}
-
 impl Platform {
     /// Creates an automation (the server assigns `_id`) or updates the one whose `_id` is sent.
     /// The caller becomes its owner. Returns the stored automation.
-    pub fn save_automation(&self, p: &Principal, body: Value) -> Result<Value> {
+    pub(crate) fn save_automation(&self, p: &Principal, body: Value) -> Result<Value> {
         p.require(Role::Admin, "saving automations")?;
         let Value::Object(mut fields) = body else {
             return Err(Error::invalid_body(format!(
@@ -485,7 +187,7 @@ impl Platform {
     }
 
     /// The caller's automations, by id.
-    pub fn automations(&self, p: &Principal, paging: &Paging) -> Result<Page<Value>> {
+    pub(crate) fn automation_page(&self, p: &Principal, paging: &Paging) -> Result<Page<Value>> {
         let automations = self.read()?.automations(&p.private_scope())?;
         Ok(paging.page(
             automations
@@ -497,12 +199,16 @@ impl Platform {
 
     /// The targets automations can call (the action service's catalogue, the same for every
     /// caller), one page of them.
-    pub fn automation_targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<Value>> {
+    pub(crate) fn automation_targets(
+        &self,
+        _p: &Principal,
+        paging: &Paging,
+    ) -> Result<Page<Value>> {
         Ok(paging.page(targets::TARGETS.iter().map(|t| t.to_json()).collect()))
     }
 
     /// One target of the action service.
-    pub fn automation_target(&self, _p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn automation_target(&self, _p: &Principal, id: &str) -> Result<Value> {
         targets::find(id)
             .map(|t| t.to_json())
             .ok_or_else(|| Error::not_found(format!("target \"{id}\" not found")))
@@ -510,7 +216,7 @@ impl Platform {
 
     /// Enables or disables an automation from a body `{"enabled": bool}` (`active`, the name
     /// an automation definition uses, is read the same).
-    pub fn switch_automation(&self, p: &Principal, id: &str, body: &Value) -> Result<Value> {
+    pub(crate) fn switch_automation(&self, p: &Principal, id: &str, body: &Value) -> Result<Value> {
         match body.get("enabled").or_else(|| body.get("active")) {
             Some(Value::Bool(on)) => self.set_automation_enabled(p, id, *on),
             _ => Err(Error::invalid_body(
@@ -520,7 +226,7 @@ impl Platform {
     }
 
     /// One automation of the caller's tenant and environment.
-    pub fn automation(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn automation(&self, p: &Principal, id: &str) -> Result<Value> {
         self.read()?
             .automation(&p.private_scope(), id)?
             .map(|a| render(a.into_body()))
@@ -528,7 +234,7 @@ impl Platform {
     }
 
     /// Deletes an automation; its pending deliveries are skipped.
-    pub fn delete_automation(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn delete_automation(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "deleting automations")?;
         let scope = p.private_scope();
         if !self.write(|tx| tx.delete_automation(&scope, id))? {
@@ -538,7 +244,12 @@ impl Platform {
     }
 
     /// Enables or disables an automation; a disabled one receives no events.
-    pub fn set_automation_enabled(&self, p: &Principal, id: &str, on: bool) -> Result<Value> {
+    pub(crate) fn set_automation_enabled(
+        &self,
+        p: &Principal,
+        id: &str,
+        on: bool,
+    ) -> Result<Value> {
         p.require(Role::Admin, "enabling or disabling automations")?;
         let scope = p.private_scope();
         let now = format_instant(self.now());
@@ -558,7 +269,12 @@ impl Platform {
     /// Test-fires an automation (`GET automation/v1/{id}?_run=true`): queues one delivery of a
     /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
     /// milliseconds (at most 60,000). The worker delivers it like any other.
-    pub fn test_automation(&self, p: &Principal, id: &str, delay: Option<&str>) -> Result<Value> {
+    pub(crate) fn test_automation(
+        &self,
+        p: &Principal,
+        id: &str,
+        delay: Option<&str>,
+    ) -> Result<Value> {
         p.require(Role::Admin, "test-firing automations")?;
         let delay = crate::validation::jobs::delay_of(&json!({"_delay": delay}))?;
         let scope = p.private_scope();
@@ -625,7 +341,7 @@ impl Platform {
     /// of [`LOG_STATUSES`].
     /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
     /// inclusive, a date alone covering its whole day.
-    pub fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
+    pub(crate) fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
         // A date alone starts (`from`) or ends (`to`) with its whole day.
         let bound = |v: &Option<String>, name: &str| -> Result<Option<DateTime<Utc>>> {
             v.as_deref()
@@ -678,7 +394,12 @@ impl Platform {
     }
 
     /// The mail outbox of the caller's tenant and environment, newest first.
-    pub fn mail_outbox(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<Value>> {
+    pub(crate) fn mail_outbox(
+        &self,
+        p: &Principal,
+        skip: u64,
+        limit: Option<u64>,
+    ) -> Result<Page<Value>> {
         let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
         Ok(Page {
             total: page.total,
@@ -692,7 +413,7 @@ impl Platform {
 
     /// The automation templates that fit an item (`_function=listAutomations`); the item must
     /// exist and be readable by the caller.
-    pub fn list_automations(
+    pub(crate) fn list_automations(
         &self,
         p: &Principal,
         service: &str,
@@ -755,7 +476,7 @@ impl Platform {
 
     /// Recreates the missing automations of the caller's enabled `runOnUpdate` configurations
     /// (`_function=automations`); returns `{checked, created, automations}`.
-    pub fn sync_validation_automations(&self, p: &Principal) -> Result<Value> {
+    pub(crate) fn sync_validation_automations(&self, p: &Principal) -> Result<Value> {
         p.require(Role::Writer, "recreating validation automations")?;
         let scope = p.private_scope();
         let now = format_instant(self.now());
@@ -777,66 +498,4 @@ impl Platform {
             Ok(json!({"checked": configs.items.len(), "created": created, "automations": ids}))
         })
     }
-}
-
-/// The id of the automation a configuration of `data_id` owns (the same every time, so a
-/// missing one can be recreated).
-pub fn owned_id(data_id: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(format!("validationconfig\n{data_id}").as_bytes());
-    crate::auth::hex(&digest[..12])
-}
-
-/// Keeps the automation a validation configuration owns in step with it: present (service
-/// data, action update, target platform.validation) while the configuration is enabled with
-/// `runOnUpdate`, absent otherwise. Returns the automation id and whether it was created.
-pub(crate) fn sync_owned(
-    tx: &mut dyn OutboxWrite,
-    p: &Principal,
-    data_id: &str,
-    config: Option<&Map<String, Value>>,
-    now: &str,
-) -> Result<Option<(String, bool)>> {
-    let scope = p.private_scope();
-    let id = owned_id(data_id);
-    let wanted = config.is_some_and(|c| {
-        c.get("enabled").and_then(Value::as_bool) != Some(false)
-            && c.get("runOnUpdate").and_then(Value::as_bool) == Some(true)
-    });
-    let existing = tx.automation(&scope, &id)?;
-    if !wanted {
-        if existing.is_some() {
-            tx.delete_automation(&scope, &id)?;
-        }
-        return Ok(None);
-    }
-    let source = if data_id.starts_with('#') {
-        "public"
-    } else {
-        "private"
-    };
-    let conditions =
-        json!([{"source": source, "service": "data", "id": data_id, "action": "update"}]);
-    if let Some(a) = &existing {
-        let doc = a.body();
-        if doc.get("conditions") == Some(&conditions) && doc.get("enabled") == Some(&json!(true)) {
-            return Ok(Some((id, false)));
-        }
-    }
-    let target = targets::find("platform.validation")
-        .ok_or_else(|| Error::Internal("the platform.validation target is missing".into()))?;
-    let Value::Object(doc) = json!({
-        "_id": id, "_type": "VarAutomation",
-        "name": format!("When data {data_id} is updated, run its validation checks"),
-        "target": target.id, "template": target.template, "properties": {},
-        "conditions": conditions, "enabled": true, "owner": p.user,
-        "created": existing.as_ref().and_then(|a| a.body().get("created").cloned()).unwrap_or_else(|| json!(now)),
-        "updated": now,
-        "ownedBy": {"service": "validationconfig", "id": data_id},
-        "_run": run_as(p),
-    }) else {
-        unreachable!("a json! object literal is an object")
-    };
-    tx.put_automation(&scope, &Automation::from_body(doc)?)?;
-    Ok(Some((id, existing.is_none())))
 }

@@ -1,0 +1,384 @@
+use super::*;
+
+/// Versioned documents: versions, the current one, tags, deletes, and isolation by collection
+/// and scope.
+pub fn documents_keep_versions_heads_and_tags(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let (v1, v2) = (
+        version("A", 1, json!({"_type": "T", "v": 1})),
+        version(
+            "A",
+            2,
+            json!({"_type": "T", "v": 2, "nested": {"x": [1, 2]}}),
+        ),
+    );
+    write(store, |tx| {
+        save(tx, coll, &acme(), &v1);
+        save(tx, coll, &acme(), &v2);
+    });
+    let tx = store.read().unwrap();
+    assert_eq!(tx.current(coll, &acme(), "A").unwrap(), Some(v2.clone()));
+    assert_eq!(tx.version(coll, &acme(), "A", 1).unwrap(), Some(v1.clone()));
+    assert_eq!(tx.version(coll, &acme(), "A", 3).unwrap(), None);
+    assert_eq!(
+        tx.versions(coll, &acme(), "A").unwrap(),
+        [v1.clone(), v2.clone()]
+    );
+    assert_eq!(v2.type_name(), "T");
+    // Another scope, the public source and another collection do not see it.
+    for (c, s) in [
+        (coll, acme_test()),
+        (coll, Scope::public()),
+        (coll, Scope::private("other", "production")),
+        (Collection::Type, acme()),
+    ] {
+        assert_eq!(tx.current(c, &s, "A").unwrap(), None, "{c:?} {s:?}");
+        assert!(tx.versions(c, &s, "A").unwrap().is_empty());
+    }
+    drop(tx);
+
+    // A tag points at one version; set again, it moves.
+    write(store, |tx| {
+        tx.set_tag(coll, &acme(), "A", "live", 1).unwrap()
+    });
+    let tx = store.read().unwrap();
+    assert_eq!(tx.tagged(coll, &acme(), "A", "live").unwrap(), Some(1));
+    assert_eq!(tx.tagged(coll, &acme(), "A", "gone").unwrap(), None);
+    let tags: Vec<Vec<String>> = tx
+        .versions(coll, &acme(), "A")
+        .unwrap()
+        .into_iter()
+        .map(|v| v.tags)
+        .collect();
+    assert_eq!(tags, [vec!["live".to_string()], vec![]]);
+    drop(tx);
+    write(store, |tx| {
+        tx.set_tag(coll, &acme(), "A", "live", 2).unwrap();
+        tx.set_tag(coll, &acme(), "A", "first", 2).unwrap();
+    });
+    let tx = store.read().unwrap();
+    assert_eq!(tx.tagged(coll, &acme(), "A", "live").unwrap(), Some(2));
+    let current = tx.current(coll, &acme(), "A").unwrap().unwrap();
+    assert_eq!(current.tags, ["first", "live"], "sorted");
+    assert!(tx
+        .version(coll, &acme(), "A", 1)
+        .unwrap()
+        .unwrap()
+        .tags
+        .is_empty());
+    drop(tx);
+
+    // Deleting a version takes its tags; the head moves where it is told.
+    write(store, |tx| {
+        tx.delete_version(coll, &acme(), "A", 2).unwrap();
+        tx.set_current(coll, &acme(), "A", Some(1)).unwrap();
+    });
+    let tx = store.read().unwrap();
+    assert_eq!(tx.version(coll, &acme(), "A", 2).unwrap(), None);
+    assert_eq!(tx.tagged(coll, &acme(), "A", "live").unwrap(), None);
+    assert_eq!(tx.current(coll, &acme(), "A").unwrap(), Some(v1.clone()));
+    drop(tx);
+
+    // A version stored again under its number replaces it (unversioned types).
+    let replaced = version("A", 1, json!({"_type": "T", "v": "again"}));
+    write(store, |tx| save(tx, coll, &acme(), &replaced));
+    let tx = store.read().unwrap();
+    assert_eq!(
+        tx.versions(coll, &acme(), "A").unwrap(),
+        std::slice::from_ref(&replaced)
+    );
+    assert_eq!(tx.current(coll, &acme(), "A").unwrap(), Some(replaced));
+    drop(tx);
+
+    // Absent: no head, the versions stay; a head on a missing version is refused.
+    write(store, |tx| {
+        tx.set_current(coll, &acme(), "A", None).unwrap()
+    });
+    let tx = store.read().unwrap();
+    assert_eq!(tx.current(coll, &acme(), "A").unwrap(), None);
+    assert_eq!(tx.versions(coll, &acme(), "A").unwrap().len(), 1);
+    drop(tx);
+    let mut tx = store.write().unwrap();
+    assert!(tx.set_current(coll, &acme(), "A", Some(9)).is_err());
+}
+
+fn list_ids(store: &dyn Store, scopes: &[Scope], query: &ListQuery) -> (Vec<String>, u64) {
+    let page = store
+        .read()
+        .unwrap()
+        .list(Collection::Object, scopes, query)
+        .unwrap();
+    (ids(&page.items, |v| v.id.as_str()), page.total)
+}
+
+/// Lists of current documents: scopes, filters (system fields included), sorts, paging and the
+/// total before paging.
+pub fn lists_filter_sort_page_and_count(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    write(store, |tx| {
+        for (i, country) in ["GB", "FR", "GB", "DE", "NL"].iter().enumerate() {
+            let id = format!("D{i}");
+            save(
+                tx,
+                coll,
+                &acme(),
+                &version(
+                    &id,
+                    1,
+                    json!({"_type": "Hub", "country": country, "rank": 5 - i}),
+                ),
+            );
+        }
+        // D1 has a second version; D4 a tag.
+        save(
+            tx,
+            coll,
+            &acme(),
+            &version("D1", 2, json!({"_type": "Hub", "country": "FR", "rank": 9})),
+        );
+        tx.set_tag(coll, &acme(), "D4", "live", 1).unwrap();
+        save(
+            tx,
+            coll,
+            &Scope::public(),
+            &version("#P", 1, json!({"country": "GB"})),
+        );
+        save(tx, Collection::Type, &acme(), &version("D9", 1, json!({})));
+    });
+    let all = query(Filter::all(), "", 0, None);
+    assert_eq!(
+        list_ids(store, &[acme()], &all),
+        (
+            vec![
+                "D0".into(),
+                "D1".into(),
+                "D2".into(),
+                "D3".into(),
+                "D4".into()
+            ],
+            5
+        )
+    );
+    assert_eq!(list_ids(store, &[acme(), Scope::public()], &all).1, 6);
+    assert_eq!(list_ids(store, &[], &all), (vec![], 0));
+    assert_eq!(list_ids(store, &[acme_test()], &all), (vec![], 0));
+    // Paging counts everything that matched.
+    assert_eq!(
+        list_ids(store, &[acme()], &query(Filter::all(), "", 1, Some(2))),
+        (vec!["D1".into(), "D2".into()], 5)
+    );
+    // Sorts, the id breaking ties.
+    assert_eq!(
+        list_ids(store, &[acme()], &query(Filter::all(), "-rank", 0, Some(3))).0,
+        ["D1", "D0", "D2"]
+    );
+    assert_eq!(
+        list_ids(
+            store,
+            &[acme()],
+            &query(Filter::all(), "country,-_id", 0, None)
+        )
+        .0,
+        ["D3", "D1", "D2", "D0", "D4"]
+    );
+    // Filters, on fields and on system fields.
+    let by = |path: &str, value: &str| crate::query::filter::parse_param(path, value).unwrap();
+    assert_eq!(
+        list_ids(store, &[acme()], &query(by("country", "GB"), "", 0, None)),
+        (vec!["D0".into(), "D2".into()], 2)
+    );
+    assert_eq!(
+        list_ids(store, &[acme()], &query(by("_version", "2"), "", 0, None)).0,
+        ["D1"]
+    );
+    assert_eq!(
+        list_ids(store, &[acme()], &query(by("_user", "user2"), "", 0, None)).0,
+        ["D1"]
+    );
+    let tagged = Filter::Eq {
+        path: "_tag".into(),
+        value: json!("live"),
+    };
+    assert_eq!(
+        list_ids(store, &[acme()], &query(tagged, "", 0, None)).0,
+        ["D4"]
+    );
+    assert_eq!(
+        list_ids(store, &[acme()], &query(by("_oid", "D3"), "", 0, None)).0,
+        ["D3"]
+    );
+    assert_eq!(
+        list_ids(
+            store,
+            &[acme()],
+            &query(
+                by("_timestamp", "gt(2024-01-01T00:00:01.500Z)"),
+                "",
+                0,
+                None
+            )
+        )
+        .0,
+        ["D1"]
+    );
+    assert_eq!(
+        list_ids(
+            store,
+            &[acme()],
+            &query(Filter::TypeIn(vec!["Hub".into()]), "", 0, None)
+        )
+        .1,
+        5
+    );
+    // The page carries whole versions.
+    let page = store
+        .read()
+        .unwrap()
+        .list(coll, &[acme()], &query(by("_oid", "D1"), "", 0, None))
+        .unwrap();
+    assert_eq!(
+        page.items,
+        [version(
+            "D1",
+            2,
+            json!({"_type": "Hub", "country": "FR", "rank": 9})
+        )]
+    );
+}
+
+/// Distinct values, auto-completion and the kinds of values at a field.
+pub fn distinct_values_completion_and_field_kinds(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let docs = [
+        ("GB", json!({"name": "Britain", "x": 1, "z": {"b": "t"}})),
+        ("GAS", json!({"name": "Gas hub", "x": 2.5})),
+        ("FR", json!({"name": "France", "x": "a"})),
+        ("NBP", json!({"name": "Gas point", "x": true})),
+        ("NL", json!({"name": "Netherlands", "x": null})),
+        ("DE", json!({"name": "Germany", "x": [1], "z": {"b": 2}})),
+        ("BE", json!({"x": {"b": 1}, "name": 7})),
+    ];
+    write(store, |tx| {
+        for (id, body) in &docs {
+            save(tx, coll, &acme(), &version(id, 1, body.clone()));
+        }
+        save(
+            tx,
+            coll,
+            &Scope::public(),
+            &version("#G", 1, json!({"name": "Global", "x": -3})),
+        );
+    });
+    let tx = store.read().unwrap();
+    let scopes = [acme()];
+    assert_eq!(
+        tx.distinct(coll, &scopes, &Filter::all(), "name").unwrap(),
+        [
+            "Britain",
+            "France",
+            "Gas hub",
+            "Gas point",
+            "Germany",
+            "Netherlands"
+        ],
+        "strings only, sorted, once each"
+    );
+    assert_eq!(
+        tx.distinct(coll, &scopes, &Filter::all(), "z.b").unwrap(),
+        ["t"]
+    );
+    let gb = crate::query::filter::parse_param("_oid", "GB").unwrap();
+    assert_eq!(
+        tx.distinct(coll, &scopes, &gb, "name").unwrap(),
+        ["Britain"]
+    );
+    assert!(tx
+        .distinct(coll, &[], &Filter::all(), "name")
+        .unwrap()
+        .is_empty());
+
+    // Ids first (folded id order), then names (folded name order), each document once.
+    let hits = tx
+        .complete(coll, &scopes, &Filter::all(), "g", None)
+        .unwrap();
+    assert_eq!(
+        hits,
+        [
+            ("GAS".to_string(), Some("Gas hub".to_string())),
+            ("GB".to_string(), Some("Britain".to_string())),
+            ("NBP".to_string(), Some("Gas point".to_string())),
+            ("DE".to_string(), Some("Germany".to_string())),
+        ]
+    );
+    assert_eq!(
+        tx.complete(coll, &scopes, &Filter::all(), "g", Some(2))
+            .unwrap()
+            .len(),
+        2
+    );
+    let in_scopes = tx
+        .complete(coll, &[acme(), Scope::public()], &Filter::all(), "#", None)
+        .unwrap();
+    assert_eq!(in_scopes, [("#G".to_string(), Some("Global".to_string()))]);
+    assert_eq!(tx.complete(coll, &scopes, &gb, "g", None).unwrap().len(), 1);
+
+    use FieldKind::*;
+    assert_eq!(
+        tx.field_kinds(coll, &scopes, "x").unwrap(),
+        [Null, Bool, Integer, Real, Text, Array, Object]
+    );
+    assert_eq!(
+        tx.field_kinds(coll, &scopes, "z.b").unwrap(),
+        [Integer, Text]
+    );
+    assert_eq!(
+        tx.field_kinds(coll, &[Scope::public()], "x").unwrap(),
+        [Integer]
+    );
+    assert!(tx.field_kinds(coll, &scopes, "nowhere").unwrap().is_empty());
+    for (_, body) in &docs {
+        let kind = FieldKind::of(&body["x"]);
+        assert!(tx.field_kinds(coll, &scopes, "x").unwrap().contains(&kind));
+    }
+}
+
+/// The audit trail of deletions.
+pub fn the_audit_trail_keeps_deletions_in_order(store: Arc<dyn Store>) {
+    let store = &*store;
+    let entry = |action: &str, versions: Vec<u32>, ms: i64| AuditEntry {
+        id: "A".into(),
+        action: action.into(),
+        versions,
+        user: "ann".into(),
+        timestamp: at("2024-01-01T00:00:00Z") + TimeDelta::milliseconds(ms),
+        reason: (ms > 0).then(|| "why".to_string()),
+    };
+    let (first, second) = (
+        entry("rollback", vec![3], 0),
+        entry("delete-all", vec![1, 2], 7),
+    );
+    write(store, |tx| {
+        tx.append_audit(Collection::Object, &acme(), &first)
+            .unwrap();
+        tx.append_audit(Collection::Object, &acme(), &second)
+            .unwrap();
+        tx.append_audit(Collection::Type, &acme(), &first).unwrap();
+    });
+    let tx = store.read().unwrap();
+    assert_eq!(
+        tx.audit(Collection::Object, &acme(), "A").unwrap(),
+        [first.clone(), second]
+    );
+    assert_eq!(tx.audit(Collection::Type, &acme(), "A").unwrap(), [first]);
+    assert!(tx
+        .audit(Collection::Object, &acme_test(), "A")
+        .unwrap()
+        .is_empty());
+    assert!(tx
+        .audit(Collection::Object, &acme(), "B")
+        .unwrap()
+        .is_empty());
+}

@@ -1,0 +1,482 @@
+//! What an operator uses: the health and readiness probes, Prometheus metrics, request ids and
+//! the access log, `ETag`s on GET answers, and small bodies left uncompressed.
+
+use crate::error::ApiError;
+use crate::request::Caller;
+use crate::AppState;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::{web, HttpMessage, HttpResponse};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use platform_core::auth::Role;
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+use tracing::Instrument as _;
+
+/// The header that carries a request's id, taken from the request or made, and echoed.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// Query parameters whose values never reach a log line.
+const SECRET_PARAMETERS: [&str; 8] = [
+    "token",
+    "access_token",
+    "password",
+    "secret",
+    "key",
+    "api_key",
+    "apikey",
+    "signature",
+];
+
+/// Bodies smaller than this go uncompressed (compression would not pay for its header).
+pub const COMPRESS_MIN_BYTES: usize = 1024;
+
+/// Who may read `/metrics`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricsAccess {
+    /// Anyone who reaches the server (a scraper on the private network).
+    Open,
+    /// Callers with at least this role.
+    Role(Role),
+    /// Nobody: `/metrics` is a 404.
+    Off,
+}
+
+impl std::str::FromStr for MetricsAccess {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "open" => Ok(MetricsAccess::Open),
+            "off" => Ok(MetricsAccess::Off),
+            other => other.parse::<Role>().map(MetricsAccess::Role).map_err(|_| {
+                format!("\"{other}\" is not open, off or a role (reader, writer, admin, platform)")
+            }),
+        }
+    }
+}
+
+/// Whether each background worker thread of this server still runs (a thread that ended or
+/// panicked is down).
+#[derive(Debug, Default)]
+pub struct WorkerHealth {
+    jobs: AtomicBool,
+    events: AtomicBool,
+    heartbeat: AtomicBool,
+}
+
+/// Marks a worker thread up while it lives, and down when it ends, however it ends.
+pub(crate) struct Alive(Arc<WorkerHealth>, fn(&WorkerHealth) -> &AtomicBool);
+
+impl Alive {
+    pub(crate) fn new(health: Arc<WorkerHealth>, flag: fn(&WorkerHealth) -> &AtomicBool) -> Alive {
+        flag(&health).store(true, Ordering::Relaxed);
+        Alive(health, flag)
+    }
+}
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        (self.1)(&self.0).store(false, Ordering::Relaxed);
+    }
+}
+
+impl WorkerHealth {
+    pub(crate) fn jobs(&self) -> &AtomicBool {
+        &self.jobs
+    }
+    pub(crate) fn events(&self) -> &AtomicBool {
+        &self.events
+    }
+    pub(crate) fn heartbeat(&self) -> &AtomicBool {
+        &self.heartbeat
+    }
+
+    fn report(&self) -> (bool, serde_json::Value) {
+        let (jobs, events, heartbeat) = (
+            self.jobs.load(Ordering::Relaxed),
+            self.events.load(Ordering::Relaxed),
+            self.heartbeat.load(Ordering::Relaxed),
+        );
+        (
+            jobs && events && heartbeat,
+            json!({"jobs": up(jobs), "events": up(events), "heartbeat": up(heartbeat)}),
+        )
+    }
+}
+
+fn up(ok: bool) -> &'static str {
+    if ok {
+        "up"
+    } else {
+        "down"
+    }
+}
+
+/// Registers `/health`, `/ready` and `/metrics` (before the services' routes).
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.route("/health", web::get().to(health))
+        .route("/ready", web::get().to(ready))
+        .route("/metrics", web::get().to(metrics));
+}
+
+/// `GET /health`: the process serves requests. No token, no database.
+async fn health() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(json!({"status": "up", "version": env!("CARGO_PKG_VERSION")}))
+}
+
+/// `GET /ready`: the database answers (its migrations were applied when it opened) and this
+/// server's workers run; 503 with the same JSON when not. No token.
+async fn ready(state: web::Data<AppState>) -> HttpResponse {
+    let platform = state.platform.clone();
+    let database = match web::block(move || platform.ping()).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    let (workers_ok, workers) = match &state.workers {
+        Some(w) => w.report(),
+        None => (true, json!("none")),
+    };
+    let ready = database.is_ok() && workers_ok;
+    let mut body = json!({
+        "status": if ready { "ready" } else { "unavailable" },
+        "database": if database.is_ok() { "up" } else { "down" },
+        "workers": workers,
+    });
+    if let Err(e) = database {
+        tracing::warn!(error = %e, "readiness: the database does not answer");
+        body["reason"] = json!("the database does not answer");
+    }
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    HttpResponse::build(status)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(body)
+}
+
+/// The process-wide Prometheus recorder (installed once; every app of the process shares it).
+fn recorder() -> Option<&'static PrometheusHandle> {
+    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let seconds = [
+                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                10.0, 30.0,
+            ];
+            let builder = PrometheusBuilder::new().set_buckets(&seconds).ok()?;
+            match builder.install_recorder() {
+                Ok(handle) => Some(handle),
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics are off: another recorder is installed");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// Installs the metrics recorder now, so counters recorded before the first scrape are kept.
+pub fn install_metrics() {
+    let _ = recorder();
+}
+
+/// `GET /metrics`: the Prometheus text format, as `--metrics` allows.
+async fn metrics(caller: Caller) -> Result<HttpResponse, ApiError> {
+    let access = caller.state().config.metrics;
+    match access {
+        MetricsAccess::Off => {
+            return Err(ApiError::new(
+                platform_core::ErrorCode::NotFound,
+                "no endpoint at /metrics (the server runs with --metrics off)",
+            ))
+        }
+        MetricsAccess::Role(role) => {
+            caller
+                .run(move |_, who| who.require(role, "reading the server's metrics"))
+                .await?;
+        }
+        MetricsAccess::Open => {}
+    }
+    let platform = caller.state().platform.clone();
+    let backlog = web::block(move || platform.backlog())
+        .await
+        .map_err(|e| ApiError::Core(platform_core::Error::Internal(e.to_string())))??;
+    for (state, n) in [
+        ("queued", backlog.jobs_queued),
+        ("running", backlog.jobs_running),
+    ] {
+        metrics::gauge!("platform_jobs", "state" => state).set(n as f64);
+    }
+    for (state, n) in [
+        ("pending", backlog.deliveries_pending),
+        ("running", backlog.deliveries_running),
+    ] {
+        metrics::gauge!("platform_deliveries", "state" => state).set(n as f64);
+    }
+    let text = recorder().map(|h| h.render()).unwrap_or_default();
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(text))
+}
+
+/// A request's id, kept in its extensions.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// The id a request brings (1 to 128 of `A-Z a-z 0-9 - _ . :`), or a new one.
+fn request_id(req: &ServiceRequest) -> String {
+    let given = req
+        .headers()
+        .get(REQUEST_ID_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| {
+            (1..=128).contains(&v.len())
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
+        });
+    match given {
+        Some(id) => id.to_string(),
+        None => platform_core::auth::generate_token()
+            .map(|t| t[3..23].to_string())
+            .unwrap_or_else(|_| format!("{:x}", Instant::now().elapsed().as_nanos())),
+    }
+}
+
+/// The query string with the values of secret-bearing parameters replaced by `[redacted]`.
+pub fn redacted_query(query: &str) -> String {
+    if query.is_empty() {
+        return String::new();
+    }
+    query
+        .split('&')
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let decoded: String = form_urlencoded::parse(name.as_bytes())
+                .next()
+                .map(|(k, _)| k.to_ascii_lowercase())
+                .unwrap_or_default();
+            let secret = SECRET_PARAMETERS.contains(&decoded.as_str())
+                || decoded.ends_with("token")
+                || decoded.ends_with("password")
+                || decoded.ends_with("secret");
+            if secret && !value.is_empty() {
+                format!("{name}=[redacted]")
+            } else {
+                pair.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The outermost layer: gives the request its id (every log line of the request carries it,
+/// and the answer echoes it), writes the access log line, and counts the request in the
+/// metrics by method, route template and status.
+pub async fn observe(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let id = request_id(&req);
+    req.extensions_mut().insert(RequestId(id.clone()));
+    let method = req.method().to_string();
+    let path = req.path().to_string();
+    let query = redacted_query(req.query_string());
+    let span = tracing::info_span!("request", id = %id);
+    async move {
+        let mut res = next.call(req).await?;
+        let elapsed = started.elapsed();
+        let route = res
+            .request()
+            .match_pattern()
+            .unwrap_or_else(|| "unmatched".to_string());
+        let tenant = res
+            .request()
+            .extensions()
+            .get::<crate::request::TenantTag>()
+            .map(|t| t.0.clone())
+            .unwrap_or_else(|| "-".to_string());
+        let status = res.status().as_u16();
+        if let Ok(v) = HeaderValue::from_str(&id) {
+            res.headers_mut()
+                .insert(HeaderName::from_static(REQUEST_ID_HEADER), v);
+        }
+        metrics::counter!("platform_http_requests_total",
+            "method" => method.clone(), "route" => route.clone(), "status" => status.to_string())
+        .increment(1);
+        metrics::histogram!("platform_http_request_duration_seconds",
+            "method" => method.clone(), "route" => route)
+        .record(elapsed.as_secs_f64());
+        tracing::info!(
+            target: "platform::access",
+            %method,
+            %path,
+            %query,
+            status,
+            ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0,
+            %tenant,
+            "request"
+        );
+        Ok(res)
+    }
+    .instrument(span)
+    .await
+}
+
+/// Whether a response is a stream of events (never compressed, never given an `ETag`).
+fn is_event_stream(res: &ServiceResponse<impl MessageBody>) -> bool {
+    res.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// Marks bodies under [`COMPRESS_MIN_BYTES`] and event streams `identity`, so the compression
+/// layer outside leaves them as they are ([`unmark_identity`] takes the mark off again).
+pub async fn small_stays_plain(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let mut res = next.call(req).await?;
+    let small = match res.response().body().size() {
+        actix_web::body::BodySize::Sized(n) => n < COMPRESS_MIN_BYTES as u64,
+        _ => false,
+    };
+    if (small || is_event_stream(&res)) && !res.headers().contains_key(header::CONTENT_ENCODING) {
+        res.headers_mut().insert(
+            header::CONTENT_ENCODING,
+            HeaderValue::from_static("identity"),
+        );
+    }
+    Ok(res)
+}
+
+/// Takes off the `identity` mark [`small_stays_plain`] put on (it says nothing to a client).
+pub async fn unmark_identity(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let mut res = next.call(req).await?;
+    if res
+        .headers()
+        .get(header::CONTENT_ENCODING)
+        .is_some_and(|v| v == "identity")
+    {
+        res.headers_mut().remove(header::CONTENT_ENCODING);
+    }
+    Ok(res)
+}
+
+/// `ETag` on successful GET answers, a hash of the representation (so it changes with every
+/// version of what it shows, and is the same on every server of one database); a request whose
+/// `If-None-Match` names it gets 304 without a body. `Last-Modified` from a JSON document's
+/// `_timestamp`.
+pub async fn conditional(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let get = req.method() == Method::GET || req.method() == Method::HEAD;
+    let if_none_match = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let res = next.call(req).await?.map_into_boxed_body();
+    if !get || res.status() != StatusCode::OK || is_event_stream(&res) {
+        return Ok(res);
+    }
+    let (req, res) = res.into_parts();
+    let (head, body) = res.into_parts();
+    let bytes = match body.try_into_bytes() {
+        Ok(bytes) => bytes,
+        Err(body) => return Ok(ServiceResponse::new(req, head.set_body(body))),
+    };
+    let etag = {
+        use sha2::Digest as _;
+        format!(
+            "\"{}\"",
+            platform_core::auth::hex(&sha2::Sha256::digest(&bytes)[..16])
+        )
+    };
+    let json = head
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let modified = if json && bytes.first() == Some(&b'{') {
+        last_modified(&bytes)
+    } else {
+        None
+    };
+    let matched = if_none_match.is_some_and(|list| {
+        list.split(',').any(|t| {
+            let t = t.trim();
+            t == "*" || t.trim_start_matches("W/") == etag
+        })
+    });
+    let mut res = if matched {
+        let mut not_modified = HttpResponse::NotModified().finish();
+        for name in [header::CACHE_CONTROL, header::VARY] {
+            if let Some(v) = head.headers().get(&name) {
+                not_modified.headers_mut().insert(name, v.clone());
+            }
+        }
+        not_modified
+    } else {
+        head.set_body(BoxBody::new(bytes))
+    };
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        res.headers_mut().insert(header::ETAG, v);
+    }
+    if let Some(v) = modified.and_then(|m| HeaderValue::from_str(&m).ok()) {
+        res.headers_mut().insert(header::LAST_MODIFIED, v);
+    }
+    Ok(ServiceResponse::new(req, res))
+}
+
+/// The `_timestamp` of a JSON document as an HTTP date.
+fn last_modified(bytes: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Stamped {
+        #[serde(rename = "_timestamp")]
+        timestamp: Option<String>,
+    }
+    let stamped: Stamped = serde_json::from_slice(bytes).ok()?;
+    let at = platform_core::clock::parse_instant(&stamped.timestamp?).ok()?;
+    Some(at.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_parameters_are_redacted_and_others_kept() {
+        assert_eq!(
+            redacted_query("_limit=5&token=pt_abc&x=1&access_token=a%20b&myToken=z&Password=p"),
+            "_limit=5&token=[redacted]&x=1&access_token=[redacted]&myToken=[redacted]&Password=[redacted]"
+        );
+        assert_eq!(redacted_query(""), "");
+        assert_eq!(redacted_query("token="), "token=");
+        assert_eq!(redacted_query("_filter=%7B%7D"), "_filter=%7B%7D");
+    }
+
+    #[test]
+    fn metrics_access_reads_open_off_and_roles() {
+        assert_eq!("open".parse(), Ok(MetricsAccess::Open));
+        assert_eq!("off".parse(), Ok(MetricsAccess::Off));
+        assert_eq!("admin".parse(), Ok(MetricsAccess::Role(Role::Admin)));
+        assert!("everyone".parse::<MetricsAccess>().is_err());
+    }
+}
