@@ -219,12 +219,14 @@ fn open_existing(
     db: &std::path::Path,
     key_file: Option<&std::path::Path>,
 ) -> platform_core::Result<Platform> {
-    Platform::open_database(&db.to_string_lossy(), key_file, false).map_err(|e| match e.code() {
-        platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
-            "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",
-            db.display()
-        )),
-        _ => e,
+    Platform::open_database(&db.to_string_lossy(), key_file, false, None).map_err(|e| {
+        match e.code() {
+            platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
+                "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",
+                db.display()
+            )),
+            _ => e,
+        }
     })
 }
 

@@ -58,6 +58,11 @@ pub struct ServeArgs {
     /// Seconds between the heartbeat comments of an open event stream.
     #[arg(long, env = "PLATFORM_SSE_HEARTBEAT", default_value_t = 15.0)]
     sse_heartbeat: f64,
+    /// With a PostgreSQL --db: seconds a server's claim of a background job or an event
+    /// delivery lasts unless the server renews it; the claims of a killed server are taken
+    /// over by the others this long after it stopped.
+    #[arg(long, env = "PLATFORM_CLAIM_LEASE", default_value_t = 30.0)]
+    claim_lease: f64,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
@@ -164,7 +169,7 @@ fn shown(db: &Path) -> String {
 
 /// Opens (creating) the database file or the PostgreSQL database `db`.
 fn open(db: &Path, key_file: Option<&Path>) -> platform_core::Result<Platform> {
-    Platform::open_database(&db.to_string_lossy(), key_file, true)
+    Platform::open_database(&db.to_string_lossy(), key_file, true, None)
 }
 
 fn write_token_file(file: &Path, token: &str) -> platform_core::Result<()> {
@@ -182,7 +187,20 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     })?;
     init_logging(args.log_format);
     let settings = args.delivery.settings()?;
-    let platform = open(&args.db, args.key_file.as_deref())?.with_delivery(settings);
+    if !(args.claim_lease >= 1.0 && args.claim_lease <= 3600.0) {
+        return Err(platform_core::Error::invalid_parameter(format!(
+            "--claim-lease must be from 1 to 3600 seconds, not {}",
+            args.claim_lease
+        )));
+    }
+    let lease = std::time::Duration::from_secs_f64(args.claim_lease);
+    let platform = Platform::open_database(
+        &args.db.to_string_lossy(),
+        args.key_file.as_deref(),
+        true,
+        Some(lease),
+    )?
+    .with_delivery(settings);
     if let Some(token) = platform.tenancy().bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\

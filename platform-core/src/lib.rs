@@ -167,43 +167,54 @@ impl Platform {
     /// secrets with the key in `key_file` (created with mode 0600 if absent): every server of
     /// one database must use the same key file. An unreachable database is
     /// [`Error::Unavailable`] naming it.
+    /// Claims of jobs and deliveries last `lease` unless renewed (a killed server's claims are
+    /// taken over by the others after it; [`store::postgres::DEFAULT_LEASE`] by default).
     #[cfg(feature = "postgres")]
-    pub fn open_postgres(url: &str, key_file: &std::path::Path) -> Result<Platform> {
-        let store = store::postgres::PgStore::open(url).map_err(|e| match e {
-            Error::Unavailable(cause) => {
-                // The whole chain: the client's own message rarely says why.
-                let mut why = cause.to_string();
-                let mut next = cause.source();
-                while let Some(e) = next {
-                    why.push_str(&format!(": {e}"));
-                    next = e.source();
-                }
-                Error::Unavailable(
-                    format!(
-                        "cannot reach the PostgreSQL database {}: {why}",
-                        store::postgres::redact(url)
+    pub fn open_postgres(
+        url: &str,
+        key_file: &std::path::Path,
+        lease: std::time::Duration,
+    ) -> Result<Platform> {
+        let store = store::postgres::PgStore::open_in_schema(url, "public", lease).map_err(
+            |e| match e {
+                Error::Unavailable(cause) => {
+                    // The whole chain: the client's own message rarely says why.
+                    let mut why = cause.to_string();
+                    let mut next = cause.source();
+                    while let Some(e) = next {
+                        why.push_str(&format!(": {e}"));
+                        next = e.source();
+                    }
+                    Error::Unavailable(
+                        format!(
+                            "cannot reach the PostgreSQL database {}: {why}",
+                            store::postgres::redact(url)
+                        )
+                        .into(),
                     )
-                    .into(),
-                )
-            }
-            other => other,
-        })?;
+                }
+                other => other,
+            },
+        )?;
         let key = secrets::SecretKey::load_or_create(key_file)?;
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
     /// A platform on `db`: a PostgreSQL URL ([`Platform::open_postgres`], with `key_file` or
-    /// `platform.key` in the working directory), or a SQLite database file, created when
-    /// `create` and absent (else it must exist), its key in `key_file` or beside it.
+    /// `platform.key` in the working directory, and claims lasting `lease` or the default), or
+    /// a SQLite database file, created when `create` and absent (else it must exist), its key
+    /// in `key_file` or beside it.
     #[cfg(all(feature = "sqlite", feature = "postgres"))]
     pub fn open_database(
         db: &str,
         key_file: Option<&std::path::Path>,
         create: bool,
+        lease: Option<std::time::Duration>,
     ) -> Result<Platform> {
         if store::postgres::is_url(db) {
             let key = key_file.unwrap_or(std::path::Path::new("platform.key"));
-            return Platform::open_postgres(db, key);
+            let lease = lease.unwrap_or(store::postgres::DEFAULT_LEASE);
+            return Platform::open_postgres(db, key, lease);
         }
         let path = std::path::Path::new(db);
         if !create {

@@ -5,6 +5,7 @@ mod attacks;
 mod conventions;
 mod import;
 mod limits;
+mod multinode;
 mod ops;
 mod readme;
 

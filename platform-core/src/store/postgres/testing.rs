@@ -173,3 +173,49 @@ impl Drop for TestSchema {
         }
     }
 }
+
+/// A fresh database of its own on the test server (for processes that open a database by URL),
+/// dropped when the guard drops.
+#[derive(Debug)]
+pub struct TestDatabase {
+    server: String,
+    name: String,
+    /// The database's URL.
+    pub url: String,
+}
+
+impl TestDatabase {
+    /// A fresh database, or `None` when the PostgreSQL runs are skipped.
+    pub fn new() -> Option<TestDatabase> {
+        let server = server_url()?;
+        let mut client =
+            admin(&server).unwrap_or_else(|e| panic!("{VAR}: PostgreSQL does not answer: {e}"));
+        drop_stale(&mut client);
+        let name = format!(
+            "platform_test_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        client
+            .batch_execute(&format!(
+                "CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0"
+            ))
+            .unwrap_or_else(|e| panic!("cannot create the test database {name}: {e}"));
+        Some(TestDatabase {
+            url: with_database(&server, &name),
+            server,
+            name,
+        })
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let Ok(mut client) = admin(&self.server) {
+            let _ = client.batch_execute(&format!(
+                "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
+                self.name
+            ));
+        }
+    }
+}
