@@ -357,3 +357,109 @@ fn two_servers_over_one_postgresql_database() {
     assert_eq!(got[0]["data"]["n"], 1);
     b.stop();
 }
+
+#[test]
+fn the_job_of_a_killed_node_is_finished_by_another() {
+    let Some(db) = TestDatabase::new() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("platform.key");
+    let mut a = node(&db, &key);
+    let admin = a.admin_token.clone();
+    let ua = a.url.clone();
+    // A long check over many points: the background run takes a while.
+    let start = chrono_free_days(3000);
+    call(
+        "POST",
+        &format!("{ua}/object/v1"),
+        &admin,
+        Some(
+            json!({"_id": "SLOW", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": start}}),
+        ),
+    );
+    call(
+        "POST",
+        &format!("{ua}/script/v1"),
+        &admin,
+        Some(
+            json!({"_id": "slowlib", "script": "fn slow(v) { let i = 0; while i < 1500 { i += 1; } v > -1.0 }"}),
+        ),
+    );
+    call(
+        "POST",
+        &format!("{ua}/validationconfig/v1"),
+        &admin,
+        Some(
+            json!({"_id": "SLOW:SPOT", "kind": "timeseries", "name": "slow",
+                    "scripts": ["slowlib"], "checks": [{"name": "Slow", "expression": "slow(value)"}],
+                    "options": {"maxPoints": 10}}),
+        ),
+    );
+    let queued = call(
+        "POST",
+        &format!("{ua}/validation/v1?_function=run"),
+        &admin,
+        Some(json!({"target": "SLOW:SPOT", "from": "2000-01-01", "to": "2010-01-01"})),
+    );
+    assert_eq!(queued["background"], true, "{queued}");
+    let job = queued["job"].as_str().unwrap().to_string();
+    let status = |url: &str| -> Value {
+        let jobs = call(
+            "GET",
+            &format!("{url}/validation/v1?_function=jobs"),
+            &admin,
+            None,
+        );
+        jobs.as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["_id"] == job.as_str())
+            .cloned()
+            .unwrap_or_else(|| panic!("{jobs}"))
+    };
+    let begun = Instant::now();
+    while status(&ua)["status"] != "running" {
+        assert!(begun.elapsed() < Duration::from_secs(30), "{}", status(&ua));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill9(&mut a);
+    let mut b = node(&db, &key);
+    let begun = Instant::now();
+    loop {
+        let now = status(&b.url);
+        if now["status"] == "done" {
+            assert_eq!(now["progress"], 100, "{now}");
+            break;
+        }
+        assert_ne!(now["status"], "failed", "{now}");
+        assert!(begun.elapsed() < Duration::from_secs(180), "{now}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    b.stop();
+}
+
+/// `n` daily observations from 2000-01-01.
+fn chrono_free_days(n: usize) -> Vec<Value> {
+    let mut out = Vec::with_capacity(n);
+    let (mut y, mut m, mut d) = (2000, 1, 1);
+    let days_in = |y: i32, m: u32| match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    for i in 0..n {
+        out.push(json!({"time": format!("{y:04}-{m:02}-{d:02}"), "value": i as f64}));
+        d += 1;
+        if d > days_in(y, m) {
+            d = 1;
+            m += 1;
+            if m > 12 {
+                m = 1;
+                y += 1;
+            }
+        }
+    }
+    out
+}
