@@ -15,6 +15,7 @@ mod isolation;
 mod object;
 mod ops;
 mod outbound;
+mod postgres;
 mod query;
 mod scripts;
 mod secrets;
