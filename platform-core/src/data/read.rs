@@ -8,7 +8,8 @@
 use super::calendar::{format_time, Calendar};
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
-use super::model::{points_json, Point};
+use super::model::{points_json, write_points_json, Point};
+use super::scale::Scaling;
 use super::series::{self, Window};
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
@@ -75,6 +76,10 @@ pub struct DataQuery {
     pub version: Option<VersionRef>,
     /// `units`, `currency`, `__density`.
     pub conversion: Conversion,
+    /// `_calendar` with `_observed`, `_distribution` and `_block`: scaling on read.
+    pub scaling: Option<Scaling>,
+    /// `_timezone`: the zone scaling cuts periods in (the series' own by default).
+    pub timezone: Option<chrono_tz::Tz>,
 }
 
 impl DataQuery {
@@ -93,12 +98,33 @@ impl DataQuery {
             ),
             None => None,
         };
+        let scaling = Scaling::from_params(
+            params.get("_calendar"),
+            params.get("_observed"),
+            params.get("_distribution"),
+            params.get("_block"),
+        )?;
+        let timezone = match params.get("_timezone") {
+            None => None,
+            Some(_) if scaling.is_none() => {
+                return Err(Error::invalid_parameter(
+                    "_timezone is the zone scaling cuts periods in: it needs _calendar",
+                ))
+            }
+            Some(z) => Some(z.parse::<chrono_tz::Tz>().map_err(|_| {
+                Error::invalid_parameter(format!(
+                    "_timezone \"{z}\" is not an IANA time zone (Europe/Berlin, UTC...)"
+                ))
+            })?),
+        };
         Ok(DataQuery {
             range,
             tenor,
             list_tenors: params.flag("listTenors")?,
             version: params.get("_version").map(str::parse).transpose()?,
             conversion: Conversion::from_params(params)?,
+            scaling,
+            timezone,
         })
     }
 }
@@ -138,6 +164,41 @@ impl Platform {
         Ok(out)
     }
 
+    /// One data item by id from a source, as the bytes of its JSON answer: a series' points are
+    /// written straight from their decoded form, never as a JSON tree.
+    pub(crate) fn read_data_json(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<Vec<u8>> {
+        let (data_id, scope) = data_scope(p, source, id)?;
+        let tx = self.read()?;
+        match self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)? {
+            Answer::Series {
+                json,
+                points,
+                calendar,
+                tz,
+            } => {
+                let mut out = serde_json::to_vec(&Value::Object(json))
+                    .map_err(|e| Error::caused("a data answer", e))?;
+                // The header's closing brace gives way to the points.
+                out.pop();
+                out.extend_from_slice(if out.len() > 1 {
+                    b",\"data\":"
+                } else {
+                    b"\"data\":"
+                });
+                write_points_json(&mut out, &points, |t| format_time(t, calendar, tz));
+                out.push(b'}');
+                Ok(out)
+            }
+            Answer::Value(v) => Ok(v.to_string().into_bytes()),
+        }
+    }
+
     fn data_item(
         &self,
         who: &Principal,
@@ -147,6 +208,33 @@ impl Platform {
         text: &str,
         q: &DataQuery,
     ) -> Result<Value> {
+        Ok(match self.data_answer(who, tx, scope, id, text, q)? {
+            Answer::Series {
+                mut json,
+                points,
+                calendar,
+                tz,
+            } => {
+                json.insert(
+                    "data".into(),
+                    points_json(&points, |t| format_time(t, calendar, tz)),
+                );
+                Value::Object(json)
+            }
+            Answer::Value(v) => v,
+        })
+    }
+
+    /// A data item as its answer: a series' header and points, or any other item's JSON.
+    fn data_answer(
+        &self,
+        who: &Principal,
+        tx: &dyn ReadTx,
+        scope: &Scope,
+        id: &DataId,
+        text: &str,
+        q: &DataQuery,
+    ) -> Result<Answer> {
         let mut item = self.open_item(who, tx, scope, id, text, q)?;
         match item.kind {
             DataKind::Series => {
@@ -157,14 +245,20 @@ impl Platform {
                 }
                 let (points, calendar, tz) =
                     self.item_points(tx, &mut item, q, |tz| self.window(q, tz))?;
-                item.json.insert(
-                    "data".into(),
-                    points_json(&points, |t| format_time(t, calendar, tz)),
-                );
+                // The points go last, as a new field ("data" in a stored header is replaced).
+                item.json.shift_remove("data");
+                return Ok(Answer::Series {
+                    json: item.json,
+                    points,
+                    calendar,
+                    tz,
+                });
             }
             DataKind::Curve => {
                 if q.list_tenors {
-                    return self.list_tenors(tx, &item.key, item.object.version);
+                    return self
+                        .list_tenors(tx, &item.key, item.object.version)
+                        .map(Answer::Value);
                 }
                 if let Some(code) = &q.tenor {
                     let Opened {
@@ -174,7 +268,9 @@ impl Platform {
                         json,
                         ..
                     } = item;
-                    return self.tenor_history(tx, &key, &object, &header, code, q, json);
+                    return self
+                        .tenor_history(tx, &key, &object, &header, code, q, json)
+                        .map(Answer::Value);
                 }
                 let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
                 let (ondate, contracts) = curve_fields(&stored);
@@ -186,7 +282,7 @@ impl Platform {
                 item.json.insert("contracts".into(), contracts);
             }
         }
-        Ok(Value::Object(item.json))
+        Ok(Answer::Value(Value::Object(item.json)))
     }
 
     /// A data item opened at the object version `q` asks for: its header checked readable by
@@ -270,7 +366,23 @@ impl Platform {
                 }
             })?;
         }
-        Ok((points, calendar, tz))
+        let Some(s) = &q.scaling else {
+            return Ok((points, calendar, tz));
+        };
+        // Scaling comes after conversion: the periods aggregate converted values.
+        let cut = q.timezone.unwrap_or(tz);
+        let points = s.apply(&points, calendar, cut)?;
+        item.json
+            .insert("calendar".into(), Value::String(s.target.code()));
+        if let Some(o) = s.observed {
+            item.json
+                .insert("observed".into(), Value::String(o.as_str().into()));
+        }
+        if q.timezone.is_some() {
+            item.json
+                .insert("timezone".into(), Value::String(cut.name().into()));
+        }
+        Ok((points, s.target.printed(), cut))
     }
 
     /// The curve of an opened curve item (data id `text`) at `ondate` (the newest when
@@ -431,6 +543,18 @@ pub(crate) struct Opened {
 }
 
 /// A data id and the scope of its object, read through a source.
+/// What a data read answers: a series' header and its points (written out late, so a JSON
+/// answer can be written straight from them), or the JSON of anything else.
+enum Answer {
+    Series {
+        json: Map<String, Value>,
+        points: Vec<Point>,
+        calendar: Calendar,
+        tz: chrono_tz::Tz,
+    },
+    Value(Value),
+}
+
 pub(crate) fn data_scope(p: &Principal, source: Source, id: &str) -> Result<(DataId, Scope)> {
     let data_id = DataId::parse(id)?;
     let home = Source::of_id(&data_id.object);
