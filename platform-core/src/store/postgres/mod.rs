@@ -19,7 +19,7 @@
 //! Documents: every version's body is kept as text (field order and numbers as written); the
 //! current version's filterable copy (body and system fields) is `jsonb`. Filters run in SQL
 //! where the SQL means exactly what `Filter::matches` means, and in memory otherwise
-//! ([`filter`]). Series chunks and curves are `bytea` in the codec SQLite uses.
+//! (`store::postgres::filter`). Series chunks and curves are `bytea` in the codec SQLite uses.
 //!
 //! Schema changes are numbered steps ([`MIGRATIONS`]) recorded in `platform_schema`, applied
 //! at open under a lock; a database with a newer schema is refused.
