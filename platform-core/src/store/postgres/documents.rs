@@ -192,11 +192,15 @@ fn decode_version_at(row: &Row, at: usize) -> Result<StoredVersion> {
 
 impl DocumentRead for Tx<'_> {
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
-        self.one_version(
-            "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
-             WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4)",
-            &[&coll.as_str(), &scope.tenant, &scope.env, &id],
-        )
+        // A join on the head's key, so that both rows are found by their primary keys.
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
+             AND v.env = h.env AND v.id = h.id AND v.version = h.version \
+             WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = $4"
+        );
+        self.query_opt(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
+            .map(|r| decode_version(&r))
+            .transpose()
     }
 
     fn version(
