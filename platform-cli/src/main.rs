@@ -66,6 +66,12 @@ enum Command {
     },
     /// Print the manual page of `platform` (roff; e.g. `platform man > platform.1`).
     Man,
+    /// Print the OpenAPI 3.1 document of the REST interface (what `GET /openapi.json` answers).
+    Openapi {
+        /// The base path the server is run with (`serve --base-path`).
+        #[arg(long, env = "PLATFORM_BASE_PATH", default_value = "")]
+        base_path: String,
+    },
 }
 
 #[derive(Args)]
@@ -324,6 +330,15 @@ fn main() -> ExitCode {
                     .map_err(|e| platform_core::Error::caused("cannot render the manual page", e))
                     .and_then(|()| print_bytes(&text)),
             )
+        }
+        Command::Openapi { base_path } => {
+            let document = platform_server::openapi::document(&base_path);
+            let mut text = serde_json::to_vec_pretty(&document)
+                .map_err(|e| platform_core::Error::caused("cannot write the document", e));
+            if let Ok(text) = &mut text {
+                text.push(b'\n');
+            }
+            done(text.and_then(|text| print_bytes(&text)))
         }
     };
     match result {

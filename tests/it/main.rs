@@ -12,6 +12,7 @@ mod formats;
 mod hardening;
 mod isolation;
 mod object;
+mod openapi;
 mod ops;
 mod outbound;
 mod query;

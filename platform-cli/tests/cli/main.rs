@@ -5,6 +5,7 @@ mod attacks;
 mod conventions;
 mod import;
 mod limits;
+mod openapi;
 mod ops;
 mod readme;
 
