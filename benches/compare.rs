@@ -314,7 +314,10 @@ fn open_core() -> Core {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.db");
     let platform = Platform::open(&path).unwrap();
-    let who = platform.local_principal("bench", "bench").unwrap();
+    let who = platform
+        .tenancy()
+        .local_principal("bench", "bench")
+        .unwrap();
     Core {
         platform,
         who,
@@ -340,6 +343,7 @@ fn points(first: usize, values: &[f64]) -> Vec<Point> {
 impl Core {
     fn save(&self, object: &str, pts: Vec<Point>) {
         self.platform
+            .data()
             .save_series(
                 &self.who,
                 object,
@@ -353,7 +357,8 @@ impl Core {
 
     fn read(&self, id: &str, window: Window, version: Option<u32>) -> Vec<Point> {
         self.platform
-            .read_series(&self.who, Source::Private, id, window, version)
+            .data()
+            .read_points(&self.who, Source::Private, id, window, version)
             .unwrap()
     }
 
@@ -747,6 +752,7 @@ fn w4(s: &Sizes) {
             time_ms(|| {
                 for b in bodies {
                     core.platform
+                        .objects()
                         .save(&core.who, Collection::Object, b, &SaveOptions::default())
                         .unwrap();
                 }
@@ -803,7 +809,8 @@ fn w4(s: &Sizes) {
         repeat(|| {
             let item = core
                 .platform
-                .read_data(&core.who, Source::Private, "CURVE:fwd", &q)
+                .data()
+                .read(&core.who, Source::Private, "CURVE:fwd", &q)
                 .unwrap();
             assert_eq!(item["data"].as_array().map(Vec::len), Some(s.curves));
             item
@@ -824,6 +831,7 @@ fn w4(s: &Sizes) {
 fn load_objects(core: &Core, objects: &[Value]) {
     for chunk in objects.chunks(1000) {
         core.platform
+            .objects()
             .save(
                 &core.who,
                 Collection::Object,
@@ -874,6 +882,7 @@ fn w5(s: &Sizes) {
         let req = ListRequest::from_params(&Params::from_slice(params)).unwrap();
         move || {
             core.platform
+                .objects()
                 .list(&core.who, Collection::Object, Source::Private, &req)
                 .unwrap()
         }
@@ -995,6 +1004,7 @@ fn w5(s: &Sizes) {
             let id = format!("OBJ{:06}", rng.below(n));
             time_ms(|| {
                 core.platform
+                    .objects()
                     .get(
                         &core.who,
                         Collection::Object,
@@ -1120,15 +1130,16 @@ fn w7(s: &Sizes) {
                 let (core, targets) = &setup;
                 let queued = core
                     .platform
-                    .validation_run_many(
+                    .validation()
+                    .run_many(
                         &core.who,
                         &json!({"targets": targets, "from": "2024-01-01"}),
                         "manual",
                     )
                     .unwrap();
                 assert_eq!(queued["background"], true, "{queued}");
-                assert!(core.platform.run_next_job().unwrap());
-                let jobs = core.platform.validation_jobs(&core.who).unwrap();
+                assert!(core.platform.jobs().run_next().unwrap());
+                let jobs = core.platform.jobs().list(&core.who).unwrap();
                 let records: u64 = jobs[0]["result"]["results"]
                     .as_array()
                     .unwrap()
@@ -1173,6 +1184,7 @@ fn validation_setup(data: &[Vec<f64>]) -> (Core, Vec<String>) {
             .map(|(i, &v)| Point::num(W7_START + i as i64 * MINUTE, v))
             .collect();
         core.platform
+            .data()
             .save_series(
                 &core.who,
                 &object,
@@ -1184,6 +1196,7 @@ fn validation_setup(data: &[Vec<f64>]) -> (Core, Vec<String>) {
             .unwrap();
         let target = format!("{object}:price");
         core.platform
+            .objects()
             .save(
                 &core.who,
                 Collection::ValidationConfig,
@@ -1200,8 +1213,12 @@ fn validation_setup(data: &[Vec<f64>]) -> (Core, Vec<String>) {
 fn serve_db(path: &Path) {
     let s = sizes();
     let platform = Platform::open(path).unwrap();
-    let who = platform.local_principal("bench", "bench").unwrap();
+    let who = platform
+        .tenancy()
+        .local_principal("bench", "bench")
+        .unwrap();
     platform
+        .data()
         .save_series(
             &who,
             "BIG",

@@ -137,7 +137,10 @@ struct Core {
 fn open_core() -> Core {
     let dir = tempfile::tempdir().unwrap();
     let platform = Platform::open(&dir.path().join("bench.db")).unwrap();
-    let who = platform.local_principal("bench", "bench").unwrap();
+    let who = platform
+        .tenancy()
+        .local_principal("bench", "bench")
+        .unwrap();
     Core {
         platform,
         who,
@@ -148,6 +151,7 @@ fn open_core() -> Core {
 impl Core {
     fn save(&self, object: &str, pts: Vec<Point>) {
         self.platform
+            .data()
             .save_series(
                 &self.who,
                 object,
@@ -161,7 +165,8 @@ impl Core {
 
     fn read(&self, id: &str, window: Window, version: Option<u32>) -> Vec<Point> {
         self.platform
-            .read_series(&self.who, Source::Private, id, window, version)
+            .data()
+            .read_points(&self.who, Source::Private, id, window, version)
             .unwrap()
     }
 
@@ -486,6 +491,7 @@ fn curves() -> &'static Curves {
                 "fwd": {"_type": "VarCurve", "ondate": ondate, "contracts": contracts}
             });
             core.platform
+                .objects()
                 .save(&core.who, Collection::Object, body, &SaveOptions::default())
                 .unwrap();
         }
@@ -721,7 +727,8 @@ mod curves {
             let item = f
                 .core
                 .platform
-                .read_data(&f.core.who, Source::Private, "CURVE:fwd", &q)
+                .data()
+                .read(&f.core.who, Source::Private, "CURVE:fwd", &q)
                 .unwrap();
             assert_eq!(item["data"].as_array().map(Vec::len), Some(f.n));
             item

@@ -33,12 +33,12 @@ fn fixture() -> &'static Fixture {
         let n: u64 = std::env::var("PLATFORM_BENCH_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
         let dir = tempfile::tempdir().unwrap();
         let platform = Platform::open(&dir.path().join("bench.db")).unwrap();
-        let who = platform.local_principal("bench", "bench").unwrap();
+        let who = platform.tenancy().local_principal("bench", "bench").unwrap();
         let objects = corpus::objects(n, 42);
         let started = std::time::Instant::now();
         for chunk in objects.chunks(1000) {
             platform
-                .save(&who, Collection::Object, serde_json::Value::Array(chunk.to_vec()), &SaveOptions::default())
+                .objects().save(&who, Collection::Object, serde_json::Value::Array(chunk.to_vec()), &SaveOptions::default())
                 .unwrap();
         }
         eprintln!("loaded {n} objects through the core in {:.1} s", started.elapsed().as_secs_f64());
@@ -76,6 +76,7 @@ fn core_filtered_first_page_with_total(b: Bencher) {
     b.bench(|| {
         let page = f
             .platform
+            .objects()
             .list(&f.who, Collection::Object, Source::Private, &req)
             .unwrap();
         assert_eq!(page.items.len(), 100);
@@ -120,6 +121,7 @@ fn core_searchinfo(b: Bencher) {
     b.bench(|| {
         let page = f
             .platform
+            .objects()
             .list(&f.who, Collection::Object, Source::Private, &req)
             .unwrap();
         assert_eq!(page.items.len(), 10);
@@ -152,6 +154,7 @@ fn core_get_by_id(b: Bencher) {
     b.bench_local(|| {
         let id = format!("OBJ{:06}", rng.below(f.n));
         f.platform
+            .objects()
             .get(&f.who, Collection::Object, Source::Private, &id, None, None)
             .unwrap()
     });

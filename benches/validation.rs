@@ -70,7 +70,10 @@ fn setup_with(rhai_customs: bool) -> Setup {
     );
     let dir = tempfile::tempdir().unwrap();
     let platform = Platform::open(&dir.path().join("v.db")).unwrap();
-    let who = platform.local_principal("bench", "bench").unwrap();
+    let who = platform
+        .tenancy()
+        .local_principal("bench", "bench")
+        .unwrap();
     let mut rng = corpus::Rng::new(11);
     let mut checks: Value = serde_json::from_str(CHECKS).unwrap();
     if rhai_customs {
@@ -92,11 +95,12 @@ fn setup_with(rhai_customs: bool) -> Setup {
             })
             .collect();
         platform
+            .data()
             .save_series(&who, &object, "price", header, pts, &SaveOptions::default())
             .unwrap();
         let target = format!("{object}:price");
         platform
-            .save(&who, Collection::ValidationConfig, json!({"_id": target, "kind": "timeseries", "checks": checks, "options": {"lookback": 50, "maxPoints": 5000}}), &SaveOptions::default())
+            .objects().save(&who, Collection::ValidationConfig, json!({"_id": target, "kind": "timeseries", "checks": checks, "options": {"lookback": 50, "maxPoints": 5000}}), &SaveOptions::default())
             .unwrap();
         targets.push(target);
     }
@@ -232,15 +236,16 @@ fn full_run(b: Bencher) {
     b.with_inputs(setup).bench_local_values(|s| {
         let queued = s
             .platform
-            .validation_run_many(
+            .validation()
+            .run_many(
                 &s.who,
                 &json!({"targets": s.targets, "from": "2024-01-01"}),
                 "manual",
             )
             .unwrap();
         assert_eq!(queued["background"], true, "{queued}");
-        assert!(s.platform.run_next_job().unwrap());
-        let jobs = s.platform.validation_jobs(&s.who).unwrap();
+        assert!(s.platform.jobs().run_next().unwrap());
+        let jobs = s.platform.jobs().list(&s.who).unwrap();
         let result = &jobs[0]["result"];
         let records: u64 = result["results"]
             .as_array()
@@ -296,14 +301,15 @@ fn baseline_record_bytes(b: Bencher) {
 fn full_run_rhai_customs(b: Bencher) {
     b.with_inputs(setup_rhai).bench_local_values(|s| {
         s.platform
-            .validation_run_many(
+            .validation()
+            .run_many(
                 &s.who,
                 &json!({"targets": s.targets, "from": "2024-01-01"}),
                 "manual",
             )
             .unwrap();
-        assert!(s.platform.run_next_job().unwrap());
-        let jobs = s.platform.validation_jobs(&s.who).unwrap();
+        assert!(s.platform.jobs().run_next().unwrap());
+        let jobs = s.platform.jobs().list(&s.who).unwrap();
         assert_eq!(jobs[0]["status"], "done", "{}", jobs[0]);
         jobs.len()
     });
@@ -317,10 +323,10 @@ fn one_run_per_series(b: Bencher) {
         for t in &s.targets {
             let out = s
                 .platform
-                .validation_run(
+                .validation()
+                .run_json(
                     &s.who,
                     &json!({"target": t, "from": "2024-01-01"}),
-                    false,
                     "manual",
                 )
                 .unwrap();
@@ -337,10 +343,10 @@ fn timings_of_one_series(b: Bencher) {
     b.with_inputs(setup).bench_local_values(|s| {
         let out = s
             .platform
-            .validation_run(
+            .validation()
+            .run_json(
                 &s.who,
                 &json!({"target": s.targets[0], "from": "2024-01-01"}),
-                false,
                 "manual",
             )
             .unwrap();

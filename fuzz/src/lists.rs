@@ -50,8 +50,12 @@ struct Store {
 impl Store {
     fn new() -> Store {
         let platform = Platform::in_memory().expect("an in-memory platform");
-        let who = platform.local_principal("t", "u").expect("a principal");
+        let who = platform
+            .tenancy()
+            .local_principal("t", "u")
+            .expect("a principal");
         platform
+            .objects()
             .save(
                 &who,
                 Collection::Object,
@@ -85,6 +89,7 @@ impl Store {
             limit: None,
         };
         self.platform
+            .objects()
             .list(&self.who, Collection::Object, Source::Private, &req)
             .map(|page| page.items)
     }

@@ -75,7 +75,7 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
         } => {
             let body = crate::read_json(Some(&file))?;
             let (platform, who) = local.open()?;
-            let saved = platform.save_automation(&who, body)?;
+            let saved = platform.automations().save(&who, body)?;
             eprintln!(
                 "automation {} saved",
                 saved["_id"].as_str().unwrap_or_default()
@@ -92,7 +92,8 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
             output::print_records(
                 format,
                 &platform
-                    .automations(&who, &platform_core::query::Paging::everything())?
+                    .automations()
+                    .list(&who, &platform_core::query::Paging::everything())?
                     .items,
                 AUTOMATION_COLUMNS,
             )?;
@@ -105,7 +106,7 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
             format,
         } => {
             let (platform, who) = local.open()?;
-            let page = platform.automation_log(
+            let page = platform.automations().log(
                 &who,
                 &LogQuery {
                     automation,
@@ -137,7 +138,7 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
             format,
         } => {
             let (platform, who) = local.open()?;
-            let page = platform.mail_outbox(&who, 0, Some(limit))?;
+            let page = platform.automations().mail_outbox(&who, 0, Some(limit))?;
             let columns: &[&str] = match format {
                 Format::Table => &["timestamp", "to", "subject"],
                 _ => &["timestamp", "to", "subject", "body"],
@@ -150,8 +151,8 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
             // Webhooks and SMTP go over the network, as from the server's worker.
             let platform =
                 platform_server::outbound::networked(platform.with_delivery(delivery.settings()?));
-            platform.requeue_interrupted_deliveries()?;
-            let n = platform.deliver_due()?;
+            platform.deliveries().requeue_interrupted()?;
+            let n = platform.deliveries().run_due()?;
             eprintln!("{n} delivery steps");
         }
     }

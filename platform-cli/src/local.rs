@@ -36,8 +36,10 @@ impl Local {
     /// Opens the file and makes the principal.
     pub fn open(&self) -> Result<(Platform, Principal)> {
         let platform = crate::open_existing(&self.db)?;
-        let who = platform.local_principal(&self.tenant, &self.user)?;
-        let who = platform.in_environment(&who, &self.environment)?;
+        let who = platform
+            .tenancy()
+            .local_principal(&self.tenant, &self.user)?;
+        let who = platform.tenancy().in_environment(&who, &self.environment)?;
         Ok((platform, who))
     }
 }

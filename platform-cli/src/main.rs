@@ -179,9 +179,11 @@ fn grant(args: GrantArgs) -> platform_core::Result<()> {
     };
     let platform = args.db.open()?;
     let changed = if args.revoke {
-        platform.revoke_grant(&args.tenant, &args.user, &what)?
+        platform
+            .tenancy()
+            .revoke_grant(&args.tenant, &args.user, &what)?
     } else {
-        platform.grant(&args.tenant, &args.user, &what)?
+        platform.tenancy().grant(&args.tenant, &args.user, &what)?
     };
     let (kind, name) = what.parts();
     eprintln!(
@@ -382,7 +384,7 @@ fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_json
 fn env(cmd: EnvCommand) -> platform_core::Result<()> {
     match cmd {
         EnvCommand::Create { db, tenant, name } => {
-            let created = db.open()?.create_environment(&tenant, &name)?;
+            let created = db.open()?.tenancy().create_environment(&tenant, &name)?;
             eprintln!(
                 "environment \"{name}\" of tenant \"{tenant}\" {}",
                 if created { "created" } else { "already exists" }
@@ -392,7 +394,7 @@ fn env(cmd: EnvCommand) -> platform_core::Result<()> {
         EnvCommand::List { db, tenant, format } => {
             let envs: Vec<serde_json::Value> = db
                 .open()?
-                .environments(&tenant)?
+                .tenancy().environments(&tenant)?
                 .into_iter()
                 .map(|(name, created)| {
                     serde_json::json!({"name": name, "created": format_instant(created)})
@@ -411,13 +413,14 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
             user,
             role,
         } => {
-            let token = db.open()?.create_token(&tenant, &user, role)?;
+            let token = db.open()?.tenancy().create_token(&tenant, &user, role)?;
             println!("{token}");
             Ok(())
         }
         TokenCommand::List { db, tenant, format } => {
             let tokens: Vec<serde_json::Value> = db
                 .open()?
+                .tenancy()
                 .tokens(tenant.as_deref())?
                 .into_iter()
                 .map(|t| {
@@ -440,8 +443,10 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
         } => {
             let platform = db.open()?;
             let n = match (token, tenant, user) {
-                (Some(token), _, _) => u64::from(platform.revoke_token(&token)?),
-                (None, Some(tenant), Some(user)) => platform.revoke_user_tokens(&tenant, &user)?,
+                (Some(token), _, _) => u64::from(platform.tenancy().revoke_token(&token)?),
+                (None, Some(tenant), Some(user)) => {
+                    platform.tenancy().revoke_user_tokens(&tenant, &user)?
+                }
                 _ => 0,
             };
             eprintln!("{n} token(s) revoked");

@@ -116,7 +116,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                         .as_deref()
                         .map(str::parse::<VersionRef>)
                         .transpose()?;
-                    p.get(
+                    p.objects().get(
                         &who,
                         Collection::Object,
                         Source::of_id(&key),
@@ -149,7 +149,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                         source: None,
                         ..SaveOptions::default()
                     };
-                    p.save(&who, Collection::Object, body, &opts)?
+                    p.objects().save(&who, Collection::Object, body, &opts)?
                 }
                 Backend::Remote(r) => {
                     let mut query = Vec::new();
@@ -183,7 +183,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             let source: Source = source.parse()?;
             let (items, total) = match Backend::of(&target)? {
                 Backend::Local(p, who) => {
-                    let page = p.list(
+                    let page = p.objects().list(
                         &who,
                         Collection::Object,
                         source,
@@ -213,7 +213,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                     (false, Some(v)) => DeleteTarget::Version(v.parse()?),
                     (false, None) => DeleteTarget::Latest,
                 };
-                p.delete(
+                p.objects().delete(
                     &who,
                     Collection::Object,
                     Source::of_id(&key),
@@ -260,8 +260,8 @@ impl Backend {
             ))),
             None => {
                 let platform = crate::open_existing(&t.db)?;
-                let who = platform.local_principal(&t.tenant, &t.user)?;
-                let who = platform.in_environment(&who, &t.environment)?;
+                let who = platform.tenancy().local_principal(&t.tenant, &t.user)?;
+                let who = platform.tenancy().in_environment(&who, &t.environment)?;
                 Ok(Backend::Local(platform, who))
             }
         }

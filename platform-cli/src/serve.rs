@@ -34,7 +34,7 @@ pub struct ServeArgs {
     #[arg(long, env = "PLATFORM_MAX_URL", default_value_t = DEFAULT_MAX_URL)]
     max_url: usize,
     /// On a fresh database, also write the first admin token to this file (mode 0600).
-    #[arg(long)]
+    #[arg(long, env = "PLATFORM_PRINT_TOKEN_FILE")]
     print_token_file: Option<PathBuf>,
     /// Who may read GET /metrics: open (anyone who reaches the server), off, or the least role
     /// a caller's token needs (reader, writer, admin, platform).
@@ -42,9 +42,12 @@ pub struct ServeArgs {
     metrics: platform_server::ops::MetricsAccess,
     /// Origins browsers may call the API from (CORS), comma-separated, e.g.
     /// https://console.example.com; `*` for any. None by default.
+    // The help text above is clap's, shown as written: its URL is an example, not a link.
+    #[allow(rustdoc::bare_urls)]
     #[arg(long, env = "PLATFORM_CORS_ORIGIN", value_delimiter = ',')]
     cors_origin: Vec<String>,
     /// Log lines as text (default) or as JSON lines (one object a line, with the request id).
+    /// Which lines: PLATFORM_LOG (default info; e.g. warn, or info,platform::access=warn).
     #[arg(long, env = "PLATFORM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// Seconds between the heartbeat comments of an open event stream.
@@ -118,7 +121,7 @@ pub struct InitArgs {
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
     let platform = Platform::open(&args.db)?;
-    let Some(token) = platform.bootstrap()? else {
+    let Some(token) = platform.tenancy().bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
             platform_core::ErrorCode::Conflict,
@@ -160,7 +163,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     init_logging(args.log_format);
     let settings = args.delivery.settings()?;
     let platform = Platform::open(&args.db)?.with_delivery(settings);
-    if let Some(token) = platform.bootstrap()? {
+    if let Some(token) = platform.tenancy().bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
              admin token (shown once, keep it safe): {token}",

@@ -285,7 +285,7 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             let body = request(Some(&args.target), &args.selection, args.background, None);
             let (platform, who) = args.local.open()?;
             let out = with_spinner(long(&args.selection.points), "validating", || {
-                platform.validation_run(&who, &body, false, "manual")
+                platform.validation().run_json(&who, &body, "manual")
             })?;
             print_run(&out, args.selection.format)?;
             Ok(passes(&out, args.selection.fail_on))
@@ -299,7 +299,7 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             let body = request(args.target.as_deref(), &args.selection, false, config);
             let (platform, who) = args.local.open()?;
             let out = with_spinner(long(&args.selection.points), "testing", || {
-                platform.validation_run(&who, &body, true, "manual")
+                platform.validation().test_json(&who, &body, "manual")
             })?;
             print_run(&out, args.selection.format)?;
             Ok(passes(&out, args.selection.fail_on))
@@ -312,7 +312,7 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             }
             let (platform, who) = args.local.open()?;
             let out = with_spinner(args.targets.len() > 1, "validating", || {
-                platform.validation_run_many(&who, &body, "manual")
+                platform.validation().run_many(&who, &body, "manual")
             })?;
             print_many(&out, args.format)?;
             Ok(passes(&out, args.fail_on))
@@ -322,7 +322,7 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             args.span.add_to(&mut body);
             let (platform, who) = args.local.open()?;
             let out = with_spinner(true, "suggesting", || {
-                platform.validation_suggest(&who, &body)
+                platform.validation().suggest(&who, &body)
             })?;
             print_suggest(&out, args.format)?;
             // An item without checks (too little data, or an error) leaves nothing to save:
@@ -368,7 +368,7 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             let mut body = json!({"items": [item]});
             args.span.add_to(&mut body);
             let (platform, who) = args.local.open()?;
-            let out = with_spinner(true, "tuning", || platform.validation_tune(&who, &body))?;
+            let out = with_spinner(true, "tuning", || platform.validation().tune(&who, &body))?;
             print_tune(&out, args.format)?;
             let errors: Vec<String> = out["results"]
                 .as_array()
@@ -394,7 +394,7 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
                 )));
             }
             if let Some(file) = &args.write {
-                let saved = platform.get(
+                let saved = platform.objects().get(
                     &who,
                     Collection::ValidationConfig,
                     Source::Private,
@@ -420,13 +420,15 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
                 }
             }
             let (platform, who) = args.local.open()?;
-            let out = platform.validation_stats(&who, &Params::from_slice(&pairs))?;
+            let out = platform
+                .validation()
+                .stats(&who, &Params::from_slice(&pairs))?;
             print_json(&out)?;
             Ok(true)
         }
         ValidateCommand::Jobs { local, format } => {
             let (platform, who) = local.open()?;
-            let jobs = platform.validation_jobs(&who)?;
+            let jobs = platform.jobs().list(&who)?;
             let rows = || {
                 let mut t = Table::new(&["job", "status", "progress", "message"]);
                 for j in &jobs {
@@ -519,14 +521,14 @@ fn long(points: &Points) -> bool {
 }
 
 fn work(platform: &Platform) -> Result<()> {
-    let requeued = platform.take_over_jobs()?;
+    let requeued = platform.jobs().take_over()?;
     if requeued > 0 {
         eprintln!("{requeued} interrupted job(s) queued again");
     }
     let spinner = spinner("running background jobs".into());
     let mut ran = 0u64;
     let outcome = loop {
-        match platform.run_next_job() {
+        match platform.jobs().run_next() {
             Ok(true) => {
                 ran += 1;
                 spinner.set_message(format!("running background jobs ({ran} done)"));
@@ -556,7 +558,9 @@ fn config(cmd: ConfigCommand) -> Result<()> {
                 source: Some(Source::Private),
                 ..SaveOptions::default()
             };
-            platform.save(&who, Collection::ValidationConfig, body, &opts)?
+            platform
+                .objects()
+                .save(&who, Collection::ValidationConfig, body, &opts)?
         }
         ConfigCommand::Get {
             local,
@@ -568,7 +572,7 @@ fn config(cmd: ConfigCommand) -> Result<()> {
                 .map(str::parse::<VersionRef>)
                 .transpose()?;
             let (platform, who) = local.open()?;
-            platform.get(
+            platform.objects().get(
                 &who,
                 Collection::ValidationConfig,
                 Source::Private,

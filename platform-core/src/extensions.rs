@@ -306,7 +306,7 @@ impl Platform {
     }
 
     /// Sends `{"message": "<timestamp> <text>"}` to an extension's realtime channel.
-    pub fn extension_message(&self, p: &Principal, ext: &str, text: &str) {
+    pub(crate) fn extension_message(&self, p: &Principal, ext: &str, text: &str) {
         if let Some(rt) = &self.realtime {
             let payload = json!({"message": format!("{} {text}", format_instant(self.now()))});
             rt.publish(&self.channel(p, ext), &payload);
@@ -315,7 +315,7 @@ impl Platform {
 
     /// Publishes the caller's private extension `id` to the public catalogue, with a snapshot of
     /// its resources.
-    pub fn publish_extension(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn publish_extension(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "publishing extensions")?;
         let now = format_instant(self.now());
         let stored = self.write(|tx| {
@@ -384,7 +384,12 @@ impl Platform {
 
     /// Installs or upgrades a published extension into the caller's private source, granting it
     /// the permissions in `accept` (each must be one the extension declares).
-    pub fn install_extension(&self, p: &Principal, id: &str, accept: &[String]) -> Result<Value> {
+    pub(crate) fn install_extension(
+        &self,
+        p: &Principal,
+        id: &str,
+        accept: &[String],
+    ) -> Result<Value> {
         p.require(Role::Admin, "installing extensions")?;
         let now = format_instant(self.now());
         let (published, upgrade) = self.write(|tx| {
@@ -456,7 +461,7 @@ impl Platform {
     }
 
     /// Uninstalls an installed extension: removes its copied resources, then runs `uninstall`.
-    pub fn uninstall_extension(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn uninstall_extension(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "uninstalling extensions")?;
         let scope = p.private_scope();
         let now = format_instant(self.now());
@@ -590,7 +595,7 @@ impl Platform {
     }
 
     /// Renders a view of an extension in the caller's private source (`Accept: text/html`).
-    pub fn render_view(
+    pub(crate) fn render_view(
         &self,
         p: &Principal,
         id: &str,
@@ -697,7 +702,7 @@ impl Platform {
     }
 
     /// Saves an extension draft to the caller's private source (like any versioned document).
-    pub fn save_extension(&self, p: &Principal, body: Value) -> Result<Value> {
+    pub(crate) fn save_extension(&self, p: &Principal, body: Value) -> Result<Value> {
         self.save(
             p,
             Collection::Extension,

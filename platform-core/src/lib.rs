@@ -2,20 +2,24 @@
 //! services, over a storage-agnostic repository ([`store::Store`]).
 //!
 //! A [`Platform`] is the one entry point. The HTTP server and the CLI are thin faces over it; a
-//! Rust program can embed it directly:
+//! Rust program can embed it directly, calling each service through its handle ([`api`]:
+//! `platform.objects()`, `.data()`, `.validation()`, `.automations()`, `.tenancy()`...):
 //!
 //! ```
-//! use platform_core::{Platform, documents::SaveOptions, store::Collection, ids::Source};
-//! use serde_json::json;
+//! use platform_core::{api::Object, Platform};
 //!
-//! let platform = Platform::in_memory().unwrap();
-//! let admin = platform.local_principal("default", "admin").unwrap();
-//! platform.save(&admin, Collection::Object, json!({"_id": "GB", "name": "Britain"}), &SaveOptions::default()).unwrap();
-//! let gb = platform.get(&admin, Collection::Object, Source::Private, "GB", None, None).unwrap();
-//! assert_eq!(gb["_version"], 1);
+//! let platform = Platform::in_memory()?;
+//! let admin = platform.tenancy().local_principal("default", "admin")?;
+//! platform.objects().save_object(&admin, &Object::new("GB").with("name", "Britain"), &Default::default())?;
+//! let gb = platform.objects().object(&admin, "GB")?;
+//! assert_eq!((gb.version, gb.properties["name"].as_str()), (Some(1), Some("Britain")));
+//! # Ok::<(), platform_core::Error>(())
 //! ```
+//!
+//! `examples/embed.rs` at the root of the repository is a whole embedding program.
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod auth;
 pub mod clock;
 pub mod convert;
@@ -40,6 +44,11 @@ pub mod types;
 pub mod validation;
 
 pub use error::{Error, ErrorCode, Result};
+
+/// The Rust block of the README ("Embedding in a Rust program") runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 
 use clock::{Clock, SystemClock};
 use std::sync::Arc;

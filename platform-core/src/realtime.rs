@@ -54,7 +54,7 @@ impl Subscription {
 impl crate::Platform {
     /// A subscription of `p` to the messages of extension `topic` (or of every extension),
     /// in the caller's tenant and environment; `_limit=N` ends it after N messages.
-    pub fn subscribe_extension_messages(
+    pub(crate) fn subscribe_extension_messages(
         &self,
         p: &Principal,
         topic: Option<&str>,

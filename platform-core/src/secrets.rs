@@ -206,7 +206,7 @@ impl Platform {
 
     /// Creates or updates a secret (fields not sent stay, the value included). Returns it without
     /// its value.
-    pub fn save_secret(&self, p: &Principal, body: Value) -> Result<Value> {
+    pub(crate) fn save_secret(&self, p: &Principal, body: Value) -> Result<Value> {
         p.require(Role::Admin, "writing secrets")?;
         let Value::Object(mut fields) = body else {
             return Err(Error::invalid_body(format!(
@@ -303,7 +303,7 @@ impl Platform {
     }
 
     /// One secret with its value.
-    pub fn get_secret(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn get_secret(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "reading secrets")?;
         let scope = p.private_scope();
         let row = self
@@ -317,14 +317,14 @@ impl Platform {
     }
 
     /// Every secret of the caller's tenant and environment, without values.
-    pub fn list_secrets(&self, p: &Principal) -> Result<Vec<Value>> {
+    pub(crate) fn list_secrets(&self, p: &Principal) -> Result<Vec<Value>> {
         p.require(Role::Admin, "listing secrets")?;
         let rows = self.read()?.secrets(&p.private_scope())?;
         Ok(rows.iter().map(|r| self.secret_view(r, None)).collect())
     }
 
     /// Deletes a secret.
-    pub fn delete_secret(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn delete_secret(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "deleting secrets")?;
         let scope = p.private_scope();
         let now = format_instant(self.now());
@@ -352,7 +352,7 @@ impl Platform {
 
     /// The value of a secret for a script running as `p`: refused (with the reason) when the
     /// secret is disabled, not yet valid or expired.
-    pub fn secret_value(&self, p: &Principal, id: &str) -> Result<String> {
+    pub(crate) fn secret_value(&self, p: &Principal, id: &str) -> Result<String> {
         self.secret_value_in(self.read()?.as_ref(), p, id)
     }
 

@@ -20,7 +20,7 @@ impl Platform {
     ///
     /// A template that does not exist is `NOT_FOUND`; one that is not a mustache script or does
     /// not compile is `INVALID_PARAMETER`, naming `_template`.
-    pub fn render_template(
+    pub(crate) fn render_template(
         &self,
         p: &Principal,
         template_id: &str,

@@ -1,7 +1,7 @@
 //! Tenants, users, tokens and environments: who may call, and where their data lives.
 //!
 //! A fresh database gets tenant `default` with user `admin` (role `platform`) and one token for
-//! it ([`Platform::bootstrap`]). Every tenant has the `production` environment; others are created
+//! it ([`crate::api::Tenancy::bootstrap`]). Every tenant has the `production` environment; others are created
 //! explicitly and an unknown one is a 404. Tokens are stored as hashes only and can be revoked.
 
 use crate::auth::{
@@ -21,8 +21,8 @@ impl Platform {
     /// On a database without any `platform`-role user (a new one, or one first written by a
     /// program or a command that made no users), creates tenant `default`, user `admin` with
     /// role `platform` and a token for it, and returns the token (shown once). On any other
-    /// database returns `None`: more tokens come from [`Platform::create_token`].
-    pub fn bootstrap(&self) -> Result<Option<String>> {
+    /// database returns `None`: more tokens come from [`crate::api::Tenancy::create_token`].
+    pub(crate) fn bootstrap(&self) -> Result<Option<String>> {
         let now = self.now();
         self.write(|tx| {
             if tx.users_with_role(Role::Platform)? > 0 {
@@ -38,7 +38,7 @@ impl Platform {
 
     /// Creates a token for a user (creating the tenant and user if absent, and setting the
     /// user's role). Returns the token; only its hash is kept.
-    pub fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
+    pub(crate) fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
         validate_name(tenant, "tenant")?;
         validate_name(user, "user")?;
         let now = self.now();
@@ -54,12 +54,12 @@ impl Platform {
 
     /// The tokens of a tenant (of every tenant when `None`): who they are for and their
     /// state, never the token itself.
-    pub fn tokens(&self, tenant: Option<&str>) -> Result<Vec<crate::store::TokenListing>> {
+    pub(crate) fn tokens(&self, tenant: Option<&str>) -> Result<Vec<crate::store::TokenListing>> {
         self.read()?.tokens(tenant)
     }
 
     /// The environments of a tenant as (name, created), by name; the tenant must exist.
-    pub fn environments(
+    pub(crate) fn environments(
         &self,
         tenant: &str,
     ) -> Result<Vec<(String, chrono::DateTime<chrono::Utc>)>> {
@@ -78,13 +78,13 @@ impl Platform {
     }
 
     /// Revokes one token (given in full); returns whether it was active.
-    pub fn revoke_token(&self, token: &str) -> Result<bool> {
+    pub(crate) fn revoke_token(&self, token: &str) -> Result<bool> {
         let now = self.now();
         self.write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), now)? > 0))
     }
 
     /// Revokes every token of a user; returns how many were active.
-    pub fn revoke_user_tokens(&self, tenant: &str, user: &str) -> Result<u64> {
+    pub(crate) fn revoke_user_tokens(&self, tenant: &str, user: &str) -> Result<u64> {
         let now = self.now();
         let which = TokenSelector::User {
             tenant: tenant.to_string(),
@@ -95,7 +95,7 @@ impl Platform {
 
     /// Grants a user a data-access role or a view feature (the user must exist); returns false
     /// when it was already granted.
-    pub fn grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+    pub(crate) fn grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
         let (kind, name) = grant.parts();
         validate_name(name, kind)?;
         self.write(|tx| {
@@ -109,12 +109,12 @@ impl Platform {
     }
 
     /// Takes a grant back; returns whether it was held.
-    pub fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+    pub(crate) fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
         self.write(|tx| tx.set_grant(tenant, user, grant, false))
     }
 
     /// Creates an environment of a tenant (the tenant must exist); returns false if it existed.
-    pub fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
+    pub(crate) fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
         validate_name(tenant, "tenant")?;
         validate_name(name, "environment")?;
         let now = self.now();
@@ -132,7 +132,7 @@ impl Platform {
     ///
     /// No credentials, an unknown or revoked token, or a Basic user that is not the token's user
     /// is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`.
-    pub fn authenticate(
+    pub(crate) fn authenticate(
         &self,
         credentials: Option<&Credentials>,
         environment: Option<&str>,
@@ -181,7 +181,7 @@ impl Platform {
 
     /// A `platform`-role principal for local use (the CLI on a database file, embedding): the
     /// tenant is created if absent. Whoever can open the file has full rights over it.
-    pub fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {
+    pub(crate) fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {
         validate_name(tenant, "tenant")?;
         validate_name(user, "user")?;
         let now = self.now();
@@ -199,7 +199,7 @@ impl Platform {
     }
 
     /// The same principal in another environment, which must exist.
-    pub fn in_environment(&self, p: &Principal, environment: &str) -> Result<Principal> {
+    pub(crate) fn in_environment(&self, p: &Principal, environment: &str) -> Result<Principal> {
         if !self.read()?.environment_exists(&p.tenant, environment)? {
             return Err(Error::not_found(format!(
                 "environment \"{environment}\" does not exist for tenant \"{}\"",

@@ -97,7 +97,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
 async fn list(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;
     let page = caller
-        .run(move |p, who| p.automations(who, &paging))
+        .run(move |p, who| p.automations().list(who, &paging))
         .await?;
     Ok(listed(page.items, page.total))
 }
@@ -105,7 +105,7 @@ async fn list(caller: Caller, Query(params): Query) -> Reply {
 /// `POST automation/v1` (and its alias `POST automation`).
 pub async fn save_automation(caller: Caller, Body(body): Body) -> Reply {
     let saved = caller
-        .run(move |p, who| p.save_automation(who, body))
+        .run(move |p, who| p.automations().save(who, body))
         .await?;
     Ok(HttpResponse::Ok().json(saved))
 }
@@ -121,7 +121,7 @@ async fn log(caller: Caller, Query(params): Query) -> Reply {
         limit: paging.limit,
     };
     let page = caller
-        .run(move |p, who| p.automation_log(who, &query))
+        .run(move |p, who| p.automations().log(who, &query))
         .await?;
     Ok(listed(page.items, page.total))
 }
@@ -129,7 +129,7 @@ async fn log(caller: Caller, Query(params): Query) -> Reply {
 async fn mail(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;
     let page = caller
-        .run(move |p, who| p.mail_outbox(who, paging.skip, paging.limit))
+        .run(move |p, who| p.automations().mail_outbox(who, paging.skip, paging.limit))
         .await?;
     Ok(listed(page.items, page.total))
 }
@@ -139,18 +139,20 @@ async fn get(caller: Caller, path: web::Path<String>, Query(params): Query) -> R
     if params.flag("_run")? {
         let delay = params.get("_delay").map(str::to_string);
         let out = caller
-            .run(move |p, who| p.test_automation(who, &id, delay.as_deref()))
+            .run(move |p, who| p.automations().test(who, &id, delay.as_deref()))
             .await?;
         return Ok(HttpResponse::Ok().json(out));
     }
-    let item = caller.run(move |p, who| p.automation(who, &id)).await?;
+    let item = caller
+        .run(move |p, who| p.automations().get(who, &id))
+        .await?;
     Ok(HttpResponse::Ok().json(item))
 }
 
 async fn delete(caller: Caller, path: web::Path<String>) -> Reply {
     let id = path.into_inner();
     let out = caller
-        .run(move |p, who| p.delete_automation(who, &id))
+        .run(move |p, who| p.automations().delete(who, &id))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -158,7 +160,7 @@ async fn delete(caller: Caller, path: web::Path<String>) -> Reply {
 async fn put(caller: Caller, path: web::Path<String>, Body(body): Body) -> Reply {
     let id = path.into_inner();
     let out = caller
-        .run(move |p, who| p.switch_automation(who, &id, &body))
+        .run(move |p, who| p.automations().switch(who, &id, &body))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -176,7 +178,7 @@ async fn switch(caller: Caller, path: web::Path<(String, String)>) -> Reply {
         }
     };
     let out = caller
-        .run(move |p, who| p.set_automation_enabled(who, &id, on))
+        .run(move |p, who| p.automations().set_enabled(who, &id, on))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -197,7 +199,7 @@ async fn targets_list(caller: Caller, path: web::Path<String>, Query(params): Qu
     check_source(&source)?;
     let paging = Paging::from_params(&params)?;
     let page = caller
-        .run(move |p, who| p.automation_targets(who, &paging))
+        .run(move |p, who| p.automations().targets(who, &paging))
         .await?;
     Ok(listed(page.items, page.total))
 }
@@ -206,7 +208,7 @@ async fn target_get(caller: Caller, path: web::Path<(String, String)>) -> Reply 
     let (source, id) = path.into_inner();
     check_source(&source)?;
     let target = caller
-        .run(move |p, who| p.automation_target(who, &id))
+        .run(move |p, who| p.automations().target(who, &id))
         .await?;
     Ok(HttpResponse::Ok().json(target))
 }

@@ -130,9 +130,9 @@ pub async fn publish_or_install(
     let out = caller
         .run(move |p, who| {
             if install {
-                p.install_extension(who, &id, &accept)
+                p.extensions().install(who, &id, &accept)
             } else {
-                p.publish_extension(who, &id)
+                p.extensions().publish(who, &id)
             }
         })
         .await?;
@@ -142,7 +142,7 @@ pub async fn publish_or_install(
 /// `DELETE /extension/v1/private/{id}`: uninstall.
 pub async fn uninstall(caller: Caller, id: String) -> Reply {
     let out = caller
-        .run(move |p, who| p.uninstall_extension(who, &id))
+        .run(move |p, who| p.extensions().uninstall(who, &id))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -161,7 +161,7 @@ async fn view(
         .and_then(|v| v.to_str().ok());
     platform_core::format::negotiate(accept, &[platform_core::format::Format::Html])?;
     let html = caller
-        .run(move |p, who| p.render_view(who, &id, &view, &params))
+        .run(move |p, who| p.extensions().render_view(who, &id, &view, &params))
         .await?;
     Ok(HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
@@ -191,7 +191,7 @@ async fn stream(
 ) -> Reply {
     let params = params.clone();
     let subscription = caller
-        .run(move |p, who| p.subscribe_extension_messages(who, topic.as_deref(), &params))
+        .run(move |p, who| p.extensions().subscribe(who, topic.as_deref(), &params))
         .await?;
     let limit = subscription.limit.unwrap_or(usize::MAX);
     let rx = caller.state().hub.sender.subscribe();

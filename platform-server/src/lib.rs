@@ -346,7 +346,7 @@ impl Worker {
                 .name("platform-events".into())
                 .spawn(move || {
                     let _alive = alive;
-                    match platform.requeue_interrupted_deliveries() {
+                    match platform.deliveries().requeue_interrupted() {
                         Ok(0) => {}
                         Ok(n) => tracing::info!(
                             deliveries = n,
@@ -357,7 +357,7 @@ impl Worker {
                         }
                     }
                     while !flag.load(Ordering::Relaxed) {
-                        match platform.deliver_next() {
+                        match platform.deliveries().run_next() {
                             Ok(true) => continue,
                             Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
                             Err(e) => {
@@ -385,14 +385,14 @@ impl Worker {
                     let mut last = None::<std::time::Instant>;
                     while !flag.load(Ordering::Relaxed) {
                         if last.is_none_or(|l| l.elapsed() >= HEARTBEAT) {
-                            if let Err(e) = platform.worker_heartbeat(&id, started) {
+                            if let Err(e) = platform.jobs().worker_heartbeat(&id, started) {
                                 tracing::warn!(error = %e, "cannot record the worker's heartbeat");
                             }
                             last = Some(std::time::Instant::now());
                         }
                         std::thread::sleep(std::time::Duration::from_millis(100));
                     }
-                    if let Err(e) = platform.worker_stopped(&id) {
+                    if let Err(e) = platform.jobs().worker_stopped(&id) {
                         tracing::warn!(error = %e, "cannot record the worker's stop");
                     }
                 })
@@ -404,13 +404,13 @@ impl Worker {
             .name("platform-jobs".into())
             .spawn(move || {
                 let _alive = alive;
-                match platform.requeue_interrupted_jobs() {
+                match platform.jobs().requeue_interrupted() {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(jobs = n, "queued again jobs interrupted by a stop"),
                     Err(e) => tracing::error!(error = %e, "cannot requeue interrupted jobs"),
                 }
                 while !flag.load(Ordering::Relaxed) {
-                    match platform.run_next_job() {
+                    match platform.jobs().run_next() {
                         Ok(true) => continue,
                         Ok(false) => std::thread::sleep(std::time::Duration::from_millis(250)),
                         Err(e) => {

@@ -1,10 +1,11 @@
-//! Content negotiation for GETs: JSON (default), CSV, XML, or HTML through a mustache template.
+//! Content negotiation for GETs: JSON (default), CSV, XML, Arrow IPC, or HTML through a
+//! mustache template.
 
 use crate::error::ApiError;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
 use platform_core::auth::Principal;
-use platform_core::format::{self, csv, xml, Format};
+use platform_core::format::{self, arrow, csv, xml, Format};
 use platform_core::query::Params;
 use platform_core::Platform;
 use serde_json::{json, Value};
@@ -24,7 +25,7 @@ impl Output {
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok());
         let template = params.get("_template").map(str::to_string);
-        let mut available = vec![Format::Json, Format::Csv, Format::Xml];
+        let mut available = vec![Format::Json, Format::Csv, Format::Xml, Format::Arrow];
         if template.is_some() {
             available.push(Format::Html);
         }
@@ -51,32 +52,33 @@ impl Output {
         who: &Principal,
         value: &Value,
         is_list: bool,
-    ) -> platform_core::Result<String> {
+    ) -> platform_core::Result<Vec<u8>> {
         Ok(match self.format {
-            Format::Json => value.to_string(),
+            Format::Json => value.to_string().into_bytes(),
             Format::Csv => match value {
                 Value::Array(items) => csv::objects_to_csv(items),
                 one => csv::data_to_csv(one)
                     .unwrap_or_else(|| csv::objects_to_csv(std::slice::from_ref(one))),
-            },
-            Format::Xml => xml::to_xml(value, if is_list { "items" } else { "item" }),
+            }
+            .into_bytes(),
+            Format::Xml => xml::to_xml(value, if is_list { "items" } else { "item" }).into_bytes(),
+            Format::Arrow => arrow::to_arrow(value)?,
             Format::Html => {
                 let data = if is_list {
                     json!({"items": value})
                 } else {
                     value.clone()
                 };
-                platform.render_template(
-                    who,
-                    self.template.as_deref().unwrap_or_default(),
-                    &data,
-                )?
+                platform
+                    .scripts()
+                    .render_template(who, self.template.as_deref().unwrap_or_default(), &data)?
+                    .into_bytes()
             }
         })
     }
 
     /// The response with the body, its content type and, for lists, `x-total-count`.
-    pub fn respond(&self, body: String, total: Option<u64>) -> HttpResponse {
+    pub fn respond(&self, body: Vec<u8>, total: Option<u64>) -> HttpResponse {
         let mut res = HttpResponse::Ok();
         res.content_type(self.format.content_type());
         if let Some(total) = total {

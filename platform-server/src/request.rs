@@ -224,12 +224,16 @@ async fn authenticate(
     let platform = state.platform.clone();
     if credentials.is_none() {
         // Refused before any store access: no trip to the blocking pool.
-        return Ok(platform.authenticate(None, environment.as_deref())?);
+        return Ok(platform
+            .tenancy()
+            .authenticate(None, environment.as_deref())?);
     }
     let span = tracing::Span::current();
     let principal = web::block(move || {
         let _request = span.enter();
-        platform.authenticate(credentials.as_ref(), environment.as_deref())
+        platform
+            .tenancy()
+            .authenticate(credentials.as_ref(), environment.as_deref())
     })
     .await
     .map_err(blocking_failed)??;
@@ -264,7 +268,9 @@ where
         let _request = span.enter();
         let principal = match known {
             Some(p) => p,
-            None => platform.authenticate(credentials.as_ref(), environment.as_deref())?,
+            None => platform
+                .tenancy()
+                .authenticate(credentials.as_ref(), environment.as_deref())?,
         };
         let out = f(&platform, &principal);
         Ok::<_, platform_core::Error>((principal.tenant, out))
@@ -283,7 +289,7 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Runs `f` on a blocking thread as the authenticated caller (see [`as_caller`]).
+    /// Runs `f` on a blocking thread as the authenticated caller (see `as_caller`).
     pub async fn run<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
@@ -362,8 +368,8 @@ impl actix_web::FromRequest for Query {
     }
 }
 
-/// A JSON body, read after the caller is authenticated (see [`read_body`]) and parsed with
-/// every key once ([`parse_json`]).
+/// A JSON body, read after the caller is authenticated (see `read_body`) and parsed with
+/// every key once (`parse_json`).
 pub struct Body(pub serde_json::Value);
 
 impl actix_web::FromRequest for Body {

@@ -254,7 +254,7 @@ async fn save_body(
 ) -> Reply {
     let opts = SaveOptions::from_params(&params, source)?;
     let saved = caller
-        .run(move |p, who| p.save(who, coll, body, &opts))
+        .run(move |p, who| p.objects().save(who, coll, body, &opts))
         .await?;
     Ok(json(saved))
 }
@@ -320,9 +320,9 @@ async fn list(caller: Caller, path: web::Path<(String, String)>, Query(params): 
         .run(move |p, who| {
             let page = match (profile, data_query) {
                 (Some(name), Some(q)) if coll == Collection::Object => {
-                    p.list_profile(who, source, &request, &name, &q)?
+                    p.data().list_profile(who, source, &request, &name, &q)?
                 }
-                _ => p.list(who, coll, source, &request)?,
+                _ => p.objects().list(who, coll, source, &request)?,
             };
             Ok((
                 out.body(p, who, &Value::Array(page.items), true)?,
@@ -354,7 +354,7 @@ async fn get_current(
             ));
         }
         let templates = caller
-            .run(move |p, who| p.list_automations(who, &service, source, &key))
+            .run(move |p, who| p.automations().templates(who, &service, source, &key))
             .await?;
         let total = templates.len() as u64;
         return Ok(listed(templates, total));
@@ -371,11 +371,13 @@ async fn get_current(
     let body = caller
         .run(move |p, who| {
             let item = match (data, profile, query) {
-                (true, _, Some(q)) => p.read_data(who, source, &key, &q)?,
+                (true, _, Some(q)) => p.data().read(who, source, &key, &q)?,
                 (false, Some(name), Some(q)) if coll == Collection::Object => {
-                    p.profile(who, source, &key, &name, &q)?
+                    p.data().profile(who, source, &key, &name, &q)?
                 }
-                _ => p.get(who, coll, source, &key, None, project.as_ref())?,
+                _ => p
+                    .objects()
+                    .get(who, coll, source, &key, None, project.as_ref())?,
             };
             out.body(p, who, &item, false)
         })
@@ -396,7 +398,7 @@ async fn get_version(
     if version == "*" {
         let (body, total) = caller
             .run(move |p, who| {
-                let versions = p.versions(who, coll, source, &key)?;
+                let versions = p.objects().versions(who, coll, source, &key)?;
                 let total = versions.len() as u64;
                 Ok((out.body(p, who, &Value::Array(versions), true)?, total))
             })
@@ -407,7 +409,9 @@ async fn get_version(
     let project = Projection::from_params(&params)?;
     let body = caller
         .run(move |p, who| {
-            let item = p.get(who, coll, source, &key, Some(&which), project.as_ref())?;
+            let item = p
+                .objects()
+                .get(who, coll, source, &key, Some(&which), project.as_ref())?;
             out.body(p, who, &item, false)
         })
         .await?;
@@ -420,7 +424,7 @@ async fn tag(caller: Caller, path: web::Path<(String, String, String, String, St
     let source: Source = source.parse()?;
     let which: VersionRef = version.parse()?;
     let out = caller
-        .run(move |p, who| p.tag(who, coll, source, &key, &which, &tag))
+        .run(move |p, who| p.objects().tag(who, coll, source, &key, &which, &tag))
         .await?;
     Ok(json(out))
 }
@@ -435,7 +439,10 @@ async fn delete_with(
     let source: Source = source.parse()?;
     let reason = params.get("_reason").map(str::to_string);
     let out = caller
-        .run(move |p, who| p.delete(who, coll, source, &key, &target, reason.as_deref()))
+        .run(move |p, who| {
+            p.objects()
+                .delete(who, coll, source, &key, &target, reason.as_deref())
+        })
         .await?;
     Ok(json(out))
 }
@@ -475,7 +482,7 @@ async fn list_data(caller: Caller, source: String, params: Params) -> Reply {
     let out = output.clone();
     let (body, total) = caller
         .run(move |p, who| {
-            let page = p.list_data(who, source, &request, &query)?;
+            let page = p.data().list(who, source, &request, &query)?;
             Ok((
                 out.body(p, who, &Value::Array(page.items), true)?,
                 page.total,

@@ -28,25 +28,29 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
 ];
 
 async fn list(caller: Caller) -> Reply {
-    let items = caller.run(|p, who| p.list_secrets(who)).await?;
+    let items = caller.run(|p, who| p.secrets().list(who)).await?;
     let total = items.len() as u64;
     Ok(listed(items, total))
 }
 
 /// `POST /secret/v1` (and the `POST /secret` alias).
 pub async fn save(caller: Caller, Body(body): Body) -> Reply {
-    let saved = caller.run(move |p, who| p.save_secret(who, body)).await?;
+    let saved = caller
+        .run(move |p, who| p.secrets().save(who, body))
+        .await?;
     Ok(HttpResponse::Ok().json(saved))
 }
 
 async fn get(caller: Caller, path: web::Path<String>) -> Reply {
     let key = path.into_inner();
-    let secret = caller.run(move |p, who| p.get_secret(who, &key)).await?;
+    let secret = caller.run(move |p, who| p.secrets().get(who, &key)).await?;
     Ok(HttpResponse::Ok().json(secret))
 }
 
 async fn delete(caller: Caller, path: web::Path<String>) -> Reply {
     let key = path.into_inner();
-    let out = caller.run(move |p, who| p.delete_secret(who, &key)).await?;
+    let out = caller
+        .run(move |p, who| p.secrets().delete(who, &key))
+        .await?;
     Ok(HttpResponse::Ok().json(out))
 }

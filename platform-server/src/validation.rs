@@ -137,7 +137,7 @@ async fn list_configs(caller: Caller, Query(params): Query) -> Reply {
     }
     let request = ListRequest::from_params(&params)?;
     let page = caller
-        .run(move |p, who| p.list(who, CONFIG, Source::Private, &request))
+        .run(move |p, who| p.objects().list(who, CONFIG, Source::Private, &request))
         .await?;
     Ok(listed(page.items, page.total))
 }
@@ -149,7 +149,7 @@ async fn save_config(caller: Caller, Query(params): Query, payload: web::Payload
     let body = caller.body(payload).await?;
     let opts = SaveOptions::from_params(&params, Some(Source::Private))?;
     let saved = caller
-        .run(move |p, who| p.save(who, CONFIG, body, &opts))
+        .run(move |p, who| p.objects().save(who, CONFIG, body, &opts))
         .await?;
     Ok(HttpResponse::Ok().json(saved))
 }
@@ -164,7 +164,7 @@ async fn config_function(caller: &Caller, function: &str) -> Reply {
         ));
     }
     let out = caller
-        .run(move |p, who| p.sync_validation_automations(who))
+        .run(move |p, who| p.validation().sync_automations(who))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -172,7 +172,10 @@ async fn config_function(caller: &Caller, function: &str) -> Reply {
 /// `_function=listAutomations` on one item of the service.
 async fn item_templates(caller: &Caller, service: &'static str, id: String) -> Reply {
     let templates = caller
-        .run(move |p, who| p.list_automations(who, service, Source::Private, &id))
+        .run(move |p, who| {
+            p.automations()
+                .templates(who, service, Source::Private, &id)
+        })
         .await?;
     let total = templates.len() as u64;
     Ok(listed(templates, total))
@@ -198,7 +201,10 @@ async fn get_config(caller: Caller, path: web::Path<String>) -> Reply {
         return item_templates(&caller, "validationconfig", id).await;
     }
     let item = caller
-        .run(move |p, who| p.get(who, CONFIG, Source::Private, &id, None, None))
+        .run(move |p, who| {
+            p.objects()
+                .get(who, CONFIG, Source::Private, &id, None, None)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(item))
 }
@@ -208,7 +214,7 @@ async fn delete_config(caller: Caller, path: web::Path<String>, Query(params): Q
     let reason = params.get("_reason").map(str::to_string);
     let out = caller
         .run(move |p, who| {
-            p.delete(
+            p.objects().delete(
                 who,
                 CONFIG,
                 Source::Private,
@@ -225,14 +231,17 @@ async fn config_version(caller: Caller, path: web::Path<(String, String)>) -> Re
     let (id, version) = path.into_inner();
     if version == "*" {
         let versions = caller
-            .run(move |p, who| p.versions(who, CONFIG, Source::Private, &id))
+            .run(move |p, who| p.objects().versions(who, CONFIG, Source::Private, &id))
             .await?;
         let total = versions.len() as u64;
         return Ok(listed(versions, total));
     }
     let which: VersionRef = version.parse()?;
     let item = caller
-        .run(move |p, who| p.get(who, CONFIG, Source::Private, &id, Some(&which), None))
+        .run(move |p, who| {
+            p.objects()
+                .get(who, CONFIG, Source::Private, &id, Some(&which), None)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(item))
 }
@@ -243,7 +252,10 @@ async fn tag_config(caller: Caller, path: web::Path<(String, String, String)>) -
     let (id, version, tag) = path.into_inner();
     let which: VersionRef = version.parse()?;
     let out = caller
-        .run(move |p, who| p.tag(who, CONFIG, Source::Private, &id, &which, &tag))
+        .run(move |p, who| {
+            p.objects()
+                .tag(who, CONFIG, Source::Private, &id, &which, &tag)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -252,12 +264,12 @@ async fn validation_get(caller: Caller, Query(params): Query) -> Reply {
     match params.get("_function") {
         Some("stats") => {
             let out = caller
-                .run(move |p, who| p.validation_stats(who, &params))
+                .run(move |p, who| p.validation().stats(who, &params))
                 .await?;
             Ok(HttpResponse::Ok().json(out))
         }
         Some("jobs") => {
-            let jobs = caller.run(move |p, who| p.validation_jobs(who)).await?;
+            let jobs = caller.run(move |p, who| p.jobs().list(who)).await?;
             let total = jobs.len() as u64;
             Ok(listed(jobs, total))
         }
@@ -268,7 +280,7 @@ async fn validation_get(caller: Caller, Query(params): Query) -> Reply {
         None => {
             let request = ListRequest::from_params(&params)?;
             let page = caller
-                .run(move |p, who| p.validation_records(who, &request))
+                .run(move |p, who| p.validation().records(who, &request))
                 .await?;
             Ok(listed(page.items, page.total))
         }
@@ -289,12 +301,12 @@ async fn validation_post(caller: Caller, Query(params): Query, payload: web::Pay
         m.insert("_delay".into(), Value::String(delay.to_string()));
     }
     let out = caller.run(move |p, who| match function.as_str() {
-        "run" => p.validation_run(who, &body, false, "manual"),
-        "test" => p.validation_run(who, &body, true, "manual"),
-        "runMany" => p.validation_run_many(who, &body, "manual"),
-        "suggest" => p.validation_suggest(who, &body),
-        "tune" => p.validation_tune(who, &body),
-        "override" | "removeOverride" | "comment" => p.validation_records_action(who, &function, &body),
+        "run" => p.validation().run_json(who, &body, "manual"),
+        "test" => p.validation().test_json(who, &body, "manual"),
+        "runMany" => p.validation().run_many(who, &body, "manual"),
+        "suggest" => p.validation().suggest(who, &body),
+        "tune" => p.validation().tune(who, &body),
+        "override" | "removeOverride" | "comment" => p.validation().records_action(who, &function, &body),
         other => Err(platform_core::Error::new(
             ErrorCode::InvalidParameter,
             format!("unknown _function \"{other}\": use run, test, runMany, suggest, tune, override, removeOverride, comment or automations"),
@@ -310,7 +322,7 @@ async fn get_record(caller: Caller, path: web::Path<String>) -> Reply {
         return item_templates(&caller, "validation", id).await;
     }
     let record = caller
-        .run(move |p, who| p.validation_record(who, &id))
+        .run(move |p, who| p.validation().record(who, &id))
         .await?;
     Ok(HttpResponse::Ok().json(record))
 }

@@ -232,7 +232,7 @@ pub(crate) async fn log(c: &Client<'_>, query: &str) -> Vec<Value> {
 }
 
 pub(crate) fn deliver(s: &TestServer) {
-    s.platform.deliver_due().unwrap();
+    s.platform.deliveries().run_due().unwrap();
 }
 
 /// A daily series of `values` from 2024-07-01.
@@ -1218,8 +1218,8 @@ async fn deliveries_survive_a_restart() {
     }
     let platform = platform_server::outbound::networked(open());
     assert!(hook.received().is_empty());
-    assert_eq!(platform.requeue_interrupted_deliveries().unwrap(), 1);
-    platform.deliver_due().unwrap();
+    assert_eq!(platform.deliveries().requeue_interrupted().unwrap(), 1);
+    platform.deliveries().run_due().unwrap();
     let ids: Vec<String> = hook
         .received()
         .iter()

@@ -762,6 +762,7 @@ async fn data_with_an_access_role_is_only_for_users_holding_it() {
     // Granted, the data appears everywhere.
     assert!(s
         .platform
+        .tenancy()
         .grant("acme", "rita", &Grant::Access("traders".into()))
         .unwrap());
     assert_eq!(
@@ -775,6 +776,7 @@ async fn data_with_an_access_role_is_only_for_users_holding_it() {
     assert_eq!(reader.get("/data/v1/private").await.total(), 3);
     assert!(s
         .platform
+        .tenancy()
         .revoke_grant("acme", "rita", &Grant::Access("traders".into()))
         .unwrap());
     reader
@@ -784,6 +786,7 @@ async fn data_with_an_access_role_is_only_for_users_holding_it() {
     // A grant for a user that does not exist is refused.
     assert!(s
         .platform
+        .tenancy()
         .grant("acme", "nobody", &Grant::Access("traders".into()))
         .is_err());
 }

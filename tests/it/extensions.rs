@@ -251,6 +251,7 @@ async fn views_render_with_feature_checks() {
         .assert_error(403, "NOT_AUTHORIZED");
     assert!(m.contains("acme.prices.secret"), "{m}");
     s.platform
+        .tenancy()
         .grant(
             "globex",
             "gus",

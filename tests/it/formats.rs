@@ -192,3 +192,95 @@ async fn unacceptable_formats_are_406_listing_what_is_available() {
     assert_eq!(r.status, 200);
     assert_eq!(r.body["_id"], "A");
 }
+
+/// Reads an Arrow IPC stream answer: its one record batch.
+fn arrow_batch(bytes: &[u8]) -> arrow_array::RecordBatch {
+    let mut reader = arrow_ipc::reader::StreamReader::try_new(bytes, None).unwrap();
+    let batch = reader.next().expect("a batch").unwrap();
+    assert!(reader.next().is_none());
+    batch
+}
+
+async fn get_bytes(
+    s: &TestServer,
+    token: &str,
+    path: &str,
+    accept: &str,
+) -> (u16, String, Vec<u8>) {
+    let res = s
+        .start(
+            TestRequest::get()
+                .uri(path)
+                .insert_header((header::AUTHORIZATION, format!("Bearer {token}")))
+                .insert_header((header::ACCEPT, accept.to_string())),
+        )
+        .await;
+    let status = res.status().as_u16();
+    let kind = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (status, kind, actix_web::test::read_body(res).await.to_vec())
+}
+
+#[actix_rt::test]
+async fn arrow_streams_of_a_series_and_a_list() {
+    use arrow_array::cast::AsArray as _;
+    use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
+    use arrow_array::Array as _;
+    const ARROW: &str = "application/vnd.apache.arrow.stream";
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(json!({"_id": "DE", "_type": "Hub", "n": 7, "POWER": {
+    "_type": "VarTimeSeries", "timezone": "Europe/Berlin", "calendar": "HOURLY",
+    "data": [
+        {"time": "2024-10-27T01:00", "value": 10.5},
+        {"time": "2024-10-27T02:00", "value": 11},
+        {"time": "2024-10-27T02:00", "value": 12, "status": {"quality": "FAILED"}},
+        {"time": "2024-10-27T03:00", "value": 13}
+    ]}}))
+    .await;
+    let (status, kind, body) = get_bytes(&s, &c.token, "/data/v1/private/DE:POWER", ARROW).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(kind, ARROW);
+    let batch = arrow_batch(&body);
+    assert_eq!(batch.num_rows(), 4);
+    let times = batch.column_by_name("time").unwrap();
+    let times = times.as_primitive::<TimestampMillisecondType>();
+    // The repeated 02:00 of the autumn change: 00:00Z and 01:00Z, an hour apart.
+    assert_eq!(times.value(2) - times.value(1), 3_600_000);
+    assert_eq!(times.value(0), 1_729_983_600_000, "2024-10-26T23:00:00Z");
+    let values = batch.column_by_name("value").unwrap();
+    let values = values.as_primitive::<Float64Type>();
+    assert_eq!(values.values().to_vec(), [10.5, 11.0, 12.0, 13.0]);
+    let quality = batch.column_by_name("quality").unwrap();
+    assert_eq!(quality.as_string::<i32>().value(2), "FAILED");
+    // Ranges and the other parameters apply as for JSON.
+    let (_, _, body) = get_bytes(
+        &s,
+        &c.token,
+        "/data/v1/private/DE:POWER?_range=last(2)",
+        ARROW,
+    )
+    .await;
+    assert_eq!(arrow_batch(&body).num_rows(), 2);
+
+    // A list of objects: a column per field.
+    c.save(json!({"_id": "FR", "_type": "Hub", "n": 8})).await;
+    let (status, _, body) = get_bytes(
+        &s,
+        &c.token,
+        "/object/v1/private?_sort=_id&_project=_id,n",
+        ARROW,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let batch = arrow_batch(&body);
+    assert_eq!(batch.num_rows(), 2);
+    let ids = batch.column_by_name("_id").unwrap();
+    assert_eq!(ids.as_string::<i32>().value(1), "FR");
+    let n = batch.column_by_name("n").unwrap();
+    assert_eq!(n.as_primitive::<Int64Type>().value(0), 7);
+    assert!(!n.is_null(1));
+}

@@ -122,6 +122,7 @@ async fn a_restricted_data_property_is_hidden_entirely_from_a_user_without_its_r
     assert!(r.body.get("PNL").is_none(), "{}", r.body);
     // Granted, the property is there, with its data, after the replace.
     s.platform
+        .tenancy()
         .grant("acme", "rita", &Grant::Access("traders".into()))
         .unwrap();
     let book = reader.get("/object/v1/private/BOOK").await.body;
@@ -553,13 +554,13 @@ async fn a_delayed_run_is_a_job_that_waits_for_its_time_without_holding_a_thread
             "{function} answered at once"
         );
         assert!(
-            !s.platform.run_next_job().unwrap(),
+            !s.platform.jobs().run_next().unwrap(),
             "{function}: not before its time"
         );
     }
     s.advance(31);
-    assert!(s.platform.run_next_job().unwrap());
-    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
     assert_eq!(c.get("/validation/v1").await.total(), 1);
     // A test runs at once: a delay is refused.
     c.post(

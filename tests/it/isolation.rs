@@ -362,7 +362,7 @@ async fn victim_world(s: &TestServer, acme: &Client<'_>) -> String {
         .unwrap()
         .to_string();
     acme.save(json!({"_id": "PLANT1", "capacity": 3})).await;
-    while s.platform.deliver_next().unwrap() {}
+    while s.platform.deliveries().run_next().unwrap() {}
     assert_eq!(acme.get("/automation/v1/mail").await.total(), 1);
     assert_eq!(acme.get("/automation/v1/log").await.total(), 1);
     automation
@@ -799,7 +799,10 @@ fn lists() -> Vec<Route> {
 async fn another_tenant_or_environment_meets_every_id_of_a_tenant_as_missing() {
     let s = TestServer::at("2024-07-08T12:00:00Z");
     let acme = s.client_of("acme", "alice", Role::Admin);
-    s.platform.create_environment("acme", "test").unwrap();
+    s.platform
+        .tenancy()
+        .create_environment("acme", "test")
+        .unwrap();
     let automation = victim_world(&s, &acme).await;
     let before = snapshot(&acme).await;
     for (path, answer) in &before {

@@ -6,6 +6,7 @@ mod common;
 mod conformance;
 mod corpus;
 mod data;
+mod embed;
 mod errors;
 mod extensions;
 mod formats;

@@ -91,7 +91,7 @@ async fn webhook_hosts_are_checked_as_the_client_parses_them() {
     )
     .await;
     admin.save(json!({"_id": "A"})).await;
-    strict.platform.deliver_due().unwrap();
+    strict.platform.deliveries().run_due().unwrap();
     assert_eq!(entries(&admin, &fine).await[0]["status"], "success");
     assert_eq!((v4.received().len(), v6.received().len()), (1, 0));
 
@@ -105,7 +105,7 @@ async fn webhook_hosts_are_checked_as_the_client_parses_them() {
     }
     let strict: Platform = lax.platform.clone().with_delivery(allowing(&["localhost"]));
     admin.save(json!({"_id": "A"})).await;
-    strict.deliver_due().unwrap();
+    strict.deliveries().run_due().unwrap();
     for ((url, host), a) in attacks.iter().zip(&saved) {
         let e = entries(&admin, a).await;
         assert_eq!(e.len(), 1, "{url}");
@@ -121,7 +121,7 @@ async fn webhook_hosts_are_checked_as_the_client_parses_them() {
     // Without an allow-list any host is allowed: the same automations reach the receivers,
     // which shows where each URL really goes.
     admin.save(json!({"_id": "B"})).await;
-    lax.platform.deliver_due().unwrap();
+    lax.platform.deliveries().run_due().unwrap();
     assert_eq!((v4.received().len(), v6.received().len()), (1 + 5, 2));
     let paths: Vec<String> = v4.received().iter().map(|r| r.path.clone()).collect();
     assert!(paths.contains(&"/@localhost:1/x".to_string()), "{paths:?}");
@@ -142,7 +142,8 @@ async fn a_listed_name_that_resolves_to_loopback_is_refused_when_connecting() {
             .clone()
             .with_delivery(settings)
             .with_outbound(resolving_hooks_example_to(to))
-            .deliver_due()
+            .deliveries()
+            .run_due()
             .unwrap()
     };
     admin.save(json!({"_id": "A"})).await;
@@ -162,7 +163,8 @@ async fn a_listed_name_that_resolves_to_loopback_is_refused_when_connecting() {
         .clone()
         .with_delivery(allowing(&["hooks.example"]))
         .with_outbound(resolving_hooks_example_to("[fd00::1]:80".parse().unwrap()))
-        .deliver_due()
+        .deliveries()
+        .run_due()
         .unwrap();
     let e = entries(&admin, &a).await;
     assert_eq!(e.len(), 2);
@@ -207,7 +209,7 @@ async fn listed_networks_allow_the_addresses_inside_them() {
     )
     .await;
     admin.save(json!({"_id": "A"})).await;
-    s.platform.deliver_due().unwrap();
+    s.platform.deliveries().run_due().unwrap();
     assert_eq!(entries(&admin, &inside).await[0]["status"], "success");
     assert_eq!(hook.received().len(), 1);
 

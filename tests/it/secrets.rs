@@ -105,6 +105,7 @@ async fn scripts_read_only_active_secrets() {
     }
     let who = s
         .platform
+        .tenancy()
         .authenticate(
             Some(&platform_core::auth::Credentials::Bearer(
                 admin.token.clone(),
@@ -112,13 +113,13 @@ async fn scripts_read_only_active_secrets() {
             None,
         )
         .unwrap();
-    assert_eq!(s.platform.secret_value(&who, "ok").unwrap(), "v1");
+    assert_eq!(s.platform.secrets().value(&who, "ok").unwrap(), "v1");
     for (id, why) in [
         ("off", "disabled"),
         ("old", "expired on 2024-07-09"),
         ("later", "not valid before 2024-07-11"),
     ] {
-        let err = s.platform.secret_value(&who, id).unwrap_err();
+        let err = s.platform.secrets().value(&who, id).unwrap_err();
         assert!(err.to_string().contains(why), "{id}: {err}");
     }
 }
@@ -147,7 +148,10 @@ async fn secrets_need_admin_and_stay_in_their_tenant_and_environment() {
         .await
         .assert_error(404, "NOT_FOUND");
     assert_eq!(other.get("/secret/v1").await.total(), 0);
-    s.platform.create_environment("acme", "test").unwrap();
+    s.platform
+        .tenancy()
+        .create_environment("acme", "test")
+        .unwrap();
     admin
         .in_env("test")
         .get("/secret/v1/k")
@@ -180,10 +184,11 @@ fn values_are_not_in_the_database_file() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("p.db");
     let platform = platform_core::Platform::open(&db).unwrap();
-    let who = platform.local_principal("acme", "ann").unwrap();
+    let who = platform.tenancy().local_principal("acme", "ann").unwrap();
     let value = "correct-horse-battery-staple-4f9a";
     platform
-        .save_secret(
+        .secrets()
+        .save(
             &who,
             json!({"_id": "vault", "value": value, "note": "visible metadata"}),
         )
@@ -210,11 +215,14 @@ fn values_are_not_in_the_database_file() {
         );
     }
     let reopened = platform_core::Platform::open(&db).unwrap();
-    assert_eq!(reopened.get_secret(&who, "vault").unwrap()["value"], value);
+    assert_eq!(
+        reopened.secrets().get(&who, "vault").unwrap()["value"],
+        value
+    );
     // With another key the value does not open.
     std::fs::remove_file(&key).unwrap();
     let other_key = platform_core::Platform::open(&db).unwrap();
-    assert!(other_key.get_secret(&who, "vault").is_err());
+    assert!(other_key.secrets().get(&who, "vault").is_err());
 }
 
 #[actix_rt::test]
@@ -232,6 +240,7 @@ async fn a_script_reads_a_secret_through_its_function() {
         .await;
     let who = s
         .platform
+        .tenancy()
         .authenticate(
             Some(&platform_core::auth::Credentials::Bearer(
                 admin.token.clone(),

@@ -24,7 +24,7 @@ async fn no_bad_or_revoked_credentials_are_401() {
         .await
         .assert_error(401, "NOT_AUTHENTICATED");
     assert_eq!(c.get("/object/v1/private").await.status, 200);
-    assert!(s.platform.revoke_token(&c.token).unwrap());
+    assert!(s.platform.tenancy().revoke_token(&c.token).unwrap());
     c.get("/object/v1/private")
         .await
         .assert_error(401, "NOT_AUTHENTICATED");
@@ -109,7 +109,10 @@ async fn another_tenants_private_ids_are_404() {
 async fn environments_partition_private_data() {
     let s = TestServer::new();
     let prod = s.client(Role::Writer);
-    s.platform.create_environment("acme", "test").unwrap();
+    s.platform
+        .tenancy()
+        .create_environment("acme", "test")
+        .unwrap();
     let test = prod.in_env("test");
     prod.save(json!({"_id": "A", "env": "production"})).await;
     test.save(json!({"_id": "A", "env": "test"})).await;
@@ -164,6 +167,7 @@ async fn a_users_role_is_the_one_last_granted() {
     );
     // Issuing a reader token for the same user changes the user's role.
     s.platform
+        .tenancy()
         .create_token("acme", "erin", Role::Reader)
         .unwrap();
     writer

@@ -616,14 +616,14 @@ async fn large_runs_go_to_background_jobs() {
     assert_eq!(jobs[0]["status"], "queued");
     assert!(jobs[0].get("payload").is_none());
     assert_eq!(c.get("/validation/v1").await.total(), 0);
-    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
     let jobs = c.get("/validation/v1?_function=jobs").await.body;
     assert_eq!(jobs[0]["status"], "done", "{jobs}");
     assert_eq!(jobs[0]["progress"], 100);
     assert_eq!(c.get("/validation/v1").await.total(), 7);
     let rec = c.get("/validation/v1/NBP:SPOT:2024-07-04").await.body;
     assert_eq!(rec["lastOrigin"], "background");
-    assert!(!s.platform.run_next_job().unwrap());
+    assert!(!s.platform.jobs().run_next().unwrap());
 }
 
 #[test]
@@ -633,17 +633,17 @@ fn background_jobs_survive_a_restart() {
     let db = dir.path().join("p.db");
     let (user_token, job_id) = {
         let platform = platform_core::Platform::open(&db).unwrap();
-        let who = platform.local_principal("acme", "ann").unwrap();
+        let who = platform.tenancy().local_principal("acme", "ann").unwrap();
         let data: Vec<Value> = (1..=7)
             .map(|d| json!({"time": format!("2024-07-{d:02}"), "value": d}))
             .collect();
-        platform.save(&who, platform_core::store::Collection::Object, json!({"_id": "A", "S": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": data}}), &Default::default()).unwrap();
-        platform.save(&who, platform_core::store::Collection::ValidationConfig, json!({"_id": "A:S", "kind": "timeseries", "checks": [{"name": "p", "expression": "value > 3"}], "options": {"maxPoints": 2}}), &Default::default()).unwrap();
+        platform.objects().save(&who, platform_core::store::Collection::Object, json!({"_id": "A", "S": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": data}}), &Default::default()).unwrap();
+        platform.objects().save(&who, platform_core::store::Collection::ValidationConfig, json!({"_id": "A:S", "kind": "timeseries", "checks": [{"name": "p", "expression": "value > 3"}], "options": {"maxPoints": 2}}), &Default::default()).unwrap();
         let out = platform
-            .validation_run(
+            .validation()
+            .run_json(
                 &who,
                 &json!({"target": "A:S", "from": "2024-07-01", "to": "2024-07-07"}),
-                false,
                 "manual",
             )
             .unwrap();
@@ -660,12 +660,13 @@ fn background_jobs_survive_a_restart() {
         tx.commit().unwrap();
     }
     let platform = platform_core::Platform::open(&db).unwrap();
-    assert_eq!(platform.requeue_interrupted_jobs().unwrap(), 1);
-    assert!(platform.run_next_job().unwrap());
-    let jobs = platform.validation_jobs(&user_token).unwrap();
+    assert_eq!(platform.jobs().requeue_interrupted().unwrap(), 1);
+    assert!(platform.jobs().run_next().unwrap());
+    let jobs = platform.jobs().list(&user_token).unwrap();
     assert_eq!(jobs[0]["status"], "done", "{jobs:?}");
     let failing = platform
-        .validation_records(
+        .validation()
+        .records(
             &user_token,
             &platform_core::documents::ListRequest::from_params(
                 &platform_core::query::Params::from_slice(&[("status", "failed")]),
@@ -719,12 +720,15 @@ async fn delay_postpones_a_process() {
         )
         .await;
     assert_eq!(r.body["background"], true, "{:?}", r.body);
-    assert!(!s.platform.run_next_job().unwrap(), "not before its time");
+    assert!(
+        !s.platform.jobs().run_next().unwrap(),
+        "not before its time"
+    );
     let later = chrono::DateTime::parse_from_rfc3339("2024-07-08T12:01:01Z")
         .unwrap()
         .with_timezone(&chrono::Utc);
     s.clock.as_ref().unwrap().set(later);
-    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
     // A run of points with _delay goes to the background too: no thread waits for it.
     let r = c
         .post(
@@ -733,9 +737,12 @@ async fn delay_postpones_a_process() {
         )
         .await;
     assert_eq!(r.body["background"], true, "{:?}", r.body);
-    assert!(!s.platform.run_next_job().unwrap(), "not before its time");
+    assert!(
+        !s.platform.jobs().run_next().unwrap(),
+        "not before its time"
+    );
     s.advance(1);
-    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
     c.post(
         "/validation/v1?_function=run&_delay=60001",
         json!({"target": "NBP:SPOT"}),

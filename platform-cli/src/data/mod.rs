@@ -85,6 +85,8 @@ pub struct ImportArgs {
     /// A CSV file (time,value[,status] for a series, ondate,tenor,value[,status] for a curve)
     /// or a JSON file of a series ([{time,value,status}...] or {header..., "data": [...]});
     /// '-' reads standard input.
+    // The help text above is clap's, shown as written: its brackets are not rustdoc links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     file: PathBuf,
     /// The series calendar (DAILY, BUSINESS, HOURLY, SPARSE...).
     #[arg(long)]
@@ -172,7 +174,9 @@ fn get(args: GetArgs) -> Result<()> {
     let query = DataQuery::from_params(&Params::from_slice(&pairs))?;
     let object = args.id.split(':').next().unwrap_or_default();
     let (platform, who) = args.local.open()?;
-    let item = platform.read_data(&who, Source::of_id(object), &args.id, &query)?;
+    let item = platform
+        .data()
+        .read(&who, Source::of_id(object), &args.id, &query)?;
     output::print(args.format, &item, || data_table(&item), "")
 }
 
@@ -225,7 +229,9 @@ impl Target {
     fn object(&self, id: &str) -> Result<Option<Map<String, Value>>> {
         let found = match self {
             Target::Local(platform, who) => {
-                platform.get(who, Collection::Object, Source::of_id(id), id, None, None)
+                platform
+                    .objects()
+                    .get(who, Collection::Object, Source::of_id(id), id, None, None)
             }
             Target::Remote(r) => r
                 .call(
@@ -396,9 +402,9 @@ fn save_series(
     let count = points.len();
     let saving = spinner(format!("saving {}", plural(count, "observation")));
     let saved = match target {
-        Target::Local(platform, who) => {
-            platform.save_series(who, &id.object, &id.prop, header, points, opts)
-        }
+        Target::Local(platform, who) => platform
+            .data()
+            .save_series(who, &id.object, &id.prop, header, points, opts),
         Target::Remote(r) => {
             let data: Vec<Value> = points
                 .iter()
@@ -451,9 +457,9 @@ fn save_curves(
     let count = sent.len();
     let saving = spinner(format!("saving {}", plural(count, "curve")));
     let saved = match target {
-        Target::Local(platform, who) => {
-            platform.save_curves(who, &id.object, &id.prop, header, sent, opts)
-        }
+        Target::Local(platform, who) => platform
+            .data()
+            .save_curves(who, &id.object, &id.prop, header, sent, opts),
         // The interface takes one ondate a save: an array of saves is one transaction.
         Target::Remote(r) => {
             let body: Vec<Value> = sent

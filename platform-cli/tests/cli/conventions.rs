@@ -214,7 +214,8 @@ fn init_makes_a_database_and_prints_its_admin_token_once() {
     let made = dir.path().join("made.db");
     {
         let p = platform_core::Platform::open(&made).unwrap();
-        p.create_token("acme", "ann", platform_core::auth::Role::Writer)
+        p.tenancy()
+            .create_token("acme", "ann", platform_core::auth::Role::Writer)
             .unwrap();
         p.close().unwrap();
     }

@@ -659,12 +659,13 @@ fn grants_open_access_restricted_data() {
     let p = platform_core::Platform::open(&db).unwrap();
     let read = |p: &platform_core::Platform| {
         let who = p
+            .tenancy()
             .authenticate(
                 Some(&platform_core::auth::Credentials::Bearer(token.clone())),
                 None,
             )
             .unwrap();
-        p.read_data(
+        p.data().read(
             &who,
             platform_core::ids::Source::Private,
             "BOOK:PNL",

@@ -111,12 +111,11 @@ fn a_backup_taken_during_writes_is_whole_and_holds_every_write_acknowledged_befo
     assert!(after > before.len(), "writes went on: {after}");
     drop(server);
 
-    let conn = rusqlite::Connection::open(&out).unwrap();
-    let check: String = conn
-        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(check, "ok");
-    drop(conn);
+    assert_eq!(
+        platform_core::store::sqlite::integrity_check(&out).unwrap(),
+        ["ok"],
+        "PRAGMA integrity_check of the copy"
+    );
     #[cfg(unix)]
     for file in [out.clone(), dir.path().join("copy.db.key")] {
         use std::os::unix::fs::PermissionsExt as _;
@@ -207,4 +206,43 @@ fn version_completions_and_man_page_come_from_the_command_line_definition() {
     );
     let bad = platform(&["completions", "tcsh"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn the_sample_systemd_unit_names_only_options_serve_has() {
+    let unit = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/platform.service"
+    ))
+    .unwrap();
+    let help = stdout_of(&platform(&["serve", "--help"]));
+    let exec = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart="))
+        .expect("an ExecStart line");
+    let mut args = exec.split_whitespace();
+    assert!(args.next().unwrap().ends_with("/platform"));
+    assert_eq!(args.next(), Some("serve"));
+    let flags: Vec<_> = exec
+        .split_whitespace()
+        .filter(|a| a.starts_with("--"))
+        .collect();
+    assert!(!flags.is_empty());
+    for flag in flags {
+        assert!(help.contains(&format!("{flag} ")), "serve has no {flag}");
+    }
+    // Every variable the unit sets or suggests is one serve reads.
+    let vars: Vec<_> = unit
+        .lines()
+        .filter_map(|l| l.trim_start_matches("# ").strip_prefix("Environment="))
+        .map(|l| l.split('=').next().unwrap())
+        .collect();
+    assert!(vars.len() >= 5, "{vars:?}");
+    for var in vars {
+        // An option's variable, or the log filter its help names.
+        assert!(
+            help.contains(&format!("[env: {var}=")) || help.contains(&format!("{var} (")),
+            "serve reads no {var}"
+        );
+    }
 }

@@ -5,10 +5,10 @@
 //! `_id _type _objid _dataid _access _objtype _oid _timestamp _user _tag _version` and its `data`
 //! (series) or `ondate` and `contracts` (curve).
 
-use super::calendar::format_time;
+use super::calendar::{format_time, Calendar};
 use super::conversion::{converted, Conversion, Converter};
-use super::curve::{self, curve_fields};
-use super::model::points_json;
+use super::curve::{self, curve_fields, StoredCurve};
+use super::model::{points_json, Point};
 use super::series::{self, Window};
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
@@ -105,7 +105,7 @@ impl DataQuery {
 
 impl Platform {
     /// One data item by id from a source.
-    pub fn read_data(
+    pub(crate) fn read_data(
         &self,
         p: &Principal,
         source: Source,
@@ -118,7 +118,12 @@ impl Platform {
     }
 
     /// Data items with these ids, each from its own source; missing ones are left out.
-    pub fn read_many_data(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
+    pub(crate) fn read_many_data(
+        &self,
+        p: &Principal,
+        ids: &[&str],
+        q: &DataQuery,
+    ) -> Result<Vec<Value>> {
         let tx = self.read()?;
         let mut out = Vec::new();
         for id in ids {
@@ -142,6 +147,59 @@ impl Platform {
         text: &str,
         q: &DataQuery,
     ) -> Result<Value> {
+        let mut item = self.open_item(who, tx, scope, id, text, q)?;
+        match item.kind {
+            DataKind::Series => {
+                if id.ondate.is_some() || q.tenor.is_some() || q.list_tenors {
+                    return Err(Error::invalid_parameter(format!(
+                        "\"{text}\" is a time series: ondates, tenor and listTenors apply to curves"
+                    )));
+                }
+                let (points, calendar, tz) =
+                    self.item_points(tx, &mut item, q, |tz| self.window(q, tz))?;
+                item.json.insert(
+                    "data".into(),
+                    points_json(&points, |t| format_time(t, calendar, tz)),
+                );
+            }
+            DataKind::Curve => {
+                if q.list_tenors {
+                    return self.list_tenors(tx, &item.key, item.object.version);
+                }
+                if let Some(code) = &q.tenor {
+                    let Opened {
+                        key,
+                        object,
+                        header,
+                        json,
+                        ..
+                    } = item;
+                    return self.tenor_history(tx, &key, &object, &header, code, q, json);
+                }
+                let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
+                let (ondate, contracts) = curve_fields(&stored);
+                if id.ondate.is_some() && item.is_current {
+                    item.json
+                        .insert("_id".into(), Value::String(text.to_string()));
+                }
+                item.json.insert("ondate".into(), ondate);
+                item.json.insert("contracts".into(), contracts);
+            }
+        }
+        Ok(Value::Object(item.json))
+    }
+
+    /// A data item opened at the object version `q` asks for: its header checked readable by
+    /// `who`, and its kind.
+    pub(crate) fn open_item(
+        &self,
+        who: &Principal,
+        tx: &dyn ReadTx,
+        scope: &Scope,
+        id: &DataId,
+        text: &str,
+        q: &DataQuery,
+    ) -> Result<Opened> {
         let not_found = || Error::not_found(format!("data \"{text}\" not found"));
         let current = tx
             .current(Collection::Object, scope, &id.object)?
@@ -163,7 +221,8 @@ impl Platform {
             .body
             .get(&id.prop)
             .and_then(Value::as_object)
-            .ok_or_else(not_found)?;
+            .ok_or_else(not_found)?
+            .clone();
         // Data with an access role is invisible to users without it.
         if !who
             .grants
@@ -178,70 +237,78 @@ impl Platform {
             prop: id.prop.clone(),
         };
         let is_current = object.version == current.version;
-        let mut item = item_header(&object, &id.prop, header, is_current);
-        match kind {
-            DataKind::Series => {
-                if id.ondate.is_some() || q.tenor.is_some() || q.list_tenors {
-                    return Err(Error::invalid_parameter(format!(
-                        "\"{text}\" is a time series: ondates, tenor and listTenors apply to curves"
-                    )));
+        let json = item_header(&object, &id.prop, &header, is_current);
+        Ok(Opened {
+            kind,
+            key,
+            is_current,
+            json,
+            header,
+            object,
+        })
+    }
+
+    /// The observations of an opened series in the window `window_in` gives for the series'
+    /// zone, converted as `q` asks (the item's `units` and `currency` become the targets).
+    pub(crate) fn item_points(
+        &self,
+        tx: &dyn ReadTx,
+        item: &mut Opened,
+        q: &DataQuery,
+        window_in: impl FnOnce(chrono_tz::Tz) -> Result<Window>,
+    ) -> Result<(Vec<Point>, Calendar, chrono_tz::Tz)> {
+        let (calendar, tz, _) = series_settings(&item.key.prop, &item.header)?;
+        let window = window_in(tz)?;
+        let mut points = series::read(tx, &item.key, item.object.version, window)?;
+        if let Some(conv) = Converter::new(tx, &mut item.json, &q.conversion)? {
+            conv.points(&mut points, |t| {
+                let at = chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
+                if calendar.is_dated() {
+                    ondate_instant(&at.with_timezone(&tz).date_naive().to_string())
+                } else {
+                    at
                 }
-                let (calendar, tz, _) = series_settings(&id.prop, header)?;
-                let window = self.window(q, tz)?;
-                let mut points = series::read(tx, &key, object.version, window)?;
-                if let Some(conv) = Converter::new(tx, &mut item, &q.conversion)? {
-                    conv.points(&mut points, |t| {
-                        let at = chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
-                        if calendar.is_dated() {
-                            ondate_instant(&at.with_timezone(&tz).date_naive().to_string())
-                        } else {
-                            at
-                        }
-                    })?;
+            })?;
+        }
+        Ok((points, calendar, tz))
+    }
+
+    /// The curve of an opened curve item (data id `text`) at `ondate` (the newest when
+    /// `None`), converted as `q` asks.
+    pub(crate) fn item_curve(
+        &self,
+        tx: &dyn ReadTx,
+        item: &mut Opened,
+        text: &str,
+        ondate: Option<NaiveDate>,
+        q: &DataQuery,
+    ) -> Result<StoredCurve> {
+        let version = item.object.version;
+        let stored = match ondate {
+            Some(d) => tx.curve(&item.key, version, &d.format("%Y-%m-%d").to_string())?,
+            None => tx
+                .curves(&item.key, version, None, None, Some(1))?
+                .pop()
+                .map(|(_, c)| c),
+        };
+        let stored =
+            stored.ok_or_else(|| Error::not_found(format!("data \"{text}\" not found")))?;
+        let mut stored = curve::decode(&stored)?;
+        if let Some(conv) = Converter::new(tx, &mut item.json, &q.conversion)? {
+            let at = ondate_instant(stored.curve_date());
+            for c in &mut stored.contracts {
+                if matches!(c.value, super::model::PointValue::Num(_)) {
+                    c.value = conv.value(&c.value, at)?;
+                    c.status = converted(c.status.take());
                 }
-                item.insert(
-                    "data".into(),
-                    points_json(&points, |t| format_time(t, calendar, tz)),
-                );
-            }
-            DataKind::Curve => {
-                if q.list_tenors {
-                    return self.list_tenors(tx, &key, object.version);
-                }
-                if let Some(code) = &q.tenor {
-                    return self.tenor_history(tx, &key, &object, header, code, q, item);
-                }
-                let stored = match id.ondate {
-                    Some(d) => tx.curve(&key, object.version, &d.format("%Y-%m-%d").to_string())?,
-                    None => tx
-                        .curves(&key, object.version, None, None, Some(1))?
-                        .pop()
-                        .map(|(_, c)| c),
-                };
-                let mut stored = curve::decode(&stored.ok_or_else(not_found)?)?;
-                if let Some(conv) = Converter::new(tx, &mut item, &q.conversion)? {
-                    let at = ondate_instant(stored.curve_date());
-                    for c in &mut stored.contracts {
-                        if matches!(c.value, super::model::PointValue::Num(_)) {
-                            c.value = conv.value(&c.value, at)?;
-                            c.status = converted(c.status.take());
-                        }
-                    }
-                }
-                let (ondate, contracts) = curve_fields(&stored);
-                if id.ondate.is_some() && is_current {
-                    item.insert("_id".into(), Value::String(text.to_string()));
-                }
-                item.insert("ondate".into(), ondate);
-                item.insert("contracts".into(), contracts);
             }
         }
-        Ok(Value::Object(item))
+        Ok(stored)
     }
 
     /// The observation window of a `_range` (all when absent), dates read in `tz` unless the
     /// range names a zone.
-    fn window(&self, q: &DataQuery, tz: chrono_tz::Tz) -> Result<Window> {
+    pub(crate) fn window(&self, q: &DataQuery, tz: chrono_tz::Tz) -> Result<Window> {
         Ok(match &q.range {
             None => Window::All,
             Some(r) => match r
@@ -335,7 +402,7 @@ impl Platform {
     }
 
     /// `_profile=NAME` on an object read: that object's data item.
-    pub fn profile(
+    pub(crate) fn profile(
         &self,
         p: &Principal,
         source: Source,
@@ -345,6 +412,22 @@ impl Platform {
     ) -> Result<Value> {
         self.read_data(p, source, &format!("{object}:{name}"), q)
     }
+}
+
+/// A data item opened for a read ([`Platform::open_item`]).
+pub(crate) struct Opened {
+    /// Series or curve.
+    pub(crate) kind: DataKind,
+    /// Where its data is stored.
+    pub(crate) key: DataKey,
+    /// Whether the object version read is the current one.
+    pub(crate) is_current: bool,
+    /// The item's JSON so far: its header and system fields.
+    pub(crate) json: Map<String, Value>,
+    /// The header as stored on the object.
+    pub(crate) header: Map<String, Value>,
+    /// The object version read.
+    pub(crate) object: StoredVersion,
 }
 
 /// A data id and the scope of its object, read through a source.
@@ -414,7 +497,7 @@ impl Platform {
     /// item is a catalogue entry: its header with `_count`, `_first` and `_last` (observations
     /// of a series, ondates of a curve) and no data; with them each item carries its data read
     /// by `q`.
-    pub fn list_data(
+    pub(crate) fn list_data(
         &self,
         p: &Principal,
         source: Source,
@@ -584,7 +667,7 @@ fn sort_docs(items: &mut [(Scope, DataId, Map<String, Value>)], sort: &crate::qu
 impl Platform {
     /// `_profile=NAME` on an object list: the data items `NAME` of the matching objects (objects
     /// without it, or whose data the caller may not read, are left out); paging counts objects.
-    pub fn list_profile(
+    pub(crate) fn list_profile(
         &self,
         p: &Principal,
         source: Source,

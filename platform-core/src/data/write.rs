@@ -18,7 +18,7 @@ impl Platform {
     /// object and the series when absent. `header` (calendar, timezone, units...) merges into
     /// the series header; `opts.replace` replaces the series' observations. Returns the saved
     /// object.
-    pub fn save_series(
+    pub(crate) fn save_series(
         &self,
         p: &Principal,
         object: &str,
@@ -35,7 +35,7 @@ impl Platform {
     /// sends them) to the curve `prop` of `object` at one object version, in one transaction,
     /// creating the object and the curve when absent; an ondate sent twice is refused. Returns
     /// the saved object.
-    pub fn save_curves(
+    pub(crate) fn save_curves(
         &self,
         p: &Principal,
         object: &str,
@@ -94,7 +94,7 @@ impl Platform {
     }
 
     /// Reads observations of a series (`OBJ:PROP`) at the current object version or `version`.
-    pub fn read_series(
+    pub(crate) fn read_series(
         &self,
         p: &Principal,
         source: Source,

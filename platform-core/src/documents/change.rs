@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 impl Platform {
     /// Tags a version; the tag leaves any other version of the document.
-    pub fn tag(
+    pub(crate) fn tag(
         &self,
         p: &Principal,
         coll: Collection,
@@ -41,7 +41,7 @@ impl Platform {
     /// Deletes the latest version, one version, or all of a document.
     ///
     /// Returns `{"_id", "deleted": [versions], "current": version or null}`.
-    pub fn delete(
+    pub(crate) fn delete(
         &self,
         p: &Principal,
         coll: Collection,

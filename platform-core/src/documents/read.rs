@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 impl Platform {
     /// The current version of a document, or one version of it.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         p: &Principal,
         coll: Collection,
@@ -46,7 +46,7 @@ impl Platform {
     }
 
     /// Every version of a document, oldest first.
-    pub fn versions(
+    pub(crate) fn versions(
         &self,
         p: &Principal,
         coll: Collection,
@@ -69,7 +69,7 @@ impl Platform {
 
     /// Lists current documents of a source, paged, with the total before paging. With
     /// `_distinct` the items are the distinct values, with `_searchinfo` they are `{_id, name}`.
-    pub fn list(
+    pub(crate) fn list(
         &self,
         p: &Principal,
         coll: Collection,
@@ -149,7 +149,7 @@ impl Platform {
     }
 
     /// Current documents with these ids, each from its own source; missing ids are left out.
-    pub fn get_many(
+    pub(crate) fn get_many(
         &self,
         p: &Principal,
         coll: Collection,
@@ -179,7 +179,7 @@ impl Platform {
     }
 
     /// The audit trail of deletions of one document.
-    pub fn audit(
+    pub(crate) fn audit(
         &self,
         p: &Principal,
         coll: Collection,

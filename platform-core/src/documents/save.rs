@@ -19,7 +19,7 @@ impl Platform {
     ///
     /// Returns what was stored: the saved document (or the unchanged current one when nothing
     /// differed), or an array of them for an array body. One bad item stores nothing.
-    pub fn save(
+    pub(crate) fn save(
         &self,
         p: &Principal,
         coll: Collection,

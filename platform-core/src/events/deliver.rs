@@ -2,7 +2,7 @@
 //! automation log and the mail outbox.
 //!
 //! The change that raised an event stored one `pending` delivery per matching automation
-//! (`events::emit`). A worker step claims the next ready delivery ([`next_ready`]: the oldest
+//! (`events::emit`). A worker step claims the next ready delivery (`next_ready`: the oldest
 //! due `pending` one whose item has no earlier unfinished delivery to the same automation, so
 //! each automation sees an item's events in order), which makes it `running`, runs the target
 //! as the automation's owner, and then finishes it (success, skipped, or failed after
@@ -235,7 +235,7 @@ impl Platform {
 
     /// Parses a webhook URL ([`webhook::parse_url`]) and fails unless the allow-list of the
     /// settings, if any, allows its host; the parsed URL is what the client calls.
-    pub fn check_webhook_url(&self, text: &str) -> Result<Url> {
+    pub(crate) fn check_webhook_url(&self, text: &str) -> Result<Url> {
         let url = webhook::parse_url(text)?;
         if let (Some(allow), Some(host)) = (&self.delivery.webhook_allow, url.host()) {
             allow.check_host(&host).map_err(|why| {
@@ -246,7 +246,7 @@ impl Platform {
     }
 
     /// Makes `pending` again the deliveries a stopped server left `running`; returns how many.
-    pub fn requeue_interrupted_deliveries(&self) -> Result<u64> {
+    pub(crate) fn requeue_interrupted_deliveries(&self) -> Result<u64> {
         self.write(|tx| {
             let running = tx.deliveries(DeliveryStatus::Running)?;
             for mut d in running.iter().cloned() {
@@ -259,12 +259,12 @@ impl Platform {
 
     /// One step of the delivery worker: one attempt of the oldest due delivery. Returns whether
     /// there was anything to do.
-    pub fn deliver_next(&self) -> Result<bool> {
+    pub(crate) fn deliver_next(&self) -> Result<bool> {
         self.attempt_next()
     }
 
     /// Runs worker steps until nothing is due; returns how many ran.
-    pub fn deliver_due(&self) -> Result<u64> {
+    pub(crate) fn deliver_due(&self) -> Result<u64> {
         let mut n = 0;
         while self.deliver_next()? {
             n += 1;

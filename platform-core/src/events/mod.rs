@@ -1,8 +1,8 @@
 //! Events and automations.
 //!
-//! Every change raises an event in the transaction of the change ([`emit`]): one delivery row
+//! Every change raises an event in the transaction of the change (`emit`): one delivery row
 //! per automation whose conditions match it (the outbox). A worker
-//! ([`crate::Platform::deliver_next`]) delivers each to its target at least once, in order per
+//! ([`crate::api::Deliveries::run_next`]) delivers each to its target at least once, in order per
 //! item and automation, with retries and backoff, writing every attempt to the automation log.
 //!
 //! | Module | Holds |

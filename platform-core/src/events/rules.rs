@@ -1,6 +1,6 @@
 //! Which validation changes raise events, decided from a record's status before and after
-//! and the run's transition; the runner calls [`RunEvents::record`] for each record it writes
-//! and [`RunEvents::emit`] once, in the transaction that stores the records.
+//! and the run's transition; the runner calls `RunEvents::record` for each record it writes
+//! and `RunEvents::emit` once, in the transaction that stores the records.
 //!
 //! | Event | Raised when |
 //! |---|---|

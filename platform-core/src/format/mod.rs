@@ -26,6 +26,7 @@
 //! type, then `type/*`, then `*/*`); the highest weight wins and ties go to the order of the
 //! offer. [`Format::Xml`] also answers to `text/xml`.
 
+pub mod arrow;
 pub mod csv;
 pub mod template;
 pub mod xml;
@@ -34,6 +35,9 @@ pub mod xml;
 mod tests;
 
 use crate::error::{Error, ErrorCode, Result};
+
+/// The media type of the Arrow IPC stream format.
+pub const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
 
 /// A representation a response can be given in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,6 +50,9 @@ pub enum Format {
     Xml,
     /// `text/html`: a mustache template rendered over the data (see [`template`]).
     Html,
+    /// `application/vnd.apache.arrow.stream`: columns in the Arrow IPC stream format (see
+    /// [`arrow`]).
+    Arrow,
 }
 
 impl Format {
@@ -56,6 +63,7 @@ impl Format {
             Format::Csv => "text/csv; charset=utf-8",
             Format::Xml => "application/xml",
             Format::Html => "text/html; charset=utf-8",
+            Format::Arrow => ARROW_STREAM,
         }
     }
 
@@ -66,6 +74,7 @@ impl Format {
             Format::Csv => "text/csv",
             Format::Xml => "application/xml",
             Format::Html => "text/html",
+            Format::Arrow => ARROW_STREAM,
         }
     }
 
@@ -76,6 +85,7 @@ impl Format {
             Format::Csv => &["text/csv"],
             Format::Xml => &["application/xml", "text/xml"],
             Format::Html => &["text/html"],
+            Format::Arrow => &[ARROW_STREAM],
         }
     }
 }

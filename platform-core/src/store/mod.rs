@@ -24,7 +24,7 @@
 //! [`WriteTx`] every capability plus `commit`. A service asks for the narrowest one it uses
 //! (`&dyn DocumentRead`, `&mut dyn OutboxWrite`...); a transaction coerces to any of them.
 //!
-//! Every backend passes the contract suite ([`contract`], compiled for tests and with the
+//! Every backend passes the contract suite (`store::contract`, compiled for tests and with the
 //! `contract-tests` feature).
 //!
 //! **Invariant:** only `store::sqlite` names `rusqlite`.

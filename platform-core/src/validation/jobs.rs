@@ -72,7 +72,7 @@ impl Platform {
 
     /// Records that the background worker `id` (a server's, started at `started`) is alive;
     /// a worker not seen for [`WORKER_TIMEOUT_SECS`] counts as stopped.
-    pub fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
+    pub(crate) fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
         let row = Worker {
             id: id.to_string(),
             host: hostname(),
@@ -87,7 +87,7 @@ impl Platform {
     /// again the jobs a stopped server left running and returns how many. While a server's
     /// worker is alive it is a `CONFLICT`: that worker runs the jobs, and one it is running
     /// must not be started twice.
-    pub fn take_over_jobs(&self) -> Result<u64> {
+    pub(crate) fn take_over_jobs(&self) -> Result<u64> {
         if let Some(w) = self.live_workers()?.first() {
             return Err(Error::new(
                 crate::error::ErrorCode::Conflict,
@@ -104,24 +104,24 @@ impl Platform {
     }
 
     /// Records that the worker `id` stopped.
-    pub fn worker_stopped(&self, id: &str) -> Result<()> {
+    pub(crate) fn worker_stopped(&self, id: &str) -> Result<()> {
         self.write(|tx| tx.worker_gone(id))
     }
 
     /// The background workers seen in the last [`WORKER_TIMEOUT_SECS`].
-    pub fn live_workers(&self) -> Result<Vec<Worker>> {
+    pub(crate) fn live_workers(&self) -> Result<Vec<Worker>> {
         let since = self.now() - chrono::TimeDelta::seconds(WORKER_TIMEOUT_SECS);
         self.read()?.workers_seen_since(since)
     }
 
     /// The caller's background jobs, newest first (without their payloads).
-    pub fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
+    pub(crate) fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
         let jobs = self.read()?.jobs(&p.private_scope())?;
         Ok(jobs.iter().map(public_job).collect())
     }
 
     /// Queues again the jobs a stopped server left running; returns how many.
-    pub fn requeue_interrupted_jobs(&self) -> Result<u64> {
+    pub(crate) fn requeue_interrupted_jobs(&self) -> Result<u64> {
         self.write(|tx| {
             let running = tx.jobs_with_status(JobStatus::Running)?;
             for (scope, mut job) in running.iter().cloned() {
@@ -134,7 +134,7 @@ impl Platform {
     }
 
     /// Runs the oldest queued job that is due, if any; returns whether one ran.
-    pub fn run_next_job(&self) -> Result<bool> {
+    pub(crate) fn run_next_job(&self) -> Result<bool> {
         let now = self.now();
         let claimed = self.write(|tx| {
             let Some((scope, mut job)) = tx.claim_job(now)? else {

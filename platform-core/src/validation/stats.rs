@@ -19,7 +19,7 @@ pub const DASHBOARD_ROWS: usize = 20;
 
 impl Platform {
     /// The dashboard statistics of the caller's records.
-    pub fn validation_stats(&self, p: &Principal, params: &Params) -> Result<Value> {
+    pub(crate) fn validation_stats(&self, p: &Principal, params: &Params) -> Result<Value> {
         let scope = p.private_scope();
         for bound in ["from", "to"] {
             if let Some(day) = params.get(bound) {

@@ -131,7 +131,11 @@ impl TestServer {
     }
 
     pub fn client_of(&self, tenant: &str, user: &str, role: Role) -> Client<'_> {
-        let token = self.platform.create_token(tenant, user, role).unwrap();
+        let token = self
+            .platform
+            .tenancy()
+            .create_token(tenant, user, role)
+            .unwrap();
         Client {
             server: self,
             auth: Some(format!("Bearer {token}")),

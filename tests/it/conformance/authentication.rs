@@ -94,7 +94,7 @@ async fn a_token_that_is_not_a_valid_one_is_refused() {
     let saved = c.save(json!({"_id": "A"})).await;
     assert_eq!(saved["_user"], "carol");
     // A revoked token is no longer valid.
-    assert!(s.platform.revoke_token(&c.token).unwrap());
+    assert!(s.platform.tenancy().revoke_token(&c.token).unwrap());
     c.get("/object/v1/private")
         .await
         .assert_error(401, "NOT_AUTHENTICATED");
@@ -104,7 +104,10 @@ async fn a_token_that_is_not_a_valid_one_is_refused() {
 async fn the_x_platform_environment_header_selects_the_environment() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    s.platform.create_environment("acme", "uat").unwrap();
+    s.platform
+        .tenancy()
+        .create_environment("acme", "uat")
+        .unwrap();
     c.save(json!({"_id": "A", "env": "production"})).await;
     c.in_env("uat")
         .save(json!({"_id": "A", "env": "uat"}))
@@ -272,6 +275,7 @@ async fn a_view_is_shown_only_to_users_holding_the_feature_it_names() {
         .assert_error(403, "NOT_AUTHORIZED");
     assert!(m.contains("acme.desk.pro"), "{m}");
     s.platform
+        .tenancy()
         .grant("acme", "ann", &Grant::Feature("acme.desk.pro".into()))
         .unwrap();
     let gated = s.send(view("gated")).await;
@@ -298,6 +302,7 @@ async fn data_carries_its_access_role_in_access_and_only_holders_of_it_read_it()
         (1, json!("BOOK:OPEN"))
     );
     s.platform
+        .tenancy()
         .grant("acme", "rita", &Grant::Access("traders".into()))
         .unwrap();
     let pnl = rita.get("/data/v1/private/BOOK:PNL").await;

@@ -46,7 +46,7 @@ pub const MAX_CONDITIONS: usize = 20;
 pub const LOG_STATUSES: [&str; 3] = ["success", "failed", "skipped"];
 
 /// Which automation log entries to list, as a caller asks: times are text, a date or an
-/// RFC 3339 time (see [`Platform::automation_log`]).
+/// RFC 3339 time (see [`crate::api::Automations::log`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogQuery {
     /// Only this automation.
@@ -125,7 +125,7 @@ pub fn owner_principal(scope: &Scope, doc: &Map<String, Value>) -> Principal {
 impl Platform {
     /// Creates an automation (the server assigns `_id`) or updates the one whose `_id` is sent.
     /// The caller becomes its owner. Returns the stored automation.
-    pub fn save_automation(&self, p: &Principal, body: Value) -> Result<Value> {
+    pub(crate) fn save_automation(&self, p: &Principal, body: Value) -> Result<Value> {
         p.require(Role::Admin, "saving automations")?;
         let Value::Object(mut fields) = body else {
             return Err(Error::invalid_body(format!(
@@ -187,7 +187,7 @@ impl Platform {
     }
 
     /// The caller's automations, by id.
-    pub fn automations(&self, p: &Principal, paging: &Paging) -> Result<Page<Value>> {
+    pub(crate) fn automation_page(&self, p: &Principal, paging: &Paging) -> Result<Page<Value>> {
         let automations = self.read()?.automations(&p.private_scope())?;
         Ok(paging.page(
             automations
@@ -199,12 +199,16 @@ impl Platform {
 
     /// The targets automations can call (the action service's catalogue, the same for every
     /// caller), one page of them.
-    pub fn automation_targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<Value>> {
+    pub(crate) fn automation_targets(
+        &self,
+        _p: &Principal,
+        paging: &Paging,
+    ) -> Result<Page<Value>> {
         Ok(paging.page(targets::TARGETS.iter().map(|t| t.to_json()).collect()))
     }
 
     /// One target of the action service.
-    pub fn automation_target(&self, _p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn automation_target(&self, _p: &Principal, id: &str) -> Result<Value> {
         targets::find(id)
             .map(|t| t.to_json())
             .ok_or_else(|| Error::not_found(format!("target \"{id}\" not found")))
@@ -212,7 +216,7 @@ impl Platform {
 
     /// Enables or disables an automation from a body `{"enabled": bool}` (`active`, the name
     /// an automation definition uses, is read the same).
-    pub fn switch_automation(&self, p: &Principal, id: &str, body: &Value) -> Result<Value> {
+    pub(crate) fn switch_automation(&self, p: &Principal, id: &str, body: &Value) -> Result<Value> {
         match body.get("enabled").or_else(|| body.get("active")) {
             Some(Value::Bool(on)) => self.set_automation_enabled(p, id, *on),
             _ => Err(Error::invalid_body(
@@ -222,7 +226,7 @@ impl Platform {
     }
 
     /// One automation of the caller's tenant and environment.
-    pub fn automation(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn automation(&self, p: &Principal, id: &str) -> Result<Value> {
         self.read()?
             .automation(&p.private_scope(), id)?
             .map(|a| render(a.into_body()))
@@ -230,7 +234,7 @@ impl Platform {
     }
 
     /// Deletes an automation; its pending deliveries are skipped.
-    pub fn delete_automation(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn delete_automation(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "deleting automations")?;
         let scope = p.private_scope();
         if !self.write(|tx| tx.delete_automation(&scope, id))? {
@@ -240,7 +244,12 @@ impl Platform {
     }
 
     /// Enables or disables an automation; a disabled one receives no events.
-    pub fn set_automation_enabled(&self, p: &Principal, id: &str, on: bool) -> Result<Value> {
+    pub(crate) fn set_automation_enabled(
+        &self,
+        p: &Principal,
+        id: &str,
+        on: bool,
+    ) -> Result<Value> {
         p.require(Role::Admin, "enabling or disabling automations")?;
         let scope = p.private_scope();
         let now = format_instant(self.now());
@@ -260,7 +269,12 @@ impl Platform {
     /// Test-fires an automation (`GET automation/v1/{id}?_run=true`): queues one delivery of a
     /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
     /// milliseconds (at most 60,000). The worker delivers it like any other.
-    pub fn test_automation(&self, p: &Principal, id: &str, delay: Option<&str>) -> Result<Value> {
+    pub(crate) fn test_automation(
+        &self,
+        p: &Principal,
+        id: &str,
+        delay: Option<&str>,
+    ) -> Result<Value> {
         p.require(Role::Admin, "test-firing automations")?;
         let delay = crate::validation::jobs::delay_of(&json!({"_delay": delay}))?;
         let scope = p.private_scope();
@@ -327,7 +341,7 @@ impl Platform {
     /// of [`LOG_STATUSES`].
     /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
     /// inclusive, a date alone covering its whole day.
-    pub fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
+    pub(crate) fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
         // A date alone starts (`from`) or ends (`to`) with its whole day.
         let bound = |v: &Option<String>, name: &str| -> Result<Option<DateTime<Utc>>> {
             v.as_deref()
@@ -380,7 +394,12 @@ impl Platform {
     }
 
     /// The mail outbox of the caller's tenant and environment, newest first.
-    pub fn mail_outbox(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<Value>> {
+    pub(crate) fn mail_outbox(
+        &self,
+        p: &Principal,
+        skip: u64,
+        limit: Option<u64>,
+    ) -> Result<Page<Value>> {
         let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
         Ok(Page {
             total: page.total,
@@ -394,7 +413,7 @@ impl Platform {
 
     /// The automation templates that fit an item (`_function=listAutomations`); the item must
     /// exist and be readable by the caller.
-    pub fn list_automations(
+    pub(crate) fn list_automations(
         &self,
         p: &Principal,
         service: &str,
@@ -457,7 +476,7 @@ impl Platform {
 
     /// Recreates the missing automations of the caller's enabled `runOnUpdate` configurations
     /// (`_function=automations`); returns `{checked, created, automations}`.
-    pub fn sync_validation_automations(&self, p: &Principal) -> Result<Value> {
+    pub(crate) fn sync_validation_automations(&self, p: &Principal) -> Result<Value> {
         p.require(Role::Writer, "recreating validation automations")?;
         let scope = p.private_scope();
         let now = format_instant(self.now());

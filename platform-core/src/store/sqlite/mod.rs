@@ -180,6 +180,20 @@ fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// SQLite's `PRAGMA integrity_check` of the database file at `path`, opened read-only: `["ok"]`,
+/// or the problems it found.
+pub fn integrity_check(path: &Path) -> Result<Vec<String>> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| Error::caused(format!("cannot open {}", path.display()), e))?;
+    let mut stmt = conn.prepare("PRAGMA integrity_check").db()?;
+    let rows = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .db()?
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .db()?;
+    Ok(rows)
+}
+
 /// Creates a database file that does not exist yet readable by its owner only (0600); SQLite
 /// gives the `-wal` and `-shm` files it makes beside it the same mode. An existing file keeps
 /// the mode its owner chose.
@@ -288,6 +302,17 @@ impl Store for SqliteStore {
         if let Err(e) = conn.execute("VACUUM INTO ?1", [target]) {
             let _ = std::fs::remove_file(to);
             return Err(Error::caused(format!("backup to {}", to.display()), e));
+        }
+        drop(conn);
+        // The copy is checked before it is called a backup.
+        let problems = integrity_check(to)?;
+        if problems != ["ok"] {
+            let _ = std::fs::remove_file(to);
+            return Err(Error::Internal(format!(
+                "the backup {} does not pass its integrity check: {}",
+                to.display(),
+                problems.join("; ")
+            )));
         }
         Ok(())
     }

@@ -156,7 +156,7 @@ pub struct Record {
     /// The point as a number: ms since the epoch (curves: the ondate at midnight UTC).
     pub key: i64,
     /// The point's text (the end of the id) and date, when not the ones the chunk's format
-    /// gives the key (see [`Chunk::texts`]).
+    /// gives the key (see [`super::Chunk::texts`]).
     pub explicit: Option<Box<(String, String)>>,
     /// Time series: the value checked.
     pub value: Option<CheckedValue>,

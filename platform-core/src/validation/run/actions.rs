@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 impl Platform {
     /// `override`, `removeOverride` or `comment` on records by id.
-    pub fn validation_records_action(
+    pub(crate) fn validation_records_action(
         &self,
         p: &Principal,
         function: &str,

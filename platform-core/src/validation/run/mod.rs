@@ -54,7 +54,7 @@ pub const MAX_LISTED: usize = 100;
 
 impl Platform {
     /// `run` (stores records) or `test` (stores nothing) of one data item.
-    pub fn validation_run(
+    pub(crate) fn validation_run(
         &self,
         p: &Principal,
         body: &Value,

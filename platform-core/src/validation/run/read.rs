@@ -119,7 +119,7 @@ impl Platform {
     }
 
     /// One record.
-    pub fn validation_record(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub(crate) fn validation_record(&self, p: &Principal, id: &str) -> Result<Value> {
         let tx = self.read()?;
         self.locate_record(tx.as_ref(), &p.private_scope(), id)?
             .map(|(chunk, i)| Value::Object(chunk.materialize(&chunk.records[i])))
@@ -140,7 +140,7 @@ impl Platform {
     }
 
     /// Records matching a list request (filters over the record fields, sort, paging).
-    pub fn validation_records(
+    pub(crate) fn validation_records(
         &self,
         p: &Principal,
         req: &crate::documents::ListRequest,

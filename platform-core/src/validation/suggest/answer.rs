@@ -48,7 +48,7 @@ fn value_stats(values: &[Option<f64>]) -> Map<String, Value> {
 
 impl Platform {
     /// `suggest`: proposed checks per data item; nothing is stored.
-    pub fn validation_suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
+    pub(crate) fn validation_suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
         let req = SuggestRequest::from_json(body)?;
         let today = self.now().date_naive();
         let tx = self.read()?;

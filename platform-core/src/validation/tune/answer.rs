@@ -31,7 +31,7 @@ enum Label {
 
 impl Platform {
     /// `tune`: proposed relaxations of saved checks; nothing is stored.
-    pub fn validation_tune(&self, p: &Principal, body: &Value) -> Result<Value> {
+    pub(crate) fn validation_tune(&self, p: &Principal, body: &Value) -> Result<Value> {
         let m = object(body)?;
         let items = items_of(m)?;
         let span = Span::of(m)?;

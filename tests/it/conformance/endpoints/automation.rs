@@ -42,7 +42,7 @@ async fn post_automation_v1_creates_an_automation_from_the_automation_json() {
     c.save(json!({"_id": "NBP", "v": 2})).await;
     c.save(json!({"_id": "OTHER", "v": 1})).await;
     c.save(json!({"_id": "OTHER", "v": 2})).await;
-    s.platform.deliver_due().unwrap();
+    s.platform.deliveries().run_due().unwrap();
     let mail = c.get("/automation/v1/mail").await;
     assert_eq!(mail.total(), 1, "{:?}", mail.body);
     // `active: false` on an automation to be saved: it is saved switched off.

@@ -340,7 +340,10 @@ async fn a_long_get_may_carry_its_url_encoded_query_in_a_form_body() {
 async fn the_environment_header_routes_to_a_named_environment_and_production_is_the_default() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    s.platform.create_environment("acme", "uat").unwrap();
+    s.platform
+        .tenancy()
+        .create_environment("acme", "uat")
+        .unwrap();
     c.save(json!({"_id": "BOOK", "env": "production"})).await;
     c.in_env("uat")
         .save(json!({"_id": "BOOK", "env": "uat"}))
@@ -505,6 +508,7 @@ async fn reason_on_post_or_delete_sets_the_reason_in_the_audit_trail() {
     // docs/decisions.md: deletions go to an audit trail (core: Platform::audit).
     let who = s
         .platform
+        .tenancy()
         .authenticate(
             Some(&platform_core::auth::Credentials::Bearer(c.token.clone())),
             None,
@@ -512,6 +516,7 @@ async fn reason_on_post_or_delete_sets_the_reason_in_the_audit_trail() {
         .unwrap();
     let trail = s
         .platform
+        .objects()
         .audit(
             &who,
             platform_core::store::Collection::Object,
@@ -593,12 +598,12 @@ async fn delay_waits_before_a_manually_triggered_process_starts() {
         assert_eq!(r.status, 200, "{function}: {:?}", r.body);
         assert_eq!(r.body["background"], true, "{function}: {:?}", r.body);
         assert!(
-            !s.platform.run_next_job().unwrap(),
+            !s.platform.jobs().run_next().unwrap(),
             "{function} does not start before its delay"
         );
         s.advance(1);
         assert!(
-            s.platform.run_next_job().unwrap(),
+            s.platform.jobs().run_next().unwrap(),
             "{function} starts after it"
         );
     }

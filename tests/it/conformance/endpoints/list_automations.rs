@@ -175,7 +175,7 @@ async fn filling_the_inputs_into_properties_and_sending_it_with_conditions_creat
     );
     // It works: a change of the item puts an email in the outbox.
     c.save(json!({"_id": "NBP", "v": 2})).await;
-    s.platform.deliver_due().unwrap();
+    s.platform.deliveries().run_due().unwrap();
     let mail = c.get("/automation/v1/mail").await;
     assert_eq!(mail.total(), 1, "{:?}", mail.body);
 }

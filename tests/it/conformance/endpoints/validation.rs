@@ -654,7 +654,7 @@ async fn a_background_run_answers_background_and_a_message() {
     assert_eq!(r["background"], true, "{r}");
     assert!(r["message"].as_str().is_some_and(|m| !m.is_empty()), "{r}");
     assert_eq!(c.get("/validation/v1").await.total(), 0, "not run yet");
-    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
     assert_eq!(c.get("/validation/v1").await.total(), 5);
 }
 

@@ -97,7 +97,10 @@ async fn install_upgrade_and_uninstall_send_messages_to_the_subscribers_of_the_e
     .await;
     // Another tenant's install, and another environment's, do not reach it.
     install(&s.client_of("initech", "ida", Role::Admin), "acme.tool").await;
-    s.platform.create_environment("globex", "uat").unwrap();
+    s.platform
+        .tenancy()
+        .create_environment("globex", "uat")
+        .unwrap();
     install(&globex.in_env("uat"), "acme.tool").await;
     assert_eq!(install(&globex, "acme.tool").await["action"], "install");
     assert_eq!(install(&globex, "acme.tool").await["action"], "upgrade");

@@ -150,6 +150,7 @@ async fn view_fields_read_back_and_the_view_runs_its_script_gated_by_its_feature
         .assert_error(403, "NOT_AUTHORIZED");
     assert!(m.contains("acme.prices.pro"), "{m}");
     s.platform
+        .tenancy()
         .grant("acme", "ann", &Grant::Feature("acme.prices.pro".into()))
         .unwrap();
     let main = s.send(html("main")).await;

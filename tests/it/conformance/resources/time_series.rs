@@ -127,6 +127,7 @@ async fn objid_dataid_access_and_objtype_name_the_owner_the_data_name_and_the_ac
         .await
         .assert_error(404, "NOT_FOUND");
     s.platform
+        .tenancy()
         .grant("acme", "ann", &Grant::Access("traders".into()))
         .unwrap();
     let book = c.get("/data/v1/private/NBP:BOOK").await.body;

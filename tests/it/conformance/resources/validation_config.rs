@@ -213,13 +213,13 @@ async fn run_on_update_runs_the_checks_when_the_data_is_updated_if_enabled() {
     save(&c, on("NBP:SPOT", true, true)).await;
     save(&c, on("OFF:S", true, false)).await;
     save(&c, on("OFF:DIS", false, true)).await;
-    s.platform.deliver_due().unwrap();
+    s.platform.deliveries().run_due().unwrap();
     c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-02", "value": -5}]}}))
         .await;
     c.save(json!({"_id": "OFF", "S": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-02", "value": -5}]},
         "DIS": {"_type": "VarTimeSeries", "data": [{"time": "2024-07-02", "value": -5}]}}))
         .await;
-    s.platform.deliver_due().unwrap();
+    s.platform.deliveries().run_due().unwrap();
     let records = c.get("/validation/v1").await;
     assert_eq!(records.total(), 1, "{:?}", records.body);
     assert_eq!(
@@ -630,6 +630,6 @@ async fn a_manual_run_over_more_points_than_max_points_runs_in_the_background() 
         2,
         "not run in the request"
     );
-    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
     assert_eq!(c.get("/validation/v1").await.total(), 3);
 }

@@ -399,7 +399,7 @@ async fn runs_first_run_last_run_last_run_by_and_last_origin_tell_how_often_when
     )
     .await;
     assert_eq!(bg["background"], true, "{bg}");
-    assert!(s.platform.run_next_job().unwrap());
+    assert!(s.platform.jobs().run_next().unwrap());
     let r = record(&ann, "NBP:SPOT:2024-07-01").await;
     assert_eq!(
         (r["runs"].clone(), r["lastOrigin"].clone()),

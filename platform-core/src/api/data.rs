@@ -1,0 +1,679 @@
+//! The data service: [`Data`], with typed series ([`Point`], [`Series`]) and curves
+//! ([`Contract`], [`Curve`]).
+
+use crate::auth::Principal;
+use crate::data::conversion::Conversion;
+use crate::data::model::{self, PointValue};
+use crate::data::read::{data_scope, DataId, DataQuery};
+use crate::data::series::Window;
+use crate::data::DataKind;
+use crate::documents::{ListRequest, SaveOptions};
+use crate::error::{Error, Result};
+use crate::ids::{Source, VersionRef};
+use crate::query::range;
+use crate::store::Page;
+use crate::Platform;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// Time series and forward curves, kept on objects: the data id `OBJ:PROP` names the series
+/// or curve `PROP` of object `OBJ`. Data is versioned with its object: every write makes an
+/// object version, a read can ask for an old version, and rolling the object back
+/// ([`super::Objects::roll_back`]) rolls its data back. From [`Platform::data`].
+///
+/// The typed calls write and read [`Point`]s and [`Contract`]s; the JSON calls are the data
+/// service's reads as the server answers them.
+///
+/// ```
+/// use platform_core::api::{Point, ReadRange, SeriesQuery, WriteOptions};
+/// use platform_core::ids::VersionRef;
+/// use chrono::{TimeZone, Utc};
+///
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let day = |d| Utc.with_ymd_and_hms(2024, 3, d, 0, 0, 0).unwrap();
+/// let opts = WriteOptions { units: Some("MWh".into()), ..Default::default() };
+/// let v1 = platform.data().write_series(&me, "DE:LOAD", &[Point::new(day(1), 10.0), Point::new(day(2), 12.0)], &opts)?;
+/// let v2 = platform.data().write_series(&me, "DE:LOAD", &[Point::new(day(2), 13.5)], &Default::default())?;
+///
+/// // The current version, converted to kWh; then the first version.
+/// let now = platform.data().series(&me, "DE:LOAD", &SeriesQuery { units: Some("kWh".into()), ..Default::default() })?;
+/// assert_eq!((now.version, now.units.as_deref()), (v2, Some("kWh")));
+/// assert_eq!(now.points[1].value, 13_500.0);
+/// let then = platform.data().series(&me, "DE:LOAD", &SeriesQuery { version: Some(VersionRef::Number(v1)), range: ReadRange::Last(1), ..Default::default() })?;
+/// assert_eq!(then.points, [Point::new(day(2), 12.0)]);
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Data<'p> {
+    pub(super) platform: &'p Platform,
+}
+
+/// One observation of a series: an instant and a number.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// When (UTC; a daily series keeps midnight of its zone).
+    pub at: DateTime<Utc>,
+    /// The value.
+    pub value: f64,
+}
+
+impl Point {
+    /// An observation.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// let p = platform_core::api::Point::new(Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap(), 42.5);
+    /// assert_eq!(p.value, 42.5);
+    /// ```
+    pub fn new(at: DateTime<Utc>, value: f64) -> Point {
+        Point { at, value }
+    }
+}
+
+/// How a typed write saves: the header fields it sets on the series or curve (merged into the
+/// stored header; `None` leaves a field as it is) and how the object version is made.
+///
+/// ```
+/// let opts = platform_core::api::WriteOptions {
+///     units: Some("therm".into()), currency: Some("GBP".into()),
+///     reason: Some("daily load".into()), ..Default::default()
+/// };
+/// assert!(!opts.replace);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WriteOptions {
+    /// Units of the values (`MWh`, `therm`, `bbl`...), which reads can convert from.
+    pub units: Option<String>,
+    /// Currency of the values (prices per unit when units are set), which reads can convert
+    /// from with FX rates kept as public data.
+    pub currency: Option<String>,
+    /// The series calendar (`SPARSE` when never set; `DAILY`, `HOURLY`... check each time).
+    pub calendar: Option<String>,
+    /// The series time zone (an IANA name; `UTC` when never set).
+    pub timezone: Option<String>,
+    /// Other header fields (`description`, `properties`, `_access`...).
+    pub header: Map<String, Value>,
+    /// Replace the series' observations instead of merging into them (series only).
+    pub replace: bool,
+    /// The reason stored with the object version.
+    pub reason: Option<String>,
+}
+
+impl WriteOptions {
+    fn header(&self) -> Map<String, Value> {
+        let mut header = self.header.clone();
+        for (name, value) in [
+            ("units", &self.units),
+            ("currency", &self.currency),
+            ("calendar", &self.calendar),
+            ("timezone", &self.timezone),
+        ] {
+            if let Some(v) = value {
+                header.insert(name.into(), Value::String(v.clone()));
+            }
+        }
+        header
+    }
+
+    fn save_options(&self) -> SaveOptions {
+        SaveOptions {
+            replace: self.replace,
+            reason: self.reason.clone(),
+            ..SaveOptions::default()
+        }
+    }
+}
+
+/// Which observations a series read returns.
+///
+/// ```
+/// use platform_core::api::ReadRange;
+/// assert_eq!(ReadRange::default(), ReadRange::All);
+/// let last_week = ReadRange::Expr("last(7d)".into()); // the `_range` grammar of the server
+/// # let _ = last_week;
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ReadRange {
+    /// Every observation.
+    #[default]
+    All,
+    /// The last n observations.
+    Last(u64),
+    /// Observations at or after `from` and before `to` (either open when `None`).
+    Between {
+        /// The first instant included.
+        from: Option<DateTime<Utc>>,
+        /// The first instant left out.
+        to: Option<DateTime<Utc>>,
+    },
+    /// A range in the `_range` grammar of the data service (dates read in the series' zone).
+    Expr(String),
+}
+
+/// How a series is read: which observations, at which object version, converted to which
+/// units and currency. The default reads every observation of the current version as stored.
+///
+/// ```
+/// use platform_core::api::{ReadRange, SeriesQuery};
+/// use platform_core::ids::VersionRef;
+/// let q = SeriesQuery {
+///     range: ReadRange::Last(24),
+///     version: Some(VersionRef::Tag("month-end".into())),
+///     units: Some("kWh".into()),
+///     ..Default::default()
+/// };
+/// assert_eq!(q.currency, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeriesQuery {
+    /// The observations.
+    pub range: ReadRange,
+    /// The object version (number or tag) to read at; the current one when `None`.
+    pub version: Option<VersionRef>,
+    /// Convert the values to these units.
+    pub units: Option<String>,
+    /// Convert the values to this currency.
+    pub currency: Option<String>,
+    /// The density (kg/m3) a mass to volume conversion uses.
+    pub density: Option<f64>,
+}
+
+/// A series read: its observations and what they are.
+///
+/// ```
+/// use platform_core::api::{Point, WriteOptions};
+/// use chrono::{TimeZone, Utc};
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// let opts = WriteOptions { units: Some("MWh".into()), timezone: Some("Europe/Berlin".into()), ..Default::default() };
+/// platform.data().write_series(&me, "DE:LOAD", &[Point::new(at, 41.0)], &opts)?;
+/// let s = platform.data().series(&me, "DE:LOAD", &Default::default())?;
+/// assert_eq!((s.id.as_str(), s.version, s.units.as_deref()), ("DE:LOAD", 1, Some("MWh")));
+/// assert_eq!(s.header["timezone"], "Europe/Berlin");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// The data id (`OBJ:PROP`).
+    pub id: String,
+    /// The object version read.
+    pub version: u32,
+    /// The units of the values read (after any conversion).
+    pub units: Option<String>,
+    /// The currency of the values read (after any conversion).
+    pub currency: Option<String>,
+    /// The header as stored (calendar, time zone, properties...).
+    pub header: Map<String, Value>,
+    /// The observations, by time.
+    pub points: Vec<Point>,
+}
+
+/// One contract of a curve to write: a tenor code (relative such as `M01`, `Q02`, `DA01`, or
+/// absolute such as `2025M06`, `2025Q03`) and its price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Contract {
+    /// The tenor code.
+    pub tenor: String,
+    /// The value.
+    pub value: f64,
+}
+
+impl Contract {
+    /// A contract.
+    ///
+    /// ```
+    /// let c = platform_core::api::Contract::new("M01", 31.2);
+    /// assert_eq!(c.tenor, "M01");
+    /// ```
+    pub fn new(tenor: impl Into<String>, value: f64) -> Contract {
+        Contract {
+            tenor: tenor.into(),
+            value,
+        }
+    }
+}
+
+/// How a curve is read: which ondate, at which object version, converted to which units and
+/// currency. The default reads the newest ondate of the current version as stored.
+///
+/// ```
+/// use platform_core::api::CurveQuery;
+/// let q = CurveQuery { ondate: chrono::NaiveDate::from_ymd_opt(2024, 5, 14), currency: Some("GBP".into()), ..Default::default() };
+/// assert!(q.version.is_none());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CurveQuery {
+    /// The curve date; the newest when `None`.
+    pub ondate: Option<NaiveDate>,
+    /// The object version (number or tag) to read at; the current one when `None`.
+    pub version: Option<VersionRef>,
+    /// Convert the values to these units.
+    pub units: Option<String>,
+    /// Convert the values to this currency.
+    pub currency: Option<String>,
+    /// The density (kg/m3) a mass to volume conversion uses.
+    pub density: Option<f64>,
+}
+
+/// A contract of a curve read, with the delivery period the platform computed for it (see
+/// [`Data::write_curve`] for an example).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurveContract {
+    /// The tenor code (relative when it has one).
+    pub tenor: String,
+    /// The absolute code (`None` for balance-of codes).
+    pub absolute: Option<String>,
+    /// The first delivery day.
+    pub start: NaiveDate,
+    /// The last delivery day.
+    pub end: NaiveDate,
+    /// The expiry day.
+    pub expiry: NaiveDate,
+    /// The value.
+    pub value: f64,
+}
+
+/// A curve of one ondate.
+///
+/// ```
+/// use platform_core::api::{Contract, CurveQuery};
+/// use chrono::NaiveDate;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let ondate = NaiveDate::from_ymd_opt(2024, 12, 2).unwrap();
+/// platform.data().write_curve(&me, "NBP:FWD", ondate, &[Contract::new("BOM", 98.0), Contract::new("Q01", 101.5)], &Default::default())?;
+/// let c = platform.data().curve(&me, "NBP:FWD", &CurveQuery::default())?;
+/// assert_eq!((c.ondate, c.contracts.len()), (ondate, 2));
+/// assert_eq!(c.contracts[0].absolute, None); // balance of the month
+/// assert_eq!(c.contracts[1].absolute.as_deref(), Some("2025Q01"));
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// The data id (`OBJ:PROP`).
+    pub id: String,
+    /// The object version read.
+    pub version: u32,
+    /// The curve date.
+    pub ondate: NaiveDate,
+    /// The units of the values read (after any conversion).
+    pub units: Option<String>,
+    /// The currency of the values read (after any conversion).
+    pub currency: Option<String>,
+    /// The header as stored.
+    pub header: Map<String, Value>,
+    /// The contracts, in the order written.
+    pub contracts: Vec<CurveContract>,
+}
+
+/// The object and property of a data id to write (no ondate).
+fn write_target(id: &str) -> Result<DataId> {
+    let target = DataId::parse(id)?;
+    if target.ondate.is_some() {
+        return Err(Error::invalid_parameter(format!(
+            "write to \"{}:{}\": the ondate goes with the curve, not in the data id",
+            target.object, target.prop
+        )));
+    }
+    Ok(target)
+}
+
+fn saved_version(saved: &Value) -> Result<u32> {
+    saved["_version"]
+        .as_u64()
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| Error::Internal("a saved object has no version".into()))
+}
+
+fn number(id: &str, at: impl std::fmt::Display, v: &PointValue) -> Result<f64> {
+    v.as_f64().ok_or_else(|| {
+        Error::invalid_parameter(format!(
+            "data \"{id}\" holds a value that is not a number at {at}: read it as JSON with \
+             Data::read"
+        ))
+    })
+}
+
+fn text(m: &Map<String, Value>, field: &str) -> Option<String> {
+    m.get(field).and_then(Value::as_str).map(str::to_string)
+}
+
+fn day(text: &str, what: &str) -> Result<NaiveDate> {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
+        Error::Internal(format!(
+            "a stored contract's {what} \"{text}\" is not a date"
+        ))
+    })
+}
+
+impl Data<'_> {
+    /// Writes observations to the series `id` (`OBJ:PROP`) in one transaction, creating the
+    /// object and the series when absent, and returns the object version it made. Observations
+    /// at instants the series holds replace them (all of them with `opts.replace`).
+    ///
+    /// ```
+    /// use platform_core::api::{Point, WriteOptions};
+    /// use chrono::{TimeZone, Utc};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// let v = platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, 71.3)], &WriteOptions::default())?;
+    /// assert_eq!(v, 1);
+    /// let bad = platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, f64::NAN)], &WriteOptions::default());
+    /// assert_eq!(bad.unwrap_err().code(), platform_core::ErrorCode::InvalidBody);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn write_series(
+        &self,
+        p: &Principal,
+        id: &str,
+        points: &[Point],
+        opts: &WriteOptions,
+    ) -> Result<u32> {
+        let target = write_target(id)?;
+        let mut typed = Vec::with_capacity(points.len());
+        for point in points {
+            if !point.value.is_finite() {
+                return Err(Error::invalid_body(format!(
+                    "{}: the value at {} is not a finite number",
+                    target.prop, point.at
+                )));
+            }
+            typed.push(model::Point::num(point.at.timestamp_millis(), point.value));
+        }
+        let saved = self.platform.save_series(
+            p,
+            &target.object,
+            &target.prop,
+            opts.header(),
+            typed,
+            &opts.save_options(),
+        )?;
+        saved_version(&saved)
+    }
+
+    /// Reads the series `id` (`OBJ:PROP`): the observations `q` asks for, at its object
+    /// version, converted as it asks. A series holding a value that is not a number (written
+    /// as JSON) is an error here: [`Data::read`] reads it.
+    ///
+    /// ```
+    /// use platform_core::api::{Point, ReadRange, SeriesQuery};
+    /// use chrono::{Duration, TimeZone, Utc};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// let points: Vec<Point> = (0..24).map(|h| Point::new(start + Duration::hours(h), h as f64)).collect();
+    /// platform.data().write_series(&me, "DE:POWER", &points, &Default::default())?;
+    /// let range = ReadRange::Between { from: Some(start + Duration::hours(6)), to: Some(start + Duration::hours(9)) };
+    /// let morning = platform.data().series(&me, "DE:POWER", &SeriesQuery { range, ..Default::default() })?;
+    /// assert_eq!(morning.points, &points[6..9]);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn series(&self, p: &Principal, id: &str, q: &SeriesQuery) -> Result<Series> {
+        let platform = self.platform;
+        let (data_id, scope) = data_scope(p, Source::All, id)?;
+        let dq = DataQuery {
+            range: match &q.range {
+                ReadRange::Expr(text) => Some(
+                    range::parse(text)
+                        .map_err(|e| Error::invalid_parameter(format!("_range: {e}")))?,
+                ),
+                _ => None,
+            },
+            version: q.version.clone(),
+            conversion: Conversion {
+                units: q.units.clone(),
+                currency: q.currency.clone(),
+                density: q.density,
+            },
+            ..DataQuery::default()
+        };
+        let tx = platform.read()?;
+        let mut item = platform.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
+        if item.kind != DataKind::Series {
+            return Err(Error::not_found(format!(
+                "data \"{id}\" is not a time series"
+            )));
+        }
+        let (points, _, _) = platform.item_points(tx.as_ref(), &mut item, &dq, |tz| {
+            Ok(match &q.range {
+                ReadRange::All => Window::All,
+                ReadRange::Last(n) => Window::Last(*n),
+                ReadRange::Between { from, to } => Window::Between(
+                    from.map(|t| t.timestamp_millis()),
+                    to.map(|t| t.timestamp_millis()),
+                ),
+                ReadRange::Expr(_) => platform.window(&dq, tz)?,
+            })
+        })?;
+        let points = points
+            .iter()
+            .map(|pt| {
+                let at = DateTime::from_timestamp_millis(pt.t).unwrap_or_default();
+                Ok(Point::new(at, number(id, at, &pt.v)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Series {
+            id: format!("{}:{}", data_id.object, data_id.prop),
+            version: item.object.version,
+            units: text(&item.json, "units"),
+            currency: text(&item.json, "currency"),
+            header: item.header,
+            points,
+        })
+    }
+
+    /// Writes the curve of one ondate to the curve `id` (`OBJ:PROP`), replacing that ondate's
+    /// contracts (other ondates stay), creating the object and the curve when absent; returns
+    /// the object version it made.
+    ///
+    /// ```
+    /// use platform_core::api::{Contract, CurveQuery, WriteOptions};
+    /// use chrono::NaiveDate;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let ondate = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap();
+    /// let opts = WriteOptions { units: Some("MWh".into()), currency: Some("EUR".into()), ..Default::default() };
+    /// platform.data().write_curve(&me, "TTF:FWD", ondate, &[Contract::new("M01", 31.2), Contract::new("Q01", 33.0)], &opts)?;
+    ///
+    /// let curve = platform.data().curve(&me, "TTF:FWD", &CurveQuery::default())?;
+    /// assert_eq!(curve.ondate, ondate);
+    /// let june = &curve.contracts[0];
+    /// assert_eq!((june.tenor.as_str(), june.absolute.as_deref(), june.value), ("M01", Some("2024M06"), 31.2));
+    /// assert_eq!(june.start, NaiveDate::from_ymd_opt(2024, 6, 1).unwrap());
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn write_curve(
+        &self,
+        p: &Principal,
+        id: &str,
+        ondate: NaiveDate,
+        contracts: &[Contract],
+        opts: &WriteOptions,
+    ) -> Result<u32> {
+        let target = write_target(id)?;
+        let mut sent = Vec::with_capacity(contracts.len());
+        for c in contracts {
+            if !c.value.is_finite() {
+                return Err(Error::invalid_body(format!(
+                    "{}: the value of {} is not a finite number",
+                    target.prop, c.tenor
+                )));
+            }
+            sent.push(json!({"tenor": c.tenor, "value": c.value}));
+        }
+        let mut curve = Map::new();
+        curve.insert(
+            "ondate".into(),
+            Value::String(ondate.format("%Y-%m-%d").to_string()),
+        );
+        curve.insert("contracts".into(), Value::Array(sent));
+        let saved = self.platform.save_curves(
+            p,
+            &target.object,
+            &target.prop,
+            opts.header(),
+            vec![curve],
+            &opts.save_options(),
+        )?;
+        saved_version(&saved)
+    }
+
+    /// Reads the curve `id` (`OBJ:PROP`) of the ondate `q` asks for (the newest by default), at
+    /// its object version, converted as it asks.
+    ///
+    /// ```
+    /// use platform_core::api::{Contract, CurveQuery};
+    /// use chrono::NaiveDate;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
+    /// platform.data().write_curve(&me, "NBP:FWD", d(13), &[Contract::new("M01", 70.0)], &Default::default())?;
+    /// platform.data().write_curve(&me, "NBP:FWD", d(14), &[Contract::new("M01", 72.5)], &Default::default())?;
+    /// let q = CurveQuery { ondate: Some(d(13)), ..Default::default() };
+    /// assert_eq!(platform.data().curve(&me, "NBP:FWD", &q)?.contracts[0].value, 70.0);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn curve(&self, p: &Principal, id: &str, q: &CurveQuery) -> Result<Curve> {
+        let platform = self.platform;
+        let (data_id, scope) = data_scope(p, Source::All, id)?;
+        let dq = DataQuery {
+            version: q.version.clone(),
+            conversion: Conversion {
+                units: q.units.clone(),
+                currency: q.currency.clone(),
+                density: q.density,
+            },
+            ..DataQuery::default()
+        };
+        let tx = platform.read()?;
+        let mut item = platform.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
+        if item.kind != DataKind::Curve {
+            return Err(Error::not_found(format!("data \"{id}\" is not a curve")));
+        }
+        let ondate = q.ondate.or(data_id.ondate);
+        let stored = platform.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
+        let curve_date = day(stored.curve_date(), "ondate")?;
+        let contracts = stored
+            .contracts
+            .iter()
+            .map(|c| {
+                Ok(CurveContract {
+                    tenor: c.tenor.clone(),
+                    absolute: (!c.absolute.is_empty()).then(|| c.absolute.clone()),
+                    start: day(&c.start, "start")?,
+                    end: day(&c.end, "end")?,
+                    expiry: day(&c.expiry, "expiry")?,
+                    value: number(id, &c.tenor, &c.value)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Curve {
+            id: format!("{}:{}", data_id.object, data_id.prop),
+            version: item.object.version,
+            ondate: curve_date,
+            units: text(&item.json, "units"),
+            currency: text(&item.json, "currency"),
+            header: item.header,
+            contracts,
+        })
+    }
+
+    /// JSON: one data item by id from a source, read as `q` asks (range, version, tenor,
+    /// conversion).
+    pub fn read(&self, p: &Principal, source: Source, id: &str, q: &DataQuery) -> Result<Value> {
+        self.platform.read_data(p, source, id, q)
+    }
+
+    /// JSON: data items with these ids, each from its own source; missing ones are left out.
+    pub fn read_many(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
+        self.platform.read_many_data(p, ids, q)
+    }
+
+    /// JSON: the data items of a source, filtered, sorted and paged like objects. Without
+    /// `_range` (or `tenor`, `listTenors`) each item is a catalogue entry (its header with
+    /// `_count`, `_first` and `_last`); with them each item carries its data read by `q`.
+    pub fn list(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &ListRequest,
+        q: &DataQuery,
+    ) -> Result<Page<Value>> {
+        self.platform.list_data(p, source, req, q)
+    }
+
+    /// JSON: `_profile=NAME` on an object read: that object's data item `NAME`.
+    pub fn profile(
+        &self,
+        p: &Principal,
+        source: Source,
+        object: &str,
+        name: &str,
+        q: &DataQuery,
+    ) -> Result<Value> {
+        self.platform.profile(p, source, object, name, q)
+    }
+
+    /// JSON: `_profile=NAME` on an object list: the data items `NAME` of the matching objects
+    /// (objects without it, or whose data the caller may not read, are left out); paging
+    /// counts objects.
+    pub fn list_profile(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &ListRequest,
+        name: &str,
+        q: &DataQuery,
+    ) -> Result<Page<Value>> {
+        self.platform.list_profile(p, source, req, name, q)
+    }
+
+    /// Bulk write of observations with statuses and text values (the CLI's file loads): to
+    /// the series `prop` of `object`, with `header` merged into the series header. Returns the
+    /// saved object as JSON.
+    pub fn save_series(
+        &self,
+        p: &Principal,
+        object: &str,
+        prop: &str,
+        header: Map<String, Value>,
+        points: Vec<model::Point>,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
+        self.platform
+            .save_series(p, object, prop, header, points, opts)
+    }
+
+    /// Bulk write of the curves of several ondates (`{ondate, contracts}` each, as a curve
+    /// property sends them) at one object version; an ondate sent twice is refused. Returns
+    /// the saved object as JSON.
+    pub fn save_curves(
+        &self,
+        p: &Principal,
+        object: &str,
+        prop: &str,
+        header: Map<String, Value>,
+        curves: Vec<Map<String, Value>>,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
+        self.platform
+            .save_curves(p, object, prop, header, curves, opts)
+    }
+
+    /// Bulk read of the stored observations of a series (`OBJ:PROP`), with their statuses, at
+    /// the current object version or `version`; no conversion.
+    pub fn read_points(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        window: Window,
+        version: Option<u32>,
+    ) -> Result<Vec<model::Point>> {
+        self.platform.read_series(p, source, id, window, version)
+    }
+}

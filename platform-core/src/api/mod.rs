@@ -1,0 +1,124 @@
+//! The Rust API: one handle per service, borrowed from a [`Platform`].
+//!
+//! Every call of the platform goes through a handle: [`Platform::objects`],
+//! [`Platform::data`], [`Platform::validation`], [`Platform::automations`],
+//! [`Platform::tenancy`], [`Platform::secrets`], [`Platform::extensions`],
+//! [`Platform::scripts`], [`Platform::jobs`] and [`Platform::deliveries`]. A handle is a
+//! borrowed view (`Copy`, free to make); it holds no state of its own.
+//!
+//! Each handle has two kinds of calls:
+//!
+//! - **typed calls** for the common work of a program: save and read objects ([`Object`]),
+//!   write and read series and curves as typed points ([`Point`], [`Contract`]), run and test
+//!   validation ([`ValidationRequest`] → [`ValidationResult`]);
+//! - **JSON calls**, the entry points the HTTP server translates requests into (a body in,
+//!   the answer's body out), for everything else.
+//!
+//! Both kinds run the same rules: a typed call is the JSON call's code path with typed values
+//! on either side. Errors are [`crate::Error`] in both.
+//!
+//! ```
+//! use platform_core::api::{Object, Point};
+//! use platform_core::Platform;
+//! use chrono::{TimeZone, Utc};
+//!
+//! let platform = Platform::in_memory()?;
+//! let me = platform.tenancy().local_principal("default", "me")?;
+//!
+//! // An object, then an hourly series on it.
+//! platform.objects().save_object(&me, &Object::new("NBP").with("name", "UK gas hub"), &Default::default())?;
+//! let at = |h| Utc.with_ymd_and_hms(2024, 1, 1, h, 0, 0).unwrap();
+//! let points: Vec<Point> = (0..3).map(|h| Point::new(at(h), 60.0 + h as f64)).collect();
+//! platform.data().write_series(&me, "NBP:SPOT", &points, &Default::default())?;
+//!
+//! // Read it back, typed.
+//! let read = platform.data().series(&me, "NBP:SPOT", &Default::default())?;
+//! assert_eq!(read.points, points);
+//! # Ok::<(), platform_core::Error>(())
+//! ```
+
+mod automations;
+mod data;
+mod deliveries;
+mod extensions;
+mod jobs;
+mod objects;
+mod scripts;
+mod secrets;
+mod tenancy;
+mod validation;
+
+#[cfg(test)]
+mod tests;
+
+pub use automations::Automations;
+pub use data::{
+    Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,
+    WriteOptions,
+};
+pub use deliveries::Deliveries;
+pub use extensions::Extensions;
+pub use jobs::Jobs;
+pub use objects::{Object, Objects};
+pub use scripts::Scripts;
+pub use secrets::Secrets;
+pub use tenancy::Tenancy;
+pub use validation::{
+    CheckResult, PointResult, Validation, ValidationCounts, ValidationRequest, ValidationResult,
+    ValidationStatus, When,
+};
+
+use crate::Platform;
+
+impl Platform {
+    /// The object service: versioned documents (objects, types, scripts, validation
+    /// configurations, extension drafts), their versions, tags, rollbacks and lists.
+    pub fn objects(&self) -> Objects<'_> {
+        Objects { platform: self }
+    }
+
+    /// The data service: time series and forward curves on objects.
+    pub fn data(&self) -> Data<'_> {
+        Data { platform: self }
+    }
+
+    /// The validation service: run and test checks, records, suggestions and statistics.
+    pub fn validation(&self) -> Validation<'_> {
+        Validation { platform: self }
+    }
+
+    /// The automation service: automations, their targets, log and mail outbox.
+    pub fn automations(&self) -> Automations<'_> {
+        Automations { platform: self }
+    }
+
+    /// Tenants, users, tokens, grants and environments, and the principals calls run as.
+    pub fn tenancy(&self) -> Tenancy<'_> {
+        Tenancy { platform: self }
+    }
+
+    /// The secret service: sealed values scripts and automations use.
+    pub fn secrets(&self) -> Secrets<'_> {
+        Secrets { platform: self }
+    }
+
+    /// The extension service: drafts, publishing, installing, views and messages.
+    pub fn extensions(&self) -> Extensions<'_> {
+        Extensions { platform: self }
+    }
+
+    /// The script service: mustache templates rendered over data.
+    pub fn scripts(&self) -> Scripts<'_> {
+        Scripts { platform: self }
+    }
+
+    /// Background jobs (long validation runs) and the workers that run them.
+    pub fn jobs(&self) -> Jobs<'_> {
+        Jobs { platform: self }
+    }
+
+    /// The outbound deliveries of automations (webhooks, emails, scripts) and their worker.
+    pub fn deliveries(&self) -> Deliveries<'_> {
+        Deliveries { platform: self }
+    }
+}

@@ -1,0 +1,369 @@
+//! The object service: [`Objects`] and the typed [`Object`].
+
+use crate::auth::Principal;
+use crate::documents::{DeleteTarget, ListRequest, SaveOptions};
+use crate::error::{Error, Result};
+use crate::ids::{Source, VersionRef};
+use crate::query::Projection;
+use crate::store::{AuditEntry, Collection, Page};
+use crate::Platform;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Versioned documents: objects (master data), and the documents of the other collections
+/// (types, scripts, validation configurations, extension drafts), with their versions, tags,
+/// rollbacks, deletions and lists. From [`Platform::objects`].
+///
+/// The typed calls ([`Objects::save_object`], [`Objects::object`],
+/// [`Objects::object_at`], [`Objects::roll_back`]) work on objects as [`Object`]s; the JSON
+/// calls take a [`Collection`] and work on any document as JSON.
+///
+/// ```
+/// use platform_core::api::Object;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let objects = platform.objects();
+///
+/// objects.save_object(&me, &Object::new("NBP").with("name", "UK gas hub"), &Default::default())?;
+/// let v2 = objects.save_object(&me, &Object::new("NBP").with("units", "therm"), &Default::default())?;
+/// assert_eq!(v2.version, Some(2));
+/// assert_eq!(v2.properties["name"], "UK gas hub"); // a save merges by default
+///
+/// assert_eq!(objects.roll_back(&me, "NBP", Some("units were wrong"))?, Some(1));
+/// assert!(objects.object(&me, "NBP")?.properties.get("units").is_none());
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Objects<'p> {
+    pub(super) platform: &'p Platform,
+}
+
+/// One version of an object: its id, type and properties, and the system fields the platform
+/// keeps with each version.
+///
+/// Its serde form is the object's JSON (`_id`, `_type`, `_version`, `_timestamp`, `_user`,
+/// `_tag`, `_reason` and the properties), so an `Object` reads from and writes to the JSON the
+/// server speaks. Saving sends the id, the type and the properties; the system fields are the
+/// platform's and are not sent.
+///
+/// ```
+/// use platform_core::api::Object;
+/// use serde_json::json;
+/// let gb = Object::new("GB").with_type("#Country").with("name", "Great Britain");
+/// assert_eq!(serde_json::to_value(&gb)?, json!({"_id": "GB", "_type": "#Country", "name": "Great Britain"}));
+/// let back: Object = serde_json::from_value(json!({"_id": "GB", "_version": 3, "name": "Britain"}))?;
+/// assert_eq!((back.version, back.properties["name"].as_str()), (Some(3), Some("Britain")));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Object {
+    /// The id (`_id`); ids starting with `#` are public, others private to the tenant.
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The type (`_type`); `None` leaves it to the platform (`#Object`) or to the stored
+    /// version when merging.
+    #[serde(rename = "_type", default, skip_serializing_if = "Option::is_none")]
+    pub type_name: Option<String>,
+    /// The version number (`_version`), from 1; `None` for an object not saved yet.
+    #[serde(rename = "_version", default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+    /// When the version was saved (`_timestamp`).
+    #[serde(
+        rename = "_timestamp",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub timestamp: Option<DateTime<Utc>>,
+    /// Who saved the version (`_user`).
+    #[serde(rename = "_user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The tags on the version (`_tag`).
+    #[serde(rename = "_tag", default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// The reason stored with the version (`_reason`).
+    #[serde(rename = "_reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The properties: every other field, data properties (series and curve headers) included.
+    #[serde(flatten)]
+    pub properties: Map<String, Value>,
+}
+
+impl Object {
+    /// A new object with this id, no type and no properties.
+    ///
+    /// ```
+    /// let o = platform_core::api::Object::new("NBP");
+    /// assert_eq!((o.id.as_str(), o.version), ("NBP", None));
+    /// ```
+    pub fn new(id: impl Into<String>) -> Object {
+        Object {
+            id: id.into(),
+            ..Object::default()
+        }
+    }
+
+    /// The same object with this type.
+    ///
+    /// ```
+    /// let o = platform_core::api::Object::new("NBP").with_type("#Hub");
+    /// assert_eq!(o.type_name.as_deref(), Some("#Hub"));
+    /// ```
+    pub fn with_type(self, type_name: impl Into<String>) -> Object {
+        Object {
+            type_name: Some(type_name.into()),
+            ..self
+        }
+    }
+
+    /// The same object with one more property (or that property replaced).
+    ///
+    /// ```
+    /// let o = platform_core::api::Object::new("NBP").with("currency", "GBP").with("lots", 5);
+    /// assert_eq!(o.properties["lots"], 5);
+    /// ```
+    pub fn with(mut self, name: impl Into<String>, value: impl Into<Value>) -> Object {
+        self.properties.insert(name.into(), value.into());
+        self
+    }
+
+    /// An object from the JSON of a stored version (an answer of [`Objects::get`]): the id of
+    /// an old version (`ID/N`) is read from `_oid`, and `_oid` is not a property.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let old = json!({"_id": "NBP/1", "_oid": "NBP", "_version": 1, "name": "hub"});
+    /// let o = platform_core::api::Object::from_json(old)?;
+    /// assert_eq!((o.id.as_str(), o.version), ("NBP", Some(1)));
+    /// assert!(!o.properties.contains_key("_oid"));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn from_json(value: Value) -> Result<Object> {
+        let Value::Object(mut map) = value else {
+            return Err(Error::invalid_body(format!(
+                "an object is a JSON object, not {}",
+                crate::documents::json_kind(&value)
+            )));
+        };
+        if let Some(oid) = map.remove("_oid") {
+            map.insert("_id".into(), oid);
+        }
+        serde_json::from_value(Value::Object(map))
+            .map_err(|e| Error::invalid_body(format!("not an object: {e}")))
+    }
+
+    /// The body a save sends: `_id`, `_type` when set, and the properties.
+    fn to_body(&self) -> Value {
+        let mut body = Map::with_capacity(self.properties.len() + 2);
+        body.insert("_id".into(), Value::String(self.id.clone()));
+        if let Some(t) = &self.type_name {
+            body.insert("_type".into(), Value::String(t.clone()));
+        }
+        for (k, v) in &self.properties {
+            body.insert(k.clone(), v.clone());
+        }
+        Value::Object(body)
+    }
+}
+
+impl Objects<'_> {
+    /// Saves an object: merges its properties into the current version (or replaces them with
+    /// `opts.replace`), making a new version when anything changed. Returns the stored version
+    /// (the current one, unchanged, when nothing differed).
+    ///
+    /// ```
+    /// use platform_core::{api::Object, documents::SaveOptions};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let objects = platform.objects();
+    /// objects.save_object(&me, &Object::new("TTF").with("name", "Dutch hub").with("zone", "NL"), &Default::default())?;
+    /// let replace = SaveOptions { replace: true, reason: Some("cleanup".into()), ..Default::default() };
+    /// let v2 = objects.save_object(&me, &Object::new("TTF").with("name", "Title Transfer Facility"), &replace)?;
+    /// assert_eq!((v2.version, v2.reason.as_deref()), (Some(2), Some("cleanup")));
+    /// assert!(!v2.properties.contains_key("zone"));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn save_object(
+        &self,
+        p: &Principal,
+        object: &Object,
+        opts: &SaveOptions,
+    ) -> Result<Object> {
+        let saved = self
+            .platform
+            .save(p, Collection::Object, object.to_body(), opts)?;
+        Object::from_json(saved)
+    }
+
+    /// The current version of an object (from the source its id names).
+    ///
+    /// ```
+    /// use platform_core::{api::Object, ErrorCode};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// platform.objects().save_object(&me, &Object::new("PEG").with("country", "FR"), &Default::default())?;
+    /// assert_eq!(platform.objects().object(&me, "PEG")?.properties["country"], "FR");
+    /// assert_eq!(platform.objects().object(&me, "ZEE").unwrap_err().code(), ErrorCode::NotFound);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn object(&self, p: &Principal, id: &str) -> Result<Object> {
+        let got = self
+            .platform
+            .get(p, Collection::Object, Source::of_id(id), id, None, None)?;
+        Object::from_json(got)
+    }
+
+    /// One version of an object, by number or tag.
+    ///
+    /// ```
+    /// use platform_core::{api::Object, ids::VersionRef};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let objects = platform.objects();
+    /// objects.save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
+    /// objects.save_object(&me, &Object::new("NBP").with("lots", 2), &Default::default())?;
+    /// objects.tag(&me, platform_core::store::Collection::Object, platform_core::ids::Source::Private,
+    ///     "NBP", &VersionRef::Number(1), "first")?;
+    /// let first = objects.object_at(&me, "NBP", &VersionRef::Tag("first".into()))?;
+    /// assert_eq!((first.version, first.properties["lots"].as_i64()), (Some(1), Some(1)));
+    /// assert_eq!(first.tags, ["first"]);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn object_at(&self, p: &Principal, id: &str, version: &VersionRef) -> Result<Object> {
+        let got = self.platform.get(
+            p,
+            Collection::Object,
+            Source::of_id(id),
+            id,
+            Some(version),
+            None,
+        )?;
+        Object::from_json(got)
+    }
+
+    /// Rolls an object back: deletes its latest version, so the one before becomes current
+    /// (its series and curves with it). Returns the version now current (`None` when the
+    /// object had one version, which is now gone).
+    ///
+    /// ```
+    /// use platform_core::api::Object;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// platform.objects().save_object(&me, &Object::new("ZTP"), &Default::default())?;
+    /// assert_eq!(platform.objects().roll_back(&me, "ZTP", None)?, None);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn roll_back(&self, p: &Principal, id: &str, reason: Option<&str>) -> Result<Option<u32>> {
+        let done = self.platform.delete(
+            p,
+            Collection::Object,
+            Source::of_id(id),
+            id,
+            &DeleteTarget::Latest,
+            reason,
+        )?;
+        Ok(done["current"].as_u64().map(|v| v as u32))
+    }
+
+    /// JSON: saves one document (a JSON object) or several (an array) in one transaction.
+    ///
+    /// Returns what was stored: the saved document (or the unchanged current one when nothing
+    /// differed), or an array of them for an array body. One bad item stores nothing.
+    pub fn save(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        body: Value,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
+        self.platform.save(p, coll, body, opts)
+    }
+
+    /// JSON: the current version of a document, or one version of it, optionally projected.
+    pub fn get(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        version: Option<&VersionRef>,
+        project: Option<&Projection>,
+    ) -> Result<Value> {
+        self.platform.get(p, coll, source, id, version, project)
+    }
+
+    /// JSON: current documents with these ids, each from its own source; missing ids are left
+    /// out.
+    pub fn get_many(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        ids: &[&str],
+        project: Option<&Projection>,
+    ) -> Result<Vec<Value>> {
+        self.platform.get_many(p, coll, ids, project)
+    }
+
+    /// JSON: every version of a document (their headers), oldest first.
+    pub fn versions(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+    ) -> Result<Vec<Value>> {
+        self.platform.versions(p, coll, source, id)
+    }
+
+    /// JSON: current documents of a source, filtered, sorted and paged, with the total before
+    /// paging. With `_distinct` the items are the distinct values, with `_searchinfo` they are
+    /// `{_id, name}`.
+    pub fn list(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        req: &ListRequest,
+    ) -> Result<Page<Value>> {
+        self.platform.list(p, coll, source, req)
+    }
+
+    /// Tags a version; the tag leaves any other version of the document.
+    pub fn tag(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        which: &VersionRef,
+        tag: &str,
+    ) -> Result<Value> {
+        self.platform.tag(p, coll, source, id, which, tag)
+    }
+
+    /// Deletes the latest version (a rollback), one version, or all of a document.
+    ///
+    /// Returns `{"_id", "deleted": [versions], "current": version or null}`.
+    pub fn delete(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        target: &DeleteTarget,
+        reason: Option<&str>,
+    ) -> Result<Value> {
+        self.platform.delete(p, coll, source, id, target, reason)
+    }
+
+    /// The audit trail of deletions (rollbacks included) of one document.
+    pub fn audit(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+    ) -> Result<Vec<AuditEntry>> {
+        self.platform.audit(p, coll, source, id)
+    }
+}

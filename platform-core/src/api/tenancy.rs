@@ -1,0 +1,105 @@
+//! Tenants, users, tokens, grants and environments: [`Tenancy`].
+
+use crate::auth::{Credentials, Grant, Principal, Role};
+use crate::error::Result;
+use crate::store::TokenListing;
+use crate::Platform;
+use chrono::{DateTime, Utc};
+
+/// Tenants, users, tokens, grants and environments, and the [`Principal`] every other call
+/// runs as. From [`Platform::tenancy`].
+///
+/// A program that embeds the platform usually acts as one local principal:
+///
+/// ```
+/// use platform_core::auth::Role;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "loader")?;
+/// assert_eq!(me.role, Role::Platform);
+///
+/// // A token for a reader of tenant acme, and the principal it authenticates as.
+/// let token = platform.tenancy().create_token("acme", "ann", Role::Reader)?;
+/// let creds = platform_core::auth::Credentials::Bearer(token);
+/// let ann = platform.tenancy().authenticate(Some(&creds), None)?;
+/// assert_eq!((ann.tenant.as_str(), ann.role), ("acme", Role::Reader));
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Tenancy<'p> {
+    pub(super) platform: &'p Platform,
+}
+
+impl Tenancy<'_> {
+    /// On a database without any `platform`-role user, creates tenant `default`, user `admin`
+    /// with role `platform` and a token for it, and returns the token (shown once). On any
+    /// other database returns `None`: more tokens come from [`Tenancy::create_token`].
+    pub fn bootstrap(&self) -> Result<Option<String>> {
+        self.platform.bootstrap()
+    }
+
+    /// Creates a token for a user (creating the tenant and user if absent, and setting the
+    /// user's role). Returns the token; only its hash is kept.
+    pub fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
+        self.platform.create_token(tenant, user, role)
+    }
+
+    /// The tokens of a tenant (of every tenant when `None`): who they are for and their
+    /// state, never the token itself.
+    pub fn tokens(&self, tenant: Option<&str>) -> Result<Vec<TokenListing>> {
+        self.platform.tokens(tenant)
+    }
+
+    /// Revokes one token (given in full); returns whether it was active.
+    pub fn revoke_token(&self, token: &str) -> Result<bool> {
+        self.platform.revoke_token(token)
+    }
+
+    /// Revokes every token of a user; returns how many were active.
+    pub fn revoke_user_tokens(&self, tenant: &str, user: &str) -> Result<u64> {
+        self.platform.revoke_user_tokens(tenant, user)
+    }
+
+    /// Grants a user a data-access role or a view feature (the user must exist); returns false
+    /// when it was already granted.
+    pub fn grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+        self.platform.grant(tenant, user, grant)
+    }
+
+    /// Takes a grant back; returns whether it was held.
+    pub fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+        self.platform.revoke_grant(tenant, user, grant)
+    }
+
+    /// The environments of a tenant as (name, created), by name; the tenant must exist.
+    pub fn environments(&self, tenant: &str) -> Result<Vec<(String, DateTime<Utc>)>> {
+        self.platform.environments(tenant)
+    }
+
+    /// Creates an environment of a tenant (the tenant must exist); returns false if it existed.
+    pub fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
+        self.platform.create_environment(tenant, name)
+    }
+
+    /// Turns presented credentials and an environment name into a principal.
+    ///
+    /// No credentials, an unknown or revoked token, or a Basic user that is not the token's
+    /// user is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`.
+    pub fn authenticate(
+        &self,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+    ) -> Result<Principal> {
+        self.platform.authenticate(credentials, environment)
+    }
+
+    /// A `platform`-role principal for local use (the CLI on a database file, embedding): the
+    /// tenant is created if absent. Whoever can open the file has full rights over it.
+    pub fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {
+        self.platform.local_principal(tenant, user)
+    }
+
+    /// The same principal in another environment, which must exist.
+    pub fn in_environment(&self, p: &Principal, environment: &str) -> Result<Principal> {
+        self.platform.in_environment(p, environment)
+    }
+}

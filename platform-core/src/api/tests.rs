@@ -1,0 +1,395 @@
+//! The typed calls against their JSON counterparts: the same rules, the same answers.
+
+use super::*;
+use crate::auth::Principal;
+use crate::data::read::DataQuery;
+use crate::ids::{Source, VersionRef};
+use crate::store::Collection;
+use crate::{ErrorCode, Platform};
+use chrono::{Duration, NaiveDate, TimeZone, Utc};
+use serde_json::json;
+
+fn setup() -> (Platform, Principal) {
+    let platform = Platform::in_memory().unwrap();
+    let me = platform.tenancy().local_principal("acme", "ann").unwrap();
+    (platform, me)
+}
+
+fn hour(h: i64) -> chrono::DateTime<Utc> {
+    Utc.with_ymd_and_hms(2024, 10, 26, 0, 0, 0).unwrap() + Duration::hours(h)
+}
+
+#[test]
+fn a_typed_series_write_reads_back_the_same_through_json() {
+    let (platform, me) = setup();
+    let points: Vec<Point> = (0..5)
+        .map(|h| Point::new(hour(h), h as f64 * 1.5))
+        .collect();
+    let opts = WriteOptions {
+        units: Some("MWh".into()),
+        timezone: Some("Europe/Berlin".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        platform
+            .data()
+            .write_series(&me, "DE:LOAD", &points, &opts)
+            .unwrap(),
+        1
+    );
+    let json = platform
+        .data()
+        .read(&me, Source::All, "DE:LOAD", &DataQuery::default())
+        .unwrap();
+    assert_eq!(json["units"], "MWh");
+    assert_eq!(json["timezone"], "Europe/Berlin");
+    assert_eq!(json["data"].as_array().unwrap().len(), 5);
+    assert_eq!(json["data"][2]["time"], "2024-10-26T02:00:00Z");
+    assert_eq!(json["data"][2]["value"], 3.0);
+    let typed = platform
+        .data()
+        .series(&me, "DE:LOAD", &SeriesQuery::default())
+        .unwrap();
+    assert_eq!(typed.points, points);
+    assert_eq!((typed.id.as_str(), typed.version), ("DE:LOAD", 1));
+    assert_eq!(typed.header["timezone"], "Europe/Berlin");
+}
+
+#[test]
+fn series_reads_take_every_range_form_and_old_versions() {
+    let (platform, me) = setup();
+    let points: Vec<Point> = (0..48).map(|h| Point::new(hour(h), h as f64)).collect();
+    platform
+        .data()
+        .write_series(&me, "DE:P", &points, &WriteOptions::default())
+        .unwrap();
+    let replace = WriteOptions {
+        replace: true,
+        ..Default::default()
+    };
+    platform
+        .data()
+        .write_series(&me, "DE:P", &points[..2], &replace)
+        .unwrap();
+    let read = |range: ReadRange, version: Option<VersionRef>| {
+        platform
+            .data()
+            .series(
+                &me,
+                "DE:P",
+                &SeriesQuery {
+                    range,
+                    version,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+            .points
+    };
+    assert_eq!(read(ReadRange::All, None), &points[..2]);
+    let v1 = Some(VersionRef::Number(1));
+    assert_eq!(read(ReadRange::All, v1.clone()), points);
+    assert_eq!(read(ReadRange::Last(3), v1.clone()), &points[45..]);
+    let between = ReadRange::Between {
+        from: Some(hour(10)),
+        to: Some(hour(12)),
+    };
+    assert_eq!(read(between, v1.clone()), &points[10..12]);
+    let open = ReadRange::Between {
+        from: Some(hour(46)),
+        to: None,
+    };
+    assert_eq!(read(open, v1.clone()), &points[46..]);
+    // The server's `_range` grammar: the same window as the JSON read answers.
+    let expr = ReadRange::Expr("2024-10-27".into());
+    let typed = read(expr, v1);
+    assert_eq!(typed, &points[24..48]);
+    let bad = platform.data().series(
+        &me,
+        "DE:P",
+        &SeriesQuery {
+            range: ReadRange::Expr("not a range".into()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(bad.unwrap_err().code(), ErrorCode::InvalidParameter);
+}
+
+#[test]
+fn typed_reads_refuse_the_wrong_kind_missing_data_and_text_values() {
+    let (platform, me) = setup();
+    let d = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap();
+    platform
+        .data()
+        .write_curve(
+            &me,
+            "TTF:FWD",
+            d,
+            &[Contract::new("M01", 30.0)],
+            &Default::default(),
+        )
+        .unwrap();
+    let not_series = platform
+        .data()
+        .series(&me, "TTF:FWD", &SeriesQuery::default())
+        .unwrap_err();
+    assert_eq!(not_series.code(), ErrorCode::NotFound);
+    let missing = platform
+        .data()
+        .curve(&me, "TTF:NONE", &CurveQuery::default())
+        .unwrap_err();
+    assert_eq!(missing.code(), ErrorCode::NotFound);
+    let no_ondate = CurveQuery {
+        ondate: NaiveDate::from_ymd_opt(2024, 5, 15),
+        ..Default::default()
+    };
+    let err = platform
+        .data()
+        .curve(&me, "TTF:FWD", &no_ondate)
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotFound);
+    // A text value written as JSON is not a number for the typed read.
+    platform
+        .objects()
+        .save(
+            &me,
+            Collection::Object,
+            json!({"_id": "X", "S": {"_type": "VarTimeSeries", "data": [
+                {"time": "2024-01-01T00:00:00Z", "value": "n/a"}]}}),
+            &Default::default(),
+        )
+        .unwrap();
+    let text = platform
+        .data()
+        .series(&me, "X:S", &SeriesQuery::default())
+        .unwrap_err();
+    assert_eq!(text.code(), ErrorCode::InvalidParameter);
+    assert!(text.to_string().contains("not a number"), "{text}");
+    // A write names no ondate in the data id.
+    let err = platform
+        .data()
+        .write_series(&me, "X:S:2024-01-01", &[], &Default::default())
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidParameter);
+}
+
+#[test]
+fn a_typed_curve_converts_like_the_json_read() {
+    let (platform, me) = setup();
+    let d = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap();
+    let opts = WriteOptions {
+        units: Some("MWh".into()),
+        currency: Some("EUR".into()),
+        ..Default::default()
+    };
+    platform
+        .data()
+        .write_curve(
+            &me,
+            "TTF:FWD",
+            d,
+            &[
+                Contract::new("M01", 34.1214),
+                Contract::new("2025Q01", 40.0),
+            ],
+            &opts,
+        )
+        .unwrap();
+    let q = CurveQuery {
+        units: Some("therm".into()),
+        ..Default::default()
+    };
+    let curve = platform.data().curve(&me, "TTF:FWD", &q).unwrap();
+    assert_eq!(curve.units.as_deref(), Some("therm"));
+    assert_eq!(curve.currency.as_deref(), Some("EUR"));
+    assert!((curve.contracts[0].value - 1.0).abs() < 1e-5, "{curve:?}");
+    let json = platform
+        .data()
+        .read(
+            &me,
+            Source::All,
+            "TTF:FWD",
+            &DataQuery {
+                conversion: crate::data::conversion::Conversion {
+                    units: Some("therm".into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    for (typed, sent) in curve
+        .contracts
+        .iter()
+        .zip(json["contracts"].as_array().unwrap())
+    {
+        assert_eq!(typed.value, sent["value"].as_f64().unwrap());
+        assert_eq!(typed.tenor, sent["tenor"].as_str().unwrap());
+    }
+    let q1 = &curve.contracts[1];
+    assert_eq!(q1.absolute.as_deref(), Some("2025Q01"));
+    assert_eq!(
+        (q1.start, q1.end),
+        (
+            NaiveDate::from_ymd_opt(2025, 1, 1).unwrap(),
+            NaiveDate::from_ymd_opt(2025, 3, 31).unwrap()
+        )
+    );
+}
+
+#[test]
+fn typed_objects_round_trip_and_old_versions_keep_their_id() {
+    let (platform, me) = setup();
+    let objects = platform.objects();
+    let saved = objects
+        .save_object(
+            &me,
+            &Object::new("NBP").with_type("#Object").with("name", "hub"),
+            &Default::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        (saved.version, saved.user.as_deref()),
+        (Some(1), Some("ann"))
+    );
+    assert!(saved.timestamp.is_some());
+    assert!(!saved.properties.contains_key("_oid"));
+    // Saving the same again makes no version.
+    let same = objects
+        .save_object(
+            &me,
+            &Object::new("NBP").with("name", "hub"),
+            &Default::default(),
+        )
+        .unwrap();
+    assert_eq!(same.version, Some(1));
+    objects
+        .save_object(
+            &me,
+            &Object::new("NBP").with("name", "NBP"),
+            &Default::default(),
+        )
+        .unwrap();
+    let old = objects
+        .object_at(&me, "NBP", &VersionRef::Number(1))
+        .unwrap();
+    assert_eq!((old.id.as_str(), old.version), ("NBP", Some(1)));
+    assert_eq!(old.properties["name"], "hub");
+    // Rolling back twice removes the object; a third is NOT_FOUND, as the JSON delete is.
+    assert_eq!(objects.roll_back(&me, "NBP", None).unwrap(), Some(1));
+    assert_eq!(objects.roll_back(&me, "NBP", None).unwrap(), None);
+    let err = objects.roll_back(&me, "NBP", None).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotFound);
+    // Another tenant does not see a private object.
+    objects
+        .save_object(&me, &Object::new("GB"), &Default::default())
+        .unwrap();
+    let other = platform.tenancy().local_principal("globex", "bob").unwrap();
+    assert_eq!(
+        objects.object(&other, "GB").unwrap_err().code(),
+        ErrorCode::NotFound
+    );
+}
+
+#[test]
+fn a_typed_validation_run_is_the_json_run() {
+    let (platform, me) = setup();
+    let points: Vec<Point> = [5.0, -1.0, 7.0, -2.0]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Point::new(hour(i as i64), *v))
+        .collect();
+    platform
+        .data()
+        .write_series(&me, "A:S", &points, &Default::default())
+        .unwrap();
+    platform
+        .objects()
+        .save(
+            &me,
+            Collection::ValidationConfig,
+            json!({"_id": "A:S", "kind": "timeseries", "checks": [
+                {"name": "pos", "expression": "value > 0"},
+                {"name": "small", "expression": "value < 100", "severity": "warning"}]}),
+            &Default::default(),
+        )
+        .unwrap();
+    let req = ValidationRequest::new("A:S").between(hour(0), hour(3));
+    let tested = platform.validation().test(&me, &req).unwrap();
+    let json = platform
+        .validation()
+        .test_json(
+            &me,
+            &json!({"target": "A:S", "from": "2024-10-26T00:00:00.000Z", "to": "2024-10-26T03:00:00.000Z"}),
+            "manual",
+        )
+        .unwrap();
+    assert_eq!(tested.points, json["points"].as_u64().unwrap());
+    assert_eq!(
+        tested.counts.failed,
+        json["counts"]["failed"].as_u64().unwrap()
+    );
+    assert_eq!((tested.counts.valid, tested.counts.failed), (2, 2));
+    assert_eq!(tested.records, 0);
+    let run = platform.validation().run(&me, &req).unwrap();
+    assert_eq!((run.points, run.records), (4, 4));
+    let second = &run.results[1];
+    assert_eq!(second.status, ValidationStatus::Failed);
+    assert_eq!(second.previous, None);
+    assert_eq!(second.checks.len(), 2);
+    assert_eq!(second.checks[0].status, ValidationStatus::Failed);
+    assert_eq!(second.checks[1].status, ValidationStatus::Valid);
+    // One check, one point: only that is run; the record keeps the earlier status.
+    let one = ValidationRequest::new("A:S")
+        .at([hour(1)])
+        .only_checks(["small"]);
+    let again = platform.validation().run(&me, &one).unwrap();
+    assert_eq!(again.points, 1);
+    assert_eq!(again.results[0].previous, Some(ValidationStatus::Failed));
+    // A request the JSON run refuses is refused the same.
+    let mut bad_config = ValidationRequest::new("A:S");
+    bad_config.config = Some(json!("not an object"));
+    assert!(platform.validation().test(&me, &bad_config).is_err());
+    // A reader may test but not run.
+    let token = platform
+        .tenancy()
+        .create_token("acme", "rita", crate::auth::Role::Reader)
+        .unwrap();
+    let rita = platform
+        .tenancy()
+        .authenticate(Some(&crate::auth::Credentials::Bearer(token)), None)
+        .unwrap();
+    assert_eq!(
+        platform.validation().run(&rita, &req).unwrap_err().code(),
+        ErrorCode::NotAuthorized
+    );
+}
+
+#[test]
+fn a_large_run_goes_to_a_job_and_says_so() {
+    let (platform, me) = setup();
+    let points: Vec<Point> = (0..5).map(|h| Point::new(hour(h), 1.0)).collect();
+    platform
+        .data()
+        .write_series(&me, "A:S", &points, &Default::default())
+        .unwrap();
+    platform
+        .objects()
+        .save(
+            &me,
+            Collection::ValidationConfig,
+            json!({"_id": "A:S", "kind": "timeseries", "options": {"maxPoints": 2},
+                   "checks": [{"name": "pos", "expression": "value > 0"}]}),
+            &Default::default(),
+        )
+        .unwrap();
+    let req = ValidationRequest::new("A:S").between(hour(0), hour(4));
+    let queued = platform.validation().run(&me, &req).unwrap();
+    let job = queued.job.expect("a job id");
+    assert!(job.starts_with("job-"), "{job}");
+    assert!(queued.message.unwrap().contains(&job));
+    assert_eq!(queued.points, 0);
+    assert!(platform.jobs().run_next().unwrap());
+    let jobs = platform.jobs().list(&me).unwrap();
+    assert_eq!(jobs[0]["status"], "done");
+}

@@ -1,0 +1,454 @@
+//! The validation service: [`Validation`], with a typed run ([`ValidationRequest`] →
+//! [`ValidationResult`]).
+
+use crate::auth::Principal;
+use crate::clock::format_instant;
+use crate::documents::ListRequest;
+use crate::error::{Error, Result};
+use crate::query::Params;
+use crate::store::Page;
+use crate::Platform;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// Validation: the checks of a data item's configuration (a document of
+/// [`crate::store::Collection::ValidationConfig`] whose id is the data id) run over its points.
+/// A run stores a record per point (and, when the configuration says so, writes the quality
+/// status into the data); a test stores nothing. From [`Platform::validation`].
+///
+/// ```
+/// use platform_core::api::{Point, ValidationRequest, ValidationStatus};
+/// use platform_core::store::Collection;
+/// use chrono::{Duration, TimeZone, Utc};
+/// use serde_json::json;
+///
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// let prices = [50.0, 52.0, -3.0];
+/// let points: Vec<Point> = prices.iter().enumerate().map(|(i, v)| Point::new(start + Duration::days(i as i64), *v)).collect();
+/// platform.data().write_series(&me, "NBP:SPOT", &points, &Default::default())?;
+/// platform.objects().save(&me, Collection::ValidationConfig, json!({
+///     "_id": "NBP:SPOT", "kind": "timeseries",
+///     "checks": [{"name": "positive", "expression": "value > 0"}]
+/// }), &Default::default())?;
+///
+/// let result = platform.validation().run(&me, &ValidationRequest::new("NBP:SPOT").between(start, start + Duration::days(3)))?;
+/// assert_eq!((result.points, result.counts.valid, result.counts.failed), (3, 2, 1));
+/// assert!(!result.passed());
+/// assert_eq!(result.results[2].status, ValidationStatus::Failed);
+/// assert_eq!(result.results[2].checks[0].name, "positive");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Validation<'p> {
+    pub(super) platform: &'p Platform,
+}
+
+/// A point of a data item a validation request names: an observation time (series), or a
+/// date (a curve's ondate, or a day of a series read in its zone).
+///
+/// ```
+/// use platform_core::api::When;
+/// use chrono::{NaiveDate, TimeZone, Utc};
+/// let day: When = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap().into();
+/// let hour: When = Utc.with_ymd_and_hms(2024, 5, 14, 7, 0, 0).unwrap().into();
+/// assert!(matches!((day, hour), (When::Date(_), When::Time(_))));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// An instant.
+    Time(DateTime<Utc>),
+    /// A date.
+    Date(NaiveDate),
+}
+
+impl When {
+    fn text(&self) -> String {
+        match self {
+            When::Time(t) => format_instant(*t),
+            When::Date(d) => d.format("%Y-%m-%d").to_string(),
+        }
+    }
+}
+
+impl From<DateTime<Utc>> for When {
+    fn from(t: DateTime<Utc>) -> When {
+        When::Time(t)
+    }
+}
+
+impl From<NaiveDate> for When {
+    fn from(d: NaiveDate) -> When {
+        When::Date(d)
+    }
+}
+
+/// What a run or test checks: one data item, at some points or over a range (the latest
+/// point, or a curve's newest ondate, when neither is given), all checks or some.
+///
+/// ```
+/// use platform_core::api::ValidationRequest;
+/// use chrono::NaiveDate;
+/// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
+/// let req = ValidationRequest::new("TTF:FWD").between(d(1), d(14)).only_checks(["monotone"]);
+/// assert_eq!(req.checks.as_deref(), Some(&["monotone".to_string()][..]));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValidationRequest {
+    /// The data id (`OBJ:PROP`).
+    pub target: String,
+    /// These points.
+    pub points: Vec<When>,
+    /// Points at or after this one.
+    pub from: Option<When>,
+    /// Points at or before this one.
+    pub to: Option<When>,
+    /// Only the checks with these names.
+    pub checks: Option<Vec<String>>,
+    /// Curves: only these tenors.
+    pub tenors: Option<Vec<String>>,
+    /// A test only: a configuration (JSON, as saved) to try instead of the stored one.
+    pub config: Option<Value>,
+    /// Who asked, as records keep it (`manual` when `None`).
+    pub origin: Option<String>,
+}
+
+impl ValidationRequest {
+    /// A request for the latest point of `target` (a curve: its newest ondate), every check.
+    ///
+    /// ```
+    /// let req = platform_core::api::ValidationRequest::new("NBP:SPOT");
+    /// assert!(req.points.is_empty() && req.from.is_none() && req.checks.is_none());
+    /// ```
+    pub fn new(target: impl Into<String>) -> ValidationRequest {
+        ValidationRequest {
+            target: target.into(),
+            ..ValidationRequest::default()
+        }
+    }
+
+    /// The same request over the points from `from` to `to`, both included.
+    ///
+    /// ```
+    /// use platform_core::api::{ValidationRequest, When};
+    /// use chrono::NaiveDate;
+    /// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
+    /// let req = ValidationRequest::new("TTF:FWD").between(d(1), d(31));
+    /// assert_eq!(req.to, Some(When::Date(d(31))));
+    /// ```
+    pub fn between(self, from: impl Into<When>, to: impl Into<When>) -> ValidationRequest {
+        ValidationRequest {
+            from: Some(from.into()),
+            to: Some(to.into()),
+            ..self
+        }
+    }
+
+    /// The same request on these points.
+    ///
+    /// ```
+    /// use chrono::{TimeZone, Utc};
+    /// let at = |h| Utc.with_ymd_and_hms(2024, 5, 14, h, 0, 0).unwrap();
+    /// let req = platform_core::api::ValidationRequest::new("DE:POWER").at([at(7), at(8)]);
+    /// assert_eq!(req.points.len(), 2);
+    /// ```
+    pub fn at<W: Into<When>>(self, points: impl IntoIterator<Item = W>) -> ValidationRequest {
+        ValidationRequest {
+            points: points.into_iter().map(Into::into).collect(),
+            ..self
+        }
+    }
+
+    /// The same request running only the checks with these names (see
+    /// [`ValidationRequest`] for an example).
+    pub fn only_checks<S: Into<String>>(
+        self,
+        names: impl IntoIterator<Item = S>,
+    ) -> ValidationRequest {
+        ValidationRequest {
+            checks: Some(names.into_iter().map(Into::into).collect()),
+            ..self
+        }
+    }
+
+    /// The JSON body of the request, as the server receives it.
+    fn body(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("target".into(), json!(self.target));
+        if !self.points.is_empty() {
+            m.insert(
+                "points".into(),
+                json!(self.points.iter().map(When::text).collect::<Vec<_>>()),
+            );
+        }
+        for (name, at) in [("from", &self.from), ("to", &self.to)] {
+            if let Some(at) = at {
+                m.insert(name.into(), json!(at.text()));
+            }
+        }
+        if let Some(c) = &self.checks {
+            m.insert("checks".into(), json!(c));
+        }
+        if let Some(t) = &self.tenors {
+            m.insert("tenors".into(), json!(t));
+        }
+        if let Some(c) = &self.config {
+            m.insert("config".into(), c.clone());
+        }
+        Value::Object(m)
+    }
+
+    fn origin(&self) -> &str {
+        self.origin.as_deref().unwrap_or("manual")
+    }
+}
+
+/// The status of a checked point or of one check, worst last but `overridden`. Its serde
+/// form is the lower-case name the JSON answers use.
+///
+/// ```
+/// use platform_core::api::ValidationStatus;
+/// assert_eq!(serde_json::to_value(ValidationStatus::Failed).unwrap(), "failed");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValidationStatus {
+    /// Not checked (no check applied).
+    Skipped,
+    /// Every check passed.
+    Valid,
+    /// A check of severity warning failed.
+    Warning,
+    /// A check failed.
+    Failed,
+    /// A check could not run (a script error).
+    Error,
+    /// A check of severity severe failed.
+    Severe,
+    /// A failure a user overrode.
+    Overridden,
+}
+
+impl ValidationStatus {
+    /// Whether the status counts as failing (`failed`, `error`, `severe`).
+    ///
+    /// ```
+    /// use platform_core::api::ValidationStatus;
+    /// assert!(ValidationStatus::Severe.is_failing());
+    /// assert!(!ValidationStatus::Warning.is_failing());
+    /// ```
+    pub fn is_failing(self) -> bool {
+        matches!(
+            self,
+            ValidationStatus::Failed | ValidationStatus::Error | ValidationStatus::Severe
+        )
+    }
+}
+
+/// Points checked, by status (see [`Validation`] for a run that counts them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ValidationCounts {
+    /// `skipped`.
+    pub skipped: u64,
+    /// `valid`.
+    pub valid: u64,
+    /// `warning`.
+    pub warning: u64,
+    /// `failed`.
+    pub failed: u64,
+    /// `error`.
+    pub error: u64,
+    /// `severe`.
+    pub severe: u64,
+    /// `overridden`.
+    pub overridden: u64,
+}
+
+impl ValidationCounts {
+    /// Points with a failing status (`failed`, `error`, `severe`).
+    ///
+    /// ```
+    /// let c = platform_core::api::ValidationCounts { valid: 5, failed: 1, severe: 1, ..Default::default() };
+    /// assert_eq!(c.failing(), 2);
+    /// ```
+    pub fn failing(&self) -> u64 {
+        self.failed + self.error + self.severe
+    }
+}
+
+/// One check's outcome at a point (see [`Validation`] for an example).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    /// The check's id in its configuration.
+    #[serde(default)]
+    pub id: String,
+    /// The check's name.
+    pub name: String,
+    /// The check's severity (`failed`, `warning`, `severe`).
+    #[serde(default)]
+    pub severity: String,
+    /// Its status.
+    pub status: ValidationStatus,
+    /// Its message ("" when it passed).
+    #[serde(default)]
+    pub message: String,
+}
+
+/// The outcome at one point (see [`Validation`] for an example).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointResult {
+    /// The point (an observation time or an ondate, as the data writes it).
+    pub point: String,
+    /// The value checked (series).
+    #[serde(default)]
+    pub value: Option<Value>,
+    /// The status now.
+    pub status: ValidationStatus,
+    /// The status before this run (`None` for a point not checked before).
+    #[serde(default)]
+    pub previous: Option<ValidationStatus>,
+    /// The message of the failing checks.
+    #[serde(default)]
+    pub message: String,
+    /// Each check's outcome.
+    #[serde(default)]
+    pub checks: Vec<CheckResult>,
+}
+
+/// The outcome of a run or a test: the answer of the JSON run, typed (see [`Validation`] and
+/// [`Validation::test`] for examples).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ValidationResult {
+    /// The data id checked.
+    pub target: String,
+    /// Whether it was a test (nothing stored).
+    pub test: bool,
+    /// Points checked.
+    pub points: u64,
+    /// Records stored (0 for a test).
+    pub records: u64,
+    /// Points by status.
+    pub counts: ValidationCounts,
+    /// Whether only the first points are listed in `results`.
+    pub truncated: bool,
+    /// Why nothing was checked (no points, a disabled configuration), or where a background
+    /// run went.
+    pub message: Option<String>,
+    /// The background job a run went to (one over the configuration's `maxPoints`), which
+    /// [`super::Jobs::run_next`] or a server's worker runs; the counts are then empty.
+    pub job: Option<String>,
+    /// The outcome at each point.
+    pub results: Vec<PointResult>,
+}
+
+impl ValidationResult {
+    /// Whether no checked point has a failing status (warnings pass).
+    ///
+    /// ```
+    /// use platform_core::api::{ValidationCounts, ValidationResult};
+    /// let r = ValidationResult { counts: ValidationCounts { valid: 3, warning: 1, ..Default::default() }, ..Default::default() };
+    /// assert!(r.passed());
+    /// ```
+    pub fn passed(&self) -> bool {
+        self.counts.failing() == 0
+    }
+
+    fn from_answer(answer: Value) -> Result<ValidationResult> {
+        serde_json::from_value(answer)
+            .map_err(|e| Error::Internal(format!("a validation answer does not read: {e}")))
+    }
+}
+
+impl Validation<'_> {
+    /// Runs the checks of `req.target`'s configuration over the points asked for and stores a
+    /// record per point. Role `writer`.
+    ///
+    /// (See [`Validation`] for an example.)
+    pub fn run(&self, p: &Principal, req: &ValidationRequest) -> Result<ValidationResult> {
+        let answer = self
+            .platform
+            .validation_run(p, &req.body(), false, req.origin())?;
+        ValidationResult::from_answer(answer)
+    }
+
+    /// Tests the checks (the stored configuration, or `req.config`) over at most 100 points,
+    /// storing nothing.
+    ///
+    /// ```
+    /// use platform_core::api::{Point, ValidationRequest};
+    /// use chrono::{TimeZone, Utc};
+    /// use serde_json::json;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, 250.0)], &Default::default())?;
+    /// let mut req = ValidationRequest::new("NBP:SPOT").at([at]);
+    /// req.config = Some(json!({"kind": "timeseries", "checks": [{"name": "cap", "expression": "value < 200"}]}));
+    /// let tried = platform.validation().test(&me, &req)?;
+    /// assert!(tried.test && !tried.passed());
+    /// assert_eq!(tried.records, 0);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn test(&self, p: &Principal, req: &ValidationRequest) -> Result<ValidationResult> {
+        let answer = self
+            .platform
+            .validation_run(p, &req.body(), true, req.origin())?;
+        ValidationResult::from_answer(answer)
+    }
+
+    /// JSON: `run` of one data item (the server's body); `origin` is kept on the records.
+    pub fn run_json(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
+        self.platform.validation_run(p, body, false, origin)
+    }
+
+    /// JSON: `test` of one data item (the server's body): nothing is stored.
+    pub fn test_json(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
+        self.platform.validation_run(p, body, true, origin)
+    }
+
+    /// JSON: `runMany`: up to 25 data items at once; more, a range, `background` or `_delay`
+    /// go to a job.
+    pub fn run_many(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
+        self.platform.validation_run_many(p, body, origin)
+    }
+
+    /// JSON: `suggest`: proposed checks per data item; nothing is stored.
+    pub fn suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
+        self.platform.validation_suggest(p, body)
+    }
+
+    /// JSON: `tune`: proposed relaxations of saved checks; nothing is stored.
+    pub fn tune(&self, p: &Principal, body: &Value) -> Result<Value> {
+        self.platform.validation_tune(p, body)
+    }
+
+    /// JSON: one record.
+    pub fn record(&self, p: &Principal, id: &str) -> Result<Value> {
+        self.platform.validation_record(p, id)
+    }
+
+    /// JSON: records matching a list request (filters over the record fields, sort, paging).
+    pub fn records(&self, p: &Principal, req: &ListRequest) -> Result<Page<Value>> {
+        self.platform.validation_records(p, req)
+    }
+
+    /// JSON: `override`, `removeOverride` or `comment` on records by id.
+    pub fn records_action(&self, p: &Principal, function: &str, body: &Value) -> Result<Value> {
+        self.platform.validation_records_action(p, function, body)
+    }
+
+    /// JSON: the dashboard statistics of the caller's records.
+    pub fn stats(&self, p: &Principal, params: &Params) -> Result<Value> {
+        self.platform.validation_stats(p, params)
+    }
+
+    /// JSON: recreates the missing automations of the caller's enabled `runOnUpdate`
+    /// configurations; returns `{checked, created, automations}`.
+    pub fn sync_automations(&self, p: &Principal) -> Result<Value> {
+        self.platform.sync_validation_automations(p)
+    }
+}
