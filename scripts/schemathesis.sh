@@ -10,15 +10,18 @@
 # Environment:
 #   PLATFORM_BIN                  the `platform` binary to serve (default: built here with cargo)
 #   PLATFORM_SCHEMATHESIS_VENV    the virtual environment (default: ~/.cache/platform-schemathesis/VERSION)
-#   PLATFORM_SCHEMATHESIS_EXAMPLES  examples per operation and phase (default 25)
-#   PLATFORM_SCHEMATHESIS_SECONDS   the hard time limit of the run itself (default 300)
+#   PLATFORM_SCHEMATHESIS_EXAMPLES  examples per operation in each round of fuzzing (default 100)
+#   PLATFORM_SCHEMATHESIS_SECONDS   the time budget of the run (default 150): fuzzing and stateful
+#                                   testing repeat until it is spent; past it plus 120 s the run
+#                                   is stopped and fails
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VERSION=4.32.5
 venv=${PLATFORM_SCHEMATHESIS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/platform-schemathesis/$VERSION}
-examples=${PLATFORM_SCHEMATHESIS_EXAMPLES:-25}
-limit=${PLATFORM_SCHEMATHESIS_SECONDS:-300}
+examples=${PLATFORM_SCHEMATHESIS_EXAMPLES:-100}
+budget=${PLATFORM_SCHEMATHESIS_SECONDS:-150}
+limit=$((budget + 120))
 started=$(date +%s)
 
 # 1. schemathesis, pinned, in its own virtual environment (a finished install leaves a marker).
@@ -70,6 +73,9 @@ if [[ -z "$url" ]]; then
   exit 1
 fi
 echo "schemathesis: serving $url"
+# The documented examples of keys and ids name GB: a private object to find (and tag, and delete).
+printf '{"_id": "GB", "name": "Great Britain", "region": "NW Europe"}' >"$work/gb.json"
+"$bin" object put "$work/gb.json" --url "$url" --token "$token" >/dev/null
 
 # 4. The run. The two event streams stay open until the server stops, so they are left out
 #    (tests/it/extensions.rs covers them). Everything else is called with generated input.
@@ -81,6 +87,7 @@ timeout --signal=INT --kill-after=10 "$limit" \
   --checks not_a_server_error,status_code_conformance,response_schema_conformance \
   --exclude-path-regex '/(realtime|messages)$' \
   --max-examples "$examples" \
+  --max-time "$budget" \
   --request-timeout 10 \
   --seed 1 \
   --no-color \

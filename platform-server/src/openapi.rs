@@ -464,18 +464,23 @@ fn enum_of(values: &[&str]) -> Schema {
 }
 
 fn path_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
-    let (schema, description): (Schema, &str) = match name {
+    let (schema, description, example): (Schema, &str, Option<&str>) = match name {
         "source" => (
             enum_of(endpoint.sources),
             "public (shared) or private (the caller's tenant); all reads both",
+            None,
         ),
-        "switch" => (enum_of(&["enable", "disable"]), "enable or disable"),
-        "version" => (string(), "A version number, a tag, or * for every version"),
-        "tag" => (string(), "The tag to set on the version"),
-        "key" => (string(), "The item's key (its _id; # is %23)"),
-        "id" => (string(), "The item's id"),
-        "view" => (string(), "The view's name"),
-        _ => (string(), ""),
+        "switch" => (enum_of(&["enable", "disable"]), "enable or disable", None),
+        "version" => (
+            string(),
+            "A version number, a tag, or * for every version",
+            Some("1"),
+        ),
+        "tag" => (string(), "The tag to set on the version", Some("approved")),
+        "key" => (string(), "The item's key (its _id; # is %23)", Some("GB")),
+        "id" => (string(), "The item's id", Some("GB")),
+        "view" => (string(), "The view's name", Some("main")),
+        _ => (string(), "", None),
     };
     Parameter::builder()
         .name(name)
@@ -483,6 +488,7 @@ fn path_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
         .required(Required::True)
         .description(Some(description))
         .schema(Some(schema))
+        .example(example.map(serde_json::Value::from))
         .build()
 }
 
