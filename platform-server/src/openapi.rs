@@ -416,6 +416,18 @@ fn operation(endpoint: &Endpoint, path: &str) -> Operation {
     for name in endpoint.query {
         op = op.parameter(query_parameter(endpoint, name));
     }
+    if !endpoint.open {
+        op = op.parameter(
+            Parameter::builder()
+                .name(crate::request::ENVIRONMENT_HEADER)
+                .parameter_in(ParameterIn::Header)
+                .required(Required::False)
+                .description(Some(
+                    "A named environment of the caller's tenant (production without it)",
+                ))
+                .schema(Some(string())),
+        );
+    }
     if let Some(body) = request_body(endpoint.body) {
         op = op.request_body(Some(body));
     }
