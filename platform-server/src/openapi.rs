@@ -133,6 +133,8 @@ pub struct Endpoint {
     pub answer: AnswerDoc,
     /// Whether it answers without a token.
     pub open: bool,
+    /// Whether, answering without a token, it may be configured to want one (`/metrics`).
+    pub token_optional: bool,
     /// Attaches the handler to a route of this method.
     pub to: fn(actix_web::Route) -> actix_web::Route,
 }
@@ -166,6 +168,7 @@ impl Endpoint {
             body: BodyDoc::None,
             answer: AnswerDoc::Object,
             open: false,
+            token_optional: false,
             to,
         }
     }
@@ -210,6 +213,13 @@ impl Endpoint {
     /// Answers without a token.
     pub const fn open(mut self) -> Endpoint {
         self.open = true;
+        self
+    }
+
+    /// Answers without a token by default; a setting may make it want one.
+    pub const fn token_optional(mut self) -> Endpoint {
+        self.open = true;
+        self.token_optional = true;
         self
     }
 
@@ -439,7 +449,12 @@ fn operation(endpoint: &Endpoint, path: &str) -> Operation {
         responses = responses.response(status, Ref::from_response_name("Error"));
     }
     op = op.responses(responses.build());
-    if endpoint.open {
+    if endpoint.token_optional {
+        op = op.securities(Some([
+            SecurityRequirement::default(),
+            SecurityRequirement::new(BEARER, Vec::<String>::new()),
+        ]));
+    } else if endpoint.open {
         op = op.securities(Some(Vec::new()));
     }
     op.build()

@@ -140,7 +140,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         |r| r.to(metrics),
     )
     .answer(AnswerDoc::Metrics)
-    .open(),
+    .token_optional(),
     Endpoint::new(Verb::Get, "/openapi.json", "This OpenAPI document", |r| {
         r.to(crate::openapi::openapi_json)
     })

@@ -36,6 +36,11 @@ async fn the_document_is_openapi_3_1_served_without_a_token_under_the_base_path(
         doc["paths"]["/health"]["get"]["security"],
         serde_json::json!([])
     );
+    assert_eq!(
+        doc["paths"]["/metrics"]["get"]["security"],
+        serde_json::json!([{}, {"bearer": []}]),
+        "--metrics may ask for a token"
+    );
     assert!(doc["paths"]["/object/v1/{source}"]["get"]
         .get("security")
         .is_none());
