@@ -621,6 +621,59 @@ mod series_1m {
         });
     }
 
+    /// The `_range` of [`window`] as the HTTP interface takes it.
+    fn between_query(n: usize) -> DataQuery {
+        let (start, end) = window(n);
+        let text = |ms: i64| {
+            chrono::DateTime::from_timestamp_millis(ms)
+                .unwrap()
+                .format("%Y-%m-%dT%H:%M")
+                .to_string()
+        };
+        // Minutes name their minute: the window runs to the end of the last one.
+        let range = format!("between({},{})", text(start), text(end - MINUTE));
+        DataQuery::from_params(&platform_core::query::Params::new(vec![(
+            "_range".to_string(),
+            range,
+        )]))
+        .unwrap()
+    }
+
+    /// The JSON answer of a 10,000-point read as a JSON tree printed (how answers were made).
+    #[divan::bench]
+    fn json_between_10000_tree(b: Bencher) {
+        let f = big();
+        let q = between_query(f.n);
+        b.bench(|| {
+            let item = f
+                .core
+                .platform
+                .data()
+                .read(&f.core.who, Source::Private, "BIG:price", &q)
+                .unwrap();
+            let text = item.to_string();
+            assert!(text.len() > 10_000 * 30);
+            text
+        });
+    }
+
+    /// The same answer written straight from the points (what the server sends now).
+    #[divan::bench]
+    fn json_between_10000_direct(b: Bencher) {
+        let f = big();
+        let q = between_query(f.n);
+        b.bench(|| {
+            let bytes = f
+                .core
+                .platform
+                .data()
+                .read_json_bytes(&f.core.who, Source::Private, "BIG:price", &q)
+                .unwrap();
+            assert!(bytes.len() > 10_000 * 30);
+            bytes
+        });
+    }
+
     #[divan::bench(sample_count = 30, sample_size = 1)]
     fn core_append_1440(b: Bencher) {
         let f = appending();

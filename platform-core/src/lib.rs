@@ -29,6 +29,7 @@ pub mod error;
 pub mod events;
 pub mod extensions;
 pub mod format;
+pub mod holidays;
 pub mod ids;
 pub mod json;
 pub mod query;

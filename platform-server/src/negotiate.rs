@@ -45,6 +45,11 @@ impl Output {
         Ok(Output { format, template })
     }
 
+    /// Whether the answer is JSON (which some reads write without a tree).
+    pub fn is_json(&self) -> bool {
+        self.format == Format::Json
+    }
+
     /// Renders the answer's body (inside the core call: templates are read from the store).
     pub fn body(
         &self,

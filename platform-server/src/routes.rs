@@ -371,6 +371,10 @@ async fn get_current(
     let body = caller
         .run(move |p, who| {
             let item = match (data, profile, query) {
+                // JSON of a data item: written straight from the points.
+                (true, _, Some(q)) if out.is_json() => {
+                    return p.data().read_json_bytes(who, source, &key, &q)
+                }
                 (true, _, Some(q)) => p.data().read(who, source, &key, &q)?,
                 (false, Some(name), Some(q)) if coll == Collection::Object => {
                     p.data().profile(who, source, &key, &name, &q)?

@@ -393,3 +393,62 @@ fn a_large_run_goes_to_a_job_and_says_so() {
     let jobs = platform.jobs().list(&me).unwrap();
     assert_eq!(jobs[0]["status"], "done");
 }
+
+#[test]
+fn the_json_bytes_of_a_data_read_are_the_json_read() {
+    let (platform, me) = setup();
+    platform
+        .objects()
+        .save(
+            &me,
+            Collection::Object,
+            json!({"_id": "DE", "units": "x", "POWER": {
+                "_type": "VarTimeSeries", "timezone": "Europe/Berlin", "calendar": "HOURLY",
+                "units": "MWh", "currency": "EUR", "note": "quote \" and \\ and é",
+                "data": [
+                    {"time": "2024-10-27T01:00", "value": 61.25},
+                    {"time": "2024-10-27T02:00", "value": 3},
+                    {"time": "2024-10-27T02:00", "value": "n/a \"quoted\"",
+                     "status": {"quality": "FAILED", "reliability": "QUOTED:feed \"x\""}},
+                    {"time": "2024-10-27T03:00", "value": null, "status": {"quality": "VALID"}},
+                    {"time": "2024-10-27T04:00", "value": -1.0e-7},
+                    {"time": "2024-10-27T05:00", "value": 12345678901234.5}
+                ]},
+                "DAY": {"_type": "VarTimeSeries", "calendar": "DAILY", "timezone": "Europe/Berlin",
+                    "data": [{"time": "2024-10-27", "value": 1}, {"time": "2024-10-28", "value": 2}]},
+                "EMPTY": {"_type": "VarTimeSeries", "data": []}
+            }),
+            &Default::default(),
+        )
+        .unwrap();
+    for (id, params) in [
+        ("DE:POWER", vec![]),
+        ("DE:POWER", vec![("_range", "last(2)")]),
+        ("DE:POWER", vec![("_version", "1")]),
+        ("DE:DAY", vec![]),
+        ("DE:EMPTY", vec![]),
+    ] {
+        let params = crate::query::Params::new(
+            params
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        );
+        let q = DataQuery::from_params(&params).unwrap();
+        let tree = platform.data().read(&me, Source::Private, id, &q).unwrap();
+        let bytes = platform
+            .data()
+            .read_json_bytes(&me, Source::Private, id, &q)
+            .unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        // The same text, not only the same value: field order and number forms included.
+        assert_eq!(text, tree.to_string(), "{id}");
+    }
+    // Errors are the same too.
+    let q = DataQuery::from_params(&crate::query::Params::new(vec![])).unwrap();
+    let missing = platform
+        .data()
+        .read_json_bytes(&me, Source::Private, "DE:NOPE", &q)
+        .unwrap_err();
+    assert_eq!(missing.code(), ErrorCode::NotFound);
+}

@@ -8,7 +8,7 @@
 use super::calendar::{format_time, Calendar};
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
-use super::model::{points_json, Point};
+use super::model::{points_json, write_points_json, Point};
 use super::series::{self, Window};
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
@@ -138,6 +138,41 @@ impl Platform {
         Ok(out)
     }
 
+    /// One data item by id from a source, as the bytes of its JSON answer: a series' points are
+    /// written straight from their decoded form, never as a JSON tree.
+    pub(crate) fn read_data_json(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<Vec<u8>> {
+        let (data_id, scope) = data_scope(p, source, id)?;
+        let tx = self.read()?;
+        match self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)? {
+            Answer::Series {
+                json,
+                points,
+                calendar,
+                tz,
+            } => {
+                let mut out = serde_json::to_vec(&Value::Object(json))
+                    .map_err(|e| Error::caused("a data answer", e))?;
+                // The header's closing brace gives way to the points.
+                out.pop();
+                out.extend_from_slice(if out.len() > 1 {
+                    b",\"data\":"
+                } else {
+                    b"\"data\":"
+                });
+                write_points_json(&mut out, &points, |t| format_time(t, calendar, tz));
+                out.push(b'}');
+                Ok(out)
+            }
+            Answer::Value(v) => Ok(v.to_string().into_bytes()),
+        }
+    }
+
     fn data_item(
         &self,
         who: &Principal,
@@ -147,6 +182,33 @@ impl Platform {
         text: &str,
         q: &DataQuery,
     ) -> Result<Value> {
+        Ok(match self.data_answer(who, tx, scope, id, text, q)? {
+            Answer::Series {
+                mut json,
+                points,
+                calendar,
+                tz,
+            } => {
+                json.insert(
+                    "data".into(),
+                    points_json(&points, |t| format_time(t, calendar, tz)),
+                );
+                Value::Object(json)
+            }
+            Answer::Value(v) => v,
+        })
+    }
+
+    /// A data item as its answer: a series' header and points, or any other item's JSON.
+    fn data_answer(
+        &self,
+        who: &Principal,
+        tx: &dyn ReadTx,
+        scope: &Scope,
+        id: &DataId,
+        text: &str,
+        q: &DataQuery,
+    ) -> Result<Answer> {
         let mut item = self.open_item(who, tx, scope, id, text, q)?;
         match item.kind {
             DataKind::Series => {
@@ -157,14 +219,20 @@ impl Platform {
                 }
                 let (points, calendar, tz) =
                     self.item_points(tx, &mut item, q, |tz| self.window(q, tz))?;
-                item.json.insert(
-                    "data".into(),
-                    points_json(&points, |t| format_time(t, calendar, tz)),
-                );
+                // The points go last, as a new field ("data" in a stored header is replaced).
+                item.json.shift_remove("data");
+                return Ok(Answer::Series {
+                    json: item.json,
+                    points,
+                    calendar,
+                    tz,
+                });
             }
             DataKind::Curve => {
                 if q.list_tenors {
-                    return self.list_tenors(tx, &item.key, item.object.version);
+                    return self
+                        .list_tenors(tx, &item.key, item.object.version)
+                        .map(Answer::Value);
                 }
                 if let Some(code) = &q.tenor {
                     let Opened {
@@ -174,7 +242,9 @@ impl Platform {
                         json,
                         ..
                     } = item;
-                    return self.tenor_history(tx, &key, &object, &header, code, q, json);
+                    return self
+                        .tenor_history(tx, &key, &object, &header, code, q, json)
+                        .map(Answer::Value);
                 }
                 let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
                 let (ondate, contracts) = curve_fields(&stored);
@@ -186,7 +256,7 @@ impl Platform {
                 item.json.insert("contracts".into(), contracts);
             }
         }
-        Ok(Value::Object(item.json))
+        Ok(Answer::Value(Value::Object(item.json)))
     }
 
     /// A data item opened at the object version `q` asks for: its header checked readable by
@@ -431,6 +501,18 @@ pub(crate) struct Opened {
 }
 
 /// A data id and the scope of its object, read through a source.
+/// What a data read answers: a series' header and its points (written out late, so a JSON
+/// answer can be written straight from them), or the JSON of anything else.
+enum Answer {
+    Series {
+        json: Map<String, Value>,
+        points: Vec<Point>,
+        calendar: Calendar,
+        tz: chrono_tz::Tz,
+    },
+    Value(Value),
+}
+
 pub(crate) fn data_scope(p: &Principal, source: Source, id: &str) -> Result<(DataId, Scope)> {
     let data_id = DataId::parse(id)?;
     let home = Source::of_id(&data_id.object);

@@ -26,7 +26,14 @@ fn the_kept_copy_matches_the_spec() {
     if !Path::new(SHARED_DIR).is_dir() {
         return;
     }
-    for name in ["date_rules.json", "ranges.json", "periods.json"] {
+    for name in [
+        "date_rules.json",
+        "ranges.json",
+        "periods.json",
+        "calendars.json",
+        "expiry.json",
+        "scaling.json",
+    ] {
         let spec = std::fs::read(Path::new(SHARED_DIR).join(name)).unwrap();
         let copy = std::fs::read(Path::new(COPY_DIR).join(name)).unwrap();
         assert!(
