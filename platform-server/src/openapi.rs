@@ -92,6 +92,8 @@ pub enum AnswerDoc {
     List,
     /// A JSON object, or with `_function` a list of items.
     ObjectOrList,
+    /// The saved item, or the array of saved items for an array.
+    Saved,
     /// One item as JSON, CSV, XML, or HTML through `_template`.
     Formatted,
     /// A list as JSON, CSV, XML, or HTML through `_template`, total in `x-total-count`.
@@ -438,7 +440,7 @@ fn operation(endpoint: &Endpoint, path: &str) -> Operation {
                 .schema(Some(string())),
         );
     }
-    if let Some(body) = request_body(endpoint.body) {
+    if let Some(body) = request_body(endpoint.body, tag_of(path)) {
         op = op.request_body(Some(body));
     }
     let mut responses = Responses::builder().response("200", success(endpoint.answer));
@@ -616,10 +618,47 @@ fn query_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
         .build()
 }
 
-fn request_body(body: BodyDoc) -> Option<RequestBody> {
+/// The fields the interface names of what a service saves (more fields are allowed).
+fn item_schema(service: &str) -> Schema {
+    let fields: &[(&str, Type)] = match service {
+        "object" | "type" | "script" | "extension" => &[
+            ("_id", Type::String),
+            ("_type", Type::String),
+            ("name", Type::String),
+            ("description", Type::String),
+            ("classification", Type::String),
+        ],
+        "secret" => &[
+            ("_id", Type::String),
+            ("value", Type::String),
+            ("enabled", Type::Boolean),
+            ("notBefore", Type::String),
+            ("expires", Type::String),
+        ],
+        "automation" => &[
+            ("_id", Type::String),
+            ("name", Type::String),
+            ("target", Type::String),
+            ("properties", Type::Object),
+            ("conditions", Type::Array),
+            ("enabled", Type::Boolean),
+            ("active", Type::Boolean),
+        ],
+        _ => &[],
+    };
+    let mut object = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(AdditionalProperties::FreeForm(true)));
+    for (name, kind) in fields {
+        object = object.property(*name, Object::with_type(kind.clone()));
+    }
+    object.build().into()
+}
+
+fn request_body(body: BodyDoc, service: &str) -> Option<RequestBody> {
     let (schema, required, description) = match body {
         BodyDoc::None => return None,
-        BodyDoc::Object => (any_object(), true, "A JSON object"),
+        BodyDoc::Object => (item_schema(service), true, "A JSON object"),
         BodyDoc::OptionalObject => (
             any_object(),
             false,
@@ -628,8 +667,8 @@ fn request_body(body: BodyDoc) -> Option<RequestBody> {
         BodyDoc::ObjectOrArray => (
             Schema::OneOf(
                 utoipa::openapi::schema::OneOfBuilder::new()
-                    .item(any_object())
-                    .item(Array::new(any_object()))
+                    .item(item_schema(service))
+                    .item(Array::new(item_schema(service)))
                     .build(),
             ),
             true,
@@ -681,6 +720,9 @@ fn success(answer: AnswerDoc) -> Response {
             .content("application/json", json(any_array())),
         AnswerDoc::ObjectOrList => b
             .description("The item, or with _function the function's answer")
+            .content("application/json", json(either())),
+        AnswerDoc::Saved => b
+            .description("The saved item, or for an array the saved items")
             .content("application/json", json(either())),
         AnswerDoc::Formatted => b
             .description("The item (JSON, CSV, XML, or HTML through _template)")

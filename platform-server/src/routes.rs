@@ -102,7 +102,8 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "automation",
     ])
     .query(SAVE_QUERY)
-    .body(BodyDoc::ObjectOrArray),
+    .body(BodyDoc::ObjectOrArray)
+    .answer(AnswerDoc::Saved),
     Endpoint::new(
         Verb::Post,
         "/{service}/v1",
@@ -111,7 +112,8 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     )
     .services(VERSIONED)
     .query(SAVE_QUERY)
-    .body(BodyDoc::ObjectOrArray),
+    .body(BodyDoc::ObjectOrArray)
+    .answer(AnswerDoc::Saved),
     Endpoint::new(
         Verb::Get,
         "/{service}/v1/{source}",
@@ -129,7 +131,8 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     )
     .services(VERSIONED)
     .query(&["_reason", "_replace", "_onDuplicate", "_publish", "_accept"])
-    .body(BodyDoc::ObjectOrArray),
+    .body(BodyDoc::ObjectOrArray)
+    .answer(AnswerDoc::Saved),
     Endpoint::new(
         Verb::Get,
         "/{service}/v1/{source}/{key}",
