@@ -11,6 +11,7 @@
 #   PLATFORM_BIN                  the `platform` binary to serve (default: built here with cargo)
 #   PLATFORM_SCHEMATHESIS_VENV    the virtual environment (default: ~/.cache/platform-schemathesis/VERSION)
 #   PLATFORM_SCHEMATHESIS_EXAMPLES  examples per operation in each round of fuzzing (default 100)
+#   PLATFORM_SCHEMATHESIS_SEED      the seed of the generated input (default 1: CI repeats one run)
 #   PLATFORM_SCHEMATHESIS_SECONDS   the time budget of the run (default 150): fuzzing and stateful
 #                                   testing repeat until it is spent; past it plus 120 s the run
 #                                   is stopped and fails
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/.."
 VERSION=4.32.5
 venv=${PLATFORM_SCHEMATHESIS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/platform-schemathesis/$VERSION}
 examples=${PLATFORM_SCHEMATHESIS_EXAMPLES:-100}
+seed=${PLATFORM_SCHEMATHESIS_SEED:-1}
 budget=${PLATFORM_SCHEMATHESIS_SECONDS:-150}
 limit=$((budget + 120))
 started=$(date +%s)
@@ -89,7 +91,7 @@ timeout --signal=INT --kill-after=10 "$limit" \
   --max-examples "$examples" \
   --max-time "$budget" \
   --request-timeout 10 \
-  --seed 1 \
+  --seed "$seed" \
   --no-color \
   || status=$?
 
