@@ -174,3 +174,63 @@ async fn bad_scaling_input_is_a_400_naming_it() {
         assert!(m.contains(says), "{query}: {m}");
     }
 }
+
+#[actix_rt::test]
+async fn as_of_reads_answer_the_version_current_then_with_its_data() {
+    let s = TestServer::at("2024-05-01T09:00:00Z");
+    let c = s.client(Role::Writer);
+    c.save(
+        json!({"_id": "NBP", "name": "first", "SPOT": {"_type": "VarTimeSeries",
+        "calendar": "DAILY", "data": [{"time": "2024-04-30", "value": 10}]}}),
+    )
+    .await;
+    s.advance(3600);
+    c.save(
+        json!({"_id": "NBP", "name": "second", "SPOT": {"_type": "VarTimeSeries",
+        "calendar": "DAILY", "data": [{"time": "2024-04-30", "value": 11},
+                                       {"time": "2024-05-01", "value": 12}]}}),
+    )
+    .await;
+    let at = |t: &str| format!("/object/v1/private/NBP?_asof={t}");
+    let r = c.get(&at("2024-05-01T09:30:00Z")).await;
+    assert_eq!((r.status, r.body["name"].clone()), (200, json!("first")));
+    assert_eq!(r.body["_version"], 1);
+    // At the instant of a save, that save is current.
+    let r = c.get(&at("2024-05-01T10:00:00Z")).await;
+    assert_eq!(r.body["name"], "second");
+    assert_eq!(c.get(&at("2030-01-01")).await.body["_version"], 2);
+    // Before it existed: not found.
+    c.get(&at("2024-05-01T08:59:59Z"))
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // The all source too.
+    let r = c.get("/object/v1/all/NBP?_asof=2024-05-01T09:30:00Z").await;
+    assert_eq!(r.body["name"], "first");
+    // Data as of then: the data of that version.
+    let r = c
+        .get("/data/v1/private/NBP:SPOT?_asof=2024-05-01T09:30:00Z")
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(
+        r.body["data"],
+        json!([{"time": "2024-04-30", "value": 10.0}])
+    );
+    let r = c.get("/data/v1/private/NBP:SPOT?_asof=2024-05-02").await;
+    assert_eq!(r.body["data"].as_array().unwrap().len(), 2);
+    c.get("/data/v1/private/NBP:SPOT?_asof=2024-04-01")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // Bad input.
+    for (path, says) in [
+        ("/object/v1/private/NBP?_asof=yesterday", "\"yesterday\""),
+        ("/data/v1/private/NBP:SPOT?_asof=soon", "\"soon\""),
+        (
+            "/data/v1/private/NBP:SPOT?_asof=2024-05-02&_version=1",
+            "send one",
+        ),
+        ("/object/v1/private?_asof=2024-05-02", "_asof"),
+    ] {
+        let m = c.get(path).await.assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains(says), "{path}: {m}");
+    }
+}
