@@ -370,6 +370,11 @@ async fn get_current(
     } else {
         None
     };
+    // `_asof` reads the version current then (data reads take it in their query).
+    let as_of = match params.get("_asof") {
+        Some(t) if !data && profile.is_none() => Some(VersionRef::as_of(t)?),
+        _ => None,
+    };
     let out = output.clone();
     let body = caller
         .run(move |p, who| {
@@ -384,7 +389,7 @@ async fn get_current(
                 }
                 _ => p
                     .objects()
-                    .get(who, coll, source, &key, None, project.as_ref())?,
+                    .get(who, coll, source, &key, as_of.as_ref(), project.as_ref())?,
             };
             out.body(p, who, &item, false)
         })

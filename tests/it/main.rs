@@ -7,6 +7,7 @@ mod conformance;
 mod corpus;
 mod data;
 mod embed;
+mod energy_time;
 mod errors;
 mod extensions;
 mod formats;

@@ -17,6 +17,7 @@ pub mod conversion;
 pub mod curve;
 pub mod model;
 pub mod read;
+pub mod scale;
 pub mod series;
 pub mod timetext;
 pub mod write;

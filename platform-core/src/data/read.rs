@@ -9,6 +9,7 @@ use super::calendar::{format_time, Calendar};
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
 use super::model::{points_json, write_points_json, Point};
+use super::scale::Scaling;
 use super::series::{self, Window};
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
@@ -75,6 +76,10 @@ pub struct DataQuery {
     pub version: Option<VersionRef>,
     /// `units`, `currency`, `__density`.
     pub conversion: Conversion,
+    /// `_calendar` with `_observed`, `_distribution` and `_block`: scaling on read.
+    pub scaling: Option<Scaling>,
+    /// `_timezone`: the zone scaling cuts periods in (the series' own by default).
+    pub timezone: Option<chrono_tz::Tz>,
 }
 
 impl DataQuery {
@@ -93,12 +98,42 @@ impl DataQuery {
             ),
             None => None,
         };
+        let scaling = Scaling::from_params(
+            params.get("_calendar"),
+            params.get("_observed"),
+            params.get("_distribution"),
+            params.get("_block"),
+        )?;
+        let timezone = match params.get("_timezone") {
+            None => None,
+            Some(_) if scaling.is_none() => {
+                return Err(Error::invalid_parameter(
+                    "_timezone is the zone scaling cuts periods in: it needs _calendar",
+                ))
+            }
+            Some(z) => Some(z.parse::<chrono_tz::Tz>().map_err(|_| {
+                Error::invalid_parameter(format!(
+                    "_timezone \"{z}\" is not an IANA time zone (Europe/Berlin, UTC...)"
+                ))
+            })?),
+        };
         Ok(DataQuery {
             range,
             tenor,
             list_tenors: params.flag("listTenors")?,
-            version: params.get("_version").map(str::parse).transpose()?,
+            version: match (params.get("_version"), params.get("_asof")) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::invalid_parameter(
+                        "_version and _asof name a version each: send one",
+                    ))
+                }
+                (Some(v), None) => Some(v.parse()?),
+                (None, Some(t)) => Some(VersionRef::as_of(t)?),
+                (None, None) => None,
+            },
             conversion: Conversion::from_params(params)?,
+            scaling,
+            timezone,
         })
     }
 }
@@ -282,6 +317,11 @@ impl Platform {
                     VersionRef::Tag(t) => tx
                         .tagged(Collection::Object, scope, &id.object, t)?
                         .ok_or_else(not_found)?,
+                    VersionRef::AsOf(at) => VersionRef::pick_as_of(
+                        *at,
+                        &tx.versions(Collection::Object, scope, &id.object)?,
+                    )
+                    .ok_or_else(not_found)?,
                 };
                 tx.version(Collection::Object, scope, &id.object, n)?
                     .ok_or_else(not_found)?
@@ -340,7 +380,23 @@ impl Platform {
                 }
             })?;
         }
-        Ok((points, calendar, tz))
+        let Some(s) = &q.scaling else {
+            return Ok((points, calendar, tz));
+        };
+        // Scaling comes after conversion: the periods aggregate converted values.
+        let cut = q.timezone.unwrap_or(tz);
+        let points = s.apply(&points, calendar, cut)?;
+        item.json
+            .insert("calendar".into(), Value::String(s.target.code()));
+        if let Some(o) = s.observed {
+            item.json
+                .insert("observed".into(), Value::String(o.as_str().into()));
+        }
+        if q.timezone.is_some() {
+            item.json
+                .insert("timezone".into(), Value::String(cut.name().into()));
+        }
+        Ok((points, s.target.printed(), cut))
     }
 
     /// The curve of an opened curve item (data id `text`) at `ondate` (the newest when
