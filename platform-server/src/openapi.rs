@@ -576,6 +576,30 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
             "Delay in milliseconds before a manually triggered run",
         ),
         "_function" => (string(), "A function of the service"),
+        "_asof" => (
+            string(),
+            "An instant or date: the version current then (one item)",
+        ),
+        "_calendar" => (
+            string(),
+            "Data: scale the series to this calendar (DAILY, MONTHLY, GASDAY...)",
+        ),
+        "_observed" => (
+            string(),
+            "Data: how scaling aggregates into coarser periods (needs _calendar)",
+        ),
+        "_distribution" => (
+            string(),
+            "Data: constant spreads values over finer periods (needs _calendar)",
+        ),
+        "_block" => (
+            string(),
+            "Data: the hours scaling keeps: PEAK, OFFPEAK or BASE (needs _calendar)",
+        ),
+        "_timezone" => (
+            string(),
+            "Data: the IANA time zone scaling cuts periods in (needs _calendar)",
+        ),
         "tenor" => (string(), "Curves: the history of one tenor"),
         "listTenors" => (boolean(), "Curves: list the relative tenors"),
         "currency" => (string(), "Convert to this currency"),
@@ -807,6 +831,16 @@ mod tests {
                 e.path.contains("{service}"),
                 !e.services.is_empty(),
                 "{e:?}: a generic path names its services"
+            );
+        }
+    }
+
+    #[test]
+    fn every_standard_parameter_is_documented_on_some_endpoint() {
+        for name in platform_core::query::params::STANDARD {
+            assert!(
+                endpoints().any(|e| e.query.contains(&name)),
+                "{name} is read by the platform but no endpoint documents it"
             );
         }
     }
