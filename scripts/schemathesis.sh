@@ -20,6 +20,8 @@ cd "$(dirname "$0")/.."
 
 VERSION=4.32.5
 venv=${PLATFORM_SCHEMATHESIS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/platform-schemathesis/$VERSION}
+mkdir -p "$(dirname "$venv")"
+venv=$(cd "$(dirname "$venv")" && pwd)/$(basename "$venv")
 examples=${PLATFORM_SCHEMATHESIS_EXAMPLES:-100}
 seed=${PLATFORM_SCHEMATHESIS_SEED:-1}
 budget=${PLATFORM_SCHEMATHESIS_SECONDS:-150}
@@ -81,8 +83,10 @@ printf '{"_id": "GB", "name": "Great Britain", "region": "NW Europe"}' >"$work/g
 
 # 4. The run. The two event streams stay open until the server stops, so they are left out
 #    (tests/it/extensions.rs covers them). Everything else is called with generated input.
+#    It runs in the temporary directory: schemathesis keeps a cache of the failures it found
+#    in .schemathesis/ of its working directory, and each run starts afresh.
 status=0
-timeout --signal=INT --kill-after=10 "$limit" \
+(cd "$work" && timeout --signal=INT --kill-after=10 "$limit" \
   "$venv/bin/schemathesis" run "$url/openapi.json" \
   --url "$url" \
   --header "Authorization: Bearer $token" \
@@ -92,7 +96,7 @@ timeout --signal=INT --kill-after=10 "$limit" \
   --max-time "$budget" \
   --request-timeout 10 \
   --seed "$seed" \
-  --no-color \
+  --no-color) \
   || status=$?
 
 # 5. A panic the client could not see (a worker thread) fails the run too.
