@@ -204,7 +204,7 @@ impl Retention {
             .iter()
             .enumerate()
             .filter(|(_, v)| v.version != current)
-            .filter(|(_, v)| !(self.keep_tagged && !v.tags.is_empty()))
+            .filter(|(_, v)| !self.keep_tagged || v.tags.is_empty())
             .filter(|(i, v)| {
                 let beyond = self.keep_versions.is_some_and(|k| n - i > k as usize);
                 let old = self

@@ -83,9 +83,9 @@ impl Platform {
                     filter: Filter::TypeIn(vec![def.id.clone()]),
                     ..everything.clone()
                 };
-                let objects = self
-                    .read()?
-                    .list(Collection::Object, &[scope.clone()], &query)?;
+                let objects =
+                    self.read()?
+                        .list(Collection::Object, std::slice::from_ref(&scope), &query)?;
                 for object in objects.items {
                     let now = self.now();
                     let removed = self.write(|tx| {
