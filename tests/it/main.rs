@@ -14,6 +14,7 @@ mod formats;
 mod hardening;
 mod isolation;
 mod object;
+mod openapi;
 mod ops;
 mod outbound;
 mod postgres;

@@ -6,6 +6,7 @@ mod conventions;
 mod import;
 mod limits;
 mod multinode;
+mod openapi;
 mod ops;
 mod readme;
 
