@@ -121,7 +121,7 @@ pub struct Endpoint {
     pub services: &'static [&'static str],
     /// One line on what it does.
     pub summary: &'static str,
-    /// The query parameters it reads (see [`query_parameter`]).
+    /// The query parameters it reads (see `query_parameter`).
     pub query: &'static [&'static str],
     /// The values of `_function` it answers (`query` then lists `_function`).
     pub functions: &'static [&'static str],
