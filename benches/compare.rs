@@ -260,7 +260,18 @@ fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
     (started.elapsed().as_secs_f64() * 1e3, out)
 }
 
+/// Whether the platform's side runs on PostgreSQL (`PLATFORM_COMPARE_BACKEND=postgres`, on a
+/// fresh database of the server `PLATFORM_TEST_PG` names); its figures are then `platform-pg`.
+fn on_postgres() -> bool {
+    std::env::var("PLATFORM_COMPARE_BACKEND").as_deref() == Ok("postgres")
+}
+
 fn emit(workload: &str, case: &str, contestant: &str, samples: &[f64], extra: Value) {
+    let contestant = if contestant == "platform" && on_postgres() {
+        "platform-pg"
+    } else {
+        contestant
+    };
     let mut line = json!({
         "workload": workload, "case": case, "contestant": contestant,
         "median_ms": median(samples), "runs": samples.len(),
@@ -308,12 +319,25 @@ struct Core {
     who: Principal,
     path: PathBuf,
     _dir: tempfile::TempDir,
+    _pg: Option<platform_core::store::postgres::testing::TestDatabase>,
 }
 
 fn open_core() -> Core {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.db");
-    let platform = Platform::open(&path).unwrap();
+    let (platform, pg) = if on_postgres() {
+        let db = platform_core::store::postgres::testing::TestDatabase::new()
+            .expect("PLATFORM_COMPARE_BACKEND=postgres needs PLATFORM_TEST_PG");
+        let platform = Platform::open_postgres(
+            &db.url,
+            &dir.path().join("bench.key"),
+            platform_core::store::postgres::DEFAULT_LEASE,
+        )
+        .unwrap();
+        (platform, Some(db))
+    } else {
+        (Platform::open(&path).unwrap(), None)
+    };
     let who = platform
         .tenancy()
         .local_principal("bench", "bench")
@@ -323,6 +347,7 @@ fn open_core() -> Core {
         who,
         path,
         _dir: dir,
+        _pg: pg,
     }
 }
 
@@ -657,6 +682,10 @@ fn w3(s: &Sizes) {
         json!({}),
     );
     emit("W3", "read the latest version", "platform", &cur, json!({}));
+    // The growth of a file (a PostgreSQL database has none to measure here).
+    if on_postgres() {
+        return;
+    }
     println!(
         "{}",
         json!({"workload": "W3", "case": "growth per correction", "contestant": "platform",
@@ -1233,6 +1262,7 @@ fn serve_db(path: &Path) {
         who,
         path: path.to_path_buf(),
         _dir: tempfile::tempdir().unwrap(),
+        _pg: None,
     };
     load_objects(&core, &corpus::objects(s.objects as u64, 42));
     core.platform.close().unwrap();

@@ -9,9 +9,14 @@ use std::path::PathBuf;
 /// open the file has every right over it).
 #[derive(Args, Clone)]
 pub struct Local {
-    /// The database file (it must exist: `platform init` makes one).
+    /// The database: a file (it must exist: `platform init` makes one) or a PostgreSQL URL
+    /// postgres://user@host:port/database.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
     /// Tenant.
     #[arg(long, default_value = "default")]
     tenant: String,
@@ -35,7 +40,7 @@ impl Local {
 
     /// Opens the file and makes the principal.
     pub fn open(&self) -> Result<(Platform, Principal)> {
-        let platform = crate::open_existing(&self.db)?;
+        let platform = crate::open_existing(&self.db, self.key_file.as_deref())?;
         let who = platform
             .tenancy()
             .local_principal(&self.tenant, &self.user)?;

@@ -59,6 +59,9 @@ enum Command {
     /// Copy a database file consistently while a server writes to it, with its key file
     /// (OUT.key); restore by serving the copy.
     Backup(BackupArgs),
+    /// Apply the version retention policies of types (`_retention`) to the objects already
+    /// stored, and report what was removed.
+    Prune(PruneArgs),
     /// Print the shell completion script of `platform` (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -66,6 +69,46 @@ enum Command {
     },
     /// Print the manual page of `platform` (roff; e.g. `platform man > platform.1`).
     Man,
+    /// Print the OpenAPI 3.1 document of the REST interface (what `GET /openapi.json` answers).
+    Openapi {
+        /// The base path the server is run with (`serve --base-path`).
+        #[arg(long, env = "PLATFORM_BASE_PATH", default_value = "")]
+        base_path: String,
+    },
+}
+
+#[derive(Args)]
+struct PruneArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// Tenant whose objects are pruned (with the public source's).
+    #[arg(long, default_value = "default")]
+    tenant: String,
+    /// Environment of the tenant.
+    #[arg(long, default_value = "production")]
+    env: String,
+}
+
+/// `platform prune`: retention policies applied to what is stored.
+fn prune(args: PruneArgs) -> platform_core::Result<()> {
+    let platform = args.db.open()?;
+    let me = platform
+        .tenancy()
+        .local_principal(&args.tenant, "platform-prune")?;
+    let me = platform.tenancy().in_environment(&me, &args.env)?;
+    let pruned = platform.objects().prune_retained(&me)?;
+    let versions: usize = pruned.iter().map(|(_, v)| v.len()).sum();
+    for (id, removed) in &pruned {
+        let list: Vec<String> = removed.iter().map(u32::to_string).collect();
+        println!("{id}: removed versions {}", list.join(", "));
+    }
+    eprintln!(
+        "pruned {versions} versions of {} objects ({}, environment {})",
+        pruned.len(),
+        args.tenant,
+        args.env
+    );
+    platform.close()
 }
 
 #[derive(Args)]
@@ -197,26 +240,36 @@ fn grant(args: GrantArgs) -> platform_core::Result<()> {
 /// The database file argument shared by local commands.
 #[derive(Args, Clone)]
 struct DbArg {
-    /// The database file (it must exist: `platform init` makes one).
+    /// The database: a file (it must exist: `platform init` makes one) or a PostgreSQL URL
+    /// postgres://user@host:port/database.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
 }
 
 impl DbArg {
     fn open(&self) -> platform_core::Result<Platform> {
-        open_existing(&self.db)
+        open_existing(&self.db, self.key_file.as_deref())
     }
 }
 
-/// Opens a database file that exists; a missing one is an error that says how to make one, and
-/// nothing is created.
-fn open_existing(db: &std::path::Path) -> platform_core::Result<Platform> {
-    Platform::open_existing(db).map_err(|e| match e.code() {
-        platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
-            "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",
-            db.display()
-        )),
-        _ => e,
+/// Opens a database file that exists, or a PostgreSQL database; a missing file is an error
+/// that says how to make one, and nothing is created.
+fn open_existing(
+    db: &std::path::Path,
+    key_file: Option<&std::path::Path>,
+) -> platform_core::Result<Platform> {
+    Platform::open_database(&db.to_string_lossy(), key_file, false, None).map_err(|e| {
+        match e.code() {
+            platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
+                "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",
+                db.display()
+            )),
+            _ => e,
+        }
     })
 }
 
@@ -311,6 +364,7 @@ fn main() -> ExitCode {
         }),
         Command::Automation(cmd) => done(automation::run(cmd)),
         Command::Backup(args) => done(backup(args)),
+        Command::Prune(args) => done(prune(args)),
         Command::Completions { shell } => {
             let mut cli = <Cli as clap::CommandFactory>::command();
             let mut text = Vec::new();
@@ -326,6 +380,15 @@ fn main() -> ExitCode {
                     .map_err(|e| platform_core::Error::caused("cannot render the manual page", e))
                     .and_then(|()| print_bytes(&text)),
             )
+        }
+        Command::Openapi { base_path } => {
+            let document = platform_server::openapi::document(&base_path);
+            let mut text = serde_json::to_vec_pretty(&document)
+                .map_err(|e| platform_core::Error::caused("cannot write the document", e));
+            if let Ok(text) = &mut text {
+                text.push(b'\n');
+            }
+            done(text.and_then(|text| print_bytes(&text)))
         }
     };
     match result {

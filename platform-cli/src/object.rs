@@ -17,9 +17,13 @@ use crate::remote::{segment, Remote};
 /// Where object commands act.
 #[derive(Args, Clone)]
 pub struct Target {
-    /// The database file, used when no --url is given.
+    /// The database (a file or a PostgreSQL URL), used when no --url is given.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
     /// A server's base URL, e.g. http://127.0.0.1:8080.
     #[arg(long, env = "PLATFORM_URL")]
     url: Option<String>,
@@ -259,7 +263,7 @@ impl Backend {
                 &t.environment,
             ))),
             None => {
-                let platform = crate::open_existing(&t.db)?;
+                let platform = crate::open_existing(&t.db, t.key_file.as_deref())?;
                 let who = platform.tenancy().local_principal(&t.tenant, &t.user)?;
                 let who = platform.tenancy().in_environment(&who, &t.environment)?;
                 Ok(Backend::Local(platform, who))

@@ -10,9 +10,14 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// The database file (created if absent; a new one prints its first admin token once).
+    /// The database: a file (created if absent) or a PostgreSQL URL
+    /// postgres://user@host:port/database; a new one prints its first admin token once.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, env = "PLATFORM_ADDR", default_value = "127.0.0.1:8080")]
     addr: String,
@@ -53,6 +58,11 @@ pub struct ServeArgs {
     /// Seconds between the heartbeat comments of an open event stream.
     #[arg(long, env = "PLATFORM_SSE_HEARTBEAT", default_value_t = 15.0)]
     sse_heartbeat: f64,
+    /// With a PostgreSQL --db: seconds a server's claim of a background job or an event
+    /// delivery lasts unless the server renews it; the claims of a killed server are taken
+    /// over by the others this long after it stopped.
+    #[arg(long, env = "PLATFORM_CLAIM_LEASE", default_value_t = 30.0)]
+    claim_lease: f64,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
@@ -108,9 +118,14 @@ impl DeliveryArgs {
 
 #[derive(Args)]
 pub struct InitArgs {
-    /// The database file to create.
+    /// The database to create: a file, or a PostgreSQL URL postgres://user@host:port/database
+    /// (its tables are made).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
+    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
+    /// if absent); every server of one database uses the same file. [default: platform.key]
+    #[arg(long, env = "PLATFORM_KEY_FILE")]
+    key_file: Option<PathBuf>,
     /// Also write the admin token to this file (mode 0600).
     #[arg(long)]
     print_token_file: Option<PathBuf>,
@@ -120,7 +135,7 @@ pub struct InitArgs {
 /// admin token on standard output, once; on a database that has its admin, changes nothing.
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
-    let platform = Platform::open(&args.db)?;
+    let platform = open(&args.db, args.key_file.as_deref())?;
     let Some(token) = platform.tenancy().bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
@@ -129,8 +144,8 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
                 "{} already has its admin (its token was shown once, when it was made): \
                  make another with `platform token create --db {} --tenant default --user admin \
                  --role platform`",
-                args.db.display(),
-                args.db.display()
+                shown(&args.db),
+                shown(&args.db)
             ),
         ));
     };
@@ -141,10 +156,20 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
     eprintln!(
         "{} {}: tenant \"default\", user \"admin\" (role platform); its token, shown once:",
         if existed { "initialised" } else { "created" },
-        args.db.display()
+        shown(&args.db)
     );
     println!("{token}");
     Ok(())
+}
+
+/// The database as messages name it (a URL without its password).
+fn shown(db: &Path) -> String {
+    platform_core::store::postgres::redact(&db.to_string_lossy())
+}
+
+/// Opens (creating) the database file or the PostgreSQL database `db`.
+fn open(db: &Path, key_file: Option<&Path>) -> platform_core::Result<Platform> {
+    Platform::open_database(&db.to_string_lossy(), key_file, true, None)
 }
 
 fn write_token_file(file: &Path, token: &str) -> platform_core::Result<()> {
@@ -162,12 +187,25 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     })?;
     init_logging(args.log_format);
     let settings = args.delivery.settings()?;
-    let platform = Platform::open(&args.db)?.with_delivery(settings);
+    if !(args.claim_lease >= 1.0 && args.claim_lease <= 3600.0) {
+        return Err(platform_core::Error::invalid_parameter(format!(
+            "--claim-lease must be from 1 to 3600 seconds, not {}",
+            args.claim_lease
+        )));
+    }
+    let lease = std::time::Duration::from_secs_f64(args.claim_lease);
+    let platform = Platform::open_database(
+        &args.db.to_string_lossy(),
+        args.key_file.as_deref(),
+        true,
+        Some(lease),
+    )?
+    .with_delivery(settings);
     if let Some(token) = platform.tenancy().bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
              admin token (shown once, keep it safe): {token}",
-            args.db.display()
+            shown(&args.db)
         );
         if let Some(file) = &args.print_token_file {
             write_token_file(file, &token)?;
@@ -181,7 +219,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         for addr in &addrs {
             eprintln!("listening on http://{addr}");
         }
-        tracing::info!(db = %args.db.display(), "platform serving");
+        tracing::info!(db = %shown(&args.db), "platform serving");
         server.await
     });
     outcome.map_err(|e| {

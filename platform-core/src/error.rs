@@ -34,11 +34,13 @@ pub enum ErrorCode {
     NotAcceptable,
     /// Something failed inside the platform; details go to the log only.
     Internal,
+    /// The database cannot be reached for now (a lost connection); the call may be retried.
+    Unavailable,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (for tables and tests).
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::InvalidBody,
         ErrorCode::InvalidId,
         ErrorCode::InvalidParameter,
@@ -51,6 +53,7 @@ impl ErrorCode {
         ErrorCode::Conflict,
         ErrorCode::NotAcceptable,
         ErrorCode::Internal,
+        ErrorCode::Unavailable,
     ];
 
     /// The stable name clients see.
@@ -68,6 +71,7 @@ impl ErrorCode {
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::NotAcceptable => "NOT_ACCEPTABLE",
             ErrorCode::Internal => "INTERNAL_ERROR",
+            ErrorCode::Unavailable => "UNAVAILABLE",
         }
     }
 }
@@ -92,6 +96,10 @@ pub enum Error {
     /// The storage backend failed. The source never reaches clients.
     #[error("storage failure: {0}")]
     Storage(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The storage backend cannot be reached for now (its connection was lost, it does not
+    /// answer). The source never reaches clients; nothing of the call was stored.
+    #[error("storage unavailable: {0}")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// An invariant of the platform broke. The message never reaches clients.
     #[error("internal failure: {0}")]
     Internal(String),
@@ -157,6 +165,7 @@ impl Error {
         match self {
             Error::User { code, .. } => *code,
             Error::Storage(_) | Error::Internal(_) | Error::Caused { .. } => ErrorCode::Internal,
+            Error::Unavailable(_) => ErrorCode::Unavailable,
         }
     }
 
@@ -166,6 +175,9 @@ impl Error {
             Error::User { message, .. } => message.clone(),
             Error::Storage(_) | Error::Internal(_) | Error::Caused { .. } => {
                 "internal error".to_string()
+            }
+            Error::Unavailable(_) => {
+                "the database is unavailable for now; nothing was changed, try again".to_string()
             }
         }
     }

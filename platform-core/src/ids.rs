@@ -158,6 +158,39 @@ pub enum VersionRef {
     Number(u32),
     /// A tag name.
     Tag(String),
+    /// The version that was current at an instant (`_asof`).
+    AsOf(chrono::DateTime<chrono::Utc>),
+}
+
+impl VersionRef {
+    /// The `_asof` parameter: an RFC 3339 instant, or a date (its midnight UTC).
+    pub fn as_of(text: &str) -> Result<VersionRef> {
+        crate::clock::parse_instant(text)
+            .or_else(|_| {
+                chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                    .map(|d| d.and_time(chrono::NaiveTime::MIN).and_utc())
+            })
+            .map(VersionRef::AsOf)
+            .map_err(|_| {
+                Error::invalid_parameter(format!(
+                    "_asof \"{}\" is not an instant (2024-10-27T10:00:00Z) or a date",
+                    shorten(text)
+                ))
+            })
+    }
+
+    /// The version of these (oldest first) it names: for `AsOf`, the newest written at or
+    /// before the instant.
+    pub fn pick_as_of(
+        at: chrono::DateTime<chrono::Utc>,
+        versions: &[crate::store::StoredVersion],
+    ) -> Option<u32> {
+        versions
+            .iter()
+            .filter(|v| v.timestamp <= at)
+            .map(|v| v.version)
+            .max()
+    }
 }
 
 impl FromStr for VersionRef {
@@ -179,6 +212,9 @@ impl fmt::Display for VersionRef {
         match self {
             VersionRef::Number(n) => write!(f, "version {n}"),
             VersionRef::Tag(t) => write!(f, "tag \"{t}\""),
+            VersionRef::AsOf(t) => {
+                write!(f, "version current at {}", crate::clock::format_instant(*t))
+            }
         }
     }
 }

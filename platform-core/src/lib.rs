@@ -95,9 +95,11 @@ impl Platform {
     }
 
     /// The same platform publishing realtime messages to `sink`.
+    /// On a database several processes serve, the sink reaches the subscribers of all of them
+    /// (each process attaches its own).
     pub fn with_realtime(self, sink: Arc<dyn realtime::Realtime>) -> Platform {
         Platform {
-            realtime: Some(sink),
+            realtime: Some(self.store.realtime_across(sink)),
             ..self
         }
     }
@@ -138,8 +140,15 @@ impl Platform {
     /// otherwise, and nothing is created): for tools that read a database rather than make one.
     #[cfg(feature = "sqlite")]
     pub fn open_existing(path: &std::path::Path) -> Result<Platform> {
+        Platform::check_existing(path)?;
+        Platform::open(path)
+    }
+
+    /// Fails unless `path` is an existing file.
+    #[cfg(feature = "sqlite")]
+    fn check_existing(path: &std::path::Path) -> Result<()> {
         match std::fs::metadata(path) {
-            Ok(m) if m.is_file() => Platform::open(path),
+            Ok(m) if m.is_file() => Ok(()),
             Ok(_) => Err(Error::invalid_parameter(format!(
                 "{} is not a database file",
                 path.display()
@@ -152,6 +161,74 @@ impl Platform {
                 "cannot read {}: {e}",
                 path.display()
             ))),
+        }
+    }
+
+    /// A platform on a PostgreSQL database (`postgres://user@host:port/database`), sealing
+    /// secrets with the key in `key_file` (created with mode 0600 if absent): every server of
+    /// one database must use the same key file. An unreachable database is
+    /// [`Error::Unavailable`] naming it.
+    /// Claims of jobs and deliveries last `lease` unless renewed (a killed server's claims are
+    /// taken over by the others after it; [`store::postgres::DEFAULT_LEASE`] by default).
+    #[cfg(feature = "postgres")]
+    pub fn open_postgres(
+        url: &str,
+        key_file: &std::path::Path,
+        lease: std::time::Duration,
+    ) -> Result<Platform> {
+        let store = store::postgres::PgStore::open_in_schema(url, "public", lease).map_err(
+            |e| match e {
+                Error::Unavailable(cause) => {
+                    // The whole chain: the client's own message rarely says why.
+                    let mut why = cause.to_string();
+                    let mut next = cause.source();
+                    while let Some(e) = next {
+                        why.push_str(&format!(": {e}"));
+                        next = e.source();
+                    }
+                    Error::Unavailable(
+                        format!(
+                            "cannot reach the PostgreSQL database {}: {why}",
+                            store::postgres::redact(url)
+                        )
+                        .into(),
+                    )
+                }
+                other => other,
+            },
+        )?;
+        let key = secrets::SecretKey::load_or_create(key_file)?;
+        Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
+    }
+
+    /// A platform on `db`: a PostgreSQL URL ([`Platform::open_postgres`], with `key_file` or
+    /// `platform.key` in the working directory, and claims lasting `lease` or the default), or
+    /// a SQLite database file, created when `create` and absent (else it must exist), its key
+    /// in `key_file` or beside it.
+    #[cfg(all(feature = "sqlite", feature = "postgres"))]
+    pub fn open_database(
+        db: &str,
+        key_file: Option<&std::path::Path>,
+        create: bool,
+        lease: Option<std::time::Duration>,
+    ) -> Result<Platform> {
+        if store::postgres::is_url(db) {
+            let key = key_file.unwrap_or(std::path::Path::new("platform.key"));
+            let lease = lease.unwrap_or(store::postgres::DEFAULT_LEASE);
+            return Platform::open_postgres(db, key, lease);
+        }
+        let path = std::path::Path::new(db);
+        if !create {
+            // Refuses a missing file before anything is created.
+            Platform::check_existing(path)?;
+        }
+        match key_file {
+            None => Platform::open(path),
+            Some(key_file) => {
+                let key = secrets::SecretKey::load_or_create(key_file)?;
+                let store = store::sqlite::SqliteStore::open(path)?;
+                Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
+            }
         }
     }
 

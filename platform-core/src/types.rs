@@ -35,6 +35,27 @@ impl Platform {
         }
     }
 
+    /// The retention policy of objects of `type_name` (its type's `_retention`), if any.
+    pub(crate) fn retention_of(
+        &self,
+        tx: &dyn DocumentRead,
+        p: &Principal,
+        coll: Collection,
+        type_name: &str,
+    ) -> Result<Option<Retention>> {
+        if coll != Collection::Object
+            || type_name.is_empty()
+            || validate_id(type_name, "_type").is_err()
+        {
+            return Ok(None);
+        }
+        let scope = Scope::for_source(Source::of_id(type_name), p);
+        match tx.current(Collection::Type, &scope, type_name)? {
+            Some(def) => Retention::of(&def.body),
+            None => Ok(None),
+        }
+    }
+
     /// Whether documents of `type_name` keep every version.
     pub(crate) fn is_versioned(
         &self,
@@ -100,11 +121,108 @@ impl Platform {
     }
 }
 
+/// How many versions objects of a type keep (`_retention` on the type definition).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// The newest versions kept (the current one among them), at least 1.
+    pub keep_versions: Option<u32>,
+    /// Tagged versions are kept whatever their age or rank.
+    pub keep_tagged: bool,
+    /// Versions older than this many days go (never the current one).
+    pub max_age_days: Option<u32>,
+}
+
+impl Retention {
+    /// The policy of a type definition (`None` without `_retention`); a malformed one is a
+    /// 400 naming its field.
+    pub fn of(def: &Map<String, Value>) -> Result<Option<Retention>> {
+        let Some(spec) = def.get("_retention") else {
+            return Ok(None);
+        };
+        let Value::Object(spec) = spec else {
+            return Err(Error::invalid_body(format!(
+                "_retention must be an object {{keepVersions, keepTagged, maxAgeDays}}, not {}",
+                json_kind(spec)
+            )));
+        };
+        if let Some(k) = spec
+            .keys()
+            .find(|k| !["keepVersions", "keepTagged", "maxAgeDays"].contains(&k.as_str()))
+        {
+            return Err(Error::invalid_body(format!(
+                "_retention.{k} is not a field: use keepVersions, keepTagged, maxAgeDays"
+            )));
+        }
+        let count = |name: &str| -> Result<Option<u32>> {
+            match spec.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .filter(|n| *n >= 1 && *n <= u64::from(u32::MAX))
+                    .map(|n| Some(n as u32))
+                    .ok_or_else(|| {
+                        Error::invalid_body(format!(
+                            "_retention.{name} must be a whole number of at least 1, not {v}"
+                        ))
+                    }),
+            }
+        };
+        let keep_tagged = match spec.get("keepTagged") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(Error::invalid_body(format!(
+                    "_retention.keepTagged must be a boolean, not {}",
+                    json_kind(other)
+                )))
+            }
+        };
+        let policy = Retention {
+            keep_versions: count("keepVersions")?,
+            keep_tagged,
+            max_age_days: count("maxAgeDays")?,
+        };
+        if policy.keep_versions.is_none() && policy.max_age_days.is_none() {
+            return Err(Error::invalid_body(
+                "_retention needs keepVersions or maxAgeDays",
+            ));
+        }
+        Ok(Some(policy))
+    }
+
+    /// The versions (oldest first, the last current) this policy removes at `now`.
+    pub fn doomed(
+        &self,
+        versions: &[crate::store::StoredVersion],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Vec<u32> {
+        let Some(current) = versions.iter().map(|v| v.version).max() else {
+            return Vec::new();
+        };
+        let n = versions.len();
+        versions
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.version != current)
+            .filter(|(_, v)| !self.keep_tagged || v.tags.is_empty())
+            .filter(|(i, v)| {
+                let beyond = self.keep_versions.is_some_and(|k| n - i > k as usize);
+                let old = self
+                    .max_age_days
+                    .is_some_and(|d| v.timestamp < now - chrono::TimeDelta::days(i64::from(d)));
+                beyond || old
+            })
+            .map(|(_, v)| v.version)
+            .collect()
+    }
+}
+
 fn check_type_definition(
     tx: &dyn DocumentRead,
     p: &Principal,
     fields: &Map<String, Value>,
 ) -> Result<()> {
+    Retention::of(fields)?;
     match fields.get("_versioned") {
         None | Some(Value::Bool(_)) => {}
         Some(other) => {

@@ -13,8 +13,9 @@
 //! | GET | `/action/v1/public/{id}` | one target |
 
 use crate::error::ApiError;
+use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::request::{Body, Caller, Query};
-use crate::routes::{listed, method_not_allowed};
+use crate::routes::listed;
 use actix_web::{web, HttpResponse};
 use platform_core::events::automations::LogQuery;
 use platform_core::query::Paging;
@@ -22,47 +23,76 @@ use platform_core::ErrorCode;
 
 type Reply = Result<HttpResponse, ApiError>;
 
-/// Registers the routes (before the generic ones).
-pub fn register(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/automation/v1")
-            .route(web::get().to(list))
-            .route(web::post().to(save_automation))
-            .default_service(web::to(method_not_allowed)),
+/// The automation and action routes (before the generic ones).
+pub(crate) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(
+        Verb::Get,
+        "/automation/v1",
+        "The caller's automations",
+        |r| r.to(list),
     )
-    .service(
-        web::resource("/automation/v1/log")
-            .route(web::get().to(log))
-            .default_service(web::to(method_not_allowed)),
+    .query(&["_limit", "_skip"])
+    .answer(AnswerDoc::List),
+    Endpoint::new(
+        Verb::Post,
+        "/automation/v1",
+        "Create an automation, or update one with _id",
+        |r| r.to(save_automation),
     )
-    .service(
-        web::resource("/automation/v1/mail")
-            .route(web::get().to(mail))
-            .default_service(web::to(method_not_allowed)),
+    .body(BodyDoc::Object),
+    Endpoint::new(Verb::Get, "/automation/v1/log", "The automation log", |r| {
+        r.to(log)
+    })
+    .query(&["automation", "status", "from", "to", "_limit", "_skip"])
+    .answer(AnswerDoc::List),
+    Endpoint::new(Verb::Get, "/automation/v1/mail", "The mail outbox", |r| {
+        r.to(mail)
+    })
+    .query(&["_limit", "_skip"])
+    .answer(AnswerDoc::List),
+    Endpoint::new(
+        Verb::Get,
+        "/automation/v1/{id}",
+        "One automation; _run=true test-fires it",
+        |r| r.to(get),
     )
-    .service(
-        web::resource("/automation/v1/{id}")
-            .route(web::get().to(get))
-            .route(web::delete().to(delete))
-            .route(web::put().to(put))
-            .default_service(web::to(method_not_allowed)),
+    .query(&["_run", "_delay"]),
+    Endpoint::new(
+        Verb::Delete,
+        "/automation/v1/{id}",
+        "Delete an automation",
+        |r| r.to(delete),
+    ),
+    Endpoint::new(
+        Verb::Put,
+        "/automation/v1/{id}",
+        "Enable or disable an automation: body {\"enabled\": bool}",
+        |r| r.to(put),
     )
-    .service(
-        web::resource("/automation/v1/{id}/{switch}")
-            .route(web::post().to(switch))
-            .default_service(web::to(method_not_allowed)),
+    .body(BodyDoc::Object),
+    Endpoint::new(
+        Verb::Post,
+        "/automation/v1/{id}/{switch}",
+        "Enable or disable an automation",
+        |r| r.to(switch),
+    ),
+    Endpoint::new(
+        Verb::Get,
+        "/action/v1/{source}",
+        "The automation targets",
+        |r| r.to(targets_list),
     )
-    .service(
-        web::resource("/action/v1/{source}")
-            .route(web::get().to(targets_list))
-            .default_service(web::to(method_not_allowed)),
+    .sources(&["public"])
+    .query(&["_limit", "_skip"])
+    .answer(AnswerDoc::List),
+    Endpoint::new(
+        Verb::Get,
+        "/action/v1/{source}/{id}",
+        "One automation target",
+        |r| r.to(target_get),
     )
-    .service(
-        web::resource("/action/v1/{source}/{id}")
-            .route(web::get().to(target_get))
-            .default_service(web::to(method_not_allowed)),
-    );
-}
+    .sources(&["public"]),
+];
 
 async fn list(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;

@@ -9,9 +9,26 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use platform_core::{Error, ErrorCode};
-use serde_json::json;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The body of every error answer (its schema is the document's `ErrorEnvelope`).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorEnvelope {
+    /// What went wrong.
+    pub error: ErrorBody,
+}
+
+/// The inside of the error envelope.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// The HTTP status, repeated.
+    pub status: u16,
+    /// The stable code, e.g. `INVALID_PARAMETER` or `NOT_FOUND`.
+    pub code: &'static str,
+    /// What went wrong and, where it helps, what to send instead.
+    pub message: String,
+}
 
 /// The response header that carries the error text.
 pub const ERROR_HEADER: &str = "x-platform-error";
@@ -79,6 +96,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
         ErrorCode::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         ErrorCode::Conflict => StatusCode::CONFLICT,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
 
@@ -230,6 +248,10 @@ impl ResponseError for ApiError {
                 tracing::error!(incident, error = ?e, "internal error");
                 format!("internal error (id {incident})")
             }
+            ApiError::Core(e) if e.code() == ErrorCode::Unavailable => {
+                tracing::warn!(error = ?e, "storage unavailable");
+                e.public_message()
+            }
             ApiError::Core(e) => bounded(&e.public_message()).into_owned(),
             ApiError::Http(_, message) => bounded(message).into_owned(),
         };
@@ -243,7 +265,13 @@ impl ResponseError for ApiError {
                 "Bearer realm=\"platform\"",
             ));
         }
-        res.json(json!({"error": {"status": status.as_u16(), "code": name, "message": message}}))
+        res.json(ErrorEnvelope {
+            error: ErrorBody {
+                status: status.as_u16(),
+                code: name,
+                message,
+            },
+        })
     }
 }
 

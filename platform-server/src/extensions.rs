@@ -2,8 +2,8 @@
 //! views, and realtime messages (Server-Sent Events).
 
 use crate::error::ApiError;
+use crate::openapi::{AnswerDoc, Endpoint, Verb};
 use crate::request::{Caller, Query};
-use crate::routes::method_not_allowed;
 use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
@@ -49,24 +49,34 @@ impl Realtime for Hub {
     }
 }
 
-/// Registers the extension routes (before the generic ones).
-pub fn register(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/extension/v1/realtime")
-            .route(web::get().to(realtime))
-            .default_service(web::to(method_not_allowed)),
+/// The extension routes beyond the versioned ones (before the generic ones).
+pub(crate) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(
+        Verb::Get,
+        "/extension/v1/realtime",
+        "A stream of the messages of every installed extension",
+        |r| r.to(realtime),
     )
-    .service(
-        web::resource("/extension/v1/{source}/{id}/messages")
-            .route(web::get().to(messages))
-            .default_service(web::to(method_not_allowed)),
+    .query(&["_limit"])
+    .answer(AnswerDoc::EventStream),
+    Endpoint::new(
+        Verb::Get,
+        "/extension/v1/{source}/{id}/messages",
+        "A stream of one installed extension's messages",
+        |r| r.to(messages),
     )
-    .service(
-        web::resource("/extension/v1/{source}/{id}/view/{view}")
-            .route(web::get().to(view))
-            .default_service(web::to(method_not_allowed)),
-    );
-}
+    .sources(&["private"])
+    .query(&["_limit"])
+    .answer(AnswerDoc::EventStream),
+    Endpoint::new(
+        Verb::Get,
+        "/extension/v1/{source}/{id}/view/{view}",
+        "Run a view of an installed extension (Accept text/html)",
+        |r| r.to(view),
+    )
+    .sources(&["private"])
+    .answer(AnswerDoc::Html),
+];
 
 fn private_only(source: &str) -> Result<(), ApiError> {
     if source == "private" {

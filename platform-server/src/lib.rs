@@ -11,6 +11,7 @@ pub mod console;
 pub mod error;
 pub mod extensions;
 pub mod negotiate;
+pub mod openapi;
 pub mod ops;
 pub mod outbound;
 pub mod request;
@@ -199,15 +200,16 @@ pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(
                 web::scope(&base)
                     .wrap(from_fn(request::check_url_and_query_names))
-                    .configure(ops::register)
+                    // The console's pages (HTML for browsers, not the API the OpenAPI document
+                    // describes) first: `/console` is not a `/{service}`.
                     .configure(console::register)
-                    .configure(routes::register),
+                    .configure(openapi::register_all),
             )
             .default_service(web::to(routes::unknown_path));
     }
 }
 
-fn normalise_base(base: &str) -> String {
+pub(crate) fn normalise_base(base: &str) -> String {
     let trimmed = base.trim_matches('/');
     if trimmed.is_empty() {
         String::new()

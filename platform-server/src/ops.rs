@@ -2,6 +2,7 @@
 //! the access log, `ETag`s on GET answers, and small bodies left uncompressed.
 
 use crate::error::ApiError;
+use crate::openapi::{AnswerDoc, Endpoint, Verb};
 use crate::request::Caller;
 use crate::AppState;
 use actix_web::body::{BoxBody, MessageBody};
@@ -118,12 +119,33 @@ fn up(ok: bool) -> &'static str {
     }
 }
 
-/// Registers `/health`, `/ready` and `/metrics` (before the services' routes).
-pub fn register(cfg: &mut web::ServiceConfig) {
-    cfg.route("/health", web::get().to(health))
-        .route("/ready", web::get().to(ready))
-        .route("/metrics", web::get().to(metrics));
-}
+/// `/health`, `/ready`, `/metrics` and `/openapi.json` (registered before the services' routes).
+pub(crate) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(Verb::Get, "/health", "The process serves requests", |r| {
+        r.to(health)
+    })
+    .open(),
+    Endpoint::new(
+        Verb::Get,
+        "/ready",
+        "The database answers and the workers run (503 when not)",
+        |r| r.to(ready),
+    )
+    .answer(AnswerDoc::Readiness)
+    .open(),
+    Endpoint::new(
+        Verb::Get,
+        "/metrics",
+        "Prometheus metrics (open, a role, or off, as --metrics says)",
+        |r| r.to(metrics),
+    )
+    .answer(AnswerDoc::Metrics)
+    .token_optional(),
+    Endpoint::new(Verb::Get, "/openapi.json", "This OpenAPI document", |r| {
+        r.to(crate::openapi::openapi_json)
+    })
+    .open(),
+];
 
 /// `GET /health`: the process serves requests. No token, no database.
 async fn health() -> HttpResponse {

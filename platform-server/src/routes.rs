@@ -2,6 +2,7 @@
 
 use crate::error::{ApiError, HttpCode};
 use crate::negotiate::Output;
+use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::request::{Body, Caller, Query};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -27,47 +28,165 @@ pub(crate) fn listed<T: serde::Serialize>(items: Vec<T>, total: u64) -> HttpResp
 
 type Reply = Result<HttpResponse, ApiError>;
 
-/// Registers every route under the current scope.
-pub fn register(cfg: &mut web::ServiceConfig) {
-    crate::secrets::register(cfg);
-    crate::extensions::register(cfg);
-    crate::validation::register(cfg);
-    crate::automation::register(cfg);
-    cfg.service(
-        web::resource("/{service}")
-            .route(web::get().to(build_info))
-            .route(web::post().to(save_alias))
-            .default_service(web::to(method_not_allowed)),
+/// Every service (`GET /{service}` answers each one's build information).
+pub const ALL_SERVICES: &[&str] = &[
+    "object",
+    "data",
+    "secret",
+    "extension",
+    "validationconfig",
+    "validation",
+    "automation",
+    "action",
+    "type",
+    "script",
+];
+/// The versioned services the generic routes store.
+const VERSIONED: &[&str] = &["object", "type", "script", "extension"];
+/// The versioned services and the (read-only) data service.
+const READABLE: &[&str] = &["object", "type", "script", "extension", "data"];
+const SAVE_QUERY: &[&str] = &["_reason", "_replace", "_onDuplicate"];
+const LIST_QUERY: &[&str] = &[
+    "_filter",
+    "_sort",
+    "_limit",
+    "_skip",
+    "_search",
+    "_searchinfo",
+    "_distinct",
+    "_project",
+    "_id",
+    "_type",
+    "_profile",
+    "_range",
+    "_template",
+    "currency",
+    "units",
+    "__density",
+    "_calendar",
+    "_observed",
+    "_distribution",
+    "_block",
+    "_timezone",
+];
+const ITEM_QUERY: &[&str] = &[
+    "_project",
+    "_profile",
+    "_range",
+    "_function",
+    "_template",
+    "_version",
+    "_asof",
+    "_calendar",
+    "_observed",
+    "_distribution",
+    "_block",
+    "_timezone",
+    "tenor",
+    "listTenors",
+    "currency",
+    "units",
+    "__density",
+];
+
+/// The generic routes of the versioned services, registered after every specific one.
+pub(crate) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(
+        Verb::Get,
+        "/{service}",
+        "The service's build information",
+        |r| r.to(build_info),
     )
-    .service(
-        web::resource("/{service}/v1")
-            .route(web::post().to(save))
-            .default_service(web::to(method_not_allowed)),
+    .services(ALL_SERVICES),
+    Endpoint::new(
+        Verb::Post,
+        "/{service}",
+        "Save (as POST /{service}/v1)",
+        |r| r.to(save_alias),
     )
-    .service(
-        web::resource("/{service}/v1/{source}")
-            .route(web::get().to(list))
-            .route(web::post().to(save_to_source))
-            .default_service(web::to(method_not_allowed)),
+    .services(&[
+        "object",
+        "type",
+        "script",
+        "extension",
+        "secret",
+        "automation",
+    ])
+    .query(SAVE_QUERY)
+    .body(BodyDoc::ObjectOrArray)
+    .answer(AnswerDoc::Saved),
+    Endpoint::new(
+        Verb::Post,
+        "/{service}/v1",
+        "Create or update one item, or an array in one transaction",
+        |r| r.to(save),
     )
-    .service(
-        web::resource("/{service}/v1/{source}/{key}")
-            .route(web::get().to(get_current))
-            .route(web::delete().to(delete_latest))
-            .default_service(web::to(method_not_allowed)),
+    .services(VERSIONED)
+    .query(SAVE_QUERY)
+    .body(BodyDoc::ObjectOrArray)
+    .answer(AnswerDoc::Saved),
+    Endpoint::new(
+        Verb::Get,
+        "/{service}/v1/{source}",
+        "List items (paged)",
+        |r| r.to(list),
     )
-    .service(
-        web::resource("/{service}/v1/{source}/{key}/{version}")
-            .route(web::get().to(get_version))
-            .route(web::delete().to(delete_version))
-            .default_service(web::to(method_not_allowed)),
+    .services(READABLE)
+    .query(LIST_QUERY)
+    .answer(AnswerDoc::FormattedList),
+    Endpoint::new(
+        Verb::Post,
+        "/{service}/v1/{source}",
+        "Save into a source; extensions: _publish=true publishes (public) or installs (private)",
+        |r| r.to(save_to_source),
     )
-    .service(
-        web::resource("/{service}/v1/{source}/{key}/{version}/{tag}")
-            .route(web::put().to(tag))
-            .default_service(web::to(method_not_allowed)),
-    );
-}
+    .services(VERSIONED)
+    .query(&["_reason", "_replace", "_onDuplicate", "_publish", "_accept"])
+    .body(BodyDoc::ObjectOrArray)
+    .answer(AnswerDoc::Saved),
+    Endpoint::new(
+        Verb::Get,
+        "/{service}/v1/{source}/{key}",
+        "One item (its current version, or by tag); _function=listAutomations",
+        |r| r.to(get_current),
+    )
+    .services(READABLE)
+    .query(ITEM_QUERY)
+    .functions(&["listAutomations"], false)
+    .answer(AnswerDoc::Formatted),
+    Endpoint::new(
+        Verb::Delete,
+        "/{service}/v1/{source}/{key}",
+        "Delete the latest version (a rollback); uninstalls a private extension",
+        |r| r.to(delete_latest),
+    )
+    .services(VERSIONED)
+    .query(&["_reason"]),
+    Endpoint::new(
+        Verb::Get,
+        "/{service}/v1/{source}/{key}/{version}",
+        "One version (number or tag), or * for the list of versions",
+        |r| r.to(get_version),
+    )
+    .services(VERSIONED)
+    .query(&["_project", "_template"])
+    .answer(AnswerDoc::Formatted),
+    Endpoint::new(
+        Verb::Delete,
+        "/{service}/v1/{source}/{key}/{version}",
+        "Delete one version (number or tag), or * for every version",
+        |r| r.to(delete_version),
+    )
+    .services(VERSIONED)
+    .query(&["_reason"]),
+    Endpoint::new(
+        Verb::Put,
+        "/{service}/v1/{source}/{key}/{version}/{tag}",
+        "Tag a version (a tag moves from the version that had it)",
+        |r| r.to(tag),
+    )
+    .services(VERSIONED),
+];
 
 /// Whether a path names the (read-only) data service.
 fn is_data(service: &str) -> bool {
@@ -271,6 +390,11 @@ async fn get_current(
     } else {
         None
     };
+    // `_asof` reads the version current then (data reads take it in their query).
+    let as_of = match params.get("_asof") {
+        Some(t) if !data && profile.is_none() => Some(VersionRef::as_of(t)?),
+        _ => None,
+    };
     let out = output.clone();
     let body = caller
         .run(move |p, who| {
@@ -285,7 +409,7 @@ async fn get_current(
                 }
                 _ => p
                     .objects()
-                    .get(who, coll, source, &key, None, project.as_ref())?,
+                    .get(who, coll, source, &key, as_of.as_ref(), project.as_ref())?,
             };
             out.body(p, who, &item, false)
         })

@@ -1,27 +1,31 @@
 //! Routes of the secret service: `GET v1`, `GET v1/{key}`, `POST v1`, `DELETE v1/{key}`.
 
 use crate::error::ApiError;
+use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::request::{Body, Caller};
-use crate::routes::{listed, method_not_allowed};
+use crate::routes::listed;
 use actix_web::{web, HttpResponse};
 
 type Reply = Result<HttpResponse, ApiError>;
 
-/// Registers the secret routes (before the generic ones, which they take precedence over).
-pub fn register(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/secret/v1")
-            .route(web::get().to(list))
-            .route(web::post().to(save))
-            .default_service(web::to(method_not_allowed)),
+/// The secret routes (before the generic ones, which they take precedence over).
+pub(crate) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(
+        Verb::Get,
+        "/secret/v1",
+        "List the secrets, without their values",
+        |r| r.to(list),
     )
-    .service(
-        web::resource("/secret/v1/{key}")
-            .route(web::get().to(get))
-            .route(web::delete().to(delete))
-            .default_service(web::to(method_not_allowed)),
-    );
-}
+    .answer(AnswerDoc::List),
+    Endpoint::new(Verb::Post, "/secret/v1", "Create or update a secret", |r| {
+        r.to(save)
+    })
+    .body(BodyDoc::Object),
+    Endpoint::new(Verb::Get, "/secret/v1/{key}", "One secret", |r| r.to(get)),
+    Endpoint::new(Verb::Delete, "/secret/v1/{key}", "Delete a secret", |r| {
+        r.to(delete)
+    }),
+];
 
 async fn list(caller: Caller) -> Reply {
     let items = caller.run(|p, who| p.secrets().list(who)).await?;

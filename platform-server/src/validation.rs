@@ -1,8 +1,9 @@
 //! Routes of the validationconfig and validation services.
 
 use crate::error::ApiError;
+use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::request::{Caller, Query};
-use crate::routes::{listed, method_not_allowed};
+use crate::routes::listed;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
 use platform_core::ids::{Source, VersionRef};
@@ -14,42 +15,121 @@ type Reply = Result<HttpResponse, ApiError>;
 
 const CONFIG: Collection = Collection::ValidationConfig;
 
-/// Registers the routes (before the generic ones).
-pub fn register(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/validationconfig/v1")
-            .route(web::get().to(list_configs))
-            .route(web::post().to(save_config))
-            .default_service(web::to(method_not_allowed)),
+const LIST_AND_FUNCTION: &[&str] = &[
+    "_filter",
+    "_sort",
+    "_limit",
+    "_skip",
+    "_search",
+    "_distinct",
+    "_project",
+    "_function",
+];
+
+/// The validationconfig and validation routes (before the generic ones).
+pub(crate) const ENDPOINTS: &[Endpoint] = &[
+    Endpoint::new(
+        Verb::Get,
+        "/validationconfig/v1",
+        "List the validation configurations; _function=automations recreates missing automations",
+        |r| r.to(list_configs),
     )
-    .service(
-        web::resource("/validationconfig/v1/{id}")
-            .route(web::get().to(get_config))
-            .route(web::delete().to(delete_config))
-            .default_service(web::to(method_not_allowed)),
+    .query(LIST_AND_FUNCTION)
+    .functions(&["automations"], false)
+    .answer(AnswerDoc::ObjectOrList),
+    Endpoint::new(
+        Verb::Post,
+        "/validationconfig/v1",
+        "Save a validation configuration; _function=automations recreates missing automations",
+        |r| r.to(save_config),
     )
-    .service(
-        web::resource("/validationconfig/v1/{id}/{version}")
-            .route(web::get().to(config_version))
-            .default_service(web::to(method_not_allowed)),
+    .query(&["_reason", "_replace", "_function"])
+    .functions(&["automations"], false)
+    .body(BodyDoc::OptionalObject),
+    Endpoint::new(
+        Verb::Get,
+        "/validationconfig/v1/{id}",
+        "One validation configuration (its data id); _function=listAutomations",
+        |r| r.to(get_config),
     )
-    .service(
-        web::resource("/validationconfig/v1/{id}/{version}/{tag}")
-            .route(web::put().to(tag_config))
-            .default_service(web::to(method_not_allowed)),
+    .query(&["_function"])
+    .functions(&["listAutomations"], false)
+    .answer(AnswerDoc::ObjectOrList),
+    Endpoint::new(
+        Verb::Delete,
+        "/validationconfig/v1/{id}",
+        "Delete a validation configuration (its records are kept)",
+        |r| r.to(delete_config),
     )
-    .service(
-        web::resource("/validation/v1")
-            .route(web::get().to(validation_get))
-            .route(web::post().to(validation_post))
-            .default_service(web::to(method_not_allowed)),
+    .query(&["_reason"]),
+    Endpoint::new(
+        Verb::Get,
+        "/validationconfig/v1/{id}/{version}",
+        "One version of a configuration, or * for the list of versions",
+        |r| r.to(config_version),
     )
-    .service(
-        web::resource("/validation/v1/{id}")
-            .route(web::get().to(get_record))
-            .default_service(web::to(method_not_allowed)),
-    );
-}
+    .answer(AnswerDoc::ObjectOrList),
+    Endpoint::new(
+        Verb::Put,
+        "/validationconfig/v1/{id}/{version}/{tag}",
+        "Tag a version of a configuration",
+        |r| r.to(tag_config),
+    ),
+    Endpoint::new(
+        Verb::Get,
+        "/validation/v1",
+        "List validation records; _function=stats or jobs",
+        |r| r.to(validation_get),
+    )
+    .query(&[
+        "_filter",
+        "_sort",
+        "_limit",
+        "_skip",
+        "_search",
+        "_distinct",
+        "_project",
+        "_function",
+        "from",
+        "to",
+        "target",
+        "kind",
+        "group",
+    ])
+    .functions(&["stats", "jobs"], false)
+    .answer(AnswerDoc::ObjectOrList),
+    Endpoint::new(
+        Verb::Post,
+        "/validation/v1",
+        "Run, test, suggest or tune checks; override, removeOverride or comment records",
+        |r| r.to(validation_post),
+    )
+    .query(&["_function", "_delay"])
+    .functions(
+        &[
+            "run",
+            "test",
+            "runMany",
+            "suggest",
+            "tune",
+            "override",
+            "removeOverride",
+            "comment",
+            "automations",
+        ],
+        true,
+    )
+    .body(BodyDoc::OptionalObject),
+    Endpoint::new(
+        Verb::Get,
+        "/validation/v1/{id}",
+        "One validation record; _function=listAutomations",
+        |r| r.to(get_record),
+    )
+    .query(&["_function"])
+    .functions(&["listAutomations"], false)
+    .answer(AnswerDoc::ObjectOrList),
+];
 
 async fn list_configs(caller: Caller, Query(params): Query) -> Reply {
     if let Some(function) = params.get("_function") {

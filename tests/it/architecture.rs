@@ -70,6 +70,38 @@ fn only_store_sqlite_names_rusqlite() {
 }
 
 #[test]
+fn only_store_postgres_names_the_postgres_crate() {
+    let core = root().join("platform-core/src");
+    let postgres = core.join("store/postgres");
+    let mut files = Vec::new();
+    rust_files(&core, &mut files);
+    let mut users = 0;
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        let names = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .any(|l| l.contains("postgres::") && !l.contains("store::postgres::"));
+        if names {
+            assert!(
+                file.starts_with(&postgres),
+                "{} names the postgres crate outside store::postgres",
+                file.display()
+            );
+            users += 1;
+        }
+    }
+    assert!(users > 0, "store::postgres should name the postgres crate");
+    for krate in ["platform-server", "platform-cli"] {
+        let manifest = fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest.contains("postgres"),
+            "{krate} depends on the postgres crate"
+        );
+    }
+}
+
+#[test]
 fn the_server_maps_every_error_code_to_a_status() {
     use platform_core::ErrorCode;
     for code in ErrorCode::ALL {

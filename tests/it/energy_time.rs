@@ -174,3 +174,153 @@ async fn bad_scaling_input_is_a_400_naming_it() {
         assert!(m.contains(says), "{query}: {m}");
     }
 }
+
+#[actix_rt::test]
+async fn as_of_reads_answer_the_version_current_then_with_its_data() {
+    let s = TestServer::at("2024-05-01T09:00:00Z");
+    let c = s.client(Role::Writer);
+    c.save(
+        json!({"_id": "NBP", "name": "first", "SPOT": {"_type": "VarTimeSeries",
+        "calendar": "DAILY", "data": [{"time": "2024-04-30", "value": 10}]}}),
+    )
+    .await;
+    s.advance(3600);
+    c.save(
+        json!({"_id": "NBP", "name": "second", "SPOT": {"_type": "VarTimeSeries",
+        "calendar": "DAILY", "data": [{"time": "2024-04-30", "value": 11},
+                                       {"time": "2024-05-01", "value": 12}]}}),
+    )
+    .await;
+    let at = |t: &str| format!("/object/v1/private/NBP?_asof={t}");
+    let r = c.get(&at("2024-05-01T09:30:00Z")).await;
+    assert_eq!((r.status, r.body["name"].clone()), (200, json!("first")));
+    assert_eq!(r.body["_version"], 1);
+    // At the instant of a save, that save is current.
+    let r = c.get(&at("2024-05-01T10:00:00Z")).await;
+    assert_eq!(r.body["name"], "second");
+    assert_eq!(c.get(&at("2030-01-01")).await.body["_version"], 2);
+    // Before it existed: not found.
+    c.get(&at("2024-05-01T08:59:59Z"))
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // The all source too.
+    let r = c.get("/object/v1/all/NBP?_asof=2024-05-01T09:30:00Z").await;
+    assert_eq!(r.body["name"], "first");
+    // Data as of then: the data of that version.
+    let r = c
+        .get("/data/v1/private/NBP:SPOT?_asof=2024-05-01T09:30:00Z")
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(
+        r.body["data"],
+        json!([{"time": "2024-04-30", "value": 10.0}])
+    );
+    let r = c.get("/data/v1/private/NBP:SPOT?_asof=2024-05-02").await;
+    assert_eq!(r.body["data"].as_array().unwrap().len(), 2);
+    c.get("/data/v1/private/NBP:SPOT?_asof=2024-04-01")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // Bad input.
+    for (path, says) in [
+        ("/object/v1/private/NBP?_asof=yesterday", "\"yesterday\""),
+        ("/data/v1/private/NBP:SPOT?_asof=soon", "\"soon\""),
+        (
+            "/data/v1/private/NBP:SPOT?_asof=2024-05-02&_version=1",
+            "send one",
+        ),
+        ("/object/v1/private?_asof=2024-05-02", "_asof"),
+    ] {
+        let m = c.get(path).await.assert_error(400, "INVALID_PARAMETER");
+        assert!(m.contains(says), "{path}: {m}");
+    }
+}
+
+#[actix_rt::test]
+async fn a_types_retention_prunes_old_versions_with_their_data_at_each_save() {
+    let s = TestServer::at("2024-01-01T00:00:00Z");
+    let c = s.client(Role::Writer);
+    let t = c
+        .post(
+            "/type/v1",
+            json!({"_id": "Quote", "_retention": {"keepVersions": 2, "keepTagged": true}}),
+        )
+        .await;
+    assert_eq!(t.status, 200, "{:?}", t.body);
+    let save = |v: i64| {
+        json!({"_id": "Q", "_type": "Quote", "v": v, "P": {"_type": "VarTimeSeries",
+            "calendar": "DAILY", "data": [{"time": format!("2024-01-{:02}", v), "value": v}]}})
+    };
+    c.save(save(1)).await;
+    assert_eq!(c.put("/object/v1/private/Q/1/keep").await.status, 200);
+    for v in 2..=4 {
+        s.advance(86_400);
+        c.save(save(v)).await;
+    }
+    let versions = c.get("/object/v1/private/Q/*").await;
+    let numbers: Vec<i64> = versions
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["_version"].as_i64().unwrap())
+        .collect();
+    // The two newest, and the tagged first one.
+    assert_eq!(numbers, [1, 3, 4]);
+    c.get("/object/v1/private/Q/2")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // The data of version 1 is still there; version 2's is gone with it.
+    let v1 = c.get("/data/v1/private/Q:P?_version=1").await;
+    assert_eq!(v1.body["data"].as_array().unwrap().len(), 1);
+    c.get("/data/v1/private/Q:P?_version=2")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(
+        c.get("/data/v1/private/Q:P").await.body["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    // An age limit: versions older than a day go, the current one never.
+    let t = c
+        .post(
+            "/type/v1",
+            json!({"_id": "Aged", "_retention": {"maxAgeDays": 1}}),
+        )
+        .await;
+    assert_eq!(t.status, 200, "{:?}", t.body);
+    c.save(json!({"_id": "A", "_type": "Aged", "v": 1})).await;
+    s.advance(2 * 86_400);
+    c.save(json!({"_id": "A", "_type": "Aged", "v": 2})).await;
+    let list = c.get("/object/v1/private/A/*").await;
+    assert_eq!(list.body.as_array().unwrap().len(), 1);
+    assert_eq!(list.body[0]["_version"], 2);
+    s.advance(30 * 86_400);
+    assert_eq!(c.get("/object/v1/private/A").await.body["v"], 2);
+}
+
+#[actix_rt::test]
+async fn a_bad_retention_policy_is_a_400_and_nothing_is_stored() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    for (policy, says) in [
+        (json!({"keepVersions": 0}), "keepVersions"),
+        (json!({"keepVersions": -3}), "keepVersions"),
+        (json!({"keepVersions": "2"}), "keepVersions"),
+        (json!({"maxAgeDays": 1.5}), "maxAgeDays"),
+        (json!({"keepTagged": "yes"}), "keepTagged"),
+        (json!({"keep": 2}), "_retention.keep"),
+        (json!({}), "keepVersions or maxAgeDays"),
+        (json!(5), "must be an object"),
+    ] {
+        let r = c
+            .post("/type/v1", json!({"_id": "Bad", "_retention": policy}))
+            .await;
+        let m = r.assert_error(400, "INVALID_BODY");
+        assert!(m.contains(says), "{policy}: {m}");
+    }
+    c.get("/type/v1/private/Bad")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}

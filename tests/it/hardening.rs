@@ -434,13 +434,13 @@ async fn another_publishers_view_renders_only_private_templates() {
 async fn a_script_call_over_its_write_or_time_budget_fails_and_keeps_nothing() {
     use platform_core::script::host::ScriptLimits;
     use std::time::Duration;
-    let platform = platform_core::Platform::in_memory()
-        .unwrap()
-        .with_script_limits(ScriptLimits {
-            writes: 50,
-            time: Duration::from_millis(300),
-        });
-    let s = TestServer::with_platform(platform);
+    let (platform, db) = crate::common::fresh_platform();
+    let platform = platform.with_script_limits(ScriptLimits {
+        writes: 50,
+        time: Duration::from_millis(300),
+    });
+    let mut s = TestServer::with_platform(platform);
+    s.db = db;
     let globex = evil_extension(
         &s,
         // Catching the refusal does not help: the call has failed.

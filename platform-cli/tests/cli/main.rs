@@ -6,6 +6,8 @@ mod console;
 mod conventions;
 mod import;
 mod limits;
+mod multinode;
+mod openapi;
 mod ops;
 mod readme;
 

@@ -246,3 +246,42 @@ fn the_sample_systemd_unit_names_only_options_serve_has() {
         );
     }
 }
+
+#[test]
+fn prune_applies_retention_policies_to_what_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.db");
+    let mut server = Server::start(&db);
+    for v in 1..=4 {
+        post(
+            &server.url,
+            &server.admin_token,
+            json!({"_id": "Q", "_type": "Quote", "v": v}),
+        );
+    }
+    // The policy comes after the versions: only prune applies it to them.
+    let res = ureq::post(&format!("{}/type/v1", server.url))
+        .set("Authorization", &format!("Bearer {}", server.admin_token))
+        .send_json(json!({"_id": "Quote", "_retention": {"keepVersions": 1}}))
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(server.stop().success());
+    let out = platform(&["prune", "--db", db.to_str().unwrap()]);
+    assert_eq!(stdout_of(&out), "Q: removed versions 1, 2, 3\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pruned 3 versions of 1 objects"));
+    // Again: nothing left to prune.
+    let again = platform(&["prune", "--db", db.to_str().unwrap()]);
+    assert_eq!(stdout_of(&again), "");
+    let got = platform(&[
+        "object",
+        "get",
+        "--db",
+        db.to_str().unwrap(),
+        "--tenant",
+        "default",
+        "Q",
+        "--version",
+        "1",
+    ]);
+    assert_eq!(got.status.code(), Some(2), "version 1 is gone");
+}

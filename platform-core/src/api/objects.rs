@@ -366,4 +366,26 @@ impl Objects<'_> {
     ) -> Result<Vec<AuditEntry>> {
         self.platform.audit(p, coll, source, id)
     }
+
+    /// Applies the `_retention` policies of the types `p` sees to the objects already stored
+    /// (a save applies them to its own object): returns `(object id, versions removed)` for
+    /// each object pruned. Removals are in the audit trail (action `retention`).
+    ///
+    /// ```
+    /// # use platform_core::{Platform, store::Collection};
+    /// # use serde_json::json;
+    /// # let platform = Platform::in_memory()?;
+    /// # let me = platform.tenancy().local_principal("acme", "ann")?;
+    /// let objects = platform.objects();
+    /// for v in 1..=3 {
+    ///     objects.save(&me, Collection::Object, json!({"_id": "A", "_type": "Quote", "v": v}), &Default::default())?;
+    /// }
+    /// // A policy set later applies to what is stored when asked.
+    /// objects.save(&me, Collection::Type, json!({"_id": "Quote", "_retention": {"keepVersions": 1}}), &Default::default())?;
+    /// assert_eq!(objects.prune_retained(&me)?, [("A".to_string(), vec![1, 2])]);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn prune_retained(&self, p: &Principal) -> Result<Vec<(String, Vec<u32>)>> {
+        self.platform.prune_retained(p)
+    }
 }

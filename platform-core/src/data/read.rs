@@ -121,7 +121,16 @@ impl DataQuery {
             range,
             tenor,
             list_tenors: params.flag("listTenors")?,
-            version: params.get("_version").map(str::parse).transpose()?,
+            version: match (params.get("_version"), params.get("_asof")) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::invalid_parameter(
+                        "_version and _asof name a version each: send one",
+                    ))
+                }
+                (Some(v), None) => Some(v.parse()?),
+                (None, Some(t)) => Some(VersionRef::as_of(t)?),
+                (None, None) => None,
+            },
             conversion: Conversion::from_params(params)?,
             scaling,
             timezone,
@@ -308,6 +317,11 @@ impl Platform {
                     VersionRef::Tag(t) => tx
                         .tagged(Collection::Object, scope, &id.object, t)?
                         .ok_or_else(not_found)?,
+                    VersionRef::AsOf(at) => VersionRef::pick_as_of(
+                        *at,
+                        &tx.versions(Collection::Object, scope, &id.object)?,
+                    )
+                    .ok_or_else(not_found)?,
                 };
                 tx.version(Collection::Object, scope, &id.object, n)?
                     .ok_or_else(not_found)?

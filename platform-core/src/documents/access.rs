@@ -18,6 +18,9 @@ pub(super) fn resolve_version(
     let number = match which {
         VersionRef::Number(n) => *n,
         VersionRef::Tag(tag) => tx.tagged(coll, scope, id, tag)?.ok_or_else(missing)?,
+        VersionRef::AsOf(at) => {
+            VersionRef::pick_as_of(*at, &tx.versions(coll, scope, id)?).ok_or_else(missing)?
+        }
     };
     tx.version(coll, scope, id, number)?.ok_or_else(missing)?;
     Ok(number)

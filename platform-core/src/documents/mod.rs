@@ -26,6 +26,7 @@ mod change;
 mod read;
 mod render;
 mod request;
+mod retention;
 mod save;
 #[cfg(test)]
 mod tests;

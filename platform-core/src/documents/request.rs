@@ -35,6 +35,12 @@ impl ListRequest {
     /// `_function` (a list that has functions answers them before it reads a list request).
     pub fn from_params(params: &Params) -> Result<ListRequest> {
         params.check_names()?;
+        if params.get("_asof").is_some() {
+            return Err(Error::invalid_parameter(
+                "_asof reads one object or data item as it was (GET .../{id}?_asof=...); \
+                 lists answer what is current",
+            ));
+        }
         if let Some(function) = params.get("_function") {
             return Err(Error::invalid_parameter(format!(
                 "unknown _function \"{function}\" on a list"

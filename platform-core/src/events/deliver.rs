@@ -9,8 +9,9 @@
 //! `max_attempts`) or makes it `pending` again with a backoff (`retry_base` doubled per
 //! attempt, at most one hour). Every attempt writes a log entry; a finished delivery is then
 //! removed, the log keeping its history. A delivery left `running` by a stopped server is made
-//! `pending` again when the worker starts, so a restart loses nothing (a target may then see
-//! the event twice: delivery is at least once).
+//! `pending` again when the worker starts (on a database several servers share, when the lease
+//! of its claim ends), so a restart loses nothing (a target may then see the event twice:
+//! delivery is at least once).
 
 use super::automations::owner_principal;
 use super::webhook::{self, Url, WebhookAllow};
@@ -246,7 +247,12 @@ impl Platform {
     }
 
     /// Makes `pending` again the deliveries a stopped server left `running`; returns how many.
+    /// On a database several servers share, a running delivery may be another live server's:
+    /// it comes back through the lease of its claim instead, and nothing is requeued here.
     pub(crate) fn requeue_interrupted_deliveries(&self) -> Result<u64> {
+        if self.store.shared() {
+            return Ok(0);
+        }
         self.write(|tx| {
             let running = tx.deliveries(DeliveryStatus::Running)?;
             for mut d in running.iter().cloned() {

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 28] = [
+pub const STANDARD: [&str; 29] = [
     "_sort",
     "_limit",
     "_skip",
@@ -33,6 +33,7 @@ pub const STANDARD: [&str; 28] = [
     "_distribution",
     "_block",
     "_timezone",
+    "_asof",
 ];
 
 /// The system fields of documents and data items, which filter lists like any field.

@@ -27,10 +27,14 @@
 //! Every backend passes the contract suite (`store::contract`, compiled for tests and with the
 //! `contract-tests` feature).
 //!
-//! **Invariant:** only `store::sqlite` names `rusqlite`.
+//! **Invariant:** only `store::sqlite` names `rusqlite`, and only `store::postgres` names the
+//! `postgres` crate.
 
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+
+#[cfg(feature = "postgres")]
+pub mod postgres;
 
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
@@ -453,6 +457,23 @@ pub trait Store: Send + Sync {
     fn close(&self) -> Result<()> {
         Ok(())
     }
+    /// Whether other processes may serve the same database at once (several servers over one
+    /// PostgreSQL). Then work a stopped process left running comes back through the store's
+    /// leases on its claims, never through a requeue when a process starts (which would take
+    /// work from a live one).
+    fn shared(&self) -> bool {
+        false
+    }
+
+    /// A realtime sink reaching the live subscribers of every process serving this database,
+    /// each through its own `local` sink. A store only one process serves answers `local`.
+    fn realtime_across(
+        &self,
+        local: std::sync::Arc<dyn crate::realtime::Realtime>,
+    ) -> std::sync::Arc<dyn crate::realtime::Realtime> {
+        local
+    }
+
     /// Writes a consistent copy of the whole database to the new file `to` (mode 0600) while
     /// writers go on: the copy holds every transaction committed before it began. A backend
     /// kept elsewhere (a database server) is backed up with that server's own tools.

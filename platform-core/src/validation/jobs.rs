@@ -120,8 +120,13 @@ impl Platform {
         Ok(jobs.iter().map(public_job).collect())
     }
 
-    /// Queues again the jobs a stopped server left running; returns how many.
+    /// Queues again the jobs a stopped server left running; returns how many. On a database
+    /// several servers share, a running job may be another live server's: it comes back
+    /// through the lease of its claim instead, and nothing is requeued here.
     pub(crate) fn requeue_interrupted_jobs(&self) -> Result<u64> {
+        if self.store.shared() {
+            return Ok(0);
+        }
         self.write(|tx| {
             let running = tx.jobs_with_status(JobStatus::Running)?;
             for (scope, mut job) in running.iter().cloned() {

@@ -41,7 +41,8 @@ type Reply = Result<HttpResponse, ApiError>;
 /// Rows of a list page.
 const PAGE: usize = 20;
 
-/// Registers the console's routes under the current scope.
+/// Registers the console's routes under the current scope. They are pages for people, outside
+/// the API's route table (`openapi.rs`) and its document, like the assets they load.
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.route("/console", web::get().to(objects_page))
         .route("/console/", web::get().to(objects_page))

@@ -1,5 +1,7 @@
-//! The test server: the production app (`platform_server::configure`) on a fresh in-memory store,
-//! driven in process without sockets.
+//! The test server: the production app (`platform_server::configure`) on a fresh store, driven
+//! in process without sockets. The store is in-memory SQLite, or with
+//! `PLATFORM_TEST_BACKEND=postgres` a fresh schema of the PostgreSQL server `PLATFORM_TEST_PG`
+//! names (see [`fresh_store`]): the same tests run on both backends.
 
 use actix_web::http::{header, Method};
 use actix_web::test;
@@ -15,6 +17,57 @@ pub struct TestServer {
     pub clock: Option<std::sync::Arc<platform_core::clock::FixedClock>>,
     /// The state every request shares (with its realtime hub).
     pub state: AppState,
+    /// The PostgreSQL schema of the store, dropped after the server.
+    pub db: Option<std::sync::Arc<platform_core::store::postgres::testing::TestSchema>>,
+}
+
+/// The variable that picks the backend of the test servers (`sqlite`, the default, or
+/// `postgres`).
+pub const BACKEND: &str = "PLATFORM_TEST_BACKEND";
+
+/// Whether the test servers run on PostgreSQL.
+pub fn on_postgres() -> bool {
+    match std::env::var(BACKEND).as_deref() {
+        Ok("postgres") => true,
+        Ok("sqlite") | Ok("") | Err(_) => false,
+        Ok(other) => panic!("{BACKEND}={other}: use sqlite or postgres"),
+    }
+}
+
+/// A fresh empty store for a test server: in-memory SQLite, or a fresh PostgreSQL schema (kept
+/// alive by the second value).
+pub fn fresh_store() -> (
+    std::sync::Arc<dyn platform_core::store::Store>,
+    Option<std::sync::Arc<platform_core::store::postgres::testing::TestSchema>>,
+) {
+    if on_postgres() {
+        let schema =
+            platform_core::store::postgres::testing::TestSchema::new().unwrap_or_else(|| {
+                panic!("{BACKEND}=postgres needs PLATFORM_TEST_PG (a PostgreSQL URL)")
+            });
+        let store = schema.store();
+        return (
+            std::sync::Arc::new(store),
+            Some(std::sync::Arc::new(schema)),
+        );
+    }
+    let store = platform_core::store::sqlite::SqliteStore::open_in_memory().unwrap();
+    (std::sync::Arc::new(store), None)
+}
+
+/// A platform on a fresh store (see [`fresh_store`]), with the system clock.
+pub fn fresh_platform() -> (
+    Platform,
+    Option<std::sync::Arc<platform_core::store::postgres::testing::TestSchema>>,
+) {
+    let (store, db) = fresh_store();
+    (
+        Platform::new(
+            store,
+            std::sync::Arc::new(platform_core::clock::SystemClock),
+        ),
+        db,
+    )
 }
 
 /// One answer: status, headers and body (JSON when it parses, else a string).
@@ -68,7 +121,10 @@ impl TestServer {
     }
 
     pub fn with_config(config: ServerConfig) -> TestServer {
-        Self::over(Platform::in_memory().unwrap(), config)
+        let (platform, db) = fresh_platform();
+        let mut server = Self::over(platform, config);
+        server.db = db;
+        server
     }
 
     /// A server over a platform made by the test (delivery settings, a file store...).
@@ -84,12 +140,12 @@ impl TestServer {
         let now = chrono::DateTime::parse_from_rfc3339(now)
             .unwrap()
             .with_timezone(&chrono::Utc);
-        let store = platform_core::store::sqlite::SqliteStore::open_in_memory().unwrap();
+        let (store, db) = fresh_store();
         let clock = std::sync::Arc::new(platform_core::clock::FixedClock::new(now));
-        let platform =
-            Platform::new(std::sync::Arc::new(store), clock.clone()).with_delivery(settings);
+        let platform = Platform::new(store, clock.clone()).with_delivery(settings);
         let mut server = Self::over(platform, ServerConfig::default());
         server.clock = Some(clock);
+        server.db = db;
         server
     }
 
@@ -107,6 +163,7 @@ impl TestServer {
             platform: state.platform.clone(),
             clock: None,
             state,
+            db: None,
         }
     }
 
@@ -115,13 +172,11 @@ impl TestServer {
         let now = chrono::DateTime::parse_from_rfc3339(now)
             .unwrap()
             .with_timezone(&chrono::Utc);
-        let store = platform_core::store::sqlite::SqliteStore::open_in_memory().unwrap();
+        let (store, db) = fresh_store();
         let clock = std::sync::Arc::new(platform_core::clock::FixedClock::new(now));
-        let mut server = Self::over(
-            Platform::new(std::sync::Arc::new(store), clock.clone()),
-            ServerConfig::default(),
-        );
+        let mut server = Self::over(Platform::new(store, clock.clone()), ServerConfig::default());
         server.clock = Some(clock);
+        server.db = db;
         server
     }
 

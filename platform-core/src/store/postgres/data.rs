@@ -1,0 +1,323 @@
+//! Series chunks (`series_chunks`) and curves (`curves`) as `bytea` in the codec SQLite keeps,
+//! visible at object versions `vfrom <= v < vto` (`vto` NULL while current).
+
+use super::{get, Tx};
+use crate::error::Result;
+use crate::ids::Scope;
+use crate::store::{Chunk, DataKey, DataRead, DataWrite, Extent};
+use tokio_postgres::Row;
+
+fn chunk_row(row: &Row) -> Result<Chunk> {
+    Ok(Chunk {
+        start: get(row, 0)?,
+        stop: get(row, 1)?,
+        count: get::<i64>(row, 2)? as u32,
+        payload: get(row, 3)?,
+    })
+}
+
+/// The key columns' condition and the visibility at version `$5`.
+const VISIBLE: &str = "tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 \
+     AND vfrom <= $5 AND (vto IS NULL OR vto > $5)";
+
+impl DataRead for Tx<'_> {
+    fn chunks(
+        &self,
+        key: &DataKey,
+        version: u32,
+        from: Option<i64>,
+        to: Option<i64>,
+    ) -> Result<Vec<Chunk>> {
+        self.query(
+            &format!(
+                "SELECT start, stop, n, payload FROM series_chunks WHERE {VISIBLE} \
+                 AND stop >= $6 AND start <= $7 ORDER BY start"
+            ),
+            &[
+                &key.scope.tenant,
+                &key.scope.env,
+                &key.object,
+                &key.prop,
+                &i64::from(version),
+                &from.unwrap_or(i64::MIN),
+                &to.unwrap_or(i64::MAX),
+            ],
+        )?
+        .iter()
+        .map(chunk_row)
+        .collect()
+    }
+
+    fn last_chunks(&self, key: &DataKey, version: u32, points: u64) -> Result<Vec<Chunk>> {
+        // Read in pages from the newest, until enough points.
+        let mut out = Vec::new();
+        let mut have = 0u64;
+        let mut before = i64::MAX;
+        let mut first_page = true;
+        while have < points {
+            let rows = self.query(
+                &format!(
+                    "SELECT start, stop, n, payload FROM series_chunks WHERE {VISIBLE} \
+                     AND (start < $6 OR $7) ORDER BY start DESC LIMIT 16"
+                ),
+                &[
+                    &key.scope.tenant,
+                    &key.scope.env,
+                    &key.object,
+                    &key.prop,
+                    &i64::from(version),
+                    &before,
+                    &first_page,
+                ],
+            )?;
+            first_page = false;
+            if rows.is_empty() {
+                break;
+            }
+            for row in &rows {
+                let chunk = chunk_row(row)?;
+                before = chunk.start;
+                have += u64::from(chunk.count);
+                out.push(chunk);
+                if have >= points {
+                    break;
+                }
+            }
+            if rows.len() < 16 {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    fn chunk_before(&self, key: &DataKey, version: u32, t: i64) -> Result<Option<Chunk>> {
+        self.query_opt(
+            &format!(
+                "SELECT start, stop, n, payload FROM series_chunks WHERE {VISIBLE} \
+                 AND start <= $6 ORDER BY start DESC LIMIT 1"
+            ),
+            &[
+                &key.scope.tenant,
+                &key.scope.env,
+                &key.object,
+                &key.prop,
+                &i64::from(version),
+                &t,
+            ],
+        )?
+        .map(|r| chunk_row(&r))
+        .transpose()
+    }
+
+    fn series_extent(&self, key: &DataKey, version: u32) -> Result<Extent<i64>> {
+        let row = self.query_one(
+            &format!(
+                "SELECT sum(n)::bigint, min(start), max(stop) FROM series_chunks WHERE {VISIBLE}"
+            ),
+            &[
+                &key.scope.tenant,
+                &key.scope.env,
+                &key.object,
+                &key.prop,
+                &i64::from(version),
+            ],
+        )?;
+        let count: Option<i64> = get(&row, 0)?;
+        let first: Option<i64> = get(&row, 1)?;
+        let last: Option<i64> = get(&row, 2)?;
+        Ok(Extent {
+            count: count.unwrap_or(0).max(0) as u64,
+            bounds: first.zip(last),
+        })
+    }
+
+    fn curve_extent(&self, key: &DataKey, version: u32) -> Result<Extent<String>> {
+        let row = self.query_one(
+            &format!("SELECT count(*), min(ondate), max(ondate) FROM curves WHERE {VISIBLE}"),
+            &[
+                &key.scope.tenant,
+                &key.scope.env,
+                &key.object,
+                &key.prop,
+                &i64::from(version),
+            ],
+        )?;
+        let count: i64 = get(&row, 0)?;
+        let first: Option<String> = get(&row, 1)?;
+        let last: Option<String> = get(&row, 2)?;
+        Ok(Extent {
+            count: count.max(0) as u64,
+            bounds: first.zip(last),
+        })
+    }
+
+    fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>> {
+        self.query_opt(
+            &format!("SELECT payload FROM curves WHERE {VISIBLE} AND ondate = $6"),
+            &[
+                &key.scope.tenant,
+                &key.scope.env,
+                &key.object,
+                &key.prop,
+                &i64::from(version),
+                &ondate,
+            ],
+        )?
+        .map(|r| get(&r, 0))
+        .transpose()
+    }
+
+    fn curves(
+        &self,
+        key: &DataKey,
+        version: u32,
+        from: Option<&str>,
+        to: Option<&str>,
+        newest: Option<u64>,
+    ) -> Result<Vec<(String, Vec<u8>)>> {
+        let limit = newest.map_or("ALL".to_string(), |n| n.to_string());
+        let mut out = self
+            .query(
+                &format!(
+                    "SELECT ondate, payload FROM curves WHERE {VISIBLE} AND ($6::text IS NULL OR ondate >= $6) \
+                     AND ($7::text IS NULL OR ondate <= $7) ORDER BY ondate DESC LIMIT {limit}"
+                ),
+                &[
+                    &key.scope.tenant,
+                    &key.scope.env,
+                    &key.object,
+                    &key.prop,
+                    &i64::from(version),
+                    &from,
+                    &to,
+                ],
+            )?
+            .iter()
+            .map(|r| Ok((get(r, 0)?, get(r, 1)?)))
+            .collect::<Result<Vec<_>>>()?;
+        out.reverse();
+        Ok(out)
+    }
+}
+
+impl DataWrite for Tx<'_> {
+    fn replace_chunks(
+        &mut self,
+        key: &DataKey,
+        version: u32,
+        keep_history: bool,
+        old_starts: &[i64],
+        new: &[Chunk],
+    ) -> Result<()> {
+        let k = &key.scope;
+        let v = i64::from(version);
+        if !old_starts.is_empty() {
+            let sql = if keep_history {
+                "UPDATE series_chunks SET vto = $6 WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 \
+                 AND start = ANY($5) AND vto IS NULL"
+            } else {
+                "DELETE FROM series_chunks WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 \
+                 AND start = ANY($5) AND vto IS NULL AND $6::bigint IS NOT NULL"
+            };
+            self.execute(
+                sql,
+                &[
+                    &k.tenant,
+                    &k.env,
+                    &key.object,
+                    &key.prop,
+                    &old_starts.to_vec(),
+                    &v,
+                ],
+            )?;
+        }
+        if new.is_empty() {
+            return Ok(());
+        }
+        // One statement for every new chunk (arrays unnested), not one a chunk.
+        let starts: Vec<i64> = new.iter().map(|c| c.start).collect();
+        let stops: Vec<i64> = new.iter().map(|c| c.stop).collect();
+        let counts: Vec<i64> = new.iter().map(|c| i64::from(c.count)).collect();
+        let payloads: Vec<&[u8]> = new.iter().map(|c| c.payload.as_slice()).collect();
+        self.execute(
+            "INSERT INTO series_chunks (tenant, env, obj, prop, start, vfrom, vto, stop, n, payload) \
+             SELECT $1, $2, $3, $4, s, $5, NULL, e, n, p FROM unnest($6::bigint[], $7::bigint[], \
+             $8::bigint[], $9::bytea[]) AS c(s, e, n, p)",
+            &[
+                &k.tenant,
+                &k.env,
+                &key.object,
+                &key.prop,
+                &v,
+                &starts,
+                &stops,
+                &counts,
+                &payloads,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn put_curve(
+        &mut self,
+        key: &DataKey,
+        version: u32,
+        keep_history: bool,
+        ondate: &str,
+        payload: Option<&[u8]>,
+    ) -> Result<()> {
+        let k = &key.scope;
+        let v = i64::from(version);
+        let sql = if keep_history {
+            "UPDATE curves SET vto = $6 WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 AND ondate = $5 AND vto IS NULL"
+        } else {
+            "DELETE FROM curves WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 AND ondate = $5 AND vto IS NULL AND $6::bigint IS NOT NULL"
+        };
+        self.execute(
+            sql,
+            &[&k.tenant, &k.env, &key.object, &key.prop, &ondate, &v],
+        )?;
+        if let Some(payload) = payload {
+            self.execute(
+                "INSERT INTO curves (tenant, env, obj, prop, ondate, vfrom, vto, payload) VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)",
+                &[&k.tenant, &k.env, &key.object, &key.prop, &ondate, &v, &payload],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn end_data(&mut self, key: &DataKey, version: u32, keep_history: bool) -> Result<()> {
+        let k = &key.scope;
+        let v = i64::from(version);
+        for table in ["series_chunks", "curves"] {
+            let sql = if keep_history {
+                format!("UPDATE {table} SET vto = $5 WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 AND vto IS NULL")
+            } else {
+                format!("DELETE FROM {table} WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 AND vto IS NULL AND $5::bigint IS NOT NULL")
+            };
+            self.execute(&sql, &[&k.tenant, &k.env, &key.object, &key.prop, &v])?;
+        }
+        Ok(())
+    }
+
+    fn prune_data(&mut self, scope: &Scope, object: &str, remaining: &[u32]) -> Result<()> {
+        let versions: Vec<i64> = remaining.iter().map(|v| i64::from(*v)).collect();
+        let top = remaining.iter().max().copied().map_or(0, i64::from);
+        for table in ["series_chunks", "curves"] {
+            self.execute(
+                &format!(
+                    "DELETE FROM {table} WHERE tenant = $1 AND env = $2 AND obj = $3 AND NOT EXISTS \
+                     (SELECT 1 FROM unnest($4::bigint[]) r(v) WHERE r.v >= vfrom AND (vto IS NULL OR r.v < vto))"
+                ),
+                &[&scope.tenant, &scope.env, &object, &versions],
+            )?;
+            self.execute(
+                &format!(
+                    "UPDATE {table} SET vto = NULL WHERE tenant = $1 AND env = $2 AND obj = $3 AND vto > $4"
+                ),
+                &[&scope.tenant, &scope.env, &object, &top],
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,489 @@
+//! Versioned documents: `versions` (every version, its body as text), `heads` (the current
+//! one, with its filterable `jsonb` copy: body and system fields, the folded search text and
+//! name) and `tags`.
+
+use super::filter::{self, Arg, SqlBuilder};
+use super::{get, get_u32, json_text, Tx};
+use crate::clock::format_instant;
+use crate::error::{Error, Result};
+use crate::ids::Scope;
+use crate::query::filter::{fold, search_text};
+use crate::query::{Filter, ListQuery};
+use crate::store::{Collection, DocumentRead, DocumentWrite, FieldKind, Page, StoredVersion};
+use chrono::{DateTime, Utc};
+use serde_json::{json, Map, Value};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::Row;
+
+/// The columns of a version row `v` with its tags, sorted.
+const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\", v.reason, \
+     ARRAY(SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
+     AND t.id = v.id AND t.version = v.version ORDER BY t.tag)";
+
+fn decode_version(row: &Row) -> Result<StoredVersion> {
+    decode_version_at(row, 0)
+}
+
+/// The filterable copy of a version: its body with the system fields `_oid _version _timestamp
+/// _user _tag` (what a rendered document carries, so they filter and sort like any field).
+fn filter_doc(v: &StoredVersion) -> Map<String, Value> {
+    let mut doc = v.body.clone();
+    doc.insert("_oid".into(), json!(v.id));
+    doc.insert("_version".into(), json!(v.version));
+    doc.insert("_timestamp".into(), json!(format_instant(v.timestamp)));
+    doc.insert("_user".into(), json!(v.user));
+    doc.insert("_tag".into(), json!(v.tags));
+    doc
+}
+
+fn params(args: &[Arg]) -> Vec<&(dyn ToSql + Sync)> {
+    args.iter()
+        .map(|a| a.as_ref() as &(dyn ToSql + Sync))
+        .collect()
+}
+
+/// The current documents a query selects: a WHERE clause over `heads h` and its arguments.
+struct Selection {
+    clause: String,
+    args: Vec<Arg>,
+}
+
+impl Tx<'_> {
+    /// The current documents of a collection in some scopes that match a filter; `None` when
+    /// no scope is given (nothing can match). The conjuncts that run in SQL narrow the rows;
+    /// the others are evaluated here on each remaining document, and the selection is then
+    /// the keys that passed.
+    fn select(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+    ) -> Result<Option<Selection>> {
+        if scopes.is_empty() {
+            return Ok(None);
+        }
+        let mut sb = SqlBuilder::new(Vec::new());
+        let c = sb.bind(coll.as_str().to_string());
+        let scope_sql: Vec<String> = scopes
+            .iter()
+            .map(|s| {
+                format!(
+                    "(h.tenant = {}::text AND h.env = {}::text)",
+                    sb.bind(s.tenant.clone()),
+                    sb.bind(s.env.clone())
+                )
+            })
+            .collect();
+        let mut clause = format!("h.coll = {c}::text AND ({})", scope_sql.join(" OR "));
+        let (in_sql, in_memory) = filter::split(filter);
+        for part in in_sql {
+            clause.push_str(" AND ");
+            clause.push_str(&sb.filter(part));
+        }
+        if in_memory.is_empty() {
+            return Ok(Some(Selection {
+                clause,
+                args: sb.args,
+            }));
+        }
+        let sql = format!(
+            "SELECT h.tenant, h.env, {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll \
+             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version \
+             WHERE {clause}"
+        );
+        let rows = self.query(&sql, &params(&sb.args))?;
+        let (mut tenants, mut envs, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+        for row in &rows {
+            let tenant: String = get(row, 0)?;
+            let env: String = get(row, 1)?;
+            let v = decode_version_at(row, 2)?;
+            let doc = filter_doc(&v);
+            if in_memory.iter().all(|f| f.matches(&doc)) {
+                tenants.push(tenant);
+                envs.push(env);
+                ids.push(v.id);
+            }
+        }
+        let mut sb = SqlBuilder::new(Vec::new());
+        let c = sb.bind(coll.as_str().to_string());
+        let (t, e, i) = (sb.bind(tenants), sb.bind(envs), sb.bind(ids));
+        Ok(Some(Selection {
+            clause: format!(
+                "h.coll = {c}::text AND (h.tenant, h.env, h.id) IN \
+                 (SELECT * FROM unnest({t}::text[], {e}::text[], {i}::text[]))"
+            ),
+            args: sb.args,
+        }))
+    }
+
+    fn one_version(
+        &self,
+        sql_where: &str,
+        args: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<StoredVersion>> {
+        let sql = format!("SELECT {VERSION_COLUMNS} FROM versions v WHERE {sql_where}");
+        self.query_opt(&sql, args)?
+            .map(|r| decode_version(&r))
+            .transpose()
+    }
+
+    /// Rewrites the head of a document from its current version (after its tags moved); a
+    /// head whose version is gone is left to `set_current`.
+    fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+        let current: Option<i64> = self
+            .query_opt(
+                "SELECT version FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
+                &[&coll.as_str(), &scope.tenant, &scope.env, &id],
+            )?
+            .map(|r| get(&r, 0))
+            .transpose()?;
+        let Some(current) = current else {
+            return Ok(());
+        };
+        if let Some(v) = self.version(coll, scope, id, current as u32)? {
+            self.write_head(coll, scope, &v)?;
+        }
+        Ok(())
+    }
+
+    fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        let doc = Value::Object(filter_doc(v));
+        let type_name = v.body.get("_type").and_then(Value::as_str);
+        let name_fold = v.body.get("name").and_then(Value::as_str).map(fold);
+        self.execute(
+            "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (coll, tenant, env, id) DO UPDATE \
+             SET version = excluded.version, type = excluded.type, body = excluded.body, \
+             search = excluded.search, name_fold = excluded.name_fold",
+            &[
+                &coll.as_str(),
+                &scope.tenant,
+                &scope.env,
+                &v.id,
+                &i64::from(v.version),
+                &type_name,
+                &doc,
+                &search_text(&v.body),
+                &name_fold,
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+fn decode_version_at(row: &Row, at: usize) -> Result<StoredVersion> {
+    let id: String = get(row, at)?;
+    let version = get_u32(row, at + 1)?;
+    let body: String = get(row, at + 2)?;
+    let what = format!("{id} v{version}");
+    let body: Map<String, Value> = serde_json::from_str(&body)
+        .map_err(|e| Error::caused(format!("stored body of {what} is not a JSON object"), e))?;
+    let timestamp: DateTime<Utc> = get(row, at + 3)?;
+    Ok(StoredVersion {
+        id,
+        version,
+        body,
+        timestamp,
+        user: get(row, at + 4)?,
+        reason: get(row, at + 5)?,
+        tags: get(row, at + 6)?,
+    })
+}
+
+impl DocumentRead for Tx<'_> {
+    fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
+        // A join on the head's key, so that both rows are found by their primary keys.
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
+             AND v.env = h.env AND v.id = h.id AND v.version = h.version \
+             WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = $4"
+        );
+        self.query_opt(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
+            .map(|r| decode_version(&r))
+            .transpose()
+    }
+
+    fn version(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<Option<StoredVersion>> {
+        self.one_version(
+            "v.coll = $1 AND v.tenant = $2 AND v.env = $3 AND v.id = $4 AND v.version = $5",
+            &[
+                &coll.as_str(),
+                &scope.tenant,
+                &scope.env,
+                &id,
+                &i64::from(version),
+            ],
+        )
+    }
+
+    fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>> {
+        self.query_opt(
+            "SELECT version FROM tags WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND tag = $5",
+            &[&coll.as_str(), &scope.tenant, &scope.env, &id, &tag],
+        )?
+        .map(|r| get_u32(&r, 0))
+        .transpose()
+    }
+
+    fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>> {
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM versions v WHERE v.coll = $1 AND v.tenant = $2 AND v.env = $3 \
+             AND v.id = $4 ORDER BY v.version"
+        );
+        self.query(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
+            .iter()
+            .map(decode_version)
+            .collect()
+    }
+
+    fn list(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        query: &ListQuery,
+    ) -> Result<Page<StoredVersion>> {
+        let Some(Selection { clause, args }) = self.select(coll, scopes, &query.filter)? else {
+            return Ok(Page {
+                items: Vec::new(),
+                total: 0,
+            });
+        };
+        let total: i64 = get(
+            &self.query_one(
+                &format!("SELECT count(*) FROM heads h WHERE {clause}"),
+                &params(&args),
+            )?,
+            0,
+        )?;
+        let mut sb = SqlBuilder::new(args);
+        let order = sb.order_by(&query.sort);
+        let limit = query
+            .paging
+            .limit
+            .map_or("ALL".to_string(), |l| l.to_string());
+        let sql = format!(
+            "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, \
+             row_number() OVER () AS n FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
+             WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.coll = h.coll \
+             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version ORDER BY h.n",
+            query.paging.skip
+        );
+        let items = self
+            .query(&sql, &params(&sb.args))?
+            .iter()
+            .map(decode_version)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page {
+            items,
+            total: total.max(0) as u64,
+        })
+    }
+
+    fn distinct(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        path: &str,
+    ) -> Result<Vec<String>> {
+        let Some(Selection { clause, args }) = self.select(coll, scopes, filter)? else {
+            return Ok(Vec::new());
+        };
+        let mut sb = SqlBuilder::new(args);
+        let x = sb.path(path);
+        let sql = format!(
+            "SELECT DISTINCT ({x} #>> '{{}}') COLLATE \"C\" AS v FROM heads h WHERE {clause} \
+             AND jsonb_typeof({x}) = 'string' ORDER BY v"
+        );
+        self.query(&sql, &params(&sb.args))?
+            .iter()
+            .map(|r| get(r, 0))
+            .collect()
+    }
+
+    fn complete(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        filter: &Filter,
+        prefix: &str,
+        limit: Option<u64>,
+    ) -> Result<Vec<(String, Option<String>)>> {
+        // Ids first (the search text starts with the folded id), then names, each group in
+        // folded order.
+        let sql_limit = limit.map_or("ALL".to_string(), |l| l.to_string());
+        let mut out: Vec<(String, Option<String>)> = Vec::new();
+        for column in ["search", "name_fold"] {
+            let mut group: Vec<(String, String, Option<String>)> = Vec::new();
+            for scope in scopes {
+                let Some(Selection { clause, args }) =
+                    self.select(coll, std::slice::from_ref(scope), filter)?
+                else {
+                    continue;
+                };
+                let mut sb = SqlBuilder::new(args);
+                let lo = sb.bind(prefix.to_string());
+                let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+                let sql = format!(
+                    "SELECT h.{column}, h.id, CASE jsonb_typeof(h.body -> 'name') WHEN 'string' \
+                     THEN h.body ->> 'name' END FROM heads h \
+                     WHERE {clause} AND h.{column} >= {lo}::text AND h.{column} < {hi}::text \
+                     ORDER BY h.{column} LIMIT {sql_limit}"
+                );
+                for row in self.query(&sql, &params(&sb.args))? {
+                    group.push((get(&row, 0)?, get(&row, 1)?, get(&row, 2)?));
+                }
+            }
+            group.sort();
+            for (_, id, name) in group {
+                if !out.iter().any(|(seen, _)| *seen == id) {
+                    out.push((id, name));
+                }
+            }
+        }
+        if let Some(l) = limit {
+            out.truncate(l as usize);
+        }
+        Ok(out)
+    }
+
+    fn field_kinds(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        path: &str,
+    ) -> Result<Vec<FieldKind>> {
+        let Some(Selection { clause, args }) = self.select(coll, scopes, &Filter::all())? else {
+            return Ok(Vec::new());
+        };
+        let mut sb = SqlBuilder::new(args);
+        let x = sb.path(path);
+        let sql = format!(
+            "SELECT DISTINCT CASE jsonb_typeof({x}) WHEN 'number' THEN \
+             (CASE WHEN ({x})::text ~ '^-?[0-9]+$' THEN 'integer' ELSE 'real' END) \
+             ELSE jsonb_typeof({x}) END FROM heads h WHERE {clause} AND {x} IS NOT NULL"
+        );
+        let mut kinds = self
+            .query(&sql, &params(&sb.args))?
+            .iter()
+            .map(|r| {
+                let name: String = get(r, 0)?;
+                match name.as_str() {
+                    "null" => Ok(FieldKind::Null),
+                    "boolean" => Ok(FieldKind::Bool),
+                    "integer" => Ok(FieldKind::Integer),
+                    "real" => Ok(FieldKind::Real),
+                    "string" => Ok(FieldKind::Text),
+                    "array" => Ok(FieldKind::Array),
+                    "object" => Ok(FieldKind::Object),
+                    other => Err(Error::Internal(format!(
+                        "jsonb_typeof answered \"{other}\""
+                    ))),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        kinds.sort();
+        kinds.dedup();
+        Ok(kinds)
+    }
+}
+
+impl DocumentWrite for Tx<'_> {
+    fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        let body = json_text(&v.body, "a document body")?;
+        self.execute(
+            "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (coll, tenant, env, id, version) \
+             DO UPDATE SET body = excluded.body, timestamp = excluded.timestamp, \"user\" = excluded.\"user\", \
+             reason = excluded.reason",
+            &[
+                &coll.as_str(),
+                &scope.tenant,
+                &scope.env,
+                &v.id,
+                &i64::from(v.version),
+                &body,
+                &v.timestamp,
+                &v.user,
+                &v.reason,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn delete_version(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: u32,
+    ) -> Result<()> {
+        let n = i64::from(version);
+        let args: [&(dyn ToSql + Sync); 5] = [&coll.as_str(), &scope.tenant, &scope.env, &id, &n];
+        self.execute(
+            "DELETE FROM tags WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
+            &args,
+        )?;
+        self.execute(
+            "DELETE FROM versions WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
+            &args,
+        )?;
+        // A tag moved off the current version changes its `_tag`.
+        self.refresh_head(coll, scope, id)
+    }
+
+    fn set_current(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        version: Option<u32>,
+    ) -> Result<()> {
+        match version {
+            None => {
+                self.execute(
+                    "DELETE FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
+                    &[&coll.as_str(), &scope.tenant, &scope.env, &id],
+                )?;
+            }
+            Some(n) => {
+                let Some(v) = self.version(coll, scope, id, n)? else {
+                    return Err(Error::Internal(format!(
+                        "set_current: {id} has no version {n}"
+                    )));
+                };
+                self.write_head(coll, scope, &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_tag(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        tag: &str,
+        version: u32,
+    ) -> Result<()> {
+        self.execute(
+            "INSERT INTO tags (coll, tenant, env, id, tag, version) VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (coll, tenant, env, id, tag) DO UPDATE SET version = excluded.version",
+            &[
+                &coll.as_str(),
+                &scope.tenant,
+                &scope.env,
+                &id,
+                &tag,
+                &i64::from(version),
+            ],
+        )?;
+        self.refresh_head(coll, scope, id)
+    }
+}

@@ -1,0 +1,275 @@
+//! Schema migrations, append-only, numbered like SQLite's and recorded in `platform_schema`.
+//!
+//! Step N (1-based) takes the schema from version N-1 to N. Never edit a step that shipped; add
+//! one. Missing steps run at open in one transaction, under an advisory lock so that servers
+//! starting together migrate once.
+
+use super::pool::Conn;
+use super::{get, LOCK_CLASS, MIGRATION_LOCK};
+use crate::error::{Error, Result};
+
+/// The migration steps, in order.
+pub const STEPS: &[&str] = &[
+    // 1: every table of the platform (the SQLite schema at its version 10, in PostgreSQL's
+    // types: times as timestamptz, JSON kept as written in text, the filterable copy of a
+    // current document as jsonb, payloads as bytea). Text keys compare byte by byte ("C").
+    r#"
+    CREATE TABLE tenants (
+        name    TEXT COLLATE "C" PRIMARY KEY,
+        created TIMESTAMPTZ NOT NULL
+    );
+    CREATE TABLE environments (
+        tenant  TEXT COLLATE "C" NOT NULL REFERENCES tenants(name),
+        name    TEXT COLLATE "C" NOT NULL,
+        created TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (tenant, name)
+    );
+    CREATE TABLE users (
+        tenant  TEXT COLLATE "C" NOT NULL REFERENCES tenants(name),
+        name    TEXT COLLATE "C" NOT NULL,
+        role    TEXT NOT NULL,
+        created TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (tenant, name)
+    );
+    CREATE TABLE tokens (
+        hash    TEXT COLLATE "C" PRIMARY KEY,
+        tenant  TEXT COLLATE "C" NOT NULL,
+        "user"  TEXT COLLATE "C" NOT NULL,
+        created TIMESTAMPTZ NOT NULL,
+        revoked TIMESTAMPTZ,
+        FOREIGN KEY (tenant, "user") REFERENCES users(tenant, name)
+    );
+    CREATE INDEX tokens_user ON tokens(tenant, "user");
+    CREATE TABLE grants (
+        tenant TEXT COLLATE "C" NOT NULL,
+        "user" TEXT COLLATE "C" NOT NULL,
+        kind   TEXT COLLATE "C" NOT NULL,
+        name   TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (tenant, "user", kind, name),
+        FOREIGN KEY (tenant, "user") REFERENCES users(tenant, name)
+    );
+
+    CREATE TABLE versions (
+        coll      TEXT COLLATE "C" NOT NULL,
+        tenant    TEXT COLLATE "C" NOT NULL,
+        env       TEXT COLLATE "C" NOT NULL,
+        id        TEXT COLLATE "C" NOT NULL,
+        version   BIGINT NOT NULL,
+        body      TEXT NOT NULL,
+        timestamp TIMESTAMPTZ NOT NULL,
+        "user"    TEXT NOT NULL,
+        reason    TEXT,
+        PRIMARY KEY (coll, tenant, env, id, version)
+    );
+    CREATE TABLE heads (
+        coll      TEXT COLLATE "C" NOT NULL,
+        tenant    TEXT COLLATE "C" NOT NULL,
+        env       TEXT COLLATE "C" NOT NULL,
+        id        TEXT COLLATE "C" NOT NULL,
+        version   BIGINT NOT NULL,
+        type      TEXT COLLATE "C",
+        body      JSONB NOT NULL,
+        search    TEXT COLLATE "C" NOT NULL,
+        name_fold TEXT COLLATE "C",
+        PRIMARY KEY (coll, tenant, env, id)
+    );
+    CREATE INDEX heads_type ON heads(coll, tenant, env, type, id);
+    CREATE INDEX heads_search ON heads(coll, tenant, env, search);
+    CREATE INDEX heads_name_fold ON heads(coll, tenant, env, name_fold);
+    CREATE INDEX heads_body ON heads USING gin (body jsonb_path_ops);
+    CREATE TABLE tags (
+        coll    TEXT COLLATE "C" NOT NULL,
+        tenant  TEXT COLLATE "C" NOT NULL,
+        env     TEXT COLLATE "C" NOT NULL,
+        id      TEXT COLLATE "C" NOT NULL,
+        tag     TEXT COLLATE "C" NOT NULL,
+        version BIGINT NOT NULL,
+        PRIMARY KEY (coll, tenant, env, id, tag)
+    );
+    CREATE TABLE audit (
+        seq       BIGSERIAL PRIMARY KEY,
+        coll      TEXT COLLATE "C" NOT NULL,
+        tenant    TEXT COLLATE "C" NOT NULL,
+        env       TEXT COLLATE "C" NOT NULL,
+        id        TEXT COLLATE "C" NOT NULL,
+        action    TEXT NOT NULL,
+        versions  TEXT NOT NULL,
+        "user"    TEXT NOT NULL,
+        timestamp TIMESTAMPTZ NOT NULL,
+        reason    TEXT
+    );
+    CREATE INDEX audit_doc ON audit(coll, tenant, env, id);
+
+    CREATE TABLE series_chunks (
+        tenant  TEXT COLLATE "C" NOT NULL,
+        env     TEXT COLLATE "C" NOT NULL,
+        obj     TEXT COLLATE "C" NOT NULL,
+        prop    TEXT COLLATE "C" NOT NULL,
+        start   BIGINT NOT NULL,
+        vfrom   BIGINT NOT NULL,
+        vto     BIGINT,
+        stop    BIGINT NOT NULL,
+        n       BIGINT NOT NULL,
+        payload BYTEA NOT NULL
+    );
+    CREATE INDEX series_chunks_key ON series_chunks(tenant, env, obj, prop, start, vfrom);
+    CREATE INDEX series_chunks_current ON series_chunks(tenant, env, obj, prop, start) WHERE vto IS NULL;
+    CREATE TABLE curves (
+        tenant  TEXT COLLATE "C" NOT NULL,
+        env     TEXT COLLATE "C" NOT NULL,
+        obj     TEXT COLLATE "C" NOT NULL,
+        prop    TEXT COLLATE "C" NOT NULL,
+        ondate  TEXT COLLATE "C" NOT NULL,
+        vfrom   BIGINT NOT NULL,
+        vto     BIGINT,
+        payload BYTEA NOT NULL
+    );
+    CREATE INDEX curves_key ON curves(tenant, env, obj, prop, ondate, vfrom);
+    CREATE INDEX curves_current ON curves(tenant, env, obj, prop, ondate) WHERE vto IS NULL;
+
+    CREATE TABLE secrets (
+        tenant     TEXT COLLATE "C" NOT NULL,
+        env        TEXT COLLATE "C" NOT NULL,
+        id         TEXT COLLATE "C" NOT NULL,
+        meta       TEXT NOT NULL,
+        nonce      BYTEA NOT NULL,
+        ciphertext BYTEA NOT NULL,
+        updated    TIMESTAMPTZ NOT NULL,
+        "user"     TEXT NOT NULL,
+        PRIMARY KEY (tenant, env, id)
+    );
+
+    CREATE TABLE vchunks (
+        tenant   TEXT COLLATE "C" NOT NULL,
+        env      TEXT COLLATE "C" NOT NULL,
+        target   TEXT COLLATE "C" NOT NULL,
+        seq      BIGINT NOT NULL,
+        first    BIGINT NOT NULL,
+        last     BIGINT NOT NULL,
+        count    BIGINT NOT NULL,
+        statuses BIGINT NOT NULL,
+        body     BYTEA NOT NULL,
+        PRIMARY KEY (tenant, env, target, seq)
+    );
+
+    -- Jobs: a claim names its node and lasts until lease_until (renewed while the node lives).
+    CREATE TABLE jobs (
+        seq         BIGSERIAL PRIMARY KEY,
+        tenant      TEXT COLLATE "C" NOT NULL,
+        env         TEXT COLLATE "C" NOT NULL,
+        id          TEXT COLLATE "C" NOT NULL UNIQUE,
+        status      TEXT NOT NULL,
+        not_before  TIMESTAMPTZ,
+        doc         TEXT NOT NULL,
+        node        TEXT,
+        lease_until TIMESTAMPTZ
+    );
+    CREATE INDEX jobs_status ON jobs(status, seq);
+    CREATE TABLE workers (
+        id      TEXT COLLATE "C" PRIMARY KEY,
+        host    TEXT NOT NULL,
+        pid     BIGINT NOT NULL,
+        started TIMESTAMPTZ NOT NULL,
+        seen    TIMESTAMPTZ NOT NULL
+    );
+
+    CREATE TABLE automations (
+        tenant TEXT COLLATE "C" NOT NULL,
+        env    TEXT COLLATE "C" NOT NULL,
+        id     TEXT COLLATE "C" NOT NULL,
+        doc    TEXT NOT NULL,
+        PRIMARY KEY (tenant, env, id)
+    );
+    -- Deliveries: the outbox. A claim names its node and lasts until lease_until.
+    CREATE TABLE deliveries (
+        seq         BIGSERIAL PRIMARY KEY,
+        tenant      TEXT COLLATE "C" NOT NULL,
+        env         TEXT COLLATE "C" NOT NULL,
+        automation  TEXT COLLATE "C" NOT NULL,
+        item        TEXT COLLATE "C" NOT NULL,
+        status      TEXT NOT NULL,
+        attempts    BIGINT NOT NULL,
+        next_at     TIMESTAMPTZ NOT NULL,
+        doc         TEXT NOT NULL,
+        node        TEXT,
+        lease_until TIMESTAMPTZ
+    );
+    CREATE INDEX deliveries_due ON deliveries(status, next_at, seq);
+    CREATE INDEX deliveries_item ON deliveries(tenant, env, automation, item, seq);
+    CREATE TABLE automation_log (
+        seq        BIGSERIAL PRIMARY KEY,
+        tenant     TEXT COLLATE "C" NOT NULL,
+        env        TEXT COLLATE "C" NOT NULL,
+        automation TEXT COLLATE "C" NOT NULL,
+        status     TEXT NOT NULL,
+        timestamp  TIMESTAMPTZ NOT NULL,
+        doc        TEXT NOT NULL
+    );
+    CREATE INDEX automation_log_scope ON automation_log(tenant, env, seq);
+    CREATE TABLE mail (
+        seq    BIGSERIAL PRIMARY KEY,
+        tenant TEXT COLLATE "C" NOT NULL,
+        env    TEXT COLLATE "C" NOT NULL,
+        doc    TEXT NOT NULL
+    );
+    "#,
+];
+
+/// The schema version this build writes.
+pub fn current_version() -> u32 {
+    STEPS.len() as u32
+}
+
+/// Creates the schema if needed and applies the steps it lacks; refuses a newer schema.
+pub(crate) fn migrate(conn: &mut Conn<'_>, schema: &str) -> Result<()> {
+    conn.batch(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
+        .or_else(|e| {
+            // Two servers creating the schema at once: one of them loses the race.
+            let exists = conn.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[&schema])?;
+            if exists.is_empty() {
+                Err(e)
+            } else {
+                Ok(())
+            }
+        })?;
+    conn.batch(&format!(
+        "BEGIN; SELECT pg_advisory_xact_lock({}, hashtext('{schema}') + {MIGRATION_LOCK}); \
+         CREATE TABLE IF NOT EXISTS platform_schema (version BIGINT NOT NULL); COMMIT",
+        LOCK_CLASS
+    ))?;
+    let outcome = apply(conn, schema);
+    if outcome.is_err() {
+        let _ = conn.batch("ROLLBACK");
+    }
+    outcome
+}
+
+fn apply(conn: &mut Conn<'_>, schema: &str) -> Result<()> {
+    conn.batch(&format!(
+        "BEGIN; SELECT pg_advisory_xact_lock({}, hashtext('{schema}') + {MIGRATION_LOCK})",
+        LOCK_CLASS
+    ))?;
+    let rows = conn.query("SELECT max(version) FROM platform_schema", &[])?;
+    let have: Option<i64> = match rows.first() {
+        Some(row) => get(row, 0)?,
+        None => None,
+    };
+    let have = have.unwrap_or(0);
+    let want = i64::from(current_version());
+    if have > want {
+        return Err(Error::Internal(format!(
+            "the database has schema version {have}, newer than this build's {want}; use a newer platform"
+        )));
+    }
+    for (i, step) in STEPS.iter().enumerate().skip(have as usize) {
+        let to = i + 1;
+        conn.batch(step).map_err(|e| match e {
+            Error::Unavailable(_) => e,
+            e => Error::caused(format!("migration to schema version {to} failed"), e),
+        })?;
+        conn.batch(&format!(
+            "DELETE FROM platform_schema; INSERT INTO platform_schema (version) VALUES ({to})"
+        ))?;
+    }
+    conn.batch("COMMIT")
+}

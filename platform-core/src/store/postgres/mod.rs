@@ -1,0 +1,341 @@
+//! The PostgreSQL backend: several servers over one database.
+//!
+//! A [`PgStore`] keeps a small pool of connections (the synchronous `postgres` client). A read
+//! transaction is `REPEATABLE READ, READ ONLY` (one snapshot, taken when it starts); a write
+//! transaction is `READ COMMITTED` and first takes the database's write lock (a transaction
+//! advisory lock), so write transactions serialise across every process on the database as
+//! they do on SQLite's one writer: a writer sees every commit made before it, versions stay
+//! contiguous, and the outbox order holds. Reads never wait for the lock.
+//!
+//! Jobs and deliveries are claimed with `FOR UPDATE SKIP LOCKED` and carry a lease: the claim
+//! records which store (node) holds it until when, a thread of each store renews its leases,
+//! and a running job or delivery whose lease ran out (its node was killed) is claimed again by
+//! another node. Where several processes share the database ([`Store::shared`]), work left
+//! running comes back through leases only, never through a requeue at start.
+//!
+//! Realtime messages go through `LISTEN/NOTIFY` ([`PgStore::bus`]): a message published on one
+//! node reaches the subscribers of every node.
+//!
+//! Documents: every version's body is kept as text (field order and numbers as written); the
+//! current version's filterable copy (body and system fields) is `jsonb`. Filters run in SQL
+//! where the SQL means exactly what `Filter::matches` means, and in memory otherwise
+//! (`store::postgres::filter`). Series chunks and curves are `bytea` in the codec SQLite uses.
+//!
+//! Schema changes are numbered steps ([`MIGRATIONS`]) recorded in `platform_schema`, applied
+//! at open under a lock; a database with a newer schema is refused.
+//!
+//! **Invariant:** only `store::postgres` names the `postgres` crate.
+
+mod audit;
+mod bus;
+mod data;
+mod documents;
+mod filter;
+mod jobs;
+mod migrations;
+mod outbox;
+mod pool;
+mod records;
+mod secrets;
+mod tenancy;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod testing;
+
+pub use bus::PgBus;
+pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
+
+use crate::error::{Error, Result};
+use crate::store::{ReadTx, Store, WriteTx};
+use pool::{Conn, Pool};
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::Row;
+
+/// The first key of the advisory locks the platform takes (`'plat'`); the second is a hash of
+/// the schema, so that platforms in different schemas of one database do not share locks.
+const LOCK_CLASS: i32 = 0x706c_6174;
+/// The second key of the migration lock is the schema's hash plus this.
+const MIGRATION_LOCK: i32 = 1;
+
+/// How long a claim of a job or delivery lasts without renewal, by default.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// Whether a text is a PostgreSQL connection URL (`postgres://` or `postgresql://`).
+pub fn is_url(text: &str) -> bool {
+    text.starts_with("postgres://") || text.starts_with("postgresql://")
+}
+
+/// A store in one PostgreSQL database (in one schema of it).
+pub struct PgStore {
+    shared: Arc<Shared>,
+}
+
+/// What the store, its transactions and its background threads share.
+pub(crate) struct Shared {
+    pool: Pool,
+    /// The schema the platform's tables live in.
+    schema: String,
+    /// This store's id in claims (random, chosen at open).
+    node: String,
+    /// How long a claim lasts without renewal.
+    lease: Duration,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("schema", &self.shared.schema)
+            .field("node", &self.shared.node)
+            .finish()
+    }
+}
+
+/// A PostgreSQL error as the platform's: a lost or refused connection is
+/// [`Error::Unavailable`], anything else a storage failure.
+pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
+    if e.is_closed() || e.as_db_error().is_none() {
+        return Error::Unavailable(Box::new(e));
+    }
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code();
+        // Administrator shutdown, crash shutdown, cannot connect now: the server went away.
+        if code.starts_with("08") || code == "57P01" || code == "57P02" || code == "57P03" {
+            return Error::Unavailable(Box::new(e));
+        }
+        // Statement too complex for the server: stack depth, too many arguments.
+        if code == "54001" || code == "54000" || code == "54023" {
+            return Error::invalid_parameter(
+                "the query is larger than the store can run; make it smaller",
+            );
+        }
+    }
+    Error::storage(e)
+}
+
+trait Db<T> {
+    fn db(self) -> Result<T>;
+}
+
+impl<T> Db<T> for std::result::Result<T, tokio_postgres::Error> {
+    fn db(self) -> Result<T> {
+        self.map_err(pg_error)
+    }
+}
+
+/// A schema name as an SQL identifier (letters, digits and `_` only).
+fn check_schema(schema: &str) -> Result<()> {
+    if schema.is_empty()
+        || schema.len() > 60
+        || !schema
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || schema.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return Err(Error::invalid_parameter(format!(
+            "\"{schema}\" is not a schema name the platform uses (letters, digits and _)"
+        )));
+    }
+    Ok(())
+}
+
+impl PgStore {
+    /// Opens the platform's tables in the `public` schema of the database at `url`
+    /// (`postgres://user@host:port/database`), bringing the schema up to date. An unreachable
+    /// database is [`Error::Unavailable`].
+    pub fn open(url: &str) -> Result<PgStore> {
+        PgStore::open_in_schema(url, "public", DEFAULT_LEASE)
+    }
+
+    /// Opens the platform's tables in `schema` (created if absent) with claims lasting `lease`.
+    pub fn open_in_schema(url: &str, schema: &str, lease: Duration) -> Result<PgStore> {
+        check_schema(schema)?;
+        let config: tokio_postgres::Config = url.parse().map_err(|e| {
+            Error::invalid_parameter(format!("\"{}\" is not a PostgreSQL URL: {e}", redact(url)))
+        })?;
+        let pool = Pool::new(config, schema.to_string(), 16);
+        {
+            let mut conn = pool.get()?;
+            migrations::migrate(&mut conn, schema)?;
+        }
+        let node = format!(
+            "{}-{}",
+            std::process::id(),
+            &crate::auth::generate_token()?[3..15]
+        );
+        let shared = Arc::new(Shared {
+            pool,
+            schema: schema.to_string(),
+            node,
+            lease,
+        });
+        jobs::start_lease_renewal(&shared);
+        Ok(PgStore { shared })
+    }
+
+    /// The schema the tables live in.
+    pub fn schema(&self) -> &str {
+        &self.shared.schema
+    }
+
+    /// This store's id in the claims it makes.
+    pub fn node(&self) -> &str {
+        &self.shared.node
+    }
+
+    /// The message bus of this database (`LISTEN/NOTIFY`), for realtime messages and cache
+    /// invalidation across the nodes.
+    pub fn bus(&self) -> PgBus {
+        PgBus::new(self.shared.clone())
+    }
+}
+
+/// A URL with any password hidden (for messages).
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+impl Store for PgStore {
+    fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+        let mut conn = self.shared.pool.get()?;
+        conn.batch("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SELECT 1")?;
+        Ok(Box::new(Tx {
+            conn: RefCell::new(conn),
+            open: true,
+            shared: &self.shared,
+        }))
+    }
+
+    fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
+        let mut conn = self.shared.pool.get()?;
+        conn.batch(&format!(
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({LOCK_CLASS}, hashtext('{}'))",
+            self.shared.schema
+        ))?;
+        Ok(Box::new(Tx {
+            conn: RefCell::new(conn),
+            open: true,
+            shared: &self.shared,
+        }))
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn backup(&self, _to: &std::path::Path) -> Result<()> {
+        Err(Error::invalid_parameter(
+            "a PostgreSQL database is backed up with PostgreSQL's own tools: \
+             `pg_dump --format=custom --file=platform.dump <database>` while the servers run, \
+             and a copy of the key file beside it (README, \"Scaling out\")",
+        ))
+    }
+
+    fn realtime_across(
+        &self,
+        local: Arc<dyn crate::realtime::Realtime>,
+    ) -> Arc<dyn crate::realtime::Realtime> {
+        match self.bus().realtime(local.clone()) {
+            Ok(sink) => sink,
+            Err(e) => {
+                tracing::error!(error = %e, "realtime messages stay on this node: the listener cannot start");
+                local
+            }
+        }
+    }
+}
+
+/// A transaction on one pooled connection.
+pub(crate) struct Tx<'a> {
+    conn: RefCell<Conn<'a>>,
+    open: bool,
+    shared: &'a Shared,
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            let conn = self.conn.get_mut();
+            if let Err(e) = conn.batch("ROLLBACK") {
+                tracing::warn!(error = %e, "rollback failed; the connection is dropped");
+                conn.discard();
+            }
+        }
+    }
+}
+
+type Params<'p> = [&'p (dyn ToSql + Sync)];
+
+impl Tx<'_> {
+    fn query(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>> {
+        self.conn.borrow_mut().query(sql, params)
+    }
+
+    fn query_opt(&self, sql: &str, params: &Params<'_>) -> Result<Option<Row>> {
+        Ok(self.query(sql, params)?.into_iter().next())
+    }
+
+    fn query_one(&self, sql: &str, params: &Params<'_>) -> Result<Row> {
+        self.query_opt(sql, params)?
+            .ok_or_else(|| Error::Internal(format!("no row from {sql}")))
+    }
+
+    fn execute(&self, sql: &str, params: &Params<'_>) -> Result<u64> {
+        self.conn.borrow_mut().execute(sql, params)
+    }
+
+    /// Deletes the row `id` of a scope from a table keyed by (tenant, env, id); whether it
+    /// existed.
+    fn delete_scoped(&mut self, table: &str, scope: &crate::ids::Scope, id: &str) -> Result<bool> {
+        let n = self.execute(
+            &format!("DELETE FROM {table} WHERE tenant = $1 AND env = $2 AND id = $3"),
+            &[&scope.tenant, &scope.env, &id],
+        )?;
+        Ok(n > 0)
+    }
+}
+
+impl WriteTx for Tx<'_> {
+    fn commit(mut self: Box<Self>) -> Result<()> {
+        let outcome = self.conn.get_mut().batch("COMMIT");
+        self.open = false;
+        if outcome.is_err() {
+            self.conn.get_mut().discard();
+        }
+        outcome
+    }
+}
+
+/// A column of a row, typed.
+fn get<'r, T: tokio_postgres::types::FromSql<'r>>(row: &'r Row, i: usize) -> Result<T> {
+    row.try_get(i).db()
+}
+
+/// An unsigned number kept in a `bigint` column.
+fn get_u32(row: &Row, i: usize) -> Result<u32> {
+    let n: i64 = get(row, i)?;
+    u32::try_from(n).map_err(|_| Error::Internal(format!("stored number {n} out of range")))
+}
+
+/// A JSON object kept as text (`what` names the row, for the error).
+fn json_map(text: &str, what: &str) -> Result<serde_json::Map<String, serde_json::Value>> {
+    serde_json::from_str(text).map_err(|e| Error::caused(format!("stored JSON of {what}"), e))
+}
+
+/// The text of a value kept as JSON (`what` names the row, for the error).
+fn json_text(value: &impl serde::Serialize, what: &str) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| Error::caused(format!("encoding {what} as JSON"), e))
+}
+
+#[cfg(test)]
+mod tests;

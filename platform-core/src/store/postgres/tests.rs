@@ -1,0 +1,205 @@
+//! The PostgreSQL backend on its own (schema versions, a newer schema refused, a lost
+//! connection, the realtime bus), and the store's contract suite, when `PLATFORM_TEST_PG` names
+//! a server.
+
+use super::testing::TestSchema;
+use super::*;
+use crate::store::Store;
+
+mod contract {
+    use super::*;
+
+    fn open() -> Option<(std::sync::Arc<dyn Store>, TestSchema)> {
+        let schema = TestSchema::new()?;
+        let store = schema.store();
+        Some((std::sync::Arc::new(store), schema))
+    }
+
+    crate::store_contract!(optional open());
+}
+
+fn now() -> chrono::DateTime<chrono::Utc> {
+    crate::clock::parse_instant("2024-01-01T00:00:00Z").unwrap()
+}
+
+fn admin(schema: &TestSchema) -> super::testing::Admin {
+    super::testing::admin(&schema.url).unwrap()
+}
+
+#[test]
+fn the_schema_is_numbered_and_a_newer_one_is_refused() {
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    drop(schema.store());
+    let mut client = admin(&schema);
+    let table = format!("\"{}\".platform_schema", schema.schema);
+    let v: i64 = client
+        .texts(&format!("SELECT max(version)::text FROM {table}"))
+        .unwrap()[0]
+        .parse()
+        .unwrap();
+    assert_eq!(v, i64::from(schema_version()));
+    assert_eq!(v as usize, MIGRATIONS.len());
+    // Opening again applies nothing and keeps the data.
+    let store = schema.store();
+    let mut tx = store.write().unwrap();
+    tx.ensure_tenant("acme", now()).unwrap();
+    tx.commit().unwrap();
+    drop(store);
+    assert_eq!(schema.store().read().unwrap().tenant_count().unwrap(), 1);
+    client
+        .batch_execute(&format!("UPDATE {table} SET version = version + 1"))
+        .unwrap();
+    let e = PgStore::open_in_schema(&schema.url, &schema.schema, DEFAULT_LEASE).unwrap_err();
+    assert!(e.to_string().contains("newer than this build"), "{e}");
+}
+
+#[test]
+fn an_unreachable_database_is_unavailable() {
+    let e = PgStore::open("postgres://postgres@127.0.0.1:1/nowhere").unwrap_err();
+    assert_eq!(e.code(), crate::ErrorCode::Unavailable, "{e}");
+    let e = PgStore::open("postgres://[bad").unwrap_err();
+    assert_eq!(e.code(), crate::ErrorCode::InvalidParameter, "{e}");
+    assert_eq!(
+        redact("postgres://ann:secret@db:5432/p"),
+        "postgres://ann:***@db:5432/p"
+    );
+    assert!(is_url("postgresql://db/p") && !is_url("/var/p.db"));
+}
+
+#[test]
+fn a_lost_connection_is_unavailable_and_the_pool_recovers() {
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let store = schema.store();
+    let mut tx = store.write().unwrap();
+    tx.ensure_tenant("acme", now()).unwrap();
+    tx.commit().unwrap();
+    // Every connection of the store is cut (as a database restart or a network loss would)
+    // while a transaction of a reader and one of a writer hold theirs.
+    let reader = store.read().unwrap();
+    let mut writer = store.write().unwrap();
+    let mut client = admin(&schema);
+    let cut = client
+        .texts(&format!(
+            "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE datname = current_database() \
+             AND pid <> pg_backend_pid() AND application_name = 'platform:{}'",
+            schema.schema
+        ))
+        .unwrap();
+    assert!(cut.len() >= 2, "{cut:?}");
+    let e = reader.tenant_count().unwrap_err();
+    assert_eq!(e.code(), crate::ErrorCode::Unavailable, "{e}");
+    let e = writer.ensure_tenant("lost", now()).unwrap_err();
+    assert_eq!(e.code(), crate::ErrorCode::Unavailable, "{e}");
+    assert!(writer.commit().is_err());
+    drop(reader);
+    // Nothing of the cut write remains, and the next calls get fresh connections.
+    assert_eq!(store.read().unwrap().tenant_count().unwrap(), 1);
+    let mut tx = store.write().unwrap();
+    tx.ensure_tenant("other", now()).unwrap();
+    tx.commit().unwrap();
+    assert_eq!(store.read().unwrap().tenant_count().unwrap(), 2);
+}
+
+#[test]
+fn a_claim_whose_node_stopped_is_taken_over_when_its_lease_ends() {
+    use crate::store::{Delivery, DeliveryStatus, Job, JobStatus};
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let lease = std::time::Duration::from_millis(900);
+    let (a, b) = (
+        schema.store_with_lease(lease),
+        schema.store_with_lease(lease),
+    );
+    let scope = crate::ids::Scope::private("acme", "production");
+    let job = Job::from_json(
+        serde_json::json!({"_id": "j1", "kind": "run", "status": "queued", "created": "2024-01-01T00:00:00.000Z"})
+            .as_object()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut tx = a.write().unwrap();
+    tx.put_job(&scope, &job).unwrap();
+    let seq = tx
+        .add_delivery(&Delivery {
+            seq: 0,
+            scope: scope.clone(),
+            automation: "au".into(),
+            item: "object/private/X".into(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_at: now(),
+            event: serde_json::Map::new(),
+        })
+        .unwrap();
+    tx.commit().unwrap();
+    let claim = |s: &PgStore| {
+        let mut tx = s.write().unwrap();
+        let job = tx.claim_job(now()).unwrap();
+        let delivery = tx.claim_delivery(seq).unwrap();
+        tx.commit().unwrap();
+        (job.map(|(_, j)| j.id), delivery.map(|d| d.attempts))
+    };
+    assert_eq!(claim(&a), (Some("j1".into()), Some(1)));
+    // While A lives it renews its lease: B finds nothing, even after several leases.
+    std::thread::sleep(lease * 2);
+    assert_eq!(claim(&b), (None, None));
+    let due = b.read().unwrap().due_deliveries(now(), 0, 10).unwrap();
+    assert!(due.is_empty(), "{due:?}");
+    // A stops (killed: no renewal any more); once its lease ends, B takes both over.
+    drop(a);
+    std::thread::sleep(lease * 2);
+    let due = b.read().unwrap().due_deliveries(now(), 0, 10).unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].status, DeliveryStatus::Pending);
+    assert_eq!(claim(&b), (Some("j1".into()), Some(2)));
+    let tx = b.read().unwrap();
+    assert_eq!(
+        tx.job(&scope, "j1").unwrap().unwrap().status,
+        JobStatus::Running
+    );
+}
+
+#[test]
+fn realtime_messages_reach_the_subscribers_of_every_node() {
+    use crate::realtime::{Channel, Realtime};
+    use std::sync::{Arc, Mutex};
+    struct Collect(Mutex<Vec<serde_json::Value>>);
+    impl Realtime for Collect {
+        fn publish(&self, _: &Channel, payload: &serde_json::Value) {
+            self.0.lock().unwrap().push(payload.clone());
+        }
+    }
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let (a, b) = (schema.store(), schema.store());
+    let (here, there) = (
+        Arc::new(Collect(Mutex::new(Vec::new()))),
+        Arc::new(Collect(Mutex::new(Vec::new()))),
+    );
+    let sink_a = a.realtime_across(here.clone());
+    let _sink_b = b.realtime_across(there.clone());
+    let channel = Channel {
+        tenant: "acme".into(),
+        env: "production".into(),
+        service: "extension".into(),
+        topic: "x".into(),
+    };
+    for n in 0..3 {
+        sink_a.publish(&channel, &serde_json::json!({"n": n}));
+    }
+    let want: Vec<serde_json::Value> = (0..3).map(|n| serde_json::json!({"n": n})).collect();
+    for _ in 0..100 {
+        if here.0.lock().unwrap().len() == 3 && there.0.lock().unwrap().len() == 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(*here.0.lock().unwrap(), want, "the publishing node");
+    assert_eq!(*there.0.lock().unwrap(), want, "the other node, in order");
+}
