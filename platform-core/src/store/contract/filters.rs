@@ -6,6 +6,101 @@ pub fn filters_mean_in_the_store_what_they_mean_in_memory(store: Arc<dyn Store>)
     random::same_results(store);
 }
 
+/// Number comparisons at the edges of exactness (integers past 2^53 and 2^63, doubles whose
+/// shortest text is not their value, bounds between two doubles): the store keeps exactly the
+/// documents the in-memory comparison keeps, for every operator and bound.
+pub fn number_comparisons_at_the_edges_are_exact(store: Arc<dyn Store>) {
+    use crate::clock::SystemClock;
+    use crate::documents::{ListRequest, SaveOptions};
+    use crate::ids::Source;
+    use crate::query::filter::parse_param;
+    use crate::query::Paging;
+    use crate::store::Collection;
+    use crate::Platform;
+    use serde_json::json;
+
+    let platform = Platform::new(store, Arc::new(SystemClock));
+    let who = platform.local_principal("edges", "u").unwrap();
+    let values = [
+        json!(9_007_199_254_740_992i64),
+        json!(9_007_199_254_740_993i64),
+        json!(9_007_199_254_740_993.0f64),
+        json!(1_234_567_890_123_456_780i64),
+        json!(1.234_567_890_123_456_8e18f64),
+        json!(-1.234_567_890_123_456_8e18f64),
+        json!(i64::MAX),
+        json!(i64::MIN),
+        json!(u64::MAX),
+        json!(1e19f64),
+        json!(0.1f64),
+        json!(-0.0f64),
+        json!(2.5f64),
+        json!(-1e300f64),
+    ];
+    let bodies: Vec<Value> = values
+        .iter()
+        .enumerate()
+        .map(|(i, x)| json!({"_id": format!("N{i:02}"), "x": x}))
+        .collect();
+    platform
+        .save(
+            &who,
+            Collection::Object,
+            Value::Array(bodies),
+            &SaveOptions::default(),
+        )
+        .unwrap();
+    let all = |req: &ListRequest| {
+        platform
+            .list(&who, Collection::Object, Source::Private, req)
+            .unwrap()
+    };
+    let mut every = ListRequest::default();
+    every.query.paging = Paging {
+        skip: 0,
+        limit: None,
+    };
+    let docs = all(&every).items;
+    assert_eq!(docs.len(), values.len());
+    let bounds = [
+        "9007199254740992",
+        "9007199254740993",
+        "1234567890123456780",
+        "1234567890123456768",
+        "1234567890123456800",
+        "-1234567890123456768",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "1e19",
+        "0.1",
+        "0",
+        "2.5",
+        "2.4999999999999996",
+        "-1e300",
+    ];
+    for op in ["gt", "gte", "lt", "lte"] {
+        for b in bounds {
+            let f = parse_param("x", &format!("{op}({b})")).unwrap();
+            let expected: Vec<&str> = docs
+                .iter()
+                .filter(|d| f.matches(d.as_object().unwrap()))
+                .map(|d| d["_id"].as_str().unwrap())
+                .collect();
+            let mut req = every.clone();
+            req.query.filter = f.clone();
+            let page = all(&req);
+            let got: Vec<&str> = page
+                .items
+                .iter()
+                .map(|d| d["_id"].as_str().unwrap())
+                .collect();
+            assert_eq!(got, expected, "x={op}({b})");
+            assert_eq!(page.total as usize, expected.len(), "total of x={op}({b})");
+        }
+    }
+}
+
 mod random {
     use crate::clock::SystemClock;
     use crate::documents::{ListRequest, SaveOptions};
@@ -24,6 +119,17 @@ mod random {
         prop_oneof![
             (-3i64..4).prop_map(|n| json!(n)),
             prop_oneof![Just(2.5), Just(-0.5), Just(3.0)].prop_map(|f| json!(f)),
+            // Numbers at the edges of exact comparison: integers past 2^53, doubles whose
+            // shortest text is not their value, integers past 64 bits.
+            prop_oneof![
+                Just(json!(9_007_199_254_740_993i64)),
+                Just(json!(9_007_199_254_740_993.0f64)),
+                Just(json!(1_234_567_890_123_456_780i64)),
+                Just(json!(1.234_567_890_123_456_8e18f64)),
+                Just(json!(i64::MAX)),
+                Just(json!(u64::MAX)),
+                Just(json!(-1e300f64))
+            ],
             prop_oneof![
                 Just("a"),
                 Just("b"),
@@ -78,6 +184,11 @@ mod random {
             Just("2"),
             Just("-1"),
             Just("2.5"),
+            Just("9007199254740992"),
+            Just("1234567890123456780"),
+            Just("9223372036854775807"),
+            Just("1e19"),
+            Just("-1e300"),
             Just("a"),
             Just("B"),
             Just("2024-03-01"),

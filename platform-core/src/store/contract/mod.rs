@@ -69,6 +69,7 @@ macro_rules! store_contract {
             two_claimers_never_take_the_same_job,
             two_claimers_never_take_the_same_delivery,
             filters_mean_in_the_store_what_they_mean_in_memory,
+            number_comparisons_at_the_edges_are_exact,
         );
     };
     (@each required $open:expr; $($test:ident),* $(,)?) => {

@@ -147,7 +147,7 @@ impl Tx<'_> {
     }
 
     fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        let doc = Value::Object(filter_doc(v));
+        let doc = filter::filter_copy(Value::Object(filter_doc(v)));
         let type_name = v.body.get("_type").and_then(Value::as_str);
         let name_fold = v.body.get("name").and_then(Value::as_str).map(fold);
         self.execute(

@@ -2,8 +2,8 @@
 //!
 //! A filter runs in SQL only where PostgreSQL's meaning is exactly `Filter::matches`': the
 //! `_id` and `_type` columns, text equality with strings and booleans, typed equality with a
-//! string, boolean or null (array fields matching any element), text comparisons, presence,
-//! `_search` (the folded search text the store computed in Rust). Numbers, dates, regular
+//! string, boolean or null (array fields matching any element), text and number comparisons,
+//! presence, `_search` (the folded search text the store computed in Rust). Dates, regular
 //! expressions, distances and equality with arrays or objects run in memory, on the stored
 //! body (whose text keeps field order and numbers as written): [`split`] separates the top-level
 //! conjuncts that run in SQL from those that run in memory. The property test of the contract
@@ -13,7 +13,7 @@
 //! memory does not). Every leaf is true or false, never NULL, so `NOT` means what it means in
 //! memory. Text keys and sorted text compare byte by byte (`COLLATE "C"`: code point order).
 
-use crate::query::filter::{Bound, Filter};
+use crate::query::filter::{Bound, CmpOp, Filter};
 use crate::query::SortSpec;
 use serde_json::Value;
 use tokio_postgres::types::ToSql;
@@ -127,6 +127,32 @@ impl SqlBuilder {
                     op.sql()
                 )
             }
+            Filter::Cmp {
+                path,
+                op,
+                bound: Bound::Number(b),
+            } => {
+                // As `compare` in memory: a number written as an integer of 64 bits compares
+                // exactly with the bound (as an integer against the bound's floor or ceiling,
+                // which is the same order), any other number as a double (PostgreSQL reads its
+                // text to the nearest double, as serde_json does). The heads' copy writes every
+                // double so that its text reads back to itself ([`filter_copy`]).
+                let x = self.path(path);
+                let t = format!("({x} #>> '{{}}')");
+                let whole = match op {
+                    CmpOp::Gt | CmpOp::Lte => b.floor(),
+                    CmpOp::Gte | CmpOp::Lt => b.ceil(),
+                };
+                let k = self.bind(clamped_whole(whole).to_string());
+                let r = self.bind(*b);
+                let o = op.sql();
+                format!(
+                    "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,19}}$' \
+                     AND {t}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 \
+                     THEN {t}::numeric {o} {k}::text::numeric ELSE {t}::float8 {o} {r}::float8 END) \
+                     ELSE false END)"
+                )
+            }
             Filter::Exists { path, present } => {
                 let x = self.path(path);
                 format!("({x} IS {}NULL)", if *present { "NOT " } else { "" })
@@ -169,6 +195,45 @@ impl SqlBuilder {
     }
 }
 
+/// A whole number (a double's floor or ceiling) as an integer, held just outside the range of
+/// 64-bit integers when beyond it: against any stored integer of 64 bits it orders the same.
+fn clamped_whole(whole: f64) -> i128 {
+    const LOW: f64 = -9_223_372_036_854_775_808.0;
+    if whole < LOW {
+        i128::from(i64::MIN) - 1
+    } else if whole >= -LOW {
+        i128::from(i64::MAX) + 1
+    } else {
+        whole as i128
+    }
+}
+
+/// The heads' `jsonb` copy of a document: the document with each double that is a whole
+/// number from 2^53 up to 2^63 (in size) written as its exact integer. `jsonb` keeps a number's
+/// decimal value, and serde_json writes a double as its shortest round-trip text
+/// (`1.2345678901234568e18`), whose decimal value is not the double's; in that range such a
+/// text would read in SQL as an integer other than the double. Every other double's text reads
+/// back to itself as a double, and an integer as written stays an integer.
+pub(crate) fn filter_copy(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.as_i64().is_none() && n.as_u64().is_none() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            const TWO_53: f64 = 9_007_199_254_740_992.0;
+            const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+            if f.abs() >= TWO_53 && f.abs() < TWO_63 {
+                Value::from(f as i64)
+            } else {
+                Value::Number(n)
+            }
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(filter_copy).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, filter_copy(v))).collect())
+        }
+        other => other,
+    }
+}
+
 /// Whether a text can only equal a stored string or boolean: it is not the JSON text of a
 /// number, and does not look like JSON an array or object could render as.
 fn plain_text(t: &str) -> bool {
@@ -184,7 +249,7 @@ pub(crate) fn runs_in_sql(f: &Filter) -> bool {
         Filter::Eq { value, .. } => {
             matches!(value, Value::String(_) | Value::Bool(_) | Value::Null)
         }
-        Filter::Cmp { bound, .. } => matches!(bound, Bound::Text(_)),
+        Filter::Cmp { bound, .. } => matches!(bound, Bound::Text(_) | Bound::Number(_)),
         Filter::Exists { .. } | Filter::TypeIn(_) | Filter::Search(_) => true,
         Filter::Regex { .. } | Filter::Within { .. } => false,
     }

@@ -208,7 +208,8 @@ pub fn redact(url: &str) -> String {
 impl Store for PgStore {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
         let mut conn = self.shared.pool.get()?;
-        conn.batch("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SELECT 1")?;
+        // The snapshot is taken by the transaction's first statement.
+        conn.begin_with_first("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY".into());
         Ok(Box::new(Tx {
             conn: RefCell::new(conn),
             open: true,
@@ -218,10 +219,11 @@ impl Store for PgStore {
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
         let mut conn = self.shared.pool.get()?;
-        conn.batch(&format!(
+        // The write lock is taken before the transaction's first statement runs (sent with it).
+        conn.begin_with_first(format!(
             "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({LOCK_CLASS}, hashtext('{}'))",
             self.shared.schema
-        ))?;
+        ));
         Ok(Box::new(Tx {
             conn: RefCell::new(conn),
             open: true,
@@ -264,7 +266,7 @@ pub(crate) struct Tx<'a> {
 
 impl Drop for Tx<'_> {
     fn drop(&mut self) {
-        if self.open {
+        if self.open && self.conn.get_mut().begun() {
             let conn = self.conn.get_mut();
             if let Err(e) = conn.batch("ROLLBACK") {
                 tracing::warn!(error = %e, "rollback failed; the connection is dropped");
@@ -307,6 +309,11 @@ impl Tx<'_> {
 
 impl WriteTx for Tx<'_> {
     fn commit(mut self: Box<Self>) -> Result<()> {
+        if !self.conn.get_mut().begun() {
+            // No statement ran: nothing was opened, nothing to commit.
+            self.open = false;
+            return Ok(());
+        }
         let outcome = self.conn.get_mut().batch("COMMIT");
         self.open = false;
         if outcome.is_err() {

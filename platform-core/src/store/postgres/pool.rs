@@ -41,6 +41,35 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime> {
         .map_err(|e| Error::Internal(format!("cannot start the PostgreSQL runtime: {e}")))
 }
 
+/// Both futures' outcomes, polling `a` first (so its request is sent first).
+async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let mut a = std::pin::pin!(a);
+    let mut b = std::pin::pin!(b);
+    let (mut ra, mut rb) = (None, None);
+    std::future::poll_fn(|cx| {
+        if ra.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        if ra.is_some() && rb.is_some() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    match (ra, rb) {
+        (Some(a), Some(b)) => (a, b),
+        _ => unreachable!("both futures are ready"),
+    }
+}
+
 /// Wakes the thread that waits in [`block_on`].
 struct ThreadWaker(std::thread::Thread);
 
@@ -196,6 +225,7 @@ impl Pool {
                 return Ok(Conn {
                     pool: self,
                     conn: Some(conn),
+                    begin: None,
                 });
             }
             if state.open < self.max {
@@ -205,6 +235,7 @@ impl Pool {
                     Ok(conn) => Ok(Conn {
                         pool: self,
                         conn: Some(conn),
+                        begin: None,
                     }),
                     Err(e) => {
                         self.lock().open -= 1;
@@ -258,6 +289,9 @@ impl Pool {
 pub(crate) struct Conn<'a> {
     pool: &'a Pool,
     conn: Option<PgConn>,
+    /// Statements that open a transaction, sent with the first statement of the transaction
+    /// (in one round trip: the requests are pipelined, and run in order).
+    begin: Option<String>,
 }
 
 impl Conn<'_> {
@@ -269,8 +303,41 @@ impl Conn<'_> {
 
     /// Runs statements without parameters (simple protocol, one round trip).
     pub(crate) fn batch(&mut self, sql: &str) -> Result<()> {
-        let out = self.inner().and_then(|c| c.batch_execute(sql));
+        let sql = match self.begin.take() {
+            Some(begin) => format!("{begin}; {sql}"),
+            None => sql.to_string(),
+        };
+        let out = self.inner().and_then(|c| c.batch_execute(&sql));
         self.check(out)
+    }
+
+    /// Opens a transaction with `sql` (statements without parameters) when the first statement
+    /// runs, in the same round trip; a transaction that runs no statement never opens.
+    pub(crate) fn begin_with_first(&mut self, sql: String) {
+        self.begin = Some(sql);
+    }
+
+    /// Whether the transaction was opened (a statement ran since [`Conn::begin_with_first`]).
+    pub(crate) fn begun(&self) -> bool {
+        self.begin.is_none()
+    }
+
+    /// Awaits a statement's future on the connection, pipelined behind the transaction's
+    /// opening statements when they were not sent yet (`begin`). An opening that failed fails
+    /// the call.
+    fn finish<T>(
+        client: &Client,
+        begin: Option<String>,
+        statement: impl Future<Output = std::result::Result<T, tokio_postgres::Error>>,
+    ) -> Result<T> {
+        match begin {
+            None => block_on(statement).db(),
+            Some(begin) => {
+                let (opened, out) = block_on(join(client.batch_execute(&begin), statement));
+                opened.db()?;
+                out.db()
+            }
+        }
     }
 
     fn statement(&mut self, sql: &str) -> Result<Statement> {
@@ -288,22 +355,29 @@ impl Conn<'_> {
 
     pub(crate) fn query(&mut self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>> {
         let out = self.statement(sql).and_then(|s| {
+            let begin = self.begin.take();
             let conn = self.inner()?;
-            block_on(conn.client.query(&s, params)).db()
+            Conn::finish(&conn.client, begin, conn.client.query(&s, params))
         });
         self.check(out)
     }
 
     pub(crate) fn execute(&mut self, sql: &str, params: &Params<'_>) -> Result<u64> {
         let out = self.statement(sql).and_then(|s| {
+            let begin = self.begin.take();
             let conn = self.inner()?;
-            block_on(conn.client.execute(&s, params)).db()
+            Conn::finish(&conn.client, begin, conn.client.execute(&s, params))
         });
         self.check(out)
     }
 
     /// A failure that lost the connection drops it from the pool.
+    /// After a failure the transaction counts as opened, so that its commit reaches the
+    /// connection (and fails there when the connection was lost).
     fn check<T>(&mut self, out: Result<T>) -> Result<T> {
+        if out.is_err() {
+            self.begin = None;
+        }
         if let Err(Error::Unavailable(_)) = &out {
             self.discard();
         }
