@@ -12,8 +12,8 @@
 //!   limit of SQLite) and prints one JSON line per figure: `{"workload", "case", "contestant",
 //!   "median_ms", "samples_ms", ...}`. Figures are medians; the two contestants of a case run
 //!   interleaved so they see the same machine load.
-//! - `serve-db FILE`: a database for the HTTP workloads: the W1 series (`BIG:price`) and the W5
-//!   objects, tenant `bench`, user `bench`.
+//! - `serve-db FILE` or `serve-db postgres://... KEY_FILE`: a database for the HTTP workloads:
+//!   the W1 series (`BIG:price`) and the W5 objects, tenant `bench`, user `bench`.
 //!
 //! Knobs: `PLATFORM_COMPARE_RUNS` (runs of the heavy cases, default 5), `PLATFORM_COMPARE_SCALE`
 //! (divides every corpus size, default 1, for quick trials).
@@ -88,9 +88,11 @@ fn main() {
         .collect();
     match args.first().map(String::as_str) {
         Some("dump") => dump(Path::new(&args[1])),
-        Some("serve-db") => serve_db(Path::new(&args[1])),
+        Some("serve-db") => serve_db(Path::new(&args[1]), args.get(2).map(Path::new)),
         Some("measure") => measure(&args[1..]),
-        _ => eprintln!("usage: compare dump DIR | serve-db FILE | measure [W1 W2 W3 W4 W5 W7]"),
+        _ => eprintln!(
+            "usage: compare dump DIR | serve-db FILE|URL [KEY_FILE] | measure [W1 W2 W3 W4 W5 W7]"
+        ),
     }
 }
 
@@ -1239,9 +1241,15 @@ fn validation_setup(data: &[Vec<f64>]) -> (Core, Vec<String>) {
     (core, targets)
 }
 
-fn serve_db(path: &Path) {
+fn serve_db(path: &Path, key_file: Option<&Path>) {
     let s = sizes();
-    let platform = Platform::open(path).unwrap();
+    let text = path.to_string_lossy();
+    let platform = if platform_core::store::postgres::is_url(&text) {
+        let key = key_file.expect("serve-db URL KEY_FILE: a PostgreSQL database needs a key file");
+        Platform::open_postgres(&text, key, platform_core::store::postgres::DEFAULT_LEASE).unwrap()
+    } else {
+        Platform::open(path).unwrap()
+    };
     let who = platform
         .tenancy()
         .local_principal("bench", "bench")

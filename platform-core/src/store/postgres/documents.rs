@@ -192,15 +192,28 @@ fn decode_version_at(row: &Row, at: usize) -> Result<StoredVersion> {
 
 impl DocumentRead for Tx<'_> {
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
+        let key = (coll == Collection::Type)
+            .then(|| (scope.tenant.clone(), scope.env.clone(), id.to_string()));
+        if let Some(kept) = key
+            .as_ref()
+            .and_then(|k| self.cache.borrow().types.get(k).cloned())
+        {
+            return Ok(kept);
+        }
         // A join on the head's key, so that both rows are found by their primary keys.
         let sql = format!(
             "SELECT {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
              AND v.env = h.env AND v.id = h.id AND v.version = h.version \
              WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = $4"
         );
-        self.query_opt(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
+        let found = self
+            .query_opt(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
             .map(|r| decode_version(&r))
-            .transpose()
+            .transpose()?;
+        if let Some(key) = key {
+            self.cache.borrow_mut().types.insert(key, found.clone());
+        }
+        Ok(found)
     }
 
     fn version(
@@ -394,8 +407,20 @@ impl DocumentRead for Tx<'_> {
     }
 }
 
+impl Tx<'_> {
+    /// Forgets what the transaction kept of a collection it writes.
+    fn written(&mut self, coll: Collection) {
+        let cache = self.cache.get_mut();
+        if coll == Collection::Type {
+            cache.types.clear();
+        }
+        cache.last_put = None;
+    }
+}
+
 impl DocumentWrite for Tx<'_> {
     fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        self.written(coll);
         let body = json_text(&v.body, "a document body")?;
         self.execute(
             "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
@@ -414,6 +439,7 @@ impl DocumentWrite for Tx<'_> {
                 &v.reason,
             ],
         )?;
+        self.cache.get_mut().last_put = Some((coll, scope.clone(), v.clone()));
         Ok(())
     }
 
@@ -424,6 +450,7 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: u32,
     ) -> Result<()> {
+        self.written(coll);
         let n = i64::from(version);
         let args: [&(dyn ToSql + Sync); 5] = [&coll.as_str(), &scope.tenant, &scope.env, &id, &n];
         self.execute(
@@ -445,12 +472,27 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: Option<u32>,
     ) -> Result<()> {
+        // The version just put (a save's), without reading it back.
+        let just_put = match (&self.cache.get_mut().last_put, version) {
+            (Some((c, s, v)), Some(n))
+                if *c == coll && s == scope && v.id == id && v.version == n =>
+            {
+                Some(v.clone())
+            }
+            _ => None,
+        };
+        self.written(coll);
         match version {
             None => {
                 self.execute(
                     "DELETE FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
                     &[&coll.as_str(), &scope.tenant, &scope.env, &id],
                 )?;
+            }
+            Some(_) if just_put.is_some() => {
+                if let Some(v) = &just_put {
+                    self.write_head(coll, scope, v)?;
+                }
             }
             Some(n) => {
                 let Some(v) = self.version(coll, scope, id, n)? else {
@@ -472,6 +514,7 @@ impl DocumentWrite for Tx<'_> {
         tag: &str,
         version: u32,
     ) -> Result<()> {
+        self.written(coll);
         self.execute(
             "INSERT INTO tags (coll, tenant, env, id, tag, version) VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT (coll, tenant, env, id, tag) DO UPDATE SET version = excluded.version",

@@ -214,6 +214,7 @@ impl Store for PgStore {
             conn: RefCell::new(conn),
             open: true,
             shared: &self.shared,
+            cache: RefCell::default(),
         }))
     }
 
@@ -228,6 +229,7 @@ impl Store for PgStore {
             conn: RefCell::new(conn),
             open: true,
             shared: &self.shared,
+            cache: RefCell::default(),
         }))
     }
 
@@ -262,6 +264,25 @@ pub(crate) struct Tx<'a> {
     conn: RefCell<Conn<'a>>,
     open: bool,
     shared: &'a Shared,
+    /// What this transaction read or wrote that it will likely ask for again (each a round
+    /// trip saved): nothing else writes these rows while it runs (a reader sees one snapshot,
+    /// a writer holds the write lock), and its own writes update or drop the entries.
+    cache: RefCell<TxCache>,
+}
+
+/// Rows a transaction keeps (see [`Tx::cache`]).
+#[derive(Default)]
+pub(crate) struct TxCache {
+    /// Current type definitions by (tenant, env, id): a save looks its type up several times.
+    types: std::collections::HashMap<(String, String, String), Option<crate::store::StoredVersion>>,
+    /// The automations of a scope: every saved item asks for them.
+    automations: std::collections::HashMap<(String, String), Vec<crate::store::Automation>>,
+    /// The version this transaction put last (a save makes it current next).
+    last_put: Option<(
+        crate::store::Collection,
+        crate::ids::Scope,
+        crate::store::StoredVersion,
+    )>,
 }
 
 impl Drop for Tx<'_> {

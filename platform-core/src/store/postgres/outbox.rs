@@ -64,13 +64,23 @@ impl OutboxRead for Tx<'_> {
     }
 
     fn automations(&self, scope: &Scope) -> Result<Vec<Automation>> {
-        self.query(
-            "SELECT doc FROM automations WHERE tenant = $1 AND env = $2 ORDER BY id",
-            &[&scope.tenant, &scope.env],
-        )?
-        .iter()
-        .map(|r| decode_automation(r, 0))
-        .collect()
+        let key = (scope.tenant.clone(), scope.env.clone());
+        if let Some(kept) = self.cache.borrow().automations.get(&key) {
+            return Ok(kept.clone());
+        }
+        let found = self
+            .query(
+                "SELECT doc FROM automations WHERE tenant = $1 AND env = $2 ORDER BY id",
+                &[&scope.tenant, &scope.env],
+            )?
+            .iter()
+            .map(|r| decode_automation(r, 0))
+            .collect::<Result<Vec<_>>>()?;
+        self.cache
+            .borrow_mut()
+            .automations
+            .insert(key, found.clone());
+        Ok(found)
     }
 
     fn all_automations(&self) -> Result<Vec<(Scope, Automation)>> {
@@ -196,6 +206,7 @@ impl OutboxRead for Tx<'_> {
 
 impl OutboxWrite for Tx<'_> {
     fn put_automation(&mut self, scope: &Scope, automation: &Automation) -> Result<()> {
+        self.cache.get_mut().automations.clear();
         let text = json_text(automation.body(), "an automation")?;
         self.execute(
             "INSERT INTO automations (tenant, env, id, doc) VALUES ($1, $2, $3, $4) \
@@ -206,6 +217,7 @@ impl OutboxWrite for Tx<'_> {
     }
 
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        self.cache.get_mut().automations.clear();
         self.delete_scoped("automations", scope, id)
     }
 
