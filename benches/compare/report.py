@@ -232,6 +232,25 @@ def main():
                 get("W8", case, "hello-world"), "< 20 ms", ok)
             goal("W8", f"{case} under 20 ms", ok, fmt_ms(ours["median_ms"]))
 
+    # The PostgreSQL backend next to SQLite: every figure of the platform measured on both.
+    pg_out = []
+    for r in [r for r in rows if r["contestant"] in ("platform", "platform-http")]:
+        if r["workload"] == "W6":
+            continue
+        pg = get(r["workload"], r["case"], "platform-pg" if r["contestant"] == "platform" else "platform-pg-http")
+        if not pg:
+            continue
+        where = "core" if r["contestant"] == "platform" else "HTTP (wrk, 1 connection)"
+        pg_out.append(f"| {r['workload']} | {r['case']}, {where} | {fmt_ms(r['median_ms'])} | "
+                      f"{fmt_ms(pg['median_ms'])} | {pg['median_ms'] / r['median_ms']:.1f} |")
+    for case in ["object GET by id", "data GET last(100)"]:
+        ours = get("W6", case, "platform")
+        for who, label in [("platform-pg", "one process"), ("platform-pg-2", "two processes, one database")]:
+            pg = get("W6", case, who)
+            if ours and pg:
+                pg_out.append(f"| W6 | {case} (32 connections), PostgreSQL: {label} | {ours['rps']:,.0f} req/s | "
+                              f"{pg['rps']:,.0f} req/s | {ours['rps'] / pg['rps']:.1f} |")
+
     cpu = sh("lscpu | sed -n 's/^Model name:[ ]*//p'") or platform.processor()
     mem = sh("free -g | awk '/Mem:/ {print $2}'")
     versions = {
@@ -265,6 +284,12 @@ def main():
     if scale != "1":
         head.append(f"- **trial run: corpus divided by {scale}; not the published figures**")
     head += ["", "## Goals", ""] + status_lines + ["", "## Figures", ""] + out
+    if pg_out:
+        head += ["", "## The PostgreSQL backend next to SQLite", "",
+                 "The platform on a private PostgreSQL server of the run (settings in the notes) and on its "
+                 "SQLite file, the same workloads in the same run. Ratio = PostgreSQL / SQLite (times; lower "
+                 "is better; for W6, time per request).", "",
+                 "| workload | case | SQLite | PostgreSQL | ratio |", "|---|---|---:|---:|---:|"] + pg_out
     if skips:
         head += ["", "## Skipped", ""] + [f"- {s}" for s in skips]
     if errors:
@@ -274,8 +299,11 @@ def main():
              "reads the same values.",
              "- Plain rusqlite keeps series as blobs of 10,000 `(i64, f64)` pairs and objects as JSONB rows: "
              "what SQLite alone does, the limit of the storage the platform is built on.",
-             "- PostgreSQL runs with `synchronous_commit=off` (as SQLite WAL with `synchronous=NORMAL`), a GIN "
-             "index on the body, on 127.0.0.1, queried from Python (psycopg); json-server 0.17 keeps its data "
+             "- PostgreSQL runs with `synchronous_commit=off` (as SQLite WAL with `synchronous=NORMAL`) and "
+             "`shared_buffers=512MB` on 127.0.0.1: the psycopg peer keeps a GIN index on the body and is queried "
+             "from Python; the platform's PostgreSQL backend (`store::postgres`) runs its own schema in a fresh "
+             "database of that server (W6 with two processes: both servers on core 0, two load generators on "
+             "core 1, 16 connections each). json-server 0.17 keeps its data "
              "in memory and is queried over HTTP, so it is compared with the platform's HTTP figure.",
              "- The platform server runs with `PLATFORM_LOG=warn` (no access log line per request).",
              "- The raw JSON lines of the run, every sample included, are in `benches/compare/RESULTS.jsonl`."]
