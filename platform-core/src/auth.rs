@@ -292,3 +292,40 @@ mod tests {
         }
     }
 }
+
+/// Authenticated tokens kept by a platform: (token hash, environment) to the principal, each
+/// entry stamped with the store's authentication epoch when it was made.
+///
+/// The epoch ([`crate::store::Store::auth_epoch`]) is a counter the database raises in the
+/// transaction of every change to tenants, environments, users, grants and tokens (triggers of
+/// its schema), whichever process made it: an entry of another epoch is never used, so a
+/// revoked token or a changed role is refused or applied from the next request on, by every
+/// server of the database. A hit costs one read of the epoch instead of the token, its user,
+/// its environment and its grants.
+#[derive(Debug, Default)]
+pub(crate) struct TokenCache {
+    entries: std::sync::Mutex<std::collections::HashMap<(String, String), (u64, Principal)>>,
+}
+
+/// The most entries kept; the cache is emptied when it is full.
+const TOKEN_CACHE_ENTRIES: usize = 10_000;
+
+impl TokenCache {
+    /// The principal kept for a token hash and environment at this epoch.
+    pub(crate) fn get(&self, hash: &str, environment: &str, epoch: u64) -> Option<Principal> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        match entries.get(&(hash.to_string(), environment.to_string())) {
+            Some((at, p)) if *at == epoch => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    /// Keeps a principal found at this epoch.
+    pub(crate) fn put(&self, hash: String, environment: String, epoch: u64, p: Principal) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() >= TOKEN_CACHE_ENTRIES {
+            entries.clear();
+        }
+        entries.insert((hash, environment), (epoch, p));
+    }
+}

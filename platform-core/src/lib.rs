@@ -65,6 +65,8 @@ pub struct Platform {
     delivery: Arc<events::deliver::DeliverySettings>,
     outbound: Option<Arc<dyn events::deliver::Outbound>>,
     script_limits: script::host::ScriptLimits,
+    /// Authenticated tokens (see [`auth::TokenCache`]).
+    tokens: Arc<auth::TokenCache>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -87,6 +89,7 @@ impl Platform {
             delivery: Arc::new(events::deliver::DeliverySettings::default()),
             outbound: None,
             script_limits: script::host::ScriptLimits::default(),
+            tokens: Arc::default(),
         };
         if let Err(e) = platform.seed_builtins() {
             tracing::warn!(error = %e, "cannot store the built-in scripts");

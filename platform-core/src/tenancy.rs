@@ -143,20 +143,29 @@ impl Platform {
                 "missing Authorization header: send \"Bearer <token>\" or Basic user:token",
             )
         })?;
+        let hash = hash_token(credentials.token());
+        let environment = environment.unwrap_or(DEFAULT_ENVIRONMENT);
+        let basic_user_matches = |user: &str| match credentials {
+            Credentials::Basic { user: named, .. } if named != user => Err(Error::new(
+                ErrorCode::NotAuthenticated,
+                format!("the token does not belong to user \"{named}\""),
+            )),
+            _ => Ok(()),
+        };
+        let epoch = self.store.auth_epoch()?;
+        if let Some(p) = self.tokens.get(&hash, environment, epoch) {
+            basic_user_matches(&p.user)?;
+            return Ok(p);
+        }
         let tx = self.read()?;
+        // Read in the transaction: a change made since the epoch was read makes a new epoch,
+        // so what is kept below is at worst kept under an epoch already gone.
+        let epoch = tx.auth_epoch()?;
         let record = tx
-            .token(&hash_token(credentials.token()))?
+            .token(&hash)?
             .filter(|r| !r.revoked)
             .ok_or_else(|| Error::new(ErrorCode::NotAuthenticated, "unknown or revoked token"))?;
-        if let Credentials::Basic { user, .. } = credentials {
-            if user != &record.user {
-                return Err(Error::new(
-                    ErrorCode::NotAuthenticated,
-                    format!("the token does not belong to user \"{user}\""),
-                ));
-            }
-        }
-        let environment = environment.unwrap_or(DEFAULT_ENVIRONMENT);
+        basic_user_matches(&record.user)?;
         if !tx.environment_exists(&record.tenant, environment)? {
             return Err(Error::not_found(format!(
                 "environment \"{environment}\" does not exist for tenant \"{}\"",
@@ -170,13 +179,16 @@ impl Platform {
                 Grant::Feature(name) => grants.features.push(name),
             }
         }
-        Ok(Principal {
+        let p = Principal {
             tenant: record.tenant,
             user: record.user,
             role: record.role,
             environment: environment.to_string(),
             grants,
-        })
+        };
+        self.tokens
+            .put(hash, environment.to_string(), epoch, p.clone());
+        Ok(p)
     }
 
     /// A `platform`-role principal for local use (the CLI on a database file, embedding): the
@@ -214,7 +226,7 @@ impl Platform {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::auth::Credentials;
 
@@ -251,6 +263,64 @@ mod tests {
         let q = Platform::in_memory().unwrap();
         q.create_token("ops", "root", Role::Platform).unwrap();
         assert_eq!(q.bootstrap().unwrap(), None);
+    }
+
+    /// A token authenticated (and kept) by `a` is refused by `a` from the request after another
+    /// platform of the same database (`b`, another process) revokes it; a role or grant that `b`
+    /// changes is what `a` answers next; a Basic user other than the token's is refused from
+    /// the kept entry too.
+    pub(crate) fn changes_by_another_platform_reach_the_kept_tokens(a: &Platform, b: &Platform) {
+        let bearer = |t: &str| Credentials::Bearer(t.to_string());
+        let token = b.create_token("acme", "ann", Role::Reader).unwrap();
+        let other = b.create_token("acme", "bob", Role::Writer).unwrap();
+        for _ in 0..2 {
+            assert_eq!(
+                a.authenticate(Some(&bearer(&token)), None).unwrap().role,
+                Role::Reader
+            );
+        }
+        let basic = Credentials::Basic {
+            user: "eve".into(),
+            token: token.clone(),
+        };
+        assert_eq!(
+            a.authenticate(Some(&basic), None).unwrap_err().code(),
+            ErrorCode::NotAuthenticated
+        );
+        b.create_token("acme", "ann", Role::Admin).unwrap();
+        assert_eq!(
+            a.authenticate(Some(&bearer(&token)), None).unwrap().role,
+            Role::Admin
+        );
+        b.grant("acme", "ann", &Grant::Access("traders".into()))
+            .unwrap();
+        assert_eq!(
+            a.authenticate(Some(&bearer(&token)), None)
+                .unwrap()
+                .grants
+                .access,
+            ["traders"]
+        );
+        assert!(b.revoke_token(&token).unwrap());
+        assert_eq!(
+            a.authenticate(Some(&bearer(&token)), None)
+                .unwrap_err()
+                .code(),
+            ErrorCode::NotAuthenticated
+        );
+        assert_eq!(
+            a.authenticate(Some(&bearer(&other)), None).unwrap().user,
+            "bob"
+        );
+    }
+
+    #[test]
+    fn a_token_kept_by_one_process_is_refused_once_another_revokes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.db");
+        let a = Platform::open(&path).unwrap();
+        let b = Platform::open(&path).unwrap();
+        changes_by_another_platform_reach_the_kept_tokens(&a, &b);
     }
 
     #[test]

@@ -363,6 +363,9 @@ pub trait TenancyRead {
     fn user_exists(&self, tenant: &str, user: &str) -> Result<bool>;
     /// The grants of a user, data-access roles first, each kind by name.
     fn grants(&self, tenant: &str, user: &str) -> Result<Vec<Grant>>;
+    /// The authentication epoch: a counter raised in the transaction of every change to
+    /// tenants, environments, users, grants or tokens (by the schema's triggers).
+    fn auth_epoch(&self) -> Result<u64>;
 }
 
 /// Writes of tenants, environments, users, grants and tokens.
@@ -453,6 +456,11 @@ pub trait Store: Send + Sync {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>>;
     /// Starts a write transaction.
     fn write(&self) -> Result<Box<dyn WriteTx + '_>>;
+    /// The authentication epoch ([`TenancyRead::auth_epoch`]) as of now, read as cheaply as the
+    /// store can (each authenticated request reads it).
+    fn auth_epoch(&self) -> Result<u64> {
+        self.read()?.auth_epoch()
+    }
     /// Flushes and closes what can be closed (checkpoint); the store stays usable.
     fn close(&self) -> Result<()> {
         Ok(())

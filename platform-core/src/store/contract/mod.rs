@@ -62,6 +62,7 @@ macro_rules! store_contract {
             deliveries_fall_due_in_order_and_are_claimed_once,
             the_log_and_the_mail_outbox_page_newest_first,
             tenants_environments_users_grants_and_tokens,
+            the_auth_epoch_rises_with_every_change_to_authentication,
             secrets_are_kept_by_scope,
             a_dropped_write_changes_nothing,
             a_reader_sees_one_snapshot_while_a_writer_commits,

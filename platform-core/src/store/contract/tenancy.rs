@@ -97,6 +97,77 @@ pub fn tenants_environments_users_grants_and_tokens(store: Arc<dyn Store>) {
     assert!(tx.grants("acme", "ann").unwrap().is_empty());
 }
 
+/// Every change to what authenticates a request raises the authentication epoch in its own
+/// transaction (so that a kept token is never used past it); reads and dropped writes do not.
+pub fn the_auth_epoch_rises_with_every_change_to_authentication(store: Arc<dyn Store>) {
+    let store = &*store;
+    let t0 = at("2024-01-01T00:00:00Z");
+    let epoch = || {
+        let n = store.auth_epoch().unwrap();
+        assert_eq!(store.read().unwrap().auth_epoch().unwrap(), n);
+        n
+    };
+    let mut last = epoch();
+    let mut rises = |what: &str, change: &dyn Fn(&mut dyn WriteTx)| {
+        write(store, |tx| change(tx));
+        let now = epoch();
+        assert!(now > last, "{what}: the epoch stayed at {now}");
+        last = now;
+    };
+    rises("a new tenant", &|tx| tx.ensure_tenant("acme", t0).unwrap());
+    rises("a new environment", &|tx| {
+        assert!(tx.create_environment("acme", "test", t0).unwrap())
+    });
+    rises("a new user", &|tx| {
+        tx.upsert_user("acme", "ann", Role::Reader, t0).unwrap()
+    });
+    rises("a role changed", &|tx| {
+        tx.upsert_user("acme", "ann", Role::Admin, t0).unwrap()
+    });
+    rises("a grant", &|tx| {
+        assert!(tx
+            .set_grant("acme", "ann", &Grant::Access("traders".into()), true)
+            .unwrap())
+    });
+    rises("a grant taken back", &|tx| {
+        assert!(tx
+            .set_grant("acme", "ann", &Grant::Access("traders".into()), false)
+            .unwrap())
+    });
+    rises("a token", &|tx| {
+        tx.insert_token("aaaa1111bbbb2222", "acme", "ann", t0)
+            .unwrap()
+    });
+    rises("a token revoked", &|tx| {
+        assert_eq!(
+            tx.revoke_tokens(&TokenSelector::Hash("aaaa1111bbbb2222".into()), t0)
+                .unwrap(),
+            1
+        )
+    });
+    // Reads, writes of anything else, and a dropped write leave it.
+    let before = epoch();
+    let tx = store.read().unwrap();
+    tx.token("aaaa1111bbbb2222").unwrap();
+    drop(tx);
+    let row = SecretRow {
+        id: "k".into(),
+        meta: object(json!({"_id": "k", "_type": "VarSecret"})),
+        nonce: vec![1; 12],
+        ciphertext: vec![1, 2, 3],
+        updated: t0,
+        user: "ann".into(),
+    };
+    write(store, |tx| tx.put_secret(&acme(), &row).unwrap());
+    {
+        let mut tx = store.write().unwrap();
+        tx.insert_token("cccc3333dddd4444", "acme", "ann", t0)
+            .unwrap();
+        drop(tx);
+    }
+    assert_eq!(epoch(), before);
+}
+
 /// Secrets: by scope and id, sealed bytes kept as given.
 pub fn secrets_are_kept_by_scope(store: Arc<dyn Store>) {
     let store = &*store;

@@ -213,6 +213,24 @@ pub const STEPS: &[&str] = &[
         doc    TEXT NOT NULL
     );
     "#,
+    // 2: the authentication epoch, raised by every change to what authenticates a request
+    // (servers keep authenticated tokens while it stays the same). The function keeps the
+    // search path it was made with (the platform's schema).
+    r#"
+    CREATE TABLE auth_epoch (id INT PRIMARY KEY CHECK (id = 1), n BIGINT NOT NULL);
+    INSERT INTO auth_epoch (id, n) VALUES (1, 0);
+    CREATE FUNCTION auth_epoch_raise() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    BEGIN
+        UPDATE auth_epoch SET n = n + 1 WHERE id = 1;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER tenants_auth AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tenants FOR EACH STATEMENT EXECUTE FUNCTION auth_epoch_raise();
+    CREATE TRIGGER environments_auth AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON environments FOR EACH STATEMENT EXECUTE FUNCTION auth_epoch_raise();
+    CREATE TRIGGER users_auth AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users FOR EACH STATEMENT EXECUTE FUNCTION auth_epoch_raise();
+    CREATE TRIGGER grants_auth AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON grants FOR EACH STATEMENT EXECUTE FUNCTION auth_epoch_raise();
+    CREATE TRIGGER tokens_auth AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION auth_epoch_raise();
+    "#,
 ];
 
 /// The schema version this build writes.

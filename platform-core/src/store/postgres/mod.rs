@@ -237,6 +237,16 @@ impl Store for PgStore {
         true
     }
 
+    fn auth_epoch(&self) -> Result<u64> {
+        // One statement on its own (no transaction around it): one round trip.
+        let mut conn = self.shared.pool.get()?;
+        let rows = conn.query("SELECT n FROM auth_epoch WHERE id = 1", &[])?;
+        let row = rows
+            .first()
+            .ok_or_else(|| Error::Internal("the authentication epoch has no row".into()))?;
+        Ok(get::<i64>(row, 0)? as u64)
+    }
+
     fn backup(&self, _to: &std::path::Path) -> Result<()> {
         Err(Error::invalid_parameter(
             "a PostgreSQL database is backed up with PostgreSQL's own tools: \

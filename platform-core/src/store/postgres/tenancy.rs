@@ -69,6 +69,14 @@ impl TenancyRead for Tx<'_> {
         .collect()
     }
 
+    fn auth_epoch(&self) -> Result<u64> {
+        let n: i64 = get(
+            &self.query_one("SELECT n FROM auth_epoch WHERE id = 1", &[])?,
+            0,
+        )?;
+        Ok(n as u64)
+    }
+
     fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool> {
         Ok(self
             .query_opt(

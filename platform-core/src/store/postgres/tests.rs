@@ -203,3 +203,15 @@ fn realtime_messages_reach_the_subscribers_of_every_node() {
     assert_eq!(*here.0.lock().unwrap(), want, "the publishing node");
     assert_eq!(*there.0.lock().unwrap(), want, "the other node, in order");
 }
+
+#[test]
+fn a_token_kept_by_one_server_is_refused_once_another_revokes_it() {
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let clock: std::sync::Arc<dyn crate::clock::Clock> =
+        std::sync::Arc::new(crate::clock::SystemClock);
+    let a = crate::Platform::new(std::sync::Arc::new(schema.store()), clock.clone());
+    let b = crate::Platform::new(std::sync::Arc::new(schema.store()), clock);
+    crate::tenancy::tests::changes_by_another_platform_reach_the_kept_tokens(&a, &b);
+}

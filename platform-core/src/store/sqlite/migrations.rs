@@ -267,6 +267,28 @@ pub const STEPS: &[&str] = &[
     ALTER TABLE jobs_10 RENAME TO jobs;
     CREATE INDEX jobs_status ON jobs(status, seq);
     "#,
+    // 11: the authentication epoch, raised by every change to what authenticates a request
+    // (servers keep authenticated tokens while it stays the same). It holds on a database
+    // that has it already (as a file whose version was set back).
+    r#"
+    CREATE TABLE IF NOT EXISTS auth_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+    INSERT OR IGNORE INTO auth_epoch (id, n) VALUES (1, 0);
+    CREATE TRIGGER IF NOT EXISTS tenants_auth_insert AFTER INSERT ON tenants BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS tenants_auth_update AFTER UPDATE ON tenants BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS tenants_auth_delete AFTER DELETE ON tenants BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS environments_auth_insert AFTER INSERT ON environments BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS environments_auth_update AFTER UPDATE ON environments BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS environments_auth_delete AFTER DELETE ON environments BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS users_auth_insert AFTER INSERT ON users BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS users_auth_update AFTER UPDATE ON users BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS users_auth_delete AFTER DELETE ON users BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS grants_auth_insert AFTER INSERT ON grants BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS grants_auth_update AFTER UPDATE ON grants BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS grants_auth_delete AFTER DELETE ON grants BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS tokens_auth_insert AFTER INSERT ON tokens BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS tokens_auth_update AFTER UPDATE ON tokens BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    CREATE TRIGGER IF NOT EXISTS tokens_auth_delete AFTER DELETE ON tokens BEGIN UPDATE auth_epoch SET n = n + 1; END;
+    "#,
 ];
 
 /// The schema version this build writes.

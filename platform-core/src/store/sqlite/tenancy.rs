@@ -86,6 +86,16 @@ impl TenancyRead for Tx<'_> {
         .collect()
     }
 
+    fn auth_epoch(&self) -> Result<u64> {
+        let n: i64 = self
+            .conn
+            .prepare_cached("SELECT n FROM auth_epoch WHERE id = 1")
+            .db()?
+            .query_row([], |r| r.get(0))
+            .db()?;
+        Ok(n as u64)
+    }
+
     fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool> {
         self.conn
             .prepare_cached("SELECT 1 FROM environments WHERE tenant = ?1 AND name = ?2")
