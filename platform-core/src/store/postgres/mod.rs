@@ -213,6 +213,7 @@ impl Store for PgStore {
         Ok(Box::new(Tx {
             conn: RefCell::new(conn),
             open: true,
+            read_only: true,
             shared: &self.shared,
             cache: RefCell::default(),
         }))
@@ -228,6 +229,7 @@ impl Store for PgStore {
         Ok(Box::new(Tx {
             conn: RefCell::new(conn),
             open: true,
+            read_only: false,
             shared: &self.shared,
             cache: RefCell::default(),
         }))
@@ -273,6 +275,8 @@ impl Store for PgStore {
 pub(crate) struct Tx<'a> {
     conn: RefCell<Conn<'a>>,
     open: bool,
+    /// A read transaction (`READ ONLY`): its end is sent without waiting for the answer.
+    read_only: bool,
     shared: &'a Shared,
     /// What this transaction read or wrote that it will likely ask for again (each a round
     /// trip saved): nothing else writes these rows while it runs (a reader sees one snapshot,
@@ -297,7 +301,12 @@ pub(crate) struct TxCache {
 
 impl Drop for Tx<'_> {
     fn drop(&mut self) {
-        if self.open && self.conn.get_mut().begun() {
+        if self.open && self.read_only && self.conn.get_mut().begun() {
+            // Nothing to undo: the ROLLBACK is sent, and the connection goes back to the pool
+            // at once; its next transaction runs after it (one connection runs its requests in
+            // order), and a connection lost meanwhile fails that one's first statement.
+            self.conn.get_mut().send_unawaited("ROLLBACK");
+        } else if self.open && self.conn.get_mut().begun() {
             let conn = self.conn.get_mut();
             if let Err(e) = conn.batch("ROLLBACK") {
                 tracing::warn!(error = %e, "rollback failed; the connection is dropped");

@@ -322,6 +322,18 @@ impl Conn<'_> {
         self.begin.is_none()
     }
 
+    /// Sends statements without parameters and does not wait for their answer (which the
+    /// connection reads and drops).
+    pub(crate) fn send_unawaited(&mut self, sql: &str) {
+        if let Some(conn) = self.conn.as_mut() {
+            let mut sent = std::pin::pin!(conn.client.batch_execute(sql));
+            // The first poll hands the request to the connection; nothing waits for more.
+            let _ = sent
+                .as_mut()
+                .poll(&mut Context::from_waker(std::task::Waker::noop()));
+        }
+    }
+
     /// Awaits a statement's future on the connection, pipelined behind the transaction's
     /// opening statements when they were not sent yet (`begin`). An opening that failed fails
     /// the call.
