@@ -47,9 +47,9 @@ def main():
 
     # W6 runs three times: keep the median of the throughput of each contestant and case.
     w6 = {}
-    for r in [r for r in rows if r["workload"] == "W6"]:
+    for r in [r for r in rows if r["workload"] == "W6" and "rps" in r]:
         w6.setdefault((r["case"], r["contestant"]), []).append(r)
-    rows = [r for r in rows if r["workload"] != "W6"]
+    rows = [r for r in rows if r["workload"] != "W6" or "rps" not in r]
     for (case, who), rs in w6.items():
         rps = sorted(r["rps"] for r in rs)[len(rs) // 2]
         rows.append({"workload": "W6", "case": case, "contestant": who, "rps": rps,
@@ -200,6 +200,23 @@ def main():
         if share is not None:
             goal("W6", f"{case}: at least 30% of the hello-world ceiling", ok,
                  f"{ours['rps']:,.0f} vs {hello['rps']:,.0f} req/s, {100 * share:.0f}%")
+    for who, label in [("platform", "SQLite"), ("platform-pg", "PostgreSQL, the first of two servers")]:
+        m = get("W6", "resident memory after the runs", who)
+        if m:
+            out.append(f"| W6 | resident memory of the server after its runs ({label}) | "
+                       f"{fmt_bytes(m['rss_kib'] * 1024)} | | | | reported | — |")
+    # W9
+    for who, label in [("platform-http-arrow", "Arrow IPC"), ("platform-http-json", "JSON")]:
+        ours = find("W9", "", who)
+        if not ours:
+            continue
+        a = find("W1", "read", "arcticdb")
+        ok = None if not a or who != "platform-http-arrow" else ours["median_ms"] / a["median_ms"] <= 3
+        ratio = row("W9", f"{ours['case']} ({label})", ours, "ArcticDB read into a DataFrame, locally", a,
+                    "≤ 3× ArcticDB, HTTP included" if who == "platform-http-arrow" else "", ok)
+        if ratio is not None and who == "platform-http-arrow":
+            goal("W9", "a series into pandas over HTTP (Arrow) within 3× of ArcticDB locally", ok,
+                 f"{fmt_ms(ours['median_ms'])} vs {fmt_ms(a['median_ms'])}, ratio {ratio:.2f}")
     # W7
     ours = find("W7", "range, change", "platform")
     if ours:
