@@ -687,6 +687,12 @@ impl Platform {
                 items,
             });
         }
+        if req.as_of.is_some() {
+            return Err(Error::invalid_parameter(
+                "_asof on the data list reads items by id (all source, _id=...); the catalogue \
+                 lists the data current now (list objects with _asof and _profile for the rest)",
+            ));
+        }
         let tx = self.read()?;
         let everything = crate::query::ListQuery {
             paging: crate::query::Paging {
@@ -854,7 +860,9 @@ impl Platform {
             .items
             .iter()
             .filter_map(|o| {
-                o.get("_id")
+                // An older version (a list `_asof`) is shown at its address; `_oid` is its id.
+                o.get("_oid")
+                    .or_else(|| o.get("_id"))
                     .and_then(Value::as_str)
                     .map(|id| format!("{id}:{name}"))
             })

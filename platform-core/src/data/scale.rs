@@ -586,7 +586,16 @@ mod tests {
         assert!(err(None, None, None, Some("PEAK")).contains("_block needs _calendar"));
         assert!(err(Some("FORTNIGHTLY"), Some("averaged"), None, None).contains("FORTNIGHTLY"));
         assert!(err(Some("DAILY"), Some("mean"), None, None).contains("\"mean\""));
-        assert!(err(Some("DAILY"), Some("averaged"), None, Some("NIGHT")).contains("\"NIGHT\""));
+        // Any other block is a block calendar's id, loaded by the read (a 400 there if absent);
+        // a text that cannot be an id is refused here.
+        assert!(err(Some("DAILY"), Some("averaged"), None, Some("A/B")).contains("\"A/B\""));
+        assert_eq!(
+            Scaling::from_params(Some("DAILY"), Some("averaged"), None, Some("NIGHT"))
+                .unwrap()
+                .unwrap()
+                .block,
+            Some(Block::Named("NIGHT".into()))
+        );
         assert!(err(Some("DAILY"), None, None, None).contains("_observed"));
         assert!(err(Some("DAILY"), None, Some("linear"), None).contains("\"linear\""));
         assert_eq!(Scaling::from_params(None, None, None, None).unwrap(), None);
