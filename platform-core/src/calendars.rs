@@ -498,9 +498,10 @@ pub struct Holiday {
 impl Platform {
     /// The holiday calendar `id` as the caller sees it, read through `source`.
     fn holiday_calendar(&self, p: &Principal, source: Source, id: &str) -> Result<HolidayCalendar> {
-        let tx = self.read()?;
-        // The document must be visible through the named source, as a GET would.
+        // The document must be visible through the named source, as a GET would (before this
+        // call opens its own read: one read at a time).
         self.get(p, Collection::Calendar, source, id, None, None)?;
+        let tx = self.read()?;
         holidays_of(&*tx, p, id, "the calendar").map_err(|e| match e {
             Error::User { message, .. } => Error::invalid_parameter(format!(
                 "{message}: holidays and businessDays are functions of holiday calendars"

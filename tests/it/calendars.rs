@@ -310,7 +310,7 @@ async fn a_series_on_a_holiday_calendar_is_indexed_by_its_business_days() {
     let r = c.get("/data/v1/private/UK:S").await;
     assert_eq!(r.body["data"].as_array().unwrap().len(), 3, "{:?}", r.body);
     // `B` counts the calendar's business days: one back from Tuesday is Maundy Thursday.
-    let r = c.get("/data/v1/private/UK:S?_range=from(T-1B)").await;
+    let r = c.get("/data/v1/private/UK:S?_range=from(T-1Bh0)").await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     let times: Vec<&Value> = r.body["data"].as_array().unwrap().iter().map(|p| &p["time"]).collect();
     assert_eq!(times, [&json!("2024-03-28"), &json!("2024-04-02")]);
@@ -318,7 +318,7 @@ async fn a_series_on_a_holiday_calendar_is_indexed_by_its_business_days() {
     c.save(json!({"_id": "PLAIN", "S": {"_type": "VarTimeSeries", "calendar": "BUSINESS",
                   "data": [{"time": "2024-03-28", "value": 2}, {"time": "2024-04-01", "value": 3}]}}))
         .await;
-    let r = c.get("/data/v1/private/PLAIN:S?_range=from(T-1B)").await;
+    let r = c.get("/data/v1/private/PLAIN:S?_range=from(T-1Bh0)").await;
     assert_eq!(r.body["data"], json!([{"time": "2024-04-01", "value": 3.0}]));
     // A private holiday calendar works the same.
     c.post("/calendar/v1", json!({"_id": "MYHOL", "rules": ["2024-04-03"]}))
