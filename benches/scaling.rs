@@ -47,7 +47,10 @@ fn python() -> String {
     if let Ok(p) = std::env::var("PLATFORM_PYTHON") {
         return p;
     }
-    let venv = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/compare/.venv/bin/python");
+    let venv = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/compare/.venv/bin/python"
+    );
     if std::path::Path::new(venv).exists() {
         return venv.into();
     }
@@ -124,7 +127,10 @@ fn main() {
         Ok(o) => {
             println!(
                 "pandas    SKIPPED: {}",
-                String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
             );
             return;
         }
@@ -138,10 +144,7 @@ fn main() {
     let days: Vec<String> = ours
         .iter()
         .map(|p| {
-            let d = Utc
-                .timestamp_millis_opt(p.t)
-                .unwrap()
-                .with_timezone(&tz);
+            let d = Utc.timestamp_millis_opt(p.t).unwrap().with_timezone(&tz);
             assert_eq!(d.hour(), 0);
             format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
         })

@@ -641,7 +641,10 @@ mod tests {
 
     #[test]
     fn the_built_in_calendars_carry_the_rules_of_the_vectors() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/vectors/calendars.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/vectors/calendars.json"
+        );
         let file: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let vectors = file["calendars"].as_array().unwrap();
         assert_eq!(vectors.len(), BUILT_IN.len());
@@ -687,12 +690,24 @@ mod tests {
         );
         for (body, part) in [
             (json!({}), "needs rules"),
-            (json!({"rules": [], "block": {"days": ["MON"]}}), "rules and block"),
+            (
+                json!({"rules": [], "block": {"days": ["MON"]}}),
+                "rules and block",
+            ),
             (json!({"rules": "Good Friday"}), "rules must be an array"),
             (json!({"rules": ["Good Friday", 3]}), "rules[1]"),
-            (json!({"rules": ["Good Friday", "32nd of May"]}), "rules[1]: "),
-            (json!({"expiry": {"businessDaysBefore": 2}}), "expiry.holidays"),
-            (json!({"expiry": {"holidays": "#HENG"}}), "businessDaysBefore"),
+            (
+                json!({"rules": ["Good Friday", "32nd of May"]}),
+                "rules[1]: ",
+            ),
+            (
+                json!({"expiry": {"businessDaysBefore": 2}}),
+                "expiry.holidays",
+            ),
+            (
+                json!({"expiry": {"holidays": "#HENG"}}),
+                "businessDaysBefore",
+            ),
             (
                 json!({"expiry": {"holidays": "#HENG", "businessDaysBefore": -1}}),
                 "businessDaysBefore -1",
@@ -701,7 +716,10 @@ mod tests {
                 json!({"expiry": {"holidays": "#HENG", "businessDaysBefore": 2, "x": 1}}),
                 "expiry.x",
             ),
-            (json!({"block": {"days": ["MON"], "hours": [20, 8]}}), "block.hours"),
+            (
+                json!({"block": {"days": ["MON"], "hours": [20, 8]}}),
+                "block.hours",
+            ),
             (json!({"block": {"days": ["MOON"]}}), "block.days[0]"),
             (json!({"block": {"days": []}}), "block.days"),
             (json!({"block": {"hours": [8, 20]}}), "block.days"),
@@ -713,7 +731,10 @@ mod tests {
                 e.public_message()
             );
             assert!(
-                matches!(e.code(), ErrorCode::InvalidBody | ErrorCode::MissingParameter),
+                matches!(
+                    e.code(),
+                    ErrorCode::InvalidBody | ErrorCode::MissingParameter
+                ),
                 "{body}"
             );
         }

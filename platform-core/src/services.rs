@@ -70,7 +70,8 @@ pub const SERVICES: &[ServiceInfo] = &[
     },
     ServiceInfo {
         name: "calendar",
-        description: "Holiday, expiry and block calendars: holidays, business days, contract expiry",
+        description:
+            "Holiday, expiry and block calendars: holidays, business days, contract expiry",
         available: true,
     },
 ];

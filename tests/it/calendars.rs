@@ -58,10 +58,21 @@ async fn a_fresh_database_carries_the_built_in_holiday_calendars_and_their_vecto
             ))
             .await;
         assert_eq!(r.status, 200, "{:?}", r.body);
-        let dates: Vec<&Value> = r.body.as_array().unwrap().iter().map(|h| &h["date"]).collect();
+        let dates: Vec<&Value> = r
+            .body
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| &h["date"])
+            .collect();
         let want: Vec<&Value> = case["holidays"].as_array().unwrap().iter().collect();
         assert_eq!(dates, want, "{id}");
-        assert!(r.body.as_array().unwrap().iter().all(|h| h["name"].is_string()));
+        assert!(r
+            .body
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["name"].is_string()));
     }
     for case in file["business"].as_array().unwrap() {
         let r = c
@@ -97,11 +108,17 @@ async fn calendars_are_versioned_documents_public_for_the_platform_role_and_priv
     let platform = s.client(Role::Platform);
     // Public ids are written by the platform role only.
     writer
-        .post("/calendar/v1", json!({"_id": "#HX", "rules": ["Good Friday"]}))
+        .post(
+            "/calendar/v1",
+            json!({"_id": "#HX", "rules": ["Good Friday"]}),
+        )
         .await
         .assert_error(403, "NOT_AUTHORIZED");
     let r = platform
-        .post("/calendar/v1", json!({"_id": "#HX", "rules": ["Good Friday"]}))
+        .post(
+            "/calendar/v1",
+            json!({"_id": "#HX", "rules": ["Good Friday"]}),
+        )
         .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     assert_eq!(r.body["_type"], "VarCalendar");
@@ -122,10 +139,7 @@ async fn calendars_are_versioned_documents_public_for_the_platform_role_and_priv
         r.body,
         json!([{"date": "2024-07-04", "name": "Picnic"}, {"date": "2024-07-05", "name": "Every Friday"}])
     );
-    assert_eq!(
-        writer.get("/calendar/v1/private/MINE/*").await.total(),
-        2
-    );
+    assert_eq!(writer.get("/calendar/v1/private/MINE/*").await.total(), 2);
     assert_eq!(
         writer.put("/calendar/v1/private/MINE/1/first").await.status,
         200
@@ -196,7 +210,10 @@ async fn bad_calendars_and_bad_function_calls_are_400s_naming_the_input_and_stor
             "VarCalendar",
         ),
     ] {
-        let m = c.post("/calendar/v1", body.clone()).await.assert_error(400, code);
+        let m = c
+            .post("/calendar/v1", body.clone())
+            .await
+            .assert_error(400, code);
         assert!(m.contains(says), "{body}: {m}");
     }
     // The rule that does not parse is named with where it stopped.
@@ -294,8 +311,10 @@ async fn a_series_on_a_holiday_calendar_is_indexed_by_its_business_days() {
     let r = c
         .post(
             "/object/v1",
-            series(json!([{"time": "2024-03-27", "value": 1}, {"time": "2024-03-28", "value": 2},
-                          {"time": "2024-04-02", "value": 3}])),
+            series(
+                json!([{"time": "2024-03-27", "value": 1}, {"time": "2024-03-28", "value": 2},
+                          {"time": "2024-04-02", "value": 3}]),
+            ),
         )
         .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
@@ -312,26 +331,43 @@ async fn a_series_on_a_holiday_calendar_is_indexed_by_its_business_days() {
     // `B` counts the calendar's business days: one back from Tuesday is Maundy Thursday.
     let r = c.get("/data/v1/private/UK:S?_range=from(T-1Bh0)").await;
     assert_eq!(r.status, 200, "{:?}", r.body);
-    let times: Vec<&Value> = r.body["data"].as_array().unwrap().iter().map(|p| &p["time"]).collect();
+    let times: Vec<&Value> = r.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["time"])
+        .collect();
     assert_eq!(times, [&json!("2024-03-28"), &json!("2024-04-02")]);
     // On a plain BUSINESS series one business day back is Easter Monday.
     c.save(json!({"_id": "PLAIN", "S": {"_type": "VarTimeSeries", "calendar": "BUSINESS",
                   "data": [{"time": "2024-03-28", "value": 2}, {"time": "2024-04-01", "value": 3}]}}))
         .await;
     let r = c.get("/data/v1/private/PLAIN:S?_range=from(T-1Bh0)").await;
-    assert_eq!(r.body["data"], json!([{"time": "2024-04-01", "value": 3.0}]));
+    assert_eq!(
+        r.body["data"],
+        json!([{"time": "2024-04-01", "value": 3.0}])
+    );
     // A private holiday calendar works the same.
-    c.post("/calendar/v1", json!({"_id": "MYHOL", "rules": ["2024-04-03"]}))
-        .await;
+    c.post(
+        "/calendar/v1",
+        json!({"_id": "MYHOL", "rules": ["2024-04-03"]}),
+    )
+    .await;
     let r = c
-        .post("/object/v1", json!({"_id": "P", "S": {"_type": "VarTimeSeries", "calendar": "MYHOL",
-                                    "data": [{"time": "2024-04-03", "value": 1}]}}))
+        .post(
+            "/object/v1",
+            json!({"_id": "P", "S": {"_type": "VarTimeSeries", "calendar": "MYHOL",
+                                    "data": [{"time": "2024-04-03", "value": 1}]}}),
+        )
         .await;
     r.assert_error(400, "INDEX_ALIGN");
     // A calendar that is neither a code nor a holiday calendar: 400 naming it, nothing stored.
     let m = c
-        .post("/object/v1", json!({"_id": "NEW", "S": {"_type": "VarTimeSeries", "calendar": "#HFRA",
-                                    "data": [{"time": "2024-04-03", "value": 1}]}}))
+        .post(
+            "/object/v1",
+            json!({"_id": "NEW", "S": {"_type": "VarTimeSeries", "calendar": "#HFRA",
+                                    "data": [{"time": "2024-04-03", "value": 1}]}}),
+        )
         .await
         .assert_error(400, "INVALID_PARAMETER");
     assert!(m.contains("\"#HFRA\"") && m.contains("S.calendar"), "{m}");
@@ -345,7 +381,10 @@ async fn a_series_on_a_holiday_calendar_is_indexed_by_its_business_days() {
     )
     .await;
     let m = c
-        .post("/object/v1", json!({"_id": "NEW", "S": {"_type": "VarTimeSeries", "calendar": "EXP"}}))
+        .post(
+            "/object/v1",
+            json!({"_id": "NEW", "S": {"_type": "VarTimeSeries", "calendar": "EXP"}}),
+        )
         .await
         .assert_error(400, "INVALID_PARAMETER");
     assert!(m.contains("\"EXP\""), "{m}");
@@ -403,9 +442,11 @@ async fn an_expiry_calendar_on_a_curve_ondate_sets_each_contracts_expiry() {
         }
     }
     // Without an expiry calendar: the day before delivery.
-    c.save(json!({"_id": "FUT", "PLAIN": {"_type": "VarCurve", "ondate": "2023-11-15",
-                  "contracts": [{"tenor": "2024M01", "value": 1}]}}))
-        .await;
+    c.save(
+        json!({"_id": "FUT", "PLAIN": {"_type": "VarCurve", "ondate": "2023-11-15",
+                  "contracts": [{"tenor": "2024M01", "value": 1}]}}),
+    )
+    .await;
     let r = c.get("/data/v1/private/FUT:PLAIN:2023-11-15").await;
     assert_eq!(r.body["contracts"][0]["properties"]["expiry"], "2023-12-31");
     // A contract sent with its own expiry keeps it.
@@ -450,13 +491,22 @@ async fn a_block_calendar_is_a_block_of_its_own_hours_days_and_holidays() {
     assert_eq!(r.status, 200, "{:?}", r.body);
     // Hourly values equal to the UTC hour, Thursday 2024-03-28 to Monday 2024-04-01 (UTC).
     let mut data = Vec::new();
-    for day in ["2024-03-28", "2024-03-29", "2024-03-30", "2024-03-31", "2024-04-01", "2024-04-02"] {
+    for day in [
+        "2024-03-28",
+        "2024-03-29",
+        "2024-03-30",
+        "2024-03-31",
+        "2024-04-01",
+        "2024-04-02",
+    ] {
         for h in 0..24 {
             data.push(json!({"time": format!("{day}T{h:02}:00:00Z"), "value": h}));
         }
     }
-    c.save(json!({"_id": "H", "S": {"_type": "VarTimeSeries", "calendar": "HOURLY", "data": data}}))
-        .await;
+    c.save(
+        json!({"_id": "H", "S": {"_type": "VarTimeSeries", "calendar": "HOURLY", "data": data}}),
+    )
+    .await;
     let r = c
         .get("/data/v1/private/H:S?_calendar=DAILY&_observed=averaged&_block=EXT")
         .await;

@@ -230,7 +230,10 @@ async fn as_of_reads_answer_the_version_current_then_with_its_data() {
         ),
         ("/object/v1/private?_asof=2024-05-02x", "\"2024-05-02x\""),
         ("/data/v1/private?_asof=2024-05-02", "_asof"),
-        ("/object/v1/private?_asof=2024-05-02&_distinct=name", "_asof"),
+        (
+            "/object/v1/private?_asof=2024-05-02&_distinct=name",
+            "_asof",
+        ),
     ] {
         let m = c.get(path).await.assert_error(400, "INVALID_PARAMETER");
         assert!(m.contains(says), "{path}: {m}");
@@ -263,15 +266,25 @@ async fn as_of_lists_answer_each_version_current_then_through_all_and_profile() 
         .get(&format!("/object/v1/private?zone=south&_asof={then}"))
         .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
-    let ids: Vec<&str> = r.body.as_array().unwrap().iter().map(|o| o["_oid"].as_str().unwrap_or(o["_id"].as_str().unwrap())).collect();
+    let ids: Vec<&str> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["_oid"].as_str().unwrap_or(o["_id"].as_str().unwrap()))
+        .collect();
     assert_eq!((ids, r.total()), (vec!["B"], 1));
     // Sorted and paged in memory as the store would.
     let r = c
-        .get(&format!("/object/v1/private?_asof={then}&_sort=-n&_limit=1"))
+        .get(&format!(
+            "/object/v1/private?_asof={then}&_sort=-n&_limit=1"
+        ))
         .await;
     assert_eq!(r.total(), 2);
     assert_eq!(r.body[0]["n"], 5);
-    let r = c.get(&format!("/object/v1/private?_asof={then}&_sort=n")).await;
+    let r = c
+        .get(&format!("/object/v1/private?_asof={then}&_sort=n"))
+        .await;
     let ns: Vec<&Value> = r.body.as_array().unwrap().iter().map(|o| &o["n"]).collect();
     assert_eq!(ns, [&json!(1), &json!(5)]);
     // An older version is shown at its address, as a single as-of read shows it.
@@ -298,7 +311,9 @@ async fn as_of_lists_answer_each_version_current_then_through_all_and_profile() 
         .map(|d| &d["data"][0]["value"])
         .collect();
     assert_eq!(values, [&json!(1.0), &json!(5.0)]);
-    let r = c.get(&format!("/object/v1/private/A?_profile=SPOT&_asof={then}")).await;
+    let r = c
+        .get(&format!("/object/v1/private/A?_profile=SPOT&_asof={then}"))
+        .await;
     assert_eq!(r.body["data"][0]["value"], 1.0);
     // Data items by id through all.
     let r = c

@@ -67,6 +67,7 @@ impl Calendars<'_> {
         function: &str,
         params: &Params,
     ) -> Result<Value> {
-        self.platform.calendar_function(p, source, id, function, params)
+        self.platform
+            .calendar_function(p, source, id, function, params)
     }
 }

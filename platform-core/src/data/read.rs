@@ -15,12 +15,12 @@ use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
 use crate::documents::render;
 use crate::error::{Error, Result};
+use crate::holidays::HolidayCalendar;
 use crate::ids::{validate_id, Scope, Source, VersionRef};
 use crate::query::range::{self, Resolved};
 use crate::query::{period, Params};
 use crate::store::{Collection, DataKey, ReadTx, StoredVersion};
 use crate::Platform;
-use crate::holidays::HolidayCalendar;
 use chrono::NaiveDate;
 use serde_json::{json, Map, Value};
 

@@ -468,14 +468,16 @@ impl Scaling {
                     "the block calendar \"{id}\" was not loaded before scaling"
                 )));
             }
-            return Ok(aggregate(points, self.target, observed, self.block.as_ref(), tz)
-                .into_iter()
-                .map(|s| Point {
-                    t: s.start,
-                    v: PointValue::Num(s.value),
-                    status: calculated(),
-                })
-                .collect());
+            return Ok(
+                aggregate(points, self.target, observed, self.block.as_ref(), tz)
+                    .into_iter()
+                    .map(|s| Point {
+                        t: s.start,
+                        v: PointValue::Num(s.value),
+                        status: calculated(),
+                    })
+                    .collect(),
+            );
         }
         if source == Calendar::Sparse || ours >= theirs {
             return Err(Error::invalid_parameter(
@@ -561,11 +563,16 @@ mod tests {
             }
             // The counts, where the case gives them.
             if let Some(observed) = scaling.observed {
-                let counts: Vec<usize> =
-                    aggregate(&points, scaling.target, observed, scaling.block.as_ref(), tz)
-                        .iter()
-                        .map(|s| s.count)
-                        .collect();
+                let counts: Vec<usize> = aggregate(
+                    &points,
+                    scaling.target,
+                    observed,
+                    scaling.block.as_ref(),
+                    tz,
+                )
+                .iter()
+                .map(|s| s.count)
+                .collect();
                 let wanted: Vec<usize> = want
                     .iter()
                     .map(|w| w["count"].as_u64().unwrap() as usize)
