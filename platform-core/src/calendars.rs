@@ -133,10 +133,10 @@ impl BlockHours {
         self.block.days[date.weekday().num_days_from_monday() as usize]
             && hour >= self.block.from
             && hour < self.block.to
-            && !self
+            && self
                 .holidays
                 .as_ref()
-                .is_some_and(|h| h.holiday(date).is_some())
+                .is_none_or(|h| h.holiday(date).is_none())
     }
 }
 
