@@ -21,6 +21,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod calendars;
 pub mod clock;
 pub mod convert;
 pub mod data;
@@ -93,6 +94,9 @@ impl Platform {
         };
         if let Err(e) = platform.seed_builtins() {
             tracing::warn!(error = %e, "cannot store the built-in scripts");
+        }
+        if let Err(e) = platform.seed_calendars() {
+            tracing::warn!(error = %e, "cannot store the built-in holiday calendars");
         }
         platform
     }

@@ -68,6 +68,12 @@ pub const SERVICES: &[ServiceInfo] = &[
         description: "Scripts: rhai programs and libraries, mustache templates",
         available: true,
     },
+    ServiceInfo {
+        name: "calendar",
+        description:
+            "Holiday, expiry and block calendars: holidays, business days, contract expiry",
+        available: true,
+    },
 ];
 
 /// Looks a service up by path name.

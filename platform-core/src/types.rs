@@ -32,6 +32,7 @@ impl Platform {
             Collection::Script => crate::scripts::check_script(fields),
             Collection::Extension => crate::extensions::check_extension(fields),
             Collection::ValidationConfig => crate::validation::check_config(tx, p, fields),
+            Collection::Calendar => crate::calendars::check_calendar(tx, p, fields),
         }
     }
 

@@ -616,6 +616,11 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         "status" => (string(), "Only entries of this status"),
         "from" => (string(), "From this date"),
         "to" => (string(), "Up to this date"),
+        "date" => (string(), "Calendars: the date businessDays moves from"),
+        "n" => (
+            integer(-50_000, Some(50_000)),
+            "Calendars: business days to move (negative: back)",
+        ),
         "target" => (string(), "Only this data id"),
         "kind" => (string(), "Only this kind (timeseries or curve)"),
         "group" => (string(), "Only this group"),
@@ -645,7 +650,7 @@ fn query_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
 /// The fields the interface names of what a service saves (more fields are allowed).
 fn item_schema(service: &str) -> Schema {
     let fields: &[(&str, Type)] = match service {
-        "object" | "type" | "script" | "extension" => &[
+        "object" | "type" | "script" | "extension" | "calendar" => &[
             ("_id", Type::String),
             ("_type", Type::String),
             ("name", Type::String),

@@ -40,11 +40,14 @@ pub const ALL_SERVICES: &[&str] = &[
     "action",
     "type",
     "script",
+    "calendar",
 ];
 /// The versioned services the generic routes store.
-const VERSIONED: &[&str] = &["object", "type", "script", "extension"];
+const VERSIONED: &[&str] = &["object", "type", "script", "extension", "calendar"];
 /// The versioned services and the (read-only) data service.
-const READABLE: &[&str] = &["object", "type", "script", "extension", "data"];
+const READABLE: &[&str] = &["object", "type", "script", "extension", "calendar", "data"];
+/// The `_function`s of one item: automations of any item, and the calendar service's.
+const ITEM_FUNCTIONS: &[&str] = &["listAutomations", "holidays", "businessDays"];
 const SAVE_QUERY: &[&str] = &["_reason", "_replace", "_onDuplicate"];
 const LIST_QUERY: &[&str] = &[
     "_filter",
@@ -87,6 +90,10 @@ const ITEM_QUERY: &[&str] = &[
     "currency",
     "units",
     "__density",
+    "from",
+    "to",
+    "date",
+    "n",
 ];
 
 /// The generic routes of the versioned services, registered after every specific one.
@@ -109,6 +116,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "type",
         "script",
         "extension",
+        "calendar",
         "secret",
         "automation",
     ])
@@ -147,12 +155,13 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new(
         Verb::Get,
         "/{service}/v1/{source}/{key}",
-        "One item (its current version, or by tag); _function=listAutomations",
+        "One item (its current version, or by tag); _function=listAutomations; on a holiday \
+         calendar _function=holidays (from, to) or businessDays (date, n)",
         |r| r.to(get_current),
     )
     .services(READABLE)
     .query(ITEM_QUERY)
-    .functions(&["listAutomations"], false)
+    .functions(ITEM_FUNCTIONS, false)
     .answer(AnswerDoc::Formatted),
     Endpoint::new(
         Verb::Delete,
@@ -216,6 +225,7 @@ fn collection(service: &str) -> Result<Collection, ApiError> {
         "type" => Ok(Collection::Type),
         "script" => Ok(Collection::Script),
         "extension" => Ok(Collection::Extension),
+        "calendar" => Ok(Collection::Calendar),
         "action" => Err(ApiError::http(
             HttpCode::MethodNotAllowed,
             "the action service only lists the automation targets: GET /action/v1/public",
@@ -365,6 +375,16 @@ async fn get_current(
     };
     let source: Source = source.parse()?;
     if let Some(function) = params.get("_function") {
+        if coll == Collection::Calendar && !data && function != "listAutomations" {
+            let function = function.to_string();
+            let answer = caller
+                .run(move |p, who| {
+                    p.calendars()
+                        .function(who, source, &key, &function, &params)
+                })
+                .await?;
+            return Ok(json(answer));
+        }
         if function != "listAutomations" {
             return Err(ApiError::new(
                 ErrorCode::InvalidParameter,

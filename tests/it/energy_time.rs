@@ -228,11 +228,102 @@ async fn as_of_reads_answer_the_version_current_then_with_its_data() {
             "/data/v1/private/NBP:SPOT?_asof=2024-05-02&_version=1",
             "send one",
         ),
-        ("/object/v1/private?_asof=2024-05-02", "_asof"),
+        ("/object/v1/private?_asof=2024-05-02x", "\"2024-05-02x\""),
+        ("/data/v1/private?_asof=2024-05-02", "_asof"),
+        (
+            "/object/v1/private?_asof=2024-05-02&_distinct=name",
+            "_asof",
+        ),
     ] {
         let m = c.get(path).await.assert_error(400, "INVALID_PARAMETER");
         assert!(m.contains(says), "{path}: {m}");
     }
+}
+
+#[actix_rt::test]
+async fn as_of_lists_answer_each_version_current_then_through_all_and_profile() {
+    let s = TestServer::at("2024-05-01T09:00:00Z");
+    let c = s.client(Role::Writer);
+    let series = |v: f64| {
+        json!({"_type": "VarTimeSeries", "calendar": "DAILY",
+               "data": [{"time": "2024-04-30", "value": v}]})
+    };
+    c.save(json!({"_id": "A", "zone": "north", "n": 1, "SPOT": series(1.0)}))
+        .await;
+    c.save(json!({"_id": "B", "zone": "south", "n": 5, "SPOT": series(5.0)}))
+        .await;
+    s.advance(3600);
+    c.save(json!({"_id": "A", "zone": "south", "n": 9, "SPOT": series(9.0)}))
+        .await;
+    c.save(json!({"_id": "C", "zone": "south", "n": 3, "SPOT": series(3.0)}))
+        .await;
+    let then = "2024-05-01T09:30:00Z";
+    // Now: A, B and C are south.
+    let r = c.get("/object/v1/private?zone=south").await;
+    assert_eq!(r.total(), 3);
+    // Then: C did not exist and A was north.
+    let r = c
+        .get(&format!("/object/v1/private?zone=south&_asof={then}"))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let ids: Vec<&str> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["_oid"].as_str().unwrap_or(o["_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!((ids, r.total()), (vec!["B"], 1));
+    // Sorted and paged in memory as the store would.
+    let r = c
+        .get(&format!(
+            "/object/v1/private?_asof={then}&_sort=-n&_limit=1"
+        ))
+        .await;
+    assert_eq!(r.total(), 2);
+    assert_eq!(r.body[0]["n"], 5);
+    let r = c
+        .get(&format!("/object/v1/private?_asof={then}&_sort=n"))
+        .await;
+    let ns: Vec<&Value> = r.body.as_array().unwrap().iter().map(|o| &o["n"]).collect();
+    assert_eq!(ns, [&json!(1), &json!(5)]);
+    // An older version is shown at its address, as a single as-of read shows it.
+    assert_eq!(r.body[0]["_id"], "A/1");
+    assert_eq!(r.body[0]["_version"], 1);
+    assert_eq!(r.body[1]["_id"], "B");
+    // The all source by id.
+    let r = c
+        .get(&format!("/object/v1/all?_id=A&_id=C&_asof={then}"))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.total(), 1);
+    assert_eq!(r.body[0]["zone"], "north");
+    // `_profile`: each object's data as it was.
+    let r = c
+        .get(&format!("/object/v1/private?_profile=SPOT&_asof={then}"))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let values: Vec<&Value> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["data"][0]["value"])
+        .collect();
+    assert_eq!(values, [&json!(1.0), &json!(5.0)]);
+    let r = c
+        .get(&format!("/object/v1/private/A?_profile=SPOT&_asof={then}"))
+        .await;
+    assert_eq!(r.body["data"][0]["value"], 1.0);
+    // Data items by id through all.
+    let r = c
+        .get(&format!("/data/v1/all?_id=A:SPOT&_id=C:SPOT&_asof={then}"))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.total(), 1);
+    // Before anything existed: an empty list.
+    let r = c.get("/object/v1/private?_asof=2024-01-01").await;
+    assert_eq!((r.status, r.total()), (200, 0));
 }
 
 #[actix_rt::test]

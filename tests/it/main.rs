@@ -2,6 +2,7 @@
 
 mod architecture;
 mod automation;
+mod calendars;
 mod common;
 mod conformance;
 mod console;

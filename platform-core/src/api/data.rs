@@ -438,7 +438,7 @@ impl Data<'_> {
                 "data \"{id}\" is not a time series"
             )));
         }
-        let (points, _, _) = platform.item_points(tx.as_ref(), &mut item, &dq, |tz| {
+        let (points, _, _) = platform.item_points(p, tx.as_ref(), &mut item, &dq, |tz, h| {
             Ok(match &q.range {
                 ReadRange::All => Window::All,
                 ReadRange::Last(n) => Window::Last(*n),
@@ -446,7 +446,7 @@ impl Data<'_> {
                     from.map(|t| t.timestamp_millis()),
                     to.map(|t| t.timestamp_millis()),
                 ),
-                ReadRange::Expr(_) => platform.window(&dq, tz)?,
+                ReadRange::Expr(_) => platform.window(&dq, tz, h)?,
             })
         })?;
         let points = points

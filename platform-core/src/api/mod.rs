@@ -3,7 +3,8 @@
 //! Every call of the platform goes through a handle: [`Platform::objects`],
 //! [`Platform::data`], [`Platform::validation`], [`Platform::automations`],
 //! [`Platform::tenancy`], [`Platform::secrets`], [`Platform::extensions`],
-//! [`Platform::scripts`], [`Platform::jobs`] and [`Platform::deliveries`]. A handle is a
+//! [`Platform::scripts`], [`Platform::calendars`], [`Platform::jobs`] and
+//! [`Platform::deliveries`]. A handle is a
 //! borrowed view (`Copy`, free to make); it holds no state of its own.
 //!
 //! Each handle has two kinds of calls:
@@ -38,6 +39,7 @@
 //! ```
 
 mod automations;
+mod calendars;
 mod data;
 mod deliveries;
 mod extensions;
@@ -52,6 +54,7 @@ mod validation;
 mod tests;
 
 pub use automations::Automations;
+pub use calendars::Calendars;
 pub use data::{
     Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,
     WriteOptions,
@@ -71,8 +74,13 @@ pub use validation::{
 use crate::Platform;
 
 impl Platform {
+    /// The calendar service's functions: holidays and business days of holiday calendars.
+    pub fn calendars(&self) -> Calendars<'_> {
+        Calendars { platform: self }
+    }
+
     /// The object service: versioned documents (objects, types, scripts, validation
-    /// configurations, extension drafts), their versions, tags, rollbacks and lists.
+    /// configurations, extension drafts, calendars), their versions, tags, rollbacks and lists.
     pub fn objects(&self) -> Objects<'_> {
         Objects { platform: self }
     }

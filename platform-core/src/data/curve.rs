@@ -207,9 +207,45 @@ fn contract_value(v: &Value) -> Result<PointValue> {
     }
 }
 
+/// Sets the expiry of each contract of a curve whose ondate names an expiry calendar: its
+/// business days before the contract's first delivery day (a contract sent with its own
+/// `properties.expiry` keeps it).
+fn apply_expiry(
+    curve: &mut StoredCurve,
+    sent: &Map<String, Value>,
+    refs: &super::CalendarRefs,
+) -> Result<()> {
+    let Some(id) = curve.ondate.get("expiryCalendar").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let Some((holidays, before)) = refs.expiry.get(id) else {
+        return Err(Error::Internal(format!(
+            "the expiry calendar \"{id}\" was not loaded before the write"
+        )));
+    };
+    let items = sent.get("contracts").and_then(Value::as_array);
+    for (i, c) in curve.contracts.iter_mut().enumerate() {
+        let own = items
+            .and_then(|items| items.get(i))
+            .and_then(|c| c.get("properties"))
+            .and_then(|p| p.get("expiry"))
+            .is_some_and(Value::is_string);
+        if own {
+            continue;
+        }
+        let start = NaiveDate::parse_from_str(&c.start, "%Y-%m-%d")
+            .map_err(|e| Error::caused("a contract's start", e))?;
+        c.expiry = holidays
+            .expiry(start, *before)?
+            .format("%Y-%m-%d")
+            .to_string();
+    }
+    Ok(())
+}
+
 /// Writes the curve of one ondate; returns whether it changed.
 #[allow(clippy::too_many_arguments)]
-pub fn write(
+pub(crate) fn write(
     tx: &mut dyn DataWrite,
     key: &DataKey,
     current: Option<u32>,
@@ -218,8 +254,10 @@ pub fn write(
     name: &str,
     _header: &Map<String, Value>,
     sent: &Map<String, Value>,
+    refs: &super::CalendarRefs,
 ) -> Result<Option<String>> {
-    let curve = parse(name, sent)?;
+    let mut curve = parse(name, sent)?;
+    apply_expiry(&mut curve, sent, refs)?;
     let payload = encode(&curve);
     if let Some(cur) = current {
         if tx.curve(key, cur, curve.curve_date())?.as_deref() == Some(payload.as_slice()) {

@@ -128,7 +128,104 @@ pub fn split_property(
     }
 }
 
-/// The calendar, time zone and their codes of a series header.
+/// Whether a series `calendar` code names a holiday calendar of the calendar service (any code
+/// that is not a built-in one, in the shape of an id): such a series is dated on the business
+/// days of that calendar.
+pub fn names_holiday_calendar(code: &str) -> bool {
+    Calendar::parse(Some(code)).is_err() && crate::ids::validate_id(code, "calendar").is_ok()
+}
+
+/// The holiday and expiry calendars the data of a save names, loaded before its writes.
+#[derive(Debug, Default)]
+pub(crate) struct CalendarRefs {
+    /// Holiday calendars of series (`calendar`), by id.
+    pub holidays: std::collections::HashMap<String, crate::holidays::HolidayCalendar>,
+    /// Expiry calendars of curve ondates (`expiryCalendar`), by id: their holidays and
+    /// business days before delivery.
+    pub expiry: std::collections::HashMap<String, (crate::holidays::HolidayCalendar, u32)>,
+}
+
+impl CalendarRefs {
+    /// Loads the calendars the payloads of a save name; a missing one is a 400 naming it.
+    pub(crate) fn load(
+        tx: &dyn crate::store::DocumentRead,
+        p: &crate::auth::Principal,
+        body: &Map<String, Value>,
+        payloads: &[(String, DataPayload)],
+    ) -> Result<CalendarRefs> {
+        let mut refs = CalendarRefs::default();
+        for (name, payload) in payloads {
+            let header = body.get(name).and_then(Value::as_object);
+            match payload {
+                DataPayload::Series(_) | DataPayload::Points(..) => {
+                    let code = header
+                        .and_then(|h| h.get("calendar"))
+                        .and_then(Value::as_str);
+                    if let Some(code) = code.filter(|c| names_holiday_calendar(c)) {
+                        if !refs.holidays.contains_key(code) {
+                            let what = format!("{name}.calendar");
+                            let cal = crate::calendars::holidays_of(tx, p, code, &what)
+                                .map_err(|e| unknown_code(&what, code, e))?;
+                            refs.holidays.insert(code.to_string(), cal);
+                        }
+                    }
+                }
+                DataPayload::Curve(Some(sent)) => refs.load_expiry(tx, p, name, sent)?,
+                DataPayload::Curves(curves) => {
+                    for sent in curves {
+                        refs.load_expiry(tx, p, name, sent)?;
+                    }
+                }
+                DataPayload::Curve(None) => {}
+            }
+        }
+        Ok(refs)
+    }
+
+    fn load_expiry(
+        &mut self,
+        tx: &dyn crate::store::DocumentRead,
+        p: &crate::auth::Principal,
+        name: &str,
+        sent: &Map<String, Value>,
+    ) -> Result<()> {
+        let Some(Value::Object(ondate)) = sent.get("ondate") else {
+            return Ok(());
+        };
+        match ondate.get("expiryCalendar") {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::String(id)) => {
+                if !self.expiry.contains_key(id) {
+                    let what = format!("{name}.ondate.expiryCalendar");
+                    let cal = crate::calendars::expiry_of(tx, p, id, &what)?;
+                    self.expiry.insert(id.clone(), cal);
+                }
+                Ok(())
+            }
+            Some(other) => Err(Error::invalid_body(format!(
+                "{name}.ondate.expiryCalendar must be a calendar id, not {}",
+                json_kind(other)
+            ))),
+        }
+    }
+}
+
+fn unknown_code(what: &str, code: &str, e: Error) -> Error {
+    match e {
+        Error::User { code: c, message } => Error::User {
+            code: c,
+            message: format!(
+                "{message}; {what} \"{code}\" is not a calendar code either (DAILY, BUSINESS, \
+                 WEEKLY, MONTHLY, QUARTERLY, YEARLY, HOURLY, HALFHOURLY, QUARTERHOURLY, SPARSE, \
+                 #PT<n>H|M|S)"
+            ),
+        },
+        other => other,
+    }
+}
+
+/// The calendar, time zone and their codes of a series header. A `calendar` naming a holiday
+/// calendar is [`Calendar::Business`] here (the holidays are checked where data is written).
 pub fn series_settings(
     name: &str,
     header: &Map<String, Value>,
@@ -144,7 +241,10 @@ pub fn series_settings(
         }
     };
     let code = text("calendar")?;
-    let calendar = Calendar::parse(code).map_err(|e| prefix(name, e))?;
+    let calendar = match code {
+        Some(c) if names_holiday_calendar(c) => Calendar::Business,
+        _ => Calendar::parse(code).map_err(|e| prefix(name, e))?,
+    };
     let tz = parse_zone(text("timezone")?).map_err(|e| prefix(name, e))?;
     Ok((calendar, tz, code.unwrap_or("SPARSE").to_string()))
 }
@@ -167,6 +267,7 @@ pub fn parse_points(
     header: &Map<String, Value>,
     data: &Value,
     on_duplicate: OnDuplicate,
+    holidays: Option<&crate::holidays::HolidayCalendar>,
 ) -> Result<Vec<Point>> {
     let (calendar, tz, code) = series_settings(name, header)?;
     let Value::Array(items) = data else {
@@ -199,6 +300,7 @@ pub fn parse_points(
         };
         let t = times.read(time).map_err(at)?;
         calendar.check(t, tz, &code).map_err(at)?;
+        check_holiday(holidays, t, tz, &code).map_err(at)?;
         let v = PointValue::from_json(obs.get("value").unwrap_or(&Value::Null)).map_err(at)?;
         let status = Status::from_json(obs.get("status").unwrap_or(&Value::Null))
             .map_err(at)?
@@ -212,6 +314,26 @@ pub fn parse_points(
     };
     series::sort_payload(&mut points, on_duplicate, &names)?;
     Ok(points)
+}
+
+/// A series dated on a holiday calendar's business days: a holiday is off its calendar.
+fn check_holiday(
+    holidays: Option<&crate::holidays::HolidayCalendar>,
+    t: i64,
+    tz: chrono_tz::Tz,
+    code: &str,
+) -> Result<()> {
+    let Some(cal) = holidays else {
+        return Ok(());
+    };
+    let date = calendar::instant(t)?.with_timezone(&tz).date_naive();
+    match cal.holiday(date) {
+        Some(holiday) => Err(Error::new(
+            ErrorCode::IndexAlign,
+            format!("time {date} is not on the calendar {code}: a holiday ({holiday})"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// What a save changed in one data property (for the data `update` event).
@@ -238,6 +360,7 @@ pub(crate) fn write_payloads(
     version: u32,
     keep_history: bool,
     opts: &crate::documents::SaveOptions,
+    refs: &CalendarRefs,
 ) -> Result<Vec<DataChange>> {
     let replace = opts.replace;
     let mut changed = Vec::new();
@@ -259,10 +382,14 @@ pub(crate) fn write_payloads(
             .cloned()
             .unwrap_or_default();
         let key = key_of(&name);
+        let holidays = header
+            .get("calendar")
+            .and_then(Value::as_str)
+            .and_then(|c| refs.holidays.get(c));
         match payload {
             DataPayload::Series(data) => {
                 let points = match &data {
-                    Some(d) => parse_points(&name, &header, d, opts.on_duplicate)?,
+                    Some(d) => parse_points(&name, &header, d, opts.on_duplicate, holidays)?,
                     None => Vec::new(),
                 };
                 if data.is_some() || replace {
@@ -284,6 +411,7 @@ pub(crate) fn write_payloads(
                     &name,
                     &header,
                     &sent,
+                    refs,
                 )?;
                 if let Some(ondate) = ondate {
                     changed.push(DataChange {
@@ -306,6 +434,7 @@ pub(crate) fn write_payloads(
                         &name,
                         &header,
                         sent,
+                        refs,
                     )?;
                     if let Some(ondate) = ondate {
                         changed.push(DataChange {
@@ -322,6 +451,7 @@ pub(crate) fn write_payloads(
                 for (i, p) in points.iter().enumerate() {
                     calendar
                         .check(p.t, tz, &code)
+                        .and_then(|()| check_holiday(holidays, p.t, tz, &code))
                         .map_err(|e| prefix(&format!("{name}.data[{i}]"), e))?;
                 }
                 let names = PayloadNames {

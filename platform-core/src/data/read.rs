@@ -15,6 +15,7 @@ use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
 use crate::documents::render;
 use crate::error::{Error, Result};
+use crate::holidays::HolidayCalendar;
 use crate::ids::{validate_id, Scope, Source, VersionRef};
 use crate::query::range::{self, Resolved};
 use crate::query::{period, Params};
@@ -253,7 +254,7 @@ impl Platform {
                     )));
                 }
                 let (points, calendar, tz) =
-                    self.item_points(tx, &mut item, q, |tz| self.window(q, tz))?;
+                    self.item_points(who, tx, &mut item, q, |tz, h| self.window(q, tz, h))?;
                 // The points go last, as a new field ("data" in a stored header is replaced).
                 item.json.shift_remove("data");
                 return Ok(Answer::Series {
@@ -362,13 +363,21 @@ impl Platform {
     /// zone, converted as `q` asks (the item's `units` and `currency` become the targets).
     pub(crate) fn item_points(
         &self,
+        who: &Principal,
         tx: &dyn ReadTx,
         item: &mut Opened,
         q: &DataQuery,
-        window_in: impl FnOnce(chrono_tz::Tz) -> Result<Window>,
+        window_in: impl FnOnce(chrono_tz::Tz, Option<&HolidayCalendar>) -> Result<Window>,
     ) -> Result<(Vec<Point>, Calendar, chrono_tz::Tz)> {
-        let (calendar, tz, _) = series_settings(&item.key.prop, &item.header)?;
-        let window = window_in(tz)?;
+        let (calendar, tz, code) = series_settings(&item.key.prop, &item.header)?;
+        // A series dated on a holiday calendar counts `B` of its ranges in its business days.
+        let holidays = if q.range.is_some() && crate::data::names_holiday_calendar(&code) {
+            let what = format!("{}.calendar", item.key.prop);
+            Some(crate::calendars::holidays_of(tx, who, &code, &what)?)
+        } else {
+            None
+        };
+        let window = window_in(tz, holidays.as_ref())?;
         let mut points = series::read(tx, &item.key, item.object.version, window)?;
         if let Some(conv) = Converter::new(tx, &mut item.json, &q.conversion)? {
             conv.points(&mut points, |t| {
@@ -382,6 +391,19 @@ impl Platform {
         }
         let Some(s) = &q.scaling else {
             return Ok((points, calendar, tz));
+        };
+        // A `_block` naming a block calendar: its days, hours and holidays, loaded now.
+        let loaded;
+        let s = match &s.block {
+            Some(super::scale::Block::Named(id)) => {
+                let hours = crate::calendars::block_of(tx, who, id, "_block")?;
+                loaded = Scaling {
+                    block: Some(super::scale::Block::Hours(std::sync::Arc::new(hours))),
+                    ..s.clone()
+                };
+                &loaded
+            }
+            _ => s,
         };
         // Scaling comes after conversion: the periods aggregate converted values.
         let cut = q.timezone.unwrap_or(tz);
@@ -434,11 +456,19 @@ impl Platform {
 
     /// The observation window of a `_range` (all when absent), dates read in `tz` unless the
     /// range names a zone.
-    pub(crate) fn window(&self, q: &DataQuery, tz: chrono_tz::Tz) -> Result<Window> {
+    pub(crate) fn window(
+        &self,
+        q: &DataQuery,
+        tz: chrono_tz::Tz,
+        holidays: Option<&HolidayCalendar>,
+    ) -> Result<Window> {
+        let move_by = |d: NaiveDate, n: i64| holidays.and_then(|h| h.add_business_days(d, n).ok());
+        let business: Option<crate::query::daterule::BusinessDays<'_>> =
+            holidays.map(|_| &move_by as crate::query::daterule::BusinessDays<'_>);
         Ok(match &q.range {
             None => Window::All,
             Some(r) => match r
-                .resolve_in(self.now(), tz)
+                .resolve_with(self.now(), tz, business)
                 .map_err(|e| Error::invalid_parameter(format!("_range: {e}")))?
             {
                 Resolved::Last(n) => Window::Last(n as u64),
@@ -485,7 +515,7 @@ impl Platform {
         period::parse(code)
             .and_then(|p| p.resolve(self.now().date_naive()))
             .map_err(|e| Error::invalid_parameter(format!("tenor \"{code}\": {e}")))?;
-        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC)? {
+        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
             Window::All => (None, None, None),
             Window::Last(n) => (None, None, Some(n)),
             Window::Between(s, e) => (
@@ -657,6 +687,12 @@ impl Platform {
                 items,
             });
         }
+        if req.as_of.is_some() {
+            return Err(Error::invalid_parameter(
+                "_asof on the data list reads items by id (all source, _id=...); the catalogue \
+                 lists the data current now (list objects with _asof and _profile for the rest)",
+            ));
+        }
         let tx = self.read()?;
         let everything = crate::query::ListQuery {
             paging: crate::query::Paging {
@@ -824,7 +860,9 @@ impl Platform {
             .items
             .iter()
             .filter_map(|o| {
-                o.get("_id")
+                // An older version (a list `_asof`) is shown at its address; `_oid` is its id.
+                o.get("_oid")
+                    .or_else(|| o.get("_id"))
                     .and_then(Value::as_str)
                     .map(|id| format!("{id}:{name}"))
             })

@@ -9,7 +9,9 @@
 //! Every period is known by its start, a UTC instant.
 //!
 //! A block keeps only some hours before aggregating: `PEAK` is Monday to Friday 08:00 to 20:00
-//! local (holidays included), `OFFPEAK` every other hour, `BASE` every hour.
+//! local (holidays included), `OFFPEAK` every other hour, `BASE` every hour; any other `_block`
+//! is the id of a block calendar of the calendar service (its own days and hours, and a holiday
+//! calendar's holidays off, see [`crate::calendars`]).
 
 use super::calendar::Calendar;
 use super::model::{Point, PointValue, Status};
@@ -146,7 +148,7 @@ impl Observed {
 }
 
 /// The hours a block keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Block {
     /// Monday to Friday, 08:00 to 20:00 local.
     Peak,
@@ -154,6 +156,10 @@ pub enum Block {
     Offpeak,
     /// Every hour.
     Base,
+    /// A block calendar of the calendar service, by id (loaded before scaling).
+    Named(String),
+    /// A block calendar, loaded.
+    Hours(std::sync::Arc<crate::calendars::BlockHours>),
 }
 
 impl Block {
@@ -163,16 +169,17 @@ impl Block {
             "PEAK" => Block::Peak,
             "OFFPEAK" => Block::Offpeak,
             "BASE" => Block::Base,
+            _ if crate::ids::validate_id(text, "_block").is_ok() => Block::Named(text.to_string()),
             _ => {
                 return Err(Error::invalid_parameter(format!(
-                    "_block \"{text}\": use PEAK, OFFPEAK or BASE"
+                    "_block \"{text}\": use PEAK, OFFPEAK, BASE or the id of a block calendar"
                 )))
             }
         })
     }
 
     /// Whether the observation at `ms` is in the block, in the zone `tz`.
-    pub fn keeps(self, ms: i64, tz: Tz) -> bool {
+    pub fn keeps(&self, ms: i64, tz: Tz) -> bool {
         let peak = || {
             let local = at(ms).with_timezone(&tz);
             !matches!(local.weekday(), Weekday::Sat | Weekday::Sun)
@@ -182,6 +189,12 @@ impl Block {
             Block::Base => true,
             Block::Peak => peak(),
             Block::Offpeak => !peak(),
+            Block::Hours(hours) => {
+                let local = at(ms).with_timezone(&tz);
+                hours.keeps(local.date_naive(), local.hour())
+            }
+            // Never reached: a read loads named blocks first (an unloaded one keeps nothing).
+            Block::Named(_) => false,
         }
     }
 }
@@ -279,7 +292,7 @@ pub fn aggregate(
     points: &[Point],
     target: Target,
     observed: Observed,
-    block: Option<Block>,
+    block: Option<&Block>,
     tz: Tz,
 ) -> Vec<Scaled> {
     let mut out: Vec<Scaled> = Vec::new();
@@ -361,7 +374,7 @@ pub fn distribute(points: &[Point], source: Calendar, target: Target, tz: Tz) ->
 }
 
 /// What a read asks of scaling: `_calendar`, `_observed`, `_distribution`, `_block`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scaling {
     /// The calendar to scale to.
     pub target: Target,
@@ -450,14 +463,21 @@ impl Scaling {
                     "_observed needs a _calendar coarser than the series' calendar",
                 ));
             }
-            return Ok(aggregate(points, self.target, observed, self.block, tz)
-                .into_iter()
-                .map(|s| Point {
-                    t: s.start,
-                    v: PointValue::Num(s.value),
-                    status: calculated(),
-                })
-                .collect());
+            if let Some(Block::Named(id)) = &self.block {
+                return Err(Error::Internal(format!(
+                    "the block calendar \"{id}\" was not loaded before scaling"
+                )));
+            }
+            return Ok(
+                aggregate(points, self.target, observed, self.block.as_ref(), tz)
+                    .into_iter()
+                    .map(|s| Point {
+                        t: s.start,
+                        v: PointValue::Num(s.value),
+                        status: calculated(),
+                    })
+                    .collect(),
+            );
         }
         if source == Calendar::Sparse || ours >= theirs {
             return Err(Error::invalid_parameter(
@@ -543,11 +563,16 @@ mod tests {
             }
             // The counts, where the case gives them.
             if let Some(observed) = scaling.observed {
-                let counts: Vec<usize> =
-                    aggregate(&points, scaling.target, observed, scaling.block, tz)
-                        .iter()
-                        .map(|s| s.count)
-                        .collect();
+                let counts: Vec<usize> = aggregate(
+                    &points,
+                    scaling.target,
+                    observed,
+                    scaling.block.as_ref(),
+                    tz,
+                )
+                .iter()
+                .map(|s| s.count)
+                .collect();
                 let wanted: Vec<usize> = want
                     .iter()
                     .map(|w| w["count"].as_u64().unwrap() as usize)
@@ -568,7 +593,16 @@ mod tests {
         assert!(err(None, None, None, Some("PEAK")).contains("_block needs _calendar"));
         assert!(err(Some("FORTNIGHTLY"), Some("averaged"), None, None).contains("FORTNIGHTLY"));
         assert!(err(Some("DAILY"), Some("mean"), None, None).contains("\"mean\""));
-        assert!(err(Some("DAILY"), Some("averaged"), None, Some("NIGHT")).contains("\"NIGHT\""));
+        // Any other block is a block calendar's id, loaded by the read (a 400 there if absent);
+        // a text that cannot be an id is refused here.
+        assert!(err(Some("DAILY"), Some("averaged"), None, Some("A/B")).contains("\"A/B\""));
+        assert_eq!(
+            Scaling::from_params(Some("DAILY"), Some("averaged"), None, Some("NIGHT"))
+                .unwrap()
+                .unwrap()
+                .block,
+            Some(Block::Named("NIGHT".into()))
+        );
         assert!(err(Some("DAILY"), None, None, None).contains("_observed"));
         assert!(err(Some("DAILY"), None, Some("linear"), None).contains("\"linear\""));
         assert_eq!(Scaling::from_params(None, None, None, None).unwrap(), None);

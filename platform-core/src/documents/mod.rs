@@ -97,6 +97,7 @@ impl Collection {
             Collection::Script => "VarScript",
             Collection::Extension => "VarExtension",
             Collection::ValidationConfig => "VarValidationConfig",
+            Collection::Calendar => crate::calendars::CALENDAR_TYPE,
         }
     }
 
@@ -108,6 +109,7 @@ impl Collection {
             Collection::Script => "script",
             Collection::Extension => "extension",
             Collection::ValidationConfig => "validation configuration",
+            Collection::Calendar => "calendar",
         }
     }
 

@@ -90,7 +90,7 @@ impl Platform {
                 )));
             }
             let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
-            let items = self.get_many(p, coll, &ids, req.project.as_ref())?;
+            let items = self.get_many_at(p, coll, &ids, req.project.as_ref(), req.as_of)?;
             return Ok(Page {
                 total: items.len() as u64,
                 items,
@@ -113,6 +113,14 @@ impl Platform {
                     "invalid filter {path}={call}: \"{path}\" holds numbers, so the argument must be a number"
                 )));
             }
+        }
+        if let Some(at) = req.as_of {
+            if req.distinct.is_some() || req.searchinfo.is_some() {
+                return Err(Error::invalid_parameter(
+                    "_asof lists documents as they were: not with _distinct or _searchinfo",
+                ));
+            }
+            return list_as_of(tx.as_ref(), p, coll, &scopes, &query, req, at);
         }
         if let Some(field) = &req.distinct {
             let values = tx.distinct(coll, &scopes, &query.filter, field)?;
@@ -156,6 +164,19 @@ impl Platform {
         ids: &[&str],
         project: Option<&Projection>,
     ) -> Result<Vec<Value>> {
+        self.get_many_at(p, coll, ids, project, None)
+    }
+
+    /// Documents with these ids, each from its own source, current or as they were at `as_of`;
+    /// ids missing (then) are left out.
+    pub(crate) fn get_many_at(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        ids: &[&str],
+        project: Option<&Projection>,
+        as_of: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<Vec<Value>> {
         if ids.is_empty() {
             return Err(Error::new(
                 ErrorCode::MissingParameter,
@@ -167,8 +188,12 @@ impl Platform {
         for id in ids {
             validate_id(id, "_id")?;
             let scope = Scope::for_source(Source::of_id(id), p);
-            if let Some(v) = tx.current(coll, &scope, id)? {
-                let item = visible(p, coll, render(&v, true));
+            let found = match as_of {
+                None => tx.current(coll, &scope, id)?.map(|v| (v, true)),
+                Some(at) => version_at(tx.as_ref(), coll, &scope, id, at)?,
+            };
+            if let Some((v, is_current)) = found {
+                let item = visible(p, coll, render(&v, is_current));
                 out.push(Value::Object(match project {
                     Some(pr) => pr.apply(&item, true),
                     None => item,
@@ -188,5 +213,113 @@ impl Platform {
     ) -> Result<Vec<AuditEntry>> {
         let scope = scope_for_key(p, coll, source, id)?;
         self.read()?.audit(coll, &scope, id)
+    }
+}
+
+/// The version of a document current at `at`, and whether it is the current one.
+fn version_at(
+    tx: &dyn crate::store::ReadTx,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<(crate::store::StoredVersion, bool)>> {
+    let versions = tx.versions(coll, scope, id)?;
+    let newest = versions.iter().map(|v| v.version).max();
+    let Some(n) = VersionRef::pick_as_of(at, &versions) else {
+        return Ok(None);
+    };
+    Ok(versions
+        .into_iter()
+        .find(|v| v.version == n)
+        .map(|v| (v, Some(n) == newest)))
+}
+
+/// A list as it was at `at`: each document's version current then (documents that did not
+/// exist then are left out), filtered, sorted and paged in memory with the same meaning as the
+/// store's (`Filter::matches`; values ordered null < booleans < numbers < strings, `_id`
+/// breaking ties). Documents deleted with all their versions are gone from every list.
+fn list_as_of(
+    tx: &dyn crate::store::ReadTx,
+    p: &Principal,
+    coll: Collection,
+    scopes: &[Scope],
+    query: &crate::query::ListQuery,
+    req: &ListRequest,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<Page<Value>> {
+    let everything = crate::query::ListQuery {
+        filter: Filter::all(),
+        sort: crate::query::SortSpec::default(),
+        paging: crate::query::Paging::everything(),
+    };
+    let mut found = Vec::new();
+    for scope in scopes {
+        let ids: Vec<String> = tx
+            .list(coll, std::slice::from_ref(scope), &everything)?
+            .items
+            .into_iter()
+            .map(|v| v.id)
+            .collect();
+        for id in ids {
+            if let Some((v, is_current)) = version_at(tx, coll, scope, &id, at)? {
+                // Filtered and sorted as the document (its plain id), shown at its address.
+                let shown = visible(p, coll, render(&v, true));
+                if query.filter.matches(&shown) {
+                    found.push((shown, v, is_current));
+                }
+            }
+        }
+    }
+    found.sort_by(|(a, _, _), (b, _, _)| {
+        for key in &query.sort.0 {
+            let o = order_values(
+                crate::query::filter::lookup(a, &key.field),
+                crate::query::filter::lookup(b, &key.field),
+            );
+            let o = if key.descending { o.reverse() } else { o };
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        order_values(a.get("_id"), b.get("_id"))
+    });
+    let page = query.paging.page(found);
+    Ok(Page {
+        total: page.total,
+        items: page
+            .items
+            .into_iter()
+            .map(|(_, v, is_current)| {
+                let item = visible(p, coll, render(&v, is_current));
+                Value::Object(match &req.project {
+                    Some(pr) => pr.apply(&item, true),
+                    None => item,
+                })
+            })
+            .collect(),
+    })
+}
+
+fn order_values(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    fn rank(v: Option<&Value>) -> u8 {
+        match v {
+            None | Some(Value::Null) => 0,
+            Some(Value::Bool(_)) => 1,
+            Some(Value::Number(_)) => 2,
+            Some(Value::String(_)) => 3,
+            Some(_) => 4,
+        }
+    }
+    match (a, b) {
+        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x
+            .as_f64()
+            .partial_cmp(&y.as_f64())
+            .unwrap_or(Ordering::Equal),
+        (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
+        (Some(x), Some(y)) if rank(a) == 4 && rank(b) == 4 => x.to_string().cmp(&y.to_string()),
+        _ => rank(a).cmp(&rank(b)),
     }
 }

@@ -25,6 +25,8 @@ pub struct ListRequest {
     pub searchinfo: Option<String>,
     /// `_id=...` (repeated): fetch these ids, each from its own source (only from `all`).
     pub ids: Vec<String>,
+    /// `_asof=<instant>`: list the version of each document that was current then.
+    pub as_of: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl ListRequest {
@@ -35,12 +37,11 @@ impl ListRequest {
     /// `_function` (a list that has functions answers them before it reads a list request).
     pub fn from_params(params: &Params) -> Result<ListRequest> {
         params.check_names()?;
-        if params.get("_asof").is_some() {
-            return Err(Error::invalid_parameter(
-                "_asof reads one object or data item as it was (GET .../{id}?_asof=...); \
-                 lists answer what is current",
-            ));
-        }
+        let as_of = match params.get("_asof").map(crate::ids::VersionRef::as_of) {
+            Some(Ok(crate::ids::VersionRef::AsOf(at))) => Some(at),
+            Some(Err(e)) => return Err(e),
+            _ => None,
+        };
         if let Some(function) = params.get("_function") {
             return Err(Error::invalid_parameter(format!(
                 "unknown _function \"{function}\" on a list"
@@ -105,6 +106,7 @@ impl ListRequest {
             distinct,
             searchinfo: params.get("_searchinfo").map(filter::fold),
             ids: params.all("_id").into_iter().map(str::to_string).collect(),
+            as_of,
         })
     }
 }

@@ -108,6 +108,7 @@ impl Platform {
             prop: name.to_string(),
         };
         let cur_version = current.as_ref().map(|c| c.version);
+        let refs = data::CalendarRefs::load(tx, p, &body, &payloads)?;
         let mut data_changes = data::write_payloads(
             tx,
             &key_of,
@@ -117,6 +118,7 @@ impl Platform {
             version,
             versioned,
             opts,
+            &refs,
         )?;
         if let Some(cur) = &current {
             // A data property removed, or no longer of its kind: its data ends here.

@@ -36,6 +36,7 @@ pub const EVENT_SERVICES: &[(&str, &[&str])] = &[
     ("script", &["create", "update", "delete"]),
     ("secret", &["create", "update", "delete"]),
     ("validationconfig", &["create", "update", "delete"]),
+    ("calendar", &["create", "update", "delete"]),
     ("data", &["update", "invalid", "validated"]),
     ("validation", &["failed", "warning", "success"]),
     (

@@ -324,7 +324,18 @@ impl DateRule {
         now: DateTime<Utc>,
         tz: &Tz,
     ) -> Result<DateTime<Utc>, GrammarError> {
-        self.apply(now.with_timezone(tz))
+        self.eval_with(now, tz, None)
+    }
+
+    /// As [`DateRule::eval_in`], with `B` counting the business days of `business` (a holiday
+    /// calendar's move) instead of Monday to Friday.
+    pub fn eval_with<Tz: TimeZone>(
+        &self,
+        now: DateTime<Utc>,
+        tz: &Tz,
+        business: Option<BusinessDays<'_>>,
+    ) -> Result<DateTime<Utc>, GrammarError> {
+        self.apply(now.with_timezone(tz), business)
             .map(|instant| instant.with_timezone(&Utc))
             .ok_or_else(|| {
                 GrammarError::invalid(
@@ -338,8 +349,15 @@ impl DateRule {
             })
     }
 
-    fn apply<Tz: TimeZone>(&self, start: DateTime<Tz>) -> Option<DateTime<Tz>> {
-        let shifted = self.shifts.iter().try_fold(start, apply_shift)?;
+    fn apply<Tz: TimeZone>(
+        &self,
+        start: DateTime<Tz>,
+        business: Option<BusinessDays<'_>>,
+    ) -> Option<DateTime<Tz>> {
+        let shifted = self
+            .shifts
+            .iter()
+            .try_fold(start, |t, s| apply_shift(t, s, business))?;
         self.fields.iter().try_fold(shifted, apply_field)
     }
 }
@@ -358,7 +376,14 @@ impl FromStr for DateRule {
     }
 }
 
-fn apply_shift<Tz: TimeZone>(t: DateTime<Tz>, shift: &Shift) -> Option<DateTime<Tz>> {
+/// A move by business days of a holiday calendar: `(date, n)` to the date n business days on.
+pub type BusinessDays<'a> = &'a dyn Fn(NaiveDate, i64) -> Option<NaiveDate>;
+
+fn apply_shift<Tz: TimeZone>(
+    t: DateTime<Tz>,
+    shift: &Shift,
+    business: Option<BusinessDays<'_>>,
+) -> Option<DateTime<Tz>> {
     let n = shift.amount;
     let local = wall_clock(&t)?;
     let moved = match shift.unit {
@@ -366,7 +391,11 @@ fn apply_shift<Tz: TimeZone>(t: DateTime<Tz>, shift: &Shift) -> Option<DateTime<
         ShiftUnit::Quarter => add_months(local, n.checked_mul(3)?)?,
         ShiftUnit::Month => add_months(local, n)?,
         ShiftUnit::Week => add_days(local, n.checked_mul(7)?)?,
-        ShiftUnit::BusinessDay => add_business_days(local.date(), n)?.and_time(local.time()),
+        ShiftUnit::BusinessDay => match business {
+            Some(move_by) => move_by(local.date(), n)?,
+            None => add_business_days(local.date(), n)?,
+        }
+        .and_time(local.time()),
         ShiftUnit::Day => add_days(local, n)?,
         ShiftUnit::Hour => return t.checked_add_signed(TimeDelta::try_hours(n)?),
         ShiftUnit::Minute => return t.checked_add_signed(TimeDelta::try_minutes(n)?),

@@ -181,21 +181,32 @@ impl RangeExpr {
         now: DateTime<Utc>,
         default_zone: Tz,
     ) -> Result<Resolved, GrammarError> {
+        self.resolve_with(now, default_zone, None)
+    }
+
+    /// As [`RangeExpr::resolve_in`], with `B` in date rules counting the business days of
+    /// `business` (a series' holiday calendar) instead of Monday to Friday.
+    pub fn resolve_with(
+        &self,
+        now: DateTime<Utc>,
+        default_zone: Tz,
+        business: Option<daterule::BusinessDays<'_>>,
+    ) -> Result<Resolved, GrammarError> {
         let window = |start, end| Ok(Resolved::Window { start, end });
         match &self.form {
             RangeForm::Last(n) => Ok(Resolved::Last(*n)),
             RangeForm::From { date, zone } => {
-                let (start, _) = self.span(date, now, zone.unwrap_or(default_zone))?;
+                let (start, _) = self.span(date, now, zone.unwrap_or(default_zone), business)?;
                 window(Some(start), None)
             }
             RangeForm::Within { date, zone } => {
-                let (start, end) = self.span(date, now, zone.unwrap_or(default_zone))?;
+                let (start, end) = self.span(date, now, zone.unwrap_or(default_zone), business)?;
                 window(Some(start), Some(end))
             }
             RangeForm::Between { start, end, zone } => {
                 let zone = zone.unwrap_or(default_zone);
-                let (start, _) = self.span(start, now, zone)?;
-                let (_, end) = self.span(end, now, zone)?;
+                let (start, _) = self.span(start, now, zone, business)?;
+                let (_, end) = self.span(end, now, zone, business)?;
                 if start >= end {
                     return Err(self.error(format!(
                         "the window from {} to {} is empty",
@@ -214,13 +225,14 @@ impl RangeExpr {
         date: &RangeDate,
         now: DateTime<Utc>,
         zone: Tz,
+        business: Option<daterule::BusinessDays<'_>>,
     ) -> Result<(DateTime<Utc>, DateTime<Utc>), GrammarError> {
         let zone = date.zone.unwrap_or(zone);
         let out_of_range = || self.error("a date is outside the supported range");
         let (start, end) = match &date.kind {
             DateKind::Rule(rule) => {
                 let instant = rule
-                    .eval_in(now, &zone)
+                    .eval_with(now, &zone, business)
                     .map_err(|e| self.error(e.message))?;
                 let end = TimeDelta::try_seconds(1).and_then(|s| instant.checked_add_signed(s));
                 (Some(instant), end)

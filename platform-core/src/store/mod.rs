@@ -65,6 +65,8 @@ pub enum Collection {
     Extension,
     /// Validation configurations (private; ids are data ids).
     ValidationConfig,
+    /// Calendars: holiday, expiry and block calendars.
+    Calendar,
 }
 
 impl Collection {
@@ -76,6 +78,7 @@ impl Collection {
             Collection::Script => "script",
             Collection::Extension => "extension",
             Collection::ValidationConfig => "validationconfig",
+            Collection::Calendar => "calendar",
         }
     }
 }

@@ -443,11 +443,12 @@ impl Platform {
                     )));
                 }
             }
-            "object" | "type" | "script" | "extension" => {
+            "object" | "type" | "script" | "extension" | "calendar" => {
                 let coll = match service {
                     "object" => Collection::Object,
                     "type" => Collection::Type,
                     "script" => Collection::Script,
+                    "calendar" => Collection::Calendar,
                     _ => Collection::Extension,
                 };
                 self.get(p, coll, source, key, None, None)?;

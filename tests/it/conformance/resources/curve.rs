@@ -56,6 +56,16 @@ async fn ondate_is_a_curve_date_object() {
     let c = s.client(Role::Writer);
     c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": "2024-03-01", "contracts": [{"tenor": "M01", "value": 30}]}}))
         .await;
+    // The expiry calendar an ondate names must exist in the calendar service (README, "Energy
+    // time"): one business day before delivery on the TARGET days.
+    let r = s
+        .client(Role::Platform)
+        .post(
+            "/calendar/v1",
+            json!({"_id": "#REOMB", "expiry": {"holidays": "#TARGET", "businessDaysBefore": 1}}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
     c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": {"curveDate": "2024-03-04", "expiryCalendar": "#REOMB"}, "contracts": [{"tenor": "M01", "value": 31}]}}))
         .await;
     assert_eq!(
