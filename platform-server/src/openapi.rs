@@ -578,7 +578,7 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         "_function" => (string(), "A function of the service"),
         "_asof" => (
             string(),
-            "An instant or date: the version current then (one item)",
+            "An instant or date: the version current then (single items and lists)",
         ),
         "_calendar" => (
             string(),

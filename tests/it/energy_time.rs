@@ -229,7 +229,6 @@ async fn as_of_reads_answer_the_version_current_then_with_its_data() {
             "send one",
         ),
         ("/object/v1/private?_asof=2024-05-02x", "\"2024-05-02x\""),
-        ("/data/v1/private?_asof=2024-05-02", "_asof"),
         (
             "/object/v1/private?_asof=2024-05-02&_distinct=name",
             "_asof",
@@ -321,6 +320,43 @@ async fn as_of_lists_answer_each_version_current_then_through_all_and_profile() 
         .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     assert_eq!(r.total(), 1);
+    // The data list: the catalogue as it was (C absent, A's item at version 1), and with a
+    // range each item's data as that version saw it.
+    let r = c
+        .get(&format!("/data/v1/private?_asof={then}&_sort=_id"))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let items: Vec<(&Value, &Value, &Value)> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (&d["_oid"], &d["_version"], &d["_count"]))
+        .collect();
+    assert_eq!(
+        items,
+        [
+            (&json!("A:SPOT"), &json!(1), &json!(1)),
+            (&json!("B:SPOT"), &json!(1), &json!(1))
+        ],
+        "{:?}",
+        r.body
+    );
+    let r = c
+        .get(&format!(
+            "/data/v1/private?_asof={then}&_range=last(10)&_objid=A"
+        ))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.total(), 1);
+    assert_eq!(r.body[0]["_id"], "A/1:SPOT");
+    assert_eq!(r.body[0]["data"][0]["value"], 1.0);
+    let r = c.get("/data/v1/private?_range=last(10)&_objid=A").await;
+    assert_eq!(r.body[0]["data"][0]["value"], 9.0, "now: {:?}", r.body);
+    let r = c
+        .get(&format!("/data/v1/private?_asof={then}&_objid=C"))
+        .await;
+    assert_eq!((r.status, r.total()), (200, 0), "C did not exist then");
     // Before anything existed: an empty list.
     let r = c.get("/object/v1/private?_asof=2024-01-01").await;
     assert_eq!((r.status, r.total()), (200, 0));

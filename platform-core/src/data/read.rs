@@ -687,12 +687,6 @@ impl Platform {
                 items,
             });
         }
-        if req.as_of.is_some() {
-            return Err(Error::invalid_parameter(
-                "_asof on the data list reads items by id (all source, _id=...); the catalogue \
-                 lists the data current now (list objects with _asof and _profile for the rest)",
-            ));
-        }
         let tx = self.read()?;
         let everything = crate::query::ListQuery {
             paging: crate::query::Paging {
@@ -703,12 +697,32 @@ impl Platform {
         };
         let mut items: Vec<(Scope, DataId, Map<String, Value>)> = Vec::new();
         for scope in Scope::read_scopes(source, p) {
-            let objects = tx.list(
+            let current = tx.list(
                 Collection::Object,
                 std::slice::from_ref(&scope),
                 &everything,
             )?;
-            for object in &objects.items {
+            // With `_asof`, each object as it was then (objects that did not exist then are
+            // left out), and its data items as that version saw them.
+            let objects: Vec<(StoredVersion, bool)> = match req.as_of {
+                None => current.items.into_iter().map(|v| (v, true)).collect(),
+                Some(at) => {
+                    let mut then = Vec::new();
+                    for v in &current.items {
+                        if let Some(found) = crate::documents::read::version_at(
+                            tx.as_ref(),
+                            Collection::Object,
+                            &scope,
+                            &v.id,
+                            at,
+                        )? {
+                            then.push(found);
+                        }
+                    }
+                    then
+                }
+            };
+            for (object, is_current) in &objects {
                 for (prop, header) in &object.body {
                     let Some(h) = header.as_object() else {
                         continue;
@@ -718,7 +732,7 @@ impl Platform {
                     {
                         continue;
                     }
-                    let doc = item_header(object, prop, h, true);
+                    let doc = item_header(object, prop, h, *is_current);
                     if req.query.filter.matches(&doc) {
                         let id = DataId {
                             object: object.id.clone(),
@@ -746,9 +760,10 @@ impl Platform {
         let mut out = Vec::new();
         // Without `_range` (or a tenor) a list is a catalogue: headers and extents, no data.
         let catalogue = q.range.is_none() && q.tenor.is_none() && !q.list_tenors;
-        // A list holds current items: `_version` filtered them above, it does not read back.
+        // A list holds current items (`_version` filtered them above, it does not read back),
+        // or with `_asof` the items as they were then.
         let q = &DataQuery {
-            version: None,
+            version: req.as_of.map(VersionRef::AsOf),
             ..q.clone()
         };
         for (scope, id, doc) in items.into_iter().skip(skip).take(take) {

@@ -23,7 +23,7 @@
 
 mod access;
 mod change;
-mod read;
+pub(crate) mod read;
 mod render;
 mod request;
 mod retention;

@@ -217,7 +217,7 @@ impl Platform {
 }
 
 /// The version of a document current at `at`, and whether it is the current one.
-fn version_at(
+pub(crate) fn version_at(
     tx: &dyn crate::store::ReadTx,
     coll: Collection,
     scope: &Scope,
