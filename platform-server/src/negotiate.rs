@@ -63,6 +63,11 @@ impl Output {
         self.format == Format::Json
     }
 
+    /// Whether the answer is an Arrow IPC stream (which data reads build without a tree).
+    pub fn is_arrow(&self) -> bool {
+        self.format == Format::Arrow
+    }
+
     /// Renders the answer's body (inside the core call: templates are read from the store).
     pub fn body(
         &self,

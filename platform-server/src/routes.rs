@@ -423,6 +423,10 @@ async fn get_current(
                 (true, _, Some(q)) if out.is_json() => {
                     return p.data().read_json_bytes(who, source, &key, &q)
                 }
+                // Arrow of a data item: a series' columns built from the points.
+                (true, _, Some(q)) if out.is_arrow() => {
+                    return p.data().read_arrow_bytes(who, source, &key, &q)
+                }
                 (true, _, Some(q)) => p.data().read(who, source, &key, &q)?,
                 (false, Some(name), Some(q)) if coll == Collection::Object => {
                     p.data().profile(who, source, &key, &name, &q)?

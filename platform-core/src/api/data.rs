@@ -600,6 +600,18 @@ impl Data<'_> {
         self.platform.read_data_json(p, source, id, q)
     }
 
+    /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see
+    /// [`crate::format::arrow`]), a series' columns built without a JSON tree of its points.
+    pub fn read_arrow_bytes(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<Vec<u8>> {
+        self.platform.read_data_arrow(p, source, id, q)
+    }
+
     /// JSON: data items with these ids, each from its own source; missing ones are left out.
     pub fn read_many(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
         self.platform.read_many_data(p, ids, q)

@@ -443,6 +443,22 @@ fn the_json_bytes_of_a_data_read_are_the_json_read() {
         let text = String::from_utf8(bytes).unwrap();
         // The same text, not only the same value: field order and number forms included.
         assert_eq!(text, tree.to_string(), "{id}");
+        // Arrow from the points: the schema (metadata included) and columns the JSON tree
+        // gives.
+        let arrow = platform
+            .data()
+            .read_arrow_bytes(&me, Source::Private, id, &q)
+            .unwrap();
+        let batch = |bytes: &[u8]| {
+            let mut reader = arrow_ipc::reader::StreamReader::try_new(bytes, None).unwrap();
+            reader.next().unwrap().unwrap()
+        };
+        let (direct, from_tree) = (
+            batch(&arrow),
+            batch(&crate::format::arrow::to_arrow(&tree).unwrap()),
+        );
+        assert_eq!(direct, from_tree, "{id} as Arrow");
+        assert_eq!(direct.schema(), from_tree.schema(), "{id}: the schema");
     }
     // Errors are the same too.
     let q = DataQuery::from_params(&crate::query::Params::new(vec![])).unwrap();

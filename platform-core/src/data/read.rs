@@ -209,6 +209,30 @@ impl Platform {
         }
     }
 
+    /// One data item by id from a source, as an Arrow IPC stream: a series' columns are built
+    /// straight from its decoded points, never from a JSON tree.
+    pub(crate) fn read_data_arrow(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<Vec<u8>> {
+        let (data_id, scope) = data_scope(p, source, id)?;
+        let tx = self.read()?;
+        match self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)? {
+            Answer::Series {
+                json,
+                points,
+                calendar,
+                tz,
+            } => crate::format::arrow::series_points_to_arrow(&json, &points, |t| {
+                printed_instant(t, calendar, tz)
+            }),
+            Answer::Value(v) => crate::format::arrow::to_arrow(&v),
+        }
+    }
+
     fn data_item(
         &self,
         who: &Principal,
@@ -780,6 +804,21 @@ impl Platform {
         }
         Ok(crate::store::Page { items: out, total })
     }
+}
+
+/// The instant a point's printed time names (what a reader of the text answer takes it for):
+/// a point of a dated calendar at local midnight prints as its date, which names that date's
+/// midnight in UTC; any other point prints its own instant.
+fn printed_instant(t: i64, calendar: Calendar, tz: chrono_tz::Tz) -> i64 {
+    if calendar.is_dated() {
+        if let Some(at) = chrono::DateTime::from_timestamp_millis(t) {
+            let local = at.with_timezone(&tz).naive_local();
+            if local.time() == chrono::NaiveTime::MIN {
+                return local.and_utc().timestamp_millis();
+            }
+        }
+    }
+    t
 }
 
 /// A data item's header with its extent: `_count`, `_first` and `_last` (a series' observations,

@@ -108,6 +108,51 @@ fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
     write(columns, metadata(item, "data"))
 }
 
+/// A series answer straight from its points (never as a JSON tree): the columns and metadata
+/// [`to_arrow`] gives the same answer in JSON. `header` is the item without `data`; `time_ms`
+/// is each point's `time` column (the instant its printed time names).
+pub fn series_points_to_arrow(
+    header: &Map<String, Value>,
+    points: &[crate::data::model::Point],
+    time_ms: impl Fn(i64) -> i64,
+) -> Result<Vec<u8>> {
+    use crate::data::model::PointValue;
+    let mut time = TimestampMillisecondBuilder::with_capacity(points.len()).with_timezone("UTC");
+    let mut value = Float64Builder::with_capacity(points.len());
+    let mut status: [StringBuilder; 3] = Default::default();
+    for p in points {
+        time.append_value(time_ms(p.t));
+        value.append_option(match p.v {
+            PointValue::Num(n) if n.is_finite() => Some(n),
+            _ => None,
+        });
+        let s = p.status.as_deref();
+        let [quality, source, reliability] = &mut status;
+        quality.append_option(s.and_then(|s| s.quality.as_deref()));
+        source.append_option(s.and_then(|s| s.source.as_deref()));
+        reliability.append_option(s.and_then(|s| s.reliability.as_deref()));
+    }
+    let [quality, source, reliability] = status;
+    let columns: Vec<(Field, ArrayRef)> = vec![
+        (
+            Field::new(
+                "time",
+                DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+                true,
+            ),
+            Arc::new(time.finish()),
+        ),
+        (
+            Field::new("value", DataType::Float64, true),
+            Arc::new(value.finish()),
+        ),
+        utf8("quality", quality),
+        utf8("source", source),
+        utf8("reliability", reliability),
+    ];
+    write(columns, metadata(header, "data"))
+}
+
 fn curve_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
     let contracts = item
         .get("contracts")

@@ -53,6 +53,27 @@ pub fn series_chunks_are_versioned_with_their_object(store: Arc<dyn Store>) {
     assert_eq!(tags(&tx.last_chunks(&s, 2, 2).unwrap()), [4]);
     assert_eq!(tags(&tx.last_chunks(&s, 2, 3).unwrap()), [4, 3]);
     assert_eq!(tags(&tx.last_chunks(&s, 2, 100).unwrap()), [4, 3, 1]);
+    {
+        // Many chunks: the last ones holding n points, newest first, for every n.
+        drop(tx);
+        let many = key("MANY");
+        let written: Vec<Chunk> = (0..150u8)
+            .map(|i| chunk(i64::from(i) * 10, i64::from(i) * 10 + 9, 10, i))
+            .collect();
+        write(store, |tx| {
+            tx.replace_chunks(&many, 1, true, &[], &written).unwrap()
+        });
+        let tx = store.read().unwrap();
+        for n in [1u64, 10, 11, 35, 150, 399, 1000, 1499, 1500, 5000] {
+            let expected: Vec<u8> = (0..150u8).rev().take(n.div_ceil(10) as usize).collect();
+            assert_eq!(
+                tags(&tx.last_chunks(&many, 1, n).unwrap()),
+                expected,
+                "last {n}"
+            );
+        }
+    }
+    let tx = store.read().unwrap();
     assert_eq!(
         tx.chunk_before(&s, 2, 29).unwrap(),
         Some(chunk(10, 24, 12, 3))

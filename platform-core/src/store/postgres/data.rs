@@ -49,16 +49,17 @@ impl DataRead for Tx<'_> {
     }
 
     fn last_chunks(&self, key: &DataKey, version: u32, points: u64) -> Result<Vec<Chunk>> {
-        // Read in pages from the newest, until enough points.
+        // Read from the newest in pages of 1, 2, 4... chunks until enough points: most reads
+        // of the last points need the last chunk only, and a chunk is large.
         let mut out = Vec::new();
         let mut have = 0u64;
         let mut before = i64::MAX;
-        let mut first_page = true;
+        let mut page: i64 = 1;
         while have < points {
             let rows = self.query(
                 &format!(
                     "SELECT start, stop, n, payload FROM series_chunks WHERE {VISIBLE} \
-                     AND (start < $6 OR $7) ORDER BY start DESC LIMIT 16"
+                     AND start < $6 ORDER BY start DESC LIMIT $7"
                 ),
                 &[
                     &key.scope.tenant,
@@ -67,13 +68,10 @@ impl DataRead for Tx<'_> {
                     &key.prop,
                     &i64::from(version),
                     &before,
-                    &first_page,
+                    &page,
                 ],
             )?;
-            first_page = false;
-            if rows.is_empty() {
-                break;
-            }
+            let full = rows.len() as i64 == page;
             for row in &rows {
                 let chunk = chunk_row(row)?;
                 before = chunk.start;
@@ -83,9 +81,10 @@ impl DataRead for Tx<'_> {
                     break;
                 }
             }
-            if rows.len() < 16 {
+            if !full {
                 break;
             }
+            page = (page * 2).min(64);
         }
         Ok(out)
     }
