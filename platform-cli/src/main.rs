@@ -16,6 +16,12 @@ use platform_core::auth::Role;
 use platform_core::clock::format_instant;
 use platform_core::Platform;
 use std::path::PathBuf;
+
+/// mimalloc: the many small allocations of a request are cheaper than with glibc's allocator
+/// (object GETs by id +13%, data GETs of `last(100)` +10-30% in alternating wrk runs on this
+/// machine, 32 connections; resident memory about the same).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 #[derive(Parser)]
