@@ -1,6 +1,6 @@
 """Renders benches/compare/RESULTS.md from the JSON lines of a run of benches/compare/run.
 
-Usage: python report.py RESULTS.jsonl RESULTS.md PLATFORM_BINARY SECONDS
+Usage: python report.py RESULTS.jsonl RESULTS.md PLATFORM_BINARY SECONDS [README.md]
 Every figure comes from the JSON lines; nothing is typed in here but the goals and targets.
 """
 import datetime
@@ -37,6 +37,8 @@ def fmt_bytes(b):
 
 def main():
     src, dst, binary, seconds = sys.argv[1:5]
+    # With a README path: its blocks between `compare-run` markers are rewritten too.
+    readme = sys.argv[5] if len(sys.argv) > 5 else None
     lines = [json.loads(l) for l in open(src) if l.strip().startswith("{")]
     skips = [l["skip"] for l in lines if "skip" in l]
     for l in lines:
@@ -325,6 +327,30 @@ def main():
              "- The platform server runs with `PLATFORM_LOG=warn` (no access log line per request).",
              "- The raw JSON lines of the run, every sample included, are in `benches/compare/RESULTS.jsonl`."]
     open(dst, "w").write("\n".join(head) + "\n")
+    if readme:
+        met = [l for l in status_lines if "**met**" in l]
+        missed = [l for l in status_lines if "**missed**" in l]
+        summary = head[4:6] + ["", "### Goals missed", ""] + (missed or ["- none"]) + \
+            ["", "### Goals met", ""] + (met or ["- none"])
+        figures = ["### Figures", ""] + out
+        if pg_out:
+            figures += ["", "### The PostgreSQL backend next to SQLite", "",
+                        "Ratio = PostgreSQL / SQLite (times; for W6, time per request).", "",
+                        "| workload | case | SQLite | PostgreSQL | ratio |", "|---|---|---:|---:|---:|"] + pg_out
+        replace_block(readme, "summary", summary)
+        replace_block(readme, "figures", figures)
+
+
+def replace_block(path, name, lines):
+    """Rewrites the lines between `<!-- compare-run: begin NAME -->` and its end marker."""
+    text = open(path).read()
+    begin, end = f"<!-- compare-run: begin {name} -->", f"<!-- compare-run: end {name} -->"
+    a, b = text.find(begin), text.find(end)
+    if a < 0 or b < a:
+        print(f"{path}: no {begin} ... {end}; not rewritten", file=sys.stderr)
+        return
+    text = text[:a + len(begin)] + "\n" + "\n".join(lines) + "\n" + text[b:]
+    open(path, "w").write(text)
 
 
 if __name__ == "__main__":
