@@ -87,8 +87,17 @@ fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
             builder.append_option(text(s.and_then(|s| s.get(key))));
         }
     }
+    write(series_columns(time, value, status), metadata(item, "data"))
+}
+
+/// The columns of a series answer.
+fn series_columns(
+    mut time: TimestampMillisecondBuilder,
+    mut value: Float64Builder,
+    status: [StringBuilder; 3],
+) -> Vec<(Field, ArrayRef)> {
     let [quality, source, reliability] = status;
-    let columns: Vec<(Field, ArrayRef)> = vec![
+    vec![
         (
             Field::new(
                 "time",
@@ -104,8 +113,7 @@ fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
         utf8("quality", quality),
         utf8("source", source),
         utf8("reliability", reliability),
-    ];
-    write(columns, metadata(item, "data"))
+    ]
 }
 
 /// A series answer straight from its points (never as a JSON tree): the columns and metadata
@@ -132,25 +140,10 @@ pub fn series_points_to_arrow(
         source.append_option(s.and_then(|s| s.source.as_deref()));
         reliability.append_option(s.and_then(|s| s.reliability.as_deref()));
     }
-    let [quality, source, reliability] = status;
-    let columns: Vec<(Field, ArrayRef)> = vec![
-        (
-            Field::new(
-                "time",
-                DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
-                true,
-            ),
-            Arc::new(time.finish()),
-        ),
-        (
-            Field::new("value", DataType::Float64, true),
-            Arc::new(value.finish()),
-        ),
-        utf8("quality", quality),
-        utf8("source", source),
-        utf8("reliability", reliability),
-    ];
-    write(columns, metadata(header, "data"))
+    write(
+        series_columns(time, value, status),
+        metadata(header, "data"),
+    )
 }
 
 fn curve_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
