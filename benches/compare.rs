@@ -22,6 +22,7 @@
 mod corpus;
 
 use platform_core::auth::Principal;
+use platform_core::data::columns::Columns;
 use platform_core::data::model::Point;
 use platform_core::data::read::DataQuery;
 use platform_core::data::series::Window;
@@ -382,7 +383,16 @@ impl Core {
             .unwrap();
     }
 
-    fn read(&self, id: &str, window: Window, version: Option<u32>) -> Vec<Point> {
+    /// A read as columns (times and values in two arrays, as the peers' frames and blobs).
+    fn read(&self, id: &str, window: Window, version: Option<u32>) -> Columns {
+        self.platform
+            .data()
+            .read_columns(&self.who, Source::Private, id, window, version)
+            .unwrap()
+    }
+
+    /// A read with a [`Point`] per observation.
+    fn read_points(&self, id: &str, window: Window, version: Option<u32>) -> Vec<Point> {
         self.platform
             .data()
             .read_points(&self.who, Source::Private, id, window, version)
@@ -607,9 +617,44 @@ fn w1_w2(s: &Sizes, do_w1: bool, do_w2: bool) {
             &plain,
             json!({}),
         );
+        // The same read with a value built per observation (the typed `read_points`).
+        let mut read_points = repeat(|| {
+            let p = core.read_points("BIG:price", Window::All, None);
+            assert_eq!(p.len(), n);
+            p
+        });
+        let points: Vec<f64> = (0..runs() * 2).map(|_| read_points()).collect();
+        emit(
+            "W1",
+            &format!("read {case_n}"),
+            "platform-points",
+            &points,
+            json!({}),
+        );
         kept = Some(());
     }
     let _ = kept;
+    // Bytes per point on disk: the file after a checkpoint, and the chunks' own bytes.
+    if do_w1 && !on_postgres() {
+        let empty = open_core();
+        empty.save("EMPTY", Vec::new());
+        let base = empty.file_size();
+        let file = open_core();
+        let pts = points(0, &values);
+        let encoded: usize = pts
+            .chunks(platform_core::data::series::CHUNK_POINTS)
+            .map(|c| platform_core::data::codec::encode(c).len())
+            .sum();
+        file.save("BIG", pts);
+        let bytes = file.file_size().saturating_sub(base);
+        println!(
+            "{}",
+            json!({"workload": "W1", "case": "bytes per point", "contestant": "platform",
+                   "bytes_per_point": bytes as f64 / n as f64,
+                   "encoded_bytes_per_point": encoded as f64 / n as f64,
+                   "file_bytes": bytes, "points": n})
+        );
+    }
     if do_w2 {
         let ((b0, b1), from) = windows(s);
         let quick = 101;

@@ -107,6 +107,19 @@ def main():
             goal("W1", f"{case.split()[0]} within {lim}× of ArcticDB", ratio <= lim,
                  f"{fmt_ms(ours['median_ms'])} vs {fmt_ms(a['median_ms'])}, ratio {ratio:.2f}")
         goal("W1", f"{case.split()[0]} target < {target} ms", ours["median_ms"] < target, fmt_ms(ours["median_ms"]))
+    if w1r:
+        pts = get("W1", w1r["case"], "platform-points")
+        if pts:
+            row("W1", w1r["case"] + ", a value per point (`read_points`)", pts, "the platform's columnar read",
+                w1r)
+    bp = get("W1", "bytes per point", "platform")
+    if bp:
+        ba = get("W1", "bytes per point", "arcticdb")
+        theirs = f"{ba['bytes_per_point']:.2f} B" if ba else "skipped"
+        ratio = f"{bp['bytes_per_point'] / ba['bytes_per_point']:.2f}" if ba else "-"
+        out.append(f"| W1 | bytes per point on disk (the file after a checkpoint; the chunks themselves "
+                   f"{bp['encoded_bytes_per_point']:.2f} B) | {bp['bytes_per_point']:.2f} B | "
+                   f"ArcticDB (LMDB blocks) | {theirs} | {ratio} | reported | — |")
     # W2
     for case in ["last(1000)", "between, 10,000 points", "from the last day (1,440 points)"]:
         ours = get("W2", case, "platform")

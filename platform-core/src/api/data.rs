@@ -2,6 +2,7 @@
 //! ([`Contract`], [`Curve`]).
 
 use crate::auth::Principal;
+use crate::data::columns::Columns;
 use crate::data::conversion::Conversion;
 use crate::data::model::{self, PointValue};
 use crate::data::read::{data_scope, DataId, DataQuery};
@@ -699,5 +700,20 @@ impl Data<'_> {
         version: Option<u32>,
     ) -> Result<Vec<model::Point>> {
         self.platform.read_series(p, source, id, window, version)
+    }
+
+    /// [`Data::read_points`] as columns: times and numbers in two arrays, the observations that
+    /// are not plain numbers (null or text values, statuses) listed apart. The fastest way to
+    /// read a long series, with no value built per observation.
+    pub fn read_columns(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        window: Window,
+        version: Option<u32>,
+    ) -> Result<Columns> {
+        self.platform
+            .read_series_columns(p, source, id, window, version)
     }
 }

@@ -49,6 +49,21 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// The next `n` bytes, borrowed.
+    pub fn slice(&mut self, n: usize) -> Result<&'a [u8]> {
+        let slice = self
+            .bytes
+            .get(self.at..self.at.saturating_add(n))
+            .ok_or_else(|| self.corrupt("truncated"))?;
+        self.at += n;
+        Ok(slice)
+    }
+
+    /// Whether every byte has been read.
+    pub fn at_end(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+
     /// The next byte.
     pub fn byte(&mut self) -> Result<u8> {
         Ok(self.take::<1>()?[0])

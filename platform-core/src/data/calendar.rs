@@ -169,6 +169,28 @@ pub fn format_time(ms: i64, calendar: Calendar, tz: Tz) -> String {
 /// `%Y-%m-%dT%H:%M:%S[%.3f]Z` gives, written digit by digit from the civil date of the day
 /// number (a test holds the two together), since every rendered series point needs one.
 pub fn utc_text(ms: i64) -> Option<String> {
+    utc_bytes(ms).map(|(bytes, len)| String::from_utf8_lossy(&bytes[..len]).into_owned())
+}
+
+/// Writes the JSON string of [`format_time`] to `out`, without a `String` for the common
+/// case of an instant printed in UTC.
+pub fn write_time(ms: i64, calendar: Calendar, tz: Tz, out: &mut Vec<u8>) {
+    if !calendar.is_dated() {
+        if let Some((bytes, len)) = utc_bytes(ms) {
+            out.push(b'"');
+            out.extend_from_slice(&bytes[..len]);
+            out.push(b'"');
+            return;
+        }
+    }
+    // Plain ASCII digits and separators: no character needs escaping.
+    out.push(b'"');
+    out.extend_from_slice(format_time(ms, calendar, tz).as_bytes());
+    out.push(b'"');
+}
+
+/// The bytes of [`utc_text`] and their length.
+fn utc_bytes(ms: i64) -> Option<([u8; 24], usize)> {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
     // Days to a proleptic Gregorian date, in 400-year eras starting on 1 March.
@@ -216,7 +238,7 @@ pub fn utc_text(ms: i64) -> Option<String> {
         out[19] = b'.';
         out[23] = b'Z';
     }
-    Some(String::from_utf8_lossy(&out[..len]).into_owned())
+    Some((out, len))
 }
 
 /// Parses a time-zone name (default UTC).

@@ -5,9 +5,10 @@
 //! `_id _type _objid _dataid _access _objtype _oid _timestamp _user _tag _version` and its `data`
 //! (series) or `ondate` and `contracts` (curve).
 
-use super::calendar::{format_time, Calendar};
+use super::calendar::{format_time, write_time, Calendar};
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
+use super::columns::Columns;
 use super::model::{points_json, write_points_json, Point};
 use super::scale::Scaling;
 use super::series::{self, Window};
@@ -201,7 +202,7 @@ impl Platform {
                 } else {
                     b"\"data\":"
                 });
-                write_points_json(&mut out, &points, |t| format_time(t, calendar, tz));
+                write_points_json(&mut out, &points, |t, out| write_time(t, calendar, tz, out));
                 out.push(b'}');
                 Ok(out)
             }
@@ -226,9 +227,11 @@ impl Platform {
                 points,
                 calendar,
                 tz,
-            } => crate::format::arrow::series_points_to_arrow(&json, &points, |t| {
-                printed_instant(t, calendar, tz)
-            }),
+            } => crate::format::arrow::series_columns_to_arrow(
+                &json,
+                points,
+                calendar.is_dated().then(|| move |t| printed_instant(t, calendar, tz)),
+            ),
             Answer::Value(v) => crate::format::arrow::to_arrow(&v),
         }
     }
@@ -251,7 +254,7 @@ impl Platform {
             } => {
                 json.insert(
                     "data".into(),
-                    points_json(&points, |t| format_time(t, calendar, tz)),
+                    points_json(&points.into_points(), |t| format_time(t, calendar, tz)),
                 );
                 Value::Object(json)
             }
@@ -278,7 +281,7 @@ impl Platform {
                     )));
                 }
                 let (points, calendar, tz) =
-                    self.item_points(who, tx, &mut item, q, |tz, h| self.window(q, tz, h))?;
+                    self.item_columns(who, tx, &mut item, q, |tz, h| self.window(q, tz, h))?;
                 // The points go last, as a new field ("data" in a stored header is replaced).
                 item.json.shift_remove("data");
                 return Ok(Answer::Series {
@@ -383,6 +386,45 @@ impl Platform {
         })
     }
 
+    /// The window `window_in` gives for an opened series, with the series' calendar and zone.
+    fn item_window(
+        &self,
+        who: &Principal,
+        tx: &dyn ReadTx,
+        item: &Opened,
+        q: &DataQuery,
+        window_in: impl FnOnce(chrono_tz::Tz, Option<&HolidayCalendar>) -> Result<Window>,
+    ) -> Result<(Window, Calendar, chrono_tz::Tz)> {
+        let (calendar, tz, code) = series_settings(&item.key.prop, &item.header)?;
+        // A series dated on a holiday calendar counts `B` of its ranges in its business days.
+        let holidays = if q.range.is_some() && crate::data::names_holiday_calendar(&code) {
+            let what = format!("{}.calendar", item.key.prop);
+            Some(crate::calendars::holidays_of(tx, who, &code, &what)?)
+        } else {
+            None
+        };
+        Ok((window_in(tz, holidays.as_ref())?, calendar, tz))
+    }
+
+    /// [`Platform::item_points`] as columns: read straight into them when nothing is converted
+    /// or scaled.
+    pub(crate) fn item_columns(
+        &self,
+        who: &Principal,
+        tx: &dyn ReadTx,
+        item: &mut Opened,
+        q: &DataQuery,
+        window_in: impl FnOnce(chrono_tz::Tz, Option<&HolidayCalendar>) -> Result<Window>,
+    ) -> Result<(Columns, Calendar, chrono_tz::Tz)> {
+        if q.conversion.is_none() && q.scaling.is_none() {
+            let (window, calendar, tz) = self.item_window(who, tx, item, q, window_in)?;
+            let columns = series::read_columns(tx, &item.key, item.object.version, window)?;
+            return Ok((columns, calendar, tz));
+        }
+        let (points, calendar, tz) = self.item_points(who, tx, item, q, window_in)?;
+        Ok((Columns::from_points(&points), calendar, tz))
+    }
+
     /// The observations of an opened series in the window `window_in` gives for the series'
     /// zone, converted as `q` asks (the item's `units` and `currency` become the targets).
     pub(crate) fn item_points(
@@ -393,15 +435,7 @@ impl Platform {
         q: &DataQuery,
         window_in: impl FnOnce(chrono_tz::Tz, Option<&HolidayCalendar>) -> Result<Window>,
     ) -> Result<(Vec<Point>, Calendar, chrono_tz::Tz)> {
-        let (calendar, tz, code) = series_settings(&item.key.prop, &item.header)?;
-        // A series dated on a holiday calendar counts `B` of its ranges in its business days.
-        let holidays = if q.range.is_some() && crate::data::names_holiday_calendar(&code) {
-            let what = format!("{}.calendar", item.key.prop);
-            Some(crate::calendars::holidays_of(tx, who, &code, &what)?)
-        } else {
-            None
-        };
-        let window = window_in(tz, holidays.as_ref())?;
+        let (window, calendar, tz) = self.item_window(who, tx, item, q, window_in)?;
         let mut points = series::read(tx, &item.key, item.object.version, window)?;
         if let Some(conv) = Converter::new(tx, &mut item.json, &q.conversion)? {
             conv.points(&mut points, |t| {
@@ -616,7 +650,7 @@ pub(crate) struct Opened {
 enum Answer {
     Series {
         json: Map<String, Value>,
-        points: Vec<Point>,
+        points: Columns,
         calendar: Calendar,
         tz: chrono_tz::Tz,
     },

@@ -8,6 +8,7 @@
 //! about k, not the whole series.
 
 use super::codec;
+use super::columns::Columns;
 use super::model::{mark_changed, Point};
 use crate::error::{Error, Result};
 use crate::store::{Chunk, DataKey, DataRead, DataWrite};
@@ -217,33 +218,57 @@ pub enum Window {
     Between(Option<i64>, Option<i64>),
 }
 
-/// Reads the observations of a series at an object version.
-pub fn read(tx: &dyn DataRead, key: &DataKey, version: u32, window: Window) -> Result<Vec<Point>> {
+/// The chunks a window of a series needs, in time order.
+fn chunks_of(tx: &dyn DataRead, key: &DataKey, version: u32, window: Window) -> Result<Vec<Chunk>> {
     match window {
-        Window::All => decode_all(&tx.chunks(key, version, None, None)?),
-        Window::Between(start, end) => {
-            let to = end.map(|e| e.saturating_sub(1));
-            let mut points = decode_all(&tx.chunks(key, version, start, to)?)?;
-            points.retain(|p| start.is_none_or(|s| p.t >= s) && end.is_none_or(|e| p.t < e));
-            Ok(points)
-        }
+        Window::All => tx.chunks(key, version, None, None),
+        Window::Between(start, end) => tx.chunks(key, version, start, end.map(|e| e.saturating_sub(1))),
         Window::Last(n) => {
             let mut chunks = tx.last_chunks(key, version, n)?;
             chunks.reverse();
-            let mut points = decode_all(&chunks)?;
-            let skip = points.len().saturating_sub(n as usize);
-            points.drain(..skip);
-            Ok(points)
+            Ok(chunks)
         }
     }
 }
 
-fn decode_all(chunks: &[Chunk]) -> Result<Vec<Point>> {
-    let mut out = Vec::with_capacity(chunks.iter().map(|c| c.count as usize).sum());
-    for c in chunks {
-        codec::decode_into(&c.payload, &mut out)?;
+/// Reads the observations of a series at an object version.
+pub fn read(tx: &dyn DataRead, key: &DataKey, version: u32, window: Window) -> Result<Vec<Point>> {
+    let chunks = chunks_of(tx, key, version, window)?;
+    let mut points = Vec::with_capacity(chunks.iter().map(|c| c.count as usize).sum());
+    for c in &chunks {
+        codec::decode_into(&c.payload, &mut points)?;
     }
-    Ok(out)
+    match window {
+        Window::All => {}
+        Window::Between(start, end) => {
+            points.retain(|p| start.is_none_or(|s| p.t >= s) && end.is_none_or(|e| p.t < e))
+        }
+        Window::Last(n) => {
+            points.drain(..points.len().saturating_sub(n as usize));
+        }
+    }
+    Ok(points)
+}
+
+/// Reads the observations of a series at an object version, as columns (the points of
+/// [`read`], without a [`Point`] per observation).
+pub fn read_columns(
+    tx: &dyn DataRead,
+    key: &DataKey,
+    version: u32,
+    window: Window,
+) -> Result<Columns> {
+    let chunks = chunks_of(tx, key, version, window)?;
+    let mut columns = Columns::with_capacity(chunks.iter().map(|c| c.count as usize).sum());
+    for c in &chunks {
+        codec::decode_columns(&c.payload, &mut columns)?;
+    }
+    match window {
+        Window::All => {}
+        Window::Between(start, end) => columns.keep_between(start, end),
+        Window::Last(n) => columns.keep(columns.len().saturating_sub(n as usize), columns.len()),
+    }
+    Ok(columns)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Typed entry points for programs and bulk loads: write and read observations without going
 //! through JSON. They follow the same rules as an object save carrying the series.
 
+use super::columns::Columns;
 use super::model::Point;
 use super::series::{self, Window};
 use super::{DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
@@ -9,7 +10,7 @@ use crate::clock::format_instant;
 use crate::documents::{render, SaveOptions};
 use crate::error::{Error, Result};
 use crate::ids::Source;
-use crate::store::{Collection, DataKey};
+use crate::store::{Collection, DataKey, DataRead};
 use crate::Platform;
 use serde_json::{Map, Value};
 
@@ -102,6 +103,35 @@ impl Platform {
         window: Window,
         version: Option<u32>,
     ) -> Result<Vec<Point>> {
+        self.with_series(p, source, id, version, |tx, key, version| {
+            series::read(tx, key, version, window)
+        })
+    }
+
+    /// [`Platform::read_series`] as columns.
+    pub(crate) fn read_series_columns(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        window: Window,
+        version: Option<u32>,
+    ) -> Result<Columns> {
+        self.with_series(p, source, id, version, |tx, key, version| {
+            series::read_columns(tx, key, version, window)
+        })
+    }
+
+    /// Runs `read` on the series `id` at the current object version or `version`, in a read
+    /// transaction.
+    fn with_series<T>(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        version: Option<u32>,
+        read: impl FnOnce(&dyn DataRead, &DataKey, u32) -> Result<T>,
+    ) -> Result<T> {
         let (data_id, scope) = super::read::data_scope(p, source, id)?;
         let tx = self.read()?;
         let current = tx
@@ -117,11 +147,6 @@ impl Platform {
             object: data_id.object,
             prop: data_id.prop,
         };
-        series::read(
-            tx.as_ref(),
-            &key,
-            version.unwrap_or(current.version),
-            window,
-        )
+        read(tx.as_ref(), &key, version.unwrap_or(current.version))
     }
 }

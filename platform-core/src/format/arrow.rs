@@ -11,11 +11,13 @@
 //! The schema's metadata carries the item's own fields (`_id`, `property`, `timezone`,
 //! `unit`...) as text for data answers.
 
+use crate::data::columns::Columns;
 use crate::error::{Error, Result};
 use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMillisecondBuilder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{ArrayRef, Float64Array, RecordBatch, TimestampMillisecondArray};
+use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -90,6 +92,18 @@ fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
     write(series_columns(time, value, status), metadata(item, "data"))
 }
 
+/// The `time` column of a series answer.
+fn time_field(times: ArrayRef) -> (Field, ArrayRef) {
+    (
+        Field::new(
+            "time",
+            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+            true,
+        ),
+        times,
+    )
+}
+
 /// The columns of a series answer.
 fn series_columns(
     mut time: TimestampMillisecondBuilder,
@@ -98,14 +112,7 @@ fn series_columns(
 ) -> Vec<(Field, ArrayRef)> {
     let [quality, source, reliability] = status;
     vec![
-        (
-            Field::new(
-                "time",
-                DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
-                true,
-            ),
-            Arc::new(time.finish()),
-        ),
+        time_field(Arc::new(time.finish())),
         (
             Field::new("value", DataType::Float64, true),
             Arc::new(value.finish()),
@@ -116,32 +123,64 @@ fn series_columns(
     ]
 }
 
-/// A series answer straight from its points (never as a JSON tree): the columns and metadata
-/// [`to_arrow`] gives the same answer in JSON. `header` is the item without `data`; `time_ms`
-/// is each point's `time` column (the instant its printed time names).
-pub fn series_points_to_arrow(
+/// A series answer straight from its columns (never as a JSON tree): the columns and metadata
+/// [`to_arrow`] gives the same answer in JSON. `header` is the item without `data`; the times
+/// go into the `time` column as they are, or through `time_ms` where a point's printed time
+/// names another instant (a dated calendar prints local midnights). The times and values move
+/// into the answer's buffers without a copy.
+pub fn series_columns_to_arrow(
     header: &Map<String, Value>,
-    points: &[crate::data::model::Point],
-    time_ms: impl Fn(i64) -> i64,
+    points: Columns,
+    time_ms: Option<impl Fn(i64) -> i64>,
 ) -> Result<Vec<u8>> {
-    use crate::data::model::PointValue;
-    let mut time = TimestampMillisecondBuilder::with_capacity(points.len()).with_timezone("UTC");
-    let mut value = Float64Builder::with_capacity(points.len());
-    let mut status: [StringBuilder; 3] = Default::default();
-    for p in points {
-        time.append_value(time_ms(p.t));
-        value.append_option(match p.v {
-            PointValue::Num(n) if n.is_finite() => Some(n),
-            _ => None,
-        });
-        let s = p.status.as_deref();
-        let [quality, source, reliability] = &mut status;
-        quality.append_option(s.and_then(|s| s.quality.as_deref()));
-        source.append_option(s.and_then(|s| s.source.as_deref()));
-        reliability.append_option(s.and_then(|s| s.reliability.as_deref()));
+    let Columns {
+        mut times,
+        values,
+        extras,
+    } = points;
+    let len = times.len();
+    if let Some(f) = time_ms {
+        for t in &mut times {
+            *t = f(*t);
+        }
     }
+    let time = TimestampMillisecondArray::from(times).with_timezone("UTC");
+    // A null where the value is no finite number (null, text, or NaN and infinities, which JSON
+    // prints as null too).
+    let nulls = (!values.iter().all(|v| v.is_finite())).then(|| {
+        NullBuffer::new(BooleanBuffer::collect_bool(len, |i| values[i].is_finite()))
+    });
+    let value = Float64Array::new(ScalarBuffer::from(values), nulls);
+    let mut status: [StringBuilder; 3] = Default::default();
+    let mut next = 0;
+    for (index, s) in extras
+        .iter()
+        .filter_map(|e| e.status.as_deref().map(|s| (e.index, s)))
+    {
+        for b in &mut status {
+            b.append_nulls(index - next);
+        }
+        let [quality, source, reliability] = &mut status;
+        quality.append_option(s.quality.as_deref());
+        source.append_option(s.source.as_deref());
+        reliability.append_option(s.reliability.as_deref());
+        next = index + 1;
+    }
+    for b in &mut status {
+        b.append_nulls(len - next);
+    }
+    let [quality, source, reliability] = status;
     write(
-        series_columns(time, value, status),
+        vec![
+            time_field(Arc::new(time)),
+            (
+                Field::new("value", DataType::Float64, true),
+                Arc::new(value),
+            ),
+            utf8("quality", quality),
+            utf8("source", source),
+            utf8("reliability", reliability),
+        ],
         metadata(header, "data"),
     )
 }

@@ -1,0 +1,186 @@
+//! The observations of a series as columns: times and numbers in two arrays, and the few
+//! observations that are not plain numbers (null or text values, or any with a status) listed
+//! apart. Chunks decode straight into this form, and the JSON and Arrow answers are written
+//! from it, so a read of a numeric series never builds a [`Point`] per observation.
+
+use super::model::{Point, PointValue, Status};
+
+/// An observation that is not a plain number: its full value and status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extra {
+    /// Its position in the columns.
+    pub index: usize,
+    /// Its value (a number here is also in [`Columns::values`]).
+    pub value: PointValue,
+    /// Its status.
+    pub status: Option<Box<Status>>,
+}
+
+/// Observations sorted by time, as columns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Columns {
+    /// Times (UTC ms), ascending.
+    pub times: Vec<i64>,
+    /// Values: the number, or NaN where the value is null or text (see [`Columns::extras`]).
+    pub values: Vec<f64>,
+    /// The observations that are not plain numbers without a status, by ascending index.
+    pub extras: Vec<Extra>,
+}
+
+impl Columns {
+    /// Empty columns with room for `n` observations.
+    pub fn with_capacity(n: usize) -> Columns {
+        Columns {
+            times: Vec::with_capacity(n),
+            values: Vec::with_capacity(n),
+            extras: Vec::new(),
+        }
+    }
+
+    /// How many observations.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// The columns of points.
+    pub fn from_points(points: &[Point]) -> Columns {
+        let mut out = Columns::with_capacity(points.len());
+        for p in points {
+            out.push(p);
+        }
+        out
+    }
+
+    /// Appends one observation.
+    pub fn push(&mut self, p: &Point) {
+        let index = self.times.len();
+        self.times.push(p.t);
+        match &p.v {
+            PointValue::Num(n) => {
+                self.values.push(*n);
+                if p.status.is_none() {
+                    return;
+                }
+            }
+            _ => self.values.push(f64::NAN),
+        }
+        self.extras.push(Extra {
+            index,
+            value: p.v.clone(),
+            status: p.status.clone(),
+        });
+    }
+
+    /// The observations as points.
+    pub fn into_points(self) -> Vec<Point> {
+        let mut out: Vec<Point> = self
+            .times
+            .iter()
+            .zip(&self.values)
+            .map(|(&t, &v)| Point::num(t, v))
+            .collect();
+        for e in self.extras {
+            let p = &mut out[e.index];
+            p.v = e.value;
+            p.status = e.status;
+        }
+        out
+    }
+
+    /// Keeps the observations in `from..to` (positions).
+    pub fn keep(&mut self, from: usize, to: usize) {
+        let to = to.min(self.len());
+        let from = from.min(to);
+        if from == 0 && to == self.len() {
+            return;
+        }
+        self.times.truncate(to);
+        self.values.truncate(to);
+        self.times.drain(..from);
+        self.values.drain(..from);
+        self.extras.retain(|e| (from..to).contains(&e.index));
+        for e in &mut self.extras {
+            e.index -= from;
+        }
+    }
+
+    /// Keeps the observations with times in `[start, end)` (`None` is open).
+    pub fn keep_between(&mut self, start: Option<i64>, end: Option<i64>) {
+        let from = start.map_or(0, |s| self.times.partition_point(|&t| t < s));
+        let to = end.map_or(self.len(), |e| self.times.partition_point(|&t| t < e));
+        self.keep(from, to);
+    }
+
+    /// The status of each observation that has one, by position (ascending).
+    pub fn statuses(&self) -> impl Iterator<Item = (usize, &Status)> {
+        self.extras
+            .iter()
+            .filter_map(|e| e.status.as_deref().map(|s| (e.index, s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mixed() -> Vec<Point> {
+        vec![
+            Point::num(1, 1.5),
+            Point {
+                t: 2,
+                v: PointValue::Text("n/a".into()),
+                status: None,
+            },
+            Point::num(3, -2.0),
+            Point {
+                t: 4,
+                v: PointValue::Num(7.0),
+                status: Some(Box::new(Status {
+                    quality: Some("FAILED:spike".into()),
+                    ..Status::default()
+                })),
+            },
+            Point {
+                t: 5,
+                v: PointValue::Null,
+                status: None,
+            },
+            Point::num(6, 0.25),
+        ]
+    }
+
+    #[test]
+    fn points_round_trip_through_columns() {
+        let c = Columns::from_points(&mixed());
+        assert_eq!(c.times, vec![1, 2, 3, 4, 5, 6]);
+        assert_eq!(c.values[0], 1.5);
+        assert!(c.values[1].is_nan() && c.values[4].is_nan());
+        assert_eq!(c.values[3], 7.0);
+        assert_eq!(
+            c.extras.iter().map(|e| e.index).collect::<Vec<_>>(),
+            vec![1, 3, 4]
+        );
+        assert_eq!(c.statuses().map(|(i, _)| i).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(c.into_points(), mixed());
+    }
+
+    #[test]
+    fn keeping_a_window_moves_the_extras_with_it() {
+        let mut c = Columns::from_points(&mixed());
+        c.keep_between(Some(2), Some(5));
+        assert_eq!(c.clone().into_points(), mixed()[1..4].to_vec());
+        c.keep(1, 10);
+        assert_eq!(c.into_points(), mixed()[2..4].to_vec());
+        let mut c = Columns::from_points(&mixed());
+        c.keep_between(None, Some(1));
+        assert!(c.is_empty() && c.extras.is_empty());
+        let mut c = Columns::from_points(&mixed());
+        c.keep_between(Some(5), None);
+        assert_eq!(c.into_points(), mixed()[4..].to_vec());
+    }
+}
