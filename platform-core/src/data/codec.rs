@@ -10,9 +10,11 @@
 //!                                                             1, 2, 4 or 8 bytes
 //!          | 1 f64le{count}                                   any other numbers, as they are
 //! extras  := n:varint extra{n}                                the observations that are not plain
-//! extra   := index:varint tag:u8 [text] [status]              numbers: tag 0 null, 1 number (its
-//!                                                             value in the column), 2 text;
-//!                                                             0x80: a status follows
+//! extra   := index:varint tag:u8 [payload] [status]           numbers: tag 0 null, 1 number (its
+//!                                                             value in the column), 2 text,
+//!                                                             3 number as f64le (beside decimals:
+//!                                                             not one of them); 0x80: a status
+//!                                                             follows
 //! text    := len:varint utf8 ; status := len:varint utf8 ("Q|S|R")
 //! ```
 //!
@@ -21,8 +23,10 @@
 //! every value at encoding (the idea of ALP, adaptive lossless floating-point compression), and
 //! the integers as the differences from their predecessor in the narrowest width that holds
 //! them all. A random walk of prices in cents takes one byte a value; a regular series takes no
-//! bytes per time. A chunk whose values are not all decimals of at most 18 places keeps them as
-//! they are. The column slot of a null or text value holds the previous integer (decimals) or 0.
+//! bytes per time. Up to an eighth of a chunk's numbers may be no such decimal (-0.0, a
+//! computed 0.30000000000000004): they are kept as they are among the extras, and their column
+//! slot, as that of a null or text value, holds the previous integer (or 0 in a raw column). A
+//! chunk with more of them keeps every value as it is.
 //!
 //! Chunks written before this form (`count:u32le first:i64le` then per point a time delta, a
 //! tag, the value and the status) are still read: their count can never be `MAGIC`.
@@ -48,11 +52,14 @@ pub fn encode(points: &[Point]) -> Vec<u8> {
     out.extend_from_slice(&MAGIC.to_le_bytes());
     put_varint(&mut out, points.len() as u64);
     encode_times(&mut out, points);
-    encode_values(&mut out, points);
+    let exceptions = encode_values(&mut out, points);
+    let is_exception = |i: usize| exceptions.binary_search(&i).is_ok();
     let extras: Vec<(usize, &Point)> = points
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.status.is_some() || !matches!(p.v, PointValue::Num(_)))
+        .filter(|&(i, p)| {
+            p.status.is_some() || !matches!(p.v, PointValue::Num(_)) || is_exception(i)
+        })
         .collect();
     put_varint(&mut out, extras.len() as u64);
     for (i, p) in extras {
@@ -60,6 +67,10 @@ pub fn encode(points: &[Point]) -> Vec<u8> {
         let flag = if p.status.is_some() { 0x80 } else { 0 };
         match &p.v {
             PointValue::Null => out.push(flag),
+            PointValue::Num(n) if is_exception(i) => {
+                out.push(3 | flag);
+                out.extend_from_slice(&n.to_le_bytes());
+            }
             PointValue::Num(_) => out.push(1 | flag),
             PointValue::Text(s) => {
                 out.push(2 | flag);
@@ -99,45 +110,58 @@ fn number(p: &Point) -> Option<f64> {
     }
 }
 
-/// The smallest `e` with every number `n / 10^e` of an integer `n`, exactly (`None` if there
-/// is none up to 18).
-fn decimal_places(points: &[Point]) -> Option<usize> {
-    // The integer's own bits decide (so -0.0, kept as 0, is not a decimal).
-    let exact = |v: f64, e: usize| {
-        let n = (v * POW10[e]).round();
-        n.abs() <= MAX_EXACT && ((n as i64) as f64 / POW10[e]).to_bits() == v.to_bits()
-    };
-    let mut e = 0;
-    for v in points.iter().filter_map(number) {
-        while !exact(v, e) {
-            e += 1;
-            if e == POW10.len() {
-                return None;
-            }
-        }
-    }
-    // A larger `e` keeps every earlier value exact unless its integer grew too large.
-    points
-        .iter()
-        .filter_map(number)
-        .all(|v| exact(v, e))
-        .then_some(e)
+/// The integer `n` with `n / 10^e` exactly `v`, bit for bit (so -0.0 has none).
+fn decimal(v: f64, e: usize) -> Option<i64> {
+    let n = (v * POW10[e]).round();
+    (n.abs() <= MAX_EXACT && ((n as i64) as f64 / POW10[e]).to_bits() == v.to_bits())
+        .then_some(n as i64)
 }
 
-fn encode_values(out: &mut Vec<u8>, points: &[Point]) {
+/// The decimal places of a chunk: the smallest `e` that keeps all but at most an eighth of
+/// its numbers exact (those are kept as they are), trying from the first number's own places
+/// upwards; `None` when there is none up to 18.
+fn decimal_places(points: &[Point]) -> Option<usize> {
+    let first = points.iter().find_map(number).unwrap_or(0.0);
+    let mut e = (0..POW10.len())
+        .find(|&e| decimal(first, e).is_some())
+        .unwrap_or(0);
+    let allowed = points.len() / 8;
+    while e < POW10.len() {
+        let misses = points
+            .iter()
+            .filter_map(number)
+            .filter(|&v| decimal(v, e).is_none())
+            .take(allowed + 1)
+            .count();
+        if misses <= allowed {
+            return Some(e);
+        }
+        e += 1;
+    }
+    None
+}
+
+/// Writes the value column; returns the positions of the numbers kept as they are beside a
+/// column of decimals (ascending).
+fn encode_values(out: &mut Vec<u8>, points: &[Point]) -> Vec<usize> {
     let Some(e) = decimal_places(points) else {
         out.push(1);
         for p in points {
             out.extend_from_slice(&number(p).unwrap_or(0.0).to_le_bytes());
         }
-        return;
+        return Vec::new();
     };
+    let mut exceptions = Vec::new();
     let mut last = 0i64;
     let ints: Vec<i64> = points
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
             if let Some(v) = number(p) {
-                last = (v * POW10[e]).round() as i64;
+                match decimal(v, e) {
+                    Some(n) => last = n,
+                    None => exceptions.push(i),
+                }
             }
             last
         })
@@ -162,6 +186,7 @@ fn encode_values(out: &mut Vec<u8>, points: &[Point]) {
     for w in ints.windows(2) {
         out.extend_from_slice(&(w[1] - w[0]).to_le_bytes()[..width]);
     }
+    exceptions
 }
 
 /// Decodes a chunk.
@@ -292,6 +317,11 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
                 PointValue::Null
             }
             1 => PointValue::Num(columns.values[base + index]),
+            3 => {
+                let n = f64::from_le_bytes(r.take::<8>()?);
+                columns.values[base + index] = n;
+                PointValue::Num(n)
+            }
             2 => {
                 columns.values[base + index] = f64::NAN;
                 PointValue::Text(r.text()?)
@@ -303,6 +333,10 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
         } else {
             None
         };
+        // A number kept as it is beside decimals is a plain number unless it has a status.
+        if tag == 3 {
+            continue;
+        }
         columns.extras.push(Extra {
             index: base + index,
             value,
@@ -392,7 +426,9 @@ mod tests {
             prop_assert_eq!(a.t, b.t);
             prop_assert_eq!(&a.status, &b.status);
             match (&a.v, &b.v) {
-                (PointValue::Num(x), PointValue::Num(y)) => prop_assert_eq!(x.to_bits(), y.to_bits()),
+                (PointValue::Num(x), PointValue::Num(y)) => {
+                    prop_assert_eq!(x.to_bits(), y.to_bits())
+                }
                 (x, y) => prop_assert_eq!(x, y),
             }
         }
@@ -401,8 +437,16 @@ mod tests {
         let expect = Columns::from_points(points);
         prop_assert_eq!(&columns.times, &expect.times);
         prop_assert_eq!(
-            columns.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-            expect.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            columns
+                .values
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>(),
+            expect
+                .values
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>()
         );
         prop_assert_eq!(&columns.extras.len(), &expect.extras.len());
         Ok(())
@@ -447,7 +491,11 @@ mod tests {
                 vec![Point::num(0, std::f64::consts::PI), Point::num(60, v)],
             ] {
                 let back = decode(&encode(&points)).unwrap();
-                let bits = |p: &[Point]| p.iter().map(|p| p.v.as_f64().unwrap().to_bits()).collect::<Vec<_>>();
+                let bits = |p: &[Point]| {
+                    p.iter()
+                        .map(|p| p.v.as_f64().unwrap().to_bits())
+                        .collect::<Vec<_>>()
+                };
                 assert_eq!(bits(&back), bits(&points), "{v:e}");
             }
         }
@@ -465,8 +513,41 @@ mod tests {
         let bytes = encode(&points);
         assert!(bytes.len() < 4096 + 40, "{} bytes", bytes.len());
         assert_eq!(decode(&bytes).unwrap(), points);
+        // A few numbers that are no decimals (-0.0 where a walk crosses zero, a computed sum)
+        // are kept as they are beside the column, with their status if any.
+        let mut odd = points.clone();
+        odd[10] = Point::num(odd[10].t, -0.0);
+        odd[20] = Point::num(odd[20].t, 0.1 + 0.2);
+        odd[30].status = Some(Box::new(Status::default()));
+        odd[30].v = PointValue::Num(f64::NAN);
+        let bytes = encode(&odd);
+        assert!(bytes.len() < 4096 + 80, "{} bytes", bytes.len());
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back[10].v.as_f64().unwrap().to_bits(), (-0.0f64).to_bits());
+        assert_eq!(back[20].v, PointValue::Num(0.1 + 0.2));
+        assert!(back[30].v.as_f64().unwrap().is_nan() && back[30].status.is_some());
+        assert_eq!(back[..10], points[..10]);
+        assert_eq!(back[31..], points[31..]);
+        let mut columns = Columns::default();
+        decode_columns(&bytes, &mut columns).unwrap();
+        assert_eq!(
+            columns.extras.iter().map(|e| e.index).collect::<Vec<_>>(),
+            vec![30],
+            "a number kept as it is is a plain number"
+        );
+        // More than an eighth of them: every value as it is.
+        let many: Vec<Point> = points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| if i % 4 == 0 { Point::num(p.t, -0.0) } else { p.clone() })
+            .collect();
+        let bytes = encode(&many);
+        assert!(bytes.len() > 4096 * 8, "{} bytes", bytes.len());
+        assert_eq!(decode(&bytes).unwrap().len(), 4096);
         // Wider steps take wider deltas; an irregular series keeps a delta per time.
-        let wide: Vec<Point> = (0..100).map(|i| Point::num(i * 1000 + i % 3, (i * i) as f64 * 1000.5)).collect();
+        let wide: Vec<Point> = (0..100)
+            .map(|i| Point::num(i * 1000 + i % 3, (i * i) as f64 * 1000.5))
+            .collect();
         let bytes = encode(&wide);
         assert_eq!(decode(&bytes).unwrap(), wide);
         assert!(bytes.len() < 100 * 6 + 40, "{} bytes", bytes.len());
@@ -499,7 +580,11 @@ mod tests {
                         reliability: None
                     }))
                 },
-                Point { t: 1120, v: PointValue::Text("x".into()), status: None },
+                Point {
+                    t: 1120,
+                    v: PointValue::Text("x".into()),
+                    status: None
+                },
             ]
         );
         let mut columns = Columns::default();
@@ -511,7 +596,11 @@ mod tests {
 
     #[test]
     fn corrupt_chunks_are_errors_not_panics() {
-        let mut with_extras = vec![Point::num(1, 1.0), Point::num(2, 2.5), Point::num(5, f64::MAX)];
+        let mut with_extras = vec![
+            Point::num(1, 1.0),
+            Point::num(2, 2.5),
+            Point::num(5, f64::MAX),
+        ];
         with_extras[1].v = PointValue::Text("t".into());
         with_extras[2].status = Some(Box::new(Status::default()));
         for points in [
@@ -523,7 +612,10 @@ mod tests {
             for cut in 0..good.len() {
                 assert!(decode(&good[..cut]).is_err(), "cut at {cut}");
                 let mut c = Columns::default();
-                assert!(decode_columns(&good[..cut], &mut c).is_err(), "cut at {cut}");
+                assert!(
+                    decode_columns(&good[..cut], &mut c).is_err(),
+                    "cut at {cut}"
+                );
             }
             let mut longer = good.clone();
             longer.push(0);

@@ -6,9 +6,9 @@
 //! (series) or `ondate` and `contracts` (curve).
 
 use super::calendar::{format_time, write_time, Calendar};
+use super::columns::Columns;
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
-use super::columns::Columns;
 use super::model::{points_json, write_points_json, Point};
 use super::scale::Scaling;
 use super::series::{self, Window};
@@ -230,7 +230,9 @@ impl Platform {
             } => crate::format::arrow::series_columns_to_arrow(
                 &json,
                 points,
-                calendar.is_dated().then(|| move |t| printed_instant(t, calendar, tz)),
+                calendar
+                    .is_dated()
+                    .then(|| move |t| printed_instant(t, calendar, tz)),
             ),
             Answer::Value(v) => crate::format::arrow::to_arrow(&v),
         }

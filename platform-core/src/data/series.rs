@@ -222,7 +222,9 @@ pub enum Window {
 fn chunks_of(tx: &dyn DataRead, key: &DataKey, version: u32, window: Window) -> Result<Vec<Chunk>> {
     match window {
         Window::All => tx.chunks(key, version, None, None),
-        Window::Between(start, end) => tx.chunks(key, version, start, end.map(|e| e.saturating_sub(1))),
+        Window::Between(start, end) => {
+            tx.chunks(key, version, start, end.map(|e| e.saturating_sub(1)))
+        }
         Window::Last(n) => {
             let mut chunks = tx.last_chunks(key, version, n)?;
             chunks.reverse();

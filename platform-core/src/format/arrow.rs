@@ -4,7 +4,7 @@
 //!
 //! | Answer | Columns |
 //! |---|---|
-//! | a series or a tenor history (`data`) | `time` (timestamp, ms, UTC), `value` (float64), `quality`, `source`, `reliability` (utf8) |
+//! | a series or a tenor history (`data`) | `time` (timestamp, ms, UTC), `value` (float64), and `quality`, `source`, `reliability` (utf8) where some point has one (a series without statuses is two columns) |
 //! | a curve (`contracts`) | `tenor` (utf8), `value` (float64), `absolute`, `start`, `end`, `expiry` (utf8) |
 //! | a list of documents (or one) | one column per top-level field, in first-seen order: int64 when every value is an integer, float64 when every value is a number, bool, utf8 for text, and utf8 JSON text for objects, arrays and mixed kinds; a missing field is null |
 //!
@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMillisecondBuilder,
 };
-use arrow_array::{ArrayRef, Float64Array, RecordBatch, TimestampMillisecondArray};
+use arrow_array::{Array as _, ArrayRef, Float64Array, RecordBatch, TimestampMillisecondArray};
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use serde_json::{Map, Value};
@@ -89,7 +89,10 @@ fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
             builder.append_option(text(s.and_then(|s| s.get(key))));
         }
     }
-    write(series_columns(time, value, status), metadata(item, "data"))
+    write(
+        series_columns(Arc::new(time.finish()), Arc::new(value.finish()), Some(status)),
+        metadata(item, "data"),
+    )
 }
 
 /// The `time` column of a series answer.
@@ -104,23 +107,27 @@ fn time_field(times: ArrayRef) -> (Field, ArrayRef) {
     )
 }
 
-/// The columns of a series answer.
+/// The columns of a series answer: `time`, `value`, and each status column some point has a
+/// value in (a series without statuses is two columns, not three more of nulls).
 fn series_columns(
-    mut time: TimestampMillisecondBuilder,
-    mut value: Float64Builder,
-    status: [StringBuilder; 3],
+    time: ArrayRef,
+    value: ArrayRef,
+    status: Option<[StringBuilder; 3]>,
 ) -> Vec<(Field, ArrayRef)> {
-    let [quality, source, reliability] = status;
-    vec![
-        time_field(Arc::new(time.finish())),
-        (
-            Field::new("value", DataType::Float64, true),
-            Arc::new(value.finish()),
-        ),
-        utf8("quality", quality),
-        utf8("source", source),
-        utf8("reliability", reliability),
-    ]
+    let mut columns = vec![
+        time_field(time),
+        (Field::new("value", DataType::Float64, true), value),
+    ];
+    for (name, mut builder) in ["quality", "source", "reliability"]
+        .into_iter()
+        .zip(status.into_iter().flatten())
+    {
+        let array = builder.finish();
+        if array.null_count() < array.len() {
+            columns.push((Field::new(name, DataType::Utf8, true), Arc::new(array)));
+        }
+    }
+    columns
 }
 
 /// A series answer straight from its columns (never as a JSON tree): the columns and metadata
@@ -147,40 +154,33 @@ pub fn series_columns_to_arrow(
     let time = TimestampMillisecondArray::from(times).with_timezone("UTC");
     // A null where the value is no finite number (null, text, or NaN and infinities, which JSON
     // prints as null too).
-    let nulls = (!values.iter().all(|v| v.is_finite())).then(|| {
-        NullBuffer::new(BooleanBuffer::collect_bool(len, |i| values[i].is_finite()))
-    });
+    let nulls = (!values.iter().all(|v| v.is_finite()))
+        .then(|| NullBuffer::new(BooleanBuffer::collect_bool(len, |i| values[i].is_finite())));
     let value = Float64Array::new(ScalarBuffer::from(values), nulls);
-    let mut status: [StringBuilder; 3] = Default::default();
-    let mut next = 0;
-    for (index, s) in extras
+    let mut statuses = extras
         .iter()
         .filter_map(|e| e.status.as_deref().map(|s| (e.index, s)))
-    {
-        for b in &mut status {
-            b.append_nulls(index - next);
+        .peekable();
+    let status = statuses.peek().is_some().then(|| {
+        let mut status: [StringBuilder; 3] = Default::default();
+        let mut next = 0;
+        for (index, s) in statuses {
+            for b in &mut status {
+                b.append_nulls(index - next);
+            }
+            let [quality, source, reliability] = &mut status;
+            quality.append_option(s.quality.as_deref());
+            source.append_option(s.source.as_deref());
+            reliability.append_option(s.reliability.as_deref());
+            next = index + 1;
         }
-        let [quality, source, reliability] = &mut status;
-        quality.append_option(s.quality.as_deref());
-        source.append_option(s.source.as_deref());
-        reliability.append_option(s.reliability.as_deref());
-        next = index + 1;
-    }
-    for b in &mut status {
-        b.append_nulls(len - next);
-    }
-    let [quality, source, reliability] = status;
+        for b in &mut status {
+            b.append_nulls(len - next);
+        }
+        status
+    });
     write(
-        vec![
-            time_field(Arc::new(time)),
-            (
-                Field::new("value", DataType::Float64, true),
-                Arc::new(value),
-            ),
-            utf8("quality", quality),
-            utf8("source", source),
-            utf8("reliability", reliability),
-        ],
+        series_columns(Arc::new(time), Arc::new(value), status),
         metadata(header, "data"),
     )
 }
@@ -378,6 +378,64 @@ mod tests {
             schema.field(0).data_type(),
             &DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
         );
+    }
+
+    #[test]
+    fn a_series_from_columns_is_the_answer_its_json_gives() {
+        use crate::data::model::{Point, PointValue, Status};
+        let header = json!({"_id": "NBP", "property": "SPOT"});
+        let header = header.as_object().unwrap();
+        let t0 = 1_729_987_200_000;
+        let plain: Vec<Point> = (0..5).map(|i| Point::num(t0 + i * 3_600_000, i as f64 / 4.0)).collect();
+        let mut mixed = plain.clone();
+        mixed[1].v = PointValue::Text("n/a".into());
+        mixed[2].v = PointValue::Null;
+        mixed[3].status = Some(Box::new(Status {
+            source: Some("CHANGED".into()),
+            ..Status::default()
+        }));
+        mixed[4].v = PointValue::Num(f64::INFINITY);
+        for points in [plain, mixed] {
+            let columns = crate::data::columns::Columns::from_points(&points);
+            let ours = read(&series_columns_to_arrow(header, columns, None::<fn(i64) -> i64>).unwrap());
+            let mut item = header.clone();
+            let data = points
+                .iter()
+                .map(|p| p.to_json(crate::data::calendar::utc_text(p.t).unwrap()))
+                .collect();
+            item.insert("data".into(), Value::Array(data));
+            let theirs = read(&to_arrow(&Value::Object(item)).unwrap());
+            assert_eq!(ours, theirs);
+        }
+        // Without statuses: time and value only; with one, only the status column it fills.
+        let plain = read(
+            &series_columns_to_arrow(
+                header,
+                crate::data::columns::Columns::from_points(&[Point::num(t0, 1.0)]),
+                None::<fn(i64) -> i64>,
+            )
+            .unwrap(),
+        );
+        assert_eq!(plain.num_columns(), 2);
+        let mut with = Point::num(t0, 1.0);
+        with.status = Some(Box::new(Status {
+            quality: Some("VALID".into()),
+            ..Status::default()
+        }));
+        let one = read(
+            &series_columns_to_arrow(
+                header,
+                crate::data::columns::Columns::from_points(&[with, Point::num(t0 + 1, 2.0)]),
+                Some(|t: i64| t + 1000),
+            )
+            .unwrap(),
+        );
+        let names: Vec<String> = one.schema().fields().iter().map(|f| f.name().clone()).collect();
+        assert_eq!(names, ["time", "value", "quality"]);
+        assert_eq!(one.column(2).as_string::<i32>().value(0), "VALID");
+        assert!(one.column(2).is_null(1));
+        let time = one.column(0).as_primitive::<TimestampMillisecondType>();
+        assert_eq!((time.value(0), time.value(1)), (t0 + 1000, t0 + 1001));
     }
 
     #[test]
