@@ -126,25 +126,41 @@ pub fn normalise(mut points: Vec<Point>) -> Result<Vec<Point>> {
     Ok(points)
 }
 
-/// Merges sorted `new` observations into sorted `old` ones (see the module rules).
-pub fn merge(old: Vec<Point>, new: Vec<Point>) -> Vec<Point> {
+/// Merges sorted `new` observations into sorted `old` ones (see the module rules); the merged
+/// observations, and whether they differ from `old`.
+pub fn merge(old: Vec<Point>, new: Vec<Point>) -> (Vec<Point>, bool) {
+    if old.is_empty() {
+        let changed = !new.is_empty();
+        return (new, changed);
+    }
+    let mut changed = false;
     let mut out = Vec::with_capacity(old.len() + new.len());
     let mut old = old.into_iter().peekable();
     for p in new {
         while let Some(o) = old.next_if(|o| o.t < p.t) {
             out.push(o);
         }
-        match old.next_if(|o| o.t == p.t) {
-            Some(o) if o.v != p.v && p.status.as_ref().is_none_or(|s| s.source.is_none()) => out
-                .push(Point {
+        let merged = match old.next_if(|o| o.t == p.t) {
+            Some(o) if o.v != p.v && p.status.as_ref().is_none_or(|s| s.source.is_none()) => {
+                changed = true;
+                Point {
                     status: mark_changed(p.status),
                     ..p
-                }),
-            _ => out.push(p),
-        }
+                }
+            }
+            Some(o) => {
+                changed |= o != p;
+                p
+            }
+            None => {
+                changed = true;
+                p
+            }
+        };
+        out.push(merged);
     }
     out.extend(old);
-    out
+    (out, changed)
 }
 
 /// Cuts sorted observations into encoded chunks.
@@ -192,14 +208,15 @@ pub fn write(
     };
     let mut old = Vec::with_capacity(affected.iter().map(|c| c.count as usize).sum());
     for c in &affected {
-        old.extend(codec::decode(&c.payload)?);
+        codec::decode_into(&c.payload, &mut old)?;
     }
-    let merged = if replace {
-        points
+    let (merged, changed) = if replace {
+        let changed = points != old;
+        (points, changed)
     } else {
-        merge(old.clone(), points)
+        merge(old, points)
     };
-    if merged == old {
+    if !changed {
         return Ok(false);
     }
     let old_starts: Vec<i64> = affected.iter().map(|c| c.start).collect();
@@ -287,7 +304,8 @@ mod tests {
             Point::num(5, 5.0),
             Point::num(9, 9.0),
         ];
-        let merged = merge(old, new);
+        let (merged, changed) = merge(old, new);
+        assert!(changed);
         let times: Vec<i64> = merged.iter().map(|p| p.t).collect();
         assert_eq!(times, vec![0, 1, 3, 5, 9]);
         assert_eq!(merged[2].v, PointValue::Num(30.0));
@@ -308,8 +326,15 @@ mod tests {
                 ..Status::default()
             })),
         };
-        let merged = merge(vec![Point::num(1, 1.0)], vec![sent.clone()]);
-        assert_eq!(merged, vec![sent]);
+        let (merged, changed) = merge(vec![Point::num(1, 1.0)], vec![sent.clone()]);
+        assert_eq!(merged, vec![sent.clone()]);
+        assert!(changed);
+        // The same observations again change nothing; a new time or status does.
+        let same = vec![Point::num(1, 1.0), Point::num(2, 2.0)];
+        assert_eq!(merge(same.clone(), same.clone()), (same.clone(), false));
+        assert!(merge(same.clone(), vec![Point::num(3, 3.0)]).1);
+        assert!(merge(same.clone(), vec![sent]).1);
+        assert_eq!(merge(Vec::new(), Vec::new()), (Vec::new(), false));
     }
 
     fn names() -> PayloadNames<'static> {
