@@ -322,7 +322,9 @@ fn write(columns: Vec<(Field, ArrayRef)>, metadata: HashMap<String, String>) -> 
     } else {
         RecordBatch::try_new(schema.clone(), arrays).map_err(arrow)?
     };
-    let mut out = Vec::new();
+    // The stream is the buffers and a little framing: room for it at once, so the buffers are
+    // copied once and not again as the answer grows.
+    let mut out = Vec::with_capacity(batch.get_array_memory_size() + 4096);
     {
         let mut writer =
             arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).map_err(arrow)?;
