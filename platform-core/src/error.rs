@@ -124,6 +124,19 @@ impl Error {
         }
     }
 
+    /// The failure of a store call that would have waited under [`crate::store::NoWait`].
+    pub fn would_wait() -> Self {
+        Error::Caused {
+            context: "a call that must not wait".into(),
+            source: Box::new(crate::store::WouldWait),
+        }
+    }
+
+    /// Whether this is [`Error::would_wait`].
+    pub fn is_would_wait(&self) -> bool {
+        matches!(self, Error::Caused { source, .. } if source.is::<crate::store::WouldWait>())
+    }
+
     /// Shorthand for [`ErrorCode::InvalidParameter`].
     pub fn invalid_parameter(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidParameter, message)

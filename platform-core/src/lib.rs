@@ -269,6 +269,25 @@ impl Platform {
         self.store.close()
     }
 
+    /// Runs `f` on this thread if it can run without waiting for the database: the store
+    /// lives in this process, and a connection is free at once for each read `f` makes (a
+    /// write is refused). `None` when it could not run so, with nothing read or written; the
+    /// caller then runs it where waiting is fine. For short reads on a thread that must stay
+    /// responsive (an async server's event loop).
+    pub fn try_without_waiting<T>(
+        &self,
+        f: impl FnOnce(&Platform) -> Result<T>,
+    ) -> Option<Result<T>> {
+        if !self.store.in_process() {
+            return None;
+        }
+        let _no_wait = store::NoWait::enter();
+        match f(self) {
+            Err(e) if e.is_would_wait() => None,
+            out => Some(out),
+        }
+    }
+
     pub(crate) fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
         self.store.read()
     }
@@ -279,5 +298,60 @@ impl Platform {
         let out = f(tx.as_mut())?;
         tx.commit()?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::SaveOptions;
+    use crate::ids::Source;
+    use crate::store::Collection;
+    use serde_json::json;
+
+    #[test]
+    fn a_read_runs_without_waiting_and_a_write_is_left_for_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let platform = Platform::open(&dir.path().join("p.db")).unwrap();
+        let who = platform.tenancy().local_principal("t", "u").unwrap();
+        let objects = platform.objects();
+        let save = |id: &str| {
+            objects.save(
+                &who,
+                Collection::Object,
+                json!({"_id": id}),
+                &SaveOptions::default(),
+            )
+        };
+        save("A").unwrap();
+        let got = platform
+            .try_without_waiting(|p| {
+                p.objects()
+                    .get(&who, Collection::Object, Source::Private, "A", None, None)
+            })
+            .expect("a free reader")
+            .unwrap();
+        assert_eq!(got["_id"], "A");
+        // Other errors are answers.
+        let missing = platform
+            .try_without_waiting(|p| {
+                p.objects()
+                    .get(&who, Collection::Object, Source::Private, "B", None, None)
+            })
+            .expect("ran");
+        assert_eq!(missing.unwrap_err().code(), ErrorCode::NotFound);
+        // A write would wait: not run, nothing written; it runs where waiting is fine.
+        assert!(platform
+            .try_without_waiting(|p| p.objects().save(
+                &who,
+                Collection::Object,
+                json!({"_id": "B"}),
+                &SaveOptions::default()
+            ))
+            .is_none());
+        assert!(objects
+            .get(&who, Collection::Object, Source::Private, "B", None, None)
+            .is_err());
+        save("B").unwrap();
     }
 }

@@ -426,10 +426,7 @@ pub async fn conditional(
         Err(body) => return Ok(ServiceResponse::new(req, head.set_body(body))),
     };
     // XXH3-128: a published algorithm (the same tag on every server), at memory speed.
-    let etag = format!(
-        "\"{:032x}\"",
-        xxhash_rust::xxh3::xxh3_128(&bytes)
-    );
+    let etag = format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(&bytes));
     let json = head
         .headers()
         .get(header::CONTENT_TYPE)

@@ -298,6 +298,49 @@ impl Caller {
         as_caller(&self.req, &self.state, f).await
     }
 
+    /// Runs `f` as the authenticated caller, on this thread when the database lives in this
+    /// process and a connection is free at once (no trip to the blocking pool), else as
+    /// [`Caller::run`] does. Only for calls whose cost is bounded and small (a document by id,
+    /// the last observations of a series): this thread serves other connections meanwhile.
+    pub async fn run_short<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: Fn(&Platform, &Principal) -> platform_core::Result<T> + Send + 'static,
+    {
+        let platform = &self.state.platform;
+        let known = self
+            .req
+            .extensions()
+            .get::<Authenticated>()
+            .map(|c| c.0.clone());
+        let (credentials, environment) = match known {
+            Some(_) => (None, None),
+            None => credentials(&self.req)?,
+        };
+        let inline = platform.try_without_waiting(|platform| {
+            let principal = match &known {
+                Some(p) => p.clone(),
+                None => platform
+                    .tenancy()
+                    .authenticate(credentials.as_ref(), environment.as_deref())?,
+            };
+            let out = f(platform, &principal);
+            // A call that would wait is run again on the pool, authentication included.
+            if matches!(&out, Err(e) if e.is_would_wait()) {
+                return Err(platform_core::Error::would_wait());
+            }
+            Ok((principal.tenant, out))
+        });
+        match inline {
+            Some(done) => {
+                let (tenant, out) = done?;
+                self.req.extensions_mut().insert(TenantTag(tenant));
+                Ok(out?)
+            }
+            None => as_caller(&self.req, &self.state, f).await,
+        }
+    }
+
     /// The request (headers for content negotiation).
     pub fn req(&self) -> &HttpRequest {
         &self.req

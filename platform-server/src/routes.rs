@@ -6,13 +6,14 @@ use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::request::{Body, Caller, Query};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
+use platform_core::auth::Principal;
 use platform_core::data::read::DataQuery;
 use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::{Params, Projection};
 use platform_core::services;
 use platform_core::store::Collection;
-use platform_core::ErrorCode;
+use platform_core::{ErrorCode, Platform};
 use serde_json::Value;
 
 /// The header that carries the total of a paged list.
@@ -416,28 +417,39 @@ async fn get_current(
         _ => None,
     };
     let out = output.clone();
-    let body = caller
-        .run(move |p, who| {
-            let item = match (data, profile, query) {
-                // JSON of a data item: written straight from the points.
-                (true, _, Some(q)) if out.is_json() => {
-                    return p.data().read_json_bytes(who, source, &key, &q)
-                }
-                // Arrow of a data item: a series' columns built from the points.
-                (true, _, Some(q)) if out.is_arrow() => {
-                    return p.data().read_arrow_bytes(who, source, &key, &q)
-                }
-                (true, _, Some(q)) => p.data().read(who, source, &key, &q)?,
-                (false, Some(name), Some(q)) if coll == Collection::Object => {
-                    p.data().profile(who, source, &key, &name, &q)?
-                }
-                _ => p
-                    .objects()
-                    .get(who, coll, source, &key, as_of.as_ref(), project.as_ref())?,
-            };
-            out.body(p, who, &item, false)
-        })
-        .await?;
+    // A document by id, or the last few observations of a series, costs little and may run
+    // without a trip to the blocking pool; other reads may be long.
+    // (In JSON or Arrow: a chart or a template is drawn on the pool.)
+    let short = (output.is_json() || output.is_arrow())
+        && match &query {
+            None => true,
+            Some(q) => data && q.is_short(),
+        };
+    let read = move |p: &Platform, who: &Principal| {
+        let item = match (data, &profile, &query) {
+            // JSON of a data item: written straight from the points.
+            (true, _, Some(q)) if out.is_json() => {
+                return p.data().read_json_bytes(who, source, &key, q)
+            }
+            // Arrow of a data item: a series' columns built from the points.
+            (true, _, Some(q)) if out.is_arrow() => {
+                return p.data().read_arrow_bytes(who, source, &key, q)
+            }
+            (true, _, Some(q)) => p.data().read(who, source, &key, q)?,
+            (false, Some(name), Some(q)) if coll == Collection::Object => {
+                p.data().profile(who, source, &key, name, q)?
+            }
+            _ => p
+                .objects()
+                .get(who, coll, source, &key, as_of.as_ref(), project.as_ref())?,
+        };
+        out.body(p, who, &item, false)
+    };
+    let body = if short {
+        caller.run_short(read).await?
+    } else {
+        caller.run(read).await?
+    };
     Ok(output.respond(body, None))
 }
 

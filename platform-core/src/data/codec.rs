@@ -539,7 +539,13 @@ mod tests {
         let many: Vec<Point> = points
             .iter()
             .enumerate()
-            .map(|(i, p)| if i % 4 == 0 { Point::num(p.t, -0.0) } else { p.clone() })
+            .map(|(i, p)| {
+                if i % 4 == 0 {
+                    Point::num(p.t, -0.0)
+                } else {
+                    p.clone()
+                }
+            })
             .collect();
         let bytes = encode(&many);
         assert!(bytes.len() > 4096 * 8, "{} bytes", bytes.len());

@@ -84,7 +84,20 @@ pub struct DataQuery {
     pub timezone: Option<chrono_tz::Tz>,
 }
 
+/// The most observations a read may take and still count as short ([`DataQuery::is_short`]).
+const SHORT_READ: usize = 10_000;
+
 impl DataQuery {
+    /// Whether the read takes a bounded few observations whatever the item holds: a
+    /// `last(n)` of at most 10,000, not a tenor's history.
+    pub fn is_short(&self) -> bool {
+        self.tenor.is_none()
+            && matches!(
+                self.range.as_ref().map(|r| r.form()),
+                Some(range::RangeForm::Last(n)) if *n <= SHORT_READ
+            )
+    }
+
     /// Reads `_range`, `tenor`, `listTenors`, `_version`.
     pub fn from_params(params: &Params) -> Result<DataQuery> {
         let range = params

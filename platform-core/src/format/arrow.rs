@@ -90,7 +90,11 @@ fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
         }
     }
     write(
-        series_columns(Arc::new(time.finish()), Arc::new(value.finish()), Some(status)),
+        series_columns(
+            Arc::new(time.finish()),
+            Arc::new(value.finish()),
+            Some(status),
+        ),
         metadata(item, "data"),
     )
 }
@@ -388,7 +392,9 @@ mod tests {
         let header = json!({"_id": "NBP", "property": "SPOT"});
         let header = header.as_object().unwrap();
         let t0 = 1_729_987_200_000;
-        let plain: Vec<Point> = (0..5).map(|i| Point::num(t0 + i * 3_600_000, i as f64 / 4.0)).collect();
+        let plain: Vec<Point> = (0..5)
+            .map(|i| Point::num(t0 + i * 3_600_000, i as f64 / 4.0))
+            .collect();
         let mut mixed = plain.clone();
         mixed[1].v = PointValue::Text("n/a".into());
         mixed[2].v = PointValue::Null;
@@ -399,7 +405,8 @@ mod tests {
         mixed[4].v = PointValue::Num(f64::INFINITY);
         for points in [plain, mixed] {
             let columns = crate::data::columns::Columns::from_points(&points);
-            let ours = read(&series_columns_to_arrow(header, columns, None::<fn(i64) -> i64>).unwrap());
+            let ours =
+                read(&series_columns_to_arrow(header, columns, None::<fn(i64) -> i64>).unwrap());
             let mut item = header.clone();
             let data = points
                 .iter()
@@ -432,7 +439,12 @@ mod tests {
             )
             .unwrap(),
         );
-        let names: Vec<String> = one.schema().fields().iter().map(|f| f.name().clone()).collect();
+        let names: Vec<String> = one
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
         assert_eq!(names, ["time", "value", "quality"]);
         assert_eq!(one.column(2).as_string::<i32>().value(0), "VALID");
         assert!(one.column(2).is_null(1));

@@ -51,6 +51,7 @@ use crate::error::Result;
 use crate::ids::Scope;
 use crate::query::{Filter, ListQuery};
 use chrono::{DateTime, Utc};
+use std::cell::Cell;
 
 /// A family of versioned documents sharing the same rules (objects, types, scripts...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -468,6 +469,12 @@ pub trait Store: Send + Sync {
     fn close(&self) -> Result<()> {
         Ok(())
     }
+    /// Whether the database lives in this process (an embedded file): a read then waits on
+    /// nothing but the memory and disk of this machine, and a short one may run on a thread that
+    /// must not wait (see [`NoWait`]).
+    fn in_process(&self) -> bool {
+        false
+    }
     /// Whether other processes may serve the same database at once (several servers over one
     /// PostgreSQL). Then work a stopped process left running comes back through the store's
     /// leases on its claims, never through a requeue when a process starts (which would take
@@ -495,3 +502,47 @@ pub trait Store: Send + Sync {
         ))
     }
 }
+
+thread_local! {
+    static NO_WAIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// While alive, this thread's store calls must not wait: a read takes a connection only if one
+/// is free at once, and a write is refused; either way the call fails with an error that
+/// [`crate::Error::is_would_wait`] recognises, and nothing was read or written. An async server
+/// runs a short read on its event loop this way, and on a blocking thread when it would wait.
+pub struct NoWait {
+    before: bool,
+}
+
+impl NoWait {
+    /// Marks this thread until the value is dropped.
+    pub fn enter() -> NoWait {
+        NoWait {
+            before: NO_WAIT.with(|w| w.replace(true)),
+        }
+    }
+
+    /// Whether this thread must not wait now.
+    pub fn active() -> bool {
+        NO_WAIT.with(Cell::get)
+    }
+}
+
+impl Drop for NoWait {
+    fn drop(&mut self) {
+        NO_WAIT.with(|w| w.set(self.before));
+    }
+}
+
+/// The cause of the error a store call gives when it would have to wait under [`NoWait`].
+#[derive(Debug)]
+pub struct WouldWait;
+
+impl std::fmt::Display for WouldWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the call would wait for the database")
+    }
+}
+
+impl std::error::Error for WouldWait {}

@@ -416,3 +416,43 @@ fn the_wal_stays_bounded_while_readers_never_pause() {
         "{bounded} (unbounded: {unbounded})"
     );
 }
+
+#[test]
+fn a_call_that_must_not_wait_reads_on_a_free_connection_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("w.db")).unwrap();
+    assert!(store.in_process());
+    {
+        let _no_wait = NoWait::enter();
+        assert!(NoWait::active());
+        // A read with a free reader runs; a write is refused before it takes the writer.
+        store.read().unwrap().auth_epoch().unwrap();
+        let refused = store.write().err().expect("a write must wait");
+        assert!(refused.is_would_wait(), "{refused}");
+    }
+    assert!(!NoWait::active(), "the mark ends with its value");
+    // Every reader busy: a read that must not wait fails at once, and waits otherwise.
+    let busy: Vec<_> = (0..READERS).map(|_| store.read().unwrap()).collect();
+    {
+        let _no_wait = NoWait::enter();
+        let refused = store.read().err().expect("no reader is free");
+        assert!(refused.is_would_wait(), "{refused}");
+    }
+    drop(busy);
+    let _no_wait = NoWait::enter();
+    store.read().unwrap();
+    // In memory the one connection is the writer's: busy while a write is open.
+    let memory = SqliteStore::open_in_memory().unwrap();
+    drop(_no_wait);
+    let write = memory.write().unwrap();
+    let _no_wait = NoWait::enter();
+    assert!(memory
+        .read()
+        .err()
+        .expect("the writer is busy")
+        .is_would_wait());
+    drop(write);
+    assert!(memory.read().is_ok());
+    // Other failures are not mistaken for it.
+    assert!(!crate::Error::Internal("x".into()).is_would_wait());
+}
