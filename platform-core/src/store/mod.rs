@@ -49,7 +49,7 @@ pub use rows::{
 use crate::auth::{Grant, Role};
 use crate::error::Result;
 use crate::ids::Scope;
-use crate::query::{Filter, ListQuery};
+use crate::query::{Cursor, Filter, ListQuery};
 use chrono::{DateTime, Utc};
 
 /// A family of versioned documents sharing the same rules (objects, types, scripts...).
@@ -107,6 +107,19 @@ pub trait DocumentRead {
         coll: Collection,
         scopes: &[Scope],
         query: &ListQuery,
+    ) -> Result<Page<StoredVersion>> {
+        self.list_after(coll, scopes, query, None)
+    }
+    /// [`list`](DocumentRead::list), starting after a cursor when one is given: the page holds
+    /// the matching documents that sort after the cursor's keys and id (`query.paging.skip`
+    /// still applies after it), and the total counts every matching document, before the
+    /// cursor as well.
+    fn list_after(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        query: &ListQuery,
+        after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>>;
     /// The distinct string values at a dotted path among the matching current documents, sorted.
     fn distinct(

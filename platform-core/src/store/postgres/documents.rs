@@ -4,14 +4,13 @@
 
 use super::filter::{self, Arg, SqlBuilder};
 use super::{get, get_u32, json_text, Tx};
-use crate::clock::format_instant;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::filter::{fold, search_text};
-use crate::query::{Filter, ListQuery};
+use crate::query::{Cursor, Filter, ListQuery};
 use crate::store::{Collection, DocumentRead, DocumentWrite, FieldKind, Page, StoredVersion};
 use chrono::{DateTime, Utc};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
@@ -22,18 +21,6 @@ const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\",
 
 fn decode_version(row: &Row) -> Result<StoredVersion> {
     decode_version_at(row, 0)
-}
-
-/// The filterable copy of a version: its body with the system fields `_oid _version _timestamp
-/// _user _tag` (what a rendered document carries, so they filter and sort like any field).
-fn filter_doc(v: &StoredVersion) -> Map<String, Value> {
-    let mut doc = v.body.clone();
-    doc.insert("_oid".into(), json!(v.id));
-    doc.insert("_version".into(), json!(v.version));
-    doc.insert("_timestamp".into(), json!(format_instant(v.timestamp)));
-    doc.insert("_user".into(), json!(v.user));
-    doc.insert("_tag".into(), json!(v.tags));
-    doc
 }
 
 fn params(args: &[Arg]) -> Vec<&(dyn ToSql + Sync)> {
@@ -97,7 +84,7 @@ impl Tx<'_> {
             let tenant: String = get(row, 0)?;
             let env: String = get(row, 1)?;
             let v = decode_version_at(row, 2)?;
-            let doc = filter_doc(&v);
+            let doc = v.filter_doc();
             if in_memory.iter().all(|f| f.matches(&doc)) {
                 tenants.push(tenant);
                 envs.push(env);
@@ -147,7 +134,7 @@ impl Tx<'_> {
     }
 
     fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        let doc = filter::filter_copy(Value::Object(filter_doc(v)));
+        let doc = filter::filter_copy(Value::Object(v.filter_doc()));
         let type_name = v.body.get("_type").and_then(Value::as_str);
         let name_fold = v.body.get("name").and_then(Value::as_str).map(fold);
         self.execute(
@@ -255,11 +242,12 @@ impl DocumentRead for Tx<'_> {
             .collect()
     }
 
-    fn list(
+    fn list_after(
         &self,
         coll: Collection,
         scopes: &[Scope],
         query: &ListQuery,
+        after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>> {
         let Some(Selection { clause, args }) = self.select(coll, scopes, &query.filter)? else {
             return Ok(Page {
@@ -275,6 +263,10 @@ impl DocumentRead for Tx<'_> {
             0,
         )?;
         let mut sb = SqlBuilder::new(args);
+        let clause = match after {
+            Some(cursor) => format!("{clause} AND {}", sb.after(&query.sort, cursor)),
+            None => clause,
+        };
         let order = sb.order_by(&query.sort);
         let limit = query
             .paging

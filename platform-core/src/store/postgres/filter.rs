@@ -63,21 +63,42 @@ impl SqlBuilder {
                 continue;
             }
             let x = self.path(&k.field);
-            terms.push(format!(
-                "(CASE jsonb_typeof({x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 \
-                 WHEN 'string' THEN 2 WHEN 'array' THEN 2 WHEN 'object' THEN 2 ELSE 0 END) {dir}"
-            ));
-            terms.push(format!(
-                "(CASE jsonb_typeof({x}) WHEN 'number' THEN ({x} #>> '{{}}')::numeric \
-                 WHEN 'boolean' THEN (CASE WHEN {x} = 'true'::jsonb THEN 1 ELSE 0 END) END) {dir}"
-            ));
-            terms.push(format!(
-                "(CASE jsonb_typeof({x}) WHEN 'string' THEN {x} #>> '{{}}' \
-                 WHEN 'array' THEN {x}::text WHEN 'object' THEN {x}::text END) COLLATE \"C\" {dir}"
-            ));
+            let [class, number, text] = sort_terms(&x);
+            terms.push(format!("{class} {dir}"));
+            terms.push(format!("{number} {dir}"));
+            terms.push(format!("{text} {dir}"));
         }
         terms.push("h.id ASC".into());
         terms.join(", ")
+    }
+
+    /// The condition selecting the rows that sort after a cursor in the order of
+    /// [`order_by`](Self::order_by), written out key by key: each key's class first, then,
+    /// within the cursor value's class, its number or its text (the other term is NULL on
+    /// both sides there); the id breaks ties.
+    pub(crate) fn after(&mut self, sort: &SortSpec, cursor: &crate::query::Cursor) -> String {
+        let mut rest = format!("(h.id > {}::text)", self.bind(cursor.id.clone()));
+        for (k, value) in sort.0.iter().zip(&cursor.keys).rev() {
+            let op = if k.descending { "<" } else { ">" };
+            if k.field == "_id" {
+                let v = self.bind(value.as_str().unwrap_or_default().to_string());
+                rest = format!("(h.id {op} {v}::text OR (h.id = {v}::text AND {rest}))");
+                continue;
+            }
+            let x = self.path(&k.field);
+            let v = format!("{}::jsonb", self.bind(filter_copy(value.clone())));
+            let [class, number, text] = sort_terms(&x);
+            let [v_class, v_number, v_text] = sort_terms(&v);
+            let within = match value {
+                Value::Null => rest,
+                Value::Bool(_) | Value::Number(_) => {
+                    format!("({number} {op} {v_number} OR ({number} = {v_number} AND {rest}))")
+                }
+                _ => format!("({text} {op} {v_text} OR ({text} = {v_text} AND {rest}))"),
+            };
+            rest = format!("({class} {op} {v_class} OR ({class} = {v_class} AND {within}))");
+        }
+        rest
     }
 
     /// The SQL of a filter that [`runs_in_sql`] (true or false, never NULL).
@@ -193,6 +214,26 @@ impl SqlBuilder {
             Filter::Cmp { .. } | Filter::Regex { .. } | Filter::Within { .. } => "false".into(),
         }
     }
+}
+
+/// The three sort terms of a JSON value `x` (an expression, NULL when absent): its class (0
+/// null or absent, 1 number or boolean, 2 string, array or object), its number (booleans as 1
+/// and 0; NULL outside class 1), its text (byte order; NULL outside class 2).
+fn sort_terms(x: &str) -> [String; 3] {
+    [
+        format!(
+            "(CASE jsonb_typeof({x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 \
+             WHEN 'string' THEN 2 WHEN 'array' THEN 2 WHEN 'object' THEN 2 ELSE 0 END)"
+        ),
+        format!(
+            "(CASE jsonb_typeof({x}) WHEN 'number' THEN ({x} #>> '{{}}')::numeric \
+             WHEN 'boolean' THEN (CASE WHEN {x} = 'true'::jsonb THEN 1 ELSE 0 END) END)"
+        ),
+        format!(
+            "(CASE jsonb_typeof({x}) WHEN 'string' THEN {x} #>> '{{}}' \
+             WHEN 'array' THEN {x}::text WHEN 'object' THEN {x}::text END) COLLATE \"C\""
+        ),
+    ]
 }
 
 /// A whole number (a double's floor or ceiling) as an integer, held just outside the range of

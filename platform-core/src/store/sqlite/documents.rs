@@ -4,7 +4,7 @@
 use super::{json_text, sql, stored_time, time_text, Db, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
-use crate::query::{Filter, ListQuery};
+use crate::query::{Cursor, Filter, ListQuery};
 use crate::store::{Collection, DocumentRead, DocumentWrite, FieldKind, Page, StoredVersion};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension};
@@ -199,11 +199,12 @@ impl DocumentRead for Tx<'_> {
         rows.map(|r| r.db().and_then(decode_version)).collect()
     }
 
-    fn list(
+    fn list_after(
         &self,
         coll: Collection,
         scopes: &[Scope],
         query: &ListQuery,
+        after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>> {
         let Some((filter, args)) = where_clause(coll, scopes, &query.filter) else {
             return Ok(Page {
@@ -218,6 +219,10 @@ impl DocumentRead for Tx<'_> {
             .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
             .db()?;
         let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+        let filter = match after {
+            Some(cursor) => format!("{filter} AND {}", sb.after(&query.sort, cursor)),
+            None => filter,
+        };
         let order = sb.order_by(&query.sort);
         let limit = query.paging.limit.map_or(-1, |l| l as i64);
         let sql = format!(

@@ -84,6 +84,59 @@ impl<'a> SqlBuilder<'a> {
         terms.join(", ")
     }
 
+    /// The condition selecting the rows that sort after a cursor in the order of
+    /// [`order_by`](Self::order_by) (`NULL` first ascending, last descending; `_id` breaking
+    /// ties). An ascending order whose cursor has no null key is one row-value comparison
+    /// `(k1, ..., id) > (?, ..., ?)`, which an index on the keys answers as a range; any other
+    /// is the same comparison written out key by key.
+    pub fn after(
+        &mut self,
+        sort: &crate::query::SortSpec,
+        cursor: &crate::query::Cursor,
+    ) -> String {
+        let exprs: Vec<String> = sort
+            .0
+            .iter()
+            .map(|k| {
+                if k.field == "_id" {
+                    self.cols.id.to_string()
+                } else {
+                    format!(
+                        "({} ->> {})",
+                        self.cols.body,
+                        self.bind(json_path(&k.field))
+                    )
+                }
+            })
+            .collect();
+        let values: Vec<SqlValue> = cursor.keys.iter().map(sort_value).collect();
+        if sort.0.iter().all(|k| !k.descending) && values.iter().all(|v| *v != SqlValue::Null) {
+            let mut left = exprs.clone();
+            left.push(self.cols.id.to_string());
+            let mut right: Vec<String> = values.into_iter().map(|v| self.bind(v)).collect();
+            right.push(self.bind(cursor.id.clone()));
+            return format!("(({}) > ({}))", left.join(", "), right.join(", "));
+        }
+        let mut rest = format!("({} > {})", self.cols.id, self.bind(cursor.id.clone()));
+        for ((key, expr), value) in sort.0.iter().zip(&exprs).zip(values).rev() {
+            rest = match (value, key.descending) {
+                (SqlValue::Null, false) => {
+                    format!("({expr} IS NOT NULL OR ({expr} IS NULL AND {rest}))")
+                }
+                (SqlValue::Null, true) => format!("({expr} IS NULL AND {rest})"),
+                (v, false) => {
+                    let v = self.bind(v);
+                    format!("({expr} > {v} OR ({expr} = {v} AND {rest}))")
+                }
+                (v, true) => {
+                    let v = self.bind(v);
+                    format!("({expr} < {v} OR {expr} IS NULL OR ({expr} = {v} AND {rest}))")
+                }
+            };
+        }
+        rest
+    }
+
     fn path(&mut self, field: &str) -> String {
         self.bind(json_path(field))
     }
@@ -263,6 +316,21 @@ impl<'a> SqlBuilder<'a> {
             "coalesce(({own}) OR (json_type({b}, {p}) = 'array' AND \
              EXISTS (SELECT 1 FROM json_each({b}, {p}) e WHERE {element})), 0)"
         )
+    }
+}
+
+/// A JSON value as `->>` gives it, which is what lists sort by: NULL for null, booleans as 1
+/// and 0, numbers as numbers, strings as text, arrays and objects as their JSON text.
+fn sort_value(v: &Value) -> SqlValue {
+    match v {
+        Value::Null => SqlValue::Null,
+        Value::Bool(b) => SqlValue::Integer(i64::from(*b)),
+        Value::Number(n) => match filter::SqlNumber::of(n) {
+            filter::SqlNumber::Int(i) => SqlValue::Integer(i),
+            filter::SqlNumber::Real(x) => SqlValue::Real(x),
+        },
+        Value::String(s) => SqlValue::Text(s.clone()),
+        other => SqlValue::Text(other.to_string()),
     }
 }
 
