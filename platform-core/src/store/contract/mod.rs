@@ -51,6 +51,7 @@ macro_rules! store_contract {
             documents_keep_versions_heads_and_tags,
             lists_filter_sort_page_and_count,
             keyset_pages_follow_the_sort_exactly,
+            per_type_indexes_change_no_answer,
             distinct_values_completion_and_field_kinds,
             the_audit_trail_keeps_deletions_in_order,
             series_chunks_are_versioned_with_their_object,
