@@ -119,8 +119,9 @@ impl SqlBuilder {
 
     /// Terms implied by the top-level conjuncts of a filter, written over the sort terms of
     /// their fields so that a per-type index on a field can be searched: text equality with
-    /// plain texts, text comparisons, and number comparisons (against the bound's floor or
-    /// ceiling, inclusive, which every number the conjunct keeps passes). Each is true
+    /// plain texts, text comparisons, and number comparisons (inclusive, against the whole
+    /// number past the double next to the bound, which every number the conjunct keeps
+    /// passes, exact or rounded to a double). Each is true
     /// wherever its conjunct is, so adding them changes no answer.
     pub(crate) fn index_terms(&mut self, f: &Filter) -> Vec<String> {
         let parts: Vec<&Filter> = match f {
@@ -161,13 +162,18 @@ impl SqlBuilder {
                     path,
                     op,
                     bound: Bound::Number(b),
-                } if path != "_id" => {
+                } if path != "_id" && b.is_finite() => {
                     let [class, number, _] = sort_terms(&Self::literal_path(BODY, path));
+                    // A number the conjunct keeps lies beyond the double next to the bound
+                    // (one it compares as a double may round onto the bound itself), so the
+                    // whole number past that double is a bound it always passes.
                     let (whole, o) = match op {
-                        CmpOp::Gt | CmpOp::Gte => (b.floor(), ">="),
-                        CmpOp::Lt | CmpOp::Lte => (b.ceil(), "<="),
+                        CmpOp::Gt | CmpOp::Gte => (b.next_down().floor(), ">="),
+                        CmpOp::Lt | CmpOp::Lte => (b.next_up().ceil(), "<="),
                     };
-                    let k = self.bind(clamped_whole(whole).to_string());
+                    // The whole number exactly, however large (`{:.0}` prints a double's
+                    // exact value).
+                    let k = self.bind(format!("{whole:.0}"));
                     out.push(format!("({class} = 1 AND {number} {o} {k}::text::numeric)"));
                 }
                 _ => {}

@@ -296,14 +296,14 @@ fn lists_of_one_type_search_its_per_type_indexes() {
             None,
             &capacity,
             true,
-            ">= '990'::numeric",
+            ">= '989'::numeric",
         ),
         (
             typed(&[("capacity", "range(10,12)")], "-capacity"),
             None,
             &capacity,
             true,
-            "<= '12'::numeric",
+            "<= '13'::numeric",
         ),
         (typed(&[], "capacity"), None, &capacity, false, "(env = "),
         (
