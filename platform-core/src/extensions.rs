@@ -698,6 +698,9 @@ impl Platform {
         };
         tx.put_version(coll, scope, &stored)?;
         tx.set_current(coll, scope, id, Some(version))?;
+        if coll == Collection::Type {
+            crate::types::sync_type_indexes(tx, scope, id)?;
+        }
         Ok(stored)
     }
 
@@ -729,6 +732,9 @@ fn remove_document(tx: &mut dyn WriteTx, coll: Collection, scope: &Scope, id: &s
         tx.set_current(coll, scope, id, None)?;
         if coll == Collection::Object {
             tx.prune_data(scope, id, &[])?;
+        }
+        if coll == Collection::Type {
+            crate::types::sync_type_indexes(tx, scope, id)?;
         }
     }
     Ok(())

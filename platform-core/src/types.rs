@@ -122,6 +122,80 @@ impl Platform {
     }
 }
 
+/// The most fields a type's `_indexes` may name.
+pub const MAX_TYPE_INDEXES: usize = 8;
+
+/// The fields a type definition indexes for its objects (`_indexes`, empty without it): a
+/// list of at most [`MAX_TYPE_INDEXES`] distinct dotted field paths of letters, digits, `_`
+/// and `-`. A malformed list is a 400 naming the entry.
+pub fn indexes_of(def: &Map<String, Value>) -> Result<Vec<String>> {
+    let list = match def.get("_indexes") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            return Err(Error::invalid_body(format!(
+                "_indexes must be a list of field paths, not {}",
+                json_kind(other)
+            )))
+        }
+    };
+    if list.len() > MAX_TYPE_INDEXES {
+        return Err(Error::invalid_body(format!(
+            "_indexes names {} fields; a type indexes at most {MAX_TYPE_INDEXES}",
+            list.len()
+        )));
+    }
+    let mut fields: Vec<String> = Vec::with_capacity(list.len());
+    for entry in list {
+        let Value::String(field) = entry else {
+            return Err(Error::invalid_body(format!(
+                "_indexes entry {entry} is not a field path (a string)"
+            )));
+        };
+        let bad = |why: &str| {
+            Error::invalid_body(format!(
+                "_indexes entry \"{}\" {why}",
+                crate::ids::shorten(field)
+            ))
+        };
+        let segment_ok = |seg: &str| {
+            !seg.is_empty()
+                && seg.len() <= 64
+                && seg
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        };
+        if field.len() > 200 || !field.split('.').all(segment_ok) {
+            return Err(bad(
+                "is not a field path: dot-separated names of letters, digits, _ and -",
+            ));
+        }
+        if field == "_id" {
+            return Err(bad("is always indexed"));
+        }
+        if fields.contains(field) {
+            return Err(bad("is listed twice"));
+        }
+        fields.push(field.clone());
+    }
+    Ok(fields)
+}
+
+/// Makes the store's per-type indexes of objects of the type `id` of `scope` those its
+/// current definition names (none once the type is gone): called after every change to which
+/// version of a type is current.
+pub(crate) fn sync_type_indexes(
+    tx: &mut dyn crate::store::DocumentWrite,
+    scope: &Scope,
+    id: &str,
+) -> Result<()> {
+    let fields = match tx.current(Collection::Type, scope, id)? {
+        Some(def) => indexes_of(&def.body)?,
+        None => Vec::new(),
+    };
+    tx.set_type_indexes(scope, id, &fields)
+}
+
 /// How many versions objects of a type keep (`_retention` on the type definition).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
@@ -224,6 +298,7 @@ fn check_type_definition(
     fields: &Map<String, Value>,
 ) -> Result<()> {
     Retention::of(fields)?;
+    indexes_of(fields)?;
     match fields.get("_versioned") {
         None | Some(Value::Bool(_)) => {}
         Some(other) => {

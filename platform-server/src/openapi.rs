@@ -546,6 +546,10 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
             "Items to return (default 100; -1 for all)",
         ),
         "_skip" => (integer(0, None), "Items to skip"),
+        "_after" => (
+            string(),
+            "Object lists: the page after this cursor (from x-platform-next; not with _skip)",
+        ),
         "_search" => (string(), "A search expression"),
         "_searchinfo" => (string(), "Auto-complete: items whose name starts with it"),
         "_distinct" => (string(), "A field: answers its distinct values"),
@@ -727,6 +731,15 @@ fn total_count() -> Header {
         .build()
 }
 
+fn next_cursor() -> Header {
+    HeaderBuilder::new()
+        .schema(string())
+        .description(Some(
+            "Object lists: the cursor of the next page (its _after), when items follow",
+        ))
+        .build()
+}
+
 fn success(answer: AnswerDoc) -> Response {
     let json = |schema: Schema| ContentBuilder::new().schema(Some(schema)).build();
     let text = || ContentBuilder::new().schema(Some(string())).build();
@@ -762,6 +775,7 @@ fn success(answer: AnswerDoc) -> Response {
         AnswerDoc::FormattedList => b
             .description("The items (JSON, CSV, XML, or HTML through _template)")
             .header(crate::routes::TOTAL_COUNT_HEADER, total_count())
+            .header(crate::routes::NEXT_HEADER, next_cursor())
             .content("application/json", json(any_array()))
             .content("text/csv", text())
             .content("application/xml", text())

@@ -18,6 +18,9 @@ use serde_json::Value;
 
 /// The header that carries the total of a paged list.
 pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
+/// The header that carries the cursor of the next page of a list (the value of `_after` that
+/// reads it), present when items follow the page.
+pub const NEXT_HEADER: &str = "x-platform-next";
 
 /// The one shape of a JSON list answer: the items, and their total before paging in
 /// `x-total-count`.
@@ -55,6 +58,7 @@ const LIST_QUERY: &[&str] = &[
     "_sort",
     "_limit",
     "_skip",
+    "_after",
     "_search",
     "_searchinfo",
     "_distinct",
@@ -345,21 +349,33 @@ async fn list(caller: Caller, path: web::Path<(String, String)>, Query(params): 
         None => None,
     };
     let request = ListRequest::from_params(&params)?;
-    let (body, total) = caller
+    let (body, total, next) = caller
         .run(move |p, who| {
-            let page = match (profile, data_query) {
-                (Some(name), Some(q)) if coll == Collection::Object => {
-                    p.data().list_profile(who, source, &request, &name, &q)?
-                }
-                _ => p.objects().list(who, coll, source, &request)?,
+            let (page, next) = match (profile, data_query) {
+                (Some(name), Some(q)) if coll == Collection::Object => (
+                    p.data().list_profile(who, source, &request, &name, &q)?,
+                    None,
+                ),
+                _ => p.objects().list_with_next(who, coll, source, &request)?,
             };
             Ok((
                 out.body(p, who, &Value::Array(page.items), true)?,
                 page.total,
+                next,
             ))
         })
         .await?;
-    Ok(output.respond(body, Some(total)))
+    let mut response = output.respond(body, Some(total));
+    if let Some(next) = next {
+        // A cursor is base64url text, always a valid header value.
+        if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&next) {
+            response.headers_mut().insert(
+                actix_web::http::header::HeaderName::from_static(NEXT_HEADER),
+                value,
+            );
+        }
+    }
+    Ok(response)
 }
 
 async fn get_current(

@@ -489,3 +489,111 @@ async fn bad_queries_are_400_naming_the_parameter() {
         assert!(m.contains(needle), "{query}: {m}");
     }
 }
+
+/// Follows `x-platform-next` from a first page to the end; returns the ids in order and the
+/// totals each page answered.
+async fn walk(c: &Client<'_>, first: &str) -> (Vec<String>, Vec<u64>) {
+    let (mut got, mut totals) = (Vec::new(), Vec::new());
+    let mut r = c.get(first).await;
+    loop {
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        got.extend(ids(&r.body));
+        totals.push(r.total());
+        let Some(next) = r.header("x-platform-next") else {
+            break;
+        };
+        assert!(got.len() < 100, "the walk does not end: {got:?}");
+        r = c.get(&format!("{first}&_after={}", enc(&next))).await;
+    }
+    (got, totals)
+}
+
+#[actix_rt::test]
+async fn keyset_pages_follow_the_cursor_to_the_end() {
+    let s = TestServer::new();
+    let c = setup(&s).await;
+    for (sort, filter) in [
+        ("", ""),
+        ("&_sort=-capacity", ""),
+        ("&_sort=country,-_id", ""),
+        ("&_sort=-meta.tier,name", "&_type=%23GasHub"),
+        ("&_sort=capacity", "&capacity=gt(1)"),
+    ] {
+        let whole = c
+            .get(&format!("/object/v1/all?_limit=-1{sort}{filter}"))
+            .await;
+        assert_eq!(whole.status, 200, "{:?}", whole.body);
+        // A list on one page carries no cursor.
+        assert_eq!(whole.header("x-platform-next"), None);
+        let expected = ids(&whole.body);
+        for size in [1, 2, 3] {
+            let (got, totals) =
+                walk(&c, &format!("/object/v1/all?_limit={size}{sort}{filter}")).await;
+            assert_eq!(got, expected, "{sort}{filter} in pages of {size}");
+            assert!(
+                totals.iter().all(|t| *t == expected.len() as u64),
+                "{totals:?}"
+            );
+            assert_eq!(
+                totals.len(),
+                expected.len().div_ceil(size),
+                "no empty last page"
+            );
+        }
+    }
+    // The page by cursor is the page by _skip.
+    let by_skip = c.get("/object/v1/all?_sort=name&_limit=2&_skip=2").await;
+    let first = c.get("/object/v1/all?_sort=name&_limit=2").await;
+    let next = first.header("x-platform-next").expect("a cursor");
+    let by_cursor = c
+        .get(&format!("/object/v1/all?_sort=name&_limit=2&_after={next}"))
+        .await;
+    assert_eq!(by_cursor.body, by_skip.body);
+    assert_eq!(by_cursor.total(), by_skip.total());
+}
+
+#[actix_rt::test]
+async fn a_bad_cursor_is_refused_and_changes_nothing() {
+    let s = TestServer::new();
+    let c = setup(&s).await;
+    let first = c.get("/object/v1/all?_sort=-capacity&_limit=2").await;
+    let next = first.header("x-platform-next").expect("a cursor");
+    for (query, says) in [
+        (
+            format!("_after={next}"),
+            "made for _sort=-capacity, not the default order",
+        ),
+        (
+            format!("_sort=capacity&_after={next}"),
+            "made for _sort=-capacity, not _sort=capacity",
+        ),
+        ("_after=not-a-cursor".to_string(), "not a cursor"),
+        ("_after=".to_string(), "not a cursor"),
+        ("_after=W10".to_string(), "not a cursor"),
+        (
+            format!("_sort=-capacity&_after={next}&_skip=1"),
+            "not with _skip",
+        ),
+        (
+            format!("_sort=-capacity&_after={next}&_distinct=country"),
+            "not with _distinct",
+        ),
+        (
+            format!("_sort=-capacity&_after={next}&_searchinfo=t"),
+            "not with _searchinfo",
+        ),
+    ] {
+        let r = c.get(&format!("/object/v1/all?{query}")).await;
+        let message = r.assert_error(400, "INVALID_PARAMETER");
+        assert!(message.contains(says), "{query}: {message}");
+    }
+    // Not on the data list, which pages with _skip.
+    let r = c
+        .get(&format!("/data/v1/private?_sort=-capacity&_after={next}"))
+        .await;
+    assert!(r.assert_error(400, "INVALID_PARAMETER").contains("_skip"));
+    // The last page carries no cursor; the list is unchanged.
+    let r = c.get("/object/v1/all?_sort=-capacity&_limit=100").await;
+    assert_eq!(r.header("x-platform-next"), None);
+    assert_eq!(r.total(), 5);
+}

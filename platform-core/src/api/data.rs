@@ -628,6 +628,11 @@ impl Data<'_> {
         req: &ListRequest,
         q: &DataQuery,
     ) -> Result<Page<Value>> {
+        if req.after.is_some() {
+            return Err(crate::error::Error::invalid_parameter(
+                "_after pages object lists: the data list pages with _skip",
+            ));
+        }
         self.platform.list_data(p, source, req, q)
     }
 

@@ -328,6 +328,19 @@ impl Objects<'_> {
         self.platform.list(p, coll, source, req)
     }
 
+    /// JSON: [`list`](Self::list), with the cursor of the next page: `Some` when items follow
+    /// a plain list's page (the value of `_after` that reads them), `None` for the last page
+    /// and for `_distinct`, `_searchinfo`, `_asof` and `_id` lists.
+    pub fn list_with_next(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        req: &ListRequest,
+    ) -> Result<(Page<Value>, Option<String>)> {
+        self.platform.list_paged(p, coll, source, req)
+    }
+
     /// Tags a version; the tag leaves any other version of the document.
     pub fn tag(
         &self,

@@ -82,6 +82,9 @@ impl Platform {
                 Some(current.version)
             };
             tx.set_current(coll, &scope, id, remaining)?;
+            if coll == Collection::Type {
+                crate::types::sync_type_indexes(tx, &scope, id)?;
+            }
             if coll == Collection::Object {
                 let left: Vec<u32> = tx
                     .versions(coll, &scope, id)?

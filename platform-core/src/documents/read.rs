@@ -7,7 +7,7 @@ use super::ListRequest;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source, VersionRef};
-use crate::query::{Filter, Projection};
+use crate::query::{Cursor, Filter, Projection};
 use crate::store::{AuditEntry, Collection, Page};
 use crate::types::ROOT_TYPE;
 use crate::Platform;
@@ -76,6 +76,19 @@ impl Platform {
         source: Source,
         req: &ListRequest,
     ) -> Result<Page<Value>> {
+        self.list_paged(p, coll, source, req).map(|(page, _)| page)
+    }
+
+    /// [`list`](Self::list), with the cursor of the next page (`_after`) when the list is a
+    /// plain one (not `_distinct`, `_searchinfo`, `_asof` or by `_id`) and items follow the
+    /// page.
+    pub(crate) fn list_paged(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        req: &ListRequest,
+    ) -> Result<(Page<Value>, Option<String>)> {
         if source == Source::All && !coll.sourced_by_hash() {
             return Err(Error::invalid_parameter(format!(
                 "all is not a source of {}s: list them from public or private",
@@ -91,10 +104,13 @@ impl Platform {
             }
             let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
             let items = self.get_many_at(p, coll, &ids, req.project.as_ref(), req.as_of)?;
-            return Ok(Page {
-                total: items.len() as u64,
-                items,
-            });
+            return Ok((
+                Page {
+                    total: items.len() as u64,
+                    items,
+                },
+                None,
+            ));
         }
         let scopes = Scope::read_scopes(source, p);
         let tx = self.read()?;
@@ -120,40 +136,66 @@ impl Platform {
                     "_asof lists documents as they were: not with _distinct or _searchinfo",
                 ));
             }
-            return list_as_of(tx.as_ref(), p, coll, &scopes, &query, req, at);
+            return Ok((
+                list_as_of(tx.as_ref(), p, coll, &scopes, &query, req, at)?,
+                None,
+            ));
         }
         if let Some(field) = &req.distinct {
             let values = tx.distinct(coll, &scopes, &query.filter, field)?;
-            return Ok(Page {
-                total: values.len() as u64,
-                items: values.into_iter().map(Value::String).collect(),
-            });
+            return Ok((
+                Page {
+                    total: values.len() as u64,
+                    items: values.into_iter().map(Value::String).collect(),
+                },
+                None,
+            ));
         }
         if let Some(prefix) = &req.searchinfo {
             let hits = tx.complete(coll, &scopes, &query.filter, prefix, query.paging.limit)?;
-            return Ok(Page {
-                total: hits.len() as u64,
-                items: hits
-                    .into_iter()
-                    .map(|(id, name)| json!({"_id": id, "name": name}))
-                    .collect(),
-            });
+            return Ok((
+                Page {
+                    total: hits.len() as u64,
+                    items: hits
+                        .into_iter()
+                        .map(|(id, name)| json!({"_id": id, "name": name}))
+                        .collect(),
+                },
+                None,
+            ));
         }
-        let page = tx.list(coll, &scopes, &query)?;
-        Ok(Page {
-            total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|v| {
-                    let item = visible(p, coll, render(v, true));
-                    Value::Object(match &req.project {
-                        Some(pr) => pr.apply(&item, true),
-                        None => item,
-                    })
+        // One item past the page says whether another follows.
+        let limit = query.paging.limit.filter(|&l| l > 0);
+        if let Some(l) = limit {
+            query.paging.limit = Some(l + 1);
+        }
+        let mut page = tx.list_after(coll, &scopes, &query, req.after.as_ref())?;
+        let next = match limit {
+            Some(l) if page.items.len() as u64 > l => {
+                page.items.truncate(l as usize);
+                page.items.last().map(|last| {
+                    Cursor::after(&query.sort, &last.id, &last.filter_doc()).encode(&query.sort)
                 })
-                .collect(),
-        })
+            }
+            _ => None,
+        };
+        Ok((
+            Page {
+                total: page.total,
+                items: page
+                    .items
+                    .iter()
+                    .map(|v| {
+                        let item = visible(p, coll, render(v, true));
+                        Value::Object(match &req.project {
+                            Some(pr) => pr.apply(&item, true),
+                            None => item,
+                        })
+                    })
+                    .collect(),
+            },
+            next,
+        ))
     }
 
     /// Current documents with these ids, each from its own source; missing ids are left out.

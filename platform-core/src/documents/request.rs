@@ -3,7 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::query::sort::check_field;
-use crate::query::{filter, search, Filter, ListQuery, Paging, Params, Projection, SortSpec};
+use crate::query::{
+    filter, search, Cursor, Filter, ListQuery, Paging, Params, Projection, SortSpec,
+};
 use serde_json::Value;
 
 /// The fields a `_search` result carries (with `_id`), before `_project` adds more.
@@ -27,12 +29,14 @@ pub struct ListRequest {
     pub ids: Vec<String>,
     /// `_asof=<instant>`: list the version of each document that was current then.
     pub as_of: Option<chrono::DateTime<chrono::Utc>>,
+    /// `_after=<cursor>`: the keyset page after the item the cursor was made from.
+    pub after: Option<Cursor>,
 }
 
 impl ListRequest {
     /// Reads every list parameter: `field=value` filters (system fields such as `_user` or
     /// `_objid` included), `_filter`, `_type`, `#type`, `_search`, `_searchinfo`, `_distinct`,
-    /// `_sort`, `_project`, `_limit`, `_skip`. Other standard parameters belong to other
+    /// `_sort`, `_project`, `_limit`, `_skip`, `_after`. Other standard parameters belong to other
     /// features and are left alone; an unknown one starting with `_` is refused, and so is
     /// `_function` (a list that has functions answers them before it reads a list request).
     pub fn from_params(params: &Params) -> Result<ListRequest> {
@@ -95,6 +99,28 @@ impl ListRequest {
             .unwrap_or_default();
         let filter = Filter::and(parts);
         filter.check_size()?;
+        let after = match params.get("_after") {
+            None => None,
+            Some(text) => {
+                // A keyset page of a plain list: the other ways to page or shape a list
+                // would each give the cursor another meaning.
+                for other in [
+                    "_skip",
+                    "_asof",
+                    "_distinct",
+                    "_searchinfo",
+                    "_id",
+                    "_profile",
+                ] {
+                    if params.get(other).is_some() {
+                        return Err(Error::invalid_parameter(format!(
+                            "_after pages a list by cursor: not with {other}"
+                        )));
+                    }
+                }
+                Some(Cursor::decode(text, &sort)?)
+            }
+        };
         Ok(ListRequest {
             query: ListQuery {
                 filter,
@@ -107,6 +133,7 @@ impl ListRequest {
             searchinfo: params.get("_searchinfo").map(filter::fold),
             ids: params.all("_id").into_iter().map(str::to_string).collect(),
             as_of,
+            after,
         })
     }
 }

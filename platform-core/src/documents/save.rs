@@ -152,6 +152,9 @@ impl Platform {
         };
         tx.put_version(coll, &scope, &stored)?;
         tx.set_current(coll, &scope, &id, Some(version))?;
+        if coll == Collection::Type {
+            crate::types::sync_type_indexes(tx, &scope, &id)?;
+        }
         if let Some(policy) = self.retention_of(tx, p, coll, &type_name)? {
             // The type's retention policy, in the save's own transaction.
             super::retention::prune_versions(tx, p, coll, &scope, &id, &policy, stored.timestamp)?;

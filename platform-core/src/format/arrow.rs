@@ -343,7 +343,6 @@ mod tests {
     use super::*;
     use arrow_array::cast::AsArray as _;
     use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
-    use arrow_array::Array as _;
     use serde_json::json;
 
     fn read(bytes: &[u8]) -> RecordBatch {

@@ -3,6 +3,7 @@
 //! The server and the CLI turn raw `key=value` pairs into [`Params`]; the services parse what they
 //! need from there into typed values, so every parameter rule is written once.
 
+pub mod cursor;
 pub mod daterule;
 pub mod filter;
 pub mod grammar;
@@ -19,6 +20,7 @@ mod fuzz;
 #[cfg(test)]
 mod vectors;
 
+pub use cursor::Cursor;
 pub use paging::Paging;
 pub use params::Params;
 pub use project::Projection;

@@ -4,10 +4,11 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 29] = [
+pub const STANDARD: [&str; 30] = [
     "_sort",
     "_limit",
     "_skip",
+    "_after",
     "_search",
     "_searchinfo",
     "_distinct",

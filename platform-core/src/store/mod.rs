@@ -49,7 +49,7 @@ pub use rows::{
 use crate::auth::{Grant, Role};
 use crate::error::Result;
 use crate::ids::Scope;
-use crate::query::{Filter, ListQuery};
+use crate::query::{Cursor, Filter, ListQuery};
 use chrono::{DateTime, Utc};
 use std::cell::Cell;
 
@@ -108,6 +108,19 @@ pub trait DocumentRead {
         coll: Collection,
         scopes: &[Scope],
         query: &ListQuery,
+    ) -> Result<Page<StoredVersion>> {
+        self.list_after(coll, scopes, query, None)
+    }
+    /// [`list`](DocumentRead::list), starting after a cursor when one is given: the page holds
+    /// the matching documents that sort after the cursor's keys and id (`query.paging.skip`
+    /// still applies after it), and the total counts every matching document, before the
+    /// cursor as well.
+    fn list_after(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        query: &ListQuery,
+        after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>>;
     /// The distinct string values at a dotted path among the matching current documents, sorted.
     fn distinct(
@@ -159,6 +172,12 @@ pub trait DocumentWrite: DocumentRead {
         id: &str,
         version: Option<u32>,
     ) -> Result<()>;
+    /// Makes the indexes of the objects of a type defined in `scope` those of `fields` (dotted
+    /// paths the core checked): each field's index serves exact filters, ranges and sorts on it
+    /// in lists of objects of exactly that `_type`, and is built here over the objects already
+    /// stored; indexes of fields no longer named are dropped (all of them for no fields).
+    fn set_type_indexes(&mut self, scope: &Scope, type_name: &str, fields: &[String])
+        -> Result<()>;
     /// Points a tag at a version, taking it from any other version of the document.
     fn set_tag(
         &mut self,
@@ -168,6 +187,34 @@ pub trait DocumentWrite: DocumentRead {
         tag: &str,
         version: u32,
     ) -> Result<()>;
+}
+
+/// The names of per-type indexes ([`DocumentWrite::set_type_indexes`]): `heads_x_`, a hash of
+/// the type's scope and name, `_`, a hash of the field (FNV-1a, 64 bits, in hex). Every index
+/// of a type starts with [`type_index_prefix`].
+pub fn type_index_name(scope: &Scope, type_name: &str, field: &str) -> String {
+    format!(
+        "{}{:016x}",
+        type_index_prefix(scope, type_name),
+        fnv1a(field.as_bytes())
+    )
+}
+
+/// The start of the names of the per-type indexes of a type.
+pub fn type_index_prefix(scope: &Scope, type_name: &str) -> String {
+    let key = [
+        scope.tenant.as_bytes(),
+        scope.env.as_bytes(),
+        type_name.as_bytes(),
+    ]
+    .join(&0u8);
+    format!("heads_x_{:016x}_", fnv1a(&key))
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// The audit trail of deletions of documents.

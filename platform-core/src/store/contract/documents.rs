@@ -248,6 +248,278 @@ pub fn lists_filter_sort_page_and_count(store: Arc<dyn Store>) {
     );
 }
 
+/// Keyset pages: walking a list page by page with a cursor made from each page's last item
+/// gives exactly the list in one piece, for every sort (values of every kind, null and absent
+/// ones, ties, descending keys, system fields), with a filter, across scopes, and after the
+/// last item was deleted; the total still counts every match.
+pub fn keyset_pages_follow_the_sort_exactly(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let values = [
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(2),
+        json!(2.0),
+        json!(-1.5),
+        json!(10),
+        json!(2.5),
+        json!("b"),
+        json!("B"),
+        json!("a b"),
+        json!(""),
+        json!("é"),
+        json!([1, "x"]),
+        json!({"k": 1}),
+        json!("b"),
+        json!(2),
+    ];
+    write(store, |tx| {
+        for (i, v) in values.iter().enumerate() {
+            let mut body = json!({"_type": "Hub", "v": v, "g": i % 3, "n": {"x": (i * 7) % 5}});
+            if i % 4 == 3 {
+                body.as_object_mut().unwrap().remove("v");
+            }
+            save(tx, coll, &acme(), &version(&format!("K{i:02}"), 1, body));
+        }
+        for i in 0..3u32 {
+            save(
+                tx,
+                coll,
+                &Scope::public(),
+                &version(&format!("#K{i}"), 1 + i, json!({"v": i, "g": 1})),
+            );
+        }
+    });
+    let tx = store.read().unwrap();
+    let scopes = [acme(), Scope::public()];
+    let gt0 = crate::query::filter::parse_param("g", "gt(0)").unwrap();
+    for sort in [
+        "",
+        "-_id",
+        "v",
+        "-v",
+        "g,-v",
+        "-g,v,-_id",
+        "n.x,v",
+        "_version,-v",
+        "-_oid",
+    ] {
+        for filter in [Filter::all(), gt0.clone()] {
+            let whole = tx
+                .list(coll, &scopes, &query(filter.clone(), sort, 0, None))
+                .unwrap();
+            let expected = ids(&whole.items, |v| v.id.as_str());
+            for size in [1u64, 2, 5] {
+                let q = query(filter.clone(), sort, 0, Some(size));
+                let mut got: Vec<String> = Vec::new();
+                let mut after: Option<Cursor> = None;
+                loop {
+                    let page = tx.list_after(coll, &scopes, &q, after.as_ref()).unwrap();
+                    assert_eq!(
+                        page.total, whole.total,
+                        "sort {sort:?}: total of every match"
+                    );
+                    let Some(last) = page.items.last() else { break };
+                    after = Some(Cursor::after(&q.sort, &last.id, &last.filter_doc()));
+                    got.extend(ids(&page.items, |v| v.id.as_str()));
+                    assert!(
+                        got.len() <= expected.len(),
+                        "sort {sort:?} size {size}: {got:?}"
+                    );
+                }
+                assert_eq!(
+                    got, expected,
+                    "sort {sort:?}, filter {filter:?}, pages of {size}"
+                );
+            }
+        }
+    }
+    drop(tx);
+    // A cursor stays valid when its item is gone: the page starts after where it sorted.
+    let sort = SortSpec::parse("-v").unwrap();
+    let q = query(Filter::all(), "-v", 0, None);
+    let whole = ids(
+        &store
+            .read()
+            .unwrap()
+            .list(coll, &[acme()], &q)
+            .unwrap()
+            .items,
+        |v| v.id.as_str(),
+    );
+    let third = store
+        .read()
+        .unwrap()
+        .current(coll, &acme(), &whole[2])
+        .unwrap()
+        .unwrap();
+    let cursor = Cursor::after(&sort, &third.id, &third.filter_doc());
+    write(store, |tx| {
+        tx.set_current(coll, &acme(), &third.id, None).unwrap()
+    });
+    let rest = store
+        .read()
+        .unwrap()
+        .list_after(coll, &[acme()], &q, Some(&cursor))
+        .unwrap();
+    assert_eq!(ids(&rest.items, |v| v.id.as_str()), whole[3..].to_vec());
+    assert_eq!(rest.total, whole.len() as u64 - 1);
+}
+
+/// Per-type indexes change no answer: lists of one type (filtered by exact values, number and
+/// text ranges, sorted, paged by cursor) are the same before the indexes are built over the
+/// stored objects, with them, after their fields change, and after they are dropped; objects
+/// saved while they exist are found too.
+pub fn per_type_indexes_change_no_answer(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let countries = [
+        json!("NL"),
+        json!("GB"),
+        json!("nl"),
+        json!(null),
+        json!(["NL"]),
+    ];
+    let capacities = [
+        json!(400),
+        json!(120.5),
+        json!("n/a"),
+        json!(true),
+        json!(100),
+        json!(-3),
+        json!(1e300),
+    ];
+    let plant = |i: usize| {
+        let mut body = json!({
+            "_type": if i % 5 == 4 { "Other" } else { "Plant" },
+            "country": countries[i % countries.len()],
+            "capacity": capacities[i % capacities.len()],
+            "name": format!("P{}", (i * 7) % 11),
+        });
+        if i % 6 == 5 {
+            body.as_object_mut().unwrap().remove("capacity");
+        }
+        body
+    };
+    write(store, |tx| {
+        for i in 0..40 {
+            save(
+                tx,
+                coll,
+                &acme(),
+                &version(&format!("O{i:02}"), 1, plant(i)),
+            );
+        }
+        save(tx, coll, &acme_test(), &version("T0", 1, plant(0)));
+    });
+    let by = |path: &str, value: &str| crate::query::filter::parse_param(path, value).unwrap();
+    let plants = || Filter::TypeIn(vec!["Plant".into()]);
+    let filters = [
+        plants(),
+        Filter::and(vec![plants(), by("country", "NL")]),
+        Filter::and(vec![plants(), by("country", "in(NL,GB)")]),
+        Filter::and(vec![plants(), by("capacity", "400")]),
+        Filter::and(vec![plants(), by("capacity", "gt(100)")]),
+        Filter::and(vec![plants(), by("capacity", "range(-3,120.5)")]),
+        Filter::and(vec![plants(), by("capacity", "lte(1e400)")]),
+        Filter::and(vec![plants(), by("capacity", "lt(1e301)")]),
+        Filter::and(vec![plants(), by("capacity", "gt(-1e301)")]),
+        Filter::and(vec![plants(), by("capacity", "gte(120.4)")]),
+        Filter::and(vec![plants(), by("name", "gte(P3)")]),
+        Filter::and(vec![plants(), by("country", "ne(NL)")]),
+        Filter::and(vec![
+            plants(),
+            by("country", "GB"),
+            by("capacity", "lt(1000)"),
+        ]),
+    ];
+    let sorts = ["", "capacity", "-capacity", "country,capacity", "name,-_id"];
+    let answers = |store: &dyn Store| {
+        let tx = store.read().unwrap();
+        let every = tx
+            .list(coll, &[acme()], &query(Filter::all(), "", 0, None))
+            .unwrap()
+            .items;
+        let mut out = Vec::new();
+        for f in &filters {
+            // What the filter means in memory.
+            let mut meant: Vec<String> = every
+                .iter()
+                .filter(|v| f.matches(&v.filter_doc()))
+                .map(|v| v.id.clone())
+                .collect();
+            meant.sort();
+            for sort in sorts {
+                let whole = tx
+                    .list(coll, &[acme()], &query(f.clone(), sort, 0, None))
+                    .unwrap();
+                // The same list by keyset pages of 4.
+                let q = query(f.clone(), sort, 0, Some(4));
+                let (mut paged, mut after) = (Vec::new(), None::<Cursor>);
+                loop {
+                    let page = tx.list_after(coll, &[acme()], &q, after.as_ref()).unwrap();
+                    let Some(last) = page.items.last() else { break };
+                    after = Some(Cursor::after(&q.sort, &last.id, &last.filter_doc()));
+                    paged.extend(ids(&page.items, |v| v.id.as_str()));
+                    assert!(paged.len() <= 40, "{f:?} {sort}");
+                }
+                let listed = ids(&whole.items, |v| v.id.as_str());
+                assert_eq!(paged, listed, "{f:?} sorted by {sort:?}");
+                let mut found = listed.clone();
+                found.sort();
+                assert_eq!(found, meant, "{f:?}: the store and memory agree");
+                out.push((listed, whole.total));
+            }
+        }
+        out
+    };
+    let before = answers(store);
+    assert!(
+        before.iter().any(|(ids, _)| ids.len() > 3),
+        "the lists hold items"
+    );
+    let fields = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    for set in [
+        fields(&["country", "capacity", "name"]),
+        fields(&["country", "capacity", "name"]),
+        fields(&["capacity"]),
+        fields(&[]),
+    ] {
+        write(store, |tx| {
+            tx.set_type_indexes(&acme(), "Plant", &set).unwrap();
+        });
+        assert_eq!(answers(store), before, "indexes on {set:?}");
+    }
+    // Objects saved while an index exists are found through it.
+    write(store, |tx| {
+        tx.set_type_indexes(&acme(), "Plant", &fields(&["country"]))
+            .unwrap();
+        save(
+            tx,
+            coll,
+            &acme(),
+            &version("O99", 1, json!({"_type": "Plant", "country": "NL"})),
+        );
+    });
+    let found = store
+        .read()
+        .unwrap()
+        .list(
+            coll,
+            &[acme()],
+            &query(
+                Filter::and(vec![plants(), by("country", "NL")]),
+                "",
+                0,
+                None,
+            ),
+        )
+        .unwrap();
+    assert_eq!(found.total, before[5].1 + 1);
+    assert!(ids(&found.items, |v| v.id.as_str()).contains(&"O99".to_string()));
+}
+
 /// Distinct values, auto-completion and the kinds of values at a field.
 pub fn distinct_values_completion_and_field_kinds(store: Arc<dyn Store>) {
     let store = &*store;

@@ -40,7 +40,7 @@ pub fn number_comparisons_at_the_edges_are_exact(store: Arc<dyn Store>) {
     let bodies: Vec<Value> = values
         .iter()
         .enumerate()
-        .map(|(i, x)| json!({"_id": format!("N{i:02}"), "x": x}))
+        .map(|(i, x)| json!({"_id": format!("N{i:02}"), "_type": "Edge", "x": x}))
         .collect();
     platform
         .save(
@@ -79,9 +79,14 @@ pub fn number_comparisons_at_the_edges_are_exact(store: Arc<dyn Store>) {
         "2.4999999999999996",
         "-1e300",
     ];
+    // Each comparison alone, and in a list of one type (which writes the terms a per-type index
+    // is searched by beside it).
+    let typed = |f: Filter| Filter::and(vec![Filter::TypeIn(vec!["Edge".into()]), f]);
     for op in ["gt", "gte", "lt", "lte"] {
-        for b in bounds {
+        for (b, f) in bounds.iter().flat_map(|b| {
             let f = parse_param("x", &format!("{op}({b})")).unwrap();
+            [(b, f.clone()), (b, typed(f))]
+        }) {
             let expected: Vec<&str> = docs
                 .iter()
                 .filter(|d| f.matches(d.as_object().unwrap()))
@@ -325,7 +330,10 @@ mod random {
                     },
                 )
                 .unwrap();
-            for f in filters {
+            // Each filter alone, and in a list of one type (which adds the terms a per-type
+            // index is searched by).
+            let typed = |f: Filter| Filter::and(vec![Filter::TypeIn(vec!["#Object".into()]), f]);
+            for f in filters.into_iter().flat_map(|f| [f.clone(), typed(f)]) {
                 let expected: Vec<String> = all
                     .items
                     .iter()

@@ -23,7 +23,7 @@
 use crate::auth::{Grant, Role};
 use crate::clock::parse_instant;
 use crate::ids::Scope;
-use crate::query::{Filter, ListQuery, Paging, SortSpec};
+use crate::query::{Cursor, Filter, ListQuery, Paging, SortSpec};
 use crate::store::{
     AuditEntry, Automation, Chunk, Collection, DataKey, Delivery, DeliveryStatus, Extent,
     FieldKind, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment, MailEntry,
@@ -50,6 +50,8 @@ macro_rules! store_contract {
         $crate::store_contract!(@each $how $open;
             documents_keep_versions_heads_and_tags,
             lists_filter_sort_page_and_count,
+            keyset_pages_follow_the_sort_exactly,
+            per_type_indexes_change_no_answer,
             distinct_values_completion_and_field_kinds,
             the_audit_trail_keeps_deletions_in_order,
             series_chunks_are_versioned_with_their_object,

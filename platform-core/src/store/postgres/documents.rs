@@ -4,14 +4,16 @@
 
 use super::filter::{self, Arg, SqlBuilder};
 use super::{get, get_u32, json_text, Tx};
-use crate::clock::format_instant;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::filter::{fold, search_text};
-use crate::query::{Filter, ListQuery};
-use crate::store::{Collection, DocumentRead, DocumentWrite, FieldKind, Page, StoredVersion};
+use crate::query::{Cursor, Filter, ListQuery};
+use crate::store::{
+    type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldKind, Page,
+    StoredVersion,
+};
 use chrono::{DateTime, Utc};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
@@ -22,18 +24,6 @@ const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\",
 
 fn decode_version(row: &Row) -> Result<StoredVersion> {
     decode_version_at(row, 0)
-}
-
-/// The filterable copy of a version: its body with the system fields `_oid _version _timestamp
-/// _user _tag` (what a rendered document carries, so they filter and sort like any field).
-fn filter_doc(v: &StoredVersion) -> Map<String, Value> {
-    let mut doc = v.body.clone();
-    doc.insert("_oid".into(), json!(v.id));
-    doc.insert("_version".into(), json!(v.version));
-    doc.insert("_timestamp".into(), json!(format_instant(v.timestamp)));
-    doc.insert("_user".into(), json!(v.user));
-    doc.insert("_tag".into(), json!(v.tags));
-    doc
 }
 
 fn params(args: &[Arg]) -> Vec<&(dyn ToSql + Sync)> {
@@ -63,7 +53,8 @@ impl Tx<'_> {
             return Ok(None);
         }
         let mut sb = SqlBuilder::new(Vec::new());
-        let c = sb.bind(coll.as_str().to_string());
+        // The collection is written in the statement, as a per-type index's WHERE says it.
+        let c = filter::quote(coll.as_str());
         let scope_sql: Vec<String> = scopes
             .iter()
             .map(|s| {
@@ -74,11 +65,22 @@ impl Tx<'_> {
                 )
             })
             .collect();
-        let mut clause = format!("h.coll = {c}::text AND ({})", scope_sql.join(" OR "));
+        let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
         let (in_sql, in_memory) = filter::split(filter);
-        for part in in_sql {
+        for part in &in_sql {
             clause.push_str(" AND ");
             clause.push_str(&sb.filter(part));
+        }
+        let typed = in_sql
+            .iter()
+            .any(|p| matches!(p, Filter::TypeIn(types) if types.len() == 1));
+        if coll == Collection::Object && typed {
+            for part in in_sql {
+                for term in sb.index_terms(part) {
+                    clause.push_str(" AND ");
+                    clause.push_str(&term);
+                }
+            }
         }
         if in_memory.is_empty() {
             return Ok(Some(Selection {
@@ -97,7 +99,7 @@ impl Tx<'_> {
             let tenant: String = get(row, 0)?;
             let env: String = get(row, 1)?;
             let v = decode_version_at(row, 2)?;
-            let doc = filter_doc(&v);
+            let doc = v.filter_doc();
             if in_memory.iter().all(|f| f.matches(&doc)) {
                 tenants.push(tenant);
                 envs.push(env);
@@ -147,7 +149,7 @@ impl Tx<'_> {
     }
 
     fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        let doc = filter::filter_copy(Value::Object(filter_doc(v)));
+        let doc = filter::filter_copy(Value::Object(v.filter_doc()));
         let type_name = v.body.get("_type").and_then(Value::as_str);
         let name_fold = v.body.get("name").and_then(Value::as_str).map(fold);
         self.execute(
@@ -169,6 +171,33 @@ impl Tx<'_> {
         )?;
         Ok(())
     }
+}
+
+/// The statement of a list's page over its selection, with its arguments.
+fn page_statement(
+    selection: Selection,
+    query: &ListQuery,
+    after: Option<&Cursor>,
+) -> (String, Vec<Arg>) {
+    let Selection { clause, args } = selection;
+    let mut sb = SqlBuilder::new(args);
+    let clause = match after {
+        Some(cursor) => format!("{clause} AND {}", sb.after(&query.sort, cursor)),
+        None => clause,
+    };
+    let order = sb.order_by(&query.sort);
+    let limit = query
+        .paging
+        .limit
+        .map_or("ALL".to_string(), |l| l.to_string());
+    let sql = format!(
+        "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, \
+         row_number() OVER () AS n FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
+         WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.coll = h.coll \
+         AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version ORDER BY h.n",
+        query.paging.skip
+    );
+    (sql, sb.args)
 }
 
 fn decode_version_at(row: &Row, at: usize) -> Result<StoredVersion> {
@@ -255,11 +284,12 @@ impl DocumentRead for Tx<'_> {
             .collect()
     }
 
-    fn list(
+    fn list_after(
         &self,
         coll: Collection,
         scopes: &[Scope],
         query: &ListQuery,
+        after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>> {
         let Some(Selection { clause, args }) = self.select(coll, scopes, &query.filter)? else {
             return Ok(Page {
@@ -274,21 +304,9 @@ impl DocumentRead for Tx<'_> {
             )?,
             0,
         )?;
-        let mut sb = SqlBuilder::new(args);
-        let order = sb.order_by(&query.sort);
-        let limit = query
-            .paging
-            .limit
-            .map_or("ALL".to_string(), |l| l.to_string());
-        let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, \
-             row_number() OVER () AS n FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
-             WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.coll = h.coll \
-             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version ORDER BY h.n",
-            query.paging.skip
-        );
+        let (sql, args) = page_statement(Selection { clause, args }, query, after);
         let items = self
-            .query(&sql, &params(&sb.args))?
+            .query(&sql, &params(&args))?
             .iter()
             .map(decode_version)
             .collect::<Result<Vec<_>>>()?;
@@ -408,6 +426,37 @@ impl DocumentRead for Tx<'_> {
 }
 
 impl Tx<'_> {
+    /// The plans PostgreSQL makes for the count and the page of a list (`EXPLAIN`).
+    #[cfg(test)]
+    pub(super) fn explain_list(
+        &self,
+        coll: Collection,
+        scopes: &[Scope],
+        query: &ListQuery,
+        after: Option<&Cursor>,
+    ) -> Result<String> {
+        let mut out = String::new();
+        let Some(Selection { clause, args }) = self.select(coll, scopes, &query.filter)? else {
+            return Ok(out);
+        };
+        let count = format!("EXPLAIN SELECT count(*) FROM heads h WHERE {clause}");
+        for row in self.query(&count, &params(&args))? {
+            out.push_str(&get::<String>(&row, 0)?);
+            out.push('\n');
+        }
+        let Some(selection) = self.select(coll, scopes, &query.filter)? else {
+            return Ok(out);
+        };
+        let (sql, args) = page_statement(selection, query, after);
+        for row in self.query(&format!("EXPLAIN {sql}"), &params(&args))? {
+            out.push_str(&get::<String>(&row, 0)?);
+            out.push('\n');
+        }
+        Ok(out)
+    }
+}
+
+impl Tx<'_> {
     /// Forgets what the transaction kept of a collection it writes.
     fn written(&mut self, coll: Collection) {
         let cache = self.cache.get_mut();
@@ -502,6 +551,55 @@ impl DocumentWrite for Tx<'_> {
                 };
                 self.write_head(coll, scope, &v)?;
             }
+        }
+        Ok(())
+    }
+
+    fn set_type_indexes(
+        &mut self,
+        scope: &Scope,
+        type_name: &str,
+        fields: &[String],
+    ) -> Result<()> {
+        let prefix = type_index_prefix(scope, type_name);
+        let existing: Vec<String> = self
+            .query(
+                "SELECT indexname::text FROM pg_indexes WHERE schemaname = current_schema() \
+                 AND tablename = 'heads' AND left(indexname, length($1::text)) = $1::text",
+                &[&prefix],
+            )?
+            .iter()
+            .map(|r| get(r, 0))
+            .collect::<Result<_>>()?;
+        let wanted: Vec<(String, &String)> = fields
+            .iter()
+            .map(|f| (type_index_name(scope, type_name, f), f))
+            .collect();
+        for name in &existing {
+            if !wanted.iter().any(|(w, _)| w == name) {
+                self.execute(&format!("DROP INDEX \"{name}\""), &[])?;
+            }
+        }
+        for (name, field) in wanted {
+            if existing.contains(&name) {
+                continue;
+            }
+            // The terms lists sort and compare the field by (`filter::sort_terms`), and the
+            // WHERE a list of the type says.
+            let terms: Vec<String> = filter::sort_terms(&SqlBuilder::literal_path("body", field))
+                .into_iter()
+                .map(|t| format!("({t})"))
+                .collect();
+            self.execute(
+                &format!(
+                    "CREATE INDEX \"{name}\" ON heads (coll, tenant, env, type, {}, id) \
+                     WHERE coll = {} AND type = {}",
+                    terms.join(", "),
+                    filter::quote(Collection::Object.as_str()),
+                    filter::quote(type_name)
+                ),
+                &[],
+            )?;
         }
         Ok(())
     }

@@ -51,9 +51,20 @@ impl SqlBuilder {
         expr
     }
 
+    /// The JSON value at a dotted path of a body column, with the path written in the
+    /// statement (not bound): the expression of a per-type index on the field.
+    pub(crate) fn literal_path(body: &str, field: &str) -> String {
+        let mut expr = body.to_string();
+        for seg in field.split('.') {
+            expr = format!("({expr} -> {})", quote(seg));
+        }
+        expr
+    }
+
     /// The ORDER BY terms of a sort: each field in SQLite's order of `->>` values (null and
     /// absent first, then numbers and booleans as 1 and 0 by value, then strings, arrays and
-    /// objects by their text, byte by byte); the id breaks ties.
+    /// objects by their text, byte by byte), as the three terms of [`sort_terms`]; the id
+    /// breaks ties.
     pub(crate) fn order_by(&mut self, sort: &SortSpec) -> String {
         let mut terms: Vec<String> = Vec::with_capacity(sort.0.len() * 3 + 1);
         for k in &sort.0 {
@@ -62,22 +73,113 @@ impl SqlBuilder {
                 terms.push(format!("h.id {dir}"));
                 continue;
             }
-            let x = self.path(&k.field);
-            terms.push(format!(
-                "(CASE jsonb_typeof({x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 \
-                 WHEN 'string' THEN 2 WHEN 'array' THEN 2 WHEN 'object' THEN 2 ELSE 0 END) {dir}"
-            ));
-            terms.push(format!(
-                "(CASE jsonb_typeof({x}) WHEN 'number' THEN ({x} #>> '{{}}')::numeric \
-                 WHEN 'boolean' THEN (CASE WHEN {x} = 'true'::jsonb THEN 1 ELSE 0 END) END) {dir}"
-            ));
-            terms.push(format!(
-                "(CASE jsonb_typeof({x}) WHEN 'string' THEN {x} #>> '{{}}' \
-                 WHEN 'array' THEN {x}::text WHEN 'object' THEN {x}::text END) COLLATE \"C\" {dir}"
-            ));
+            for term in sort_terms(&Self::literal_path(BODY, &k.field)) {
+                terms.push(format!("{term} {dir}"));
+            }
         }
         terms.push("h.id ASC".into());
         terms.join(", ")
+    }
+
+    /// The condition selecting the rows that sort after a cursor in the order of
+    /// [`order_by`](Self::order_by). Every term is non-null, so an ascending order is one
+    /// row-value comparison `(terms..., id) > (values..., id)`, which an index on the terms
+    /// answers as a range; any other order is the same comparison written out term by term.
+    pub(crate) fn after(&mut self, sort: &SortSpec, cursor: &crate::query::Cursor) -> String {
+        // (row term, cursor term, descending)
+        let mut terms: Vec<(String, String, bool)> = Vec::new();
+        for (k, value) in sort.0.iter().zip(&cursor.keys) {
+            if k.field == "_id" {
+                let v = self.bind(value.as_str().unwrap_or_default().to_string());
+                terms.push(("h.id".into(), format!("{v}::text"), k.descending));
+                continue;
+            }
+            let v = format!("{}::jsonb", self.bind(filter_copy(value.clone())));
+            let row = sort_terms(&Self::literal_path(BODY, &k.field));
+            for (r, c) in row.into_iter().zip(sort_terms(&v)) {
+                terms.push((r, c, k.descending));
+            }
+        }
+        let id = format!("{}::text", self.bind(cursor.id.clone()));
+        if terms.iter().all(|(_, _, desc)| !desc) {
+            let (rows, values): (Vec<String>, Vec<String>) = terms
+                .into_iter()
+                .map(|(r, c, _)| (r, c))
+                .chain([("h.id".to_string(), id)])
+                .unzip();
+            return format!("(({}) > ({}))", rows.join(", "), values.join(", "));
+        }
+        let mut rest = format!("(h.id > {id})");
+        for (r, c, desc) in terms.into_iter().rev() {
+            let op = if desc { "<" } else { ">" };
+            rest = format!("({r} {op} {c} OR ({r} = {c} AND {rest}))");
+        }
+        rest
+    }
+
+    /// Terms implied by the top-level conjuncts of a filter, written over the sort terms of
+    /// their fields so that a per-type index on a field can be searched: text equality with
+    /// plain texts, text comparisons, and number comparisons (inclusive, against the whole
+    /// number past the double next to the bound, which every number the conjunct keeps
+    /// passes, exact or rounded to a double). Each is true
+    /// wherever its conjunct is, so adding them changes no answer.
+    pub(crate) fn index_terms(&mut self, f: &Filter) -> Vec<String> {
+        let parts: Vec<&Filter> = match f {
+            Filter::And(parts) => parts.iter().collect(),
+            other => vec![other],
+        };
+        let mut out = Vec::new();
+        for part in parts {
+            match part {
+                Filter::TextIn { path, texts }
+                    if path != "_id"
+                        && texts
+                            .iter()
+                            .all(|t| plain_text(t) && t != "true" && t != "false") =>
+                {
+                    let [class, number, text] = sort_terms(&Self::literal_path(BODY, path));
+                    // One text as an equality: PostgreSQL (before 17) searches a column after
+                    // the first by `= ANY` only in bitmap scans.
+                    let equal = match texts.as_slice() {
+                        [one] => format!("= {}::text", self.bind(one.clone())),
+                        many => format!("= ANY({}::text[])", self.bind(many.to_vec())),
+                    };
+                    out.push(format!("({class} = 2 AND {number} = 0 AND {text} {equal})"));
+                }
+                Filter::Cmp {
+                    path,
+                    op,
+                    bound: Bound::Text(t),
+                } if path != "_id" => {
+                    let [class, number, text] = sort_terms(&Self::literal_path(BODY, path));
+                    let v = self.bind(t.clone());
+                    out.push(format!(
+                        "({class} = 2 AND {number} = 0 AND {text} {} {v}::text)",
+                        op.sql()
+                    ));
+                }
+                Filter::Cmp {
+                    path,
+                    op,
+                    bound: Bound::Number(b),
+                } if path != "_id" && b.is_finite() => {
+                    let [class, number, _] = sort_terms(&Self::literal_path(BODY, path));
+                    // A number the conjunct keeps lies beyond the double next to the bound
+                    // (one it compares as a double may round onto the bound itself), so the
+                    // whole number past that double is a bound it always passes.
+                    let (whole, o) = match op {
+                        CmpOp::Gt | CmpOp::Gte => (b.next_down().floor(), ">="),
+                        CmpOp::Lt | CmpOp::Lte => (b.next_up().ceil(), "<="),
+                    };
+                    // The whole number exactly, however large (`{:.0}` prints a double's
+                    // exact value).
+                    let k = self.bind(format!("{whole:.0}"));
+                    out.push(format!("({class} = 1 AND {number} {o} {k}::text::numeric)"));
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// The SQL of a filter that [`runs_in_sql`] (true or false, never NULL).
@@ -157,13 +259,18 @@ impl SqlBuilder {
                 let x = self.path(path);
                 format!("({x} IS {}NULL)", if *present { "NOT " } else { "" })
             }
-            Filter::TypeIn(types) => {
-                if types.is_empty() {
-                    return "false".into();
+            Filter::TypeIn(types) => match types.as_slice() {
+                [] => "false".into(),
+                // Written in the statement, as a per-type index's WHERE says it (a NUL, which
+                // no text of the database holds, cannot be written: bound).
+                [one] if !one.contains('\0') => {
+                    format!("(h.type IS NOT NULL AND h.type = {})", quote(one))
                 }
-                let t = self.bind(types.clone());
-                format!("coalesce(h.type = ANY({t}::text[]), false)")
-            }
+                _ => {
+                    let t = self.bind(types.clone());
+                    format!("coalesce(h.type = ANY({t}::text[]), false)")
+                }
+            },
             Filter::Search(terms) => {
                 let parts: Vec<String> = terms
                     .iter()
@@ -193,6 +300,33 @@ impl SqlBuilder {
             Filter::Cmp { .. } | Filter::Regex { .. } | Filter::Within { .. } => "false".into(),
         }
     }
+}
+
+/// The three sort terms of a JSON value `x` (an expression, NULL when absent), never NULL: its
+/// class (0 null or absent, 1 number or boolean, 2 string, array or object), its number
+/// (booleans as 1 and 0; 0 outside class 1), its text (byte order; empty outside class 2).
+/// Within a class the other two terms are constant, so they order as the class's own value.
+pub(crate) fn sort_terms(x: &str) -> [String; 3] {
+    [
+        format!(
+            "(CASE jsonb_typeof({x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 \
+             WHEN 'string' THEN 2 WHEN 'array' THEN 2 WHEN 'object' THEN 2 ELSE 0 END)"
+        ),
+        format!(
+            "coalesce(CASE jsonb_typeof({x}) WHEN 'number' THEN ({x} #>> '{{}}')::numeric \
+             WHEN 'boolean' THEN (CASE WHEN {x} = 'true'::jsonb THEN 1 ELSE 0 END) END, 0)"
+        ),
+        format!(
+            "(coalesce(CASE jsonb_typeof({x}) WHEN 'string' THEN {x} #>> '{{}}' \
+             WHEN 'array' THEN {x}::text WHEN 'object' THEN {x}::text END, '') COLLATE \"C\")"
+        ),
+    ]
+}
+
+/// An SQL string literal (quotes doubled; the store's connections keep
+/// `standard_conforming_strings` on, PostgreSQL's default).
+pub(crate) fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
 }
 
 /// A whole number (a double's floor or ceiling) as an integer, held just outside the range of

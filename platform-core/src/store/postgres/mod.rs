@@ -205,18 +205,25 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-impl Store for PgStore {
-    fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+impl PgStore {
+    /// A read transaction (what [`Store::read`] boxes).
+    fn read_tx(&self) -> Result<Tx<'_>> {
         let mut conn = self.shared.pool.get()?;
         // The snapshot is taken by the transaction's first statement.
         conn.begin_with_first("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY".into());
-        Ok(Box::new(Tx {
+        Ok(Tx {
             conn: RefCell::new(conn),
             open: true,
             read_only: true,
             shared: &self.shared,
             cache: RefCell::default(),
-        }))
+        })
+    }
+}
+
+impl Store for PgStore {
+    fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
+        Ok(Box::new(self.read_tx()?))
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {

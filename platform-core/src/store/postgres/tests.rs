@@ -215,3 +215,150 @@ fn a_token_kept_by_one_server_is_refused_once_another_revokes_it() {
     let b = crate::Platform::new(std::sync::Arc::new(schema.store()), clock);
     crate::tenancy::tests::changes_by_another_platform_reach_the_kept_tokens(&a, &b);
 }
+
+#[test]
+fn lists_of_one_type_search_its_per_type_indexes() {
+    use crate::query::filter::parse_param;
+    use crate::query::{Cursor, Filter, ListQuery, Paging, SortSpec};
+    use crate::store::{type_index_name, Collection, StoredVersion};
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let store = schema.store();
+    let acme = crate::ids::Scope::private("acme", "production");
+    let mut tx = store.write().unwrap();
+    for i in 0..4000usize {
+        let country = if i % 100 == 0 {
+            "LU"
+        } else {
+            ["NL", "GB", "DE", "FR"][i % 4]
+        };
+        let body = serde_json::json!({
+            "_type": if i % 2 == 0 { "Plant" } else { "Other" },
+            "country": country,
+            "capacity": (i * 37) % 1000,
+        });
+        let v = StoredVersion {
+            id: format!("O{i:04}"),
+            version: 1,
+            body: body.as_object().unwrap().clone(),
+            timestamp: now(),
+            user: "u".into(),
+            reason: None,
+            tags: Vec::new(),
+        };
+        tx.put_version(Collection::Object, &acme, &v).unwrap();
+        tx.set_current(Collection::Object, &acme, &v.id, Some(1))
+            .unwrap();
+    }
+    tx.commit().unwrap();
+    let typed = |more: &[(&str, &str)], sort: &str| ListQuery {
+        filter: Filter::and(
+            std::iter::once(Filter::TypeIn(vec!["Plant".into()]))
+                .chain(more.iter().map(|(k, v)| parse_param(k, v).unwrap()))
+                .collect(),
+        ),
+        sort: if sort.is_empty() {
+            SortSpec::default()
+        } else {
+            SortSpec::parse(sort).unwrap()
+        },
+        paging: Paging {
+            skip: 0,
+            limit: Some(10),
+        },
+    };
+    let country = type_index_name(&acme, "Plant", "country");
+    let capacity = type_index_name(&acme, "Plant", "capacity");
+    let cursor = Cursor {
+        keys: vec![serde_json::json!(500)],
+        id: "O1000".into(),
+    };
+    let plans = |q: &ListQuery, after: Option<&Cursor>| {
+        store
+            .read_tx()
+            .unwrap()
+            .explain_list(Collection::Object, std::slice::from_ref(&acme), q, after)
+            .unwrap()
+    };
+    // (query, cursor, the index its count and its page search (or only its page), what the
+    // index is searched by)
+    let cases: [(ListQuery, Option<&Cursor>, &str, bool, &str); 5] = [
+        (
+            typed(&[("country", "LU")], ""),
+            None,
+            &country,
+            true,
+            "= 'LU'::text",
+        ),
+        (
+            typed(&[("capacity", "gt(990)")], ""),
+            None,
+            &capacity,
+            true,
+            ">= '989'::numeric",
+        ),
+        (
+            typed(&[("capacity", "range(10,12)")], "-capacity"),
+            None,
+            &capacity,
+            true,
+            "<= '13'::numeric",
+        ),
+        (typed(&[], "capacity"), None, &capacity, false, "(env = "),
+        (
+            typed(&[], "capacity"),
+            Some(&cursor),
+            &capacity,
+            false,
+            "ROW(",
+        ),
+    ];
+    for (q, after, _, _, _) in &cases {
+        let plan = plans(q, *after);
+        assert!(!plan.contains("heads_x_"), "{plan}");
+    }
+    let mut tx = store.write().unwrap();
+    tx.set_type_indexes(&acme, "Plant", &["country".into(), "capacity".into()])
+        .unwrap();
+    tx.commit().unwrap();
+    admin(&schema)
+        .batch_execute(&format!("ANALYZE \"{}\".heads", schema.schema))
+        .unwrap();
+    for (q, after, index, count_too, by) in &cases {
+        let plan = plans(q, *after);
+        let uses = plan.matches(index).count();
+        assert!(uses >= if *count_too { 2 } else { 1 }, "{q:?}: {plan}");
+        assert!(
+            plan.lines()
+                .any(|l| l.contains("Index Cond") && l.contains(by)),
+            "{q:?}: {plan}"
+        );
+        if !*count_too {
+            // The page reads the index in order: nothing is sorted.
+            assert!(!plan.contains("Sort Key: (CASE"), "{q:?}: {plan}");
+        }
+    }
+    // Changed to one field, then dropped with the list.
+    let names = || {
+        admin(&schema)
+            .texts(&format!(
+                "SELECT indexname::text FROM pg_indexes WHERE schemaname = '{}' \
+                 AND indexname LIKE 'heads\\_x\\_%' ORDER BY 1",
+                schema.schema
+            ))
+            .unwrap()
+    };
+    let mut both = vec![country.clone(), capacity.clone()];
+    both.sort();
+    assert_eq!(names(), both);
+    let mut tx = store.write().unwrap();
+    tx.set_type_indexes(&acme, "Plant", &["capacity".into()])
+        .unwrap();
+    tx.commit().unwrap();
+    assert_eq!(names(), std::slice::from_ref(&capacity));
+    let mut tx = store.write().unwrap();
+    tx.set_type_indexes(&acme, "Plant", &[]).unwrap();
+    tx.commit().unwrap();
+    assert!(names().is_empty());
+}

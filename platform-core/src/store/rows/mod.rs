@@ -44,6 +44,24 @@ impl StoredVersion {
     pub fn type_name(&self) -> &str {
         self.body.get("_type").and_then(Value::as_str).unwrap_or("")
     }
+
+    /// What filters and sorts of lists read: the body with the version's system fields
+    /// `_oid _version _timestamp _user _tag` (what a rendered document carries).
+    pub fn filter_doc(&self) -> Map<String, Value> {
+        let mut doc = self.body.clone();
+        doc.insert("_oid".into(), Value::String(self.id.clone()));
+        doc.insert("_version".into(), Value::from(self.version));
+        doc.insert(
+            "_timestamp".into(),
+            Value::String(crate::clock::format_instant(self.timestamp)),
+        );
+        doc.insert("_user".into(), Value::String(self.user.clone()));
+        doc.insert(
+            "_tag".into(),
+            Value::Array(self.tags.iter().cloned().map(Value::String).collect()),
+        );
+        doc
+    }
 }
 
 /// A page of results with the total count before paging.

@@ -4,8 +4,11 @@
 use super::{json_text, sql, stored_time, time_text, Db, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
-use crate::query::{Filter, ListQuery};
-use crate::store::{Collection, DocumentRead, DocumentWrite, FieldKind, Page, StoredVersion};
+use crate::query::{Cursor, Filter, ListQuery};
+use crate::store::{
+    type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldKind, Page,
+    StoredVersion,
+};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
@@ -21,7 +24,8 @@ fn where_clause(
         return None;
     }
     let mut sb = sql::SqlBuilder::new(&sql::HEADS, Vec::new());
-    let c = sb.bind(coll.as_str().to_string());
+    // The collection is written in the statement, as a per-type index's WHERE says it.
+    let c = sql::quote(coll.as_str());
     let scope_sql: Vec<String> = scopes
         .iter()
         .map(|s| {
@@ -37,7 +41,62 @@ fn where_clause(
         clause.push_str(" AND ");
         clause.push_str(&sb.filter(filter));
     }
+    if coll == Collection::Object && typed(filter) {
+        for term in sb.index_terms(filter) {
+            clause.push_str(" AND ");
+            clause.push_str(&term);
+        }
+    }
     Some((clause, sb.args))
+}
+
+/// Whether a filter selects objects of exactly one type (a top-level `_type`), the lists a
+/// per-type index can serve.
+fn typed(filter: &Filter) -> bool {
+    let parts: &[Filter] = match filter {
+        Filter::And(parts) => parts,
+        other => std::slice::from_ref(other),
+    };
+    parts
+        .iter()
+        .any(|p| matches!(p, Filter::TypeIn(types) if types.len() == 1))
+}
+
+/// The statements of a list: its count, and its page (with their arguments).
+pub(super) struct ListStatements {
+    pub(super) count: (String, Vec<SqlValue>),
+    pub(super) page: (String, Vec<SqlValue>),
+}
+
+/// The statements of a list; `None` when no scope is given.
+pub(super) fn list_statements(
+    coll: Collection,
+    scopes: &[Scope],
+    query: &ListQuery,
+    after: Option<&Cursor>,
+) -> Option<ListStatements> {
+    let (filter, args) = where_clause(coll, scopes, &query.filter)?;
+    let count = (
+        format!("SELECT count(*) FROM heads h WHERE {filter}"),
+        args.clone(),
+    );
+    let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
+    let filter = match after {
+        Some(cursor) => format!("{filter} AND {}", sb.after(&query.sort, cursor)),
+        None => filter,
+    };
+    let order = sb.order_by(&query.sort);
+    let limit = query.paging.limit.map_or(-1, |l| l as i64);
+    let sql = format!(
+        "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
+         WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {}) h JOIN versions v ON v.coll = h.coll \
+         AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version",
+        query.paging.skip
+    );
+    Some(ListStatements {
+        count,
+        page: (sql, sb.args),
+    })
 }
 
 /// The filterable copy of a version's body in `heads`: the body as JSONB with the version's
@@ -199,13 +258,14 @@ impl DocumentRead for Tx<'_> {
         rows.map(|r| r.db().and_then(decode_version)).collect()
     }
 
-    fn list(
+    fn list_after(
         &self,
         coll: Collection,
         scopes: &[Scope],
         query: &ListQuery,
+        after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>> {
-        let Some((filter, args)) = where_clause(coll, scopes, &query.filter) else {
+        let Some(statements) = list_statements(coll, scopes, query, after) else {
             return Ok(Page {
                 items: Vec::new(),
                 total: 0,
@@ -213,22 +273,16 @@ impl DocumentRead for Tx<'_> {
         };
         let total: u64 = self
             .conn
-            .prepare_cached(&format!("SELECT count(*) FROM heads h WHERE {filter}"))
+            .prepare_cached(&statements.count.0)
             .db()?
-            .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
+            .query_row(rusqlite::params_from_iter(statements.count.1.iter()), |r| {
+                r.get(0)
+            })
             .db()?;
-        let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
-        let order = sb.order_by(&query.sort);
-        let limit = query.paging.limit.map_or(-1, |l| l as i64);
-        let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
-             WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {}) h JOIN versions v ON v.coll = h.coll \
-             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version",
-            query.paging.skip
-        );
+        let (sql, args) = statements.page;
         let mut stmt = self.conn.prepare_cached(&sql).db()?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(sb.args.iter()), row_to_version)
+            .query_map(rusqlite::params_from_iter(args.iter()), row_to_version)
             .db()?;
         let items = rows
             .map(|r| r.db().and_then(decode_version))
@@ -404,6 +458,55 @@ impl DocumentWrite for Tx<'_> {
                     )));
                 }
             }
+        }
+        Ok(())
+    }
+
+    fn set_type_indexes(
+        &mut self,
+        scope: &Scope,
+        type_name: &str,
+        fields: &[String],
+    ) -> Result<()> {
+        let prefix = type_index_prefix(scope, type_name);
+        let existing: Vec<String> = {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'heads' \
+                     AND substr(name, 1, length(?1)) = ?1",
+                )
+                .db()?;
+            let rows = stmt.query_map([&prefix], |r| r.get(0)).db()?;
+            rows.collect::<rusqlite::Result<_>>().db()?
+        };
+        let wanted: Vec<(String, &String)> = fields
+            .iter()
+            .map(|f| (type_index_name(scope, type_name, f), f))
+            .collect();
+        for name in &existing {
+            if !wanted.iter().any(|(w, _)| w == name) {
+                self.conn
+                    .execute_batch(&format!("DROP INDEX \"{name}\""))
+                    .db()?;
+            }
+        }
+        for (name, field) in wanted {
+            if existing.contains(&name) {
+                continue;
+            }
+            // The expression is the one lists sort and compare the field by
+            // (`SqlBuilder::sort_expr`), and the WHERE what a list of the type says.
+            let mut sb = sql::SqlBuilder::new(&sql::HEADS_BARE, Vec::new());
+            self.conn
+                .execute_batch(&format!(
+                    "CREATE INDEX \"{name}\" ON heads(coll, tenant, env, type, {}, id, version) \
+                     WHERE coll = {} AND type = {}",
+                    sb.sort_expr(field),
+                    sql::quote(Collection::Object.as_str()),
+                    sql::quote(type_name)
+                ))
+                .db()?;
         }
         Ok(())
     }

@@ -32,6 +32,14 @@ pub const HEADS: Columns = Columns {
     search: "h.search",
 };
 
+/// The columns of `heads` unqualified (in index definitions).
+pub const HEADS_BARE: Columns = Columns {
+    body: "body",
+    id: "id",
+    type_: "type",
+    search: "search",
+};
+
 /// A JSON path for a dotted field path (segments quoted; field names never hold quotes).
 pub fn json_path(field: &str) -> String {
     let mut path = String::from("$");
@@ -69,11 +77,7 @@ impl<'a> SqlBuilder<'a> {
             let expr = if k.field == "_id" {
                 self.cols.id.to_string()
             } else {
-                format!(
-                    "({} ->> {})",
-                    self.cols.body,
-                    self.bind(json_path(&k.field))
-                )
+                self.sort_expr(&k.field)
             };
             terms.push(format!(
                 "{expr} {}",
@@ -84,8 +88,133 @@ impl<'a> SqlBuilder<'a> {
         terms.join(", ")
     }
 
+    /// The condition selecting the rows that sort after a cursor in the order of
+    /// [`order_by`](Self::order_by) (`NULL` first ascending, last descending; `_id` breaking
+    /// ties). An ascending order whose cursor has no null key is one row-value comparison
+    /// `(k1, ..., id) > (?, ..., ?)` (with `k1 >= ?` beside it, the range an index on `k1` is
+    /// read by); any other is the same comparison written out key by key.
+    pub fn after(
+        &mut self,
+        sort: &crate::query::SortSpec,
+        cursor: &crate::query::Cursor,
+    ) -> String {
+        let exprs: Vec<String> = sort
+            .0
+            .iter()
+            .map(|k| {
+                if k.field == "_id" {
+                    self.cols.id.to_string()
+                } else {
+                    self.sort_expr(&k.field)
+                }
+            })
+            .collect();
+        let values: Vec<SqlValue> = cursor.keys.iter().map(sort_value).collect();
+        if sort.0.iter().all(|k| !k.descending) && values.iter().all(|v| *v != SqlValue::Null) {
+            let mut left = exprs.clone();
+            left.push(self.cols.id.to_string());
+            let mut right: Vec<String> = values.into_iter().map(|v| self.bind(v)).collect();
+            right.push(self.bind(cursor.id.clone()));
+            let vector = format!("(({}) > ({}))", left.join(", "), right.join(", "));
+            // SQLite searches an index by a row value only when its first term is a column;
+            // for an expression the first key's own bound is what the index range is read by.
+            return match sort.0.first() {
+                Some(k) if k.field != "_id" => {
+                    format!("({} >= {} AND {vector})", left[0], right[0])
+                }
+                _ => vector,
+            };
+        }
+        let mut rest = format!("({} > {})", self.cols.id, self.bind(cursor.id.clone()));
+        for ((key, expr), value) in sort.0.iter().zip(&exprs).zip(values).rev() {
+            rest = match (value, key.descending) {
+                (SqlValue::Null, false) => {
+                    format!("({expr} IS NOT NULL OR ({expr} IS NULL AND {rest}))")
+                }
+                (SqlValue::Null, true) => format!("({expr} IS NULL AND {rest})"),
+                (v, false) => {
+                    let v = self.bind(v);
+                    format!("({expr} > {v} OR ({expr} = {v} AND {rest}))")
+                }
+                (v, true) => {
+                    let v = self.bind(v);
+                    format!("({expr} < {v} OR {expr} IS NULL OR ({expr} = {v} AND {rest}))")
+                }
+            };
+        }
+        rest
+    }
+
+    /// The value a list sorts a field by, `(body ->> '<path>')` with the path written in the
+    /// statement (not bound), so that it is the expression of a per-type index on the field.
+    pub fn sort_expr(&mut self, field: &str) -> String {
+        let p = self.path(field);
+        format!("({} ->> {})", self.cols.body, p)
+    }
+
+    /// Terms implied by the top-level conjuncts of a filter on fields that a per-type index may
+    /// hold, written so that SQLite can search such an index: `(body ->> '<path>')` compared
+    /// with the bound values (text equality with plain texts and canonical integers, number
+    /// and text comparisons). Each is true wherever its conjunct is, so adding them changes no
+    /// answer; the conjunct itself still decides. They are marked `unlikely` (selective): the
+    /// planner, which has no statistics, then searches the index rather than walking the
+    /// collection in `_id` order in the hope of filling the page early.
+    pub fn index_terms(&mut self, f: &Filter) -> Vec<String> {
+        let parts: Vec<&Filter> = match f {
+            Filter::And(parts) => parts.iter().collect(),
+            other => vec![other],
+        };
+        let mut terms = Vec::new();
+        for part in parts {
+            match part {
+                Filter::TextIn { path, texts }
+                    if path != "_id"
+                        && texts.iter().all(|t| {
+                            plain_text(t) || t.parse::<i64>().is_ok_and(|i| i.to_string() == *t)
+                        }) =>
+                {
+                    let expr = self.sort_expr(path);
+                    let mut marks: Vec<String> = Vec::new();
+                    for t in texts {
+                        marks.push(self.bind(t.clone()));
+                        if let Ok(i) = t.parse::<i64>() {
+                            marks.push(self.bind(i));
+                        }
+                    }
+                    terms.push(format!("unlikely({expr} IN ({}))", marks.join(", ")));
+                }
+                Filter::Cmp {
+                    path,
+                    op,
+                    bound: Bound::Number(n),
+                } if path != "_id" => {
+                    let expr = self.sort_expr(path);
+                    let v = self.bind(*n);
+                    terms.push(format!("unlikely({expr} {} {v})", op.sql()));
+                }
+                Filter::Cmp {
+                    path,
+                    op,
+                    bound: Bound::Text(t),
+                } if path != "_id" => {
+                    let expr = self.sort_expr(path);
+                    let v = self.bind(t.clone());
+                    terms.push(format!("unlikely({expr} {} {v})", op.sql()));
+                }
+                _ => {}
+            }
+        }
+        terms
+    }
+
+    /// The JSON path of a field, written in the statement: a bound path next to the literal
+    /// one of an indexed expression keeps SQLite from using a per-type index (a NUL, which
+    /// would end the statement's text, is bound instead).
     fn path(&mut self, field: &str) -> String {
-        self.bind(json_path(field))
+        if field.contains('\0') {
+            return self.bind(json_path(field));
+        }
+        quote(&json_path(field))
     }
 
     /// The SQL of a filter (an expression that is 0 or 1).
@@ -181,11 +310,21 @@ impl<'a> SqlBuilder<'a> {
                 format!("coalesce(pf_within({b} -> {p}, {x}, {y}, {r}), 0)")
             }
             Filter::TypeIn(types) => {
-                if types.is_empty() {
-                    return "0".into();
+                // Written in the statement: `type = '<T>'` is what a per-type index's WHERE
+                // says, and SQLite uses such an index only where the query says it too.
+                match types.as_slice() {
+                    [] => "0".into(),
+                    // A NUL would end the statement's text: bound instead.
+                    any if any.iter().any(|t| t.contains('\0')) => {
+                        let marks: Vec<String> = any.iter().map(|t| self.bind(t.clone())).collect();
+                        format!("({} IN ({}))", self.cols.type_, marks.join(", "))
+                    }
+                    [one] => format!("({} = {})", self.cols.type_, quote(one)),
+                    many => {
+                        let marks: Vec<String> = many.iter().map(|t| quote(t)).collect();
+                        format!("({} IN ({}))", self.cols.type_, marks.join(", "))
+                    }
                 }
-                let marks: Vec<String> = types.iter().map(|t| self.bind(t.clone())).collect();
-                format!("({} IN ({}))", self.cols.type_, marks.join(", "))
             }
             Filter::Search(terms) => {
                 let parts: Vec<String> = terms
@@ -263,6 +402,26 @@ impl<'a> SqlBuilder<'a> {
             "coalesce(({own}) OR (json_type({b}, {p}) = 'array' AND \
              EXISTS (SELECT 1 FROM json_each({b}, {p}) e WHERE {element})), 0)"
         )
+    }
+}
+
+/// An SQL string literal of a text (quotes doubled; SQLite literals hold any other character).
+pub fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// A JSON value as `->>` gives it, which is what lists sort by: NULL for null, booleans as 1
+/// and 0, numbers as numbers, strings as text, arrays and objects as their JSON text.
+fn sort_value(v: &Value) -> SqlValue {
+    match v {
+        Value::Null => SqlValue::Null,
+        Value::Bool(b) => SqlValue::Integer(i64::from(*b)),
+        Value::Number(n) => match filter::SqlNumber::of(n) {
+            filter::SqlNumber::Int(i) => SqlValue::Integer(i),
+            filter::SqlNumber::Real(x) => SqlValue::Real(x),
+        },
+        Value::String(s) => SqlValue::Text(s.clone()),
+        other => SqlValue::Text(other.to_string()),
     }
 }
 

@@ -456,3 +456,237 @@ fn a_call_that_must_not_wait_reads_on_a_free_connection_or_not_at_all() {
     // Other failures are not mistaken for it.
     assert!(!crate::Error::Internal("x".into()).is_would_wait());
 }
+
+/// The plans SQLite makes for the count and the page of a list of objects of `acme`.
+fn list_plans(
+    path: &std::path::Path,
+    query: &crate::query::ListQuery,
+    after: Option<&crate::query::Cursor>,
+) -> String {
+    let scope = Scope::private("acme", "production");
+    let statements =
+        documents::list_statements(Collection::Object, &[scope], query, after).unwrap();
+    let conn = Connection::open(path).unwrap();
+    sql::register_functions(&conn).unwrap();
+    let mut out = String::new();
+    for (text, args) in [statements.count, statements.page] {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                r.get::<_, String>(3)
+            })
+            .unwrap();
+        for row in rows {
+            out.push_str(&row.unwrap());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn lists_of_one_type_search_its_per_type_indexes() {
+    use crate::query::filter::parse_param;
+    use crate::query::{Cursor, Filter, ListQuery, Paging, SortSpec};
+    use crate::store::{type_index_name, StoredVersion};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plans.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let acme = Scope::private("acme", "production");
+    let mut tx = store.write().unwrap();
+    for i in 0..400 {
+        let country = ["NL", "GB", "DE", "FR"][i % 4];
+        let body = serde_json::json!({
+            "_type": if i % 2 == 0 { "Plant" } else { "Other" },
+            "country": country,
+            "capacity": (i * 37) % 1000,
+        });
+        let v = StoredVersion {
+            id: format!("O{i:03}"),
+            version: 1,
+            body: body.as_object().unwrap().clone(),
+            timestamp: now(),
+            user: "u".into(),
+            reason: None,
+            tags: Vec::new(),
+        };
+        tx.put_version(Collection::Object, &acme, &v).unwrap();
+        tx.set_current(Collection::Object, &acme, &v.id, Some(1))
+            .unwrap();
+    }
+    tx.commit().unwrap();
+    let typed = |more: &[(&str, &str)], sort: &str| ListQuery {
+        filter: Filter::and(
+            std::iter::once(Filter::TypeIn(vec!["Plant".into()]))
+                .chain(more.iter().map(|(k, v)| parse_param(k, v).unwrap()))
+                .collect(),
+        ),
+        sort: if sort.is_empty() {
+            SortSpec::default()
+        } else {
+            SortSpec::parse(sort).unwrap()
+        },
+        paging: Paging {
+            skip: 0,
+            limit: Some(10),
+        },
+    };
+    let country = type_index_name(&acme, "Plant", "country");
+    let capacity = type_index_name(&acme, "Plant", "capacity");
+    let by_capacity = typed(&[], "capacity");
+    let cursor = Cursor {
+        keys: vec![serde_json::json!(500)],
+        id: "O100".into(),
+    };
+    let cases: [(ListQuery, Option<&Cursor>, &str); 5] = [
+        (typed(&[("country", "NL")], ""), None, &country),
+        (typed(&[("capacity", "gt(900)")], ""), None, &capacity),
+        (
+            typed(&[("capacity", "range(10,20)")], "-capacity"),
+            None,
+            &capacity,
+        ),
+        (by_capacity.clone(), None, &capacity),
+        (by_capacity.clone(), Some(&cursor), &capacity),
+    ];
+    // Without the indexes no plan names them.
+    for (q, after, _) in &cases {
+        let plan = list_plans(&path, q, *after);
+        assert!(!plan.contains("heads_x_"), "{plan}");
+    }
+    let mut tx = store.write().unwrap();
+    tx.set_type_indexes(&acme, "Plant", &["country".into(), "capacity".into()])
+        .unwrap();
+    tx.commit().unwrap();
+    for (q, after, index) in &cases {
+        let plan = list_plans(&path, q, *after);
+        // The count and the page each search the index, and nothing else reads the heads.
+        let heads: Vec<&str> = plan
+            .lines()
+            .filter(|l| l.starts_with("SEARCH h ") || l.starts_with("SCAN heads"))
+            .collect();
+        assert_eq!(heads.len(), 2, "{q:?}: {plan}");
+        assert!(
+            heads.iter().all(|l| l.contains(&format!("INDEX {index} "))),
+            "{q:?}: {plan}"
+        );
+    }
+    // A sort on an indexed field reads the index in order: no sort of the matches.
+    for (q, after) in [(&by_capacity, None), (&by_capacity, Some(&cursor))] {
+        let plan = list_plans(&path, q, after);
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+        assert!(
+            plan.contains(&format!("SEARCH h USING INDEX {capacity}")),
+            "{plan}"
+        );
+    }
+    // The keyset page is a range of the index.
+    let plan = list_plans(&path, &by_capacity, Some(&cursor));
+    assert!(plan.contains(">?"), "{plan}");
+    // Changed to one field, then dropped with the list.
+    let names = || -> Vec<String> {
+        let conn = Connection::open(&path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'heads_x_%' ORDER BY name")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(|r| r.unwrap()).collect()
+    };
+    let mut both = vec![country.clone(), capacity.clone()];
+    both.sort();
+    assert_eq!(names(), both);
+    let mut tx = store.write().unwrap();
+    tx.set_type_indexes(&acme, "Plant", &["capacity".into()])
+        .unwrap();
+    tx.commit().unwrap();
+    assert_eq!(names(), std::slice::from_ref(&capacity));
+    let mut tx = store.write().unwrap();
+    tx.set_type_indexes(&acme, "Plant", &[]).unwrap();
+    tx.commit().unwrap();
+    assert!(names().is_empty());
+}
+
+#[test]
+fn a_types_indexes_follow_its_current_version() {
+    use crate::documents::{DeleteTarget, SaveOptions};
+    use crate::ids::Source;
+    use crate::store::type_index_name;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("types.db");
+    let platform = crate::Platform::open(&path).unwrap();
+    let me = platform.local_principal("acme", "alice").unwrap();
+    let scope = me.private_scope();
+    let names = || -> Vec<String> {
+        let conn = Connection::open(&path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'heads_x_%' ORDER BY name")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(|r| r.unwrap()).collect()
+    };
+    let of = |scope: &Scope, fields: &[&str]| -> Vec<String> {
+        let mut out: Vec<String> = fields
+            .iter()
+            .map(|f| type_index_name(scope, "Plant", f))
+            .collect();
+        out.sort();
+        out
+    };
+    let save = |body: serde_json::Value| {
+        platform
+            .save(&me, Collection::Type, body, &SaveOptions::default())
+            .unwrap();
+    };
+    // Objects stored before the type are indexed when it is saved.
+    platform
+        .save(
+            &me,
+            Collection::Object,
+            serde_json::json!({"_id": "A", "_type": "Plant", "country": "NL"}),
+            &SaveOptions::default(),
+        )
+        .unwrap();
+    save(serde_json::json!({"_id": "Plant", "_indexes": ["country"]}));
+    assert_eq!(names(), of(&scope, &["country"]));
+    save(serde_json::json!({"_id": "Plant", "_indexes": ["capacity", "country"]}));
+    assert_eq!(names(), of(&scope, &["capacity", "country"]));
+    // A refused definition changes nothing.
+    assert!(platform
+        .save(
+            &me,
+            Collection::Type,
+            serde_json::json!({"_id": "Plant", "_indexes": ["ok", "not ok"]}),
+            &SaveOptions::default(),
+        )
+        .is_err());
+    assert_eq!(names(), of(&scope, &["capacity", "country"]));
+    // A rollback brings back the indexes of the version now current.
+    platform
+        .delete(
+            &me,
+            Collection::Type,
+            Source::Private,
+            "Plant",
+            &DeleteTarget::Latest,
+            None,
+        )
+        .unwrap();
+    assert_eq!(names(), of(&scope, &["country"]));
+    // A save merges: an empty list drops them.
+    save(serde_json::json!({"_id": "Plant", "_indexes": []}));
+    assert!(names().is_empty());
+    save(serde_json::json!({"_id": "Plant", "_indexes": ["meta.tier"]}));
+    assert_eq!(names(), of(&scope, &["meta.tier"]));
+    // Deleted with the type.
+    platform
+        .delete(
+            &me,
+            Collection::Type,
+            Source::Private,
+            "Plant",
+            &DeleteTarget::All,
+            None,
+        )
+        .unwrap();
+    assert!(names().is_empty());
+}
