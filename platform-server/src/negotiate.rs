@@ -77,7 +77,8 @@ impl Output {
         is_list: bool,
     ) -> platform_core::Result<Vec<u8>> {
         Ok(match self.format {
-            Format::Json => value.to_string().into_bytes(),
+            Format::Json => serde_json::to_vec(value)
+                .map_err(|e| platform_core::Error::caused("a JSON answer", e))?,
             Format::Csv => match value {
                 Value::Array(items) => csv::objects_to_csv(items),
                 one => csv::data_to_csv(one)

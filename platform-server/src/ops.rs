@@ -464,19 +464,57 @@ pub async fn conditional(
 
 /// The `_timestamp` of a JSON document as an HTTP date.
 fn last_modified(bytes: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Stamped {
-        #[serde(rename = "_timestamp")]
-        timestamp: Option<String>,
-    }
-    let stamped: Stamped = serde_json::from_slice(bytes).ok()?;
-    let at = platform_core::clock::parse_instant(&stamped.timestamp?).ok()?;
+    let at = platform_core::clock::parse_instant(&top_level_timestamp(bytes)?).ok()?;
     Some(at.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+}
+
+/// The top-level `_timestamp` of a JSON object, read only as far as it: a data answer's header
+/// comes before its observations, which are not parsed again for it.
+fn top_level_timestamp(bytes: &[u8]) -> Option<String> {
+    use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+    struct Find<'a>(&'a mut Option<String>);
+    impl<'de> Visitor<'de> for Find<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "_timestamp" {
+                    *self.0 = map.next_value::<Option<String>>()?;
+                    // Found: stop here (the rest of the answer is not read).
+                    return Err(serde::de::Error::custom("found"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let mut found = None;
+    let _ = serde_json::Deserializer::from_slice(bytes).deserialize_map(Find(&mut found));
+    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_timestamp_is_read_at_the_top_level_only() {
+        let doc = br#"{"a": {"_timestamp": "2020-01-01T00:00:00Z"}, "_timestamp": "2024-03-01T10:00:00.5Z", "data": [1, 2"#;
+        assert_eq!(
+            top_level_timestamp(doc).as_deref(),
+            Some("2024-03-01T10:00:00.5Z")
+        );
+        assert_eq!(
+            last_modified(doc).as_deref(),
+            Some("Fri, 01 Mar 2024 10:00:00 GMT")
+        );
+        assert_eq!(top_level_timestamp(br#"{"a": {"_timestamp": "x"}}"#), None);
+        assert_eq!(top_level_timestamp(br#"[{"_timestamp": "x"}]"#), None);
+        assert_eq!(top_level_timestamp(br#"{"_timestamp": 5}"#), None);
+        assert_eq!(top_level_timestamp(b"not json"), None);
+    }
 
     #[test]
     fn secret_parameters_are_redacted_and_others_kept() {

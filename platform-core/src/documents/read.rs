@@ -2,7 +2,7 @@
 //! `_distinct`, `_searchinfo`, projection), several by id, and the audit trail.
 
 use super::access::{not_found, resolve_version, scope_for_key};
-use super::render::{render, version_header, visible};
+use super::render::{render, render_owned, version_header, visible};
 use super::ListRequest;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
@@ -30,13 +30,14 @@ impl Platform {
             .current(coll, &scope, id)?
             .ok_or_else(|| not_found(coll, id, source))?;
         let item = match version {
-            None => visible(p, coll, render(&current, true)),
+            None => visible(p, coll, render_owned(current, true)),
             Some(which) => {
                 let n = resolve_version(tx.as_ref(), coll, &scope, id, which)?;
                 let v = tx
                     .version(coll, &scope, id, n)?
                     .ok_or_else(|| not_found(coll, id, source))?;
-                visible(p, coll, render(&v, n == current.version))
+                let is_current = n == current.version;
+                visible(p, coll, render_owned(v, is_current))
             }
         };
         Ok(Value::Object(match project {
@@ -184,9 +185,9 @@ impl Platform {
                 total: page.total,
                 items: page
                     .items
-                    .iter()
+                    .into_iter()
                     .map(|v| {
-                        let item = visible(p, coll, render(v, true));
+                        let item = visible(p, coll, render_owned(v, true));
                         Value::Object(match &req.project {
                             Some(pr) => pr.apply(&item, true),
                             None => item,
@@ -235,7 +236,7 @@ impl Platform {
                 Some(at) => version_at(tx.as_ref(), coll, &scope, id, at)?,
             };
             if let Some((v, is_current)) = found {
-                let item = visible(p, coll, render(&v, is_current));
+                let item = visible(p, coll, render_owned(v, is_current));
                 out.push(Value::Object(match project {
                     Some(pr) => pr.apply(&item, true),
                     None => item,

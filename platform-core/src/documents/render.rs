@@ -29,15 +29,32 @@ pub(crate) fn visible(
 
 /// The JSON shape of a stored version: its fields plus the system fields.
 pub fn render(v: &StoredVersion, current: bool) -> Map<String, Value> {
-    let mut out = Map::with_capacity(v.body.len() + 6);
-    for (k, val) in &v.body {
+    let fields = v.body.iter().map(|(k, val)| (k.clone(), val.clone()));
+    render_fields(fields, v.body.len(), v, current)
+}
+
+/// [`render`] of a version read for this answer alone: its fields move into the answer.
+pub fn render_owned(mut v: StoredVersion, current: bool) -> Map<String, Value> {
+    let body = std::mem::take(&mut v.body);
+    let len = body.len();
+    render_fields(body.into_iter(), len, &v, current)
+}
+
+fn render_fields(
+    fields: impl Iterator<Item = (String, Value)>,
+    len: usize,
+    v: &StoredVersion,
+    current: bool,
+) -> Map<String, Value> {
+    let mut out = Map::with_capacity(len + 6);
+    for (k, val) in fields {
         if k == "_bundle" {
             continue;
         }
         if k == "_id" && !current {
-            out.insert(k.clone(), Value::String(format!("{}/{}", v.id, v.version)));
+            out.insert(k, Value::String(format!("{}/{}", v.id, v.version)));
         } else {
-            out.insert(k.clone(), val.clone());
+            out.insert(k, val);
         }
     }
     if !out.contains_key("_id") {
