@@ -25,8 +25,8 @@
 //! them all. A random walk of prices in cents takes one byte a value; a regular series takes no
 //! bytes per time. Up to an eighth of a chunk's numbers may be no such decimal (-0.0, a
 //! computed 0.30000000000000004): they are kept as they are among the extras, and their column
-//! slot, as that of a null or text value, holds the previous integer (or 0 in a raw column). A
-//! chunk with more of them keeps every value as it is.
+//! slot, as that of a null or text value, holds the previous integer (the first one before it;
+//! 0 in a raw column). A chunk with more of them keeps every value as it is.
 //!
 //! Chunks written before this form (`count:u32le first:i64le` then per point a time delta, a
 //! tag, the value and the status) are still read: their count can never be `MAGIC`.
@@ -44,7 +44,7 @@ const POW10: [f64; 19] = [
     1e17, 1e18,
 ];
 /// The largest integer a decimal may be kept as (every integer up to it is an exact double).
-const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+const MAX_EXACT: u64 = 1 << 53;
 
 /// Encodes points (sorted by time, distinct times).
 pub fn encode(points: &[Point]) -> Vec<u8> {
@@ -111,70 +111,86 @@ fn number(p: &Point) -> Option<f64> {
 }
 
 /// The integer `n` with `n / 10^e` exactly `v`, bit for bit (so -0.0 has none).
+#[inline]
 fn decimal(v: f64, e: usize) -> Option<i64> {
-    let n = (v * POW10[e]).round();
-    (n.abs() <= MAX_EXACT && ((n as i64) as f64 / POW10[e]).to_bits() == v.to_bits())
-        .then_some(n as i64)
+    let x = v * POW10[e];
+    // Nearest by a conversion (no call to `round`); a wrong neighbour only fails the check.
+    let n = if x >= 0.0 {
+        (x + 0.5) as i64
+    } else {
+        (x - 0.5) as i64
+    };
+    (n.unsigned_abs() <= MAX_EXACT && (n as f64 / POW10[e]).to_bits() == v.to_bits()).then_some(n)
 }
 
-/// The decimal places of a chunk: the smallest `e` that keeps all but at most an eighth of
-/// its numbers exact (those are kept as they are), trying from the first number's own places
-/// upwards; `None` when there is none up to 18.
-fn decimal_places(points: &[Point]) -> Option<usize> {
-    let first = points.iter().find_map(number).unwrap_or(0.0);
-    let mut e = (0..POW10.len())
-        .find(|&e| decimal(first, e).is_some())
+/// The decimals of a chunk: the smallest `e` (trying from the fewest places among its first
+/// numbers upwards) with all but at most an eighth of its numbers exact as `n / 10^e`, their integers
+/// (the previous one in the slot of a null, text or other number) and the positions of the
+/// numbers that are not such decimals (kept as they are). `None` when there is no such `e` up
+/// to 18.
+fn decimals(points: &[Point]) -> Option<(usize, Vec<i64>, Vec<usize>)> {
+    // The fewest places among the first numbers that are decimals at all.
+    let mut e = points
+        .iter()
+        .filter_map(number)
+        .take(8)
+        .filter_map(|v| (0..POW10.len()).find(|&e| decimal(v, e).is_some()))
+        .min()
         .unwrap_or(0);
     let allowed = points.len() / 8;
-    while e < POW10.len() {
-        let misses = points
+    let mut ints = Vec::with_capacity(points.len());
+    let mut misses = Vec::new();
+    'places: loop {
+        ints.clear();
+        misses.clear();
+        // Slots before the first decimal hold its integer (a delta of 0 to it).
+        let mut last = points
             .iter()
             .filter_map(number)
-            .filter(|&v| decimal(v, e).is_none())
-            .take(allowed + 1)
-            .count();
-        if misses <= allowed {
-            return Some(e);
+            .find_map(|v| decimal(v, e))
+            .unwrap_or(0);
+        for (i, p) in points.iter().enumerate() {
+            if let Some(v) = number(p) {
+                match decimal(v, e) {
+                    Some(n) => last = n,
+                    None => {
+                        misses.push(i);
+                        if misses.len() > allowed {
+                            e += 1;
+                            if e == POW10.len() {
+                                return None;
+                            }
+                            continue 'places;
+                        }
+                    }
+                }
+            }
+            ints.push(last);
         }
-        e += 1;
+        return Some((e, ints, misses));
     }
-    None
 }
 
 /// Writes the value column; returns the positions of the numbers kept as they are beside a
 /// column of decimals (ascending).
 fn encode_values(out: &mut Vec<u8>, points: &[Point]) -> Vec<usize> {
-    let Some(e) = decimal_places(points) else {
+    let Some((e, ints, exceptions)) = decimals(points) else {
         out.push(1);
         for p in points {
             out.extend_from_slice(&number(p).unwrap_or(0.0).to_le_bytes());
         }
         return Vec::new();
     };
-    let mut exceptions = Vec::new();
-    let mut last = 0i64;
-    let ints: Vec<i64> = points
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            if let Some(v) = number(p) {
-                match decimal(v, e) {
-                    Some(n) => last = n,
-                    None => exceptions.push(i),
-                }
-            }
-            last
-        })
-        .collect();
     let widest = ints
         .windows(2)
-        .map(|w| w[1] - w[0])
-        .fold(0i64, |m, d| m.max(d.max(-d)));
-    let width: usize = if widest <= i8::MAX as i64 {
+        .map(|w| (w[1] - w[0]).unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    let width: usize = if widest <= i8::MAX as u64 {
         1
-    } else if widest <= i16::MAX as i64 {
+    } else if widest <= i16::MAX as u64 {
         2
-    } else if widest <= i32::MAX as i64 {
+    } else if widest <= i32::MAX as u64 {
         4
     } else {
         8
@@ -183,6 +199,7 @@ fn encode_values(out: &mut Vec<u8>, points: &[Point]) -> Vec<usize> {
     out.push(e as u8);
     out.push(width as u8);
     out.extend_from_slice(&ints.first().copied().unwrap_or(0).to_le_bytes());
+    out.reserve((ints.len().saturating_sub(1)) * width);
     for w in ints.windows(2) {
         out.extend_from_slice(&(w[1] - w[0]).to_le_bytes()[..width]);
     }
@@ -535,6 +552,15 @@ mod tests {
             vec![30],
             "a number kept as it is is a plain number"
         );
+        // A chunk that opens with such numbers takes its places from the first decimals.
+        let mut opening = points.clone();
+        for p in &mut opening[..3] {
+            p.v = PointValue::Num(-0.0);
+        }
+        opening[3].v = PointValue::Num(std::f64::consts::PI);
+        let bytes = encode(&opening);
+        assert!(bytes.len() < 4096 + 80, "{} bytes", bytes.len());
+        assert_eq!(decode(&bytes).unwrap()[4..], points[4..]);
         // More than an eighth of them: every value as it is.
         let many: Vec<Point> = points
             .iter()
