@@ -1,7 +1,8 @@
 //! Versioned documents: `versions` (every version), `heads` (the current one, with a JSONB copy
 //! of its body and system fields for filters, and folded search text) and `tags`.
 
-use super::{json_text, sql, stored_time, time_text, Db, Tx};
+use super::{json_text, sql, time_text, Db, Tx};
+use crate::clock::parse_instant;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Cursor, Filter, ListQuery};
@@ -145,13 +146,22 @@ fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
         reason,
         tags,
     } = raw;
-    let what = format!("{id} v{version}");
-    let body: Map<String, Value> = serde_json::from_str(&body)
-        .map_err(|e| Error::caused(format!("stored body of {what} is not a JSON object"), e))?;
-    let tags: Vec<String> = serde_json::from_str(&tags)
-        .map_err(|e| Error::caused(format!("stored tags of {what}"), e))?;
+    // (The row's name is only written out for an error.)
+    let what = || format!("{id} v{version}");
+    let body: Map<String, Value> = serde_json::from_str(&body).map_err(|e| {
+        Error::caused(format!("stored body of {} is not a JSON object", what()), e)
+    })?;
+    // Most versions carry no tag.
+    let tags: Vec<String> = if tags == "[]" {
+        Vec::new()
+    } else {
+        serde_json::from_str(&tags)
+            .map_err(|e| Error::caused(format!("stored tags of {}", what()), e))?
+    };
     Ok(StoredVersion {
-        timestamp: stored_time(&timestamp, &what)?,
+        timestamp: parse_instant(&timestamp).map_err(|e| {
+            Error::caused(format!("stored time of {} \"{timestamp}\"", what()), e)
+        })?,
         id,
         version,
         body,
