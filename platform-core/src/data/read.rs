@@ -245,7 +245,7 @@ impl Platform {
                 points,
                 calendar
                     .is_dated()
-                    .then(|| move |t| printed_instant(t, calendar, tz)),
+                    .then_some(move |t| printed_instant(t, calendar, tz)),
             ),
             Answer::Value(v) => crate::format::arrow::to_arrow(&v),
         }
