@@ -14,6 +14,11 @@
 //!   interleaved so they see the same machine load.
 //! - `serve-db FILE` or `serve-db postgres://... KEY_FILE`: a database for the HTTP workloads:
 //!   the W1 series (`BIG:price`) and the W5 objects, tenant `bench`, user `bench`.
+//! - `w10-db FILE N`: a database for W10 (cost as the collection grows): `N` objects of the
+//!   corpus, all of the private type `Asset`, whose definition (saved after them, so its indexes
+//!   are built over the stored collection) indexes `classification`, `capacity` and `name`;
+//!   tenant `bench`, user `bench`. Prints one JSON line: the file's size per object (after a
+//!   checkpoint) before and after the indexes, next to the object's JSON size.
 //!
 //! Knobs: `PLATFORM_COMPARE_RUNS` (runs of the heavy cases, default 5), `PLATFORM_COMPARE_SCALE`
 //! (divides every corpus size, default 1, for quick trials).
@@ -91,8 +96,15 @@ fn main() {
         Some("dump") => dump(Path::new(&args[1])),
         Some("serve-db") => serve_db(Path::new(&args[1]), args.get(2).map(Path::new)),
         Some("measure") => measure(&args[1..]),
+        Some("w10-db") => w10_db(
+            Path::new(&args[1]),
+            args[2]
+                .parse()
+                .expect("w10-db FILE N: N is a number of objects"),
+        ),
         _ => eprintln!(
-            "usage: compare dump DIR | serve-db FILE|URL [KEY_FILE] | measure [W1 W2 W3 W4 W5 W7]"
+            "usage: compare dump DIR | serve-db FILE|URL [KEY_FILE] | measure [W1 W2 W3 W4 W5 W7] \
+             | w10-db FILE N"
         ),
     }
 }
@@ -1320,4 +1332,68 @@ fn serve_db(path: &Path, key_file: Option<&Path>) {
     load_objects(&core, &corpus::objects(s.objects as u64, 42));
     core.platform.close().unwrap();
     eprintln!("serve database written to {}", path.display());
+}
+
+/// The type of the W10 objects and the fields its definition indexes (what W10's filters and
+/// sort use).
+const W10_TYPE: &str = "Asset";
+const W10_INDEXES: [&str; 3] = ["classification", "capacity", "name"];
+
+fn w10_db(path: &Path, n: u64) {
+    let started = Instant::now();
+    let open = || {
+        let platform = Platform::open(path).unwrap();
+        let who = platform
+            .tenancy()
+            .local_principal("bench", "bench")
+            .unwrap();
+        Core {
+            platform,
+            who,
+            path: path.to_path_buf(),
+            _dir: tempfile::tempdir().unwrap(),
+            _pg: None,
+        }
+    };
+    let core = open();
+    // The corpus object by object (a million at once would take gigabytes as `Value`s), saved
+    // as W5 saves them: 1,000 to a save.
+    let mut rng = corpus::Rng::new(42);
+    let (mut json_bytes, mut chunk) = (0u64, Vec::with_capacity(1000));
+    for i in 0..n {
+        let mut object = corpus::object(i, &mut rng);
+        object["_type"] = json!(W10_TYPE);
+        json_bytes += object.to_string().len() as u64;
+        chunk.push(object);
+        if chunk.len() == 1000 || i + 1 == n {
+            load_objects(&core, &std::mem::take(&mut chunk));
+        }
+    }
+    let rows = core.file_size();
+    let loaded = started.elapsed().as_secs_f64();
+    let core = open();
+    core.platform
+        .objects()
+        .save(
+            &core.who,
+            Collection::Type,
+            json!({"_id": W10_TYPE, "_indexes": W10_INDEXES}),
+            &SaveOptions::default(),
+        )
+        .unwrap();
+    let indexed = core.file_size();
+    let per = |bytes: u64| bytes as f64 / n.max(1) as f64;
+    let line = json!({
+        "workload": "W10", "case": "database size per object", "contestant": "platform",
+        "objects": n, "json_bytes_per_object": per(json_bytes),
+        "bytes_per_object": per(rows), "bytes_per_object_indexed": per(indexed),
+        "indexes": W10_INDEXES, "load_s": loaded,
+        "index_s": started.elapsed().as_secs_f64() - loaded,
+    });
+    println!("{line}");
+    eprintln!(
+        "W10 database of {n} objects written to {} in {:.1} s",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
 }

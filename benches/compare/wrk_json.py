@@ -63,6 +63,7 @@ def main():
     rps = re.search(r"^Requests/sec:\s+([\d.]+)", text, re.M)
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     total = re.search(r"(\d+) requests in", text)
+    timeouts = re.search(r"Socket errors:.*timeout (\d+)", text)
     if not (p50 and rps):
         print(json.dumps({"workload": workload, "case": case, "contestant": contestant,
                           "error": "wrk printed no figures", "output": text[-500:]}))
@@ -71,6 +72,8 @@ def main():
             "median_ms": ms(p50.group(1)), "p99_ms": ms(p99.group(1)) if p99 else None,
             "rps": float(rps.group(1)), "requests": int(total.group(1)) if total else None,
             "non_2xx": int(errors.group(1)) if errors else 0, "tool": "wrk"}
+    if timeouts:
+        line["timeouts"] = int(timeouts.group(1))
     line.update(extra)
     print(json.dumps(line), flush=True)
 
