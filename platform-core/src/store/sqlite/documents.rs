@@ -148,9 +148,8 @@ fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
     } = raw;
     // (The row's name is only written out for an error.)
     let what = || format!("{id} v{version}");
-    let body: Map<String, Value> = serde_json::from_str(&body).map_err(|e| {
-        Error::caused(format!("stored body of {} is not a JSON object", what()), e)
-    })?;
+    let body: Map<String, Value> = serde_json::from_str(&body)
+        .map_err(|e| Error::caused(format!("stored body of {} is not a JSON object", what()), e))?;
     // Most versions carry no tag.
     let tags: Vec<String> = if tags == "[]" {
         Vec::new()
@@ -159,9 +158,8 @@ fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
             .map_err(|e| Error::caused(format!("stored tags of {}", what()), e))?
     };
     Ok(StoredVersion {
-        timestamp: parse_instant(&timestamp).map_err(|e| {
-            Error::caused(format!("stored time of {} \"{timestamp}\"", what()), e)
-        })?,
+        timestamp: parse_instant(&timestamp)
+            .map_err(|e| Error::caused(format!("stored time of {} \"{timestamp}\"", what()), e))?,
         id,
         version,
         body,
