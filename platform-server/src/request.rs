@@ -317,20 +317,28 @@ impl Caller {
             Some(_) => (None, None),
             None => credentials(&self.req)?,
         };
-        let inline = platform.try_without_waiting(|platform| {
-            let principal = match &known {
-                Some(p) => p.clone(),
-                None => platform
-                    .tenancy()
-                    .authenticate(credentials.as_ref(), environment.as_deref())?,
-            };
-            let out = f(platform, &principal);
-            // A call that would wait is run again on the pool, authentication included.
-            if matches!(&out, Err(e) if e.is_would_wait()) {
-                return Err(platform_core::Error::would_wait());
-            }
-            Ok((principal.tenant, out))
+        // A panic stays in this call, as it would on a blocking thread: the worker goes on.
+        let run = std::panic::AssertUnwindSafe(|| {
+            platform.try_without_waiting(|platform| {
+                let principal = match &known {
+                    Some(p) => p.clone(),
+                    None => platform
+                        .tenancy()
+                        .authenticate(credentials.as_ref(), environment.as_deref())?,
+                };
+                let out = f(platform, &principal);
+                // A call that would wait is run again on the pool, authentication included.
+                if matches!(&out, Err(e) if e.is_would_wait()) {
+                    return Err(platform_core::Error::would_wait());
+                }
+                Ok((principal.tenant, out))
+            })
         });
+        let inline = std::panic::catch_unwind(run).map_err(|_| {
+            ApiError::Core(platform_core::Error::Internal(
+                "a core call panicked".into(),
+            ))
+        })?;
         match inline {
             Some(done) => {
                 let (tenant, out) = done?;
