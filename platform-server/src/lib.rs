@@ -174,6 +174,7 @@ fn cors(origins: &[String]) -> Option<actix_cors::Cors> {
         .allowed_header(ops::REQUEST_ID_HEADER)
         .expose_headers([
             routes::TOTAL_COUNT_HEADER,
+            routes::TOTAL_KIND_HEADER,
             routes::NEXT_HEADER,
             error::ERROR_HEADER,
             ops::REQUEST_ID_HEADER,

@@ -108,12 +108,17 @@ impl Output {
         })
     }
 
-    /// The response with the body, its content type and, for lists, `x-total-count`.
-    pub fn respond(&self, body: Vec<u8>, total: Option<u64>) -> HttpResponse {
+    /// The response with the body, its content type and, for lists, `x-total-count` with
+    /// `x-platform-total` saying whether that total is exact or an estimate.
+    pub fn respond(&self, body: Vec<u8>, total: Option<(u64, bool)>) -> HttpResponse {
         let mut res = HttpResponse::Ok();
         res.content_type(self.format.content_type());
-        if let Some(total) = total {
+        if let Some((total, estimated)) = total {
             res.insert_header((crate::routes::TOTAL_COUNT_HEADER, total.to_string()));
+            res.insert_header((
+                crate::routes::TOTAL_KIND_HEADER,
+                if estimated { "estimated" } else { "exact" },
+            ));
         }
         res.body(body)
     }

@@ -546,6 +546,11 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
             "Items to return (default 100; -1 for all)",
         ),
         "_skip" => (integer(0, None), "Items to skip"),
+        "_count" => (
+            string(),
+            "Object lists: exact counts every match for x-total-count; estimated (the default) \
+             counts exactly up to 10,000 matches and estimates past them",
+        ),
         "_after" => (
             string(),
             "Object lists: the page after this cursor (from x-platform-next; not with _skip)",
@@ -731,6 +736,16 @@ fn total_count() -> Header {
         .build()
 }
 
+fn total_kind() -> Header {
+    HeaderBuilder::new()
+        .schema(string())
+        .description(Some(
+            "Object lists: exact, or estimated when x-total-count is an estimate (past 10,000 \
+             matches, unless _count=exact)",
+        ))
+        .build()
+}
+
 fn next_cursor() -> Header {
     HeaderBuilder::new()
         .schema(string())
@@ -775,6 +790,7 @@ fn success(answer: AnswerDoc) -> Response {
         AnswerDoc::FormattedList => b
             .description("The items (JSON, CSV, XML, or HTML through _template)")
             .header(crate::routes::TOTAL_COUNT_HEADER, total_count())
+            .header(crate::routes::TOTAL_KIND_HEADER, total_kind())
             .header(crate::routes::NEXT_HEADER, next_cursor())
             .content("application/json", json(any_array()))
             .content("text/csv", text())
@@ -862,6 +878,17 @@ mod tests {
                 "{name} is read by the platform but no endpoint documents it"
             );
         }
+    }
+
+    #[test]
+    fn the_documented_threshold_of_exact_totals_is_the_stores() {
+        // `_count` and `x-platform-total` are documented with the number written out.
+        let said = "10,000";
+        assert!(query_parameter_doc("_count").unwrap().1.contains(said));
+        assert_eq!(
+            platform_core::store::EXACT_TOTAL_UP_TO.to_string(),
+            said.replace(',', "")
+        );
     }
 
     #[test]

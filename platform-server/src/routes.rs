@@ -18,6 +18,9 @@ use serde_json::Value;
 
 /// The header that carries the total of a paged list.
 pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
+/// The header that says how a list's `x-total-count` was counted: `exact`, or `estimated` for
+/// a document list past `platform_core::store::EXACT_TOTAL_UP_TO` matches (unless `_count=exact`).
+pub const TOTAL_KIND_HEADER: &str = "x-platform-total";
 /// The header that carries the cursor of the next page of a list (the value of `_after` that
 /// reads it), present when items follow the page.
 pub const NEXT_HEADER: &str = "x-platform-next";
@@ -59,6 +62,7 @@ const LIST_QUERY: &[&str] = &[
     "_limit",
     "_skip",
     "_after",
+    "_count",
     "_search",
     "_searchinfo",
     "_distinct",
@@ -360,7 +364,7 @@ async fn list(caller: Caller, path: web::Path<(String, String)>, Query(params): 
             };
             Ok((
                 out.body(p, who, &Value::Array(page.items), true)?,
-                page.total,
+                (page.total, page.estimated),
                 next,
             ))
         })
@@ -487,7 +491,7 @@ async fn get_version(
                 Ok((out.body(p, who, &Value::Array(versions), true)?, total))
             })
             .await?;
-        return Ok(output.respond(body, Some(total)));
+        return Ok(output.respond(body, Some((total, false))));
     }
     let which: VersionRef = version.parse()?;
     let project = Projection::from_params(&params)?;
@@ -569,7 +573,7 @@ async fn list_data(caller: Caller, source: String, params: Params) -> Reply {
             let page = p.data().list(who, source, &request, &query)?;
             Ok((
                 out.body(p, who, &Value::Array(page.items), true)?,
-                page.total,
+                (page.total, page.estimated),
             ))
         })
         .await?;

@@ -597,3 +597,64 @@ async fn a_bad_cursor_is_refused_and_changes_nothing() {
     assert_eq!(r.header("x-platform-next"), None);
     assert_eq!(r.total(), 5);
 }
+
+/// A list past 10,000 matches answers an estimated total and says so in `x-platform-total`;
+/// `_count=exact` counts every match; a shorter list is exact; a bad `_count` is a 400.
+#[actix_rt::test]
+async fn long_lists_say_when_their_total_is_an_estimate() {
+    let s = TestServer::new();
+    let c = s.client(Role::Platform);
+    const METERS: u64 = 10_500;
+    for start in (0..METERS).step_by(1500) {
+        let batch: Vec<Value> = (start..(start + 1500).min(METERS))
+            .map(|i| json!({"_id": format!("M{i:05}"), "_type": "Meter", "zone": i % 3}))
+            .collect();
+        let r = c.post("/object/v1", Value::Array(batch)).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+    }
+    let kind = |r: &crate::common::Resp| r.header("x-platform-total");
+    // Fewer matches than the threshold: exact.
+    let r = c
+        .get("/object/v1/private?_type=Meter&zone=0&_limit=5")
+        .await;
+    assert_eq!((r.total(), kind(&r).as_deref()), (3500, Some("exact")));
+    // Past it: an estimate within a few percent, above the threshold, with the same page.
+    let r = c.get("/object/v1/private?_type=Meter&_limit=5").await;
+    assert_eq!(kind(&r).as_deref(), Some("estimated"));
+    let estimate = r.total();
+    assert!(
+        estimate > 10_000 && estimate.abs_diff(METERS) < METERS / 10,
+        "{estimate}"
+    );
+    assert_eq!(
+        ids(&r.body),
+        ["M00000", "M00001", "M00002", "M00003", "M00004"]
+    );
+    let exact = c
+        .get("/object/v1/private?_type=Meter&_limit=5&_count=exact")
+        .await;
+    assert_eq!(
+        (exact.total(), kind(&exact).as_deref()),
+        (METERS, Some("exact"))
+    );
+    assert_eq!(exact.body, r.body);
+    // The console's pager says it is an estimate.
+    let page = s
+        .send(
+            actix_web::test::TestRequest::get()
+                .uri("/console?type=Meter")
+                .insert_header(("accept", "text/html"))
+                .insert_header(("authorization", c.auth.clone().unwrap())),
+        )
+        .await;
+    let html = page.body.as_str().unwrap_or_default().to_string();
+    assert!(html.contains(&format!("of about {estimate}")), "{html}");
+    // A bad _count is refused, naming it.
+    for bad in ["Exact", "", "none"] {
+        let r = c.get(&format!("/object/v1/private?_count={bad}")).await;
+        assert!(
+            r.assert_error(400, "INVALID_PARAMETER").contains("_count"),
+            "{bad}"
+        );
+    }
+}

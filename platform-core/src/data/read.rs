@@ -756,6 +756,7 @@ impl Platform {
             let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
             let items = self.read_many_data(p, &ids, q)?;
             return Ok(crate::store::Page {
+                estimated: false,
                 total: items.len() as u64,
                 items,
             });
@@ -820,6 +821,7 @@ impl Platform {
         if let Some(field) = &req.distinct {
             let values = crate::query::distinct_strings(items.iter().map(|(_, _, d)| d), field);
             return Ok(crate::store::Page {
+                estimated: false,
                 total: values.len() as u64,
                 items: values,
             });
@@ -851,7 +853,11 @@ impl Platform {
                 None => item,
             });
         }
-        Ok(crate::store::Page { items: out, total })
+        Ok(crate::store::Page {
+            items: out,
+            total,
+            estimated: false,
+        })
     }
 }
 
@@ -972,6 +978,7 @@ impl Platform {
             .collect();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         Ok(crate::store::Page {
+            estimated: objects.estimated,
             items: self.read_many_data(p, &ids, q)?,
             total: objects.total,
         })

@@ -107,6 +107,7 @@ impl Platform {
             let items = self.get_many_at(p, coll, &ids, req.project.as_ref(), req.as_of)?;
             return Ok((
                 Page {
+                    estimated: false,
                     total: items.len() as u64,
                     items,
                 },
@@ -146,6 +147,7 @@ impl Platform {
             let values = tx.distinct(coll, &scopes, &query.filter, field)?;
             return Ok((
                 Page {
+                    estimated: false,
                     total: values.len() as u64,
                     items: values.into_iter().map(Value::String).collect(),
                 },
@@ -156,6 +158,7 @@ impl Platform {
             let hits = tx.complete(coll, &scopes, &query.filter, prefix, query.paging.limit)?;
             return Ok((
                 Page {
+                    estimated: false,
                     total: hits.len() as u64,
                     items: hits
                         .into_iter()
@@ -182,6 +185,7 @@ impl Platform {
         };
         Ok((
             Page {
+                estimated: page.estimated,
                 total: page.total,
                 items: page
                     .items
@@ -292,6 +296,7 @@ fn list_as_of(
     at: chrono::DateTime<chrono::Utc>,
 ) -> Result<Page<Value>> {
     let everything = crate::query::ListQuery {
+        total: crate::query::Total::Exact,
         filter: Filter::all(),
         sort: crate::query::SortSpec::default(),
         paging: crate::query::Paging::everything(),
@@ -329,6 +334,7 @@ fn list_as_of(
     });
     let page = query.paging.page(found);
     Ok(Page {
+        estimated: false,
         total: page.total,
         items: page
             .items

@@ -36,7 +36,7 @@ pub struct ListRequest {
 impl ListRequest {
     /// Reads every list parameter: `field=value` filters (system fields such as `_user` or
     /// `_objid` included), `_filter`, `_type`, `#type`, `_search`, `_searchinfo`, `_distinct`,
-    /// `_sort`, `_project`, `_limit`, `_skip`, `_after`. Other standard parameters belong to other
+    /// `_sort`, `_project`, `_limit`, `_skip`, `_after`, `_count`. Other standard parameters belong to other
     /// features and are left alone; an unknown one starting with `_` is refused, and so is
     /// `_function` (a list that has functions answers them before it reads a list request).
     pub fn from_params(params: &Params) -> Result<ListRequest> {
@@ -126,6 +126,7 @@ impl ListRequest {
                 filter,
                 sort,
                 paging: Paging::from_params(params)?,
+                total: crate::query::Total::from_params(params)?,
             },
             project,
             type_tree,

@@ -21,7 +21,7 @@ mod fuzz;
 mod vectors;
 
 pub use cursor::Cursor;
-pub use paging::Paging;
+pub use paging::{Paging, Total};
 pub use params::Params;
 pub use project::Projection;
 pub use sort::{SortKey, SortSpec};
@@ -53,6 +53,8 @@ pub struct ListQuery {
     pub sort: SortSpec,
     /// Which page.
     pub paging: Paging,
+    /// How the total is counted (exact unless asked otherwise).
+    pub total: Total,
 }
 
 impl Default for ListQuery {
@@ -61,6 +63,7 @@ impl Default for ListQuery {
             filter: Filter::all(),
             sort: SortSpec::default(),
             paging: Paging::default(),
+            total: Total::Exact,
         }
     }
 }

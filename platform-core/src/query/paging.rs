@@ -3,6 +3,7 @@
 //! ```text
 //! _limit := integer in 0..=10000 | -1      (default 100; -1 = every item, where the list allows it)
 //! _skip  := integer >= 0                   (default 0)
+//! _count := exact | estimated              (document lists; default estimated)
 //! ```
 
 use crate::error::{Error, Result};
@@ -12,6 +13,33 @@ use crate::query::Params;
 pub const DEFAULT_LIMIT: u64 = 100;
 /// Largest explicit page size.
 pub const MAX_LIMIT: u64 = 10_000;
+
+/// How a document list counts its total (`_count`).
+///
+/// `Estimated`, the default of lists over HTTP, counts exactly up to
+/// [`EXACT_TOTAL_UP_TO`](crate::store::EXACT_TOTAL_UP_TO) matches and estimates past them from a
+/// sample of the collection (the answer says so); `Exact` counts every match, however many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Total {
+    /// Every match counted.
+    #[default]
+    Exact,
+    /// Exact while cheap, estimated past a threshold.
+    Estimated,
+}
+
+impl Total {
+    /// Reads `_count` (`exact` or `estimated`; `estimated` when absent).
+    pub fn from_params(params: &Params) -> Result<Total> {
+        match params.get("_count").map(str::trim) {
+            None | Some("estimated") => Ok(Total::Estimated),
+            Some("exact") => Ok(Total::Exact),
+            Some(other) => Err(Error::invalid_parameter(format!(
+                "_count must be exact or estimated; got \"{other}\""
+            ))),
+        }
+    }
+}
 
 /// Which slice of a list to return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +103,7 @@ impl Paging {
         crate::store::Page {
             items: items.into_iter().skip(skip).take(take).collect(),
             total,
+            estimated: false,
         }
     }
 }

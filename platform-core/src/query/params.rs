@@ -4,11 +4,12 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 30] = [
+pub const STANDARD: [&str; 31] = [
     "_sort",
     "_limit",
     "_skip",
     "_after",
+    "_count",
     "_search",
     "_searchinfo",
     "_distinct",

@@ -189,6 +189,90 @@ pub trait DocumentWrite: DocumentRead {
     ) -> Result<()>;
 }
 
+/// Document lists counted with [`Total::Estimated`](crate::query::Total::Estimated) count their
+/// matches exactly up to this many; past it the total is estimated from a sample (see
+/// [`list_total`]).
+pub const EXACT_TOTAL_UP_TO: u64 = 10_000;
+
+/// Each current document sits in one of this many sample buckets (`heads.bucket`, a hash of
+/// its id, indexed with its scope): the documents of buckets `0..b` are a sample of `b` in
+/// 65,536 of a scope's documents, spread over it whatever its ids and fields look like.
+pub const SAMPLE_BUCKETS: u64 = 65_536;
+
+/// The samples tried, in buckets, smallest first: each is 4 times the one before, so the
+/// sample that answers holds at most about 4 times the rows it needs.
+const SAMPLE_STEPS: [u32; 9] = [1, 4, 16, 64, 256, 1024, 4096, 16_384, 65_536];
+
+/// The matches a sample must hold for its estimate to be answered: at least 100 puts the
+/// estimate within about 10% of the count (one standard deviation).
+const SAMPLE_MATCHES: u64 = 100;
+
+/// The documents a sample may read: a filter that matches too few of them for an estimate is
+/// counted (up to the threshold) instead.
+const SAMPLE_ROWS: u64 = 8_000;
+
+/// The total of a document list, counted as `mode` asks, and whether it is an estimate. The
+/// backend counts three ways: `exact()` every match; `capped(n)` the matches up to `n` (it
+/// stops at the `n`th); `sampled(b)` the documents of sample buckets `0..b` that the list reads
+/// (its scopes, and its type if it has one) and the matches among them.
+///
+/// [`Total::Exact`](crate::query::Total::Exact) counts every match. Otherwise the smallest
+/// sample holding at least 100 matches estimates the total, as its matches times the share of
+/// the collection it holds: when that is past twice [`EXACT_TOTAL_UP_TO`] it is the answer.
+/// When it is not (or no sample of at most 8,000 documents holds 100 matches), the matches
+/// are counted up to the threshold: at most that many is the exact total; past it the
+/// estimate is, never below what the count saw. The work grows with the sample and the
+/// threshold, not with the collection; a small collection is counted whole by its samples.
+pub(crate) fn list_total(
+    mode: crate::query::Total,
+    exact: impl FnOnce() -> Result<u64>,
+    capped: impl FnOnce(u64) -> Result<u64>,
+    mut sampled: impl FnMut(u32) -> Result<(u64, u64)>,
+) -> Result<(u64, bool)> {
+    if mode == crate::query::Total::Exact {
+        return Ok((exact()?, false));
+    }
+    let mut estimate = None;
+    for b in SAMPLE_STEPS {
+        let (rows, matches) = sampled(b)?;
+        if u64::from(b) == SAMPLE_BUCKETS {
+            // The whole of the documents: the count itself.
+            return Ok((matches, false));
+        }
+        if matches >= SAMPLE_MATCHES {
+            estimate = Some(matches * SAMPLE_BUCKETS / u64::from(b));
+            break;
+        }
+        if rows * 4 > SAMPLE_ROWS {
+            break;
+        }
+    }
+    if let Some(e) = estimate {
+        if e > 2 * EXACT_TOTAL_UP_TO {
+            return Ok((e, true));
+        }
+    }
+    let seen = capped(EXACT_TOTAL_UP_TO + 1)?;
+    if seen <= EXACT_TOTAL_UP_TO {
+        return Ok((seen, false));
+    }
+    Ok((estimate.unwrap_or(0).max(seen), true))
+}
+
+/// The sample bucket of a document id (see [`SAMPLE_BUCKETS`]) where the backend computes it
+/// outside SQL: FNV-1a of the id, its bits mixed by MurmurHash3's 64-bit finaliser (FNV-1a
+/// alone spreads ids that differ in their last characters, such as `M00001` and `M00002`,
+/// unevenly over its low bits), the top 16 bits.
+pub fn sample_bucket(id: &str) -> u32 {
+    let mut h = fnv1a(id.as_bytes());
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    (h >> 48) as u32
+}
+
 /// The names of per-type indexes ([`DocumentWrite::set_type_indexes`]): `heads_x_`, a hash of
 /// the type's scope and name, `_`, a hash of the field (FNV-1a, 64 bits, in hex). Every index
 /// of a type starts with [`type_index_prefix`].
@@ -593,3 +677,43 @@ impl std::fmt::Display for WouldWait {
 }
 
 impl std::error::Error for WouldWait {}
+
+#[cfg(test)]
+mod sample_tests {
+    use super::*;
+
+    /// Ids numbered in sequence, as they often are, spread evenly over the buckets: each of 64
+    /// equal ranges of buckets holds its share of 100,000 ids within 5 standard deviations,
+    /// and so does the smallest sample of each size a list reads.
+    #[test]
+    fn sequential_ids_spread_evenly_over_the_sample_buckets() {
+        for id_of in [
+            (|i: u32| format!("M{i:05}")) as fn(u32) -> String,
+            |i| format!("OBJ{i:06}"),
+            |i| format!("{i}"),
+        ] {
+            let buckets: Vec<u32> = (0..100_000).map(|i| sample_bucket(&id_of(i))).collect();
+            let within = |count: usize, share: f64| {
+                let expected = 100_000.0 * share;
+                let sd = (expected * (1.0 - share)).sqrt();
+                (count as f64 - expected).abs() < 5.0 * sd
+            };
+            for range in 0..64u32 {
+                let count = buckets.iter().filter(|b| **b >> 10 == range).count();
+                assert!(
+                    within(count, 1.0 / 64.0),
+                    "{} range {range}: {count}",
+                    id_of(0)
+                );
+            }
+            for b in SAMPLE_STEPS
+                .into_iter()
+                .filter(|b| u64::from(*b) < SAMPLE_BUCKETS)
+            {
+                let count = buckets.iter().filter(|x| **x < b).count();
+                let share = f64::from(b) / SAMPLE_BUCKETS as f64;
+                assert!(within(count, share), "{} 0..{b}: {count}", id_of(0));
+            }
+        }
+    }
+}

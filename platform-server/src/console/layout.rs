@@ -189,13 +189,24 @@ pub fn figure(lines: &[chart::Line<'_>], caption: &str, name: &str) -> Markup {
     }
 }
 
-/// "Showing a–b of n" and links to the previous and next pages.
-pub fn pager(total: u64, skip: u64, shown: usize, link: impl Fn(u64) -> String) -> Markup {
+/// "Showing a–b of n" ("of about n" for an estimated total) and links to the previous and
+/// next pages.
+pub fn pager(
+    total: u64,
+    estimated: bool,
+    skip: u64,
+    shown: usize,
+    link: impl Fn(u64) -> String,
+) -> Markup {
     let size = super::PAGE as u64;
     html! {
         nav.pager aria-label="Pages" {
             @if total == 0 {
                 span { "Nothing found." }
+            } @else if estimated {
+                span title="An estimate: the list counts its matches exactly up to 10,000" {
+                    "Showing " (skip + 1) "–" (skip + shown as u64) " of about " (total)
+                }
             } @else {
                 span { "Showing " (skip + 1) "–" (skip + shown as u64) " of " (total) }
             }

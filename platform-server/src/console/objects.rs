@@ -142,7 +142,7 @@ pub fn search(p: &Platform, who: &Principal, base: &str, q: &Params) -> Result<M
             }
             div.field { button type="submit" { "Find" } }
         }
-        (pager(page.total, skip, page.items.len(), link))
+        (pager(page.total, page.estimated, skip, page.items.len(), link))
         table.list {
             caption.visually-hidden { "Objects found" }
             thead { tr { th scope="col" { "Id" } th scope="col" { "Type" } th scope="col" { "Name" }

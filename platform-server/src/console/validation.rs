@@ -206,7 +206,7 @@ pub fn dashboard(p: &Platform, who: &Principal, base: &str, q: &Params) -> Resul
         }
         section aria-labelledby="records-title" {
             h2 #records-title { "Records" }
-            (pager(records.total, skip, records.items.len(), link))
+            (pager(records.total, records.estimated, skip, records.items.len(), link))
             table.list {
                 caption.visually-hidden { "Validation records" }
                 thead { tr { th scope="col" { "Record" } th scope="col" { "Status" }

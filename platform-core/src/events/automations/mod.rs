@@ -384,6 +384,7 @@ impl Platform {
         };
         let page = self.read()?.automation_log(&p.private_scope(), &filter)?;
         Ok(Page {
+            estimated: false,
             total: page.total,
             items: page
                 .items
@@ -402,6 +403,7 @@ impl Platform {
     ) -> Result<Page<Value>> {
         let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
         Ok(Page {
+            estimated: false,
             total: page.total,
             items: page
                 .items

@@ -112,6 +112,128 @@ fn list_ids(store: &dyn Store, scopes: &[Scope], query: &ListQuery) -> (Vec<Stri
     (ids(&page.items, |v| v.id.as_str()), page.total)
 }
 
+/// Totals past [`EXACT_TOTAL_UP_TO`](crate::store::EXACT_TOTAL_UP_TO) matches, counted with
+/// [`Total::Estimated`](crate::query::Total::Estimated): exact up to the threshold, estimated
+/// past it within a few percent (from the sample buckets, so ids sorted like a field do not
+/// bend the sample), never below what the page shows, and exact again with `Total::Exact`.
+pub fn long_lists_estimate_their_totals_past_a_threshold(store: Arc<dyn Store>) {
+    use crate::query::filter::parse_param;
+    use crate::query::Total;
+    let store = &*store;
+    let coll = Collection::Object;
+    const PLANTS: u64 = 20_000;
+    write(store, |tx| {
+        for i in 0..PLANTS {
+            // Ids in the order of `capacity`: the first documents by id are all small ones.
+            let capacity = i % 100;
+            let id = format!("C{capacity:02}-{i:05}");
+            let body = json!({"_type": "Plant", "capacity": capacity, "n": i});
+            save(tx, coll, &acme(), &version(&id, 1, body));
+        }
+        for i in 0..300 {
+            let body = json!({"_type": "Other", "n": i});
+            save(tx, coll, &acme(), &version(&format!("X{i:03}"), 1, body));
+            save(
+                tx,
+                coll,
+                &acme_test(),
+                &version(&format!("Y{i:03}"), 1, body_of_plant(i)),
+            );
+        }
+    });
+    let plants = |more: &[(&str, &str)]| {
+        Filter::and(
+            std::iter::once(Filter::TypeIn(vec!["Plant".into()]))
+                .chain(more.iter().map(|(k, v)| parse_param(k, v).unwrap()))
+                .collect(),
+        )
+    };
+    let count = |filter: Filter, total: Total, skip: u64| {
+        let mut q = query(filter, "", skip, Some(10));
+        q.total = total;
+        let page = store.read().unwrap().list(coll, &[acme()], &q).unwrap();
+        (page.total, page.estimated, page.items.len())
+    };
+    let near = |estimate: u64, exact: u64| {
+        let off = (estimate as f64 - exact as f64).abs() / exact as f64;
+        assert!(off < 0.15, "{estimate} is {:.1}% off {exact}", off * 100.0);
+    };
+    // Counted exactly when asked, however many.
+    assert_eq!(count(plants(&[]), Total::Exact, 0), (PLANTS, false, 10));
+    assert_eq!(
+        count(plants(&[("capacity", "gt(39)")]), Total::Exact, 0),
+        (PLANTS * 6 / 10, false, 10)
+    );
+    // Exact up to the threshold, to the last match.
+    assert_eq!(
+        count(plants(&[("n", "lt(10000)")]), Total::Estimated, 0),
+        (10_000, false, 10)
+    );
+    assert_eq!(
+        count(plants(&[("capacity", "lt(30)")]), Total::Estimated, 0),
+        (PLANTS * 3 / 10, false, 10)
+    );
+    // One past it, estimated, and never below what is known to match.
+    let (total, estimated, _) = count(plants(&[("n", "lt(10001)")]), Total::Estimated, 0);
+    assert!(estimated);
+    assert!(total > crate::store::EXACT_TOTAL_UP_TO, "{total}");
+    near(total, 10_001);
+    // Past it: the type alone, a filter the first ids by far do not match, and no type.
+    for (filter, exact) in [
+        (plants(&[]), PLANTS),
+        (plants(&[("capacity", "gt(39)")]), PLANTS * 6 / 10),
+        (parse_param("capacity", "gt(39)").unwrap(), PLANTS * 6 / 10),
+        (Filter::all(), PLANTS + 300),
+    ] {
+        let (total, estimated, shown) = count(filter.clone(), Total::Estimated, 0);
+        assert!(estimated, "{filter:?}");
+        assert_eq!(shown, 10);
+        near(total, exact);
+    }
+    // A page deep in the list: the estimate covers it.
+    let (total, estimated, shown) = count(plants(&[]), Total::Estimated, PLANTS - 5);
+    assert!(estimated);
+    assert_eq!(shown, 5);
+    assert!(total >= PLANTS, "{total}");
+    // The estimate changes no item: the same page either way.
+    let page = |total: Total| {
+        let mut q = query(plants(&[("capacity", "gt(39)")]), "-n", 30, Some(20));
+        q.total = total;
+        let items = store
+            .read()
+            .unwrap()
+            .list(coll, &[acme()], &q)
+            .unwrap()
+            .items;
+        ids(&items, |v| v.id.as_str())
+    };
+    assert_eq!(page(Total::Estimated), page(Total::Exact));
+    assert_eq!(page(Total::Exact)[0], "C69-19969");
+    // In id order too, where the first 10,000 documents by id hold 2,000 of the matches: the
+    // pages within them, and the pages past them.
+    for skip in [0, 1995, 2000, 2490] {
+        let page = |total: Total| {
+            let mut q = query(plants(&[("capacity", "gt(39)")]), "", skip, Some(10));
+            q.total = total;
+            let items = store
+                .read()
+                .unwrap()
+                .list(coll, &[acme()], &q)
+                .unwrap()
+                .items;
+            ids(&items, |v| v.id.as_str())
+        };
+        let exact = page(Total::Exact);
+        assert_eq!(page(Total::Estimated), exact, "skip {skip}");
+        let first = format!("C{:02}-", 40 + skip / 200);
+        assert!(exact[0].starts_with(&first), "skip {skip}: {exact:?}");
+    }
+}
+
+fn body_of_plant(i: u64) -> Value {
+    json!({"_type": "Plant", "capacity": 99, "n": i})
+}
+
 /// Lists of current documents: scopes, filters (system fields included), sorts, paging and the
 /// total before paging.
 pub fn lists_filter_sort_page_and_count(store: Arc<dyn Store>) {

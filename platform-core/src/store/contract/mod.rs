@@ -50,6 +50,7 @@ macro_rules! store_contract {
         $crate::store_contract!(@each $how $open;
             documents_keep_versions_heads_and_tags,
             lists_filter_sort_page_and_count,
+            long_lists_estimate_their_totals_past_a_threshold,
             keyset_pages_follow_the_sort_exactly,
             per_type_indexes_change_no_answer,
             distinct_values_completion_and_field_kinds,
@@ -164,6 +165,7 @@ fn ids<T>(items: &[T], id: impl Fn(&T) -> &str) -> Vec<String> {
 
 fn query(filter: Filter, sort: &str, skip: u64, limit: Option<u64>) -> ListQuery {
     ListQuery {
+        total: crate::query::Total::Exact,
         filter,
         sort: if sort.is_empty() {
             SortSpec::default()

@@ -36,6 +36,9 @@ fn params(args: &[Arg]) -> Vec<&(dyn ToSql + Sync)> {
 struct Selection {
     clause: String,
     args: Vec<Arg>,
+    /// The clause of the documents the selection reads: its collection and scopes (the same
+    /// arguments; the clause itself where it names the documents by id).
+    base: String,
 }
 
 impl Tx<'_> {
@@ -66,6 +69,7 @@ impl Tx<'_> {
             })
             .collect();
         let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
+        let base = clause.clone();
         let (in_sql, in_memory) = filter::split(filter);
         for part in &in_sql {
             clause.push_str(" AND ");
@@ -86,6 +90,7 @@ impl Tx<'_> {
             return Ok(Some(Selection {
                 clause,
                 args: sb.args,
+                base,
             }));
         }
         let sql = format!(
@@ -109,11 +114,13 @@ impl Tx<'_> {
         let mut sb = SqlBuilder::new(Vec::new());
         let c = sb.bind(coll.as_str().to_string());
         let (t, e, i) = (sb.bind(tenants), sb.bind(envs), sb.bind(ids));
+        let clause = format!(
+            "h.coll = {c}::text AND (h.tenant, h.env, h.id) IN \
+             (SELECT * FROM unnest({t}::text[], {e}::text[], {i}::text[]))"
+        );
         Ok(Some(Selection {
-            clause: format!(
-                "h.coll = {c}::text AND (h.tenant, h.env, h.id) IN \
-                 (SELECT * FROM unnest({t}::text[], {e}::text[], {i}::text[]))"
-            ),
+            base: clause.clone(),
+            clause,
             args: sb.args,
         }))
     }
@@ -179,7 +186,7 @@ fn page_statement(
     query: &ListQuery,
     after: Option<&Cursor>,
 ) -> (String, Vec<Arg>) {
-    let Selection { clause, args } = selection;
+    let Selection { clause, args, .. } = selection;
     let mut sb = SqlBuilder::new(args);
     let clause = match after {
         Some(cursor) => format!("{clause} AND {}", sb.after(&query.sort, cursor)),
@@ -291,28 +298,56 @@ impl DocumentRead for Tx<'_> {
         query: &ListQuery,
         after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>> {
-        let Some(Selection { clause, args }) = self.select(coll, scopes, &query.filter)? else {
+        let Some(Selection { clause, args, base }) = self.select(coll, scopes, &query.filter)?
+        else {
             return Ok(Page {
                 items: Vec::new(),
                 total: 0,
+                estimated: false,
             });
         };
-        let total: i64 = get(
-            &self.query_one(
-                &format!("SELECT count(*) FROM heads h WHERE {clause}"),
-                &params(&args),
-            )?,
-            0,
+        let count_of = |sql: &str| -> Result<u64> {
+            let n: i64 = get(&self.query_one(sql, &params(&args))?, 0)?;
+            Ok(n.max(0) as u64)
+        };
+        let bucket_arg = args.len() + 1;
+        let sample = format!(
+            "SELECT count(*), count(*) FILTER (WHERE {clause}) FROM heads h \
+             WHERE {base} AND h.bucket < ${bucket_arg}::integer"
+        );
+        let (total, estimated) = crate::store::list_total(
+            query.total,
+            || count_of(&format!("SELECT count(*) FROM heads h WHERE {clause}")),
+            |n| {
+                count_of(&format!(
+                    "SELECT count(*) FROM (SELECT 1 FROM heads h WHERE {clause} LIMIT {n}) s"
+                ))
+            },
+            |b| {
+                let mut with_bucket = params(&args);
+                let b = i32::try_from(b).unwrap_or(i32::MAX);
+                with_bucket.push(&b);
+                let row = self.query_one(&sample, &with_bucket)?;
+                let (rows, matches): (i64, i64) = (get(&row, 0)?, get(&row, 1)?);
+                Ok((rows.max(0) as u64, matches.max(0) as u64))
+            },
         )?;
-        let (sql, args) = page_statement(Selection { clause, args }, query, after);
+        let (sql, args) = page_statement(Selection { clause, args, base }, query, after);
         let items = self
             .query(&sql, &params(&args))?
             .iter()
             .map(decode_version)
             .collect::<Result<Vec<_>>>()?;
+        // An estimate is never below what the page shows there is.
+        let total = if estimated {
+            total.max(query.paging.skip + items.len() as u64)
+        } else {
+            total
+        };
         Ok(Page {
             items,
-            total: total.max(0) as u64,
+            total,
+            estimated,
         })
     }
 
@@ -323,7 +358,7 @@ impl DocumentRead for Tx<'_> {
         filter: &Filter,
         path: &str,
     ) -> Result<Vec<String>> {
-        let Some(Selection { clause, args }) = self.select(coll, scopes, filter)? else {
+        let Some(Selection { clause, args, .. }) = self.select(coll, scopes, filter)? else {
             return Ok(Vec::new());
         };
         let mut sb = SqlBuilder::new(args);
@@ -353,7 +388,7 @@ impl DocumentRead for Tx<'_> {
         for column in ["search", "name_fold"] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
             for scope in scopes {
-                let Some(Selection { clause, args }) =
+                let Some(Selection { clause, args, .. }) =
                     self.select(coll, std::slice::from_ref(scope), filter)?
                 else {
                     continue;
@@ -390,7 +425,8 @@ impl DocumentRead for Tx<'_> {
         scopes: &[Scope],
         path: &str,
     ) -> Result<Vec<FieldKind>> {
-        let Some(Selection { clause, args }) = self.select(coll, scopes, &Filter::all())? else {
+        let Some(Selection { clause, args, .. }) = self.select(coll, scopes, &Filter::all())?
+        else {
             return Ok(Vec::new());
         };
         let mut sb = SqlBuilder::new(args);
@@ -436,7 +472,7 @@ impl Tx<'_> {
         after: Option<&Cursor>,
     ) -> Result<String> {
         let mut out = String::new();
-        let Some(Selection { clause, args }) = self.select(coll, scopes, &query.filter)? else {
+        let Some(Selection { clause, args, .. }) = self.select(coll, scopes, &query.filter)? else {
             return Ok(out);
         };
         let count = format!("EXPLAIN SELECT count(*) FROM heads h WHERE {clause}");

@@ -231,6 +231,14 @@ pub const STEPS: &[&str] = &[
     CREATE TRIGGER grants_auth AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON grants FOR EACH STATEMENT EXECUTE FUNCTION auth_epoch_raise();
     CREATE TRIGGER tokens_auth AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION auth_epoch_raise();
     "#,
+    // 3: each current document's sample bucket (a hash of its id, 0..65535), indexed with its
+    // scope: the estimated total of a long list counts the matches among the documents of a
+    // few buckets, not among all of them.
+    r#"
+    ALTER TABLE heads ADD COLUMN bucket INTEGER NOT NULL
+        GENERATED ALWAYS AS ((hashtextextended(id, 0) & 65535)::integer) STORED;
+    CREATE INDEX heads_sample ON heads(coll, tenant, env, bucket, type);
+    "#,
 ];
 
 /// The schema version this build writes.

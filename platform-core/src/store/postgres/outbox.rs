@@ -173,6 +173,7 @@ impl OutboxRead for Tx<'_> {
             .map(|r| LogEntry::from_json(&json_map(&get::<String>(r, 0)?, "an automation log entry")?))
             .collect::<Result<Vec<_>>>()?;
         Ok(Page {
+            estimated: false,
             items,
             total: total.max(0) as u64,
         })
@@ -198,6 +199,7 @@ impl OutboxRead for Tx<'_> {
             .map(|r| MailEntry::from_json(&json_map(&get::<String>(r, 0)?, "a mail")?))
             .collect::<Result<Vec<_>>>()?;
         Ok(Page {
+            estimated: false,
             items,
             total: total.max(0) as u64,
         })

@@ -253,6 +253,7 @@ fn lists_of_one_type_search_its_per_type_indexes() {
     }
     tx.commit().unwrap();
     let typed = |more: &[(&str, &str)], sort: &str| ListQuery {
+        total: crate::query::Total::Exact,
         filter: Filter::and(
             std::iter::once(Filter::TypeIn(vec!["Plant".into()]))
                 .chain(more.iter().map(|(k, v)| parse_param(k, v).unwrap()))

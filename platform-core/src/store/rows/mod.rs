@@ -71,6 +71,10 @@ pub struct Page<T> {
     pub items: Vec<T>,
     /// How many items matched in all.
     pub total: u64,
+    /// Whether `total` is an estimate (a document list past
+    /// [`EXACT_TOTAL_UP_TO`](crate::store::EXACT_TOTAL_UP_TO) matches, counted with
+    /// [`Total::Estimated`](crate::query::Total::Estimated)) rather than an exact count.
+    pub estimated: bool,
 }
 
 /// The kind of a JSON value found at a field of stored documents.

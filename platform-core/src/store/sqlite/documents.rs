@@ -21,6 +21,16 @@ fn where_clause(
     scopes: &[Scope],
     filter: &Filter,
 ) -> Option<(String, Vec<SqlValue>)> {
+    where_clauses(coll, scopes, filter).map(|(clause, _, args)| (clause, args))
+}
+
+/// [`where_clause`], and beside it the clause of the documents the filter is read over: the
+/// collection, the scopes and, for a list of one type, the type (the same arguments).
+fn where_clauses(
+    coll: Collection,
+    scopes: &[Scope],
+    filter: &Filter,
+) -> Option<(String, String, Vec<SqlValue>)> {
     if scopes.is_empty() {
         return None;
     }
@@ -38,6 +48,7 @@ fn where_clause(
         })
         .collect();
     let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
+    let mut base = clause.clone();
     if !filter.is_all() {
         clause.push_str(" AND ");
         clause.push_str(&sb.filter(filter));
@@ -48,7 +59,26 @@ fn where_clause(
             clause.push_str(&term);
         }
     }
-    Some((clause, sb.args))
+    // The type as the statement writes it (a type with a NUL would be bound: an argument the
+    // clause does not have, so the base reads every type then).
+    if let Some(one @ Filter::TypeIn(types)) = one_type(filter) {
+        if !types[0].contains('\0') {
+            base.push_str(" AND ");
+            base.push_str(&sb.filter(one));
+        }
+    }
+    Some((clause, base, sb.args))
+}
+
+/// The top-level `_type` condition of a filter of one type.
+fn one_type(filter: &Filter) -> Option<&Filter> {
+    let parts: &[Filter] = match filter {
+        Filter::And(parts) => parts,
+        other => std::slice::from_ref(other),
+    };
+    parts
+        .iter()
+        .find(|p| matches!(p, Filter::TypeIn(types) if types.len() == 1))
 }
 
 /// Whether a filter selects objects of exactly one type (a top-level `_type`), the lists a
@@ -63,11 +93,23 @@ fn typed(filter: &Filter) -> bool {
         .any(|p| matches!(p, Filter::TypeIn(types) if types.len() == 1))
 }
 
-/// The statements of a list: its count, and its page (with their arguments).
+/// The statements of a list: its count, and its page (with their arguments), and the WHERE
+/// clause of the count (with the count's arguments) for the capped and sampled counts.
 pub(super) struct ListStatements {
     pub(super) count: (String, Vec<SqlValue>),
     pub(super) page: (String, Vec<SqlValue>),
+    pub(super) filter: String,
+    /// The WHERE clause of the documents the list reads (its scopes, and its one type), with
+    /// the count's arguments.
+    pub(super) base: String,
+    /// For a filtered first page in id order: the page read from the first
+    /// [`PROBE_ROWS`] documents of the list's scopes and type in id order (same arguments as
+    /// `page`); see [`list_statements`].
+    pub(super) probe: Option<String>,
 }
+
+/// The documents a probe reads (see [`ListStatements::probe`]).
+pub(super) const PROBE_ROWS: u64 = 10_000;
 
 /// The statements of a list; `None` when no scope is given.
 pub(super) fn list_statements(
@@ -76,28 +118,78 @@ pub(super) fn list_statements(
     query: &ListQuery,
     after: Option<&Cursor>,
 ) -> Option<ListStatements> {
-    let (filter, args) = where_clause(coll, scopes, &query.filter)?;
+    let (filter, base, args) = where_clauses(coll, scopes, &query.filter)?;
     let count = (
         format!("SELECT count(*) FROM heads h WHERE {filter}"),
         args.clone(),
     );
+    let (count_filter, count_base) = (filter.clone(), base.clone());
     let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
-    let filter = match after {
-        Some(cursor) => format!("{filter} AND {}", sb.after(&query.sort, cursor)),
-        None => filter,
+    let (filter, base) = match after {
+        Some(cursor) => {
+            let after = sb.after(&query.sort, cursor);
+            (
+                format!("{filter} AND {after}"),
+                format!("{base} AND {after}"),
+            )
+        }
+        None => (filter, base),
     };
     let order = sb.order_by(&query.sort);
     let limit = query.paging.limit.map_or(-1, |l| l as i64);
-    let sql = format!(
-        "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
-         WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {}) h JOIN versions v ON v.coll = h.coll \
-         AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version",
-        query.paging.skip
-    );
+    let skip = query.paging.skip;
+    let page = |from: &str| {
+        format!(
+            "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM {from} \
+             WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {skip}) h JOIN versions v ON v.coll = h.coll \
+             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version"
+        )
+    };
+    // A first page in id order, filtered past the type: where many documents match, the
+    // page is among the first documents in id order, read by the primary key (or the type's
+    // index); the planner, which knows nothing of how many match, would rather read the
+    // index of a filtered field, all of its matches, and sort them.
+    let one_type_only = |f: &Filter| matches!(f, Filter::TypeIn(types) if types.len() == 1);
+    let filtered = match &query.filter {
+        Filter::And(parts) => parts.iter().any(|p| !one_type_only(p)),
+        other => !other.is_all() && !one_type_only(other),
+    };
+    // (One scope: the documents of several are not kept in one id order.)
+    let probe = (query.sort.0.is_empty()
+        && filtered
+        && scopes.len() == 1
+        && limit > 0
+        && (skip + limit as u64) * 4 <= PROBE_ROWS)
+        .then(|| {
+            page(&format!(
+                "(SELECT * FROM heads h WHERE {base} ORDER BY h.id LIMIT {PROBE_ROWS}) h"
+            ))
+        });
     Some(ListStatements {
         count,
-        page: (sql, sb.args),
+        page: (page("heads h"), sb.args),
+        filter: count_filter,
+        base: count_base,
+        probe,
     })
+}
+
+/// The count of a list's matches up to `n` (it stops at the `n`th), from its WHERE clause.
+pub(super) fn capped_count(filter: &str, n: u64) -> String {
+    format!("SELECT count(*) FROM (SELECT 1 FROM heads h WHERE {filter} LIMIT {n})")
+}
+
+/// The documents a list reads in one of its scopes among those of sample buckets `0..b`, and
+/// the matches among them, from its WHERE clauses (`filter`, and `base`: its scopes and
+/// type); the scope's tenant, its environment and `b` are the arguments numbered from
+/// `first_arg`. It reads the sample index whatever other index the filter could use: the
+/// sample is a range of buckets in the scope, the same share of its documents at any size.
+pub(super) fn sampled_count(filter: &str, base: &str, first_arg: usize) -> String {
+    let (t, e, b) = (first_arg, first_arg + 1, first_arg + 2);
+    format!(
+        "SELECT count(*), coalesce(sum(CASE WHEN {filter} THEN 1 ELSE 0 END), 0) FROM heads h \
+         INDEXED BY heads_sample WHERE {base} AND h.tenant = ?{t} AND h.env = ?{e} AND h.bucket < ?{b}"
+    )
 }
 
 /// The filterable copy of a version's body in `heads`: the body as JSONB with the version's
@@ -277,25 +369,76 @@ impl DocumentRead for Tx<'_> {
             return Ok(Page {
                 items: Vec::new(),
                 total: 0,
+                estimated: false,
             });
         };
-        let total: u64 = self
-            .conn
-            .prepare_cached(&statements.count.0)
-            .db()?
-            .query_row(rusqlite::params_from_iter(statements.count.1.iter()), |r| {
-                r.get(0)
-            })
-            .db()?;
+        let (count, args) = &statements.count;
+        let count_of = |sql: &str| -> Result<u64> {
+            self.conn
+                .prepare_cached(sql)
+                .db()?
+                .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))
+                .db()
+        };
+        let (filter, base) = (&statements.filter, &statements.base);
+        let sample = sampled_count(filter, base, args.len() + 1);
+        let (total, estimated) = crate::store::list_total(
+            query.total,
+            || count_of(count),
+            |n| count_of(&capped_count(filter, n)),
+            // Scope by scope: each is one range of the sample index.
+            |b| {
+                let mut stmt = self.conn.prepare_cached(&sample).db()?;
+                let (mut rows, mut matches) = (0, 0);
+                for scope in scopes {
+                    let more = [
+                        SqlValue::Text(scope.tenant.clone()),
+                        SqlValue::Text(scope.env.clone()),
+                        SqlValue::Integer(b.into()),
+                    ];
+                    let (r, m): (u64, u64) = stmt
+                        .query_row(
+                            rusqlite::params_from_iter(args.iter().chain(more.iter())),
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .db()?;
+                    rows += r;
+                    matches += m;
+                }
+                Ok((rows, matches))
+            },
+        )?;
         let (sql, args) = statements.page;
-        let mut stmt = self.conn.prepare_cached(&sql).db()?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(args.iter()), row_to_version)
-            .db()?;
-        let items = rows
-            .map(|r| r.db().and_then(decode_version))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Page { items, total })
+        let read = |sql: &str| -> Result<Vec<StoredVersion>> {
+            let mut stmt = self.conn.prepare_cached(sql).db()?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(args.iter()), row_to_version)
+                .db()?;
+            rows.map(|r| r.db().and_then(decode_version)).collect()
+        };
+        // Past the threshold of exact totals the matches are many: the probe finds the page
+        // among the first documents unless they hold too few matches; then the page is read
+        // the planner's way.
+        let want = query.paging.limit.unwrap_or(u64::MAX);
+        let probed = match &statements.probe {
+            Some(probe) if estimated => Some(read(probe)?),
+            _ => None,
+        };
+        let items = match probed {
+            Some(items) if items.len() as u64 >= want => items,
+            _ => read(&sql)?,
+        };
+        // An estimate is never below what the page shows there is.
+        let total = if estimated {
+            total.max(query.paging.skip + items.len() as u64)
+        } else {
+            total
+        };
+        Ok(Page {
+            items,
+            total,
+            estimated,
+        })
     }
 
     fn distinct(
@@ -452,9 +595,9 @@ impl DocumentWrite for Tx<'_> {
                 let changed = self
                     .conn
                     .prepare_cached(&format!(
-                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
+                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket) \
                          SELECT v.coll, v.tenant, v.env, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
-                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')) \
+                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id) \
                          FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
                     ))
                     .db()?

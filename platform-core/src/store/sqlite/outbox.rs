@@ -194,6 +194,7 @@ impl OutboxRead for Tx<'_> {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Page {
+            estimated: false,
             items,
             total: total as u64,
         })
@@ -223,6 +224,7 @@ impl OutboxRead for Tx<'_> {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Page {
+            estimated: false,
             items,
             total: total as u64,
         })

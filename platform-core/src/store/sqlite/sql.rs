@@ -472,6 +472,9 @@ pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_scalar_function("pf_fold", 1, flags, |ctx| {
         Ok(text_arg(ctx, 0).map(filter::fold))
     })?;
+    conn.create_scalar_function("pf_bucket", 1, flags, |ctx| {
+        Ok(text_arg(ctx, 0).map_or(0, crate::store::sample_bucket))
+    })?;
     Ok(())
 }
 

@@ -214,12 +214,13 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     .unwrap();
     p.close().unwrap();
     drop(p);
-    // The heads as schema 8 wrote them: the body alone.
+    // The heads as schema 8 wrote them: the body alone, and no sample bucket (step 12).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
         "UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
          AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
-         AND v.version = heads.version); PRAGMA user_version = 8;",
+         AND v.version = heads.version); DROP INDEX heads_sample; \
+         ALTER TABLE heads DROP COLUMN bucket; PRAGMA user_version = 8;",
     )
     .unwrap();
     drop(conn);
@@ -236,6 +237,43 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     assert_eq!(list(&[("_version", "2")]), 1);
     assert_eq!(list(&[("_tag", "live")]), 1);
     assert_eq!(list(&[("_user", "ann")]), 0);
+}
+
+/// Step 12 gives the heads of an existing database their sample buckets, as a save would.
+#[test]
+fn migration_12_gives_existing_heads_their_sample_buckets() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    for id in ["A", "B", "C", "a-much-longer-id"] {
+        let body = serde_json::json!({"_id": id});
+        p.save(&who, Collection::Object, body, &Default::default())
+            .unwrap();
+    }
+    p.close().unwrap();
+    drop(p);
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; PRAGMA user_version = 11;",
+    )
+    .unwrap();
+    drop(conn);
+    let store = SqliteStore::open(&path).unwrap();
+    store.close().unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let rows: Vec<(String, u32)> = conn
+        .prepare("SELECT id, bucket FROM heads WHERE coll = 'object' ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 4);
+    for (id, bucket) in rows {
+        assert_eq!(bucket, crate::store::sample_bucket(&id), "{id}");
+    }
+    assert!(crate::store::sample_bucket("A") != crate::store::sample_bucket("B"));
 }
 
 #[test]
@@ -271,10 +309,14 @@ fn migration_10_takes_when_each_job_may_start_from_its_document() {
         tx.commit().unwrap();
         store.close().unwrap();
     }
-    // The jobs as schema 9 kept them: the document alone says when a job may start.
+    // The jobs as schema 9 kept them: the document alone says when a job may start (and the
+    // heads had no sample bucket, step 12).
     let conn = Connection::open(&path).unwrap();
-    conn.execute_batch("ALTER TABLE jobs DROP COLUMN not_before; PRAGMA user_version = 9;")
-        .unwrap();
+    conn.execute_batch(
+        "ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
+         ALTER TABLE heads DROP COLUMN bucket; PRAGMA user_version = 9;",
+    )
+    .unwrap();
     drop(conn);
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(
@@ -516,6 +558,7 @@ fn lists_of_one_type_search_its_per_type_indexes() {
     }
     tx.commit().unwrap();
     let typed = |more: &[(&str, &str)], sort: &str| ListQuery {
+        total: crate::query::Total::Exact,
         filter: Filter::and(
             std::iter::once(Filter::TypeIn(vec!["Plant".into()]))
                 .chain(more.iter().map(|(k, v)| parse_param(k, v).unwrap()))
@@ -689,4 +732,147 @@ fn a_types_indexes_follow_its_current_version() {
         )
         .unwrap();
     assert!(names().is_empty());
+}
+
+/// The sample of an estimated total reads a bounded part of the collection: the sample index
+/// by a range of buckets in each scope (a list of `all` reads two, one at a time), whichever
+/// filter, type and per-type index the list has; the probe of a filtered first page reads the
+/// documents of its scope and type in id order.
+#[test]
+fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
+    use crate::query::filter::parse_param;
+    use crate::query::{Filter, ListQuery};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sample.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let acme = Scope::private("acme", "production");
+    let mut tx = store.write().unwrap();
+    tx.set_type_indexes(&acme, "Plant", &["country".into()])
+        .unwrap();
+    tx.commit().unwrap();
+    let conn = Connection::open(&path).unwrap();
+    sql::register_functions(&conn).unwrap();
+    let plan = |scopes: &[Scope], filter: Filter| {
+        let query = ListQuery {
+            filter,
+            ..ListQuery::default()
+        };
+        let statements =
+            documents::list_statements(Collection::Object, scopes, &query, None).unwrap();
+        let (_, args) = &statements.count;
+        let mut out = String::new();
+        for scope in scopes {
+            // The sample reads each scope alone.
+            let mut with_scope = args.clone();
+            with_scope.extend([
+                rusqlite::types::Value::Text(scope.tenant.clone()),
+                rusqlite::types::Value::Text(scope.env.clone()),
+                rusqlite::types::Value::Integer(8),
+            ]);
+            let text =
+                documents::sampled_count(&statements.filter, &statements.base, args.len() + 1);
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(with_scope.iter()), |r| {
+                    r.get::<_, String>(3)
+                })
+                .unwrap();
+            for row in rows {
+                out.push_str(&row.unwrap());
+                out.push('\n');
+            }
+        }
+        // The probe of a first page in id order reads the documents in that order.
+        if let Some(text) = &statements.probe {
+            let args = &statements.page.1;
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                    r.get::<_, String>(3)
+                })
+                .unwrap();
+            for row in rows {
+                out.push_str(&row.unwrap());
+                out.push('\n');
+            }
+        }
+        out
+    };
+    let typed = Filter::and(vec![
+        Filter::TypeIn(vec!["Plant".into()]),
+        parse_param("country", "NL").unwrap(),
+    ]);
+    let sampled = "INDEX heads_sample (coll=? AND tenant=? AND env=? AND bucket<?)";
+    for (scopes, filter, sample_scans, in_order) in [
+        (
+            vec![acme.clone()],
+            typed,
+            1,
+            Some("USING PRIMARY KEY (coll=? AND tenant=? AND env=?)"),
+        ),
+        (
+            vec![acme.clone()],
+            parse_param("country", "NL").unwrap(),
+            1,
+            Some("USING PRIMARY KEY (coll=? AND tenant=? AND env=?)"),
+        ),
+        (vec![acme.clone(), Scope::public()], Filter::all(), 2, None),
+    ] {
+        let plan = plan(&scopes, filter);
+        assert_eq!(plan.matches(sampled).count(), sample_scans, "{plan}");
+        match in_order {
+            Some(read) => {
+                assert!(plan.contains(read), "{plan}");
+                // No sort of the documents read, only of the page's few matches at most.
+                assert!(plan.matches("TEMP B-TREE").count() <= 1, "{plan}");
+            }
+            None => assert!(!plan.contains("CO-ROUTINE"), "no probe: {plan}"),
+        }
+    }
+}
+
+/// A type with a NUL (bound, not written in the statement) lists like any other, counted
+/// either way.
+#[test]
+fn a_type_with_a_nul_lists_and_counts() {
+    use crate::query::filter::parse_param;
+    use crate::query::{Filter, ListQuery, Total};
+    use crate::store::StoredVersion;
+    let store = SqliteStore::open_in_memory().unwrap();
+    let acme = Scope::private("acme", "production");
+    let mut tx = store.write().unwrap();
+    for (id, t) in [("A", "x\0y"), ("B", "x\0y"), ("C", "x")] {
+        let v = StoredVersion {
+            id: id.into(),
+            version: 1,
+            body: serde_json::json!({"_type": t, "n": 1})
+                .as_object()
+                .unwrap()
+                .clone(),
+            timestamp: now(),
+            user: "u".into(),
+            reason: None,
+            tags: Vec::new(),
+        };
+        tx.put_version(Collection::Object, &acme, &v).unwrap();
+        tx.set_current(Collection::Object, &acme, id, Some(1))
+            .unwrap();
+    }
+    tx.commit().unwrap();
+    for total in [Total::Exact, Total::Estimated] {
+        let query = ListQuery {
+            filter: Filter::and(vec![
+                Filter::TypeIn(vec!["x\0y".into()]),
+                parse_param("n", "1").unwrap(),
+            ]),
+            total,
+            ..ListQuery::default()
+        };
+        let page = store
+            .read()
+            .unwrap()
+            .list(Collection::Object, &[acme.clone()], &query)
+            .unwrap();
+        assert_eq!((page.items.len(), page.total), (2, 2), "{total:?}");
+    }
 }

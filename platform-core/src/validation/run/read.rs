@@ -176,7 +176,11 @@ impl Platform {
                 .take(limit)
                 .map(|(chunk, r)| project(chunk.materialize(r)))
                 .collect();
-            return Ok(crate::store::Page { total, items });
+            return Ok(crate::store::Page {
+                total,
+                items,
+                estimated: false,
+            });
         }
         let mut matched: Vec<Map<String, Value>> = Vec::new();
         for (_, chunk) in &chunks {
@@ -212,6 +216,7 @@ impl Platform {
         if let Some(field) = &req.distinct {
             let values = crate::query::distinct_strings(&matched, field);
             return Ok(crate::store::Page {
+                estimated: false,
                 total: values.len() as u64,
                 items: values,
             });
@@ -223,7 +228,11 @@ impl Platform {
             .take(limit)
             .map(project)
             .collect();
-        Ok(crate::store::Page { total, items })
+        Ok(crate::store::Page {
+            total,
+            items,
+            estimated: false,
+        })
     }
 }
 
