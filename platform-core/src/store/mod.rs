@@ -190,8 +190,8 @@ pub trait DocumentWrite: DocumentRead {
 }
 
 /// Document lists counted with [`Total::Estimated`](crate::query::Total::Estimated) count their
-/// matches exactly up to this many; past it the total is estimated from a sample (see
-/// [`list_total`]).
+/// matches exactly up to this many; past it the total is estimated from a sample of the
+/// documents ([`SAMPLE_BUCKETS`]; `docs/decisions.md` says how).
 pub const EXACT_TOTAL_UP_TO: u64 = 10_000;
 
 /// Each current document sits in one of this many sample buckets (`heads.bucket`, a hash of

@@ -871,7 +871,7 @@ fn a_type_with_a_nul_lists_and_counts() {
         let page = store
             .read()
             .unwrap()
-            .list(Collection::Object, &[acme.clone()], &query)
+            .list(Collection::Object, std::slice::from_ref(&acme), &query)
             .unwrap();
         assert_eq!((page.items.len(), page.total), (2, 2), "{total:?}");
     }
