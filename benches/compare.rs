@@ -1006,10 +1006,13 @@ fn w5(s: &Sizes) {
             (total, rows)
         }
     };
+    // Totals counted exactly, as the peers count them (a list past 10,000 matches would
+    // otherwise answer an estimate: W10 measures that).
     let mut f_ours = list(&[
         ("classification", "gas"),
         ("capacity", "gt(500)"),
         ("_limit", "100"),
+        ("_count", "exact"),
     ]);
     let mut f_plain = page_and_total(filter);
     let (total, rows) = f_plain();
@@ -1032,7 +1035,11 @@ fn w5(s: &Sizes) {
         extra,
     );
 
-    let mut s_ours = list(&[("_search", "north gas"), ("_limit", "100")]);
+    let mut s_ours = list(&[
+        ("_search", "north gas"),
+        ("_limit", "100"),
+        ("_count", "exact"),
+    ]);
     let mut s_plain = page_and_total(search);
     let (total, _) = s_plain();
     let page = s_ours();

@@ -193,15 +193,18 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
                         source,
                         &ListRequest::from_params(&Params::new(pairs))?,
                     )?;
-                    (Value::Array(page.items), page.total)
+                    (Value::Array(page.items), (page.total, page.estimated))
                 }
                 Backend::Remote(r) => {
                     let (items, total) =
-                        r.call("GET", &format!("object/v1/{source}"), &pairs, None)?;
-                    (items, total.unwrap_or(0))
+                        r.call_counted("GET", &format!("object/v1/{source}"), &pairs, None)?;
+                    (items, total.unwrap_or((0, false)))
                 }
             };
-            eprintln!("{total} in all");
+            match total {
+                (n, true) => eprintln!("about {n} in all (an estimate; _count=exact counts them)"),
+                (n, false) => eprintln!("{n} in all"),
+            }
             items
         }
         ObjectCommand::Delete {

@@ -30,6 +30,19 @@ impl Remote {
         query: &[(String, String)],
         body: Option<&Value>,
     ) -> Result<(Value, Option<u64>)> {
+        self.call_counted(method, path, query, body)
+            .map(|(value, total)| (value, total.map(|(n, _)| n)))
+    }
+
+    /// [`call`](Self::call), with whether the total is an estimate (`x-platform-total:
+    /// estimated`).
+    pub fn call_counted(
+        &self,
+        method: &str,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<(Value, Option<(u64, bool)>)> {
         let mut url = format!("{}/{path}", self.base);
         if !query.is_empty() {
             let qs = form_urlencoded::Serializer::new(String::new())
@@ -55,7 +68,11 @@ impl Remote {
                 ))
             }
         };
-        let total = res.header("x-total-count").and_then(|t| t.parse().ok());
+        let estimated = res.header("x-platform-total") == Some("estimated");
+        let total = res
+            .header("x-total-count")
+            .and_then(|t| t.parse().ok())
+            .map(|n| (n, estimated));
         let value = res.into_json().map_err(|e| {
             Error::new(
                 ErrorCode::InvalidBody,

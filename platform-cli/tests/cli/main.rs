@@ -332,6 +332,44 @@ fn serve_token_and_round_trip() {
     assert!(first_listening.unwrap().starts_with("listening on"));
 }
 
+/// A list past 10,000 matches says its total is an estimate; `_count=exact` counts them.
+#[test]
+fn a_long_object_list_says_its_total_is_an_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_db(dir.path());
+    let dbs = db.to_str().unwrap();
+    let file = dir.path().join("objs.json");
+    let objects: Vec<Value> = (0..10_500)
+        .map(|i| json!({"_id": format!("M{i:05}"), "_type": "Meter"}))
+        .collect();
+    std::fs::write(&file, Value::Array(objects).to_string()).unwrap();
+    stdout_of(&platform(&[
+        "object",
+        "put",
+        "--db",
+        dbs,
+        file.to_str().unwrap(),
+    ]));
+    let out = platform(&["object", "list", "--db", dbs, "_type=Meter", "_limit=1"]);
+    stdout_of(&out);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        said.starts_with("about ") && said.contains("an estimate"),
+        "{said}"
+    );
+    let out = platform(&[
+        "object",
+        "list",
+        "--db",
+        dbs,
+        "_type=Meter",
+        "_limit=1",
+        "_count=exact",
+    ]);
+    stdout_of(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("10500 in all"));
+}
+
 #[test]
 fn objects_on_a_database_file_without_a_server() {
     let dir = tempfile::tempdir().unwrap();

@@ -37,17 +37,29 @@ fn where_clauses(
     let mut sb = sql::SqlBuilder::new(&sql::HEADS, Vec::new());
     // The collection is written in the statement, as a per-type index's WHERE says it.
     let c = sql::quote(coll.as_str());
-    let scope_sql: Vec<String> = scopes
-        .iter()
-        .map(|s| {
-            format!(
-                "(h.tenant = {} AND h.env = {})",
-                sb.bind(s.tenant.clone()),
-                sb.bind(s.env.clone())
-            )
-        })
-        .collect();
-    let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
+    // Several scopes as one row-value list, which SQLite reads scope by scope through the
+    // keys (an OR of scopes it would read as a scan of the collection of every tenant).
+    let scope_sql = match scopes {
+        [one] => format!(
+            "h.tenant = {} AND h.env = {}",
+            sb.bind(one.tenant.clone()),
+            sb.bind(one.env.clone())
+        ),
+        many => {
+            let pairs: Vec<String> = many
+                .iter()
+                .map(|s| {
+                    format!(
+                        "({}, {})",
+                        sb.bind(s.tenant.clone()),
+                        sb.bind(s.env.clone())
+                    )
+                })
+                .collect();
+            format!("(h.tenant, h.env) IN (VALUES {})", pairs.join(", "))
+        }
+    };
+    let mut clause = format!("h.coll = {c} AND ({scope_sql})");
     let mut base = clause.clone();
     if !filter.is_all() {
         clause.push_str(" AND ");

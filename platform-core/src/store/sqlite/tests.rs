@@ -876,3 +876,66 @@ fn a_type_with_a_nul_lists_and_counts() {
         assert_eq!((page.items.len(), page.total), (2, 2), "{total:?}");
     }
 }
+
+/// A list of several scopes (`all`: the tenant's and the public source) reads each scope by
+/// its key, never the whole collection of every tenant: its count, its page and its sample.
+#[test]
+fn lists_of_two_scopes_read_each_scope_by_its_key() {
+    use crate::query::filter::parse_param;
+    use crate::query::{Filter, ListQuery, SortSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.db");
+    let _store = SqliteStore::open(&path).unwrap();
+    let scopes = [Scope::private("acme", "production"), Scope::public()];
+    for (filter, sort) in [
+        (Filter::all(), ""),
+        (parse_param("country", "NL").unwrap(), ""),
+        (Filter::TypeIn(vec!["Plant".into()]), "name"),
+    ] {
+        let query = ListQuery {
+            filter,
+            sort: if sort.is_empty() {
+                SortSpec::default()
+            } else {
+                SortSpec::parse(sort).unwrap()
+            },
+            ..ListQuery::default()
+        };
+        let statements =
+            documents::list_statements(Collection::Object, &scopes, &query, None).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        sql::register_functions(&conn).unwrap();
+        for (text, args) in [
+            (&statements.count.0, &statements.count.1),
+            (
+                &documents::capped_count(&statements.filter, 10_001),
+                &statements.count.1,
+            ),
+            (&statements.page.0, &statements.page.1),
+        ] {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
+            let plan: Vec<String> = stmt
+                .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                    r.get::<_, String>(3)
+                })
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            // Each read of the table is a search by the scope's key (a plain `SCAN h` is
+            // the page's subquery, named `h` too).
+            let subquery = plan.iter().any(|s| s == "CO-ROUTINE h");
+            let reads: Vec<&String> = plan
+                .iter()
+                .filter(|s| s.starts_with("SEARCH h ") || s.starts_with("SCAN h"))
+                .filter(|s| !(subquery && *s == "SCAN h"))
+                .collect();
+            assert!(!reads.is_empty(), "{plan:#?}");
+            for step in reads {
+                assert!(
+                    step.starts_with("SEARCH h ") && step.contains("tenant=? AND env=?"),
+                    "{step} reads every tenant: {plan:#?}"
+                );
+            }
+        }
+    }
+}
