@@ -199,53 +199,66 @@ pub const EXACT_TOTAL_UP_TO: u64 = 10_000;
 /// 65,536 of a scope's documents, spread over it whatever its ids and fields look like.
 pub const SAMPLE_BUCKETS: u64 = 65_536;
 
-/// The samples tried, in buckets, smallest first: each is 4 times the one before, so the
-/// sample that answers holds at most about 4 times the rows it needs.
-const SAMPLE_STEPS: [u32; 9] = [1, 4, 16, 64, 256, 1024, 4096, 16_384, 65_536];
+/// The matches a sample must hold for its estimate to be answered, for a list filtered past
+/// its scopes and type: at least 200 puts the estimate within about 7% of the count (one
+/// standard deviation).
+const SAMPLE_MATCHES: u64 = 200;
 
-/// The matches a sample must hold for its estimate to be answered: at least 100 puts the
-/// estimate within about 10% of the count (one standard deviation).
-const SAMPLE_MATCHES: u64 = 100;
+/// The same for a list of a scope or a type alone, whose sample is counted from the index
+/// alone (no document is read): 1,600 matches, within about 2.5%.
+const SAMPLE_MATCHES_UNFILTERED: u64 = 1_600;
 
 /// The documents a sample may read: a filter that matches too few of them for an estimate is
 /// counted (up to the threshold) instead.
-const SAMPLE_ROWS: u64 = 8_000;
+const SAMPLE_ROWS: u64 = 16_000;
 
 /// The total of a document list, counted as `mode` asks, and whether it is an estimate. The
 /// backend counts three ways: `exact()` every match; `capped(n)` the matches up to `n` (it
-/// stops at the `n`th); `sampled(b)` the documents of sample buckets `0..b` that the list reads
-/// (its scopes, and its type if it has one) and the matches among them.
+/// stops at the `n`th); `sampled(lo, hi)` the documents of sample buckets `lo..hi` that the
+/// list reads (its scopes, and its type if it has one) and the matches among them. `filtered`
+/// says whether the list filters past its scopes and type.
 ///
-/// [`Total::Exact`](crate::query::Total::Exact) counts every match. Otherwise the smallest
-/// sample holding at least 100 matches estimates the total, as its matches times the share of
-/// the collection it holds: when that is past twice [`EXACT_TOTAL_UP_TO`] it is the answer.
-/// When it is not (or no sample of at most 8,000 documents holds 100 matches), the matches
-/// are counted up to the threshold: at most that many is the exact total; past it the
-/// estimate is, never below what the count saw. The work grows with the sample and the
-/// threshold, not with the collection; a small collection is counted whole by its samples.
+/// [`Total::Exact`](crate::query::Total::Exact) counts every match. Otherwise the sample grows,
+/// buckets `0..1`, `0..2`, `0..4`... (each step reads only the buckets it adds), until it holds
+/// 200 matches (1,600 for a list of a scope or a type alone); the estimate is its matches times
+/// the share of the collection it holds, and when that is past twice [`EXACT_TOTAL_UP_TO`] it
+/// is the answer. When it is not (or no sample of at most 16,000 documents holds enough
+/// matches), the matches are counted up to the threshold: at most that many is the exact
+/// total; past it the estimate is, never below what the count saw. The work grows with the
+/// sample and the threshold, not with the collection; a small collection is counted whole by
+/// its samples.
 pub(crate) fn list_total(
     mode: crate::query::Total,
+    filtered: bool,
     exact: impl FnOnce() -> Result<u64>,
     capped: impl FnOnce(u64) -> Result<u64>,
-    mut sampled: impl FnMut(u32) -> Result<(u64, u64)>,
+    mut sampled: impl FnMut(u32, u32) -> Result<(u64, u64)>,
 ) -> Result<(u64, bool)> {
     if mode == crate::query::Total::Exact {
         return Ok((exact()?, false));
     }
+    let need = if filtered {
+        SAMPLE_MATCHES
+    } else {
+        SAMPLE_MATCHES_UNFILTERED
+    };
+    let (mut rows, mut matches, mut lo, mut hi) = (0, 0, 0u32, 1u32);
     let mut estimate = None;
-    for b in SAMPLE_STEPS {
-        let (rows, matches) = sampled(b)?;
-        if u64::from(b) == SAMPLE_BUCKETS {
+    loop {
+        let (r, m) = sampled(lo, hi)?;
+        (rows, matches) = (rows + r, matches + m);
+        if u64::from(hi) == SAMPLE_BUCKETS {
             // The whole of the documents: the count itself.
             return Ok((matches, false));
         }
-        if matches >= SAMPLE_MATCHES {
-            estimate = Some(matches * SAMPLE_BUCKETS / u64::from(b));
+        if matches >= need {
+            estimate = Some(matches * SAMPLE_BUCKETS / u64::from(hi));
             break;
         }
-        if rows * 4 > SAMPLE_ROWS {
+        if rows * 2 > SAMPLE_ROWS {
             break;
         }
+        (lo, hi) = (hi, hi * 2);
     }
     if let Some(e) = estimate {
         if e > 2 * EXACT_TOTAL_UP_TO {
@@ -257,6 +270,17 @@ pub(crate) fn list_total(
         return Ok((seen, false));
     }
     Ok((estimate.unwrap_or(0).max(seen), true))
+}
+
+/// Whether a filter selects past the scopes and one type: a list's sample must then read the
+/// documents to find its matches.
+pub(crate) fn filters_past_type(filter: &crate::query::Filter) -> bool {
+    use crate::query::Filter;
+    let one_type = |f: &Filter| matches!(f, Filter::TypeIn(types) if types.len() == 1);
+    match filter {
+        Filter::And(parts) => parts.iter().any(|p| !one_type(p)),
+        other => !other.is_all() && !one_type(other),
+    }
 }
 
 /// The sample bucket of a document id (see [`SAMPLE_BUCKETS`]) where the backend computes it
@@ -706,10 +730,8 @@ mod sample_tests {
                     id_of(0)
                 );
             }
-            for b in SAMPLE_STEPS
-                .into_iter()
-                .filter(|b| u64::from(*b) < SAMPLE_BUCKETS)
-            {
+            // The samples a list reads, buckets 0..1, 0..2, 0..4 ... 0..32768.
+            for b in (0..16).map(|k| 1u32 << k) {
                 let count = buckets.iter().filter(|x| **x < b).count();
                 let share = f64::from(b) / SAMPLE_BUCKETS as f64;
                 assert!(within(count, share), "{} 0..{b}: {count}", id_of(0));

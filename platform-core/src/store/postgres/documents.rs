@@ -310,23 +310,28 @@ impl DocumentRead for Tx<'_> {
             let n: i64 = get(&self.query_one(sql, &params(&args))?, 0)?;
             Ok(n.max(0) as u64)
         };
-        let bucket_arg = args.len() + 1;
+        let (lo, hi) = (args.len() + 1, args.len() + 2);
         let sample = format!(
             "SELECT count(*), count(*) FILTER (WHERE {clause}) FROM heads h \
-             WHERE {base} AND h.bucket < ${bucket_arg}::integer"
+             WHERE {base} AND h.bucket >= ${lo}::integer AND h.bucket < ${hi}::integer"
         );
         let (total, estimated) = crate::store::list_total(
             query.total,
+            crate::store::filters_past_type(&query.filter),
             || count_of(&format!("SELECT count(*) FROM heads h WHERE {clause}")),
             |n| {
                 count_of(&format!(
                     "SELECT count(*) FROM (SELECT 1 FROM heads h WHERE {clause} LIMIT {n}) s"
                 ))
             },
-            |b| {
+            |lo, hi| {
                 let mut with_bucket = params(&args);
-                let b = i32::try_from(b).unwrap_or(i32::MAX);
-                with_bucket.push(&b);
+                let (lo, hi) = (
+                    i32::try_from(lo).unwrap_or(i32::MAX),
+                    i32::try_from(hi).unwrap_or(i32::MAX),
+                );
+                with_bucket.push(&lo);
+                with_bucket.push(&hi);
                 let row = self.query_one(&sample, &with_bucket)?;
                 let (rows, matches): (i64, i64) = (get(&row, 0)?, get(&row, 1)?);
                 Ok((rows.max(0) as u64, matches.max(0) as u64))

@@ -161,11 +161,7 @@ pub(super) fn list_statements(
     // page is among the first documents in id order, read by the primary key (or the type's
     // index); the planner, which knows nothing of how many match, would rather read the
     // index of a filtered field, all of its matches, and sort them.
-    let one_type_only = |f: &Filter| matches!(f, Filter::TypeIn(types) if types.len() == 1);
-    let filtered = match &query.filter {
-        Filter::And(parts) => parts.iter().any(|p| !one_type_only(p)),
-        other => !other.is_all() && !one_type_only(other),
-    };
+    let filtered = crate::store::filters_past_type(&query.filter);
     // (One scope: the documents of several are not kept in one id order.)
     let probe = (query.sort.0.is_empty()
         && filtered
@@ -191,16 +187,17 @@ pub(super) fn capped_count(filter: &str, n: u64) -> String {
     format!("SELECT count(*) FROM (SELECT 1 FROM heads h WHERE {filter} LIMIT {n})")
 }
 
-/// The documents a list reads in one of its scopes among those of sample buckets `0..b`, and
-/// the matches among them, from its WHERE clauses (`filter`, and `base`: its scopes and
-/// type); the scope's tenant, its environment and `b` are the arguments numbered from
+/// The documents a list reads in one of its scopes among those of sample buckets `lo..hi`,
+/// and the matches among them, from its WHERE clauses (`filter`, and `base`: its scopes and
+/// type); the scope's tenant, its environment, `lo` and `hi` are the arguments numbered from
 /// `first_arg`. It reads the sample index whatever other index the filter could use: the
 /// sample is a range of buckets in the scope, the same share of its documents at any size.
 pub(super) fn sampled_count(filter: &str, base: &str, first_arg: usize) -> String {
-    let (t, e, b) = (first_arg, first_arg + 1, first_arg + 2);
+    let (t, e, lo, hi) = (first_arg, first_arg + 1, first_arg + 2, first_arg + 3);
     format!(
         "SELECT count(*), coalesce(sum(CASE WHEN {filter} THEN 1 ELSE 0 END), 0) FROM heads h \
-         INDEXED BY heads_sample WHERE {base} AND h.tenant = ?{t} AND h.env = ?{e} AND h.bucket < ?{b}"
+         INDEXED BY heads_sample WHERE {base} AND h.tenant = ?{t} AND h.env = ?{e} \
+         AND h.bucket >= ?{lo} AND h.bucket < ?{hi}"
     )
 }
 
@@ -396,17 +393,19 @@ impl DocumentRead for Tx<'_> {
         let sample = sampled_count(filter, base, args.len() + 1);
         let (total, estimated) = crate::store::list_total(
             query.total,
+            crate::store::filters_past_type(&query.filter),
             || count_of(count),
             |n| count_of(&capped_count(filter, n)),
             // Scope by scope: each is one range of the sample index.
-            |b| {
+            |lo, hi| {
                 let mut stmt = self.conn.prepare_cached(&sample).db()?;
                 let (mut rows, mut matches) = (0, 0);
                 for scope in scopes {
                     let more = [
                         SqlValue::Text(scope.tenant.clone()),
                         SqlValue::Text(scope.env.clone()),
-                        SqlValue::Integer(b.into()),
+                        SqlValue::Integer(lo.into()),
+                        SqlValue::Integer(hi.into()),
                     ];
                     let (r, m): (u64, u64) = stmt
                         .query_row(

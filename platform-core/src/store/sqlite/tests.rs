@@ -767,6 +767,7 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
             with_scope.extend([
                 rusqlite::types::Value::Text(scope.tenant.clone()),
                 rusqlite::types::Value::Text(scope.env.clone()),
+                rusqlite::types::Value::Integer(4),
                 rusqlite::types::Value::Integer(8),
             ]);
             let text =
@@ -802,7 +803,7 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
         Filter::TypeIn(vec!["Plant".into()]),
         parse_param("country", "NL").unwrap(),
     ]);
-    let sampled = "INDEX heads_sample (coll=? AND tenant=? AND env=? AND bucket<?)";
+    let sampled = "INDEX heads_sample (coll=? AND tenant=? AND env=? AND bucket>? AND bucket<?)";
     for (scopes, filter, sample_scans, in_order) in [
         (
             vec![acme.clone()],
