@@ -548,8 +548,8 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         "_skip" => (integer(0, None), "Items to skip"),
         "_count" => (
             string(),
-            "Object lists: exact counts every match for x-total-count; estimated (the default) \
-             counts exactly up to 10,000 matches and estimates past them",
+            "Lists of objects and other documents: exact counts every match for x-total-count; \
+             estimated (the default) counts exactly up to 10,000 matches and estimates past them",
         ),
         "_after" => (
             string(),
@@ -740,8 +740,8 @@ fn total_kind() -> Header {
     HeaderBuilder::new()
         .schema(string())
         .description(Some(
-            "Object lists: exact, or estimated when x-total-count is an estimate (past 10,000 \
-             matches, unless _count=exact)",
+            "Lists of objects and other documents: exact, or estimated when x-total-count is an \
+             estimate (past 10,000 matches, unless _count=exact)",
         ))
         .build()
 }
