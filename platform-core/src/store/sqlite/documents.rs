@@ -65,7 +65,8 @@ fn where_clauses(
         clause.push_str(" AND ");
         clause.push_str(&sb.filter(filter));
     }
-    if coll == Collection::Object && typed(filter) {
+    // A list of one type (a top-level `_type`) is what a per-type index can serve.
+    if coll == Collection::Object && one_type(filter).is_some() {
         for term in sb.index_terms(filter) {
             clause.push_str(" AND ");
             clause.push_str(&term);
@@ -91,18 +92,6 @@ fn one_type(filter: &Filter) -> Option<&Filter> {
     parts
         .iter()
         .find(|p| matches!(p, Filter::TypeIn(types) if types.len() == 1))
-}
-
-/// Whether a filter selects objects of exactly one type (a top-level `_type`), the lists a
-/// per-type index can serve.
-fn typed(filter: &Filter) -> bool {
-    let parts: &[Filter] = match filter {
-        Filter::And(parts) => parts,
-        other => std::slice::from_ref(other),
-    };
-    parts
-        .iter()
-        .any(|p| matches!(p, Filter::TypeIn(types) if types.len() == 1))
 }
 
 /// The statements of a list: its count, and its page (with their arguments), and the WHERE
