@@ -284,9 +284,9 @@ pub(crate) fn filters_past_type(filter: &crate::query::Filter) -> bool {
 }
 
 /// The sample bucket of a document id (see [`SAMPLE_BUCKETS`]) where the backend computes it
-/// outside SQL: FNV-1a of the id, its bits mixed by MurmurHash3's 64-bit finaliser (FNV-1a
-/// alone spreads ids that differ in their last characters, such as `M00001` and `M00002`,
-/// unevenly over its low bits), the top 16 bits.
+/// outside SQL: FNV-1a of the id, its bits mixed by MurmurHash3's 64-bit finaliser (FNV-1a's
+/// low bits depend only on the low bits of the input, as its multiply carries upward), the top
+/// 16 bits.
 pub fn sample_bucket(id: &str) -> u32 {
     let mut h = fnv1a(id.as_bytes());
     h ^= h >> 33;
