@@ -499,6 +499,17 @@ fn a_call_that_must_not_wait_reads_on_a_free_connection_or_not_at_all() {
     assert!(!crate::Error::Internal("x".into()).is_would_wait());
 }
 
+/// The plan SQLite makes for a statement with its arguments, one step a line.
+fn explain(conn: &Connection, text: &str, args: &[rusqlite::types::Value]) -> String {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            r.get::<_, String>(3)
+        })
+        .unwrap();
+    rows.map(|r| r.unwrap() + "\n").collect()
+}
+
 /// The plans SQLite makes for the count and the page of a list of objects of `acme`.
 fn list_plans(
     path: &std::path::Path,
@@ -512,16 +523,7 @@ fn list_plans(
     sql::register_functions(&conn).unwrap();
     let mut out = String::new();
     for (text, args) in [statements.count, statements.page] {
-        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                r.get::<_, String>(3)
-            })
-            .unwrap();
-        for row in rows {
-            out.push_str(&row.unwrap());
-            out.push('\n');
-        }
+        out.push_str(&explain(&conn, &text, &args));
     }
     out
 }
@@ -772,30 +774,11 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
             ]);
             let text =
                 documents::sampled_count(&statements.filter, &statements.base, args.len() + 1);
-            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
-            let rows = stmt
-                .query_map(rusqlite::params_from_iter(with_scope.iter()), |r| {
-                    r.get::<_, String>(3)
-                })
-                .unwrap();
-            for row in rows {
-                out.push_str(&row.unwrap());
-                out.push('\n');
-            }
+            out.push_str(&explain(&conn, &text, &with_scope));
         }
         // The probe of a first page in id order reads the documents in that order.
         if let Some(text) = &statements.probe {
-            let args = &statements.page.1;
-            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
-            let rows = stmt
-                .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                    r.get::<_, String>(3)
-                })
-                .unwrap();
-            for row in rows {
-                out.push_str(&row.unwrap());
-                out.push('\n');
-            }
+            out.push_str(&explain(&conn, text, &statements.page.1));
         }
         out
     };
@@ -914,13 +897,9 @@ fn lists_of_two_scopes_read_each_scope_by_its_key() {
             ),
             (&statements.page.0, &statements.page.1),
         ] {
-            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {text}")).unwrap();
-            let plan: Vec<String> = stmt
-                .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                    r.get::<_, String>(3)
-                })
-                .unwrap()
-                .map(Result::unwrap)
+            let plan: Vec<String> = explain(&conn, text, args)
+                .lines()
+                .map(str::to_string)
                 .collect();
             // Each read of the table is a search by the scope's key (a plain `SCAN h` is
             // the page's subquery, named `h` too).
