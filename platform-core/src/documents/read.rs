@@ -25,13 +25,19 @@ impl Platform {
         project: Option<&Projection>,
     ) -> Result<Value> {
         let scope = scope_for_key(p, coll, source, id)?;
-        let tx = self.read()?;
-        let current = tx
-            .current(coll, &scope, id)?
-            .ok_or_else(|| not_found(coll, id, source))?;
         let item = match version {
-            None => visible(p, coll, render_owned(current, true)),
+            None => {
+                let current = self
+                    .store
+                    .current_document(coll, &scope, id)?
+                    .ok_or_else(|| not_found(coll, id, source))?;
+                visible(p, coll, render_owned(current, true))
+            }
             Some(which) => {
+                let tx = self.read()?;
+                let current = tx
+                    .current(coll, &scope, id)?
+                    .ok_or_else(|| not_found(coll, id, source))?;
                 let n = resolve_version(tx.as_ref(), coll, &scope, id, which)?;
                 let v = tx
                     .version(coll, &scope, id, n)?

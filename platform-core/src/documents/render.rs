@@ -29,47 +29,40 @@ pub(crate) fn visible(
 
 /// The JSON shape of a stored version: its fields plus the system fields.
 pub fn render(v: &StoredVersion, current: bool) -> Map<String, Value> {
-    let fields = v.body.iter().map(|(k, val)| (k.clone(), val.clone()));
-    render_fields(fields, v.body.len(), v, current)
+    render_owned(v.clone(), current)
 }
 
-/// [`render`] of a version read for this answer alone: its fields move into the answer.
-pub fn render_owned(mut v: StoredVersion, current: bool) -> Map<String, Value> {
-    let body = std::mem::take(&mut v.body);
-    let len = body.len();
-    render_fields(body.into_iter(), len, &v, current)
-}
-
-fn render_fields(
-    fields: impl Iterator<Item = (String, Value)>,
-    len: usize,
-    v: &StoredVersion,
-    current: bool,
-) -> Map<String, Value> {
-    let mut out = Map::with_capacity(len + 6);
-    for (k, val) in fields {
-        if k == "_bundle" {
-            continue;
-        }
-        if k == "_id" && !current {
-            out.insert(k, Value::String(format!("{}/{}", v.id, v.version)));
-        } else {
-            out.insert(k, val);
+/// [`render`] of a version read for this answer alone: its body becomes the answer (no field
+/// is moved or hashed again), `_bundle` left out, `_id` of an old version `ID/N`, and the
+/// system fields after the document's own.
+pub fn render_owned(v: StoredVersion, current: bool) -> Map<String, Value> {
+    let StoredVersion {
+        id,
+        version,
+        body: mut out,
+        timestamp,
+        user,
+        reason,
+        tags,
+    } = v;
+    out.shift_remove("_bundle");
+    match out.get_mut("_id") {
+        Some(own) if !current => *own = Value::String(format!("{id}/{version}")),
+        Some(_) => {}
+        None => {
+            out.insert("_id".into(), Value::String(id.clone()));
         }
     }
-    if !out.contains_key("_id") {
-        out.insert("_id".into(), Value::String(v.id.clone()));
-    }
-    out.insert("_oid".into(), Value::String(v.id.clone()));
+    out.insert("_oid".into(), Value::String(id));
     out.insert(
         "_timestamp".into(),
-        Value::String(crate::clock::format_instant(v.timestamp)),
+        Value::String(crate::clock::format_instant(timestamp)),
     );
-    out.insert("_user".into(), Value::String(v.user.clone()));
-    out.insert("_tag".into(), json!(v.tags));
-    out.insert("_version".into(), json!(v.version));
-    if let Some(reason) = &v.reason {
-        out.insert("_reason".into(), Value::String(reason.clone()));
+    out.insert("_user".into(), Value::String(user));
+    out.insert("_tag".into(), json!(tags));
+    out.insert("_version".into(), json!(version));
+    if let Some(reason) = reason {
+        out.insert("_reason".into(), Value::String(reason));
     }
     out
 }

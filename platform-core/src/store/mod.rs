@@ -620,6 +620,16 @@ pub trait Store: Send + Sync {
     fn auth_epoch(&self) -> Result<u64> {
         self.read()?.auth_epoch()
     }
+    /// The current version of a document ([`DocumentRead::current`]) read on its own, as
+    /// cheaply as the store can (a read of a document by id is the most common request).
+    fn current_document(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Option<StoredVersion>> {
+        self.read()?.current(coll, scope, id)
+    }
     /// Flushes and closes what can be closed (checkpoint); the store stays usable.
     fn close(&self) -> Result<()> {
         Ok(())

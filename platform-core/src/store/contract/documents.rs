@@ -1,5 +1,77 @@
 use super::*;
 
+/// A document read by id on its own (`Store::current_document`) is what a transaction reads as
+/// current, after every change of which version is current, its tags and its reason.
+pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let alone = |id: &str| store.current_document(coll, &acme(), id).unwrap();
+    let in_tx = |id: &str| store.read().unwrap().current(coll, &acme(), id).unwrap();
+    let check = |id: &str, want: Option<&StoredVersion>| {
+        let (a, b) = (alone(id), in_tx(id));
+        assert_eq!(a.as_ref(), want, "read alone");
+        assert_eq!(b.as_ref(), want, "read in a transaction");
+    };
+    // Version 2 carries a reason (the fixture gives even versions one), 1 and 3 none; field
+    // order, nesting, escapes and numbers come back as they were written.
+    let mut v = [
+        version(
+            "A",
+            1,
+            json!({"_type": "T", "z": 1, "a": [1.5, {"b": null}], "m": "é\"\n"}),
+        ),
+        version(
+            "A",
+            2,
+            json!({"_type": "T", "z": 2, "big": 12345678901234567890u64}),
+        ),
+        version("A", 3, json!({"_type": "T", "z": 3, "x": -0.0001})),
+    ];
+    assert!(v[1].reason.is_some() && v[0].reason.is_none());
+    write(store, |tx| {
+        for one in &v {
+            save(tx, coll, &acme(), one);
+        }
+    });
+    check("A", Some(&v[2]));
+    write(store, |tx| {
+        tx.set_tag(coll, &acme(), "A", "live", 3).unwrap()
+    });
+    v[2].tags = vec!["live".into()];
+    check("A", Some(&v[2]));
+    // Rolled back to 2: its reason; then to 1, tagged twice.
+    write(store, |tx| {
+        tx.delete_version(coll, &acme(), "A", 3).unwrap();
+        tx.set_current(coll, &acme(), "A", Some(2)).unwrap();
+    });
+    check("A", Some(&v[1]));
+    write(store, |tx| {
+        tx.delete_version(coll, &acme(), "A", 2).unwrap();
+        tx.set_current(coll, &acme(), "A", Some(1)).unwrap();
+        tx.set_tag(coll, &acme(), "A", "b", 1).unwrap();
+        tx.set_tag(coll, &acme(), "A", "a", 1).unwrap();
+    });
+    v[0].tags = vec!["a".into(), "b".into()];
+    check("A", Some(&v[0]));
+    // Another scope or collection, an unknown id, a deleted document: nothing.
+    assert_eq!(
+        store.current_document(coll, &acme_test(), "A").unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .current_document(Collection::Type, &acme(), "A")
+            .unwrap(),
+        None
+    );
+    check("B", None);
+    write(store, |tx| {
+        tx.delete_version(coll, &acme(), "A", 1).unwrap();
+        tx.set_current(coll, &acme(), "A", None).unwrap();
+    });
+    check("A", None);
+}
+
 /// Versioned documents: versions, the current one, tags, deletes, and isolation by collection
 /// and scope.
 pub fn documents_keep_versions_heads_and_tags(store: Arc<dyn Store>) {

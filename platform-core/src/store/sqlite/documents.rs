@@ -226,6 +226,76 @@ fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawVersion> {
     })
 }
 
+/// The current version of a document from its current row alone: the row's JSONB copy carries
+/// the body with the system fields `_oid _version _timestamp _user _tag`, and the version's
+/// reason is kept beside it. One statement (one b-tree descent), on a connection outside a
+/// transaction.
+pub(super) fn current_from_head(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+) -> Result<Option<StoredVersion>> {
+    let row = conn
+        .prepare_cached(
+            "SELECT h.version, json(h.body), h.reason FROM heads h \
+             WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4",
+        )
+        .db()?
+        .query_row(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
+        })
+        .optional()
+        .db()?;
+    let Some((version, body, reason)) = row else {
+        return Ok(None);
+    };
+    let what = || format!("the current row of {id} (v{version})");
+    let mut body: Map<String, Value> = serde_json::from_str(&body)
+        .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?;
+    // The system fields were appended after the document's own: taking them off the end keeps
+    // the body's order as stored.
+    let mut system = |name: &str| {
+        body.shift_remove(name)
+            .ok_or_else(|| Error::Internal(format!("{} has no {name}", what())))
+    };
+    let tags = system("_tag")?;
+    let user = system("_user")?;
+    let timestamp = system("_timestamp")?;
+    system("_version")?;
+    system("_oid")?;
+    let tags = match tags {
+        Value::Array(tags) => tags
+            .into_iter()
+            .map(|t| match t {
+                Value::String(t) => Ok(t),
+                other => Err(Error::Internal(format!("{} has a tag {other}", what()))),
+            })
+            .collect::<Result<Vec<_>>>()?,
+        other => return Err(Error::Internal(format!("{} has _tag {other}", what()))),
+    };
+    let (Value::String(user), Value::String(timestamp)) = (user, timestamp) else {
+        return Err(Error::Internal(format!(
+            "{} has a _user or _timestamp that is not text",
+            what()
+        )));
+    };
+    Ok(Some(StoredVersion {
+        timestamp: parse_instant(&timestamp)
+            .map_err(|e| Error::caused(format!("{} has _timestamp \"{timestamp}\"", what()), e))?,
+        id: id.to_string(),
+        version,
+        body,
+        user,
+        reason,
+        tags,
+    }))
+}
+
 fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
     let RawVersion {
         id,
@@ -595,9 +665,9 @@ impl DocumentWrite for Tx<'_> {
                 let changed = self
                     .conn
                     .prepare_cached(&format!(
-                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket) \
+                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket, reason) \
                          SELECT v.coll, v.tenant, v.env, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
-                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id) \
+                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id), v.reason \
                          FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
                     ))
                     .db()?

@@ -297,6 +297,14 @@ pub const STEPS: &[&str] = &[
     UPDATE heads SET bucket = pf_bucket(id);
     CREATE INDEX heads_sample ON heads(coll, tenant, env, bucket, type);
     "#,
+    // 13: the current version's reason beside its body in the current row, so a document by id
+    // is read from that row alone.
+    r#"
+    ALTER TABLE heads ADD COLUMN reason TEXT;
+    UPDATE heads SET reason = v.reason FROM versions v WHERE v.coll = heads.coll
+        AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id
+        AND v.version = heads.version AND v.reason IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -87,13 +87,7 @@ impl TenancyRead for Tx<'_> {
     }
 
     fn auth_epoch(&self) -> Result<u64> {
-        let n: i64 = self
-            .conn
-            .prepare_cached("SELECT n FROM auth_epoch WHERE id = 1")
-            .db()?
-            .query_row([], |r| r.get(0))
-            .db()?;
-        Ok(n as u64)
+        auth_epoch(&self.conn)
     }
 
     fn environment_exists(&self, tenant: &str, env: &str) -> Result<bool> {
@@ -262,4 +256,14 @@ impl TenancyWrite for Tx<'_> {
         };
         Ok(n as u64)
     }
+}
+
+/// The authentication epoch, read on `conn` (in its transaction, or in one of its own).
+pub(super) fn auth_epoch(conn: &rusqlite::Connection) -> Result<u64> {
+    let n: i64 = conn
+        .prepare_cached("SELECT n FROM auth_epoch WHERE id = 1")
+        .db()?
+        .query_row([], |r| r.get(0))
+        .db()?;
+    Ok(n as u64)
 }

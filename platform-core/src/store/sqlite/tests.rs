@@ -220,7 +220,7 @@ fn migration_9_gives_existing_heads_their_system_fields() {
         "UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
          AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
          AND v.version = heads.version); DROP INDEX heads_sample; \
-         ALTER TABLE heads DROP COLUMN bucket; PRAGMA user_version = 8;",
+         ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 8;",
     )
     .unwrap();
     drop(conn);
@@ -241,6 +241,63 @@ fn migration_9_gives_existing_heads_their_system_fields() {
 
 /// Step 12 gives the heads of an existing database their sample buckets, as a save would.
 #[test]
+fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    let with_reason = |reason: Option<&str>| crate::documents::SaveOptions {
+        reason: reason.map(str::to_string),
+        ..Default::default()
+    };
+    for (id, v, reason) in [
+        ("A", 1, Some("first load")),
+        ("A", 2, None),
+        ("B", 1, None),
+        ("B", 2, Some("fixed")),
+    ] {
+        let body = serde_json::json!({"_id": id, "v": v});
+        p.save(&who, Collection::Object, body, &with_reason(reason))
+            .unwrap();
+    }
+    let get = |p: &crate::Platform, id: &str| {
+        p.get(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            id,
+            None,
+            None,
+        )
+        .unwrap()
+    };
+    let before = [get(&p, "A"), get(&p, "B")];
+    assert_eq!(before[1]["_reason"], "fixed");
+    assert!(before[0].get("_reason").is_none());
+    p.close().unwrap();
+    drop(p);
+    // The heads as schema 12 wrote them: no reason beside the body.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch("ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;")
+        .unwrap();
+    drop(conn);
+    let p = crate::Platform::open(&path).unwrap();
+    assert_eq!([get(&p, "A"), get(&p, "B")], before);
+    // Rolled back to version 1, A carries its reason again.
+    let latest = crate::documents::DeleteTarget::Latest;
+    p.delete(
+        &who,
+        Collection::Object,
+        crate::ids::Source::Private,
+        "A",
+        &latest,
+        None,
+    )
+    .unwrap();
+    assert_eq!(get(&p, "A")["_reason"], "first load");
+}
+
+#[test]
 fn migration_12_gives_existing_heads_their_sample_buckets() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
@@ -255,7 +312,7 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     drop(p);
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        "DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; PRAGMA user_version = 11;",
+        "DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;",
     )
     .unwrap();
     drop(conn);
@@ -314,7 +371,7 @@ fn migration_10_takes_when_each_job_may_start_from_its_document() {
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
         "ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
-         ALTER TABLE heads DROP COLUMN bucket; PRAGMA user_version = 9;",
+         ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 9;",
     )
     .unwrap();
     drop(conn);
