@@ -199,9 +199,26 @@ const HEAD_BODY: &str = "jsonb_set(jsonb(v.body), '$._oid', v.id, '$._version', 
      FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
      AND t.id = v.id AND t.version = v.version ORDER BY t.tag))))";
 
-const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.user, v.reason, \
+/// The body of a current row's version as text: its JSONB copy without the system fields.
+/// Reads `h`, a row of `heads`.
+macro_rules! body_of_head {
+    () => {
+        "json(jsonb_remove(h.body, '$._oid', '$._version', '$._timestamp', '$._user', '$._tag'))"
+    };
+}
+const BODY_OF_HEAD: &str = body_of_head!();
+
+/// A version row's columns as [`row_to_version`] reads them. The current version's body is
+/// kept once, in its current row (its `versions.body` is empty text, never valid JSON): read
+/// from there.
+const VERSION_COLUMNS: &str = concat!(
+    "v.id, v.version, CASE WHEN v.body <> '' THEN v.body ELSE (SELECT ",
+    body_of_head!(),
+    " FROM heads h WHERE h.coll = v.coll AND h.tenant = v.tenant AND h.env = v.env \
+     AND h.id = v.id AND h.version = v.version) END, v.timestamp, v.user, v.reason, \
      (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
-      AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))";
+      AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))"
+);
 
 /// A version row as read, before its JSON is decoded.
 struct RawVersion {
@@ -361,17 +378,33 @@ impl Tx<'_> {
 }
 
 impl Tx<'_> {
-    /// Rewrites the filterable copy of a document's current version after its tags moved (a
-    /// head whose version was just deleted is left to `set_current`).
+    /// Rewrites the `_tag` of a document's current row after its tags moved (a head whose
+    /// version was just deleted is left to `set_current`).
     fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
         self.conn
-            .prepare_cached(&format!(
-                "UPDATE heads SET body = (SELECT {HEAD_BODY} FROM versions v WHERE v.coll = heads.coll \
-                 AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
-                 AND v.version = heads.version) \
+            .prepare_cached(
+                "UPDATE heads SET body = jsonb_set(body, '$._tag', json((SELECT json_group_array(tag) \
+                 FROM (SELECT t.tag FROM tags t WHERE t.coll = heads.coll AND t.tenant = heads.tenant \
+                 AND t.env = heads.env AND t.id = heads.id AND t.version = heads.version ORDER BY t.tag)))) \
                  WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND EXISTS (SELECT 1 \
                  FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant \
-                 AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version)"
+                 AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version)",
+            )
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, id])
+            .db()?;
+        Ok(())
+    }
+
+    /// The version current until now takes its body back from the current row (before the
+    /// row changes or goes).
+    fn restore_current_body(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+        self.conn
+            .prepare_cached(&format!(
+                "UPDATE versions SET body = (SELECT {BODY_OF_HEAD} FROM heads h WHERE h.coll = versions.coll \
+                 AND h.tenant = versions.tenant AND h.env = versions.env AND h.id = versions.id \
+                 AND h.version = versions.version) \
+                 WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND body = ''"
             ))
             .db()?
             .execute(params![coll.as_str(), scope.tenant, scope.env, id])
@@ -653,6 +686,7 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: Option<u32>,
     ) -> Result<()> {
+        self.restore_current_body(coll, scope, id)?;
         match version {
             None => {
                 self.conn
@@ -678,6 +712,17 @@ impl DocumentWrite for Tx<'_> {
                         "set_current: {id} has no version {v}"
                     )));
                 }
+                // The body is kept once, in the current row, where it reads back as written
+                // (a body that would not is left in its version row too).
+                self.conn
+                    .prepare_cached(&format!(
+                        "UPDATE versions SET body = '' WHERE coll = ?1 AND tenant = ?2 AND env = ?3 \
+                         AND id = ?4 AND version = ?5 AND body = (SELECT {BODY_OF_HEAD} FROM heads h \
+                         WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4)"
+                    ))
+                    .db()?
+                    .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])
+                    .db()?;
             }
         }
         Ok(())

@@ -217,10 +217,10 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     // The heads as schema 8 wrote them: the body alone, and no sample bucket (step 12).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        "UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
+        &format!("{UNDO_14} UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
          AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
          AND v.version = heads.version); DROP INDEX heads_sample; \
-         ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 8;",
+         ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 8;"),
     )
     .unwrap();
     drop(conn);
@@ -240,6 +240,120 @@ fn migration_9_gives_existing_heads_their_system_fields() {
 }
 
 /// Step 12 gives the heads of an existing database their sample buckets, as a save would.
+/// What migration 14 did undone: every version row holds its body (as schemas before 14 kept
+/// them), for tests that make a database of an older schema out of a new one.
+const UNDO_14: &str = "UPDATE versions SET body = (SELECT json(jsonb_remove(h.body, '$._oid', \
+     '$._version', '$._timestamp', '$._user', '$._tag')) FROM heads h WHERE h.coll = versions.coll \
+     AND h.tenant = versions.tenant AND h.env = versions.env AND h.id = versions.id \
+     AND h.version = versions.version) WHERE body = '';";
+
+#[test]
+fn a_current_body_is_kept_once_in_its_current_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    let save = |p: &crate::Platform, body: serde_json::Value| {
+        p.save(&who, Collection::Object, body, &Default::default())
+            .unwrap();
+    };
+    save(
+        &p,
+        serde_json::json!({"_id": "A", "v": 1, "s": "a \"quoted\"\n line é"}),
+    );
+    save(
+        &p,
+        serde_json::json!({"_id": "A", "v": 2, "n": [1.5, -0.0001, 12345678901234567890u64]}),
+    );
+    save(&p, serde_json::json!({"_id": "B", "v": 1}));
+    // Each document's version rows: the current one's text is empty, the others' whole.
+    let stored = |path: &std::path::Path| -> Vec<(String, u32, bool)> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT id, version, body = '' FROM versions WHERE coll = 'object' ORDER BY id, version")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let kept = |rows: &[(&str, u32, bool)]| -> Vec<(String, u32, bool)> {
+        rows.iter()
+            .map(|(id, v, e)| (id.to_string(), *v, *e))
+            .collect()
+    };
+    assert_eq!(
+        stored(&path),
+        kept(&[("A", 1, false), ("A", 2, true), ("B", 1, true)])
+    );
+    let src = crate::ids::Source::Private;
+    let version = |p: &crate::Platform, id: &str, n: &str| {
+        p.get(
+            &who,
+            Collection::Object,
+            src,
+            id,
+            Some(&n.parse().unwrap()),
+            None,
+        )
+        .unwrap()
+    };
+    let versions = |p: &crate::Platform| {
+        [
+            version(p, "A", "1"),
+            version(p, "A", "2"),
+            version(p, "B", "1"),
+        ]
+    };
+    let before = versions(&p);
+    assert_eq!(before[0]["s"], "a \"quoted\"\n line é");
+    assert_eq!(
+        before[1]["n"],
+        serde_json::json!([1.5, -0.0001, 12345678901234567890u64])
+    );
+    let list = |p: &crate::Platform| {
+        let req =
+            crate::documents::ListRequest::from_params(&crate::query::Params::from_slice(&[]))
+                .unwrap();
+        p.list(&who, Collection::Object, src, &req).unwrap().items
+    };
+    assert_eq!(list(&p), [before[1].clone(), before[2].clone()]);
+    // Rolled back, version 1 is current and its text moves to the current row.
+    let latest = crate::documents::DeleteTarget::Latest;
+    p.delete(&who, Collection::Object, src, "A", &latest, None)
+        .unwrap();
+    assert_eq!(stored(&path), kept(&[("A", 1, true), ("B", 1, true)]));
+    let mut current = before[0].clone();
+    current["_id"] = "A".into();
+    assert_eq!(version(&p, "A", "1"), current);
+    // A new version gives the one before its text back.
+    save(&p, serde_json::json!({"_id": "A", "v": 3}));
+    assert_eq!(
+        stored(&path),
+        kept(&[("A", 1, false), ("A", 2, true), ("B", 1, true)])
+    );
+    assert_eq!(version(&p, "A", "1"), before[0]);
+    p.close().unwrap();
+    drop(p);
+    // A database of schema 13 keeps every body in its version row; migration 14 empties the
+    // current ones, and every version reads as before.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(&format!("{UNDO_14} PRAGMA user_version = 13;"))
+        .unwrap();
+    drop(conn);
+    assert_eq!(
+        stored(&path),
+        kept(&[("A", 1, false), ("A", 2, false), ("B", 1, false)])
+    );
+    let p = crate::Platform::open(&path).unwrap();
+    assert_eq!(
+        stored(&path),
+        kept(&[("A", 1, false), ("A", 2, true), ("B", 1, true)])
+    );
+    assert_eq!(version(&p, "A", "1"), before[0]);
+    assert_eq!(version(&p, "B", "1"), before[2]);
+}
+
 #[test]
 fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     let dir = tempfile::tempdir().unwrap();
@@ -278,8 +392,10 @@ fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     drop(p);
     // The heads as schema 12 wrote them: no reason beside the body.
     let conn = Connection::open(&path).unwrap();
-    conn.execute_batch("ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;")
-        .unwrap();
+    conn.execute_batch(&format!(
+        "{UNDO_14} ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;"
+    ))
+    .unwrap();
     drop(conn);
     let p = crate::Platform::open(&path).unwrap();
     assert_eq!([get(&p, "A"), get(&p, "B")], before);
@@ -312,7 +428,7 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     drop(p);
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        "DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;",
+        &format!("{UNDO_14} DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;"),
     )
     .unwrap();
     drop(conn);
@@ -370,8 +486,8 @@ fn migration_10_takes_when_each_job_may_start_from_its_document() {
     // heads had no sample bucket, step 12).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        "ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
-         ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 9;",
+        &format!("{UNDO_14} ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
+         ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 9;"),
     )
     .unwrap();
     drop(conn);
@@ -662,10 +778,13 @@ fn lists_of_one_type_search_its_per_type_indexes() {
     tx.commit().unwrap();
     for (q, after, index) in &cases {
         let plan = list_plans(&path, q, *after);
-        // The count and the page each search the index, and nothing else reads the heads.
+        // The count and the page each search the index, and nothing else reads the heads but
+        // the lookup of each page item's body by its key (a current body is kept in its row).
+        let by_key = "SEARCH h USING PRIMARY KEY (coll=? AND tenant=? AND env=? AND id=?)";
         let heads: Vec<&str> = plan
             .lines()
             .filter(|l| l.starts_with("SEARCH h ") || l.starts_with("SCAN heads"))
+            .filter(|l| *l != by_key)
             .collect();
         assert_eq!(heads.len(), 2, "{q:?}: {plan}");
         assert!(
