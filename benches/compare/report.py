@@ -223,8 +223,8 @@ def main():
         m = get("W6", "resident memory after the runs", who)
         if m:
             file_kib = m.get("rss_file_kib")
-            of_file = (f" (of it {fmt_bytes(file_kib * 1024)} pages of files it maps: the database, "
-                       f"the binary)" if file_kib is not None else "")
+            of_file = (f" (of it {fmt_bytes(file_kib * 1024)} pages of files it maps: the binary "
+                       f"and, on SQLite, the database)" if file_kib is not None else "")
             out.append(f"| W6 | resident memory of the server after its runs ({label}) | "
                        f"{fmt_bytes(m['rss_kib'] * 1024)}{of_file} | | | | reported | — |")
     # W9
