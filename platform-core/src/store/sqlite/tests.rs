@@ -355,6 +355,55 @@ fn a_current_body_is_kept_once_in_its_current_row() {
 }
 
 #[test]
+fn a_current_row_without_its_system_fields_is_an_internal_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    let get = |p: &crate::Platform| {
+        p.get(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            "A",
+            None,
+            None,
+        )
+    };
+    p.save(
+        &who,
+        Collection::Object,
+        serde_json::json!({"_id": "A"}),
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(get(&p).is_ok());
+    let conn = Connection::open(&path).unwrap();
+    let stored: Vec<u8> = conn
+        .query_row("SELECT body FROM heads WHERE id = 'A'", [], |r| r.get(0))
+        .unwrap();
+    for (damage, says) in [
+        ("jsonb_remove(body, '$._timestamp')", "has no _timestamp"),
+        ("jsonb_set(body, '$._tag', json('[1]'))", "has a tag 1"),
+        ("jsonb_set(body, '$._user', 7)", "not text"),
+        (
+            "jsonb_set(body, '$._timestamp', 'yesterday')",
+            "\"yesterday\"",
+        ),
+    ] {
+        conn.execute_batch(&format!("UPDATE heads SET body = {damage} WHERE id = 'A'"))
+            .unwrap();
+        let e = get(&p).unwrap_err();
+        assert_eq!(e.code(), crate::error::ErrorCode::Internal, "{damage}");
+        assert!(e.to_string().contains(says), "{damage}: {e}");
+        // The row as the store wrote it reads again.
+        conn.execute("UPDATE heads SET body = ?1 WHERE id = 'A'", [&stored])
+            .unwrap();
+        assert!(get(&p).is_ok(), "{damage}");
+    }
+}
+
+#[test]
 fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
