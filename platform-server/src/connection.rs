@@ -175,13 +175,24 @@ impl Tracker {
                     }
                 }
                 Phase::Headers(head) => {
-                    let b = input[i];
-                    i += 1;
-                    out.push(b);
-                    head.push(b);
-                    if head.len() > MAX_HEAD {
+                    // A line at a time: the head can only end at a line end.
+                    let rest = &input[i..];
+                    let n = rest
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(rest.len(), |at| at + 1);
+                    let piece = &rest[..n];
+                    i += n;
+                    out.extend_from_slice(piece);
+                    if head.len() + n > MAX_HEAD {
                         self.phase = Phase::Off;
-                    } else if head.ends_with(b"\n\r\n")
+                        continue;
+                    }
+                    head.extend_from_slice(piece);
+                    if piece.last() != Some(&b'\n') {
+                        continue;
+                    }
+                    if head.ends_with(b"\n\r\n")
                         || head.ends_with(b"\n\n")
                         || head == b"\r\n"
                         || head == b"\n"
@@ -553,6 +564,29 @@ mod tests {
         let parts: Vec<&[u8]> = stream.chunks(1).collect();
         let (out, step, _) = follow(64, &parts);
         assert_eq!((out.as_slice(), step), (stream, None));
+    }
+
+    #[test]
+    fn a_head_is_followed_up_to_its_limit_and_left_alone_past_it() {
+        // Headers of exactly MAX_HEAD bytes (the request line aside): the body is tracked.
+        let line = b"POST /a HTTP/1.1\r\n";
+        let framing = b"Content-Length: 3\r\n";
+        let filler = MAX_HEAD - framing.len() - b"X: \r\n\r\n".len();
+        let head = format!("X: {}\r\n", "a".repeat(filler));
+        let at_limit = [&line[..], framing, head.as_bytes(), b"\r\n"].concat();
+        for parts in [vec![&at_limit[..]], at_limit.chunks(4096).collect()] {
+            let (out, step, t) = follow(64, &parts);
+            assert_eq!((out.as_slice(), step), (&at_limit[..], None));
+            assert!(t.in_body && matches!(t.phase, Phase::Body(3)));
+        }
+        // One byte more: left to actix-http, every byte passed on.
+        let head = format!("X: {}\r\n", "a".repeat(filler + 1));
+        let over = [&line[..], framing, head.as_bytes(), b"\r\nabc"].concat();
+        for parts in [vec![&over[..]], over.chunks(4096).collect()] {
+            let (out, step, t) = follow(64, &parts);
+            assert_eq!((out.as_slice(), step), (&over[..], None));
+            assert!(!t.in_body && matches!(t.phase, Phase::Off));
+        }
     }
 
     #[test]

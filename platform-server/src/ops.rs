@@ -270,10 +270,45 @@ fn request_id(req: &ServiceRequest) -> String {
         });
     match given {
         Some(id) => id.to_string(),
-        None => platform_core::auth::generate_token()
-            .map(|t| t[3..23].to_string())
-            .unwrap_or_else(|_| format!("{:x}", Instant::now().elapsed().as_nanos())),
+        None => new_request_id(),
     }
+}
+
+/// A new request id: 20 hex digits (80 bits) from a generator each thread seeds once from the
+/// system's randomness. An id must be unique, not secret: no system call for each request.
+fn new_request_id() -> String {
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new({
+            let mut seed = [0u8; 8];
+            match getrandom::getrandom(&mut seed) {
+                Ok(()) => u64::from_le_bytes(seed),
+                // No randomness: the clock and this thread's address still differ by thread.
+                Err(_) => {
+                    let nanos = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_nanos() as u64);
+                    nanos ^ (std::ptr::addr_of!(seed) as usize as u64)
+                }
+            }
+        });
+    }
+    // SplitMix64: each step a distinct state, each state mixed to a well-spread output.
+    let next = || {
+        STATE.with(|state| {
+            let s = state.get().wrapping_add(0x9e37_79b9_7f4a_7c15);
+            state.set(s);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        })
+    };
+    let (a, b) = (next(), next());
+    let mut bytes = [0u8; 10];
+    bytes[..8].copy_from_slice(&a.to_le_bytes());
+    bytes[8..].copy_from_slice(&b.to_le_bytes()[..2]);
+    platform_core::auth::hex(&bytes)
 }
 
 /// The query string with the values of secret-bearing parameters replaced by `[redacted]`.
@@ -431,7 +466,9 @@ pub async fn conditional(
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    let modified = if json && bytes.first() == Some(&b'{') {
+    let modified = if head.headers().contains_key(header::LAST_MODIFIED) {
+        None // set by the handler
+    } else if json && bytes.first() == Some(&b'{') {
         last_modified(&bytes)
     } else {
         None
@@ -444,7 +481,7 @@ pub async fn conditional(
     });
     let mut res = if matched {
         let mut not_modified = HttpResponse::NotModified().finish();
-        for name in [header::CACHE_CONTROL, header::VARY] {
+        for name in [header::CACHE_CONTROL, header::VARY, header::LAST_MODIFIED] {
             if let Some(v) = head.headers().get(&name) {
                 not_modified.headers_mut().insert(name, v.clone());
             }
@@ -464,8 +501,15 @@ pub async fn conditional(
 
 /// The `_timestamp` of a JSON document as an HTTP date.
 fn last_modified(bytes: &[u8]) -> Option<String> {
-    let at = platform_core::clock::parse_instant(&top_level_timestamp(bytes)?).ok()?;
-    Some(at.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+    http_date(&top_level_timestamp(bytes)?)
+}
+
+/// A document's `_timestamp` as an HTTP date (whole seconds), for `Last-Modified`. A handler
+/// that has the document sets the header itself, and [`conditional`] then does not read the
+/// answer again for it.
+pub fn http_date(timestamp: &str) -> Option<String> {
+    let at = platform_core::clock::parse_instant(timestamp).ok()?;
+    Some(actix_web::http::header::HttpDate::from(std::time::SystemTime::from(at)).to_string())
 }
 
 /// The top-level `_timestamp` of a JSON object, read only as far as it: a data answer's header
@@ -498,6 +542,21 @@ fn top_level_timestamp(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_ids_are_twenty_hex_digits_and_differ_across_threads() {
+        let mine: Vec<String> = (0..10_000).map(|_| new_request_id()).collect();
+        let theirs: Vec<String> =
+            std::thread::spawn(|| (0..10_000).map(|_| new_request_id()).collect())
+                .join()
+                .unwrap();
+        let all: std::collections::HashSet<&String> = mine.iter().chain(&theirs).collect();
+        assert_eq!(all.len(), 20_000);
+        assert!(all.iter().all(|id| id.len() == 20
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))));
+    }
 
     #[test]
     fn the_timestamp_is_read_at_the_top_level_only() {

@@ -445,15 +445,17 @@ async fn get_current(
             None => true,
             Some(q) => data && q.is_short(),
         };
+    // The answer, and for a document in JSON its `_timestamp` (for `Last-Modified`, which
+    // then need not be read back out of the answer).
     let read = move |p: &Platform, who: &Principal| {
         let item = match (data, &profile, &query) {
             // JSON of a data item: written straight from the points.
             (true, _, Some(q)) if out.is_json() => {
-                return p.data().read_json_bytes(who, source, &key, q)
+                return Ok((p.data().read_json_bytes(who, source, &key, q)?, None))
             }
             // Arrow of a data item: a series' columns built from the points.
             (true, _, Some(q)) if out.is_arrow() => {
-                return p.data().read_arrow_bytes(who, source, &key, q)
+                return Ok((p.data().read_arrow_bytes(who, source, &key, q)?, None))
             }
             (true, _, Some(q)) => p.data().read(who, source, &key, q)?,
             (false, Some(name), Some(q)) if coll == Collection::Object => {
@@ -463,14 +465,25 @@ async fn get_current(
                 .objects()
                 .get(who, coll, source, &key, as_of.as_ref(), project.as_ref())?,
         };
-        out.body(p, who, &item, false)
+        let modified = match item.get("_timestamp") {
+            Some(Value::String(t)) if out.is_json() && item.is_object() => Some(t.clone()),
+            _ => None,
+        };
+        Ok((out.body(p, who, &item, false)?, modified))
     };
-    let body = if short {
+    let (body, modified) = if short {
         caller.run_short(read).await?
     } else {
         caller.run(read).await?
     };
-    Ok(output.respond(body, None))
+    let mut res = output.respond(body, None);
+    if let Some(date) = modified.as_deref().and_then(crate::ops::http_date) {
+        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&date) {
+            res.headers_mut()
+                .insert(actix_web::http::header::LAST_MODIFIED, v);
+        }
+    }
+    Ok(res)
 }
 
 async fn get_version(

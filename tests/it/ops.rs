@@ -253,7 +253,23 @@ async fn a_get_carries_an_etag_and_an_unchanged_one_is_answered_304() {
         Some(etag.clone())
     );
     let modified = first.header("last-modified").expect("a last-modified");
-    assert!(modified.ends_with(" GMT"), "{modified}");
+    // The document's `_timestamp`, to the second, as an HTTP date.
+    let stamp = first.body["_timestamp"].as_str().unwrap();
+    let at = chrono::DateTime::parse_from_rfc3339(stamp).unwrap();
+    assert_eq!(
+        modified,
+        at.format("%a, %d %b %Y %H:%M:%S GMT").to_string(),
+        "{stamp}"
+    );
+    // A projection that leaves `_timestamp` out leaves the header out too.
+    let projected = w.get("/object/v1/private/E1?_project=v").await;
+    assert_eq!(projected.status, 200);
+    assert!(
+        projected.body.get("_timestamp").is_none(),
+        "{:?}",
+        projected.body
+    );
+    assert_eq!(projected.header("last-modified"), None);
 
     let conditional = |tag: &str| {
         test::TestRequest::get()
@@ -265,6 +281,14 @@ async fn a_get_carries_an_etag_and_an_unchanged_one_is_answered_304() {
     assert_eq!(status, 304);
     assert!(body.is_empty());
     assert_eq!(headers.get(header::ETAG).unwrap().to_str().unwrap(), etag);
+    assert_eq!(
+        headers
+            .get(header::LAST_MODIFIED)
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        modified
+    );
     let (status, _, _) = raw(&s, conditional(&format!("\"other\", W/{etag}"))).await;
     assert_eq!(status, 304, "a weak match in a list counts");
 
@@ -275,12 +299,10 @@ async fn a_get_carries_an_etag_and_an_unchanged_one_is_answered_304() {
     assert_ne!(headers.get(header::ETAG).unwrap().to_str().unwrap(), etag);
     let doc: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(doc["v"], 2);
-    // A version read has its own tag, the same each time.
-    let v1 = w
-        .get("/object/v1/private/E1/1")
-        .await
-        .header("etag")
-        .unwrap();
+    // A version read has its own tag, the same each time, and its own time.
+    let first_v1 = w.get("/object/v1/private/E1/1").await;
+    assert_eq!(first_v1.header("last-modified"), Some(modified.clone()));
+    let v1 = first_v1.header("etag").unwrap();
     assert_eq!(
         w.get("/object/v1/private/E1/1").await.header("etag"),
         Some(v1.clone())
