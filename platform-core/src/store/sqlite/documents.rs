@@ -569,11 +569,14 @@ impl DocumentRead for Tx<'_> {
         prefix: &str,
         limit: Option<u64>,
     ) -> Result<Vec<(String, Option<String>)>> {
-        // Two index range scans per scope: ids (the search text starts with the folded id), then
-        // names. Id matches come first, each group in folded order.
+        // Two index range scans per scope: folded ids (the id where it is its own folding),
+        // then folded names. Id matches come first, each group in folded order.
         let limit = limit.map_or(-1, |l| l as i64);
         let mut out: Vec<(String, Option<String>)> = Vec::new();
-        for column in ["search", "name_fold"] {
+        for (key, index) in [
+            ("coalesce(h.id_fold, h.id)", "heads_id_fold"),
+            ("h.name_fold", "heads_name_fold"),
+        ] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
             for scope in scopes {
                 let Some((clause, args)) = where_clause(coll, std::slice::from_ref(scope), filter)
@@ -584,8 +587,8 @@ impl DocumentRead for Tx<'_> {
                 let lo = sb.bind(prefix.to_string());
                 let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
                 let sql = format!(
-                    "SELECT h.{column}, h.id, h.body ->> '$.name' FROM heads h INDEXED BY heads_{column} \
-                     WHERE {clause} AND h.{column} >= {lo} AND h.{column} < {hi} ORDER BY h.{column} LIMIT {limit}"
+                    "SELECT {key}, h.id, h.body ->> '$.name' FROM heads h INDEXED BY {index} \
+                     WHERE {clause} AND {key} >= {lo} AND {key} < {hi} ORDER BY {key} LIMIT {limit}"
                 );
                 let mut stmt = self.conn.prepare_cached(&sql).db()?;
                 let rows = stmt
@@ -699,9 +702,10 @@ impl DocumentWrite for Tx<'_> {
                 let changed = self
                     .conn
                     .prepare_cached(&format!(
-                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket, reason) \
+                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket, reason, id_fold) \
                          SELECT v.coll, v.tenant, v.env, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
-                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id), v.reason \
+                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id), v.reason, \
+                         nullif(pf_fold(v.id), v.id) \
                          FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
                     ))
                     .db()?

@@ -314,6 +314,17 @@ pub const STEPS: &[&str] = &[
         AND h.version = versions.version
         AND versions.body = json(jsonb_remove(h.body, '$._oid', '$._version', '$._timestamp', '$._user', '$._tag'));
     "#,
+    // 15: `_searchinfo` finds ids by their case-folded prefix in an index of the folded id
+    // alone, where it ranged over an index of the whole search text (which `_search` reads
+    // from the current row in any case): about 80 bytes less for each document. The folded
+    // id is kept only where it differs from the id, and the index is of built-in SQL, so any
+    // SQLite tool can still write and VACUUM the file.
+    r#"
+    DROP INDEX heads_search;
+    ALTER TABLE heads ADD COLUMN id_fold TEXT;
+    UPDATE heads SET id_fold = nullif(pf_fold(id), id);
+    CREATE INDEX heads_id_fold ON heads(coll, tenant, env, coalesce(id_fold, id));
+    "#,
 ];
 
 /// The schema version this build writes.

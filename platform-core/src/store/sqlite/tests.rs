@@ -217,7 +217,7 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     // The heads as schema 8 wrote them: the body alone, and no sample bucket (step 12).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        &format!("{UNDO_14} UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
+        &format!("{UNDO_15} {UNDO_14} UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
          AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
          AND v.version = heads.version); DROP INDEX heads_sample; \
          ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 8;"),
@@ -239,7 +239,101 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     assert_eq!(list(&[("_user", "ann")]), 0);
 }
 
-/// Step 12 gives the heads of an existing database their sample buckets, as a save would.
+/// What migration 15 did undone: the index of the whole search text, for tests that make a
+/// database of an older schema out of a new one.
+const UNDO_15: &str = "DROP INDEX heads_id_fold; ALTER TABLE heads DROP COLUMN id_fold; \
+     CREATE INDEX heads_search ON heads(coll, tenant, env, search);";
+
+#[test]
+fn migration_15_completes_ids_from_an_index_of_folded_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    for (id, name) in [
+        ("ÄRGER-1", "Trouble"),
+        ("ärger-2", "More"),
+        ("Other", "Ärmel"),
+        ("Arm", "Limb"),
+    ] {
+        p.save(
+            &who,
+            Collection::Object,
+            serde_json::json!({"_id": id, "name": name}),
+            &Default::default(),
+        )
+        .unwrap();
+    }
+    let complete = |p: &crate::Platform, prefix: &str| -> Vec<String> {
+        let params = crate::query::Params::from_slice(&[("_searchinfo", prefix)]);
+        let req = crate::documents::ListRequest::from_params(&params).unwrap();
+        p.list(&who, Collection::Object, crate::ids::Source::Private, &req)
+            .unwrap()
+            .items
+            .iter()
+            .map(|i| i["_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let indexes = |path: &std::path::Path| -> Vec<String> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('heads_search', 'heads_id_fold')")
+            .unwrap();
+        let names = stmt.query_map([], |r| r.get(0)).unwrap();
+        names.map(Result::unwrap).collect()
+    };
+    // Unicode case folding, ids before names, each group in folded order.
+    let expected = ["ÄRGER-1", "ärger-2", "Other"];
+    assert_eq!(complete(&p, "ÄR"), expected);
+    assert_eq!(complete(&p, "är"), expected);
+    assert_eq!(complete(&p, "ar"), ["Arm"]);
+    assert_eq!(indexes(&path), ["heads_id_fold"]);
+    p.close().unwrap();
+    drop(p);
+    // A database of schema 14 has the index of the search text; migration 15 replaces it.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(&format!("{UNDO_15} PRAGMA user_version = 14;"))
+        .unwrap();
+    assert_eq!(indexes(&path), ["heads_search"]);
+    let p = crate::Platform::open(&path).unwrap();
+    assert_eq!(indexes(&path), ["heads_id_fold"]);
+    assert_eq!(complete(&p, "är"), expected);
+    // The folded id is kept only where it differs from the id.
+    let folds: Vec<(String, Option<String>)> = {
+        let conn = Connection::open(&path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT id, id_fold FROM heads WHERE coll = 'object' ORDER BY id")
+            .unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let fold = |id: &str, f: Option<&str>| (id.to_string(), f.map(str::to_string));
+    assert_eq!(
+        folds,
+        [
+            fold("Arm", Some("arm")),
+            fold("Other", Some("other")),
+            fold("ÄRGER-1", Some("ärger-1")),
+            fold("ärger-2", None)
+        ]
+    );
+    // The schema needs no function of the platform's: a plain SQLite connection rebuilds it.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("VACUUM")
+        .unwrap();
+    // The new index is kept by saves and deletes.
+    p.save(
+        &who,
+        Collection::Object,
+        serde_json::json!({"_id": "Ärmchen", "name": "x"}),
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(complete(&p, "ärm"), ["Ärmchen", "Other"]);
+}
+
 /// What migration 14 did undone: every version row holds its body (as schemas before 14 kept
 /// them), for tests that make a database of an older schema out of a new one.
 const UNDO_14: &str = "UPDATE versions SET body = (SELECT json(jsonb_remove(h.body, '$._oid', \
@@ -338,7 +432,7 @@ fn a_current_body_is_kept_once_in_its_current_row() {
     // A database of schema 13 keeps every body in its version row; migration 14 empties the
     // current ones, and every version reads as before.
     let conn = Connection::open(&path).unwrap();
-    conn.execute_batch(&format!("{UNDO_14} PRAGMA user_version = 13;"))
+    conn.execute_batch(&format!("{UNDO_15} {UNDO_14} PRAGMA user_version = 13;"))
         .unwrap();
     drop(conn);
     assert_eq!(
@@ -442,7 +536,7 @@ fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     // The heads as schema 12 wrote them: no reason beside the body.
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(&format!(
-        "{UNDO_14} ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;"
+        "{UNDO_15} {UNDO_14} ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;"
     ))
     .unwrap();
     drop(conn);
@@ -477,7 +571,7 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     drop(p);
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        &format!("{UNDO_14} DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;"),
+        &format!("{UNDO_15} {UNDO_14} DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;"),
     )
     .unwrap();
     drop(conn);
@@ -535,7 +629,7 @@ fn migration_10_takes_when_each_job_may_start_from_its_document() {
     // heads had no sample bucket, step 12).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        &format!("{UNDO_14} ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
+        &format!("{UNDO_15} {UNDO_14} ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
          ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 9;"),
     )
     .unwrap();
