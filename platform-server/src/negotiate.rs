@@ -108,6 +108,24 @@ impl Output {
         })
     }
 
+    /// The response with an Arrow stream handed to the connection piece by piece (a series'
+    /// times and values as they were decoded, not joined into one buffer first), tagged here
+    /// with the `ETag` its joined bytes would have (see `ops::conditional`).
+    pub fn respond_stream(&self, stream: arrow::ArrowStream) -> HttpResponse {
+        let etag = crate::ops::etag_of_pieces(stream.pieces());
+        let len = stream.len() as u64;
+        let pieces = stream
+            .into_pieces()
+            .map(|p| Ok::<_, std::convert::Infallible>(actix_web::web::Bytes::from_owner(p)));
+        HttpResponse::Ok()
+            .content_type(self.format.content_type())
+            .insert_header((header::ETAG, etag))
+            .body(actix_web::body::SizedStream::new(
+                len,
+                futures_util::stream::iter(pieces),
+            ))
+    }
+
     /// The response with the body, its content type and, for lists, `x-total-count` with
     /// `x-platform-total` saying whether that total is exact or an estimate.
     pub fn respond(&self, body: Vec<u8>, total: Option<(u64, bool)>) -> HttpResponse {

@@ -456,12 +456,33 @@ pub async fn conditional(
     }
     let (req, res) = res.into_parts();
     let (head, body) = res.into_parts();
+    let matches = |etag: &str| {
+        if_none_match.as_deref().is_some_and(|list| {
+            list.split(',').any(|t| {
+                let t = t.trim();
+                t == "*" || t.trim_start_matches("W/") == etag
+            })
+        })
+    };
+    // An answer sent in pieces carries the tag its handler made of them (`etag_of_pieces`).
+    let tagged = head
+        .headers()
+        .get(header::ETAG)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    if let Some(etag) = tagged {
+        let res = if matches(&etag) {
+            not_modified(&head)
+        } else {
+            head.set_body(body)
+        };
+        return Ok(ServiceResponse::new(req, res));
+    }
     let bytes = match body.try_into_bytes() {
         Ok(bytes) => bytes,
         Err(body) => return Ok(ServiceResponse::new(req, head.set_body(body))),
     };
-    // XXH3-128: a published algorithm (the same tag on every server), at memory speed.
-    let etag = format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(&bytes));
+    let etag = etag_of_pieces([&bytes[..]]);
     let json = head
         .headers()
         .get(header::CONTENT_TYPE)
@@ -473,20 +494,8 @@ pub async fn conditional(
     } else {
         None
     };
-    let matched = if_none_match.is_some_and(|list| {
-        list.split(',').any(|t| {
-            let t = t.trim();
-            t == "*" || t.trim_start_matches("W/") == etag
-        })
-    });
-    let mut res = if matched {
-        let mut not_modified = HttpResponse::NotModified().finish();
-        for name in [header::CACHE_CONTROL, header::VARY, header::LAST_MODIFIED] {
-            if let Some(v) = head.headers().get(&name) {
-                not_modified.headers_mut().insert(name, v.clone());
-            }
-        }
-        not_modified
+    let mut res = if matches(&etag) {
+        not_modified(&head)
     } else {
         head.set_body(BoxBody::new(bytes))
     };
@@ -497,6 +506,33 @@ pub async fn conditional(
         res.headers_mut().insert(header::LAST_MODIFIED, v);
     }
     Ok(ServiceResponse::new(req, res))
+}
+
+/// The `ETag` of an answer made of these pieces, in order: XXH3-128 of its bytes (a published
+/// algorithm, so every server gives the same tag, at memory speed), quoted.
+pub fn etag_of_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for piece in pieces {
+        hasher.update(piece);
+    }
+    format!("\"{:032x}\"", hasher.digest128())
+}
+
+/// 304 for an answer whose tag the request named: no body, and the answer's `ETag`, caching
+/// and `Last-Modified` headers.
+fn not_modified<B>(head: &HttpResponse<B>) -> HttpResponse {
+    let mut res = HttpResponse::NotModified().finish();
+    for name in [
+        header::CACHE_CONTROL,
+        header::VARY,
+        header::LAST_MODIFIED,
+        header::ETAG,
+    ] {
+        if let Some(v) = head.headers().get(&name) {
+            res.headers_mut().insert(name, v.clone());
+        }
+    }
+    res
 }
 
 /// The `_timestamp` of a JSON document as an HTTP date.
@@ -542,6 +578,16 @@ fn top_level_timestamp(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tag_of_an_answer_in_pieces_is_the_tag_of_its_joined_bytes() {
+        let (a, b) = (vec![7u8; 1000], b"the rest of it".to_vec());
+        let joined = [&a[..], &b[..]].concat();
+        let one_shot = format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(&joined));
+        assert_eq!(etag_of_pieces([&a[..], &b[..]]), one_shot);
+        assert_eq!(etag_of_pieces([&joined[..]]), one_shot);
+        assert_ne!(etag_of_pieces([&b[..], &a[..]]), one_shot);
+    }
 
     #[test]
     fn request_ids_are_twenty_hex_digits_and_differ_across_threads() {

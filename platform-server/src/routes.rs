@@ -451,11 +451,17 @@ async fn get_current(
         let item = match (data, &profile, &query) {
             // JSON of a data item: written straight from the points.
             (true, _, Some(q)) if out.is_json() => {
-                return Ok((p.data().read_json_bytes(who, source, &key, q)?, None))
+                return Ok((
+                    Made::Bytes(p.data().read_json_bytes(who, source, &key, q)?),
+                    None,
+                ))
             }
-            // Arrow of a data item: a series' columns built from the points.
+            // Arrow of a data item: a series' columns built from the points, sent as they are.
             (true, _, Some(q)) if out.is_arrow() => {
-                return Ok((p.data().read_arrow_bytes(who, source, &key, q)?, None))
+                return Ok((
+                    Made::Arrow(p.data().read_arrow_stream(who, source, &key, q)?),
+                    None,
+                ))
             }
             (true, _, Some(q)) => p.data().read(who, source, &key, q)?,
             (false, Some(name), Some(q)) if coll == Collection::Object => {
@@ -469,14 +475,17 @@ async fn get_current(
             Some(Value::String(t)) if out.is_json() && item.is_object() => Some(t.clone()),
             _ => None,
         };
-        Ok((out.body(p, who, &item, false)?, modified))
+        Ok((Made::Bytes(out.body(p, who, &item, false)?), modified))
     };
     let (body, modified) = if short {
         caller.run_short(read).await?
     } else {
         caller.run(read).await?
     };
-    let mut res = output.respond(body, None);
+    let mut res = match body {
+        Made::Bytes(body) => output.respond(body, None),
+        Made::Arrow(stream) => output.respond_stream(stream),
+    };
     if let Some(date) = modified.as_deref().and_then(crate::ops::http_date) {
         if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&date) {
             res.headers_mut()
@@ -484,6 +493,12 @@ async fn get_current(
         }
     }
     Ok(res)
+}
+
+/// An answer as made: its bytes, or an Arrow stream in its pieces.
+enum Made {
+    Bytes(Vec<u8>),
+    Arrow(platform_core::format::arrow::ArrowStream),
 }
 
 async fn get_version(

@@ -256,6 +256,39 @@ async fn arrow_streams_of_a_series_and_a_list() {
     assert_eq!(values.values().to_vec(), [10.5, 11.0, 12.0, 13.0]);
     let quality = batch.column_by_name("quality").unwrap();
     assert_eq!(quality.as_string::<i32>().value(2), "FAILED");
+    // Sent in pieces, tagged as its joined bytes would be, and a request naming the tag gets
+    // 304 without a body.
+    let request = |tag: Option<&str>| {
+        let mut r = TestRequest::get()
+            .uri("/data/v1/private/DE:POWER")
+            .insert_header((header::AUTHORIZATION, format!("Bearer {}", c.token)))
+            .insert_header((header::ACCEPT, ARROW));
+        if let Some(tag) = tag {
+            r = r.insert_header((header::IF_NONE_MATCH, tag.to_string()));
+        }
+        r
+    };
+    let res = s.start(request(None)).await;
+    let etag = res
+        .headers()
+        .get(header::ETAG)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let again = actix_web::test::read_body(res).await;
+    assert_eq!(again, body);
+    assert_eq!(etag, platform_server::ops::etag_of_pieces([&body[..]]));
+    let res = s.start(request(Some(&etag))).await;
+    assert_eq!(res.status().as_u16(), 304);
+    assert_eq!(
+        res.headers().get(header::ETAG).unwrap().to_str().unwrap(),
+        etag
+    );
+    assert!(actix_web::test::read_body(res).await.is_empty());
+    let res = s.start(request(Some("\"other\""))).await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(actix_web::test::read_body(res).await, body);
     // Ranges and the other parameters apply as for JSON.
     let (_, _, body) = get_bytes(
         &s,

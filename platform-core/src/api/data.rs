@@ -610,6 +610,19 @@ impl Data<'_> {
         id: &str,
         q: &DataQuery,
     ) -> Result<Vec<u8>> {
+        Ok(self.read_arrow_stream(p, source, id, q)?.into_bytes())
+    }
+
+    /// [`read_arrow_bytes`](Self::read_arrow_bytes) in the pieces the stream is made of: a
+    /// series' decoded times and values are among them as they are, not copied into one buffer
+    /// (a server hands them on to the connection).
+    pub fn read_arrow_stream(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<crate::format::arrow::ArrowStream> {
         self.platform.read_data_arrow(p, source, id, q)
     }
 

@@ -231,7 +231,7 @@ impl Platform {
         source: Source,
         id: &str,
         q: &DataQuery,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<crate::format::arrow::ArrowStream> {
         let (data_id, scope) = data_scope(p, source, id)?;
         let tx = self.read()?;
         match self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)? {
@@ -247,7 +247,7 @@ impl Platform {
                     .is_dated()
                     .then_some(move |t| printed_instant(t, calendar, tz)),
             ),
-            Answer::Value(v) => crate::format::arrow::to_arrow(&v),
+            Answer::Value(v) => crate::format::arrow::to_arrow(&v).map(Into::into),
         }
     }
 

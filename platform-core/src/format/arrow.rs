@@ -143,7 +143,7 @@ pub fn series_columns_to_arrow(
     header: &Map<String, Value>,
     points: Columns,
     time_ms: Option<impl Fn(i64) -> i64>,
-) -> Result<Vec<u8>> {
+) -> Result<ArrowStream> {
     let Columns {
         mut times,
         values,
@@ -183,7 +183,7 @@ pub fn series_columns_to_arrow(
         }
         status
     });
-    write(
+    encode(
         series_columns(Arc::new(time), Arc::new(value), status),
         metadata(header, "data"),
     )
@@ -318,6 +318,14 @@ fn objects_to_arrow(items: &[Value]) -> Result<Vec<u8>> {
 }
 
 fn write(columns: Vec<(Field, ArrayRef)>, metadata: HashMap<String, String>) -> Result<Vec<u8>> {
+    Ok(encode(columns, metadata)?.into_bytes())
+}
+
+/// The stream of one record batch of `columns`, in pieces that share the columns' buffers.
+fn encode(
+    columns: Vec<(Field, ArrayRef)>,
+    metadata: HashMap<String, String>,
+) -> Result<ArrowStream> {
     let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = columns.into_iter().unzip();
     let schema = Arc::new(Schema::new_with_metadata(fields, metadata));
     let arrow = |e: arrow_schema::ArrowError| Error::caused("an Arrow answer", e);
@@ -326,16 +334,57 @@ fn write(columns: Vec<(Field, ArrayRef)>, metadata: HashMap<String, String>) -> 
     } else {
         RecordBatch::try_new(schema.clone(), arrays).map_err(arrow)?
     };
-    // The stream is the buffers and a little framing: room for it at once, so the buffers are
-    // copied once and not again as the answer grows.
-    let mut out = Vec::with_capacity(batch.get_array_memory_size() + 4096);
-    {
-        let mut writer =
-            arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema).map_err(arrow)?;
-        writer.write(&batch).map_err(arrow)?;
-        writer.finish().map_err(arrow)?;
+    let mut encoder = arrow_ipc::writer::StreamEncoder::try_new(&schema).map_err(arrow)?;
+    let mut pieces = encoder.encode(&batch).map_err(arrow)?;
+    pieces.extend(encoder.finish().map_err(arrow)?);
+    Ok(ArrowStream { pieces })
+}
+
+/// An Arrow IPC stream in the pieces it is made of: the framing, and the columns' own buffers
+/// (a series' times and values as they were decoded), so a large answer is handed on without
+/// being copied into one buffer first. [`ArrowStream::into_bytes`] joins them.
+#[derive(Debug, Clone)]
+pub struct ArrowStream {
+    pieces: Vec<arrow_buffer::Buffer>,
+}
+
+impl ArrowStream {
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.pieces.iter().map(|p| p.len()).sum()
     }
-    Ok(out)
+
+    /// Whether it has no bytes (a stream always has some).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Its bytes, piece by piece, in order.
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> {
+        self.pieces.iter().map(|p| p.as_slice())
+    }
+
+    /// Its pieces, each owning its bytes (to be sent without a copy).
+    pub fn into_pieces(self) -> impl Iterator<Item = impl AsRef<[u8]> + Send + Sync + 'static> {
+        self.pieces.into_iter()
+    }
+
+    /// The stream as one buffer.
+    pub fn into_bytes(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        for p in &self.pieces {
+            out.extend_from_slice(p);
+        }
+        out
+    }
+}
+
+impl From<Vec<u8>> for ArrowStream {
+    fn from(bytes: Vec<u8>) -> ArrowStream {
+        ArrowStream {
+            pieces: vec![arrow_buffer::Buffer::from(bytes)],
+        }
+    }
 }
 
 #[cfg(test)]
@@ -404,8 +453,11 @@ mod tests {
         mixed[4].v = PointValue::Num(f64::INFINITY);
         for points in [plain, mixed] {
             let columns = crate::data::columns::Columns::from_points(&points);
-            let ours =
-                read(&series_columns_to_arrow(header, columns, None::<fn(i64) -> i64>).unwrap());
+            let ours = read(
+                &series_columns_to_arrow(header, columns, None::<fn(i64) -> i64>)
+                    .unwrap()
+                    .into_bytes(),
+            );
             let mut item = header.clone();
             let data = points
                 .iter()
@@ -422,7 +474,8 @@ mod tests {
                 crate::data::columns::Columns::from_points(&[Point::num(t0, 1.0)]),
                 None::<fn(i64) -> i64>,
             )
-            .unwrap(),
+            .unwrap()
+            .into_bytes(),
         );
         assert_eq!(plain.num_columns(), 2);
         let mut with = Point::num(t0, 1.0);
@@ -436,7 +489,8 @@ mod tests {
                 crate::data::columns::Columns::from_points(&[with, Point::num(t0 + 1, 2.0)]),
                 Some(|t: i64| t + 1000),
             )
-            .unwrap(),
+            .unwrap()
+            .into_bytes(),
         );
         let names: Vec<String> = one
             .schema()
