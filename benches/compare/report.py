@@ -184,10 +184,12 @@ def main():
             continue
         case = ours["case"]
         s = get("W5", case, "rusqlite")
-        ratio = row("W5", case + ", core", ours, "plain rusqlite JSONB", s, "≤ 1.5× rusqlite",
-                    None if not s else ours["median_ms"] / s["median_ms"] <= 1.5)
+        # The performance issue asks saves within 2× of plain rusqlite; reads within 1.5×.
+        limit = 2.0 if case.startswith("upsert") else 1.5
+        ratio = row("W5", case + ", core", ours, "plain rusqlite JSONB", s, f"≤ {limit:g}× rusqlite",
+                    None if not s else ours["median_ms"] / s["median_ms"] <= limit)
         if ratio is not None:
-            goal("W5", f"{case}: within 1.5× of plain rusqlite", ratio <= 1.5, f"ratio {ratio:.2f}")
+            goal("W5", f"{case}: within {limit:g}× of plain rusqlite", ratio <= limit, f"ratio {ratio:.2f}")
         p = get("W5", case, "postgresql")
         ratio = row("W5", case + ", core", ours, "PostgreSQL jsonb (psycopg)", p, "ahead of PostgreSQL (< 1)",
                     None if not p else ours["median_ms"] < p["median_ms"])
