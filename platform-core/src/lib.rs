@@ -70,6 +70,23 @@ pub struct Platform {
     tokens: Arc<auth::TokenCache>,
 }
 
+/// A read transaction for the reads of one request (see [`Platform::snapshot`]).
+pub struct Snapshot<'a> {
+    tx: Box<dyn ReadTx + 'a>,
+}
+
+impl Snapshot<'_> {
+    pub(crate) fn tx(&self) -> &dyn ReadTx {
+        self.tx.as_ref()
+    }
+}
+
+impl std::fmt::Debug for Snapshot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot").finish_non_exhaustive()
+    }
+}
+
 impl std::fmt::Debug for Platform {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Platform").finish_non_exhaustive()
@@ -290,6 +307,19 @@ impl Platform {
 
     pub(crate) fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
         self.store.read()
+    }
+
+    /// One consistent view of the store for the few short reads of one request: its
+    /// authentication ([`api::Tenancy::authenticate_in`]) and what it asks for (a document,
+    /// the last observations of a series). Every read through it sees the same committed
+    /// state, and an embedded database takes its read lock once for all of them, not once per
+    /// read. Keep it for one request only: a writer cannot reclaim the log behind it while it
+    /// lives, and on an in-memory database (one connection for reads and writes) a write on
+    /// the thread that holds it would wait for it forever.
+    pub fn snapshot(&self) -> Result<Snapshot<'_>> {
+        Ok(Snapshot {
+            tx: self.store.read()?,
+        })
     }
 
     /// Runs `f` in one write transaction, committing when it succeeds and rolling back otherwise.

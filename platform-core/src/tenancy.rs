@@ -9,7 +9,7 @@ use crate::auth::{
     DEFAULT_ENVIRONMENT,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::TokenSelector;
+use crate::store::{ReadTx, TokenSelector};
 use crate::Platform;
 
 /// The tenant a fresh database starts with.
@@ -137,6 +137,17 @@ impl Platform {
         credentials: Option<&Credentials>,
         environment: Option<&str>,
     ) -> Result<Principal> {
+        self.authenticate_at(None, credentials, environment)
+    }
+
+    /// [`authenticate`](Self::authenticate), reading in `tx` when given (the epoch, and on a
+    /// miss of the cache the token's record), else each read on its own.
+    pub(crate) fn authenticate_at(
+        &self,
+        tx: Option<&dyn ReadTx>,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+    ) -> Result<Principal> {
         let credentials = credentials.ok_or_else(|| {
             Error::new(
                 ErrorCode::NotAuthenticated,
@@ -152,15 +163,26 @@ impl Platform {
             )),
             _ => Ok(()),
         };
-        let epoch = self.store.auth_epoch()?;
+        let epoch = match tx {
+            Some(tx) => tx.auth_epoch()?,
+            None => self.store.auth_epoch()?,
+        };
         if let Some(p) = self.tokens.get(&hash, environment, epoch) {
             basic_user_matches(&p.user)?;
             return Ok(p);
         }
-        let tx = self.read()?;
-        // Read in the transaction: a change made since the epoch was read makes a new epoch,
-        // so what is kept below is at worst kept under an epoch already gone.
-        let epoch = tx.auth_epoch()?;
+        let own;
+        let (tx, epoch) = match tx {
+            // The epoch above was read in this transaction.
+            Some(tx) => (tx, epoch),
+            None => {
+                own = self.read()?;
+                // Read in the transaction: a change made since the epoch was read makes a new
+                // epoch, so what is kept below is at worst kept under an epoch already gone.
+                let epoch = own.auth_epoch()?;
+                (own.as_ref(), epoch)
+            }
+        };
         let record = tx
             .token(&hash)?
             .filter(|r| !r.revoked)
@@ -321,6 +343,77 @@ pub(crate) mod tests {
         let a = Platform::open(&path).unwrap();
         let b = Platform::open(&path).unwrap();
         changes_by_another_platform_reach_the_kept_tokens(&a, &b);
+    }
+
+    #[test]
+    fn a_snapshot_authenticates_and_reads_in_one_committed_state() {
+        use crate::ids::Source;
+        use crate::store::Collection;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.db");
+        let (a, b) = (
+            Platform::open(&path).unwrap(),
+            Platform::open(&path).unwrap(),
+        );
+        let bearer = |t: &str| Credentials::Bearer(t.to_string());
+        let token = b.create_token("acme", "ann", Role::Writer).unwrap();
+        let ann = a.authenticate(Some(&bearer(&token)), None).unwrap();
+        let save = |name: &str| {
+            b.objects()
+                .save(
+                    &ann,
+                    Collection::Object,
+                    serde_json::json!({"_id": "X", "name": name}),
+                    &Default::default(),
+                )
+                .unwrap();
+        };
+        save("first");
+        let name = |v: serde_json::Value| v["name"].as_str().unwrap().to_string();
+        let read_in = |s: &crate::Snapshot| {
+            let who = a
+                .tenancy()
+                .authenticate_in(s, Some(&bearer(&token)), None)?;
+            a.objects()
+                .get_in(
+                    s,
+                    &who,
+                    Collection::Object,
+                    Source::Private,
+                    "X",
+                    None,
+                    None,
+                )
+                .map(name)
+        };
+        let before = a.snapshot().unwrap();
+        assert_eq!(read_in(&before).unwrap(), "first");
+        // Another process saves a version and revokes the token: the snapshot taken before
+        // still reads the state it began with, as one read of it would have.
+        save("second");
+        b.revoke_token(&token).unwrap();
+        assert_eq!(read_in(&before).unwrap(), "first");
+        drop(before);
+        // A snapshot taken after refuses the token, though this process has it kept.
+        let after = a.snapshot().unwrap();
+        assert_eq!(
+            read_in(&after).unwrap_err().code(),
+            ErrorCode::NotAuthenticated
+        );
+        // Another version is read through the snapshot by number as well.
+        let v1 = a
+            .objects()
+            .get_in(
+                &after,
+                &ann,
+                Collection::Object,
+                Source::Private,
+                "X",
+                Some(&crate::ids::VersionRef::Number(1)),
+                None,
+            )
+            .unwrap();
+        assert_eq!(name(v1), "first");
     }
 
     #[test]

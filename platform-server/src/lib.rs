@@ -202,6 +202,12 @@ pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(
                 web::scope(&base)
                     .wrap(from_fn(request::check_url_and_query_names))
+                    // Objects, data and the other services only `/{service}/...` paths serve
+                    // are matched first (the most common requests; see the function).
+                    .configure(openapi::register_generic_first(
+                        base.clone(),
+                        console::SEGMENT,
+                    ))
                     // The console's pages (HTML for browsers, not the API the OpenAPI document
                     // describes) first: `/console` is not a `/{service}`.
                     .configure(console::register)

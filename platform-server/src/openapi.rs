@@ -272,6 +272,65 @@ pub fn register_all(cfg: &mut web::ServiceConfig) {
     }
 }
 
+/// Registers the endpoints of the services that only `/{service}/...` paths serve (objects,
+/// data, types...) once more, ahead of everything else, each resource guarded to answer only
+/// such a service. The router tries its resources in order, matching each dynamic path with a
+/// regular expression: the most common requests then match after a few tries, not after every
+/// specific path of the other services. A request these do not take goes on to the resources
+/// [`register_all`] registers (the same handlers, in the same order), so which handler answers
+/// does not change.
+///
+/// `base` is the normalised base path the scope is mounted at (`""` or `/api`);
+/// `console_segment` is the first segment of the console's pages.
+pub fn register_generic_first(
+    base: String,
+    console_segment: &'static str,
+) -> impl FnOnce(&mut web::ServiceConfig) {
+    move |cfg: &mut web::ServiceConfig| {
+        let fast: std::sync::Arc<[&'static str]> = generic_only_services(console_segment).into();
+        let all: Vec<&'static Endpoint> = endpoints()
+            .filter(|e| e.path.starts_with("/{service}"))
+            .collect();
+        let mut i = 0;
+        while i < all.len() {
+            let path = all[i].path;
+            let (base, fast) = (base.clone(), fast.clone());
+            let mut resource = web::resource(path).guard(actix_web::guard::fn_guard(move |ctx| {
+                let rest = ctx.head().uri.path().strip_prefix(base.as_str());
+                let service = rest
+                    .and_then(|r| r.strip_prefix('/'))
+                    .map(|r| r.split('/').next().unwrap_or(r));
+                service.is_some_and(|s| fast.contains(&s))
+            }));
+            while i < all.len() && all[i].path == path {
+                resource = resource.route((all[i].to)(web::method(all[i].verb.method())));
+                i += 1;
+            }
+            cfg.service(resource.default_service(web::to(crate::routes::method_not_allowed)));
+        }
+    }
+}
+
+/// The services the `/{service}/...` endpoints serve whose name no other path starts with (no
+/// endpoint of their own, not the console's): a request for one of them can only be answered by
+/// a `/{service}/...` endpoint.
+pub fn generic_only_services(console_segment: &str) -> Vec<&'static str> {
+    let first = |path: &'static str| path.trim_start_matches('/').split('/').next().unwrap_or("");
+    let taken: Vec<&str> = endpoints()
+        .filter(|e| !e.path.starts_with("/{"))
+        .map(|e| first(e.path))
+        .chain([console_segment])
+        .collect();
+    let mut out: Vec<&'static str> = endpoints()
+        .filter(|e| e.path.starts_with("/{service}"))
+        .flat_map(|e| e.services.iter().copied())
+        .filter(|s| !taken.contains(s))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// `GET /openapi.json`: the document, with the base path as its server.
 pub async fn openapi_json(state: web::Data<crate::AppState>) -> HttpResponse {
     HttpResponse::Ok().json(document(&state.config.base_path))
@@ -889,6 +948,18 @@ mod tests {
             platform_core::store::EXACT_TOTAL_UP_TO.to_string(),
             said.replace(',', "")
         );
+    }
+
+    #[test]
+    fn only_services_no_other_path_starts_with_are_routed_first() {
+        // `extension`, `validationconfig` and `automation` have paths of their own (and
+        // `console` its pages): their requests keep the full order of the route table.
+        assert_eq!(
+            generic_only_services(crate::console::SEGMENT),
+            ["calendar", "data", "object", "script", "type"]
+        );
+        // A service named like the console's segment would not be routed first.
+        assert!(!generic_only_services("object").contains(&"object"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use actix_web::{web, HttpMessage, HttpRequest};
 use futures_util::StreamExt;
 use platform_core::auth::{Credentials, Principal};
 use platform_core::query::Params;
-use platform_core::{ErrorCode, Platform};
+use platform_core::{ErrorCode, Platform, Snapshot};
 
 /// The request header that selects an environment.
 pub const ENVIRONMENT_HEADER: &str = "x-platform-environment";
@@ -302,10 +302,17 @@ impl Caller {
     /// process and a connection is free at once (no trip to the blocking pool), else as
     /// [`Caller::run`] does. Only for calls whose cost is bounded and small (a document by id,
     /// the last observations of a series): this thread serves other connections meanwhile.
+    ///
+    /// On this thread the caller is authenticated in a [`Snapshot`] that `f` is given to make
+    /// its reads in (one read transaction for the whole request); on the pool `f` gets none and
+    /// each read is made on its own (over a database server, a transaction would cost round
+    /// trips of its own).
     pub async fn run_short<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
-        F: Fn(&Platform, &Principal) -> platform_core::Result<T> + Send + 'static,
+        F: Fn(&Platform, &Principal, Option<&Snapshot<'_>>) -> platform_core::Result<T>
+            + Send
+            + 'static,
     {
         let platform = &self.state.platform;
         let known = self
@@ -320,13 +327,16 @@ impl Caller {
         // A panic stays in this call, as it would on a blocking thread: the worker goes on.
         let run = std::panic::AssertUnwindSafe(|| {
             platform.try_without_waiting(|platform| {
+                let snapshot = platform.snapshot()?;
                 let principal = match &known {
                     Some(p) => p.clone(),
-                    None => platform
-                        .tenancy()
-                        .authenticate(credentials.as_ref(), environment.as_deref())?,
+                    None => platform.tenancy().authenticate_in(
+                        &snapshot,
+                        credentials.as_ref(),
+                        environment.as_deref(),
+                    )?,
                 };
-                let out = f(platform, &principal);
+                let out = f(platform, &principal, Some(&snapshot));
                 // A call that would wait is run again on the pool, authentication included.
                 if matches!(&out, Err(e) if e.is_would_wait()) {
                     return Err(platform_core::Error::would_wait());
@@ -345,7 +355,7 @@ impl Caller {
                 self.req.extensions_mut().insert(TenantTag(tenant));
                 Ok(out?)
             }
-            None => as_caller(&self.req, &self.state, f).await,
+            None => as_caller(&self.req, &self.state, move |p, who| f(p, who, None)).await,
         }
     }
 

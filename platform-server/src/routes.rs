@@ -13,7 +13,7 @@ use platform_core::ids::{Source, VersionRef};
 use platform_core::query::{Params, Projection};
 use platform_core::services;
 use platform_core::store::Collection;
-use platform_core::{ErrorCode, Platform};
+use platform_core::{ErrorCode, Platform, Snapshot};
 use serde_json::Value;
 
 /// The header that carries the total of a paged list.
@@ -447,29 +447,38 @@ async fn get_current(
         };
     // The answer, and for a document in JSON its `_timestamp` (for `Last-Modified`, which
     // then need not be read back out of the answer).
-    let read = move |p: &Platform, who: &Principal| {
+    // (Reads are made in the request's snapshot when it has one: see `Caller::run_short`.)
+    let read = move |p: &Platform, who: &Principal, snapshot: Option<&Snapshot<'_>>| {
         let item = match (data, &profile, &query) {
             // JSON of a data item: written straight from the points.
             (true, _, Some(q)) if out.is_json() => {
-                return Ok((
-                    Made::Bytes(p.data().read_json_bytes(who, source, &key, q)?),
-                    None,
-                ))
+                let bytes = match snapshot {
+                    Some(s) => p.data().read_json_bytes_in(s, who, source, &key, q)?,
+                    None => p.data().read_json_bytes(who, source, &key, q)?,
+                };
+                return Ok((Made::Bytes(bytes), None));
             }
             // Arrow of a data item: a series' columns built from the points, sent as they are.
             (true, _, Some(q)) if out.is_arrow() => {
-                return Ok((
-                    Made::Arrow(p.data().read_arrow_stream(who, source, &key, q)?),
-                    None,
-                ))
+                let stream = match snapshot {
+                    Some(s) => p.data().read_arrow_stream_in(s, who, source, &key, q)?,
+                    None => p.data().read_arrow_stream(who, source, &key, q)?,
+                };
+                return Ok((Made::Arrow(stream), None));
             }
             (true, _, Some(q)) => p.data().read(who, source, &key, q)?,
             (false, Some(name), Some(q)) if coll == Collection::Object => {
                 p.data().profile(who, source, &key, name, q)?
             }
-            _ => p
-                .objects()
-                .get(who, coll, source, &key, as_of.as_ref(), project.as_ref())?,
+            _ => match snapshot {
+                Some(s) => {
+                    p.objects()
+                        .get_in(s, who, coll, source, &key, as_of.as_ref(), project.as_ref())
+                }
+                None => p
+                    .objects()
+                    .get(who, coll, source, &key, as_of.as_ref(), project.as_ref()),
+            }?,
         };
         let modified = match item.get("_timestamp") {
             Some(Value::String(t)) if out.is_json() && item.is_object() => Some(t.clone()),
@@ -480,7 +489,7 @@ async fn get_current(
     let (body, modified) = if short {
         caller.run_short(read).await?
     } else {
-        caller.run(read).await?
+        caller.run(move |p, who| read(p, who, None)).await?
     };
     let mut res = match body {
         Made::Bytes(body) => output.respond(body, None),

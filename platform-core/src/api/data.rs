@@ -598,7 +598,21 @@ impl Data<'_> {
         id: &str,
         q: &DataQuery,
     ) -> Result<Vec<u8>> {
-        self.platform.read_data_json(p, source, id, q)
+        self.platform.read_data_json(None, p, source, id, q)
+    }
+
+    /// [`read_json_bytes`](Self::read_json_bytes) with its reads in `snapshot` (see
+    /// [`crate::Platform::snapshot`]).
+    pub fn read_json_bytes_in(
+        &self,
+        snapshot: &crate::Snapshot<'_>,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<Vec<u8>> {
+        self.platform
+            .read_data_json(Some(snapshot.tx()), p, source, id, q)
     }
 
     /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see
@@ -623,7 +637,21 @@ impl Data<'_> {
         id: &str,
         q: &DataQuery,
     ) -> Result<crate::format::arrow::ArrowStream> {
-        self.platform.read_data_arrow(p, source, id, q)
+        self.platform.read_data_arrow(None, p, source, id, q)
+    }
+
+    /// [`read_arrow_stream`](Self::read_arrow_stream) with its reads in `snapshot` (see
+    /// [`crate::Platform::snapshot`]).
+    pub fn read_arrow_stream_in(
+        &self,
+        snapshot: &crate::Snapshot<'_>,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<crate::format::arrow::ArrowStream> {
+        self.platform
+            .read_data_arrow(Some(snapshot.tx()), p, source, id, q)
     }
 
     /// JSON: data items with these ids, each from its own source; missing ones are left out.

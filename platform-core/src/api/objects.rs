@@ -292,6 +292,22 @@ impl Objects<'_> {
         self.platform.get(p, coll, source, id, version, project)
     }
 
+    /// [`get`](Self::get) with its reads in `snapshot` (see [`crate::Platform::snapshot`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn get_in(
+        &self,
+        snapshot: &crate::Snapshot<'_>,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        version: Option<&VersionRef>,
+        project: Option<&Projection>,
+    ) -> Result<Value> {
+        self.platform
+            .get_at(Some(snapshot.tx()), p, coll, source, id, version, project)
+    }
+
     /// JSON: current documents with these ids, each from its own source; missing ids are left
     /// out.
     pub fn get_many(

@@ -92,6 +92,18 @@ impl Tenancy<'_> {
         self.platform.authenticate(credentials, environment)
     }
 
+    /// [`authenticate`](Self::authenticate) with its reads in `snapshot`, where the request's
+    /// other reads are made too (see [`crate::Platform::snapshot`]).
+    pub fn authenticate_in(
+        &self,
+        snapshot: &crate::Snapshot<'_>,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+    ) -> Result<Principal> {
+        self.platform
+            .authenticate_at(Some(snapshot.tx()), credentials, environment)
+    }
+
     /// A `platform`-role principal for local use (the CLI on a database file, embedding): the
     /// tenant is created if absent. Whoever can open the file has full rights over it.
     pub fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {

@@ -192,14 +192,22 @@ impl Platform {
     /// written straight from their decoded form, never as a JSON tree.
     pub(crate) fn read_data_json(
         &self,
+        tx: Option<&dyn ReadTx>,
         p: &Principal,
         source: Source,
         id: &str,
         q: &DataQuery,
     ) -> Result<Vec<u8>> {
         let (data_id, scope) = data_scope(p, source, id)?;
-        let tx = self.read()?;
-        match self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)? {
+        let own;
+        let tx = match tx {
+            Some(tx) => tx,
+            None => {
+                own = self.read()?;
+                own.as_ref()
+            }
+        };
+        match self.data_answer(p, tx, &scope, &data_id, id, q)? {
             Answer::Series {
                 json,
                 points,
@@ -227,14 +235,22 @@ impl Platform {
     /// straight from its decoded points, never from a JSON tree.
     pub(crate) fn read_data_arrow(
         &self,
+        tx: Option<&dyn ReadTx>,
         p: &Principal,
         source: Source,
         id: &str,
         q: &DataQuery,
     ) -> Result<crate::format::arrow::ArrowStream> {
         let (data_id, scope) = data_scope(p, source, id)?;
-        let tx = self.read()?;
-        match self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)? {
+        let own;
+        let tx = match tx {
+            Some(tx) => tx,
+            None => {
+                own = self.read()?;
+                own.as_ref()
+            }
+        };
+        match self.data_answer(p, tx, &scope, &data_id, id, q)? {
             Answer::Series {
                 json,
                 points,

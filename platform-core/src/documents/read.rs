@@ -8,7 +8,7 @@ use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source, VersionRef};
 use crate::query::{Cursor, Filter, Projection};
-use crate::store::{AuditEntry, Collection, Page};
+use crate::store::{AuditEntry, Collection, Page, ReadTx};
 use crate::types::ROOT_TYPE;
 use crate::Platform;
 use serde_json::{json, Value};
@@ -24,21 +24,44 @@ impl Platform {
         version: Option<&VersionRef>,
         project: Option<&Projection>,
     ) -> Result<Value> {
+        self.get_at(None, p, coll, source, id, version, project)
+    }
+
+    /// [`get`](Self::get), reading the current version in `tx` when given.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn get_at(
+        &self,
+        tx: Option<&dyn ReadTx>,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+        version: Option<&VersionRef>,
+        project: Option<&Projection>,
+    ) -> Result<Value> {
         let scope = scope_for_key(p, coll, source, id)?;
         let item = match version {
             None => {
-                let current = self
-                    .store
-                    .current_document(coll, &scope, id)?
-                    .ok_or_else(|| not_found(coll, id, source))?;
+                let current = match tx {
+                    Some(tx) => tx.current(coll, &scope, id)?,
+                    None => self.store.current_document(coll, &scope, id)?,
+                }
+                .ok_or_else(|| not_found(coll, id, source))?;
                 visible(p, coll, render_owned(current, true))
             }
             Some(which) => {
-                let tx = self.read()?;
+                let own;
+                let tx = match tx {
+                    Some(tx) => tx,
+                    None => {
+                        own = self.read()?;
+                        own.as_ref()
+                    }
+                };
                 let current = tx
                     .current(coll, &scope, id)?
                     .ok_or_else(|| not_found(coll, id, source))?;
-                let n = resolve_version(tx.as_ref(), coll, &scope, id, which)?;
+                let n = resolve_version(tx, coll, &scope, id, which)?;
                 let v = tx
                     .version(coll, &scope, id, n)?
                     .ok_or_else(|| not_found(coll, id, source))?;

@@ -41,6 +41,9 @@ type Reply = Result<HttpResponse, ApiError>;
 /// Rows of a list page.
 const PAGE: usize = 20;
 
+/// The first segment of every console path.
+pub const SEGMENT: &str = "console";
+
 /// Registers the console's routes under the current scope. They are pages for people, outside
 /// the API's route table (`openapi.rs`) and its document, like the assets they load.
 pub fn register(cfg: &mut web::ServiceConfig) {

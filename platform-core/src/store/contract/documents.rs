@@ -7,10 +7,13 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
     let coll = Collection::Object;
     let alone = |id: &str| store.current_document(coll, &acme(), id).unwrap();
     let in_tx = |id: &str| store.read().unwrap().current(coll, &acme(), id).unwrap();
+    // A write transaction reads it too (rolled back when dropped).
+    let in_write = |id: &str| store.write().unwrap().current(coll, &acme(), id).unwrap();
     let check = |id: &str, want: Option<&StoredVersion>| {
-        let (a, b) = (alone(id), in_tx(id));
+        let (a, b, c) = (alone(id), in_tx(id), in_write(id));
         assert_eq!(a.as_ref(), want, "read alone");
         assert_eq!(b.as_ref(), want, "read in a transaction");
+        assert_eq!(c.as_ref(), want, "read in a write transaction");
     };
     // Version 2 carries a reason (the fixture gives even versions one), 1 and 3 none; field
     // order, nesting, escapes and numbers come back as they were written.

@@ -415,6 +415,12 @@ impl Tx<'_> {
 
 impl DocumentRead for Tx<'_> {
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
+        // A read transaction sees committed states only, where the current row holds the current
+        // version whole: it is read alone, without the version table. A write may be midway (a
+        // current row whose version it just deleted), so it reads through the version table.
+        if self.store.is_none() {
+            return current_from_head(&self.conn, coll, scope, id);
+        }
         self.one_version(
             "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
              WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4)",
