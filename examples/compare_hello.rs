@@ -2,6 +2,11 @@
 //!
 //! - `compare_hello serve PORT`: an actix-web hello-world on 127.0.0.1 (`GET /` answers
 //!   `Hello world!`), the ceiling of what an actix-web server does on this machine (W6).
+//! - `compare_hello serve-row PORT DB TENANT`: an actix-web server on 127.0.0.1 whose
+//!   `GET /object/v1/private/{id}` answers the JSON of that object's current row in the
+//!   platform's SQLite file DB (the tenant's production environment), read with plain rusqlite
+//!   (one prepared statement, the file mapped as the platform maps it) and sent as read: no
+//!   token, no parse, no rendering. What an actix-web server reading that row costs (W6).
 //! - `compare_hello --version`: prints a line and exits, the floor of a process start (W8).
 //! - `compare_hello probe PORT PATH TOKEN -- COMMAND...`: starts COMMAND, sends `GET PATH` to
 //!   127.0.0.1:PORT (with `Authorization: Bearer TOKEN` unless TOKEN is `-`) as soon as the
@@ -21,6 +26,60 @@ async fn hello() -> &'static str {
 fn serve(port: u16) -> std::io::Result<()> {
     actix_rt::System::new().block_on(async move {
         actix_web::HttpServer::new(|| actix_web::App::new().service(hello))
+            .bind(("127.0.0.1", port))?
+            .run()
+            .await
+    })
+}
+
+/// The database file and tenant `serve-row` reads.
+struct Row {
+    db: std::path::PathBuf,
+    tenant: String,
+}
+
+thread_local! {
+    static CONN: std::cell::OnceCell<rusqlite::Connection> = const { std::cell::OnceCell::new() };
+}
+
+#[actix_web::get("/object/v1/private/{id}")]
+async fn row(
+    at: actix_web::web::Data<Row>,
+    id: actix_web::web::Path<String>,
+) -> actix_web::HttpResponse {
+    let found = CONN.with(|cell| {
+        let conn = match cell.get() {
+            Some(c) => c,
+            None => {
+                let c = rusqlite::Connection::open_with_flags(
+                    &at.db,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+                )?;
+                c.pragma_update(None, "mmap_size", 0x7fff_0000_i64)?;
+                cell.get_or_init(|| c)
+            }
+        };
+        use rusqlite::OptionalExtension as _;
+        conn.prepare_cached(
+            "SELECT json(body) FROM heads \
+             WHERE coll = 'object' AND tenant = ?1 AND env = 'production' AND id = ?2",
+        )?
+        .query_row([at.tenant.as_str(), id.as_str()], |r| r.get::<_, String>(0))
+        .optional()
+    });
+    match found {
+        Ok(Some(json)) => actix_web::HttpResponse::Ok()
+            .content_type("application/json")
+            .body(json),
+        Ok(None) => actix_web::HttpResponse::NotFound().finish(),
+        Err(e) => actix_web::HttpResponse::InternalServerError().body(e.to_string()),
+    }
+}
+
+fn serve_row(port: u16, row_at: Row) -> std::io::Result<()> {
+    let at = actix_web::web::Data::new(row_at);
+    actix_rt::System::new().block_on(async move {
+        actix_web::HttpServer::new(move || actix_web::App::new().app_data(at.clone()).service(row))
             .bind(("127.0.0.1", port))?
             .run()
             .await
@@ -89,6 +148,19 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some("serve-row") if args.len() == 4 => {
+            let at = Row {
+                db: args[2].clone().into(),
+                tenant: args[3].clone(),
+            };
+            match serve_row(args[1].parse().unwrap_or(8099), at) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cannot serve: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some("probe") if args.len() > 5 && args[4] == "--" => probe(
             args[1].parse().unwrap_or(8099),
             &args[2],
@@ -97,7 +169,8 @@ fn main() -> ExitCode {
         ),
         _ => {
             eprintln!(
-                "usage: compare_hello serve PORT | --version | probe PORT PATH TOKEN -- COMMAND..."
+                "usage: compare_hello serve PORT | serve-row PORT DB TENANT | --version \
+                 | probe PORT PATH TOKEN -- COMMAND..."
             );
             ExitCode::FAILURE
         }
