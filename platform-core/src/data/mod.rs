@@ -62,7 +62,12 @@ pub enum DataKind {
 impl DataKind {
     /// The kind of a property value, if it is a data property.
     pub fn of(value: &Value) -> Option<DataKind> {
-        match value.get("_type").and_then(Value::as_str) {
+        value.as_object().and_then(DataKind::of_header)
+    }
+
+    /// The kind of a data property's header (its fields), if it is one.
+    pub fn of_header(header: &serde_json::Map<String, Value>) -> Option<DataKind> {
+        match header.get("_type").and_then(Value::as_str) {
             Some(SERIES_TYPE) => Some(DataKind::Series),
             Some(CURVE_TYPE) => Some(DataKind::Curve),
             _ => None,
@@ -94,7 +99,7 @@ pub fn split_property(
     for f in DATA_SYSTEM_FIELDS {
         header.shift_remove(f);
     }
-    match DataKind::of(&Value::Object(header.clone())) {
+    match DataKind::of_header(&header) {
         Some(DataKind::Series) => {
             let data = header.shift_remove("data");
             if let Some(d) = &data {

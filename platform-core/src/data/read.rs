@@ -14,7 +14,6 @@ use super::scale::Scaling;
 use super::series::{self, Window};
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
-use crate::documents::render;
 use crate::error::{Error, Result};
 use crate::holidays::HolidayCalendar;
 use crate::ids::{validate_id, Scope, Source, VersionRef};
@@ -368,8 +367,9 @@ impl Platform {
         let current = tx
             .current(Collection::Object, scope, &id.object)?
             .ok_or_else(not_found)?;
+        let current_version = current.version;
         let object = match &q.version {
-            None => current.clone(),
+            None => current,
             Some(which) => {
                 let n = match which {
                     VersionRef::Number(n) => *n,
@@ -399,13 +399,13 @@ impl Platform {
         {
             return Err(not_found());
         }
-        let kind = DataKind::of(&Value::Object(header.clone())).ok_or_else(not_found)?;
+        let kind = DataKind::of_header(&header).ok_or_else(not_found)?;
         let key = DataKey {
             scope: scope.clone(),
             object: id.object.clone(),
             prop: id.prop.clone(),
         };
-        let is_current = object.version == current.version;
+        let is_current = object.version == current_version;
         let json = item_header(&object, &id.prop, &header, is_current);
         Ok(Opened {
             kind,
@@ -716,7 +716,6 @@ fn item_header(
     header: &Map<String, Value>,
     is_current: bool,
 ) -> Map<String, Value> {
-    let obj = render(object, is_current);
     let data_id = format!("{}:{prop}", object.id);
     let mut out = Map::new();
     out.insert(
@@ -738,12 +737,17 @@ fn item_header(
     );
     out.insert(
         "_objtype".into(),
-        obj.get("_type").cloned().unwrap_or(Value::Null),
+        object.body.get("_type").cloned().unwrap_or(Value::Null),
     );
     out.insert("_oid".into(), Value::String(data_id));
-    for f in ["_timestamp", "_user", "_tag", "_version"] {
-        out.insert(f.into(), obj.get(f).cloned().unwrap_or(Value::Null));
-    }
+    // The object's system fields as `render` prints them (without rendering the whole object).
+    out.insert(
+        "_timestamp".into(),
+        Value::String(crate::clock::format_instant(object.timestamp)),
+    );
+    out.insert("_user".into(), Value::String(object.user.clone()));
+    out.insert("_tag".into(), json!(object.tags));
+    out.insert("_version".into(), json!(object.version));
     out
 }
 
@@ -906,7 +910,7 @@ fn catalogue_entry(
         prop: id.prop,
     };
     let version = doc.get("_version").and_then(Value::as_u64).unwrap_or(0) as u32;
-    let (count, bounds) = match DataKind::of(&Value::Object(doc.clone())) {
+    let (count, bounds) = match DataKind::of_header(&doc) {
         Some(DataKind::Curve) => {
             let e = tx.curve_extent(&key, version)?;
             (e.count, e.bounds)
@@ -998,5 +1002,47 @@ impl Platform {
             items: self.read_many_data(p, &ids, q)?,
             total: objects.total,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_header_carries_the_objects_system_fields_as_the_object_prints_them() {
+        let object = StoredVersion {
+            id: "NBP".into(),
+            version: 3,
+            body: json!({"_id": "NBP", "_type": "#Hub", "_bundle": "b", "name": "n",
+                         "SPOT": {"_type": SERIES_TYPE, "_access": "traders"}})
+            .as_object()
+            .unwrap()
+            .clone(),
+            timestamp: chrono::DateTime::from_timestamp_millis(1_700_000_000_123).unwrap(),
+            user: "ann".into(),
+            reason: Some("why".into()),
+            tags: vec!["a".into(), "live".into()],
+        };
+        let header = object.body["SPOT"].as_object().unwrap().clone();
+        for current in [true, false] {
+            let printed = crate::documents::render(&object, current);
+            let h = item_header(&object, "SPOT", &header, current);
+            for (field, of_object) in [
+                ("_objtype", "_type"),
+                ("_timestamp", "_timestamp"),
+                ("_user", "_user"),
+                ("_tag", "_tag"),
+                ("_version", "_version"),
+            ] {
+                assert_eq!(h[field], printed[of_object], "{field}");
+            }
+            assert_eq!(h["_access"], "traders");
+            assert_eq!(h["_id"], if current { "NBP:SPOT" } else { "NBP/3:SPOT" });
+            assert_eq!(
+                (&h["_oid"], &h["_objid"], &h["_dataid"]),
+                (&json!("NBP:SPOT"), &json!("NBP"), &json!("SPOT"))
+            );
+        }
     }
 }

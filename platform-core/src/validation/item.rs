@@ -51,7 +51,7 @@ pub(crate) fn open(tx: &dyn ReadTx, p: &Principal, target: &str) -> Result<DataI
     {
         return Err(unreadable(target, "no such data property"));
     }
-    let kind = DataKind::of(&Value::Object(header.clone()));
+    let kind = DataKind::of_header(header);
     let header = header.clone();
     Ok(DataItem {
         key: DataKey {

@@ -10,7 +10,7 @@ use crate::store::{
     type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldKind, Page,
     StoredVersion,
 };
-use rusqlite::types::Value as SqlValue;
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
 
@@ -253,18 +253,20 @@ pub(super) fn current_from_head(
     scope: &Scope,
     id: &str,
 ) -> Result<Option<StoredVersion>> {
+    // The body is read from its JSONB (`super::jsonb`); a form that reader leaves alone comes
+    // back as bytes for SQLite's `json()` to print.
     let row = conn
         .prepare_cached(
-            "SELECT h.version, json(h.body), h.reason FROM heads h \
+            "SELECT h.version, h.body, h.reason FROM heads h \
              WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4",
         )
         .db()?
         .query_row(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
-            Ok((
-                r.get::<_, u32>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, Option<String>>(2)?,
-            ))
+            let body = match r.get_ref(1)? {
+                ValueRef::Blob(b) => super::jsonb::to_map(b).ok_or_else(|| b.to_vec()),
+                other => Err(other.as_bytes()?.to_vec()),
+            };
+            Ok((r.get::<_, u32>(0)?, body, r.get::<_, Option<String>>(2)?))
         })
         .optional()
         .db()?;
@@ -272,8 +274,18 @@ pub(super) fn current_from_head(
         return Ok(None);
     };
     let what = || format!("the current row of {id} (v{version})");
-    let mut body: Map<String, Value> = serde_json::from_str(&body)
-        .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?;
+    let mut body: Map<String, Value> = match body {
+        Ok(map) => map,
+        Err(stored) => {
+            let text: String = conn
+                .prepare_cached("SELECT json(?1)")
+                .db()?
+                .query_row([stored], |r| r.get(0))
+                .db()?;
+            serde_json::from_str(&text)
+                .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?
+        }
+    };
     // The system fields were appended after the document's own: taking them off the end keeps
     // the body's order as stored.
     let mut system = |name: &str| {

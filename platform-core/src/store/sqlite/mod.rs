@@ -8,6 +8,7 @@ mod audit;
 mod data;
 mod documents;
 mod jobs;
+mod jsonb;
 mod migrations;
 mod outbox;
 mod records;

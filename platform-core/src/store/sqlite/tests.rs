@@ -1238,3 +1238,57 @@ fn lists_of_two_scopes_read_each_scope_by_its_key() {
         }
     }
 }
+
+#[test]
+fn a_current_row_in_forms_the_jsonb_reader_leaves_alone_reads_through_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    let get = |id: &str| {
+        p.get(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            id,
+            None,
+            None,
+        )
+        .unwrap()
+    };
+    for id in ["A", "B", "C"] {
+        p.save(
+            &who,
+            Collection::Object,
+            serde_json::json!({"_id": id, "name": "n\u{e9}\n\"q\"", "n": 1, "list": [1.5, null]}),
+            &Default::default(),
+        )
+        .unwrap();
+    }
+    let read_alone = get("A");
+    assert_eq!(read_alone["name"], "n\u{e9}\n\"q\"");
+    assert_eq!(read_alone["list"], serde_json::json!([1.5, null]));
+    // A JSON5 number (hexadecimal) in one row, a body kept as JSON text in another: both read
+    // as SQLite prints them.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "UPDATE heads SET body = jsonb_set(body, '$.n', jsonb('0x10')) WHERE id = 'B'; \
+         UPDATE heads SET body = json(body) WHERE id = 'C';",
+    )
+    .unwrap();
+    let kind: String = conn
+        .query_row("SELECT typeof(body) FROM heads WHERE id = 'C'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(kind, "text");
+    assert_eq!(get("B")["n"], 16);
+    let c = get("C");
+    assert_eq!(c, {
+        let mut a = read_alone.clone();
+        a["_id"] = "C".into();
+        a["_oid"] = "C".into();
+        a["_timestamp"] = c["_timestamp"].clone();
+        a
+    });
+}
