@@ -70,6 +70,22 @@ pub struct Platform {
     tokens: Arc<auth::TokenCache>,
 }
 
+/// A read transaction a call was given, or one it began itself ([`Platform::read_in`]).
+pub(crate) enum ReadIn<'a> {
+    Given(&'a dyn ReadTx),
+    Own(Box<dyn ReadTx + 'a>),
+}
+
+impl<'a> std::ops::Deref for ReadIn<'a> {
+    type Target = dyn ReadTx + 'a;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            ReadIn::Given(tx) => *tx,
+            ReadIn::Own(tx) => tx.as_ref(),
+        }
+    }
+}
+
 /// A read transaction for the reads of one request (see [`Platform::snapshot`]).
 pub struct Snapshot<'a> {
     tx: Box<dyn ReadTx + 'a>,
@@ -307,6 +323,14 @@ impl Platform {
 
     pub(crate) fn read(&self) -> Result<Box<dyn ReadTx + '_>> {
         self.store.read()
+    }
+
+    /// `tx` when given, else a read transaction of its own.
+    pub(crate) fn read_in<'a>(&'a self, tx: Option<&'a dyn ReadTx>) -> Result<ReadIn<'a>> {
+        Ok(match tx {
+            Some(tx) => ReadIn::Given(tx),
+            None => ReadIn::Own(self.store.read()?),
+        })
     }
 
     /// One consistent view of the store for the few short reads of one request: its

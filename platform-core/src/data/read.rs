@@ -198,15 +198,8 @@ impl Platform {
         q: &DataQuery,
     ) -> Result<Vec<u8>> {
         let (data_id, scope) = data_scope(p, source, id)?;
-        let own;
-        let tx = match tx {
-            Some(tx) => tx,
-            None => {
-                own = self.read()?;
-                own.as_ref()
-            }
-        };
-        match self.data_answer(p, tx, &scope, &data_id, id, q)? {
+        let tx = self.read_in(tx)?;
+        match self.data_answer(p, &*tx, &scope, &data_id, id, q)? {
             Answer::Series {
                 json,
                 points,
@@ -241,15 +234,8 @@ impl Platform {
         q: &DataQuery,
     ) -> Result<crate::format::arrow::ArrowStream> {
         let (data_id, scope) = data_scope(p, source, id)?;
-        let own;
-        let tx = match tx {
-            Some(tx) => tx,
-            None => {
-                own = self.read()?;
-                own.as_ref()
-            }
-        };
-        match self.data_answer(p, tx, &scope, &data_id, id, q)? {
+        let tx = self.read_in(tx)?;
+        match self.data_answer(p, &*tx, &scope, &data_id, id, q)? {
             Answer::Series {
                 json,
                 points,

@@ -50,18 +50,11 @@ impl Platform {
                 visible(p, coll, render_owned(current, true))
             }
             Some(which) => {
-                let own;
-                let tx = match tx {
-                    Some(tx) => tx,
-                    None => {
-                        own = self.read()?;
-                        own.as_ref()
-                    }
-                };
+                let tx = self.read_in(tx)?;
                 let current = tx
                     .current(coll, &scope, id)?
                     .ok_or_else(|| not_found(coll, id, source))?;
-                let n = resolve_version(tx, coll, &scope, id, which)?;
+                let n = resolve_version(&*tx, coll, &scope, id, which)?;
                 let v = tx
                     .version(coll, &scope, id, n)?
                     .ok_or_else(|| not_found(coll, id, source))?;
