@@ -302,7 +302,19 @@ pub const SEARCH_FIELDS: [&str; 4] = ["_id", "name", "description", "classificat
 
 /// The case-folded text `_search` looks in: the search fields joined by newlines.
 pub fn search_text(doc: &Map<String, Value>) -> String {
-    SEARCH_FIELDS
+    folded_fields(doc, &SEARCH_FIELDS)
+}
+
+/// The folded search fields after `_id` and `name` joined by newlines: `search_text` is the
+/// folded id, the folded name (empty where it is not text) and this, joined by newlines.
+pub fn search_text_after_name(doc: &Map<String, Value>) -> String {
+    folded_fields(doc, &SEARCH_FIELDS[2..])
+}
+
+/// The folded text fields of a document joined by newlines (an empty line for a field that
+/// is not text).
+fn folded_fields(doc: &Map<String, Value>, fields: &[&str]) -> String {
+    fields
         .iter()
         .map(|f| match doc.get(*f) {
             Some(Value::String(s)) => fold(s),

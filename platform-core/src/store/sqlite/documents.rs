@@ -190,20 +190,36 @@ pub(super) fn sampled_count(filter: &str, base: &str, first_arg: usize) -> Strin
     )
 }
 
-/// The filterable copy of a version's body in `heads`: the body as JSONB with the version's
-/// system fields (`_oid _version _timestamp _user _tag`), so filters and sorts on them run in
-/// SQL with the in-memory meaning (rendered documents carry the same fields). Reads `v`, a row
-/// of `versions`.
-const HEAD_BODY: &str = "jsonb_set(jsonb(v.body), '$._oid', v.id, '$._version', v.version, \
-     '$._timestamp', v.timestamp, '$._user', v.user, '$._tag', json((SELECT json_group_array(tag) \
-     FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
-     AND t.id = v.id AND t.version = v.version ORDER BY t.tag))))";
+/// The filterable copy of a version's body in `heads`: the body as JSONB. The version's
+/// system fields are columns beside it (`version`, `timestamp`, `user`, `tags`, and `id` for
+/// `_oid`), which filters and sorts read as `sql::doc_of` says. Reads `v`, a row of
+/// `versions`.
+const HEAD_BODY: &str = "jsonb(v.body)";
 
-/// The body of a current row's version as text: its JSONB copy without the system fields.
-/// Reads `h`, a row of `heads`.
+/// The tags of the version of `row` (a row with `coll tenant env id version`) as a JSON array
+/// in tag order, NULL for none: the `tags` of a current row.
+macro_rules! tags_of {
+    ($row:literal) => {
+        concat!(
+            "nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = ",
+            $row,
+            ".coll AND t.tenant = ",
+            $row,
+            ".tenant AND t.env = ",
+            $row,
+            ".env AND t.id = ",
+            $row,
+            ".id AND t.version = ",
+            $row,
+            ".version ORDER BY t.tag)), '[]')"
+        )
+    };
+}
+
+/// The body of a current row's version as text. Reads `h`, a row of `heads`.
 macro_rules! body_of_head {
     () => {
-        "json(jsonb_remove(h.body, '$._oid', '$._version', '$._timestamp', '$._user', '$._tag'))"
+        "json(h.body)"
     };
 }
 const BODY_OF_HEAD: &str = body_of_head!();
@@ -243,10 +259,9 @@ fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawVersion> {
     })
 }
 
-/// The current version of a document from its current row alone: the row's JSONB copy carries
-/// the body with the system fields `_oid _version _timestamp _user _tag`, and the version's
-/// reason is kept beside it. One statement (one b-tree descent), on a connection outside a
-/// transaction.
+/// The current version of a document from its current row alone: the row keeps the body as
+/// JSONB, and the version's time, author, tags and reason beside it. One statement (one b-tree
+/// descent), on a connection outside a transaction or in a read transaction.
 pub(super) fn current_from_head(
     conn: &rusqlite::Connection,
     coll: Collection,
@@ -257,7 +272,7 @@ pub(super) fn current_from_head(
     // back as bytes for SQLite's `json()` to print.
     let row = conn
         .prepare_cached(
-            "SELECT h.version, h.body, h.reason FROM heads h \
+            "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags FROM heads h \
              WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4",
         )
         .db()?
@@ -266,15 +281,23 @@ pub(super) fn current_from_head(
                 ValueRef::Blob(b) => super::jsonb::to_map(b).ok_or_else(|| b.to_vec()),
                 other => Err(other.as_bytes()?.to_vec()),
             };
-            Ok((r.get::<_, u32>(0)?, body, r.get::<_, Option<String>>(2)?))
+            Ok(HeadRow {
+                version: r.get(0)?,
+                body,
+                reason: r.get(2)?,
+                timestamp: r.get(3)?,
+                user: r.get(4)?,
+                tags: r.get(5)?,
+            })
         })
         .optional()
         .db()?;
-    let Some((version, body, reason)) = row else {
+    let Some(row) = row else {
         return Ok(None);
     };
+    let version = row.version;
     let what = || format!("the current row of {id} (v{version})");
-    let mut body: Map<String, Value> = match body {
+    let body: Map<String, Value> = match row.body {
         Ok(map) => map,
         Err(stored) => {
             let text: String = conn
@@ -286,43 +309,33 @@ pub(super) fn current_from_head(
                 .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?
         }
     };
-    // The system fields were appended after the document's own: taking them off the end keeps
-    // the body's order as stored.
-    let mut system = |name: &str| {
-        body.shift_remove(name)
-            .ok_or_else(|| Error::Internal(format!("{} has no {name}", what())))
+    let tags: Vec<String> = match &row.tags {
+        None => Vec::new(),
+        Some(tags) => serde_json::from_str(tags)
+            .map_err(|e| Error::caused(format!("{} has tags {tags}", what()), e))?,
     };
-    let tags = system("_tag")?;
-    let user = system("_user")?;
-    let timestamp = system("_timestamp")?;
-    system("_version")?;
-    system("_oid")?;
-    let tags = match tags {
-        Value::Array(tags) => tags
-            .into_iter()
-            .map(|t| match t {
-                Value::String(t) => Ok(t),
-                other => Err(Error::Internal(format!("{} has a tag {other}", what()))),
-            })
-            .collect::<Result<Vec<_>>>()?,
-        other => return Err(Error::Internal(format!("{} has _tag {other}", what()))),
-    };
-    let (Value::String(user), Value::String(timestamp)) = (user, timestamp) else {
-        return Err(Error::Internal(format!(
-            "{} has a _user or _timestamp that is not text",
-            what()
-        )));
-    };
+    let timestamp = row.timestamp;
     Ok(Some(StoredVersion {
         timestamp: parse_instant(&timestamp)
-            .map_err(|e| Error::caused(format!("{} has _timestamp \"{timestamp}\"", what()), e))?,
+            .map_err(|e| Error::caused(format!("{} has time \"{timestamp}\"", what()), e))?,
         id: id.to_string(),
         version,
         body,
-        user,
-        reason,
+        user: row.user,
+        reason: row.reason,
         tags,
     }))
+}
+
+/// A current row as [`current_from_head`] reads it: the body decoded, or its bytes where the
+/// JSONB reader leaves it to SQLite.
+struct HeadRow {
+    version: u32,
+    body: std::result::Result<Map<String, Value>, Vec<u8>>,
+    reason: Option<String>,
+    timestamp: String,
+    user: String,
+    tags: Option<String>,
 }
 
 fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
@@ -360,11 +373,16 @@ fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
 
 impl Tx<'_> {
     /// `SELECT DISTINCT <rest>` over the current documents, where `{p}` in `rest` stands for the
-    /// bound JSON path of `path`; the first column as text.
+    /// bound JSON path of `path` and `{b}` for the document it is read from (`sql::doc_of`);
+    /// the first column as text.
     fn distinct_strings(&self, args: Vec<SqlValue>, path: &str, rest: &str) -> Result<Vec<String>> {
         let mut sb = sql::SqlBuilder::new(&sql::HEADS, args);
         let p = sb.bind(sql::json_path(path));
-        let sql = format!("SELECT DISTINCT {}", rest.replace("{p}", &p));
+        let b = sql::doc_of(&sql::HEADS, path);
+        let sql = format!(
+            "SELECT DISTINCT {}",
+            rest.replace("{p}", &p).replace("{b}", &b)
+        );
         let mut stmt = self.conn.prepare_cached(&sql).db()?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(sb.args.iter()), |r| r.get(0))
@@ -390,18 +408,18 @@ impl Tx<'_> {
 }
 
 impl Tx<'_> {
-    /// Rewrites the `_tag` of a document's current row after its tags moved (a head whose
+    /// Rewrites the tags of a document's current row after its tags moved (a head whose
     /// version was just deleted is left to `set_current`).
     fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
         self.conn
-            .prepare_cached(
-                "UPDATE heads SET body = jsonb_set(body, '$._tag', json((SELECT json_group_array(tag) \
-                 FROM (SELECT t.tag FROM tags t WHERE t.coll = heads.coll AND t.tenant = heads.tenant \
-                 AND t.env = heads.env AND t.id = heads.id AND t.version = heads.version ORDER BY t.tag)))) \
+            .prepare_cached(concat!(
+                "UPDATE heads SET tags = ",
+                tags_of!("heads"),
+                " \
                  WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND EXISTS (SELECT 1 \
                  FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant \
-                 AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version)",
-            )
+                 AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version)"
+            ))
             .db()?
             .execute(params![coll.as_str(), scope.tenant, scope.env, id])
             .db()?;
@@ -575,7 +593,7 @@ impl DocumentRead for Tx<'_> {
         self.distinct_strings(
             args,
             path,
-            &format!("h.body ->> {{p}} FROM heads h WHERE {filter} AND json_type(h.body, {{p}}) = 'text' ORDER BY 1"),
+            &format!("{{b}} ->> {{p}} FROM heads h WHERE {filter} AND json_type({{b}}, {{p}}) = 'text' ORDER BY 1"),
         )
     }
 
@@ -643,7 +661,7 @@ impl DocumentRead for Tx<'_> {
         let names = self.distinct_strings(
             args,
             path,
-            &format!("json_type(h.body, {{p}}) FROM heads h WHERE {filter} AND json_type(h.body, {{p}}) IS NOT NULL"),
+            &format!("json_type({{b}}, {{p}}) FROM heads h WHERE {filter} AND json_type({{b}}, {{p}}) IS NOT NULL"),
         )?;
         let mut kinds: Vec<FieldKind> = names
             .iter()
@@ -720,11 +738,13 @@ impl DocumentWrite for Tx<'_> {
                 let changed = self
                     .conn
                     .prepare_cached(&format!(
-                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket, reason, id_fold) \
+                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket, reason, id_fold, \
+                         timestamp, user, tags) \
                          SELECT v.coll, v.tenant, v.env, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
-                         {HEAD_BODY}, pf_search_text(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id), v.reason, \
-                         nullif(pf_fold(v.id), v.id) \
+                         {HEAD_BODY}, pf_search_rest(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id), v.reason, \
+                         nullif(pf_fold(v.id), v.id), v.timestamp, v.user, {} \
                          FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
+                        tags_of!("v")
                     ))
                     .db()?
                     .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])

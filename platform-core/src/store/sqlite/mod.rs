@@ -290,13 +290,13 @@ fn migrate(conn: &Connection) -> Result<()> {
     }
     for (i, step) in migrations::STEPS.iter().enumerate().skip(have as usize) {
         let to = i + 1;
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE;\n{step}\nPRAGMA user_version = {to};\nCOMMIT;"
-        ))
-        .map_err(|e| {
-            let _ = conn.execute_batch("ROLLBACK");
-            Error::caused(format!("migration to schema version {to} failed"), e)
-        })?;
+        conn.execute_batch(&format!("BEGIN IMMEDIATE;\n{step}"))
+            .and_then(|()| migrations::fix_up(conn, to))
+            .and_then(|()| conn.execute_batch(&format!("PRAGMA user_version = {to};\nCOMMIT;")))
+            .map_err(|e| {
+                let _ = conn.execute_batch("ROLLBACK");
+                Error::caused(format!("migration to schema version {to} failed"), e)
+            })?;
     }
     Ok(())
 }

@@ -1,5 +1,8 @@
 //! Filters as SQL over the JSONB copy of each current document (`heads.body`), with the same
-//! meaning as `Filter::matches` (a property test holds the two together).
+//! meaning as `Filter::matches` (a property test holds the two together). The system fields
+//! (`_oid _version _timestamp _user _tag`) are columns of the current row, not part of its
+//! body: a filter or sort on one reads it from a one-field JSONB object made of its column
+//! ([`SqlBuilder::doc_of`]), so it means what a body field would.
 //!
 //! Every leaf yields 0 or 1, never NULL, so `NOT` behaves as in memory (a document without the
 //! field matches `ne`). Dates, regular expressions, distances and case folding run in
@@ -20,8 +23,21 @@ pub struct Columns {
     pub id: &'static str,
     /// The `_type` column.
     pub type_: &'static str,
-    /// The folded search text column.
+    /// The folded search text column: the search fields after `_id` and `name`, which
+    /// `id_fold` and `name_fold` hold folded.
     pub search: &'static str,
+    /// The id folded where that differs from the id (NULL where it does not).
+    pub id_fold: &'static str,
+    /// The folded name (NULL where the name is not text).
+    pub name_fold: &'static str,
+    /// The version number (`_version`).
+    pub version: &'static str,
+    /// The version's time as text (`_timestamp`).
+    pub timestamp: &'static str,
+    /// The version's author (`_user`).
+    pub user: &'static str,
+    /// The version's tags as a JSON array, NULL for none (`_tag`).
+    pub tags: &'static str,
 }
 
 /// The columns of `heads h`.
@@ -30,6 +46,12 @@ pub const HEADS: Columns = Columns {
     id: "h.id",
     type_: "h.type",
     search: "h.search",
+    id_fold: "h.id_fold",
+    name_fold: "h.name_fold",
+    version: "h.version",
+    timestamp: "h.timestamp",
+    user: "h.user",
+    tags: "h.tags",
 };
 
 /// The columns of `heads` unqualified (in index definitions).
@@ -38,7 +60,29 @@ pub const HEADS_BARE: Columns = Columns {
     id: "id",
     type_: "type",
     search: "search",
+    id_fold: "id_fold",
+    name_fold: "name_fold",
+    version: "version",
+    timestamp: "timestamp",
+    user: "user",
+    tags: "tags",
 };
+
+/// The JSONB document a field's path is read from: the body, or for a path into a system
+/// field (kept in a column of its own) a one-field object of that column.
+pub fn doc_of(cols: &Columns, field: &str) -> String {
+    let root = field.split('.').next().unwrap_or(field);
+    let column = match root {
+        "_oid" => cols.id.to_string(),
+        "_version" => cols.version.to_string(),
+        "_timestamp" => cols.timestamp.to_string(),
+        "_user" => cols.user.to_string(),
+        // `json()` marks the text as JSON, so the object holds the array, not a string.
+        "_tag" => format!("json(coalesce({}, '[]'))", cols.tags),
+        _ => return cols.body.to_string(),
+    };
+    format!("jsonb_object('{root}', {column})")
+}
 
 /// A JSON path for a dotted field path (segments quoted; field names never hold quotes).
 pub fn json_path(field: &str) -> String {
@@ -149,7 +193,7 @@ impl<'a> SqlBuilder<'a> {
     /// statement (not bound), so that it is the expression of a per-type index on the field.
     pub fn sort_expr(&mut self, field: &str) -> String {
         let p = self.path(field);
-        format!("({} ->> {})", self.cols.body, p)
+        format!("({} ->> {})", doc_of(self.cols, field), p)
     }
 
     /// Terms implied by the top-level conjuncts of a filter on fields that a per-type index may
@@ -222,7 +266,6 @@ impl<'a> SqlBuilder<'a> {
     /// Long `AND`/`OR` lists are parenthesised as balanced trees: SQLite parses `a OR b OR c`
     /// into a chain as deep as the list is long, and its expression depth is bounded (1,000).
     pub fn filter(&mut self, f: &Filter) -> String {
-        let b = self.cols.body;
         match f {
             Filter::And(parts) if parts.is_empty() => "1".into(),
             Filter::And(parts) => {
@@ -243,11 +286,13 @@ impl<'a> SqlBuilder<'a> {
                 // No number, boolean or JSON text can equal these: a string comparison suffices
                 // (`->>` gives numbers as numbers, which never equal text).
                 let p = self.path(path);
+                let b = doc_of(self.cols, path);
                 let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
                 format!("coalesce(({b} ->> {p}) IN ({}), 0)", marks.join(", "))
             }
             Filter::TextIn { path, texts } => {
                 let p = self.path(path);
+                let b = doc_of(self.cols, path);
                 let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
                 format!(
                     "coalesce((CASE json_type({b}, {p}) WHEN 'text' THEN {b} ->> {p} \
@@ -259,6 +304,7 @@ impl<'a> SqlBuilder<'a> {
             Filter::Eq { path, value } => self.eq(path, value),
             Filter::Cmp { path, op, bound } => {
                 let p = self.path(path);
+                let b = doc_of(self.cols, path);
                 let o = op.sql();
                 match bound {
                     Bound::Number(n) => {
@@ -279,6 +325,7 @@ impl<'a> SqlBuilder<'a> {
             }
             Filter::Exists { path, present } => {
                 let p = self.path(path);
+                let b = doc_of(self.cols, path);
                 format!(
                     "(json_type({b}, {p}) IS {}NULL)",
                     if *present { "NOT " } else { "" }
@@ -290,6 +337,7 @@ impl<'a> SqlBuilder<'a> {
                 ignore_case,
             } => {
                 let p = self.path(path);
+                let b = doc_of(self.cols, path);
                 let pat = self.bind(if *ignore_case {
                     format!("(?i){pattern}")
                 } else {
@@ -306,6 +354,7 @@ impl<'a> SqlBuilder<'a> {
                 radius,
             } => {
                 let p = self.path(path);
+                let b = doc_of(self.cols, path);
                 let (x, y, r) = (self.bind(*lon), self.bind(*lat), self.bind(*radius));
                 format!("coalesce(pf_within({b} -> {p}, {x}, {y}, {r}), 0)")
             }
@@ -330,13 +379,8 @@ impl<'a> SqlBuilder<'a> {
                 let parts: Vec<String> = terms
                     .iter()
                     .map(|t| {
-                        let alts: Vec<String> = t
-                            .any_of
-                            .iter()
-                            .map(|a| {
-                                format!("instr({}, {}) > 0", self.cols.search, self.bind(a.clone()))
-                            })
-                            .collect();
+                        let alts: Vec<String> =
+                            t.any_of.iter().map(|a| self.search_word(a)).collect();
                         format!(
                             "({}({}))",
                             if t.negated { "NOT " } else { "" },
@@ -349,9 +393,30 @@ impl<'a> SqlBuilder<'a> {
         }
     }
 
+    /// Whether the folded search text (`filter::search_text`: the folded id, name,
+    /// description and classification joined by newlines) holds a word. The text is kept in
+    /// three columns: a word without a newline is looked for in each, one with a newline (a
+    /// quoted phrase) in the three joined again as the text is.
+    fn search_word(&mut self, word: &str) -> String {
+        let c = self.cols;
+        let id = format!("coalesce({}, {})", c.id_fold, c.id);
+        let w = self.bind(word.to_string());
+        if word.contains('\n') {
+            format!(
+                "(instr({id} || char(10) || coalesce({}, '') || char(10) || {}, {w}) > 0)",
+                c.name_fold, c.search
+            )
+        } else {
+            format!(
+                "(instr({id}, {w}) > 0 OR coalesce(instr({}, {w}), 0) > 0 OR instr({}, {w}) > 0)",
+                c.name_fold, c.search
+            )
+        }
+    }
+
     fn eq(&mut self, path: &str, value: &Value) -> String {
-        let b = self.cols.body;
         let p = self.path(path);
+        let b = doc_of(self.cols, path);
         // The element test for arrays, and the test for the value itself.
         let (own, element) = match value {
             Value::String(s) => {
@@ -468,6 +533,12 @@ pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
         let body: String = ctx.get(0)?;
         let doc: serde_json::Map<String, Value> = serde_json::from_str(&body).unwrap_or_default();
         Ok(filter::search_text(&doc))
+    })?;
+    // The search text after the folded id and name (the current row keeps those apart).
+    conn.create_scalar_function("pf_search_rest", 1, flags, |ctx| {
+        let body: String = ctx.get(0)?;
+        let doc: serde_json::Map<String, Value> = serde_json::from_str(&body).unwrap_or_default();
+        Ok(filter::search_text_after_name(&doc))
     })?;
     conn.create_scalar_function("pf_fold", 1, flags, |ctx| {
         Ok(text_arg(ctx, 0).map(filter::fold))

@@ -143,51 +143,239 @@ fn integers_past_2_pow_53_filter_exactly_and_as_in_memory() {
     assert_eq!(got.len(), 2, "A and the array of C: {got:?}");
 }
 
+/// Saves `docs` as private objects of a new in-memory platform and checks that each filter
+/// (parsed from its text by `parse`) selects the wanted ids both in SQL and in memory.
+fn filters_select_in_sql_and_in_memory(
+    docs: serde_json::Value,
+    parse: impl Fn(&str) -> crate::query::filter::Filter,
+    cases: &[(&str, Vec<&str>)],
+) {
+    use crate::documents::{ListRequest, SaveOptions};
+    let p = crate::Platform::in_memory().unwrap();
+    let who = p.local_principal("t", "u").unwrap();
+    p.save(&who, Collection::Object, docs, &SaveOptions::default())
+        .unwrap();
+    let list = |req: &ListRequest| -> Vec<serde_json::Value> {
+        p.list(&who, Collection::Object, crate::ids::Source::Private, req)
+            .unwrap()
+            .items
+    };
+    let ids = |items: &[&serde_json::Value]| -> Vec<String> {
+        items
+            .iter()
+            .map(|v| v["_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = list(&ListRequest::default());
+    for (text, want) in cases {
+        let filter = parse(text);
+        let mut req = ListRequest::default();
+        req.query.filter = filter.clone();
+        let got = list(&req);
+        let in_memory: Vec<&serde_json::Value> = all
+            .iter()
+            .filter(|v| filter.matches(v.as_object().unwrap()))
+            .collect();
+        assert_eq!(ids(&got.iter().collect::<Vec<_>>()), *want, "{text}");
+        assert_eq!(ids(&in_memory), *want, "{text}");
+    }
+}
+
 #[test]
 fn object_values_filter_by_field_order_in_sql_and_in_memory() {
     // Found by fuzzing: memory ignored the order of an object's fields, SQL compares the text.
-    use crate::documents::{ListRequest, SaveOptions};
-    use crate::query::filter::parse_json_filter;
-    let p = crate::Platform::in_memory().unwrap();
-    let who = p.local_principal("t", "u").unwrap();
-    let docs = serde_json::json!([
-        {"_id": "A", "o": {"p": 1, "q": [1, 2.5]}},
-        {"_id": "B", "o": {"q": [1, 2.5], "p": 1}},
-        {"_id": "C", "o": [{"q": [1, 2.5], "p": 1}]}
-    ]);
-    p.save(&who, Collection::Object, docs, &SaveOptions::default())
-        .unwrap();
-    let all = p
-        .list(
-            &who,
-            Collection::Object,
-            crate::ids::Source::Private,
-            &ListRequest::default(),
-        )
-        .unwrap()
-        .items;
-    for (text, want) in [
-        (r#"{"o": {"p": 1, "q": [1, 2.5]}}"#, vec!["A"]),
-        (r#"{"o": {"q": [1, 2.5], "p": 1}}"#, vec!["B", "C"]),
-    ] {
-        let filter = parse_json_filter(text).unwrap();
-        let mut req = ListRequest::default();
-        req.query.filter = filter.clone();
-        let got: Vec<String> = p
-            .list(&who, Collection::Object, crate::ids::Source::Private, &req)
-            .unwrap()
-            .items
-            .iter()
-            .map(|v| v["_id"].as_str().unwrap().to_string())
-            .collect();
-        let in_memory: Vec<String> = all
-            .iter()
-            .filter(|v| filter.matches(v.as_object().unwrap()))
-            .map(|v| v["_id"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(got, want, "{text}");
-        assert_eq!(in_memory, want, "{text}");
+    filters_select_in_sql_and_in_memory(
+        serde_json::json!([
+            {"_id": "A", "o": {"p": 1, "q": [1, 2.5]}},
+            {"_id": "B", "o": {"q": [1, 2.5], "p": 1}},
+            {"_id": "C", "o": [{"q": [1, 2.5], "p": 1}]}
+        ]),
+        |text| crate::query::filter::parse_json_filter(text).unwrap(),
+        &[
+            (r#"{"o": {"p": 1, "q": [1, 2.5]}}"#, vec!["A"]),
+            (r#"{"o": {"q": [1, 2.5], "p": 1}}"#, vec!["B", "C"]),
+        ],
+    );
+}
+
+#[test]
+fn search_words_match_in_sql_as_in_memory_across_the_kept_columns() {
+    // The current row keeps the folded id, the folded name and the rest of the search text in
+    // three columns; a word is found in any of them, a phrase with a newline across them.
+    filters_select_in_sql_and_in_memory(
+        serde_json::json!([
+            {"_id": "Ärger-1", "name": "West Hub", "description": "North sea", "classification": "Gas"},
+            {"_id": "b", "name": 7, "description": "ärger", "classification": "power"},
+            {"_id": "c", "description": "x"},
+            {"_id": "d", "name": "hub", "classification": "gas"}
+        ]),
+        |text| crate::query::search::parse(text).unwrap(),
+        &[
+            ("ärger", vec!["b", "Ärger-1"]),
+            ("west", vec!["Ärger-1"]),
+            ("gas", vec!["d", "Ärger-1"]),
+            ("7", vec![]),
+            ("\"-1\nwest\"", vec!["Ärger-1"]),
+            ("\"hub\nnorth sea\ngas\"", vec!["Ärger-1"]),
+            ("\"c\n\nx\"", vec!["c"]),
+            ("\"b\n\närger\npower\"", vec!["b"]),
+            ("\"hub\n\ngas\"", vec!["d"]),
+            ("\"hub\ngas\"", vec![]),
+            ("-hub", vec!["b", "c"]),
+            ("hub|x", vec!["c", "d", "Ärger-1"]),
+        ],
+    );
+}
+
+/// Saves each body as a private object in turn and tags version 2 of `A` `live`.
+fn save_and_tag_a2_live(
+    p: &crate::Platform,
+    who: &crate::auth::Principal,
+    bodies: impl IntoIterator<Item = serde_json::Value>,
+) {
+    let opts = crate::documents::SaveOptions::default();
+    for body in bodies {
+        p.save(who, Collection::Object, body, &opts).unwrap();
     }
+    p.tag(
+        who,
+        Collection::Object,
+        crate::ids::Source::Private,
+        "A",
+        &"2".parse().unwrap(),
+        "live",
+    )
+    .unwrap();
+}
+
+#[test]
+fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.local_principal("acme", "bob").unwrap();
+    let opts = crate::documents::SaveOptions::default();
+    p.save(
+        &who,
+        Collection::Type,
+        serde_json::json!({"_id": "T", "_indexes": ["_timestamp", "capacity"]}),
+        &opts,
+    )
+    .unwrap();
+    save_and_tag_a2_live(
+        &p,
+        &who,
+        [
+            serde_json::json!({"_id": "A", "_type": "T", "name": "West Hub", "capacity": 1}),
+            serde_json::json!({"_id": "A", "_type": "T", "name": "West Hub", "description": "North", "capacity": 2}),
+            serde_json::json!({"_id": "B", "_type": "T", "capacity": 3}),
+        ],
+    );
+    let src = crate::ids::Source::Private;
+    let list = |p: &crate::Platform, pairs: &[(&str, &str)]| -> Vec<serde_json::Value> {
+        let req =
+            crate::documents::ListRequest::from_params(&crate::query::Params::from_slice(pairs))
+                .unwrap();
+        p.list(&who, Collection::Object, src, &req).unwrap().items
+    };
+    let queries: &[&[(&str, &str)]] = &[
+        &[],
+        &[("_tag", "live")],
+        &[("_user", "bob")],
+        &[("_oid", "B")],
+        &[("_version", "2")],
+        &[("_timestamp", "gt(2000-01-01T00:00:00Z)")],
+        &[("_search", "north")],
+        &[("_search", "west")],
+        &[("_search", "\"a\nwest\"")],
+        &[("_type", "T"), ("_sort", "-_timestamp")],
+        &[("_distinct", "_user")],
+    ];
+    let answers = |p: &crate::Platform| -> Vec<Vec<serde_json::Value>> {
+        queries.iter().map(|q| list(p, q)).collect()
+    };
+    let before = answers(&p);
+    assert_eq!(before[1].len(), 1, "{:?}", before[1]);
+    assert_eq!(before[8].len(), 1, "{:?}", before[8]);
+    let get = |p: &crate::Platform, id: &str| {
+        p.get(&who, Collection::Object, src, id, None, None)
+            .unwrap()
+    };
+    let (a, b) = (get(&p, "A"), get(&p, "B"));
+    assert_eq!(a["_tag"], serde_json::json!(["live"]));
+    let sizes = |path: &std::path::Path| -> Vec<i64> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT length(body) + length(search) FROM heads WHERE coll = 'object' ORDER BY id",
+            )
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let index_sql = |path: &std::path::Path| -> Vec<String> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'heads_x_%' ORDER BY name")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let (small, made) = (sizes(&path), index_sql(&path));
+    assert!(
+        made.iter()
+            .any(|s| s.contains("jsonb_object('_timestamp', timestamp)")),
+        "{made:?}"
+    );
+    p.close().unwrap();
+    drop(p);
+    // A database of schema 15: the system fields in the body, the id and name in the search
+    // text, and the index on `_timestamp` over the body.
+    let conn = Connection::open(&path).unwrap();
+    let old_made: Vec<String> = made
+        .iter()
+        .map(|s| s.replace("jsonb_object('_timestamp', timestamp)", "body"))
+        .collect();
+    for sql in &made {
+        if sql.contains("jsonb_object") {
+            let name = sql.split('"').nth(1).unwrap();
+            conn.execute_batch(&format!("DROP INDEX \"{name}\""))
+                .unwrap();
+        }
+    }
+    conn.execute_batch(&format!("{UNDO_16} PRAGMA user_version = 15;"))
+        .unwrap();
+    for sql in &old_made {
+        if sql.contains("body ->> '$.\"_timestamp\"'") {
+            conn.execute_batch(sql).unwrap();
+        }
+    }
+    drop(conn);
+    let large = sizes(&path);
+    for (s, l) in small.iter().zip(&large) {
+        assert!(l - s > 60, "{small:?} {large:?}");
+    }
+    let p = crate::Platform::open(&path).unwrap();
+    assert_eq!(sizes(&path), small);
+    assert_eq!(index_sql(&path), made);
+    assert_eq!(answers(&p), before);
+    assert_eq!((get(&p, "A"), get(&p, "B")), (a, b));
+    // The schema needs no function of the platform's: a plain SQLite connection rebuilds it.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("VACUUM")
+        .unwrap();
+    // Tags moved after the migration reach the current row.
+    p.tag(
+        &who,
+        Collection::Object,
+        src,
+        "B",
+        &"1".parse().unwrap(),
+        "live",
+    )
+    .unwrap();
+    assert_eq!(list(&p, &[("_tag", "live")]).len(), 2);
 }
 
 #[test]
@@ -196,28 +384,20 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
     let who = p.local_principal("acme", "bob").unwrap();
-    let opts = crate::documents::SaveOptions::default();
-    for body in [
-        serde_json::json!({"_id": "A", "v": 1}),
-        serde_json::json!({"_id": "A", "v": 2}),
-    ] {
-        p.save(&who, Collection::Object, body, &opts).unwrap();
-    }
-    p.tag(
+    save_and_tag_a2_live(
+        &p,
         &who,
-        Collection::Object,
-        crate::ids::Source::Private,
-        "A",
-        &"2".parse().unwrap(),
-        "live",
-    )
-    .unwrap();
+        [
+            serde_json::json!({"_id": "A", "v": 1}),
+            serde_json::json!({"_id": "A", "v": 2}),
+        ],
+    );
     p.close().unwrap();
     drop(p);
     // The heads as schema 8 wrote them: the body alone, and no sample bucket (step 12).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        &format!("{UNDO_15} {UNDO_14} UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
+        &format!("{UNDO_16} {UNDO_15} {UNDO_14} UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
          AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
          AND v.version = heads.version); DROP INDEX heads_sample; \
          ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 8;"),
@@ -238,6 +418,15 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     assert_eq!(list(&[("_tag", "live")]), 1);
     assert_eq!(list(&[("_user", "ann")]), 0);
 }
+
+/// What migration 16 did undone: the current row's JSONB copy carries the system fields and
+/// its search text the folded id and name, for tests that make a database of an older schema
+/// out of a new one (with no function of the platform's).
+const UNDO_16: &str = "UPDATE heads SET body = jsonb_set(body, '$._oid', id, '$._version', \
+     version, '$._timestamp', timestamp, '$._user', user, '$._tag', json(coalesce(tags, '[]'))), \
+     search = coalesce(id_fold, id) || char(10) || coalesce(name_fold, '') || char(10) || search; \
+     ALTER TABLE heads DROP COLUMN timestamp; ALTER TABLE heads DROP COLUMN user; \
+     ALTER TABLE heads DROP COLUMN tags;";
 
 /// What migration 15 did undone: the index of the whole search text, for tests that make a
 /// database of an older schema out of a new one.
@@ -293,7 +482,7 @@ fn migration_15_completes_ids_from_an_index_of_folded_ids() {
     // A database of schema 14 has the index of the search text; migration 15 replaces it.
     Connection::open(&path)
         .unwrap()
-        .execute_batch(&format!("{UNDO_15} PRAGMA user_version = 14;"))
+        .execute_batch(&format!("{UNDO_16} {UNDO_15} PRAGMA user_version = 14;"))
         .unwrap();
     assert_eq!(indexes(&path), ["heads_search"]);
     let p = crate::Platform::open(&path).unwrap();
@@ -432,8 +621,10 @@ fn a_current_body_is_kept_once_in_its_current_row() {
     // A database of schema 13 keeps every body in its version row; migration 14 empties the
     // current ones, and every version reads as before.
     let conn = Connection::open(&path).unwrap();
-    conn.execute_batch(&format!("{UNDO_15} {UNDO_14} PRAGMA user_version = 13;"))
-        .unwrap();
+    conn.execute_batch(&format!(
+        "{UNDO_16} {UNDO_15} {UNDO_14} PRAGMA user_version = 13;"
+    ))
+    .unwrap();
     drop(conn);
     assert_eq!(
         stored(&path),
@@ -449,7 +640,7 @@ fn a_current_body_is_kept_once_in_its_current_row() {
 }
 
 #[test]
-fn a_current_row_without_its_system_fields_is_an_internal_error() {
+fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
@@ -477,22 +668,27 @@ fn a_current_row_without_its_system_fields_is_an_internal_error() {
         .query_row("SELECT body FROM heads WHERE id = 'A'", [], |r| r.get(0))
         .unwrap();
     for (damage, says) in [
-        ("jsonb_remove(body, '$._timestamp')", "has no _timestamp"),
-        ("jsonb_set(body, '$._tag', json('[1]'))", "has a tag 1"),
-        ("jsonb_set(body, '$._user', 7)", "not text"),
-        (
-            "jsonb_set(body, '$._timestamp', 'yesterday')",
-            "\"yesterday\"",
-        ),
+        ("tags = '[1]'", "has tags [1]"),
+        ("tags = 'live'", "has tags live"),
+        ("user = x'ff'", "user"),
+        ("timestamp = 'yesterday'", "\"yesterday\""),
+        ("body = json('[1]')", "not a JSON object"),
     ] {
-        conn.execute_batch(&format!("UPDATE heads SET body = {damage} WHERE id = 'A'"))
+        conn.execute_batch(&format!("UPDATE heads SET {damage} WHERE id = 'A'"))
             .unwrap();
         let e = get(&p).unwrap_err();
         assert_eq!(e.code(), crate::error::ErrorCode::Internal, "{damage}");
         assert!(e.to_string().contains(says), "{damage}: {e}");
         // The row as the store wrote it reads again.
-        conn.execute("UPDATE heads SET body = ?1 WHERE id = 'A'", [&stored])
-            .unwrap();
+        conn.execute_batch(&format!(
+            "UPDATE heads SET body = x'{}', tags = NULL, user = 'bob', \
+             timestamp = (SELECT timestamp FROM versions v WHERE v.id = 'A') WHERE id = 'A'",
+            stored
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        ))
+        .unwrap();
         assert!(get(&p).is_ok(), "{damage}");
     }
 }
@@ -536,7 +732,7 @@ fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     // The heads as schema 12 wrote them: no reason beside the body.
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(&format!(
-        "{UNDO_15} {UNDO_14} ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;"
+        "{UNDO_16} {UNDO_15} {UNDO_14} ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;"
     ))
     .unwrap();
     drop(conn);
@@ -571,7 +767,7 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     drop(p);
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        &format!("{UNDO_15} {UNDO_14} DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;"),
+        &format!("{UNDO_16} {UNDO_15} {UNDO_14} DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;"),
     )
     .unwrap();
     drop(conn);
@@ -629,7 +825,7 @@ fn migration_10_takes_when_each_job_may_start_from_its_document() {
     // heads had no sample bucket, step 12).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
-        &format!("{UNDO_15} {UNDO_14} ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
+        &format!("{UNDO_16} {UNDO_15} {UNDO_14} ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
          ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 9;"),
     )
     .unwrap();
