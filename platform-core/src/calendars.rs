@@ -627,8 +627,7 @@ impl Platform {
                     reason: Some("built in".into()),
                     tags: Vec::new(),
                 };
-                tx.put_version(coll, &scope, &v)?;
-                tx.set_current(coll, &scope, id, Some(1))?;
+                tx.put_current(coll, &scope, &v)?;
             }
             Ok(())
         })

@@ -696,8 +696,7 @@ impl Platform {
             reason,
             tags: Vec::new(),
         };
-        tx.put_version(coll, scope, &stored)?;
-        tx.set_current(coll, scope, id, Some(version))?;
+        tx.put_current(coll, scope, &stored)?;
         if coll == Collection::Type {
             crate::types::sync_type_indexes(tx, scope, id)?;
         }

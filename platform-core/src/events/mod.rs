@@ -316,8 +316,7 @@ impl crate::Platform {
                 reason: Some("built in".into()),
                 tags: Vec::new(),
             };
-            tx.put_version(coll, &scope, &v)?;
-            tx.set_current(coll, &scope, EMAIL_VALIDATION_FAILED, Some(1))
+            tx.put_current(coll, &scope, &v)
         })
     }
 }

@@ -172,6 +172,18 @@ pub trait DocumentWrite: DocumentRead {
         id: &str,
         version: Option<u32>,
     ) -> Result<()>;
+    /// Stores a new version and makes it current: [`put_version`](Self::put_version), then
+    /// [`set_current`](Self::set_current) of its number (a backend may do both in fewer
+    /// statements, with the same outcome).
+    fn put_current(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        version: &StoredVersion,
+    ) -> Result<()> {
+        self.put_version(coll, scope, version)?;
+        self.set_current(coll, scope, &version.id, Some(version.version))
+    }
     /// Makes the indexes of the objects of a type defined in `scope` those of `fields` (dotted
     /// paths the core checked): each field's index serves exact filters, ranges and sorts on it
     /// in lists of objects of exactly that `_type`, and is built here over the objects already

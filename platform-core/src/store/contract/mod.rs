@@ -50,6 +50,7 @@ macro_rules! store_contract {
         $crate::store_contract!(@each $how $open;
             documents_keep_versions_heads_and_tags,
             a_document_read_alone_is_its_current_version,
+            a_version_written_current_at_once_is_written_then_made_current,
             lists_filter_sort_page_and_count,
             long_lists_estimate_their_totals_past_a_threshold,
             keyset_pages_follow_the_sort_exactly,

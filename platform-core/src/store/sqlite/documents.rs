@@ -196,6 +196,18 @@ pub(super) fn sampled_count(filter: &str, base: &str, first_arg: usize) -> Strin
 /// `versions`.
 const HEAD_BODY: &str = "jsonb(v.body)";
 
+/// The `type` column of a current row, as `coalesce(json_extract(body, '$._type'), '')` gives
+/// it from the body's text (a save checks that `_type` is text; other values as SQLite would
+/// store them in the text column).
+fn type_column(body: &Map<String, Value>) -> String {
+    match body.get("_type") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Bool(b)) => u8::from(*b).to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
 /// The tags of the version of `row` (a row with `coll tenant env id version`) as a JSON array
 /// in tag order, NULL for none: the `tags` of a current row.
 macro_rules! tags_of {
@@ -767,6 +779,57 @@ impl DocumentWrite for Tx<'_> {
                     .db()?;
             }
         }
+        Ok(())
+    }
+
+    fn put_current(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        // What `put_version` and `set_current` do, with the current row's columns taken from
+        // the version in memory: its text is parsed once (into the row's JSONB), and the
+        // version row is written once, with empty text where the current row reads back as
+        // that text.
+        self.restore_current_body(coll, scope, &v.id)?;
+        let body = json_text(&v.body, "a document body")?;
+        let folded = crate::query::filter::fold(&v.id);
+        let name_fold = v
+            .body
+            .get("name")
+            .and_then(Value::as_str)
+            .map(crate::query::filter::fold);
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, \
+                 name_fold, bucket, reason, id_fold, timestamp, user, tags) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, jsonb(?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, \
+                 nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = ?1 \
+                 AND t.tenant = ?2 AND t.env = ?3 AND t.id = ?4 AND t.version = ?5 ORDER BY t.tag)), '[]'))",
+            )
+            .db()?
+            .execute(params![
+                coll.as_str(),
+                scope.tenant,
+                scope.env,
+                v.id,
+                v.version,
+                type_column(&v.body),
+                body,
+                crate::query::filter::search_text_after_name(&v.body),
+                name_fold,
+                crate::store::sample_bucket(&v.id),
+                v.reason,
+                (folded != v.id).then_some(&folded),
+                time_text(v.timestamp),
+                v.user,
+            ])
+            .db()?;
+        self.conn
+            .prepare_cached(&format!(
+                "INSERT OR REPLACE INTO versions (coll, tenant, env, id, version, body, timestamp, user, reason) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN (SELECT {BODY_OF_HEAD} FROM heads h WHERE h.coll = ?1 \
+                 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4) = ?6 THEN '' ELSE ?6 END, ?7, ?8, ?9)"
+            ))
+            .db()?
+            .execute(params![coll.as_str(), scope.tenant, scope.env, v.id, v.version, body, time_text(v.timestamp), v.user, v.reason])
+            .db()?;
         Ok(())
     }
 
