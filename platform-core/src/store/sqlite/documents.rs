@@ -438,6 +438,34 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// The current version of a document as the store holds it (`current` keeps the type
+    /// definitions read).
+    fn current_uncached(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+    ) -> Result<Option<StoredVersion>> {
+        // A read transaction sees committed states only, where the current row holds the current
+        // version whole: it is read alone, without the version table. A write may be midway (a
+        // current row whose version it just deleted), so it reads through the version table.
+        if self.store.is_none() {
+            return current_from_head(&self.conn, coll, scope, id);
+        }
+        self.one_version(
+            "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
+             WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4)",
+            &[&coll.as_str(), &scope.tenant, &scope.env, &id],
+        )
+    }
+
+    /// Forgets the type definitions read, after a write to `coll` (see `Tx::type_defs`).
+    fn wrote(&mut self, coll: Collection) {
+        if coll == Collection::Type {
+            self.type_defs.get_mut().clear();
+        }
+    }
+
     /// The version current until now takes its body back from the current row (before the
     /// row changes or goes).
     fn restore_current_body(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
@@ -457,17 +485,16 @@ impl Tx<'_> {
 
 impl DocumentRead for Tx<'_> {
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
-        // A read transaction sees committed states only, where the current row holds the current
-        // version whole: it is read alone, without the version table. A write may be midway (a
-        // current row whose version it just deleted), so it reads through the version table.
-        if self.store.is_none() {
-            return current_from_head(&self.conn, coll, scope, id);
+        if coll != Collection::Type {
+            return self.current_uncached(coll, scope, id);
         }
-        self.one_version(
-            "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
-             WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4)",
-            &[&coll.as_str(), &scope.tenant, &scope.env, &id],
-        )
+        let key = (scope.tenant.clone(), scope.env.clone(), id.to_string());
+        if let Some(known) = self.type_defs.borrow().get(&key) {
+            return Ok(known.clone());
+        }
+        let def = self.current_uncached(coll, scope, id)?;
+        self.type_defs.borrow_mut().insert(key, def.clone());
+        Ok(def)
     }
 
     fn version(
@@ -696,6 +723,7 @@ impl DocumentRead for Tx<'_> {
 
 impl DocumentWrite for Tx<'_> {
     fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        self.wrote(coll);
         let body = json_text(&v.body, "a document body")?;
         self.conn
             .prepare_cached(
@@ -715,6 +743,7 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: u32,
     ) -> Result<()> {
+        self.wrote(coll);
         let args = params![coll.as_str(), scope.tenant, scope.env, id, version];
         self.conn
             .prepare_cached("DELETE FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
@@ -737,6 +766,7 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: Option<u32>,
     ) -> Result<()> {
+        self.wrote(coll);
         self.restore_current_body(coll, scope, id)?;
         match version {
             None => {
@@ -783,6 +813,7 @@ impl DocumentWrite for Tx<'_> {
     }
 
     fn put_current(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        self.wrote(coll);
         // What `put_version` and `set_current` do, with the current row's columns taken from
         // the version in memory: its text is parsed once (into the row's JSONB), and the
         // version row is written once, with empty text where the current row reads back as
@@ -890,6 +921,7 @@ impl DocumentWrite for Tx<'_> {
         tag: &str,
         version: u32,
     ) -> Result<()> {
+        self.wrote(coll);
         self.conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO tags (coll, tenant, env, id, tag, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

@@ -313,6 +313,7 @@ impl Store for SqliteStore {
             conn,
             open: true,
             store: None,
+            type_defs: TypeDefs::default(),
         }))
     }
 
@@ -345,6 +346,7 @@ impl Store for SqliteStore {
             conn,
             open: true,
             store: Some(self),
+            type_defs: TypeDefs::default(),
         }))
     }
 
@@ -401,7 +403,16 @@ struct Tx<'a> {
     open: bool,
     /// The store of a write transaction (for the WAL's upkeep after a commit).
     store: Option<&'a SqliteStore>,
+    /// Type definitions read in this transaction, by tenant, environment and id: a save of
+    /// many objects reads the definition of their type several times for each (its checks,
+    /// whether it is versioned, its retention). Emptied by every write of a type.
+    type_defs: TypeDefs,
 }
+
+/// See [`Tx::type_defs`].
+type TypeDefs = std::cell::RefCell<
+    std::collections::HashMap<(String, String, String), Option<crate::store::StoredVersion>>,
+>;
 
 impl SqliteStore {
     /// Bounds the WAL at `bytes` instead of [`WAL_LIMIT`] (tests use a small bound).

@@ -1336,23 +1336,11 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
 fn a_type_with_a_nul_lists_and_counts() {
     use crate::query::filter::parse_param;
     use crate::query::{Filter, ListQuery, Total};
-    use crate::store::StoredVersion;
     let store = SqliteStore::open_in_memory().unwrap();
     let acme = Scope::private("acme", "production");
     let mut tx = store.write().unwrap();
     for (id, t) in [("A", "x\0y"), ("B", "x\0y"), ("C", "x")] {
-        let v = StoredVersion {
-            id: id.into(),
-            version: 1,
-            body: serde_json::json!({"_type": t, "n": 1})
-                .as_object()
-                .unwrap()
-                .clone(),
-            timestamp: now(),
-            user: "u".into(),
-            reason: None,
-            tags: Vec::new(),
-        };
+        let v = stored_version(id, 1, serde_json::json!({"_type": t, "n": 1}));
         tx.put_version(Collection::Object, &acme, &v).unwrap();
         tx.set_current(Collection::Object, &acme, id, Some(1))
             .unwrap();
@@ -1487,4 +1475,62 @@ fn a_current_row_in_forms_the_jsonb_reader_leaves_alone_reads_through_sqlite() {
         a["_timestamp"] = c["_timestamp"].clone();
         a
     });
+}
+
+#[test]
+fn a_transaction_reads_each_write_of_a_type_definition_it_made() {
+    // Type definitions read in a transaction are kept for it; every write of a type in it
+    // (a version, a tag, a rollback, a delete) is read back at once, in a write transaction
+    // and in the reads after it.
+    use crate::ids::Scope;
+    let store = SqliteStore::open_in_memory().unwrap();
+    let scope = Scope::private("acme", "production");
+    let coll = Collection::Type;
+    let def = |n: u32, versioned: bool| {
+        stored_version(
+            "T",
+            n,
+            serde_json::json!({"_id": "T", "_versioned": versioned}),
+        )
+    };
+    let current = |tx: &dyn crate::store::WriteTx| tx.current(coll, &scope, "T").unwrap();
+    let mut tx = store.write().unwrap();
+    assert_eq!(current(tx.as_ref()), None);
+    tx.put_current(coll, &scope, &def(1, false)).unwrap();
+    assert_eq!(current(tx.as_ref()), Some(def(1, false)));
+    tx.put_current(coll, &scope, &def(2, true)).unwrap();
+    assert_eq!(current(tx.as_ref()), Some(def(2, true)));
+    tx.set_tag(coll, &scope, "T", "live", 2).unwrap();
+    let mut tagged = def(2, true);
+    tagged.tags = vec!["live".into()];
+    assert_eq!(current(tx.as_ref()), Some(tagged));
+    tx.delete_version(coll, &scope, "T", 2).unwrap();
+    tx.set_current(coll, &scope, "T", Some(1)).unwrap();
+    assert_eq!(current(tx.as_ref()), Some(def(1, false)));
+    tx.put_version(coll, &scope, &def(3, true)).unwrap();
+    tx.set_current(coll, &scope, "T", Some(3)).unwrap();
+    assert_eq!(current(tx.as_ref()), Some(def(3, true)));
+    tx.commit().unwrap();
+    let tx = store.read().unwrap();
+    assert_eq!(tx.current(coll, &scope, "T").unwrap(), Some(def(3, true)));
+    drop(tx);
+    let mut tx = store.write().unwrap();
+    assert_eq!(current(tx.as_ref()), Some(def(3, true)));
+    tx.delete_version(coll, &scope, "T", 3).unwrap();
+    tx.delete_version(coll, &scope, "T", 1).unwrap();
+    tx.set_current(coll, &scope, "T", None).unwrap();
+    assert_eq!(current(tx.as_ref()), None);
+}
+
+/// A version by user `u` at [`now`], without reason or tags.
+fn stored_version(id: &str, version: u32, body: serde_json::Value) -> crate::store::StoredVersion {
+    crate::store::StoredVersion {
+        id: id.into(),
+        version,
+        body: body.as_object().unwrap().clone(),
+        timestamp: now(),
+        user: "u".into(),
+        reason: None,
+        tags: Vec::new(),
+    }
 }
