@@ -627,7 +627,7 @@ impl Platform {
                     reason: Some("built in".into()),
                     tags: Vec::new(),
                 };
-                tx.put_current(coll, &scope, &v)?;
+                tx.put_current(coll, &scope, &v, None)?;
             }
             Ok(())
         })

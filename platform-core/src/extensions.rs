@@ -696,7 +696,7 @@ impl Platform {
             reason,
             tags: Vec::new(),
         };
-        tx.put_current(coll, scope, &stored)?;
+        tx.put_current(coll, scope, &stored, current.as_ref().map(|c| c.version))?;
         if coll == Collection::Type {
             crate::types::sync_type_indexes(tx, scope, id)?;
         }

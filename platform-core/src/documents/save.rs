@@ -3,7 +3,7 @@
 //! place, with its events.
 
 use super::access::require_write;
-use super::render::{hidden_from, render, visible};
+use super::render::{hidden_from, render, render_owned, visible};
 use super::{json_kind, SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
 use crate::auth::Principal;
 use crate::clock::format_instant;
@@ -47,7 +47,7 @@ impl Platform {
                 let stored = self
                     .save_one(tx, p, coll, item, opts, &now, Vec::new())
                     .map_err(at)?;
-                saved.push(Value::Object(visible(p, coll, render(&stored, true))));
+                saved.push(Value::Object(visible(p, coll, render_owned(stored, true))));
             }
             Ok(saved)
         })?;
@@ -150,7 +150,7 @@ impl Platform {
                 _ => Vec::new(),
             },
         };
-        tx.put_current(coll, &scope, &stored)?;
+        tx.put_current(coll, &scope, &stored, cur_version)?;
         if coll == Collection::Type {
             crate::types::sync_type_indexes(tx, &scope, &id)?;
         }

@@ -124,8 +124,13 @@ pub(crate) fn emit_with(
     timestamp: &str,
     data: impl FnOnce() -> Value,
 ) -> Result<()> {
+    // Most saves reach no automation: the event is built only when some could receive it.
+    let candidates = candidates(&*tx, scope)?;
+    if candidates.is_empty() {
+        return Ok(());
+    }
     let mut ev = event(p, scope, service, id, action, timestamp, Value::Null);
-    let targets = matching(&*tx, scope, &ev)?;
+    let targets = receiving(candidates, &ev);
     if targets.is_empty() {
         return Ok(());
     }
@@ -167,6 +172,28 @@ fn matching(
     scope: &Scope,
     ev: &Map<String, Value>,
 ) -> Result<Vec<(Scope, String)>> {
+    Ok(receiving(candidates(tx, scope)?, ev))
+}
+
+/// The automations (with their scopes) that may receive an event of `scope`: for a public
+/// item, those of every tenant and environment; for a private one, its own.
+fn candidates(tx: &dyn OutboxRead, scope: &Scope) -> Result<Vec<(Scope, Automation)>> {
+    Ok(if scope.is_public() {
+        tx.all_automations()?
+    } else {
+        tx.automations(scope)?
+            .into_iter()
+            .map(|a| (scope.clone(), a))
+            .collect()
+    })
+}
+
+/// Those of `candidates` whose conditions an event meets, and the chain it is part of allows
+/// (with their scopes and ids).
+fn receiving(
+    candidates: Vec<(Scope, Automation)>,
+    ev: &Map<String, Value>,
+) -> Vec<(Scope, String)> {
     let depth = ev.get("chain").and_then(Value::as_u64).unwrap_or(0);
     if depth > u64::from(deliver::MAX_CHAIN) {
         tracing::warn!(
@@ -175,21 +202,13 @@ fn matching(
             depth,
             "event raised by a chain of automations too deep; not delivered"
         );
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    let candidates = if scope.is_public() {
-        tx.all_automations()?
-    } else {
-        tx.automations(scope)?
-            .into_iter()
-            .map(|a| (scope.clone(), a))
-            .collect()
-    };
-    Ok(candidates
+    candidates
         .into_iter()
         .filter(|(_, a)| receives(a, ev))
         .map(|(at, a)| (at, a.id().to_string()))
-        .collect())
+        .collect()
 }
 
 /// The item of an event, as deliveries name it: `service/source/id`. The deliveries of one
@@ -316,7 +335,7 @@ impl crate::Platform {
                 reason: Some("built in".into()),
                 tags: Vec::new(),
             };
-            tx.put_current(coll, &scope, &v)
+            tx.put_current(coll, &scope, &v, None)
         })
     }
 }

@@ -174,13 +174,17 @@ pub trait DocumentWrite: DocumentRead {
     ) -> Result<()>;
     /// Stores a new version and makes it current: [`put_version`](Self::put_version), then
     /// [`set_current`](Self::set_current) of its number (a backend may do both in fewer
-    /// statements, with the same outcome).
+    /// statements, with the same outcome). `replaces` is the number of the version current
+    /// until now, as read in this transaction (`None`: the document has no current version),
+    /// so a backend need not look for it again.
     fn put_current(
         &mut self,
         coll: Collection,
         scope: &Scope,
         version: &StoredVersion,
+        replaces: Option<u32>,
     ) -> Result<()> {
+        let _ = replaces;
         self.put_version(coll, scope, version)?;
         self.set_current(coll, scope, &version.id, Some(version.version))
     }

@@ -42,10 +42,16 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
     });
     v[2].tags = vec!["live".into()];
     check("A", Some(&v[2]));
-    // Rolled back to 2: its reason; then to 1, tagged twice.
+    // Rolled back to 2: its reason; then to 1, tagged twice. Midway, with the current
+    // version deleted and no other made current yet, the write reads no current version.
     write(store, |tx| {
         tx.delete_version(coll, &acme(), "A", 3).unwrap();
+        assert_eq!(tx.current(coll, &acme(), "A").unwrap(), None, "midway");
         tx.set_current(coll, &acme(), "A", Some(2)).unwrap();
+        assert_eq!(
+            tx.current(coll, &acme(), "A").unwrap().as_ref(),
+            Some(&v[1])
+        );
     });
     check("A", Some(&v[1]));
     write(store, |tx| {
@@ -99,7 +105,8 @@ pub fn a_version_written_current_at_once_is_written_then_made_current(store: Arc
     let search = |text: &str| crate::query::search::parse(text).unwrap();
     for (i, &(n, b)) in steps.iter().enumerate() {
         write(store, |tx| {
-            tx.put_current(coll, &acme(), &version("A", n, bodies[b].clone()))
+            let replaces = i.checked_sub(1).map(|before| steps[before].0);
+            tx.put_current(coll, &acme(), &version("A", n, bodies[b].clone()), replaces)
                 .unwrap();
             save(tx, coll, &acme(), &version("B", n, bodies[b].clone()));
             if i == 1 {

@@ -279,14 +279,28 @@ pub(super) fn current_from_head(
     coll: Collection,
     scope: &Scope,
     id: &str,
+    midway: bool,
 ) -> Result<Option<StoredVersion>> {
     // The body is read from its JSONB (`super::jsonb`); a form that reader leaves alone comes
-    // back as bytes for SQLite's `json()` to print.
-    let row = conn
-        .prepare_cached(
+    // back as bytes for SQLite's `json()` to print. Midway through a write, a current row
+    // whose version was just deleted (until `set_current` moves it) is no current version.
+    macro_rules! head_row {
+        () => {
             "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags FROM heads h \
-             WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4",
+             WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4"
+        };
+    }
+    let sql = if midway {
+        concat!(
+            head_row!(),
+            " AND EXISTS (SELECT 1 FROM versions v WHERE v.coll = h.coll AND v.tenant = h.tenant \
+             AND v.env = h.env AND v.id = h.id AND v.version = h.version)"
         )
+    } else {
+        head_row!()
+    };
+    let row = conn
+        .prepare_cached(sql)
         .db()?
         .query_row(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
             let body = match r.get_ref(1)? {
@@ -446,17 +460,10 @@ impl Tx<'_> {
         scope: &Scope,
         id: &str,
     ) -> Result<Option<StoredVersion>> {
-        // A read transaction sees committed states only, where the current row holds the current
-        // version whole: it is read alone, without the version table. A write may be midway (a
-        // current row whose version it just deleted), so it reads through the version table.
-        if self.store.is_none() {
-            return current_from_head(&self.conn, coll, scope, id);
-        }
-        self.one_version(
-            "(v.coll, v.tenant, v.env, v.id, v.version) = (SELECT coll, tenant, env, id, version FROM heads \
-             WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4)",
-            &[&coll.as_str(), &scope.tenant, &scope.env, &id],
-        )
+        // The current row holds the current version whole (its tags kept in step by every
+        // write of them): it is read alone. A write may be midway (a current row whose version
+        // it just deleted), so there the version's row is checked to exist.
+        current_from_head(&self.conn, coll, scope, id, self.store.is_some())
     }
 
     /// Forgets the type definitions read, after a write to `coll` (see `Tx::type_defs`).
@@ -812,13 +819,22 @@ impl DocumentWrite for Tx<'_> {
         Ok(())
     }
 
-    fn put_current(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+    fn put_current(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        v: &StoredVersion,
+        replaces: Option<u32>,
+    ) -> Result<()> {
         self.wrote(coll);
         // What `put_version` and `set_current` do, with the current row's columns taken from
         // the version in memory: its text is parsed once (into the row's JSONB), and the
-        // version row is written once, with empty text where the current row reads back as
-        // that text.
-        self.restore_current_body(coll, scope, &v.id)?;
+        // version row is written once, with empty text (its body is the current row's). The
+        // version current until now takes its text back only if it stays a version apart (a
+        // rewrite in place replaces its row).
+        if replaces.is_some_and(|r| r != v.version) {
+            self.restore_current_body(coll, scope, &v.id)?;
+        }
         let body = json_text(&v.body, "a document body")?;
         let folded = crate::query::filter::fold(&v.id);
         let name_fold = v
@@ -853,13 +869,12 @@ impl DocumentWrite for Tx<'_> {
             ])
             .db()?;
         self.conn
-            .prepare_cached(&format!(
+            .prepare_cached(
                 "INSERT OR REPLACE INTO versions (coll, tenant, env, id, version, body, timestamp, user, reason) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN (SELECT {BODY_OF_HEAD} FROM heads h WHERE h.coll = ?1 \
-                 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4) = ?6 THEN '' ELSE ?6 END, ?7, ?8, ?9)"
-            ))
+                 VALUES (?1, ?2, ?3, ?4, ?5, '', ?6, ?7, ?8)",
+            )
             .db()?
-            .execute(params![coll.as_str(), scope.tenant, scope.env, v.id, v.version, body, time_text(v.timestamp), v.user, v.reason])
+            .execute(params![coll.as_str(), scope.tenant, scope.env, v.id, v.version, time_text(v.timestamp), v.user, v.reason])
             .db()?;
         Ok(())
     }

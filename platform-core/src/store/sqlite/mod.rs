@@ -330,7 +330,7 @@ impl Store for SqliteStore {
         scope: &Scope,
         id: &str,
     ) -> Result<Option<StoredVersion>> {
-        documents::current_from_head(&*self.read_connection()?, coll, scope, id)
+        documents::current_from_head(&*self.read_connection()?, coll, scope, id, false)
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {

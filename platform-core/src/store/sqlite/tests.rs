@@ -1496,9 +1496,10 @@ fn a_transaction_reads_each_write_of_a_type_definition_it_made() {
     let current = |tx: &dyn crate::store::WriteTx| tx.current(coll, &scope, "T").unwrap();
     let mut tx = store.write().unwrap();
     assert_eq!(current(tx.as_ref()), None);
-    tx.put_current(coll, &scope, &def(1, false)).unwrap();
+    tx.put_current(coll, &scope, &def(1, false), None).unwrap();
     assert_eq!(current(tx.as_ref()), Some(def(1, false)));
-    tx.put_current(coll, &scope, &def(2, true)).unwrap();
+    tx.put_current(coll, &scope, &def(2, true), Some(1))
+        .unwrap();
     assert_eq!(current(tx.as_ref()), Some(def(2, true)));
     tx.set_tag(coll, &scope, "T", "live", 2).unwrap();
     let mut tagged = def(2, true);
