@@ -470,6 +470,20 @@ async fn get_current(
             (false, Some(name), Some(q)) if coll == Collection::Object => {
                 p.data().profile(who, source, &key, name, q)?
             }
+            // JSON of a current document: printed from the body as stored where it can be.
+            (false, None, None) if out.is_json() && as_of.is_none() && project.is_none() => {
+                let printed = match snapshot {
+                    Some(s) => p.objects().get_printed_in(s, who, coll, source, &key)?,
+                    None => None,
+                };
+                match (printed, snapshot) {
+                    (Some((bytes, timestamp)), _) => {
+                        return Ok((Made::Bytes(bytes), Some(timestamp)))
+                    }
+                    (None, Some(s)) => p.objects().get_in(s, who, coll, source, &key, None, None),
+                    (None, None) => p.objects().get(who, coll, source, &key, None, None),
+                }?
+            }
             _ => match snapshot {
                 Some(s) => {
                     p.objects()

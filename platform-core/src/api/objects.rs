@@ -308,6 +308,21 @@ impl Objects<'_> {
             .get_at(Some(snapshot.tx()), p, coll, source, id, version, project)
     }
 
+    /// [`get_in`](Self::get_in) of a current document (no version, no projection) as JSON
+    /// bytes with its `_timestamp`, printed from the body as stored where it can be (the bytes
+    /// `get_in`'s answer prints as); `None` where it cannot, for `get_in` to answer.
+    pub fn get_printed_in(
+        &self,
+        snapshot: &crate::Snapshot<'_>,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+    ) -> Result<Option<(Vec<u8>, String)>> {
+        self.platform
+            .get_printed(snapshot.tx(), p, coll, source, id)
+    }
+
     /// JSON: current documents with these ids, each from its own source; missing ids are left
     /// out.
     pub fn get_many(

@@ -468,3 +468,82 @@ fn the_json_bytes_of_a_data_read_are_the_json_read() {
         .unwrap_err();
     assert_eq!(missing.code(), ErrorCode::NotFound);
 }
+
+/// A current document printed from its body as stored is, byte for byte, the JSON of its
+/// read (with a reason and tags, data properties, and for a caller without the role of one of
+/// them, without it); a missing document is the read's not-found.
+#[test]
+fn the_printed_json_of_a_document_is_its_json_read() {
+    let (platform, me) = setup();
+    let objects = platform.objects();
+    let options = crate::documents::SaveOptions {
+        reason: Some("checked \"twice\"".into()),
+        ..Default::default()
+    };
+    objects
+        .save(
+            &me,
+            Collection::Object,
+            json!({"_id": "P1", "name": "Plant é \"1\"", "n": [1.5, -0.0, 12345678901234567890u64, 2.5e30],
+                "meta": {"tier": 3, "tags": ["a", "b"]}, "e": {}, "nil": null,
+                "PRICE": {"_type": "VarTimeSeries", "_access": "secret", "units": "EUR",
+                    "data": [{"time": "2024-10-27T01:00", "value": 1}]},
+                "LOAD": {"_type": "VarTimeSeries", "units": "MW",
+                    "data": [{"time": "2024-10-27T01:00", "value": 2}]}}),
+            &options,
+        )
+        .unwrap();
+    objects
+        .tag(
+            &me,
+            Collection::Object,
+            Source::Private,
+            "P1",
+            &VersionRef::Number(1),
+            "live",
+        )
+        .unwrap();
+    objects
+        .save(
+            &me,
+            Collection::Type,
+            json!({"_id": "Plant", "description": "a plant"}),
+            &Default::default(),
+        )
+        .unwrap();
+    let mut outsider = me.clone();
+    outsider.grants = crate::auth::Grants::default();
+    for (who, coll, id) in [
+        (&me, Collection::Object, "P1"),
+        (&outsider, Collection::Object, "P1"),
+        (&me, Collection::Type, "Plant"),
+    ] {
+        let read = objects
+            .get(who, coll, Source::Private, id, None, None)
+            .unwrap();
+        let snapshot = platform.snapshot().unwrap();
+        let (bytes, timestamp) = objects
+            .get_printed_in(&snapshot, who, coll, Source::Private, id)
+            .unwrap()
+            .expect("printed");
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            serde_json::to_string(&read).unwrap()
+        );
+        assert_eq!(read["_timestamp"], timestamp);
+        if coll == Collection::Object {
+            assert_eq!(read.get("PRICE").is_some(), who.grants.everything, "{read}");
+            assert!(read.get("LOAD").is_some() && read["_reason"] == "checked \"twice\"");
+            assert_eq!(read["_tag"], json!(["live"]));
+        }
+    }
+    // (An in-memory platform has one connection: a snapshot holds it until dropped.)
+    let read = objects
+        .get(&me, Collection::Object, Source::Private, "NONE", None, None)
+        .unwrap_err();
+    let snapshot = platform.snapshot().unwrap();
+    let missing = objects
+        .get_printed_in(&snapshot, &me, Collection::Object, Source::Private, "NONE")
+        .unwrap_err();
+    assert_eq!(missing.to_string(), read.to_string());
+}

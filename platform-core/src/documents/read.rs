@@ -2,13 +2,13 @@
 //! `_distinct`, `_searchinfo`, projection), several by id, and the audit trail.
 
 use super::access::{not_found, resolve_version, scope_for_key};
-use super::render::{render, render_owned, version_header, visible};
+use super::render::{hidden_from, print_current, render, render_owned, version_header, visible};
 use super::ListRequest;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source, VersionRef};
 use crate::query::{Cursor, Filter, Projection};
-use crate::store::{AuditEntry, Collection, Page, ReadTx};
+use crate::store::{AuditEntry, Collection, Page, Printed, ReadTx};
 use crate::types::ROOT_TYPE;
 use crate::Platform;
 use serde_json::{json, Value};
@@ -66,6 +66,31 @@ impl Platform {
             Some(pr) => pr.apply(&item, false),
             None => item,
         }))
+    }
+
+    /// The JSON answer [`get_at`](Self::get_at) gives of a current document without a
+    /// version or projection, printed from the body as stored where it can be (the same
+    /// bytes): `None` where it cannot (a body the store leaves to `get_at`).
+    pub(crate) fn get_printed(
+        &self,
+        tx: &dyn ReadTx,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+    ) -> Result<Option<(Vec<u8>, String)>> {
+        let scope = scope_for_key(p, coll, source, id)?;
+        // As `visible` leaves them out: an object's data properties of an access role the
+        // caller does not hold.
+        let hide = |v: &Value| coll == Collection::Object && hidden_from(p, v);
+        match tx.current_printed(coll, &scope, id, &["_bundle"], &super::SYSTEM_FIELDS, &hide)? {
+            Printed::Missing => Err(not_found(coll, id, source)),
+            Printed::Unprintable => Ok(None),
+            Printed::Version(v) => {
+                let timestamp = crate::clock::format_instant(v.timestamp);
+                Ok(print_current(v).map(|bytes| (bytes, timestamp)))
+            }
+        }
     }
 
     /// Every version of a document, oldest first.

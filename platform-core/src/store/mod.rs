@@ -84,10 +84,95 @@ impl Collection {
     }
 }
 
+/// A current version as [`DocumentRead::current_printed`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Printed {
+    /// No current version.
+    Missing,
+    /// A body to be read with [`DocumentRead::current`] instead.
+    Unprintable,
+    /// The version, its body printed.
+    Version(PrintedVersion),
+}
+
+/// A version with its body printed as JSON text: `{` and its fields, without the closing
+/// brace (so that fields can follow).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintedVersion {
+    /// `{` and the printed fields.
+    pub open: Vec<u8>,
+    /// How many fields were printed.
+    pub fields: usize,
+    /// Whether the body has an `_id`.
+    pub has_id: bool,
+    /// The document id (`_oid`).
+    pub id: String,
+    /// The version number.
+    pub version: u32,
+    /// When it was written.
+    pub timestamp: DateTime<Utc>,
+    /// Who wrote it.
+    pub user: String,
+    /// Why, where given.
+    pub reason: Option<String>,
+    /// The tags on it.
+    pub tags: Vec<String>,
+}
+
 /// Versioned documents: every version of each, which one is current, and tags.
 pub trait DocumentRead {
     /// The current version of a document.
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>>;
+    /// The current version of a document with its body printed as JSON, as `serde_json`
+    /// prints the body [`current`](Self::current) reads (the same bytes), leaving out the
+    /// top-level fields in `omit` and those whose value `hide` says (it is asked about objects
+    /// only): a backend that keeps bodies in a form it can print without building them
+    /// (SQLite's JSONB) does so. [`Printed::Unprintable`] where a top-level field is named in
+    /// `refuse`, or the backend leaves this body to `current`.
+    fn current_printed(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        omit: &[&str],
+        refuse: &[&str],
+        hide: &dyn Fn(&serde_json::Value) -> bool,
+    ) -> Result<Printed> {
+        let Some(v) = self.current(coll, scope, id)? else {
+            return Ok(Printed::Missing);
+        };
+        if v.body.keys().any(|k| refuse.contains(&k.as_str())) {
+            return Ok(Printed::Unprintable);
+        }
+        let mut open = b"{".to_vec();
+        let mut fields = 0;
+        let shown = |(k, value): &(&String, &serde_json::Value)| {
+            !(omit.contains(&k.as_str()) || value.is_object() && hide(value))
+        };
+        for (k, value) in v.body.iter().filter(shown) {
+            if fields > 0 {
+                open.push(b',');
+            }
+            fields += 1;
+            serde_json::to_writer(&mut open, k)
+                .and_then(|()| {
+                    open.push(b':');
+                    serde_json::to_writer(&mut open, value)
+                })
+                .map_err(|e| crate::error::Error::caused("a printed body", e))?;
+        }
+        Ok(Printed::Version(PrintedVersion {
+            open,
+            fields,
+            has_id: v.body.contains_key("_id"),
+            id: v.id,
+            version: v.version,
+            timestamp: v.timestamp,
+            user: v.user,
+            reason: v.reason,
+            tags: v.tags,
+        }))
+    }
     /// One version of a document.
     fn version(
         &self,

@@ -81,6 +81,69 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
     check("A", None);
 }
 
+/// A current version printed (`current_printed`) is the current version with its body printed
+/// by `serde_json`, byte for byte, with the fields asked left out; in a read and in a write
+/// transaction; a body with a refused field is left to `current`, an unknown id is missing.
+pub fn a_printed_current_version_is_the_current_version_printed(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let hide = |v: &Value| v.get("_access").is_some();
+    let bodies = [
+        json!({"_type": "T", "z": 1, "a": [1.5, {"b": null}], "m": "é\"\n\u{1}", "big": 12345678901234567890u64}),
+        json!({"_type": "T", "_bundle": "b", "n": -0.0001, "s": {"_type": "TimeSeries", "_access": "secret"},
+               "o": {"_type": "TimeSeries", "unit": "MW"}, "e": {}, "l": []}),
+        json!({"_type": "T", "_oid": "refused"}),
+    ];
+    write(store, |tx| {
+        for (i, b) in bodies.iter().enumerate() {
+            save(tx, coll, &acme(), &version(&format!("P{i}"), 2, b.clone()));
+        }
+        tx.set_tag(coll, &acme(), "P1", "live", 2).unwrap();
+    });
+    let check = |tx: &dyn ReadTx| {
+        for i in 0..2 {
+            let id = format!("P{i}");
+            let current = tx.current(coll, &acme(), &id).unwrap().unwrap();
+            let printed = tx
+                .current_printed(coll, &acme(), &id, &["_bundle"], &["_oid"], &hide)
+                .unwrap();
+            let Printed::Version(p) = printed else {
+                panic!("{id} not printed: {printed:?}");
+            };
+            let kept: Map<String, Value> = current
+                .body
+                .iter()
+                .filter(|(k, v)| *k != "_bundle" && !(v.is_object() && hide(v)))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let mut whole = p.open.clone();
+            whole.push(b'}');
+            assert_eq!(
+                String::from_utf8(whole).unwrap(),
+                serde_json::to_string(&kept).unwrap()
+            );
+            assert_eq!((p.fields, p.has_id), (kept.len(), true));
+            assert_eq!(
+                (p.id, p.version, p.timestamp, p.user, p.reason, p.tags),
+                (
+                    current.id,
+                    current.version,
+                    current.timestamp,
+                    current.user,
+                    current.reason,
+                    current.tags
+                )
+            );
+        }
+        let refused = tx.current_printed(coll, &acme(), "P2", &[], &["_oid"], &hide);
+        assert_eq!(refused.unwrap(), Printed::Unprintable);
+        let missing = tx.current_printed(coll, &acme(), "NONE", &[], &[], &hide);
+        assert_eq!(missing.unwrap(), Printed::Missing);
+    };
+    check(store.read().unwrap().as_ref());
+    check(store.write().unwrap().as_ref());
+}
+
 /// A version written current at once (`put_current`) leaves what writing it and then making it
 /// current leaves: the same current version, versions, tags and list answers, for a new
 /// document, a new version, an unversioned rewrite of the current number with its tags, and

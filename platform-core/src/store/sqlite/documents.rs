@@ -8,8 +8,9 @@ use crate::ids::Scope;
 use crate::query::{Cursor, Filter, ListQuery};
 use crate::store::{
     type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldKind, Page,
-    StoredVersion,
+    Printed, PrintedVersion, StoredVersion,
 };
+use chrono::{DateTime, Utc};
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
@@ -282,8 +283,84 @@ pub(super) fn current_from_head(
     midway: bool,
 ) -> Result<Option<StoredVersion>> {
     // The body is read from its JSONB (`super::jsonb`); a form that reader leaves alone comes
-    // back as bytes for SQLite's `json()` to print. Midway through a write, a current row
-    // whose version was just deleted (until `set_current` moves it) is no current version.
+    // back as bytes for SQLite's `json()` to print.
+    let Some(row) = read_head(conn, coll, scope, id, midway, super::jsonb::to_map)? else {
+        return Ok(None);
+    };
+    let version = row.version;
+    let what = || format!("the current row of {id} (v{version})");
+    let (timestamp, tags) = row.meta(id)?;
+    let body: Map<String, Value> = match row.body {
+        Ok(map) => map,
+        Err(stored) => {
+            let text: String = conn
+                .prepare_cached("SELECT json(?1)")
+                .db()?
+                .query_row([stored], |r| r.get(0))
+                .db()?;
+            serde_json::from_str(&text)
+                .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?
+        }
+    };
+    Ok(Some(StoredVersion {
+        timestamp,
+        id: id.to_string(),
+        version,
+        body,
+        user: row.user,
+        reason: row.reason,
+        tags,
+    }))
+}
+
+/// [`DocumentRead::current_printed`] from a current row: its JSONB printed as the map
+/// [`current_from_head`] reads of it would be (`super::jsonb::print_object`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn printed_from_head(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    midway: bool,
+    omit: &[&str],
+    refuse: &[&str],
+    hide: &dyn Fn(&Value) -> bool,
+) -> Result<Printed> {
+    let print = |blob: &[u8]| {
+        let mut open = Vec::with_capacity(blob.len() + 256);
+        super::jsonb::print_object(blob, omit, refuse, hide, &mut open).map(|f| (open, f))
+    };
+    let Some(row) = read_head(conn, coll, scope, id, midway, print)? else {
+        return Ok(Printed::Missing);
+    };
+    let (timestamp, tags) = row.meta(id)?;
+    let Ok((open, fields)) = row.body else {
+        return Ok(Printed::Unprintable);
+    };
+    Ok(Printed::Version(PrintedVersion {
+        open,
+        fields: fields.count,
+        has_id: fields.id,
+        id: id.to_string(),
+        version: row.version,
+        timestamp,
+        user: row.user,
+        reason: row.reason,
+        tags,
+    }))
+}
+
+/// The current row of a document, its body as `body` makes it of the JSONB (or its bytes,
+/// where `body` leaves it or it is no blob). Midway through a write, a current row whose
+/// version was just deleted (until `set_current` moves it) is no current version.
+fn read_head<B>(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    midway: bool,
+    body: impl Fn(&[u8]) -> Option<B>,
+) -> Result<Option<HeadRow<B>>> {
     macro_rules! head_row {
         () => {
             "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags FROM heads h \
@@ -299,12 +376,11 @@ pub(super) fn current_from_head(
     } else {
         head_row!()
     };
-    let row = conn
-        .prepare_cached(sql)
+    conn.prepare_cached(sql)
         .db()?
         .query_row(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
             let body = match r.get_ref(1)? {
-                ValueRef::Blob(b) => super::jsonb::to_map(b).ok_or_else(|| b.to_vec()),
+                ValueRef::Blob(b) => body(b).ok_or_else(|| b.to_vec()),
                 other => Err(other.as_bytes()?.to_vec()),
             };
             Ok(HeadRow {
@@ -317,51 +393,32 @@ pub(super) fn current_from_head(
             })
         })
         .optional()
-        .db()?;
-    let Some(row) = row else {
-        return Ok(None);
-    };
-    let version = row.version;
-    let what = || format!("the current row of {id} (v{version})");
-    let body: Map<String, Value> = match row.body {
-        Ok(map) => map,
-        Err(stored) => {
-            let text: String = conn
-                .prepare_cached("SELECT json(?1)")
-                .db()?
-                .query_row([stored], |r| r.get(0))
-                .db()?;
-            serde_json::from_str(&text)
-                .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?
-        }
-    };
-    let tags: Vec<String> = match &row.tags {
-        None => Vec::new(),
-        Some(tags) => serde_json::from_str(tags)
-            .map_err(|e| Error::caused(format!("{} has tags {tags}", what()), e))?,
-    };
-    let timestamp = row.timestamp;
-    Ok(Some(StoredVersion {
-        timestamp: parse_instant(&timestamp)
-            .map_err(|e| Error::caused(format!("{} has time \"{timestamp}\"", what()), e))?,
-        id: id.to_string(),
-        version,
-        body,
-        user: row.user,
-        reason: row.reason,
-        tags,
-    }))
+        .db()
 }
 
-/// A current row as [`current_from_head`] reads it: the body decoded, or its bytes where the
-/// JSONB reader leaves it to SQLite.
-struct HeadRow {
+/// A current row as [`read_head`] reads it.
+struct HeadRow<B> {
     version: u32,
-    body: std::result::Result<Map<String, Value>, Vec<u8>>,
+    body: std::result::Result<B, Vec<u8>>,
     reason: Option<String>,
     timestamp: String,
     user: String,
     tags: Option<String>,
+}
+
+impl<B> HeadRow<B> {
+    /// The row's time and tags, read from their columns.
+    fn meta(&self, id: &str) -> Result<(DateTime<Utc>, Vec<String>)> {
+        let what = || format!("the current row of {id} (v{})", self.version);
+        let tags: Vec<String> = match &self.tags {
+            None => Vec::new(),
+            Some(tags) => serde_json::from_str(tags)
+                .map_err(|e| Error::caused(format!("{} has tags {tags}", what()), e))?,
+        };
+        let timestamp = parse_instant(&self.timestamp)
+            .map_err(|e| Error::caused(format!("{} has time \"{}\"", what(), self.timestamp), e))?;
+        Ok((timestamp, tags))
+    }
 }
 
 fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
@@ -502,6 +559,19 @@ impl DocumentRead for Tx<'_> {
         let def = self.current_uncached(coll, scope, id)?;
         self.type_defs.borrow_mut().insert(key, def.clone());
         Ok(def)
+    }
+
+    fn current_printed(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        omit: &[&str],
+        refuse: &[&str],
+        hide: &dyn Fn(&Value) -> bool,
+    ) -> Result<Printed> {
+        let midway = self.store.is_some();
+        printed_from_head(&self.conn, coll, scope, id, midway, omit, refuse, hide)
     }
 
     fn version(

@@ -36,6 +36,167 @@ pub(super) fn to_map(blob: &[u8]) -> Option<Map<String, Value>> {
     object(payload, 1)
 }
 
+/// Prints the JSON object a JSONB blob holds as `serde_json` prints the map [`to_map`] reads
+/// of it (the same bytes, without building the map), leaving out the top-level fields named in
+/// `omit` and those whose value (an object, read as [`to_map`] reads it) `hide` says, and
+/// without its closing brace; `None` where it is not an object of the standard forms, where
+/// an object repeats a key (the map keeps one of them), or where a top-level field is named in
+/// `refuse`.
+pub(super) fn print_object(
+    blob: &[u8],
+    omit: &[&str],
+    refuse: &[&str],
+    hide: &dyn Fn(&Value) -> bool,
+    out: &mut Vec<u8>,
+) -> Option<PrintedFields> {
+    let (ty, payload, rest) = element(blob)?;
+    if ty != OBJECT || !rest.is_empty() {
+        return None;
+    }
+    let mut printed = PrintedFields {
+        count: 0,
+        id: false,
+    };
+    let mut keys = Keys::default();
+    out.push(b'{');
+    let mut rest = payload;
+    while !rest.is_empty() {
+        let (kty, k, after) = element(rest)?;
+        let key = key_text(kty, k)?;
+        let (ty, p, after) = element(after)?;
+        rest = after;
+        if !keys.first(key.clone()) || refuse.contains(&&*key) {
+            return None;
+        }
+        if omit.contains(&&*key) {
+            continue;
+        }
+        // An object may be one to hide: read whole to be asked about, and printed as read.
+        let read = match ty {
+            OBJECT => Some(value(ty, p, 1)?).filter(|v| !hide(v)),
+            _ => None,
+        };
+        if ty == OBJECT && read.is_none() {
+            continue;
+        }
+        if printed.count > 0 {
+            out.push(b',');
+        }
+        printed.count += 1;
+        printed.id |= key == "_id";
+        print_str(&key, out)?;
+        out.push(b':');
+        match read {
+            Some(v) => serde_json::to_writer(&mut *out, &v).ok()?,
+            None => print_value(ty, p, 1, out)?,
+        }
+    }
+    Some(printed)
+}
+
+/// What [`print_object`] printed: how many fields, and whether one was `_id`.
+pub(super) struct PrintedFields {
+    pub(super) count: usize,
+    pub(super) id: bool,
+}
+
+/// The keys of one object seen so far (to find a repeated one).
+#[derive(Default)]
+struct Keys<'a> {
+    few: Vec<std::borrow::Cow<'a, str>>,
+    many: Option<std::collections::HashSet<std::borrow::Cow<'a, str>>>,
+}
+
+impl<'a> Keys<'a> {
+    /// Whether `key` is new; it is kept.
+    fn first(&mut self, key: std::borrow::Cow<'a, str>) -> bool {
+        if let Some(many) = &mut self.many {
+            return many.insert(key);
+        }
+        if self.few.contains(&key) {
+            return false;
+        }
+        self.few.push(key);
+        if self.few.len() > 16 {
+            self.many = Some(self.few.drain(..).collect());
+        }
+        true
+    }
+}
+
+/// A key's text: borrowed where it has no escapes.
+fn key_text(ty: u8, payload: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    match ty {
+        TEXT | TEXTRAW => std::str::from_utf8(payload).ok().map(Into::into),
+        _ => text(ty, payload).map(Into::into),
+    }
+}
+
+fn print_str(s: &str, out: &mut Vec<u8>) -> Option<()> {
+    serde_json::to_writer(&mut *out, s).ok()
+}
+
+/// Prints an element as `serde_json` prints the value [`value`] reads of it.
+fn print_value(ty: u8, payload: &[u8], depth: usize, out: &mut Vec<u8>) -> Option<()> {
+    match ty {
+        NULL if payload.is_empty() => out.extend_from_slice(b"null"),
+        TRUE if payload.is_empty() => out.extend_from_slice(b"true"),
+        FALSE if payload.is_empty() => out.extend_from_slice(b"false"),
+        // Read as a document's number is read, and printed as such a number is.
+        INT | FLOAT => {
+            let n = std::str::from_utf8(payload).ok()?.parse::<Number>().ok()?;
+            serde_json::to_writer(&mut *out, &n).ok()?;
+        }
+        ARRAY => {
+            if depth >= MAX_DEPTH {
+                return None;
+            }
+            out.push(b'[');
+            let mut rest = payload;
+            let mut first = true;
+            while !rest.is_empty() {
+                let (ty, p, after) = element(rest)?;
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                print_value(ty, p, depth + 1, out)?;
+                rest = after;
+            }
+            out.push(b']');
+        }
+        OBJECT => {
+            if depth >= MAX_DEPTH {
+                return None;
+            }
+            let mut keys = Keys::default();
+            out.push(b'{');
+            let mut rest = payload;
+            let mut first = true;
+            while !rest.is_empty() {
+                let (kty, k, after) = element(rest)?;
+                let key = key_text(kty, k)?;
+                if !keys.first(key.clone()) {
+                    return None;
+                }
+                let (ty, p, after) = element(after)?;
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                print_str(&key, out)?;
+                out.push(b':');
+                print_value(ty, p, depth + 1, out)?;
+                rest = after;
+            }
+            out.push(b'}');
+        }
+        TEXT | TEXTRAW => print_str(std::str::from_utf8(payload).ok()?, out)?,
+        _ => print_str(&text(ty, payload)?, out)?,
+    }
+    Some(())
+}
+
 /// The first element of `b`: its type, its payload and the bytes after it.
 fn element(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let first = *b.first()?;
@@ -220,5 +381,119 @@ mod tests {
         // Deeper than serde_json parses.
         let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
         assert_eq!(to_map(&jsonb(&conn, &format!("'{deep}'"))), None);
+    }
+
+    /// What the map path answers: the map read of the blob, fields left out as
+    /// [`print_object`] is told to, printed by `serde_json` (without its closing brace).
+    fn printed_through_map(
+        map: &Map<String, Value>,
+        omit: &[&str],
+        hide: &dyn Fn(&Value) -> bool,
+    ) -> Vec<u8> {
+        let kept: Map<String, Value> = map
+            .iter()
+            .filter(|(k, v)| !(omit.contains(&k.as_str()) || v.is_object() && hide(v)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut text = serde_json::to_vec(&kept).unwrap();
+        text.pop();
+        text
+    }
+
+    /// A body printed from its JSONB is, byte for byte, the map read of it printed by
+    /// `serde_json`, with fields left out as asked: numbers as a document's numbers print
+    /// (`2.5E+30` as `2.5e30`), strings escaped as `serde_json` escapes them whatever their
+    /// JSONB form (with JSON escapes, raw text set from SQL), nested objects and arrays.
+    #[test]
+    fn a_body_prints_as_the_map_read_of_it_prints() {
+        let conn = Connection::open_in_memory().unwrap();
+        let long = "y".repeat(70_000);
+        let docs = [
+            r#"{"_id":"A","a":1,"b":-2,"c":1.5,"d":-0.0,"e":1e-7,"f":2.5E+30,"g":12345678901234567890,"h":-9223372036854775808,"i":123456789012345678901234567890}"#.to_string(),
+            r#"{"_id":"B","t":true,"f":false,"n":null,"e":"","arr":[],"obj":{}}"#.to_string(),
+            r#"{"_id":"C","esc":"a\"b\\c\/d\b\f\n\r\t","u":"\u00e9\u20ac\ud83d\ude00","raw":"é€😀","ctl":"\u0001\u001f\u007f"}"#.to_string(),
+            r#"{"_id":"D","nested":{"a":[1,[2,[3,{"b":[{"c":null}]}]]],"z":{"y":{"x":"w"}}},"k\"ey":1,"ké":2,"_bundle":"b","series":{"_type":"TimeSeries","_access":"secret","unit":"MW"}}"#.to_string(),
+            format!(r#"{{"_id":"E","long":"{long}","list":[{}]}}"#, (0..3000).map(|i| i.to_string()).collect::<Vec<_>>().join(",")),
+            r#"{"a":5,"_id":"F","keeps":{"k":1,"k2":{"x":[{"y":1}]}}}"#.to_string(),
+            format!(r#"{{"_id":"G",{}}}"#, (0..40).map(|i| format!(r#""f{i}":{i}"#)).collect::<Vec<_>>().join(",")),
+        ];
+        let hide = |v: &Value| v.get("_access").is_some();
+        for doc in &docs {
+            let blob = jsonb(&conn, &format!("'{}'", doc.replace('\'', "''")));
+            let map = to_map(&blob).unwrap();
+            for (omit, hide) in [
+                (&[][..], &(|_: &Value| false) as &dyn Fn(&Value) -> bool),
+                (&["_bundle"][..], &hide),
+            ] {
+                let mut out = Vec::new();
+                let printed = print_object(&blob, omit, &[], hide, &mut out)
+                    .unwrap_or_else(|| panic!("not printed: {doc:.80}"));
+                assert_eq!(
+                    String::from_utf8(out.clone()).unwrap(),
+                    String::from_utf8(printed_through_map(&map, omit, hide)).unwrap(),
+                    "{doc:.80}"
+                );
+                assert!(printed.id);
+                let left = map
+                    .iter()
+                    .filter(|(k, v)| !(omit.contains(&k.as_str()) || v.is_object() && hide(v)))
+                    .count();
+                assert_eq!(printed.count, left);
+            }
+        }
+        // Text set from SQL (raw, with quotes, backslashes and control characters), numbers
+        // from SQL.
+        let blob: Vec<u8> = conn
+            .query_row(
+                "SELECT jsonb_set(jsonb('{\"_id\":\"H\"}'), '$.u', ?1, '$.v', ?2, '$.r', ?3)",
+                rusqlite::params!["ann \"q\" \\ \n\u{1} é", 7, 0.25],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let mut out = Vec::new();
+        print_object(&blob, &[], &[], &|_| false, &mut out).unwrap();
+        assert_eq!(
+            out,
+            printed_through_map(&to_map(&blob).unwrap(), &[], &|_| false)
+        );
+    }
+
+    /// What a map would keep one of, or the caller refuses, or is no standard JSONB object,
+    /// is not printed (the caller reads the map instead).
+    #[test]
+    fn repeated_keys_refused_fields_and_other_forms_are_not_printed() {
+        let conn = Connection::open_in_memory().unwrap();
+        let print = |sql: &str, refuse: &[&str]| {
+            let blob = jsonb(&conn, sql);
+            print_object(&blob, &[], refuse, &|_| false, &mut Vec::new()).map(|p| p.count)
+        };
+        assert_eq!(print(r#"'{"a":1,"b":2}'"#, &[]), Some(2));
+        assert_eq!(print(r#"'{"a":1,"a":2}'"#, &[]), None);
+        // (An object that is a top-level value is read whole, as the map reads it.)
+        let blob = jsonb(&conn, r#"'{"a":{"k":1,"k":2}}'"#);
+        let mut out = Vec::new();
+        print_object(&blob, &[], &[], &|_| false, &mut out).unwrap();
+        assert_eq!(out, br#"{"a":{"k":2}"#);
+        assert_eq!(
+            out,
+            printed_through_map(&to_map(&blob).unwrap(), &[], &|_| false)
+        );
+        assert_eq!(print(r#"'{"a":[{"k":1,"k":2}]}'"#, &[]), None);
+        let many = (0..20)
+            .map(|i| format!(r#""f{i}":1"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        assert_eq!(print(&format!(r#"'{{{many},"f3":2}}'"#), &[]), None);
+        assert_eq!(print(&format!(r#"'{{{many}}}'"#), &[]), Some(20));
+        assert_eq!(print(r#"'{"a":1,"_oid":"x"}'"#, &["_oid"]), None);
+        assert_eq!(print(r#"'{"a":0x1F}'"#, &[]), None);
+        assert_eq!(print(r#"'[1]'"#, &[]), None);
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(print(&format!("'{deep}'"), &[]), None);
+        let blob = jsonb(&conn, r#"'{"a":[1,2,3],"b":"text"}'"#);
+        for cut in 0..blob.len() {
+            let printed = print_object(&blob[..cut], &[], &[], &|_| false, &mut Vec::new());
+            assert!(printed.is_none(), "cut at {cut}");
+        }
     }
 }
