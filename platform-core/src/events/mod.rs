@@ -162,17 +162,8 @@ fn deliver_to_matching(
     scope: &Scope,
     ev: Map<String, Value>,
 ) -> Result<()> {
-    let targets = matching(&*tx, scope, &ev)?;
+    let targets = receiving(candidates(&*tx, scope)?, &ev);
     write_deliveries(tx, ev, targets)
-}
-
-/// The automations (with their scopes and ids) an event reaches.
-fn matching(
-    tx: &dyn OutboxRead,
-    scope: &Scope,
-    ev: &Map<String, Value>,
-) -> Result<Vec<(Scope, String)>> {
-    Ok(receiving(candidates(tx, scope)?, ev))
 }
 
 /// The automations (with their scopes) that may receive an event of `scope`: for a public

@@ -101,8 +101,6 @@ pub enum Printed {
 pub struct PrintedVersion {
     /// `{` and the printed fields.
     pub open: Vec<u8>,
-    /// How many fields were printed.
-    pub fields: usize,
     /// Whether the body has an `_id`.
     pub has_id: bool,
     /// The document id (`_oid`).
@@ -145,15 +143,13 @@ pub trait DocumentRead {
             return Ok(Printed::Unprintable);
         }
         let mut open = b"{".to_vec();
-        let mut fields = 0;
         let shown = |(k, value): &(&String, &serde_json::Value)| {
             !(omit.contains(&k.as_str()) || value.is_object() && hide(value))
         };
         for (k, value) in v.body.iter().filter(shown) {
-            if fields > 0 {
+            if open.len() > 1 {
                 open.push(b',');
             }
-            fields += 1;
             serde_json::to_writer(&mut open, k)
                 .and_then(|()| {
                     open.push(b':');
@@ -163,7 +159,6 @@ pub trait DocumentRead {
         }
         Ok(Printed::Version(PrintedVersion {
             open,
-            fields,
             has_id: v.body.contains_key("_id"),
             id: v.id,
             version: v.version,

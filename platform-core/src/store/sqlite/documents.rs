@@ -334,13 +334,12 @@ pub(super) fn printed_from_head(
         return Ok(Printed::Missing);
     };
     let (timestamp, tags) = row.meta(id)?;
-    let Ok((open, fields)) = row.body else {
+    let Ok((open, has_id)) = row.body else {
         return Ok(Printed::Unprintable);
     };
     Ok(Printed::Version(PrintedVersion {
         open,
-        fields: fields.count,
-        has_id: fields.id,
+        has_id,
         id: id.to_string(),
         version: row.version,
         timestamp,

@@ -679,6 +679,20 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
         let e = get(&p).unwrap_err();
         assert_eq!(e.code(), crate::error::ErrorCode::Internal, "{damage}");
         assert!(e.to_string().contains(says), "{damage}: {e}");
+        // Printed from the stored body: the same error, or (a body that is no JSONB) left to
+        // the read above.
+        let printed = {
+            let snapshot = p.snapshot().unwrap();
+            let source = crate::ids::Source::Private;
+            p.get_printed(snapshot.tx(), &who, Collection::Object, source, "A")
+        };
+        match printed {
+            Err(e) => {
+                assert_eq!(e.code(), crate::error::ErrorCode::Internal, "{damage}");
+                assert!(e.to_string().contains(says), "{damage}: {e}");
+            }
+            Ok(none) => assert!(none.is_none() && damage.starts_with("body"), "{damage}"),
+        }
         // The row as the store wrote it reads again.
         conn.execute_batch(&format!(
             "UPDATE heads SET body = x'{}', tags = NULL, user = 'bob', \
@@ -690,6 +704,15 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
         ))
         .unwrap();
         assert!(get(&p).is_ok(), "{damage}");
+        let snapshot = p.snapshot().unwrap();
+        let printed = p.get_printed(
+            snapshot.tx(),
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            "A",
+        );
+        assert!(printed.unwrap().is_some(), "{damage}");
     }
 }
 
