@@ -11,6 +11,10 @@ use platform_core::query::Params;
 use platform_core::Platform;
 use serde_json::{json, Value};
 
+/// The size of the slices a streamed answer is handed to the connection in: actix's default
+/// HTTP/1 write buffer size, 32 KiB.
+const SLICE: usize = 32 * 1024;
+
 /// How a GET answers: the chosen format, and the template for HTML.
 #[derive(Debug, Clone)]
 pub struct Output {
@@ -114,9 +118,15 @@ impl Output {
     pub fn respond_stream(&self, stream: arrow::ArrowStream) -> HttpResponse {
         let etag = crate::ops::etag_of_pieces(stream.pieces());
         let len = stream.len() as u64;
-        let pieces = stream
-            .into_pieces()
-            .map(|p| Ok::<_, std::convert::Infallible>(actix_web::web::Bytes::from_owner(p)));
+        // Handed over in slices of the connection's write buffer size: each is copied into
+        // that buffer while it is in cache, where a whole column would grow the buffer to
+        // megabytes first (slices share the column's bytes; none is copied here).
+        let pieces = stream.into_pieces().flat_map(|p| {
+            let bytes = actix_web::web::Bytes::from_owner(p);
+            (0..bytes.len()).step_by(SLICE).map(move |at| {
+                Ok::<_, std::convert::Infallible>(bytes.slice(at..(at + SLICE).min(bytes.len())))
+            })
+        });
         HttpResponse::Ok()
             .content_type(self.format.content_type())
             .insert_header((header::ETAG, etag))

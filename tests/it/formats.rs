@@ -4,7 +4,7 @@ use crate::common::TestServer;
 use actix_web::http::header;
 use actix_web::test::TestRequest;
 use platform_core::auth::Role;
-use serde_json::json;
+use serde_json::{json, Value};
 
 async fn get_as(s: &TestServer, token: &str, path: &str, accept: &str) -> crate::common::Resp {
     s.send(
@@ -222,6 +222,70 @@ async fn get_bytes(
         .map(|v| v.to_str().unwrap().to_string())
         .unwrap_or_default();
     (status, kind, actix_web::test::read_body(res).await.to_vec())
+}
+
+/// An Arrow answer of many of the connection's write slices arrives whole and in order, its
+/// tag that of its bytes, and a null deep in it (past the first slices) still a null.
+#[actix_rt::test]
+async fn a_large_arrow_answer_arrives_whole_through_its_slices() {
+    use arrow_array::cast::AsArray as _;
+    use arrow_array::types::{Float64Type, TimestampMillisecondType};
+    use arrow_array::Array as _;
+    const ARROW: &str = "application/vnd.apache.arrow.stream";
+    const N: i64 = 20_000;
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    let start = 1_704_067_200_000i64; // 2024-01-01T00:00:00Z
+    let data: Vec<Value> = (0..N)
+        .map(|i| {
+            let time = chrono::DateTime::from_timestamp_millis(start + i * 60_000)
+                .unwrap()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            let value = if i == 15_000 {
+                Value::Null
+            } else {
+                json!(i as f64 * 0.25)
+            };
+            json!({"time": time, "value": value})
+        })
+        .collect();
+    c.save(json!({"_id": "BIG", "_type": "Hub", "PRICE": {
+        "_type": "VarTimeSeries", "timezone": "UTC", "calendar": "#PT1M", "data": data}}))
+        .await;
+    let res = s
+        .start(
+            TestRequest::get()
+                .uri("/data/v1/private/BIG:PRICE")
+                .insert_header((header::AUTHORIZATION, format!("Bearer {}", c.token)))
+                .insert_header((header::ACCEPT, ARROW)),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let etag = res
+        .headers()
+        .get(header::ETAG)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let body = actix_web::test::read_body(res).await;
+    assert!(body.len() > 8 * 32 * 1024, "{} bytes", body.len());
+    assert_eq!(etag, platform_server::ops::etag_of_pieces([&body[..]]));
+    let batch = arrow_batch(&body);
+    assert_eq!(batch.num_rows(), N as usize);
+    let times = batch.column_by_name("time").unwrap();
+    let times = times.as_primitive::<TimestampMillisecondType>();
+    let values = batch.column_by_name("value").unwrap();
+    let values = values.as_primitive::<Float64Type>();
+    assert_eq!(values.null_count(), 1);
+    for i in 0..N as usize {
+        assert_eq!(times.value(i), start + i as i64 * 60_000, "time {i}");
+        if i == 15_000 {
+            assert!(values.is_null(i));
+        } else {
+            assert_eq!(values.value(i), i as f64 * 0.25, "value {i}");
+        }
+    }
 }
 
 #[actix_rt::test]

@@ -316,6 +316,8 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
                 a.copy_from_slice(b);
                 f64::from_le_bytes(a)
             }));
+            // Looked at now, while in cache (a decimal chunk's values are finite as made).
+            columns.maybe_not_finite |= !super::columns::all_finite(&columns.values[base..]);
         }
         other => return Err(r.corrupt(&format!("value kind {other}"))),
     }
@@ -413,6 +415,33 @@ mod tests {
         ]
     }
 
+    #[test]
+    fn decoded_columns_say_where_a_value_may_be_no_finite_number() {
+        let decode = |points: &[Point]| {
+            let mut c = Columns::default();
+            decode_columns(&encode(points), &mut c).unwrap();
+            c
+        };
+        // Decimal values are finite as made: only a null or text value (an extra) is not.
+        let null = Point {
+            t: 2,
+            v: PointValue::Null,
+            status: None,
+        };
+        let mut c = decode(&[Point::num(1, 1.5), null, Point::num(3, 2.25)]);
+        assert!(!c.maybe_not_finite && !c.all_finite());
+        c.keep(2, 3);
+        assert!(c.all_finite());
+        // Raw floats are looked at as they are decoded: an infinity or a NaN number is seen.
+        for odd in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            let c = decode(&[Point::num(1, 1.0 / 3.0), Point::num(2, odd)]);
+            assert!(c.maybe_not_finite && !c.all_finite(), "{odd}");
+            assert!(!Columns::from_points(&[Point::num(2, odd)]).all_finite());
+        }
+        let c = decode(&[Point::num(1, 1.0 / 3.0), Point::num(2, 2.0 / 3.0)]);
+        assert!(!c.maybe_not_finite && c.all_finite());
+    }
+
     fn status() -> impl Strategy<Value = Option<Box<Status>>> {
         prop_oneof![
             4 => Just(None),
@@ -466,6 +495,12 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         prop_assert_eq!(&columns.extras.len(), &expect.extras.len());
+        // What a reader is told of the values' finiteness holds, looked at in full or not.
+        let finite = points
+            .iter()
+            .all(|p| matches!(p.v, PointValue::Num(n) if n.is_finite()));
+        prop_assert_eq!(columns.all_finite(), finite);
+        prop_assert_eq!(super::super::columns::all_finite(&columns.values), finite);
         Ok(())
     }
 

@@ -144,10 +144,12 @@ pub fn series_columns_to_arrow(
     points: Columns,
     time_ms: Option<impl Fn(i64) -> i64>,
 ) -> Result<ArrowStream> {
+    let finite = points.all_finite();
     let Columns {
         mut times,
         values,
         extras,
+        ..
     } = points;
     let len = times.len();
     if let Some(f) = time_ms {
@@ -158,7 +160,7 @@ pub fn series_columns_to_arrow(
     let time = TimestampMillisecondArray::from(times).with_timezone("UTC");
     // A null where the value is no finite number (null, text, or NaN and infinities, which JSON
     // prints as null too).
-    let nulls = (!values.iter().all(|v| v.is_finite()))
+    let nulls = (!finite)
         .then(|| NullBuffer::new(BooleanBuffer::collect_bool(len, |i| values[i].is_finite())));
     let value = Float64Array::new(ScalarBuffer::from(values), nulls);
     let mut statuses = extras
