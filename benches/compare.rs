@@ -39,7 +39,7 @@ use platform_core::validation::engine::{
     compile_with, CheckDef, CheckScope, CheckStatus, CompiledChecks, Options, SeriesInput, Severity,
 };
 use platform_core::Platform;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Map, Value};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -949,21 +949,123 @@ fn load_sqlite_objects(db: &Sqlite, objects: &[Value]) {
     }
 }
 
+/// The rows the platform's saves of `objects` wrote, read back from its SQLite file: for each
+/// object (in saves of 1,000), its version row and its current row, as stored.
+struct SavedRows {
+    /// The statements that made the two tables and the current row's indexes.
+    schema: Vec<String>,
+    /// Per object: the version row's values, then the current row's.
+    rows: Vec<(Vec<rusqlite::types::Value>, Vec<rusqlite::types::Value>)>,
+}
+
+impl SavedRows {
+    fn read(path: &Path) -> SavedRows {
+        let conn = Connection::open(path).unwrap();
+        let schema = conn
+            .prepare(
+                "SELECT sql FROM sqlite_master WHERE tbl_name IN ('versions', 'heads') \
+                 AND sql IS NOT NULL ORDER BY type DESC, rowid",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let all = |sql: &str| -> Vec<Vec<rusqlite::types::Value>> {
+            let mut stmt = conn.prepare(sql).unwrap();
+            let n = stmt.column_count();
+            stmt.query_map([], |r| (0..n).map(|i| r.get(i)).collect())
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let versions = all("SELECT * FROM versions WHERE coll = 'object' ORDER BY id");
+        let heads = all("SELECT * FROM heads WHERE coll = 'object' ORDER BY id");
+        assert_eq!(versions.len(), heads.len(), "one version per object");
+        SavedRows {
+            schema,
+            rows: versions.into_iter().zip(heads).collect(),
+        }
+    }
+
+    /// Writes the rows into a fresh file of the same tables and indexes (and the platform's
+    /// settings of the connection) with plain rusqlite, 1,000 objects to a transaction: per
+    /// object, a look-up of its current version (an upsert's new version number depends on
+    /// it), then its version row and its current row. The floor under the platform's upsert,
+    /// given what it keeps of each object.
+    fn write(&self) -> (f64, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("rows.db")).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768;",
+        )
+        .unwrap();
+        for sql in &self.schema {
+            conn.execute_batch(sql).unwrap();
+        }
+        let insert = |table: &str, n: usize| {
+            let marks = vec!["?"; n].join(", ");
+            format!("INSERT INTO {table} VALUES ({marks})")
+        };
+        let (v_sql, h_sql) = (
+            insert("versions", self.rows[0].0.len()),
+            insert("heads", self.rows[0].1.len()),
+        );
+        let took = time_ms(|| {
+            for chunk in self.rows.chunks(1000) {
+                let tx = conn.unchecked_transaction().unwrap();
+                {
+                    let mut current = tx
+                        .prepare_cached(
+                            "SELECT version FROM heads WHERE coll = ?1 AND tenant = ?2 \
+                             AND env = ?3 AND id = ?4",
+                        )
+                        .unwrap();
+                    let mut v = tx.prepare_cached(&v_sql).unwrap();
+                    let mut h = tx.prepare_cached(&h_sql).unwrap();
+                    for (version, head) in chunk {
+                        let had: Option<i64> = current
+                            .query_row(rusqlite::params_from_iter(&head[..4]), |r| r.get(0))
+                            .optional()
+                            .unwrap();
+                        assert!(had.is_none());
+                        v.execute(rusqlite::params_from_iter(version)).unwrap();
+                        h.execute(rusqlite::params_from_iter(head)).unwrap();
+                    }
+                }
+                tx.commit().unwrap();
+            }
+        })
+        .0;
+        (took, dir)
+    }
+}
+
 fn w5(s: &Sizes) {
     let objects = corpus::objects(s.objects as u64, 42);
     let heavy = runs().min(3);
-    let (mut ours, mut plain) = (Vec::new(), Vec::new());
+    let (mut ours, mut plain, mut same) = (Vec::new(), Vec::new(), Vec::new());
     let mut kept = None;
+    let mut saved = None;
     for _ in 0..heavy {
         let core = open_core();
         ours.push(time_ms(|| load_objects(&core, &objects)).0);
         let db = open_sqlite();
         plain.push(time_ms(|| load_sqlite_objects(&db, &objects)).0);
+        // On SQLite: the same rows written by plain rusqlite, in turn with the other two.
+        if !on_postgres() {
+            let rows = saved.get_or_insert_with(|| SavedRows::read(&core.path));
+            assert_eq!(rows.rows.len(), objects.len());
+            same.push(rows.write().0);
+        }
         kept = Some((core, db));
     }
     let case = format!("upsert {} objects (saves of 1,000)", s.objects);
     emit("W5", &case, "platform", &ours, json!({}));
     emit("W5", &case, "rusqlite", &plain, json!({}));
+    if !same.is_empty() {
+        emit("W5", &case, "rusqlite-same-rows", &same, json!({}));
+    }
     let (core, db) = kept.unwrap();
     let core = &core;
     let list = |params: &[(&str, &str)]| {
