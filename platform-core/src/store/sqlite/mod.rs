@@ -30,13 +30,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-/// How many read connections a file-backed store keeps.
+/// How many read connections a file-backed store keeps. The first is opened with the store,
+/// the others when a read finds every open one busy: each open reads the schema (about 0.4 ms),
+/// which a command-line call or a server's start-up need not pay for connections it may never
+/// use.
 const READERS: usize = 4;
 
 /// A store in one SQLite database.
 pub struct SqliteStore {
     writer: Mutex<Connection>,
-    readers: Vec<Mutex<Connection>>,
+    readers: Vec<std::sync::OnceLock<Mutex<Connection>>>,
     next_reader: AtomicUsize,
     path: Option<PathBuf>,
     /// The `-wal` file beside a database file.
@@ -121,18 +124,9 @@ impl SqliteStore {
         writer.pragma_update(None, "page_size", 8192).db()?;
         writer.pragma_update(None, "journal_mode", "WAL").db()?;
         migrate(&writer)?;
-        let mut readers = Vec::with_capacity(READERS);
-        for _ in 0..READERS {
-            let conn = Connection::open_with_flags(
-                path,
-                OpenFlags::SQLITE_OPEN_READ_ONLY
-                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                    | OpenFlags::SQLITE_OPEN_URI,
-            )
-            .db()?;
-            configure(&conn)?;
-            readers.push(Mutex::new(conn));
-        }
+        let readers: Vec<_> = (0..READERS).map(|_| std::sync::OnceLock::new()).collect();
+        // The first reader at once: a file that cannot be read fails here, not at a request.
+        let _ = readers[0].set(Mutex::new(open_reader(path)?));
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
         Ok(SqliteStore {
@@ -168,6 +162,7 @@ impl SqliteStore {
     }
 
     /// A reader connection that is free now (the writer's, for an in-memory database), if any.
+    /// Only open readers are looked at: opening one is left to a caller that may wait.
     fn free_reader(&self) -> Option<MutexGuard<'_, Connection>> {
         if self.readers.is_empty() {
             return self.writer.try_lock().ok();
@@ -175,6 +170,7 @@ impl SqliteStore {
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
         (0..self.readers.len()).find_map(|i| {
             self.readers[(start + i) % self.readers.len()]
+                .get()?
                 .try_lock()
                 .ok()
         })
@@ -187,24 +183,34 @@ impl SqliteStore {
         let conn = if NoWait::active() {
             self.free_reader().ok_or_else(Error::would_wait)?
         } else {
-            self.reader()
+            self.reader()?
         };
         metrics::histogram!("platform_db_wait_seconds", "tx" => "read")
             .record(waited.elapsed().as_secs_f64());
         Ok(conn)
     }
 
-    fn reader(&self) -> MutexGuard<'_, Connection> {
-        if self.readers.is_empty() {
-            return lock(&self.writer);
-        }
+    /// The next free reader, opening one when every open one is busy, else the next one once
+    /// it is free.
+    fn reader(&self) -> Result<MutexGuard<'_, Connection>> {
+        let (Some(path), false) = (&self.path, self.readers.is_empty()) else {
+            return Ok(lock(&self.writer));
+        };
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        let slot = |i: usize| &self.readers[(start + i) % self.readers.len()];
         for i in 0..self.readers.len() {
-            if let Ok(guard) = self.readers[(start + i) % self.readers.len()].try_lock() {
-                return guard;
+            if let Some(Ok(guard)) = slot(i).get().map(Mutex::try_lock) {
+                return Ok(guard);
             }
         }
-        lock(&self.readers[start % self.readers.len()])
+        for i in 0..self.readers.len() {
+            if slot(i).get().is_none() {
+                // Two callers may open one at once: the second's connection is dropped.
+                let _ = slot(i).set(Mutex::new(open_reader(path)?));
+                return Ok(lock(slot(i).get().expect("set above")));
+            }
+        }
+        Ok(lock(slot(0).get().expect("every reader is open")))
     }
 }
 
@@ -237,6 +243,19 @@ pub fn integrity_check(path: &Path) -> Result<Vec<String>> {
 /// Creates a database file that does not exist yet readable by its owner only (0600); SQLite
 /// gives the `-wal` and `-shm` files it makes beside it the same mode. An existing file keeps
 /// the mode its owner chose.
+/// A read connection to the database file at `path`, configured.
+fn open_reader(path: &Path) -> Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .db()?;
+    configure(&conn)?;
+    Ok(conn)
+}
+
 fn create_private(path: &Path) -> Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
@@ -358,6 +377,8 @@ impl Store for SqliteStore {
         }
         // The copy starts as a new private file: VACUUM INTO fills an empty file and keeps its
         // mode. It reads one snapshot, so it holds exactly what was committed when it began.
+        // The reader first: nothing is created when none can be had.
+        let conn = self.reader()?;
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
         #[cfg(unix)]
@@ -365,7 +386,6 @@ impl Store for SqliteStore {
         options
             .open(to)
             .map_err(|e| Error::caused(format!("cannot create the backup {}", to.display()), e))?;
-        let conn = self.reader();
         let target = to.to_str().ok_or_else(|| {
             Error::invalid_parameter(format!("{} is not a UTF-8 path", to.display()))
         })?;

@@ -1558,3 +1558,41 @@ fn stored_version(id: &str, version: u32, body: serde_json::Value) -> crate::sto
         tags: Vec::new(),
     }
 }
+
+/// A file's store opens one reader with it and another only when a read finds every open one
+/// busy; a read that must not wait takes an open one or waits for none (it never opens one),
+/// and the readers opened later read what the first one does.
+#[test]
+fn readers_are_opened_when_a_read_finds_every_open_one_busy() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("p.db")).unwrap();
+    let open = |s: &SqliteStore| s.readers.iter().filter(|r| r.get().is_some()).count();
+    assert_eq!(open(&store), 1);
+    let mut tx = store.write().unwrap();
+    tx.ensure_tenant("t", now()).unwrap();
+    tx.commit().unwrap();
+    // Reads one after another keep to the one reader.
+    for _ in 0..READERS * 2 {
+        assert_eq!(store.read().unwrap().tenant_count().unwrap(), 1);
+    }
+    assert_eq!(open(&store), 1);
+    // Held at once, each read opens the next reader.
+    let held: Vec<_> = (0..READERS).map(|_| store.read().unwrap()).collect();
+    assert_eq!(open(&store), READERS);
+    for tx in &held {
+        assert_eq!(tx.tenant_count().unwrap(), 1);
+    }
+    drop(held);
+    // Under NoWait, with the only open reader busy in a fresh store: would wait, nothing opened.
+    let fresh = SqliteStore::open(&dir.path().join("p.db")).unwrap();
+    let busy = fresh.read().unwrap();
+    {
+        let _no_wait = crate::store::NoWait::enter();
+        let err = fresh.read().err().expect("no reader free at once");
+        assert!(err.is_would_wait(), "{err}");
+    }
+    assert_eq!(open(&fresh), 1);
+    drop(busy);
+    let _no_wait = crate::store::NoWait::enter();
+    assert_eq!(fresh.read().unwrap().tenant_count().unwrap(), 1);
+}
