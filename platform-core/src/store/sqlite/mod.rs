@@ -240,9 +240,6 @@ pub fn integrity_check(path: &Path) -> Result<Vec<String>> {
     Ok(rows)
 }
 
-/// Creates a database file that does not exist yet readable by its owner only (0600); SQLite
-/// gives the `-wal` and `-shm` files it makes beside it the same mode. An existing file keeps
-/// the mode its owner chose.
 /// A read connection to the database file at `path`, configured.
 fn open_reader(path: &Path) -> Result<Connection> {
     let conn = Connection::open_with_flags(
@@ -256,6 +253,9 @@ fn open_reader(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Creates a database file that does not exist yet readable by its owner only (0600); SQLite
+/// gives the `-wal` and `-shm` files it makes beside it the same mode. An existing file keeps
+/// the mode its owner chose.
 fn create_private(path: &Path) -> Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
