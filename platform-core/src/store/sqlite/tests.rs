@@ -1596,3 +1596,27 @@ fn readers_are_opened_when_a_read_finds_every_open_one_busy() {
     let _no_wait = crate::store::NoWait::enter();
     assert_eq!(fresh.read().unwrap().tenant_count().unwrap(), 1);
 }
+
+/// A reader that cannot be opened when one is needed is an error of that read, and the open
+/// ones go on reading.
+#[test]
+fn a_reader_that_cannot_be_opened_fails_its_read_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let busy = store.read().unwrap();
+    // The file is gone from its directory: the open connections keep it, a new one cannot.
+    for suffix in ["", "-wal", "-shm"] {
+        let mut f = path.as_os_str().to_owned();
+        f.push(suffix);
+        let _ = std::fs::remove_file(&f);
+    }
+    assert!(store.read().is_err(), "no reader could be opened");
+    assert_eq!(
+        store.readers.iter().filter(|r| r.get().is_some()).count(),
+        1
+    );
+    assert_eq!(busy.tenant_count().unwrap(), 0);
+    drop(busy);
+    assert_eq!(store.read().unwrap().tenant_count().unwrap(), 0);
+}
