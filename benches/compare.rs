@@ -372,6 +372,15 @@ fn header() -> Map<String, Value> {
     h
 }
 
+/// The observations of [`points`] as columns.
+fn columns(first: usize, values: &[f64]) -> Columns {
+    let mut c = Columns::with_capacity(values.len());
+    c.times
+        .extend((0..values.len()).map(|i| T0 + (first + i) as i64 * MINUTE));
+    c.values.extend_from_slice(values);
+    c
+}
+
 fn points(first: usize, values: &[f64]) -> Vec<Point> {
     values
         .iter()
@@ -390,6 +399,20 @@ impl Core {
                 "price",
                 header(),
                 pts,
+                &SaveOptions::default(),
+            )
+            .unwrap();
+    }
+
+    fn save_columns(&self, object: &str, columns: Columns) {
+        self.platform
+            .data()
+            .save_columns(
+                &self.who,
+                object,
+                "price",
+                header(),
+                columns,
                 &SaveOptions::default(),
             )
             .unwrap();
@@ -573,8 +596,8 @@ fn w1_w2(s: &Sizes, do_w1: bool, do_w2: bool) {
             runs(),
             || {
                 let core = open_core();
-                let pts = points(0, &values);
-                let (ms, ()) = time_ms(|| core.save("BIG", pts));
+                let columns = columns(0, &values);
+                let (ms, ()) = time_ms(|| core.save_columns("BIG", columns));
                 ms
             },
             || {
@@ -594,6 +617,21 @@ fn w1_w2(s: &Sizes, do_w1: bool, do_w2: bool) {
             &format!("write {case_n}"),
             "rusqlite",
             &plain,
+            json!({}),
+        );
+        // The same write with a value built per observation (the typed `save_series`).
+        let points: Vec<f64> = (0..runs())
+            .map(|_| {
+                let core = open_core();
+                let pts = points(0, &values);
+                time_ms(|| core.save("BIG", pts)).0
+            })
+            .collect();
+        emit(
+            "W1",
+            &format!("write {case_n}"),
+            "platform-points",
+            &points,
             json!({}),
         );
     }

@@ -126,6 +126,11 @@ def main():
             goal("W1", f"{case.split()[0]} within {lim}× of ArcticDB", ratio <= lim,
                  f"{fmt_ms(ours['median_ms'])} vs {fmt_ms(a['median_ms'])}, ratio {ratio:.2f}")
         goal("W1", f"{case.split()[0]} target < {target} ms", ours["median_ms"] < target, fmt_ms(ours["median_ms"]))
+    if w1w:
+        pts = get("W1", w1w["case"], "platform-points")
+        if pts:
+            row("W1", w1w["case"] + ", a value per point (`save_series`)", pts, "the platform's columnar write",
+                w1w)
     if w1r:
         pts = get("W1", w1r["case"], "platform-points")
         if pts:

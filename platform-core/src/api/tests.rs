@@ -547,3 +547,152 @@ fn the_printed_json_of_a_document_is_its_json_read() {
         .unwrap_err();
     assert_eq!(missing.to_string(), read.to_string());
 }
+
+#[test]
+fn columns_written_read_back_as_sent_and_bad_columns_change_nothing() {
+    use crate::data::columns::{Columns, Extra};
+    use crate::data::model::{Point as Obs, PointValue, Status};
+    use crate::data::series::{Window, CHUNK_POINTS};
+    use crate::documents::SaveOptions;
+    let (platform, me) = setup();
+    let data = platform.data();
+    let minute = 60_000;
+    let t0 = hour(0).timestamp_millis();
+    let header = || {
+        let mut h = serde_json::Map::new();
+        h.insert("calendar".into(), json!("#PT1M"));
+        h
+    };
+    // Three chunks, with extras on both sides of the first chunk boundary and a number that is
+    // no short decimal.
+    let n = CHUNK_POINTS * 2 + 100;
+    let mut sent = Columns::with_capacity(n);
+    sent.times.extend((0..n as i64).map(|i| t0 + i * minute));
+    sent.values
+        .extend((0..n).map(|i| 40.0 + (i % 97) as f64 / 100.0));
+    sent.values[100] = 1.0 / 3.0;
+    let status = Some(Box::new(Status {
+        quality: Some("FAILED:spike".into()),
+        ..Status::default()
+    }));
+    for (index, value) in [
+        (5, PointValue::Null),
+        (
+            CHUNK_POINTS - 1,
+            PointValue::Num(sent.values[CHUNK_POINTS - 1]),
+        ),
+        (CHUNK_POINTS, PointValue::Text("n/a".into())),
+        (n - 1, PointValue::Null),
+    ] {
+        if !matches!(value, PointValue::Num(_)) {
+            sent.values[index] = f64::NAN;
+        }
+        let status = (index == CHUNK_POINTS - 1)
+            .then(|| status.clone())
+            .flatten();
+        sent.extras.push(Extra {
+            index,
+            value,
+            status,
+        });
+    }
+    let opts = SaveOptions::default();
+    data.save_columns(&me, "X", "p", header(), sent.clone(), &opts)
+        .unwrap();
+    let back = data
+        .read_columns(&me, Source::Private, "X:p", Window::All, None)
+        .unwrap();
+    let points = sent.clone().into_points();
+    assert_eq!(back.clone().into_points().len(), n);
+    // Bit for bit (NaN where there is no number).
+    let bits = |c: &Columns| c.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        (&back.times, bits(&back), &back.extras),
+        (&sent.times, bits(&sent), &sent.extras)
+    );
+    // The same observations as points are stored the same.
+    data.save_series(&me, "Y", "p", header(), points.clone(), &opts)
+        .unwrap();
+    let as_points = data
+        .read_columns(&me, Source::Private, "Y:p", Window::All, None)
+        .unwrap();
+    assert_eq!(
+        (bits(&as_points), &as_points.extras),
+        (bits(&back), &back.extras)
+    );
+    assert_eq!(
+        data.read_points(&me, Source::Private, "X:p", Window::Last(3), None)
+            .unwrap(),
+        points[n - 3..].to_vec()
+    );
+
+    // Columns out of time order are stored in order, their extras with them.
+    let mut reversed = Columns::default();
+    for p in points[..10].iter().rev() {
+        reversed.push(p);
+    }
+    data.save_columns(&me, "R", "p", header(), reversed, &opts)
+        .unwrap();
+    assert_eq!(
+        data.read_points(&me, Source::Private, "R:p", Window::All, None)
+            .unwrap(),
+        points[..10].to_vec()
+    );
+
+    // Columns over stored observations merge with them: a changed value is marked CHANGED.
+    let mut update = Columns::default();
+    update.push(&Obs::num(t0 + 6 * minute, 99.0));
+    update.push(&Obs::num(t0 + n as i64 * minute, 1.5));
+    data.save_columns(&me, "X", "p", header(), update, &opts)
+        .unwrap();
+    let merged = data
+        .read_points(&me, Source::Private, "X:p", Window::All, None)
+        .unwrap();
+    assert_eq!(merged.len(), n + 1);
+    assert_eq!(merged[6].v, PointValue::Num(99.0));
+    assert_eq!(
+        merged[6].status.as_ref().and_then(|s| s.source.as_deref()),
+        Some("CHANGED")
+    );
+    assert_eq!(merged[..6], points[..6]);
+    assert_eq!(merged[7..n], points[7..]);
+
+    // Bad columns: a clear error, and nothing stored.
+    let bad = |c: Columns, expect: &str| {
+        let err = data
+            .save_columns(&me, "Z", "p", header(), c, &opts)
+            .unwrap_err();
+        assert!(err.to_string().contains(expect), "{err}");
+        assert!(data
+            .read_columns(&me, Source::Private, "Z:p", Window::All, None)
+            .is_err());
+    };
+    let mut short = sent.clone();
+    short.values.pop();
+    bad(short, &format!("p.data: {n} times and {} values", n - 1));
+    let mut swapped = sent.clone();
+    swapped.extras.swap(0, 1);
+    bad(swapped, "the extra at position 5 is out of place");
+    let mut beyond = sent.clone();
+    beyond.extras.last_mut().unwrap().index = n;
+    bad(
+        beyond,
+        &format!("the extra at position {n} is out of place"),
+    );
+    let mut differ = sent.clone();
+    differ.values[CHUNK_POINTS - 1] += 1.0;
+    bad(differ, "send the same number in both");
+    let mut off = sent.clone();
+    off.times[7] += 30_000;
+    let err = data
+        .save_columns(&me, "Z", "p", header(), off, &opts)
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::IndexAlign);
+    assert!(err.to_string().starts_with("p.data[7]: time "), "{err}");
+    let mut twice = sent.clone();
+    twice.times[8] = twice.times[2];
+    bad(
+        twice,
+        "p observation 3 and p observation 9 are the same time",
+    );
+}

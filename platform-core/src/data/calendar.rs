@@ -98,6 +98,22 @@ impl Calendar {
         )
     }
 
+    /// Whether every time is on the calendar, told by arithmetic alone (a sparse calendar, or an
+    /// intraday step in UTC: a bulk load's check without a date built per time); `false` also
+    /// when it cannot be told so, and each time must go through [`Calendar::check`].
+    pub fn all_on(self, times: &[i64], tz: Tz) -> bool {
+        match self {
+            Calendar::Sparse => true,
+            Calendar::Intraday(step) if tz == Tz::UTC => {
+                let step = i64::from(step) * 1000;
+                times
+                    .iter()
+                    .fold(true, |ok, t| ok & (t.rem_euclid(step) == 0))
+            }
+            _ => false,
+        }
+    }
+
     /// Checks that an instant is on the calendar in a time zone (`INDEX_ALIGN` otherwise).
     pub fn check(self, at_ms: i64, tz: Tz, code: &str) -> Result<()> {
         match self {
@@ -256,6 +272,27 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// The bulk check of a load says "all on the calendar" only when each time's own check
+        /// does, and in UTC an intraday step always tells.
+        #[test]
+        fn the_bulk_check_agrees_with_each_times_check(
+            steps in proptest::collection::vec(0i64..4, 1..50),
+            unit in proptest::sample::select(vec![1_000i64, 30_000, 60_000, 900_000, 86_400_000]),
+            start in -1_000_000_000i64..1_000_000_000,
+            calendar in proptest::sample::select(vec!["#PT1M", "#PT15M", "HOURLY", "DAILY", "SPARSE"]),
+            zone in proptest::sample::select(vec![Tz::UTC, chrono_tz::Europe::Berlin]),
+        ) {
+            let cal = Calendar::parse(Some(calendar)).unwrap();
+            let mut t = start * 60_000;
+            let times: Vec<i64> = steps.iter().map(|s| { t += s * unit; t }).collect();
+            let each = times.iter().all(|&t| cal.check(t, zone, calendar).is_ok());
+            let bulk = cal.all_on(&times, zone);
+            proptest::prop_assert!(!bulk || each);
+            if zone == Tz::UTC && calendar != "DAILY" {
+                proptest::prop_assert_eq!(bulk, each);
+            }
+        }
+
         /// The hand-written UTC text is chrono's, over every year it writes, and chrono's
         /// is used outside them.
         #[test]

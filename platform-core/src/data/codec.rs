@@ -32,7 +32,7 @@
 //! tag, the value and the status) are still read: their count can never be `MAGIC`.
 
 use super::bytes::{put_text, put_varint, Reader};
-use super::columns::{Columns, Extra};
+use super::columns::{Columns, ColumnsView, Extra};
 use super::model::{Point, PointValue, Status};
 use crate::error::Result;
 
@@ -48,65 +48,74 @@ const MAX_EXACT: u64 = 1 << 53;
 
 /// Encodes points (sorted by time, distinct times).
 pub fn encode(points: &[Point]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(32 + points.len() * 2);
+    let columns = Columns::from_points(points);
+    encode_columns(&columns.view(0, columns.len()))
+}
+
+/// Encodes a run of columns (sorted by time, distinct times): what [`encode`] writes for the
+/// same observations, read from the two arrays without a [`Point`] per observation.
+pub fn encode_columns(c: &ColumnsView<'_>) -> Vec<u8> {
+    let count = c.times.len();
+    let mut out = Vec::with_capacity(32 + count * 2);
     out.extend_from_slice(&MAGIC.to_le_bytes());
-    put_varint(&mut out, points.len() as u64);
-    encode_times(&mut out, points);
-    let exceptions = encode_values(&mut out, points);
-    let is_exception = |i: usize| exceptions.binary_search(&i).is_ok();
-    let extras: Vec<(usize, &Point)> = points
+    put_varint(&mut out, count as u64);
+    encode_times(&mut out, c.times);
+    // The positions (in the run) of the null and text values: they have no number.
+    let no_number: Vec<usize> = c
+        .extras
         .iter()
-        .enumerate()
-        .filter(|&(i, p)| {
-            p.status.is_some() || !matches!(p.v, PointValue::Num(_)) || is_exception(i)
-        })
+        .filter(|e| !matches!(e.value, PointValue::Num(_)))
+        .map(|e| e.index - c.base)
         .collect();
-    put_varint(&mut out, extras.len() as u64);
-    for (i, p) in extras {
+    let exceptions = encode_values(&mut out, c.values, &no_number);
+    // The extras and the numbers kept as they are, merged by position.
+    let mut listed = Vec::with_capacity(c.extras.len() + exceptions.len());
+    let mut kept = exceptions.iter().copied().peekable();
+    for e in c.extras {
+        let i = e.index - c.base;
+        while let Some(k) = kept.next_if(|&k| k < i) {
+            listed.push((k, None));
+        }
+        kept.next_if_eq(&i);
+        listed.push((i, Some(e)));
+    }
+    listed.extend(kept.map(|k| (k, None)));
+    put_varint(&mut out, listed.len() as u64);
+    for (i, extra) in listed {
         put_varint(&mut out, i as u64);
-        let flag = if p.status.is_some() { 0x80 } else { 0 };
-        match &p.v {
-            PointValue::Null => out.push(flag),
-            PointValue::Num(n) if is_exception(i) => {
-                out.push(3 | flag);
-                out.extend_from_slice(&n.to_le_bytes());
-            }
-            PointValue::Num(_) => out.push(1 | flag),
-            PointValue::Text(s) => {
+        let status = extra.and_then(|e| e.status.as_deref());
+        let flag = if status.is_some() { 0x80 } else { 0 };
+        match extra.map(|e| &e.value) {
+            Some(PointValue::Null) => out.push(flag),
+            Some(PointValue::Text(s)) => {
                 out.push(2 | flag);
                 put_text(&mut out, s);
             }
+            _ if exceptions.binary_search(&i).is_ok() => {
+                out.push(3 | flag);
+                out.extend_from_slice(&c.values[i].to_le_bytes());
+            }
+            _ => out.push(1 | flag),
         }
-        if let Some(s) = &p.status {
+        if let Some(s) = status {
             put_text(&mut out, &s.encode());
         }
     }
     out
 }
 
-fn encode_times(out: &mut Vec<u8>, points: &[Point]) {
-    let first = points.first().map_or(0, |p| p.t);
-    let step = points.get(1).map_or(0, |p| p.t.wrapping_sub(first));
-    let regular = step >= 0
-        && points
-            .windows(2)
-            .all(|w| w[1].t.wrapping_sub(w[0].t) == step);
+fn encode_times(out: &mut Vec<u8>, times: &[i64]) {
+    let first = times.first().copied().unwrap_or(0);
+    let step = times.get(1).map_or(0, |t| t.wrapping_sub(first));
+    let regular = step >= 0 && times.windows(2).all(|w| w[1].wrapping_sub(w[0]) == step);
     out.push(if regular { 0 } else { 1 });
     out.extend_from_slice(&first.to_le_bytes());
     if regular {
         put_varint(out, step as u64);
     } else {
-        for w in points.windows(2) {
-            put_varint(out, w[1].t.wrapping_sub(w[0].t) as u64);
+        for w in times.windows(2) {
+            put_varint(out, w[1].wrapping_sub(w[0]) as u64);
         }
-    }
-}
-
-/// The number of the column slot of a point (`None` for a null or text value).
-fn number(p: &Point) -> Option<f64> {
-    match p.v {
-        PointValue::Num(n) => Some(n),
-        _ => None,
     }
 }
 
@@ -123,34 +132,45 @@ fn decimal(v: f64, e: usize) -> Option<i64> {
     (n.unsigned_abs() <= MAX_EXACT && (n as f64 / POW10[e]).to_bits() == v.to_bits()).then_some(n)
 }
 
-/// The decimals of a chunk: the smallest `e` (trying from the fewest places among its first
-/// numbers upwards) with all but at most an eighth of its numbers exact as `n / 10^e`, their integers
-/// (the previous one in the slot of a null, text or other number) and the positions of the
-/// numbers that are not such decimals (kept as they are). `None` when there is no such `e` up
-/// to 18.
-fn decimals(points: &[Point]) -> Option<(usize, Vec<i64>, Vec<usize>)> {
-    // The fewest places among the first numbers that are decimals at all.
-    let mut e = points
+/// The numbers of a run of values, skipping the slots in `no_number` (ascending positions of
+/// null and text values): each with its position.
+fn numbers<'a>(
+    values: &'a [f64],
+    no_number: &'a [usize],
+) -> impl Iterator<Item = (usize, f64)> + 'a {
+    let mut skip = no_number.iter().copied().peekable();
+    values
         .iter()
-        .filter_map(number)
+        .enumerate()
+        .filter(move |&(i, _)| skip.next_if_eq(&i).is_none())
+        .map(|(i, &v)| (i, v))
+}
+
+/// The decimals of a chunk: the smallest `e` (trying from the fewest places among its first
+/// numbers upwards) with all but at most an eighth of its numbers exact as `n / 10^e`, their
+/// integers (the previous one in the slot of a null, text or other number) and the positions
+/// of the numbers that are not such decimals (kept as they are). `None` when there is no such
+/// `e` up to 18.
+fn decimals(values: &[f64], no_number: &[usize]) -> Option<(usize, Vec<i64>, Vec<usize>)> {
+    // The fewest places among the first numbers that are decimals at all.
+    let mut e = numbers(values, no_number)
         .take(8)
-        .filter_map(|v| (0..POW10.len()).find(|&e| decimal(v, e).is_some()))
+        .filter_map(|(_, v)| (0..POW10.len()).find(|&e| decimal(v, e).is_some()))
         .min()
         .unwrap_or(0);
-    let allowed = points.len() / 8;
-    let mut ints = Vec::with_capacity(points.len());
+    let allowed = values.len() / 8;
+    let mut ints = Vec::with_capacity(values.len());
     let mut misses = Vec::new();
     'places: loop {
         ints.clear();
         misses.clear();
         // Slots before the first decimal hold its integer (a delta of 0 to it).
-        let mut last = points
-            .iter()
-            .filter_map(number)
-            .find_map(|v| decimal(v, e))
+        let mut last = numbers(values, no_number)
+            .find_map(|(_, v)| decimal(v, e))
             .unwrap_or(0);
-        for (i, p) in points.iter().enumerate() {
-            if let Some(v) = number(p) {
+        let mut skip = no_number.iter().copied().peekable();
+        for (i, &v) in values.iter().enumerate() {
+            if skip.next_if_eq(&i).is_none() {
                 match decimal(v, e) {
                     Some(n) => last = n,
                     None => {
@@ -173,11 +193,18 @@ fn decimals(points: &[Point]) -> Option<(usize, Vec<i64>, Vec<usize>)> {
 
 /// Writes the value column; returns the positions of the numbers kept as they are beside a
 /// column of decimals (ascending).
-fn encode_values(out: &mut Vec<u8>, points: &[Point]) -> Vec<usize> {
-    let Some((e, ints, exceptions)) = decimals(points) else {
+fn encode_values(out: &mut Vec<u8>, values: &[f64], no_number: &[usize]) -> Vec<usize> {
+    let Some((e, ints, exceptions)) = decimals(values, no_number) else {
         out.push(1);
-        for p in points {
-            out.extend_from_slice(&number(p).unwrap_or(0.0).to_le_bytes());
+        out.reserve(values.len() * 8);
+        let mut skip = no_number.iter().copied().peekable();
+        for (i, v) in values.iter().enumerate() {
+            let v = if skip.next_if_eq(&i).is_some() {
+                0.0
+            } else {
+                *v
+            };
+            out.extend_from_slice(&v.to_le_bytes());
         }
         return Vec::new();
     };
@@ -509,6 +536,17 @@ mod tests {
         fn chunks_round_trip(raw in prop::collection::vec((1i64..10_000_000, value(), status()), 0..200),
                              start in -1_000_000_000_000i64..2_000_000_000_000) {
             round_trip(&build(start, raw))?;
+        }
+
+        #[test]
+        fn a_run_of_columns_encodes_as_its_points(raw in prop::collection::vec((1i64..10_000_000, value(), status()), 0..200),
+                                                  cut in (0usize..200, 0usize..200)) {
+            let points = build(0, raw);
+            let (a, b) = (cut.0.min(cut.1).min(points.len()), cut.0.max(cut.1).min(points.len()));
+            let columns = Columns::from_points(&points);
+            let run = columns.view(a, b);
+            prop_assert_eq!(run.base, a);
+            prop_assert_eq!(encode_columns(&run), encode(&points[a..b]));
         }
 
         #[test]

@@ -4,6 +4,7 @@
 //! from it, so a read of a numeric series never builds a [`Point`] per observation.
 
 use super::model::{Point, PointValue, Status};
+use crate::error::{Error, Result};
 
 /// An observation that is not a plain number: its full value and status.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +31,20 @@ pub struct Columns {
     /// by construction, so only the extras of such columns need a look (see
     /// [`Columns::all_finite`]), not a pass over a million values.
     pub maybe_not_finite: bool,
+}
+
+/// A run of [`Columns`]: the observations at positions `base..base + times.len()`, with the
+/// extras among them (their indexes still those of the whole columns).
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnsView<'a> {
+    /// Times of the run.
+    pub times: &'a [i64],
+    /// Values of the run.
+    pub values: &'a [f64],
+    /// The extras of the run.
+    pub extras: &'a [Extra],
+    /// The position of the run's first observation in the whole columns.
+    pub base: usize,
 }
 
 /// Whether every value is a finite number: a read of the whole slice in blocks the compiler
@@ -61,6 +76,41 @@ impl Columns {
             return all_finite(&self.values);
         }
         self.extras.iter().all(|e| self.values[e.index].is_finite())
+    }
+
+    /// Checks columns sent to be written: as many values as times, and the extras each at a
+    /// position among them, in ascending order, a number among them the same as its slot in
+    /// [`Columns::values`].
+    pub fn check(&self) -> Result<()> {
+        if self.values.len() != self.times.len() {
+            return Err(Error::invalid_body(format!(
+                "{} times and {} values: send one value per time",
+                self.times.len(),
+                self.values.len()
+            )));
+        }
+        let mut previous = None;
+        for e in &self.extras {
+            if e.index >= self.times.len() || previous.is_some_and(|p| e.index <= p) {
+                return Err(Error::invalid_body(format!(
+                    "the extra at position {} is out of place: list extras by ascending \
+                     position, each below the number of times ({})",
+                    e.index,
+                    self.times.len()
+                )));
+            }
+            if let PointValue::Num(n) = e.value {
+                if n.to_bits() != self.values[e.index].to_bits() {
+                    return Err(Error::invalid_body(format!(
+                        "the extra at position {} holds the number {n}, its value slot {}: \
+                         send the same number in both",
+                        e.index, self.values[e.index]
+                    )));
+                }
+            }
+            previous = Some(e.index);
+        }
+        Ok(())
     }
 
     /// How many observations.
@@ -117,6 +167,34 @@ impl Columns {
             p.status = e.status;
         }
         out
+    }
+
+    /// The observations at positions `from..to`, borrowed.
+    pub fn view(&self, from: usize, to: usize) -> ColumnsView<'_> {
+        let to = to.min(self.len());
+        let from = from.min(to);
+        let first = self.extras.partition_point(|e| e.index < from);
+        let end = self.extras.partition_point(|e| e.index < to);
+        ColumnsView {
+            times: &self.times[from..to],
+            values: &self.values[from..to],
+            extras: &self.extras[first..end],
+            base: from,
+        }
+    }
+
+    /// Whether the times are strictly ascending (as stored columns must be).
+    pub fn is_sorted(&self) -> bool {
+        // Compared in blocks without an early exit, which the compiler turns into vector
+        // instructions.
+        let t = &self.times;
+        if t.len() < 2 {
+            return true;
+        }
+        t[1..]
+            .chunks(64)
+            .zip(t[..t.len() - 1].chunks(64))
+            .all(|(next, prev)| next.iter().zip(prev).fold(true, |ok, (n, p)| ok & (n > p)))
     }
 
     /// Keeps the observations in `from..to` (positions).
@@ -194,6 +272,43 @@ mod tests {
         );
         assert_eq!(c.statuses().map(|(i, _)| i).collect::<Vec<_>>(), vec![3]);
         assert_eq!(c.into_points(), mixed());
+    }
+
+    #[test]
+    fn sorted_means_strictly_ascending_times() {
+        let with = |times: Vec<i64>| Columns {
+            values: vec![0.0; times.len()],
+            times,
+            ..Columns::default()
+        };
+        assert!(with(vec![]).is_sorted() && with(vec![3]).is_sorted());
+        let mut long: Vec<i64> = (0..300).collect();
+        assert!(with(long.clone()).is_sorted());
+        // A step back or a repeat anywhere, on either side of a block of 64.
+        for at in [1, 63, 64, 65, 128, 299] {
+            let mut back = long.clone();
+            back[at] = back[at - 1] - 1;
+            assert!(!with(back).is_sorted(), "step back at {at}");
+            let mut repeat = long.clone();
+            repeat[at] = repeat[at - 1];
+            assert!(!with(repeat).is_sorted(), "repeat at {at}");
+        }
+        long.reverse();
+        assert!(!with(long).is_sorted());
+    }
+
+    #[test]
+    fn a_view_holds_the_extras_of_its_run() {
+        let c = Columns::from_points(&mixed());
+        let run = c.view(1, 4);
+        assert_eq!((run.base, run.times), (1, &[2, 3, 4][..]));
+        assert_eq!(
+            run.extras.iter().map(|e| e.index).collect::<Vec<_>>(),
+            vec![1, 3]
+        );
+        assert!(c.view(5, 99).extras.is_empty());
+        assert_eq!(c.view(4, 99).extras[0].index, 4);
+        assert!(c.view(6, 2).times.is_empty());
     }
 
     #[test]

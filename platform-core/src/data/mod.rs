@@ -27,6 +27,7 @@ use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{DataKey, DataWrite};
 use calendar::{parse_zone, Calendar};
+use columns::Columns;
 use model::{Point, PointValue, Status};
 use serde_json::{Map, Value};
 use series::{OnDuplicate, PayloadNames};
@@ -82,9 +83,9 @@ pub enum DataPayload {
     Series(Option<Value>),
     /// The curve of one ondate (`ondate`, `contracts`), if sent.
     Curve(Option<Map<String, Value>>),
-    /// Observations already parsed (from a typed API or a file import), and whether they
-    /// replace the stored ones.
-    Points(Vec<Point>, bool),
+    /// Observations already parsed (from a typed API or a file import), as columns, and
+    /// whether they replace the stored ones.
+    Columns(Columns, bool),
     /// The curves of several ondates (`{ondate, contracts}` each, from a typed API or a file
     /// import), written at one object version.
     Curves(Vec<Map<String, Value>>),
@@ -163,7 +164,7 @@ impl CalendarRefs {
         for (name, payload) in payloads {
             let header = body.get(name).and_then(Value::as_object);
             match payload {
-                DataPayload::Series(_) | DataPayload::Points(..) => {
+                DataPayload::Series(_) | DataPayload::Columns(..) => {
                     let code = header
                         .and_then(|h| h.get("calendar"))
                         .and_then(Value::as_str);
@@ -349,10 +350,41 @@ pub(crate) struct DataChange {
     pub name: String,
     /// The ondate written (curves).
     pub ondate: Option<String>,
-    /// The observation times written (time series, UTC ms, sorted).
-    pub times: Vec<i64>,
+    /// The observation times written (time series).
+    pub times: Option<WrittenTimes>,
     /// Whether the whole series was replaced or removed.
     pub replaced: bool,
+}
+
+/// The observation times a save wrote to a series (UTC ms): their span and count, and the
+/// times themselves when there are at most [`crate::events::MAX_EVENT_POINTS`] (an event lists
+/// no more).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WrittenTimes {
+    /// The first.
+    pub first: i64,
+    /// The last.
+    pub last: i64,
+    /// How many.
+    pub count: usize,
+    /// Each, ascending, or none past the limit.
+    pub listed: Vec<i64>,
+}
+
+impl WrittenTimes {
+    /// Of sorted, distinct times; `None` for none.
+    pub fn of(times: &[i64]) -> Option<WrittenTimes> {
+        Some(WrittenTimes {
+            first: *times.first()?,
+            last: *times.last()?,
+            count: times.len(),
+            listed: if times.len() <= crate::events::MAX_EVENT_POINTS {
+                times.to_vec()
+            } else {
+                Vec::new()
+            },
+        })
+    }
 }
 
 /// Writes the payloads of a save; returns what changed, one entry per changed property.
@@ -370,16 +402,12 @@ pub(crate) fn write_payloads(
 ) -> Result<Vec<DataChange>> {
     let replace = opts.replace;
     let mut changed = Vec::new();
-    let series_change = |name: &str, points: &[Point], replaced: bool| {
-        let mut times: Vec<i64> = points.iter().map(|p| p.t).collect();
-        times.sort_unstable();
-        times.dedup();
-        DataChange {
-            name: name.to_string(),
-            ondate: None,
-            times,
-            replaced,
-        }
+    // Of sorted observations (payloads are sorted before they are written).
+    let series_change = |name: &str, times: &[i64], replaced: bool| DataChange {
+        name: name.to_string(),
+        ondate: None,
+        times: WrittenTimes::of(times),
+        replaced,
     };
     for (name, payload) in payloads {
         let header = body
@@ -399,8 +427,10 @@ pub(crate) fn write_payloads(
                     None => Vec::new(),
                 };
                 if data.is_some() || replace {
-                    let change = series_change(&name, &points, replace);
-                    if series::write(tx, &key, current, version, keep_history, replace, points)? {
+                    let columns = Columns::from_points(&points);
+                    drop(points);
+                    let change = series_change(&name, &columns.times, replace);
+                    if series::write(tx, &key, current, version, keep_history, replace, columns)? {
                         changed.push(change);
                     }
                 } else {
@@ -423,7 +453,7 @@ pub(crate) fn write_payloads(
                     changed.push(DataChange {
                         name: name.clone(),
                         ondate: Some(ondate),
-                        times: Vec::new(),
+                        times: None,
                         replaced: false,
                     });
                 }
@@ -446,27 +476,29 @@ pub(crate) fn write_payloads(
                         changed.push(DataChange {
                             name: name.clone(),
                             ondate: Some(ondate),
-                            times: Vec::new(),
+                            times: None,
                             replaced: false,
                         });
                     }
                 }
             }
-            DataPayload::Points(mut points, replace_series) => {
+            DataPayload::Columns(mut columns, replace_series) => {
                 let (calendar, tz, code) = series_settings(&name, &header)?;
-                for (i, p) in points.iter().enumerate() {
-                    calendar
-                        .check(p.t, tz, &code)
-                        .and_then(|()| check_holiday(holidays, p.t, tz, &code))
-                        .map_err(|e| prefix(&format!("{name}.data[{i}]"), e))?;
+                if holidays.is_some() || !calendar.all_on(&columns.times, tz) {
+                    for (i, &t) in columns.times.iter().enumerate() {
+                        calendar
+                            .check(t, tz, &code)
+                            .and_then(|()| check_holiday(holidays, t, tz, &code))
+                            .map_err(|e| prefix(&format!("{name}.data[{i}]"), e))?;
+                    }
                 }
                 let names = PayloadNames {
                     place: &|i| format!("{name} observation {}", i + 1),
                     time: &|t| calendar::format_time(t, calendar, tz),
                     hint: "or keep one with OnDuplicate::First or Last",
                 };
-                series::sort_payload(&mut points, opts.on_duplicate, &names)?;
-                let change = series_change(&name, &points, replace || replace_series);
+                series::sort_payload_columns(&mut columns, opts.on_duplicate, &names)?;
+                let change = series_change(&name, &columns.times, replace || replace_series);
                 if series::write(
                     tx,
                     &key,
@@ -474,7 +506,7 @@ pub(crate) fn write_payloads(
                     version,
                     keep_history,
                     replace || replace_series,
-                    points,
+                    columns,
                 )? {
                     changed.push(change);
                 }

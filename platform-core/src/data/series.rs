@@ -126,6 +126,22 @@ pub fn normalise(mut points: Vec<Point>) -> Result<Vec<Point>> {
     Ok(points)
 }
 
+/// [`sort_payload`] on columns: sorted columns (the common case of a bulk load) are looked at
+/// once and kept as they are.
+pub fn sort_payload_columns(
+    columns: &mut Columns,
+    policy: OnDuplicate,
+    names: &PayloadNames<'_>,
+) -> Result<usize> {
+    if columns.is_sorted() {
+        return Ok(0);
+    }
+    let mut points = std::mem::take(columns).into_points();
+    let dropped = sort_payload(&mut points, policy, names)?;
+    *columns = Columns::from_points(&points);
+    Ok(dropped)
+}
+
 /// Merges sorted `new` observations into sorted `old` ones (see the module rules); the merged
 /// observations, and whether they differ from `old`.
 pub fn merge(old: Vec<Point>, new: Vec<Point>) -> (Vec<Point>, bool) {
@@ -164,14 +180,17 @@ pub fn merge(old: Vec<Point>, new: Vec<Point>) -> (Vec<Point>, bool) {
 }
 
 /// Cuts sorted observations into encoded chunks.
-pub fn to_chunks(points: &[Point]) -> Vec<Chunk> {
-    points
-        .chunks(CHUNK_POINTS)
-        .map(|c| Chunk {
-            start: c[0].t,
-            stop: c[c.len() - 1].t,
-            count: c.len() as u32,
-            payload: codec::encode(c),
+pub fn to_chunks(columns: &Columns) -> Vec<Chunk> {
+    (0..columns.len())
+        .step_by(CHUNK_POINTS)
+        .map(|from| {
+            let run = columns.view(from, from + CHUNK_POINTS);
+            Chunk {
+                start: run.times[0],
+                stop: run.times[run.times.len() - 1],
+                count: run.times.len() as u32,
+                payload: codec::encode_columns(&run),
+            }
         })
         .collect()
 }
@@ -180,7 +199,9 @@ pub fn to_chunks(points: &[Point]) -> Vec<Chunk> {
 ///
 /// `current` is the version whose data the merge starts from (`None` for a new object),
 /// `replace` drops every stored observation first, and `keep_history` is false for objects of
-/// unversioned types (their rows are rewritten in place).
+/// unversioned types (their rows are rewritten in place). Observations that land where none
+/// are stored (a new series, or past its end) go from the columns to the chunks as they are;
+/// the chunks they overlap are merged with them point by point.
 pub fn write(
     tx: &mut dyn DataWrite,
     key: &DataKey,
@@ -188,15 +209,19 @@ pub fn write(
     version: u32,
     keep_history: bool,
     replace: bool,
-    points: Vec<Point>,
+    columns: Columns,
 ) -> Result<bool> {
-    let points = normalise(points)?;
+    let columns = if columns.is_sorted() {
+        columns
+    } else {
+        Columns::from_points(&normalise(columns.into_points())?)
+    };
     let affected: Vec<Chunk> = match current {
         None => Vec::new(),
         Some(cur) if replace => tx.chunks(key, cur, None, None)?,
-        Some(_) if points.is_empty() => return Ok(false),
+        Some(_) if columns.is_empty() => return Ok(false),
         Some(cur) => {
-            let (lo, hi) = (points[0].t, points[points.len() - 1].t);
+            let (lo, hi) = (columns.times[0], columns.times[columns.len() - 1]);
             let mut chunks = tx.chunks(key, cur, Some(lo), Some(hi))?;
             if let Some(before) = tx.chunk_before(key, cur, lo)? {
                 if chunks.first().is_none_or(|c| c.start != before.start) {
@@ -206,19 +231,28 @@ pub fn write(
             chunks
         }
     };
-    let mut old = Vec::with_capacity(affected.iter().map(|c| c.count as usize).sum());
-    for c in &affected {
-        codec::decode_into(&c.payload, &mut old)?;
-    }
-    let (merged, changed) = if replace {
-        let changed = points != old;
-        (points, changed)
+    let merged = if affected.is_empty() {
+        if columns.is_empty() {
+            return Ok(false);
+        }
+        columns
     } else {
-        merge(old, points)
+        let mut old = Vec::with_capacity(affected.iter().map(|c| c.count as usize).sum());
+        for c in &affected {
+            codec::decode_into(&c.payload, &mut old)?;
+        }
+        let points = columns.into_points();
+        let (merged, changed) = if replace {
+            let changed = points != old;
+            (points, changed)
+        } else {
+            merge(old, points)
+        };
+        if !changed {
+            return Ok(false);
+        }
+        Columns::from_points(&merged)
     };
-    if !changed {
-        return Ok(false);
-    }
     let old_starts: Vec<i64> = affected.iter().map(|c| c.start).collect();
     tx.replace_chunks(key, version, keep_history, &old_starts, &to_chunks(&merged))?;
     Ok(true)
@@ -422,7 +456,7 @@ mod tests {
         let points: Vec<Point> = (0..(CHUNK_POINTS as i64 * 2 + 5))
             .map(|t| Point::num(t, t as f64))
             .collect();
-        let chunks = to_chunks(&points);
+        let chunks = to_chunks(&Columns::from_points(&points));
         assert_eq!(chunks.len(), 3);
         assert_eq!(chunks[2].count, 5);
         assert_eq!(

@@ -28,7 +28,28 @@ impl Platform {
         points: Vec<Point>,
         opts: &SaveOptions,
     ) -> Result<Value> {
-        let typed = vec![(prop.to_string(), DataPayload::Points(points, opts.replace))];
+        let columns = Columns::from_points(&points);
+        drop(points);
+        self.save_series_columns(p, object, prop, header, columns, opts)
+    }
+
+    /// [`Platform::save_series`] of observations as columns.
+    pub(crate) fn save_series_columns(
+        &self,
+        p: &Principal,
+        object: &str,
+        prop: &str,
+        header: Map<String, Value>,
+        columns: Columns,
+        opts: &SaveOptions,
+    ) -> Result<Value> {
+        columns
+            .check()
+            .map_err(|e| super::prefix(&format!("{prop}.data"), e))?;
+        let typed = vec![(
+            prop.to_string(),
+            DataPayload::Columns(columns, opts.replace),
+        )];
         self.save_typed(p, object, prop, SERIES_TYPE, header, typed, opts)
     }
 

@@ -127,7 +127,7 @@ impl Platform {
                 data_changes.push(data::DataChange {
                     name,
                     ondate: None,
-                    times: Vec::new(),
+                    times: None,
                     replaced: true,
                 });
             }

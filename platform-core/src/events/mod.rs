@@ -366,17 +366,14 @@ pub(crate) fn data_update(
             .map(crate::clock::format_instant)
             .unwrap_or_default()
     };
-    if !change.times.is_empty() {
-        if change.times.len() <= MAX_EVENT_POINTS {
-            let points: Vec<String> = change.times.iter().map(|t| time(*t)).collect();
+    if let Some(times) = &change.times {
+        if !times.listed.is_empty() {
+            let points: Vec<String> = times.listed.iter().map(|t| time(*t)).collect();
             data.insert("points".into(), json!(points));
         }
-        data.insert("from".into(), json!(time(change.times[0])));
-        data.insert(
-            "to".into(),
-            json!(time(change.times[change.times.len() - 1])),
-        );
-        data.insert("count".into(), json!(change.times.len()));
+        data.insert("from".into(), json!(time(times.first)));
+        data.insert("to".into(), json!(time(times.last)));
+        data.insert("count".into(), json!(times.count));
     }
     if change.replaced {
         data.insert("replaced".into(), json!(true));

@@ -68,7 +68,10 @@ impl Platform {
                             points.push(point);
                         }
                     }
-                    crate::data::DataPayload::Points(points, false)
+                    crate::data::DataPayload::Columns(
+                        crate::data::columns::Columns::from_points(&points),
+                        false,
+                    )
                 }
                 Kind::Curve => {
                     let r = results.last().cloned().unwrap_or(Value::Null);
