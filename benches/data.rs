@@ -668,7 +668,8 @@ mod series_1m {
                 .platform
                 .data()
                 .read_json_bytes(&f.core.who, Source::Private, "BIG:price", &q)
-                .unwrap();
+                .unwrap()
+                .bytes;
             assert!(bytes.len() > 10_000 * 30);
             bytes
         });

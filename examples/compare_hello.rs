@@ -13,7 +13,11 @@
 //!   authentication epoch, the epoch read in the same read transaction as the row (so a
 //!   revoked token is refused from the next request on, whichever process revoked it), an
 //!   unknown token looked up in the file's `tokens` table (401 if unknown or revoked, 403 if
-//!   of another tenant). The floor under W6's object GET with its guarantees.
+//!   of another tenant). The floor under W6's object GET with its guarantees. It also answers
+//!   `GET /data/v1/private/{OBJ:PROP}?_range=last(N)` the same way: in the one read
+//!   transaction, the object's row for the series header and the newest chunks of the series,
+//!   decoded with the platform's codec, the last N points printed with `serde_json` and
+//!   chrono as the platform's JSON answer (the same bytes): the floor under W6's data GET.
 //! - `compare_hello --version`: prints a line and exits, the floor of a process start (W8).
 //! - `compare_hello probe PORT PATH TOKEN -- COMMAND...`: starts COMMAND, sends `GET PATH` to
 //!   127.0.0.1:PORT (with `Authorization: Bearer TOKEN` unless TOKEN is `-`) as soon as the
@@ -113,52 +117,14 @@ async fn checked_row(
     at: actix_web::web::Data<Row>,
     id: actix_web::web::Path<String>,
 ) -> actix_web::HttpResponse {
-    use actix_web::http::StatusCode;
     use rusqlite::OptionalExtension as _;
-    use sha2::Digest as _;
-    let token = req
-        .headers()
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    let Some(token) = token else {
-        return actix_web::HttpResponse::Unauthorized().finish();
-    };
-    let mut hash = String::with_capacity(64);
-    for b in sha2::Sha256::digest(token.as_bytes()) {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        hash.push(DIGITS[usize::from(b >> 4)] as char);
-        hash.push(DIGITS[usize::from(b & 15)] as char);
-    }
     let found = with_conn(&at.db, |conn| -> rusqlite::Result<Checked> {
         // One read transaction: the epoch, the token if not kept, the row.
         let tx = conn.unchecked_transaction()?;
-        let epoch: i64 = tx
-            .prepare_cached("SELECT n FROM auth_epoch WHERE id = 1")?
-            .query_row([], |r| r.get(0))?;
-        let tenant = TOKENS.with(|kept| -> rusqlite::Result<Option<String>> {
-            let mut kept = kept.borrow_mut();
-            if kept.0 != epoch {
-                *kept = (epoch, std::collections::HashMap::new());
-            }
-            if let Some(t) = kept.1.get(&hash) {
-                return Ok(Some(t.clone()));
-            }
-            let t: Option<String> = tx
-                .prepare_cached("SELECT tenant FROM tokens WHERE hash = ?1 AND revoked IS NULL")?
-                .query_row([&hash], |r| r.get(0))
-                .optional()?;
-            if let Some(t) = &t {
-                kept.1.insert(hash.clone(), t.clone());
-            }
-            Ok(t)
-        })?;
-        let Some(tenant) = tenant else {
-            return Ok(Checked::Refused(StatusCode::UNAUTHORIZED));
-        };
-        if tenant != at.tenant {
-            return Ok(Checked::Refused(StatusCode::FORBIDDEN));
+        if let Some(status) = refused(&tx, &req, &at.tenant)? {
+            return Ok(Checked::Refused(status));
         }
+        let tenant = &at.tenant;
         let json = tx
             .prepare_cached(
                 "SELECT json(body) FROM heads \
@@ -179,13 +145,191 @@ async fn checked_row(
     }
 }
 
+/// Why the request's `Authorization: Bearer` token is refused (401 unknown or revoked, 403 of
+/// another tenant), read in `tx`: the file's authentication epoch, then the token's hash in
+/// this thread's cache kept at that epoch, or in the `tokens` table.
+fn refused(
+    tx: &rusqlite::Transaction<'_>,
+    req: &actix_web::HttpRequest,
+    tenant: &str,
+) -> rusqlite::Result<Option<actix_web::http::StatusCode>> {
+    use actix_web::http::StatusCode;
+    use rusqlite::OptionalExtension as _;
+    use sha2::Digest as _;
+    let token = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let Some(token) = token else {
+        return Ok(Some(StatusCode::UNAUTHORIZED));
+    };
+    let mut hash = String::with_capacity(64);
+    for b in sha2::Sha256::digest(token.as_bytes()) {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        hash.push(DIGITS[usize::from(b >> 4)] as char);
+        hash.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    let epoch: i64 = tx
+        .prepare_cached("SELECT n FROM auth_epoch WHERE id = 1")?
+        .query_row([], |r| r.get(0))?;
+    let of = TOKENS.with(|kept| -> rusqlite::Result<Option<String>> {
+        let mut kept = kept.borrow_mut();
+        if kept.0 != epoch {
+            *kept = (epoch, std::collections::HashMap::new());
+        }
+        if let Some(t) = kept.1.get(&hash) {
+            return Ok(Some(t.clone()));
+        }
+        let t: Option<String> = tx
+            .prepare_cached("SELECT tenant FROM tokens WHERE hash = ?1 AND revoked IS NULL")?
+            .query_row([&hash], |r| r.get(0))
+            .optional()?;
+        if let Some(t) = &t {
+            kept.1.insert(hash.clone(), t.clone());
+        }
+        Ok(t)
+    })?;
+    Ok(match of {
+        None => Some(StatusCode::UNAUTHORIZED),
+        Some(t) if t != tenant => Some(StatusCode::FORBIDDEN),
+        Some(_) => None,
+    })
+}
+
+/// What a checked data read found.
+enum Data {
+    Answer(Vec<u8>),
+    Missing,
+    Refused(actix_web::http::StatusCode),
+}
+
+#[actix_web::get("/data/v1/private/{id}")]
+async fn checked_data(
+    req: actix_web::HttpRequest,
+    at: actix_web::web::Data<Row>,
+    id: actix_web::web::Path<String>,
+    query: actix_web::web::Query<std::collections::HashMap<String, String>>,
+) -> actix_web::HttpResponse {
+    use rusqlite::OptionalExtension as _;
+    use serde_json::{json, Map, Value};
+    let last: Option<usize> = query
+        .get("_range")
+        .and_then(|r| r.strip_prefix("last(")?.strip_suffix(')')?.parse().ok());
+    let (Some(last), Some((object, prop))) = (last, id.split_once(':')) else {
+        return actix_web::HttpResponse::BadRequest().body("only OBJ:PROP?_range=last(N)");
+    };
+    let found = with_conn(&at.db, |conn| -> rusqlite::Result<Data> {
+        // One read transaction: the epoch, the token if not kept, the object, its chunks.
+        let tx = conn.unchecked_transaction()?;
+        if let Some(status) = refused(&tx, &req, &at.tenant)? {
+            return Ok(Data::Refused(status));
+        }
+        let head = tx
+            .prepare_cached(
+                "SELECT json(body), version, timestamp, user, tags FROM heads \
+                 WHERE coll = 'object' AND tenant = ?1 AND env = 'production' AND id = ?2",
+            )?
+            .query_row([at.tenant.as_str(), object], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                ))
+            })
+            .optional()?;
+        let Some((body, version, timestamp, user, tags)) = head else {
+            return Ok(Data::Missing);
+        };
+        let body: Map<String, Value> = serde_json::from_str(&body).unwrap_or_default();
+        let Some(Value::Object(header)) = body.get(prop) else {
+            return Ok(Data::Missing);
+        };
+        // The newest chunks until they hold `last` points, then their points, oldest first.
+        let mut stmt = tx.prepare_cached(
+            "SELECT n, payload FROM series_chunks WHERE tenant = ?1 AND env = 'production' \
+             AND obj = ?2 AND prop = ?3 AND vto IS NULL ORDER BY start DESC",
+        )?;
+        let mut rows = stmt.query([at.tenant.as_str(), object, prop])?;
+        let (mut chunks, mut held) = (Vec::new(), 0usize);
+        while held < last {
+            let Some(r) = rows.next()? else { break };
+            held += r.get::<_, usize>(0)?;
+            chunks.push(r.get::<_, Vec<u8>>(1)?);
+        }
+        drop(rows);
+        drop(stmt);
+        let mut columns = platform_core::data::columns::Columns::default();
+        for c in chunks.iter().rev() {
+            platform_core::data::codec::decode_columns(c, &mut columns)
+                .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))?;
+        }
+        let from = columns.len().saturating_sub(last);
+        // The answer: the header with the object's fields, then the points.
+        let mut out = Map::new();
+        out.insert("_id".into(), json!(id.as_str()));
+        out.extend(header.clone());
+        out.insert("_objid".into(), json!(object));
+        out.insert("_dataid".into(), json!(prop));
+        out.insert(
+            "_access".into(),
+            header.get("_access").cloned().unwrap_or(Value::Null),
+        );
+        out.insert(
+            "_objtype".into(),
+            body.get("_type").cloned().unwrap_or(Value::Null),
+        );
+        out.insert("_oid".into(), json!(id.as_str()));
+        out.insert("_timestamp".into(), json!(timestamp));
+        out.insert("_user".into(), json!(user));
+        let tags: Vec<String> = tags
+            .map(|t| serde_json::from_str(&t).unwrap_or_default())
+            .unwrap_or_default();
+        out.insert("_tag".into(), json!(tags));
+        out.insert("_version".into(), json!(version));
+        let mut text = serde_json::to_vec(&out).unwrap_or_default();
+        text.pop();
+        text.extend_from_slice(b",\"data\":[");
+        for (i, (t, v)) in columns.times[from..]
+            .iter()
+            .zip(&columns.values[from..])
+            .enumerate()
+        {
+            if i > 0 {
+                text.push(b',');
+            }
+            let time = chrono::DateTime::from_timestamp_millis(*t).unwrap_or_default();
+            let _ = write!(
+                text,
+                "{{\"time\":\"{}\",\"value\":",
+                time.format("%Y-%m-%dT%H:%M:%SZ")
+            );
+            let _ = serde_json::to_writer(&mut text, v);
+            text.push(b'}');
+        }
+        text.extend_from_slice(b"]}");
+        tx.rollback()?;
+        Ok(Data::Answer(text))
+    });
+    match found {
+        Ok(Data::Answer(text)) => actix_web::HttpResponse::Ok()
+            .content_type("application/json")
+            .body(text),
+        Ok(Data::Missing) => actix_web::HttpResponse::NotFound().finish(),
+        Ok(Data::Refused(status)) => actix_web::HttpResponse::build(status).finish(),
+        Err(e) => actix_web::HttpResponse::InternalServerError().body(e.to_string()),
+    }
+}
+
 fn serve_row(port: u16, row_at: Row, checked: bool) -> std::io::Result<()> {
     let at = actix_web::web::Data::new(row_at);
     actix_rt::System::new().block_on(async move {
         actix_web::HttpServer::new(move || {
             let app = actix_web::App::new().app_data(at.clone());
             if checked {
-                app.service(checked_row)
+                app.service(checked_row).service(checked_data)
             } else {
                 app.service(row)
             }

@@ -452,11 +452,11 @@ async fn get_current(
         let item = match (data, &profile, &query) {
             // JSON of a data item: written straight from the points.
             (true, _, Some(q)) if out.is_json() => {
-                let bytes = match snapshot {
+                let answer = match snapshot {
                     Some(s) => p.data().read_json_bytes_in(s, who, source, &key, q)?,
                     None => p.data().read_json_bytes(who, source, &key, q)?,
                 };
-                return Ok((Made::Bytes(bytes), None));
+                return Ok((Made::Bytes(answer.bytes), answer.timestamp));
             }
             // Arrow of a data item: a series' columns built from the points, sent as they are.
             (true, _, Some(q)) if out.is_arrow() => {

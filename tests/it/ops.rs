@@ -261,6 +261,24 @@ async fn a_get_carries_an_etag_and_an_unchanged_one_is_answered_304() {
         at.format("%a, %d %b %Y %H:%M:%S GMT").to_string(),
         "{stamp}"
     );
+    // A data read carries its object version's time too.
+    w.save(json!({"_id": "E2", "p": {"_type": "VarTimeSeries",
+        "data": [{"time": "2024-01-01T00:00:00Z", "value": 1}]}}))
+        .await;
+    for path in [
+        "/data/v1/private/E2:p",
+        "/data/v1/private/E2:p?_range=last(1)",
+    ] {
+        let data = w.get(path).await;
+        assert_eq!(data.status, 200, "{path}");
+        let stamp = data.body["_timestamp"].as_str().unwrap();
+        let at = chrono::DateTime::parse_from_rfc3339(stamp).unwrap();
+        assert_eq!(
+            data.header("last-modified"),
+            Some(at.format("%a, %d %b %Y %H:%M:%S GMT").to_string()),
+            "{path}"
+        );
+    }
     // A projection that leaves `_timestamp` out leaves the header out too.
     let projected = w.get("/object/v1/private/E1?_project=v").await;
     assert_eq!(projected.status, 200);

@@ -5,7 +5,7 @@ use crate::auth::Principal;
 use crate::data::columns::Columns;
 use crate::data::conversion::Conversion;
 use crate::data::model::{self, PointValue};
-use crate::data::read::{data_scope, DataId, DataQuery};
+use crate::data::read::{data_scope, DataId, DataJson, DataQuery};
 use crate::data::series::Window;
 use crate::data::DataKind;
 use crate::documents::{ListRequest, SaveOptions};
@@ -591,14 +591,15 @@ impl Data<'_> {
     }
 
     /// The same answer as [`read`](Self::read), as the bytes of its JSON text, written without
-    /// building a JSON tree of the points (what a server sends).
+    /// building a JSON tree of the points (what a server sends), with the `_timestamp` it
+    /// carries.
     pub fn read_json_bytes(
         &self,
         p: &Principal,
         source: Source,
         id: &str,
         q: &DataQuery,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<DataJson> {
         self.platform.read_data_json(None, p, source, id, q)
     }
 
@@ -611,7 +612,7 @@ impl Data<'_> {
         source: Source,
         id: &str,
         q: &DataQuery,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<DataJson> {
         self.platform
             .read_data_json(Some(snapshot.tx()), p, source, id, q)
     }

@@ -436,13 +436,19 @@ fn the_json_bytes_of_a_data_read_are_the_json_read() {
         );
         let q = DataQuery::from_params(&params).unwrap();
         let tree = platform.data().read(&me, Source::Private, id, &q).unwrap();
-        let bytes = platform
+        let answer = platform
             .data()
             .read_json_bytes(&me, Source::Private, id, &q)
             .unwrap();
-        let text = String::from_utf8(bytes).unwrap();
+        let text = String::from_utf8(answer.bytes).unwrap();
         // The same text, not only the same value: field order and number forms included.
         assert_eq!(text, tree.to_string(), "{id}");
+        // The timestamp told beside it is the answer's own.
+        assert_eq!(
+            answer.timestamp.as_deref(),
+            Some(tree["_timestamp"].as_str().unwrap()),
+            "{id}"
+        );
         // Arrow from the points: the schema (metadata included) and columns the JSON tree
         // gives.
         let arrow = platform

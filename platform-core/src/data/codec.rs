@@ -257,10 +257,17 @@ fn is_columnar(bytes: &[u8]) -> bool {
 
 /// Decodes a chunk, appending its observations to `columns`.
 pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
+    decode_columns_from(bytes, columns, 0)
+}
+
+/// Decodes a chunk's observations from position `skip` on (none when it holds no more),
+/// appending them to `columns`: the tail a `last(n)` needs of its oldest chunk, without a
+/// value built for the positions before it.
+pub fn decode_columns_from(bytes: &[u8], columns: &mut Columns, skip: usize) -> Result<()> {
     if !is_columnar(bytes) {
         let mut points = Vec::new();
         decode_rows(bytes, &mut points)?;
-        for p in &points {
+        for p in points.iter().skip(skip) {
             columns.push(p);
         }
         return Ok(());
@@ -273,9 +280,10 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
     if count > bytes.len() {
         return Err(r.corrupt("count larger than the chunk"));
     }
+    let skip = skip.min(count);
     let base = columns.len();
-    columns.times.reserve(count);
-    columns.values.reserve(count);
+    columns.times.reserve(count - skip);
+    columns.values.reserve(count - skip);
     let kind = r.byte()?;
     let first = i64::from_le_bytes(r.take::<8>()?);
     match kind {
@@ -286,18 +294,20 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
                 .ok_or_else(|| r.corrupt("time overflow"))?;
             columns
                 .times
-                .extend((0..count as i64).map(|i| first + i * step));
+                .extend((skip as i64..count as i64).map(|i| first + i * step));
         }
         1 => {
             let mut t = first;
-            if count > 0 {
+            if count > 0 && skip == 0 {
                 columns.times.push(t);
             }
-            for _ in 1..count {
+            for i in 1..count {
                 t = t
                     .checked_add(r.varint()? as i64)
                     .ok_or_else(|| r.corrupt("time overflow"))?;
-                columns.times.push(t);
+                if i >= skip {
+                    columns.times.push(t);
+                }
             }
         }
         other => return Err(r.corrupt(&format!("time kind {other}"))),
@@ -310,8 +320,30 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
                 .get(e)
                 .ok_or_else(|| r.corrupt(&format!("decimal places {e}")))?;
             let mut n = i64::from_le_bytes(r.take::<8>()?);
+            if !matches!(width, 1 | 2 | 4 | 8) {
+                return Err(r.corrupt(&format!("delta width {width}")));
+            }
             let deltas = r.slice(count.saturating_sub(1) * width)?;
-            if count > 0 {
+            // Position `skip - 1` is the first integer plus the deltas before it; the deltas
+            // from there on give the positions kept.
+            let (before, deltas) = deltas.split_at(skip.saturating_sub(1) * width);
+            n = n.wrapping_add(match width {
+                1 => before
+                    .iter()
+                    .fold(0i64, |s, &d| s.wrapping_add(d as i8 as i64)),
+                2 => before.chunks_exact(2).fold(0i64, |s, d| {
+                    s.wrapping_add(i16::from_le_bytes([d[0], d[1]]) as i64)
+                }),
+                4 => before.chunks_exact(4).fold(0i64, |s, d| {
+                    s.wrapping_add(i32::from_le_bytes([d[0], d[1], d[2], d[3]]) as i64)
+                }),
+                _ => before.chunks_exact(8).fold(0i64, |s, d| {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(d);
+                    s.wrapping_add(i64::from_le_bytes(b))
+                }),
+            });
+            if count > 0 && skip == 0 {
                 columns.values.push(n as f64 / scale);
             }
             match width {
@@ -338,11 +370,13 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
         }
         1 => {
             let raw = r.slice(count * 8)?;
-            columns.values.extend(raw.chunks_exact(8).map(|b| {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(b);
-                f64::from_le_bytes(a)
-            }));
+            columns
+                .values
+                .extend(raw[skip * 8..].chunks_exact(8).map(|b| {
+                    let mut a = [0u8; 8];
+                    a.copy_from_slice(b);
+                    f64::from_le_bytes(a)
+                }));
             // Looked at now, while in cache (a decimal chunk's values are finite as made).
             columns.maybe_not_finite |= !super::columns::all_finite(&columns.values[base..]);
         }
@@ -357,6 +391,23 @@ pub fn decode_columns(bytes: &[u8], columns: &mut Columns) -> Result<()> {
         }
         previous = Some(index);
         let tag = r.byte()?;
+        // An extra before the positions kept: read past it.
+        let Some(index) = index.checked_sub(skip) else {
+            match tag & 0x7f {
+                0 | 1 => {}
+                2 => {
+                    r.text()?;
+                }
+                3 => {
+                    r.take::<8>()?;
+                }
+                other => return Err(r.corrupt(&format!("value tag {other}"))),
+            }
+            if tag & 0x80 != 0 {
+                r.str()?;
+            }
+            continue;
+        };
         let value = match tag & 0x7f {
             0 => {
                 columns.values[base + index] = f64::NAN;
@@ -536,6 +587,30 @@ mod tests {
         fn chunks_round_trip(raw in prop::collection::vec((1i64..10_000_000, value(), status()), 0..200),
                              start in -1_000_000_000_000i64..2_000_000_000_000) {
             round_trip(&build(start, raw))?;
+        }
+
+        #[test]
+        fn a_chunk_decoded_from_a_position_is_its_tail(raw in prop::collection::vec((1i64..10_000_000, value(), status()), 0..200),
+                                                       regular in any::<bool>(), skip in 0usize..220) {
+            let raw = if regular { raw.into_iter().map(|(_, v, s)| (60_000, v, s)).collect() } else { raw };
+            let points = build(-7, raw);
+            let bytes = encode(&points);
+            let mut tail = Columns::default();
+            // After columns already held: positions are the tail's own.
+            tail.push(&Point::num(-100, 1.0));
+            decode_columns_from(&bytes, &mut tail, skip).unwrap();
+            let mut expect = Columns::default();
+            expect.push(&Point::num(-100, 1.0));
+            for p in points.iter().skip(skip) {
+                expect.push(p);
+            }
+            prop_assert_eq!(&tail.times, &expect.times);
+            prop_assert_eq!(
+                tail.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                expect.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            prop_assert_eq!(&tail.extras, &expect.extras);
+            prop_assert_eq!(tail.all_finite(), expect.all_finite());
         }
 
         #[test]

@@ -5,7 +5,7 @@
 //! `_id _type _objid _dataid _access _objtype _oid _timestamp _user _tag _version` and its `data`
 //! (series) or `ondate` and `contracts` (curve).
 
-use super::calendar::{format_time, write_time, Calendar};
+use super::calendar::{format_time, Calendar, TimeWriter};
 use super::columns::Columns;
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
@@ -152,6 +152,16 @@ impl DataQuery {
     }
 }
 
+/// A data answer's JSON text, and the `_timestamp` of the object version it was read at (a
+/// server's `Last-Modified`, without reading the text again for it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataJson {
+    /// The JSON text.
+    pub bytes: Vec<u8>,
+    /// The object version's `_timestamp` (none for an answer without one).
+    pub timestamp: Option<String>,
+}
+
 impl Platform {
     /// One data item by id from a source.
     pub(crate) fn read_data(
@@ -196,9 +206,14 @@ impl Platform {
         source: Source,
         id: &str,
         q: &DataQuery,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<DataJson> {
         let (data_id, scope) = data_scope(p, source, id)?;
         let tx = self.read_in(tx)?;
+        let timestamp = |json: &Map<String, Value>| {
+            json.get("_timestamp")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
         match self.data_answer(p, &*tx, &scope, &data_id, id, q)? {
             Answer::Series {
                 json,
@@ -206,6 +221,7 @@ impl Platform {
                 calendar,
                 tz,
             } => {
+                let timestamp = timestamp(&json);
                 let mut out = serde_json::to_vec(&Value::Object(json))
                     .map_err(|e| Error::caused("a data answer", e))?;
                 // The header's closing brace gives way to the points.
@@ -215,11 +231,18 @@ impl Platform {
                 } else {
                     b"\"data\":"
                 });
-                write_points_json(&mut out, &points, |t, out| write_time(t, calendar, tz, out));
+                let mut times = TimeWriter::new(calendar, tz);
+                write_points_json(&mut out, &points, |t, out| times.write(t, out));
                 out.push(b'}');
-                Ok(out)
+                Ok(DataJson {
+                    bytes: out,
+                    timestamp,
+                })
             }
-            Answer::Value(v) => Ok(v.to_string().into_bytes()),
+            Answer::Value(v) => Ok(DataJson {
+                timestamp: v.as_object().and_then(timestamp),
+                bytes: v.to_string().into_bytes(),
+            }),
         }
     }
 

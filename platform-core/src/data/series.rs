@@ -312,9 +312,17 @@ pub fn read_columns(
     window: Window,
 ) -> Result<Columns> {
     let chunks = chunks_of(tx, key, version, window)?;
-    let mut columns = Columns::with_capacity(chunks.iter().map(|c| c.count as usize).sum());
+    let held: usize = chunks.iter().map(|c| c.count as usize).sum();
+    // `last(n)` decodes only the tail it needs of its oldest chunk.
+    let mut skip = match window {
+        Window::Last(n) => held.saturating_sub(usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => 0,
+    };
+    let mut columns = Columns::with_capacity(held - skip);
     for c in &chunks {
-        codec::decode_columns(&c.payload, &mut columns)?;
+        let here = skip.min(c.count as usize);
+        codec::decode_columns_from(&c.payload, &mut columns, here)?;
+        skip -= here;
     }
     match window {
         Window::All => {}
