@@ -417,6 +417,8 @@ pub fn decode_columns_from(bytes: &[u8], columns: &mut Columns, skip: usize) -> 
             3 => {
                 let n = f64::from_le_bytes(r.take::<8>()?);
                 columns.values[base + index] = n;
+                // A number kept as it is beside decimals may be an infinity or a NaN.
+                columns.maybe_not_finite |= !n.is_finite();
                 PointValue::Num(n)
             }
             2 => {
@@ -518,6 +520,15 @@ mod tests {
         }
         let c = decode(&[Point::num(1, 1.0 / 3.0), Point::num(2, 2.0 / 3.0)]);
         assert!(!c.maybe_not_finite && c.all_finite());
+        // Beside decimals, a number kept as it is (one in eight may be) is seen too.
+        for odd in [f64::INFINITY, f64::NAN] {
+            let mut points: Vec<Point> = (0..16).map(|i| Point::num(i, i as f64 / 4.0)).collect();
+            points[9] = Point::num(9, odd);
+            let bytes = encode(&points);
+            assert_eq!(bytes[4 + 1 + 1 + 8 + 1], 0, "a decimal column");
+            let c = decode(&points);
+            assert!(c.maybe_not_finite && !c.all_finite(), "{odd}");
+        }
     }
 
     fn status() -> impl Strategy<Value = Option<Box<Status>>> {
