@@ -318,98 +318,18 @@ pub fn read_columns(
         Window::Last(n) => held.saturating_sub(usize::try_from(n).unwrap_or(usize::MAX)),
         _ => 0,
     };
-    let mut columns = if skip == 0 && chunks.len() >= PARALLEL_CHUNKS && two_cores() {
-        decode_on_two_threads(&chunks, held)?
-    } else {
-        let mut columns = Columns::with_capacity(held - skip);
-        for c in &chunks {
-            let here = skip.min(c.count as usize);
-            codec::decode_columns_from(&c.payload, &mut columns, here)?;
-            skip -= here;
-        }
-        columns
-    };
+    let mut columns = Columns::with_capacity(held - skip);
+    for c in &chunks {
+        let here = skip.min(c.count as usize);
+        codec::decode_columns_from(&c.payload, &mut columns, here)?;
+        skip -= here;
+    }
     match window {
         Window::All => {}
         Window::Between(start, end) => columns.keep_between(start, end),
         Window::Last(n) => columns.keep(columns.len().saturating_sub(n as usize), columns.len()),
     }
     Ok(columns)
-}
-
-/// Reads of at least this many chunks decode on two threads where the process may run on
-/// more than one core: a thread costs some tens of microseconds, so many chunks a few hundred.
-const PARALLEL_CHUNKS: usize = 32;
-
-/// Whether this process may run on more than one core (its affinity and quota, looked at once).
-fn two_cores() -> bool {
-    static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
-}
-
-/// Decodes chunks holding `held` points in all (as their rows say) on two threads, each
-/// writing its half of the points into its part of the columns.
-fn decode_on_two_threads(chunks: &[Chunk], held: usize) -> Result<Columns> {
-    // The chunks split where about half the points are.
-    let (mut at, mut half) = (0, 0);
-    while at < chunks.len() && half + (chunks[at].count as usize) <= held / 2 {
-        half += chunks[at].count as usize;
-        at += 1;
-    }
-    let (first, second) = chunks.split_at(at);
-    let mut times = vec![0i64; held];
-    let mut values = vec![0f64; held];
-    let (t1, t2) = times.split_at_mut(half);
-    let (v1, v2) = values.split_at_mut(half);
-    let (mine, theirs) = std::thread::scope(|s| {
-        let theirs = s.spawn(|| decode_into(second, t2, v2, half));
-        (decode_into(first, t1, v1, 0), theirs.join())
-    });
-    let (mut extras, mine_odd) = mine?;
-    let (more, theirs_odd) =
-        theirs.map_err(|_| Error::Internal("a thread decoding chunks panicked".into()))??;
-    extras.extend(more);
-    Ok(Columns {
-        times,
-        values,
-        extras,
-        maybe_not_finite: mine_odd || theirs_odd,
-    })
-}
-
-/// Decodes chunks into `times` and `values`, which their points must fill exactly (their rows'
-/// counts said how many), a chunk at a time through columns kept hot in cache; their extras,
-/// at positions counted from `base`, and whether a value may be no finite number.
-fn decode_into(
-    chunks: &[Chunk],
-    times: &mut [i64],
-    values: &mut [f64],
-    base: usize,
-) -> Result<(Vec<super::columns::Extra>, bool)> {
-    let mut one = Columns::with_capacity(CHUNK_POINTS);
-    let (mut at, mut extras, mut odd) = (0, Vec::new(), false);
-    for c in chunks {
-        one.times.clear();
-        one.values.clear();
-        one.maybe_not_finite = false;
-        codec::decode_columns(&c.payload, &mut one)?;
-        let n = one.len();
-        if n != c.count as usize || at + n > times.len() {
-            return Err(Error::Internal(format!(
-                "corrupt chunk: {n} points where its row says {}",
-                c.count
-            )));
-        }
-        times[at..at + n].copy_from_slice(&one.times);
-        values[at..at + n].copy_from_slice(&one.values);
-        extras.extend(one.extras.drain(..).map(|mut e| {
-            e.index += base + at;
-            e
-        }));
-        odd |= one.maybe_not_finite;
-        at += n;
-    }
-    Ok((extras, odd))
 }
 
 #[cfg(test)]
@@ -537,44 +457,6 @@ mod tests {
             Point::num(2, 7.0)
         ])
         .is_err());
-    }
-
-    #[test]
-    fn chunks_decoded_on_two_threads_are_the_chunks_decoded_in_turn() {
-        use crate::data::model::PointValue;
-        let n = CHUNK_POINTS * (PARALLEL_CHUNKS + 3) + 7;
-        let points: Vec<Point> = (0..n)
-            .map(|i| match i % 5_003 {
-                // Extras on both sides of the split, numbers no decimal takes, a NaN.
-                0 => Point {
-                    t: i as i64 * 60_000,
-                    v: PointValue::Text("n/a".into()),
-                    status: None,
-                },
-                1 => Point::num(i as i64 * 60_000, 1.0 / 3.0),
-                2 => Point::num(i as i64 * 60_000, f64::NAN),
-                _ => Point::num(i as i64 * 60_000, (i % 977) as f64 / 100.0),
-            })
-            .collect();
-        let columns = Columns::from_points(&points);
-        let chunks = to_chunks(&columns);
-        assert!(chunks.len() >= PARALLEL_CHUNKS);
-        let mut in_turn = Columns::default();
-        for c in &chunks {
-            codec::decode_columns(&c.payload, &mut in_turn).unwrap();
-        }
-        let both = decode_on_two_threads(&chunks, n).unwrap();
-        let bits = |c: &Columns| c.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-        assert_eq!(both.times, in_turn.times);
-        assert_eq!(bits(&both), bits(&in_turn));
-        assert_eq!(both.extras, in_turn.extras);
-        assert!(both.extras.iter().any(|e| e.index > n / 2));
-        assert!(both.maybe_not_finite && !both.all_finite());
-        assert_eq!(both.into_points().len(), n);
-        // A chunk whose row says more or fewer points than it holds is refused, not misplaced.
-        let mut wrong = chunks.clone();
-        wrong[PARALLEL_CHUNKS].count -= 1;
-        assert!(decode_on_two_threads(&wrong, n - 1).is_err());
     }
 
     #[test]
