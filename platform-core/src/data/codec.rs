@@ -781,6 +781,10 @@ mod tests {
         let mut columns = Columns::default();
         decode_columns(&old, &mut columns).unwrap();
         assert_eq!(columns.into_points(), points);
+        // From a position on, as a `last(n)` reads its oldest chunk.
+        let mut tail = Columns::default();
+        decode_columns_from(&old, &mut tail, 1).unwrap();
+        assert_eq!(tail.into_points(), points[1..].to_vec());
         // Rewritten, the same points take the columnar form.
         assert_eq!(&encode(&points)[..4], &MAGIC.to_le_bytes());
     }
@@ -807,6 +811,14 @@ mod tests {
                     decode_columns(&good[..cut], &mut c).is_err(),
                     "cut at {cut}"
                 );
+                // Read from a position on, the bytes before it are still checked.
+                for skip in 1..=points.len() {
+                    let mut c = Columns::default();
+                    assert!(
+                        decode_columns_from(&good[..cut], &mut c, skip).is_err(),
+                        "cut at {cut}, from {skip}"
+                    );
+                }
             }
             let mut longer = good.clone();
             longer.push(0);
@@ -817,6 +829,7 @@ mod tests {
                     let mut bad = good.clone();
                     bad[at] = b;
                     let _ = decode(&bad);
+                    let _ = decode_columns_from(&bad, &mut Columns::default(), 2);
                 }
             }
         }
