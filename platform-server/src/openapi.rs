@@ -288,9 +288,17 @@ pub fn register_generic_first(
 ) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg: &mut web::ServiceConfig| {
         let fast: std::sync::Arc<[&'static str]> = generic_only_services(console_segment).into();
-        let all: Vec<&'static Endpoint> = endpoints()
+        let mut all: Vec<&'static Endpoint> = endpoints()
             .filter(|e| e.path.starts_with("/{service}"))
             .collect();
+        // An item's path first, then a source's (the most common requests): each of these
+        // paths has a number of segments of its own, so no order changes which one matches
+        // (see `generic_paths_differ_in_their_segments`), and each one tried costs a match.
+        all.sort_by_key(|e| match e.path {
+            "/{service}/v1/{source}/{key}" => 0,
+            "/{service}/v1/{source}" => 1,
+            _ => 2,
+        });
         let mut i = 0;
         while i < all.len() {
             let path = all[i].path;
@@ -883,6 +891,28 @@ fn success(answer: AnswerDoc) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The `/{service}/...` paths `register_generic_first` puts in the order of their use: each
+    /// is whole segments (a literal, or a `{name}` that matches one segment), and no two have
+    /// as many, so a path can match one of them at most, in whatever order they are tried.
+    #[test]
+    fn generic_paths_differ_in_their_segments() {
+        let mut counts = Vec::new();
+        for e in endpoints().filter(|e| e.path.starts_with("/{service}")) {
+            let segments: Vec<&str> = e.path[1..].split('/').collect();
+            for s in &segments {
+                let whole = s.starts_with('{') && s.ends_with('}') && !s.contains(':');
+                assert!(whole || !s.contains(['{', '}', '*']), "{}: {s}", e.path);
+            }
+            counts.push((segments.len(), e.path));
+        }
+        counts.dedup();
+        let mut by_count = counts.clone();
+        by_count.sort();
+        by_count.dedup_by_key(|(n, _)| *n);
+        assert_eq!(by_count.len(), counts.len(), "{counts:?}");
+        assert!(counts.len() >= 6);
+    }
 
     #[test]
     fn each_path_is_one_run_of_the_table_and_each_method_once() {

@@ -14,6 +14,7 @@ use actix_web::{web, HttpMessage, HttpResponse};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use platform_core::auth::Role;
 use serde_json::json;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -348,48 +349,84 @@ pub async fn observe(
     let started = Instant::now();
     let id = request_id(&req);
     req.extensions_mut().insert(RequestId(id.clone()));
-    let method = req.method().to_string();
-    let path = req.path().to_string();
-    let query = redacted_query(req.query_string());
     let span = tracing::info_span!("request", id = %id);
     async move {
         let mut res = next.call(req).await?;
         let elapsed = started.elapsed();
-        let route = res
-            .request()
+        let request = res.request();
+        let route = request
             .match_pattern()
             .unwrap_or_else(|| "unmatched".to_string());
-        let tenant = res
-            .request()
-            .extensions()
-            .get::<crate::request::TenantTag>()
-            .map(|t| t.0.clone())
-            .unwrap_or_else(|| "-".to_string());
         let status = res.status().as_u16();
+        request_metrics(request.method(), route, status, elapsed.as_secs_f64());
+        // (The line's fields are made only where it is written.)
+        tracing::info!(
+            target: "platform::access",
+            method = %request.method(),
+            path = %request.path(),
+            query = %redacted_query(request.query_string()),
+            status,
+            ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0,
+            tenant = %request
+                .extensions()
+                .get::<crate::request::TenantTag>()
+                .map_or("-", |t| t.0.as_str()),
+            "request"
+        );
         if let Ok(v) = HeaderValue::from_str(&id) {
             res.headers_mut()
                 .insert(HeaderName::from_static(REQUEST_ID_HEADER), v);
         }
-        metrics::counter!("platform_http_requests_total",
-            "method" => method.clone(), "route" => route.clone(), "status" => status.to_string())
-        .increment(1);
-        metrics::histogram!("platform_http_request_duration_seconds",
-            "method" => method.clone(), "route" => route)
-        .record(elapsed.as_secs_f64());
-        tracing::info!(
-            target: "platform::access",
-            %method,
-            %path,
-            %query,
-            status,
-            ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0,
-            %tenant,
-            "request"
-        );
         Ok(res)
     }
     .instrument(span)
     .await
+}
+
+/// The handles of one route's request metrics, for one method and status.
+struct RouteMetrics {
+    method: Method,
+    status: u16,
+    requests: metrics::Counter,
+    duration: metrics::Histogram,
+}
+
+thread_local! {
+    /// [`RouteMetrics`] by route template, kept by each worker thread: a look-up in the
+    /// registry builds the key's labels and hashes them, on every request otherwise.
+    static ROUTE_METRICS: std::cell::RefCell<HashMap<String, Vec<RouteMetrics>>> =
+        std::cell::RefCell::default();
+}
+
+/// Counts a request in `platform_http_requests_total` (by method, route and status) and
+/// records its duration in `platform_http_request_duration_seconds` (by method and route).
+fn request_metrics(method: &Method, route: String, status: u16, seconds: f64) {
+    ROUTE_METRICS.with_borrow_mut(|all| {
+        let known = match all.get_mut(&route) {
+            Some(known) => known,
+            None => all.entry(route.clone()).or_default(),
+        };
+        let at = known
+            .iter()
+            .position(|m| m.status == status && m.method == method);
+        let m = match at {
+            Some(at) => &known[at],
+            None => {
+                let m = method.as_str().to_string();
+                known.push(RouteMetrics {
+                    method: method.clone(),
+                    status,
+                    requests: metrics::counter!("platform_http_requests_total",
+                        "method" => m.clone(), "route" => route.clone(), "status" => status.to_string()),
+                    duration: metrics::histogram!("platform_http_request_duration_seconds",
+                        "method" => m, "route" => route),
+                });
+                &known[known.len() - 1]
+            }
+        };
+        m.requests.increment(1);
+        m.duration.record(seconds);
+    });
 }
 
 /// Whether a response is a stream of events (never compressed, never given an `ETag`).

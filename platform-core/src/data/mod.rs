@@ -68,7 +68,12 @@ impl DataKind {
 
     /// The kind of a data property's header (its fields), if it is one.
     pub fn of_header(header: &serde_json::Map<String, Value>) -> Option<DataKind> {
-        match header.get("_type").and_then(Value::as_str) {
+        DataKind::of_type(header.get("_type").and_then(Value::as_str))
+    }
+
+    /// The kind a data property's `_type` names, if it names one.
+    pub fn of_type(kind: Option<&str>) -> Option<DataKind> {
+        match kind {
             Some(SERIES_TYPE) => Some(DataKind::Series),
             Some(CURVE_TYPE) => Some(DataKind::Curve),
             _ => None,

@@ -373,8 +373,9 @@ impl Platform {
         q: &DataQuery,
     ) -> Result<Opened> {
         let not_found = || Error::not_found(format!("data \"{text}\" not found"));
+        // Of the object, only the item's property and the object's type are read.
         let current = tx
-            .current(Collection::Object, scope, &id.object)?
+            .current_fields(Collection::Object, scope, &id.object, &[&id.prop, "_type"])?
             .ok_or_else(not_found)?;
         let current_version = current.version;
         let object = match &q.version {
@@ -680,7 +681,8 @@ pub(crate) struct Opened {
     pub(crate) json: Map<String, Value>,
     /// The header as stored on the object.
     pub(crate) header: Map<String, Value>,
-    /// The object version read.
+    /// The object version read (of its body, the item's property and `_type` where it is
+    /// the current one; see `open_item`).
     pub(crate) object: StoredVersion,
 }
 

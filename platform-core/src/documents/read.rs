@@ -2,13 +2,15 @@
 //! `_distinct`, `_searchinfo`, projection), several by id, and the audit trail.
 
 use super::access::{not_found, resolve_version, scope_for_key};
-use super::render::{hidden_from, print_current, render, render_owned, version_header, visible};
+use super::render::{
+    header_hidden_from, print_current, render, render_owned, version_header, visible,
+};
 use super::ListRequest;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source, VersionRef};
 use crate::query::{Cursor, Filter, Projection};
-use crate::store::{AuditEntry, Collection, Page, Printed, ReadTx};
+use crate::store::{AuditEntry, Collection, FieldHeader, Page, Printed, ReadTx};
 use crate::types::ROOT_TYPE;
 use crate::Platform;
 use serde_json::{json, Value};
@@ -82,7 +84,7 @@ impl Platform {
         let scope = scope_for_key(p, coll, source, id)?;
         // As `visible` leaves them out: an object's data properties of an access role the
         // caller does not hold.
-        let hide = |v: &Value| coll == Collection::Object && hidden_from(p, v);
+        let hide = |h: FieldHeader<'_>| coll == Collection::Object && header_hidden_from(p, h);
         match tx.current_printed(coll, &scope, id, &["_bundle"], &super::SYSTEM_FIELDS, &hide)? {
             Printed::Missing => Err(not_found(coll, id, source)),
             Printed::Unprintable => Ok(None),

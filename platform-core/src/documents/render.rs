@@ -3,15 +3,17 @@
 
 use crate::auth::Principal;
 use crate::data::DataKind;
-use crate::store::{Collection, StoredVersion};
+use crate::store::{Collection, FieldHeader, StoredVersion};
 use serde_json::{json, Map, Value};
 
 /// Whether `value` is a data property whose access role (`_access`) the caller does not hold.
 pub(crate) fn hidden_from(p: &Principal, value: &Value) -> bool {
-    DataKind::of(value).is_some()
-        && !p
-            .grants
-            .may_read(value.get("_access").and_then(Value::as_str))
+    value.is_object() && header_hidden_from(p, FieldHeader::of(value))
+}
+
+/// [`hidden_from`] of an object told by its header.
+pub(crate) fn header_hidden_from(p: &Principal, header: FieldHeader<'_>) -> bool {
+    DataKind::of_type(header.kind).is_some() && !p.grants.may_read(header.access)
 }
 
 /// A document as the caller may see it: an object's data properties of an access role the

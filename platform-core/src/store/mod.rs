@@ -95,6 +95,28 @@ pub enum Printed {
     Version(PrintedVersion),
 }
 
+/// What [`DocumentRead::current_printed`] asks about a top-level field whose value is an
+/// object (whether to leave it out): that object's `_type` and `_access`, where they are
+/// strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FieldHeader<'a> {
+    /// `_type`.
+    pub kind: Option<&'a str>,
+    /// `_access`.
+    pub access: Option<&'a str>,
+}
+
+impl<'a> FieldHeader<'a> {
+    /// The header of a value (none of an object without them, or of no object).
+    pub fn of(value: &'a serde_json::Value) -> FieldHeader<'a> {
+        let field = |name| value.get(name).and_then(serde_json::Value::as_str);
+        FieldHeader {
+            kind: field("_type"),
+            access: field("_access"),
+        }
+    }
+}
+
 /// A version with its body printed as JSON text: `{` and its fields, without the closing
 /// brace (so that fields can follow).
 #[derive(Debug, Clone, PartialEq)]
@@ -121,12 +143,29 @@ pub struct PrintedVersion {
 pub trait DocumentRead {
     /// The current version of a document.
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>>;
+    /// The current version of a document, its body holding only the top-level fields named
+    /// in `fields` (as [`current`](Self::current) reads them): a backend that can read a few
+    /// fields of a stored body without reading the rest does so.
+    fn current_fields(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        fields: &[&str],
+    ) -> Result<Option<StoredVersion>> {
+        let mut current = self.current(coll, scope, id)?;
+        if let Some(v) = &mut current {
+            v.body.retain(|k, _| fields.contains(&k.as_str()));
+        }
+        Ok(current)
+    }
     /// The current version of a document with its body printed as JSON, as `serde_json`
     /// prints the body [`current`](Self::current) reads (the same bytes), leaving out the
-    /// top-level fields in `omit` and those whose value `hide` says (it is asked about objects
-    /// only): a backend that keeps bodies in a form it can print without building them
-    /// (SQLite's JSONB) does so. [`Printed::Unprintable`] where a top-level field is named in
-    /// `refuse`, or the backend leaves this body to `current`.
+    /// top-level fields in `omit` and the objects whose header `hide` says (it is asked about
+    /// the top-level fields whose value is an object): a backend that keeps bodies in a form
+    /// it can print without building them (SQLite's JSONB) does so. [`Printed::Unprintable`]
+    /// where a top-level field is named in `refuse`, or the backend leaves this body to
+    /// `current`.
     fn current_printed(
         &self,
         coll: Collection,
@@ -134,7 +173,7 @@ pub trait DocumentRead {
         id: &str,
         omit: &[&str],
         refuse: &[&str],
-        hide: &dyn Fn(&serde_json::Value) -> bool,
+        hide: &dyn Fn(FieldHeader<'_>) -> bool,
     ) -> Result<Printed> {
         let Some(v) = self.current(coll, scope, id)? else {
             return Ok(Printed::Missing);
@@ -144,7 +183,7 @@ pub trait DocumentRead {
         }
         let mut open = b"{".to_vec();
         let shown = |(k, value): &(&String, &serde_json::Value)| {
-            !(omit.contains(&k.as_str()) || value.is_object() && hide(value))
+            !(omit.contains(&k.as_str()) || value.is_object() && hide(FieldHeader::of(value)))
         };
         for (k, value) in v.body.iter().filter(shown) {
             if open.len() > 1 {

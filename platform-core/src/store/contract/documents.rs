@@ -87,7 +87,7 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
 pub fn a_printed_current_version_is_the_current_version_printed(store: Arc<dyn Store>) {
     let store = &*store;
     let coll = Collection::Object;
-    let hide = |v: &Value| v.get("_access").is_some();
+    let hide = |h: FieldHeader<'_>| h.access.is_some();
     let bodies = [
         json!({"_type": "T", "z": 1, "a": [1.5, {"b": null}], "m": "é\"\n\u{1}", "big": 12345678901234567890u64}),
         json!({"_type": "T", "_bundle": "b", "n": -0.0001, "s": {"_type": "TimeSeries", "_access": "secret"},
@@ -113,7 +113,7 @@ pub fn a_printed_current_version_is_the_current_version_printed(store: Arc<dyn S
             let kept: Map<String, Value> = current
                 .body
                 .iter()
-                .filter(|(k, v)| *k != "_bundle" && !(v.is_object() && hide(v)))
+                .filter(|(k, v)| *k != "_bundle" && !(v.is_object() && hide(FieldHeader::of(v))))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             let mut whole = p.open.clone();
@@ -139,6 +139,51 @@ pub fn a_printed_current_version_is_the_current_version_printed(store: Arc<dyn S
         assert_eq!(refused.unwrap(), Printed::Unprintable);
         let missing = tx.current_printed(coll, &acme(), "NONE", &[], &[], &hide);
         assert_eq!(missing.unwrap(), Printed::Missing);
+    };
+    check(store.read().unwrap().as_ref());
+    check(store.write().unwrap().as_ref());
+}
+
+/// A current version read in part (`current_fields`) is the current version with only the
+/// named fields in its body (in the body's order; a name it lacks is no field), in a read and
+/// in a write transaction; an unknown id is none.
+pub fn a_current_version_read_in_part_is_its_fields_read_whole(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let body = json!({"_type": "T", "z": 1, "price": {"_type": "TimeSeries", "unit": "MW", "n": [1.5, null]},
+                      "m": "é\"\n", "other": {"a": [1, {"b": 2}]}});
+    write(store, |tx| {
+        save(tx, coll, &acme(), &version("P", 3, body.clone()));
+        tx.set_tag(coll, &acme(), "P", "live", 3).unwrap();
+    });
+    let check = |tx: &dyn ReadTx| {
+        let whole = tx.current(coll, &acme(), "P").unwrap().unwrap();
+        for fields in [
+            &["price", "_type"][..],
+            &["m", "absent"],
+            &[],
+            &["z", "price", "other", "m", "_type"],
+        ] {
+            let part = tx
+                .current_fields(coll, &acme(), "P", fields)
+                .unwrap()
+                .unwrap();
+            let mut expected = whole.clone();
+            expected.body.retain(|k, _| fields.contains(&k.as_str()));
+            assert_eq!(part, expected, "{fields:?}");
+            assert!(part.body.keys().eq(expected.body.keys()), "{fields:?}");
+            assert_eq!(
+                part.body.len(),
+                fields
+                    .iter()
+                    .filter(|f| whole.body.contains_key(**f))
+                    .count()
+            );
+        }
+        assert_eq!(
+            tx.current_fields(coll, &acme(), "NONE", &["z"]).unwrap(),
+            None
+        );
     };
     check(store.read().unwrap().as_ref());
     check(store.write().unwrap().as_ref());

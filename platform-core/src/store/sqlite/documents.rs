@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Cursor, Filter, ListQuery};
 use crate::store::{
-    type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldKind, Page,
-    Printed, PrintedVersion, StoredVersion,
+    type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldHeader,
+    FieldKind, Page, Printed, PrintedVersion, StoredVersion,
 };
 use chrono::{DateTime, Utc};
 use rusqlite::types::{Value as SqlValue, ValueRef};
@@ -282,9 +282,25 @@ pub(super) fn current_from_head(
     id: &str,
     midway: bool,
 ) -> Result<Option<StoredVersion>> {
+    current_fields_from_head(conn, coll, scope, id, midway, None)
+}
+
+/// [`current_from_head`], the body's fields only those named in `fields` where given.
+pub(super) fn current_fields_from_head(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    midway: bool,
+    fields: Option<&[&str]>,
+) -> Result<Option<StoredVersion>> {
     // The body is read from its JSONB (`super::jsonb`); a form that reader leaves alone comes
     // back as bytes for SQLite's `json()` to print.
-    let Some(row) = read_head(conn, coll, scope, id, midway, super::jsonb::to_map)? else {
+    let read = |blob: &[u8]| match fields {
+        None => super::jsonb::to_map(blob),
+        Some(fields) => super::jsonb::to_map_fields(blob, fields),
+    };
+    let Some(row) = read_head(conn, coll, scope, id, midway, read)? else {
         return Ok(None);
     };
     let version = row.version;
@@ -298,8 +314,12 @@ pub(super) fn current_from_head(
                 .db()?
                 .query_row([stored], |r| r.get(0))
                 .db()?;
-            serde_json::from_str(&text)
-                .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?
+            let mut body: Map<String, Value> = serde_json::from_str(&text)
+                .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?;
+            if let Some(fields) = fields {
+                body.retain(|k, _| fields.contains(&k.as_str()));
+            }
+            body
         }
     };
     Ok(Some(StoredVersion {
@@ -324,7 +344,7 @@ pub(super) fn printed_from_head(
     midway: bool,
     omit: &[&str],
     refuse: &[&str],
-    hide: &dyn Fn(&Value) -> bool,
+    hide: &dyn Fn(FieldHeader<'_>) -> bool,
 ) -> Result<Printed> {
     let print = |blob: &[u8]| {
         let mut open = Vec::with_capacity(blob.len() + 256);
@@ -560,6 +580,17 @@ impl DocumentRead for Tx<'_> {
         Ok(def)
     }
 
+    fn current_fields(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        id: &str,
+        fields: &[&str],
+    ) -> Result<Option<StoredVersion>> {
+        let midway = self.store.is_some();
+        current_fields_from_head(&self.conn, coll, scope, id, midway, Some(fields))
+    }
+
     fn current_printed(
         &self,
         coll: Collection,
@@ -567,7 +598,7 @@ impl DocumentRead for Tx<'_> {
         id: &str,
         omit: &[&str],
         refuse: &[&str],
-        hide: &dyn Fn(&Value) -> bool,
+        hide: &dyn Fn(FieldHeader<'_>) -> bool,
     ) -> Result<Printed> {
         let midway = self.store.is_some();
         printed_from_head(&self.conn, coll, scope, id, midway, omit, refuse, hide)

@@ -10,6 +10,7 @@
 //! JSON5's (hexadecimal integers, `Infinity`, JSON5 escapes) and anything unknown answer
 //! `None`, and the caller reads such a document through SQLite's `json()` instead.
 
+use crate::store::FieldHeader;
 use serde_json::{Map, Number, Value};
 
 const NULL: u8 = 0;
@@ -36,17 +37,28 @@ pub(super) fn to_map(blob: &[u8]) -> Option<Map<String, Value>> {
     object(payload, 1)
 }
 
+/// The fields named in `fields` of the JSON object a JSONB blob holds, as [`to_map`] reads
+/// them (the others are stepped over, not read), or `None` as [`to_map`] answers it for the
+/// blob's form or for a named field's.
+pub(super) fn to_map_fields(blob: &[u8], fields: &[&str]) -> Option<Map<String, Value>> {
+    let (ty, payload, rest) = element(blob)?;
+    if ty != OBJECT || !rest.is_empty() {
+        return None;
+    }
+    object_where(payload, 1, |key| fields.contains(&key))
+}
+
 /// Prints the JSON object a JSONB blob holds as `serde_json` prints the map [`to_map`] reads
 /// of it (the same bytes, without building the map), leaving out the top-level fields named in
-/// `omit` and those whose value (an object, read as [`to_map`] reads it) `hide` says, and
-/// without its closing brace; `None` where it is not an object of the standard forms, where
-/// an object repeats a key (the map keeps one of them), or where a top-level field is named in
-/// `refuse`. Otherwise whether an `_id` was printed.
+/// `omit` and the objects whose header (their `_type` and `_access`) `hide` says, and without
+/// its closing brace; `None` where it is not an object of the standard forms, where it repeats
+/// a key (the map keeps one of them), or where a top-level field is named in `refuse`.
+/// Otherwise whether an `_id` was printed.
 pub(super) fn print_object(
     blob: &[u8],
     omit: &[&str],
     refuse: &[&str],
-    hide: &dyn Fn(&Value) -> bool,
+    hide: &dyn Fn(FieldHeader<'_>) -> bool,
     out: &mut Vec<u8>,
 ) -> Option<bool> {
     let (ty, payload, rest) = element(blob)?;
@@ -68,12 +80,9 @@ pub(super) fn print_object(
         if omit.contains(&&*key) {
             continue;
         }
-        // An object may be one to hide: read whole to be asked about, and printed as read.
-        let read = match ty {
-            OBJECT => Some(value(ty, p, 1)?).filter(|v| !hide(v)),
-            _ => None,
-        };
-        if ty == OBJECT && read.is_none() {
+        if ty == OBJECT && hide(header(p)?.view()) {
+            // Left out, once known to be read as the map reads it.
+            value(ty, p, 1)?;
             continue;
         }
         if !first {
@@ -83,36 +92,96 @@ pub(super) fn print_object(
         id |= key == "_id";
         print_str(&key, out)?;
         out.push(b':');
-        match read {
-            Some(v) => serde_json::to_writer(&mut *out, &v).ok()?,
-            None => print_value(ty, p, 1, out)?,
+        let mark = out.len();
+        if print_value(ty, p, 1, out).is_none() {
+            // An object that repeats a key (in it or deeper): printed as the map reads it
+            // (the last value of the key, where its first was). Not so in an array.
+            if ty != OBJECT {
+                return None;
+            }
+            out.truncate(mark);
+            serde_json::to_writer(&mut *out, &value(ty, p, 1)?).ok()?;
         }
     }
     Some(id)
 }
 
-/// The keys of one object seen so far (to find a repeated one).
+/// An object's `_type` and `_access` where they are strings, as the map read of the object
+/// holds them (the last of a repeated key); `None` where its fields are not of the standard
+/// forms.
+fn header(payload: &[u8]) -> Option<Header<'_>> {
+    let mut found = Header::default();
+    let mut rest = payload;
+    while !rest.is_empty() {
+        let (kty, k, after) = element(rest)?;
+        let (ty, p, after) = element(after)?;
+        rest = after;
+        let slot = match &*key_text(kty, k)? {
+            "_type" => &mut found.kind,
+            "_access" => &mut found.access,
+            _ => continue,
+        };
+        *slot = match ty {
+            TEXT | TEXTRAW | TEXTJ => Some(key_text(ty, p)?),
+            _ => None,
+        };
+    }
+    Some(found)
+}
+
+/// [`header`]'s answer, its text borrowed where it has no escapes.
 #[derive(Default)]
+struct Header<'a> {
+    kind: Option<std::borrow::Cow<'a, str>>,
+    access: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl Header<'_> {
+    fn view(&self) -> FieldHeader<'_> {
+        FieldHeader {
+            kind: self.kind.as_deref(),
+            access: self.access.as_deref(),
+        }
+    }
+}
+
+/// The keys of one object seen so far (to find a repeated one): a key is compared with those
+/// before it only where a 256-bit filter of their hashes says it may be one of them.
 struct Keys<'a> {
-    few: Vec<std::borrow::Cow<'a, str>>,
-    many: Option<std::collections::HashSet<std::borrow::Cow<'a, str>>>,
+    seen: Vec<std::borrow::Cow<'a, str>>,
+    filter: [u64; 4],
+}
+
+impl Default for Keys<'_> {
+    fn default() -> Self {
+        Keys {
+            seen: Vec::with_capacity(32),
+            filter: [0; 4],
+        }
+    }
 }
 
 impl<'a> Keys<'a> {
     /// Whether `key` is new; it is kept.
     fn first(&mut self, key: std::borrow::Cow<'a, str>) -> bool {
-        if let Some(many) = &mut self.many {
-            return many.insert(key);
-        }
-        if self.few.contains(&key) {
+        let h = filter_hash(key.as_bytes());
+        let (word, bit) = ((h >> 6) as usize & 3, 1u64 << (h & 63));
+        if self.filter[word] & bit != 0 && self.seen.contains(&key) {
             return false;
         }
-        self.few.push(key);
-        if self.few.len() > 16 {
-            self.many = Some(self.few.drain(..).collect());
-        }
+        self.filter[word] |= bit;
+        self.seen.push(key);
         true
     }
+}
+
+/// Eight bits of a hash of a key, for [`Keys`]'s filter (FNV-1a folded).
+fn filter_hash(key: &[u8]) -> u8 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in key {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    (h ^ (h >> 8) ^ (h >> 16) ^ (h >> 24)) as u8
 }
 
 /// A key's text: borrowed where it has no escapes.
@@ -133,6 +202,9 @@ fn print_value(ty: u8, payload: &[u8], depth: usize, out: &mut Vec<u8>) -> Optio
         NULL if payload.is_empty() => out.extend_from_slice(b"null"),
         TRUE if payload.is_empty() => out.extend_from_slice(b"true"),
         FALSE if payload.is_empty() => out.extend_from_slice(b"false"),
+        // An integer of up to 18 digits prints as it is written (as `serde_json` prints the
+        // i64 or u64 it reads).
+        INT if is_plain_integer(payload) => out.extend_from_slice(payload),
         // Read as a document's number is read, and printed as such a number is.
         INT | FLOAT => {
             let n = std::str::from_utf8(payload).ok()?.parse::<Number>().ok()?;
@@ -186,6 +258,15 @@ fn print_value(ty: u8, payload: &[u8], depth: usize, out: &mut Vec<u8>) -> Optio
         _ => print_str(&text(ty, payload)?, out)?,
     }
     Some(())
+}
+
+/// Whether an integer's text is `0` or an optional `-` and 1 to 18 digits without a leading
+/// zero (which every 64-bit integer type holds, and prints the same).
+fn is_plain_integer(text: &[u8]) -> bool {
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    (1..=18).contains(&digits.len())
+        && digits.iter().all(u8::is_ascii_digit)
+        && (digits[0] != b'0' || digits.len() == 1 && text.len() == 1)
 }
 
 /// The first element of `b`: its type, its payload and the bytes after it.
@@ -242,15 +323,26 @@ fn value(ty: u8, payload: &[u8], depth: usize) -> Option<Value> {
 }
 
 fn object(payload: &[u8], depth: usize) -> Option<Map<String, Value>> {
+    object_where(payload, depth, |_| true)
+}
+
+/// An object's fields whose key `keep` says (the others stepped over, not read).
+fn object_where(
+    payload: &[u8],
+    depth: usize,
+    keep: impl Fn(&str) -> bool,
+) -> Option<Map<String, Value>> {
     let mut map = Map::new();
     let mut rest = payload;
     while !rest.is_empty() {
         let (kty, k, after) = element(rest)?;
-        let key = text(kty, k)?;
+        let key = key_text(kty, k)?;
         let (ty, p, after) = element(after)?;
-        // As a parse of the text would: a later value of a key replaces the earlier one.
-        map.insert(key, value(ty, p, depth)?);
         rest = after;
+        if keep(&key) {
+            // As a parse of the text would: a later value of a key replaces the earlier one.
+            map.insert(key.into_owned(), value(ty, p, depth)?);
+        }
     }
     Some(map)
 }
@@ -379,11 +471,13 @@ mod tests {
     fn printed_through_map(
         map: &Map<String, Value>,
         omit: &[&str],
-        hide: &dyn Fn(&Value) -> bool,
+        hide: &dyn Fn(FieldHeader<'_>) -> bool,
     ) -> Vec<u8> {
         let kept: Map<String, Value> = map
             .iter()
-            .filter(|(k, v)| !(omit.contains(&k.as_str()) || v.is_object() && hide(v)))
+            .filter(|(k, v)| {
+                !(omit.contains(&k.as_str()) || v.is_object() && hide(FieldHeader::of(v)))
+            })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let mut text = serde_json::to_vec(&kept).unwrap();
@@ -407,14 +501,23 @@ mod tests {
             format!(r#"{{"_id":"E","long":"{long}","list":[{}]}}"#, (0..3000).map(|i| i.to_string()).collect::<Vec<_>>().join(",")),
             r#"{"a":5,"_id":"F","keeps":{"k":1,"k2":{"x":[{"y":1}]}}}"#.to_string(),
             format!(r#"{{"_id":"G",{}}}"#, (0..40).map(|i| format!(r#""f{i}":{i}"#)).collect::<Vec<_>>().join(",")),
+            // Headers with escapes, a repeated key (the last counts), a `_type` no string;
+            // integers at the edges of those printed as written.
+            r#"{"_id":"I","esc":{"_type":"Time\u0053eries","_access":"s\u0065cret","u":1},"rep":{"_access":"x","_access":"secret","_type":"TimeSeries"},"rep2":{"_access":"secret","_access":"x","_type":"TimeSeries"},"num":{"_type":1,"_access":"secret"},"n18":123456789012345678,"m18":-123456789012345678,"n19":1234567890123456789,"n0":0,"neg0":-0,"neg":-5,"e":1E2,"f":10.0}"#.to_string(),
         ];
-        let hide = |v: &Value| v.get("_access").is_some();
+        let hide = |h: FieldHeader<'_>| h.access.is_some();
+        let data_of_secret =
+            |h: FieldHeader<'_>| h.kind == Some("TimeSeries") && h.access == Some("secret");
         for doc in &docs {
             let blob = jsonb(&conn, &format!("'{}'", doc.replace('\'', "''")));
             let map = to_map(&blob).unwrap();
             for (omit, hide) in [
-                (&[][..], &(|_: &Value| false) as &dyn Fn(&Value) -> bool),
+                (
+                    &[][..],
+                    &(|_: FieldHeader<'_>| false) as &dyn Fn(FieldHeader<'_>) -> bool,
+                ),
                 (&["_bundle"][..], &hide),
+                (&[][..], &data_of_secret),
             ] {
                 let mut out = Vec::new();
                 let has_id = print_object(&blob, omit, &[], hide, &mut out)
@@ -427,6 +530,15 @@ mod tests {
                 assert!(has_id);
             }
         }
+        // Which of those headers hide: told after their escapes, by the last of a key.
+        let blob = jsonb(&conn, &format!("'{}'", docs[7]));
+        let mut out = Vec::new();
+        print_object(&blob, &[], &[], &data_of_secret, &mut out).unwrap();
+        let shown: Map<String, Value> = serde_json::from_slice(&[&out[..], b"}"].concat()).unwrap();
+        assert_eq!(
+            shown.keys().collect::<Vec<_>>(),
+            ["_id", "rep2", "num", "n18", "m18", "n19", "n0", "neg0", "neg", "e", "f"]
+        );
         // Text set from SQL (raw, with quotes, backslashes and control characters), numbers
         // from SQL.
         let blob: Vec<u8> = conn
@@ -442,6 +554,34 @@ mod tests {
             out,
             printed_through_map(&to_map(&blob).unwrap(), &[], &|_| false)
         );
+    }
+
+    /// Fields read by name are those the map read of the whole body holds, in its order (the
+    /// last value of a repeated key, where the key came first); a field of a form left to
+    /// SQLite is refused only where it is named.
+    #[test]
+    fn fields_read_by_name_are_those_of_the_whole_map() {
+        let conn = Connection::open_in_memory().unwrap();
+        let blob = jsonb(
+            &conn,
+            r#"'{"a":1,"b":{"c":[1,{"e":null}]},"a":3,"d":"x\ny","f":[1.5e3]}'"#,
+        );
+        let whole = to_map(&blob).unwrap();
+        for fields in [&["a"][..], &["d", "b"], &["zz"], &[], &["f", "a", "b", "d"]] {
+            let part = to_map_fields(&blob, fields).unwrap();
+            let mut expected = whole.clone();
+            expected.retain(|k, _| fields.contains(&k.as_str()));
+            assert_eq!(part, expected, "{fields:?}");
+            assert!(part.keys().eq(expected.keys()), "{fields:?}");
+        }
+        assert_eq!(whole["a"], 3);
+        let blob = jsonb(&conn, r#"'{"a":0x1F,"b":2}'"#);
+        assert_eq!(to_map_fields(&blob, &["a"]), None);
+        assert_eq!(
+            to_map_fields(&blob, &["b"]),
+            Some(Map::from_iter([("b".to_string(), Value::from(2))]))
+        );
+        assert_eq!(to_map_fields(&jsonb(&conn, "'[1]'"), &["a"]), None);
     }
 
     /// What a map would keep one of, or the caller refuses, or is no standard JSONB object,
