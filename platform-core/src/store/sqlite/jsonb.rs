@@ -66,17 +66,17 @@ pub(super) fn print_object(
         return None;
     }
     let (mut first, mut id) = (true, false);
-    let mut keys = Keys::default();
+    let mut keys = Keys::of(payload);
     out.push(b'{');
     let mut rest = payload;
     while !rest.is_empty() {
         let (kty, k, after) = element(rest)?;
         let key = key_text(kty, k)?;
-        let (ty, p, after) = element(after)?;
-        rest = after;
-        if !keys.first(key.clone()) || refuse.contains(&&*key) {
+        if !keys.first(&key, rest)? || refuse.contains(&&*key) {
             return None;
         }
+        let (ty, p, after) = element(after)?;
+        rest = after;
         if omit.contains(&&*key) {
             continue;
         }
@@ -145,43 +145,56 @@ impl Header<'_> {
     }
 }
 
-/// The keys of one object seen so far (to find a repeated one): a key is compared with those
-/// before it only where a 256-bit filter of their hashes says it may be one of them.
+/// The keys of one object seen so far, to find a repeated one: a 256-bit filter of their
+/// hashes, and where it says a key may be one of them, the object's fields before it read
+/// again (nothing is kept per key).
 struct Keys<'a> {
-    seen: Vec<std::borrow::Cow<'a, str>>,
+    /// The object's payload.
+    payload: &'a [u8],
     filter: [u64; 4],
 }
 
-impl Default for Keys<'_> {
-    fn default() -> Self {
+impl<'a> Keys<'a> {
+    fn of(payload: &'a [u8]) -> Keys<'a> {
         Keys {
-            seen: Vec::with_capacity(32),
+            payload,
             filter: [0; 4],
         }
     }
-}
 
-impl<'a> Keys<'a> {
-    /// Whether `key` is new; it is kept.
-    fn first(&mut self, key: std::borrow::Cow<'a, str>) -> bool {
+    /// Whether `key`, the key of the field that starts where `rest` (the rest of the
+    /// payload) does, is new; `None` where the fields before it do not read as they did.
+    fn first(&mut self, key: &str, rest: &[u8]) -> Option<bool> {
         let h = filter_hash(key.as_bytes());
-        let (word, bit) = ((h >> 6) as usize & 3, 1u64 << (h & 63));
-        if self.filter[word] & bit != 0 && self.seen.contains(&key) {
-            return false;
+        let (word, bit) = (usize::from(h >> 6), 1u64 << (h & 63));
+        if self.filter[word] & bit == 0 {
+            self.filter[word] |= bit;
+            return Some(true);
         }
-        self.filter[word] |= bit;
-        self.seen.push(key);
-        true
+        let mut before = self.payload.get(..self.payload.len() - rest.len())?;
+        while !before.is_empty() {
+            let (kty, k, after) = element(before)?;
+            if *key_text(kty, k)? == *key {
+                return Some(false);
+            }
+            before = element(after)?.2;
+        }
+        Some(true)
     }
 }
 
-/// Eight bits of a hash of a key, for [`Keys`]'s filter (FNV-1a folded).
+/// Eight bits of a hash of a key, for [`Keys`]'s filter: of its length and its first and last
+/// eight bytes.
 fn filter_hash(key: &[u8]) -> u8 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in key {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    (h ^ (h >> 8) ^ (h >> 16) ^ (h >> 24)) as u8
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        u64::from_le_bytes(w)
+    };
+    let n = key.len();
+    let (head, tail) = (word(&key[..n.min(8)]), word(&key[n - n.min(8)..]));
+    let h = (head ^ tail.rotate_left(29) ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> 56) as u8
 }
 
 /// A key's text: borrowed where it has no escapes.
@@ -193,7 +206,24 @@ fn key_text(ty: u8, payload: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 fn print_str(s: &str, out: &mut Vec<u8>) -> Option<()> {
-    serde_json::to_writer(&mut *out, s).ok()
+    print_text(s.as_bytes(), out)
+}
+
+/// Prints text as `serde_json` prints it as a string: where every byte is ASCII from the space
+/// on, other than the quote and the backslash (bytes it leaves as they are), copied between
+/// quotes; else checked to be UTF-8 and escaped by `serde_json`.
+fn print_text(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    if text
+        .iter()
+        .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text);
+        out.push(b'"');
+        return Some(());
+    }
+    serde_json::to_writer(&mut *out, std::str::from_utf8(text).ok()?).ok()
 }
 
 /// Prints an element as `serde_json` prints the value [`value`] reads of it.
@@ -232,14 +262,14 @@ fn print_value(ty: u8, payload: &[u8], depth: usize, out: &mut Vec<u8>) -> Optio
             if depth >= MAX_DEPTH {
                 return None;
             }
-            let mut keys = Keys::default();
+            let mut keys = Keys::of(payload);
             out.push(b'{');
             let mut rest = payload;
             let mut first = true;
             while !rest.is_empty() {
                 let (kty, k, after) = element(rest)?;
                 let key = key_text(kty, k)?;
-                if !keys.first(key.clone()) {
+                if !keys.first(&key, rest)? {
                     return None;
                 }
                 let (ty, p, after) = element(after)?;
@@ -254,7 +284,7 @@ fn print_value(ty: u8, payload: &[u8], depth: usize, out: &mut Vec<u8>) -> Optio
             }
             out.push(b'}');
         }
-        TEXT | TEXTRAW => print_str(std::str::from_utf8(payload).ok()?, out)?,
+        TEXT | TEXTRAW => print_text(payload, out)?,
         _ => print_str(&text(ty, payload)?, out)?,
     }
     Some(())
@@ -582,6 +612,39 @@ mod tests {
             Some(Map::from_iter([("b".to_string(), Value::from(2))]))
         );
         assert_eq!(to_map_fields(&jsonb(&conn, "'[1]'"), &["a"]), None);
+    }
+
+    proptest::proptest! {
+        /// Text prints as `serde_json` prints the string, whatever its bytes (the plain ASCII
+        /// path and the escaped one).
+        #[test]
+        fn text_prints_as_serde_json_prints_it(s in "[ -~\u{7f}\u{0}-\u{1f}\"\\\\é€😀]{0,40}") {
+            let mut out = Vec::new();
+            print_text(s.as_bytes(), &mut out).unwrap();
+            proptest::prop_assert_eq!(out, serde_json::to_vec(&s).unwrap());
+        }
+
+        /// An object is printed where its keys are distinct and refused where one repeats,
+        /// however many keys it has and whatever their hashes.
+        #[test]
+        fn a_repeated_key_is_found_among_any_keys(
+            keys in proptest::collection::vec("[a-c_]{0,3}|[a-z]{8,12}", 0..60)
+        ) {
+            let conn = Connection::open_in_memory().unwrap();
+            let text = format!(
+                "{{{}}}",
+                keys.iter().enumerate().map(|(i, k)| format!("\"{k}\":{i}")).collect::<Vec<_>>().join(",")
+            );
+            let nested = format!(r#"{{"o":{text}}}"#);
+            let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len() == keys.len();
+            let top = print_object(&jsonb(&conn, &format!("'{text}'")), &[], &[], &|_| false, &mut Vec::new());
+            proptest::prop_assert_eq!(top.is_some(), distinct);
+            let mut out = Vec::new();
+            let blob = jsonb(&conn, &format!("'[{nested}]'"));
+            let (_, payload, _) = element(&blob).unwrap();
+            let (ty, p, _) = element(payload).unwrap();
+            proptest::prop_assert_eq!(print_value(ty, p, 1, &mut out).is_some(), distinct);
+        }
     }
 
     /// What a map would keep one of, or the caller refuses, or is no standard JSONB object,
