@@ -616,6 +616,67 @@ fn top_level_timestamp(bytes: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The handles kept per worker thread count each method, route and status apart, and time
+    /// each method and route, as look-ups in the registry would.
+    #[test]
+    fn request_metrics_count_each_method_route_and_status_apart() {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            for (method, route, status) in [
+                (Method::GET, "/a", 200),
+                (Method::GET, "/a", 404),
+                (Method::GET, "/a", 200),
+                (Method::POST, "/a", 200),
+                (Method::GET, "/b", 200),
+                (Method::GET, "/a", 200),
+            ] {
+                request_metrics(&method, route.to_string(), status, 0.001);
+            }
+        });
+        let text = handle.render();
+        let value = |series: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+                .unwrap_or_else(|| panic!("no {series} in\n{text}"))
+                .to_string()
+        };
+        let total = "platform_http_requests_total";
+        assert_eq!(
+            value(&format!(
+                r#"{total}{{method="GET",route="/a",status="200"}}"#
+            )),
+            "3"
+        );
+        assert_eq!(
+            value(&format!(
+                r#"{total}{{method="GET",route="/a",status="404"}}"#
+            )),
+            "1"
+        );
+        assert_eq!(
+            value(&format!(
+                r#"{total}{{method="POST",route="/a",status="200"}}"#
+            )),
+            "1"
+        );
+        assert_eq!(
+            value(&format!(
+                r#"{total}{{method="GET",route="/b",status="200"}}"#
+            )),
+            "1"
+        );
+        let count = "platform_http_request_duration_seconds_count";
+        assert_eq!(
+            value(&format!(r#"{count}{{method="GET",route="/a"}}"#)),
+            "4"
+        );
+        assert_eq!(
+            value(&format!(r#"{count}{{method="POST",route="/a"}}"#)),
+            "1"
+        );
+    }
+
     #[test]
     fn the_tag_of_an_answer_in_pieces_is_the_tag_of_its_joined_bytes() {
         let (a, b) = (vec![7u8; 1000], b"the rest of it".to_vec());

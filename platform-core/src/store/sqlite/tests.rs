@@ -1490,6 +1490,24 @@ fn a_current_row_in_forms_the_jsonb_reader_leaves_alone_reads_through_sqlite() {
         .unwrap();
     assert_eq!(kind, "text");
     assert_eq!(get("B")["n"], 16);
+    // Read in part, the same way: the named fields as the whole read holds them.
+    let store = SqliteStore::open(&path).unwrap();
+    let tx = store.read().unwrap();
+    let scope = crate::ids::Scope::private("acme", "production");
+    for id in ["B", "C"] {
+        let whole = tx.current(Collection::Object, &scope, id).unwrap().unwrap();
+        let part = tx
+            .current_fields(Collection::Object, &scope, id, &["n", "list"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(part.body.len(), 2, "{id}");
+        assert_eq!(
+            (&part.body["n"], &part.body["list"]),
+            (&whole.body["n"], &whole.body["list"]),
+            "{id}"
+        );
+    }
+    drop(tx);
     let c = get("C");
     assert_eq!(c, {
         let mut a = read_alone.clone();
