@@ -16,8 +16,9 @@
 //!   of another tenant). The floor under W6's object GET with its guarantees. It also answers
 //!   `GET /data/v1/private/{OBJ:PROP}?_range=last(N)` the same way: in the one read
 //!   transaction, the object's row for the series header and the newest chunks of the series,
-//!   decoded with the platform's codec, the last N points printed with `serde_json` and
-//!   chrono as the platform's JSON answer (the same bytes): the floor under W6's data GET.
+//!   only their last N points decoded (with the platform's codec, from the position where they
+//!   start), printed with `serde_json` and chrono's date fields as the platform's JSON answer
+//!   (the same bytes): the floor under W6's data GET.
 //! - `compare_hello --version`: prints a line and exits, the floor of a process start (W8).
 //! - `compare_hello probe PORT PATH TOKEN -- COMMAND...`: starts COMMAND, sends `GET PATH` to
 //!   127.0.0.1:PORT (with `Authorization: Bearer TOKEN` unless TOKEN is `-`) as soon as the
@@ -256,15 +257,21 @@ async fn checked_data(
         let (mut chunks, mut held) = (Vec::new(), 0usize);
         while held < last {
             let Some(r) = rows.next()? else { break };
-            held += r.get::<_, usize>(0)?;
-            chunks.push(r.get::<_, Vec<u8>>(1)?);
+            let n = r.get::<_, usize>(0)?;
+            held += n;
+            chunks.push((n, r.get::<_, Vec<u8>>(1)?));
         }
         drop(rows);
         drop(stmt);
+        // Only the last `last` points are decoded: the oldest chunk read from the point where
+        // they start (the codec reads a chunk from any position on).
         let mut columns = platform_core::data::columns::Columns::default();
-        for c in chunks.iter().rev() {
-            platform_core::data::codec::decode_columns(c, &mut columns)
+        let mut skip = held.saturating_sub(last);
+        for (n, c) in chunks.iter().rev() {
+            let here = skip.min(*n);
+            platform_core::data::codec::decode_columns_from(c, &mut columns, here)
                 .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))?;
+            skip -= here;
         }
         let from = columns.len().saturating_sub(last);
         // The answer: the header with the object's fields, then the points.
@@ -300,11 +307,17 @@ async fn checked_data(
             if i > 0 {
                 text.push(b',');
             }
+            use chrono::{Datelike as _, Timelike as _};
             let time = chrono::DateTime::from_timestamp_millis(*t).unwrap_or_default();
             let _ = write!(
                 text,
-                "{{\"time\":\"{}\",\"value\":",
-                time.format("%Y-%m-%dT%H:%M:%SZ")
+                "{{\"time\":\"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z\",\"value\":",
+                time.year(),
+                time.month(),
+                time.day(),
+                time.hour(),
+                time.minute(),
+                time.second()
             );
             let _ = serde_json::to_writer(&mut text, v);
             text.push(b'}');

@@ -269,24 +269,35 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
     })
 }
 
-/// Logs to standard error, filtered by `PLATFORM_LOG` (default `info`): text, or JSON lines
-/// carrying the fields of the request's span (its id) with each event.
+/// Logs to standard error, filtered by `PLATFORM_LOG` (default `info`; a level, then
+/// `target=level` pairs, comma-separated): text, or JSON lines carrying the fields of the
+/// request's span (its id) with each event.
+///
+/// The filter is tracing-subscriber's `Targets`, not its `EnvFilter`: the latter brings in
+/// regex-automata's full DFA builder, which the regex crate then uses for every route pattern
+/// actix-web compiles, in each worker, at start.
 fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("PLATFORM_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let filter = log_filter(std::env::var("PLATFORM_LOG").ok().as_deref());
+    let registry = tracing_subscriber::registry().with(filter);
+    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
     match format {
-        LogFormat::Text => builder
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        LogFormat::Text => registry
+            .with(layer.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())))
             .init(),
-        LogFormat::Json => builder
-            .json()
-            .with_current_span(true)
-            .with_span_list(false)
+        LogFormat::Json => registry
+            .with(layer.json().with_current_span(true).with_span_list(false))
             .init(),
     }
+}
+
+/// The log filter `PLATFORM_LOG` asks for: `info` when unset or not a filter.
+fn log_filter(asked: Option<&str>) -> tracing_subscriber::filter::Targets {
+    asked.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        tracing_subscriber::filter::Targets::new()
+            .with_default(tracing_subscriber::filter::LevelFilter::INFO)
+    })
 }
 
 /// Files the process keeps for itself besides its connections (the database, its journal,
@@ -338,4 +349,30 @@ fn write_secret_file(path: &Path, text: &str) -> std::io::Result<()> {
     }
     let mut file = options.open(path)?;
     writeln!(file, "{text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_filter;
+    use tracing::Level;
+
+    /// `PLATFORM_LOG` reads as documented: a level for every target, then `target=level`
+    /// pairs; unset or unreadable, `info`.
+    #[test]
+    fn the_log_filter_reads_a_level_then_targets() {
+        let warn = log_filter(Some("warn"));
+        assert!(warn.would_enable("platform", &Level::WARN));
+        assert!(!warn.would_enable("platform", &Level::INFO));
+
+        let quiet_access = log_filter(Some("info,platform::access=warn"));
+        assert!(quiet_access.would_enable("platform", &Level::INFO));
+        assert!(!quiet_access.would_enable("platform::access", &Level::INFO));
+        assert!(quiet_access.would_enable("platform::access", &Level::WARN));
+
+        for default in [log_filter(None), log_filter(Some("platform=loud"))] {
+            assert!(default.would_enable("platform", &Level::INFO));
+            assert!(!default.would_enable("platform", &Level::DEBUG));
+        }
+        assert!(log_filter(Some("debug")).would_enable("actix_server", &Level::DEBUG));
+    }
 }

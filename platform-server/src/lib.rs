@@ -14,6 +14,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod ops;
 pub mod outbound;
+pub mod prometheus;
 pub mod request;
 pub mod routes;
 pub mod secrets;

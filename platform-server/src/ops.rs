@@ -3,6 +3,7 @@
 
 use crate::error::ApiError;
 use crate::openapi::{AnswerDoc, Endpoint, Verb};
+use crate::prometheus::Prometheus;
 use crate::request::Caller;
 use crate::AppState;
 use actix_web::body::{BoxBody, MessageBody};
@@ -11,7 +12,6 @@ use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse};
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use platform_core::auth::Role;
 use serde_json::json;
 use std::collections::HashMap;
@@ -189,24 +189,22 @@ async fn ready(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// The process-wide Prometheus recorder (installed once; every app of the process shares it).
-fn recorder() -> Option<&'static PrometheusHandle> {
-    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
-    HANDLE
-        .get_or_init(|| {
-            let seconds = [
-                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
-                10.0, 30.0,
-            ];
-            let builder = PrometheusBuilder::new().set_buckets(&seconds).ok()?;
-            match builder.install_recorder() {
-                Ok(handle) => Some(handle),
-                Err(e) => {
-                    tracing::warn!(error = %e, "metrics are off: another recorder is installed");
-                    None
-                }
+fn recorder() -> Option<&'static Prometheus> {
+    static HANDLE: OnceLock<Option<&'static Prometheus>> = OnceLock::new();
+    *HANDLE.get_or_init(|| {
+        let seconds = [
+            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+            30.0,
+        ];
+        let recorder: &'static Prometheus = Box::leak(Box::new(Prometheus::new(&seconds)));
+        match metrics::set_global_recorder(recorder) {
+            Ok(()) => Some(recorder),
+            Err(e) => {
+                tracing::warn!(error = %e, "metrics are off: another recorder is installed");
+                None
             }
-        })
-        .as_ref()
+        }
+    })
 }
 
 /// Installs the metrics recorder now, so counters recorded before the first scrape are kept.
@@ -620,8 +618,7 @@ mod tests {
     /// each method and route, as look-ups in the registry would.
     #[test]
     fn request_metrics_count_each_method_route_and_status_apart() {
-        let recorder = PrometheusBuilder::new().build_recorder();
-        let handle = recorder.handle();
+        let recorder = Prometheus::new(&[0.01, 0.1]);
         metrics::with_local_recorder(&recorder, || {
             for (method, route, status) in [
                 (Method::GET, "/a", 200),
@@ -634,7 +631,7 @@ mod tests {
                 request_metrics(&method, route.to_string(), status, 0.001);
             }
         });
-        let text = handle.render();
+        let text = recorder.render();
         let value = |series: &str| {
             text.lines()
                 .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
