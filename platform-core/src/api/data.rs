@@ -461,8 +461,8 @@ impl Data<'_> {
         Ok(Series {
             id: format!("{}:{}", data_id.object, data_id.prop),
             version: item.object.version,
-            units: text(&item.json, "units"),
-            currency: text(&item.json, "currency"),
+            units: text(item.json(), "units"),
+            currency: text(item.json(), "currency"),
             header: item.header,
             points,
         })
@@ -577,8 +577,8 @@ impl Data<'_> {
             id: format!("{}:{}", data_id.object, data_id.prop),
             version: item.object.version,
             ondate: curve_date,
-            units: text(&item.json, "units"),
-            currency: text(&item.json, "currency"),
+            units: text(item.json(), "units"),
+            currency: text(item.json(), "currency"),
             header: item.header,
             contracts,
         })

@@ -216,14 +216,29 @@ impl Platform {
         };
         match self.data_answer(p, &*tx, &scope, &data_id, id, q)? {
             Answer::Series {
-                json,
+                mut item,
                 points,
                 calendar,
                 tz,
             } => {
-                let timestamp = timestamp(&json);
-                let mut out = serde_json::to_vec(&Value::Object(json))
-                    .map_err(|e| Error::caused("a data answer", e))?;
+                let (mut out, timestamp) = match item.json.take() {
+                    // Changed by a conversion or scaling: printed as it now is.
+                    Some(mut json) => {
+                        json.shift_remove("data");
+                        let timestamp = timestamp(&json);
+                        let out = serde_json::to_vec(&Value::Object(json))
+                            .map_err(|e| Error::caused("a data answer", e))?;
+                        (out, timestamp)
+                    }
+                    None => {
+                        let mut out = Vec::with_capacity(512 + points.len() * 48);
+                        item.write_header_json(&mut out);
+                        (
+                            out,
+                            Some(crate::clock::format_instant(item.object.timestamp)),
+                        )
+                    }
+                };
                 // The header's closing brace gives way to the points.
                 out.pop();
                 out.extend_from_slice(if out.len() > 1 {
@@ -260,12 +275,12 @@ impl Platform {
         let tx = self.read_in(tx)?;
         match self.data_answer(p, &*tx, &scope, &data_id, id, q)? {
             Answer::Series {
-                json,
+                mut item,
                 points,
                 calendar,
                 tz,
             } => crate::format::arrow::series_columns_to_arrow(
-                &json,
+                &item.take_series_json(),
                 points,
                 calendar
                     .is_dated()
@@ -286,11 +301,12 @@ impl Platform {
     ) -> Result<Value> {
         Ok(match self.data_answer(who, tx, scope, id, text, q)? {
             Answer::Series {
-                mut json,
+                mut item,
                 points,
                 calendar,
                 tz,
             } => {
+                let mut json = item.take_series_json();
                 json.insert(
                     "data".into(),
                     points_json(&points.into_points(), |t| format_time(t, calendar, tz)),
@@ -321,10 +337,10 @@ impl Platform {
                 }
                 let (points, calendar, tz) =
                     self.item_columns(who, tx, &mut item, q, |tz, h| self.window(q, tz, h))?;
-                // The points go last, as a new field ("data" in a stored header is replaced).
-                item.json.shift_remove("data");
+                // The points go last, as a new field ("data" in a stored header is replaced):
+                // see `take_series_json`.
                 return Ok(Answer::Series {
-                    json: item.json,
+                    item: Box::new(item),
                     points,
                     calendar,
                     tz,
@@ -337,11 +353,11 @@ impl Platform {
                         .map(Answer::Value);
                 }
                 if let Some(code) = &q.tenor {
+                    let json = item.take_json();
                     let Opened {
                         key,
                         object,
                         header,
-                        json,
                         ..
                     } = item;
                     return self
@@ -350,15 +366,16 @@ impl Platform {
                 }
                 let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
                 let (ondate, contracts) = curve_fields(&stored);
-                if id.ondate.is_some() && item.is_current {
-                    item.json
-                        .insert("_id".into(), Value::String(text.to_string()));
+                let is_current = item.is_current;
+                let json = item.json();
+                if id.ondate.is_some() && is_current {
+                    json.insert("_id".into(), Value::String(text.to_string()));
                 }
-                item.json.insert("ondate".into(), ondate);
-                item.json.insert("contracts".into(), contracts);
+                json.insert("ondate".into(), ondate);
+                json.insert("contracts".into(), contracts);
             }
         }
-        Ok(Answer::Value(Value::Object(item.json)))
+        Ok(Answer::Value(Value::Object(item.take_json())))
     }
 
     /// A data item opened at the object version `q` asks for: its header checked readable by
@@ -416,12 +433,11 @@ impl Platform {
             prop: id.prop.clone(),
         };
         let is_current = object.version == current_version;
-        let json = item_header(&object, &id.prop, &header, is_current);
         Ok(Opened {
             kind,
             key,
             is_current,
-            json,
+            json: None,
             header,
             object,
         })
@@ -478,7 +494,7 @@ impl Platform {
     ) -> Result<(Vec<Point>, Calendar, chrono_tz::Tz)> {
         let (window, calendar, tz) = self.item_window(who, tx, item, q, window_in)?;
         let mut points = series::read(tx, &item.key, item.object.version, window)?;
-        if let Some(conv) = Converter::new(tx, &mut item.json, &q.conversion)? {
+        if let Some(conv) = item.converter(tx, &q.conversion)? {
             conv.points(&mut points, |t| {
                 let at = chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
                 if calendar.is_dated() {
@@ -507,15 +523,13 @@ impl Platform {
         // Scaling comes after conversion: the periods aggregate converted values.
         let cut = q.timezone.unwrap_or(tz);
         let points = s.apply(&points, calendar, cut)?;
-        item.json
-            .insert("calendar".into(), Value::String(s.target.code()));
+        let json = item.json();
+        json.insert("calendar".into(), Value::String(s.target.code()));
         if let Some(o) = s.observed {
-            item.json
-                .insert("observed".into(), Value::String(o.as_str().into()));
+            json.insert("observed".into(), Value::String(o.as_str().into()));
         }
         if q.timezone.is_some() {
-            item.json
-                .insert("timezone".into(), Value::String(cut.name().into()));
+            json.insert("timezone".into(), Value::String(cut.name().into()));
         }
         Ok((points, s.target.printed(), cut))
     }
@@ -541,7 +555,7 @@ impl Platform {
         let stored =
             stored.ok_or_else(|| Error::not_found(format!("data \"{text}\" not found")))?;
         let mut stored = curve::decode(&stored)?;
-        if let Some(conv) = Converter::new(tx, &mut item.json, &q.conversion)? {
+        if let Some(conv) = item.converter(tx, &q.conversion)? {
             let at = ondate_instant(stored.curve_date());
             for c in &mut stored.contracts {
                 if matches!(c.value, super::model::PointValue::Num(_)) {
@@ -677,8 +691,9 @@ pub(crate) struct Opened {
     pub(crate) key: DataKey,
     /// Whether the object version read is the current one.
     pub(crate) is_current: bool,
-    /// The item's JSON so far: its header and system fields.
-    pub(crate) json: Map<String, Value>,
+    /// The item's JSON so far (its header and system fields), once made or changed: see
+    /// [`Opened::json`]; a plain read prints it without making it.
+    json: Option<Map<String, Value>>,
     /// The header as stored on the object.
     pub(crate) header: Map<String, Value>,
     /// The object version read (of its body, the item's property and `_type` where it is
@@ -686,12 +701,135 @@ pub(crate) struct Opened {
     pub(crate) object: StoredVersion,
 }
 
+impl Opened {
+    /// The item's JSON so far: its header and system fields, made on first use.
+    pub(crate) fn json(&mut self) -> &mut Map<String, Value> {
+        let Opened {
+            json,
+            object,
+            key,
+            header,
+            is_current,
+            ..
+        } = self;
+        json.get_or_insert_with(|| item_header(object, &key.prop, header, *is_current))
+    }
+
+    /// [`Opened::json`], taken out of the item.
+    pub(crate) fn take_json(&mut self) -> Map<String, Value> {
+        self.json();
+        self.json.take().unwrap_or_default()
+    }
+
+    /// [`Opened::take_json`] of a series, without a `data` field of the stored header (the
+    /// points take its place, last).
+    fn take_series_json(&mut self) -> Map<String, Value> {
+        let mut json = self.take_json();
+        json.shift_remove("data");
+        json
+    }
+
+    /// The converter `c` asks for (`None` when nothing is asked), the item's `units` and
+    /// `currency` changed to its targets.
+    fn converter<'a>(
+        &mut self,
+        tx: &'a dyn ReadTx,
+        c: &Conversion,
+    ) -> Result<Option<Converter<'a>>> {
+        if c.is_none() {
+            return Ok(None);
+        }
+        Converter::new(tx, self.json(), c)
+    }
+
+    /// Writes the JSON text of [`Opened::take_series_json`] of an item whose JSON is not made,
+    /// without making it: the fields in the order and with the values `item_header` gives them.
+    fn write_header_json(&self, out: &mut Vec<u8>) {
+        let (object, prop, header) = (&self.object, self.key.prop.as_str(), &self.header);
+        let data_id = format!("{}:{prop}", object.id);
+        let null = Value::Null;
+        // What `item_header` inserts after the stored header, and so wins over its fields.
+        let system = |out: &mut Vec<u8>, name: &str| {
+            let _ = match name {
+                "_objid" => serde_json::to_writer(&mut *out, &object.id),
+                "_dataid" => serde_json::to_writer(&mut *out, prop),
+                "_access" => {
+                    serde_json::to_writer(&mut *out, header.get("_access").unwrap_or(&null))
+                }
+                "_objtype" => {
+                    serde_json::to_writer(&mut *out, object.body.get("_type").unwrap_or(&null))
+                }
+                "_oid" => serde_json::to_writer(&mut *out, &data_id),
+                "_timestamp" => serde_json::to_writer(
+                    &mut *out,
+                    &crate::clock::format_instant(object.timestamp),
+                ),
+                "_user" => serde_json::to_writer(&mut *out, &object.user),
+                "_tag" => serde_json::to_writer(&mut *out, &object.tags),
+                _ => serde_json::to_writer(&mut *out, &object.version),
+            };
+        };
+        let mut first = true;
+        let mut key = |out: &mut Vec<u8>, k: &str| {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            let _ = serde_json::to_writer(&mut *out, k);
+            out.push(b':');
+        };
+        out.push(b'{');
+        // `_id` first, as the stored header's `_id` where it has one (inserted after).
+        key(out, "_id");
+        let _ = match header.get("_id") {
+            Some(v) => serde_json::to_writer(&mut *out, v),
+            None if self.is_current => serde_json::to_writer(&mut *out, &data_id),
+            None => serde_json::to_writer(
+                &mut *out,
+                &format!("{}/{}:{prop}", object.id, object.version),
+            ),
+        };
+        for (k, v) in header {
+            if k == "_id" || k == "data" {
+                continue;
+            }
+            key(out, k);
+            if ITEM_SYSTEM_FIELDS.contains(&k.as_str()) {
+                system(out, k);
+            } else {
+                let _ = serde_json::to_writer(&mut *out, v);
+            }
+        }
+        for name in ITEM_SYSTEM_FIELDS {
+            if !header.contains_key(name) {
+                key(out, name);
+                system(out, name);
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+/// The system fields `item_header` adds after a data item's stored header, in their order.
+const ITEM_SYSTEM_FIELDS: [&str; 9] = [
+    "_objid",
+    "_dataid",
+    "_access",
+    "_objtype",
+    "_oid",
+    "_timestamp",
+    "_user",
+    "_tag",
+    "_version",
+];
+
 /// A data id and the scope of its object, read through a source.
 /// What a data read answers: a series' header and its points (written out late, so a JSON
 /// answer can be written straight from them), or the JSON of anything else.
 enum Answer {
     Series {
-        json: Map<String, Value>,
+        /// The item: its JSON header printed with the points (see `Opened::take_series_json`).
+        item: Box<Opened>,
         points: Columns,
         calendar: Calendar,
         tz: chrono_tz::Tz,
@@ -1054,6 +1192,71 @@ mod tests {
                 (&h["_oid"], &h["_objid"], &h["_dataid"]),
                 (&json!("NBP:SPOT"), &json!("NBP"), &json!("SPOT"))
             );
+        }
+    }
+    /// A series' header printed without making its JSON is, byte for byte, the JSON made and
+    /// printed: for stored headers with and without an access role, with fields of the names
+    /// the system fields take (their values replaced in place, `_id` kept from the header as
+    /// the map keeps it), with a `data` field (dropped), escaped names and values, any `_type`
+    /// of the object, at the current version and an earlier one.
+    #[test]
+    fn a_header_printed_unmade_is_the_header_made_and_printed() {
+        let headers = [
+            json!({"_type": SERIES_TYPE}),
+            json!({"_type": SERIES_TYPE, "_access": "traders", "units": "MWh", "calendar": "#PT1H"}),
+            json!({"calendar": "#PT1M", "_type": SERIES_TYPE, "_version": 99, "_user": "x",
+                   "data": [1, 2], "nested": {"a": [null, true, 1.5e300], "b\"q": "\u{1}é"}}),
+            json!({"_id": "mine", "_type": SERIES_TYPE, "_timestamp": "t", "_tag": 1, "z": null}),
+            json!({"data": {"x": 1}, "_objid": 7, "_oid": false, "_dataid": [], "_objtype": {},
+                   "_access": null, "_type": SERIES_TYPE}),
+        ];
+        for (n, header) in headers.iter().enumerate() {
+            for object_type in [json!("#Hub"), json!(null), json!(3)] {
+                let mut body = json!({"_id": "NBP", "name": "n"});
+                if !object_type.is_null() {
+                    body["_type"] = object_type.clone();
+                }
+                body["SPOT"] = header.clone();
+                let object = StoredVersion {
+                    id: "NBP".into(),
+                    version: 3,
+                    body: body.as_object().unwrap().clone(),
+                    timestamp: chrono::DateTime::from_timestamp_millis(
+                        1_700_000_000_120 + n as i64,
+                    )
+                    .unwrap(),
+                    user: "a\"nn".into(),
+                    reason: None,
+                    tags: if n % 2 == 0 {
+                        vec![]
+                    } else {
+                        vec!["a".into(), "live".into()]
+                    },
+                };
+                for is_current in [true, false] {
+                    let item = Opened {
+                        kind: DataKind::Series,
+                        key: DataKey {
+                            scope: Scope::public(),
+                            object: "NBP".into(),
+                            prop: "SPOT".into(),
+                        },
+                        is_current,
+                        json: None,
+                        header: header.as_object().unwrap().clone(),
+                        object: object.clone(),
+                    };
+                    let mut printed = Vec::new();
+                    item.write_header_json(&mut printed);
+                    let mut made = item;
+                    let made = serde_json::to_vec(&made.take_series_json()).unwrap();
+                    assert_eq!(
+                        String::from_utf8(printed).unwrap(),
+                        String::from_utf8(made).unwrap(),
+                        "header {n}, object type {object_type}, current {is_current}"
+                    );
+                }
+            }
         }
     }
 }
