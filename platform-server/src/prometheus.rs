@@ -46,31 +46,34 @@ impl Prometheus {
     /// `# TYPE` line, its series sorted by labels.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        for (key, n) in sorted(&self.counters) {
-            family(&mut out, &key, "counter");
-            sample(&mut out, &key, "", None, n.load(Ordering::Relaxed) as f64);
+        let counters = sorted(&self.counters);
+        for (i, (key, n)) in counters.iter().enumerate() {
+            family(&mut out, &counters, i, "counter");
+            sample(&mut out, key, "", None, n.load(Ordering::Relaxed) as f64);
         }
-        for (key, v) in sorted(&self.gauges) {
-            family(&mut out, &key, "gauge");
+        let gauges = sorted(&self.gauges);
+        for (i, (key, v)) in gauges.iter().enumerate() {
+            family(&mut out, &gauges, i, "gauge");
             let value = f64::from_bits(v.load(Ordering::Relaxed));
-            sample(&mut out, &key, "", None, value);
+            sample(&mut out, key, "", None, value);
         }
-        for (key, h) in sorted(&self.histograms) {
-            family(&mut out, &key, "histogram");
+        let histograms = sorted(&self.histograms);
+        for (i, (key, h)) in histograms.iter().enumerate() {
+            family(&mut out, &histograms, i, "histogram");
             // The counts are read once: the buckets printed are cumulative and end with the
             // count, whatever is recorded meanwhile.
             let mut seen = 0u64;
-            for (i, c) in h.counts.iter().enumerate() {
+            for (b, c) in h.counts.iter().enumerate() {
                 seen += c.load(Ordering::Relaxed);
                 let le = self
                     .bounds
-                    .get(i)
+                    .get(b)
                     .map_or("+Inf".to_string(), |b| number(*b));
-                sample(&mut out, &key, "_bucket", Some(&le), seen as f64);
+                sample(&mut out, key, "_bucket", Some(&le), seen as f64);
             }
             let sum = f64::from_bits(h.sum.load(Ordering::Relaxed));
-            sample(&mut out, &key, "_sum", None, sum);
-            sample(&mut out, &key, "_count", None, seen as f64);
+            sample(&mut out, key, "_sum", None, sum);
+            sample(&mut out, key, "_count", None, seen as f64);
         }
         out
     }
@@ -105,14 +108,16 @@ fn sorted<T>(map: &Series<T>) -> Vec<(Key, Arc<T>)> {
     all
 }
 
-/// The `# TYPE` line of `key`'s family, where `out` does not already end in its series.
-fn family(out: &mut String, key: &Key, kind: &str) {
-    let line = format!("# TYPE {} {kind}\n", key.name());
-    // Each family's series are printed one after another, so a family already started has its
-    // `# TYPE` line after the last `# TYPE` line of `out`.
-    let last_type = out.rfind("# TYPE ").map(|at| &out[at..]);
-    if last_type.is_none_or(|t| !t.starts_with(&line)) {
-        out.push_str(&line);
+/// The `# TYPE` line of the family of `all[i]`, where it is the first series of its name
+/// (`all` sorted by name).
+fn family<T>(out: &mut String, all: &[(Key, Arc<T>)], i: usize, kind: &str) {
+    let name = all[i].0.name();
+    if i == 0 || all[i - 1].0.name() != name {
+        out.push_str("# TYPE ");
+        out.push_str(name);
+        out.push(' ');
+        out.push_str(kind);
+        out.push('\n');
     }
 }
 
