@@ -227,14 +227,20 @@ pub(crate) fn normalise_base(base: &str) -> String {
     }
 }
 
+/// The backlog the listeners ask for: the kernel caps it at its own limit (`net.core.somaxconn`,
+/// 4096 on current Linux). Connections a burst brings faster than the accept thread takes them
+/// wait there; past it their SYNs are dropped, and the clients try again a second later.
+pub const LISTEN_BACKLOG: i32 = 4096;
+
 /// Binds the listening sockets of `addr` (every address a name resolves to that can be bound,
-/// as a server would), before anything else is opened: a busy port fails here.
+/// as a server would), before anything else is opened: a busy port fails here. Each listens
+/// with [`LISTEN_BACKLOG`] (std's `TcpListener::bind` would listen with 128).
 pub fn bind(addr: &str) -> std::io::Result<Vec<std::net::TcpListener>> {
     use std::net::ToSocketAddrs as _;
     let mut listeners = Vec::new();
     let mut last = None;
     for a in addr.to_socket_addrs()? {
-        match std::net::TcpListener::bind(a) {
+        match listen(a) {
             Ok(l) => listeners.push(l),
             Err(e) => last = Some(e),
         }
@@ -247,6 +253,18 @@ pub fn bind(addr: &str) -> std::io::Result<Vec<std::net::TcpListener>> {
             format!("{addr} resolves to no address"),
         )),
     }
+}
+
+/// A listening socket on `addr`, as std binds one (the address reusable at once after a
+/// restart, on Unix), with a backlog of [`LISTEN_BACKLOG`].
+fn listen(addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(socket.into())
 }
 
 /// Blocking threads (core calls) each server worker may run at once.
@@ -461,5 +479,29 @@ impl Worker {
         if let Some(t) = self.heartbeat.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    #[test]
+    fn a_burst_of_connections_waits_in_the_backlog_rather_than_being_dropped() {
+        // Nothing accepts: every connection must wait in the listener's queue. With std's
+        // backlog of 128 the 130th client's SYN is dropped and its connect times out.
+        let listeners = super::bind("127.0.0.1:0").unwrap();
+        let addr = listeners[0].local_addr().unwrap();
+        let clients: Vec<TcpStream> = (0..400)
+            .map(|i| {
+                TcpStream::connect_timeout(&addr, Duration::from_millis(500))
+                    .unwrap_or_else(|e| panic!("client {i} was not queued: {e}"))
+            })
+            .collect();
+        assert_eq!(clients.len(), 400);
+        // They are all there to be taken, in order.
+        let (first, _) = listeners[0].accept().unwrap();
+        assert_eq!(first.peer_addr().unwrap(), clients[0].local_addr().unwrap());
     }
 }
