@@ -113,12 +113,27 @@ fn serve_http(stream: TcpStream, status: u16, log: &Mutex<Vec<Received>>) -> Opt
     .ok()
 }
 
-/// A port nothing listens on (connections are refused).
-fn refusing_url() -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
-    drop(l);
-    format!("http://{addr}/hook")
+/// A port nothing listens on (connections are refused), held for as long as the value lives:
+/// a socket bound to it without listening (and without SO_REUSEADDR), so no other test's
+/// server is given the port while a delivery to it is expected to fail.
+struct Refusing(socket2::Socket);
+
+impl Refusing {
+    fn new() -> Refusing {
+        use socket2::{Domain, Protocol, Socket, Type};
+        let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).unwrap();
+        let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        socket.bind(&any.into()).unwrap();
+        Refusing(socket)
+    }
+
+    fn addr(&self) -> SocketAddr {
+        self.0.local_addr().unwrap().as_socket().unwrap()
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/hook", self.addr())
+    }
 }
 
 /// A server that accepts connections and never answers.
@@ -820,7 +835,8 @@ async fn refusing_and_hanging_webhooks_fail_without_stopping_others() {
     let s = server();
     let admin = s.client(Role::Admin);
     let good = Webhook::start(vec![]);
-    let refused = automation(&admin, webhook_on(&refusing_url(), "object", "*", "*")).await;
+    let refusing = Refusing::new();
+    let refused = automation(&admin, webhook_on(&refusing.url(), "object", "*", "*")).await;
     let hanging = automation(&admin, webhook_on(&hanging_url(), "object", "*", "*")).await;
     automation(&admin, webhook_on(&good.url(), "object", "*", "*")).await;
     admin.save(json!({"_id": "A"})).await;
@@ -1028,14 +1044,10 @@ async fn emails_reach_an_smtp_server_and_a_down_one_is_retried() {
     assert!(messages[0].contains("ops@example.com"));
 
     // An SMTP server that is down: the delivery fails and is retried.
+    let refusing = Refusing::new();
     let down = TestServer::at_with_delivery(
         "2024-07-08T12:00:00Z",
-        settings(Some(
-            refusing_url()
-                .trim_start_matches("http://")
-                .trim_end_matches("/hook")
-                .to_string(),
-        )),
+        settings(Some(refusing.addr().to_string())),
     );
     let admin = down.client(Role::Admin);
     automation(&admin, json!({"target": "platform.email", "properties": {"to": "ops@example.com", "subject": "x"},

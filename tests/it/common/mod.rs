@@ -19,7 +19,17 @@ pub struct TestServer {
     pub state: AppState,
     /// The PostgreSQL schema of the store, dropped after the server.
     pub db: Option<std::sync::Arc<platform_core::store::postgres::testing::TestSchema>>,
+    /// The app, built at the first request and serving every later one (as a server's worker
+    /// builds it once).
+    app: std::cell::RefCell<Option<App>>,
 }
+
+/// The production app's service, its answers' bodies boxed.
+type App = actix_service::boxed::RcService<
+    actix_http::Request,
+    actix_web::dev::ServiceResponse,
+    actix_web::Error,
+>;
 
 /// The variable that picks the backend of the test servers (`sqlite`, the default, or
 /// `postgres`).
@@ -164,7 +174,22 @@ impl TestServer {
             clock: None,
             state,
             db: None,
+            app: std::cell::RefCell::new(None),
         }
+    }
+
+    /// The app serving this server's requests, built at the first one.
+    async fn app(&self) -> App {
+        if let Some(app) = self.app.borrow().as_ref() {
+            return app.clone();
+        }
+        let app = test::init_service(platform_server::app(self.state.clone())).await;
+        let app = actix_service::boxed::rc_service(actix_service::ServiceExt::map(
+            app,
+            |res: actix_web::dev::ServiceResponse<_>| res.map_into_boxed_body(),
+        ));
+        *self.app.borrow_mut() = Some(app.clone());
+        app
     }
 
     /// A server whose clock stands at `now` (RFC 3339).
@@ -210,19 +235,13 @@ impl TestServer {
     }
 
     pub async fn send(&self, req: test::TestRequest) -> Resp {
-        let app = test::init_service(platform_server::app(self.state.clone())).await;
-        let res = test::call_service(&app, req.to_request())
-            .await
-            .map_into_boxed_body();
+        let res = test::call_service(&self.app().await, req.to_request()).await;
         Self::read(res).await
     }
 
     /// Starts a request and returns its response without reading the body (for streams).
     pub async fn start(&self, req: test::TestRequest) -> actix_web::dev::ServiceResponse {
-        let app = test::init_service(platform_server::app(self.state.clone())).await;
-        test::call_service(&app, req.to_request())
-            .await
-            .map_into_boxed_body()
+        test::call_service(&self.app().await, req.to_request()).await
     }
 
     /// Reads a whole response.
