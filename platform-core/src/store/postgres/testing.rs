@@ -1,8 +1,14 @@
-//! PostgreSQL for tests: `PLATFORM_TEST_PG` names a server (for example
-//! `postgres://postgres@127.0.0.1:5432/test`); a test binary makes a database of its own on it
-//! (`platform_test_<pid>`), each test a fresh schema in that database, dropped when the test
-//! ends, and the database is dropped when its last schema is. Without the variable the
-//! PostgreSQL runs are skipped, and the binary says so once.
+//! PostgreSQL for tests: `PLATFORM_TEST_PG` names a server and a database on it (for example
+//! `postgres://postgres@127.0.0.1:5432/test`); each test makes a fresh schema of its own in that
+//! database (`platform_t_<pid>_<n>`), dropped when the test ends. Schemas and databases that
+//! tests of processes no longer running left behind (a killed run) are dropped when the next
+//! test binary starts. Tests whose processes open a database by URL get a fresh database of
+//! their own ([`TestDatabase`]). Without the variable the PostgreSQL runs are skipped, and the
+//! binary says so once.
+//!
+//! A schema costs its tables, about 50 ms; a database of its own per test binary cost a
+//! `DROP DATABASE` (a checkpoint, about 100 ms) each time its last test ended, which in a
+//! sequential run was after every test.
 
 use super::pool::{connect, PgConn};
 use super::{PgStore, DEFAULT_LEASE};
@@ -45,8 +51,6 @@ pub fn with_database(url: &str, db: &str) -> String {
     format!("{head}{authority}/{db}{query}")
 }
 
-/// The database of this test binary and how many schemas in it are in use.
-static DATABASE: Mutex<(Option<String>, usize)> = Mutex::new((None, 0));
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
 /// A connection to `url` outside any store (for administration).
@@ -77,6 +81,45 @@ impl Admin {
     }
 }
 
+/// Whether the process that made a test schema or database named `<prefix><pid>_...` is gone.
+fn of_a_gone_process(name: &str, prefix: &str) -> bool {
+    let pid = name
+        .trim_start_matches(prefix)
+        .split('_')
+        .next()
+        .and_then(|p| p.parse::<u32>().ok());
+    match pid {
+        Some(pid) => {
+            pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+        }
+        None => false,
+    }
+}
+
+/// Drops the test schemas of processes that are no longer running from the database `url`
+/// names (once per process).
+fn drop_stale_schemas(url: &str) {
+    static DONE: Mutex<bool> = Mutex::new(false);
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if *done {
+        return;
+    }
+    *done = true;
+    let mut client =
+        admin(url).unwrap_or_else(|e| panic!("{VAR}: PostgreSQL does not answer: {e}"));
+    drop_stale(&mut client);
+    let Ok(names) = client
+        .texts("SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'platform\\_t\\_%'")
+    else {
+        return;
+    };
+    for name in names {
+        if of_a_gone_process(&name, "platform_t_") {
+            let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{name}\" CASCADE"));
+        }
+    }
+}
+
 /// Drops the test databases of binaries that are no longer running.
 fn drop_stale(client: &mut Admin) {
     let Ok(names) = client
@@ -85,25 +128,17 @@ fn drop_stale(client: &mut Admin) {
         return;
     };
     for name in names {
-        let pid = name
-            .trim_start_matches("platform_test_")
-            .split('_')
-            .next()
-            .and_then(|p| p.parse::<u32>().ok());
-        let Some(pid) = pid else { continue };
-        if pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        if of_a_gone_process(&name, "platform_test_") {
             let _ =
                 client.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
         }
     }
 }
 
-/// A fresh schema in this binary's database: its URL and schema name; dropped (and the
-/// database with the last one) when the guard drops.
+/// A fresh schema in the test database: its URL and schema name; dropped when the guard drops.
 #[derive(Debug)]
 pub struct TestSchema {
-    server: String,
-    /// The URL of this binary's database.
+    /// The URL of the test database.
     pub url: String,
     /// The schema's name.
     pub schema: String,
@@ -112,35 +147,14 @@ pub struct TestSchema {
 impl TestSchema {
     /// A fresh schema, or `None` when the PostgreSQL runs are skipped.
     pub fn new() -> Option<TestSchema> {
-        let server = server_url()?;
-        let mut db = DATABASE.lock().unwrap_or_else(|e| e.into_inner());
-        let name = match &db.0 {
-            Some(name) => name.clone(),
-            None => {
-                let mut client = admin(&server)
-                    .unwrap_or_else(|e| panic!("{VAR}: PostgreSQL does not answer: {e}"));
-                drop_stale(&mut client);
-                let name = format!(
-                    "platform_test_{}_{}",
-                    std::process::id(),
-                    NEXT.fetch_add(1, Ordering::Relaxed)
-                );
-                client
-                    .batch_execute(&format!(
-                        "CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0"
-                    ))
-                    .unwrap_or_else(|e| panic!("cannot create the test database {name}: {e}"));
-                db.0 = Some(name.clone());
-                name
-            }
-        };
-        db.1 += 1;
-        let schema = format!("t{}", NEXT.fetch_add(1, Ordering::Relaxed));
-        Some(TestSchema {
-            url: with_database(&server, &name),
-            server,
-            schema,
-        })
+        let url = server_url()?;
+        drop_stale_schemas(&url);
+        let schema = format!(
+            "platform_t_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        Some(TestSchema { url, schema })
     }
 
     /// A store in this schema.
@@ -162,14 +176,6 @@ impl Drop for TestSchema {
                 "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
                 self.schema
             ));
-        }
-        let mut db = DATABASE.lock().unwrap_or_else(|e| e.into_inner());
-        db.1 -= 1;
-        if db.1 == 0 {
-            if let (Some(name), Ok(mut client)) = (db.0.take(), admin(&self.server)) {
-                let _ = client
-                    .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
-            }
         }
     }
 }
