@@ -108,29 +108,32 @@ fn drop_stale_schemas(url: &str) {
     let mut client =
         admin(url).unwrap_or_else(|e| panic!("{VAR}: PostgreSQL does not answer: {e}"));
     drop_stale(&mut client);
-    let Ok(names) = client
-        .texts("SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'platform\\_t\\_%'")
-    else {
-        return;
-    };
-    for name in names {
-        if of_a_gone_process(&name, "platform_t_") {
-            let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{name}\" CASCADE"));
-        }
-    }
+    drop_gone(
+        &mut client,
+        "SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'platform\\_t\\_%'",
+        "platform_t_",
+        |name| format!("DROP SCHEMA IF EXISTS \"{name}\" CASCADE"),
+    );
 }
 
 /// Drops the test databases of binaries that are no longer running.
 fn drop_stale(client: &mut Admin) {
-    let Ok(names) = client
-        .texts("SELECT datname::text FROM pg_database WHERE datname LIKE 'platform\\_test\\_%'")
-    else {
+    drop_gone(
+        client,
+        "SELECT datname::text FROM pg_database WHERE datname LIKE 'platform\\_test\\_%'",
+        "platform_test_",
+        |name| format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+    );
+}
+
+/// Runs `drop` for each name `list` answers that a process no longer running made.
+fn drop_gone(client: &mut Admin, list: &str, prefix: &str, drop: impl Fn(&str) -> String) {
+    let Ok(names) = client.texts(list) else {
         return;
     };
     for name in names {
-        if of_a_gone_process(&name, "platform_test_") {
-            let _ =
-                client.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
+        if of_a_gone_process(&name, prefix) {
+            let _ = client.batch_execute(&drop(&name));
         }
     }
 }
@@ -223,5 +226,28 @@ impl Drop for TestDatabase {
                 self.name
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::of_a_gone_process;
+
+    #[test]
+    fn only_names_of_processes_no_longer_running_are_stale() {
+        let me = std::process::id();
+        assert!(!of_a_gone_process(
+            &format!("platform_t_{me}_3"),
+            "platform_t_"
+        ));
+        // Linux's pids stay under 2^22.
+        assert!(of_a_gone_process("platform_t_4294967295_0", "platform_t_"));
+        assert!(of_a_gone_process(
+            "platform_test_4294967295_1",
+            "platform_test_"
+        ));
+        // A name that does not carry a pid is left alone.
+        assert!(!of_a_gone_process("platform_t_x_0", "platform_t_"));
+        assert!(!of_a_gone_process("platform_t__0", "platform_t_"));
     }
 }
