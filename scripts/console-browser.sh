@@ -57,7 +57,16 @@ done
 # Sample data: a year of business-day NBP prices with a spike last Friday that a check fails, a
 # forward curve on two ondates, an automation that keeps mail in the outbox.
 H="Authorization: Bearer $token"
-post() { curl -sf -H "$H" -H 'Content-Type: application/json' -X POST "$url$1" -d "$2" >/dev/null; }
+# A refused set-up request fails the step saying which one, with the answer and the server's log.
+post() {
+  local out
+  if ! out=$(curl -sS --fail-with-body -H "$H" -H 'Content-Type: application/json' -X POST "$url$1" -d "$2" 2>&1); then
+    echo "FAILED: setting up the sample data: POST $1: $out"
+    tail -n 20 "$work/serve.log"
+    echo "test result: FAILED. 0 passed; 1 failed; 0 ignored"
+    exit 1
+  fi
+}
 spike=$(date -u -d 'last friday' +%F)
 data=""
 for i in $(seq 365 -1 1); do
