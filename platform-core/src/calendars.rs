@@ -608,6 +608,11 @@ impl Platform {
         }
         let now = self.now();
         self.write(|tx| {
+            let holds: Vec<crate::store::Hold<'_>> = BUILT_IN
+                .iter()
+                .map(|(id, ..)| crate::store::Hold::Document(coll, &scope, id))
+                .collect();
+            tx.hold(&holds)?;
             for (id, description, rules) in BUILT_IN {
                 if tx.current(coll, &scope, id)?.is_some() {
                     continue;

@@ -137,6 +137,20 @@ impl Error {
         matches!(self, Error::Caused { source, .. } if source.is::<crate::store::WouldWait>())
     }
 
+    /// The failure of a write transaction that met a concurrent one (see
+    /// [`crate::store::WriteConflict`]): nothing was stored, and the work may run again.
+    pub fn write_conflict(what: impl Into<String>) -> Self {
+        Error::Caused {
+            context: "a write transaction".into(),
+            source: Box::new(crate::store::WriteConflict(what.into())),
+        }
+    }
+
+    /// Whether this is [`Error::write_conflict`].
+    pub fn is_write_conflict(&self) -> bool {
+        matches!(self, Error::Caused { source, .. } if source.is::<crate::store::WriteConflict>())
+    }
+
     /// Shorthand for [`ErrorCode::InvalidParameter`].
     pub fn invalid_parameter(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidParameter, message)

@@ -318,7 +318,12 @@ impl Platform {
     pub(crate) fn publish_extension(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "publishing extensions")?;
         let now = format_instant(self.now());
+        let (private, public) = (p.private_scope(), Scope::public());
         let stored = self.write(|tx| {
+            tx.hold(&[
+                crate::store::Hold::Document(Collection::Extension, &private, id),
+                crate::store::Hold::Document(Collection::Extension, &public, id),
+            ])?;
             let draft = tx
                 .current(Collection::Extension, &p.private_scope(), id)?
                 .ok_or_else(|| {
@@ -392,7 +397,13 @@ impl Platform {
     ) -> Result<Value> {
         p.require(Role::Admin, "installing extensions")?;
         let now = format_instant(self.now());
+        let private_scope = p.private_scope();
         let (published, upgrade) = self.write(|tx| {
+            tx.hold(&[crate::store::Hold::Document(
+                Collection::Extension,
+                &private_scope,
+                id,
+            )])?;
             let published = tx
                 .current(Collection::Extension, &Scope::public(), id)?
                 .ok_or_else(|| Error::not_found(format!("extension \"{id}\" has not been published")))?;
@@ -679,6 +690,7 @@ impl Platform {
         if !body.contains_key("_type") {
             body.insert("_type".into(), Value::String(coll.default_type().into()));
         }
+        tx.hold(&[crate::store::Hold::Document(coll, scope, id)])?;
         let current = tx.current(coll, scope, id)?;
         if let Some(cur) = &current {
             if cur.body == body {
@@ -719,6 +731,7 @@ impl Platform {
 
 /// Removes every version of a document (and its data rows), if present.
 fn remove_document(tx: &mut dyn WriteTx, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+    tx.hold(&[crate::store::Hold::Document(coll, scope, id)])?;
     let versions: Vec<u32> = tx
         .versions(coll, scope, id)?
         .iter()

@@ -347,12 +347,83 @@ impl Platform {
     }
 
     /// Runs `f` in one write transaction, committing when it succeeds and rolling back otherwise.
-    pub(crate) fn write<R>(&self, f: impl FnOnce(&mut dyn WriteTx) -> Result<R>) -> Result<R> {
-        let mut tx = self.store.write()?;
-        let out = f(tx.as_mut())?;
-        tx.commit()?;
-        Ok(out)
+    ///
+    /// A transaction that meets a concurrent one it cannot be ordered with (on a database
+    /// several servers write: a deadlock, a version another writer stored first; see
+    /// [`Error::is_write_conflict`]) changed nothing, and `f` runs again in a new one, up to
+    /// [`WRITE_TRIES`] times, after a short random pause; past them the call fails with
+    /// [`Error::Unavailable`], nothing changed. So `f` must do the same work on every run: it
+    /// reads what it needs through the transaction, and keeps what it was given.
+    pub(crate) fn write<R>(&self, mut f: impl FnMut(&mut dyn WriteTx) -> Result<R>) -> Result<R> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let outcome = self.store.write().and_then(|mut tx| {
+                let out = f(tx.as_mut())?;
+                tx.commit()?;
+                Ok(out)
+            });
+            match outcome {
+                Err(e) if e.is_write_conflict() => {
+                    metrics::counter!("platform_write_conflicts_total").increment(1);
+                    if tries >= WRITE_TRIES {
+                        return Err(Error::Unavailable(
+                            format!(
+                                "the write met concurrent writes {tries} times and gave up; nothing was changed ({e})"
+                            )
+                            .into(),
+                        ));
+                    }
+                    tracing::debug!(error = %e, tries, "a write met a concurrent one; running it again");
+                    std::thread::sleep(retry_pause(tries));
+                }
+                other => return other,
+            }
+        }
     }
+}
+
+/// A value a write needs whole on each of its tries ([`Platform::write`]): the first try takes
+/// it, and a later one a copy made beforehand, only where writes can be tried again (a store
+/// several servers write), so a store of one writer never copies it.
+pub(crate) struct EachTry<T> {
+    first: Option<T>,
+    copy: Option<T>,
+}
+
+impl<T: Clone> EachTry<T> {
+    pub(crate) fn new(platform: &Platform, value: T) -> EachTry<T> {
+        EachTry {
+            copy: platform.store.shared().then(|| value.clone()),
+            first: Some(value),
+        }
+    }
+
+    /// The value, for this try.
+    pub(crate) fn get(&mut self) -> Result<T> {
+        match self.first.take() {
+            Some(v) => Ok(v),
+            None => self.copy.clone().ok_or_else(|| {
+                Error::Internal("a write was tried again on a store of one writer".into())
+            }),
+        }
+    }
+}
+
+/// How many times [`Platform::write`] runs a write that keeps meeting concurrent ones.
+pub const WRITE_TRIES: u32 = 8;
+
+/// The pause before try `tries + 1` of a write: about 1 ms doubled per try (at most 64 ms),
+/// times a random factor between 0.5 and 1.5, so that writers that met do not meet again.
+fn retry_pause(tries: u32) -> std::time::Duration {
+    let base = 1u64 << tries.clamp(1, 7).saturating_sub(1);
+    let mut seed = [0u8; 2];
+    let jitter = match getrandom::getrandom(&mut seed) {
+        Ok(()) => u64::from(u16::from_le_bytes(seed)),
+        Err(_) => 32_768,
+    };
+    // base ms * (0.5 + jitter / 65536), in microseconds.
+    std::time::Duration::from_micros(base * 500 + base * 1000 * jitter / 65_536)
 }
 
 #[cfg(test)]

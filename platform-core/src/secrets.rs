@@ -253,9 +253,10 @@ impl Platform {
         let at = self.now();
         let now = format_instant(at);
         let row = self.write(|tx| {
+            tx.hold(&[crate::store::Hold::Secret(&scope, &id)])?;
             let old = tx.secret(&scope, &id)?;
             let action = if old.is_some() { "update" } else { "create" };
-            let (mut meta, nonce, ciphertext) = match (old, value) {
+            let (mut meta, nonce, ciphertext) = match (old, &value) {
                 (_, Some(v)) => {
                     let (n, c) = self.key()?.seal(v.as_bytes(), &aad(&scope, &id))?;
                     (Map::new(), n, c)
@@ -273,8 +274,8 @@ impl Platform {
                 meta.insert("_type".into(), Value::String(SECRET_TYPE.into()));
                 meta.insert("enabled".into(), Value::Bool(true));
             }
-            for (k, v) in fields {
-                meta.insert(k, v);
+            for (k, v) in &fields {
+                meta.insert(k.clone(), v.clone());
             }
             meta.insert("_type".into(), Value::String(SECRET_TYPE.into()));
             let row = SecretRow {
@@ -329,6 +330,7 @@ impl Platform {
         let scope = p.private_scope();
         let now = format_instant(self.now());
         let gone = self.write(|tx| {
+            tx.hold(&[crate::store::Hold::Secret(&scope, id)])?;
             let gone = tx.delete_secret(&scope, id)?;
             if gone {
                 crate::events::emit(

@@ -101,15 +101,16 @@ impl Platform {
             replace: false,
             ..opts.clone()
         };
+        let mut typed = crate::EachTry::new(self, typed);
         let stored = self.write(|tx| {
             self.save_one(
                 tx,
                 p,
                 Collection::Object,
-                Value::Object(item),
+                Value::Object(item.clone()),
                 &object_opts,
                 &now,
-                typed,
+                typed.get()?,
             )
         })?;
         Ok(Value::Object(render(&stored, true)))

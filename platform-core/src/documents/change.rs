@@ -7,7 +7,7 @@ use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::error::Result;
 use crate::ids::{validate_tag, Source, VersionRef};
-use crate::store::{AuditEntry, Collection};
+use crate::store::{AuditEntry, Collection, Hold};
 use crate::Platform;
 use serde_json::{json, Value};
 
@@ -27,6 +27,7 @@ impl Platform {
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
         self.write(|tx| {
+            tx.hold(&[Hold::Document(coll, &scope, id)])?;
             tx.current(coll, &scope, id)?
                 .ok_or_else(|| not_found(coll, id, source))?;
             let n = resolve_version(&*tx, coll, &scope, id, which)?;
@@ -56,6 +57,7 @@ impl Platform {
         let at = self.now();
         let now = format_instant(at);
         self.write(|tx| {
+            tx.hold(&[Hold::Document(coll, &scope, id)])?;
             let current = tx
                 .current(coll, &scope, id)?
                 .ok_or_else(|| not_found(coll, id, source))?;

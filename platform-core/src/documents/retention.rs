@@ -20,6 +20,7 @@ pub(crate) fn prune_versions(
     policy: &crate::types::Retention,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Vec<u32>> {
+    tx.hold(&[crate::store::Hold::Document(coll, scope, id)])?;
     let versions = tx.versions(coll, scope, id)?;
     let doomed = policy.doomed(&versions, now);
     if doomed.is_empty() {

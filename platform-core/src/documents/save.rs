@@ -10,7 +10,7 @@ use crate::clock::format_instant;
 use crate::data::{self, DataKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
-use crate::store::{Collection, DataKey, StoredVersion, WriteTx};
+use crate::store::{Collection, DataKey, Hold, StoredVersion, WriteTx};
 use crate::Platform;
 use serde_json::{Map, Value};
 
@@ -40,7 +40,20 @@ impl Platform {
             return Err(Error::invalid_body("the body is an empty array"));
         }
         let now = format_instant(self.now());
+        let mut items = crate::EachTry::new(self, items);
         let saved = self.write(|tx| {
+            let items = items.get()?;
+            // Every document of the body held at once, in one order (two arrays that share
+            // documents never wait for each other).
+            let keys: Vec<(Scope, String)> = items
+                .iter()
+                .filter_map(|item| document_key(p, coll, item, opts))
+                .collect();
+            let holds: Vec<Hold<'_>> = keys
+                .iter()
+                .map(|(scope, id)| Hold::Document(coll, scope, id))
+                .collect();
+            tx.hold(&holds)?;
             let mut saved = Vec::with_capacity(items.len());
             for (index, item) in items.into_iter().enumerate() {
                 let at = |e: Error| if is_array { prefix_item(e, index) } else { e };
@@ -81,6 +94,7 @@ impl Platform {
         require_write(p, coll, &scope)?;
         strip_fields(&mut fields)?;
         let payloads = split_payloads(coll, &mut fields, typed)?;
+        tx.hold(&[Hold::Document(coll, &scope, &id)])?;
         let current = tx.current(coll, &scope, &id)?;
         let body = match (&current, opts.replace) {
             (Some(cur), false) => merged(&cur.body, fields),
@@ -169,6 +183,19 @@ impl Platform {
         change.emit(tx, p, now)?;
         Ok(stored)
     }
+}
+
+/// The scope and id a body item would be saved under, where it names them well (an item that
+/// does not fails in its save).
+fn document_key(
+    p: &Principal,
+    coll: Collection,
+    item: &Value,
+    opts: &SaveOptions,
+) -> Option<(Scope, String)> {
+    let id = item_id(coll, item.as_object()?).ok()?;
+    let scope = Scope::for_source(home_source(coll, &id, opts).ok()?, p);
+    Some((scope, id))
 }
 
 /// The `_id` of an item: a string, following the id rules (a validation configuration's is a

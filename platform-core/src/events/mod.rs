@@ -314,13 +314,18 @@ impl crate::Platform {
         };
         let now = self.now();
         self.write(|tx| {
+            tx.hold(&[crate::store::Hold::Document(
+                coll,
+                &scope,
+                EMAIL_VALIDATION_FAILED,
+            )])?;
             if tx.current(coll, &scope, EMAIL_VALIDATION_FAILED)?.is_some() {
                 return Ok(());
             }
             let v = crate::store::StoredVersion {
                 id: EMAIL_VALIDATION_FAILED.into(),
                 version: 1,
-                body,
+                body: body.clone(),
                 timestamp: now,
                 user: "platform".into(),
                 reason: Some("built in".into()),

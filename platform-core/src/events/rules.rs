@@ -124,7 +124,7 @@ fn mark_sent(rec: &mut Record, ctx: &Context) {
 }
 
 /// The events of one run of one data item, collected while its records are written.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct RunEvents {
     wants: Wants,
     target: String,

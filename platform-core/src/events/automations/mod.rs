@@ -25,8 +25,8 @@ use crate::ids::{Scope, Source};
 use crate::query::Paging;
 use crate::scripts::source_of;
 use crate::store::{
-    Automation, Collection, Delivery, DeliveryStatus, DocumentRead, LogFilter, LogStatus,
-    OutboxWrite, Page, ReadTx,
+    Automation, Collection, Delivery, DeliveryStatus, DocumentRead, LogFilter, LogStatus, Page,
+    ReadTx, WriteTx,
 };
 use crate::Platform;
 use chrono::{DateTime, Utc};
@@ -159,11 +159,14 @@ impl Platform {
             conditions: &conditions,
             enabled,
         };
+        // A new automation's id, chosen once for every try of the write.
+        let new = new_id()?;
         self.write(|tx| {
             check_properties(self, &*tx, p, target, &props)?;
             let existing = match fields.get("_id") {
                 None | Some(Value::Null) => None,
                 Some(Value::String(id)) => {
+                    tx.hold(&[crate::store::Hold::Automation(&scope, id)])?;
                     Some(tx.automation(&scope, id)?.ok_or_else(|| {
                         Error::not_found(format!("automation \"{id}\" not found"))
                     })?)
@@ -177,7 +180,10 @@ impl Platform {
             };
             let id = match &existing {
                 Some(a) => a.id().to_string(),
-                None => new_id()?,
+                None => {
+                    tx.hold(&[crate::store::Hold::Automation(&scope, &new)])?;
+                    new.clone()
+                }
             };
             let doc = draft.doc(&id, existing.as_ref().map(|a| a.body()), p, &now);
             let automation = Automation::from_body(doc)?;
@@ -237,7 +243,10 @@ impl Platform {
     pub(crate) fn delete_automation(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "deleting automations")?;
         let scope = p.private_scope();
-        if !self.write(|tx| tx.delete_automation(&scope, id))? {
+        if !self.write(|tx| {
+            tx.hold(&[crate::store::Hold::Automation(&scope, id)])?;
+            tx.delete_automation(&scope, id)
+        })? {
             return Err(Error::not_found(format!("automation \"{id}\" not found")));
         }
         Ok(json!({"_id": id, "deleted": true}))
@@ -254,6 +263,7 @@ impl Platform {
         let scope = p.private_scope();
         let now = format_instant(self.now());
         self.write(|tx| {
+            tx.hold(&[crate::store::Hold::Automation(&scope, id)])?;
             let mut doc = tx
                 .automation(&scope, id)?
                 .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?

@@ -14,7 +14,7 @@ pub fn owned_id(data_id: &str) -> String {
 /// data, action update, target platform.validation) while the configuration is enabled with
 /// `runOnUpdate`, absent otherwise. Returns the automation id and whether it was created.
 pub(crate) fn sync_owned(
-    tx: &mut dyn OutboxWrite,
+    tx: &mut dyn WriteTx,
     p: &Principal,
     data_id: &str,
     config: Option<&Map<String, Value>>,
@@ -22,6 +22,7 @@ pub(crate) fn sync_owned(
 ) -> Result<Option<(String, bool)>> {
     let scope = p.private_scope();
     let id = owned_id(data_id);
+    tx.hold(&[crate::store::Hold::Automation(&scope, &id)])?;
     let wanted = config.is_some_and(|c| {
         c.get("enabled").and_then(Value::as_bool) != Some(false)
             && c.get("runOnUpdate").and_then(Value::as_bool) == Some(true)

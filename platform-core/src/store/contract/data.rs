@@ -5,6 +5,7 @@ pub fn series_chunks_are_versioned_with_their_object(store: Arc<dyn Store>) {
     let store = &*store;
     let s = key("S");
     write(store, |tx| {
+        hold_data(tx, &s);
         tx.replace_chunks(
             &s,
             1,
@@ -14,11 +15,13 @@ pub fn series_chunks_are_versioned_with_their_object(store: Arc<dyn Store>) {
         )
         .unwrap();
         // Another property and another object are apart.
+        hold_data(tx, &key("T"));
         tx.replace_chunks(&key("T"), 1, true, &[], &[chunk(0, 5, 6, 9)])
             .unwrap();
     });
     // Version 2 replaces the chunk starting at 10, keeping version 1's.
     write(store, |tx| {
+        hold_data(tx, &s);
         tx.replace_chunks(
             &s,
             2,
@@ -61,6 +64,7 @@ pub fn series_chunks_are_versioned_with_their_object(store: Arc<dyn Store>) {
             .map(|i| chunk(i64::from(i) * 10, i64::from(i) * 10 + 9, 10, i))
             .collect();
         write(store, |tx| {
+            hold_data(tx, &many);
             tx.replace_chunks(&many, 1, true, &[], &written).unwrap()
         });
         let tx = store.read().unwrap();
@@ -103,6 +107,7 @@ pub fn series_chunks_are_versioned_with_their_object(store: Arc<dyn Store>) {
 
     // Without history the replaced rows go: no version sees them any more.
     write(store, |tx| {
+        hold_data(tx, &s);
         tx.replace_chunks(&s, 2, false, &[30], &[chunk(30, 33, 4, 5)])
             .unwrap()
     });
@@ -111,7 +116,10 @@ pub fn series_chunks_are_versioned_with_their_object(store: Arc<dyn Store>) {
     drop(tx);
 
     // The property leaves its object at version 3.
-    write(store, |tx| tx.end_data(&s, 3, true).unwrap());
+    write(store, |tx| {
+        hold_data(tx, &s);
+        tx.end_data(&s, 3, true).unwrap()
+    });
     let tx = store.read().unwrap();
     assert!(tx.chunks(&s, 3, None, None).unwrap().is_empty());
     assert_eq!(tags(&tx.chunks(&s, 2, None, None).unwrap()), [1, 3, 5]);
@@ -124,10 +132,12 @@ pub fn curves_are_versioned_with_their_object(store: Arc<dyn Store>) {
     let c = key("C");
     write(store, |tx| {
         for (day, tag) in [("2024-01-01", 1u8), ("2024-01-02", 2), ("2024-01-03", 3)] {
+            hold_data(tx, &c);
             tx.put_curve(&c, 1, true, day, Some(&[tag])).unwrap();
         }
     });
     write(store, |tx| {
+        hold_data(tx, &c);
         tx.put_curve(&c, 2, true, "2024-01-02", Some(&[20]))
             .unwrap();
         tx.put_curve(&c, 2, true, "2024-01-03", None).unwrap();
@@ -176,6 +186,7 @@ pub fn curves_are_versioned_with_their_object(store: Arc<dyn Store>) {
     drop(tx);
     // Without history a curve is replaced in place; the property can end.
     write(store, |tx| {
+        hold_data(tx, &c);
         tx.put_curve(&c, 2, false, "2024-01-01", Some(&[10]))
             .unwrap();
         tx.end_data(&c, 3, true).unwrap();
@@ -199,14 +210,19 @@ pub fn rollback_prunes_data_rows_and_reopens_the_current_ones(store: Arc<dyn Sto
     for v in 1..=3u32 {
         write(store, |tx| {
             let old: &[i64] = if v == 1 { &[] } else { &[0] };
+            hold_data(tx, &s);
             tx.replace_chunks(&s, v, true, old, &[chunk(0, 9, 10, v as u8)])
                 .unwrap();
+            hold_data(tx, &c);
             tx.put_curve(&c, v, true, "2024-01-01", Some(&[v as u8]))
                 .unwrap();
         });
     }
     // Roll back version 3.
-    write(store, |tx| tx.prune_data(&acme(), "A", &[1, 2]).unwrap());
+    write(store, |tx| {
+        hold_doc(tx, Collection::Object, &acme(), "A");
+        tx.prune_data(&acme(), "A", &[1, 2]).unwrap()
+    });
     let tx = store.read().unwrap();
     assert_eq!(tags(&tx.chunks(&s, 1, None, None).unwrap()), [1]);
     assert_eq!(tags(&tx.chunks(&s, 2, None, None).unwrap()), [2]);
@@ -219,8 +235,10 @@ pub fn rollback_prunes_data_rows_and_reopens_the_current_ones(store: Arc<dyn Sto
     drop(tx);
     // A new version 3 replaces the reopened rows as it replaced the first ones.
     write(store, |tx| {
+        hold_data(tx, &s);
         tx.replace_chunks(&s, 3, true, &[0], &[chunk(0, 9, 10, 30)])
             .unwrap();
+        hold_data(tx, &c);
         tx.put_curve(&c, 3, true, "2024-01-01", Some(&[30]))
             .unwrap();
     });
@@ -229,7 +247,10 @@ pub fn rollback_prunes_data_rows_and_reopens_the_current_ones(store: Arc<dyn Sto
     assert_eq!(tags(&tx.chunks(&s, 3, None, None).unwrap()), [30]);
     drop(tx);
     // Delete version 2 of 1, 2, 3: what only version 2 saw goes, the others stay.
-    write(store, |tx| tx.prune_data(&acme(), "A", &[1, 3]).unwrap());
+    write(store, |tx| {
+        hold_doc(tx, Collection::Object, &acme(), "A");
+        tx.prune_data(&acme(), "A", &[1, 3]).unwrap()
+    });
     let tx = store.read().unwrap();
     assert_eq!(tags(&tx.chunks(&s, 1, None, None).unwrap()), [1]);
     assert!(tx.chunks(&s, 2, None, None).unwrap().is_empty());
@@ -238,7 +259,10 @@ pub fn rollback_prunes_data_rows_and_reopens_the_current_ones(store: Arc<dyn Sto
     assert_eq!(tx.curve(&c, 1, "2024-01-01").unwrap(), Some(vec![1]));
     drop(tx);
     // Nothing left: every row goes.
-    write(store, |tx| tx.prune_data(&acme(), "A", &[]).unwrap());
+    write(store, |tx| {
+        hold_doc(tx, Collection::Object, &acme(), "A");
+        tx.prune_data(&acme(), "A", &[]).unwrap()
+    });
     let tx = store.read().unwrap();
     for v in 1..=3 {
         assert!(tx.chunks(&s, v, None, None).unwrap().is_empty());
@@ -257,8 +281,10 @@ pub fn validation_record_chunks_are_kept_by_target_and_bucket(store: Arc<dyn Sto
     ];
     write(store, |tx| {
         for r in &rows {
+            hold_records(tx, &acme(), &r.target);
             tx.put_record_chunk(&acme(), r).unwrap();
         }
+        hold_records(tx, &acme_test(), "A:S");
         tx.put_record_chunk(&acme_test(), &record_chunk("A:S", 0, 0, 1, 2))
             .unwrap();
     });
@@ -302,7 +328,9 @@ pub fn validation_record_chunks_are_kept_by_target_and_bucket(store: Arc<dyn Sto
     changed.last = 160;
     changed.body = vec![7];
     write(store, |tx| {
+        hold_records(tx, &acme(), &changed.target);
         tx.put_record_chunk(&acme(), &changed).unwrap();
+        hold_records(tx, &acme(), "A:T");
         tx.put_record_chunk(&acme(), &record_chunk("A:T", 0, 0, 0, 0))
             .unwrap();
     });

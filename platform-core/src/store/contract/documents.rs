@@ -38,6 +38,7 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
     });
     check("A", Some(&v[2]));
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.set_tag(coll, &acme(), "A", "live", 3).unwrap()
     });
     v[2].tags = vec!["live".into()];
@@ -45,6 +46,7 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
     // Rolled back to 2: its reason; then to 1, tagged twice. Midway, with the current
     // version deleted and no other made current yet, the write reads no current version.
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.delete_version(coll, &acme(), "A", 3).unwrap();
         assert_eq!(tx.current(coll, &acme(), "A").unwrap(), None, "midway");
         tx.set_current(coll, &acme(), "A", Some(2)).unwrap();
@@ -55,6 +57,7 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
     });
     check("A", Some(&v[1]));
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.delete_version(coll, &acme(), "A", 2).unwrap();
         tx.set_current(coll, &acme(), "A", Some(1)).unwrap();
         tx.set_tag(coll, &acme(), "A", "b", 1).unwrap();
@@ -75,6 +78,7 @@ pub fn a_document_read_alone_is_its_current_version(store: Arc<dyn Store>) {
     );
     check("B", None);
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.delete_version(coll, &acme(), "A", 1).unwrap();
         tx.set_current(coll, &acme(), "A", None).unwrap();
     });
@@ -98,6 +102,7 @@ pub fn a_printed_current_version_is_the_current_version_printed(store: Arc<dyn S
         for (i, b) in bodies.iter().enumerate() {
             save(tx, coll, &acme(), &version(&format!("P{i}"), 2, b.clone()));
         }
+        hold_doc(tx, coll, &acme(), "P1");
         tx.set_tag(coll, &acme(), "P1", "live", 2).unwrap();
     });
     let check = |tx: &dyn ReadTx| {
@@ -154,6 +159,7 @@ pub fn a_current_version_read_in_part_is_its_fields_read_whole(store: Arc<dyn St
                       "m": "é\"\n", "other": {"a": [1, {"b": 2}]}});
     write(store, |tx| {
         save(tx, coll, &acme(), &version("P", 3, body.clone()));
+        hold_doc(tx, coll, &acme(), "P");
         tx.set_tag(coll, &acme(), "P", "live", 3).unwrap();
     });
     let check = |tx: &dyn ReadTx| {
@@ -214,11 +220,14 @@ pub fn a_version_written_current_at_once_is_written_then_made_current(store: Arc
     for (i, &(n, b)) in steps.iter().enumerate() {
         write(store, |tx| {
             let replaces = i.checked_sub(1).map(|before| steps[before].0);
+            hold_doc(tx, coll, &acme(), "A");
             tx.put_current(coll, &acme(), &version("A", n, bodies[b].clone()), replaces)
                 .unwrap();
             save(tx, coll, &acme(), &version("B", n, bodies[b].clone()));
             if i == 1 {
+                hold_doc(tx, coll, &acme(), "A");
                 tx.set_tag(coll, &acme(), "A", "live", 2).unwrap();
+                hold_doc(tx, coll, &acme(), "B");
                 tx.set_tag(coll, &acme(), "B", "live", 2).unwrap();
             }
         });
@@ -293,6 +302,7 @@ pub fn documents_keep_versions_heads_and_tags(store: Arc<dyn Store>) {
 
     // A tag points at one version; set again, it moves.
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.set_tag(coll, &acme(), "A", "live", 1).unwrap()
     });
     let tx = store.read().unwrap();
@@ -307,6 +317,7 @@ pub fn documents_keep_versions_heads_and_tags(store: Arc<dyn Store>) {
     assert_eq!(tags, [vec!["live".to_string()], vec![]]);
     drop(tx);
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.set_tag(coll, &acme(), "A", "live", 2).unwrap();
         tx.set_tag(coll, &acme(), "A", "first", 2).unwrap();
     });
@@ -324,6 +335,7 @@ pub fn documents_keep_versions_heads_and_tags(store: Arc<dyn Store>) {
 
     // Deleting a version takes its tags; the head moves where it is told.
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.delete_version(coll, &acme(), "A", 2).unwrap();
         tx.set_current(coll, &acme(), "A", Some(1)).unwrap();
     });
@@ -346,6 +358,7 @@ pub fn documents_keep_versions_heads_and_tags(store: Arc<dyn Store>) {
 
     // Absent: no head, the versions stay; a head on a missing version is refused.
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
         tx.set_current(coll, &acme(), "A", None).unwrap()
     });
     let tx = store.read().unwrap();
@@ -503,6 +516,7 @@ pub fn lists_filter_sort_page_and_count(store: Arc<dyn Store>) {
             &acme(),
             &version("D1", 2, json!({"_type": "Hub", "country": "FR", "rank": 9})),
         );
+        hold_doc(tx, coll, &acme(), "D4");
         tx.set_tag(coll, &acme(), "D4", "live", 1).unwrap();
         save(
             tx,
@@ -721,6 +735,7 @@ pub fn keyset_pages_follow_the_sort_exactly(store: Arc<dyn Store>) {
         .unwrap();
     let cursor = Cursor::after(&sort, &third.id, &third.filter_doc());
     write(store, |tx| {
+        hold_doc(tx, coll, &acme(), &third.id);
         tx.set_current(coll, &acme(), &third.id, None).unwrap()
     });
     let rest = store
@@ -852,12 +867,14 @@ pub fn per_type_indexes_change_no_answer(store: Arc<dyn Store>) {
         fields(&[]),
     ] {
         write(store, |tx| {
+            hold_doc(tx, Collection::Type, &acme(), "Plant");
             tx.set_type_indexes(&acme(), "Plant", &set).unwrap();
         });
         assert_eq!(answers(store), before, "indexes on {set:?}");
     }
     // Objects saved while an index exists are found through it.
     write(store, |tx| {
+        hold_doc(tx, Collection::Type, &acme(), "Plant");
         tx.set_type_indexes(&acme(), "Plant", &fields(&["country"]))
             .unwrap();
         save(
@@ -998,10 +1015,13 @@ pub fn the_audit_trail_keeps_deletions_in_order(store: Arc<dyn Store>) {
         entry("delete-all", vec![1, 2], 7),
     );
     write(store, |tx| {
+        hold_doc(tx, Collection::Object, &acme(), &first.id);
         tx.append_audit(Collection::Object, &acme(), &first)
             .unwrap();
+        hold_doc(tx, Collection::Object, &acme(), &second.id);
         tx.append_audit(Collection::Object, &acme(), &second)
             .unwrap();
+        hold_doc(tx, Collection::Type, &acme(), &first.id);
         tx.append_audit(Collection::Type, &acme(), &first).unwrap();
     });
     let tx = store.read().unwrap();

@@ -123,8 +123,11 @@ pub fn workers_record_their_heartbeats(store: Arc<dyn Store>) {
 pub fn automations_are_kept_by_scope(store: Arc<dyn Store>) {
     let store = &*store;
     write(store, |tx| {
+        hold_automation(tx, &acme(), "b");
         tx.put_automation(&acme(), &automation("b", true)).unwrap();
+        hold_automation(tx, &acme(), "a");
         tx.put_automation(&acme(), &automation("a", false)).unwrap();
+        hold_automation(tx, &acme_test(), "c");
         tx.put_automation(&acme_test(), &automation("c", true))
             .unwrap();
     });
@@ -154,7 +157,9 @@ pub fn automations_are_kept_by_scope(store: Arc<dyn Store>) {
     );
     drop(tx);
     write(store, |tx| {
+        hold_automation(tx, &acme(), "a");
         tx.put_automation(&acme(), &automation("a", true)).unwrap();
+        hold_automation(tx, &acme(), "b");
         assert!(tx.delete_automation(&acme(), "b").unwrap());
         assert!(!tx.delete_automation(&acme(), "b").unwrap());
     });

@@ -26,7 +26,7 @@ use crate::ids::Scope;
 use crate::query::{Cursor, Filter, ListQuery, Paging, SortSpec};
 use crate::store::{
     AuditEntry, Automation, Chunk, Collection, DataKey, Delivery, DeliveryStatus, Extent,
-    FieldHeader, FieldKind, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment,
+    FieldHeader, FieldKind, Hold, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment,
     MailEntry, Printed, ReadTx, RecordChunkRow, SecretRow, Store, StoredVersion, TokenSelector,
     Worker, WriteTx,
 };
@@ -75,6 +75,8 @@ macro_rules! store_contract {
             a_dropped_write_changes_nothing,
             a_reader_sees_one_snapshot_while_a_writer_commits,
             writers_of_one_document_serialise_with_contiguous_versions,
+            writers_of_different_documents_do_not_wait_for_each_other,
+            writes_of_what_is_not_held_fail,
             two_claimers_never_take_the_same_job,
             two_claimers_never_take_the_same_delivery,
             filters_mean_in_the_store_what_they_mean_in_memory,
@@ -160,8 +162,34 @@ fn version(id: &str, n: u32, body: Value) -> StoredVersion {
 
 /// Stores a version and makes it current.
 fn save(tx: &mut dyn WriteTx, coll: Collection, scope: &Scope, v: &StoredVersion) {
+    hold_doc(tx, coll, scope, &v.id);
     tx.put_version(coll, scope, v).unwrap();
     tx.set_current(coll, scope, &v.id, Some(v.version)).unwrap();
+}
+
+/// Holds a document before a write of it (as the core does).
+fn hold_doc(tx: &mut dyn WriteTx, coll: Collection, scope: &Scope, id: &str) {
+    tx.hold(&[Hold::Document(coll, scope, id)]).unwrap();
+}
+
+/// Holds the object of a data key before a write of its data.
+fn hold_data(tx: &mut dyn WriteTx, key: &DataKey) {
+    hold_doc(tx, Collection::Object, &key.scope, &key.object);
+}
+
+/// Holds the records of a target before a write of them.
+fn hold_records(tx: &mut dyn WriteTx, scope: &Scope, target: &str) {
+    tx.hold(&[Hold::Records(scope, target)]).unwrap();
+}
+
+/// Holds an automation before a write of it.
+fn hold_automation(tx: &mut dyn WriteTx, scope: &Scope, id: &str) {
+    tx.hold(&[Hold::Automation(scope, id)]).unwrap();
+}
+
+/// Holds a secret before a write of it.
+fn hold_secret(tx: &mut dyn WriteTx, scope: &Scope, id: &str) {
+    tx.hold(&[Hold::Secret(scope, id)]).unwrap();
 }
 
 fn ids<T>(items: &[T], id: impl Fn(&T) -> &str) -> Vec<String> {

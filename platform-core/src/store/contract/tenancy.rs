@@ -158,7 +158,10 @@ pub fn the_auth_epoch_rises_with_every_change_to_authentication(store: Arc<dyn S
         updated: t0,
         user: "ann".into(),
     };
-    write(store, |tx| tx.put_secret(&acme(), &row).unwrap());
+    write(store, |tx| {
+        hold_secret(tx, &acme(), &row.id);
+        tx.put_secret(&acme(), &row).unwrap()
+    });
     {
         let mut tx = store.write().unwrap();
         tx.insert_token("cccc3333dddd4444", "acme", "ann", t0)
@@ -180,9 +183,13 @@ pub fn secrets_are_kept_by_scope(store: Arc<dyn Store>) {
         user: "ann".into(),
     };
     write(store, |tx| {
+        hold_secret(tx, &acme(), "b");
         tx.put_secret(&acme(), &secret("b", 1)).unwrap();
+        hold_secret(tx, &acme(), "a");
         tx.put_secret(&acme(), &secret("a", 2)).unwrap();
+        hold_secret(tx, &acme_test(), "a");
         tx.put_secret(&acme_test(), &secret("a", 3)).unwrap();
+        hold_secret(tx, &acme(), "b");
         tx.put_secret(&acme(), &secret("b", 4)).unwrap();
     });
     let tx = store.read().unwrap();
@@ -194,6 +201,7 @@ pub fn secrets_are_kept_by_scope(store: Arc<dyn Store>) {
     );
     drop(tx);
     write(store, |tx| {
+        hold_secret(tx, &acme(), "a");
         assert!(tx.delete_secret(&acme(), "a").unwrap());
         assert!(!tx.delete_secret(&acme(), "a").unwrap());
     });

@@ -17,6 +17,7 @@ fn write_everything(tx: &mut dyn WriteTx, n: u32) {
         },
     )
     .unwrap();
+    hold_data(tx, &key("S"));
     tx.replace_chunks(
         &key("S"),
         n,
@@ -25,8 +26,10 @@ fn write_everything(tx: &mut dyn WriteTx, n: u32) {
         &[chunk(i64::from(n) * 100, i64::from(n) * 100 + 1, 2, 1)],
     )
     .unwrap();
+    hold_data(tx, &key("C"));
     tx.put_curve(&key("C"), n, true, &format!("2024-01-{n:02}"), Some(&[1]))
         .unwrap();
+    hold_records(tx, &acme(), "A:S");
     tx.put_record_chunk(&acme(), &record_chunk("A:S", i64::from(n) * 100, 0, 1, 1))
         .unwrap();
     tx.put_job(
@@ -42,6 +45,7 @@ fn write_everything(tx: &mut dyn WriteTx, n: u32) {
         seen: at("2024-01-01T00:00:00Z"),
     })
     .unwrap();
+    hold_automation(tx, &acme(), &format!("a{n}"));
     tx.put_automation(&acme(), &automation(&format!("a{n}"), true))
         .unwrap();
     tx.add_delivery(&delivery("a", &format!("I{n}"), "2024-01-01T00:00:00Z"))
@@ -50,6 +54,7 @@ fn write_everything(tx: &mut dyn WriteTx, n: u32) {
         .unwrap();
     tx.ensure_tenant(&format!("t{n}"), at("2024-01-01T00:00:00Z"))
         .unwrap();
+    hold_secret(tx, &acme(), &format!("s{n}"));
     tx.put_secret(
         &acme(),
         &SecretRow {
@@ -153,8 +158,10 @@ pub fn a_reader_sees_one_snapshot_while_a_writer_commits(store: Arc<dyn Store>) 
     assert_eq!(after, before.iter().map(|n| n + 1).collect::<Vec<_>>());
 }
 
-/// Writers that read a document's current version and store the next one serialise: every
-/// version is stored once, numbered without gaps.
+/// Writers that hold a document, read its current version and store the next one serialise:
+/// every version is stored once, numbered without gaps. While the document does not exist,
+/// two may hold it at once: the second to store version 1 fails with a write conflict, nothing
+/// stored, and runs again (as `Platform::write` does).
 pub fn writers_of_one_document_serialise_with_contiguous_versions(store: Arc<dyn Store>) {
     const WRITERS: usize = 4;
     const EACH: usize = 10;
@@ -164,18 +171,20 @@ pub fn writers_of_one_document_serialise_with_contiguous_versions(store: Arc<dyn
         for w in 0..WRITERS {
             s.spawn(move || {
                 for _ in 0..EACH {
-                    let mut tx = store.write().unwrap();
-                    let next = tx
-                        .current(coll, &acme(), "A")
-                        .unwrap()
-                        .map_or(1, |v| v.version + 1);
-                    save(
-                        tx.as_mut(),
-                        coll,
-                        &acme(),
-                        &version("A", next, json!({"writer": w})),
-                    );
-                    tx.commit().unwrap();
+                    let mut conflicts = 0;
+                    let stored = || -> crate::Result<()> {
+                        let mut tx = store.write()?;
+                        tx.hold(&[Hold::Document(coll, &acme(), "A")])?;
+                        let current = tx.current(coll, &acme(), "A")?.map(|v| v.version);
+                        let next = version("A", current.map_or(1, |v| v + 1), json!({"writer": w}));
+                        tx.put_current(coll, &acme(), &next, current)?;
+                        tx.commit()
+                    };
+                    while let Err(e) = stored() {
+                        assert!(e.is_write_conflict(), "{e}");
+                        conflicts += 1;
+                        assert!(conflicts < 10, "{e}");
+                    }
                 }
             });
         }
@@ -264,4 +273,78 @@ pub fn two_claimers_never_take_the_same_delivery(store: Arc<dyn Store>) {
     won.sort();
     assert_eq!(&won, seqs, "each delivery claimed exactly once");
     assert!(claimed.iter().all(|(_, attempts)| *attempts == 1));
+}
+
+/// A write transaction holding one document does not stop one holding another: the second
+/// commits while the first is still open (a store of one writer may instead make it wait
+/// until the first ends; either way both commit, and a hold of the same document waits).
+pub fn writers_of_different_documents_do_not_wait_for_each_other(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let mut first = store.write().unwrap();
+    save(first.as_mut(), coll, &acme(), &version("A", 1, json!({})));
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            write(store, |tx| {
+                save(tx, coll, &acme(), &version("B", 1, json!({})))
+            });
+            let _ = done.send(());
+        });
+        let during = finished
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .is_ok();
+        if store.shared() {
+            // Servers that share a database write side by side.
+            assert!(during, "a write of B waited for the open write of A");
+        }
+        first.commit().unwrap();
+        if !during {
+            finished.recv().unwrap();
+        }
+    });
+    let tx = store.read().unwrap();
+    assert!(tx.current(coll, &acme(), "A").unwrap().is_some());
+    assert!(tx.current(coll, &acme(), "B").unwrap().is_some());
+}
+
+/// Every write of a document, its data, records, automations and secrets fails unless the
+/// transaction holds what it changes (so a write the core forgot to hold is found by any test
+/// that makes it), and holding twice is the same as once.
+pub fn writes_of_what_is_not_held_fail(store: Arc<dyn Store>) {
+    let store = &*store;
+    let coll = Collection::Object;
+    let mut tx = store.write().unwrap();
+    let v = version("A", 1, json!({}));
+    assert!(tx.put_version(coll, &acme(), &v).is_err());
+    assert!(tx.put_current(coll, &acme(), &v, None).is_err());
+    assert!(tx
+        .replace_chunks(&key("S"), 1, true, &[], &[chunk(0, 1, 2, 1)])
+        .is_err());
+    assert!(tx
+        .put_record_chunk(&acme(), &record_chunk("A:S", 0, 0, 1, 1))
+        .is_err());
+    assert!(tx.put_automation(&acme(), &automation("a", true)).is_err());
+    assert!(tx.delete_secret(&acme(), "s").is_err());
+    // Held in another scope or collection is not held here.
+    hold_doc(tx.as_mut(), coll, &acme_test(), "A");
+    hold_doc(tx.as_mut(), Collection::Type, &acme(), "A");
+    assert!(tx.put_version(coll, &acme(), &v).is_err());
+    drop(tx);
+    write(store, |tx| {
+        hold_doc(tx, coll, &acme(), "A");
+        hold_doc(tx, coll, &acme(), "A");
+        tx.put_current(coll, &acme(), &v, None).unwrap();
+        tx.replace_chunks(&key("S"), 1, true, &[], &[chunk(0, 1, 2, 1)])
+            .unwrap();
+    });
+    assert_eq!(
+        store
+            .read()
+            .unwrap()
+            .current(coll, &acme(), "A")
+            .unwrap()
+            .map(|v| v.version),
+        Some(1)
+    );
 }

@@ -208,6 +208,11 @@ impl DataWrite for Tx<'_> {
         old_starts: &[i64],
         new: &[Chunk],
     ) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            &key.scope,
+            &key.object,
+        ))?;
         let k = &key.scope;
         let v = i64::from(version);
         if !old_starts.is_empty() {
@@ -265,6 +270,11 @@ impl DataWrite for Tx<'_> {
         ondate: &str,
         payload: Option<&[u8]>,
     ) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            &key.scope,
+            &key.object,
+        ))?;
         let k = &key.scope;
         let v = i64::from(version);
         let sql = if keep_history {
@@ -286,6 +296,11 @@ impl DataWrite for Tx<'_> {
     }
 
     fn end_data(&mut self, key: &DataKey, version: u32, keep_history: bool) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            &key.scope,
+            &key.object,
+        ))?;
         let k = &key.scope;
         let v = i64::from(version);
         for table in ["series_chunks", "curves"] {
@@ -300,6 +315,11 @@ impl DataWrite for Tx<'_> {
     }
 
     fn prune_data(&mut self, scope: &Scope, object: &str, remaining: &[u32]) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            scope,
+            object,
+        ))?;
         let versions: Vec<i64> = remaining.iter().map(|v| i64::from(*v)).collect();
         let top = remaining.iter().max().copied().map_or(0, i64::from);
         for table in ["series_chunks", "curves"] {

@@ -508,15 +508,32 @@ impl Tx<'_> {
     }
 }
 
-impl DocumentWrite for Tx<'_> {
-    fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+impl Tx<'_> {
+    /// Stores a version: a new number (`in_place` false) is inserted, and a row of that number
+    /// already there is a concurrent writer's ([`crate::Error::is_write_conflict`], from the
+    /// versions' primary key); `in_place` rewrites the row of the number.
+    fn insert_version(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        v: &StoredVersion,
+        in_place: bool,
+    ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.written(coll);
         let body = json_text(&v.body, "a document body")?;
-        self.execute(
+        let sql = if in_place {
             "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (coll, tenant, env, id, version) \
              DO UPDATE SET body = excluded.body, timestamp = excluded.timestamp, \"user\" = excluded.\"user\", \
-             reason = excluded.reason",
+             reason = excluded.reason"
+        } else {
+            "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        };
+        self.execute(
+            sql,
             &[
                 &coll.as_str(),
                 &scope.tenant,
@@ -532,6 +549,25 @@ impl DocumentWrite for Tx<'_> {
         self.cache.get_mut().last_put = Some((coll, scope.clone(), v.clone()));
         Ok(())
     }
+}
+
+impl DocumentWrite for Tx<'_> {
+    fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        self.insert_version(coll, scope, v, true)
+    }
+
+    fn put_current(
+        &mut self,
+        coll: Collection,
+        scope: &Scope,
+        v: &StoredVersion,
+        replaces: Option<u32>,
+    ) -> Result<()> {
+        // A version of a new number is another than any stored: a row of that number is a
+        // writer that did not hold the document (the contract's safety net, never the rule).
+        self.insert_version(coll, scope, v, replaces == Some(v.version))?;
+        self.set_current(coll, scope, &v.id, Some(v.version))
+    }
 
     fn delete_version(
         &mut self,
@@ -540,6 +576,8 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: u32,
     ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, id))?;
         self.written(coll);
         let n = i64::from(version);
         let args: [&(dyn ToSql + Sync); 5] = [&coll.as_str(), &scope.tenant, &scope.env, &id, &n];
@@ -562,6 +600,8 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: Option<u32>,
     ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, id))?;
         // The version just put (a save's), without reading it back.
         let just_put = match (&self.cache.get_mut().last_put, version) {
             (Some((c, s, v)), Some(n))
@@ -602,6 +642,11 @@ impl DocumentWrite for Tx<'_> {
         type_name: &str,
         fields: &[String],
     ) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Type,
+            scope,
+            type_name,
+        ))?;
         let prefix = type_index_prefix(scope, type_name);
         let existing: Vec<String> = self
             .query(
@@ -653,6 +698,8 @@ impl DocumentWrite for Tx<'_> {
         tag: &str,
         version: u32,
     ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, id))?;
         self.written(coll);
         self.execute(
             "INSERT INTO tags (coll, tenant, env, id, tag, version) VALUES ($1, $2, $3, $4, $5, $6) \

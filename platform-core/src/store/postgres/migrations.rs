@@ -239,6 +239,29 @@ pub const STEPS: &[&str] = &[
         GENERATED ALWAYS AS ((hashtextextended(id, 0) & 65535)::integer) STORED;
     CREATE INDEX heads_sample ON heads(coll, tenant, env, bucket, type);
     "#,
+    // 4: what write transactions hold that has no row of its own to lock while it is absent
+    // (the validation records of a target, an automation, a secret; `WriteTx::hold`): a row
+    // per key, made at its first hold, locked `FOR UPDATE` by every hold. Documents are held
+    // by their `heads` row.
+    r#"
+    CREATE TABLE holds (key TEXT COLLATE "C" PRIMARY KEY);
+    "#,
+    // 5: the secondary indexes of `heads` that start with the scope made partial, each on a
+    // condition every query it serves implies (a comparison of its column), so a look-up of
+    // one document by its key can use the primary key only. On a table without statistics
+    // yet (a new database, a bulk load in one transaction) the planner took the scope's
+    // equalities for selective and read one of them with the id as a filter: every look-up
+    // read the scope's whole range.
+    r#"
+    DROP INDEX heads_type;
+    CREATE INDEX heads_type ON heads(coll, tenant, env, type, id) WHERE type IS NOT NULL;
+    DROP INDEX heads_search;
+    CREATE INDEX heads_search ON heads(coll, tenant, env, search) WHERE search IS NOT NULL;
+    DROP INDEX heads_name_fold;
+    CREATE INDEX heads_name_fold ON heads(coll, tenant, env, name_fold) WHERE name_fold IS NOT NULL;
+    DROP INDEX heads_sample;
+    CREATE INDEX heads_sample ON heads(coll, tenant, env, bucket, type) WHERE bucket IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes.

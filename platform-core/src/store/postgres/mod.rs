@@ -45,7 +45,7 @@ pub use bus::PgBus;
 pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
 
 use crate::error::{Error, Result};
-use crate::store::{ReadTx, Store, WriteTx};
+use crate::store::{Hold, Holds, ReadTx, Store, WriteTx};
 use pool::{Conn, Pool};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -103,6 +103,14 @@ pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
         // Administrator shutdown, crash shutdown, cannot connect now: the server went away.
         if code.starts_with("08") || code == "57P01" || code == "57P02" || code == "57P03" {
             return Error::Unavailable(Box::new(e));
+        }
+        // Transactions that cannot be ordered: a serialization failure, a deadlock; or a row
+        // of a version another writer stored first. Nothing of this one is kept: it may run
+        // again.
+        let version_taken =
+            code == "23505" && matches!(db.constraint(), Some("versions_pkey" | "heads_pkey"));
+        if code == "40001" || code == "40P01" || version_taken {
+            return Error::write_conflict(db.message().to_string());
         }
         // Statement too complex for the server: stack depth, too many arguments.
         if code == "54001" || code == "54000" || code == "54023" {
@@ -217,6 +225,7 @@ impl PgStore {
             read_only: true,
             shared: &self.shared,
             cache: RefCell::default(),
+            holds: Holds::default(),
         })
     }
 }
@@ -228,17 +237,16 @@ impl Store for PgStore {
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
         let mut conn = self.shared.pool.get()?;
-        // The write lock is taken before the transaction's first statement runs (sent with it).
-        conn.begin_with_first(format!(
-            "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({LOCK_CLASS}, hashtext('{}'))",
-            self.shared.schema
-        ));
+        // Sent with the transaction's first statement. No lock of the whole database: a write
+        // holds what it changes ([`WriteTx::hold`]).
+        conn.begin_with_first("BEGIN ISOLATION LEVEL READ COMMITTED".into());
         Ok(Box::new(Tx {
             conn: RefCell::new(conn),
             open: true,
             read_only: false,
             shared: &self.shared,
             cache: RefCell::default(),
+            holds: Holds::default(),
         }))
     }
 
@@ -289,6 +297,8 @@ pub(crate) struct Tx<'a> {
     /// trip saved): nothing else writes these rows while it runs (a reader sees one snapshot,
     /// a writer holds the write lock), and its own writes update or drop the entries.
     cache: RefCell<TxCache>,
+    /// What this transaction holds (each an advisory lock of the transaction).
+    holds: Holds,
 }
 
 /// Rows a transaction keeps (see [`Tx::cache`]).
@@ -355,6 +365,61 @@ impl Tx<'_> {
 }
 
 impl WriteTx for Tx<'_> {
+    fn hold(&mut self, what: &[Hold<'_>]) -> Result<()> {
+        // Row locks, which PostgreSQL keeps in the rows themselves (no bound on how many one
+        // transaction holds, unlike advisory locks), each set taken in key order.
+        let new: std::collections::HashSet<String> = self.holds.take(what).into_iter().collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        let (mut colls, mut tenants, mut envs, mut ids) = (vec![], vec![], vec![], vec![]);
+        let mut others: Vec<String> = Vec::new();
+        for h in what.iter().filter(|h| new.contains(&h.key())) {
+            match h {
+                // A document's current row. A document with none (new, or all deleted) has
+                // nothing to lock: a second writer creating it at once stores the same version
+                // number, which the versions' primary key refuses (a write conflict: it runs
+                // again, and finds the first one's row).
+                Hold::Document(coll, scope, id) => {
+                    colls.push(coll.as_str());
+                    tenants.push(scope.tenant.as_str());
+                    envs.push(scope.env.as_str());
+                    ids.push(*id);
+                }
+                // A row of `holds`, made by the first hold of its key.
+                _ => others.push(h.key()),
+            }
+        }
+        if ids.len() == 1 {
+            self.execute(
+                "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 \
+                 FOR UPDATE",
+                &[&colls[0], &tenants[0], &envs[0], &ids[0]],
+            )?;
+        } else if !ids.is_empty() {
+            // Each key looked up by the primary key (a nested loop over the keys).
+            self.execute(
+                "SELECT 1 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(c, t, e, i) \
+                 CROSS JOIN LATERAL (SELECT 1 FROM heads h WHERE h.coll = k.c AND h.tenant = k.t \
+                 AND h.env = k.e AND h.id = k.i FOR UPDATE) AS locked",
+                &[&colls, &tenants, &envs, &ids],
+            )?;
+        }
+        if !others.is_empty() {
+            others.sort_unstable();
+            self.execute(
+                "INSERT INTO holds (key) SELECT k FROM unnest($1::text[]) AS u(k) ORDER BY k \
+                 ON CONFLICT (key) DO NOTHING",
+                &[&others],
+            )?;
+            self.execute(
+                "SELECT 1 FROM holds WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE",
+                &[&others],
+            )?;
+        }
+        Ok(())
+    }
+
     fn commit(mut self: Box<Self>) -> Result<()> {
         if !self.conn.get_mut().begun() {
             // No statement ran: nothing was opened, nothing to commit.

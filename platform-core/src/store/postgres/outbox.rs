@@ -208,6 +208,8 @@ impl OutboxRead for Tx<'_> {
 
 impl OutboxWrite for Tx<'_> {
     fn put_automation(&mut self, scope: &Scope, automation: &Automation) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Automation(scope, automation.id()))?;
         self.cache.get_mut().automations.clear();
         let text = json_text(automation.body(), "an automation")?;
         self.execute(
@@ -219,12 +221,18 @@ impl OutboxWrite for Tx<'_> {
     }
 
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        self.holds
+            .require(crate::store::Hold::Automation(scope, id))?;
         self.cache.get_mut().automations.clear();
         self.delete_scoped("automations", scope, id)
     }
 
     fn add_delivery(&mut self, d: &Delivery) -> Result<i64> {
         let text = json_text(&d.event, "an event")?;
+        // Deliveries of one item are numbered in the order their transactions commit: the
+        // transaction holds the item (an event is raised about what its change holds), so
+        // another that raises events about it waits for this one to end before it numbers its
+        // own.
         get(
             &self.query_one(
                 "INSERT INTO deliveries (tenant, env, automation, item, status, attempts, next_at, doc) \

@@ -42,6 +42,8 @@ impl SecretRead for Tx<'_> {
 
 impl SecretWrite for Tx<'_> {
     fn put_secret(&mut self, scope: &Scope, row: &SecretRow) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Secret(scope, &row.id))?;
         let meta = json_text(&row.meta, "the metadata of a secret")?;
         self.execute(
             "INSERT INTO secrets (tenant, env, id, meta, nonce, ciphertext, updated, \"user\") \
@@ -63,6 +65,7 @@ impl SecretWrite for Tx<'_> {
     }
 
     fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        self.holds.require(crate::store::Hold::Secret(scope, id))?;
         self.delete_scoped("secrets", scope, id)
     }
 }

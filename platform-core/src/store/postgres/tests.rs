@@ -247,6 +247,12 @@ fn lists_of_one_type_search_its_per_type_indexes() {
             reason: None,
             tags: Vec::new(),
         };
+        tx.hold(&[crate::store::Hold::Document(
+            Collection::Object,
+            &acme,
+            &v.id,
+        )])
+        .unwrap();
         tx.put_version(Collection::Object, &acme, &v).unwrap();
         tx.set_current(Collection::Object, &acme, &v.id, Some(1))
             .unwrap();
@@ -320,6 +326,12 @@ fn lists_of_one_type_search_its_per_type_indexes() {
         assert!(!plan.contains("heads_x_"), "{plan}");
     }
     let mut tx = store.write().unwrap();
+    tx.hold(&[crate::store::Hold::Document(
+        crate::store::Collection::Type,
+        &acme,
+        "Plant",
+    )])
+    .unwrap();
     tx.set_type_indexes(&acme, "Plant", &["country".into(), "capacity".into()])
         .unwrap();
     tx.commit().unwrap();
@@ -354,11 +366,23 @@ fn lists_of_one_type_search_its_per_type_indexes() {
     both.sort();
     assert_eq!(names(), both);
     let mut tx = store.write().unwrap();
+    tx.hold(&[crate::store::Hold::Document(
+        crate::store::Collection::Type,
+        &acme,
+        "Plant",
+    )])
+    .unwrap();
     tx.set_type_indexes(&acme, "Plant", &["capacity".into()])
         .unwrap();
     tx.commit().unwrap();
     assert_eq!(names(), std::slice::from_ref(&capacity));
     let mut tx = store.write().unwrap();
+    tx.hold(&[crate::store::Hold::Document(
+        crate::store::Collection::Type,
+        &acme,
+        "Plant",
+    )])
+    .unwrap();
     tx.set_type_indexes(&acme, "Plant", &[]).unwrap();
     tx.commit().unwrap();
     assert!(names().is_empty());

@@ -45,6 +45,8 @@ impl AuditRead for Tx<'_> {
 
 impl AuditWrite for Tx<'_> {
     fn append_audit(&mut self, coll: Collection, scope: &Scope, e: &AuditEntry) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, &e.id))?;
         let versions = json_text(&e.versions, "the versions of an audit entry")?;
         self.conn
             .prepare_cached(

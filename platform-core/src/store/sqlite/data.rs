@@ -184,6 +184,11 @@ impl DataWrite for Tx<'_> {
         old_starts: &[i64],
         new: &[Chunk],
     ) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            &key.scope,
+            &key.object,
+        ))?;
         let k = &key.scope;
         for start in old_starts {
             let sql = if keep_history {
@@ -227,6 +232,11 @@ impl DataWrite for Tx<'_> {
         ondate: &str,
         payload: Option<&[u8]>,
     ) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            &key.scope,
+            &key.object,
+        ))?;
         let k = &key.scope;
         let sql = if keep_history {
             "UPDATE curves SET vto = ?6 WHERE tenant = ?1 AND env = ?2 AND obj = ?3 AND prop = ?4 AND ondate = ?5 AND vto IS NULL"
@@ -253,6 +263,11 @@ impl DataWrite for Tx<'_> {
     }
 
     fn end_data(&mut self, key: &DataKey, version: u32, keep_history: bool) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            &key.scope,
+            &key.object,
+        ))?;
         let k = &key.scope;
         for table in ["series_chunks", "curves"] {
             let sql = if keep_history {
@@ -270,6 +285,11 @@ impl DataWrite for Tx<'_> {
     }
 
     fn prune_data(&mut self, scope: &Scope, object: &str, remaining: &[u32]) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            scope,
+            object,
+        ))?;
         let versions = json_text(&remaining, "the remaining versions")?;
         let top = remaining.iter().max().copied().unwrap_or(0);
         for table in ["series_chunks", "curves"] {

@@ -830,6 +830,8 @@ impl DocumentRead for Tx<'_> {
 
 impl DocumentWrite for Tx<'_> {
     fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.wrote(coll);
         let body = json_text(&v.body, "a document body")?;
         self.conn
@@ -850,6 +852,8 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: u32,
     ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, id))?;
         self.wrote(coll);
         let args = params![coll.as_str(), scope.tenant, scope.env, id, version];
         self.conn
@@ -873,6 +877,8 @@ impl DocumentWrite for Tx<'_> {
         id: &str,
         version: Option<u32>,
     ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, id))?;
         self.wrote(coll);
         self.restore_current_body(coll, scope, id)?;
         match version {
@@ -926,6 +932,8 @@ impl DocumentWrite for Tx<'_> {
         v: &StoredVersion,
         replaces: Option<u32>,
     ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.wrote(coll);
         // What `put_version` and `set_current` do, with the current row's columns taken from
         // the version in memory: its text is parsed once (into the row's JSONB), and the
@@ -985,6 +993,11 @@ impl DocumentWrite for Tx<'_> {
         type_name: &str,
         fields: &[String],
     ) -> Result<()> {
+        self.holds.require(crate::store::Hold::Document(
+            crate::store::Collection::Type,
+            scope,
+            type_name,
+        ))?;
         let prefix = type_index_prefix(scope, type_name);
         let existing: Vec<String> = {
             let mut stmt = self
@@ -1036,6 +1049,8 @@ impl DocumentWrite for Tx<'_> {
         tag: &str,
         version: u32,
     ) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Document(coll, scope, id))?;
         self.wrote(coll);
         self.conn
             .prepare_cached(

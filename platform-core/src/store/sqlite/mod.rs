@@ -21,7 +21,7 @@ pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
 use crate::clock::{format_instant, parse_instant};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
-use crate::store::{Collection, NoWait, ReadTx, Store, StoredVersion, WriteTx};
+use crate::store::{Collection, Holds, NoWait, ReadTx, Store, StoredVersion, WriteTx};
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OpenFlags};
 use serde_json::{Map, Value};
@@ -333,6 +333,7 @@ impl Store for SqliteStore {
             open: true,
             store: None,
             type_defs: TypeDefs::default(),
+            holds: Holds::default(),
         }))
     }
 
@@ -366,6 +367,7 @@ impl Store for SqliteStore {
             open: true,
             store: Some(self),
             type_defs: TypeDefs::default(),
+            holds: Holds::default(),
         }))
     }
 
@@ -427,6 +429,9 @@ struct Tx<'a> {
     /// many objects reads the definition of their type several times for each (its checks,
     /// whether it is versioned, its retention). Emptied by every write of a type.
     type_defs: TypeDefs,
+    /// What this transaction holds: the one writer holds everything, but writes still check
+    /// that the core named what they change ([`crate::store::WriteTx::hold`]).
+    holds: Holds,
 }
 
 /// See [`Tx::type_defs`].
@@ -504,6 +509,12 @@ impl Tx<'_> {
 }
 
 impl WriteTx for Tx<'_> {
+    fn hold(&mut self, what: &[crate::store::Hold<'_>]) -> Result<()> {
+        // One writer at a time: nothing else can hold it.
+        self.holds.take(what);
+        Ok(())
+    }
+
     fn commit(mut self: Box<Self>) -> Result<()> {
         control(&self.conn, "COMMIT").db()?;
         self.open = false;

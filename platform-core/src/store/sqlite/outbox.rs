@@ -233,6 +233,8 @@ impl OutboxRead for Tx<'_> {
 
 impl OutboxWrite for Tx<'_> {
     fn put_automation(&mut self, scope: &Scope, automation: &Automation) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Automation(scope, automation.id()))?;
         let text = json_text(automation.body(), "an automation")?;
         self.conn
             .prepare_cached(
@@ -245,6 +247,8 @@ impl OutboxWrite for Tx<'_> {
     }
 
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        self.holds
+            .require(crate::store::Hold::Automation(scope, id))?;
         self.delete_scoped("automations", scope, id)
     }
 

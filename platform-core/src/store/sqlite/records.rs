@@ -87,6 +87,8 @@ impl RecordRead for Tx<'_> {
 
 impl RecordWrite for Tx<'_> {
     fn put_record_chunk(&mut self, scope: &Scope, row: &RecordChunkRow) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Records(scope, &row.target))?;
         if row.count == 0 {
             self.conn
                 .prepare_cached(

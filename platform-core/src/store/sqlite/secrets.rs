@@ -55,6 +55,8 @@ impl SecretRead for Tx<'_> {
 
 impl SecretWrite for Tx<'_> {
     fn put_secret(&mut self, scope: &Scope, row: &SecretRow) -> Result<()> {
+        self.holds
+            .require(crate::store::Hold::Secret(scope, &row.id))?;
         let meta = json_text(&row.meta, "the metadata of a secret")?;
         self.conn
             .prepare_cached(
@@ -68,6 +70,7 @@ impl SecretWrite for Tx<'_> {
     }
 
     fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        self.holds.require(crate::store::Hold::Secret(scope, id))?;
         self.delete_scoped("secrets", scope, id)
     }
 }

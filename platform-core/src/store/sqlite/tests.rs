@@ -956,6 +956,12 @@ fn wal_after_steady_reads(limit: Option<u64>, commits: usize) -> u64 {
         let mut body = serde_json::Map::new();
         body.insert("_id".into(), serde_json::json!(format!("D{}", i % 50)));
         body.insert("pad".into(), serde_json::json!("x".repeat(16 * 1024)));
+        tx.hold(&[crate::store::Hold::Document(
+            crate::store::Collection::Object,
+            &scope,
+            &format!("D{}", i % 50),
+        )])
+        .unwrap();
         tx.put_version(
             crate::store::Collection::Object,
             &scope,
@@ -1089,6 +1095,12 @@ fn lists_of_one_type_search_its_per_type_indexes() {
             reason: None,
             tags: Vec::new(),
         };
+        tx.hold(&[crate::store::Hold::Document(
+            Collection::Object,
+            &acme,
+            &v.id,
+        )])
+        .unwrap();
         tx.put_version(Collection::Object, &acme, &v).unwrap();
         tx.set_current(Collection::Object, &acme, &v.id, Some(1))
             .unwrap();
@@ -1135,6 +1147,12 @@ fn lists_of_one_type_search_its_per_type_indexes() {
         assert!(!plan.contains("heads_x_"), "{plan}");
     }
     let mut tx = store.write().unwrap();
+    tx.hold(&[crate::store::Hold::Document(
+        crate::store::Collection::Type,
+        &acme,
+        "Plant",
+    )])
+    .unwrap();
     tx.set_type_indexes(&acme, "Plant", &["country".into(), "capacity".into()])
         .unwrap();
     tx.commit().unwrap();
@@ -1179,11 +1197,23 @@ fn lists_of_one_type_search_its_per_type_indexes() {
     both.sort();
     assert_eq!(names(), both);
     let mut tx = store.write().unwrap();
+    tx.hold(&[crate::store::Hold::Document(
+        crate::store::Collection::Type,
+        &acme,
+        "Plant",
+    )])
+    .unwrap();
     tx.set_type_indexes(&acme, "Plant", &["capacity".into()])
         .unwrap();
     tx.commit().unwrap();
     assert_eq!(names(), std::slice::from_ref(&capacity));
     let mut tx = store.write().unwrap();
+    tx.hold(&[crate::store::Hold::Document(
+        crate::store::Collection::Type,
+        &acme,
+        "Plant",
+    )])
+    .unwrap();
     tx.set_type_indexes(&acme, "Plant", &[]).unwrap();
     tx.commit().unwrap();
     assert!(names().is_empty());
@@ -1287,6 +1317,12 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
     let store = SqliteStore::open(&path).unwrap();
     let acme = Scope::private("acme", "production");
     let mut tx = store.write().unwrap();
+    tx.hold(&[crate::store::Hold::Document(
+        crate::store::Collection::Type,
+        &acme,
+        "Plant",
+    )])
+    .unwrap();
     tx.set_type_indexes(&acme, "Plant", &["country".into()])
         .unwrap();
     tx.commit().unwrap();
@@ -1364,7 +1400,15 @@ fn a_type_with_a_nul_lists_and_counts() {
     let mut tx = store.write().unwrap();
     for (id, t) in [("A", "x\0y"), ("B", "x\0y"), ("C", "x")] {
         let v = stored_version(id, 1, serde_json::json!({"_type": t, "n": 1}));
+        tx.hold(&[crate::store::Hold::Document(
+            Collection::Object,
+            &acme,
+            &v.id,
+        )])
+        .unwrap();
         tx.put_version(Collection::Object, &acme, &v).unwrap();
+        tx.hold(&[crate::store::Hold::Document(Collection::Object, &acme, id)])
+            .unwrap();
         tx.set_current(Collection::Object, &acme, id, Some(1))
             .unwrap();
     }
@@ -1537,11 +1581,17 @@ fn a_transaction_reads_each_write_of_a_type_definition_it_made() {
     let current = |tx: &dyn crate::store::WriteTx| tx.current(coll, &scope, "T").unwrap();
     let mut tx = store.write().unwrap();
     assert_eq!(current(tx.as_ref()), None);
+    tx.hold(&[crate::store::Hold::Document(coll, &scope, "T")])
+        .unwrap();
     tx.put_current(coll, &scope, &def(1, false), None).unwrap();
     assert_eq!(current(tx.as_ref()), Some(def(1, false)));
+    tx.hold(&[crate::store::Hold::Document(coll, &scope, "T")])
+        .unwrap();
     tx.put_current(coll, &scope, &def(2, true), Some(1))
         .unwrap();
     assert_eq!(current(tx.as_ref()), Some(def(2, true)));
+    tx.hold(&[crate::store::Hold::Document(coll, &scope, "T")])
+        .unwrap();
     tx.set_tag(coll, &scope, "T", "live", 2).unwrap();
     let mut tagged = def(2, true);
     tagged.tags = vec!["live".into()];
@@ -1549,7 +1599,11 @@ fn a_transaction_reads_each_write_of_a_type_definition_it_made() {
     tx.delete_version(coll, &scope, "T", 2).unwrap();
     tx.set_current(coll, &scope, "T", Some(1)).unwrap();
     assert_eq!(current(tx.as_ref()), Some(def(1, false)));
+    tx.hold(&[crate::store::Hold::Document(coll, &scope, "T")])
+        .unwrap();
     tx.put_version(coll, &scope, &def(3, true)).unwrap();
+    tx.hold(&[crate::store::Hold::Document(coll, &scope, "T")])
+        .unwrap();
     tx.set_current(coll, &scope, "T", Some(3)).unwrap();
     assert_eq!(current(tx.as_ref()), Some(def(3, true)));
     tx.commit().unwrap();
@@ -1558,6 +1612,8 @@ fn a_transaction_reads_each_write_of_a_type_definition_it_made() {
     drop(tx);
     let mut tx = store.write().unwrap();
     assert_eq!(current(tx.as_ref()), Some(def(3, true)));
+    tx.hold(&[crate::store::Hold::Document(coll, &scope, "T")])
+        .unwrap();
     tx.delete_version(coll, &scope, "T", 3).unwrap();
     tx.delete_version(coll, &scope, "T", 1).unwrap();
     tx.set_current(coll, &scope, "T", None).unwrap();

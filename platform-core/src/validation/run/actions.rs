@@ -6,8 +6,8 @@ use super::MAX_IDS;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::rules::Wants;
-use crate::ids::Scope;
-use crate::store::{Collection, WriteTx};
+use crate::ids::{Scope, Source};
+use crate::store::{Collection, DocumentRead, Hold, WriteTx};
 use crate::validation::config::{Config, Kind};
 use crate::validation::records::{self, status_name, Chunk, Context, Record};
 use crate::validation::shared::strings;
@@ -85,6 +85,16 @@ impl Platform {
     }
 }
 
+impl Platform {
+    /// Whether the configuration of `target` writes the quality status of its points.
+    fn writes_status(&self, tx: &dyn DocumentRead, scope: &Scope, target: &str) -> Result<bool> {
+        Ok(tx
+            .current(Collection::ValidationConfig, scope, target)?
+            .and_then(|d| Config::from_doc(d.body).ok())
+            .is_some_and(|c| c.options.write_status))
+    }
+}
+
 /// A records action under way: what it does, who does it, and what it found to follow up.
 struct Action<'a> {
     function: &'a str,
@@ -108,6 +118,7 @@ impl Action<'_> {
         p: &Principal,
         id: &str,
     ) -> Result<Value> {
+        self.hold_targets(tx, p, id)?;
         let Some((mut chunk, i)) = platform.locate_record(&*tx, &self.scope, id)? else {
             return Ok(json!({"id": id, "ok": false, "message": "no such record"}));
         };
@@ -135,6 +146,31 @@ impl Action<'_> {
         }
         tx.put_record_chunk(&self.scope, &chunk_row(&mut chunk))?;
         Ok(answer)
+    }
+
+    /// Holds the records of every target the record `id` may belong to, and (but for a
+    /// comment, which changes no status) the object of each, whose data the action raises
+    /// events about and may write the quality status to, before any of it is read (all at
+    /// once, in the one order every transaction takes holds in).
+    fn hold_targets(&self, tx: &mut dyn WriteTx, p: &Principal, id: &str) -> Result<()> {
+        let targets = tx.record_targets_of(&self.scope, id)?;
+        let mut objects: Vec<(Scope, String)> = Vec::new();
+        if self.function != "comment" {
+            for target in &targets {
+                let object = crate::data::read::DataId::parse(target)?.object;
+                objects.push((Scope::for_source(Source::of_id(&object), p), object));
+            }
+        }
+        let mut holds: Vec<Hold<'_>> = targets
+            .iter()
+            .map(|t| Hold::Records(&self.scope, t))
+            .collect();
+        holds.extend(
+            objects
+                .iter()
+                .map(|(scope, o)| Hold::Document(Collection::Object, scope, o)),
+        );
+        tx.hold(&holds)
     }
 
     /// The record's transition: what the answer says, or why it does not apply.
@@ -190,11 +226,7 @@ impl Action<'_> {
     ) -> Result<()> {
         let mut wanted: Vec<(String, Kind, Vec<Value>)> = Vec::new();
         for (target, kind, item) in std::mem::take(&mut self.status_writes) {
-            let writes = tx
-                .current(Collection::ValidationConfig, &self.scope, &target)?
-                .and_then(|d| Config::from_doc(d.body).ok())
-                .is_some_and(|c| c.options.write_status);
-            if !writes {
+            if !platform.writes_status(&*tx, &self.scope, &target)? {
                 continue;
             }
             match wanted.iter_mut().find(|(t, ..)| *t == target) {

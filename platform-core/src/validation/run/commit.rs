@@ -2,10 +2,12 @@
 //! changed since they were read), its events and quality statuses in the same transaction,
 //! and the answer.
 
-use super::layout::{build, results_of, seen_rows};
+use super::layout::{build, results_of, seen_rows, Built};
 use super::plan::Checked;
 use crate::auth::Principal;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::ids::Scope;
+use crate::store::{Collection, Hold};
 use crate::validation::config::Kind;
 use crate::validation::records::{status_name, Context};
 use crate::validation::shared::{bump, ms};
@@ -66,26 +68,42 @@ impl Platform {
             build(None, &scope, &c, results, &ctx, detail)?
         } else {
             let pre = c.built.take();
-            let built = self.write(|tx| {
+            let mut results = results;
+            // Laid out again here when the chunks changed since they were read (kept apart from
+            // `pre`, which a later try may still find current).
+            let mut again: Option<Built> = None;
+            // The data item's object: the run raises events about its data (`invalid`,
+            // `validated`, which the object's saves raise `update` about, in one order), and
+            // may write the quality status to it.
+            let object = crate::data::read::DataId::parse(&c.target)?.object;
+            let object_scope = Scope::for_source(crate::ids::Source::of_id(&object), p);
+            let current = self.write(|tx| {
+                tx.hold(&[
+                    Hold::Records(&scope, &c.target),
+                    Hold::Document(Collection::Object, &object_scope, &object),
+                ])?;
                 let seen = seen_rows(&*tx, &scope, &c)?;
-                let mut built = match pre {
-                    Some(b) if b.seen == seen && b.detail == detail => b,
-                    pre => {
-                        // Laid out on chunks that changed since (or without the answers):
-                        // again, from the results (kept in the laid-out records).
-                        let results = match pre {
-                            Some(b) if results.is_empty() => results_of(&b)?,
-                            _ => results,
-                        };
-                        let ctx = self.run_context(p, &c);
-                        build(Some(&*tx), &scope, &c, results, &ctx, detail)?
+                let current = matches!(&pre, Some(b) if b.seen == seen && b.detail == detail);
+                if !current {
+                    // Laid out on chunks that changed since (or without the answers): again,
+                    // from the results (kept in the laid-out records).
+                    if results.is_empty() {
+                        if let Some(b) = &pre {
+                            results = results_of(b)?;
+                        }
                     }
+                    let ctx = self.run_context(p, &c);
+                    again = Some(build(Some(&*tx), &scope, &c, results.clone(), &ctx, detail)?);
+                }
+                let built = match (current, &pre, &again) {
+                    (true, Some(b), _) | (false, _, Some(b)) => b,
+                    _ => return Err(Error::Internal("a run laid out nowhere".into())),
                 };
                 for row in &built.rows {
                     tx.put_record_chunk(&scope, row)?;
                 }
-                if let Some(events) = built.events.take() {
-                    events.emit(&mut *tx, p)?;
+                if let Some(events) = &built.events {
+                    events.clone().emit(&mut *tx, p)?;
                 }
                 // Records, events and quality statuses commit together.
                 if c.config.options.write_status {
@@ -97,9 +115,10 @@ impl Platform {
                         .collect();
                     self.write_status(tx, p, &c.target, c.config.kind, &written)?;
                 }
-                Ok(built)
+                Ok(current)
             })?;
-            built
+            let built = if current { pre } else { again };
+            built.ok_or_else(|| Error::Internal("a stored run laid out nowhere".into()))?
         };
         let mut counts: Map<String, Value> = Map::new();
         for s in &built.statuses {

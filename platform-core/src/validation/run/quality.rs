@@ -34,6 +34,11 @@ impl Platform {
         let scope = Scope::for_source(Source::of_id(&id.object), p);
         crate::documents::require_write(p, Collection::Object, &scope)?;
         let now = crate::clock::format_instant(self.now());
+        tx.hold(&[crate::store::Hold::Document(
+            Collection::Object,
+            &scope,
+            &id.object,
+        )])?;
         {
             let object = tx
                 .current(Collection::Object, &scope, &id.object)?
