@@ -168,15 +168,50 @@ fn text<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
     m.get(k).and_then(Value::as_str).unwrap_or_default()
 }
 
+/// How many times the end of a claimed attempt is written while the database cannot be reached
+/// (over about 15 s).
+const FINISH_TRIES: u32 = 10;
+
+/// A claim of this process, while its work goes on: ended at the store when dropped
+/// ([`crate::store::Store::claim_ended`]), however the work ends.
+pub(crate) struct ClaimGuard<'a> {
+    platform: &'a Platform,
+    claim: crate::store::Claim,
+}
+
+impl<'a> ClaimGuard<'a> {
+    pub(crate) fn new(platform: &'a Platform, claim: crate::store::Claim) -> ClaimGuard<'a> {
+        ClaimGuard { platform, claim }
+    }
+}
+
+impl Drop for ClaimGuard<'_> {
+    fn drop(&mut self) {
+        self.platform.store.claim_ended(&self.claim);
+    }
+}
+
 /// How many due deliveries [`next_ready`] reads at a time.
 const DUE_PAGE: u64 = 32;
+
+/// The queue of a delivery: its automation's scope, the automation and the item.
+type Queue = (Scope, String, String);
+
+fn queue_of(d: &Delivery) -> Queue {
+    (d.scope.clone(), d.automation.clone(), d.item.clone())
+}
 
 /// The ordering rule of deliveries: each automation receives the events of one item in the
 /// order they were raised. A due `pending` delivery is ready when no earlier delivery of its
 /// item to its automation is unfinished (`pending`, even if not yet due again, or `running`),
 /// that is, when it is the earliest unfinished one; the first ready delivery in the order
-/// deliveries fall due (due time, then creation) goes next.
-pub(crate) fn next_ready(tx: &dyn OutboxRead, now: DateTime<Utc>) -> Result<Option<Delivery>> {
+/// deliveries fall due (due time, then creation) goes next, passing over the queues in `passed`
+/// (those another worker is claiming the head of).
+pub(crate) fn next_ready(
+    tx: &dyn OutboxRead,
+    now: DateTime<Utc>,
+    passed: &std::collections::HashSet<Queue>,
+) -> Result<Option<Delivery>> {
     // The earliest unfinished delivery of each item and automation met so far: a backlog of one
     // item costs one look-up, not one a delivery.
     let mut earliest: HashMap<(Scope, String, String), Option<i64>> = HashMap::new();
@@ -184,7 +219,10 @@ pub(crate) fn next_ready(tx: &dyn OutboxRead, now: DateTime<Utc>) -> Result<Opti
     loop {
         let due = tx.due_deliveries(now, skip, DUE_PAGE)?;
         for d in due.iter() {
-            let queue = (d.scope.clone(), d.automation.clone(), d.item.clone());
+            let queue = queue_of(d);
+            if passed.contains(&queue) {
+                continue;
+            }
             let first = match earliest.get(&queue) {
                 Some(first) => *first,
                 None => {
@@ -281,13 +319,21 @@ impl Platform {
     /// Claims the next ready delivery ([`next_ready`]), in one write transaction.
     fn claim_next_delivery(&self) -> Result<Option<Delivery>> {
         let now = self.now();
-        self.write(|tx| loop {
-            let Some(ready) = next_ready(&*tx, now)? else {
-                return Ok(None);
-            };
-            // Another worker may have claimed it since it was read: then look again.
-            if let Some(claimed) = tx.claim_delivery(ready.seq)? {
-                return Ok(Some(claimed));
+        self.write(|tx| {
+            let mut skip = std::collections::HashSet::new();
+            loop {
+                let Some(ready) = next_ready(&*tx, now, &skip)? else {
+                    return Ok(None);
+                };
+                // Another worker claimed it since it was read, or is claiming it now (on a
+                // database several servers share, its claim may not have committed yet): its
+                // queue waits for that one, so look past it.
+                match tx.claim_delivery(ready.seq)? {
+                    Some(claimed) => return Ok(Some(claimed)),
+                    None => {
+                        skip.insert(queue_of(&ready));
+                    }
+                }
             }
         })
     }
@@ -296,6 +342,8 @@ impl Platform {
         let Some(mut d) = self.claim_next_delivery()? else {
             return Ok(false);
         };
+        // Until the attempt is recorded (or given up), the claim's lease is renewed.
+        let _claim = ClaimGuard::new(self, crate::store::Claim::Delivery(d.seq));
         let automation = self.read()?.automation(&d.scope, &d.automation)?;
         let (target, owner, outcome) = match &automation {
             None => (
@@ -375,14 +423,16 @@ impl Platform {
             message,
             timestamp: finished,
         };
-        self.write(|tx| {
-            if retry {
-                tx.update_delivery(&d)?;
-            } else {
-                // Finished: the log keeps its history.
-                tx.delete_delivery(d.seq)?;
-            }
-            tx.append_log(&d.scope, &entry)
+        self.write_finish(|| {
+            self.write(|tx| {
+                if retry {
+                    tx.update_delivery(&d)?;
+                } else {
+                    // Finished: the log keeps its history.
+                    tx.delete_delivery(d.seq)?;
+                }
+                tx.append_log(&d.scope, &entry)
+            })
         })?;
         let outcome = match (entry.status, retry) {
             (LogStatus::Success, _) => "delivered",
@@ -392,6 +442,26 @@ impl Platform {
         };
         metrics::counter!("platform_deliveries_total", "outcome" => outcome).increment(1);
         Ok(true)
+    }
+
+    /// Records the end of a claimed attempt (`write`), trying again for a few seconds while
+    /// the database cannot be reached (a lost connection, a restart): the attempt is done and
+    /// should not run again for want of its record. Past that the claim is given up, and its
+    /// lease runs out for another worker to take it (which may then run it a second time).
+    pub(crate) fn write_finish(&self, mut write: impl FnMut() -> Result<()>) -> Result<()> {
+        let mut wait = Duration::from_millis(100);
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match write() {
+                Err(e) if e.code() == crate::ErrorCode::Unavailable && tries < FINISH_TRIES => {
+                    tracing::warn!(error = %e, tries, "cannot record the end of a claimed attempt yet");
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+                other => return other,
+            }
+        }
     }
 
     fn run_target(&self, who: &Principal, a: &Automation, d: &Delivery) -> Result<String> {
@@ -665,7 +735,11 @@ mod tests {
             .add_delivery(&delivery("a2", "X", "2024-01-01T00:02:00Z"))
             .unwrap();
         let now = at("2024-01-01T00:03:00Z");
-        let ready = |tx: &dyn OutboxRead| next_ready(tx, now).unwrap().map(|d| d.seq);
+        let ready = |tx: &dyn OutboxRead| {
+            next_ready(tx, now, &Default::default())
+                .unwrap()
+                .map(|d| d.seq)
+        };
         assert_eq!(ready(&*tx), Some(y1));
         // A running delivery holds back the later ones of its item and automation.
         tx.claim_delivery(y1).unwrap().unwrap();

@@ -839,6 +839,16 @@ pub trait WriteTx:
     fn commit(self: Box<Self>) -> Result<()>;
 }
 
+/// A job or delivery a worker of this process claimed ([`JobWrite::claim_job`],
+/// [`OutboxWrite::claim_delivery`]), for [`Store::claim_ended`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Claim {
+    /// A job, by id.
+    Job(String),
+    /// A delivery, by `seq`.
+    Delivery(i64),
+}
+
 /// A storage backend.
 pub trait Store: Send + Sync {
     /// Starts a read-only transaction.
@@ -876,6 +886,15 @@ pub trait Store: Send + Sync {
     /// work from a live one).
     fn shared(&self) -> bool {
         false
+    }
+
+    /// This process's work on a claim it made ended (finished, failed, or given up). A store
+    /// whose claims carry a lease renews the lease of a claim from its commit until then, and
+    /// no longer: were the end itself not recorded (the database lost meanwhile), the lease
+    /// runs out and another worker takes the claim again (at least once). Nothing to do for a
+    /// store of one process, whose interrupted claims are queued again at start.
+    fn claim_ended(&self, claim: &Claim) {
+        let _ = claim;
     }
 
     /// A realtime sink reaching the live subscribers of every process serving this database,

@@ -152,6 +152,9 @@ impl Platform {
         let Some((scope, mut job)) = claimed else {
             return Ok(false);
         };
+        // Until the job's end is recorded (or given up), the claim's lease is renewed.
+        let _claim =
+            crate::events::deliver::ClaimGuard::new(self, crate::store::Claim::Job(job.id.clone()));
         let who = Principal {
             tenant: scope.tenant.clone(),
             user: job.user.clone(),
@@ -177,7 +180,7 @@ impl Platform {
             }
         }
         job.finished = Some(self.now());
-        self.write(|tx| tx.put_job(&scope, &job))?;
+        self.write_finish(|| self.write(|tx| tx.put_job(&scope, &job)))?;
         metrics::counter!("platform_jobs_total", "outcome" => job.status.as_str()).increment(1);
         Ok(true)
     }

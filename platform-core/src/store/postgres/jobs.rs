@@ -8,7 +8,7 @@
 use super::{get, json_map, json_text, Shared, Tx};
 use crate::error::Result;
 use crate::ids::Scope;
-use crate::store::{Job, JobRead, JobStatus, JobWrite, Worker};
+use crate::store::{Claim, Job, JobRead, JobStatus, JobWrite, Worker};
 use chrono::{DateTime, Utc};
 use std::sync::{Arc, Weak};
 
@@ -21,9 +21,12 @@ pub(super) fn lease_secs(shared: &Shared) -> f64 {
     shared.lease.as_secs_f64()
 }
 
-/// Renews the leases of this store's running jobs and deliveries every third of a lease, until
-/// the store is dropped. A failed renewal (the database away) is tried again next time; a
-/// lease that ran out meanwhile may have been taken over, which the renewal then leaves alone.
+/// Renews the leases of this store's claims whose work goes on (those not ended,
+/// [`crate::store::Store::claim_ended`]) every third of a lease, until the store is dropped. A
+/// claim of this node whose work ended without its end being recorded (the database lost at
+/// that moment, a commit whose outcome is unknown) is not renewed: it runs out, and a worker
+/// takes it again. A failed renewal (the database away) is tried again next time; a lease
+/// that ran out meanwhile may have been taken over, which the renewal then leaves alone.
 pub(super) fn start_lease_renewal(shared: &Arc<Shared>) {
     let weak: Weak<Shared> = Arc::downgrade(shared);
     let every = shared.lease / 3;
@@ -42,15 +45,30 @@ pub(super) fn start_lease_renewal(shared: &Arc<Shared>) {
 }
 
 fn renew(shared: &Shared) -> Result<()> {
+    let (mut jobs, mut deliveries) = (Vec::new(), Vec::new());
+    for claim in shared.claims().iter() {
+        match claim {
+            Claim::Job(id) => jobs.push(id.clone()),
+            Claim::Delivery(seq) => deliveries.push(*seq),
+        }
+    }
+    if jobs.is_empty() && deliveries.is_empty() {
+        return Ok(());
+    }
     let mut conn = shared.pool.get()?;
     let secs = lease_secs(shared);
-    for table in ["jobs", "deliveries"] {
+    let still = "node = $1 AND status = 'running' AND lease_until > clock_timestamp()";
+    let renewed = "lease_until = clock_timestamp() + make_interval(secs => $2)";
+    if !jobs.is_empty() {
         conn.execute(
-            &format!(
-                "UPDATE {table} SET lease_until = clock_timestamp() + make_interval(secs => $2) \
-                 WHERE node = $1 AND status = 'running' AND lease_until > clock_timestamp()"
-            ),
-            &[&shared.node, &secs],
+            &format!("UPDATE jobs SET {renewed} WHERE id = ANY($3) AND {still}"),
+            &[&shared.node, &secs, &jobs],
+        )?;
+    }
+    if !deliveries.is_empty() {
+        conn.execute(
+            &format!("UPDATE deliveries SET {renewed} WHERE seq = ANY($3) AND {still}"),
+            &[&shared.node, &secs, &deliveries],
         )?;
     }
     Ok(())
@@ -155,6 +173,7 @@ impl JobWrite for Tx<'_> {
              WHERE seq = $1",
             &[&seq, &self.shared.node, &lease_secs(self.shared)],
         )?;
+        self.claims.push(Claim::Job(job.id.clone()));
         Ok(Some((scope, job)))
     }
 

@@ -81,6 +81,15 @@ pub(crate) struct Shared {
     node: String,
     /// How long a claim lasts without renewal.
     lease: Duration,
+    /// The claims this store made (committed) whose work has not ended
+    /// ([`Store::claim_ended`]): the only ones its renewal thread renews.
+    claims: std::sync::Mutex<std::collections::HashSet<crate::store::Claim>>,
+}
+
+impl Shared {
+    fn claims(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<crate::store::Claim>> {
+        self.claims.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl std::fmt::Debug for PgStore {
@@ -177,6 +186,7 @@ impl PgStore {
             schema: schema.to_string(),
             node,
             lease,
+            claims: Default::default(),
         });
         jobs::start_lease_renewal(&shared);
         Ok(PgStore { shared })
@@ -226,6 +236,7 @@ impl PgStore {
             shared: &self.shared,
             cache: RefCell::default(),
             holds: Holds::default(),
+            claims: Vec::new(),
         })
     }
 }
@@ -247,11 +258,16 @@ impl Store for PgStore {
             shared: &self.shared,
             cache: RefCell::default(),
             holds: Holds::default(),
+            claims: Vec::new(),
         }))
     }
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn claim_ended(&self, claim: &crate::store::Claim) {
+        self.shared.claims().remove(claim);
     }
 
     fn auth_epoch(&self) -> Result<u64> {
@@ -297,8 +313,10 @@ pub(crate) struct Tx<'a> {
     /// trip saved): nothing else writes these rows while it runs (a reader sees one snapshot,
     /// a writer holds the write lock), and its own writes update or drop the entries.
     cache: RefCell<TxCache>,
-    /// What this transaction holds (each an advisory lock of the transaction).
+    /// What this transaction holds.
     holds: Holds,
+    /// The jobs and deliveries it claimed: the store's once it commits.
+    claims: Vec<crate::store::Claim>,
 }
 
 /// Rows a transaction keeps (see [`Tx::cache`]).
@@ -429,7 +447,11 @@ impl WriteTx for Tx<'_> {
         let outcome = self.conn.get_mut().batch("COMMIT");
         self.open = false;
         if outcome.is_err() {
+            // Whether it committed is not known: a claim it made, if it did, is renewed by no
+            // one and runs out.
             self.conn.get_mut().discard();
+        } else if !self.claims.is_empty() {
+            self.shared.claims().extend(self.claims.drain(..));
         }
         outcome
     }

@@ -277,7 +277,11 @@ impl OutboxWrite for Tx<'_> {
             ),
             &[&seq, &self.shared.node, &lease_secs(self.shared)],
         )?;
-        claimed.map(|r| decode_delivery(&r)).transpose()
+        let claimed = claimed.map(|r| decode_delivery(&r)).transpose()?;
+        if let Some(d) = &claimed {
+            self.claims.push(crate::store::Claim::Delivery(d.seq));
+        }
+        Ok(claimed)
     }
 
     fn delete_delivery(&mut self, seq: i64) -> Result<()> {

@@ -164,6 +164,74 @@ fn a_claim_whose_node_stopped_is_taken_over_when_its_lease_ends() {
     );
 }
 
+/// A node that lives on renews only the claims whose work goes on: one whose work ended
+/// without its end being recorded (the database lost at that moment, a commit whose outcome
+/// is unknown) runs out and is taken again by another node, while the node's other claim
+/// stays its own. (Renewing every running claim of the node kept such a delivery, and every
+/// later one of its item, waiting for as long as the node lived.)
+#[test]
+fn a_claim_whose_work_ended_unrecorded_runs_out_while_its_node_lives() {
+    use crate::store::{Claim, Delivery, DeliveryStatus, Job};
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let lease = std::time::Duration::from_millis(900);
+    let (a, b) = (
+        schema.store_with_lease(lease),
+        schema.store_with_lease(lease),
+    );
+    let scope = crate::ids::Scope::private("acme", "production");
+    let mut tx = a.write().unwrap();
+    for id in ["j1", "j2"] {
+        let job = Job::from_json(
+            serde_json::json!({"_id": id, "kind": "run", "status": "queued", "created": "2024-01-01T00:00:00.000Z"})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap();
+        tx.put_job(&scope, &job).unwrap();
+    }
+    let seqs: Vec<i64> = ["object/private/X", "object/private/Y"]
+        .iter()
+        .map(|item| {
+            tx.add_delivery(&Delivery {
+                seq: 0,
+                scope: scope.clone(),
+                automation: "au".into(),
+                item: item.to_string(),
+                status: DeliveryStatus::Pending,
+                attempts: 0,
+                next_at: now(),
+                event: serde_json::Map::new(),
+            })
+            .unwrap()
+        })
+        .collect();
+    tx.commit().unwrap();
+    let claim = |s: &PgStore| {
+        let mut tx = s.write().unwrap();
+        let job = tx.claim_job(now()).unwrap().map(|(_, j)| j.id);
+        let deliveries: Vec<i64> = seqs
+            .iter()
+            .filter_map(|seq| tx.claim_delivery(*seq).unwrap())
+            .map(|d| d.seq)
+            .collect();
+        tx.commit().unwrap();
+        (job, deliveries)
+    };
+    assert_eq!(claim(&a), (Some("j1".into()), seqs.clone()));
+    assert_eq!(claim(&a).0, Some("j2".into()));
+    // A's work on j1 and the first delivery ends, unrecorded; A lives on.
+    a.claim_ended(&Claim::Job("j1".into()));
+    a.claim_ended(&Claim::Delivery(seqs[0]));
+    std::thread::sleep(lease * 3);
+    assert_eq!(claim(&b), (Some("j1".into()), vec![seqs[0]]));
+    // The claims whose work goes on stay A's, lease after lease.
+    std::thread::sleep(lease * 2);
+    assert_eq!(claim(&b), (None, vec![]));
+    drop(a);
+}
+
 #[test]
 fn realtime_messages_reach_the_subscribers_of_every_node() {
     use crate::realtime::{Channel, Realtime};
