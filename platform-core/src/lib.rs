@@ -410,7 +410,8 @@ impl<T: Clone> EachTry<T> {
     }
 }
 
-/// How many times [`Platform::write`] runs a write that keeps meeting concurrent ones.
+/// How many times a write transaction runs that keeps meeting concurrent ones before the call
+/// gives up with [`Error::Unavailable`].
 pub const WRITE_TRIES: u32 = 8;
 
 /// The pause before try `tries + 1` of a write: about 1 ms doubled per try (at most 64 ms),

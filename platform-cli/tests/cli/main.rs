@@ -4,6 +4,7 @@
 mod attacks;
 mod console;
 mod conventions;
+mod faults;
 mod import;
 mod limits;
 mod multinode;

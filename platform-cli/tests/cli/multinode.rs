@@ -31,7 +31,7 @@ fn node(db: &TestDatabase, key: &std::path::Path) -> Server {
     Server::spawn(command)
 }
 
-fn call(method: &str, url: &str, token: &str, body: Option<Value>) -> Value {
+pub(super) fn call(method: &str, url: &str, token: &str, body: Option<Value>) -> Value {
     let req = ureq::request(method, url).set("Authorization", &format!("Bearer {token}"));
     let res = match body {
         Some(b) => req.send_json(b),
@@ -46,15 +46,22 @@ fn call(method: &str, url: &str, token: &str, body: Option<Value>) -> Value {
     }
 }
 
-/// A webhook receiver: records each body in order; the first `hang` calls get no answer.
-struct Hook {
-    url: String,
+/// A webhook receiver: records each body in order; the first `hang` calls get no answer, and
+/// each other call is answered after `delay`.
+pub(super) struct Hook {
+    pub(super) url: String,
     bodies: Arc<Mutex<Vec<Value>>>,
     calls: Arc<AtomicUsize>,
 }
 
 impl Hook {
-    fn start(hang: usize) -> Hook {
+    pub(super) fn start(hang: usize) -> Hook {
+        Hook::slow(hang, Duration::ZERO)
+    }
+
+    /// A receiver that answers each call after `delay` (a target that takes its time: a
+    /// delivery is in its call most of the time).
+    pub(super) fn slow(hang: usize, delay: Duration) -> Hook {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/hook", listener.local_addr().unwrap());
         let bodies = Arc::new(Mutex::new(Vec::new()));
@@ -67,13 +74,13 @@ impl Hook {
                 let Ok(stream) = stream else { return };
                 counted.fetch_add(1, Ordering::SeqCst);
                 let (kept, hang) = (kept.clone(), hang.clone());
-                std::thread::spawn(move || serve_hook(stream, &kept, &hang));
+                std::thread::spawn(move || serve_hook(stream, &kept, &hang, delay));
             }
         });
         Hook { url, bodies, calls }
     }
 
-    fn received(&self) -> Vec<Value> {
+    pub(super) fn received(&self) -> Vec<Value> {
         self.bodies.lock().unwrap().clone()
     }
 
@@ -87,7 +94,7 @@ impl Hook {
     }
 }
 
-fn serve_hook(stream: TcpStream, kept: &Mutex<Vec<Value>>, hang: &AtomicUsize) {
+fn serve_hook(stream: TcpStream, kept: &Mutex<Vec<Value>>, hang: &AtomicUsize, delay: Duration) {
     let mut reader = BufReader::new(stream);
     let mut length = 0;
     loop {
@@ -114,6 +121,7 @@ fn serve_hook(stream: TcpStream, kept: &Mutex<Vec<Value>>, hang: &AtomicUsize) {
         std::thread::sleep(Duration::from_secs(120));
         return;
     }
+    std::thread::sleep(delay);
     kept.lock()
         .unwrap()
         .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
@@ -121,7 +129,7 @@ fn serve_hook(stream: TcpStream, kept: &Mutex<Vec<Value>>, hang: &AtomicUsize) {
     let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 }
 
-fn kill9(server: &mut Server) {
+pub(super) fn kill9(server: &mut Server) {
     Command::new("kill")
         .args(["-KILL", &server.child.id().to_string()])
         .status()

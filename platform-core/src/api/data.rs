@@ -766,6 +766,33 @@ impl Data<'_> {
         self.platform.read_series(p, source, id, window, version)
     }
 
+    /// [`Data::read_columns`] of several series (each from its own source) at their current
+    /// versions, in one read: in the order of `ids`. A store a network away reads them all in
+    /// one round trip.
+    ///
+    /// ```
+    /// use platform_core::api::Point;
+    /// use platform_core::data::series::Window;
+    /// use chrono::{TimeZone, Utc};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// for (id, value) in [("NBP:SPOT", 71.3), ("TTF:SPOT", 34.5)] {
+    ///     platform.data().write_series(&me, id, &[Point::new(at, value)], &Default::default())?;
+    /// }
+    /// let both = platform.data().read_columns_many(&me, &["TTF:SPOT", "NBP:SPOT"], Window::All)?;
+    /// assert_eq!((both[0].values[0], both[1].values[0]), (34.5, 71.3));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn read_columns_many(
+        &self,
+        p: &Principal,
+        ids: &[&str],
+        window: Window,
+    ) -> Result<Vec<Columns>> {
+        self.platform.read_series_columns_many(p, ids, window)
+    }
+
     /// [`Data::read_points`] as columns: times and numbers in two arrays, the observations that
     /// are not plain numbers (null or text values, statuses) listed apart. The fastest way to
     /// read a long series, with no value built per observation.

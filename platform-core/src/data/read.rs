@@ -184,6 +184,9 @@ impl Platform {
         q: &DataQuery,
     ) -> Result<Vec<Value>> {
         let tx = self.read()?;
+        if q.version.is_none() {
+            read_series_ahead(tx.as_ref(), p, ids)?;
+        }
         let mut out = Vec::new();
         for id in ids {
             let data_id = DataId::parse(id)?;
@@ -835,6 +838,26 @@ enum Answer {
         tz: chrono_tz::Tz,
     },
     Value(Value),
+}
+
+/// Names ahead the objects of the data items `ids` (each from its own source) and their series
+/// at the current versions, so that a store a network away reads them all in one round trip.
+pub(crate) fn read_series_ahead(tx: &dyn ReadTx, p: &Principal, ids: &[&str]) -> Result<()> {
+    let keys: Vec<DataKey> = ids
+        .iter()
+        .filter_map(|id| data_scope(p, Source::All, id).ok())
+        .map(|(id, scope)| DataKey {
+            scope,
+            object: id.object,
+            prop: id.prop,
+        })
+        .collect();
+    let mut ahead: Vec<crate::store::Ahead<'_>> = keys
+        .iter()
+        .map(|k| crate::store::Ahead::Document(Collection::Object, &k.scope, &k.object))
+        .collect();
+    ahead.extend(keys.iter().map(crate::store::Ahead::Series));
+    tx.read_ahead(&ahead)
 }
 
 pub(crate) fn data_scope(p: &Principal, source: Source, id: &str) -> Result<(DataId, Scope)> {

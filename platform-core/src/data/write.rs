@@ -144,6 +144,26 @@ impl Platform {
         })
     }
 
+    /// [`Platform::read_series_columns`] of several series at their current versions, in one
+    /// read transaction whose reads are named ahead (one round trip on a store a network
+    /// away): the series in the order of `ids`.
+    pub(crate) fn read_series_columns_many(
+        &self,
+        p: &Principal,
+        ids: &[&str],
+        window: Window,
+    ) -> Result<Vec<Columns>> {
+        let tx = self.read()?;
+        super::read::read_series_ahead(tx.as_ref(), p, ids)?;
+        ids.iter()
+            .map(|id| {
+                self.with_series_in(tx.as_ref(), p, Source::All, id, None, |tx, key, v| {
+                    series::read_columns(tx, key, v, window)
+                })
+            })
+            .collect()
+    }
+
     /// Runs `read` on the series `id` at the current object version or `version`, in a read
     /// transaction.
     fn with_series<T>(
@@ -154,8 +174,21 @@ impl Platform {
         version: Option<u32>,
         read: impl FnOnce(&dyn DataRead, &DataKey, u32) -> Result<T>,
     ) -> Result<T> {
-        let (data_id, scope) = super::read::data_scope(p, source, id)?;
         let tx = self.read()?;
+        self.with_series_in(tx.as_ref(), p, source, id, version, read)
+    }
+
+    /// [`Platform::with_series`] in a given transaction.
+    fn with_series_in<T>(
+        &self,
+        tx: &dyn crate::store::ReadTx,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        version: Option<u32>,
+        read: impl FnOnce(&dyn DataRead, &DataKey, u32) -> Result<T>,
+    ) -> Result<T> {
+        let (data_id, scope) = super::read::data_scope(p, source, id)?;
         let current = tx
             .current(Collection::Object, &scope, &data_id.object)?
             .ok_or_else(|| Error::not_found(format!("data \"{id}\" not found")))?;
@@ -169,6 +202,6 @@ impl Platform {
             object: data_id.object,
             prop: data_id.prop,
         };
-        read(tx.as_ref(), &key, version.unwrap_or(current.version))
+        read(tx, &key, version.unwrap_or(current.version))
     }
 }

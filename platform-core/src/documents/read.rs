@@ -280,6 +280,19 @@ impl Platform {
             ));
         }
         let tx = self.read()?;
+        if as_of.is_none() {
+            // Every document in the round trip of the first read.
+            let keys: Vec<(Scope, &str)> = ids
+                .iter()
+                .filter(|id| validate_id(id, "_id").is_ok())
+                .map(|id| (Scope::for_source(Source::of_id(id), p), *id))
+                .collect();
+            let ahead: Vec<crate::store::Ahead<'_>> = keys
+                .iter()
+                .map(|(scope, id)| crate::store::Ahead::Document(coll, scope, id))
+                .collect();
+            tx.read_ahead(&ahead)?;
+        }
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             validate_id(id, "_id")?;

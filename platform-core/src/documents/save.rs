@@ -10,7 +10,7 @@ use crate::clock::format_instant;
 use crate::data::{self, DataKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
-use crate::store::{Collection, DataKey, Hold, StoredVersion, WriteTx};
+use crate::store::{Ahead, Collection, DataKey, Hold, StoredVersion, WriteTx};
 use crate::Platform;
 use serde_json::{Map, Value};
 
@@ -54,6 +54,7 @@ impl Platform {
                 .map(|(scope, id)| Hold::Document(coll, scope, id))
                 .collect();
             tx.hold(&holds)?;
+            read_ahead(tx, p, coll, &items, opts)?;
             let mut saved = Vec::with_capacity(items.len());
             for (index, item) in items.into_iter().enumerate() {
                 let at = |e: Error| if is_array { prefix_item(e, index) } else { e };
@@ -183,6 +184,58 @@ impl Platform {
         change.emit(tx, p, now)?;
         Ok(stored)
     }
+}
+
+/// Names ahead what the saves of `items` (under `keys`) read: each document, the type
+/// definitions the items name, and the automations their events may reach (a store a network
+/// away reads them all in one round trip, with the holds).
+fn read_ahead(
+    tx: &mut dyn WriteTx,
+    p: &Principal,
+    coll: Collection,
+    items: &[Value],
+    opts: &SaveOptions,
+) -> Result<()> {
+    // Each item's key, and whether it names its type.
+    let keys: Vec<(Scope, String, bool)> = items
+        .iter()
+        .filter_map(|item| {
+            let (scope, id) = document_key(p, coll, item, opts)?;
+            Some((scope, id, item.get("_type").is_some_and(Value::is_string)))
+        })
+        .collect();
+    let types: Vec<(Scope, &str)> = match coll {
+        Collection::Object => items
+            .iter()
+            .filter_map(|item| item.get("_type").and_then(Value::as_str))
+            .filter(|t| validate_id(t, "_type").is_ok())
+            .map(|t| (Scope::for_source(Source::of_id(t), p), t))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut ahead: Vec<Ahead<'_>> = keys
+        .iter()
+        .map(|(scope, id, _)| Ahead::Document(coll, scope, id))
+        .collect();
+    ahead.extend(
+        types
+            .iter()
+            .map(|(scope, t)| Ahead::Document(Collection::Type, scope, t)),
+    );
+    // An object merged without its `_type`: the type its stored version names.
+    let type_scopes = [Scope::public(), p.private_scope()];
+    if coll == Collection::Object {
+        for (scope, id, _) in keys.iter().filter(|(_, _, typed)| !typed) {
+            ahead.push(Ahead::TypeOf(coll, scope, id, &type_scopes));
+        }
+    }
+    for (scope, _, _) in &keys {
+        let automations = Ahead::Automations((!scope.is_public()).then_some(scope));
+        if !ahead.contains(&automations) {
+            ahead.push(automations);
+        }
+    }
+    tx.read_ahead(&ahead)
 }
 
 /// The scope and id a body item would be saved under, where it names them well (an item that

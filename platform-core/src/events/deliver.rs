@@ -719,21 +719,19 @@ mod tests {
             next_at: at(due),
             event: Map::new(),
         };
+        // Adds a delivery; its seq (the largest pending one).
+        let add = |tx: &mut dyn crate::store::WriteTx, d: &Delivery| {
+            tx.add_delivery(d).unwrap();
+            let pending = tx.deliveries(DeliveryStatus::Pending).unwrap();
+            pending.iter().map(|d| d.seq).max().unwrap()
+        };
         let store = SqliteStore::open_in_memory().unwrap();
         let mut tx = store.write().unwrap();
         // The first event of X to a1 is retried later; the second, due first, waits for it.
-        let x1 = tx
-            .add_delivery(&delivery("a1", "X", "2024-01-01T00:05:00Z"))
-            .unwrap();
-        let x2 = tx
-            .add_delivery(&delivery("a1", "X", "2024-01-01T00:00:00Z"))
-            .unwrap();
-        let y1 = tx
-            .add_delivery(&delivery("a1", "Y", "2024-01-01T00:01:00Z"))
-            .unwrap();
-        let other = tx
-            .add_delivery(&delivery("a2", "X", "2024-01-01T00:02:00Z"))
-            .unwrap();
+        let x1 = add(&mut *tx, &delivery("a1", "X", "2024-01-01T00:05:00Z"));
+        let x2 = add(&mut *tx, &delivery("a1", "X", "2024-01-01T00:00:00Z"));
+        let y1 = add(&mut *tx, &delivery("a1", "Y", "2024-01-01T00:01:00Z"));
+        let other = add(&mut *tx, &delivery("a2", "X", "2024-01-01T00:02:00Z"));
         let now = at("2024-01-01T00:03:00Z");
         let ready = |tx: &dyn OutboxRead| {
             next_ready(tx, now, &Default::default())
@@ -743,9 +741,7 @@ mod tests {
         assert_eq!(ready(&*tx), Some(y1));
         // A running delivery holds back the later ones of its item and automation.
         tx.claim_delivery(y1).unwrap().unwrap();
-        let y2 = tx
-            .add_delivery(&delivery("a1", "Y", "2024-01-01T00:00:00Z"))
-            .unwrap();
+        let y2 = add(&mut *tx, &delivery("a1", "Y", "2024-01-01T00:00:00Z"));
         assert_eq!(
             ready(&*tx),
             Some(other),
@@ -758,12 +754,9 @@ mod tests {
         // Held-back deliveries more than a page of them do not hide a ready one after them.
         tx.delete_delivery(y2).unwrap();
         for _ in 0..(2 * DUE_PAGE + 3) {
-            tx.add_delivery(&delivery("a1", "X", "2024-01-01T00:00:30Z"))
-                .unwrap();
+            add(&mut *tx, &delivery("a1", "X", "2024-01-01T00:00:30Z"));
         }
-        let z = tx
-            .add_delivery(&delivery("a1", "Z", "2024-01-01T00:02:30Z"))
-            .unwrap();
+        let z = add(&mut *tx, &delivery("a1", "Z", "2024-01-01T00:02:30Z"));
         assert_eq!(ready(&*tx), Some(z));
         // Once the first event of X is delivered, the second goes.
         tx.delete_delivery(x1).unwrap();

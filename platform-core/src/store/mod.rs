@@ -622,9 +622,9 @@ pub trait OutboxWrite: OutboxRead {
     fn put_automation(&mut self, scope: &Scope, automation: &Automation) -> Result<()>;
     /// Deletes an automation; returns whether it existed.
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool>;
-    /// Stores a new delivery (its `seq` is ignored); answers the `seq` given to it, larger than
-    /// every `seq` given before.
-    fn add_delivery(&mut self, delivery: &Delivery) -> Result<i64>;
+    /// Stores a new delivery (its `seq` is ignored): it is given a `seq` larger than that of
+    /// every delivery committed before it (and of every earlier one of its transaction).
+    fn add_delivery(&mut self, delivery: &Delivery) -> Result<()>;
     /// Updates the status, attempts, due time and event of a stored delivery.
     fn update_delivery(&mut self, delivery: &Delivery) -> Result<()>;
     /// Claims a `pending` delivery: it becomes `running` with one more attempt, and is
@@ -706,9 +706,46 @@ pub trait SecretWrite: SecretRead {
     fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool>;
 }
 
+/// A read a transaction will make soon ([`ReadAhead::read_ahead`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ahead<'a> {
+    /// The current version of a document ([`DocumentRead::current`]).
+    Document(Collection, &'a Scope, &'a str),
+    /// The current versions of the type definitions, in each of the scopes given, whose id is
+    /// the `_type` of a document's current version (an object merged without its `_type`).
+    TypeOf(Collection, &'a Scope, &'a str, &'a [Scope]),
+    /// The automations of a scope ([`OutboxRead::automations`]), or of every scope with `None`
+    /// ([`OutboxRead::all_automations`]).
+    Automations(Option<&'a Scope>),
+    /// The chunks of a series at its object's current version ([`DataRead::chunks`] and the
+    /// other series reads).
+    Series(&'a DataKey),
+}
+
+/// Reads named ahead: a transaction that knows what it will read (the documents of an array it
+/// saves, the series a request asks for) says so first, and a backend a network away makes
+/// those reads together, in the round trip of the transaction's next statement, keeping their
+/// answers for the reads that follow. An embedded backend, whose reads cost no round trip,
+/// does nothing.
+pub trait ReadAhead {
+    /// Names reads this transaction will make.
+    fn read_ahead(&self, what: &[Ahead<'_>]) -> Result<()> {
+        let _ = what;
+        Ok(())
+    }
+}
+
 /// A consistent read-only view of the store: every read capability, on one snapshot.
 pub trait ReadTx:
-    DocumentRead + AuditRead + DataRead + RecordRead + JobRead + OutboxRead + TenancyRead + SecretRead
+    DocumentRead
+    + AuditRead
+    + DataRead
+    + RecordRead
+    + JobRead
+    + OutboxRead
+    + TenancyRead
+    + SecretRead
+    + ReadAhead
 {
 }
 
@@ -721,6 +758,7 @@ impl<T> ReadTx for T where
         + OutboxRead
         + TenancyRead
         + SecretRead
+        + ReadAhead
         + ?Sized
 {
 }

@@ -167,6 +167,17 @@ fn save(tx: &mut dyn WriteTx, coll: Collection, scope: &Scope, v: &StoredVersion
     tx.set_current(coll, scope, &v.id, Some(v.version)).unwrap();
 }
 
+/// Adds a pending delivery; answers the `seq` it was given (the largest of the pending ones).
+fn add_delivery(tx: &mut dyn WriteTx, d: &Delivery) -> i64 {
+    tx.add_delivery(d).unwrap();
+    tx.deliveries(DeliveryStatus::Pending)
+        .unwrap()
+        .iter()
+        .map(|d| d.seq)
+        .max()
+        .unwrap()
+}
+
 /// Holds a document before a write of it (as the core does).
 fn hold_doc(tx: &mut dyn WriteTx, coll: Collection, scope: &Scope, id: &str) {
     tx.hold(&[Hold::Document(coll, scope, id)]).unwrap();

@@ -246,10 +246,7 @@ pub fn two_claimers_never_take_the_same_delivery(store: Arc<dyn Store>) {
     let store = &*store;
     let seqs: Vec<i64> = write(store, |tx| {
         (0..DELIVERIES)
-            .map(|n| {
-                tx.add_delivery(&delivery("a", &format!("I{n}"), "2024-01-01T00:00:00Z"))
-                    .unwrap()
-            })
+            .map(|n| add_delivery(tx, &delivery("a", &format!("I{n}"), "2024-01-01T00:00:00Z")))
             .collect()
     });
     let seqs = &seqs;

@@ -35,21 +35,11 @@ impl AuditWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &e.id))?;
         let versions = json_text(&e.versions, "the versions of an audit entry")?;
-        self.execute(
+        self.defer(
             "INSERT INTO audit (coll, tenant, env, id, action, versions, \"user\", timestamp, reason) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[
-                &coll.as_str(),
-                &scope.tenant,
-                &scope.env,
-                &e.id,
-                &e.action,
-                &versions,
-                &e.user,
-                &e.timestamp,
-                &e.reason,
-            ],
-        )?;
+            vec![Box::new((coll.as_str()).to_owned()), Box::new((scope.tenant).to_owned()), Box::new((scope.env).to_owned()), Box::new((e.id).to_owned()), Box::new((e.action).to_owned()), Box::new((versions).to_owned()), Box::new((e.user).to_owned()), Box::new((e.timestamp).to_owned()), Box::new((e.reason).to_owned())],
+        );
         Ok(())
     }
 }

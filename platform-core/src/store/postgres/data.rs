@@ -28,6 +28,13 @@ impl DataRead for Tx<'_> {
         from: Option<i64>,
         to: Option<i64>,
     ) -> Result<Vec<Chunk>> {
+        if let Some(all) = self.cached_chunks(key, version) {
+            let (from, to) = (from.unwrap_or(i64::MIN), to.unwrap_or(i64::MAX));
+            return Ok(all
+                .into_iter()
+                .filter(|c| c.stop >= from && c.start <= to)
+                .collect());
+        }
         self.query(
             &format!(
                 "SELECT start, stop, n, payload FROM series_chunks WHERE {VISIBLE} \
@@ -49,6 +56,18 @@ impl DataRead for Tx<'_> {
     }
 
     fn last_chunks(&self, key: &DataKey, version: u32, points: u64) -> Result<Vec<Chunk>> {
+        if let Some(all) = self.cached_chunks(key, version) {
+            let mut out = Vec::new();
+            let mut have = 0u64;
+            for chunk in all.into_iter().rev() {
+                if have >= points {
+                    break;
+                }
+                have += u64::from(chunk.count);
+                out.push(chunk);
+            }
+            return Ok(out);
+        }
         // Read from the newest in pages of 1, 2, 4... chunks until enough points: most reads
         // of the last points need the last chunk only, and a chunk is large.
         let mut out = Vec::new();
@@ -90,6 +109,9 @@ impl DataRead for Tx<'_> {
     }
 
     fn chunk_before(&self, key: &DataKey, version: u32, t: i64) -> Result<Option<Chunk>> {
+        if let Some(all) = self.cached_chunks(key, version) {
+            return Ok(all.into_iter().rev().find(|c| c.start <= t));
+        }
         self.query_opt(
             &format!(
                 "SELECT start, stop, n, payload FROM series_chunks WHERE {VISIBLE} \
@@ -109,6 +131,12 @@ impl DataRead for Tx<'_> {
     }
 
     fn series_extent(&self, key: &DataKey, version: u32) -> Result<Extent<i64>> {
+        if let Some(all) = self.cached_chunks(key, version) {
+            return Ok(Extent {
+                count: all.iter().map(|c| u64::from(c.count)).sum(),
+                bounds: all.first().zip(all.last()).map(|(a, b)| (a.start, b.stop)),
+            });
+        }
         let row = self.query_one(
             &format!(
                 "SELECT sum(n)::bigint, min(start), max(stop) FROM series_chunks WHERE {VISIBLE}"
@@ -213,6 +241,7 @@ impl DataWrite for Tx<'_> {
             &key.scope,
             &key.object,
         ))?;
+        self.forget_series(&key.scope, &key.object);
         let k = &key.scope;
         let v = i64::from(version);
         if !old_starts.is_empty() {
@@ -223,17 +252,17 @@ impl DataWrite for Tx<'_> {
                 "DELETE FROM series_chunks WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 \
                  AND start = ANY($5) AND vto IS NULL AND $6::bigint IS NOT NULL"
             };
-            self.execute(
+            self.defer(
                 sql,
-                &[
-                    &k.tenant,
-                    &k.env,
-                    &key.object,
-                    &key.prop,
-                    &old_starts.to_vec(),
-                    &v,
+                vec![
+                    Box::new((k.tenant).to_owned()),
+                    Box::new((k.env).to_owned()),
+                    Box::new((key.object).to_owned()),
+                    Box::new((key.prop).to_owned()),
+                    Box::new((old_starts.to_vec()).to_owned()),
+                    Box::new((v).to_owned()),
                 ],
-            )?;
+            );
         }
         if new.is_empty() {
             return Ok(());
@@ -242,23 +271,13 @@ impl DataWrite for Tx<'_> {
         let starts: Vec<i64> = new.iter().map(|c| c.start).collect();
         let stops: Vec<i64> = new.iter().map(|c| c.stop).collect();
         let counts: Vec<i64> = new.iter().map(|c| i64::from(c.count)).collect();
-        let payloads: Vec<&[u8]> = new.iter().map(|c| c.payload.as_slice()).collect();
-        self.execute(
+        let payloads: Vec<Vec<u8>> = new.iter().map(|c| c.payload.clone()).collect();
+        self.defer(
             "INSERT INTO series_chunks (tenant, env, obj, prop, start, vfrom, vto, stop, n, payload) \
              SELECT $1, $2, $3, $4, s, $5, NULL, e, n, p FROM unnest($6::bigint[], $7::bigint[], \
              $8::bigint[], $9::bytea[]) AS c(s, e, n, p)",
-            &[
-                &k.tenant,
-                &k.env,
-                &key.object,
-                &key.prop,
-                &v,
-                &starts,
-                &stops,
-                &counts,
-                &payloads,
-            ],
-        )?;
+            vec![Box::new((k.tenant).to_owned()), Box::new((k.env).to_owned()), Box::new((key.object).to_owned()), Box::new((key.prop).to_owned()), Box::new((v).to_owned()), Box::new((starts).to_owned()), Box::new((stops).to_owned()), Box::new((counts).to_owned()), Box::new((payloads).to_owned())],
+        );
         Ok(())
     }
 
@@ -275,6 +294,7 @@ impl DataWrite for Tx<'_> {
             &key.scope,
             &key.object,
         ))?;
+        self.forget_series(&key.scope, &key.object);
         let k = &key.scope;
         let v = i64::from(version);
         let sql = if keep_history {
@@ -282,15 +302,22 @@ impl DataWrite for Tx<'_> {
         } else {
             "DELETE FROM curves WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 AND ondate = $5 AND vto IS NULL AND $6::bigint IS NOT NULL"
         };
-        self.execute(
+        self.defer(
             sql,
-            &[&k.tenant, &k.env, &key.object, &key.prop, &ondate, &v],
-        )?;
+            vec![
+                Box::new((k.tenant).to_owned()),
+                Box::new((k.env).to_owned()),
+                Box::new((key.object).to_owned()),
+                Box::new((key.prop).to_owned()),
+                Box::new((ondate).to_owned()),
+                Box::new((v).to_owned()),
+            ],
+        );
         if let Some(payload) = payload {
-            self.execute(
-                "INSERT INTO curves (tenant, env, obj, prop, ondate, vfrom, vto, payload) VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)",
-                &[&k.tenant, &k.env, &key.object, &key.prop, &ondate, &v, &payload],
-            )?;
+            self.defer(
+            "INSERT INTO curves (tenant, env, obj, prop, ondate, vfrom, vto, payload) VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)",
+            vec![Box::new((k.tenant).to_owned()), Box::new((k.env).to_owned()), Box::new((key.object).to_owned()), Box::new((key.prop).to_owned()), Box::new((ondate).to_owned()), Box::new((v).to_owned()), Box::new((payload).to_owned())],
+        );
         }
         Ok(())
     }
@@ -301,6 +328,7 @@ impl DataWrite for Tx<'_> {
             &key.scope,
             &key.object,
         ))?;
+        self.forget_series(&key.scope, &key.object);
         let k = &key.scope;
         let v = i64::from(version);
         for table in ["series_chunks", "curves"] {
@@ -309,7 +337,16 @@ impl DataWrite for Tx<'_> {
             } else {
                 format!("DELETE FROM {table} WHERE tenant = $1 AND env = $2 AND obj = $3 AND prop = $4 AND vto IS NULL AND $5::bigint IS NOT NULL")
             };
-            self.execute(&sql, &[&k.tenant, &k.env, &key.object, &key.prop, &v])?;
+            self.defer(
+                sql,
+                vec![
+                    Box::new(k.tenant.clone()),
+                    Box::new(k.env.clone()),
+                    Box::new(key.object.clone()),
+                    Box::new(key.prop.clone()),
+                    Box::new(v),
+                ],
+            );
         }
         Ok(())
     }
@@ -320,22 +357,23 @@ impl DataWrite for Tx<'_> {
             scope,
             object,
         ))?;
+        self.forget_series(scope, object);
         let versions: Vec<i64> = remaining.iter().map(|v| i64::from(*v)).collect();
         let top = remaining.iter().max().copied().map_or(0, i64::from);
         for table in ["series_chunks", "curves"] {
-            self.execute(
-                &format!(
+            self.defer(
+            format!(
                     "DELETE FROM {table} WHERE tenant = $1 AND env = $2 AND obj = $3 AND NOT EXISTS \
                      (SELECT 1 FROM unnest($4::bigint[]) r(v) WHERE r.v >= vfrom AND (vto IS NULL OR r.v < vto))"
                 ),
-                &[&scope.tenant, &scope.env, &object, &versions],
-            )?;
-            self.execute(
-                &format!(
+            vec![Box::new((scope.tenant).to_owned()), Box::new((scope.env).to_owned()), Box::new((object).to_owned()), Box::new((versions).to_owned())],
+        );
+            self.defer(
+            format!(
                     "UPDATE {table} SET vto = NULL WHERE tenant = $1 AND env = $2 AND obj = $3 AND vto > $4"
                 ),
-                &[&scope.tenant, &scope.env, &object, &top],
-            )?;
+            vec![Box::new((scope.tenant).to_owned()), Box::new((scope.env).to_owned()), Box::new((object).to_owned()), Box::new((top).to_owned())],
+        );
         }
         Ok(())
     }

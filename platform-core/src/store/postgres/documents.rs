@@ -3,6 +3,8 @@
 //! name) and `tags`.
 
 use super::filter::{self, Arg, SqlBuilder};
+use super::pool::Owned;
+use super::tx::{HeadRow, VersionRow};
 use super::{get, get_u32, json_text, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
@@ -18,7 +20,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
 /// The columns of a version row `v` with its tags, sorted.
-const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\", v.reason, \
+pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\", v.reason, \
      ARRAY(SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
      AND t.id = v.id AND t.version = v.version ORDER BY t.tag)";
 
@@ -155,27 +157,24 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Makes `v` the current row of its document (gathered with the other current rows the
+    /// transaction writes), and the cache's current version of it.
     fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        let doc = filter::filter_copy(Value::Object(v.filter_doc()));
-        let type_name = v.body.get("_type").and_then(Value::as_str);
-        let name_fold = v.body.get("name").and_then(Value::as_str).map(fold);
-        self.execute(
-            "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (coll, tenant, env, id) DO UPDATE \
-             SET version = excluded.version, type = excluded.type, body = excluded.body, \
-             search = excluded.search, name_fold = excluded.name_fold",
-            &[
-                &coll.as_str(),
-                &scope.tenant,
-                &scope.env,
-                &v.id,
-                &i64::from(v.version),
-                &type_name,
-                &doc,
-                &search_text(&v.body),
-                &name_fold,
-            ],
-        )?;
+        let row = HeadRow {
+            key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
+            version: i64::from(v.version),
+            kind: v
+                .body
+                .get("_type")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            body: filter::filter_copy(Value::Object(v.filter_doc())),
+            search: search_text(&v.body),
+            name_fold: v.body.get("name").and_then(Value::as_str).map(fold),
+        };
+        let key = row.key.clone();
+        self.gather(|g| g.heads.push(row));
+        self.cache.get_mut().docs.insert(key, Some(v.clone()));
         Ok(())
     }
 }
@@ -207,7 +206,7 @@ fn page_statement(
     (sql, sb.args)
 }
 
-fn decode_version_at(row: &Row, at: usize) -> Result<StoredVersion> {
+pub(super) fn decode_version_at(row: &Row, at: usize) -> Result<StoredVersion> {
     let id: String = get(row, at)?;
     let version = get_u32(row, at + 1)?;
     let body: String = get(row, at + 2)?;
@@ -228,13 +227,14 @@ fn decode_version_at(row: &Row, at: usize) -> Result<StoredVersion> {
 
 impl DocumentRead for Tx<'_> {
     fn current(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<StoredVersion>> {
-        let key = (coll == Collection::Type)
-            .then(|| (scope.tenant.clone(), scope.env.clone(), id.to_string()));
-        if let Some(kept) = key
-            .as_ref()
-            .and_then(|k| self.cache.borrow().types.get(k).cloned())
-        {
-            return Ok(kept);
+        let key = (
+            coll,
+            scope.tenant.clone(),
+            scope.env.clone(),
+            id.to_string(),
+        );
+        if let Some(kept) = self.cache.borrow().docs.get(&key) {
+            return Ok(kept.clone());
         }
         // A join on the head's key, so that both rows are found by their primary keys.
         let sql = format!(
@@ -246,9 +246,7 @@ impl DocumentRead for Tx<'_> {
             .query_opt(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
             .map(|r| decode_version(&r))
             .transpose()?;
-        if let Some(key) = key {
-            self.cache.borrow_mut().types.insert(key, found.clone());
-        }
+        self.cache.borrow_mut().docs.insert(key, found.clone());
         Ok(found)
     }
 
@@ -498,17 +496,6 @@ impl Tx<'_> {
 }
 
 impl Tx<'_> {
-    /// Forgets what the transaction kept of a collection it writes.
-    fn written(&mut self, coll: Collection) {
-        let cache = self.cache.get_mut();
-        if coll == Collection::Type {
-            cache.types.clear();
-        }
-        cache.last_put = None;
-    }
-}
-
-impl Tx<'_> {
     /// Stores a version: a new number (`in_place` false) is inserted, and a row of that number
     /// already there is a concurrent writer's ([`crate::Error::is_write_conflict`], from the
     /// versions' primary key); `in_place` rewrites the row of the number.
@@ -521,31 +508,19 @@ impl Tx<'_> {
     ) -> Result<()> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
-        self.written(coll);
-        let body = json_text(&v.body, "a document body")?;
-        let sql = if in_place {
-            "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (coll, tenant, env, id, version) \
-             DO UPDATE SET body = excluded.body, timestamp = excluded.timestamp, \"user\" = excluded.\"user\", \
-             reason = excluded.reason"
-        } else {
-            "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        self.forget_document(coll, scope, &v.id);
+        let row = VersionRow {
+            key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
+            version: i64::from(v.version),
+            body: json_text(&v.body, "a document body")?,
+            timestamp: v.timestamp,
+            user: v.user.clone(),
+            reason: v.reason.clone(),
         };
-        self.execute(
-            sql,
-            &[
-                &coll.as_str(),
-                &scope.tenant,
-                &scope.env,
-                &v.id,
-                &i64::from(v.version),
-                &body,
-                &v.timestamp,
-                &v.user,
-                &v.reason,
-            ],
-        )?;
+        self.gather(|g| match in_place {
+            true => g.versions_in_place.push(row),
+            false => g.new_versions.push(row),
+        });
         self.cache.get_mut().last_put = Some((coll, scope.clone(), v.clone()));
         Ok(())
     }
@@ -578,17 +553,24 @@ impl DocumentWrite for Tx<'_> {
     ) -> Result<()> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, id))?;
-        self.written(coll);
-        let n = i64::from(version);
-        let args: [&(dyn ToSql + Sync); 5] = [&coll.as_str(), &scope.tenant, &scope.env, &id, &n];
-        self.execute(
+        self.forget_document(coll, scope, id);
+        let key = || -> Vec<Owned> {
+            vec![
+                Box::new(coll.as_str()),
+                Box::new(scope.tenant.clone()),
+                Box::new(scope.env.clone()),
+                Box::new(id.to_string()),
+                Box::new(i64::from(version)),
+            ]
+        };
+        self.defer(
             "DELETE FROM tags WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
-            &args,
-        )?;
-        self.execute(
+            key(),
+        );
+        self.defer(
             "DELETE FROM versions WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
-            &args,
-        )?;
+            key(),
+        );
         // A tag moved off the current version changes its `_tag`.
         self.refresh_head(coll, scope, id)
     }
@@ -611,13 +593,27 @@ impl DocumentWrite for Tx<'_> {
             }
             _ => None,
         };
-        self.written(coll);
+        self.forget_document(coll, scope, id);
         match version {
             None => {
-                self.execute(
+                self.defer(
                     "DELETE FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
-                    &[&coll.as_str(), &scope.tenant, &scope.env, &id],
-                )?;
+                    vec![
+                        Box::new(coll.as_str()),
+                        Box::new(scope.tenant.clone()),
+                        Box::new(scope.env.clone()),
+                        Box::new(id.to_string()),
+                    ],
+                );
+                self.cache.get_mut().docs.insert(
+                    (
+                        coll,
+                        scope.tenant.clone(),
+                        scope.env.clone(),
+                        id.to_string(),
+                    ),
+                    None,
+                );
             }
             Some(_) if just_put.is_some() => {
                 if let Some(v) = &just_put {
@@ -700,19 +696,19 @@ impl DocumentWrite for Tx<'_> {
     ) -> Result<()> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, id))?;
-        self.written(coll);
-        self.execute(
+        self.forget_document(coll, scope, id);
+        self.defer(
             "INSERT INTO tags (coll, tenant, env, id, tag, version) VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT (coll, tenant, env, id, tag) DO UPDATE SET version = excluded.version",
-            &[
-                &coll.as_str(),
-                &scope.tenant,
-                &scope.env,
-                &id,
-                &tag,
-                &i64::from(version),
+            vec![
+                Box::new(coll.as_str()),
+                Box::new(scope.tenant.clone()),
+                Box::new(scope.env.clone()),
+                Box::new(id.to_string()),
+                Box::new(tag.to_string()),
+                Box::new(i64::from(version)),
             ],
-        )?;
+        );
         self.refresh_head(coll, scope, id)
     }
 }

@@ -133,19 +133,12 @@ impl JobRead for Tx<'_> {
 impl JobWrite for Tx<'_> {
     fn put_job(&mut self, scope: &Scope, job: &Job) -> Result<()> {
         let doc = json_text(&job.to_json(), "a job")?;
-        self.execute(
+        self.defer(
             "INSERT INTO jobs (tenant, env, id, status, not_before, doc) VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
              not_before = excluded.not_before, doc = excluded.doc",
-            &[
-                &scope.tenant,
-                &scope.env,
-                &job.id,
-                &job.status.as_str(),
-                &job.not_before,
-                &doc,
-            ],
-        )?;
+            vec![Box::new((scope.tenant).to_owned()), Box::new((scope.env).to_owned()), Box::new((job.id).to_owned()), Box::new((job.status.as_str()).to_owned()), Box::new((job.not_before).to_owned()), Box::new((doc).to_owned())],
+        );
         Ok(())
     }
 
@@ -168,26 +161,35 @@ impl JobWrite for Tx<'_> {
         job.status = JobStatus::Running;
         job.started = Some(now);
         self.put_job(&scope, &job)?;
-        self.execute(
+        self.defer(
             "UPDATE jobs SET node = $2, lease_until = clock_timestamp() + make_interval(secs => $3) \
              WHERE seq = $1",
-            &[&seq, &self.shared.node, &lease_secs(self.shared)],
-        )?;
+            vec![Box::new((seq).to_owned()), Box::new((self.shared.node).to_owned()), Box::new((lease_secs(self.shared)).to_owned())],
+        );
         self.claims.push(Claim::Job(job.id.clone()));
         Ok(Some((scope, job)))
     }
 
     fn worker_seen(&mut self, w: &Worker) -> Result<()> {
-        self.execute(
+        self.defer(
             "INSERT INTO workers (id, host, pid, started, seen) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (id) DO UPDATE SET seen = excluded.seen",
-            &[&w.id, &w.host, &i64::from(w.pid), &w.started, &w.seen],
-        )?;
+            vec![
+                Box::new((w.id).to_owned()),
+                Box::new((w.host).to_owned()),
+                Box::new((i64::from(w.pid)).to_owned()),
+                Box::new((w.started).to_owned()),
+                Box::new((w.seen).to_owned()),
+            ],
+        );
         Ok(())
     }
 
     fn worker_gone(&mut self, id: &str) -> Result<()> {
-        self.execute("DELETE FROM workers WHERE id = $1", &[&id])?;
+        self.defer(
+            "DELETE FROM workers WHERE id = $1",
+            vec![Box::new((id).to_owned())],
+        );
         Ok(())
     }
 }

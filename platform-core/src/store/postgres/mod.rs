@@ -28,6 +28,8 @@
 
 mod audit;
 mod bus;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod cluster;
 mod data;
 mod documents;
 mod filter;
@@ -40,18 +42,18 @@ mod secrets;
 mod tenancy;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod testing;
+mod tx;
 
 pub use bus::PgBus;
 pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
 
 use crate::error::{Error, Result};
-use crate::store::{Hold, Holds, ReadTx, Store, WriteTx};
-use pool::{Conn, Pool};
-use std::cell::RefCell;
+use crate::store::{ReadTx, Store, WriteTx};
+use pool::Pool;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
+use tx::{Params, Tx};
 
 /// The first key of the advisory locks the platform takes (`'plat'`); the second is a hash of
 /// the schema, so that platforms in different schemas of one database do not share locks.
@@ -171,7 +173,7 @@ impl PgStore {
         let config: tokio_postgres::Config = url.parse().map_err(|e| {
             Error::invalid_parameter(format!("\"{}\" is not a PostgreSQL URL: {e}", redact(url)))
         })?;
-        let pool = Pool::new(config, schema.to_string(), 16);
+        let pool = Pool::new(config, schema, 16)?;
         {
             let mut conn = pool.get()?;
             migrations::migrate(&mut conn, schema)?;
@@ -195,6 +197,12 @@ impl PgStore {
     /// The schema the tables live in.
     pub fn schema(&self) -> &str {
         &self.shared.schema
+    }
+
+    /// How many round trips this store's connections made to the database so far, and how
+    /// many statements they sent (a round trip carries several when they are pipelined).
+    pub fn round_trips(&self) -> (u64, u64) {
+        self.shared.pool.counts()
     }
 
     /// This store's id in the claims it makes.
@@ -226,18 +234,14 @@ pub fn redact(url: &str) -> String {
 impl PgStore {
     /// A read transaction (what [`Store::read`] boxes).
     fn read_tx(&self) -> Result<Tx<'_>> {
-        let mut conn = self.shared.pool.get()?;
+        let conn = self.shared.pool.get()?;
         // The snapshot is taken by the transaction's first statement.
-        conn.begin_with_first("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY".into());
-        Ok(Tx {
-            conn: RefCell::new(conn),
-            open: true,
-            read_only: true,
-            shared: &self.shared,
-            cache: RefCell::default(),
-            holds: Holds::default(),
-            claims: Vec::new(),
-        })
+        Ok(Tx::new(
+            conn,
+            "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+            true,
+            &self.shared,
+        ))
     }
 }
 
@@ -247,19 +251,15 @@ impl Store for PgStore {
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
-        let mut conn = self.shared.pool.get()?;
+        let conn = self.shared.pool.get()?;
         // Sent with the transaction's first statement. No lock of the whole database: a write
         // holds what it changes ([`WriteTx::hold`]).
-        conn.begin_with_first("BEGIN ISOLATION LEVEL READ COMMITTED".into());
-        Ok(Box::new(Tx {
-            conn: RefCell::new(conn),
-            open: true,
-            read_only: false,
-            shared: &self.shared,
-            cache: RefCell::default(),
-            holds: Holds::default(),
-            claims: Vec::new(),
-        }))
+        Ok(Box::new(Tx::new(
+            conn,
+            "BEGIN ISOLATION LEVEL READ COMMITTED",
+            false,
+            &self.shared,
+        )))
     }
 
     fn shared(&self) -> bool {
@@ -299,161 +299,6 @@ impl Store for PgStore {
                 local
             }
         }
-    }
-}
-
-/// A transaction on one pooled connection.
-pub(crate) struct Tx<'a> {
-    conn: RefCell<Conn<'a>>,
-    open: bool,
-    /// A read transaction (`READ ONLY`): its end is sent without waiting for the answer.
-    read_only: bool,
-    shared: &'a Shared,
-    /// What this transaction read or wrote that it will likely ask for again (each a round
-    /// trip saved): nothing else writes these rows while it runs (a reader sees one snapshot,
-    /// a writer holds the write lock), and its own writes update or drop the entries.
-    cache: RefCell<TxCache>,
-    /// What this transaction holds.
-    holds: Holds,
-    /// The jobs and deliveries it claimed: the store's once it commits.
-    claims: Vec<crate::store::Claim>,
-}
-
-/// Rows a transaction keeps (see [`Tx::cache`]).
-#[derive(Default)]
-pub(crate) struct TxCache {
-    /// Current type definitions by (tenant, env, id): a save looks its type up several times.
-    types: std::collections::HashMap<(String, String, String), Option<crate::store::StoredVersion>>,
-    /// The automations of a scope: every saved item asks for them.
-    automations: std::collections::HashMap<(String, String), Vec<crate::store::Automation>>,
-    /// The version this transaction put last (a save makes it current next).
-    last_put: Option<(
-        crate::store::Collection,
-        crate::ids::Scope,
-        crate::store::StoredVersion,
-    )>,
-}
-
-impl Drop for Tx<'_> {
-    fn drop(&mut self) {
-        if self.open && self.read_only && self.conn.get_mut().begun() {
-            // Nothing to undo: the ROLLBACK is sent, and the connection goes back to the pool
-            // at once; its next transaction runs after it (one connection runs its requests in
-            // order), and a connection lost meanwhile fails that one's first statement.
-            self.conn.get_mut().send_unawaited("ROLLBACK");
-        } else if self.open && self.conn.get_mut().begun() {
-            let conn = self.conn.get_mut();
-            if let Err(e) = conn.batch("ROLLBACK") {
-                tracing::warn!(error = %e, "rollback failed; the connection is dropped");
-                conn.discard();
-            }
-        }
-    }
-}
-
-type Params<'p> = [&'p (dyn ToSql + Sync)];
-
-impl Tx<'_> {
-    fn query(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>> {
-        self.conn.borrow_mut().query(sql, params)
-    }
-
-    fn query_opt(&self, sql: &str, params: &Params<'_>) -> Result<Option<Row>> {
-        Ok(self.query(sql, params)?.into_iter().next())
-    }
-
-    fn query_one(&self, sql: &str, params: &Params<'_>) -> Result<Row> {
-        self.query_opt(sql, params)?
-            .ok_or_else(|| Error::Internal(format!("no row from {sql}")))
-    }
-
-    fn execute(&self, sql: &str, params: &Params<'_>) -> Result<u64> {
-        self.conn.borrow_mut().execute(sql, params)
-    }
-
-    /// Deletes the row `id` of a scope from a table keyed by (tenant, env, id); whether it
-    /// existed.
-    fn delete_scoped(&mut self, table: &str, scope: &crate::ids::Scope, id: &str) -> Result<bool> {
-        let n = self.execute(
-            &format!("DELETE FROM {table} WHERE tenant = $1 AND env = $2 AND id = $3"),
-            &[&scope.tenant, &scope.env, &id],
-        )?;
-        Ok(n > 0)
-    }
-}
-
-impl WriteTx for Tx<'_> {
-    fn hold(&mut self, what: &[Hold<'_>]) -> Result<()> {
-        // Row locks, which PostgreSQL keeps in the rows themselves (no bound on how many one
-        // transaction holds, unlike advisory locks), each set taken in key order.
-        let new: std::collections::HashSet<String> = self.holds.take(what).into_iter().collect();
-        if new.is_empty() {
-            return Ok(());
-        }
-        let (mut colls, mut tenants, mut envs, mut ids) = (vec![], vec![], vec![], vec![]);
-        let mut others: Vec<String> = Vec::new();
-        for h in what.iter().filter(|h| new.contains(&h.key())) {
-            match h {
-                // A document's current row. A document with none (new, or all deleted) has
-                // nothing to lock: a second writer creating it at once stores the same version
-                // number, which the versions' primary key refuses (a write conflict: it runs
-                // again, and finds the first one's row).
-                Hold::Document(coll, scope, id) => {
-                    colls.push(coll.as_str());
-                    tenants.push(scope.tenant.as_str());
-                    envs.push(scope.env.as_str());
-                    ids.push(*id);
-                }
-                // A row of `holds`, made by the first hold of its key.
-                _ => others.push(h.key()),
-            }
-        }
-        if ids.len() == 1 {
-            self.execute(
-                "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 \
-                 FOR UPDATE",
-                &[&colls[0], &tenants[0], &envs[0], &ids[0]],
-            )?;
-        } else if !ids.is_empty() {
-            // Each key looked up by the primary key (a nested loop over the keys).
-            self.execute(
-                "SELECT 1 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(c, t, e, i) \
-                 CROSS JOIN LATERAL (SELECT 1 FROM heads h WHERE h.coll = k.c AND h.tenant = k.t \
-                 AND h.env = k.e AND h.id = k.i FOR UPDATE) AS locked",
-                &[&colls, &tenants, &envs, &ids],
-            )?;
-        }
-        if !others.is_empty() {
-            others.sort_unstable();
-            self.execute(
-                "INSERT INTO holds (key) SELECT k FROM unnest($1::text[]) AS u(k) ORDER BY k \
-                 ON CONFLICT (key) DO NOTHING",
-                &[&others],
-            )?;
-            self.execute(
-                "SELECT 1 FROM holds WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE",
-                &[&others],
-            )?;
-        }
-        Ok(())
-    }
-
-    fn commit(mut self: Box<Self>) -> Result<()> {
-        if !self.conn.get_mut().begun() {
-            // No statement ran: nothing was opened, nothing to commit.
-            self.open = false;
-            return Ok(());
-        }
-        let outcome = self.conn.get_mut().batch("COMMIT");
-        self.open = false;
-        if outcome.is_err() {
-            // Whether it committed is not known: a claim it made, if it did, is renewed by no
-            // one and runs out.
-            self.conn.get_mut().discard();
-        } else if !self.claims.is_empty() {
-            self.shared.claims().extend(self.claims.drain(..));
-        }
-        outcome
     }
 }
 

@@ -5,6 +5,7 @@
 //! due, and claimable, as if it had never been claimed.
 
 use super::jobs::lease_secs;
+use super::tx::DeliveryRow;
 use super::{get, get_u32, json_map, json_text, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
@@ -49,7 +50,7 @@ fn decode_delivery(r: &Row) -> Result<Delivery> {
     })
 }
 
-fn decode_automation(r: &Row, i: usize) -> Result<Automation> {
+pub(super) fn decode_automation(r: &Row, i: usize) -> Result<Automation> {
     Automation::from_body(json_map(&get::<String>(r, i)?, "an automation")?)
 }
 
@@ -84,17 +85,23 @@ impl OutboxRead for Tx<'_> {
     }
 
     fn all_automations(&self) -> Result<Vec<(Scope, Automation)>> {
-        self.query(
-            "SELECT tenant, env, doc FROM automations ORDER BY tenant, env, id",
-            &[],
-        )?
-        .iter()
-        .map(|r| {
-            let t: String = get(r, 0)?;
-            let e: String = get(r, 1)?;
-            Ok((Scope::private(&t, &e), decode_automation(r, 2)?))
-        })
-        .collect()
+        if let Some(kept) = &self.cache.borrow().all_automations {
+            return Ok(kept.clone());
+        }
+        let found = self
+            .query(
+                "SELECT tenant, env, doc FROM automations ORDER BY tenant, env, id",
+                &[],
+            )?
+            .iter()
+            .map(|r| {
+                let t: String = get(r, 0)?;
+                let e: String = get(r, 1)?;
+                Ok((Scope::private(&t, &e), decode_automation(r, 2)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.cache.borrow_mut().all_automations = Some(found.clone());
+        Ok(found)
     }
 
     fn due_deliveries(&self, now: DateTime<Utc>, skip: u64, limit: u64) -> Result<Vec<Delivery>> {
@@ -208,62 +215,57 @@ impl OutboxRead for Tx<'_> {
 
 impl OutboxWrite for Tx<'_> {
     fn put_automation(&mut self, scope: &Scope, automation: &Automation) -> Result<()> {
+        self.cache.get_mut().all_automations = None;
         self.holds
             .require(crate::store::Hold::Automation(scope, automation.id()))?;
         self.cache.get_mut().automations.clear();
         let text = json_text(automation.body(), "an automation")?;
-        self.execute(
+        self.defer(
             "INSERT INTO automations (tenant, env, id, doc) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (tenant, env, id) DO UPDATE SET doc = excluded.doc",
-            &[&scope.tenant, &scope.env, &automation.id(), &text],
-        )?;
+            vec![
+                Box::new((scope.tenant).to_owned()),
+                Box::new((scope.env).to_owned()),
+                Box::new((automation.id()).to_owned()),
+                Box::new((text).to_owned()),
+            ],
+        );
         Ok(())
     }
 
     fn delete_automation(&mut self, scope: &Scope, id: &str) -> Result<bool> {
+        self.cache.get_mut().all_automations = None;
         self.holds
             .require(crate::store::Hold::Automation(scope, id))?;
         self.cache.get_mut().automations.clear();
         self.delete_scoped("automations", scope, id)
     }
 
-    fn add_delivery(&mut self, d: &Delivery) -> Result<i64> {
-        let text = json_text(&d.event, "an event")?;
+    fn add_delivery(&mut self, d: &Delivery) -> Result<()> {
         // Deliveries of one item are numbered in the order their transactions commit: the
         // transaction holds the item (an event is raised about what its change holds), so
         // another that raises events about it waits for this one to end before it numbers its
-        // own.
-        get(
-            &self.query_one(
-                "INSERT INTO deliveries (tenant, env, automation, item, status, attempts, next_at, doc) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq",
-                &[
-                    &d.scope.tenant,
-                    &d.scope.env,
-                    &d.automation,
-                    &d.item,
-                    &d.status.as_str(),
-                    &i64::from(d.attempts),
-                    &d.next_at,
-                    &text,
-                ],
-            )?,
-            0,
-        )
+        // own. Gathered with the transaction's other rows, sent before its next statement.
+        let row = DeliveryRow {
+            tenant: d.scope.tenant.clone(),
+            env: d.scope.env.clone(),
+            automation: d.automation.clone(),
+            item: d.item.clone(),
+            status: d.status.as_str().to_string(),
+            attempts: i64::from(d.attempts),
+            next_at: d.next_at,
+            doc: json_text(&d.event, "an event")?,
+        };
+        self.gather(|g| g.deliveries.push(row));
+        Ok(())
     }
 
     fn update_delivery(&mut self, d: &Delivery) -> Result<()> {
         let text = json_text(&d.event, "an event")?;
-        self.execute(
+        self.defer(
             "UPDATE deliveries SET status = $2, attempts = $3, next_at = $4, doc = $5 WHERE seq = $1",
-            &[
-                &d.seq,
-                &d.status.as_str(),
-                &i64::from(d.attempts),
-                &d.next_at,
-                &text,
-            ],
-        )?;
+            vec![Box::new((d.seq).to_owned()), Box::new((d.status.as_str()).to_owned()), Box::new((i64::from(d.attempts)).to_owned()), Box::new((d.next_at).to_owned()), Box::new((text).to_owned())],
+        );
         Ok(())
     }
 
@@ -285,32 +287,32 @@ impl OutboxWrite for Tx<'_> {
     }
 
     fn delete_delivery(&mut self, seq: i64) -> Result<()> {
-        self.execute("DELETE FROM deliveries WHERE seq = $1", &[&seq])?;
+        self.defer(
+            "DELETE FROM deliveries WHERE seq = $1",
+            vec![Box::new((seq).to_owned())],
+        );
         Ok(())
     }
 
     fn append_log(&mut self, scope: &Scope, entry: &LogEntry) -> Result<()> {
         let text = json_text(&entry.to_json(), "an automation log entry")?;
-        self.execute(
+        self.defer(
             "INSERT INTO automation_log (tenant, env, automation, status, timestamp, doc) VALUES ($1, $2, $3, $4, $5, $6)",
-            &[
-                &scope.tenant,
-                &scope.env,
-                &entry.automation,
-                &entry.status.as_str(),
-                &entry.timestamp,
-                &text,
-            ],
-        )?;
+            vec![Box::new((scope.tenant).to_owned()), Box::new((scope.env).to_owned()), Box::new((entry.automation).to_owned()), Box::new((entry.status.as_str()).to_owned()), Box::new((entry.timestamp).to_owned()), Box::new((text).to_owned())],
+        );
         Ok(())
     }
 
     fn append_mail(&mut self, scope: &Scope, mail: &MailEntry) -> Result<()> {
         let text = json_text(&mail.to_json(), "a mail")?;
-        self.execute(
+        self.defer(
             "INSERT INTO mail (tenant, env, doc) VALUES ($1, $2, $3)",
-            &[&scope.tenant, &scope.env, &text],
-        )?;
+            vec![
+                Box::new((scope.tenant).to_owned()),
+                Box::new((scope.env).to_owned()),
+                Box::new((text).to_owned()),
+            ],
+        );
         Ok(())
     }
 }

@@ -1,25 +1,31 @@
-//! Connections and a small pool of them.
+//! Connections, their pool, and the pipeline a transaction sends its statements through.
 //!
 //! Each connection's socket is driven by a task on the store's runtime (one thread, shared by
-//! every store of the process); a call sends its request to the connection and waits for the
-//! answer on the calling thread ([`block_on`]), which needs no runtime of its own, so the store
+//! every store of the process); a call sends its requests to the connection and waits for the
+//! answers on the calling thread ([`block_on`]), which needs no runtime of its own, so the store
 //! may be called from any thread, inside an async runtime or not.
 //!
-//! The pool reuses idle connections, opens at most `max`, and drops a connection that failed
-//! (closed by the server, a broken transaction) rather than returning it, so it recovers by
-//! opening a fresh one on the next call.
+//! The pool is deadpool-postgres's (idle connections reused, at most `max` open, a wait for a
+//! free one bounded, a closed one dropped when it comes back); its futures run on the calling
+//! thread inside the store's runtime context. A transaction's [`Conn`] keeps the statements
+//! whose answers it does not need (writes, locks, reads whose rows go to the transaction's
+//! cache) and sends them with the next statement whose answer it needs, or with `COMMIT`: one
+//! round trip for all (requests polled together are pipelined, and run in order). A statement
+//! not yet prepared on the connection is prepared first, all such at once.
 
-use super::{Db, Params};
+use super::{pg_error, Db, Params};
 use crate::error::{Error, Result};
-use std::collections::HashMap;
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{AsyncMessage, Client, NoTls, Row, Statement};
 
-/// Prepared statements kept per connection before the cache is emptied.
+/// Prepared statements kept per connection before its cache is emptied.
 const STATEMENTS_KEPT: usize = 512;
 /// How long a caller waits for a connection when all are busy.
 const WAIT: Duration = Duration::from_secs(30);
@@ -39,35 +45,6 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime> {
         })
         .as_ref()
         .map_err(|e| Error::Internal(format!("cannot start the PostgreSQL runtime: {e}")))
-}
-
-/// Both futures' outcomes, polling `a` first (so its request is sent first).
-async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
-    let mut a = std::pin::pin!(a);
-    let mut b = std::pin::pin!(b);
-    let (mut ra, mut rb) = (None, None);
-    std::future::poll_fn(|cx| {
-        if ra.is_none() {
-            if let Poll::Ready(v) = a.as_mut().poll(cx) {
-                ra = Some(v);
-            }
-        }
-        if rb.is_none() {
-            if let Poll::Ready(v) = b.as_mut().poll(cx) {
-                rb = Some(v);
-            }
-        }
-        if ra.is_some() && rb.is_some() {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
-    match (ra, rb) {
-        (Some(a), Some(b)) => (a, b),
-        _ => unreachable!("both futures are ready"),
-    }
 }
 
 /// Wakes the thread that waits in [`block_on`].
@@ -95,10 +72,10 @@ pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
     }
 }
 
-/// One connection with its prepared statements (and, for a listener, its notifications).
+/// One connection outside the pool (the listener of the bus, administration), and for a
+/// listener its notifications.
 pub(crate) struct PgConn {
     client: Client,
-    statements: HashMap<String, Statement>,
     notifications: Option<mpsc::Receiver<String>>,
 }
 
@@ -135,7 +112,6 @@ pub(crate) fn connect(config: &tokio_postgres::Config, listen: bool) -> Result<P
     let client = connected.map_err(|e| Error::Unavailable(Box::new(e)))?;
     Ok(PgConn {
         client,
-        statements: HashMap::new(),
         notifications: listen.then_some(rx),
     })
 }
@@ -173,21 +149,79 @@ impl PgConn {
     }
 }
 
-struct State {
-    idle: Vec<PgConn>,
-    open: usize,
+/// A parameter a deferred statement owns (it is sent later than the call that made it).
+pub(crate) type Owned = Box<dyn ToSql + Sync + Send>;
+
+/// A statement sent with the next one whose answer is needed.
+struct Deferred {
+    sql: String,
+    params: Vec<Owned>,
+    /// Its rows are kept for the caller under this tag (`None`: dropped).
+    tag: Option<usize>,
 }
 
+/// What the last statement of a pipeline is.
+pub(crate) enum Last<'p> {
+    /// A query with parameters: its rows.
+    Query(&'p str, &'p Params<'p>),
+    /// A statement with parameters: how many rows it changed.
+    Execute(&'p str, &'p Params<'p>),
+    /// Statements without parameters (simple protocol).
+    Batch(&'p str),
+}
+
+/// The rows of the tagged deferred statements of a pipeline, with their tags.
+pub(crate) type Tagged = Vec<(usize, Vec<Row>)>;
+
+/// The answer of a pipeline's last statement.
+pub(crate) enum Answer {
+    Rows(Vec<Row>),
+    Count(u64),
+    Done,
+}
+
+/// Polls every future together (their requests pipelined, in order) until all are ready.
+async fn join_all<T>(mut futures: Vec<Pin<Box<dyn Future<Output = T> + '_>>>) -> Vec<T> {
+    let mut out: Vec<Option<T>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, slot) in futures.iter_mut().zip(out.iter_mut()) {
+            if slot.is_none() {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(v) => *slot = Some(v),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
+
+/// The connections of a store, and how many round trips they made.
 pub(crate) struct Pool {
+    inner: deadpool_postgres::Pool,
+    /// Round trips made (pipelines sent and awaited, preparations of new statements).
+    round_trips: AtomicU64,
+    /// Statements sent.
+    statements: AtomicU64,
+    /// The connection settings, for connections outside the pool.
     config: tokio_postgres::Config,
-    schema: String,
-    max: usize,
-    state: Mutex<State>,
-    freed: Condvar,
 }
 
 impl Pool {
-    pub(crate) fn new(mut config: tokio_postgres::Config, schema: String, max: usize) -> Pool {
+    /// A pool of at most `max` connections to `config`'s database, each with `schema` first
+    /// on its search path and UTC as its time zone (set as the connection starts: no round trip).
+    pub(crate) fn new(
+        mut config: tokio_postgres::Config,
+        schema: &str,
+        max: usize,
+    ) -> Result<Pool> {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
         }
@@ -196,137 +230,245 @@ impl Pool {
         if config.get_application_name().is_none() {
             config.application_name(format!("platform:{schema}"));
         }
-        Pool {
+        config.options(format!("-c search_path=\"{schema}\" -c TimeZone=UTC"));
+        let manager = deadpool_postgres::Manager::from_config(
+            config.clone(),
+            NoTls,
+            deadpool_postgres::ManagerConfig {
+                recycling_method: deadpool_postgres::RecyclingMethod::Fast,
+            },
+        );
+        let inner = deadpool_postgres::Pool::builder(manager)
+            .max_size(max)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .wait_timeout(Some(WAIT))
+            .create_timeout(Some(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| Error::Internal(format!("cannot build the connection pool: {e}")))?;
+        Ok(Pool {
+            inner,
+            round_trips: AtomicU64::new(0),
+            statements: AtomicU64::new(0),
             config,
-            schema,
-            max,
-            state: Mutex::new(State {
-                idle: Vec::new(),
-                open: 0,
-            }),
-            freed: Condvar::new(),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        })
     }
 
     /// A connection: an idle one, or a new one while fewer than `max` are open, or the next
-    /// one freed.
+    /// one freed (waiting at most 30 s).
     pub(crate) fn get(&self) -> Result<Conn<'_>> {
-        let mut state = self.lock();
-        loop {
-            if let Some(conn) = state.idle.pop() {
-                if conn.client.is_closed() {
-                    state.open -= 1;
-                    continue;
-                }
-                return Ok(Conn {
-                    pool: self,
-                    conn: Some(conn),
-                    begin: None,
-                });
+        let _context = runtime()?.enter();
+        let obj = block_on(self.inner.get()).map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => Error::Unavailable(Box::new(e)),
+            deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
+                Error::Unavailable("every connection to the database is busy".into())
             }
-            if state.open < self.max {
-                state.open += 1;
-                drop(state);
-                return match self.connect(false) {
-                    Ok(conn) => Ok(Conn {
-                        pool: self,
-                        conn: Some(conn),
-                        begin: None,
-                    }),
-                    Err(e) => {
-                        self.lock().open -= 1;
-                        self.freed.notify_one();
-                        Err(e)
-                    }
-                };
-            }
-            let (next, timeout) = self
-                .freed
-                .wait_timeout(state, WAIT)
-                .unwrap_or_else(|e| e.into_inner());
-            state = next;
-            if timeout.timed_out() && state.idle.is_empty() && state.open >= self.max {
-                return Err(Error::Unavailable(
-                    "every connection to the database is busy".into(),
-                ));
-            }
-        }
+            other => Error::Unavailable(other.to_string().into()),
+        })?;
+        Ok(Conn {
+            pool: self,
+            obj: Some(obj),
+            begin: None,
+            deferred: Vec::new(),
+        })
     }
 
-    /// A new connection outside the pool with the platform's settings (its schema first on
-    /// the search path, UTC); with `listen`, one that keeps its notifications.
+    /// A new connection outside the pool with the platform's settings; with `listen`, one
+    /// that keeps its notifications.
     pub(crate) fn connect(&self, listen: bool) -> Result<PgConn> {
-        let mut conn = connect(&self.config, listen)?;
-        conn.batch_execute(&format!(
-            "SET search_path TO \"{}\"; SET TIME ZONE 'UTC'",
-            self.schema
-        ))?;
-        Ok(conn)
+        connect(&self.config, listen)
     }
 
-    fn give_back(&self, conn: PgConn) {
-        let mut state = self.lock();
-        if conn.client.is_closed() {
-            state.open -= 1;
-        } else {
-            state.idle.push(conn);
-        }
-        drop(state);
-        self.freed.notify_one();
-    }
-
-    fn forget(&self) {
-        self.lock().open -= 1;
-        self.freed.notify_one();
+    /// Round trips and statements so far.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (
+            self.round_trips.load(Ordering::Relaxed),
+            self.statements.load(Ordering::Relaxed),
+        )
     }
 }
 
-/// A connection borrowed from the pool; returned when dropped (unless discarded).
+/// A connection borrowed from the pool, with the statements it holds back; returned when
+/// dropped (unless discarded).
 pub(crate) struct Conn<'a> {
     pool: &'a Pool,
-    conn: Option<PgConn>,
-    /// Statements that open a transaction, sent with the first statement of the transaction
-    /// (in one round trip: the requests are pipelined, and run in order).
+    obj: Option<deadpool_postgres::Object>,
+    /// Statements that open a transaction, sent with its first statement.
     begin: Option<String>,
+    /// Statements sent with the next one whose answer is needed.
+    deferred: Vec<Deferred>,
 }
 
 impl Conn<'_> {
-    fn inner(&mut self) -> Result<&mut PgConn> {
-        self.conn
-            .as_mut()
+    fn obj(&self) -> Result<&deadpool_postgres::Object> {
+        self.obj
+            .as_ref()
             .ok_or_else(|| Error::Unavailable("the connection was discarded".into()))
     }
 
-    /// Runs statements without parameters (simple protocol, one round trip).
-    pub(crate) fn batch(&mut self, sql: &str) -> Result<()> {
-        let sql = match self.begin.take() {
-            Some(begin) => format!("{begin}; {sql}"),
-            None => sql.to_string(),
-        };
-        let out = self.inner().and_then(|c| c.batch_execute(&sql));
-        self.check(out)
-    }
-
     /// Opens a transaction with `sql` (statements without parameters) when the first statement
-    /// runs, in the same round trip; a transaction that runs no statement never opens.
+    /// is sent, in the same round trip; a transaction that sends no statement never opens.
     pub(crate) fn begin_with_first(&mut self, sql: String) {
         self.begin = Some(sql);
     }
 
-    /// Whether the transaction was opened (a statement ran since [`Conn::begin_with_first`]).
+    /// Whether the transaction was opened (a statement was sent since [`Conn::begin_with_first`]).
     pub(crate) fn begun(&self) -> bool {
         self.begin.is_none()
+    }
+
+    /// Keeps a statement to send with the next one whose answer is needed; its rows, with a
+    /// `tag`, come back from that one's [`Conn::send`].
+    pub(crate) fn defer(&mut self, sql: String, params: Vec<Owned>, tag: Option<usize>) {
+        self.deferred.push(Deferred { sql, params, tag });
+    }
+
+    /// Whether statements are held back.
+    pub(crate) fn has_deferred(&self) -> bool {
+        !self.deferred.is_empty()
+    }
+
+    /// Forgets the statements held back (the transaction ends without them).
+    pub(crate) fn drop_deferred(&mut self) {
+        self.deferred.clear();
+    }
+
+    /// Sends the opening statements, every deferred one and `last` in one round trip, and
+    /// answers `last`'s outcome with the rows of the tagged deferred ones. The first failure
+    /// in order fails the call (later statements of a failed transaction fail too).
+    pub(crate) fn send(&mut self, last: Last<'_>) -> Result<(Answer, Tagged)> {
+        let out = self.pipeline(last);
+        self.check(out)
+    }
+
+    fn pipeline(&mut self, last: Last<'_>) -> Result<(Answer, Tagged)> {
+        let begin = self.begin.take();
+        let deferred = std::mem::take(&mut self.deferred);
+        let pool = self.pool;
+        let obj = self.obj()?;
+        let client: &Client = obj;
+        let cache = &obj.statement_cache;
+        if cache.size() >= STATEMENTS_KEPT {
+            cache.clear();
+        }
+        // Every statement prepared (those new to the connection, all at once).
+        let last_sql = match &last {
+            Last::Query(sql, _) | Last::Execute(sql, _) => Some(*sql),
+            Last::Batch(_) => None,
+        };
+        let texts: Vec<&str> = deferred
+            .iter()
+            .map(|d| d.sql.as_str())
+            .chain(last_sql)
+            .collect();
+        let before = cache.size();
+        type Prepared<'f> = Pin<
+            Box<dyn Future<Output = std::result::Result<Statement, tokio_postgres::Error>> + 'f>,
+        >;
+        let prepares: Vec<Prepared<'_>> = texts
+            .iter()
+            .map(|sql| Box::pin(cache.prepare(client, sql)) as Prepared<'_>)
+            .collect();
+        let _context = runtime()?.enter();
+        let prepared = block_on(join_all(prepares));
+        if cache.size() > before {
+            pool.round_trips.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut statements = Vec::with_capacity(prepared.len());
+        for p in prepared {
+            statements.push(p.map_err(pg_error)?);
+        }
+        // One pipeline: BEGIN, the deferred statements, the last one.
+        type Step<'f> =
+            Pin<Box<dyn Future<Output = std::result::Result<Answer, tokio_postgres::Error>> + 'f>>;
+        let refs: Vec<Vec<&(dyn ToSql + Sync)>> = deferred
+            .iter()
+            .map(|d| {
+                d.params
+                    .iter()
+                    .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+                    .collect()
+            })
+            .collect();
+        let mut steps: Vec<Step<'_>> = Vec::with_capacity(deferred.len() + 2);
+        let opened = begin.is_some();
+        if let Some(begin) = &begin {
+            steps.push(Box::pin(async move {
+                client.batch_execute(begin).await.map(|()| Answer::Done)
+            }));
+        }
+        for ((d, statement), params) in deferred.iter().zip(&statements).zip(&refs) {
+            let params: &[&(dyn ToSql + Sync)] = params;
+            if d.tag.is_some() {
+                steps.push(Box::pin(async move {
+                    client.query(statement, params).await.map(Answer::Rows)
+                }));
+            } else {
+                steps.push(Box::pin(async move {
+                    client.execute(statement, params).await.map(Answer::Count)
+                }));
+            }
+        }
+        match last {
+            Last::Query(_, params) => {
+                let statement = &statements[deferred.len()];
+                steps.push(Box::pin(async move {
+                    client.query(statement, params).await.map(Answer::Rows)
+                }));
+            }
+            Last::Execute(_, params) => {
+                let statement = &statements[deferred.len()];
+                steps.push(Box::pin(async move {
+                    client.execute(statement, params).await.map(Answer::Count)
+                }));
+            }
+            Last::Batch(sql) => {
+                steps.push(Box::pin(async move {
+                    client.batch_execute(sql).await.map(|()| Answer::Done)
+                }));
+            }
+        }
+        let sent = steps.len() as u64;
+        let answers = block_on(join_all(steps));
+        pool.round_trips.fetch_add(1, Ordering::Relaxed);
+        pool.statements.fetch_add(sent, Ordering::Relaxed);
+        metrics::counter!("platform_db_round_trips_total").increment(1);
+        let mut answers = answers.into_iter();
+        if opened {
+            if let Some(Err(e)) = answers.next() {
+                return Err(pg_error(e));
+            }
+        }
+        let mut tagged = Vec::new();
+        for d in &deferred {
+            match answers.next() {
+                Some(Ok(Answer::Rows(rows))) => {
+                    if let Some(tag) = d.tag {
+                        tagged.push((tag, rows));
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(pg_error(e)),
+                None => return Err(Error::Internal("a pipeline lost an answer".into())),
+            }
+        }
+        let answer = match answers.next() {
+            Some(answer) => answer.map_err(pg_error)?,
+            None => Answer::Done,
+        };
+        Ok((answer, tagged))
+    }
+
+    /// Runs statements without parameters (simple protocol), after the deferred ones.
+    pub(crate) fn batch(&mut self, sql: &str) -> Result<()> {
+        self.send(Last::Batch(sql)).map(|_| ())
     }
 
     /// Sends statements without parameters and does not wait for their answer (which the
     /// connection reads and drops).
     pub(crate) fn send_unawaited(&mut self, sql: &str) {
-        if let Some(conn) = self.conn.as_mut() {
-            let mut sent = std::pin::pin!(conn.client.batch_execute(sql));
+        if let Some(obj) = self.obj.as_ref() {
+            let client: &Client = obj;
+            let mut sent = std::pin::pin!(client.batch_execute(sql));
             // The first poll hands the request to the connection; nothing waits for more.
             let _ = sent
                 .as_mut()
@@ -334,61 +476,30 @@ impl Conn<'_> {
         }
     }
 
-    /// Awaits a statement's future on the connection, pipelined behind the transaction's
-    /// opening statements when they were not sent yet (`begin`). An opening that failed fails
-    /// the call.
-    fn finish<T>(
-        client: &Client,
-        begin: Option<String>,
-        statement: impl Future<Output = std::result::Result<T, tokio_postgres::Error>>,
-    ) -> Result<T> {
-        match begin {
-            None => block_on(statement).db(),
-            Some(begin) => {
-                let (opened, out) = block_on(join(client.batch_execute(&begin), statement));
-                opened.db()?;
-                out.db()
-            }
-        }
-    }
-
-    fn statement(&mut self, sql: &str) -> Result<Statement> {
-        let conn = self.inner()?;
-        if let Some(s) = conn.statements.get(sql) {
-            return Ok(s.clone());
-        }
-        let s = block_on(conn.client.prepare(sql)).db()?;
-        if conn.statements.len() >= STATEMENTS_KEPT {
-            conn.statements.clear();
-        }
-        conn.statements.insert(sql.to_string(), s.clone());
-        Ok(s)
-    }
-
+    /// A query (after the deferred statements); deferred rows with tags are dropped, so use
+    /// [`Conn::send`] where there may be some.
     pub(crate) fn query(&mut self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>> {
-        let out = self.statement(sql).and_then(|s| {
-            let begin = self.begin.take();
-            let conn = self.inner()?;
-            Conn::finish(&conn.client, begin, conn.client.query(&s, params))
-        });
-        self.check(out)
+        match self.send(Last::Query(sql, params))? {
+            (Answer::Rows(rows), _) => Ok(rows),
+            _ => Err(Error::Internal("a query answered no rows".into())),
+        }
     }
 
+    /// A statement (after the deferred ones): how many rows it changed.
     pub(crate) fn execute(&mut self, sql: &str, params: &Params<'_>) -> Result<u64> {
-        let out = self.statement(sql).and_then(|s| {
-            let begin = self.begin.take();
-            let conn = self.inner()?;
-            Conn::finish(&conn.client, begin, conn.client.execute(&s, params))
-        });
-        self.check(out)
+        match self.send(Last::Execute(sql, params))? {
+            (Answer::Count(n), _) => Ok(n),
+            _ => Err(Error::Internal("a statement answered no count".into())),
+        }
     }
 
-    /// A failure that lost the connection drops it from the pool.
-    /// After a failure the transaction counts as opened, so that its commit reaches the
-    /// connection (and fails there when the connection was lost).
+    /// A failure that lost the connection drops it from the pool. After a failure the
+    /// transaction counts as opened, so that its end reaches the connection (and fails there
+    /// when the connection was lost).
     fn check<T>(&mut self, out: Result<T>) -> Result<T> {
         if out.is_err() {
             self.begin = None;
+            self.deferred.clear();
         }
         if let Err(Error::Unavailable(_)) = &out {
             self.discard();
@@ -398,16 +509,8 @@ impl Conn<'_> {
 
     /// Drops the connection instead of returning it to the pool.
     pub(crate) fn discard(&mut self) {
-        if self.conn.take().is_some() {
-            self.pool.forget();
-        }
-    }
-}
-
-impl Drop for Conn<'_> {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            self.pool.give_back(conn);
+        if let Some(obj) = self.obj.take() {
+            drop(deadpool_postgres::Object::take(obj));
         }
     }
 }

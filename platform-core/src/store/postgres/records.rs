@@ -84,30 +84,35 @@ impl RecordWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Records(scope, &row.target))?;
         if row.count == 0 {
-            self.execute(
+            self.defer(
                 "DELETE FROM vchunks WHERE tenant = $1 AND env = $2 AND target = $3 AND seq = $4",
-                &[&scope.tenant, &scope.env, &row.target, &row.seq],
-            )?;
+                vec![
+                    Box::new((scope.tenant).to_owned()),
+                    Box::new((scope.env).to_owned()),
+                    Box::new((row.target).to_owned()),
+                    Box::new((row.seq).to_owned()),
+                ],
+            );
             return Ok(());
         }
-        self.execute(
+        self.defer(
             "INSERT INTO vchunks (tenant, env, target, seq, first, last, count, statuses, body) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
              ON CONFLICT (tenant, env, target, seq) DO UPDATE SET first = excluded.first, \
              last = excluded.last, count = excluded.count, statuses = excluded.statuses, \
              body = excluded.body",
-            &[
-                &scope.tenant,
-                &scope.env,
-                &row.target,
-                &row.seq,
-                &row.first,
-                &row.last,
-                &(row.count as i64),
-                &(row.statuses as i64),
-                &row.body,
+            vec![
+                Box::new((scope.tenant).to_owned()),
+                Box::new((scope.env).to_owned()),
+                Box::new((row.target).to_owned()),
+                Box::new((row.seq).to_owned()),
+                Box::new((row.first).to_owned()),
+                Box::new((row.last).to_owned()),
+                Box::new((row.count as i64).to_owned()),
+                Box::new((row.statuses as i64).to_owned()),
+                Box::new((row.body).to_owned()),
             ],
-        )?;
+        );
         Ok(())
     }
 }

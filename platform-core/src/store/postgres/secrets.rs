@@ -45,22 +45,22 @@ impl SecretWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Secret(scope, &row.id))?;
         let meta = json_text(&row.meta, "the metadata of a secret")?;
-        self.execute(
+        self.defer(
             "INSERT INTO secrets (tenant, env, id, meta, nonce, ciphertext, updated, \"user\") \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant, env, id) DO UPDATE SET \
              meta = excluded.meta, nonce = excluded.nonce, ciphertext = excluded.ciphertext, \
              updated = excluded.updated, \"user\" = excluded.\"user\"",
-            &[
-                &scope.tenant,
-                &scope.env,
-                &row.id,
-                &meta,
-                &row.nonce,
-                &row.ciphertext,
-                &row.updated,
-                &row.user,
+            vec![
+                Box::new((scope.tenant).to_owned()),
+                Box::new((scope.env).to_owned()),
+                Box::new((row.id).to_owned()),
+                Box::new((meta).to_owned()),
+                Box::new((row.nonce).to_owned()),
+                Box::new((row.ciphertext).to_owned()),
+                Box::new((row.updated).to_owned()),
+                Box::new((row.user).to_owned()),
             ],
-        )?;
+        );
         Ok(())
     }
 

@@ -124,18 +124,18 @@ fn a_claim_whose_node_stopped_is_taken_over_when_its_lease_ends() {
     .unwrap();
     let mut tx = a.write().unwrap();
     tx.put_job(&scope, &job).unwrap();
-    let seq = tx
-        .add_delivery(&Delivery {
-            seq: 0,
-            scope: scope.clone(),
-            automation: "au".into(),
-            item: "object/private/X".into(),
-            status: DeliveryStatus::Pending,
-            attempts: 0,
-            next_at: now(),
-            event: serde_json::Map::new(),
-        })
-        .unwrap();
+    tx.add_delivery(&Delivery {
+        seq: 0,
+        scope: scope.clone(),
+        automation: "au".into(),
+        item: "object/private/X".into(),
+        status: DeliveryStatus::Pending,
+        attempts: 0,
+        next_at: now(),
+        event: serde_json::Map::new(),
+    })
+    .unwrap();
+    let seq = tx.deliveries(DeliveryStatus::Pending).unwrap()[0].seq;
     tx.commit().unwrap();
     let claim = |s: &PgStore| {
         let mut tx = s.write().unwrap();
@@ -191,21 +191,24 @@ fn a_claim_whose_work_ended_unrecorded_runs_out_while_its_node_lives() {
         .unwrap();
         tx.put_job(&scope, &job).unwrap();
     }
-    let seqs: Vec<i64> = ["object/private/X", "object/private/Y"]
-        .iter()
-        .map(|item| {
-            tx.add_delivery(&Delivery {
-                seq: 0,
-                scope: scope.clone(),
-                automation: "au".into(),
-                item: item.to_string(),
-                status: DeliveryStatus::Pending,
-                attempts: 0,
-                next_at: now(),
-                event: serde_json::Map::new(),
-            })
-            .unwrap()
+    for item in ["object/private/X", "object/private/Y"] {
+        tx.add_delivery(&Delivery {
+            seq: 0,
+            scope: scope.clone(),
+            automation: "au".into(),
+            item: item.to_string(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_at: now(),
+            event: serde_json::Map::new(),
         })
+        .unwrap();
+    }
+    let seqs: Vec<i64> = tx
+        .deliveries(DeliveryStatus::Pending)
+        .unwrap()
+        .iter()
+        .map(|d| d.seq)
         .collect();
     tx.commit().unwrap();
     let claim = |s: &PgStore| {
@@ -454,4 +457,154 @@ fn lists_of_one_type_search_its_per_type_indexes() {
     tx.set_type_indexes(&acme, "Plant", &[]).unwrap();
     tx.commit().unwrap();
     assert!(names().is_empty());
+}
+
+/// The round trips of a call do not grow with what it writes or reads: a save of one object is
+/// two (its holds and the reads named ahead with the first read, its writes with `COMMIT`),
+/// an array of objects as many whatever its length, a series write the same for ten points or
+/// ten thousand, and a read of many series or documents by id one. (Each counted after the
+/// statements were prepared once on every connection used.)
+#[test]
+fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
+    use crate::api::Point;
+    use crate::data::series::Window;
+    use crate::documents::SaveOptions;
+    use crate::store::Collection;
+    use serde_json::{json, Value};
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let store = std::sync::Arc::new(schema.store());
+    let platform = crate::Platform::new(
+        store.clone(),
+        std::sync::Arc::new(crate::clock::SystemClock),
+    );
+    let p = platform.tenancy().local_principal("acme", "ann").unwrap();
+    let objects = platform.objects();
+    let save = |body: Value| {
+        objects
+            .save(&p, Collection::Object, body, &SaveOptions::default())
+            .unwrap()
+    };
+    // A type, and an automation every saved object raises an event for (a delivery written).
+    objects
+        .save(
+            &p,
+            Collection::Type,
+            json!({"_id": "Plant"}),
+            &SaveOptions::default(),
+        )
+        .unwrap();
+    platform
+        .automations()
+        .save(
+            &p,
+            json!({"target": "platform.webhook", "properties": {"url": "http://127.0.0.1:9/x"},
+                   "conditions": [{"service": "object", "id": "*", "action": "*"}]}),
+        )
+        .unwrap();
+    let counted = |f: &dyn Fn()| {
+        let before = store.round_trips().0;
+        f();
+        store.round_trips().0 - before
+    };
+    let array = |prefix: &str, n: usize| {
+        Value::Array(
+            (0..n)
+                .map(|i| json!({"_id": format!("{prefix}{i}"), "_type": "Plant", "capacity": i}))
+                .collect(),
+        )
+    };
+    let points = |n: usize| {
+        let start = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        (0..n)
+            .map(|i| Point::new(start + chrono::TimeDelta::hours(i as i64), i as f64))
+            .collect::<Vec<_>>()
+    };
+    let write_series = |id: &str, n: usize| {
+        platform
+            .data()
+            .write_series(&p, id, &points(n), &Default::default())
+            .unwrap();
+    };
+    let ids = |prefix: &str, n: usize| -> Vec<String> {
+        (0..n).map(|i| format!("{prefix}{i}:price")).collect()
+    };
+    // Every statement prepared on each connection a call may take (the pool opens a few).
+    for round in 0..4 {
+        save(json!({"_id": format!("W{round}"), "_type": "Plant", "capacity": 1}));
+        save(json!({"_id": format!("W{round}"), "capacity": 2}));
+        save(array(&format!("WA{round}_"), 3));
+        write_series(&format!("WS{round}0:price"), 3);
+        let warm = ids(&format!("WS{round}"), 1);
+        let warm: Vec<&str> = warm.iter().map(String::as_str).collect();
+        platform
+            .data()
+            .read_columns_many(&p, &warm, Window::All)
+            .unwrap();
+        objects
+            .get_many(&p, Collection::Object, &["W0"], None)
+            .unwrap();
+    }
+
+    let new = counted(&|| {
+        save(json!({"_id": "A", "_type": "Plant", "capacity": 1}));
+    });
+    let merge = counted(&|| {
+        save(json!({"_id": "A", "capacity": 2}));
+    });
+    assert!(
+        new <= 2 && merge <= 2,
+        "a save: {new} and {merge} round trips"
+    );
+
+    let ten = counted(&|| {
+        save(array("T", 10));
+    });
+    let hundred = counted(&|| {
+        save(array("H", 100));
+    });
+    assert_eq!(ten, hundred, "an array of 10 objects and of 100");
+    assert!(hundred <= 2, "an array: {hundred} round trips");
+
+    let small = counted(&|| {
+        for i in 0..10 {
+            write_series(&format!("S{i}:price"), 10);
+        }
+    });
+    let large = counted(&|| {
+        for i in 0..10 {
+            write_series(&format!("L{i}:price"), 10_000);
+        }
+    });
+    assert_eq!(small, large, "series writes of 10 points and of 10,000");
+
+    let read = |prefix: &str, n: usize| {
+        let ids = ids(prefix, n);
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        counted(&|| {
+            let got = platform
+                .data()
+                .read_columns_many(&p, &ids, Window::All)
+                .unwrap();
+            assert_eq!(got.len(), ids.len());
+        })
+    };
+    let (few, many) = (read("S", 2), read("L", 10));
+    assert_eq!((few, many), (1, 1), "reads of 2 and 10 series");
+    let get = |prefix: &str, n: usize| {
+        let ids: Vec<String> = (0..n).map(|i| format!("{prefix}{i}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        counted(&|| {
+            let got = objects
+                .get_many(&p, Collection::Object, &ids, None)
+                .unwrap();
+            assert_eq!(got.len(), ids.len());
+        })
+    };
+    assert_eq!(
+        (get("T", 10), get("H", 100)),
+        (1, 1),
+        "reads of 10 and 100 objects by id"
+    );
 }

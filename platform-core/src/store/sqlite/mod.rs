@@ -508,6 +508,9 @@ impl Tx<'_> {
     }
 }
 
+/// Reads cost no round trip here: nothing to name ahead.
+impl crate::store::ReadAhead for Tx<'_> {}
+
 impl WriteTx for Tx<'_> {
     fn hold(&mut self, what: &[crate::store::Hold<'_>]) -> Result<()> {
         // One writer at a time: nothing else can hold it.

@@ -252,7 +252,7 @@ impl OutboxWrite for Tx<'_> {
         self.delete_scoped("automations", scope, id)
     }
 
-    fn add_delivery(&mut self, d: &Delivery) -> Result<i64> {
+    fn add_delivery(&mut self, d: &Delivery) -> Result<()> {
         let text = json_text(&d.event, "an event")?;
         self.conn
             .prepare_cached(
@@ -271,7 +271,7 @@ impl OutboxWrite for Tx<'_> {
                 text
             ])
             .db()?;
-        Ok(self.conn.last_insert_rowid())
+        Ok(())
     }
 
     fn update_delivery(&mut self, d: &Delivery) -> Result<()> {
