@@ -608,3 +608,5 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
         "reads of 10 and 100 objects by id"
     );
 }
+
+mod writers;
