@@ -63,6 +63,21 @@ pub struct ServeArgs {
     /// over by the others this long after it stopped.
     #[arg(long, env = "PLATFORM_CLAIM_LEASE", default_value_t = 30.0)]
     claim_lease: f64,
+    /// With a PostgreSQL --db: a streaming replica of it (postgres://...) that serves reads
+    /// (GET requests), in turn with the others; repeat for more (PLATFORM_READ_REPLICAS:
+    /// comma-separated). Writes, claims and heartbeats go to --db. A write answers its commit
+    /// position (x-platform-lsn); a GET that sends it back, or by the same token within 5 s,
+    /// reads from a replica only once it has replayed that position, else from --db.
+    #[arg(
+        long = "read-replica",
+        env = "PLATFORM_READ_REPLICAS",
+        value_delimiter = ','
+    )]
+    read_replica: Vec<String>,
+    /// With read replicas: seconds a replica may lag behind the primary and still serve
+    /// reads (one further behind, or that does not answer, is skipped until it catches up).
+    #[arg(long, env = "PLATFORM_REPLICA_MAX_LAG", default_value_t = 5.0)]
+    replica_max_lag: f64,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
@@ -194,13 +209,33 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         )));
     }
     let lease = std::time::Duration::from_secs_f64(args.claim_lease);
-    let platform = Platform::open_database(
+    if !(args.replica_max_lag >= 0.1 && args.replica_max_lag <= 3600.0) {
+        return Err(platform_core::Error::invalid_parameter(format!(
+            "--replica-max-lag must be from 0.1 to 3600 seconds, not {}",
+            args.replica_max_lag
+        )));
+    }
+    let options = platform_core::store::postgres::PgOptions {
+        lease,
+        read_replicas: args
+            .read_replica
+            .iter()
+            .filter(|r| !r.trim().is_empty())
+            .map(|r| r.trim().to_string())
+            .collect(),
+        replica_max_lag: std::time::Duration::from_secs_f64(args.replica_max_lag),
+        ..Default::default()
+    };
+    let platform = Platform::open_database_with(
         &args.db.to_string_lossy(),
         args.key_file.as_deref(),
         true,
-        Some(lease),
+        &options,
     )?
     .with_delivery(settings);
+    for replica in platform.replicas() {
+        tracing::info!(replica = %replica.name, "reads may be served by this replica");
+    }
     if let Some(token) = platform.tenancy().bootstrap()? {
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\

@@ -333,6 +333,14 @@ impl TokenCache {
         }
     }
 
+    /// The principal kept for a token hash and environment, with the epoch it was found at.
+    pub(crate) fn latest(&self, hash: &str, environment: &str) -> Option<(u64, Principal)> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .get(&(hash.to_string(), environment.to_string()))
+            .cloned()
+    }
+
     /// Keeps a principal found at this epoch.
     pub(crate) fn put(&self, hash: String, environment: String, epoch: u64, p: Principal) {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());

@@ -216,27 +216,40 @@ impl Platform {
         key_file: &std::path::Path,
         lease: std::time::Duration,
     ) -> Result<Platform> {
-        let store = store::postgres::PgStore::open_in_schema(url, "public", lease).map_err(
-            |e| match e {
-                Error::Unavailable(cause) => {
-                    // The whole chain: the client's own message rarely says why.
-                    let mut why = cause.to_string();
-                    let mut next = cause.source();
-                    while let Some(e) = next {
-                        why.push_str(&format!(": {e}"));
-                        next = e.source();
-                    }
-                    Error::Unavailable(
-                        format!(
-                            "cannot reach the PostgreSQL database {}: {why}",
-                            store::postgres::redact(url)
-                        )
-                        .into(),
-                    )
+        let options = store::postgres::PgOptions {
+            lease,
+            ..Default::default()
+        };
+        Platform::open_postgres_with(url, key_file, &options)
+    }
+
+    /// [`Platform::open_postgres`] as `options` say (its schema, claim lease and read
+    /// replicas).
+    #[cfg(feature = "postgres")]
+    pub fn open_postgres_with(
+        url: &str,
+        key_file: &std::path::Path,
+        options: &store::postgres::PgOptions,
+    ) -> Result<Platform> {
+        let store = store::postgres::PgStore::open_with(url, options).map_err(|e| match e {
+            Error::Unavailable(cause) => {
+                // The whole chain: the client's own message rarely says why.
+                let mut why = cause.to_string();
+                let mut next = cause.source();
+                while let Some(e) = next {
+                    why.push_str(&format!(": {e}"));
+                    next = e.source();
                 }
-                other => other,
-            },
-        )?;
+                Error::Unavailable(
+                    format!(
+                        "cannot reach the PostgreSQL database {}: {why}",
+                        store::postgres::redact(url)
+                    )
+                    .into(),
+                )
+            }
+            other => other,
+        })?;
         let key = secrets::SecretKey::load_or_create(key_file)?;
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
@@ -252,10 +265,30 @@ impl Platform {
         create: bool,
         lease: Option<std::time::Duration>,
     ) -> Result<Platform> {
+        let options = store::postgres::PgOptions {
+            lease: lease.unwrap_or(store::postgres::DEFAULT_LEASE),
+            ..Default::default()
+        };
+        Platform::open_database_with(db, key_file, create, &options)
+    }
+
+    /// [`Platform::open_database`], a PostgreSQL database opened as `options` say (read
+    /// replicas are an error with a SQLite file).
+    #[cfg(all(feature = "sqlite", feature = "postgres"))]
+    pub fn open_database_with(
+        db: &str,
+        key_file: Option<&std::path::Path>,
+        create: bool,
+        options: &store::postgres::PgOptions,
+    ) -> Result<Platform> {
         if store::postgres::is_url(db) {
             let key = key_file.unwrap_or(std::path::Path::new("platform.key"));
-            let lease = lease.unwrap_or(store::postgres::DEFAULT_LEASE);
-            return Platform::open_postgres(db, key, lease);
+            return Platform::open_postgres_with(db, key, options);
+        }
+        if !options.read_replicas.is_empty() {
+            return Err(Error::invalid_parameter(
+                "read replicas serve a PostgreSQL database: give --db a postgres:// URL",
+            ));
         }
         let path = std::path::Path::new(db);
         if !create {
@@ -284,6 +317,11 @@ impl Platform {
     /// The current instant by the platform's clock.
     pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
         self.clock.now()
+    }
+
+    /// The read replicas of the database and how each is doing (none for a database without).
+    pub fn replicas(&self) -> Vec<store::ReplicaStatus> {
+        self.store.replicas()
     }
 
     /// Whether the database answers: one read transaction and one query (a readiness probe).

@@ -140,6 +140,37 @@ impl Platform {
         self.authenticate_at(None, credentials, environment)
     }
 
+    /// See [`crate::api::Tenancy::read_authenticated`].
+    pub(crate) fn read_authenticated<T>(
+        &self,
+        tx: &dyn ReadTx,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+        read: impl Fn(&Principal) -> Result<T>,
+    ) -> Result<(Principal, Result<T>)> {
+        if let Some(credentials) = credentials {
+            let hash = hash_token(credentials.token());
+            let env = environment.unwrap_or(DEFAULT_ENVIRONMENT);
+            let basic_ok = |p: &Principal| match credentials {
+                Credentials::Basic { user, .. } => *user == p.user,
+                Credentials::Bearer(_) => true,
+            };
+            if let Some((epoch, p)) = self.tokens.latest(&hash, env).filter(|(_, p)| basic_ok(p)) {
+                tx.read_ahead(&[crate::store::Ahead::AuthEpoch])?;
+                let out = read(&p);
+                match tx.auth_epoch() {
+                    Ok(now) if now == epoch => return Ok((p, out)),
+                    Ok(_) => {}
+                    // A read that failed the transaction fails the epoch's read after it.
+                    Err(e) => return Ok((p, Err(out.err().unwrap_or(e)))),
+                }
+            }
+        }
+        let p = self.authenticate_at(Some(tx), credentials, environment)?;
+        let out = read(&p);
+        Ok((p, out))
+    }
+
     /// [`authenticate`](Self::authenticate), reading in `tx` when given (the epoch, and on a
     /// miss of the cache the token's record), else each read on its own.
     pub(crate) fn authenticate_at(

@@ -14,6 +14,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod ops;
 pub mod outbound;
+pub mod positions;
 pub mod prometheus;
 pub mod request;
 pub mod routes;
@@ -105,17 +106,21 @@ pub struct AppState {
     pub hub: std::sync::Arc<extensions::Hub>,
     /// This server's background workers, when it runs them (`/ready` reports them).
     pub workers: Option<std::sync::Arc<ops::WorkerHealth>>,
+    /// The recent writes of tokens, so that their reads see them (with read replicas).
+    pub positions: std::sync::Arc<positions::Recent>,
 }
 
 impl AppState {
     /// The state of a server over a platform: a realtime hub is attached to it.
     pub fn new(platform: Platform, config: ServerConfig) -> AppState {
         let hub = std::sync::Arc::new(extensions::Hub::new());
+        let positions = positions::Recent::new(!platform.replicas().is_empty());
         AppState {
             platform: outbound::networked(platform.with_realtime(hub.clone())),
             config,
             hub,
             workers: None,
+            positions: std::sync::Arc::new(positions),
         }
     }
 
@@ -173,12 +178,14 @@ fn cors(origins: &[String]) -> Option<actix_cors::Cors> {
         ])
         .allowed_header(request::ENVIRONMENT_HEADER)
         .allowed_header(ops::REQUEST_ID_HEADER)
+        .allowed_header(positions::POSITION_HEADER)
         .expose_headers([
             routes::TOTAL_COUNT_HEADER,
             routes::TOTAL_KIND_HEADER,
             routes::NEXT_HEADER,
             error::ERROR_HEADER,
             ops::REQUEST_ID_HEADER,
+            positions::POSITION_HEADER,
             "etag",
             "last-modified",
         ])

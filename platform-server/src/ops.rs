@@ -174,6 +174,25 @@ async fn ready(state: web::Data<AppState>) -> HttpResponse {
         "database": if database.is_ok() { "up" } else { "down" },
         "workers": workers,
     });
+    // Read replicas are reported; one that does not serve leaves its reads to the primary,
+    // so the server is ready without it.
+    let replicas = state.platform.replicas();
+    if !replicas.is_empty() {
+        body["replicas"] = replicas
+            .iter()
+            .map(|r| {
+                let mut one = json!({
+                    "name": r.name,
+                    "status": if r.serving { "serving" } else { "skipped" },
+                    "lagMs": r.lag.map(|l| l.as_millis() as u64),
+                });
+                if let Some(why) = &r.reason {
+                    one["reason"] = json!(why);
+                }
+                one
+            })
+            .collect();
+    }
     if let Err(e) = database {
         tracing::warn!(error = %e, "readiness: the database does not answer");
         body["reason"] = json!("the database does not answer");
@@ -374,6 +393,19 @@ pub async fn observe(
         if let Ok(v) = HeaderValue::from_str(&id) {
             res.headers_mut()
                 .insert(HeaderName::from_static(REQUEST_ID_HEADER), v);
+        }
+        let committed = res
+            .request()
+            .extensions()
+            .get::<crate::positions::Committed>()
+            .copied();
+        if let Some(c) = committed {
+            if let Ok(v) = HeaderValue::from_str(&c.header_value()) {
+                res.headers_mut().insert(
+                    HeaderName::from_static(crate::positions::POSITION_HEADER),
+                    v,
+                );
+            }
         }
         Ok(res)
     }

@@ -11,6 +11,7 @@ use actix_web::{web, HttpMessage, HttpRequest};
 use futures_util::StreamExt;
 use platform_core::auth::{Credentials, Principal};
 use platform_core::query::Params;
+use platform_core::store::{take_commit_position, ReplicaReads};
 use platform_core::{ErrorCode, Platform, Snapshot};
 
 /// The request header that selects an environment.
@@ -261,11 +262,14 @@ where
         Some(_) => (None, None),
         None => credentials(req)?,
     };
+    let key = position_key(req, state);
+    let after = state.positions.reads_after(req, key.as_deref())?;
     let platform = state.platform.clone();
     // The request's span (its id) goes with the call, so the core's log lines carry it.
     let span = tracing::Span::current();
-    let (tenant, out) = web::block(move || {
+    let (tenant, out, committed) = web::block(move || {
         let _request = span.enter();
+        let _replicas = after.map(ReplicaReads::allow);
         let principal = match known {
             Some(p) => p,
             None => platform
@@ -273,12 +277,38 @@ where
                 .authenticate(credentials.as_ref(), environment.as_deref())?,
         };
         let out = f(&platform, &principal);
-        Ok::<_, platform_core::Error>((principal.tenant, out))
+        Ok::<_, platform_core::Error>((principal.tenant, out, take_commit_position()))
     })
     .await
     .map_err(blocking_failed)??;
     req.extensions_mut().insert(TenantTag(tenant));
+    committed_at(req, state, key, committed);
     Ok(out?)
+}
+
+/// What names the caller's token among the recent writes (with read replicas only: a hash of
+/// the token of the request, or of the one its body read authenticated).
+fn position_key(req: &HttpRequest, state: &web::Data<AppState>) -> Option<String> {
+    if !state.positions.enabled() {
+        return None;
+    }
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    Some(platform_core::auth::hash_token(value))
+}
+
+/// Records a write's commit position for the answer's header and the token's later reads.
+fn committed_at(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    key: Option<String>,
+    committed: Option<u64>,
+) {
+    if let Some(at) = committed {
+        req.extensions_mut().insert(crate::positions::Committed(at));
+        if let Some(key) = key {
+            state.positions.wrote(key, at);
+        }
+    }
 }
 
 /// Who calls: the request and the server state, and [`Caller::run`], which authenticates the
@@ -303,10 +333,10 @@ impl Caller {
     /// [`Caller::run`] does. Only for calls whose cost is bounded and small (a document by id,
     /// the last observations of a series): this thread serves other connections meanwhile.
     ///
-    /// On this thread the caller is authenticated in a [`Snapshot`] that `f` is given to make
-    /// its reads in (one read transaction for the whole request); on the pool `f` gets none and
-    /// each read is made on its own (over a database server, a transaction would cost round
-    /// trips of its own).
+    /// The caller is authenticated in a [`Snapshot`] that `f` is given to make its reads in
+    /// (one read transaction for the whole request): on this thread, or on the pool (over a
+    /// database server, where the snapshot's first read carries the authentication epoch's:
+    /// one round trip for the request, see [`platform_core::api::Tenancy::read_authenticated`]).
     pub async fn run_short<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
@@ -355,8 +385,53 @@ impl Caller {
                 self.req.extensions_mut().insert(TenantTag(tenant));
                 Ok(out?)
             }
-            None => as_caller(&self.req, &self.state, move |p, who| f(p, who, None)).await,
+            None => self.run_in_snapshot(f).await,
         }
+    }
+
+    /// [`Caller::run_short`] on a blocking thread, for a database a network away: the caller
+    /// authenticated and `f` run in one snapshot, the authentication epoch read with `f`'s
+    /// first read (one round trip for both, where the token is kept), on a read replica where
+    /// the request may read from one.
+    async fn run_in_snapshot<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: Fn(&Platform, &Principal, Option<&Snapshot<'_>>) -> platform_core::Result<T>
+            + Send
+            + 'static,
+    {
+        let (req, state) = (&self.req, &self.state);
+        let known = req.extensions().get::<Authenticated>().map(|c| c.0.clone());
+        let (credentials, environment) = match known {
+            Some(_) => (None, None),
+            None => credentials(req)?,
+        };
+        let key = position_key(req, state);
+        let after = state.positions.reads_after(req, key.as_deref())?;
+        let platform = state.platform.clone();
+        let span = tracing::Span::current();
+        let (tenant, out) = web::block(move || {
+            let _request = span.enter();
+            let _replicas = after.map(ReplicaReads::allow);
+            let snapshot = platform.snapshot()?;
+            let (principal, out) = match known {
+                Some(p) => {
+                    let out = f(&platform, &p, Some(&snapshot));
+                    (p, out)
+                }
+                None => platform.tenancy().read_authenticated(
+                    &snapshot,
+                    credentials.as_ref(),
+                    environment.as_deref(),
+                    |p| f(&platform, p, Some(&snapshot)),
+                )?,
+            };
+            Ok::<_, platform_core::Error>((principal.tenant, out))
+        })
+        .await
+        .map_err(blocking_failed)??;
+        req.extensions_mut().insert(TenantTag(tenant));
+        Ok(out?)
     }
 
     /// The request (headers for content negotiation).

@@ -11,6 +11,7 @@ mod multinode;
 mod openapi;
 mod ops;
 mod readme;
+mod replicas;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};

@@ -104,6 +104,24 @@ impl Tenancy<'_> {
             .authenticate_at(Some(snapshot.tx()), credentials, environment)
     }
 
+    /// Authenticates the caller in `snapshot` and makes `read` as them, in it: a request's
+    /// reads (see [`crate::Platform::snapshot`]). Where the caller's token is kept from an
+    /// earlier request, `read` runs before the authentication epoch is known, the epoch read
+    /// with its first read (one round trip for both, on a database server); if the epoch moved
+    /// since the token was kept, what `read` answered is dropped, the caller authenticated
+    /// afresh, and `read` made again. So `read` must only read. The outer error is the
+    /// authentication's; the caller's, with what `read` answered, inside.
+    pub fn read_authenticated<T>(
+        &self,
+        snapshot: &crate::Snapshot<'_>,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+        read: impl Fn(&Principal) -> Result<T>,
+    ) -> Result<(Principal, Result<T>)> {
+        self.platform
+            .read_authenticated(snapshot.tx(), credentials, environment, read)
+    }
+
     /// A `platform`-role principal for local use (the CLI on a database file, embedding): the
     /// tenant is created if absent. Whoever can open the file has full rights over it.
     pub fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {

@@ -38,6 +38,7 @@ mod migrations;
 mod outbox;
 mod pool;
 mod records;
+mod replicas;
 mod secrets;
 mod tenancy;
 #[cfg(any(test, feature = "contract-tests"))]
@@ -69,6 +70,36 @@ pub fn is_url(text: &str) -> bool {
     text.starts_with("postgres://") || text.starts_with("postgresql://")
 }
 
+pub use replicas::{DEFAULT_MAX_LAG, SAMPLE_EVERY};
+
+/// How a [`PgStore`] is opened, past its URL.
+#[derive(Debug, Clone)]
+pub struct PgOptions {
+    /// The schema of the platform's tables (created if absent).
+    pub schema: String,
+    /// How long a claim of a job or delivery lasts without renewal.
+    pub lease: Duration,
+    /// The URLs of streaming replicas of the database that serve the reads a caller allows them
+    /// ([`crate::store::ReplicaReads`]).
+    pub read_replicas: Vec<String>,
+    /// The longest a replica may lag behind the primary and still serve reads.
+    pub replica_max_lag: Duration,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        PgOptions {
+            schema: "public".into(),
+            lease: DEFAULT_LEASE,
+            read_replicas: Vec::new(),
+            replica_max_lag: DEFAULT_MAX_LAG,
+        }
+    }
+}
+
+/// The statements that open a read transaction.
+const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+
 /// A store in one PostgreSQL database (in one schema of it).
 pub struct PgStore {
     shared: Arc<Shared>,
@@ -86,6 +117,8 @@ pub(crate) struct Shared {
     /// The claims this store made (committed) whose work has not ended
     /// ([`Store::claim_ended`]): the only ones its renewal thread renews.
     claims: std::sync::Mutex<std::collections::HashSet<crate::store::Claim>>,
+    /// The read replicas, when any.
+    replicas: Option<replicas::Replicas>,
 }
 
 impl Shared {
@@ -169,6 +202,20 @@ impl PgStore {
 
     /// Opens the platform's tables in `schema` (created if absent) with claims lasting `lease`.
     pub fn open_in_schema(url: &str, schema: &str, lease: Duration) -> Result<PgStore> {
+        PgStore::open_with(
+            url,
+            &PgOptions {
+                schema: schema.to_string(),
+                lease,
+                ..PgOptions::default()
+            },
+        )
+    }
+
+    /// Opens the platform's tables as `options` say. A read replica that does not answer, or
+    /// is not a replica (it accepts writes), is an error naming it.
+    pub fn open_with(url: &str, options: &PgOptions) -> Result<PgStore> {
+        let (schema, lease) = (options.schema.as_str(), options.lease);
         check_schema(schema)?;
         let config: tokio_postgres::Config = url.parse().map_err(|e| {
             Error::invalid_parameter(format!("\"{}\" is not a PostgreSQL URL: {e}", redact(url)))
@@ -178,6 +225,15 @@ impl PgStore {
             let mut conn = pool.get()?;
             migrations::migrate(&mut conn, schema)?;
         }
+        let replicas = match options.read_replicas.as_slice() {
+            [] => None,
+            urls => Some(replicas::Replicas::open(
+                urls,
+                schema,
+                options.replica_max_lag,
+                &pool,
+            )?),
+        };
         let node = format!(
             "{}-{}",
             std::process::id(),
@@ -189,8 +245,12 @@ impl PgStore {
             node,
             lease,
             claims: Default::default(),
+            replicas,
         });
         jobs::start_lease_renewal(&shared);
+        if shared.replicas.is_some() {
+            replicas::start_sampling(&shared);
+        }
         Ok(PgStore { shared })
     }
 
@@ -234,14 +294,25 @@ pub fn redact(url: &str) -> String {
 impl PgStore {
     /// A read transaction (what [`Store::read`] boxes).
     fn read_tx(&self) -> Result<Tx<'_>> {
+        // The snapshot is taken by the transaction's first statement. A read the caller allows
+        // a replica goes to one that may serve it ([`replicas::Replicas::pick`]), when any.
+        if let (Some(after), Some(replicas)) =
+            (crate::store::ReplicaReads::after(), &self.shared.replicas)
+        {
+            if let Some(replica) = replicas.pick(after) {
+                match replica.pool.get() {
+                    Ok(conn) => {
+                        metrics::counter!("platform_db_reads_total", "server" => "replica")
+                            .increment(1);
+                        return Ok(Tx::new(conn, BEGIN_READ, true, &self.shared, Some(replica)));
+                    }
+                    Err(e) => replica.down(&format!("no connection: {e}")),
+                }
+            }
+            metrics::counter!("platform_db_reads_total", "server" => "primary").increment(1);
+        }
         let conn = self.shared.pool.get()?;
-        // The snapshot is taken by the transaction's first statement.
-        Ok(Tx::new(
-            conn,
-            "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
-            true,
-            &self.shared,
-        ))
+        Ok(Tx::new(conn, BEGIN_READ, true, &self.shared, None))
     }
 }
 
@@ -259,11 +330,20 @@ impl Store for PgStore {
             "BEGIN ISOLATION LEVEL READ COMMITTED",
             false,
             &self.shared,
+            None,
         )))
     }
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn replicas(&self) -> Vec<crate::store::ReplicaStatus> {
+        self.shared
+            .replicas
+            .as_ref()
+            .map(replicas::Replicas::statuses)
+            .unwrap_or_default()
     }
 
     fn claim_ended(&self, claim: &crate::store::Claim) {

@@ -153,7 +153,7 @@ impl PgConn {
 pub(crate) type Owned = Box<dyn ToSql + Sync + Send>;
 
 /// A statement sent with the next one whose answer is needed.
-struct Deferred {
+pub(crate) struct Deferred {
     sql: String,
     params: Vec<Owned>,
     /// Its rows are kept for the caller under this tag (`None`: dropped).
@@ -161,6 +161,7 @@ struct Deferred {
 }
 
 /// What the last statement of a pipeline is.
+#[derive(Clone, Copy)]
 pub(crate) enum Last<'p> {
     /// A query with parameters: its rows.
     Query(&'p str, &'p Params<'p>),
@@ -168,6 +169,9 @@ pub(crate) enum Last<'p> {
     Execute(&'p str, &'p Params<'p>),
     /// Statements without parameters (simple protocol).
     Batch(&'p str),
+    /// Statements without parameters (simple protocol): the first column of the rows they
+    /// answer, as text.
+    Simple(&'p str),
 }
 
 /// The rows of the tagged deferred statements of a pipeline, with their tags.
@@ -177,6 +181,7 @@ pub(crate) type Tagged = Vec<(usize, Vec<Row>)>;
 pub(crate) enum Answer {
     Rows(Vec<Row>),
     Count(u64),
+    Texts(Vec<String>),
     Done,
 }
 
@@ -335,14 +340,29 @@ impl Conn<'_> {
     /// Sends the opening statements, every deferred one and `last` in one round trip, and
     /// answers `last`'s outcome with the rows of the tagged deferred ones. The first failure
     /// in order fails the call (later statements of a failed transaction fail too).
+    /// On a failure the deferred statements are kept, for the caller to drop
+    /// ([`Conn::drop_deferred`]) or to send on another connection ([`Conn::take_deferred`]).
     pub(crate) fn send(&mut self, last: Last<'_>) -> Result<(Answer, Tagged)> {
-        let out = self.pipeline(last);
+        let deferred = std::mem::take(&mut self.deferred);
+        let out = self.pipeline(&deferred, last);
+        if out.is_err() {
+            self.deferred = deferred;
+        }
         self.check(out)
     }
 
-    fn pipeline(&mut self, last: Last<'_>) -> Result<(Answer, Tagged)> {
+    /// The deferred statements, taken away (to be sent on another connection).
+    pub(crate) fn take_deferred(&mut self) -> Vec<Deferred> {
+        std::mem::take(&mut self.deferred)
+    }
+
+    /// Statements deferred on another connection, to send with this one's next statement.
+    pub(crate) fn put_deferred(&mut self, deferred: Vec<Deferred>) {
+        self.deferred = deferred;
+    }
+
+    fn pipeline(&mut self, deferred: &[Deferred], last: Last<'_>) -> Result<(Answer, Tagged)> {
         let begin = self.begin.take();
-        let deferred = std::mem::take(&mut self.deferred);
         let pool = self.pool;
         let obj = self.obj()?;
         let client: &Client = obj;
@@ -353,7 +373,7 @@ impl Conn<'_> {
         // Every statement prepared (those new to the connection, all at once).
         let last_sql = match &last {
             Last::Query(sql, _) | Last::Execute(sql, _) => Some(*sql),
-            Last::Batch(_) => None,
+            Last::Batch(_) | Last::Simple(_) => None,
         };
         let texts: Vec<&str> = deferred
             .iter()
@@ -426,6 +446,21 @@ impl Conn<'_> {
                     client.batch_execute(sql).await.map(|()| Answer::Done)
                 }));
             }
+            Last::Simple(sql) => {
+                steps.push(Box::pin(async move {
+                    let messages = client.simple_query(sql).await?;
+                    let texts = messages
+                        .iter()
+                        .filter_map(|m| match m {
+                            tokio_postgres::SimpleQueryMessage::Row(row) => {
+                                row.get(0).map(str::to_string)
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    Ok(Answer::Texts(texts))
+                }));
+            }
         }
         let sent = steps.len() as u64;
         let answers = block_on(join_all(steps));
@@ -439,7 +474,7 @@ impl Conn<'_> {
             }
         }
         let mut tagged = Vec::new();
-        for d in &deferred {
+        for d in deferred {
             match answers.next() {
                 Some(Ok(Answer::Rows(rows))) => {
                     if let Some(tag) = d.tag {
@@ -499,7 +534,6 @@ impl Conn<'_> {
     fn check<T>(&mut self, out: Result<T>) -> Result<T> {
         if out.is_err() {
             self.begin = None;
-            self.deferred.clear();
         }
         if let Err(Error::Unavailable(_)) = &out {
             self.discard();

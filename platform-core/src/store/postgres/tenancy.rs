@@ -70,10 +70,17 @@ impl TenancyRead for Tx<'_> {
     }
 
     fn auth_epoch(&self) -> Result<u64> {
+        if let Some(n) = self.cache.borrow().auth_epoch {
+            return Ok(n);
+        }
         let n: i64 = get(
             &self.query_one("SELECT n FROM auth_epoch WHERE id = 1", &[])?,
             0,
         )?;
+        // A reader sees one snapshot: the epoch stays as read.
+        if self.read_only {
+            self.cache.borrow_mut().auth_epoch = Some(n as u64);
+        }
         Ok(n as u64)
     }
 

@@ -9,9 +9,11 @@
 //! read, its writes with `COMMIT`), and an array of objects as many.
 
 use super::pool::{Answer, Conn, Last, Owned};
+use super::replicas::Replica;
 use super::{get, Shared};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
+use crate::store::{parse_position, set_commit_position};
 use crate::store::{
     Ahead, Automation, Chunk, Claim, Collection, DataKey, Hold, Holds, ReadAhead, StoredVersion,
     WriteTx,
@@ -32,6 +34,10 @@ pub(crate) type SeriesKey = (String, String, String, String);
 /// A transaction on one pooled connection.
 pub(crate) struct Tx<'a> {
     pub(super) conn: RefCell<Conn<'a>>,
+    /// The statements that open it (sent again on the primary when a replica fails it).
+    begin: &'static str,
+    /// The read replica it reads from, while it does (a read transaction).
+    replica: std::cell::Cell<Option<&'a Replica>>,
     pub(super) open: bool,
     /// A read transaction (`READ ONLY`): its end is sent without waiting for the answer.
     pub(super) read_only: bool,
@@ -64,6 +70,8 @@ pub(crate) struct TxCache {
     pub(crate) series: HashMap<SeriesKey, Vec<Chunk>>,
     /// The version this transaction put last (a save makes it current next).
     pub(crate) last_put: Option<(Collection, Scope, StoredVersion)>,
+    /// The authentication epoch, once read (a reader's; a writer changes it).
+    pub(crate) auth_epoch: Option<u64>,
 }
 
 /// Where the rows of a read named ahead go.
@@ -79,6 +87,8 @@ enum Sink {
     /// The chunks (tenant, env, obj, prop, start, stop, n, payload) of series at their current
     /// versions; the keys asked for and not found have none.
     Series(Vec<SeriesKey>),
+    /// The authentication epoch (`n`).
+    AuthEpoch,
 }
 
 /// A row of `versions` to write.
@@ -140,16 +150,20 @@ fn owned<T: ToSql + Sync + Send + 'static>(value: T) -> Owned {
 }
 
 impl<'a> Tx<'a> {
-    /// A transaction on `conn`, opened by `begin` with its first statement.
+    /// A transaction on `conn` (a connection to `replica`, when given), opened by `begin`
+    /// with its first statement.
     pub(super) fn new(
         mut conn: Conn<'a>,
-        begin: &str,
+        begin: &'static str,
         read_only: bool,
         shared: &'a Shared,
+        replica: Option<&'a Replica>,
     ) -> Self {
         conn.begin_with_first(begin.to_string());
         Tx {
             conn: RefCell::new(conn),
+            begin,
+            replica: std::cell::Cell::new(replica),
             open: true,
             read_only,
             shared,
@@ -209,9 +223,34 @@ impl Tx<'_> {
     }
 
     /// Sends `last` with everything held back, and keeps the rows of the reads named ahead.
+    /// A read replica that fails the transaction's first round trip (stopped since it was last
+    /// sampled) is marked down, and the same statements go to the primary: nothing was
+    /// answered yet, so the caller sees no error.
     fn send(&self, last: Last<'_>) -> Result<Answer> {
         self.seal();
-        let (answer, tagged) = self.conn.borrow_mut().send(last)?;
+        let first = !self.conn.borrow().begun();
+        let sent = self.conn.borrow_mut().send(last);
+        let (answer, tagged) = match sent {
+            Ok(done) => done,
+            Err(e) => match (self.replica.get(), first, &e) {
+                (Some(replica), true, Error::Unavailable(_)) => {
+                    replica.down(&format!("a read failed: {e}"));
+                    tracing::warn!(replica = %replica.name, error = %e, "a read replica failed; reading from the primary");
+                    metrics::counter!("platform_db_replica_fallbacks_total").increment(1);
+                    let mut primary = self.shared.pool.get()?;
+                    primary.begin_with_first(self.begin.to_string());
+                    primary.put_deferred(self.conn.borrow_mut().take_deferred());
+                    *self.conn.borrow_mut() = primary;
+                    self.replica.set(None);
+                    let resent = self.conn.borrow_mut().send(last);
+                    resent.inspect_err(|_| self.conn.borrow_mut().drop_deferred())?
+                }
+                _ => {
+                    self.conn.borrow_mut().drop_deferred();
+                    return Err(e);
+                }
+            },
+        };
         self.absorb(tagged)?;
         Ok(answer)
     }
@@ -394,6 +433,11 @@ impl Tx<'_> {
                         .collect::<Result<Vec<_>>>()?;
                     cache.all_automations = Some(found);
                 }
+                Sink::AuthEpoch => {
+                    if let Some(row) = rows.first() {
+                        cache.auth_epoch = Some(get::<i64>(row, 0)? as u64);
+                    }
+                }
                 Sink::Series(keys) => {
                     for key in keys {
                         cache.series.insert(key.clone(), Vec::new());
@@ -515,8 +559,10 @@ impl ReadAhead for Tx<'_> {
         let mut all = false;
         let mut series: Vec<SeriesKey> = Vec::new();
         let mut types: Vec<(Collection, &Scope, &str, &[Scope])> = Vec::new();
+        let mut epoch = false;
         for a in what {
             match a {
+                Ahead::AuthEpoch => epoch |= self.read_only && cache.auth_epoch.is_none(),
                 Ahead::TypeOf(coll, scope, id, scopes) => types.push((*coll, scope, id, scopes)),
                 Ahead::Document(coll, scope, id) => {
                     let key = (
@@ -574,6 +620,13 @@ impl ReadAhead for Tx<'_> {
                 ),
                 vec![owned(t), owned(e), owned(i), owned(coll.as_str())],
                 Sink::Documents(coll, keys),
+            );
+        }
+        if epoch {
+            self.defer_read(
+                "SELECT n FROM auth_epoch WHERE id = 1",
+                vec![],
+                Sink::AuthEpoch,
             );
         }
         for (coll, scope, id, in_scopes) in types {
@@ -735,7 +788,20 @@ impl WriteTx for Tx<'_> {
             self.open = false;
             return Ok(());
         }
-        let outcome = conn.batch("COMMIT");
+        // With read replicas, the commit's position in the log comes back with it (a client's
+        // later reads then see this write wherever they are served).
+        let outcome = match &self.shared.replicas {
+            None => conn.batch("COMMIT"),
+            Some(_) => conn
+                .send(Last::Simple("COMMIT; SELECT pg_current_wal_lsn()::text"))
+                .map(|(answer, _)| {
+                    if let Answer::Texts(texts) = answer {
+                        if let Some(at) = texts.first().and_then(|t| parse_position(t)) {
+                            set_commit_position(at);
+                        }
+                    }
+                }),
+        };
         self.open = false;
         if outcome.is_err() {
             // Whether it committed is not known: a claim it made, if it did, is renewed by no
