@@ -269,13 +269,14 @@ where
     let span = tracing::Span::current();
     let (tenant, out, committed) = web::block(move || {
         let _request = span.enter();
-        let _replicas = after.map(ReplicaReads::allow);
+        // Authenticated on the primary; the call's reads where the request may read.
         let principal = match known {
             Some(p) => p,
             None => platform
                 .tenancy()
                 .authenticate(credentials.as_ref(), environment.as_deref())?,
         };
+        let _replicas = after.map(ReplicaReads::allow);
         let out = f(&platform, &principal);
         Ok::<_, platform_core::Error>((principal.tenant, out, take_commit_position()))
     })
@@ -412,19 +413,27 @@ impl Caller {
         let span = tracing::Span::current();
         let (tenant, out) = web::block(move || {
             let _request = span.enter();
-            let _replicas = after.map(ReplicaReads::allow);
-            let snapshot = platform.snapshot()?;
-            let (principal, out) = match known {
-                Some(p) => {
-                    let out = f(&platform, &p, Some(&snapshot));
-                    (p, out)
+            let run = |after: Option<u64>| {
+                let _replicas = after.map(ReplicaReads::allow);
+                let snapshot = platform.snapshot()?;
+                match &known {
+                    Some(p) => {
+                        let out = f(&platform, p, Some(&snapshot));
+                        Ok((p.clone(), out))
+                    }
+                    None => platform.tenancy().read_authenticated(
+                        &snapshot,
+                        credentials.as_ref(),
+                        environment.as_deref(),
+                        |p| f(&platform, p, Some(&snapshot)),
+                    ),
                 }
-                None => platform.tenancy().read_authenticated(
-                    &snapshot,
-                    credentials.as_ref(),
-                    environment.as_deref(),
-                    |p| f(&platform, p, Some(&snapshot)),
-                )?,
+            };
+            // A token made a moment ago may not have reached a replica yet: a caller a replica
+            // does not know is authenticated again on the primary.
+            let (principal, out) = match run(after) {
+                Err(e) if after.is_some() && e.code() == ErrorCode::NotAuthenticated => run(None)?,
+                done => done?,
             };
             Ok::<_, platform_core::Error>((principal.tenant, out))
         })

@@ -234,7 +234,62 @@ fn a_read_replica_serves_reads_and_clients_read_their_own_writes() {
     let before = replica_reads(&base);
     assert_eq!(get(&a, &bob, None).1["n"], 2);
     assert!(replica_reads(&base) > before, "the replica serves again");
+    // A token made a moment ago reads at once (authenticated on the primary when the replica
+    // does not know it yet).
+    for user in ["carol", "dave", "erin"] {
+        let out = platform(&[
+            "token",
+            "create",
+            "--db",
+            &primary.url,
+            "--key-file",
+            key_text,
+            "--tenant",
+            "default",
+            "--user",
+            user,
+            "--role",
+            "reader",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fresh = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        let (status, got) = get(&a, &fresh, None);
+        assert_eq!(status, 200, "{user}: {got}");
+    }
     // A bad position is refused.
     let (status, body) = get(&a, &bob, Some("soon"));
     assert_eq!(status, 400, "{body}");
+    // A token revoked on the primary is refused by replica reads as soon as the replica has
+    // replayed the revocation and the next sample of the primary saw it (a sample is 0.1 s).
+    let out = platform(&[
+        "token",
+        "revoke",
+        "--db",
+        &primary.url,
+        "--key-file",
+        key_text,
+        &bob,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let revoked = Instant::now();
+    loop {
+        let (status, _) = get(&a, &bob, None);
+        if status == 401 {
+            break;
+        }
+        assert!(
+            revoked.elapsed() < Duration::from_secs(1),
+            "a revoked token still reads {:?} after its revocation",
+            revoked.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
