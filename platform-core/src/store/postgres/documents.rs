@@ -3,8 +3,8 @@
 //! name) and `tags`.
 
 use super::filter::{self, Arg, SqlBuilder};
+use super::gathered::{HeadRow, VersionRow};
 use super::pool::Owned;
-use super::tx::{HeadRow, VersionRow};
 use super::{get, get_u32, json_text, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;

@@ -26,6 +26,7 @@
 //!
 //! **Invariant:** only `store::postgres` names the `postgres` crate.
 
+mod ahead;
 mod audit;
 mod bus;
 #[cfg(any(test, feature = "contract-tests"))]
@@ -33,6 +34,7 @@ pub mod cluster;
 mod data;
 mod documents;
 mod filter;
+mod gathered;
 mod jobs;
 mod migrations;
 mod outbox;

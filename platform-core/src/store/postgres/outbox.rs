@@ -4,8 +4,8 @@
 //! A running delivery whose lease ran out (its node was killed) counts as pending again: it is
 //! due, and claimable, as if it had never been claimed.
 
+use super::gathered::DeliveryRow;
 use super::jobs::lease_secs;
-use super::tx::DeliveryRow;
 use super::{get, get_u32, json_map, json_text, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;

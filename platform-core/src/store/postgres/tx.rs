@@ -8,16 +8,15 @@
 //! a save of one object is two round trips (its holds and reads named ahead with the first
 //! read, its writes with `COMMIT`), and an array of objects as many.
 
+use super::ahead::Sink;
+use super::gathered::Gathered;
 use super::pool::{Answer, Conn, Last, Owned};
 use super::replicas::Replica;
-use super::{get, Shared};
+use super::Shared;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::store::{parse_position, set_commit_position};
-use crate::store::{
-    Ahead, Automation, Chunk, Claim, Collection, DataKey, Hold, Holds, ReadAhead, StoredVersion,
-    WriteTx,
-};
+use crate::store::{Automation, Chunk, Claim, Collection, Hold, Holds, StoredVersion, WriteTx};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use tokio_postgres::types::ToSql;
@@ -52,9 +51,9 @@ pub(crate) struct Tx<'a> {
     /// The jobs and deliveries it claimed: the store's once it commits.
     pub(super) claims: Vec<Claim>,
     /// Rows gathered for multi-row writes, sent before any other statement.
-    rows: RefCell<Gathered>,
+    pub(super) rows: RefCell<Gathered>,
     /// Where the rows of each tagged read go (by tag).
-    sinks: RefCell<Vec<Sink>>,
+    pub(super) sinks: RefCell<Vec<Sink>>,
 }
 
 /// Rows a transaction keeps (see [`Tx::cache`]).
@@ -74,78 +73,7 @@ pub(crate) struct TxCache {
     pub(crate) auth_epoch: Option<u64>,
 }
 
-/// Where the rows of a read named ahead go.
-enum Sink {
-    /// Current versions (tenant, env, then the version's columns) of documents of a collection;
-    /// the keys asked for and not found have none.
-    Documents(Collection, Vec<(String, String, String)>),
-    /// The type definitions (the type id, then tenant, env and the version's columns where
-    /// one exists) named by a document, in these scopes; where none exists, none.
-    Types(Vec<(String, String)>),
-    /// The automations of a scope (`doc`), or of every scope (`tenant, env, doc`).
-    Automations(Option<(String, String)>),
-    /// The chunks (tenant, env, obj, prop, start, stop, n, payload) of series at their current
-    /// versions; the keys asked for and not found have none.
-    Series(Vec<SeriesKey>),
-    /// The authentication epoch (`n`).
-    AuthEpoch,
-}
-
-/// A row of `versions` to write.
-pub(crate) struct VersionRow {
-    pub(crate) key: DocKey,
-    pub(crate) version: i64,
-    pub(crate) body: String,
-    pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
-    pub(crate) user: String,
-    pub(crate) reason: Option<String>,
-}
-
-/// A row of `heads` to write.
-pub(crate) struct HeadRow {
-    pub(crate) key: DocKey,
-    pub(crate) version: i64,
-    pub(crate) kind: Option<String>,
-    pub(crate) body: serde_json::Value,
-    pub(crate) search: String,
-    pub(crate) name_fold: Option<String>,
-}
-
-/// A row of `deliveries` to write.
-pub(crate) struct DeliveryRow {
-    pub(crate) tenant: String,
-    pub(crate) env: String,
-    pub(crate) automation: String,
-    pub(crate) item: String,
-    pub(crate) status: String,
-    pub(crate) attempts: i64,
-    pub(crate) next_at: chrono::DateTime<chrono::Utc>,
-    pub(crate) doc: String,
-}
-
-/// Rows gathered for multi-row writes ([`Tx::gather`]).
-#[derive(Default)]
-pub(crate) struct Gathered {
-    /// Versions of new numbers (a row of the number already there is a write conflict).
-    pub(crate) new_versions: Vec<VersionRow>,
-    /// Versions rewritten in place (unversioned types).
-    pub(crate) versions_in_place: Vec<VersionRow>,
-    /// Current rows, the last of each key kept.
-    pub(crate) heads: Vec<HeadRow>,
-    /// Deliveries, in the order they were added.
-    pub(crate) deliveries: Vec<DeliveryRow>,
-}
-
-impl Gathered {
-    fn is_empty(&self) -> bool {
-        self.new_versions.is_empty()
-            && self.versions_in_place.is_empty()
-            && self.heads.is_empty()
-            && self.deliveries.is_empty()
-    }
-}
-
-fn owned<T: ToSql + Sync + Send + 'static>(value: T) -> Owned {
+pub(super) fn owned<T: ToSql + Sync + Send + 'static>(value: T) -> Owned {
     Box::new(value)
 }
 
@@ -208,15 +136,6 @@ impl Tx<'_> {
         self.conn.borrow_mut().defer(sql.into(), params, None);
     }
 
-    /// A read whose rows go to the cache, sent with the next statement whose answer is needed.
-    fn defer_read(&self, sql: impl Into<String>, params: Vec<Owned>, sink: Sink) {
-        self.seal();
-        let mut sinks = self.sinks.borrow_mut();
-        let tag = sinks.len();
-        sinks.push(sink);
-        self.conn.borrow_mut().defer(sql.into(), params, Some(tag));
-    }
-
     /// Adds rows to the multi-row writes (sent before any other statement).
     pub(super) fn gather(&self, add: impl FnOnce(&mut Gathered)) {
         add(&mut self.rows.borrow_mut());
@@ -255,210 +174,6 @@ impl Tx<'_> {
         Ok(answer)
     }
 
-    /// Turns the gathered rows into statements held back: new versions, versions in place,
-    /// current rows, deliveries (each table apart; nothing else in between).
-    fn seal(&self) {
-        let mut rows = self.rows.borrow_mut();
-        if rows.is_empty() {
-            return;
-        }
-        let rows = std::mem::take(&mut *rows);
-        let mut conn = self.conn.borrow_mut();
-        for (versions, in_place) in [(rows.new_versions, false), (rows.versions_in_place, true)] {
-            if versions.is_empty() {
-                continue;
-            }
-            let versions = if in_place {
-                last_of_each(versions, |v| (v.key.clone(), v.version))
-            } else {
-                versions
-            };
-            let conflict = if in_place {
-                " ON CONFLICT (coll, tenant, env, id, version) DO UPDATE SET body = excluded.body, \
-                 timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason"
-            } else {
-                ""
-            };
-            let sql = format!(
-                "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
-                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-                 $6::text[], $7::timestamptz[], $8::text[], $9::text[]){conflict}"
-            );
-            let mut c = Columns9::default();
-            for v in versions {
-                c.0.push(v.key.0.as_str().to_string());
-                c.1.push(v.key.1);
-                c.2.push(v.key.2);
-                c.3.push(v.key.3);
-                c.4.push(v.version);
-                c.5.push(v.body);
-                c.6.push(v.timestamp);
-                c.7.push(v.user);
-                c.8.push(v.reason);
-            }
-            conn.defer(sql, c.params(), None);
-        }
-        if !rows.heads.is_empty() {
-            let heads = last_of_each(rows.heads, |h| h.key.clone());
-            let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
-            let (mut version, mut kind, mut body, mut search, mut name_fold) =
-                (vec![], vec![], vec![], vec![], vec![]);
-            for h in heads {
-                coll.push(h.key.0.as_str().to_string());
-                tenant.push(h.key.1);
-                env.push(h.key.2);
-                id.push(h.key.3);
-                version.push(h.version);
-                kind.push(h.kind);
-                body.push(h.body);
-                search.push(h.search);
-                name_fold.push(h.name_fold);
-            }
-            conn.defer(
-                "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
-                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-                 $6::text[], $7::jsonb[], $8::text[], $9::text[]) ON CONFLICT (coll, tenant, env, id) \
-                 DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-                 search = excluded.search, name_fold = excluded.name_fold"
-                    .into(),
-                vec![
-                    owned(coll),
-                    owned(tenant),
-                    owned(env),
-                    owned(id),
-                    owned(version),
-                    owned(kind),
-                    owned(body),
-                    owned(search),
-                    owned(name_fold),
-                ],
-                None,
-            );
-        }
-        if !rows.deliveries.is_empty() {
-            let mut c: [Vec<String>; 5] = Default::default();
-            let (mut attempts, mut next_at, mut doc) = (vec![], vec![], vec![]);
-            for d in rows.deliveries {
-                c[0].push(d.tenant);
-                c[1].push(d.env);
-                c[2].push(d.automation);
-                c[3].push(d.item);
-                c[4].push(d.status);
-                attempts.push(d.attempts);
-                next_at.push(d.next_at);
-                doc.push(d.doc);
-            }
-            let [tenant, env, automation, item, status] = c;
-            // Numbered in the order they were added (`seq` is given row by row, in this order).
-            conn.defer(
-                "INSERT INTO deliveries (tenant, env, automation, item, status, attempts, next_at, doc) \
-                 SELECT t, e, a, i, s, n, at, d FROM unnest($1::text[], $2::text[], $3::text[], \
-                 $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[]) \
-                 WITH ORDINALITY AS u(t, e, a, i, s, n, at, d, o) ORDER BY o"
-                    .into(),
-                vec![
-                    owned(tenant),
-                    owned(env),
-                    owned(automation),
-                    owned(item),
-                    owned(status),
-                    owned(attempts),
-                    owned(next_at),
-                    owned(doc),
-                ],
-                None,
-            );
-        }
-    }
-
-    /// Fills the cache from the rows of the reads named ahead.
-    fn absorb(&self, tagged: Vec<(usize, Vec<Row>)>) -> Result<()> {
-        if tagged.is_empty() {
-            return Ok(());
-        }
-        let sinks = std::mem::take(&mut *self.sinks.borrow_mut());
-        let mut cache = self.cache.borrow_mut();
-        for (tag, rows) in tagged {
-            let Some(sink) = sinks.get(tag) else {
-                return Err(Error::Internal(format!("rows for an unknown read {tag}")));
-            };
-            match sink {
-                Sink::Documents(coll, keys) => {
-                    for (t, e, i) in keys {
-                        cache
-                            .docs
-                            .insert((*coll, t.clone(), e.clone(), i.clone()), None);
-                    }
-                    for row in &rows {
-                        let (t, e): (String, String) = (get(row, 0)?, get(row, 1)?);
-                        let v = super::documents::decode_version_at(row, 2)?;
-                        cache.docs.insert((*coll, t, e, v.id.clone()), Some(v));
-                    }
-                }
-                Sink::Types(scopes) => {
-                    for row in &rows {
-                        let Some(kind) = get::<Option<String>>(row, 0)? else {
-                            continue;
-                        };
-                        for (t, e) in scopes {
-                            cache
-                                .docs
-                                .entry((Collection::Type, t.clone(), e.clone(), kind.clone()))
-                                .or_insert(None);
-                        }
-                        if get::<Option<String>>(row, 1)?.is_some() {
-                            let (t, e): (String, String) = (get(row, 1)?, get(row, 2)?);
-                            let v = super::documents::decode_version_at(row, 3)?;
-                            cache.docs.insert((Collection::Type, t, e, kind), Some(v));
-                        }
-                    }
-                }
-                Sink::Automations(Some(scope)) => {
-                    let found = rows
-                        .iter()
-                        .map(|r| super::outbox::decode_automation(r, 0))
-                        .collect::<Result<Vec<_>>>()?;
-                    cache.automations.insert(scope.clone(), found);
-                }
-                Sink::Automations(None) => {
-                    let found = rows
-                        .iter()
-                        .map(|r| {
-                            let (t, e): (String, String) = (get(r, 0)?, get(r, 1)?);
-                            Ok((
-                                Scope::private(&t, &e),
-                                super::outbox::decode_automation(r, 2)?,
-                            ))
-                        })
-                        .collect::<Result<Vec<_>>>()?;
-                    cache.all_automations = Some(found);
-                }
-                Sink::AuthEpoch => {
-                    if let Some(row) = rows.first() {
-                        cache.auth_epoch = Some(get::<i64>(row, 0)? as u64);
-                    }
-                }
-                Sink::Series(keys) => {
-                    for key in keys {
-                        cache.series.insert(key.clone(), Vec::new());
-                    }
-                    for row in &rows {
-                        let key: SeriesKey =
-                            (get(row, 0)?, get(row, 1)?, get(row, 2)?, get(row, 3)?);
-                        let chunk = Chunk {
-                            start: get(row, 4)?,
-                            stop: get(row, 5)?,
-                            count: get::<i64>(row, 6)? as u32,
-                            payload: get(row, 7)?,
-                        };
-                        cache.series.entry(key).or_default().push(chunk);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Deletes the row `id` of a scope from a table keyed by (tenant, env, id); whether it
     /// existed.
     pub(super) fn delete_scoped(&mut self, table: &str, scope: &Scope, id: &str) -> Result<bool> {
@@ -490,48 +205,6 @@ impl Tx<'_> {
     }
 }
 
-/// Ten columns of version rows (nine, in order).
-#[derive(Default)]
-struct Columns9(
-    Vec<String>,
-    Vec<String>,
-    Vec<String>,
-    Vec<String>,
-    Vec<i64>,
-    Vec<String>,
-    Vec<chrono::DateTime<chrono::Utc>>,
-    Vec<String>,
-    Vec<Option<String>>,
-);
-
-impl Columns9 {
-    fn params(self) -> Vec<Owned> {
-        vec![
-            owned(self.0),
-            owned(self.1),
-            owned(self.2),
-            owned(self.3),
-            owned(self.4),
-            owned(self.5),
-            owned(self.6),
-            owned(self.7),
-            owned(self.8),
-        ]
-    }
-}
-
-/// The last row of each key, in the order of those last rows.
-fn last_of_each<T, K: std::hash::Hash + Eq>(rows: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
-    let mut seen = HashSet::new();
-    let mut out: Vec<T> = rows
-        .into_iter()
-        .rev()
-        .filter(|r| seen.insert(key(r)))
-        .collect();
-    out.reverse();
-    out
-}
-
 impl Drop for Tx<'_> {
     fn drop(&mut self) {
         let conn = self.conn.get_mut();
@@ -551,172 +224,7 @@ impl Drop for Tx<'_> {
     }
 }
 
-impl ReadAhead for Tx<'_> {
-    fn read_ahead(&self, what: &[Ahead<'_>]) -> Result<()> {
-        let cache = self.cache.borrow();
-        let mut docs: HashMap<Collection, Vec<(String, String, String)>> = HashMap::new();
-        let mut scopes: Vec<(String, String)> = Vec::new();
-        let mut all = false;
-        let mut series: Vec<SeriesKey> = Vec::new();
-        let mut types: Vec<(Collection, &Scope, &str, &[Scope])> = Vec::new();
-        let mut epoch = false;
-        for a in what {
-            match a {
-                Ahead::AuthEpoch => epoch |= self.read_only && cache.auth_epoch.is_none(),
-                Ahead::TypeOf(coll, scope, id, scopes) => types.push((*coll, scope, id, scopes)),
-                Ahead::Document(coll, scope, id) => {
-                    let key = (
-                        *coll,
-                        scope.tenant.clone(),
-                        scope.env.clone(),
-                        id.to_string(),
-                    );
-                    if !cache.docs.contains_key(&key) {
-                        let (_, t, e, i) = key;
-                        let keys = docs.entry(*coll).or_default();
-                        if !keys.contains(&(t.clone(), e.clone(), i.clone())) {
-                            keys.push((t, e, i));
-                        }
-                    }
-                }
-                Ahead::Automations(Some(scope)) => {
-                    let key = (scope.tenant.clone(), scope.env.clone());
-                    if !cache.automations.contains_key(&key) && !scopes.contains(&key) {
-                        scopes.push(key);
-                    }
-                }
-                Ahead::Automations(None) => all |= cache.all_automations.is_none(),
-                Ahead::Series(key) => {
-                    let k = (
-                        key.scope.tenant.clone(),
-                        key.scope.env.clone(),
-                        key.object.clone(),
-                        key.prop.clone(),
-                    );
-                    if !cache.series.contains_key(&k) && !series.contains(&k) {
-                        series.push(k);
-                    }
-                }
-            }
-        }
-        drop(cache);
-        for (coll, keys) in docs {
-            let (t, e, i): (Vec<String>, Vec<String>, Vec<String>) = keys.iter().cloned().fold(
-                (vec![], vec![], vec![]),
-                |(mut t, mut e, mut i), (a, b, c)| {
-                    t.push(a);
-                    e.push(b);
-                    i.push(c);
-                    (t, e, i)
-                },
-            );
-            self.defer_read(
-                format!(
-                    "SELECT k.t, k.e, x.* FROM unnest($1::text[], $2::text[], $3::text[]) AS k(t, e, i) \
-                     CROSS JOIN LATERAL (SELECT {} FROM heads h JOIN versions v ON v.coll = h.coll \
-                     AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version \
-                     WHERE h.coll = $4 AND h.tenant = k.t AND h.env = k.e AND h.id = k.i) AS x",
-                    super::documents::VERSION_COLUMNS
-                ),
-                vec![owned(t), owned(e), owned(i), owned(coll.as_str())],
-                Sink::Documents(coll, keys),
-            );
-        }
-        if epoch {
-            self.defer_read(
-                "SELECT n FROM auth_epoch WHERE id = 1",
-                vec![],
-                Sink::AuthEpoch,
-            );
-        }
-        for (coll, scope, id, in_scopes) in types {
-            let (t, e): (Vec<String>, Vec<String>) = in_scopes
-                .iter()
-                .map(|s| (s.tenant.clone(), s.env.clone()))
-                .unzip();
-            self.defer_read(
-                format!(
-                    "SELECT o.type, x.* FROM heads o LEFT JOIN LATERAL (SELECT h.tenant, h.env, {} \
-                     FROM unnest($5::text[], $6::text[]) AS s(t, e) JOIN heads h ON h.coll = 'type' \
-                     AND h.tenant = s.t AND h.env = s.e AND h.id = o.type JOIN versions v \
-                     ON v.coll = h.coll AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
-                     AND v.version = h.version) AS x ON true \
-                     WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND o.id = $4",
-                    super::documents::VERSION_COLUMNS
-                ),
-                vec![
-                    owned(coll.as_str()),
-                    owned(scope.tenant.clone()),
-                    owned(scope.env.clone()),
-                    owned(id.to_string()),
-                    owned(t.clone()),
-                    owned(e.clone()),
-                ],
-                Sink::Types(t.into_iter().zip(e).collect()),
-            );
-        }
-        for (tenant, env) in scopes {
-            self.defer_read(
-                "SELECT doc FROM automations WHERE tenant = $1 AND env = $2 ORDER BY id",
-                vec![owned(tenant.clone()), owned(env.clone())],
-                Sink::Automations(Some((tenant, env))),
-            );
-        }
-        if all {
-            self.defer_read(
-                "SELECT tenant, env, doc FROM automations ORDER BY tenant, env, id",
-                vec![],
-                Sink::Automations(None),
-            );
-        }
-        if !series.is_empty() {
-            let mut cols: (Vec<String>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
-            for (t, e, o, p) in &series {
-                cols.0.push(t.clone());
-                cols.1.push(e.clone());
-                cols.2.push(o.clone());
-                cols.3.push(p.clone());
-            }
-            self.defer_read(
-                "SELECT k.t, k.e, k.o, k.p, c.start, c.stop, c.n, c.payload \
-                 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(t, e, o, p) \
-                 CROSS JOIN LATERAL (SELECT start, stop, n, payload FROM series_chunks s \
-                 WHERE s.tenant = k.t AND s.env = k.e AND s.obj = k.o AND s.prop = k.p \
-                 AND s.vto IS NULL ORDER BY s.start) AS c",
-                vec![owned(cols.0), owned(cols.1), owned(cols.2), owned(cols.3)],
-                Sink::Series(series),
-            );
-        }
-        Ok(())
-    }
-}
-
-impl Tx<'_> {
-    /// The chunks of a series at `version`, from the cache, when it holds them: read ahead at
-    /// the current version of the object, which the cache knows to be `version`.
-    pub(super) fn cached_chunks(&self, key: &DataKey, version: u32) -> Option<Vec<Chunk>> {
-        let cache = self.cache.borrow();
-        let doc = (
-            Collection::Object,
-            key.scope.tenant.clone(),
-            key.scope.env.clone(),
-            key.object.clone(),
-        );
-        match cache.docs.get(&doc) {
-            Some(Some(v)) if v.version == version => {}
-            _ => return None,
-        }
-        cache
-            .series
-            .get(&(
-                key.scope.tenant.clone(),
-                key.scope.env.clone(),
-                key.object.clone(),
-                key.prop.clone(),
-            ))
-            .cloned()
-    }
-}
+impl Tx<'_> {}
 
 impl WriteTx for Tx<'_> {
     fn hold(&mut self, what: &[Hold<'_>]) -> Result<()> {

@@ -1,0 +1,298 @@
+//! Reads named ahead ([`ReadAhead`]): held back with the transaction's other statements and
+//! sent with the next one it needs answered, their rows kept in its cache for the reads that
+//! follow (current versions of documents, the types stored documents name, automations, the
+//! chunks of series at their current versions, the authentication epoch).
+
+use super::get;
+use super::pool::Owned;
+use super::tx::{owned, SeriesKey, Tx};
+use crate::error::{Error, Result};
+use crate::ids::Scope;
+use crate::store::{Ahead, Chunk, Collection, DataKey, ReadAhead};
+use std::collections::HashMap;
+use tokio_postgres::Row;
+
+/// Where the rows of a read named ahead go.
+pub(super) enum Sink {
+    /// Current versions (tenant, env, then the version's columns) of documents of a collection;
+    /// the keys asked for and not found have none.
+    Documents(Collection, Vec<(String, String, String)>),
+    /// The type definitions (the type id, then tenant, env and the version's columns where
+    /// one exists) named by a document, in these scopes; where none exists, none.
+    Types(Vec<(String, String)>),
+    /// The automations of a scope (`doc`), or of every scope (`tenant, env, doc`).
+    Automations(Option<(String, String)>),
+    /// The chunks (tenant, env, obj, prop, start, stop, n, payload) of series at their current
+    /// versions; the keys asked for and not found have none.
+    Series(Vec<SeriesKey>),
+    /// The authentication epoch (`n`).
+    AuthEpoch,
+}
+
+impl Tx<'_> {
+    /// A read whose rows go to the cache, sent with the next statement whose answer is needed.
+    pub(super) fn defer_read(&self, sql: impl Into<String>, params: Vec<Owned>, sink: Sink) {
+        self.seal();
+        let mut sinks = self.sinks.borrow_mut();
+        let tag = sinks.len();
+        sinks.push(sink);
+        self.conn.borrow_mut().defer(sql.into(), params, Some(tag));
+    }
+}
+
+impl Tx<'_> {
+    /// Fills the cache from the rows of the reads named ahead.
+    pub(super) fn absorb(&self, tagged: Vec<(usize, Vec<Row>)>) -> Result<()> {
+        if tagged.is_empty() {
+            return Ok(());
+        }
+        let sinks = std::mem::take(&mut *self.sinks.borrow_mut());
+        let mut cache = self.cache.borrow_mut();
+        for (tag, rows) in tagged {
+            let Some(sink) = sinks.get(tag) else {
+                return Err(Error::Internal(format!("rows for an unknown read {tag}")));
+            };
+            match sink {
+                Sink::Documents(coll, keys) => {
+                    for (t, e, i) in keys {
+                        cache
+                            .docs
+                            .insert((*coll, t.clone(), e.clone(), i.clone()), None);
+                    }
+                    for row in &rows {
+                        let (t, e): (String, String) = (get(row, 0)?, get(row, 1)?);
+                        let v = super::documents::decode_version_at(row, 2)?;
+                        cache.docs.insert((*coll, t, e, v.id.clone()), Some(v));
+                    }
+                }
+                Sink::Types(scopes) => {
+                    for row in &rows {
+                        let Some(kind) = get::<Option<String>>(row, 0)? else {
+                            continue;
+                        };
+                        for (t, e) in scopes {
+                            cache
+                                .docs
+                                .entry((Collection::Type, t.clone(), e.clone(), kind.clone()))
+                                .or_insert(None);
+                        }
+                        if get::<Option<String>>(row, 1)?.is_some() {
+                            let (t, e): (String, String) = (get(row, 1)?, get(row, 2)?);
+                            let v = super::documents::decode_version_at(row, 3)?;
+                            cache.docs.insert((Collection::Type, t, e, kind), Some(v));
+                        }
+                    }
+                }
+                Sink::Automations(Some(scope)) => {
+                    let found = rows
+                        .iter()
+                        .map(|r| super::outbox::decode_automation(r, 0))
+                        .collect::<Result<Vec<_>>>()?;
+                    cache.automations.insert(scope.clone(), found);
+                }
+                Sink::Automations(None) => {
+                    let found = rows
+                        .iter()
+                        .map(|r| {
+                            let (t, e): (String, String) = (get(r, 0)?, get(r, 1)?);
+                            Ok((
+                                Scope::private(&t, &e),
+                                super::outbox::decode_automation(r, 2)?,
+                            ))
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    cache.all_automations = Some(found);
+                }
+                Sink::AuthEpoch => {
+                    if let Some(row) = rows.first() {
+                        cache.auth_epoch = Some(get::<i64>(row, 0)? as u64);
+                    }
+                }
+                Sink::Series(keys) => {
+                    for key in keys {
+                        cache.series.insert(key.clone(), Vec::new());
+                    }
+                    for row in &rows {
+                        let key: SeriesKey =
+                            (get(row, 0)?, get(row, 1)?, get(row, 2)?, get(row, 3)?);
+                        let chunk = Chunk {
+                            start: get(row, 4)?,
+                            stop: get(row, 5)?,
+                            count: get::<i64>(row, 6)? as u32,
+                            payload: get(row, 7)?,
+                        };
+                        cache.series.entry(key).or_default().push(chunk);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ReadAhead for Tx<'_> {
+    fn read_ahead(&self, what: &[Ahead<'_>]) -> Result<()> {
+        let cache = self.cache.borrow();
+        let mut docs: HashMap<Collection, Vec<(String, String, String)>> = HashMap::new();
+        let mut scopes: Vec<(String, String)> = Vec::new();
+        let mut all = false;
+        let mut series: Vec<SeriesKey> = Vec::new();
+        let mut types: Vec<(Collection, &Scope, &str, &[Scope])> = Vec::new();
+        let mut epoch = false;
+        for a in what {
+            match a {
+                Ahead::AuthEpoch => epoch |= self.read_only && cache.auth_epoch.is_none(),
+                Ahead::TypeOf(coll, scope, id, scopes) => types.push((*coll, scope, id, scopes)),
+                Ahead::Document(coll, scope, id) => {
+                    let key = (
+                        *coll,
+                        scope.tenant.clone(),
+                        scope.env.clone(),
+                        id.to_string(),
+                    );
+                    if !cache.docs.contains_key(&key) {
+                        let (_, t, e, i) = key;
+                        let keys = docs.entry(*coll).or_default();
+                        if !keys.contains(&(t.clone(), e.clone(), i.clone())) {
+                            keys.push((t, e, i));
+                        }
+                    }
+                }
+                Ahead::Automations(Some(scope)) => {
+                    let key = (scope.tenant.clone(), scope.env.clone());
+                    if !cache.automations.contains_key(&key) && !scopes.contains(&key) {
+                        scopes.push(key);
+                    }
+                }
+                Ahead::Automations(None) => all |= cache.all_automations.is_none(),
+                Ahead::Series(key) => {
+                    let k = (
+                        key.scope.tenant.clone(),
+                        key.scope.env.clone(),
+                        key.object.clone(),
+                        key.prop.clone(),
+                    );
+                    if !cache.series.contains_key(&k) && !series.contains(&k) {
+                        series.push(k);
+                    }
+                }
+            }
+        }
+        drop(cache);
+        for (coll, keys) in docs {
+            let (t, e, i): (Vec<String>, Vec<String>, Vec<String>) = keys.iter().cloned().fold(
+                (vec![], vec![], vec![]),
+                |(mut t, mut e, mut i), (a, b, c)| {
+                    t.push(a);
+                    e.push(b);
+                    i.push(c);
+                    (t, e, i)
+                },
+            );
+            self.defer_read(
+                format!(
+                    "SELECT k.t, k.e, x.* FROM unnest($1::text[], $2::text[], $3::text[]) AS k(t, e, i) \
+                     CROSS JOIN LATERAL (SELECT {} FROM heads h JOIN versions v ON v.coll = h.coll \
+                     AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version \
+                     WHERE h.coll = $4 AND h.tenant = k.t AND h.env = k.e AND h.id = k.i) AS x",
+                    super::documents::VERSION_COLUMNS
+                ),
+                vec![owned(t), owned(e), owned(i), owned(coll.as_str())],
+                Sink::Documents(coll, keys),
+            );
+        }
+        if epoch {
+            self.defer_read(
+                "SELECT n FROM auth_epoch WHERE id = 1",
+                vec![],
+                Sink::AuthEpoch,
+            );
+        }
+        for (coll, scope, id, in_scopes) in types {
+            let (t, e): (Vec<String>, Vec<String>) = in_scopes
+                .iter()
+                .map(|s| (s.tenant.clone(), s.env.clone()))
+                .unzip();
+            self.defer_read(
+                format!(
+                    "SELECT o.type, x.* FROM heads o LEFT JOIN LATERAL (SELECT h.tenant, h.env, {} \
+                     FROM unnest($5::text[], $6::text[]) AS s(t, e) JOIN heads h ON h.coll = 'type' \
+                     AND h.tenant = s.t AND h.env = s.e AND h.id = o.type JOIN versions v \
+                     ON v.coll = h.coll AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
+                     AND v.version = h.version) AS x ON true \
+                     WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND o.id = $4",
+                    super::documents::VERSION_COLUMNS
+                ),
+                vec![
+                    owned(coll.as_str()),
+                    owned(scope.tenant.clone()),
+                    owned(scope.env.clone()),
+                    owned(id.to_string()),
+                    owned(t.clone()),
+                    owned(e.clone()),
+                ],
+                Sink::Types(t.into_iter().zip(e).collect()),
+            );
+        }
+        for (tenant, env) in scopes {
+            self.defer_read(
+                "SELECT doc FROM automations WHERE tenant = $1 AND env = $2 ORDER BY id",
+                vec![owned(tenant.clone()), owned(env.clone())],
+                Sink::Automations(Some((tenant, env))),
+            );
+        }
+        if all {
+            self.defer_read(
+                "SELECT tenant, env, doc FROM automations ORDER BY tenant, env, id",
+                vec![],
+                Sink::Automations(None),
+            );
+        }
+        if !series.is_empty() {
+            let mut cols: (Vec<String>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
+            for (t, e, o, p) in &series {
+                cols.0.push(t.clone());
+                cols.1.push(e.clone());
+                cols.2.push(o.clone());
+                cols.3.push(p.clone());
+            }
+            self.defer_read(
+                "SELECT k.t, k.e, k.o, k.p, c.start, c.stop, c.n, c.payload \
+                 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(t, e, o, p) \
+                 CROSS JOIN LATERAL (SELECT start, stop, n, payload FROM series_chunks s \
+                 WHERE s.tenant = k.t AND s.env = k.e AND s.obj = k.o AND s.prop = k.p \
+                 AND s.vto IS NULL ORDER BY s.start) AS c",
+                vec![owned(cols.0), owned(cols.1), owned(cols.2), owned(cols.3)],
+                Sink::Series(series),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Tx<'_> {
+    /// The chunks of a series at `version`, from the cache, when it holds them: read ahead at
+    /// the current version of the object, which the cache knows to be `version`.
+    pub(super) fn cached_chunks(&self, key: &DataKey, version: u32) -> Option<Vec<Chunk>> {
+        let cache = self.cache.borrow();
+        let doc = (
+            Collection::Object,
+            key.scope.tenant.clone(),
+            key.scope.env.clone(),
+            key.object.clone(),
+        );
+        match cache.docs.get(&doc) {
+            Some(Some(v)) if v.version == version => {}
+            _ => return None,
+        }
+        cache
+            .series
+            .get(&(
+                key.scope.tenant.clone(),
+                key.scope.env.clone(),
+                key.object.clone(),
+                key.prop.clone(),
+            ))
+            .cloned()
+    }
+}

@@ -1,0 +1,221 @@
+//! Rows of multi-row writes: versions, current rows and deliveries a transaction writes are
+//! gathered, and sent as one statement per table over arrays (`UNNEST`), before the
+//! transaction's next statement.
+
+use super::pool::Owned;
+use super::tx::{owned, DocKey, Tx};
+use std::collections::HashSet;
+
+/// A row of `versions` to write.
+pub(crate) struct VersionRow {
+    pub(crate) key: DocKey,
+    pub(crate) version: i64,
+    pub(crate) body: String,
+    pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
+    pub(crate) user: String,
+    pub(crate) reason: Option<String>,
+}
+
+/// A row of `heads` to write.
+pub(crate) struct HeadRow {
+    pub(crate) key: DocKey,
+    pub(crate) version: i64,
+    pub(crate) kind: Option<String>,
+    pub(crate) body: serde_json::Value,
+    pub(crate) search: String,
+    pub(crate) name_fold: Option<String>,
+}
+
+/// A row of `deliveries` to write.
+pub(crate) struct DeliveryRow {
+    pub(crate) tenant: String,
+    pub(crate) env: String,
+    pub(crate) automation: String,
+    pub(crate) item: String,
+    pub(crate) status: String,
+    pub(crate) attempts: i64,
+    pub(crate) next_at: chrono::DateTime<chrono::Utc>,
+    pub(crate) doc: String,
+}
+
+/// Rows gathered for multi-row writes ([`Tx::gather`]).
+#[derive(Default)]
+pub(crate) struct Gathered {
+    /// Versions of new numbers (a row of the number already there is a write conflict).
+    pub(crate) new_versions: Vec<VersionRow>,
+    /// Versions rewritten in place (unversioned types).
+    pub(crate) versions_in_place: Vec<VersionRow>,
+    /// Current rows, the last of each key kept.
+    pub(crate) heads: Vec<HeadRow>,
+    /// Deliveries, in the order they were added.
+    pub(crate) deliveries: Vec<DeliveryRow>,
+}
+
+impl Gathered {
+    fn is_empty(&self) -> bool {
+        self.new_versions.is_empty()
+            && self.versions_in_place.is_empty()
+            && self.heads.is_empty()
+            && self.deliveries.is_empty()
+    }
+}
+
+/// Ten columns of version rows (nine, in order).
+#[derive(Default)]
+struct Columns9(
+    Vec<String>,
+    Vec<String>,
+    Vec<String>,
+    Vec<String>,
+    Vec<i64>,
+    Vec<String>,
+    Vec<chrono::DateTime<chrono::Utc>>,
+    Vec<String>,
+    Vec<Option<String>>,
+);
+
+impl Columns9 {
+    fn params(self) -> Vec<Owned> {
+        vec![
+            owned(self.0),
+            owned(self.1),
+            owned(self.2),
+            owned(self.3),
+            owned(self.4),
+            owned(self.5),
+            owned(self.6),
+            owned(self.7),
+            owned(self.8),
+        ]
+    }
+}
+
+/// The last row of each key, in the order of those last rows.
+fn last_of_each<T, K: std::hash::Hash + Eq>(rows: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    let mut seen = HashSet::new();
+    let mut out: Vec<T> = rows
+        .into_iter()
+        .rev()
+        .filter(|r| seen.insert(key(r)))
+        .collect();
+    out.reverse();
+    out
+}
+
+impl Tx<'_> {
+    /// Turns the gathered rows into statements held back: new versions, versions in place,
+    /// current rows, deliveries (each table apart; nothing else in between).
+    pub(super) fn seal(&self) {
+        let mut rows = self.rows.borrow_mut();
+        if rows.is_empty() {
+            return;
+        }
+        let rows = std::mem::take(&mut *rows);
+        let mut conn = self.conn.borrow_mut();
+        for (versions, in_place) in [(rows.new_versions, false), (rows.versions_in_place, true)] {
+            if versions.is_empty() {
+                continue;
+            }
+            let versions = if in_place {
+                last_of_each(versions, |v| (v.key.clone(), v.version))
+            } else {
+                versions
+            };
+            let conflict = if in_place {
+                " ON CONFLICT (coll, tenant, env, id, version) DO UPDATE SET body = excluded.body, \
+                 timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason"
+            } else {
+                ""
+            };
+            let sql = format!(
+                "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
+                 $6::text[], $7::timestamptz[], $8::text[], $9::text[]){conflict}"
+            );
+            let mut c = Columns9::default();
+            for v in versions {
+                c.0.push(v.key.0.as_str().to_string());
+                c.1.push(v.key.1);
+                c.2.push(v.key.2);
+                c.3.push(v.key.3);
+                c.4.push(v.version);
+                c.5.push(v.body);
+                c.6.push(v.timestamp);
+                c.7.push(v.user);
+                c.8.push(v.reason);
+            }
+            conn.defer(sql, c.params(), None);
+        }
+        if !rows.heads.is_empty() {
+            let heads = last_of_each(rows.heads, |h| h.key.clone());
+            let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
+            let (mut version, mut kind, mut body, mut search, mut name_fold) =
+                (vec![], vec![], vec![], vec![], vec![]);
+            for h in heads {
+                coll.push(h.key.0.as_str().to_string());
+                tenant.push(h.key.1);
+                env.push(h.key.2);
+                id.push(h.key.3);
+                version.push(h.version);
+                kind.push(h.kind);
+                body.push(h.body);
+                search.push(h.search);
+                name_fold.push(h.name_fold);
+            }
+            conn.defer(
+                "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
+                 $6::text[], $7::jsonb[], $8::text[], $9::text[]) ON CONFLICT (coll, tenant, env, id) \
+                 DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
+                 search = excluded.search, name_fold = excluded.name_fold"
+                    .into(),
+                vec![
+                    owned(coll),
+                    owned(tenant),
+                    owned(env),
+                    owned(id),
+                    owned(version),
+                    owned(kind),
+                    owned(body),
+                    owned(search),
+                    owned(name_fold),
+                ],
+                None,
+            );
+        }
+        if !rows.deliveries.is_empty() {
+            let mut c: [Vec<String>; 5] = Default::default();
+            let (mut attempts, mut next_at, mut doc) = (vec![], vec![], vec![]);
+            for d in rows.deliveries {
+                c[0].push(d.tenant);
+                c[1].push(d.env);
+                c[2].push(d.automation);
+                c[3].push(d.item);
+                c[4].push(d.status);
+                attempts.push(d.attempts);
+                next_at.push(d.next_at);
+                doc.push(d.doc);
+            }
+            let [tenant, env, automation, item, status] = c;
+            // Numbered in the order they were added (`seq` is given row by row, in this order).
+            conn.defer(
+                "INSERT INTO deliveries (tenant, env, automation, item, status, attempts, next_at, doc) \
+                 SELECT t, e, a, i, s, n, at, d FROM unnest($1::text[], $2::text[], $3::text[], \
+                 $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[]) \
+                 WITH ORDINALITY AS u(t, e, a, i, s, n, at, d, o) ORDER BY o"
+                    .into(),
+                vec![
+                    owned(tenant),
+                    owned(env),
+                    owned(automation),
+                    owned(item),
+                    owned(status),
+                    owned(attempts),
+                    owned(next_at),
+                    owned(doc),
+                ],
+                None,
+            );
+        }
+    }
+}
