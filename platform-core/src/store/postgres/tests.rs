@@ -579,6 +579,34 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
     });
     assert_eq!(small, large, "series writes of 10 points and of 10,000");
 
+    // A validation run's records: a run over 10 points and one over 5,000, each stored in
+    // as many round trips.
+    let validate = |id: &str, n: usize| {
+        objects
+            .save(
+                &p,
+                Collection::ValidationConfig,
+                json!({"_id": id, "kind": "timeseries", "options": {"maxPoints": 5000},
+                       "checks": [{"name": "positive", "expression": "value > 0"}]}),
+                &SaveOptions::default(),
+            )
+            .unwrap();
+        let start = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let end = start + chrono::TimeDelta::hours(n as i64 - 1);
+        let req = crate::api::ValidationRequest::new(id).between(start, end);
+        counted(&|| {
+            let done = platform.validation().run(&p, &req).unwrap();
+            assert_eq!(done.points as usize, n);
+        })
+    };
+    validate("S0:price", 10);
+    validate("L0:price", 5_000);
+    let (ten, thousands) = (validate("S1:price", 10), validate("L1:price", 5_000));
+    assert_eq!(
+        ten, thousands,
+        "validation runs over 10 points and over 5,000"
+    );
+
     let read = |prefix: &str, n: usize| {
         let ids = ids(prefix, n);
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
