@@ -179,27 +179,25 @@ impl ReadAhead for Tx<'_> {
             }
         }
         drop(cache);
+        // One statement per collection and scope, its ids an array: a primary-key look-up
+        // whatever their number, planned once for all calls (a generic plan).
         for (coll, keys) in docs {
-            let (t, e, i): (Vec<String>, Vec<String>, Vec<String>) = keys.iter().cloned().fold(
-                (vec![], vec![], vec![]),
-                |(mut t, mut e, mut i), (a, b, c)| {
-                    t.push(a);
-                    e.push(b);
-                    i.push(c);
-                    (t, e, i)
-                },
-            );
-            self.defer_read(
-                format!(
-                    "SELECT k.t, k.e, x.* FROM unnest($1::text[], $2::text[], $3::text[]) AS k(t, e, i) \
-                     CROSS JOIN LATERAL (SELECT {} FROM heads h JOIN versions v ON v.coll = h.coll \
-                     AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version \
-                     WHERE h.coll = $4 AND h.tenant = k.t AND h.env = k.e AND h.id = k.i) AS x",
-                    super::documents::VERSION_COLUMNS
-                ),
-                vec![owned(t), owned(e), owned(i), owned(coll.as_str())],
-                Sink::Documents(coll, keys),
-            );
+            for ((tenant, env), ids) in by_scope(keys.iter().map(|(t, e, i)| (t, e, i.clone()))) {
+                self.defer_read(
+                    format!(
+                        "SELECT h.tenant, h.env, {} FROM heads h JOIN versions v ON v.coll = h.coll \
+                         AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
+                         AND v.version = h.version \
+                         WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = ANY($4)",
+                        super::documents::VERSION_COLUMNS
+                    ),
+                    vec![owned(coll.as_str()), owned(tenant.clone()), owned(env.clone()), owned(ids.clone())],
+                    Sink::Documents(
+                        coll,
+                        ids.into_iter().map(|i| (tenant.clone(), env.clone(), i)).collect(),
+                    ),
+                );
+            }
         }
         if epoch {
             self.defer_read(
@@ -208,30 +206,50 @@ impl ReadAhead for Tx<'_> {
                 Sink::AuthEpoch,
             );
         }
+        // The types the stored documents name, one statement per collection and scope of the
+        // documents and per set of scopes the types are looked for in.
+        let mut named: HashMap<(Collection, &Scope, &[Scope]), Vec<String>> = HashMap::new();
         for (coll, scope, id, in_scopes) in types {
-            let (t, e): (Vec<String>, Vec<String>) = in_scopes
-                .iter()
-                .map(|s| (s.tenant.clone(), s.env.clone()))
-                .unzip();
+            let ids = named.entry((coll, scope, in_scopes)).or_default();
+            if !ids.iter().any(|i| i == id) {
+                ids.push(id.to_string());
+            }
+        }
+        for ((coll, scope, in_scopes), ids) in named {
+            let mut params = vec![
+                owned(coll.as_str()),
+                owned(scope.tenant.clone()),
+                owned(scope.env.clone()),
+                owned(ids),
+            ];
+            let mut places = Vec::new();
+            for s in in_scopes {
+                let n = params.len();
+                places.push(format!("(h.tenant = ${} AND h.env = ${})", n + 1, n + 2));
+                params.push(owned(s.tenant.clone()));
+                params.push(owned(s.env.clone()));
+            }
+            let places = if places.is_empty() {
+                "false".to_string()
+            } else {
+                places.join(" OR ")
+            };
             self.defer_read(
                 format!(
                     "SELECT o.type, x.* FROM heads o LEFT JOIN LATERAL (SELECT h.tenant, h.env, {} \
-                     FROM unnest($5::text[], $6::text[]) AS s(t, e) JOIN heads h ON h.coll = 'type' \
-                     AND h.tenant = s.t AND h.env = s.e AND h.id = o.type JOIN versions v \
-                     ON v.coll = h.coll AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
-                     AND v.version = h.version) AS x ON true \
-                     WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND o.id = $4",
+                     FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
+                     AND v.env = h.env AND v.id = h.id AND v.version = h.version \
+                     WHERE h.coll = 'type' AND h.id = o.type AND ({places})) AS x ON true \
+                     WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND o.id = ANY($4)",
                     super::documents::VERSION_COLUMNS
                 ),
-                vec![
-                    owned(coll.as_str()),
-                    owned(scope.tenant.clone()),
-                    owned(scope.env.clone()),
-                    owned(id.to_string()),
-                    owned(t.clone()),
-                    owned(e.clone()),
-                ],
-                Sink::Types(t.into_iter().zip(e).collect()),
+                params,
+                Sink::Types(
+                    in_scopes
+                        .iter()
+                        .map(|s| (s.tenant.clone(), s.env.clone()))
+                        .collect(),
+                ),
             );
         }
         for (tenant, env) in scopes {
@@ -248,22 +266,24 @@ impl ReadAhead for Tx<'_> {
                 Sink::Automations(None),
             );
         }
-        if !series.is_empty() {
-            let mut cols: (Vec<String>, Vec<String>, Vec<String>, Vec<String>) = Default::default();
-            for (t, e, o, p) in &series {
-                cols.0.push(t.clone());
-                cols.1.push(e.clone());
-                cols.2.push(o.clone());
-                cols.3.push(p.clone());
-            }
+        // The current chunks of the series, one statement per scope (their objects and
+        // properties two arrays: a series of another property of those objects may come too,
+        // and is kept as well).
+        for ((tenant, env), pairs) in by_scope(series.iter().map(|(t, e, o, p)| (t, e, (o, p)))) {
+            let (objects, props): (Vec<String>, Vec<String>) = pairs
+                .iter()
+                .map(|(o, p)| ((*o).clone(), (*p).clone()))
+                .unzip();
+            let keys: Vec<SeriesKey> = pairs
+                .into_iter()
+                .map(|(o, p)| (tenant.clone(), env.clone(), o.clone(), p.clone()))
+                .collect();
             self.defer_read(
-                "SELECT k.t, k.e, k.o, k.p, c.start, c.stop, c.n, c.payload \
-                 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(t, e, o, p) \
-                 CROSS JOIN LATERAL (SELECT start, stop, n, payload FROM series_chunks s \
-                 WHERE s.tenant = k.t AND s.env = k.e AND s.obj = k.o AND s.prop = k.p \
-                 AND s.vto IS NULL ORDER BY s.start) AS c",
-                vec![owned(cols.0), owned(cols.1), owned(cols.2), owned(cols.3)],
-                Sink::Series(series),
+                "SELECT tenant, env, obj, prop, start, stop, n, payload FROM series_chunks \
+                 WHERE tenant = $1 AND env = $2 AND obj = ANY($3) AND prop = ANY($4) \
+                 AND vto IS NULL ORDER BY obj, prop, start",
+                vec![owned(tenant), owned(env), owned(objects), owned(props)],
+                Sink::Series(keys),
             );
         }
         Ok(())
@@ -295,4 +315,18 @@ impl Tx<'_> {
             ))
             .cloned()
     }
+}
+
+/// Items grouped by their scope (tenant and environment), each group in the order met.
+fn by_scope<'k, T: Clone>(
+    items: impl Iterator<Item = (&'k String, &'k String, T)>,
+) -> Vec<((String, String), Vec<T>)> {
+    let mut groups: Vec<((String, String), Vec<T>)> = Vec::new();
+    for (t, e, item) in items {
+        match groups.iter_mut().find(|((gt, ge), _)| gt == t && ge == e) {
+            Some((_, list)) => list.push(item),
+            None => groups.push(((t.clone(), e.clone()), vec![item])),
+        }
+    }
+    groups
 }

@@ -111,6 +111,12 @@ impl Tx<'_> {
             return;
         }
         let rows = std::mem::take(&mut *rows);
+        self.written.set(
+            self.written.get()
+                + rows.new_versions.len()
+                + rows.versions_in_place.len()
+                + rows.heads.len(),
+        );
         let mut conn = self.conn.borrow_mut();
         for (versions, in_place) in [(rows.new_versions, false), (rows.versions_in_place, true)] {
             if versions.is_empty() {

@@ -99,6 +99,41 @@ impl Default for PgOptions {
     }
 }
 
+/// A write of at least this many rows of documents has the tables analyzed in the background
+/// ([`analyze_soon`]).
+const ANALYZE_AFTER: usize = 1_000;
+
+/// How often at most the store analyzes the tables after large writes.
+const ANALYZE_EVERY: Duration = Duration::from_secs(60);
+
+/// Has PostgreSQL's statistics of the documents and series tables made again, on a thread of
+/// its own, unless that ran in the last [`ANALYZE_EVERY`] or runs now: after a large write
+/// (a bulk load into a new database above all) the planner would otherwise plan with the
+/// statistics of the tables as they were, or with none until autovacuum comes by (a list that
+/// reads an index, without them, read a whole scope: 8.4 ms against 0.7 ms for `_searchinfo`).
+fn analyze_soon(shared: &Shared) {
+    let mut last = shared.analyzed.lock().unwrap_or_else(|e| e.into_inner());
+    if last.is_some_and(|at| at.elapsed() < ANALYZE_EVERY) {
+        return;
+    }
+    *last = Some(std::time::Instant::now());
+    drop(last);
+    let pool = shared.pool.clone();
+    let spawned = std::thread::Builder::new()
+        .name("pg-analyze".into())
+        .spawn(move || {
+            let done = pool
+                .get()
+                .and_then(|mut c| c.batch("ANALYZE heads, versions, series_chunks"));
+            if let Err(e) = done {
+                tracing::warn!(error = %e, "cannot analyze the tables after a large write");
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start analyzing the tables");
+    }
+}
+
 /// The statements that open a read transaction.
 const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 
@@ -121,6 +156,8 @@ pub(crate) struct Shared {
     claims: std::sync::Mutex<std::collections::HashSet<crate::store::Claim>>,
     /// The read replicas, when any.
     replicas: Option<replicas::Replicas>,
+    /// When the tables were last analyzed after a large write ([`analyze_soon`]).
+    analyzed: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 impl Shared {
@@ -248,6 +285,7 @@ impl PgStore {
             lease,
             claims: Default::default(),
             replicas,
+            analyzed: Default::default(),
         });
         jobs::start_lease_renewal(&shared);
         if shared.replicas.is_some() {

@@ -209,12 +209,13 @@ async fn join_all<T>(mut futures: Vec<Pin<Box<dyn Future<Output = T> + '_>>>) ->
 }
 
 /// The connections of a store, and how many round trips they made.
+/// (A clone shares the connections and the counts.)
+#[derive(Clone)]
 pub(crate) struct Pool {
     inner: deadpool_postgres::Pool,
-    /// Round trips made (pipelines sent and awaited, preparations of new statements).
-    round_trips: AtomicU64,
-    /// Statements sent.
-    statements: AtomicU64,
+    /// Round trips made (pipelines sent and awaited, preparations of new statements), and
+    /// statements sent.
+    counts: Arc<(AtomicU64, AtomicU64)>,
     /// The connection settings, for connections outside the pool.
     config: tokio_postgres::Config,
 }
@@ -252,8 +253,7 @@ impl Pool {
             .map_err(|e| Error::Internal(format!("cannot build the connection pool: {e}")))?;
         Ok(Pool {
             inner,
-            round_trips: AtomicU64::new(0),
-            statements: AtomicU64::new(0),
+            counts: Arc::default(),
             config,
         })
     }
@@ -286,8 +286,8 @@ impl Pool {
     /// Round trips and statements so far.
     pub(crate) fn counts(&self) -> (u64, u64) {
         (
-            self.round_trips.load(Ordering::Relaxed),
-            self.statements.load(Ordering::Relaxed),
+            self.counts.0.load(Ordering::Relaxed),
+            self.counts.1.load(Ordering::Relaxed),
         )
     }
 }
@@ -391,7 +391,7 @@ impl Conn<'_> {
         let _context = runtime()?.enter();
         let prepared = block_on(join_all(prepares));
         if cache.size() > before {
-            pool.round_trips.fetch_add(1, Ordering::Relaxed);
+            pool.counts.0.fetch_add(1, Ordering::Relaxed);
         }
         let mut statements = Vec::with_capacity(prepared.len());
         for p in prepared {
@@ -464,8 +464,8 @@ impl Conn<'_> {
         }
         let sent = steps.len() as u64;
         let answers = block_on(join_all(steps));
-        pool.round_trips.fetch_add(1, Ordering::Relaxed);
-        pool.statements.fetch_add(sent, Ordering::Relaxed);
+        pool.counts.0.fetch_add(1, Ordering::Relaxed);
+        pool.counts.1.fetch_add(sent, Ordering::Relaxed);
         metrics::counter!("platform_db_round_trips_total").increment(1);
         let mut answers = answers.into_iter();
         if opened {

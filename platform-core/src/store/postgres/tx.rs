@@ -54,6 +54,8 @@ pub(crate) struct Tx<'a> {
     pub(super) rows: RefCell<Gathered>,
     /// Where the rows of each tagged read go (by tag).
     pub(super) sinks: RefCell<Vec<Sink>>,
+    /// How many rows of documents it wrote (a large write has the tables analyzed).
+    pub(super) written: std::cell::Cell<usize>,
 }
 
 /// Rows a transaction keeps (see [`Tx::cache`]).
@@ -100,6 +102,7 @@ impl<'a> Tx<'a> {
             claims: Vec::new(),
             rows: RefCell::default(),
             sinks: RefCell::default(),
+            written: std::cell::Cell::new(0),
         }
     }
 }
@@ -253,23 +256,25 @@ impl WriteTx for Tx<'_> {
         }
         keys.sort_unstable();
         keys.dedup();
-        if !keys.is_empty() {
-            let column = |i: usize| -> Vec<String> {
-                keys.iter()
-                    .map(|k| [k.0, k.1, k.2, k.3][i].to_string())
-                    .collect()
-            };
-            // Each key looked up by the primary key, in key order.
+        // One statement per collection and scope, its ids an array (a primary-key look-up,
+        // planned once for all calls), the rows locked in id order; the groups in key order.
+        type Group<'k> = ((&'k str, &'k str, &'k str), Vec<String>);
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        for (coll, tenant, env, id) in keys {
+            match groups.last_mut() {
+                Some((g, ids)) if *g == (coll, tenant, env) => ids.push(id.to_string()),
+                _ => groups.push(((coll, tenant, env), vec![id.to_string()])),
+            }
+        }
+        for ((coll, tenant, env), ids) in groups {
             self.defer(
-                "SELECT 1 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) \
-                 WITH ORDINALITY AS k(c, t, e, i, o) CROSS JOIN LATERAL (SELECT 1 FROM heads h \
-                 WHERE h.coll = k.c AND h.tenant = k.t AND h.env = k.e AND h.id = k.i FOR UPDATE) \
-                 AS locked ORDER BY k.o",
+                "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
+                 AND id = ANY($4) ORDER BY id FOR UPDATE",
                 vec![
-                    owned(column(0)),
-                    owned(column(1)),
-                    owned(column(2)),
-                    owned(column(3)),
+                    owned(coll.to_string()),
+                    owned(tenant.to_string()),
+                    owned(env.to_string()),
+                    owned(ids),
                 ],
             );
         }
@@ -315,8 +320,13 @@ impl WriteTx for Tx<'_> {
             // Whether it committed is not known: a claim it made, if it did, is renewed by no
             // one and runs out.
             self.conn.get_mut().discard();
-        } else if !self.claims.is_empty() {
-            self.shared.claims().extend(self.claims.drain(..));
+        } else {
+            if !self.claims.is_empty() {
+                self.shared.claims().extend(self.claims.drain(..));
+            }
+            if self.written.get() >= super::ANALYZE_AFTER {
+                super::analyze_soon(self.shared);
+            }
         }
         outcome
     }
