@@ -839,19 +839,41 @@ fn w4(s: &Sizes) {
         core.save(id, points(0, v));
         db.write(id, 0, v);
     }
+    // All the series in one read (`read_columns_many`: one round trip on PostgreSQL), checked
+    // once against the series read one by one.
     let read_ids: Vec<String> = ids.iter().map(|id| format!("{id}:price")).collect();
+    let read_refs: Vec<&str> = read_ids.iter().map(String::as_str).collect();
+    let read_many = || {
+        core.platform
+            .data()
+            .read_columns_many(&core.who, &read_refs, Window::All)
+            .unwrap()
+    };
+    let many = read_many();
+    assert_eq!(many.len(), s.series);
+    for (id, got) in read_ids.iter().zip(&many) {
+        let one = core.read(id, Window::All, None);
+        assert!(
+            got.times == one.times
+                && got.values == one.values
+                && got.values.len() == s.series_points,
+            "read_columns_many differs from read_columns for {id}"
+        );
+    }
+    drop(many);
     let (ours, plain) = paired(
         runs(),
-        repeat(|| {
-            read_ids
-                .iter()
-                .map(|id| core.read(id, Window::All, None))
-                .collect::<Vec<_>>()
-        }),
+        repeat(read_many),
         repeat(|| ids.iter().map(|id| db.read_all(id)).collect::<Vec<_>>()),
     );
     let case = format!("read {} series x {} points", s.series, s.series_points);
-    emit("W4", &case, "platform", &ours, json!({}));
+    emit(
+        "W4",
+        &case,
+        "platform",
+        &ours,
+        json!({"reads": "one read_columns_many call"}),
+    );
     emit("W4", &case, "rusqlite", &plain, json!({}));
 
     // Curves: one save (one transaction) per ondate.

@@ -13,6 +13,11 @@ import subprocess
 import sys
 
 
+# The CPU time per request a run records (wrk_json.py): of the platform servers, of the PostgreSQL
+# cluster they use, and of its streaming replica.
+CPU_KEYS = ("server_cpu_us_per_request", "pg_cpu_us_per_request", "replica_pg_cpu_us_per_request")
+
+
 def sh(cmd):
     try:
         return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
@@ -32,6 +37,12 @@ def fmt_ms(x):
     return f"{x * 1000:.0f} µs"
 
 
+def fmt_us(x):
+    if x is None:
+        return "-"
+    return f"{x:,.0f} µs" if x >= 10 else f"{x:.1f} µs"
+
+
 def fmt_bytes(b):
     return f"{b / 1024:.1f} KiB" if b < 1 << 20 else f"{b / (1 << 20):.1f} MiB"
 
@@ -49,6 +60,10 @@ def main():
             l["error"] = f"{l['timeouts']} requests timed out (the median leaves them out)"
         if l.get("tool") == "wrk" and l.get("requests") == 0:
             l["error"] = "no request finished within the run"
+        # Reads through a replica count only if the replica served some.
+        if l.get("contestant") == "platform-pg-replica" and l.get("replica_reads") == 0:
+            l["error"] = (f"the replica served no reads over the run ({l.get('primary_reads')} reads "
+                          "went to the primary)")
     errors = [l for l in lines if "error" in l]
     rows = [l for l in lines if "workload" in l and "error" not in l]
 
@@ -66,16 +81,29 @@ def main():
             first["median_ms"] = statistics.median(first["samples_ms"])
             rows = [r for r in rows if not any(r is other for other in rs[1:])]
 
-    # W6 runs three times: keep the median of the throughput of each contestant and case.
+    # W6 runs three times (W11 COMPARE_W11_REPEATS times): keep the median of the throughput of
+    # each contestant and case, and of its CPU per request; the replica's reads summed.
     w6 = {}
-    for r in [r for r in rows if r["workload"] == "W6" and "rps" in r]:
-        w6.setdefault((r["case"], r["contestant"]), []).append(r)
-    rows = [r for r in rows if r["workload"] != "W6" or "rps" not in r]
-    for (case, who), rs in w6.items():
-        rps = sorted(r["rps"] for r in rs)[len(rs) // 2]
-        rows.append({"workload": "W6", "case": case, "contestant": who, "rps": rps,
-                     "median_ms": 1000.0 / rps if rps else None, "runs": len(rs),
-                     "latency_ms": sorted(r["median_ms"] for r in rs)[len(rs) // 2]})
+    for r in [r for r in rows if r["workload"] in ("W6", "W11") and "rps" in r]:
+        w6.setdefault((r["workload"], r["case"], r["contestant"]), []).append(r)
+    rows = [r for r in rows if r["workload"] not in ("W6", "W11") or "rps" not in r]
+    for (w, case, who), rs in w6.items():
+        rps = statistics.median(r["rps"] for r in rs)
+        lat = [r["median_ms"] for r in rs if r.get("median_ms") is not None]
+        agg = {"workload": w, "case": case, "contestant": who, "rps": rps,
+               "median_ms": 1000.0 / rps if rps else None, "runs": len(rs),
+               "latency_ms": statistics.median(lat) if lat else None}
+        for key in CPU_KEYS:
+            vals = [r[key] for r in rs if r.get(key) is not None]
+            if vals:
+                agg[key] = statistics.median(vals)
+        for key in ("replica_reads", "primary_reads", "requests", "non_2xx"):
+            if any(key in r for r in rs):
+                agg[key] = sum(r.get(key) or 0 for r in rs)
+        for key in ("connections", "processes", "tool", "latency_avg_ms"):
+            if key in rs[0]:
+                agg[key] = rs[0][key]
+        rows.append(agg)
 
     def get(w, case, who):
         for r in rows:
@@ -226,6 +254,13 @@ def main():
                     None if not p else ours["median_ms"] < p["median_ms"])
         if ratio is not None:
             goal("W5", f"{case}: ahead of PostgreSQL jsonb", ratio < 1, f"ratio {ratio:.2f}")
+        # The platform on PostgreSQL against psycopg on the same server (its goal with the
+        # PostgreSQL column's, below).
+        pg_up = get("W5", case, "platform-pg") if case.startswith("upsert") else None
+        if pg_up and p:
+            ok = pg_up["median_ms"] / p["median_ms"] <= 1.5
+            row("W5", case + ", core, the platform on PostgreSQL", pg_up, "PostgreSQL jsonb (psycopg)", p,
+                "≤ 1.5× psycopg", ok)
         if case in targets5:
             t = targets5[case]
             out.append(f"| W5 | {case}, core | {fmt_ms(ours['median_ms'])} | | | | < {fmt_ms(t)} (objects issue) | "
@@ -386,24 +421,121 @@ def main():
             goal("W10", "an object's rows take at most about twice its JSON size", ok,
                  f"{size_text(last)} at {int(last['objects']):,} objects")
 
-    # The PostgreSQL backend next to SQLite: every figure of the platform measured on both.
+    # The PostgreSQL backend next to SQLite: every figure of the platform measured on both, with
+    # the goals of the issue "Scale out for real" (ratio = PostgreSQL / SQLite, times).
     pg_out = []
+    pg_goals = {("W4", "read"): (5.0, "core"), ("W5", "get by id"): (3.0, "http"),
+                ("W5", "_searchinfo (10 items)"): (3.0, "http")}
     for r in [r for r in rows if r["contestant"] in ("platform", "platform-http")]:
-        if r["workload"] == "W6":
+        if r["workload"] in ("W6", "W11"):
             continue
         pg = get(r["workload"], r["case"], "platform-pg" if r["contestant"] == "platform" else "platform-pg-http")
         if not pg:
             continue
         where = "core" if r["contestant"] == "platform" else "HTTP (wrk, 1 connection)"
+        ratio = pg["median_ms"] / r["median_ms"]
+        lim = next((v for (w, prefix), (v, side) in pg_goals.items()
+                    if w == r["workload"] and r["case"].startswith(prefix)
+                    and (side == "core") == (r["contestant"] == "platform")), None)
+        ok = None if lim is None else ratio <= lim
         pg_out.append(f"| {r['workload']} | {r['case']}, {where} | {fmt_ms(r['median_ms'])} | "
-                      f"{fmt_ms(pg['median_ms'])} | {pg['median_ms'] / r['median_ms']:.1f} |")
+                      f"{fmt_ms(pg['median_ms'])} | {ratio:.1f} | {f'≤ {lim:g}×' if lim else ''} | {verdict(ok)} |")
+        if lim is not None:
+            goal(r["workload"], f"{r['case']}{'' if where == 'core' else ' over HTTP'} on PostgreSQL within "
+                 f"{lim:g}× of SQLite", ok, f"{fmt_ms(pg['median_ms'])} vs {fmt_ms(r['median_ms'])}, ratio {ratio:.2f}")
+    up = find("W5", "upsert", "platform-pg")
+    psy = get("W5", up["case"], "postgresql") if up else None
+    if up and psy:
+        ratio = up["median_ms"] / psy["median_ms"]
+        goal("W5", f"{up['case']} on PostgreSQL within 1.5× of plain psycopg", ratio <= 1.5,
+             f"{fmt_ms(up['median_ms'])} vs {fmt_ms(psy['median_ms'])}, ratio {ratio:.2f}")
     for case in ["object GET by id", "data GET last(100)"]:
         ours = get("W6", case, "platform")
-        for who, label in [("platform-pg", "one process"), ("platform-pg-2", "two processes, one database")]:
+        one = get("W6", case, "platform-pg")
+        for who, label in [("platform-pg", "one process"), ("platform-pg-2", "two processes, one database"),
+                           ("platform-pg-replica", "one process reading from a streaming replica")]:
             pg = get("W6", case, who)
-            if ours and pg:
-                pg_out.append(f"| W6 | {case} (32 connections), PostgreSQL: {label} | {ours['rps']:,.0f} req/s | "
-                              f"{pg['rps']:,.0f} req/s | {ours['rps'] / pg['rps']:.1f} |")
+            if not (ours and pg):
+                continue
+            goal_text, ok = "", None
+            if case == "object GET by id" and who == "platform-pg":
+                goal_text, ok = "≥ 50% of SQLite (ratio ≤ 2)", pg["rps"] >= 0.5 * ours["rps"]
+                goal("W6", "object GET on one PostgreSQL node at least 50% of SQLite", ok,
+                     f"{pg['rps']:,.0f} vs {ours['rps']:,.0f} req/s, {100 * pg['rps'] / ours['rps']:.0f}%")
+            elif case == "object GET by id" and one and who == "platform-pg-2":
+                goal_text, ok = "above one process", pg["rps"] > one["rps"]
+                goal("W6", "object GET on two PostgreSQL nodes above one node", ok,
+                     f"{pg['rps']:,.0f} vs {one['rps']:,.0f} req/s, {pg['rps'] / one['rps']:.2f}×")
+            elif case == "object GET by id" and one and who == "platform-pg-replica":
+                goal_text, ok = "above one process", pg["rps"] > one["rps"]
+            pg_out.append(f"| W6 | {case} (32 connections), PostgreSQL: {label} | {ours['rps']:,.0f} req/s | "
+                          f"{pg['rps']:,.0f} req/s | {ours['rps'] / pg['rps']:.1f} | {goal_text} | {verdict(ok)} |")
+
+    # Scaling out (the issue "Scale out for real"): W11's cluster writes beside pgbench, the
+    # object GET through a streaming replica, and the CPU each request costs on each backend.
+    scale_out = []
+    w11_lines = [l for l in lines if l.get("workload") == "W11"]
+    if w11_lines:
+        scale_out += ["### W11: cluster writes", "", W11_NOTE, "",
+                      "| contestant | clients | saves/s | median latency | non-2xx | server CPU per save | "
+                      "PostgreSQL CPU per save |", "|---|---|---:|---:|---:|---:|---:|"]
+        labels = [("eight clients", "platform", "the platform, one SQLite server", "8"),
+                  ("eight clients", "platform-pg", "the platform, one PostgreSQL node", "8"),
+                  ("eight clients", "platform-pg-2", "the platform, two PostgreSQL nodes over one database", "4 + 4"),
+                  ("one client", "platform-pg", "the platform, one PostgreSQL node", "1"),
+                  ("eight clients", "pgbench", "pgbench: an upsert of one jsonb row a transaction", "8")]
+        for case, who, label, clients in labels:
+            r = get("W11", case, who)
+            bad = [l for l in w11_lines if l["case"] == case and l.get("contestant") == who and "error" in l]
+            if not r and not bad:
+                continue
+            if not r:
+                scale_out.append(f"| {label} ({who}) | {clients} | error: {bad[0]['error']} | | | | |")
+                continue
+            lat = fmt_ms(r.get("latency_ms")) if r.get("latency_ms") is not None else (
+                f"{fmt_ms(r['latency_avg_ms'])} (mean)" if r.get("latency_avg_ms") else "-")
+            errs = "-" if who == "pgbench" else f"{r.get('non_2xx', 0):,}"
+            scale_out.append(f"| {label} ({who}) | {clients} | {r['rps']:,.0f} | {lat} | {errs} | "
+                             f"{fmt_us(r.get('server_cpu_us_per_request'))} | "
+                             f"{fmt_us(r.get('pg_cpu_us_per_request'))} |")
+        if bad_w11 := [l for l in w11_lines if "error" in l]:
+            scale_out += ["", f"{len(bad_w11)} W11 run(s) left out for errors (see Errors)."]
+        two = get("W11", "eight clients", "platform-pg-2")
+        one = get("W11", "one client", "platform-pg")
+        lite = get("W11", "eight clients", "platform")
+        bench = get("W11", "eight clients", "pgbench")
+        if two and one:
+            goal("W11", "two PostgreSQL nodes (eight clients) at least 3× one client on one node",
+                 two["rps"] >= 3 * one["rps"],
+                 f"{two['rps']:,.0f} vs {one['rps']:,.0f} saves/s, {two['rps'] / one['rps']:.2f}×")
+        if two and lite:
+            goal("W11", "two PostgreSQL nodes at least as fast as one SQLite server", two["rps"] >= lite["rps"],
+                 f"{two['rps']:,.0f} vs {lite['rps']:,.0f} saves/s, {two['rps'] / lite['rps']:.2f}×")
+        if two and bench:
+            goal("W11", "two PostgreSQL nodes at least 25% of pgbench's rate", two["rps"] >= 0.25 * bench["rps"],
+                 f"{two['rps']:,.0f} vs {bench['rps']:,.0f} transactions/s, {100 * two['rps'] / bench['rps']:.0f}%")
+    cpu_rows = [(who, label, get("W6", "object GET by id", who)) for who, label in [
+        ("platform", "SQLite"), ("platform-pg", "PostgreSQL, one node"),
+        ("platform-pg-replica", "PostgreSQL, one node reading from a streaming replica")]]
+    cpu_rows = [(who, label, r) for who, label, r in cpu_rows if r and any(k in r for k in CPU_KEYS)]
+    if cpu_rows:
+        scale_out += ["", "### CPU per request: W6 object GET by id (32 connections)", "", CPU_NOTE, "",
+                      "| backend | req/s | server CPU per request | PostgreSQL CPU per request | "
+                      "replica's PostgreSQL CPU per request | reads served by the replica |",
+                      "|---|---:|---:|---:|---:|---:|"]
+        for who, label, r in cpu_rows:
+            served = (f"{r['replica_reads']:,} of {r['replica_reads'] + r.get('primary_reads', 0):,}"
+                      if "replica_reads" in r else "-")
+            scale_out.append(f"| {label} ({who}) | {r['rps']:,.0f} | {fmt_us(r.get('server_cpu_us_per_request'))} | "
+                             f"{fmt_us(r.get('pg_cpu_us_per_request'))} | "
+                             f"{fmt_us(r.get('replica_pg_cpu_us_per_request'))} | {served} |")
+    rep_r = get("W6", "object GET by id", "platform-pg-replica")
+    one_r = get("W6", "object GET by id", "platform-pg")
+    if rep_r and one_r:
+        goal("W6", "object GET with one primary and one replica above the primary alone", rep_r["rps"] > one_r["rps"],
+             f"{rep_r['rps']:,.0f} vs {one_r['rps']:,.0f} req/s, {rep_r['rps'] / one_r['rps']:.2f}×; the replica "
+             f"served {rep_r.get('replica_reads', 0):,} of {rep_r.get('replica_reads', 0) + rep_r.get('primary_reads', 0):,} "
+             "reads")
 
     cpu = sh("lscpu | sed -n 's/^Model name:[ ]*//p'") or platform.processor()
     mem = sh("free -g | awk '/Mem:/ {print $2}'")
@@ -448,7 +580,10 @@ def main():
                  "The platform on a private PostgreSQL server of the run (settings in the notes) and on its "
                  "SQLite file, the same workloads in the same run. Ratio = PostgreSQL / SQLite (times; lower "
                  "is better; for W6, time per request).", "",
-                 "| workload | case | SQLite | PostgreSQL | ratio |", "|---|---|---:|---:|---:|"] + pg_out
+                 "| workload | case | SQLite | PostgreSQL | ratio | goal | status |",
+                 "|---|---|---:|---:|---:|---|---|"] + pg_out
+    if scale_out:
+        head += ["", "## Scaling out", ""] + scale_out
     if skips:
         head += ["", "## Skipped", ""] + [f"- {s}" for s in skips]
     if errors:
@@ -464,6 +599,10 @@ def main():
              "database of that server (W6 with two processes: both servers on core 0, two load generators on "
              "core 1, 16 connections each). json-server 0.17 keeps its data "
              "in memory and is queried over HTTP, so it is compared with the platform's HTTP figure.",
+             "- W11 and the replica on this machine: the platform's nodes, the load generators and PostgreSQL "
+             "(and its replica) share the same two cores, so a second node or a replica adds no CPU; "
+             "two nodes and a replica show what spreading the work over processes costs, not what a second "
+             "machine adds.",
              "- The platform server runs with `PLATFORM_LOG=warn` (no access log line per request).",
              "- The raw JSON lines of the run, every sample included, are in `benches/compare/RESULTS.jsonl`."]
     open(dst, "w").write("\n".join(head) + "\n")
@@ -478,11 +617,26 @@ def main():
         if pg_out:
             figures += ["", "### The PostgreSQL backend next to SQLite", "",
                         "Ratio = PostgreSQL / SQLite (times; for W6, time per request).", "",
-                        "| workload | case | SQLite | PostgreSQL | ratio |", "|---|---|---:|---:|---:|"] + pg_out
+                        "| workload | case | SQLite | PostgreSQL | ratio | goal | status |",
+                        "|---|---|---:|---:|---:|---|---|"] + pg_out
+        if scale_out:
+            figures += ["", "### Scaling out", ""] + [re.sub(r"^###", "####", l) for l in scale_out]
         replace_block(readme, "summary", summary)
         replace_block(readme, "figures", figures)
 
 
+W11_NOTE = ("Clients saving distinct objects over HTTP: wrk with a Lua script, each request a merge save "
+            "(`POST /object/v1`) of a small object with `_type` and four fields, its `_id` one of 2,000 of its load "
+            "generator's, in turn (no two requests in flight save one object); each answer must be a 200 (non-2xx "
+            "counted). Servers on core 0, load generators on core 1; two nodes: two wrk processes of four "
+            "connections, their rates summed. pgbench on the same PostgreSQL server, in a database of its own: "
+            "eight clients (`-c 8 -j 2`), one `INSERT ... ON CONFLICT (id) DO UPDATE` of a jsonb row a "
+            "transaction, its tps without the initial connection time and the median of its per-transaction "
+            "log. CPU per save: the CPU time over the run (see below) / requests.")
+CPU_NOTE = ("CPU time over each run (utime + stime in clock ticks of 10 ms, from `/proc/PID/stat`, read "
+            "before and after) divided by the requests wrk counted: the platform server's process (all its "
+            "threads), and PostgreSQL's cluster (the postmaster, its live children, and the children that "
+            "ended: cutime + cstime); median of the three runs. Reported, no goal.")
 W10_NOTE = ("The same queries over HTTP (wrk, 1 connection, median latency) on one tenant's private "
             "objects of the W5 corpus, all of the type `Asset`, whose definition indexes `classification`, "
             "`capacity` and `name` (`_indexes`, built over the stored objects); lists name `_type=Asset` "
