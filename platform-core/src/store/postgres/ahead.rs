@@ -179,19 +179,25 @@ impl ReadAhead for Tx<'_> {
             }
         }
         drop(cache);
-        // One statement per collection and scope, its ids an array: a primary-key look-up
-        // whatever their number, planned once for all calls (a generic plan).
+        // One statement per collection and scope: for one id, equalities on the primary key
+        // (the one plan the planner makes of it, statistics or not, is kept for every call);
+        // for several, a look-up of each (planned for its ids: with an array of unknown length,
+        // and without statistics yet, the planner may read a whole scope).
         for (coll, keys) in docs {
             for ((tenant, env), ids) in by_scope(keys.iter().map(|(t, e, i)| (t, e, i.clone()))) {
+                let (which, id) = match ids.as_slice() {
+                    [one] => ("h.id = $4", owned(one.clone())),
+                    _ => ("h.id IN (SELECT unnest($4::text[]))", owned(ids.clone())),
+                };
                 self.defer_read(
                     format!(
                         "SELECT h.tenant, h.env, {} FROM heads h JOIN versions v ON v.coll = h.coll \
                          AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
                          AND v.version = h.version \
-                         WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = ANY($4)",
+                         WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND {which}",
                         super::documents::VERSION_COLUMNS
                     ),
-                    vec![owned(coll.as_str()), owned(tenant.clone()), owned(env.clone()), owned(ids.clone())],
+                    vec![owned(coll.as_str()), owned(tenant.clone()), owned(env.clone()), id],
                     Sink::Documents(
                         coll,
                         ids.into_iter().map(|i| (tenant.clone(), env.clone(), i)).collect(),
@@ -216,11 +222,15 @@ impl ReadAhead for Tx<'_> {
             }
         }
         for ((coll, scope, in_scopes), ids) in named {
+            let (which, id) = match ids.as_slice() {
+                [one] => ("o.id = $4", owned(one.clone())),
+                _ => ("o.id IN (SELECT unnest($4::text[]))", owned(ids)),
+            };
             let mut params = vec![
                 owned(coll.as_str()),
                 owned(scope.tenant.clone()),
                 owned(scope.env.clone()),
-                owned(ids),
+                id,
             ];
             let mut places = Vec::new();
             for s in in_scopes {
@@ -240,7 +250,7 @@ impl ReadAhead for Tx<'_> {
                      FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
                      AND v.env = h.env AND v.id = h.id AND v.version = h.version \
                      WHERE h.coll = 'type' AND h.id = o.type AND ({places})) AS x ON true \
-                     WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND o.id = ANY($4)",
+                     WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND {which}",
                     super::documents::VERSION_COLUMNS
                 ),
                 params,
@@ -266,9 +276,8 @@ impl ReadAhead for Tx<'_> {
                 Sink::Automations(None),
             );
         }
-        // The current chunks of the series, one statement per scope (their objects and
-        // properties two arrays: a series of another property of those objects may come too,
-        // and is kept as well).
+        // The current chunks of the series, one statement per scope (for one series,
+        // equalities on the index of current chunks; for several, a look-up of each).
         for ((tenant, env), pairs) in by_scope(series.iter().map(|(t, e, o, p)| (t, e, (o, p)))) {
             let (objects, props): (Vec<String>, Vec<String>) = pairs
                 .iter()
@@ -278,10 +287,17 @@ impl ReadAhead for Tx<'_> {
                 .into_iter()
                 .map(|(o, p)| (tenant.clone(), env.clone(), o.clone(), p.clone()))
                 .collect();
+            let sql = match objects.len() {
+                1 => "SELECT tenant, env, obj, prop, start, stop, n, payload FROM series_chunks \
+                      WHERE tenant = $1 AND env = $2 AND obj = ($3::text[])[1] AND prop = ($4::text[])[1] \
+                      AND vto IS NULL ORDER BY start",
+                _ => "SELECT s.tenant, s.env, s.obj, s.prop, s.start, s.stop, s.n, s.payload \
+                      FROM unnest($3::text[], $4::text[]) AS k(o, p) CROSS JOIN LATERAL \
+                      (SELECT * FROM series_chunks c WHERE c.tenant = $1 AND c.env = $2 \
+                      AND c.obj = k.o AND c.prop = k.p AND c.vto IS NULL ORDER BY c.start) AS s",
+            };
             self.defer_read(
-                "SELECT tenant, env, obj, prop, start, stop, n, payload FROM series_chunks \
-                 WHERE tenant = $1 AND env = $2 AND obj = ANY($3) AND prop = ANY($4) \
-                 AND vto IS NULL ORDER BY obj, prop, start",
+                sql,
                 vec![owned(tenant), owned(env), owned(objects), owned(props)],
                 Sink::Series(keys),
             );
@@ -293,7 +309,14 @@ impl ReadAhead for Tx<'_> {
 impl Tx<'_> {
     /// The chunks of a series at `version`, from the cache, when it holds them: read ahead at
     /// the current version of the object, which the cache knows to be `version`.
-    pub(super) fn cached_chunks(&self, key: &DataKey, version: u32) -> Option<Vec<Chunk>> {
+    pub(super) fn cached_chunks(&self, key: &DataKey, version: u32) -> Result<Option<Vec<Chunk>>> {
+        let wanted = (
+            key.scope.tenant.clone(),
+            key.scope.env.clone(),
+            key.object.clone(),
+            key.prop.clone(),
+        );
+        self.settle(|sink| matches!(sink, Sink::Series(keys) if keys.contains(&wanted)))?;
         let cache = self.cache.borrow();
         let doc = (
             Collection::Object,
@@ -303,9 +326,9 @@ impl Tx<'_> {
         );
         match cache.docs.get(&doc) {
             Some(Some(v)) if v.version == version => {}
-            _ => return None,
+            _ => return Ok(None),
         }
-        cache
+        Ok(cache
             .series
             .get(&(
                 key.scope.tenant.clone(),
@@ -313,7 +336,7 @@ impl Tx<'_> {
                 key.object.clone(),
                 key.prop.clone(),
             ))
-            .cloned()
+            .cloned())
     }
 }
 

@@ -28,7 +28,7 @@ impl DataRead for Tx<'_> {
         from: Option<i64>,
         to: Option<i64>,
     ) -> Result<Vec<Chunk>> {
-        if let Some(all) = self.cached_chunks(key, version) {
+        if let Some(all) = self.cached_chunks(key, version)? {
             let (from, to) = (from.unwrap_or(i64::MIN), to.unwrap_or(i64::MAX));
             return Ok(all
                 .into_iter()
@@ -56,7 +56,7 @@ impl DataRead for Tx<'_> {
     }
 
     fn last_chunks(&self, key: &DataKey, version: u32, points: u64) -> Result<Vec<Chunk>> {
-        if let Some(all) = self.cached_chunks(key, version) {
+        if let Some(all) = self.cached_chunks(key, version)? {
             let mut out = Vec::new();
             let mut have = 0u64;
             for chunk in all.into_iter().rev() {
@@ -109,7 +109,7 @@ impl DataRead for Tx<'_> {
     }
 
     fn chunk_before(&self, key: &DataKey, version: u32, t: i64) -> Result<Option<Chunk>> {
-        if let Some(all) = self.cached_chunks(key, version) {
+        if let Some(all) = self.cached_chunks(key, version)? {
             return Ok(all.into_iter().rev().find(|c| c.start <= t));
         }
         self.query_opt(
@@ -131,7 +131,7 @@ impl DataRead for Tx<'_> {
     }
 
     fn series_extent(&self, key: &DataKey, version: u32) -> Result<Extent<i64>> {
-        if let Some(all) = self.cached_chunks(key, version) {
+        if let Some(all) = self.cached_chunks(key, version)? {
             return Ok(Extent {
                 count: all.iter().map(|c| u64::from(c.count)).sum(),
                 bounds: all.first().zip(all.last()).map(|(a, b)| (a.start, b.stop)),

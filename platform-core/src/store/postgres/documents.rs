@@ -2,6 +2,7 @@
 //! one, with its filterable `jsonb` copy: body and system fields, the folded search text and
 //! name) and `tags`.
 
+use super::ahead::Sink;
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
 use super::pool::Owned;
@@ -235,6 +236,21 @@ impl DocumentRead for Tx<'_> {
         );
         if let Some(kept) = self.cache.borrow().docs.get(&key) {
             return Ok(kept.clone());
+        }
+        let on_its_way = |sink: &Sink| match sink {
+            Sink::Documents(c, keys) => {
+                *c == coll
+                    && keys
+                        .iter()
+                        .any(|(t, e, i)| *t == key.1 && *e == key.2 && *i == key.3)
+            }
+            Sink::Types(_) => coll == Collection::Type,
+            _ => false,
+        };
+        if self.settle(on_its_way)? {
+            if let Some(kept) = self.cache.borrow().docs.get(&key) {
+                return Ok(kept.clone());
+            }
         }
         // A join on the head's key, so that both rows are found by their primary keys.
         let sql = format!(

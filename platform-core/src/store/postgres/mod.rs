@@ -103,6 +103,25 @@ impl Default for PgOptions {
 /// ([`analyze_soon`]).
 const ANALYZE_AFTER: usize = 1_000;
 
+/// So do the first this many rows of documents a store writes (a new database: none has
+/// statistics, and autovacuum analyzes a table a minute or so after its first rows).
+const ANALYZE_FIRST: usize = 100;
+
+/// Counts the rows of documents a committed write wrote, and has the tables analyzed past
+/// [`ANALYZE_FIRST`] rows written since the store opened (once) or [`ANALYZE_AFTER`] in one
+/// write.
+fn wrote_rows(shared: &Shared, rows: usize) {
+    if rows == 0 {
+        return;
+    }
+    let before = shared
+        .written_rows
+        .fetch_add(rows, std::sync::atomic::Ordering::Relaxed);
+    if rows >= ANALYZE_AFTER || (before < ANALYZE_FIRST && before + rows >= ANALYZE_FIRST) {
+        analyze_soon(shared);
+    }
+}
+
 /// How often at most the store analyzes the tables after large writes.
 const ANALYZE_EVERY: Duration = Duration::from_secs(60);
 
@@ -122,9 +141,10 @@ fn analyze_soon(shared: &Shared) {
     let spawned = std::thread::Builder::new()
         .name("pg-analyze".into())
         .spawn(move || {
+            // A connection of its own, outside the pool (the calls' round trips stay theirs).
             let done = pool
-                .get()
-                .and_then(|mut c| c.batch("ANALYZE heads, versions, series_chunks"));
+                .connect(false)
+                .and_then(|mut c| c.batch_execute("ANALYZE heads, versions, series_chunks"));
             if let Err(e) = done {
                 tracing::warn!(error = %e, "cannot analyze the tables after a large write");
             }
@@ -158,6 +178,8 @@ pub(crate) struct Shared {
     replicas: Option<replicas::Replicas>,
     /// When the tables were last analyzed after a large write ([`analyze_soon`]).
     analyzed: std::sync::Mutex<Option<std::time::Instant>>,
+    /// Rows of documents written since the store opened ([`wrote_rows`]).
+    written_rows: std::sync::atomic::AtomicUsize,
 }
 
 impl Shared {
@@ -286,6 +308,7 @@ impl PgStore {
             claims: Default::default(),
             replicas,
             analyzed: Default::default(),
+            written_rows: Default::default(),
         });
         jobs::start_lease_renewal(&shared);
         if shared.replicas.is_some() {

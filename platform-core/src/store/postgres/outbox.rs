@@ -4,6 +4,7 @@
 //! A running delivery whose lease ran out (its node was killed) counts as pending again: it is
 //! due, and claimable, as if it had never been claimed.
 
+use super::ahead::Sink;
 use super::gathered::DeliveryRow;
 use super::jobs::lease_secs;
 use super::{get, get_u32, json_map, json_text, Tx};
@@ -69,6 +70,12 @@ impl OutboxRead for Tx<'_> {
         if let Some(kept) = self.cache.borrow().automations.get(&key) {
             return Ok(kept.clone());
         }
+        let on_its_way = |sink: &Sink| matches!(sink, Sink::Automations(Some(k)) if *k == key);
+        if self.settle(on_its_way)? {
+            if let Some(kept) = self.cache.borrow().automations.get(&key) {
+                return Ok(kept.clone());
+            }
+        }
         let found = self
             .query(
                 "SELECT doc FROM automations WHERE tenant = $1 AND env = $2 ORDER BY id",
@@ -87,6 +94,11 @@ impl OutboxRead for Tx<'_> {
     fn all_automations(&self) -> Result<Vec<(Scope, Automation)>> {
         if let Some(kept) = &self.cache.borrow().all_automations {
             return Ok(kept.clone());
+        }
+        if self.settle(|sink| matches!(sink, Sink::Automations(None)))? {
+            if let Some(kept) = &self.cache.borrow().all_automations {
+                return Ok(kept.clone());
+            }
         }
         let found = self
             .query(

@@ -73,6 +73,11 @@ impl TenancyRead for Tx<'_> {
         if let Some(n) = self.cache.borrow().auth_epoch {
             return Ok(n);
         }
+        if self.settle(|sink| matches!(sink, super::ahead::Sink::AuthEpoch))? {
+            if let Some(n) = self.cache.borrow().auth_epoch {
+                return Ok(n);
+            }
+        }
         let n: i64 = get(
             &self.query_one("SELECT n FROM auth_epoch WHERE id = 1", &[])?,
             0,

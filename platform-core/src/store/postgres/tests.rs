@@ -536,14 +536,21 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
         save(json!({"_id": format!("W{round}"), "capacity": 2}));
         save(array(&format!("WA{round}_"), 3));
         write_series(&format!("WS{round}0:price"), 3);
-        let warm = ids(&format!("WS{round}"), 1);
-        let warm: Vec<&str> = warm.iter().map(String::as_str).collect();
-        platform
-            .data()
-            .read_columns_many(&p, &warm, Window::All)
-            .unwrap();
+        write_series(&format!("WS{round}1:price"), 3);
+        // Reads of one and of several (each its own statement).
+        for n in [1, 2] {
+            let warm = ids(&format!("WS{round}"), n);
+            let warm: Vec<&str> = warm.iter().map(String::as_str).collect();
+            platform
+                .data()
+                .read_columns_many(&p, &warm, Window::All)
+                .unwrap();
+        }
         objects
             .get_many(&p, Collection::Object, &["W0"], None)
+            .unwrap();
+        objects
+            .get_many(&p, Collection::Object, &["W0", "W1"], None)
             .unwrap();
     }
 

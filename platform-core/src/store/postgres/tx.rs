@@ -133,6 +133,17 @@ impl Tx<'_> {
         }
     }
 
+    /// Sends what is held back when a read named ahead among it answers what `covers` says,
+    /// so that its rows are in the cache (a read the cache misses comes here before reading on
+    /// its own: what it misses may be on its way); whether anything was sent.
+    pub(super) fn settle(&self, covers: impl Fn(&Sink) -> bool) -> Result<bool> {
+        if !self.sinks.borrow().iter().any(covers) {
+            return Ok(false);
+        }
+        self.send(Last::Batch(""))?;
+        Ok(true)
+    }
+
     /// A statement whose answer is not needed: sent with the next one that is.
     pub(super) fn defer(&self, sql: impl Into<String>, params: Vec<Owned>) {
         self.seal();
@@ -256,8 +267,9 @@ impl WriteTx for Tx<'_> {
         }
         keys.sort_unstable();
         keys.dedup();
-        // One statement per collection and scope, its ids an array (a primary-key look-up,
-        // planned once for all calls), the rows locked in id order; the groups in key order.
+        // One statement per collection and scope, the rows locked in id order (for one id,
+        // equalities on the primary key, the one plan kept for every call; for several, a
+        // look-up of each); the groups in key order.
         type Group<'k> = ((&'k str, &'k str, &'k str), Vec<String>);
         let mut groups: Vec<Group<'_>> = Vec::new();
         for (coll, tenant, env, id) in keys {
@@ -267,14 +279,25 @@ impl WriteTx for Tx<'_> {
             }
         }
         for ((coll, tenant, env), ids) in groups {
+            let (sql, id) = match ids.as_slice() {
+                [one] => (
+                    "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
+                     AND id = $4 FOR UPDATE",
+                    owned(one.clone()),
+                ),
+                _ => (
+                    "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
+                     AND id IN (SELECT unnest($4::text[])) ORDER BY id FOR UPDATE",
+                    owned(ids),
+                ),
+            };
             self.defer(
-                "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
-                 AND id = ANY($4) ORDER BY id FOR UPDATE",
+                sql,
                 vec![
                     owned(coll.to_string()),
                     owned(tenant.to_string()),
                     owned(env.to_string()),
-                    owned(ids),
+                    id,
                 ],
             );
         }
@@ -324,9 +347,7 @@ impl WriteTx for Tx<'_> {
             if !self.claims.is_empty() {
                 self.shared.claims().extend(self.claims.drain(..));
             }
-            if self.written.get() >= super::ANALYZE_AFTER {
-                super::analyze_soon(self.shared);
-            }
+            super::wrote_rows(self.shared, self.written.get());
         }
         outcome
     }
