@@ -36,9 +36,19 @@ pub mod sqlite;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 
+mod ahead;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod contract;
+mod holds;
+mod replica;
 pub mod rows;
+
+pub use ahead::{Ahead, ReadAhead};
+pub use holds::{Hold, Holds, WriteConflict};
+pub(crate) use replica::set_commit_position;
+pub use replica::{
+    format_position, parse_position, take_commit_position, ReplicaReads, ReplicaStatus,
+};
 
 pub use rows::{
     AuditEntry, Automation, Chunk, DataKey, Delivery, DeliveryStatus, Environment, Extent,
@@ -706,37 +716,6 @@ pub trait SecretWrite: SecretRead {
     fn delete_secret(&mut self, scope: &Scope, id: &str) -> Result<bool>;
 }
 
-/// A read a transaction will make soon ([`ReadAhead::read_ahead`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ahead<'a> {
-    /// The current version of a document ([`DocumentRead::current`]).
-    Document(Collection, &'a Scope, &'a str),
-    /// The current versions of the type definitions, in each of the scopes given, whose id is
-    /// the `_type` of a document's current version (an object merged without its `_type`).
-    TypeOf(Collection, &'a Scope, &'a str, &'a [Scope]),
-    /// The automations of a scope ([`OutboxRead::automations`]), or of every scope with `None`
-    /// ([`OutboxRead::all_automations`]).
-    Automations(Option<&'a Scope>),
-    /// The chunks of a series at its object's current version ([`DataRead::chunks`] and the
-    /// other series reads).
-    Series(&'a DataKey),
-    /// The authentication epoch ([`TenancyRead::auth_epoch`]).
-    AuthEpoch,
-}
-
-/// Reads named ahead: a transaction that knows what it will read (the documents of an array it
-/// saves, the series a request asks for) says so first, and a backend a network away makes
-/// those reads together, in the round trip of the transaction's next statement, keeping their
-/// answers for the reads that follow. An embedded backend, whose reads cost no round trip,
-/// does nothing.
-pub trait ReadAhead {
-    /// Names reads this transaction will make.
-    fn read_ahead(&self, what: &[Ahead<'_>]) -> Result<()> {
-        let _ = what;
-        Ok(())
-    }
-}
-
 /// A consistent read-only view of the store: every read capability, on one snapshot.
 pub trait ReadTx:
     DocumentRead
@@ -764,95 +743,6 @@ impl<T> ReadTx for T where
         + ?Sized
 {
 }
-
-/// What a write transaction holds ([`WriteTx::hold`]): until it ends, no other write
-/// transaction, on any server of the database, holds the same thing, so what it reads of it
-/// stays as it read it until it commits. A write names what it changes before it reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Hold<'a> {
-    /// A document: its versions, tags, current version and audit trail, and for an object the
-    /// series and curves of its data properties.
-    Document(Collection, &'a Scope, &'a str),
-    /// The validation records of a target (a data id).
-    Records(&'a Scope, &'a str),
-    /// An automation.
-    Automation(&'a Scope, &'a str),
-    /// A secret.
-    Secret(&'a Scope, &'a str),
-}
-
-impl Hold<'_> {
-    /// The text that names what is held (unit separators between the parts): equal texts,
-    /// the same thing.
-    pub fn key(&self) -> String {
-        let (kind, coll, scope, id) = match self {
-            Hold::Document(coll, scope, id) => ("d", coll.as_str(), scope, id),
-            Hold::Records(scope, target) => ("r", "", scope, target),
-            Hold::Automation(scope, id) => ("a", "", scope, id),
-            Hold::Secret(scope, id) => ("s", "", scope, id),
-        };
-        format!(
-            "{kind}\u{1f}{coll}\u{1f}{}\u{1f}{}\u{1f}{id}",
-            scope.tenant, scope.env
-        )
-    }
-}
-
-/// What a write transaction holds (the keys of its [`Hold`]s), for a backend to keep beside it:
-/// which holds are new, and that a write changes only what was held.
-#[derive(Debug, Default)]
-pub struct Holds {
-    keys: std::collections::HashSet<String>,
-}
-
-impl Holds {
-    /// Records `what` as held; answers the keys not held before, sorted (every transaction
-    /// that takes several holds at once takes them in the same order, so two never wait for
-    /// each other).
-    pub fn take(&mut self, what: &[Hold<'_>]) -> Vec<String> {
-        let mut new: Vec<String> = what
-            .iter()
-            .map(Hold::key)
-            .filter(|k| !self.keys.contains(k))
-            .collect();
-        new.sort_unstable();
-        new.dedup();
-        self.keys.extend(new.iter().cloned());
-        new
-    }
-
-    /// Fails unless `what` is held: a write of something the transaction did not hold is a
-    /// defect of the core (concurrent writers could interleave on it).
-    pub fn require(&self, what: Hold<'_>) -> Result<()> {
-        if self.keys.contains(&what.key()) {
-            Ok(())
-        } else {
-            Err(crate::error::Error::Internal(format!(
-                "{what:?} was written without being held first"
-            )))
-        }
-    }
-
-    /// Forgets every hold (the transaction ended).
-    pub fn clear(&mut self) {
-        self.keys.clear();
-    }
-}
-
-/// The cause of the error of a write transaction that met a concurrent one it cannot be ordered
-/// with (a deadlock, a serialization failure, a version another writer stored first): nothing
-/// of it was stored, and the same work may be tried again from the start
-/// ([`crate::Error::is_write_conflict`]).
-#[derive(Debug)]
-pub struct WriteConflict(pub String);
-
-impl std::fmt::Display for WriteConflict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "a concurrent write: {}", self.0)
-    }
-}
-
-impl std::error::Error for WriteConflict {}
 
 /// A unit of work over every capability; nothing is visible to others until
 /// [`WriteTx::commit`], and dropping it uncommitted changes nothing. Write transactions
@@ -965,82 +855,6 @@ pub trait Store: Send + Sync {
 
 thread_local! {
     static NO_WAIT: Cell<bool> = const { Cell::new(false) };
-    /// Whether this thread's reads may go to a read replica, and from which commit position
-    /// on ([`ReplicaReads`]).
-    static REPLICA_READS: Cell<Option<u64>> = const { Cell::new(None) };
-    /// The commit position of this thread's last write ([`take_commit_position`]).
-    static COMMITTED_AT: Cell<Option<u64>> = const { Cell::new(None) };
-}
-
-/// While alive, this thread's read transactions may be served by a read replica of the
-/// database (one that follows it from a little behind), by one that has replayed at least the
-/// commit position `after` (0: any): a request reads its own writes, or the writes it was told
-/// of, and nothing older. Without it every read goes to the primary (a read that leads to a
-/// write, a worker's). A store without replicas reads as it always does.
-pub struct ReplicaReads {
-    before: Option<u64>,
-}
-
-impl ReplicaReads {
-    /// Allows replica reads from position `after` on, until the value is dropped.
-    pub fn allow(after: u64) -> ReplicaReads {
-        ReplicaReads {
-            before: REPLICA_READS.with(|r| r.replace(Some(after))),
-        }
-    }
-
-    /// The position this thread's reads must see when a replica serves them, or `None`
-    /// when they must go to the primary.
-    pub fn after() -> Option<u64> {
-        REPLICA_READS.with(Cell::get)
-    }
-}
-
-impl Drop for ReplicaReads {
-    fn drop(&mut self) {
-        REPLICA_READS.with(|r| r.set(self.before));
-    }
-}
-
-/// The commit position (in the primary's write-ahead log) of the last write this thread
-/// committed, once: a store with read replicas records it, so that a server can hand it to
-/// the client, whose later reads then see that write wherever they are served.
-pub fn take_commit_position() -> Option<u64> {
-    COMMITTED_AT.with(Cell::take)
-}
-
-/// Records the commit position of this thread's write (see [`take_commit_position`]).
-pub(crate) fn set_commit_position(at: u64) {
-    COMMITTED_AT.with(|c| c.set(Some(at)));
-}
-
-/// A commit position as PostgreSQL prints a log position: two hexadecimal numbers, the high
-/// and low 32 bits (`16/B374D848`).
-pub fn format_position(at: u64) -> String {
-    format!("{:X}/{:X}", at >> 32, at & 0xFFFF_FFFF)
-}
-
-/// A commit position printed by [`format_position`] (either case), or `None`.
-pub fn parse_position(text: &str) -> Option<u64> {
-    let (high, low) = text.trim().split_once('/')?;
-    let ok = |p: &str| !p.is_empty() && p.len() <= 8 && p.chars().all(|c| c.is_ascii_hexdigit());
-    if !ok(high) || !ok(low) {
-        return None;
-    }
-    Some((u64::from_str_radix(high, 16).ok()? << 32) | u64::from_str_radix(low, 16).ok()?)
-}
-
-/// How a read replica of the database is doing ([`Store::replicas`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReplicaStatus {
-    /// What names it (its URL without a password).
-    pub name: String,
-    /// Whether it serves reads now: it answers, is a replica, and is not too far behind.
-    pub serving: bool,
-    /// How far behind the primary it is, when it answers.
-    pub lag: Option<std::time::Duration>,
-    /// Why it does not serve, when it does not.
-    pub reason: Option<String>,
 }
 
 /// While alive, this thread's store calls must not wait: a read takes a connection only if one
