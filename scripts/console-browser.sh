@@ -29,7 +29,7 @@ fi
 bin=${PLATFORM_BIN:-}
 if [ -z "$bin" ]; then
   cargo build --locked -q -p platform-cli --bin platform
-  bin="$root/target/debug/platform"
+  bin="${CARGO_TARGET_DIR:-$root/target}/debug/platform"
 fi
 
 work=$(mktemp -d)
@@ -41,7 +41,8 @@ cleanup() {
 trap cleanup EXIT
 
 db="$work/console.db"
-token=$("$bin" init --db "$db" 2>/dev/null | grep -o 'pt_[0-9a-f]*' | head -1)
+token=$("$bin" init --db "$db" 2>"$work/init.log" | grep -o 'pt_[0-9a-f]*' | head -1) \
+  || { echo "platform init failed ($bin)"; cat "$work/init.log"; exit 2; }
 umask 077
 printf '%s' "$token" > "$work/token"
 "$bin" serve --db "$db" --addr 127.0.0.1:0 --log-format json 2> "$work/serve.log" &
