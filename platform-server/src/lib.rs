@@ -10,6 +10,7 @@ pub mod connection;
 pub mod console;
 pub mod error;
 pub mod extensions;
+pub mod metric_names;
 pub mod negotiate;
 pub mod openapi;
 pub mod ops;

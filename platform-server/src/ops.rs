@@ -217,7 +217,10 @@ fn recorder() -> Option<&'static Prometheus> {
         ];
         let recorder: &'static Prometheus = Box::leak(Box::new(Prometheus::new(&seconds)));
         match metrics::set_global_recorder(recorder) {
-            Ok(()) => Some(recorder),
+            Ok(()) => {
+                crate::metric_names::describe();
+                Some(recorder)
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "metrics are off: another recorder is installed");
                 None
@@ -256,13 +259,13 @@ async fn metrics(caller: Caller) -> Result<HttpResponse, ApiError> {
         ("queued", backlog.jobs_queued),
         ("running", backlog.jobs_running),
     ] {
-        metrics::gauge!("platform_jobs", "state" => state).set(n as f64);
+        metrics::gauge!("platform_backlog_jobs", "state" => state).set(n as f64);
     }
     for (state, n) in [
         ("pending", backlog.deliveries_pending),
         ("running", backlog.deliveries_running),
     ] {
-        metrics::gauge!("platform_deliveries", "state" => state).set(n as f64);
+        metrics::gauge!("platform_backlog_deliveries", "state" => state).set(n as f64);
     }
     let text = recorder().map(|h| h.render()).unwrap_or_default();
     Ok(HttpResponse::Ok()

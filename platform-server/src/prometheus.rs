@@ -1,6 +1,7 @@
 //! The recorder behind `/metrics`: what the `metrics` facade records (counters, gauges and
 //! histograms of fixed buckets, by name and labels) kept in atomics and printed in the Prometheus
-//! text exposition format (version 0.0.4).
+//! text exposition format (version 0.0.4), each family with the `# HELP` line of its description
+//! (`metrics::describe_counter!` and the like; the platform's are in [`crate::metric_names`]).
 //!
 //! Made here rather than taken from `metrics-exporter-prometheus`: that recorder times its
 //! summaries with `quanta`, whose clock calibrates the processor's counter when first made, a
@@ -19,6 +20,8 @@ use std::sync::{Arc, RwLock};
 pub struct Prometheus {
     /// Upper bounds of the histograms' buckets, ascending (`+Inf` is added when printed).
     bounds: Arc<[f64]>,
+    /// The description of each family by name: its `# HELP` line.
+    help: RwLock<HashMap<String, String>>,
     counters: Series<AtomicU64>,
     gauges: Series<AtomicU64>,
     histograms: Series<Buckets>,
@@ -36,6 +39,7 @@ impl Prometheus {
         bounds.dedup();
         Prometheus {
             bounds: bounds.into(),
+            help: RwLock::default(),
             counters: RwLock::default(),
             gauges: RwLock::default(),
             histograms: RwLock::default(),
@@ -43,23 +47,24 @@ impl Prometheus {
     }
 
     /// Every series in the text exposition format: the families by name, each with its
-    /// `# TYPE` line, its series sorted by labels.
+    /// `# HELP` line (when described) and its `# TYPE` line, its series sorted by labels.
     pub fn render(&self) -> String {
         let mut out = String::new();
+        let help = self.help.read().unwrap_or_else(|e| e.into_inner());
         let counters = sorted(&self.counters);
         for (i, (key, n)) in counters.iter().enumerate() {
-            family(&mut out, &counters, i, "counter");
+            family(&mut out, &help, &counters, i, "counter");
             sample(&mut out, key, "", None, n.load(Ordering::Relaxed) as f64);
         }
         let gauges = sorted(&self.gauges);
         for (i, (key, v)) in gauges.iter().enumerate() {
-            family(&mut out, &gauges, i, "gauge");
+            family(&mut out, &help, &gauges, i, "gauge");
             let value = f64::from_bits(v.load(Ordering::Relaxed));
             sample(&mut out, key, "", None, value);
         }
         let histograms = sorted(&self.histograms);
         for (i, (key, h)) in histograms.iter().enumerate() {
-            family(&mut out, &histograms, i, "histogram");
+            family(&mut out, &help, &histograms, i, "histogram");
             // The counts are read once: the buckets printed are cumulative and end with the
             // count, whatever is recorded meanwhile.
             let mut seen = 0u64;
@@ -108,11 +113,31 @@ fn sorted<T>(map: &Series<T>) -> Vec<(Key, Arc<T>)> {
     all
 }
 
-/// The `# TYPE` line of the family of `all[i]`, where it is the first series of its name
-/// (`all` sorted by name).
-fn family<T>(out: &mut String, all: &[(Key, Arc<T>)], i: usize, kind: &str) {
+/// The `# HELP` line (when `help` describes it) and the `# TYPE` line of the family of `all[i]`,
+/// where it is the first series of its name (`all` sorted by name).
+fn family<T>(
+    out: &mut String,
+    help: &HashMap<String, String>,
+    all: &[(Key, Arc<T>)],
+    i: usize,
+    kind: &str,
+) {
     let name = all[i].0.name();
     if i == 0 || all[i - 1].0.name() != name {
+        if let Some(text) = help.get(name) {
+            out.push_str("# HELP ");
+            out.push_str(name);
+            out.push(' ');
+            // The format escapes backslashes and line feeds in a description.
+            for c in text.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    c => out.push(c),
+                }
+            }
+            out.push('\n');
+        }
         out.push_str("# TYPE ");
         out.push_str(name);
         out.push(' ');
@@ -188,10 +213,25 @@ impl HistogramFn for Buckets {
     }
 }
 
+impl Prometheus {
+    /// Keeps `description` as the `# HELP` text of the family `name` (the last one given).
+    fn describe(&self, name: KeyName, description: SharedString) {
+        let mut help = self.help.write().unwrap_or_else(|e| e.into_inner());
+        help.insert(name.as_str().to_string(), description.into_owned());
+    }
+}
+
+/// The unit is not printed: a family's name carries it (`_seconds`, `_bytes`).
 impl Recorder for Prometheus {
-    fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
-    fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
-    fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_counter(&self, name: KeyName, _: Option<Unit>, description: SharedString) {
+        self.describe(name, description);
+    }
+    fn describe_gauge(&self, name: KeyName, _: Option<Unit>, description: SharedString) {
+        self.describe(name, description);
+    }
+    fn describe_histogram(&self, name: KeyName, _: Option<Unit>, description: SharedString) {
+        self.describe(name, description);
+    }
 
     fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
         Counter::from_arc(Self::series(&self.counters, key, AtomicU64::default))
@@ -268,6 +308,45 @@ mod tests {
                 r#"b_total{k="y"} 5"#,
                 "# TYPE g gauge",
                 r#"g{path="a\"b\\c\nd"} -0.25"#,
+            ]
+        );
+    }
+
+    /// A described family prints its `# HELP` line (backslashes and line feeds escaped) once,
+    /// before its `# TYPE` line, whatever its kind; the last description given stands. A family
+    /// never described has no `# HELP` line (the lint of `promtool check metrics` reports it).
+    #[test]
+    fn described_families_print_their_help_before_their_type() {
+        let recorder = Prometheus::new(&[1.0]);
+        metrics::with_local_recorder(&recorder, || {
+            metrics::describe_counter!("c_total", "Things.");
+            metrics::describe_counter!("c_total", "Things done.");
+            metrics::describe_gauge!("g", "A path\nin C:\\dir.");
+            metrics::describe_histogram!("h_seconds", "How long things took.");
+            metrics::counter!("c_total", "k" => "b").increment(1);
+            metrics::counter!("c_total", "k" => "a").increment(2);
+            metrics::counter!("undescribed_total").increment(1);
+            metrics::gauge!("g").set(1.0);
+            metrics::histogram!("h_seconds").record(0.5);
+        });
+        assert_eq!(
+            lines(&recorder.render()),
+            [
+                "# HELP c_total Things done.",
+                "# TYPE c_total counter",
+                r#"c_total{k="a"} 2"#,
+                r#"c_total{k="b"} 1"#,
+                "# TYPE undescribed_total counter",
+                "undescribed_total 1",
+                r"# HELP g A path\nin C:\\dir.",
+                "# TYPE g gauge",
+                "g 1",
+                "# HELP h_seconds How long things took.",
+                "# TYPE h_seconds histogram",
+                r#"h_seconds_bucket{le="1"} 1"#,
+                r#"h_seconds_bucket{le="+Inf"} 1"#,
+                "h_seconds_sum 0.5",
+                "h_seconds_count 1",
             ]
         );
     }

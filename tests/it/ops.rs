@@ -86,9 +86,20 @@ async fn metrics_count_requests_by_route_template_and_the_work_waiting() {
     );
     assert!(!text.contains("M1"), "{text}");
     line("platform_http_request_duration_seconds_bucket");
-    line(r#"platform_jobs{state="queued"}"#);
-    line(r#"platform_deliveries{state="pending"}"#);
+    line(r#"platform_backlog_jobs{state="queued"}"#);
+    line(r#"platform_backlog_deliveries{state="pending"}"#);
     line(r#"platform_db_wait_seconds_count{tx="read"}"#);
+    // Every family is described: its `# HELP` line comes right before its `# TYPE` line.
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(name) = l.strip_prefix("# TYPE ").and_then(|t| t.split(' ').next()) {
+            let help = format!("# HELP {name} ");
+            assert!(
+                i > 0 && lines[i - 1].starts_with(&help),
+                "{l}: no help in\n{text}"
+            );
+        }
+    }
 }
 
 #[actix_rt::test]

@@ -285,3 +285,144 @@ fn prune_applies_retention_policies_to_what_is_stored() {
     ]);
     assert_eq!(got.status.code(), Some(2), "version 1 is gone");
 }
+
+/// The families a served binary on SQLite records after the traffic of
+/// [`metrics_after_traffic_have_help_lines_and_pass_the_lint_of_promtool`] (the others are
+/// recorded over PostgreSQL, or when writes meet, and are linted by the server's unit tests).
+const SQLITE_FAMILIES: [&str; 9] = [
+    "platform_http_requests_total",
+    "platform_http_request_duration_seconds",
+    "platform_db_wait_seconds",
+    "platform_backlog_jobs",
+    "platform_backlog_deliveries",
+    "platform_jobs_total",
+    "platform_deliveries_total",
+    "platform_validation_runs_total",
+    "platform_validation_run_seconds",
+];
+
+/// `/metrics` of a served binary, after requests, a validation test, a background validation
+/// run and an automation's delivery, has a series of every family above, a `# HELP` line before
+/// each `# TYPE` line, and `promtool check metrics` has nothing to say of it (when promtool is
+/// on the PATH; `PLATFORM_PROMTOOL=1`, as CI sets it, fails the test without it).
+#[test]
+fn metrics_after_traffic_have_help_lines_and_pass_the_lint_of_promtool() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("p.db"));
+    let (url, token) = (server.url.as_str(), server.admin_token.as_str());
+    let send = |path: &str, body: serde_json::Value| {
+        let res = ureq::post(&format!("{url}{path}"))
+            .set("Authorization", &format!("Bearer {token}"))
+            .send_json(body);
+        assert!(res.is_ok(), "POST {path}: {res:?}");
+    };
+    // Mail about every object saved, kept in the outbox (no --smtp): a delivery per save.
+    send(
+        "/automation/v1",
+        json!({"target": "platform.email",
+               "properties": {"to": "desk@example.com", "subject": "Saved", "attachment": false},
+               "conditions": [{"source": "private", "service": "object", "id": "*", "action": "*"}]}),
+    );
+    let data: Vec<_> = (1..=7)
+        .map(|d| json!({"time": format!("2024-07-{d:02}"), "value": d}))
+        .collect();
+    post(
+        url,
+        token,
+        json!({"_id": "NBP", "S": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": data}}),
+    );
+    assert!(get(url, token, "/object/v1/private/NBP").is_ok());
+    assert_eq!(get(url, token, "/object/v1/private/NOPE"), Err(404));
+    send(
+        "/validationconfig/v1",
+        json!({"_id": "NBP:S", "kind": "timeseries",
+               "checks": [{"name": "Range", "expression": "between(value, 0, 5)", "severity": "severe"}]}),
+    );
+    let window = json!({"target": "NBP:S", "from": "2024-07-01", "to": "2024-07-07"});
+    send("/validation/v1?_function=test", window.clone());
+    let mut background = window;
+    background["background"] = json!(true);
+    send("/validation/v1?_function=run", background);
+
+    // The job worker and the deliverer finish in the background: read until every family is
+    // there.
+    let started = std::time::Instant::now();
+    let text = loop {
+        let text = ureq::get(&format!("{url}/metrics"))
+            .call()
+            .unwrap()
+            .into_string()
+            .unwrap();
+        let missing: Vec<_> = SQLITE_FAMILIES
+            .iter()
+            .filter(|f| !text.contains(&format!("# TYPE {f} ")))
+            .collect();
+        if missing.is_empty() {
+            break text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no series of {missing:?} in\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    // What promtool says first (when installed): the most telling failure.
+    if let Some(out) = promtool_check(&text) {
+        assert!(
+            out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
+            "promtool check metrics: {}\n{}{}\nof\n{text}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(name) = line
+            .strip_prefix("# TYPE ")
+            .and_then(|t| t.split(' ').next())
+        {
+            let help = format!("# HELP {name} ");
+            assert!(
+                i > 0 && lines[i - 1].starts_with(&help) && lines[i - 1].len() > help.len(),
+                "no help line before {line:?} in\n{text}"
+            );
+        }
+    }
+}
+
+/// `promtool check metrics` over `text`, or `None` when `promtool` is not on the `PATH` (saying
+/// so on the process's standard error, which the harness does not capture). With
+/// `PLATFORM_PROMTOOL=1` (as CI sets it) a missing `promtool` fails the test instead.
+fn promtool_check(text: &str) -> Option<std::process::Output> {
+    use std::process::{Command, Stdio};
+    let child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            assert_ne!(
+                std::env::var("PLATFORM_PROMTOOL").as_deref(),
+                Ok("1"),
+                "PLATFORM_PROMTOOL=1 but no promtool on the PATH (Debian's package prometheus has it)"
+            );
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: the lint of /metrics needs promtool on the PATH (CI installs it)"
+            );
+            return None;
+        }
+        Err(e) => panic!("promtool: {e}"),
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    Some(child.wait_with_output().unwrap())
+}
