@@ -16,6 +16,9 @@ pub enum AutomationCommand {
         /// The automation (JSON); '-' reads standard input.
         #[arg(long)]
         file: PathBuf,
+        /// Where its webhook may go, as for `serve`.
+        #[command(flatten)]
+        webhook_allow: crate::serve::WebhookAllowArg,
         /// Output format.
         #[arg(long, value_enum, default_value = "json")]
         format: Format,
@@ -71,10 +74,17 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
         AutomationCommand::Create {
             local,
             file,
+            webhook_allow,
             format,
         } => {
             let body = crate::read_json(Some(&file))?;
             let (platform, who) = local.open()?;
+            // A webhook's host names are resolved as the server would, to check where they go.
+            let settings = platform_core::events::deliver::DeliverySettings {
+                webhook_allow: webhook_allow.parse()?,
+                ..platform.delivery_settings().clone()
+            };
+            let platform = platform_server::outbound::networked(platform.with_delivery(settings));
             let saved = platform.automations().save(&who, body)?;
             eprintln!(
                 "automation {} saved",

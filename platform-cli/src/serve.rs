@@ -102,14 +102,32 @@ pub struct DeliveryArgs {
     /// Sender address of email automations.
     #[arg(long, env = "PLATFORM_MAIL_FROM", default_value = "platform@localhost")]
     mail_from: String,
-    /// Hosts webhook automations may call, comma-separated: host names, IP addresses and
-    /// networks (10.0.0.0/8). Without it, any host. With it, a URL's host must be listed (a
-    /// name, or an address that is listed or inside a listed network), and each address the
-    /// host resolves to must be global, listed, or loopback for the listed name localhost: a
-    /// name resolving to a loopback, private, link-local, unique-local, unspecified, multicast
-    /// or broadcast address is refused.
+    #[command(flatten)]
+    webhook_allow: WebhookAllowArg,
+}
+
+/// Where webhooks may go (`serve`, `automation deliver`, `automation create`).
+#[derive(Args)]
+pub struct WebhookAllowArg {
+    /// Non-global hosts webhook automations may call, comma-separated: host names (which may
+    /// then resolve to any address), IP addresses and networks (10.0.0.0/8), or any-address
+    /// for every host. Without it, webhooks call global addresses only: a URL whose host is,
+    /// or resolves to, a loopback, private, link-local, shared, unique-local, unspecified,
+    /// multicast, broadcast or reserved address is refused at the save and at the delivery.
     #[arg(long, env = "PLATFORM_WEBHOOK_ALLOW", value_delimiter = ',')]
     webhook_allow: Option<Vec<String>>,
+}
+
+impl WebhookAllowArg {
+    /// The allow-list (a bad entry is an error naming it).
+    pub fn parse(&self) -> platform_core::Result<platform_core::events::webhook::WebhookAllow> {
+        Ok(self
+            .webhook_allow
+            .as_ref()
+            .map(platform_core::events::webhook::WebhookAllow::parse)
+            .transpose()?
+            .unwrap_or_default())
+    }
 }
 
 impl DeliveryArgs {
@@ -117,11 +135,7 @@ impl DeliveryArgs {
     pub fn settings(
         &self,
     ) -> platform_core::Result<platform_core::events::deliver::DeliverySettings> {
-        let webhook_allow = self
-            .webhook_allow
-            .as_ref()
-            .map(platform_core::events::webhook::WebhookAllow::parse)
-            .transpose()?;
+        let webhook_allow = self.webhook_allow.parse()?;
         Ok(platform_core::events::deliver::DeliverySettings {
             smtp: self.smtp.clone(),
             mail_from: self.mail_from.clone(),

@@ -46,20 +46,20 @@ impl Outbound for Network {
     fn post(
         &self,
         url: &Url,
-        allow: Option<&WebhookAllow>,
+        allow: &WebhookAllow,
         headers: &[(String, String)],
         body: &[u8],
         timeout: Duration,
     ) -> Result<u16, String> {
         // The allow-list is applied to every address the host resolves to, before the client
-        // connects: a listed name that resolves to a refused address is refused.
+        // connects: a name that resolves to a refused address is refused.
         let refused = Arc::new(Mutex::new(None::<String>));
         let resolver = {
-            let (resolve, allow, refused) = (self.resolve.clone(), allow.cloned(), refused.clone());
+            let (resolve, allow, refused) = (self.resolve.clone(), allow.clone(), refused.clone());
             let host = url.host().map(|h| h.to_owned());
             move |netloc: &str| -> std::io::Result<Vec<SocketAddr>> {
                 let addrs = resolve(netloc)?;
-                if let (Some(allow), Some(host)) = (&allow, &host) {
+                if let Some(host) = &host {
                     let host = match host {
                         Host::Domain(d) => Host::Domain(d.as_str()),
                         Host::Ipv4(ip) => Host::Ipv4(*ip),
@@ -102,6 +102,17 @@ impl Outbound for Network {
                 .take()
                 .unwrap_or_else(|| e.to_string())),
         }
+    }
+
+    fn resolve(&self, host: &str, port: u16) -> Result<Vec<std::net::IpAddr>, String> {
+        let netloc = if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        };
+        (self.resolve)(&netloc)
+            .map(|addrs| addrs.iter().map(SocketAddr::ip).collect())
+            .map_err(|e| format!("host {host} does not resolve: {e}"))
     }
 
     fn send_mail(&self, server: &str, mail: &Mail, timeout: Duration) -> Result<(), String> {
@@ -151,7 +162,11 @@ impl Outbound for Network {
     }
 }
 
-/// The platform sending webhook calls and emails over the network.
+/// The platform sending webhook calls and emails over the network (unless it has a client already).
 pub fn networked(platform: platform_core::Platform) -> platform_core::Platform {
+    if platform.has_outbound() {
+        // An embedder's own client (a resolver of its own, say) is kept.
+        return platform;
+    }
     platform.with_outbound(Arc::new(Network::default()))
 }

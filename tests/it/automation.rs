@@ -6,6 +6,7 @@
 use crate::common::{Client, TestServer};
 use platform_core::auth::Role;
 use platform_core::events::deliver::DeliverySettings;
+use platform_core::events::webhook::WebhookAllow;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -215,9 +216,11 @@ fn smtp_session(stream: TcpStream, keep: &Mutex<Vec<String>>) -> Option<()> {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
+/// Delivery settings for tests whose receivers listen on loopback, which the allow-list opens.
 pub(crate) fn settings(smtp: Option<String>) -> DeliverySettings {
     DeliverySettings {
         smtp,
+        webhook_allow: WebhookAllow::parse(["127.0.0.1", "::1", "localhost"]).unwrap(),
         timeout: Duration::from_millis(700),
         retry_base: Duration::from_secs(10),
         max_attempts: 3,

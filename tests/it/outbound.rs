@@ -1,7 +1,12 @@
-//! Where webhooks may go: URLs parsed by WHATWG rules and checked against `--webhook-allow` at
-//! the save and at the delivery (backslashes, userinfo, IPv6 literals, decimal and octal IPv4
-//! hosts), listed networks, and names checked again on the addresses they resolve to when the
-//! client connects (a resolver injected into the server's network client, so no DNS is used).
+//! Where webhooks may go. By default a webhook calls global addresses only: a URL whose host
+//! is, or resolves to, a loopback, private, link-local, shared, unique-local, multicast,
+//! unspecified or broadcast address is refused at the save (a 400 naming the address and the
+//! option that would allow it) and again when the client connects (the delivery fails,
+//! logged, and no request is sent), whatever form the URL writes it in (decimal, octal and hex
+//! IPv4, IPv4-mapped IPv6, userinfo and backslash tricks). `--webhook-allow` opens exactly what
+//! it lists; `any-address` opens everything. Host names are resolved by a resolver injected
+//! into the network client, which knows a few names and fails every other: no test here asks
+//! DNS or sends a packet beyond loopback.
 
 use crate::automation::{automation, log, settings, webhook_on, Webhook};
 use crate::common::{Client, TestServer};
@@ -11,26 +16,54 @@ use platform_core::events::webhook::WebhookAllow;
 use platform_core::Platform;
 use platform_server::outbound::Network;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 const NOW: &str = "2024-07-08T12:00:00Z";
 
-fn allowing(entries: &[&str]) -> DeliverySettings {
+/// The settings of the tests' deliveries with this allow-list (`None`: the default, global
+/// addresses only).
+fn allowing(entries: Option<&[&str]>) -> DeliverySettings {
     DeliverySettings {
-        webhook_allow: Some(WebhookAllow::parse(entries).unwrap()),
+        webhook_allow: entries
+            .map(|e| WebhookAllow::parse(e).unwrap())
+            .unwrap_or_default(),
         ..settings(None)
     }
 }
 
-/// A network client where `hooks.example` resolves to `to` (other names as the system says).
-fn resolving_hooks_example_to(to: SocketAddr) -> Arc<Network> {
-    Arc::new(Network::with_resolver(move |netloc: &str| {
-        match netloc.rsplit_once(':') {
-            Some(("hooks.example", _)) => Ok(vec![to]),
-            _ => std::net::ToSocketAddrs::to_socket_addrs(netloc).map(Iterator::collect),
-        }
-    }))
+/// Names this test's resolver knows, each to one address (changed while a test runs).
+#[derive(Clone, Default)]
+struct Names(Arc<Mutex<HashMap<String, SocketAddr>>>);
+
+impl Names {
+    fn set(&self, name: &str, to: &str) {
+        let to = to.parse().unwrap();
+        self.0.lock().unwrap().insert(name.to_string(), to);
+    }
+
+    /// A network client that resolves these names and IP addresses, and no other (no DNS).
+    fn network(&self) -> Arc<Network> {
+        let names = self.0.clone();
+        Arc::new(Network::with_resolver(move |netloc: &str| {
+            if let Ok(addr) = netloc.parse::<SocketAddr>() {
+                return Ok(vec![addr]);
+            }
+            let (host, _) = netloc.rsplit_once(':').unwrap();
+            match names.lock().unwrap().get(host) {
+                Some(a) => Ok(vec![*a]),
+                None => Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("{host} is not a name of this test"),
+                )),
+            }
+        }))
+    }
+}
+
+fn server(entries: Option<&[&str]>, names: &Names) -> TestServer {
+    TestServer::at_with_network(NOW, allowing(entries), Some(names.network()))
 }
 
 fn id(a: &Value) -> String {
@@ -42,193 +75,369 @@ async fn entries(c: &Client<'_>, a: &Value) -> Vec<Value> {
     log(c, &format!("?automation={}", id(a))).await
 }
 
-/// Saving refuses the URL as a 400 naming `host`, and stores nothing.
-async fn refused_at_save(c: &Client<'_>, url: &str, host: &str) {
+/// Saving refuses the URL as a 400 whose message starts `host {named}` and names the option
+/// that would allow it, and stores nothing.
+async fn refused_at_save(c: &Client<'_>, url: &str, named: &str) {
     let before = c.get("/automation/v1").await.body;
     let r = c
         .post("/automation/v1", webhook_on(url, "object", "*", "*"))
         .await;
     let message = r.assert_error(400, "INVALID_PARAMETER");
     assert!(
-        message.contains(&format!("host {host} is not among the webhook hosts")),
+        message.contains(&format!("\"{url}\": host {named}")),
         "{url}: {message}"
     );
+    assert!(message.contains("--webhook-allow "), "{url}: {message}");
     assert_eq!(c.get("/automation/v1").await.body, before, "{url}");
 }
 
-#[actix_rt::test]
-async fn webhook_hosts_are_checked_as_the_client_parses_them() {
-    let v4 = Webhook::start(vec![]);
-    let v6 = Webhook::start_on("[::1]:0", vec![]);
-    let (p4, p6) = (v4.port(), v6.port());
-    // Each URL reaches loopback, whatever its text seems to name.
-    let attacks = [
+/// The URLs of the loopback receivers `v4` (127.0.0.1) and `v6` ([::1]) written in each form
+/// that reaches them, with how the refusal names the host: (url, named).
+fn loopback_forms(p4: u16, p6: u16) -> Vec<(String, String)> {
+    [
         (
-            format!("http://127.0.0.1:{p4}\\@localhost:1/x"),
-            "127.0.0.1",
+            format!("http://127.0.0.1:{p4}/hook"),
+            "127.0.0.1 is a loopback",
         ),
-        (format!("http://localhost@127.0.0.1:{p4}/hook"), "127.0.0.1"),
-        (format!("http://2130706433:{p4}/hook"), "127.0.0.1"),
-        (format!("http://0177.0.0.1:{p4}/hook"), "127.0.0.1"),
+        (
+            format!("http://2130706433:{p4}/hook"),
+            "127.0.0.1 is a loopback",
+        ),
+        (
+            format!("http://0177.0.0.1:{p4}/hook"),
+            "127.0.0.1 is a loopback",
+        ),
+        (
+            format!("http://0x7f.0.0.1:{p4}/hook"),
+            "127.0.0.1 is a loopback",
+        ),
+        (
+            format!("http://0x7f000001:{p4}/hook"),
+            "127.0.0.1 is a loopback",
+        ),
+        (
+            format!("http://localhost@127.0.0.1:{p4}/hook"),
+            "127.0.0.1 is a loopback",
+        ),
+        (
+            format!("http://127.0.0.1:{p4}\\@hooks.example:1/x"),
+            "127.0.0.1 is a loopback",
+        ),
         (
             format!("http://[::ffff:127.0.0.1]:{p4}/hook"),
-            "[::ffff:127.0.0.1]",
+            "[::ffff:127.0.0.1] is a loopback",
         ),
-        (format!("http://[::1]:{p6}/hook"), "[::1]"),
-        (format!("http://[0:0::1]:{p6}/hook"), "[::1]"),
-    ];
+        (
+            format!("http://[::ffff:7f00:1]:{p4}/hook"),
+            "[::ffff:127.0.0.1] is a loopback",
+        ),
+        (
+            format!("http://localhost:{p4}/hook"),
+            "localhost is a loopback name",
+        ),
+        (format!("http://[::1]:{p6}/hook"), "[::1] is a loopback"),
+        (format!("http://[0:0::1]:{p6}/hook"), "[::1] is a loopback"),
+    ]
+    .into_iter()
+    .map(|(u, n)| (u, n.to_string()))
+    .collect()
+}
 
-    // With --webhook-allow localhost, the save refuses each, naming the host it really is.
-    let strict = TestServer::at_with_delivery(NOW, allowing(&["localhost"]));
-    let admin = strict.client(Role::Admin);
-    for (url, host) in &attacks {
-        refused_at_save(&admin, url, host).await;
+#[actix_rt::test]
+async fn by_default_a_webhook_to_an_internal_address_is_refused_at_the_save() {
+    let (v4, v6) = (Webhook::start(vec![]), Webhook::start_on("[::1]:0", vec![]));
+    let names = Names::default();
+    names.set("metadata.example", "169.254.169.254:80");
+    names.set("intranet.example", "10.20.30.40:80");
+    names.set("carrier.example", "100.64.0.7:80");
+    names.set("v6.example", "[fd12::1]:80");
+    names.set("mapped.example", "[::ffff:192.168.0.1]:80");
+    names.set("loop.example", &format!("127.0.0.1:{}", v4.port()));
+    names.set("hooks.example", "93.184.215.14:443");
+    let s = server(None, &names);
+    let admin = s.client(Role::Admin);
+
+    let mut refused = loopback_forms(v4.port(), v6.port());
+    for (url, named) in [
+        (
+            "http://169.254.169.254/latest/meta-data",
+            "169.254.169.254 is a link-local",
+        ),
+        ("http://[fe80::1]/x", "[fe80::1] is a link-local"),
+        ("http://10.0.0.1/x", "10.0.0.1 is a private"),
+        ("http://172.16.5.4/x", "172.16.5.4 is a private"),
+        ("http://192.168.1.1/x", "192.168.1.1 is a private"),
+        ("http://3232235777/x", "192.168.1.1 is a private"),
+        ("http://[fd00::1]/x", "[fd00::1] is a unique-local"),
+        ("http://[fc00::1]/x", "[fc00::1] is a unique-local"),
+        ("http://100.64.0.1/x", "100.64.0.1 is a shared"),
+        ("http://224.0.0.1/x", "224.0.0.1 is a multicast"),
+        ("http://[ff02::1]/x", "[ff02::1] is a multicast"),
+        ("http://0.0.0.0/x", "0.0.0.0 is an unspecified"),
+        ("http://0/x", "0.0.0.0 is an unspecified"),
+        ("http://[::]/x", "[::] is an unspecified"),
+        ("http://255.255.255.255/x", "255.255.255.255 is a broadcast"),
+        ("http://api.localhost/x", "api.localhost is a loopback name"),
+        (
+            "http://metadata.example/x",
+            "metadata.example resolves to 169.254.169.254, a link-local",
+        ),
+        (
+            "http://intranet.example/x",
+            "intranet.example resolves to 10.20.30.40, a private",
+        ),
+        (
+            "http://carrier.example/x",
+            "carrier.example resolves to 100.64.0.7, a shared",
+        ),
+        (
+            "http://v6.example/x",
+            "v6.example resolves to fd12::1, a unique-local",
+        ),
+        (
+            "http://mapped.example/x",
+            "mapped.example resolves to 192.168.0.1, a private",
+        ),
+        (
+            "http://loop.example/x",
+            "loop.example resolves to 127.0.0.1, a loopback",
+        ),
+    ] {
+        refused.push((url.to_string(), named.to_string()));
     }
-    // localhost itself is allowed and delivered to (loopback, since the name is localhost).
-    let fine = automation(
-        &admin,
-        webhook_on(&format!("http://localhost:{p4}/hook"), "object", "*", "*"),
-    )
-    .await;
-    admin.save(json!({"_id": "A"})).await;
-    strict.platform.deliveries().run_due().unwrap();
-    assert_eq!(entries(&admin, &fine).await[0]["status"], "success");
-    assert_eq!((v4.received().len(), v6.received().len()), (1, 0));
+    for (url, named) in &refused {
+        refused_at_save(&admin, url, named).await;
+    }
+    // A name resolving to a refused address names both ways to allow it.
+    let r = admin
+        .post(
+            "/automation/v1",
+            webhook_on("http://intranet.example/x", "object", "*", "*"),
+        )
+        .await;
+    let message = r.assert_error(400, "INVALID_PARAMETER");
+    assert!(
+        message.contains("--webhook-allow intranet.example or 10.20.30.40"),
+        "{message}"
+    );
 
-    // Automations saved while no allow-list was set, then delivered by a server that has one:
-    // the delivery checks the host again and sends nothing.
-    let lax = TestServer::at_with_delivery(NOW, settings(None));
-    let admin = lax.client(Role::Admin);
+    // Global addresses are saved (an id no save matches: nothing is ever sent to them), and
+    // so is a name that does not resolve now: its addresses are checked when delivering.
+    for url in [
+        "http://93.184.215.14/x",
+        "https://hooks.example/x",
+        "http://[2a00:1450::1]/x",
+        "http://unknown.example/x",
+    ] {
+        automation(&admin, webhook_on(url, "object", "NEVER", "*")).await;
+    }
+    admin.save(json!({"_id": "A"})).await;
+    s.platform.deliveries().run_due().unwrap();
+    assert_eq!((v4.received().len(), v6.received().len()), (0, 0));
+    assert_eq!(log(&admin, "").await, Vec::<Value>::new());
+}
+
+#[actix_rt::test]
+async fn by_default_a_delivery_to_an_internal_address_is_refused_when_connecting() {
+    let (v4, v6) = (Webhook::start(vec![]), Webhook::start_on("[::1]:0", vec![]));
+    let names = Names::default();
+    names.set("loop.example", &format!("127.0.0.1:{}", v4.port()));
+    names.set("localhost", &format!("127.0.0.1:{}", v4.port()));
+    // A name that resolves to a global address at the save, and to loopback later.
+    names.set("rebind.example", "93.184.215.14:80");
+
+    // Automations saved by a server that allowed any address ...
+    let open = server(Some(&["any-address"]), &names);
+    let admin = open.client(Role::Admin);
     let mut saved = Vec::new();
-    for (url, _) in &attacks {
+    let mut forms = loopback_forms(v4.port(), v6.port());
+    forms.push((
+        format!("http://loop.example:{}/hook", v4.port()),
+        "loop.example resolves to 127.0.0.1, a loopback".into(),
+    ));
+    for (url, _) in &forms {
         saved.push(automation(&admin, webhook_on(url, "object", "*", "*")).await);
     }
-    let strict: Platform = lax.platform.clone().with_delivery(allowing(&["localhost"]));
+    let strict = server(None, &names);
+    let rebind = automation(
+        &strict.client(Role::Admin),
+        webhook_on(
+            &format!("http://rebind.example:{}/hook", v4.port()),
+            "object",
+            "*",
+            "*",
+        ),
+    )
+    .await;
+    names.set("rebind.example", &format!("127.0.0.1:{}", v4.port()));
+
+    // ... delivered by one with the default: each fails, logged, and nothing is sent.
     admin.save(json!({"_id": "A"})).await;
-    strict.deliveries().run_due().unwrap();
-    for ((url, host), a) in attacks.iter().zip(&saved) {
+    let default: Platform = open
+        .platform
+        .clone()
+        .with_delivery(allowing(None))
+        .with_outbound(names.network());
+    default.deliveries().run_due().unwrap();
+    for ((url, named), a) in forms.iter().zip(&saved) {
         let e = entries(&admin, a).await;
         assert_eq!(e.len(), 1, "{url}");
         assert_eq!(e[0]["status"], "failed", "{url}: {e:?}");
         let message = e[0]["message"].as_str().unwrap();
         assert!(
-            message.contains(&format!("host {host} is not among the webhook hosts")),
+            message.contains(&format!("host {named}")),
             "{url}: {message}"
         );
     }
-    assert_eq!((v4.received().len(), v6.received().len()), (1, 0));
-
-    // Without an allow-list any host is allowed: the same automations reach the receivers,
-    // which shows where each URL really goes.
-    admin.save(json!({"_id": "B"})).await;
-    lax.platform.deliveries().run_due().unwrap();
-    assert_eq!((v4.received().len(), v6.received().len()), (1 + 5, 2));
-    let paths: Vec<String> = v4.received().iter().map(|r| r.path.clone()).collect();
-    assert!(paths.contains(&"/@localhost:1/x".to_string()), "{paths:?}");
-}
-
-#[actix_rt::test]
-async fn a_listed_name_that_resolves_to_loopback_is_refused_when_connecting() {
-    let hook = Webhook::start(vec![]);
-    let to: SocketAddr = ([127, 0, 0, 1], hook.port()).into();
-    let url = format!("http://hooks.example:{}/hook", hook.port());
-
-    let s = TestServer::at_with_delivery(NOW, allowing(&["hooks.example"]));
-    let admin = s.client(Role::Admin);
-    // The name is listed: the save accepts it.
-    let a = automation(&admin, webhook_on(&url, "object", "*", "*")).await;
-    let deliver = |settings: DeliverySettings| {
-        s.platform
-            .clone()
-            .with_delivery(settings)
-            .with_outbound(resolving_hooks_example_to(to))
-            .deliveries()
-            .run_due()
-            .unwrap()
-    };
-    admin.save(json!({"_id": "A"})).await;
-    deliver(allowing(&["hooks.example"]));
-    let e = entries(&admin, &a).await;
+    // The name resolved elsewhere since its save: the client checks what it connects to.
+    let strict_admin = strict.client(Role::Admin);
+    strict_admin.save(json!({"_id": "A"})).await;
+    strict.platform.deliveries().run_due().unwrap();
+    let e = entries(&strict_admin, &rebind).await;
     assert_eq!(e[0]["status"], "failed", "{e:?}");
-    let message = e[0]["message"].as_str().unwrap();
-    assert!(
-        message.contains("host hooks.example resolves to 127.0.0.1, a loopback address"),
-        "{message}"
-    );
-    assert!(hook.received().is_empty());
-
-    // So is a name resolving to a unique-local address (the retry, an hour later).
-    s.advance(3600);
-    s.platform
-        .clone()
-        .with_delivery(allowing(&["hooks.example"]))
-        .with_outbound(resolving_hooks_example_to("[fd00::1]:80".parse().unwrap()))
-        .deliveries()
-        .run_due()
-        .unwrap();
-    let e = entries(&admin, &a).await;
-    assert_eq!(e.len(), 2);
     assert!(
         e[0]["message"]
             .as_str()
             .unwrap()
-            .contains("host hooks.example resolves to fd00::1, a unique-local address"),
+            .contains("host rebind.example resolves to 127.0.0.1, a loopback address"),
         "{e:?}"
     );
-    assert!(hook.received().is_empty());
+    assert_eq!((v4.received().len(), v6.received().len()), (0, 0));
 
-    // Listing the address, or a network holding it, lets the name reach it.
-    s.advance(3600);
-    deliver(allowing(&["hooks.example", "127.0.0.0/8"]));
-    assert_eq!(entries(&admin, &a).await[0]["status"], "success");
-    assert_eq!(hook.received().len(), 1);
+    // The same automations through the server that allows any address reach the receivers,
+    // which shows where each URL really goes.
+    admin.save(json!({"_id": "B"})).await;
+    open.platform.deliveries().run_due().unwrap();
+    let v6_forms = forms
+        .iter()
+        .filter(|(u, _)| u.contains("[::1]") || u.contains("[0:0::1]"))
+        .count();
+    assert_eq!(
+        (v4.received().len(), v6.received().len()),
+        (forms.len() - v6_forms, v6_forms)
+    );
+    let paths: Vec<String> = v4.received().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        paths.contains(&"/@hooks.example:1/x".to_string()),
+        "{paths:?}"
+    );
 }
 
 #[actix_rt::test]
-async fn listed_networks_allow_the_addresses_inside_them() {
-    let hook = Webhook::start(vec![]);
-    let p = hook.port();
-    let s = TestServer::at_with_delivery(NOW, allowing(&["10.0.0.0/8", "127.0.0.0/8"]));
+async fn the_allow_list_opens_exactly_what_it_lists() {
+    let (v4, v6) = (Webhook::start(vec![]), Webhook::start_on("[::1]:0", vec![]));
+    let (p4, p6) = (v4.port(), v6.port());
+    let names = Names::default();
+    names.set("hooks.internal", &format!("127.0.0.1:{p4}"));
+    names.set("other.internal", &format!("127.0.0.1:{p4}"));
+
+    // An address: that address, in any form, and nothing else.
+    let s = server(Some(&["127.0.0.1"]), &names);
     let admin = s.client(Role::Admin);
-    let inside = automation(
+    let listed = automation(
         &admin,
-        webhook_on(&format!("http://127.0.0.1:{p}/hook"), "object", "*", "*"),
+        webhook_on(&format!("http://127.0.0.1:{p4}/a"), "object", "*", "*"),
+    )
+    .await;
+    let decimal = automation(
+        &admin,
+        webhook_on(&format!("http://2130706433:{p4}/b"), "object", "*", "*"),
+    )
+    .await;
+    refused_at_save(
+        &admin,
+        &format!("http://[::1]:{p6}/hook"),
+        "[::1] is a loopback",
+    )
+    .await;
+    refused_at_save(&admin, "http://127.0.0.2/x", "127.0.0.2 is a loopback").await;
+    refused_at_save(
+        &admin,
+        &format!("http://localhost:{p4}/x"),
+        "localhost is a loopback name",
+    )
+    .await;
+    refused_at_save(&admin, "http://10.0.0.1/x", "10.0.0.1 is a private").await;
+    admin.save(json!({"_id": "A"})).await;
+    s.platform.deliveries().run_due().unwrap();
+    assert_eq!(entries(&admin, &listed).await[0]["status"], "success");
+    assert_eq!(entries(&admin, &decimal).await[0]["status"], "success");
+    assert_eq!(v4.received().len(), 2);
+
+    // A network: the addresses inside it.
+    let s = server(Some(&["127.0.0.0/8", "::1"]), &names);
+    let admin = s.client(Role::Admin);
+    automation(
+        &admin,
+        webhook_on(&format!("http://127.0.0.1:{p4}/c"), "object", "*", "*"),
     )
     .await;
     automation(
         &admin,
-        webhook_on("http://10.255.0.1:9/hook", "object", "NONE", "*"),
+        webhook_on(&format!("http://[::1]:{p6}/c"), "object", "*", "*"),
     )
     .await;
-    refused_at_save(&admin, &format!("http://11.0.0.1:{p}/hook"), "11.0.0.1").await;
-    refused_at_save(&admin, &format!("http://[::1]:{p}/hook"), "[::1]").await;
+    automation(
+        &admin,
+        webhook_on("http://127.9.9.9:9/never", "object", "NEVER", "*"),
+    )
+    .await;
+    refused_at_save(&admin, "http://[::2]/x", "[::2] is a reserved").await;
+    refused_at_save(&admin, "http://10.0.0.1/x", "10.0.0.1 is a private").await;
+    admin.save(json!({"_id": "A"})).await;
+    s.platform.deliveries().run_due().unwrap();
+    assert_eq!((v4.received().len(), v6.received().len()), (3, 1));
+
+    // A name: that name, whatever it resolves to; another name of the same address is not.
+    let s = server(Some(&["hooks.internal"]), &names);
+    let admin = s.client(Role::Admin);
+    let named = automation(
+        &admin,
+        webhook_on(&format!("http://hooks.internal:{p4}/d"), "object", "*", "*"),
+    )
+    .await;
     refused_at_save(
         &admin,
-        &format!("http://hooks.example:{p}/hook"),
-        "hooks.example",
+        &format!("http://other.internal:{p4}/d"),
+        "other.internal resolves to 127.0.0.1, a loopback",
+    )
+    .await;
+    refused_at_save(
+        &admin,
+        &format!("http://127.0.0.1:{p4}/d"),
+        "127.0.0.1 is a loopback",
     )
     .await;
     admin.save(json!({"_id": "A"})).await;
     s.platform.deliveries().run_due().unwrap();
-    assert_eq!(entries(&admin, &inside).await[0]["status"], "success");
-    assert_eq!(hook.received().len(), 1);
+    assert_eq!(entries(&admin, &named).await[0]["status"], "success");
+    assert_eq!(v4.received().len(), 4);
 
-    // A network that does not hold the address refuses it.
-    let other = TestServer::at_with_delivery(NOW, allowing(&["10.0.0.0/8"]));
-    refused_at_save(
-        &other.client(Role::Admin),
-        &format!("http://127.0.0.1:{p}/hook"),
-        "127.0.0.1",
+    // localhost, the name RFC 6761 keeps for loopback.
+    names.set("localhost", &format!("127.0.0.1:{p4}"));
+    let s = server(Some(&["localhost"]), &names);
+    let admin = s.client(Role::Admin);
+    let local = automation(
+        &admin,
+        webhook_on(&format!("http://localhost:{p4}/e"), "object", "*", "*"),
     )
     .await;
+    refused_at_save(
+        &admin,
+        &format!("http://127.0.0.1:{p4}/e"),
+        "127.0.0.1 is a loopback",
+    )
+    .await;
+    admin.save(json!({"_id": "A"})).await;
+    s.platform.deliveries().run_due().unwrap();
+    assert_eq!(entries(&admin, &local).await[0]["status"], "success");
+    assert_eq!((v4.received().len(), v6.received().len()), (5, 1));
 }
 
 #[actix_rt::test]
 async fn a_url_that_does_not_parse_is_refused_at_the_save() {
-    for s in [
-        TestServer::at_with_delivery(NOW, settings(None)),
-        TestServer::at_with_delivery(NOW, allowing(&["localhost"])),
-    ] {
+    let names = Names::default();
+    for s in [server(None, &names), server(Some(&["any-address"]), &names)] {
         let admin = s.client(Role::Admin);
         for url in ["http://[::1", "http://exa mple.com/", "ftp://localhost/x"] {
             let r = admin

@@ -350,6 +350,8 @@ fn records_print_as_json_tables_or_csv() {
         auto.to_str().unwrap(),
         "--db",
         dbs,
+        "--webhook-allow",
+        "127.0.0.1",
     ]));
     let id = saved["_id"].as_str().unwrap().to_string();
     let list = stdout_of(&platform(&["automation", "list", "--db", dbs]));

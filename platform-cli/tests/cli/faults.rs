@@ -44,6 +44,9 @@ fn node(url: &str, key: &Path) -> Server {
             "127.0.0.1:0",
             "--claim-lease",
             &LEASE.to_string(),
+            // The tests' webhook receivers listen on loopback.
+            "--webhook-allow",
+            "127.0.0.1",
         ])
         .arg("--key-file")
         .arg(key);

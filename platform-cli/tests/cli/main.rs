@@ -1337,6 +1337,30 @@ fn automation_deliver_on_a_file_calls_webhooks_over_the_network_within_the_allow
         .to_string(),
     )
     .unwrap();
+    // A loopback webhook is refused unless the allow-list opens it, and nothing is saved.
+    let out = platform(&[
+        "automation",
+        "create",
+        "--db",
+        db_text,
+        "--file",
+        automation.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is a loopback address") && err.contains("--webhook-allow 127.0.0.1"),
+        "{err}"
+    );
+    let list = stdout_of(&platform(&[
+        "automation",
+        "list",
+        "--db",
+        db_text,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(serde_json::from_str::<Value>(&list).unwrap(), json!([]));
     stdout_of(&platform(&[
         "automation",
         "create",
@@ -1344,6 +1368,8 @@ fn automation_deliver_on_a_file_calls_webhooks_over_the_network_within_the_allow
         db_text,
         "--file",
         automation.to_str().unwrap(),
+        "--webhook-allow",
+        "127.0.0.1",
     ]));
     let object = dir.path().join("gb.json");
     std::fs::write(&object, r#"{"_id": "GB", "name": "Britain"}"#).unwrap();
@@ -1374,7 +1400,8 @@ fn automation_deliver_on_a_file_calls_webhooks_over_the_network_within_the_allow
         (body["id"].clone(), body["action"].clone()),
         (json!("GB"), json!("create"))
     );
-    // A host the allow-list does not name: the attempt fails, is logged, and nothing is sent.
+    // Without the allow-list (global addresses only): the attempt fails, is logged, and
+    // nothing is sent.
     std::fs::write(&object, r#"{"_id": "GB", "name": "Great Britain"}"#).unwrap();
     stdout_of(&platform(&[
         "object",
@@ -1383,14 +1410,7 @@ fn automation_deliver_on_a_file_calls_webhooks_over_the_network_within_the_allow
         db_text,
         object.to_str().unwrap(),
     ]));
-    let out = platform(&[
-        "automation",
-        "deliver",
-        "--db",
-        db_text,
-        "--webhook-allow",
-        "example.com",
-    ]);
+    let out = platform(&["automation", "deliver", "--db", db_text]);
     assert!(
         out.status.success(),
         "{}",

@@ -25,6 +25,9 @@ fn node(db: &TestDatabase, key: &std::path::Path) -> Server {
             "127.0.0.1:0",
             "--claim-lease",
             "2",
+            // The tests' webhook receivers listen on loopback.
+            "--webhook-allow",
+            "127.0.0.1",
         ])
         .arg("--key-file")
         .arg(key);

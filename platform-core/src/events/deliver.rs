@@ -14,7 +14,8 @@
 //! delivery is at least once).
 
 use super::automations::owner_principal;
-use super::webhook::{self, Url, WebhookAllow};
+pub use super::outbound::{DeliverySettings, Mail, Outbound};
+use super::webhook::{self, Url};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::error::{Error, Result};
@@ -29,79 +30,6 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::time::Duration;
-
-/// An email as a target sends it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mail {
-    /// Sender address.
-    pub from: String,
-    /// Recipient addresses.
-    pub to: Vec<String>,
-    /// Subject line.
-    pub subject: String,
-    /// Body text.
-    pub body: String,
-    /// `text/html` or `text/plain`.
-    pub content_type: String,
-    /// An attached file: name and JSON content.
-    pub attachment: Option<(String, String)>,
-}
-
-/// The network seam: how webhook calls and emails leave the process. The core decides what to
-/// send and when; a face of the platform (the server, the CLI) supplies the client
-/// ([`Platform::with_outbound`]). Without one, webhook and SMTP deliveries fail (and are
-/// retried), and emails still go to the mail outbox when no SMTP server is set.
-pub trait Outbound: Send + Sync {
-    /// POSTs `body` with `headers` to `url` (parsed by [`webhook::parse_url`]); the answer's
-    /// status, or why there is none. Redirects are not followed. With an allow-list, each
-    /// address the URL's host resolves to must pass [`WebhookAllow::check_address`] before the
-    /// client connects to it; the error is then that check's message.
-    fn post(
-        &self,
-        url: &Url,
-        allow: Option<&WebhookAllow>,
-        headers: &[(String, String)],
-        body: &[u8],
-        timeout: Duration,
-    ) -> std::result::Result<u16, String>;
-    /// Sends an email through the SMTP server `HOST:PORT`.
-    fn send_mail(
-        &self,
-        server: &str,
-        mail: &Mail,
-        timeout: Duration,
-    ) -> std::result::Result<(), String>;
-}
-
-/// How deliveries reach the outside world.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeliverySettings {
-    /// SMTP server `HOST:PORT` (plain SMTP); without one, emails go to the mail outbox.
-    pub smtp: Option<String>,
-    /// The sender address of emails.
-    pub mail_from: String,
-    /// Hosts and networks webhooks may call (`None`: any); see [`webhook`].
-    pub webhook_allow: Option<WebhookAllow>,
-    /// Timeout of one webhook call or SMTP session.
-    pub timeout: Duration,
-    /// Delay before the first retry; doubled for each further one.
-    pub retry_base: Duration,
-    /// Attempts before a delivery is given up.
-    pub max_attempts: u32,
-}
-
-impl Default for DeliverySettings {
-    fn default() -> Self {
-        DeliverySettings {
-            smtp: None,
-            mail_from: "platform@localhost".into(),
-            webhook_allow: None,
-            timeout: Duration::from_secs(10),
-            retry_base: Duration::from_secs(5),
-            max_attempts: 5,
-        }
-    }
-}
 
 /// How many automations may feed each other: an event raised by a delivery of an event raised
 /// by a delivery ... more than this deep reaches no automation.
@@ -256,6 +184,11 @@ impl Platform {
         &self.delivery
     }
 
+    /// Whether a network client is set ([`with_outbound`](Self::with_outbound)).
+    pub fn has_outbound(&self) -> bool {
+        self.outbound.is_some()
+    }
+
     /// The same platform sending webhook calls and emails through `outbound`.
     pub fn with_outbound(self, outbound: std::sync::Arc<dyn Outbound>) -> Platform {
         Platform {
@@ -273,15 +206,12 @@ impl Platform {
     }
 
     /// Parses a webhook URL ([`webhook::parse_url`]) and fails unless the allow-list of the
-    /// settings, if any, allows its host; the parsed URL is what the client calls.
+    /// settings allows its host and, when a network client is set, every address a host name
+    /// resolves to now; the parsed URL is what the client calls.
     pub(crate) fn check_webhook_url(&self, text: &str) -> Result<Url> {
-        let url = webhook::parse_url(text)?;
-        if let (Some(allow), Some(host)) = (&self.delivery.webhook_allow, url.host()) {
-            allow.check_host(&host).map_err(|why| {
-                Error::invalid_parameter(format!("properties.url \"{text}\": {why}"))
-            })?;
-        }
-        Ok(url)
+        let outbound = self.outbound.as_deref();
+        let resolve = |host: &str, port| outbound.map_or(Ok(Vec::new()), |o| o.resolve(host, port));
+        webhook::check_url(text, &self.delivery.webhook_allow, Some(&resolve))
     }
 
     /// Makes `pending` again the deliveries a stopped server left `running`; returns how many.
@@ -642,7 +572,8 @@ impl Platform {
         d: &Delivery,
     ) -> Result<String> {
         let url = props.get("url").and_then(Value::as_str).unwrap_or_default();
-        let parsed = self.check_webhook_url(url)?;
+        // The client checks each address the host resolves to when it connects.
+        let parsed = webhook::check_url(url, &self.delivery.webhook_allow, webhook::NO_RESOLVER)?;
         let (body, content_type) = match payload {
             Some(Value::String(s)) if serde_json::from_str::<Value>(&s).is_ok() => {
                 (s, "application/json")
@@ -672,7 +603,7 @@ impl Platform {
         }
         match self.outbound()?.post(
             &parsed,
-            self.delivery.webhook_allow.as_ref(),
+            &self.delivery.webhook_allow,
             &headers,
             body.as_bytes(),
             self.delivery.timeout,

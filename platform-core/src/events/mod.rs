@@ -19,6 +19,7 @@
 
 pub mod automations;
 pub mod deliver;
+mod outbound;
 pub mod rules;
 pub mod targets;
 pub mod webhook;

@@ -8,14 +8,20 @@
 //! encoded. The allow-list is checked on that parsed host, and the same parsed URL is what the
 //! network client calls.
 //!
-//! The rule, without an allow-list: any host. With one:
-//! - the URL's host must be a listed name, or an IP address that is listed or inside a listed
-//!   network (`10.0.0.0/8`);
-//! - when the client connects, each address the host resolves to must be global, or listed
-//!   (as an address or inside a listed network), or loopback when the host is the listed name
-//!   `localhost` (RFC 6761: localhost means loopback). A name that resolves to a loopback,
-//!   private, link-local, unique-local, unspecified, multicast, broadcast or reserved address
-//!   is refused ([`WebhookAllow::check_address`]).
+//! The rule: a webhook may call any global address, and no other unless the operator opens it.
+//! An address that is loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local
+//! (169.254/16, fe80::/10), shared (100.64/10), multicast, unspecified, broadcast or reserved
+//! is refused, whether the URL writes it as a literal (in any of the forms above, or as an
+//! IPv4-mapped IPv6 address) or names a host that resolves to it:
+//! - at the save, a literal address is checked ([`WebhookAllow::check_host`]), and a name is
+//!   resolved and each of its addresses checked ([`WebhookAllow::check_address`]); the name
+//!   `localhost` (and any name under `.localhost`) is loopback without asking (RFC 6761);
+//! - when the client connects, each address the host resolves to is checked again (a name may
+//!   resolve elsewhere by then): a refused address is never connected to.
+//!
+//! The allow-list (`--webhook-allow`) opens exactly what it lists: an address, a network
+//! (`10.0.0.0/8`), or a host name (which may then resolve to any address). `any-address`
+//! opens everything, for a server that runs for one company on its own network.
 
 use crate::error::{Error, Result};
 use std::fmt;
@@ -40,14 +46,49 @@ pub fn parse_url(text: &str) -> Result<Url> {
     Ok(url)
 }
 
-/// The hosts and networks webhooks may call (`--webhook-allow`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A resolver of host names: `(host, port)` to the addresses a client would connect to.
+pub(crate) type Resolver<'a> =
+    Option<&'a dyn Fn(&str, u16) -> std::result::Result<Vec<IpAddr>, String>>;
+
+/// No resolver: host names are checked when the client connects.
+pub(crate) const NO_RESOLVER: Resolver<'static> = None;
+
+/// Parses a webhook URL and checks its host against `allow`: a literal address as written,
+/// and with a resolver each address a name resolves to now (a name that does not resolve is
+/// checked when the client connects). The error says what was refused and how to allow it.
+pub(crate) fn check_url(text: &str, allow: &WebhookAllow, resolve: Resolver<'_>) -> Result<Url> {
+    let url = parse_url(text)?;
+    let refuse =
+        |why: String| Error::invalid_parameter(format!("properties.url \"{text}\": {why}"));
+    let Some(host) = url.host() else {
+        return Ok(url);
+    };
+    allow.check_host(&host).map_err(refuse)?;
+    if let (Host::Domain(name), Some(resolve)) = (&host, resolve) {
+        if !allow.lists_name(name) {
+            let port = url.port_or_known_default().unwrap_or(80);
+            for ip in resolve(name, port).unwrap_or_default() {
+                allow.check_address(&host, ip).map_err(refuse)?;
+            }
+        }
+    }
+    Ok(url)
+}
+
+/// The non-global hosts and networks webhooks may call besides every global address
+/// (`--webhook-allow`); the default opens none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WebhookAllow {
     entries: Vec<Entry>,
 }
 
+/// The entry that opens every address.
+pub const ANY_ADDRESS: &str = "any-address";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Entry {
+    /// Every address (`any-address`).
+    Any,
     /// A host name, lower-case, IDNA encoded, without a trailing dot.
     Name(String),
     /// An address (a /32 or /128 network) or a network.
@@ -95,6 +136,7 @@ impl fmt::Display for Network {
 impl fmt::Display for Entry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Entry::Any => f.write_str(ANY_ADDRESS),
             Entry::Name(n) => f.write_str(n),
             Entry::Net(n) => n.fmt(f),
         }
@@ -103,6 +145,9 @@ impl fmt::Display for Entry {
 
 impl fmt::Display for WebhookAllow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.entries.is_empty() {
+            return f.write_str("global addresses only");
+        }
         for (i, e) in self.entries.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -116,7 +161,7 @@ impl fmt::Display for WebhookAllow {
 fn bad_entry(text: &str, why: &str) -> Error {
     Error::invalid_parameter(format!(
         "webhook allow-list entry \"{text}\" {why}; write a host name (hooks.example.com), an IP \
-         address (10.1.2.3, ::1) or a network (10.0.0.0/8, fd00::/8)"
+         address (10.1.2.3, ::1), a network (10.0.0.0/8, fd00::/8) or any-address"
     ))
 }
 
@@ -129,6 +174,9 @@ fn parse_entry(text: &str) -> Result<Entry> {
     let t = text.trim();
     if t.is_empty() {
         return Err(bad_entry(text, "is empty"));
+    }
+    if t.eq_ignore_ascii_case(ANY_ADDRESS) {
+        return Ok(Entry::Any);
     }
     let addr = |s: &str| -> Option<IpAddr> {
         let s = s
@@ -212,7 +260,8 @@ pub fn host_text(host: &Host<&str>) -> String {
 }
 
 impl WebhookAllow {
-    /// The allow-list of these entries: host names, IP addresses and CIDR networks.
+    /// The allow-list of these entries: host names, IP addresses, CIDR networks, or
+    /// `any-address`.
     pub fn parse<S: AsRef<str>>(entries: impl IntoIterator<Item = S>) -> Result<WebhookAllow> {
         let entries = entries
             .into_iter()
@@ -220,46 +269,78 @@ impl WebhookAllow {
             .collect::<Result<Vec<_>>>()?;
         if entries.is_empty() {
             return Err(Error::invalid_parameter(
-                "the webhook allow-list is empty; leave it out to allow any host",
+                "the webhook allow-list is empty; leave it out to allow global addresses only",
             ));
         }
         Ok(WebhookAllow { entries })
     }
 
-    fn lists_name(&self, name: &str) -> bool {
+    /// The list that opens every address (`any-address`).
+    pub fn any_address() -> WebhookAllow {
+        WebhookAllow {
+            entries: vec![Entry::Any],
+        }
+    }
+
+    fn opens_everything(&self) -> bool {
+        self.entries.contains(&Entry::Any)
+    }
+
+    /// Whether `name` is listed.
+    pub fn lists_name(&self, name: &str) -> bool {
         let name = bare(name);
-        self.entries
-            .iter()
-            .any(|e| matches!(e, Entry::Name(n) if n == name))
+        self.opens_everything()
+            || self
+                .entries
+                .iter()
+                .any(|e| matches!(e, Entry::Name(n) if n == name))
     }
 
     fn lists_address(&self, ip: IpAddr) -> bool {
         let ip = ip.to_canonical();
-        self.entries
-            .iter()
-            .any(|e| matches!(e, Entry::Net(n) if n.contains(ip)))
+        self.opens_everything()
+            || self
+                .entries
+                .iter()
+                .any(|e| matches!(e, Entry::Net(n) if n.contains(ip)))
     }
 
-    /// Whether a URL's host may be called: a listed name, or a listed address or one inside a
-    /// listed network. The error says why not.
+    /// Whether a URL's host may be called, as far as its text tells: a global address, a
+    /// listed one, a name (its addresses are checked by [`check_address`](Self::check_address)
+    /// once resolved), but not `localhost` or a name under `.localhost` unless listed. The
+    /// error names the address and the option that would allow it.
     pub fn check_host(&self, host: &Host<&str>) -> std::result::Result<(), String> {
-        let allowed = match host {
-            Host::Domain(d) => self.lists_name(d),
-            Host::Ipv4(ip) => self.lists_address(IpAddr::V4(*ip)),
-            Host::Ipv6(ip) => self.lists_address(IpAddr::V6(*ip)),
-        };
-        if allowed {
-            Ok(())
-        } else {
-            Err(format!(
-                "host {} is not among the webhook hosts this server allows ({self})",
-                host_text(host)
-            ))
+        match host {
+            Host::Domain(d) => {
+                let name = bare(d);
+                if (name == "localhost" || name.ends_with(".localhost")) && !self.lists_name(name) {
+                    return Err(format!(
+                        "host {name} is a loopback name, which this server does not call for \
+                         webhooks; its operator may allow it with --webhook-allow {name}"
+                    ));
+                }
+                Ok(())
+            }
+            Host::Ipv4(ip) => self.check_literal(host, IpAddr::V4(*ip)),
+            Host::Ipv6(ip) => self.check_literal(host, IpAddr::V6(*ip)),
+        }
+    }
+
+    fn check_literal(&self, host: &Host<&str>, ip: IpAddr) -> std::result::Result<(), String> {
+        let ip = ip.to_canonical();
+        match address_class(ip) {
+            Some(class) if !self.lists_address(ip) => Err(format!(
+                "host {} is {} {class} address, which this server does not call for webhooks; \
+                 its operator may allow it with --webhook-allow {ip}",
+                host_text(host),
+                article(class)
+            )),
+            _ => Ok(()),
         }
     }
 
     /// Whether the client may connect to `ip`, an address `host` resolved to: a global
-    /// address, a listed one, or a loopback one for the listed name `localhost`.
+    /// address, a listed one, or any address of a listed name.
     pub fn check_address(&self, host: &Host<&str>, ip: IpAddr) -> std::result::Result<(), String> {
         let ip = ip.to_canonical();
         let Some(class) = address_class(ip) else {
@@ -269,15 +350,28 @@ impl WebhookAllow {
             return Ok(());
         }
         if let Host::Domain(d) = host {
-            if bare(d) == "localhost" && self.lists_name("localhost") && ip.is_loopback() {
+            if self.lists_name(d) {
                 return Ok(());
             }
         }
+        let name = match host {
+            Host::Domain(d) => format!(" {} or", bare(d)),
+            _ => String::new(),
+        };
         Err(format!(
-            "host {} resolves to {ip}, a {class} address, which this server does not call (list \
-             the address or its network in the webhook allow-list to allow it)",
-            host_text(host)
+            "host {} resolves to {ip}, {} {class} address, which this server does not call for \
+             webhooks; its operator may allow it with --webhook-allow{name} {ip}",
+            host_text(host),
+            article(class)
         ))
+    }
+}
+
+fn article(class: &str) -> &'static str {
+    if class == "unspecified" {
+        "an"
+    } else {
+        "a"
     }
 }
 
@@ -297,7 +391,7 @@ fn v4_class(ip: Ipv4Addr) -> Option<&'static str> {
         (127, _, _) => "loopback",
         (10, _, _) | (192, 168, _) => "private",
         (172, b, _) if (16..32).contains(&b) => "private",
-        (100, b, _) if (64..128).contains(&b) => "private",
+        (100, b, _) if (64..128).contains(&b) => "shared",
         (169, 254, _) => "link-local",
         (224..=239, _, _) => "multicast",
         (240..=255, _, _) => "reserved",
@@ -364,68 +458,91 @@ mod tests {
     }
 
     #[test]
-    fn hosts_must_be_listed_names_addresses_or_inside_listed_networks() {
-        let list = allow(&[
-            "localhost",
-            "Hooks.Example",
-            "10.0.0.0/8",
-            "::1",
-            "[fd00::]/8",
-        ]);
-        let check = |url: &str| list.check_host(&parse_url(url).unwrap().host().unwrap());
-        for ok in [
-            "http://localhost:9/",
-            "http://LOCALHOST./",
+    fn literal_addresses_must_be_global_or_opened() {
+        let check = |list: &WebhookAllow, url: &str| {
+            list.check_host(&parse_url(url).unwrap().host().unwrap())
+        };
+        let default = WebhookAllow::default();
+        for (url, named) in [
+            ("http://127.0.0.1/", "127.0.0.1 is a loopback"),
+            ("http://2130706433/", "127.0.0.1 is a loopback"),
+            ("http://0177.0.0.1/", "127.0.0.1 is a loopback"),
+            ("http://0x7f.1/", "127.0.0.1 is a loopback"),
+            ("http://localhost@127.0.0.1/", "127.0.0.1 is a loopback"),
+            (
+                "http://127.0.0.1:1\\@hooks.example/",
+                "127.0.0.1 is a loopback",
+            ),
+            ("http://[::1]/", "[::1] is a loopback"),
+            (
+                "http://[::ffff:127.0.0.1]/",
+                "[::ffff:127.0.0.1] is a loopback",
+            ),
+            ("http://169.254.169.254/", "169.254.169.254 is a link-local"),
+            ("http://[fe80::1]/", "[fe80::1] is a link-local"),
+            ("http://10.1.2.3/", "10.1.2.3 is a private"),
+            ("http://172.31.0.1/", "172.31.0.1 is a private"),
+            ("http://192.168.0.1/", "192.168.0.1 is a private"),
+            ("http://[fd00::1]/", "[fd00::1] is a unique-local"),
+            ("http://100.64.0.1/", "100.64.0.1 is a shared"),
+            ("http://0.0.0.0/", "0.0.0.0 is an unspecified"),
+            ("http://255.255.255.255/", "255.255.255.255 is a broadcast"),
+            ("http://224.0.0.1/", "224.0.0.1 is a multicast"),
+            ("http://localhost:9/", "localhost is a loopback name"),
+            ("http://api.localhost./", "api.localhost is a loopback name"),
+        ] {
+            let e = check(&default, url).unwrap_err();
+            assert!(e.starts_with(&format!("host {named}")), "{url}: {e}");
+            assert!(e.contains("--webhook-allow "), "{url}: {e}");
+        }
+        for fine in [
+            "http://8.8.8.8/",
             "http://hooks.example/",
+            "http://[2a00:1450::1]/",
+            "http://172.32.0.1/",
+        ] {
+            assert!(check(&default, fine).is_ok(), "{fine}");
+        }
+        let list = allow(&["localhost", "10.0.0.0/8", "::1"]);
+        for fine in [
+            "http://localhost/",
             "http://10.200.1.1/",
             "http://167772161/",
-            "http://[::1]:80/",
-            "http://[fd12::1]/",
+            "http://[::1]/",
         ] {
-            assert!(check(ok).is_ok(), "{ok}");
+            assert!(check(&list, fine).is_ok(), "{fine}");
         }
-        for refused in [
+        for refused in ["http://127.0.0.1/", "http://[::2]/", "http://192.168.0.1/"] {
+            assert!(check(&list, refused).is_err(), "{refused}");
+        }
+        let any = WebhookAllow::parse(["any-address"]).unwrap();
+        assert_eq!(any, WebhookAllow::any_address());
+        for fine in [
             "http://127.0.0.1/",
-            "http://2130706433/",
-            "http://0177.0.0.1/",
-            "http://localhost@127.0.0.1/",
-            "http://127.0.0.1:1\\@localhost/",
-            "http://[::2]/",
-            "http://11.0.0.1/",
-            "http://sub.hooks.example/",
+            "http://localhost/",
+            "http://[fe80::1]/",
         ] {
-            let e = check(refused).unwrap_err();
-            assert!(
-                e.contains("is not among the webhook hosts"),
-                "{refused}: {e}"
-            );
+            assert!(check(&any, fine).is_ok(), "{fine}");
         }
     }
 
     #[test]
-    fn resolved_addresses_must_be_global_listed_or_loopback_for_localhost() {
-        let list = allow(&["localhost", "hooks.example", "192.168.1.0/24"]);
+    fn resolved_addresses_must_be_global_or_opened() {
         let name = |n: &'static str| Host::Domain(n);
         let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-        assert!(list
-            .check_address(&name("hooks.example"), ip("8.8.8.8"))
-            .is_ok());
-        assert!(list
-            .check_address(&name("hooks.example"), ip("2a00:1450::1"))
-            .is_ok());
-        assert!(list
-            .check_address(&name("hooks.example"), ip("192.168.1.7"))
-            .is_ok());
-        assert!(list
-            .check_address(&name("localhost"), ip("127.0.0.1"))
-            .is_ok());
-        assert!(list.check_address(&name("localhost"), ip("::1")).is_ok());
+        let default = WebhookAllow::default();
+        for global in ["8.8.8.8", "2a00:1450::1", "100.128.0.1"] {
+            assert!(default
+                .check_address(&name("hooks.example"), ip(global))
+                .is_ok());
+        }
         for (addr, class) in [
             ("127.0.0.1", "loopback"),
             ("::ffff:127.0.0.1", "loopback"),
             ("::1", "loopback"),
             ("10.1.1.1", "private"),
             ("192.168.2.1", "private"),
+            ("100.64.1.1", "shared"),
             ("169.254.169.254", "link-local"),
             ("fe80::1", "link-local"),
             ("fd00::1", "unique-local"),
@@ -437,22 +554,34 @@ mod tests {
             ("64:ff9b::7f00:1", "loopback"),
             ("2002:7f00:1::", "loopback"),
         ] {
-            let e = list
+            let e = default
                 .check_address(&name("hooks.example"), ip(addr))
                 .unwrap_err();
+            let shown = ip(addr).to_canonical();
             assert!(
-                e.contains("hooks.example") && e.contains(class),
+                e.contains("host hooks.example resolves to")
+                    && e.contains(class)
+                    && e.contains(&format!("--webhook-allow hooks.example or {shown}")),
                 "{addr}: {e}"
             );
         }
-        // Only the name localhost may reach loopback, and only loopback.
+        // A listed name may resolve to any address; a listed network opens its addresses only.
+        let list = allow(&["hooks.example", "192.168.1.0/24"]);
         assert!(list
-            .check_address(&name("localhost"), ip("10.0.0.1"))
+            .check_address(&name("hooks.example"), ip("127.0.0.1"))
+            .is_ok());
+        assert!(list
+            .check_address(&name("other.example"), ip("192.168.1.7"))
+            .is_ok());
+        assert!(list
+            .check_address(&name("other.example"), ip("192.168.2.7"))
             .is_err());
-        let without = allow(&["hooks.example"]);
-        assert!(without
+        assert!(list
             .check_address(&name("localhost"), ip("127.0.0.1"))
             .is_err());
+        assert!(WebhookAllow::any_address()
+            .check_address(&name("x.example"), ip("10.0.0.1"))
+            .is_ok());
     }
 
     #[test]
@@ -461,6 +590,8 @@ mod tests {
             allow(&["A.Example.", "10.0.0.0/8", "[::1]", "2130706433"]).to_string(),
             "a.example, 10.0.0.0/8, ::1, 127.0.0.1"
         );
+        assert_eq!(allow(&["Any-Address"]).to_string(), "any-address");
+        assert_eq!(WebhookAllow::default().to_string(), "global addresses only");
         for bad in [
             "",
             "10.0.0.1/8",

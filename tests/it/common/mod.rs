@@ -147,12 +147,25 @@ impl TestServer {
         now: &str,
         settings: platform_core::events::deliver::DeliverySettings,
     ) -> TestServer {
+        Self::at_with_network(now, settings, None)
+    }
+
+    /// The same, sending through `network` (a resolver of its own, say) rather than the
+    /// server's own client when one is given.
+    pub fn at_with_network(
+        now: &str,
+        settings: platform_core::events::deliver::DeliverySettings,
+        network: Option<std::sync::Arc<dyn platform_core::events::deliver::Outbound>>,
+    ) -> TestServer {
         let now = chrono::DateTime::parse_from_rfc3339(now)
             .unwrap()
             .with_timezone(&chrono::Utc);
         let (store, db) = fresh_store();
         let clock = std::sync::Arc::new(platform_core::clock::FixedClock::new(now));
-        let platform = Platform::new(store, clock.clone()).with_delivery(settings);
+        let mut platform = Platform::new(store, clock.clone()).with_delivery(settings);
+        if let Some(network) = network {
+            platform = platform.with_outbound(network);
+        }
         let mut server = Self::over(platform, ServerConfig::default());
         server.clock = Some(clock);
         server.db = db;
