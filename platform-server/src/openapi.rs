@@ -79,8 +79,52 @@ pub enum BodyDoc {
     Object,
     /// A JSON object, or an array of objects saved in one transaction.
     ObjectOrArray,
-    /// A JSON object, read only for some `_function`s (none for `automations`).
+    /// A JSON object, or nothing where the `_function` given reads none (see [`Function`]).
     OptionalObject,
+}
+
+/// A value of `_function` an endpoint answers, and the body it reads there.
+///
+/// A function of a method with a body (POST, PUT) reads a body of its shape and refuses any
+/// other JSON type (`crate::request::Caller::function_body`): [`BodyDoc::Object`] a JSON object,
+/// [`BodyDoc::ObjectOrArray`] an object or an array, [`BodyDoc::OptionalObject`] an object or
+/// nothing; [`BodyDoc::None`] reads none, so nothing or a JSON object (ignored) is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Function {
+    /// The value of `_function`.
+    pub name: &'static str,
+    /// The body it reads.
+    pub body: BodyDoc,
+}
+
+impl Function {
+    /// A function that reads no body (every function of a GET).
+    pub const fn new(name: &'static str) -> Function {
+        Function {
+            name,
+            body: BodyDoc::None,
+        }
+    }
+
+    /// A function of a POST or PUT that reads a body of this shape.
+    pub const fn body(mut self, body: BodyDoc) -> Function {
+        self.body = body;
+        self
+    }
+
+    /// The function of `functions` named `name`.
+    pub fn find(functions: &'static [Function], name: &str) -> Option<&'static Function> {
+        functions.iter().find(|f| f.name == name)
+    }
+
+    /// The names of `functions`, as a message lists them: `a, b or c`.
+    pub fn names(functions: &[Function]) -> String {
+        let names: Vec<&str> = functions.iter().map(|f| f.name).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
+    }
 }
 
 /// What a successful (200) answer carries.
@@ -123,8 +167,9 @@ pub struct Endpoint {
     pub summary: &'static str,
     /// The query parameters it reads (see `query_parameter`).
     pub query: &'static [&'static str],
-    /// The values of `_function` it answers (`query` then lists `_function`).
-    pub functions: &'static [&'static str],
+    /// The values of `_function` it answers and the bodies they read (`query` then lists
+    /// `_function`).
+    pub functions: &'static [Function],
     /// Whether `_function` must be given.
     pub function_required: bool,
     /// The values `{source}` may take, when the path has it.
@@ -188,7 +233,7 @@ impl Endpoint {
     }
 
     /// The `_function`s answered, and whether one is required.
-    pub const fn functions(mut self, functions: &'static [&'static str], required: bool) -> Self {
+    pub const fn functions(mut self, functions: &'static [Function], required: bool) -> Self {
         self.functions = functions;
         self.function_required = required;
         self
@@ -507,7 +552,7 @@ fn operation(endpoint: &Endpoint, path: &str) -> Operation {
                 .schema(Some(string())),
         );
     }
-    if let Some(body) = request_body(endpoint.body, tag_of(path)) {
+    if let Some(body) = request_body(endpoint, tag_of(path)) {
         op = op.request_body(Some(body));
     }
     let mut responses = Responses::builder().response("200", success(endpoint.answer));
@@ -709,7 +754,8 @@ fn query_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
         .unwrap_or_else(|| panic!("{endpoint:?}: no documentation of query parameter {name}"));
     let mut required = Required::False;
     if name == "_function" && !endpoint.functions.is_empty() {
-        schema = enum_of(endpoint.functions);
+        let names: Vec<&str> = endpoint.functions.iter().map(|f| f.name).collect();
+        schema = enum_of(&names);
         if endpoint.function_required {
             required = Required::True;
         }
@@ -760,14 +806,42 @@ fn item_schema(service: &str) -> Schema {
     object.build().into()
 }
 
-fn request_body(body: BodyDoc, service: &str) -> Option<RequestBody> {
-    let (schema, required, description) = match body {
+/// What each `_function` of an endpoint reads, grouped by shape, e.g. ` _function=run or test:
+/// a JSON object. _function=automations: none (nothing, or a JSON object, is taken and
+/// ignored).`
+fn function_bodies(endpoint: &Endpoint) -> String {
+    let shapes: Vec<BodyDoc> = endpoint.functions.iter().map(|f| f.body).collect();
+    let mut out = String::new();
+    for (i, shape) in shapes.iter().enumerate() {
+        if shapes[..i].contains(shape) {
+            continue;
+        }
+        let of: Vec<Function> = endpoint
+            .functions
+            .iter()
+            .filter(|f| f.body == *shape)
+            .copied()
+            .collect();
+        let reads = match shape {
+            BodyDoc::None => "none (nothing, or a JSON object, is taken and ignored)",
+            BodyDoc::Object => "a JSON object",
+            BodyDoc::ObjectOrArray => "a JSON object or an array",
+            BodyDoc::OptionalObject => "a JSON object or nothing",
+        };
+        out.push_str(&format!(" _function={}: {reads}.", Function::names(&of)));
+    }
+    out
+}
+
+fn request_body(endpoint: &Endpoint, service: &str) -> Option<RequestBody> {
+    let (schema, required, description) = match endpoint.body {
         BodyDoc::None => return None,
         BodyDoc::Object => (item_schema(service), true, "A JSON object"),
         BodyDoc::OptionalObject => (
             any_object(),
             false,
-            "A JSON object (not read by _function=automations)",
+            "A JSON object, or nothing where a _function reads none; another JSON type is \
+             refused (400).",
         ),
         BodyDoc::ObjectOrArray => (
             Schema::OneOf(
@@ -782,7 +856,7 @@ fn request_body(body: BodyDoc, service: &str) -> Option<RequestBody> {
     };
     Some(
         RequestBody::builder()
-            .description(Some(description))
+            .description(Some(format!("{description}{}", function_bodies(endpoint))))
             .required(Some(if required {
                 Required::True
             } else {
@@ -956,6 +1030,15 @@ mod tests {
                 !e.services.is_empty(),
                 "{e:?}: a generic path names its services"
             );
+        }
+    }
+
+    #[test]
+    fn only_the_functions_of_a_method_with_a_body_read_one() {
+        for e in endpoints().filter(|e| matches!(e.verb, Verb::Get | Verb::Delete)) {
+            for f in e.functions {
+                assert_eq!(f.body, BodyDoc::None, "{e:?} _function={}", f.name);
+            }
         }
     }
 

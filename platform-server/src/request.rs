@@ -5,6 +5,7 @@
 //! after the caller is authenticated, within the size and time limits).
 
 use crate::error::{ApiError, HttpCode};
+use crate::openapi::{BodyDoc, Function};
 use crate::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpMessage, HttpRequest};
@@ -176,6 +177,72 @@ fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
             HttpCode::InvalidJson,
             format!("the request body is not valid JSON: {e}"),
         )
+    })
+}
+
+/// The function of `functions` that `_function` names (`name`) on `endpoint` (e.g. `POST
+/// validation/v1`), or a refusal listing them.
+pub fn function_named(
+    functions: &'static [Function],
+    name: &str,
+    endpoint: &str,
+) -> Result<&'static Function, ApiError> {
+    Function::find(functions, name).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!(
+                "unknown _function \"{name}\" on {endpoint}: use {}",
+                Function::names(functions)
+            ),
+        )
+    })
+}
+
+/// The body of `_function=<function>` if it is of the shape the function takes (a function of
+/// a POST or PUT refuses every other JSON type, before anything runs):
+/// - [`BodyDoc::Object`]: a JSON object; [`BodyDoc::ObjectOrArray`]: an object or an array;
+/// - [`BodyDoc::OptionalObject`]: an object, or nothing (`None`);
+/// - [`BodyDoc::None`] (reads none): nothing, or an object, which is ignored (`None`).
+///
+/// An empty body where one is needed is `INVALID_JSON`, as for any body; a body of another type
+/// is `INVALID_BODY`, its message naming the shape taken.
+pub fn function_body(
+    function: &Function,
+    body: &[u8],
+) -> Result<Option<serde_json::Value>, ApiError> {
+    use serde_json::Value;
+    let Function { name, body: shape } = *function;
+    let (taken, optional) = match shape {
+        BodyDoc::Object => ("a JSON object", false),
+        BodyDoc::ObjectOrArray => ("a JSON object or an array of objects", false),
+        BodyDoc::OptionalObject | BodyDoc::None => ("a JSON object or empty", true),
+    };
+    if body.iter().all(u8::is_ascii_whitespace) {
+        if optional {
+            return Ok(None);
+        }
+        return Err(ApiError::http(
+            HttpCode::InvalidJson,
+            format!("the body of _function={name} is empty; it must be {taken}"),
+        ));
+    }
+    let value = parse_json(body)?;
+    let fits = matches!(
+        (&value, shape),
+        (Value::Object(_), _) | (Value::Array(_), BodyDoc::ObjectOrArray)
+    );
+    if !fits {
+        return Err(ApiError::new(
+            ErrorCode::InvalidBody,
+            format!(
+                "the body of _function={name} must be {taken}, not {}",
+                platform_core::documents::json_kind(&value)
+            ),
+        ));
+    }
+    Ok(match shape {
+        BodyDoc::None => None,
+        _ => Some(value),
     })
 }
 
@@ -458,6 +525,20 @@ impl Caller {
     pub async fn body(&self, mut payload: web::Payload) -> Result<serde_json::Value, ApiError> {
         parse_json(&read_body(&self.req, &self.state, &mut payload).await?)
     }
+
+    /// The body of `_function=<function>`, read from `payload` as [`Body`] reads it and of the
+    /// shape the function takes ([`function_body`]): `None` where it reads none or the body is
+    /// optional and empty.
+    pub async fn function_body(
+        &self,
+        mut payload: web::Payload,
+        function: &Function,
+    ) -> Result<Option<serde_json::Value>, ApiError> {
+        function_body(
+            function,
+            &read_body(&self.req, &self.state, &mut payload).await?,
+        )
+    }
 }
 
 fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
@@ -544,4 +625,52 @@ fn is_form_get(req: &HttpRequest) -> bool {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn code(e: ApiError) -> (String, String) {
+        let envelope = actix_web::ResponseError::error_response(&e);
+        let header = envelope.headers().get(crate::error::ERROR_HEADER).unwrap();
+        let text = header.to_str().unwrap().to_string();
+        let (code, message) = text[1..].split_once("] ").unwrap();
+        (code.to_string(), message.to_string())
+    }
+
+    #[test]
+    fn a_function_body_is_of_the_shape_the_function_takes() {
+        let object = Function::new("run").body(BodyDoc::Object);
+        let none = Function::new("automations");
+        let either = Function::new("save").body(BodyDoc::ObjectOrArray);
+        assert_eq!(
+            function_body(&object, b"{\"a\": 1}").unwrap(),
+            Some(json!({"a": 1}))
+        );
+        assert_eq!(function_body(&none, b"").unwrap(), None);
+        assert_eq!(function_body(&none, b" {\"a\": 1} ").unwrap(), None);
+        assert_eq!(function_body(&either, b"[]").unwrap(), Some(json!([])));
+        let refused =
+            |f: &Function, body: &str| code(function_body(f, body.as_bytes()).unwrap_err());
+        assert_eq!(
+            refused(&none, "\"x\""),
+            (
+                "INVALID_BODY".into(),
+                "the body of _function=automations must be a JSON object or empty, not a string"
+                    .into()
+            )
+        );
+        assert_eq!(
+            refused(&object, "[{}]").1,
+            "the body of _function=run must be a JSON object, not an array"
+        );
+        assert_eq!(
+            refused(&either, "null").1,
+            "the body of _function=save must be a JSON object or an array of objects, not null"
+        );
+        assert_eq!(refused(&object, " ").0, "INVALID_JSON");
+        assert_eq!(refused(&none, "{").0, "INVALID_JSON");
+    }
 }

@@ -2,7 +2,7 @@
 
 use crate::error::{ApiError, HttpCode};
 use crate::negotiate::Output;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
+use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::request::{Body, Caller, Query};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -54,7 +54,11 @@ const VERSIONED: &[&str] = &["object", "type", "script", "extension", "calendar"
 /// The versioned services and the (read-only) data service.
 const READABLE: &[&str] = &["object", "type", "script", "extension", "calendar", "data"];
 /// The `_function`s of one item: automations of any item, and the calendar service's.
-const ITEM_FUNCTIONS: &[&str] = &["listAutomations", "holidays", "businessDays"];
+const ITEM_FUNCTIONS: &[Function] = &[
+    Function::new("listAutomations"),
+    Function::new("holidays"),
+    Function::new("businessDays"),
+];
 const SAVE_QUERY: &[&str] = &["_reason", "_replace", "_onDuplicate"];
 const LIST_QUERY: &[&str] = &[
     "_filter",

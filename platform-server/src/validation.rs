@@ -1,8 +1,8 @@
 //! Routes of the validationconfig and validation services.
 
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
-use crate::request::{Caller, Query};
+use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
+use crate::request::{function_named, Caller, Query};
 use crate::routes::listed;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
@@ -26,6 +26,25 @@ const LIST_AND_FUNCTION: &[&str] = &[
     "_function",
 ];
 
+/// `_function=automations` (GET or POST validationconfig/v1, POST validation/v1) reads no body.
+const AUTOMATIONS: &[Function] = &[Function::new("automations")];
+/// `_function=listAutomations` on one item.
+const LIST_AUTOMATIONS: &[Function] = &[Function::new("listAutomations")];
+/// The functions of `GET validation/v1`.
+const GET_FUNCTIONS: &[Function] = &[Function::new("stats"), Function::new("jobs")];
+/// The functions of `POST validation/v1`: each reads a JSON object but `automations`.
+const POST_FUNCTIONS: &[Function] = &[
+    Function::new("run").body(BodyDoc::Object),
+    Function::new("test").body(BodyDoc::Object),
+    Function::new("runMany").body(BodyDoc::Object),
+    Function::new("suggest").body(BodyDoc::Object),
+    Function::new("tune").body(BodyDoc::Object),
+    Function::new("override").body(BodyDoc::Object),
+    Function::new("removeOverride").body(BodyDoc::Object),
+    Function::new("comment").body(BodyDoc::Object),
+    Function::new("automations"),
+];
+
 /// The validationconfig and validation routes (before the generic ones).
 pub(crate) const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new(
@@ -35,7 +54,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         |r| r.to(list_configs),
     )
     .query(LIST_AND_FUNCTION)
-    .functions(&["automations"], false)
+    .functions(AUTOMATIONS, false)
     .answer(AnswerDoc::ObjectOrList),
     Endpoint::new(
         Verb::Post,
@@ -44,7 +63,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         |r| r.to(save_config),
     )
     .query(&["_reason", "_replace", "_function"])
-    .functions(&["automations"], false)
+    .functions(AUTOMATIONS, false)
     .body(BodyDoc::OptionalObject),
     Endpoint::new(
         Verb::Get,
@@ -53,7 +72,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         |r| r.to(get_config),
     )
     .query(&["_function"])
-    .functions(&["listAutomations"], false)
+    .functions(LIST_AUTOMATIONS, false)
     .answer(AnswerDoc::ObjectOrList),
     Endpoint::new(
         Verb::Delete,
@@ -96,7 +115,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "kind",
         "group",
     ])
-    .functions(&["stats", "jobs"], false)
+    .functions(GET_FUNCTIONS, false)
     .answer(AnswerDoc::ObjectOrList),
     Endpoint::new(
         Verb::Post,
@@ -105,20 +124,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         |r| r.to(validation_post),
     )
     .query(&["_function", "_delay"])
-    .functions(
-        &[
-            "run",
-            "test",
-            "runMany",
-            "suggest",
-            "tune",
-            "override",
-            "removeOverride",
-            "comment",
-            "automations",
-        ],
-        true,
-    )
+    .functions(POST_FUNCTIONS, true)
     .body(BodyDoc::OptionalObject),
     Endpoint::new(
         Verb::Get,
@@ -127,13 +133,14 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         |r| r.to(get_record),
     )
     .query(&["_function"])
-    .functions(&["listAutomations"], false)
+    .functions(LIST_AUTOMATIONS, false)
     .answer(AnswerDoc::ObjectOrList),
 ];
 
 async fn list_configs(caller: Caller, Query(params): Query) -> Reply {
-    if let Some(function) = params.get("_function") {
-        return config_function(&caller, function).await;
+    if let Some(name) = params.get("_function") {
+        function_named(AUTOMATIONS, name, "GET validationconfig/v1")?;
+        return config_function(&caller).await;
     }
     let request = ListRequest::from_params(&params)?;
     let page = caller
@@ -143,8 +150,10 @@ async fn list_configs(caller: Caller, Query(params): Query) -> Reply {
 }
 
 async fn save_config(caller: Caller, Query(params): Query, payload: web::Payload) -> Reply {
-    if let Some(function) = params.get("_function") {
-        return config_function(&caller, function).await;
+    if let Some(name) = params.get("_function") {
+        let function = function_named(AUTOMATIONS, name, "POST validationconfig/v1")?;
+        caller.function_body(payload, function).await?;
+        return config_function(&caller).await;
     }
     let body = caller.body(payload).await?;
     let opts = SaveOptions::from_params(&params, Some(Source::Private))?;
@@ -156,13 +165,7 @@ async fn save_config(caller: Caller, Query(params): Query, payload: web::Payload
 
 /// `_function=automations` (GET or POST validationconfig/v1, POST validation/v1): recreates the
 /// missing automations of `runOnUpdate` configurations.
-async fn config_function(caller: &Caller, function: &str) -> Reply {
-    if function != "automations" {
-        return Err(ApiError::new(
-            ErrorCode::InvalidParameter,
-            format!("unknown _function \"{function}\" on validationconfig/v1: use automations"),
-        ));
-    }
+async fn config_function(caller: &Caller) -> Reply {
     let out = caller
         .run(move |p, who| p.validation().sync_automations(who))
         .await?;
@@ -288,31 +291,41 @@ async fn validation_get(caller: Caller, Query(params): Query) -> Reply {
 }
 
 async fn validation_post(caller: Caller, Query(params): Query, payload: web::Payload) -> Reply {
-    let function = params
-        .get("_function")
-        .ok_or_else(|| ApiError::new(ErrorCode::MissingParameter, "POST validation/v1 needs _function (run, test, runMany, suggest, tune, override, removeOverride, comment, automations)"))?
-        .to_string();
-    // The interface lists it on this service too; its body is not shown, so none is read.
-    if function == "automations" {
-        return config_function(&caller, &function).await;
+    let name = params.get("_function").ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::MissingParameter,
+            format!(
+                "POST validation/v1 needs _function ({})",
+                Function::names(POST_FUNCTIONS)
+            ),
+        )
+    })?;
+    let function = function_named(POST_FUNCTIONS, name, "POST validation/v1")?;
+    // Of the shape the function takes (`automations` reads none: the interface shows none).
+    let body = caller.function_body(payload, function).await?;
+    if function.name == "automations" {
+        return config_function(&caller).await;
     }
-    let mut body = caller.body(payload).await?;
+    let mut body = body.unwrap_or_default();
     if let (Some(delay), Value::Object(m)) = (params.get("_delay"), &mut body) {
         m.insert("_delay".into(), Value::String(delay.to_string()));
     }
-    let out = caller.run(move |p, who| match function.as_str() {
-        "run" => p.validation().run_json(who, &body, "manual"),
-        "test" => p.validation().test_json(who, &body, "manual"),
-        "runMany" => p.validation().run_many(who, &body, "manual"),
-        "suggest" => p.validation().suggest(who, &body),
-        "tune" => p.validation().tune(who, &body),
-        "override" | "removeOverride" | "comment" => p.validation().records_action(who, &function, &body),
-        other => Err(platform_core::Error::new(
-            ErrorCode::InvalidParameter,
-            format!("unknown _function \"{other}\": use run, test, runMany, suggest, tune, override, removeOverride, comment or automations"),
-        )),
-    })
-    .await?;
+    let name = function.name;
+    let out = caller
+        .run(move |p, who| match name {
+            "run" => p.validation().run_json(who, &body, "manual"),
+            "test" => p.validation().test_json(who, &body, "manual"),
+            "runMany" => p.validation().run_many(who, &body, "manual"),
+            "suggest" => p.validation().suggest(who, &body),
+            "tune" => p.validation().tune(who, &body),
+            "override" | "removeOverride" | "comment" => {
+                p.validation().records_action(who, name, &body)
+            }
+            other => Err(platform_core::Error::invalid_parameter(format!(
+                "_function \"{other}\" is not answered by POST validation/v1"
+            ))),
+        })
+        .await?;
     Ok(HttpResponse::Ok().json(out))
 }
 

@@ -13,6 +13,7 @@ mod energy_time;
 mod errors;
 mod extensions;
 mod formats;
+mod functions;
 mod hardening;
 mod isolation;
 mod object;

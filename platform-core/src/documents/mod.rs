@@ -120,8 +120,8 @@ impl Collection {
     }
 }
 
-/// Names a value's JSON kind for messages.
-pub(crate) fn json_kind(v: &Value) -> &'static str {
+/// Names a value's JSON kind for messages (`a string`, `an array`, `null`...).
+pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
