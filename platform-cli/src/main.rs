@@ -2,6 +2,7 @@
 //! database file (through the core) or on a running server (through its REST interface), and
 //! import, read and validate data (time series, curves) on a database file.
 
+mod allocator;
 mod automation;
 mod data;
 mod local;
@@ -17,11 +18,6 @@ use platform_core::clock::format_instant;
 use platform_core::Platform;
 use std::path::PathBuf;
 
-/// mimalloc: the many small allocations of a request are cheaper than with glibc's allocator
-/// (object GETs by id +13%, data GETs of `last(100)` +10-30% in alternating wrk runs on this
-/// machine, 32 connections; resident memory about the same).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -351,6 +347,7 @@ enum EnvCommand {
 /// Exit codes: 0 success; 1 the command ran and the data did not pass its gate (`validate
 /// run|test|many --fail-on`); 2 an error (nothing was done, or the part that failed is named).
 fn main() -> ExitCode {
+    allocator::configure();
     let cli = Cli::parse();
     let done = |r: platform_core::Result<()>| r.map(|()| ExitCode::SUCCESS);
     let result = match cli.command {

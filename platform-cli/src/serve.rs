@@ -215,6 +215,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         platform_core::Error::invalid_parameter(format!("cannot listen on {}: {e}", args.addr))
     })?;
     init_logging(args.log_format);
+    crate::allocator::start_housekeeping();
     let settings = args.delivery.settings()?;
     if !(args.claim_lease >= 1.0 && args.claim_lease <= 3600.0) {
         return Err(platform_core::Error::invalid_parameter(format!(
@@ -315,6 +316,7 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
         metrics: args.metrics,
         cors_origins: args.cors_origin.clone(),
         sse_heartbeat: std::time::Duration::from_secs_f64(args.sse_heartbeat),
+        worker_housekeeping: Some(crate::allocator::give_back),
     })
 }
 

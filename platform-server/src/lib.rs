@@ -64,6 +64,9 @@ pub struct ServerConfig {
     pub cors_origins: Vec<String>,
     /// How often an open event stream sends a comment line, so proxies keep it open.
     pub sse_heartbeat: Duration,
+    /// Called every second on each worker thread while the server runs (the command line
+    /// has each thread's allocator give back what it keeps); `None`: nothing.
+    pub worker_housekeeping: Option<fn()>,
 }
 
 /// Default interval of an event stream's heartbeat: 15 s.
@@ -83,6 +86,7 @@ impl Default for ServerConfig {
             metrics: ops::MetricsAccess::Open,
             cors_origins: Vec::new(),
             sse_heartbeat: DEFAULT_SSE_HEARTBEAT,
+            worker_housekeeping: None,
         }
     }
 }
@@ -327,6 +331,10 @@ pub fn serve(
         addrs.push(addr);
         let (state, shutdown) = (state.clone(), shutdown.clone());
         builder = builder.listen(format!("platform-{addr}"), listener, move || {
+            // The factory runs on each worker thread, in its runtime.
+            if let Some(hook) = state.config.worker_housekeeping {
+                housekeeping_on_this_worker(hook);
+            }
             let app = app(state.clone())
                 .into_factory()
                 .map_err(|e| e.error_response());
@@ -354,6 +362,21 @@ pub fn serve(
         })?;
     }
     Ok((builder.run(), addrs))
+}
+
+/// Runs `hook` every second on the calling worker thread, once however many listeners it
+/// serves.
+fn housekeeping_on_this_worker(hook: fn()) {
+    thread_local!(static STARTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    if STARTED.with(|s| s.replace(true)) {
+        return;
+    }
+    actix_rt::spawn(async move {
+        loop {
+            actix_rt::time::sleep(Duration::from_secs(1)).await;
+            hook();
+        }
+    });
 }
 
 /// The background workers: one runs queued validation jobs, one delivers events to

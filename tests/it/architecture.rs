@@ -37,6 +37,54 @@ fn core_has_no_http_dependency() {
 }
 
 #[test]
+fn unsafe_code_is_denied_everywhere_but_in_the_allocator() {
+    // Every package takes the workspace's lints, which deny unsafe code.
+    let workspace = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(
+        workspace.contains("unsafe_code = \"deny\""),
+        "the workspace denies unsafe code"
+    );
+    for manifest in [
+        "Cargo.toml",
+        "platform-core/Cargo.toml",
+        "platform-server/Cargo.toml",
+        "platform-cli/Cargo.toml",
+        "fuzz/Cargo.toml",
+    ] {
+        let text = fs::read_to_string(root().join(manifest)).unwrap();
+        assert!(
+            text.contains("[lints]\nworkspace = true"),
+            "{manifest} takes the workspace's lints"
+        );
+    }
+    // The one room that allows it: the allocator's calls into C.
+    let mut files = Vec::new();
+    for dir in [
+        "platform-core",
+        "platform-server",
+        "platform-cli",
+        "fuzz",
+        "tests",
+        "benches",
+        "examples",
+    ] {
+        if root().join(dir).is_dir() {
+            rust_files(&root().join(dir), &mut files);
+        }
+    }
+    let allowing: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            fs::read_to_string(f)
+                .unwrap()
+                .contains(&["allow(", "unsafe_code)"].concat())
+        })
+        .map(|f| f.strip_prefix(root()).unwrap().display().to_string())
+        .collect();
+    assert_eq!(allowing, vec!["platform-cli/src/allocator.rs".to_string()]);
+}
+
+#[test]
 fn only_store_sqlite_names_rusqlite() {
     let core = root().join("platform-core/src");
     let sqlite = core.join("store/sqlite");

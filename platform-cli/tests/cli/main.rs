@@ -7,6 +7,7 @@ mod conventions;
 mod faults;
 mod import;
 mod limits;
+mod memory;
 mod multinode;
 mod openapi;
 mod ops;
