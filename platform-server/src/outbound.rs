@@ -7,6 +7,9 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// How long the check of a webhook's host at its save waits for the resolver.
+const RESOLVE_AT_SAVE: Duration = Duration::from_secs(2);
+
 /// How a host name becomes addresses: `"host:port"` to socket addresses.
 pub type Resolve = dyn Fn(&str) -> std::io::Result<Vec<SocketAddr>> + Send + Sync;
 
@@ -110,9 +113,21 @@ impl Outbound for Network {
         } else {
             format!("{host}:{port}")
         };
-        (self.resolve)(&netloc)
-            .map(|addrs| addrs.iter().map(SocketAddr::ip).collect())
-            .map_err(|e| format!("host {host} does not resolve: {e}"))
+        // A save waits for the resolver at most this long; past it the name is checked when
+        // the client connects.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let resolve = self.resolve.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(resolve(&netloc));
+        });
+        match rx.recv_timeout(RESOLVE_AT_SAVE) {
+            Ok(Ok(addrs)) => Ok(addrs.iter().map(SocketAddr::ip).collect()),
+            Ok(Err(e)) => Err(format!("host {host} does not resolve: {e}")),
+            Err(_) => Err(format!(
+                "host {host} did not resolve within {} s",
+                RESOLVE_AT_SAVE.as_secs()
+            )),
+        }
     }
 
     fn send_mail(&self, server: &str, mail: &Mail, timeout: Duration) -> Result<(), String> {

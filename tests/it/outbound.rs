@@ -51,7 +51,12 @@ impl Names {
                 return Ok(vec![addr]);
             }
             let (host, _) = netloc.rsplit_once(':').unwrap();
-            match names.lock().unwrap().get(host) {
+            if host == "slow.example" {
+                // A resolver that takes its time, then names loopback.
+                std::thread::sleep(std::time::Duration::from_secs(3));
+            }
+            let known = names.lock().unwrap().get(host).copied();
+            match known.as_ref() {
                 Some(a) => Ok(vec![*a]),
                 None => Err(std::io::Error::new(
                     std::io::ErrorKind::NotFound,
@@ -448,4 +453,39 @@ async fn a_url_that_does_not_parse_is_refused_at_the_save() {
         }
         assert_eq!(admin.get("/automation/v1").await.body, json!([]));
     }
+}
+
+#[actix_rt::test]
+async fn a_save_waits_for_the_resolver_two_seconds_and_the_delivery_checks_the_name() {
+    let hook = Webhook::start(vec![]);
+    let names = Names::default();
+    names.set("slow.example", &format!("127.0.0.1:{}", hook.port()));
+    let s = server(None, &names);
+    let admin = s.client(Role::Admin);
+    let started = std::time::Instant::now();
+    let a = automation(
+        &admin,
+        webhook_on(
+            &format!("http://slow.example:{}/hook", hook.port()),
+            "object",
+            "*",
+            "*",
+        ),
+    )
+    .await;
+    // Saved: the resolver had not answered (it would have named loopback), after 2 s.
+    let waited = started.elapsed();
+    assert!(waited >= std::time::Duration::from_secs(2), "{waited:?}");
+    admin.save(json!({"_id": "A"})).await;
+    s.platform.deliveries().run_due().unwrap();
+    let e = entries(&admin, &a).await;
+    assert_eq!(e[0]["status"], "failed", "{e:?}");
+    assert!(
+        e[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("host slow.example resolves to 127.0.0.1, a loopback address"),
+        "{e:?}"
+    );
+    assert!(hook.received().is_empty());
 }
