@@ -290,9 +290,13 @@ enum TokenCommand {
         /// Role: reader, writer, admin or platform.
         #[arg(long)]
         role: Role,
+        /// A role belongs to the user, not the token: for a user who holds active tokens with
+        /// another role, change the role of those tokens too (without it, that is refused).
+        #[arg(long)]
+        set_role: bool,
     },
-    /// List tokens: who each is for, its role, when it was made and whether it was revoked
-    /// (never the token itself).
+    /// List tokens: who each is for, the role each acts with (its user's), when it was made and
+    /// whether it was revoked (never the token itself).
     List {
         #[command(flatten)]
         db: DbArg,
@@ -463,8 +467,29 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
             tenant,
             user,
             role,
+            set_role,
         } => {
-            let token = db.open()?.tenancy().create_token(&tenant, &user, role)?;
+            let platform = db.open()?;
+            let token = if set_role {
+                let (token, change) = platform
+                    .tenancy()
+                    .create_token_setting_role(&tenant, &user, role)?;
+                if let Some(c) = change {
+                    let ids: Vec<&str> = c.tokens.iter().map(|t| t.id.as_str()).collect();
+                    let others = match ids.len() {
+                        0 => "it held no other active token".to_string(),
+                        1 => format!("its active token {} acts as {} too", ids[0], c.to),
+                        _ => format!("its active tokens {} act as {} too", ids.join(", "), c.to),
+                    };
+                    eprintln!(
+                        "the role of {tenant}/{user} is now {} (it was {}): {others}",
+                        c.to, c.from
+                    );
+                }
+                token
+            } else {
+                platform.tenancy().create_token(&tenant, &user, role)?
+            };
             println!("{token}");
             Ok(())
         }

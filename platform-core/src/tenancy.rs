@@ -9,8 +9,19 @@ use crate::auth::{
     DEFAULT_ENVIRONMENT,
 };
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{ReadTx, TokenSelector};
+use crate::store::{ReadTx, TokenListing, TokenSelector};
 use crate::Platform;
+
+/// A user's role changed by a new token ([`crate::api::Tenancy::create_token_setting_role`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleChange {
+    /// The role before.
+    pub from: Role,
+    /// The role now.
+    pub to: Role,
+    /// The user's active tokens before the new one: each now acts with the new role.
+    pub tokens: Vec<TokenListing>,
+}
 
 /// The tenant a fresh database starts with.
 pub const DEFAULT_TENANT: &str = "default";
@@ -36,20 +47,67 @@ impl Platform {
         })
     }
 
-    /// Creates a token for a user (creating the tenant and user if absent, and setting the
-    /// user's role). Returns the token; only its hash is kept.
-    pub(crate) fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
+    /// Creates a token for a user (creating the tenant and user if absent). A role belongs to
+    /// the user, not the token: for an existing user with another role and active tokens, the
+    /// token is refused unless `set_role`, which changes the role of those tokens too (they
+    /// are returned). Returns the token; only its hash is kept.
+    pub(crate) fn create_token(
+        &self,
+        tenant: &str,
+        user: &str,
+        role: Role,
+        set_role: bool,
+    ) -> Result<(String, Option<RoleChange>)> {
         validate_name(tenant, "tenant")?;
         validate_name(user, "user")?;
         let now = self.now();
         let token = generate_token()?;
-        self.write(|tx| {
+        let change = self.write(|tx| {
             tx.ensure_tenant(tenant, now)?;
+            let theirs: Vec<TokenListing> = tx
+                .tokens(Some(tenant))?
+                .into_iter()
+                .filter(|t| t.user == user)
+                .collect();
+            let change = match theirs.first() {
+                Some(t) if t.role != role => Some(RoleChange {
+                    from: t.role,
+                    to: role,
+                    tokens: theirs
+                        .iter()
+                        .filter(|t| t.revoked.is_none())
+                        .cloned()
+                        .collect(),
+                }),
+                _ => None,
+            };
+            if let Some(c) = change
+                .as_ref()
+                .filter(|c| !set_role && !c.tokens.is_empty())
+            {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "user \"{user}\" of tenant \"{tenant}\" has the role {}, and a role \
+                         belongs to the user, not the token: a {role} token would make its {} \
+                         active token{} ({}) {role} too; set the role to do so (platform token \
+                         create --set-role), or make the token for another user",
+                        c.from,
+                        c.tokens.len(),
+                        if c.tokens.len() == 1 { "" } else { "s" },
+                        c.tokens
+                            .iter()
+                            .map(|t| t.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
             tx.upsert_user(tenant, user, role, now)?;
             tx.insert_token(&hash_token(&token), tenant, user, now)?;
-            Ok(())
+            Ok(change)
         })?;
-        Ok(token)
+        Ok((token, change))
     }
 
     /// The tokens of a tenant (of every tenant when `None`): who they are for and their
@@ -308,13 +366,17 @@ pub(crate) mod tests {
         // A program (or a command) wrote first: a tenant, a writer, data, but no platform user.
         let p = Platform::in_memory().unwrap();
         p.local_principal("default", "cli").unwrap();
-        p.create_token("acme", "ann", Role::Writer).unwrap();
+        p.create_token("acme", "ann", Role::Writer, false)
+            .map(|(t, _)| t)
+            .unwrap();
         let token = p.bootstrap().unwrap().expect("no platform user yet");
         assert_eq!(admin_of(&p, &token).role, Role::Platform);
         assert_eq!(p.bootstrap().unwrap(), None);
         // A database whose platform user was made by hand gets no second one.
         let q = Platform::in_memory().unwrap();
-        q.create_token("ops", "root", Role::Platform).unwrap();
+        q.create_token("ops", "root", Role::Platform, false)
+            .map(|(t, _)| t)
+            .unwrap();
         assert_eq!(q.bootstrap().unwrap(), None);
     }
 
@@ -324,8 +386,14 @@ pub(crate) mod tests {
     /// the kept entry too.
     pub(crate) fn changes_by_another_platform_reach_the_kept_tokens(a: &Platform, b: &Platform) {
         let bearer = |t: &str| Credentials::Bearer(t.to_string());
-        let token = b.create_token("acme", "ann", Role::Reader).unwrap();
-        let other = b.create_token("acme", "bob", Role::Writer).unwrap();
+        let token = b
+            .create_token("acme", "ann", Role::Reader, false)
+            .map(|(t, _)| t)
+            .unwrap();
+        let other = b
+            .create_token("acme", "bob", Role::Writer, false)
+            .map(|(t, _)| t)
+            .unwrap();
         for _ in 0..2 {
             assert_eq!(
                 a.authenticate(Some(&bearer(&token)), None).unwrap().role,
@@ -340,7 +408,7 @@ pub(crate) mod tests {
             a.authenticate(Some(&basic), None).unwrap_err().code(),
             ErrorCode::NotAuthenticated
         );
-        b.create_token("acme", "ann", Role::Admin).unwrap();
+        b.create_token("acme", "ann", Role::Admin, true).unwrap();
         assert_eq!(
             a.authenticate(Some(&bearer(&token)), None).unwrap().role,
             Role::Admin
@@ -387,7 +455,10 @@ pub(crate) mod tests {
             Platform::open(&path).unwrap(),
         );
         let bearer = |t: &str| Credentials::Bearer(t.to_string());
-        let token = b.create_token("acme", "ann", Role::Writer).unwrap();
+        let token = b
+            .create_token("acme", "ann", Role::Writer, false)
+            .map(|(t, _)| t)
+            .unwrap();
         let ann = a.authenticate(Some(&bearer(&token)), None).unwrap();
         let save = |name: &str| {
             b.objects()
@@ -450,9 +521,16 @@ pub(crate) mod tests {
     #[test]
     fn tokens_and_environments_are_listed_without_secrets() {
         let p = Platform::in_memory().unwrap();
-        let t1 = p.create_token("acme", "ann", Role::Writer).unwrap();
-        p.create_token("acme", "bob", Role::Reader).unwrap();
-        p.create_token("zed", "zoe", Role::Admin).unwrap();
+        let t1 = p
+            .create_token("acme", "ann", Role::Writer, false)
+            .map(|(t, _)| t)
+            .unwrap();
+        p.create_token("acme", "bob", Role::Reader, false)
+            .map(|(t, _)| t)
+            .unwrap();
+        p.create_token("zed", "zoe", Role::Admin, false)
+            .map(|(t, _)| t)
+            .unwrap();
         p.revoke_token(&t1).unwrap();
         let acme = p.tokens(Some("acme")).unwrap();
         assert_eq!(acme.len(), 2);

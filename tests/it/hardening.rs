@@ -287,7 +287,7 @@ async fn another_publishers_install_script_cannot_read_undeclared_secrets_nor_wr
     let error = r.body["script"]["error"].as_str().unwrap();
     assert!(error.contains("may not read secret \"smtp\""), "{error}");
     assert!(!r.body.to_string().contains(SMTP_PASSWORD), "{}", r.body);
-    s.client_of("evil", "eve", Role::Reader)
+    s.client_of("evil", "eva", Role::Reader)
         .get("/object/v1/public/%23LEAK")
         .await
         .assert_error(404, "NOT_FOUND");

@@ -165,13 +165,24 @@ async fn a_users_role_is_the_one_last_granted() {
         writer.post("/object/v1", json!({"_id": "A"})).await.status,
         200
     );
-    // Issuing a reader token for the same user changes the user's role.
-    s.platform
+    // A reader token for the same user is refused: it would change the user's role.
+    let refused = s
+        .platform
         .tenancy()
         .create_token("acme", "erin", Role::Reader)
+        .unwrap_err();
+    assert_eq!(refused.code(), platform_core::ErrorCode::Conflict);
+    assert_eq!(
+        writer.post("/object/v1", json!({"_id": "B"})).await.status,
+        200
+    );
+    // Asked for, it changes the role of every token of the user.
+    s.platform
+        .tenancy()
+        .create_token_setting_role("acme", "erin", Role::Reader)
         .unwrap();
     writer
-        .post("/object/v1", json!({"_id": "B"}))
+        .post("/object/v1", json!({"_id": "C"}))
         .await
         .assert_error(403, "NOT_AUTHORIZED");
 }

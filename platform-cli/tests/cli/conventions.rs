@@ -225,6 +225,59 @@ fn init_makes_a_database_and_prints_its_admin_token_once() {
 }
 
 #[test]
+fn a_token_for_another_role_is_refused_unless_the_role_is_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("roles.db");
+    let dbs = db.to_str().unwrap();
+    let create = |role: &str, extra: &[&str]| {
+        let mut args = vec![
+            "token", "create", "--db", dbs, "--tenant", "acme", "--user", "ann", "--role", role,
+        ];
+        args.extend_from_slice(extra);
+        platform(&args)
+    };
+    stdout_of(&platform(&["init", "--db", dbs]));
+    let admin = stdout_of(&create("admin", &[])).trim().to_string();
+    let listed = || {
+        stdout_of(&platform(&[
+            "token", "list", "--db", dbs, "--tenant", "acme", "--format", "json",
+        ]))
+    };
+    let before = listed();
+    let id = serde_json::from_str::<Value>(&before).unwrap()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A writer token for ann, an admin: refused, naming the token it would demote.
+    let out = create("writer", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), Some(2), "{err}");
+    assert!(
+        err.contains("[CONFLICT]") && err.contains(&id) && err.contains("--set-role"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    assert_eq!(listed(), before);
+    // With --set-role: made, and it says which tokens now act as writer.
+    let out = create("writer", &["--set-role"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout_of(&out).trim().starts_with("pt_"));
+    assert!(
+        err.contains("the role of acme/ann is now writer (it was admin)") && err.contains(&id),
+        "{err}"
+    );
+    let tokens: Value = serde_json::from_str(&listed()).unwrap();
+    let roles: Vec<&str> = tokens
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["writer", "writer"]);
+    assert!(admin.starts_with("pt_"));
+}
+
+#[test]
 fn serve_on_a_busy_port_fails_before_it_makes_anything() {
     let dir = tempfile::tempdir().unwrap();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

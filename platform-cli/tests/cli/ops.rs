@@ -122,6 +122,13 @@ fn a_backup_taken_during_writes_is_whole_and_holds_every_write_acknowledged_befo
         let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{}", file.display());
     }
+    // The copy carries no worker of the original: a command may take over its jobs at once.
+    let work = platform(&["validate", "work", "--db", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&work.stderr);
+    assert!(
+        work.status.success() && !err.contains("stop that server"),
+        "{err}"
+    );
     // Restoring is serving the copy: every write acknowledged before the backup is there.
     let restored = Server::start_existing(&out);
     let token = stdout_of(&platform(&[

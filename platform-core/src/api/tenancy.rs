@@ -37,10 +37,23 @@ impl Tenancy<'_> {
         self.platform.bootstrap()
     }
 
-    /// Creates a token for a user (creating the tenant and user if absent, and setting the
-    /// user's role). Returns the token; only its hash is kept.
+    /// Creates a token for a user (creating the tenant and user if absent, with `role`).
+    /// Returns the token; only its hash is kept. A role belongs to the user: for an existing
+    /// user with another role and active tokens this is refused (CONFLICT, naming them);
+    /// [`Tenancy::create_token_setting_role`] changes it.
     pub fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
-        self.platform.create_token(tenant, user, role)
+        Ok(self.platform.create_token(tenant, user, role, false)?.0)
+    }
+
+    /// Creates a token for a user and sets the user's role to `role`: the user's other active
+    /// tokens act with that role from then on (returned, when the role changed).
+    pub fn create_token_setting_role(
+        &self,
+        tenant: &str,
+        user: &str,
+        role: Role,
+    ) -> Result<(String, Option<crate::tenancy::RoleChange>)> {
+        self.platform.create_token(tenant, user, role, true)
     }
 
     /// The tokens of a tenant (of every tenant when `None`): who they are for and their

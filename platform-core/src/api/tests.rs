@@ -702,3 +702,46 @@ fn columns_written_read_back_as_sent_and_bad_columns_change_nothing() {
         "p observation 3 and p observation 9 are the same time",
     );
 }
+
+#[test]
+fn a_token_for_another_role_changes_the_user_only_when_asked() {
+    use crate::auth::{Credentials, Role};
+    let platform = Platform::in_memory().unwrap();
+    let tenancy = platform.tenancy();
+    let role_of = |token: &str| {
+        tenancy
+            .authenticate(Some(&Credentials::Bearer(token.to_string())), None)
+            .unwrap()
+            .role
+    };
+    let first = tenancy.create_token("acme", "ann", Role::Admin).unwrap();
+    let listed = tenancy.tokens(Some("acme")).unwrap();
+    // Another role: refused, naming the token that would change, and nothing is stored.
+    let e = tenancy
+        .create_token("acme", "ann", Role::Writer)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::Conflict);
+    assert!(
+        e.to_string().contains(&listed[0].id) && e.to_string().contains("--set-role"),
+        "{e}"
+    );
+    assert_eq!(tenancy.tokens(Some("acme")).unwrap(), listed);
+    assert_eq!(role_of(&first), Role::Admin);
+    // The same role: a second token, nothing changes.
+    let second = tenancy.create_token("acme", "ann", Role::Admin).unwrap();
+    assert_eq!(role_of(&second), Role::Admin);
+    // Asked for: the role changes, and the change names both earlier tokens.
+    let (third, change) = tenancy
+        .create_token_setting_role("acme", "ann", Role::Writer)
+        .unwrap();
+    let change = change.unwrap();
+    assert_eq!((change.from, change.to), (Role::Admin, Role::Writer));
+    assert_eq!(change.tokens.len(), 2);
+    for t in [&first, &second, &third] {
+        assert_eq!(role_of(t), Role::Writer);
+    }
+    // A user whose tokens are all revoked takes a new role without being asked.
+    tenancy.revoke_user_tokens("acme", "ann").unwrap();
+    let fourth = tenancy.create_token("acme", "ann", Role::Reader).unwrap();
+    assert_eq!(role_of(&fourth), Role::Reader);
+}

@@ -396,6 +396,12 @@ impl Store for SqliteStore {
             return Err(Error::caused(format!("backup to {}", to.display()), e));
         }
         drop(conn);
+        // The copy has no live worker: the ones its rows name heartbeat in the original (a
+        // command run on the copy would wait for them to go silent).
+        if let Err(e) = Connection::open(to).and_then(|c| c.execute("DELETE FROM workers", [])) {
+            let _ = std::fs::remove_file(to);
+            return Err(Error::caused(format!("backup to {}", to.display()), e));
+        }
         // The copy is checked before it is called a backup.
         let problems = integrity_check(to)?;
         if problems != ["ok"] {
