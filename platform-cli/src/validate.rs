@@ -88,9 +88,13 @@ pub struct RunArgs {
     target: String,
     #[command(flatten)]
     selection: Selection,
-    /// Queue the run as a background job (needs --from/--to); `validate work` runs it.
+    /// Queue the run as a background job and wait for it as for any run.
     #[arg(long)]
     background: bool,
+    /// Do not wait for a run that goes to the background (over the configuration's maxPoints,
+    /// or --background): print its job and exit 0; `validate jobs` follows it.
+    #[arg(long)]
+    no_wait: bool,
 }
 
 #[derive(Args)]
@@ -116,9 +120,12 @@ pub struct ManyArgs {
     targets: Vec<String>,
     #[command(flatten)]
     points: Points,
-    /// Queue the runs as a background job (a range always is).
+    /// Queue the runs as a background job (a range always is) and wait for it as for any run.
     #[arg(long)]
     background: bool,
+    /// Do not wait for runs that go to the background: print the job and exit 0.
+    #[arg(long)]
+    no_wait: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -287,6 +294,11 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             let out = with_spinner(long(&args.selection.points), "validating", || {
                 platform.validation().run_json(&who, &body, "manual")
             })?;
+            let out = if args.no_wait {
+                out
+            } else {
+                follow(&platform, &who, out)?
+            };
             print_run(&out, args.selection.format)?;
             Ok(passes(&out, args.selection.fail_on))
         }
@@ -314,6 +326,11 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             let out = with_spinner(args.targets.len() > 1, "validating", || {
                 platform.validation().run_many(&who, &body, "manual")
             })?;
+            let out = if args.no_wait {
+                out
+            } else {
+                follow(&platform, &who, out)?
+            };
             print_many(&out, args.format)?;
             Ok(passes(&out, args.fail_on))
         }
@@ -518,6 +535,61 @@ fn add_points(body: &mut Value, points: &Points) {
 /// Whether a run may take a while: a range, or many points.
 fn long(points: &Points) -> bool {
     points.from.is_some() || points.to.is_some() || points.points.len() > SPINNER_POINTS
+}
+
+/// Follows a run that went to the background to its end and returns its result (the answer
+/// it would have given at once); any other answer as it is. A server working on the file runs
+/// the job, and it is watched; else this process runs the queued jobs, oldest first, until
+/// this one has run. On a terminal a bar shows the job's progress.
+fn follow(platform: &Platform, who: &platform_core::auth::Principal, out: Value) -> Result<Value> {
+    let Some(id) = queued(&out).and(out["job"].as_str()).map(str::to_string) else {
+        return Ok(out);
+    };
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(100), target);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {percent}% {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("job {id}"));
+    let mut took_over = false;
+    let result = loop {
+        let job = platform
+            .jobs()
+            .list(who)?
+            .into_iter()
+            .find(|j| j["_id"] == id.as_str())
+            .ok_or_else(|| Error::not_found(format!("job {id} is gone")))?;
+        bar.set_position(job["progress"].as_u64().unwrap_or(0));
+        match job["status"].as_str() {
+            Some("done") => break Ok(job["result"].clone()),
+            Some("failed") => {
+                break Err(Error::invalid_parameter(format!(
+                    "job {id} failed: {}",
+                    job["message"].as_str().unwrap_or_default()
+                )))
+            }
+            _ => {}
+        }
+        if platform.jobs().live_workers()?.is_empty() {
+            if !took_over {
+                platform.jobs().take_over()?;
+                took_over = true;
+            }
+            if !platform.jobs().run_next()? {
+                // Not due yet (a _delay): wait for it.
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        } else {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    };
+    bar.finish_and_clear();
+    result
 }
 
 fn work(platform: &Platform) -> Result<()> {

@@ -1018,6 +1018,7 @@ fn validate_background_runs_are_worked_off_without_a_server() {
             "run",
             "NBP:SPOT",
             "--background",
+            "--no-wait",
             "--from",
             "2024-07-01",
             "--to",
@@ -1075,6 +1076,7 @@ fn validate_background_runs_are_worked_off_without_a_server() {
             "NBP:SPOT",
             "--from",
             "2024-07-01",
+            "--no-wait",
             "--format",
             "table",
         ],
@@ -1094,6 +1096,39 @@ fn validate_background_runs_are_worked_off_without_a_server() {
     // A background run needs a range.
     let err = stderr_of_failure(&validate(&db, &["run", "NBP:SPOT", "--background"]));
     assert!(err.contains("needs a range"), "{err}");
+
+    // Without --no-wait, a run or a runMany that goes to the background is followed to its
+    // end (this process runs it: no server works on the file): the answer and the exit code
+    // are those of the same run made at once.
+    let range = ["--from", "2024-07-01", "--to", "2024-07-07"];
+    let at_once = validate(&db, &[&["run", "NBP:SPOT"][..], &range].concat());
+    let followed = validate(
+        &db,
+        &[&["run", "NBP:SPOT", "--background"][..], &range].concat(),
+    );
+    let (a, f): (Value, Value) = (
+        serde_json::from_slice(&at_once.stdout).unwrap(),
+        serde_json::from_slice(&followed.stdout).unwrap(),
+    );
+    assert_eq!(f.get("background"), None, "{f}");
+    assert_eq!(
+        (&f["points"], &f["counts"]),
+        (&a["points"], &a["counts"]),
+        "{f}"
+    );
+    assert_eq!(followed.status.code(), at_once.status.code());
+    let many = validate(&db, &["many", "NBP:SPOT", "--from", "2024-07-01"]);
+    let m: Value = serde_json::from_slice(&many.stdout).unwrap();
+    assert_eq!(m.get("background"), None, "{m}");
+    assert!(m["counts"].is_object(), "{m}");
+    let jobs = json_of(&validate(&db, &["jobs"]));
+    assert!(
+        jobs.as_array()
+            .unwrap()
+            .iter()
+            .all(|j| j["status"] == "done"),
+        "{jobs}"
+    );
 }
 
 #[test]
