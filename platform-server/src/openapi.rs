@@ -696,6 +696,11 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
             integer(0, Some(MAX_DELAY_MS as i64)),
             "Delay in milliseconds before a manually triggered run",
         ),
+        "_wait" => (
+            integer(0, Some(crate::validation::MAX_WAIT_SECS as i64)),
+            "Seconds to wait for a run or runMany that goes to the background: its result \
+             when the job ends within them, else the queued answer",
+        ),
         "_function" => (string(), "A function of the service"),
         "_asof" => (
             string(),

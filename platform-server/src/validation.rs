@@ -10,6 +10,7 @@ use platform_core::ids::{Source, VersionRef};
 use platform_core::store::Collection;
 use platform_core::ErrorCode;
 use serde_json::Value;
+use std::time::Duration;
 
 type Reply = Result<HttpResponse, ApiError>;
 
@@ -123,7 +124,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "Run, test, suggest or tune checks; override, removeOverride or comment records",
         |r| r.to(validation_post),
     )
-    .query(&["_function", "_delay"])
+    .query(&["_function", "_delay", "_wait"])
     .functions(POST_FUNCTIONS, true)
     .body(BodyDoc::OptionalObject),
     Endpoint::new(
@@ -311,6 +312,13 @@ async fn validation_post(caller: Caller, Query(params): Query, payload: web::Pay
         m.insert("_delay".into(), Value::String(delay.to_string()));
     }
     let name = function.name;
+    let wait = wait_of(&params)?;
+    if wait.is_some() && params.get("_delay").is_some() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            "_wait and _delay together: a run postponed by _delay is not waited for",
+        ));
+    }
     let out = caller
         .run(move |p, who| match name {
             "run" => p.validation().run_json(who, &body, "manual"),
@@ -326,7 +334,73 @@ async fn validation_post(caller: Caller, Query(params): Query, payload: web::Pay
             ))),
         })
         .await?;
+    let out = match wait {
+        Some(wait) if matches!(name, "run" | "runMany") => waited(&caller, out, wait).await?,
+        _ => out,
+    };
     Ok(HttpResponse::Ok().json(out))
+}
+
+/// The longest `_wait`, in seconds.
+pub const MAX_WAIT_SECS: u64 = 60;
+
+/// `_wait=SECONDS`, checked against its bound.
+fn wait_of(params: &platform_core::query::Params) -> Result<Option<Duration>, ApiError> {
+    let Some(text) = params.get("_wait") else {
+        return Ok(None);
+    };
+    match text.parse::<u64>() {
+        Ok(secs) if secs <= MAX_WAIT_SECS => Ok(Some(Duration::from_secs(secs))),
+        _ => Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("_wait must be a number of seconds from 0 to {MAX_WAIT_SECS}, not \"{text}\""),
+        )),
+    }
+}
+
+/// The answer of a run that went to the background once its job ends within `wait` (the
+/// job's result, the answer the run would have given at once), else the queued answer. A job
+/// that fails is the error it failed with.
+async fn waited(caller: &Caller, out: Value, wait: Duration) -> Result<Value, ApiError> {
+    let Some(id) = out["job"].as_str().filter(|_| out["background"] == true) else {
+        return Ok(out);
+    };
+    let id = id.to_string();
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        let job = {
+            let id = id.clone();
+            caller
+                .run(move |p, who| {
+                    Ok(p.jobs()
+                        .list(who)?
+                        .into_iter()
+                        .find(|j| j["_id"] == id.as_str()))
+                })
+                .await?
+        };
+        match job.as_ref().and_then(|j| j["status"].as_str()) {
+            Some("done") => return Ok(job.map(|j| j["result"].clone()).unwrap_or_default()),
+            Some("failed") => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidParameter,
+                    format!(
+                        "the background run {id} failed: {}",
+                        job.as_ref()
+                            .and_then(|j| j["message"].as_str())
+                            .unwrap_or_default()
+                    ),
+                ))
+            }
+            // A postponed run (`_delay`) is not waited for.
+            _ if std::time::Instant::now() >= deadline
+                || job.as_ref().is_some_and(|j| !j["notBefore"].is_null()) =>
+            {
+                return Ok(out)
+            }
+            _ => actix_rt::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
 }
 
 async fn get_record(caller: Caller, path: web::Path<String>) -> Reply {

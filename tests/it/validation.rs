@@ -626,6 +626,43 @@ async fn large_runs_go_to_background_jobs() {
     assert!(!s.platform.jobs().run_next().unwrap());
 }
 
+#[actix_rt::test]
+async fn a_run_asked_to_wait_answers_its_result_when_the_job_ends_in_time() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    series(&c).await;
+    config(&c, json!({"options": {"maxPoints": 3, "lookback": 5}})).await;
+    let body = json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-07"});
+    // No worker runs the job within 1 s: the queued answer.
+    let r = c
+        .post("/validation/v1?_function=run&_wait=1", body.clone())
+        .await;
+    assert_eq!(r.body["background"], true, "{:?}", r.body);
+    // A worker that takes 300 ms to come by: the answer is the run's result.
+    let platform = s.platform.clone();
+    let worker = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        while platform.jobs().run_next().unwrap() {}
+    });
+    let r = c.post("/validation/v1?_function=run&_wait=10", body).await;
+    worker.join().unwrap();
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body.get("background"), None, "{:?}", r.body);
+    assert_eq!(r.body["points"], 7, "{:?}", r.body);
+    assert!(r.body["counts"].is_object(), "{:?}", r.body);
+    // A wait out of bounds is refused, and nothing is queued.
+    let jobs = c.get("/validation/v1?_function=jobs").await.body;
+    for bad in ["61", "-1", "soon", "5&_delay=100"] {
+        c.post(
+            &format!("/validation/v1?_function=run&_wait={bad}"),
+            json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-07"}),
+        )
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    }
+    assert_eq!(c.get("/validation/v1?_function=jobs").await.body, jobs);
+}
+
 #[test]
 fn background_jobs_survive_a_restart() {
     use platform_core::store::Store;

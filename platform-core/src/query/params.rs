@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 31] = [
+pub const STANDARD: [&str; 32] = [
     "_sort",
     "_limit",
     "_skip",
@@ -17,6 +17,7 @@ pub const STANDARD: [&str; 31] = [
     "_profile",
     "_project",
     "_delay",
+    "_wait",
     "_range",
     "_replace",
     "_filter",
