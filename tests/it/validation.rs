@@ -663,6 +663,46 @@ async fn a_run_asked_to_wait_answers_its_result_when_the_job_ends_in_time() {
     assert_eq!(c.get("/validation/v1?_function=jobs").await.body, jobs);
 }
 
+#[actix_rt::test]
+async fn status_failing_finds_every_failing_record_and_failed_only_failed_ones() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    series(&c).await;
+    config(&c, json!({"options": {"lookback": 5}})).await;
+    let r = c
+        .post(
+            "/validation/v1?_function=run",
+            json!({"target": "NBP:SPOT", "from": "2024-07-01", "to": "2024-07-07"}),
+        )
+        .await;
+    assert_eq!(
+        r.body["counts"],
+        json!({"severe": 2, "valid": 2, "warning": 3}),
+        "{:?}",
+        r.body
+    );
+    let total = |q: &'static str| {
+        let c = &c;
+        async move { c.get(&format!("/validation/v1?{q}")).await.total() }
+    };
+    // failed is that status alone; failing is what --fail-on failed counts.
+    assert_eq!(total("status=failed").await, 0);
+    assert_eq!(total("status=severe").await, 2);
+    assert_eq!(total("status=failing").await, 2);
+    assert_eq!(total("status=in(failing,warning)").await, 5);
+    assert_eq!(total("status=ne(failing)").await, 5);
+    let ids: Vec<String> = c
+        .get("/validation/v1?status=failing")
+        .await
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["severe", "severe"]);
+}
+
 #[test]
 fn background_jobs_survive_a_restart() {
     use platform_core::store::Store;

@@ -26,6 +26,39 @@ fn pinned(filter: &Filter, field: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The status value that stands for every failing status: `failed`, `severe` and `error`, what
+/// `--fail-on failed` counts (`status=failed` is that status alone).
+pub const FAILING: &str = "failing";
+
+/// `filter` with `status=failing` (alone or among the texts of an `in()`) written out as the
+/// failing statuses.
+fn with_failing(filter: &Filter) -> Filter {
+    let failing = || ["failed", "severe", "error"].map(String::from);
+    match filter {
+        Filter::Eq {
+            path,
+            value: Value::String(s),
+        } if path == "status" && s == FAILING => Filter::TextIn {
+            path: path.clone(),
+            texts: failing().to_vec(),
+        },
+        Filter::TextIn { path, texts }
+            if path == "status" && texts.iter().any(|t| t == FAILING) =>
+        {
+            let mut all: Vec<String> = texts.iter().filter(|t| *t != FAILING).cloned().collect();
+            all.extend(failing().into_iter().filter(|f| !texts.contains(f)));
+            Filter::TextIn {
+                path: path.clone(),
+                texts: all,
+            }
+        }
+        Filter::And(parts) => Filter::And(parts.iter().map(with_failing).collect()),
+        Filter::Or(parts) => Filter::Or(parts.iter().map(with_failing).collect()),
+        Filter::Not(part) => Filter::Not(Box::new(with_failing(part))),
+        other => other.clone(),
+    }
+}
+
 /// SQL-like order of two JSON values: absent and null first, then numbers, then text, then
 /// anything else by its JSON text.
 fn order_values(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
@@ -145,6 +178,9 @@ impl Platform {
         p: &Principal,
         req: &crate::documents::ListRequest,
     ) -> Result<crate::store::Page<Value>> {
+        let mut expanded = req.clone();
+        expanded.query.filter = with_failing(&req.query.filter);
+        let req = &expanded;
         let query = &req.query;
         let targets = pinned(&query.filter, "target");
         let statuses: Option<u64> = pinned(&query.filter, "status").map(|s| {
