@@ -1132,6 +1132,39 @@ fn validate_background_runs_are_worked_off_without_a_server() {
 }
 
 #[test]
+fn validate_waits_for_the_job_a_server_on_the_file_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = validated_series(dir.path());
+    let range = ["--from", "2024-07-01", "--to", "2024-07-07"];
+    let at_once = validate(&db, &[&["run", "NBP:SPOT"][..], &range].concat());
+    let mut server = Server::start_existing(&db);
+    // Its worker is alive on the file (so `work` refuses) ...
+    let refused = stderr_of_failure(&validate(&db, &["work"]));
+    assert!(refused.contains("stop that server"), "{refused}");
+    // ... and runs the job (this command may not take over while it lives); the
+    // command waits for it and answers as the run made at once did.
+    let followed = validate(
+        &db,
+        &[&["run", "NBP:SPOT", "--background"][..], &range].concat(),
+    );
+    let err = String::from_utf8_lossy(&followed.stderr);
+    assert!(!err.contains("stop that server"), "{err}");
+    let (a, f): (Value, Value) = (
+        serde_json::from_slice(&at_once.stdout).unwrap(),
+        serde_json::from_slice(&followed.stdout).unwrap(),
+    );
+    assert_eq!(
+        (&f["points"], &f["counts"]),
+        (&a["points"], &a["counts"]),
+        "{f}"
+    );
+    assert_eq!(followed.status.code(), at_once.status.code(), "{err}");
+    let jobs = json_of(&validate(&db, &["jobs"]));
+    assert_eq!(jobs[0]["status"], "done", "{jobs}");
+    assert!(server.stop().success());
+}
+
+#[test]
 fn validate_suggest_and_tune_write_configurations_that_save() {
     let dir = tempfile::tempdir().unwrap();
     let db = new_db(dir.path());
