@@ -440,6 +440,7 @@ fn a_background_run_says_who_will_run_it() {
         "run",
         "NBP:SPOT",
         "--background",
+        "--no-wait",
         "--from",
         "2024-07-01",
         "--to",
