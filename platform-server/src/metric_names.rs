@@ -104,6 +104,45 @@ pub fn describe() {
     }
 }
 
+/// `promtool check metrics` over `text`, or `None` when `promtool` is not on the `PATH`
+/// (saying so on the process's standard error, which the harness does not capture). With
+/// `PLATFORM_PROMTOOL=1` (as CI sets it) a missing `promtool` fails the test instead. For the
+/// tests of `/metrics`, here and in the command line's.
+#[doc(hidden)]
+pub fn promtool_check(text: &str) -> Option<std::process::Output> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            assert_ne!(
+                std::env::var("PLATFORM_PROMTOOL").as_deref(),
+                Ok("1"),
+                "PLATFORM_PROMTOOL=1 but no promtool on the PATH (Debian's package prometheus has it)"
+            );
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: the lint of /metrics needs promtool on the PATH (CI installs it)"
+            );
+            return None;
+        }
+        Err(e) => panic!("promtool: {e}"),
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    Some(child.wait_with_output().unwrap())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,42 +244,5 @@ mod tests {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr),
         );
-    }
-
-    /// `promtool check metrics` over `text`, or `None` when `promtool` is not on the `PATH`
-    /// (saying so on the process's standard error, which the harness does not capture). With
-    /// `PLATFORM_PROMTOOL=1` (as CI sets it) a missing `promtool` fails the test instead.
-    fn promtool_check(text: &str) -> Option<std::process::Output> {
-        use std::io::Write as _;
-        use std::process::{Command, Stdio};
-        let child = Command::new("promtool")
-            .args(["check", "metrics"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn();
-        let mut child = match child {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                assert_ne!(
-                    std::env::var("PLATFORM_PROMTOOL").as_deref(),
-                    Ok("1"),
-                    "PLATFORM_PROMTOOL=1 but no promtool on the PATH (Debian's package prometheus has it)"
-                );
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "skipped: the lint of /metrics needs promtool on the PATH (CI installs it)"
-                );
-                return None;
-            }
-            Err(e) => panic!("promtool: {e}"),
-        };
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        Some(child.wait_with_output().unwrap())
     }
 }

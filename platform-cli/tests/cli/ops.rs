@@ -374,7 +374,7 @@ fn metrics_after_traffic_have_help_lines_and_pass_the_lint_of_promtool() {
         std::thread::sleep(Duration::from_millis(100));
     };
     // What promtool says first (when installed): the most telling failure.
-    if let Some(out) = promtool_check(&text) {
+    if let Some(out) = platform_server::metric_names::promtool_check(&text) {
         assert!(
             out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
             "promtool check metrics: {}\n{}{}\nof\n{text}",
@@ -396,40 +396,4 @@ fn metrics_after_traffic_have_help_lines_and_pass_the_lint_of_promtool() {
             );
         }
     }
-}
-
-/// `promtool check metrics` over `text`, or `None` when `promtool` is not on the `PATH` (saying
-/// so on the process's standard error, which the harness does not capture). With
-/// `PLATFORM_PROMTOOL=1` (as CI sets it) a missing `promtool` fails the test instead.
-fn promtool_check(text: &str) -> Option<std::process::Output> {
-    use std::process::{Command, Stdio};
-    let child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            assert_ne!(
-                std::env::var("PLATFORM_PROMTOOL").as_deref(),
-                Ok("1"),
-                "PLATFORM_PROMTOOL=1 but no promtool on the PATH (Debian's package prometheus has it)"
-            );
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: the lint of /metrics needs promtool on the PATH (CI installs it)"
-            );
-            return None;
-        }
-        Err(e) => panic!("promtool: {e}"),
-    };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    Some(child.wait_with_output().unwrap())
 }

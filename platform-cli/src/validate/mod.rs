@@ -8,22 +8,22 @@
 //! server (whose worker would run them) works on the file.
 
 use clap::{Args, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use platform_core::documents::SaveOptions;
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::Params;
 use platform_core::store::Collection;
-use platform_core::{Error, Platform, Result};
+use platform_core::{Error, Result};
 use serde_json::{json, Map, Value};
-use std::io::IsTerminal as _;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// A run over more explicit points than this shows a spinner (a range always does).
 const SPINNER_POINTS: usize = 10;
 
+mod jobs;
+
 use crate::local::Local;
 use crate::output::{print, print_json, text, Format, Table};
+use jobs::{follow, with_spinner, work};
 
 /// Which record statuses make `run`, `test` and `many` exit with 1 (a pipeline's gate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -537,83 +537,6 @@ fn long(points: &Points) -> bool {
     points.from.is_some() || points.to.is_some() || points.points.len() > SPINNER_POINTS
 }
 
-/// Follows a run that went to the background to its end and returns its result (the answer
-/// it would have given at once); any other answer as it is. A server working on the file runs
-/// the job, and it is watched; else this process runs the queued jobs, oldest first, until
-/// this one has run. On a terminal a bar shows the job's progress.
-fn follow(platform: &Platform, who: &platform_core::auth::Principal, out: Value) -> Result<Value> {
-    let Some(id) = queued(&out).and(out["job"].as_str()).map(str::to_string) else {
-        return Ok(out);
-    };
-    let target = if std::io::stderr().is_terminal() {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let bar = ProgressBar::with_draw_target(Some(100), target);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {percent}% {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_message(format!("job {id}"));
-    let mut took_over = false;
-    let result = loop {
-        let job = platform
-            .jobs()
-            .list(who)?
-            .into_iter()
-            .find(|j| j["_id"] == id.as_str())
-            .ok_or_else(|| Error::not_found(format!("job {id} is gone")))?;
-        bar.set_position(job["progress"].as_u64().unwrap_or(0));
-        match job["status"].as_str() {
-            Some("done") => break Ok(job["result"].clone()),
-            Some("failed") => {
-                break Err(Error::invalid_parameter(format!(
-                    "job {id} failed: {}",
-                    job["message"].as_str().unwrap_or_default()
-                )))
-            }
-            _ => {}
-        }
-        if platform.jobs().live_workers()?.is_empty() {
-            if !took_over {
-                platform.jobs().take_over()?;
-                took_over = true;
-            }
-            if !platform.jobs().run_next()? {
-                // Not due yet (a _delay): wait for it.
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        } else {
-            std::thread::sleep(Duration::from_millis(300));
-        }
-    };
-    bar.finish_and_clear();
-    result
-}
-
-fn work(platform: &Platform) -> Result<()> {
-    let requeued = platform.jobs().take_over()?;
-    if requeued > 0 {
-        eprintln!("{requeued} interrupted job(s) queued again");
-    }
-    let spinner = spinner("running background jobs".into());
-    let mut ran = 0u64;
-    let outcome = loop {
-        match platform.jobs().run_next() {
-            Ok(true) => {
-                ran += 1;
-                spinner.set_message(format!("running background jobs ({ran} done)"));
-            }
-            Ok(false) => break Ok(()),
-            Err(e) => break Err(e),
-        }
-    };
-    spinner.finish_and_clear();
-    eprintln!("{ran} job(s) run");
-    outcome
-}
-
 fn config(cmd: ConfigCommand) -> Result<()> {
     let out = match cmd {
         ConfigCommand::Put {
@@ -655,30 +578,6 @@ fn config(cmd: ConfigCommand) -> Result<()> {
         }
     };
     print_json(&out)
-}
-
-/// Runs one core call, with a spinner on a terminal when `show`.
-fn with_spinner<T>(show: bool, what: &str, call: impl FnOnce() -> T) -> T {
-    if !show {
-        return call();
-    }
-    let s = spinner(format!("{what}..."));
-    let out = call();
-    s.finish_and_clear();
-    out
-}
-
-fn spinner(message: String) -> ProgressBar {
-    let target = if std::io::stderr().is_terminal() {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    };
-    let s = ProgressBar::with_draw_target(None, target);
-    s.set_style(ProgressStyle::default_spinner());
-    s.set_message(message);
-    s.enable_steady_tick(Duration::from_millis(120));
-    s
 }
 
 /// A run or test answer: a row per result (point, status, message), then the counts.
@@ -879,53 +778,4 @@ fn counts_line(n: u64, what: &str, counts: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_lines() {
-        assert_eq!(
-            counts_line(3, "point", &json!({"valid": 2, "severe": 1})),
-            "3 points: valid 2, severe 1"
-        );
-        assert_eq!(counts_line(1, "target", &json!({})), "1 target");
-    }
-
-    #[test]
-    fn tuned_configs_take_the_suggested_expressions() {
-        let saved = json!({"_id": "A:B", "_version": 3, "kind": "timeseries", "checks": [
-            {"id": "range", "expression": "between(value, 20, 52)"},
-            {"id": "positive", "expression": "value > 0"}
-        ]});
-        let out = json!({"results": [{"checks": [
-            {"id": "range", "suggested": "between(value, 20, 60)"},
-            {"id": "positive", "suggested": null}
-        ]}]});
-        assert_eq!(
-            tuned_config(saved, &out),
-            json!({"_id": "A:B", "kind": "timeseries", "checks": [
-                {"id": "range", "expression": "between(value, 20, 60)"},
-                {"id": "positive", "expression": "value > 0"}
-            ]})
-        );
-    }
-
-    #[test]
-    fn requests_carry_only_what_is_given() {
-        let sel = Selection {
-            points: Points {
-                points: vec![],
-                from: Some("2024-07-01".into()),
-                to: None,
-            },
-            checks: vec!["positive".into()],
-            tenors: vec![],
-            format: Format::Json,
-            fail_on: FailOn::Failed,
-        };
-        assert_eq!(
-            request(Some("A:B"), &sel, true, None),
-            json!({"target": "A:B", "from": "2024-07-01", "checks": ["positive"], "background": true})
-        );
-    }
-}
+mod tests;
