@@ -24,6 +24,7 @@ mod postgres;
 mod query;
 mod scripts;
 mod secrets;
+mod series_values;
 mod suggest;
 mod tenancy;
 mod time_text;

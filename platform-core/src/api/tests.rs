@@ -405,6 +405,7 @@ fn the_json_bytes_of_a_data_read_are_the_json_read() {
             json!({"_id": "DE", "units": "x", "POWER": {
                 "_type": "VarTimeSeries", "timezone": "Europe/Berlin", "calendar": "HOURLY",
                 "units": "MWh", "currency": "EUR", "note": "quote \" and \\ and é",
+                "valueType": "text",
                 "data": [
                     {"time": "2024-10-27T01:00", "value": 61.25},
                     {"time": "2024-10-27T02:00", "value": 3},
@@ -567,6 +568,8 @@ fn columns_written_read_back_as_sent_and_bad_columns_change_nothing() {
     let header = || {
         let mut h = serde_json::Map::new();
         h.insert("calendar".into(), json!("#PT1M"));
+        // Numbers with a text value among them: a series declared to hold text.
+        h.insert("valueType".into(), json!("text"));
         h
     };
     // Three chunks, with extras on both sides of the first chunk boundary and a number that is
@@ -744,4 +747,52 @@ fn a_token_for_another_role_changes_the_user_only_when_asked() {
     tenancy.revoke_user_tokens("acme", "ann").unwrap();
     let fourth = tenancy.create_token("acme", "ann", Role::Reader).unwrap();
     assert_eq!(role_of(&fourth), Role::Reader);
+}
+
+#[test]
+fn text_in_numeric_columns_is_refused_through_the_rust_api() {
+    use crate::data::columns::{Columns, Extra};
+    use crate::data::model::{Point as Obs, PointValue};
+    use crate::data::series::Window;
+    let (platform, me) = setup();
+    let data = platform.data();
+    let mut header = serde_json::Map::new();
+    header.insert("units".into(), json!("EUR/MWh"));
+    let t0 = hour(0).timestamp_millis();
+    let mut sent = Columns::with_capacity(3);
+    for i in 0..3 {
+        sent.push(&Obs::num(t0 + i * 3_600_000, 10.0 + i as f64));
+    }
+    sent.values[1] = f64::NAN;
+    sent.extras.push(Extra {
+        index: 1,
+        value: PointValue::Text("1.234,5".into()),
+        status: None,
+    });
+    let e = data
+        .save_columns(&me, "X", "p", header.clone(), sent, &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("p observation 2: the value \"1.234,5\" is not a number (a thousands separator and a decimal comma? write 1234.5)")
+            && e.contains("(it has units EUR/MWh)"),
+        "{e}"
+    );
+    assert!(data
+        .read_columns(&me, Source::Private, "X:p", Window::All, None)
+        .is_err());
+    // Points take the same path.
+    let points = vec![
+        Obs::num(t0, 1.0),
+        Obs {
+            t: t0 + 3_600_000,
+            v: PointValue::Text("abc".into()),
+            status: None,
+        },
+    ];
+    let e = data
+        .save_series(&me, "X", "p", header, points, &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("p observation 2: the value \"abc\""), "{e}");
 }

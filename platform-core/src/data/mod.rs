@@ -21,6 +21,7 @@ pub mod read;
 pub mod scale;
 pub mod series;
 pub mod timetext;
+pub mod value_type;
 pub mod write;
 
 use crate::documents::json_kind;
@@ -32,6 +33,7 @@ use model::{Point, PointValue, Status};
 use serde_json::{Map, Value};
 use series::{OnDuplicate, PayloadNames};
 use timetext::TimeReader;
+use value_type::{check_values, Sent, ValueRule};
 
 /// `_type` of a time series.
 pub const SERIES_TYPE: &str = "VarTimeSeries";
@@ -392,6 +394,36 @@ impl WrittenTimes {
     }
 }
 
+/// The sent values of columns as the value check sees them, by position.
+fn columns_sent(columns: &Columns) -> impl Iterator<Item = (usize, Sent<'_>)> + Clone {
+    let mut extras = columns.extras.iter().peekable();
+    // Positions outside the extras hold plain numbers.
+    let mut out = Vec::new();
+    for i in 0..columns.len() {
+        match extras.next_if(|e| e.index == i) {
+            Some(e) => out.push((i, Sent::of(&e.value))),
+            None => out.push((i, Sent::Num)),
+        }
+        if extras.peek().is_none() && out.iter().any(|(_, s)| *s == Sent::Num) {
+            break;
+        }
+    }
+    out.into_iter()
+}
+
+/// Whether the stored series (at version `current`) holds a number: its last chunk is looked
+/// at (a series holds numbers or text, not both, once written through the value check).
+fn stored_holds_numbers(tx: &dyn DataWrite, key: &DataKey, current: Option<u32>) -> Result<bool> {
+    let Some(version) = current else {
+        return Ok(false);
+    };
+    let mut points = Vec::new();
+    for chunk in tx.last_chunks(key, version, 1)? {
+        codec::decode_into(&chunk.payload, &mut points)?;
+    }
+    Ok(points.iter().any(|p| matches!(p.v, PointValue::Num(_))))
+}
+
 /// Writes the payloads of a save; returns what changed, one entry per changed property.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_payloads(
@@ -427,6 +459,17 @@ pub(crate) fn write_payloads(
             .and_then(|c| refs.holidays.get(c));
         match payload {
             DataPayload::Series(data) => {
+                let rule = ValueRule::of_header(&name, &header)?;
+                if let Some(Value::Array(items)) = &data {
+                    let values = items
+                        .iter()
+                        .map(|o| Sent::of_json(o.get("value").unwrap_or(&Value::Null)))
+                        .enumerate();
+                    check_values(&rule, values, &|i| format!("{name}.data[{i}]"), || {
+                        // A replaced series holds what is sent.
+                        stored_holds_numbers(&*tx, &key, current.filter(|_| !replace))
+                    })?;
+                }
                 let points = match &data {
                     Some(d) => parse_points(&name, &header, d, opts.on_duplicate, holidays)?,
                     None => Vec::new(),
@@ -489,6 +532,16 @@ pub(crate) fn write_payloads(
             }
             DataPayload::Columns(mut columns, replace_series) => {
                 let (calendar, tz, code) = series_settings(&name, &header)?;
+                let rule = ValueRule::of_header(&name, &header)?;
+                check_values(
+                    &rule,
+                    columns_sent(&columns),
+                    &|i| format!("{name} observation {}", i + 1),
+                    || {
+                        let replaced = replace || replace_series;
+                        stored_holds_numbers(&*tx, &key, current.filter(|_| !replaced))
+                    },
+                )?;
                 if holidays.is_some() || !calendar.all_on(&columns.times, tz) {
                     for (i, &t) in columns.times.iter().enumerate() {
                         calendar

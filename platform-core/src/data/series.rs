@@ -9,7 +9,7 @@
 
 use super::codec;
 use super::columns::Columns;
-use super::model::{mark_changed, Point};
+use super::model::{mark_changed, Point, Status};
 use crate::error::{Error, Result};
 use crate::store::{Chunk, DataKey, DataRead, DataWrite};
 
@@ -165,6 +165,7 @@ pub fn merge(old: Vec<Point>, new: Vec<Point>) -> (Vec<Point>, bool) {
                 }
             }
             Some(o) => {
+                let p = keep_status(&o, p);
                 changed |= o != p;
                 p
             }
@@ -177,6 +178,43 @@ pub fn merge(old: Vec<Point>, new: Vec<Point>) -> (Vec<Point>, bool) {
     }
     out.extend(old);
     (out, changed)
+}
+
+/// A sent observation at a stored time with the same value keeps the stored status where the
+/// sender gave none (a quality a validation wrote survives a write of the same value); the
+/// fields the sender gives replace the stored ones.
+fn keep_status(old: &Point, p: Point) -> Point {
+    if old.v != p.v || old.status.is_none() {
+        return p;
+    }
+    let stored = old.status.as_deref().cloned().unwrap_or_default();
+    let status = match p.status {
+        None => stored,
+        Some(sent) => Status {
+            quality: sent.quality.or(stored.quality),
+            source: sent.source.or(stored.source),
+            reliability: sent.reliability.or(stored.reliability),
+        },
+    };
+    Point {
+        status: Some(Box::new(status)),
+        ..p
+    }
+}
+
+/// [`keep_status`] for a replacing write: each sent observation at a stored time with the same
+/// value keeps the stored status where the sender gave none (both sorted by time).
+fn keep_statuses(old: &[Point], new: Vec<Point>) -> Vec<Point> {
+    let mut old = old.iter().peekable();
+    new.into_iter()
+        .map(|p| {
+            while old.next_if(|o| o.t < p.t).is_some() {}
+            match old.next_if(|o| o.t == p.t) {
+                Some(o) => keep_status(o, p),
+                None => p,
+            }
+        })
+        .collect()
 }
 
 /// Cuts sorted observations into encoded chunks.
@@ -243,6 +281,7 @@ pub fn write(
         }
         let points = columns.into_points();
         let (merged, changed) = if replace {
+            let points = keep_statuses(&old, points);
             let changed = points != old;
             (points, changed)
         } else {
@@ -377,6 +416,55 @@ mod tests {
         assert!(merge(same.clone(), vec![Point::num(3, 3.0)]).1);
         assert!(merge(same.clone(), vec![sent]).1);
         assert_eq!(merge(Vec::new(), Vec::new()), (Vec::new(), false));
+    }
+
+    fn flagged(t: i64, v: f64, quality: &str) -> Point {
+        Point {
+            t,
+            v: PointValue::Num(v),
+            status: Some(Box::new(Status {
+                quality: Some(quality.into()),
+                source: None,
+                reliability: Some("QUOTED".into()),
+            })),
+        }
+    }
+
+    #[test]
+    fn an_unchanged_value_keeps_its_stored_quality() {
+        let old = vec![
+            flagged(1, 1.0, "FAILED:spike"),
+            flagged(2, 2.0, "VALID"),
+            Point::num(3, 3.0),
+        ];
+        // The same values without statuses: nothing changes, the qualities stay.
+        let again = vec![Point::num(1, 1.0), Point::num(2, 2.0), Point::num(3, 3.0)];
+        assert_eq!(merge(old.clone(), again.clone()), (old.clone(), false));
+        // One value changes: it loses the quality of the old value and is CHANGED; the
+        // others keep theirs.
+        let edit = vec![Point::num(1, 1.0), Point::num(2, 20.0)];
+        let (merged, changed) = merge(old.clone(), edit);
+        assert!(changed);
+        assert_eq!(merged[0], old[0]);
+        let st = merged[1].status.as_deref().unwrap();
+        assert_eq!(
+            (st.quality.as_deref(), st.source.as_deref()),
+            (None, Some("CHANGED"))
+        );
+        // A sent field replaces the stored one and keeps the others.
+        let mut valid = Point::num(1, 1.0);
+        valid.status = Some(Box::new(Status {
+            quality: Some("VALID".into()),
+            ..Status::default()
+        }));
+        let (merged, changed) = merge(old.clone(), vec![valid]);
+        assert!(changed);
+        assert_eq!(merged[0], flagged(1, 1.0, "VALID"));
+        // A replacing write of the same values keeps them too.
+        let replaced = keep_statuses(&old, again);
+        assert_eq!(replaced, old);
+        let fewer = keep_statuses(&old, vec![Point::num(2, 2.0), Point::num(4, 4.0)]);
+        assert_eq!(fewer, vec![old[1].clone(), Point::num(4, 4.0)]);
     }
 
     fn names() -> PayloadNames<'static> {
