@@ -411,17 +411,29 @@ fn columns_sent(columns: &Columns) -> impl Iterator<Item = (usize, Sent<'_>)> + 
     out.into_iter()
 }
 
-/// Whether the stored series (at version `current`) holds a number: its last chunk is looked
-/// at (a series holds numbers or text, not both, once written through the value check).
-fn stored_holds_numbers(tx: &dyn DataWrite, key: &DataKey, current: Option<u32>) -> Result<bool> {
+/// Whether the stored series (at version `current`) holds numbers and no text. Asked only when
+/// an undeclared series is sent text: its chunks are read, newest first, to the first text.
+fn stored_holds_only_numbers(
+    tx: &dyn DataWrite,
+    key: &DataKey,
+    current: Option<u32>,
+) -> Result<bool> {
     let Some(version) = current else {
         return Ok(false);
     };
-    let mut points = Vec::new();
-    for chunk in tx.last_chunks(key, version, 1)? {
+    let mut numbers = false;
+    for chunk in tx.chunks(key, version, None, None)?.iter().rev() {
+        let mut points = Vec::with_capacity(chunk.count as usize);
         codec::decode_into(&chunk.payload, &mut points)?;
+        for p in &points {
+            match p.v {
+                PointValue::Text(_) => return Ok(false),
+                PointValue::Num(_) => numbers = true,
+                PointValue::Null => {}
+            }
+        }
     }
-    Ok(points.iter().any(|p| matches!(p.v, PointValue::Num(_))))
+    Ok(numbers)
 }
 
 /// Writes the payloads of a save; returns what changed, one entry per changed property.
@@ -467,7 +479,7 @@ pub(crate) fn write_payloads(
                         .enumerate();
                     check_values(&rule, values, &|i| format!("{name}.data[{i}]"), || {
                         // A replaced series holds what is sent.
-                        stored_holds_numbers(&*tx, &key, current.filter(|_| !replace))
+                        stored_holds_only_numbers(&*tx, &key, current.filter(|_| !replace))
                     })?;
                 }
                 let points = match &data {
@@ -539,7 +551,7 @@ pub(crate) fn write_payloads(
                     &|i| format!("{name} observation {}", i + 1),
                     || {
                         let replaced = replace || replace_series;
-                        stored_holds_numbers(&*tx, &key, current.filter(|_| !replaced))
+                        stored_holds_only_numbers(&*tx, &key, current.filter(|_| !replaced))
                     },
                 )?;
                 if holidays.is_some() || !calendar.all_on(&columns.times, tz) {

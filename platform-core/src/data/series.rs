@@ -9,7 +9,7 @@
 
 use super::codec;
 use super::columns::Columns;
-use super::model::{mark_changed, Point, Status};
+use super::model::{mark_changed, Point};
 use crate::error::{Error, Result};
 use crate::store::{Chunk, DataKey, DataRead, DataWrite};
 
@@ -180,24 +180,15 @@ pub fn merge(old: Vec<Point>, new: Vec<Point>) -> (Vec<Point>, bool) {
     (out, changed)
 }
 
-/// A sent observation at a stored time with the same value keeps the stored status where the
-/// sender gave none (a quality a validation wrote survives a write of the same value); the
-/// fields the sender gives replace the stored ones.
+/// A sent observation at a stored time with the same value and no status of its own keeps the
+/// stored status (a quality a validation wrote survives a write of the same value); a status
+/// sent replaces the stored one.
 fn keep_status(old: &Point, p: Point) -> Point {
-    if old.v != p.v || old.status.is_none() {
+    if old.v != p.v || p.status.is_some() {
         return p;
     }
-    let stored = old.status.as_deref().cloned().unwrap_or_default();
-    let status = match p.status {
-        None => stored,
-        Some(sent) => Status {
-            quality: sent.quality.or(stored.quality),
-            source: sent.source.or(stored.source),
-            reliability: sent.reliability.or(stored.reliability),
-        },
-    };
     Point {
-        status: Some(Box::new(status)),
+        status: old.status.clone(),
         ..p
     }
 }
@@ -451,15 +442,15 @@ mod tests {
             (st.quality.as_deref(), st.source.as_deref()),
             (None, Some("CHANGED"))
         );
-        // A sent field replaces the stored one and keeps the others.
+        // A status sent replaces the stored one.
         let mut valid = Point::num(1, 1.0);
         valid.status = Some(Box::new(Status {
             quality: Some("VALID".into()),
             ..Status::default()
         }));
-        let (merged, changed) = merge(old.clone(), vec![valid]);
+        let (merged, changed) = merge(old.clone(), vec![valid.clone()]);
         assert!(changed);
-        assert_eq!(merged[0], flagged(1, 1.0, "VALID"));
+        assert_eq!(merged[0], valid);
         // A replacing write of the same values keeps them too.
         let replaced = keep_statuses(&old, again);
         assert_eq!(replaced, old);

@@ -5,11 +5,12 @@
 //! ```
 //!
 //! A series is numeric when its header says `"valueType": "number"`, when it has `units` or a
-//! `currency`, or, undeclared, when it holds a number or a write sends one: a text value in a
-//! numeric series is refused, naming its place and the value (with a hint when the text is a
-//! number written with a thousands separator or a decimal comma), and nothing of the write is
-//! kept. A series declared `"valueType": "text"`, or undeclared and holding only text, keeps text
-//! values (and numbers) as sent. Null values are allowed in both.
+//! `currency`, or, undeclared, when it holds only numbers: a text value in a numeric series is
+//! refused, naming its place and the value (with a hint when the text is a number written with a
+//! thousands separator or a decimal comma), and nothing of the write is kept. A series declared
+//! `"valueType": "text"`, or undeclared and holding text (a new series, or one written with text
+//! before), keeps text values and numbers as sent, as the interface allows. Null values are
+//! allowed in both.
 
 use super::model::PointValue;
 use crate::documents::json_kind;
@@ -101,14 +102,14 @@ impl<'a> Sent<'a> {
 }
 
 /// Checks the values of one write against the rule. `values` are the sent values with their
-/// positions, `place` names a position (`SPOT.data[3]`, `line 7`), and `stored_holds_numbers`
-/// is asked, only for an undeclared series sent text and no number, whether the stored series
-/// holds a number.
+/// positions, `place` names a position (`SPOT.data[3]`, `line 7`), and
+/// `stored_holds_only_numbers` is asked, only for an undeclared series sent text, whether the
+/// stored series holds numbers and no text.
 pub fn check_values<'a>(
     rule: &ValueRule,
     values: impl Iterator<Item = (usize, Sent<'a>)> + Clone,
     place: &dyn Fn(usize) -> String,
-    stored_holds_numbers: impl FnOnce() -> Result<bool>,
+    stored_holds_only_numbers: impl FnOnce() -> Result<bool>,
 ) -> Result<()> {
     let first_text = || {
         values.clone().find_map(|(i, v)| match v {
@@ -123,10 +124,8 @@ pub fn check_values<'a>(
             let Some(_) = first_text() else {
                 return Ok(());
             };
-            if values.clone().any(|(_, v)| v == Sent::Num) {
-                "it is sent numbers".to_string()
-            } else if stored_holds_numbers()? {
-                "it holds numbers".to_string()
+            if stored_holds_only_numbers()? {
+                "it holds only numbers".to_string()
             } else {
                 return Ok(());
             }
@@ -265,19 +264,14 @@ mod tests {
             e.contains("PRICE.data[2]: the value \"abc\" is not a number, and the series is numeric (it has units EUR/MWh)"),
             "{e}"
         );
-        // Undeclared: numbers in the same write make it numeric.
-        let e = check(&ValueRule::Undeclared, &values, false)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("(it is sent numbers)"), "{e}");
-        // Text alone: numeric only if the stored series holds numbers.
-        let text = [PointValue::Text("ok".into()), PointValue::Null];
-        assert!(check(&ValueRule::Undeclared, &text, false).is_ok());
-        let e = check(&ValueRule::Undeclared, &text, true)
+        // Undeclared: numeric when the stored series holds only numbers (a new series, or one
+        // holding text, takes text and numbers as the interface allows).
+        assert!(check(&ValueRule::Undeclared, &values, false).is_ok());
+        let e = check(&ValueRule::Undeclared, &values, true)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("PRICE.data[0]") && e.contains("(it holds numbers)"),
+            e.contains("PRICE.data[2]") && e.contains("(it holds only numbers)"),
             "{e}"
         );
         // Declared text keeps everything; numbers and nulls pass every rule.

@@ -72,10 +72,19 @@ async fn a_changed_value_sent_without_a_status_loses_its_quality_and_is_marked_c
     save(&c, 1.0, Some(json!({"quality": "FAILED"}))).await;
     save(&c, 2.0, None).await;
     assert_eq!(status(&c).await, json!({"source": "CHANGED"}));
-    // decisions.md 5: a sent time overwrites value and status, so the same value sent again
-    // without a status leaves it without one.
+    // decisions.md 12 (settled after the second trial): a write whose values equal the stored
+    // ones makes no new version and changes no status, so the same value sent again without a
+    // status keeps the one stored.
+    let version = c.get("/object/v1/private/NBP").await.body["_version"].clone();
     save(&c, 2.0, None).await;
-    assert_eq!(status(&c).await, Value::Null);
+    assert_eq!(status(&c).await, json!({"source": "CHANGED"}));
+    assert_eq!(
+        c.get("/object/v1/private/NBP").await.body["_version"],
+        version
+    );
+    // A status sent with it replaces the stored one (decisions.md 5).
+    save(&c, 2.0, Some(json!({"quality": "VALID"}))).await;
+    assert_eq!(status(&c).await, json!({"quality": "VALID"}));
 }
 
 #[actix_rt::test]
