@@ -15,8 +15,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The pages whose shell blocks run after the README's (they continue its walk).
+const DOCS: [&str; 1] = ["docs/operations.md"];
+
 /// One fenced shell block of the README.
 struct Block {
+    /// The file it is in (`README`, or a page of [`DOCS`]).
+    file: &'static str,
     /// The README line its fence opens on.
     line: usize,
     /// The marker comment right before it, if any.
@@ -48,6 +53,7 @@ fn blocks(readme: &str) -> Vec<Block> {
             }
             if matches!(info.trim(), "sh" | "bash" | "shell" | "console") {
                 out.push(Block {
+                    file: "README",
                     line: i + 1,
                     marker: marker.take(),
                     text,
@@ -74,9 +80,20 @@ fn commands(text: &str) -> Vec<String> {
 
 #[test]
 fn every_shell_block_of_the_readme_runs_as_written() {
-    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
-    let readme = std::fs::read_to_string(&readme_path).unwrap();
-    let blocks = blocks(&readme);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut blocks = blocks(&readme);
+    for b in &mut blocks {
+        b.file = "README";
+    }
+    // The operator's pages run after the README, on the same server and directory.
+    for file in DOCS {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        for mut b in self::blocks(&text) {
+            b.file = file;
+            blocks.push(b);
+        }
+    }
     assert!(
         blocks.len() >= 8,
         "the README's shell blocks were not found"
@@ -120,19 +137,29 @@ fn every_shell_block_of_the_readme_runs_as_written() {
     // Every other block, in order, in one shell.
     let mut script = String::from("set -e\n");
     let mut run = 0;
-    for b in &blocks {
+    for (n, b) in blocks.iter().enumerate() {
         match b.marker.as_deref() {
             Some("quick-start") => continue,
             Some(m) if m.starts_with("skip") => {
                 let reason = m.trim_start_matches("skip").trim();
                 assert!(
                     reason.starts_with('(') && reason.len() > 4,
-                    "README line {}: a skipped block says why: {m}",
+                    "{} line {}: a skipped block says why: {m}",
+                    b.file,
                     b.line
                 );
                 continue;
             }
-            Some(other) => panic!("README line {}: unknown marker {other}", b.line),
+            Some(m) if m.starts_with("empty") => {
+                let reason = m.trim_start_matches("empty").trim();
+                assert!(
+                    reason.starts_with('(') && reason.len() > 4,
+                    "{} line {}: a block allowed an empty answer says why: {m}",
+                    b.file,
+                    b.line
+                );
+            }
+            Some(other) => panic!("{} line {}: unknown marker {other}", b.file, b.line),
             None => {}
         }
         run += 1;
@@ -140,9 +167,12 @@ fn every_shell_block_of_the_readme_runs_as_written() {
             .text
             .replace("localhost:8080", &addr)
             .replace("127.0.0.1:8080", &addr);
+        // Each block's answers are kept (and shown) to be looked at for empty answers below.
         script.push_str(&format!(
-            "echo '>>> README block at line {}' >&2\n{text}\n",
-            b.line
+            "echo '>>> {file} block at line {line}' >&2\n{{\n{text}\n}} > .readme-out-{n}\n\
+             cat .readme-out-{n}\n",
+            file = b.file,
+            line = b.line
         ));
     }
     assert!(run >= 8, "only {run} blocks ran");
@@ -191,7 +221,7 @@ fn every_shell_block_of_the_readme_runs_as_written() {
     };
     let last_block = err
         .lines()
-        .rfind(|l| l.starts_with(">>> README block"))
+        .rfind(|l| l.starts_with(">>> ") && l.contains(" block at line "))
         .unwrap_or("before the first block")
         .to_string();
     match status {
@@ -207,8 +237,46 @@ fn every_shell_block_of_the_readme_runs_as_written() {
             tail(&err)
         ),
     }
+    // An example that answers nothing shows nothing: a block whose answer is an empty array
+    // (a range before the data, a block on a day it does not cover) fails unless marked.
+    for (n, b) in blocks.iter().enumerate() {
+        if b.marker.is_some() {
+            continue;
+        }
+        let answers = std::fs::read_to_string(dir.path().join(format!(".readme-out-{n}")))
+            .unwrap_or_default();
+        if let Some(empty) = empty_answer(&answers) {
+            panic!(
+                "{} line {}: the block answers an empty array ({empty}): make it show data \
+                 for the dates it loads, or mark it <!-- readme-test: empty (why) -->",
+                b.file, b.line
+            );
+        }
+    }
     // The server served the whole walk and stops cleanly.
     assert!(server.stop().success());
+}
+
+/// The first empty array a block's output answers: a line that is `[]`, or a `data` or
+/// `contracts` field that is one.
+fn empty_answer(output: &str) -> Option<String> {
+    output.lines().find_map(|line| {
+        let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        let empty = compact == "[]"
+            || ["\"data\":[]", "\"contracts\":[]", "\"items\":[]"]
+                .iter()
+                .any(|f| compact.contains(f));
+        empty.then(|| line.trim().chars().take(120).collect())
+    })
+}
+
+#[test]
+fn empty_answers_are_found() {
+    assert!(empty_answer("[]\n").is_some());
+    assert!(empty_answer("x\n  [ ]  \n").is_some());
+    assert!(empty_answer("{\"_id\":\"A:B\", \"data\": []}").is_some());
+    assert!(empty_answer("{\"data\":[{\"time\":\"x\"}]}\n[1]\n").is_none());
+    assert!(empty_answer("\"tags\": []").is_none());
 }
 
 #[test]
