@@ -262,11 +262,23 @@ fn every_shell_block_of_the_readme_runs_as_written() {
 fn empty_answer(output: &str) -> Option<String> {
     output.lines().find_map(|line| {
         let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-        let empty = compact == "[]"
-            || ["\"data\":[]", "\"contracts\":[]", "\"items\":[]"]
-                .iter()
-                .any(|f| compact.contains(f));
-        empty.then(|| line.trim().chars().take(120).collect())
+        if compact == "[]" {
+            return Some(compact);
+        }
+        let at = ["\"data\":[]", "\"contracts\":[]", "\"items\":[]"]
+            .iter()
+            .find_map(|f| compact.find(f).map(|at| at + f.len()))?;
+        // The answer's start (its id), and the empty field.
+        let start: String = compact.chars().take(60).collect();
+        let field: String = compact[..at]
+            .chars()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        Some(format!("{start} ... {field}"))
     })
 }
 
