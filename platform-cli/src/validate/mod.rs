@@ -26,8 +26,6 @@ use crate::output::{print_json, text, Format, Table};
 use crate::target::TargetArgs;
 use calls::{Function, GetConfig, Jobs, SaveConfig, Stats};
 use jobs::{follow, with_spinner, work};
-#[cfg(test)]
-use print::counts_line;
 use print::{print_many, print_run, print_suggest, print_tune};
 
 /// Which record statuses make `run`, `test` and `many` exit with 1 (a pipeline's gate).
