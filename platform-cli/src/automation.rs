@@ -1,10 +1,16 @@
-//! `platform automation`: automations, their log and the mail outbox on a database file, and
-//! delivering due events without a server.
+//! `platform automation`: automations, their log and the mail outbox, on a database file or a
+//! server (`--url`), each command with one request sent to either; and delivering due events on
+//! a database file without a server.
 
 use crate::local::Local;
 use crate::output::{self, Format};
+use crate::target::{Answer, Call, File, Http, TargetArgs};
 use clap::Subcommand;
 use platform_core::events::automations::LogQuery;
+use platform_core::events::webhook::WebhookAllow;
+use platform_core::query::{Paging, Params};
+use platform_core::Result;
+use serde_json::Value;
 use std::path::PathBuf;
 
 #[derive(Subcommand)]
@@ -12,11 +18,12 @@ pub enum AutomationCommand {
     /// Create (or update) an automation from a JSON file, as `POST automation/v1` does.
     Create {
         #[command(flatten)]
-        local: Local,
+        on: TargetArgs,
         /// The automation (JSON); '-' reads standard input.
         #[arg(long)]
         file: PathBuf,
-        /// Where its webhook may go, as for `serve`.
+        /// Where its webhook may go, as for `serve` (on a database file; a server checks
+        /// with its own).
         #[command(flatten)]
         webhook_allow: crate::serve::WebhookAllowArg,
         /// Output format.
@@ -26,7 +33,7 @@ pub enum AutomationCommand {
     /// List the automations.
     List {
         #[command(flatten)]
-        local: Local,
+        on: TargetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
@@ -34,7 +41,7 @@ pub enum AutomationCommand {
     /// Show the automation log, newest first.
     Log {
         #[command(flatten)]
-        local: Local,
+        on: TargetArgs,
         /// Only this automation.
         #[arg(long)]
         automation: Option<String>,
@@ -51,7 +58,7 @@ pub enum AutomationCommand {
     /// Show the mail outbox (emails kept when no SMTP server is configured), newest first.
     Mail {
         #[command(flatten)]
-        local: Local,
+        on: TargetArgs,
         /// Most emails.
         #[arg(long, default_value_t = 20)]
         limit: u64,
@@ -59,7 +66,8 @@ pub enum AutomationCommand {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
-    /// Deliver every due event now (what the server's worker does), then stop.
+    /// Deliver every due event now (what the server's worker does), then stop; on a database
+    /// file.
     Deliver {
         #[command(flatten)]
         local: Local,
@@ -69,23 +77,19 @@ pub enum AutomationCommand {
     },
 }
 
-pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
+pub fn run(cmd: AutomationCommand) -> Result<()> {
     match cmd {
         AutomationCommand::Create {
-            local,
+            on,
             file,
             webhook_allow,
             format,
         } => {
-            let body = crate::read_json(Some(&file))?;
-            let (platform, who) = local.open()?;
-            // A webhook's host names are resolved as the server would, to check where they go.
-            let settings = platform_core::events::deliver::DeliverySettings {
+            let save = SaveAutomation {
+                body: crate::read_json(Some(&file))?,
                 webhook_allow: webhook_allow.parse()?,
-                ..platform.delivery_settings().clone()
             };
-            let platform = platform_server::outbound::networked(platform.with_delivery(settings));
-            let saved = platform.automations().save(&who, body)?;
+            let saved = on.open()?.send(save)?.body;
             eprintln!(
                 "automation {} saved",
                 saved["_id"].as_str().unwrap_or_default()
@@ -97,37 +101,35 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
                 "",
             )?;
         }
-        AutomationCommand::List { local, format } => {
-            let (platform, who) = local.open()?;
-            output::print_records(
-                format,
-                &platform
-                    .automations()
-                    .list(&who, &platform_core::query::Paging::everything())?
-                    .items,
-                AUTOMATION_COLUMNS,
-            )?;
+        AutomationCommand::List { on, format } => {
+            let list = List {
+                path: "automation/v1",
+                pairs: vec![("_limit".into(), "-1".into())],
+            };
+            let answer = on.open()?.send(list)?;
+            output::print_records(format, items(&answer), AUTOMATION_COLUMNS)?;
         }
         AutomationCommand::Log {
-            local,
+            on,
             automation,
             status,
             limit,
             format,
         } => {
-            let (platform, who) = local.open()?;
-            let page = platform.automations().log(
-                &who,
-                &LogQuery {
-                    automation,
-                    status,
-                    limit: Some(limit),
-                    ..LogQuery::default()
-                },
-            )?;
+            let mut pairs = vec![("_limit".to_string(), limit.to_string())];
+            for (key, value) in [("automation", automation), ("status", status)] {
+                if let Some(v) = value {
+                    pairs.push((key.to_string(), v));
+                }
+            }
+            let list = List {
+                path: "automation/v1/log",
+                pairs,
+            };
+            let answer = on.open()?.send(list)?;
             output::print_records(
                 format,
-                &page.items,
+                items(&answer),
                 &[
                     "timestamp",
                     "automation",
@@ -140,21 +142,20 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
                     "message",
                 ],
             )?;
-            eprintln!("{} of {} entries", page.items.len(), page.total);
+            eprintln!("{} of {} entries", items(&answer).len(), total(&answer));
         }
-        AutomationCommand::Mail {
-            local,
-            limit,
-            format,
-        } => {
-            let (platform, who) = local.open()?;
-            let page = platform.automations().mail_outbox(&who, 0, Some(limit))?;
+        AutomationCommand::Mail { on, limit, format } => {
+            let list = List {
+                path: "automation/v1/mail",
+                pairs: vec![("_limit".to_string(), limit.to_string())],
+            };
+            let answer = on.open()?.send(list)?;
             let columns: &[&str] = match format {
                 Format::Table => &["timestamp", "to", "subject"],
                 _ => &["timestamp", "to", "subject", "body"],
             };
-            output::print_records(format, &page.items, columns)?;
-            eprintln!("{} of {} emails", page.items.len(), page.total);
+            output::print_records(format, items(&answer), columns)?;
+            eprintln!("{} of {} emails", items(&answer).len(), total(&answer));
         }
         AutomationCommand::Deliver { local, delivery } => {
             let (platform, _) = local.open()?;
@@ -167,6 +168,76 @@ pub fn run(cmd: AutomationCommand) -> platform_core::Result<()> {
         }
     }
     Ok(())
+}
+
+fn items(answer: &Answer) -> &[Value] {
+    answer.body.as_array().map_or(&[][..], Vec::as_slice)
+}
+
+fn total(answer: &Answer) -> u64 {
+    answer.total.map_or(0, |(n, _)| n)
+}
+
+/// Saves an automation (`POST automation/v1`).
+struct SaveAutomation {
+    body: Value,
+    /// On a file, the non-global hosts its webhook may call.
+    webhook_allow: WebhookAllow,
+}
+
+impl Call for SaveAutomation {
+    fn local(self, file: &File) -> Result<Answer> {
+        let platform = file.platform().clone();
+        // A webhook's host names are resolved as the server would, to check where they go.
+        let settings = platform_core::events::deliver::DeliverySettings {
+            webhook_allow: self.webhook_allow,
+            ..platform.delivery_settings().clone()
+        };
+        let platform = platform_server::outbound::networked(platform.with_delivery(settings));
+        platform
+            .automations()
+            .save(file.who()?, self.body)
+            .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        Http::post("automation/v1".into(), Vec::new(), self.body)
+    }
+}
+
+/// A list of the automation service, paged by `_limit` and `_skip`: the automations
+/// (`automation/v1`), their log (`automation/v1/log`, also `automation` and `status`) or the
+/// mail outbox (`automation/v1/mail`).
+struct List {
+    path: &'static str,
+    pairs: Vec<(String, String)>,
+}
+
+impl Call for List {
+    fn local(self, file: &File) -> Result<Answer> {
+        let (automations, who) = (file.platform().automations(), file.who()?);
+        let params = Params::new(self.pairs);
+        let paging = Paging::from_params(&params)?;
+        let page = match self.path {
+            "automation/v1/log" => automations.log(
+                who,
+                &LogQuery {
+                    automation: params.get("automation").map(str::to_string),
+                    status: params.get("status").map(str::to_string),
+                    skip: paging.skip,
+                    limit: paging.limit,
+                    ..LogQuery::default()
+                },
+            )?,
+            "automation/v1/mail" => automations.mail_outbox(who, paging.skip, paging.limit)?,
+            _ => automations.list(who, &paging)?,
+        };
+        Ok(Answer::page(page.items, page.total, false))
+    }
+
+    fn http(self) -> Http {
+        Http::get(self.path.to_string(), self.pairs)
+    }
 }
 
 /// The columns of an automation in a table.

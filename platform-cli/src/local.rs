@@ -1,4 +1,5 @@
-//! The database file and the principal that local commands (data, validate) act as.
+//! The database file and the principal of the commands that act on a file only (`automation
+//! deliver`); the others take a [`crate::target::TargetArgs`] (a file or a server).
 
 use clap::Args;
 use platform_core::auth::Principal;
@@ -33,11 +34,6 @@ pub struct Local {
 }
 
 impl Local {
-    /// The environment named (`--env`).
-    pub fn environment(&self) -> &str {
-        &self.environment
-    }
-
     /// Opens the file and makes the principal.
     pub fn open(&self) -> Result<(Platform, Principal)> {
         let platform = crate::open_existing(&self.db, self.key_file.as_deref())?;

@@ -1,6 +1,7 @@
-//! `platform`: run the server, manage tokens and environments, work with objects on a
-//! database file (through the core) or on a running server (through its REST interface), and
-//! import, read and validate data (time series, curves) on a database file.
+//! `platform`: run the server, manage tokens and environments, and work with objects, data
+//! (time series, curves), validation and automations on a database file (through the core) or
+//! on a running server (`--url`, through its REST interface): each such command builds one
+//! request and sends it to either ([`target`]), so it prints the same through both.
 
 mod allocator;
 mod automation;
@@ -10,6 +11,7 @@ mod object;
 mod output;
 mod remote;
 mod serve;
+mod target;
 mod validate;
 
 use clap::{Args, Parser, Subcommand};
@@ -37,7 +39,7 @@ enum Command {
     Init(serve::InitArgs),
     /// Run the REST server on a database file (created if absent).
     Serve(serve::ServeArgs),
-    /// Create or revoke access tokens.
+    /// Create, list or revoke access tokens (list also through a server, by an admin).
     #[command(subcommand)]
     Token(TokenCommand),
     /// Manage environments of a tenant.
@@ -46,16 +48,18 @@ enum Command {
     /// Read and write objects, on a database file or a server.
     #[command(subcommand)]
     Object(object::ObjectCommand),
-    /// Import time series from CSV or JSON files and read data items, on a database file.
+    /// Import time series and curves from CSV or JSON files, read and list data items, on a
+    /// database file or a server.
     #[command(subcommand)]
     Data(data::DataCommand),
-    /// Validate data on a database file: run and test checks, statistics, background jobs and
-    /// validation configurations.
+    /// Validate data on a database file or a server: run and test checks, records and
+    /// overrides, statistics, background jobs and validation configurations.
     #[command(subcommand)]
     Validate(validate::ValidateCommand),
     /// Grant (or with --revoke take back) a data-access role or a view feature.
     Grant(GrantArgs),
-    /// Automations on a database file: list them, their log, the mail outbox; deliver due events.
+    /// Automations on a database file or a server: save and list them, their log, the mail
+    /// outbox; deliver due events (on a database file).
     #[command(subcommand)]
     Automation(automation::AutomationCommand),
     /// Copy a database file consistently while a server writes to it, with its key file
@@ -296,10 +300,13 @@ enum TokenCommand {
         set_role: bool,
     },
     /// List tokens: who each is for, the role each acts with (its user's), when it was made and
-    /// whether it was revoked (never the token itself).
+    /// whether it was revoked (never the token itself). Through a server (--url) an admin
+    /// lists its own tenant's tokens.
     List {
         #[command(flatten)]
         db: DbArg,
+        #[command(flatten)]
+        server: target::ServerArgs,
         /// Only this tenant's tokens.
         #[arg(long)]
         tenant: Option<String>,
@@ -460,6 +467,25 @@ fn env(cmd: EnvCommand) -> platform_core::Result<()> {
     }
 }
 
+/// The tokens of a tenant, or of every tenant (`GET token/v1`: an admin's own tenant's).
+struct ListTokens {
+    tenant: Option<String>,
+}
+
+impl target::Call for ListTokens {
+    fn local(self, file: &target::File) -> platform_core::Result<target::Answer> {
+        let tokens = file.platform().tenancy().tokens(self.tenant.as_deref())?;
+        Ok(target::Answer::of(serde_json::Value::Array(
+            tokens.iter().map(|t| t.to_json()).collect(),
+        )))
+    }
+
+    fn http(self) -> target::Http {
+        let query = self.tenant.map(|t| ("tenant".to_string(), t));
+        target::Http::get("token/v1".into(), query.into_iter().collect())
+    }
+}
+
 fn token(cmd: TokenCommand) -> platform_core::Result<()> {
     match cmd {
         TokenCommand::Create {
@@ -493,21 +519,16 @@ fn token(cmd: TokenCommand) -> platform_core::Result<()> {
             println!("{token}");
             Ok(())
         }
-        TokenCommand::List { db, tenant, format } => {
-            let tokens: Vec<serde_json::Value> = db
-                .open()?
-                .tenancy()
-                .tokens(tenant.as_deref())?
-                .into_iter()
-                .map(|t| {
-                    serde_json::json!({"id": t.id, "tenant": t.tenant, "user": t.user,
-                        "role": t.role.as_str(), "created": format_instant(t.created),
-                        "revoked": t.revoked.map(format_instant)})
-                })
-                .collect();
+        TokenCommand::List {
+            db,
+            server,
+            tenant,
+            format,
+        } => {
+            let answer = target::open_plain(&db, &server)?.send(ListTokens { tenant })?;
             output::print_records(
                 format,
-                &tokens,
+                answer.body.as_array().map_or(&[][..], Vec::as_slice),
                 &["id", "tenant", "user", "role", "created", "revoked"],
             )
         }

@@ -1,56 +1,25 @@
 //! `platform object get|put|list|delete`: on a database file through the core, or on a server
 //! through its REST interface (`--url` and `--token`). Both print the same JSON.
 
-use clap::{Args, Subcommand};
-use platform_core::auth::Principal;
+use clap::Subcommand;
 use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::Params;
 use platform_core::store::Collection;
-use platform_core::{Error, Platform, Result};
+use platform_core::Result;
 use serde_json::Value;
 use std::path::PathBuf;
 
 use crate::output::{self, Format};
-use crate::remote::{segment, Remote};
-
-/// Where object commands act.
-#[derive(Args, Clone)]
-pub struct Target {
-    /// The database (a file or a PostgreSQL URL), used when no --url is given.
-    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
-    db: PathBuf,
-    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
-    /// if absent); every server of one database uses the same file. [default: platform.key]
-    #[arg(long, env = "PLATFORM_KEY_FILE")]
-    key_file: Option<PathBuf>,
-    /// A server's base URL, e.g. http://127.0.0.1:8080.
-    #[arg(long, env = "PLATFORM_URL")]
-    url: Option<String>,
-    /// The token for --url.
-    #[arg(long, env = "PLATFORM_TOKEN", requires = "url")]
-    token: Option<String>,
-    /// Tenant, on a database file.
-    #[arg(long, default_value = "default")]
-    tenant: String,
-    /// User recorded as the writer, on a database file.
-    #[arg(long, default_value = "cli")]
-    user: String,
-    /// Environment.
-    #[arg(
-        long = "env",
-        env = "PLATFORM_ENVIRONMENT",
-        default_value = "production"
-    )]
-    environment: String,
-}
+use crate::remote::segment;
+use crate::target::{pairs, print_total, Answer, Call, File, Http, TargetArgs};
 
 #[derive(Subcommand)]
 pub enum ObjectCommand {
     /// Print one object, or one version of it.
     Get {
         #[command(flatten)]
-        target: Target,
+        target: TargetArgs,
         /// Object id ('#' ids are public).
         key: String,
         /// A version number or tag.
@@ -63,7 +32,7 @@ pub enum ObjectCommand {
     /// Save the JSON object or array in FILE (or standard input).
     Put {
         #[command(flatten)]
-        target: Target,
+        target: TargetArgs,
         /// A JSON file; '-' or nothing reads standard input.
         file: Option<PathBuf>,
         /// Replace instead of merge.
@@ -76,7 +45,7 @@ pub enum ObjectCommand {
     /// List objects of a source; the total goes to standard error.
     List {
         #[command(flatten)]
-        target: Target,
+        target: TargetArgs,
         /// public, private or all.
         #[arg(long, default_value = "private")]
         source: String,
@@ -89,7 +58,7 @@ pub enum ObjectCommand {
     /// Delete the latest version (rollback), one version, or all.
     Delete {
         #[command(flatten)]
-        target: Target,
+        target: TargetArgs,
         /// Object id.
         key: String,
         /// Delete this version (number or tag) instead of the latest.
@@ -114,29 +83,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             format: f,
         } => {
             format = f;
-            match Backend::of(&target)? {
-                Backend::Local(p, who) => {
-                    let version = version
-                        .as_deref()
-                        .map(str::parse::<VersionRef>)
-                        .transpose()?;
-                    p.objects().get(
-                        &who,
-                        Collection::Object,
-                        Source::of_id(&key),
-                        &key,
-                        version.as_ref(),
-                        None,
-                    )?
-                }
-                Backend::Remote(r) => {
-                    let mut path = format!("object/v1/{}/{}", Source::of_id(&key), segment(&key));
-                    if let Some(v) = version {
-                        path = format!("{path}/{}", segment(&v));
-                    }
-                    r.call("GET", &path, &[], None)?.0
-                }
-            }
+            target.open()?.send(GetObject { key, version })?.body
         }
         ObjectCommand::Put {
             target,
@@ -145,27 +92,12 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             reason,
         } => {
             let body = crate::read_json(file.as_deref())?;
-            match Backend::of(&target)? {
-                Backend::Local(p, who) => {
-                    let opts = SaveOptions {
-                        replace,
-                        reason,
-                        source: None,
-                        ..SaveOptions::default()
-                    };
-                    p.objects().save(&who, Collection::Object, body, &opts)?
-                }
-                Backend::Remote(r) => {
-                    let mut query = Vec::new();
-                    if replace {
-                        query.push(("_replace".to_string(), "true".to_string()));
-                    }
-                    if let Some(reason) = reason {
-                        query.push(("_reason".to_string(), reason));
-                    }
-                    r.call("POST", "object/v1", &query, Some(&body))?.0
-                }
-            }
+            let save = SaveObject {
+                body,
+                replace,
+                reason,
+            };
+            target.open()?.send(save)?.body
         }
         ObjectCommand::List {
             target,
@@ -174,38 +106,13 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             format: f,
         } => {
             format = f;
-            let pairs = params
-                .iter()
-                .map(|kv| {
-                    kv.split_once('=')
-                        .map(|(k, v)| (k.to_string(), v.to_string()))
-                        .ok_or_else(|| {
-                            Error::invalid_parameter(format!("\"{kv}\" is not key=value"))
-                        })
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let source: Source = source.parse()?;
-            let (items, total) = match Backend::of(&target)? {
-                Backend::Local(p, who) => {
-                    let page = p.objects().list(
-                        &who,
-                        Collection::Object,
-                        source,
-                        &ListRequest::from_params(&Params::new(pairs))?,
-                    )?;
-                    (Value::Array(page.items), (page.total, page.estimated))
-                }
-                Backend::Remote(r) => {
-                    let (items, total) =
-                        r.call_counted("GET", &format!("object/v1/{source}"), &pairs, None)?;
-                    (items, total.unwrap_or((0, false)))
-                }
+            let list = ListObjects {
+                source: source.parse()?,
+                pairs: pairs(&params)?,
             };
-            match total {
-                (n, true) => eprintln!("about {n} in all (an estimate; _count=exact counts them)"),
-                (n, false) => eprintln!("{n} in all"),
-            }
-            items
+            let answer = target.open()?.send(list)?;
+            print_total(answer.total);
+            answer.body
         }
         ObjectCommand::Delete {
             target,
@@ -213,36 +120,15 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             version,
             all,
             reason,
-        } => match Backend::of(&target)? {
-            Backend::Local(p, who) => {
-                let what = match (all, version) {
-                    (true, _) => DeleteTarget::All,
-                    (false, Some(v)) => DeleteTarget::Version(v.parse()?),
-                    (false, None) => DeleteTarget::Latest,
-                };
-                p.objects().delete(
-                    &who,
-                    Collection::Object,
-                    Source::of_id(&key),
-                    &key,
-                    &what,
-                    reason.as_deref(),
-                )?
-            }
-            Backend::Remote(r) => {
-                let mut path = format!("object/v1/{}/{}", Source::of_id(&key), segment(&key));
-                if all {
-                    path.push_str("/*");
-                } else if let Some(v) = version {
-                    path = format!("{path}/{}", segment(&v));
-                }
-                let query: Vec<(String, String)> = reason
-                    .into_iter()
-                    .map(|r| ("_reason".to_string(), r))
-                    .collect();
-                r.call("DELETE", &path, &query, None)?.0
-            }
-        },
+        } => {
+            let delete = DeleteObject {
+                key,
+                version,
+                all,
+                reason,
+            };
+            target.open()?.send(delete)?.body
+        }
     };
     // Table and CSV: one row per object (a list), or the one object; every field it holds.
     let rows = || match &out {
@@ -252,25 +138,153 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
     output::print(format, &out, rows, "")
 }
 
-enum Backend {
-    Local(Platform, Principal),
-    Remote(Remote),
+/// One object (`GET object/v1/{source}/{key}[/{version}]`).
+pub struct GetObject {
+    /// Its id (`#` ids are public).
+    pub key: String,
+    /// A version number or tag.
+    pub version: Option<String>,
 }
 
-impl Backend {
-    fn of(t: &Target) -> Result<Backend> {
-        match &t.url {
-            Some(url) => Ok(Backend::Remote(Remote::new(
-                url,
-                t.token.clone(),
-                &t.environment,
-            ))),
-            None => {
-                let platform = crate::open_existing(&t.db, t.key_file.as_deref())?;
-                let who = platform.tenancy().local_principal(&t.tenant, &t.user)?;
-                let who = platform.tenancy().in_environment(&who, &t.environment)?;
-                Ok(Backend::Local(platform, who))
-            }
+impl Call for GetObject {
+    fn local(self, file: &File) -> Result<Answer> {
+        let version = self
+            .version
+            .as_deref()
+            .map(str::parse::<VersionRef>)
+            .transpose()?;
+        let source = Source::of_id(&self.key);
+        file.platform()
+            .objects()
+            .get(
+                file.who()?,
+                Collection::Object,
+                source,
+                &self.key,
+                version.as_ref(),
+                None,
+            )
+            .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        let mut path = format!(
+            "object/v1/{}/{}",
+            Source::of_id(&self.key),
+            segment(&self.key)
+        );
+        if let Some(v) = self.version {
+            path = format!("{path}/{}", segment(&v));
+        }
+        Http::get(path, Vec::new())
+    }
+}
+
+/// Saves an object or an array of them (`POST object/v1`).
+struct SaveObject {
+    body: Value,
+    replace: bool,
+    reason: Option<String>,
+}
+
+impl Call for SaveObject {
+    fn local(self, file: &File) -> Result<Answer> {
+        let opts = SaveOptions {
+            replace: self.replace,
+            reason: self.reason,
+            ..SaveOptions::default()
+        };
+        file.platform()
+            .objects()
+            .save(file.who()?, Collection::Object, self.body, &opts)
+            .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        let mut query = Vec::new();
+        if self.replace {
+            query.push(("_replace".to_string(), "true".to_string()));
+        }
+        if let Some(reason) = self.reason {
+            query.push(("_reason".to_string(), reason));
+        }
+        Http::post("object/v1".into(), query, self.body)
+    }
+}
+
+/// Lists the objects of a source (`GET object/v1/{source}`).
+struct ListObjects {
+    source: Source,
+    pairs: Vec<(String, String)>,
+}
+
+impl Call for ListObjects {
+    fn local(self, file: &File) -> Result<Answer> {
+        let request = ListRequest::from_params(&Params::new(self.pairs))?;
+        let page = file.platform().objects().list(
+            file.who()?,
+            Collection::Object,
+            self.source,
+            &request,
+        )?;
+        Ok(Answer::page(page.items, page.total, page.estimated))
+    }
+
+    fn http(self) -> Http {
+        Http::get(format!("object/v1/{}", self.source), self.pairs)
+    }
+}
+
+/// Deletes the latest version, one version or all (`DELETE object/v1/{source}/{key}[/...]`).
+struct DeleteObject {
+    key: String,
+    /// One version (number or tag) instead of the latest.
+    version: Option<String>,
+    /// Every version.
+    all: bool,
+    reason: Option<String>,
+}
+
+impl Call for DeleteObject {
+    fn local(self, file: &File) -> Result<Answer> {
+        let what = match (self.all, &self.version) {
+            (true, _) => DeleteTarget::All,
+            (false, Some(v)) => DeleteTarget::Version(v.parse()?),
+            (false, None) => DeleteTarget::Latest,
+        };
+        file.platform()
+            .objects()
+            .delete(
+                file.who()?,
+                Collection::Object,
+                Source::of_id(&self.key),
+                &self.key,
+                &what,
+                self.reason.as_deref(),
+            )
+            .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        let mut path = format!(
+            "object/v1/{}/{}",
+            Source::of_id(&self.key),
+            segment(&self.key)
+        );
+        if self.all {
+            path.push_str("/*");
+        } else if let Some(v) = &self.version {
+            path = format!("{path}/{}", segment(v));
+        }
+        Http {
+            method: "DELETE",
+            path,
+            query: self
+                .reason
+                .into_iter()
+                .map(|r| ("_reason".to_string(), r))
+                .collect(),
+            body: None,
         }
     }
 }

@@ -22,21 +22,9 @@ impl Remote {
         }
     }
 
-    /// One call; returns the JSON body and the `x-total-count` header if any.
+    /// One call; returns the JSON body and the `x-total-count` header if any, with whether
+    /// that total is an estimate (`x-platform-total: estimated`).
     pub fn call(
-        &self,
-        method: &str,
-        path: &str,
-        query: &[(String, String)],
-        body: Option<&Value>,
-    ) -> Result<(Value, Option<u64>)> {
-        self.call_counted(method, path, query, body)
-            .map(|(value, total)| (value, total.map(|(n, _)| n)))
-    }
-
-    /// [`call`](Self::call), with whether the total is an estimate (`x-platform-total:
-    /// estimated`).
-    pub fn call_counted(
         &self,
         method: &str,
         path: &str,

@@ -20,6 +20,7 @@ pub mod prometheus;
 pub mod request;
 pub mod routes;
 pub mod secrets;
+pub mod tokens;
 pub mod validation;
 
 use actix_web::body::MessageBody;

@@ -285,10 +285,11 @@ impl Endpoint {
 
 /// Every table, in the order the routes are registered: the specific paths of each service
 /// before the generic `/{service}/...` ones.
-pub fn tables() -> [&'static [Endpoint]; 6] {
+pub fn tables() -> [&'static [Endpoint]; 7] {
     [
         crate::ops::ENDPOINTS,
         crate::secrets::ENDPOINTS,
+        crate::tokens::ENDPOINTS,
         crate::extensions::ENDPOINTS,
         crate::validation::ENDPOINTS,
         crate::automation::ENDPOINTS,
@@ -678,6 +679,11 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         "_range" => (string(), "last(n), from(date) or between(date,date)"),
         "_reason" => (string(), "The reason kept in the audit trail"),
         "_replace" => (boolean(), "Replace the object instead of merging"),
+        "_replaceData" => (
+            boolean(),
+            "Replace the observations of each series sent instead of merging into them; the \
+             object's other fields and data merge as without it",
+        ),
         "_onDuplicate" => (string(), "What to do with duplicate observations"),
         "_id" => (string(), "An id (repeated) to read from the all source"),
         "_type" => (string(), "The exact object type"),
@@ -750,6 +756,10 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         "target" => (string(), "Only this data id"),
         "kind" => (string(), "Only this kind (timeseries or curve)"),
         "group" => (string(), "Only this group"),
+        "tenant" => (
+            string(),
+            "Tokens: only this tenant's (the caller's own; another is not found)",
+        ),
         _ => return None,
     })
 }

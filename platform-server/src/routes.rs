@@ -59,7 +59,7 @@ const ITEM_FUNCTIONS: &[Function] = &[
     Function::new("holidays"),
     Function::new("businessDays"),
 ];
-const SAVE_QUERY: &[&str] = &["_reason", "_replace", "_onDuplicate"];
+const SAVE_QUERY: &[&str] = &["_reason", "_replace", "_replaceData", "_onDuplicate"];
 const LIST_QUERY: &[&str] = &[
     "_filter",
     "_sort",
@@ -162,7 +162,14 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         |r| r.to(save_to_source),
     )
     .services(VERSIONED)
-    .query(&["_reason", "_replace", "_onDuplicate", "_publish", "_accept"])
+    .query(&[
+        "_reason",
+        "_replace",
+        "_replaceData",
+        "_onDuplicate",
+        "_publish",
+        "_accept",
+    ])
     .body(BodyDoc::ObjectOrArray)
     .answer(AnswerDoc::Saved),
     Endpoint::new(

@@ -154,6 +154,77 @@ async fn replace_and_removing_the_property_clear_the_series() {
 }
 
 #[actix_rt::test]
+async fn replace_data_replaces_the_observations_sent_and_merges_the_rest() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    let series = |data: Value| json!({"_type": "VarTimeSeries", "calendar": "DAILY", "data": data});
+    let first = json!([{"time": "2024-07-01", "value": 1}, {"time": "2024-07-02", "value": 2}]);
+    c.post(
+        "/object/v1",
+        json!({"_id": "NBP", "name": "kept", "SPOT": series(first.clone()), "FWD": series(json!([{"time": "2024-07-01", "value": 9}]))}),
+    )
+    .await;
+    // Only SPOT is sent: its observations become the ones sent; FWD and the name stay.
+    let r = c
+        .post(
+            "/object/v1?_replaceData=true&_reason=reload",
+            json!({"_id": "NBP", "SPOT": series(json!([{"time": "2024-07-05", "value": 5}]))}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, &r.body["_version"]),
+        (200, &json!(2)),
+        "{:?}",
+        r.body
+    );
+    assert_eq!(r.body["name"], "kept");
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:SPOT").await.body),
+        vec!["2024-07-05"]
+    );
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:FWD").await.body),
+        vec!["2024-07-01"]
+    );
+    // The same again changes nothing; a header-only save keeps the observations.
+    let r = c
+        .post(
+            "/object/v1?_replaceData=true",
+            json!({"_id": "NBP", "SPOT": series(json!([{"time": "2024-07-05", "value": 5}]))}),
+        )
+        .await;
+    assert_eq!(r.body["_version"], 2, "{:?}", r.body);
+    c.post(
+        "/object/v1?_replaceData=true",
+        json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY", "units": "MWh"}}),
+    )
+    .await;
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:SPOT").await.body),
+        vec!["2024-07-05"]
+    );
+    // Without it observations merge; a bad value is refused.
+    c.post("/object/v1", json!({"_id": "NBP", "SPOT": series(first)}))
+        .await;
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:SPOT").await.body),
+        vec!["2024-07-01", "2024-07-02", "2024-07-05"]
+    );
+    let m = c
+        .post(
+            "/object/v1?_replaceData=maybe",
+            json!({"_id": "NBP", "SPOT": series(json!([]))}),
+        )
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("_replaceData"), "{m}");
+    assert_eq!(
+        times(&c.get("/data/v1/private/NBP:SPOT").await.body),
+        vec!["2024-07-01", "2024-07-02", "2024-07-05"]
+    );
+}
+
+#[actix_rt::test]
 async fn ranges_select_observations() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);

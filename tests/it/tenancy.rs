@@ -186,3 +186,70 @@ async fn a_users_role_is_the_one_last_granted() {
         .await
         .assert_error(403, "NOT_AUTHORIZED");
 }
+
+#[actix_rt::test]
+async fn an_admin_lists_its_own_tenants_tokens_with_the_role_each_acts_with() {
+    let s = TestServer::new();
+    let admin = s.client_of("acme", "ann", Role::Admin);
+    let bob = s.client_of("acme", "bob", Role::Writer);
+    s.client_of("other", "olga", Role::Admin);
+    // Bob's role changes: his token acts as a reader from then on.
+    s.platform
+        .tenancy()
+        .create_token_setting_role("acme", "bob", Role::Reader)
+        .unwrap();
+    let r = admin.get("/token/v1").await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.headers.get("x-total-count").unwrap(), "3");
+    let rows: Vec<(String, String, String)> = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["tenant"].as_str().unwrap().to_string(),
+                t["user"].as_str().unwrap().to_string(),
+                t["role"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let row = |u: &str, role: &str| ("acme".to_string(), u.to_string(), role.to_string());
+    assert_eq!(
+        rows,
+        [
+            row("ann", "admin"),
+            row("bob", "reader"),
+            row("bob", "reader")
+        ]
+    );
+    assert!(
+        !r.body.to_string().contains(&admin.token),
+        "never the token"
+    );
+    let fields: Vec<&String> = r.body[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        fields,
+        ["id", "tenant", "user", "role", "created", "revoked"]
+    );
+    assert_eq!(admin.get("/token/v1?tenant=acme").await.body, r.body);
+    // Another tenant's tokens are not found; a writer or reader may not list.
+    let m = admin
+        .get("/token/v1?tenant=other")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert!(m.contains("other"), "{m}");
+    let m = bob
+        .get("/token/v1")
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    assert!(m.contains("admin"), "{m}");
+    s.client(Role::Writer)
+        .get("/token/v1")
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    s.anonymous()
+        .get("/token/v1")
+        .await
+        .assert_error(401, "NOT_AUTHENTICATED");
+}

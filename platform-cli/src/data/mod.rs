@@ -1,5 +1,6 @@
-//! `platform data import|get`: files into time series and curves, on a database file (through
-//! the core) or a running server (`--url`, through its REST interface); data items read back.
+//! `platform data import|get|list`: files into time series and curves, data items read back and
+//! listed; on a database file (through the core) or a running server (`--url`, through its REST
+//! interface), each command with one request (`calls`) sent to either.
 //!
 //! `import` reads the whole file first (with a progress bar on a terminal), naming the line of
 //! the first bad observation, and then writes it with one call (`Platform::save_series` or
@@ -27,28 +28,26 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use platform_core::auth::Principal;
-use platform_core::data::calendar::{format_time, utc_text};
+use platform_core::data::calendar::format_time;
 use platform_core::data::model::Point;
-use platform_core::data::read::{DataId, DataQuery};
+use platform_core::data::read::DataId;
 use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
-use platform_core::data::{series_settings, DataKind, CURVE_TYPE, SERIES_TYPE};
-use platform_core::documents::SaveOptions;
+use platform_core::data::{series_settings, DataKind};
 use platform_core::ids::Source;
-use platform_core::query::Params;
-use platform_core::store::Collection;
-use platform_core::{Error, ErrorCode, Platform, Result};
-use serde_json::{json, Map, Value};
+use platform_core::{Error, ErrorCode, Result};
+use serde_json::{Map, Value};
 use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::local::Local;
+use crate::object::GetObject;
 use crate::output::{self, Format, Table};
+use crate::target::{pairs, print_total, Target, TargetArgs};
+use calls::{ListData, ReadData, SaveCurves, SaveSeries, Saving};
 use files::{csv_records, curve_rows, json_file, Column, CurveRows, PointReader};
 
+mod calls;
 mod files;
-use crate::remote::{segment, Remote};
 
 #[derive(Subcommand)]
 pub enum DataCommand {
@@ -57,6 +56,10 @@ pub enum DataCommand {
     Import(ImportArgs),
     /// Print a data item: a series, a curve, a tenor's history or a curve's tenors.
     Get(GetArgs),
+    /// List the data items (series and curves) of a source or of one object: each its header
+    /// with its count of observations and first and last times; the total goes to standard
+    /// error.
+    List(ListArgs),
 }
 
 /// Which of the observations a file holds twice to keep.
@@ -73,13 +76,7 @@ enum Duplicates {
 #[derive(Args)]
 pub struct ImportArgs {
     #[command(flatten)]
-    local: Local,
-    /// A server's base URL (e.g. http://127.0.0.1:8080): import through it instead of --db.
-    #[arg(long, env = "PLATFORM_URL")]
-    url: Option<String>,
-    /// The token for --url.
-    #[arg(long, env = "PLATFORM_TOKEN", requires = "url")]
-    token: Option<String>,
+    target: TargetArgs,
     /// The data item, OBJECT:PROPERTY (the object is created if absent).
     series: String,
     /// A CSV file (time,value[,status] for a series, ondate,tenor,value[,status] for a curve)
@@ -101,8 +98,9 @@ pub struct ImportArgs {
     /// The currency.
     #[arg(long)]
     currency: Option<String>,
-    /// Replace the stored observations instead of merging into them (a database file only).
-    #[arg(long, conflicts_with = "url")]
+    /// Replace the stored observations of the series instead of merging into them (the
+    /// object's other fields and data stay).
+    #[arg(long)]
     replace: bool,
     /// The reason stored with the new object version.
     #[arg(long)]
@@ -130,7 +128,7 @@ fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
 #[derive(Args)]
 pub struct GetArgs {
     #[command(flatten)]
-    local: Local,
+    target: TargetArgs,
     /// The data id: OBJECT:PROPERTY, or OBJECT:PROPERTY:ONDATE for one curve.
     id: String,
     /// Which observations (`_range`): last(10), from(2024-01), between(2024-01,2024-03)...
@@ -145,6 +143,39 @@ pub struct GetArgs {
     /// Read the data as of an object version: a number or a tag.
     #[arg(long)]
     version: Option<String>,
+    /// Scale a series to this calendar (`_calendar`: DAILY, MONTHLY...), with --observed to
+    /// a coarser one or --distribution to a finer one.
+    #[arg(long)]
+    calendar: Option<String>,
+    /// How scaling aggregates into coarser periods (`_observed`: averaged, summed, high, low,
+    /// beginning, end).
+    #[arg(long, requires = "calendar")]
+    observed: Option<String>,
+    /// How scaling spreads values over finer periods (`_distribution`: constant).
+    #[arg(long, requires = "calendar")]
+    distribution: Option<String>,
+    /// The time zone (`_timezone`) periods are cut in (with --calendar), or times are printed
+    /// in.
+    #[arg(long)]
+    timezone: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Only the data items of this object (`_objid`).
+    #[arg(long)]
+    object: Option<String>,
+    /// public, private or all (default: the object's source with --object, else private).
+    #[arg(long)]
+    source: Option<String>,
+    /// Query parameters as key=value (e.g. _type=VarCurve _sort=-_last _limit=10; _range
+    /// adds the observations).
+    params: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -154,30 +185,58 @@ pub fn run(cmd: DataCommand) -> Result<()> {
     match cmd {
         DataCommand::Import(args) => import(args),
         DataCommand::Get(args) => get(args),
+        DataCommand::List(args) => list(args),
     }
 }
 
 fn get(args: GetArgs) -> Result<()> {
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    if let Some(r) = &args.range {
-        pairs.push(("_range", r));
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (key, value) in [
+        ("_range", args.range),
+        ("tenor", args.tenor),
+        ("listTenors", args.list_tenors.then(String::new)),
+        ("_version", args.version),
+        ("_calendar", args.calendar),
+        ("_observed", args.observed),
+        ("_distribution", args.distribution),
+        ("_timezone", args.timezone),
+    ] {
+        if let Some(v) = value {
+            pairs.push((key.to_string(), v));
+        }
     }
-    if let Some(t) = &args.tenor {
-        pairs.push(("tenor", t));
-    }
-    if args.list_tenors {
-        pairs.push(("listTenors", ""));
-    }
-    if let Some(v) = &args.version {
-        pairs.push(("_version", v));
-    }
-    let query = DataQuery::from_params(&Params::from_slice(&pairs))?;
-    let object = args.id.split(':').next().unwrap_or_default();
-    let (platform, who) = args.local.open()?;
-    let item = platform
-        .data()
-        .read(&who, Source::of_id(object), &args.id, &query)?;
+    let read = ReadData { id: args.id, pairs };
+    let item = args.target.open()?.send(read)?.body;
     output::print(args.format, &item, || data_table(&item), "")
+}
+
+fn list(args: ListArgs) -> Result<()> {
+    let mut pairs = pairs(&args.params)?;
+    let source: Source = match (&args.source, &args.object) {
+        (Some(s), _) => s.parse()?,
+        (None, Some(object)) => Source::of_id(object),
+        (None, None) => Source::Private,
+    };
+    if let Some(object) = args.object {
+        pairs.push(("_objid".to_string(), object));
+    }
+    let answer = args.target.open()?.send(ListData { source, pairs })?;
+    print_total(answer.total);
+    let items = answer.body.as_array().map_or(&[][..], Vec::as_slice);
+    output::print(
+        args.format,
+        &answer.body,
+        || {
+            Table::of(
+                items,
+                &[
+                    "_id", "_type", "calendar", "timezone", "units", "currency", "_count",
+                    "_first", "_last",
+                ],
+            )
+        },
+        "",
+    )
 }
 
 /// A data item as rows: a series (or a tenor's history) as time, value and status; a curve as
@@ -218,36 +277,19 @@ fn data_table(item: &Value) -> Table {
     .renamed(&["time", "value", "quality", "source", "reliability"])
 }
 
-/// Where an import writes: a database file through the core, or a server.
-enum Target {
-    Local(Platform, Principal),
-    Remote(Remote),
-}
-
-impl Target {
-    /// The stored object, if any.
-    fn object(&self, id: &str) -> Result<Option<Map<String, Value>>> {
-        let found = match self {
-            Target::Local(platform, who) => {
-                platform
-                    .objects()
-                    .get(who, Collection::Object, Source::of_id(id), id, None, None)
-            }
-            Target::Remote(r) => r
-                .call(
-                    "GET",
-                    &format!("object/v1/{}/{}", Source::of_id(id), segment(id)),
-                    &[],
-                    None,
-                )
-                .map(|(v, _)| v),
-        };
-        match found {
-            Ok(Value::Object(o)) => Ok(Some(o)),
-            Ok(_) => Ok(None),
-            Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
+/// The stored object, if any.
+fn stored_object(target: &Target, id: &str) -> Result<Option<Map<String, Value>>> {
+    let get = GetObject {
+        key: id.to_string(),
+        version: None,
+    };
+    match target.send(get) {
+        Ok(answer) => Ok(match answer.body {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -259,18 +301,8 @@ fn import(args: ImportArgs) -> Result<()> {
             args.series
         )));
     }
-    let target = match &args.url {
-        Some(url) => Target::Remote(Remote::new(
-            url,
-            args.token.clone(),
-            args.local.environment(),
-        )),
-        None => {
-            let (platform, who) = args.local.open()?;
-            Target::Local(platform, who)
-        }
-    };
-    let object = target.object(&id.object)?;
+    let target = args.target.open()?;
+    let object = stored_object(&target, &id.object)?;
     let before = object
         .as_ref()
         .and_then(|o| o.get("_version"))
@@ -331,16 +363,15 @@ fn import(args: ImportArgs) -> Result<()> {
             kind_name(kind)
         )));
     }
-    let opts = SaveOptions {
+    let saving = Saving {
         replace: args.replace,
         reason: args.reason.clone(),
-        ..SaveOptions::default()
     };
     let summary = if kind == DataKind::Curve {
         let records = records.expect("a curve file is CSV");
         let curves = curve_rows(&records, &id.prop, on_duplicate)?;
         bar.finish_and_clear();
-        save_curves(&target, &id, header, curves, &opts)?
+        save_curves(&target, &id, header, curves, saving)?
     } else {
         // The settings times are read in: the stored header with this one merged in.
         let mut merged = stored.unwrap_or_default();
@@ -359,7 +390,7 @@ fn import(args: ImportArgs) -> Result<()> {
             hint: "or keep one with --on-duplicate first|last",
         };
         let dropped = sort_payload(&mut points, on_duplicate, &names)?;
-        save_series(&target, &id, header, points, dropped, &opts)?
+        save_series(&target, &id, header, points, dropped, saving)?
     };
     let after = summary.version;
     let change = match (before, after) {
@@ -397,32 +428,20 @@ fn save_series(
     header: Map<String, Value>,
     points: Vec<Point>,
     dropped: usize,
-    opts: &SaveOptions,
+    saving: Saving,
 ) -> Result<Saved> {
     let count = points.len();
-    let saving = spinner(format!("saving {}", plural(count, "observation")));
-    let saved = match target {
-        Target::Local(platform, who) => platform
-            .data()
-            .save_series(who, &id.object, &id.prop, header, points, opts),
-        Target::Remote(r) => {
-            let data: Vec<Value> = points
-                .iter()
-                .map(|p| {
-                    let time = utc_text(p.t).unwrap_or_else(|| p.t.to_string());
-                    p.to_json(time)
-                })
-                .collect();
-            let mut prop = header;
-            prop.insert("_type".into(), json!(SERIES_TYPE));
-            prop.insert("data".into(), Value::Array(data));
-            let body = json!({"_id": id.object, id.prop.clone(): prop});
-            r.call("POST", "object/v1", &reason_query(opts), Some(&body))
-                .map(|(v, _)| v)
-        }
+    let saving_bar = spinner(format!("saving {}", plural(count, "observation")));
+    let save = SaveSeries {
+        object: id.object.clone(),
+        prop: id.prop.clone(),
+        header,
+        points,
+        saving,
     };
-    saving.finish_and_clear();
-    let saved = saved?;
+    let saved = target.send(save);
+    saving_bar.finish_and_clear();
+    let saved = saved?.body;
     let mut what = plural(count, "observation");
     if dropped > 0 {
         what.push_str(&format!(
@@ -441,7 +460,7 @@ fn save_curves(
     id: &DataId,
     header: Map<String, Value>,
     curves: CurveRows,
-    opts: &SaveOptions,
+    saving: Saving,
 ) -> Result<Saved> {
     let contracts: usize = curves.curves.iter().map(|(_, c)| c.len()).sum();
     let sent: Vec<Map<String, Value>> = curves
@@ -455,36 +474,21 @@ fn save_curves(
         })
         .collect();
     let count = sent.len();
-    let saving = spinner(format!("saving {}", plural(count, "curve")));
-    let saved = match target {
-        Target::Local(platform, who) => platform
-            .data()
-            .save_curves(who, &id.object, &id.prop, header, sent, opts),
-        // The interface takes one ondate a save: an array of saves is one transaction.
-        Target::Remote(r) => {
-            let body: Vec<Value> = sent
-                .into_iter()
-                .map(|curve| {
-                    let mut prop = header.clone();
-                    prop.insert("_type".into(), json!(CURVE_TYPE));
-                    prop.extend(curve);
-                    json!({"_id": id.object, id.prop.clone(): prop})
-                })
-                .collect();
-            r.call(
-                "POST",
-                "object/v1",
-                &reason_query(opts),
-                Some(&Value::Array(body)),
-            )
-            .map(|(v, _)| match v {
-                Value::Array(mut saved) => saved.pop().unwrap_or(Value::Null),
-                one => one,
-            })
-        }
+    let saving_bar = spinner(format!("saving {}", plural(count, "curve")));
+    let save = SaveCurves {
+        object: id.object.clone(),
+        prop: id.prop.clone(),
+        header,
+        curves: sent,
+        saving,
     };
-    saving.finish_and_clear();
-    let saved = saved?;
+    let saved = target.send(save);
+    saving_bar.finish_and_clear();
+    // A server answers an array (one save an ondate): the last is the object as saved.
+    let saved = match saved?.body {
+        Value::Array(mut saved) => saved.pop().unwrap_or(Value::Null),
+        one => one,
+    };
     let mut what = format!(
         "{} ({})",
         plural(count, "curve"),
@@ -500,13 +504,6 @@ fn save_curves(
         what,
         version: saved.get("_version").and_then(Value::as_u64),
     })
-}
-
-fn reason_query(opts: &SaveOptions) -> Vec<(String, String)> {
-    opts.reason
-        .iter()
-        .map(|r| ("_reason".to_string(), r.clone()))
-        .collect()
 }
 
 fn read_input(file: &PathBuf) -> Result<String> {

@@ -1,7 +1,9 @@
 //! Runs that went to the background: followed to their end ([`follow`]), or worked off
 //! ([`work`]); and the spinner of a call that may take a while.
 
+use super::calls::Jobs;
 use super::queued;
+use crate::target::Target;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use platform_core::{Error, Platform, Result};
 use serde_json::Value;
@@ -9,23 +11,20 @@ use std::io::IsTerminal as _;
 use std::time::Duration;
 
 /// Follows a run that went to the background to its end and returns its result (the answer
-/// it would have given at once); any other answer as it is. A server working on the file runs
-/// the job, and it is watched; else this process runs the queued jobs, oldest first, until
-/// this one has run. On a terminal a bar shows the job's progress.
-pub(super) fn follow(
-    platform: &Platform,
-    who: &platform_core::auth::Principal,
-    out: Value,
-) -> Result<Value> {
+/// it would have given at once); any other answer as it is. The job is read as any request is,
+/// from the file or the server. Through a server, that server runs it; on a file, a server
+/// working on the file runs it and it is watched, else this process runs the queued jobs,
+/// oldest first, until this one has run. On a terminal a bar shows the job's progress.
+pub(super) fn follow(target: &Target, out: Value) -> Result<Value> {
     let Some(id) = queued(&out).and(out["job"].as_str()).map(str::to_string) else {
         return Ok(out);
     };
-    let target = if std::io::stderr().is_terminal() {
+    let draw = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
         ProgressDrawTarget::hidden()
     };
-    let bar = ProgressBar::with_draw_target(Some(100), target);
+    let bar = ProgressBar::with_draw_target(Some(100), draw);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:30}] {percent}% {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -33,12 +32,11 @@ pub(super) fn follow(
     bar.set_message(format!("job {id}"));
     let mut took_over = false;
     let result = loop {
-        let job = platform
-            .jobs()
-            .list(who)?
-            .into_iter()
-            .find(|j| j["_id"] == id.as_str())
-            .ok_or_else(|| Error::not_found(format!("job {id} is gone")))?;
+        let job = match target.send(Jobs)?.body {
+            Value::Array(jobs) => jobs.into_iter().find(|j| j["_id"] == id.as_str()),
+            _ => None,
+        }
+        .ok_or_else(|| Error::not_found(format!("job {id} is gone")))?;
         bar.set_position(job["progress"].as_u64().unwrap_or(0));
         match job["status"].as_str() {
             Some("done") => break Ok(job["result"].clone()),
@@ -50,17 +48,20 @@ pub(super) fn follow(
             }
             _ => {}
         }
-        if platform.jobs().live_workers()?.is_empty() {
-            if !took_over {
-                platform.jobs().take_over()?;
-                took_over = true;
+        match target {
+            Target::File(file) if file.platform().jobs().live_workers()?.is_empty() => {
+                let platform = file.platform();
+                if !took_over {
+                    platform.jobs().take_over()?;
+                    took_over = true;
+                }
+                if !platform.jobs().run_next()? {
+                    // Not due yet (a _delay): wait for it.
+                    std::thread::sleep(Duration::from_millis(200));
+                }
             }
-            if !platform.jobs().run_next()? {
-                // Not due yet (a _delay): wait for it.
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        } else {
-            std::thread::sleep(Duration::from_millis(300));
+            // A server runs it (the one working on the file, or the one of --url).
+            _ => std::thread::sleep(Duration::from_millis(300)),
         }
     };
     bar.finish_and_clear();

@@ -1,17 +1,15 @@
-//! `platform validate run|test|many|suggest|tune|stats|jobs|work|config` on a database file,
-//! through the core (no server).
+//! `platform validate run|test|many|suggest|tune|stats|records|override|jobs|config` on a
+//! database file (through the core) or a server (`--url`, through its REST interface), and
+//! `validate work` on a database file.
 //!
 //! `run` and `test` build the request body of the validation interface
-//! (`{target, points, from, to, checks, tenors, background}`) and make one core call
-//! (`Platform::validation_run`), so a run here stores the same records as one over HTTP. A run
-//! the core sends to the background is queued in the file; `work` runs the queued jobs when no
-//! server (whose worker would run them) works on the file.
+//! (`{target, points, from, to, checks, tenors, background}`) and send it as one request
+//! ([`calls::Function`]) to the file or the server, so a run here stores the same records as
+//! one over HTTP and prints the same. A run that goes to the background is followed to its end
+//! (on a file this process runs it when no server's worker does; through a server the server
+//! runs it); `work` runs the queued jobs of a file no server works on.
 
 use clap::{Args, Subcommand, ValueEnum};
-use platform_core::documents::SaveOptions;
-use platform_core::ids::{Source, VersionRef};
-use platform_core::query::Params;
-use platform_core::store::Collection;
 use platform_core::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
@@ -19,11 +17,16 @@ use std::path::PathBuf;
 /// A run over more explicit points than this shows a spinner (a range always does).
 const SPINNER_POINTS: usize = 10;
 
+mod calls;
 mod jobs;
+mod print;
+mod records;
 
-use crate::local::Local;
-use crate::output::{print, print_json, text, Format, Table};
+use crate::output::{print_json, text, Format, Table};
+use crate::target::TargetArgs;
+use calls::{Function, GetConfig, Jobs, SaveConfig, Stats};
 use jobs::{follow, with_spinner, work};
+use print::{print_many, print_run, print_suggest, print_tune};
 
 /// Which record statuses make `run`, `test` and `many` exit with 1 (a pipeline's gate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -83,7 +86,7 @@ struct Selection {
 #[derive(Args)]
 pub struct RunArgs {
     #[command(flatten)]
-    local: Local,
+    on: TargetArgs,
     /// The data item, OBJECT:PROPERTY (it needs a saved validation configuration).
     target: String,
     #[command(flatten)]
@@ -95,12 +98,34 @@ pub struct RunArgs {
     /// or --background): print its job and exit 0; `validate jobs` follows it.
     #[arg(long)]
     no_wait: bool,
+    #[command(flatten)]
+    server_wait: ServerWait,
+}
+
+/// How a run through a server waits for its background job.
+#[derive(Args)]
+struct ServerWait {
+    /// Through a server (--url): the seconds the run's request waits for a job that goes to
+    /// the background (`_wait`, 0 to 60) before this command follows the job.
+    #[arg(long, value_name = "SECS", default_value_t = 3,
+          value_parser = clap::value_parser!(u64).range(0..=60))]
+    server_wait: u64,
+}
+
+impl ServerWait {
+    /// The run, waiting within its request unless `no_wait`.
+    fn apply(&self, mut run: Function, no_wait: bool) -> Function {
+        if !no_wait {
+            run.wait = Some(self.server_wait);
+        }
+        run
+    }
 }
 
 #[derive(Args)]
 pub struct TestArgs {
     #[command(flatten)]
-    local: Local,
+    on: TargetArgs,
     /// The data item, OBJECT:PROPERTY (default with --config: the configuration's _id).
     #[arg(required_unless_present = "config")]
     target: Option<String>,
@@ -114,7 +139,7 @@ pub struct TestArgs {
 #[derive(Args)]
 pub struct ManyArgs {
     #[command(flatten)]
-    local: Local,
+    on: TargetArgs,
     /// The data items, OBJECT:PROPERTY (more than 25 go to a background job).
     #[arg(required = true)]
     targets: Vec<String>,
@@ -126,6 +151,8 @@ pub struct ManyArgs {
     /// Do not wait for runs that go to the background: print the job and exit 0.
     #[arg(long)]
     no_wait: bool,
+    #[command(flatten)]
+    server_wait: ServerWait,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -138,7 +165,7 @@ pub struct ManyArgs {
 #[derive(Args)]
 pub struct StatsArgs {
     #[command(flatten)]
-    local: Local,
+    on: TargetArgs,
     /// Only records of points from this date.
     #[arg(long, value_name = "D")]
     from: Option<String>,
@@ -181,7 +208,7 @@ impl Span {
 #[derive(Args)]
 pub struct SuggestArgs {
     #[command(flatten)]
-    local: Local,
+    on: TargetArgs,
     /// The data items, OBJECT:PROPERTY (up to 25, all of one kind).
     #[arg(required = true)]
     targets: Vec<String>,
@@ -202,7 +229,7 @@ pub struct SuggestArgs {
 #[derive(Args)]
 pub struct TuneArgs {
     #[command(flatten)]
-    local: Local,
+    on: TargetArgs,
     /// The data item, OBJECT:PROPERTY (it needs a saved validation configuration).
     target: String,
     /// A failing point to tune for: an observation time or a curve's ondate (repeatable).
@@ -227,7 +254,7 @@ pub enum ConfigCommand {
     /// Save the validation configuration (object or array) in FILE; prints the saved version.
     Put {
         #[command(flatten)]
-        local: Local,
+        on: TargetArgs,
         /// A JSON file; '-' or nothing reads standard input.
         file: Option<PathBuf>,
         /// Replace instead of merge.
@@ -240,7 +267,7 @@ pub enum ConfigCommand {
     /// Print the validation configuration of a data item, or one version of it.
     Get {
         #[command(flatten)]
-        local: Local,
+        on: TargetArgs,
         /// The data item, OBJECT:PROPERTY.
         target: String,
         /// A version number or tag.
@@ -263,10 +290,16 @@ pub enum ValidateCommand {
     Tune(TuneArgs),
     /// Dashboard statistics over the validation records.
     Stats(StatsArgs),
+    /// List the validation records (one per data point), filtered like objects; the total
+    /// goes to standard error.
+    Records(records::RecordsArgs),
+    /// Override failing validation records with a reason (or with --remove take overrides
+    /// back); prints each record's outcome and fails when one was not changed.
+    Override(records::OverrideArgs),
     /// List the background jobs, newest first.
     Jobs {
         #[command(flatten)]
-        local: Local,
+        on: TargetArgs,
         /// Output format.
         #[arg(long, value_enum, default_value = "json")]
         format: Format,
@@ -290,14 +323,18 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
     match cmd {
         ValidateCommand::Run(args) => {
             let body = request(Some(&args.target), &args.selection, args.background, None);
-            let (platform, who) = args.local.open()?;
+            let target = args.on.open()?;
+            let run = args
+                .server_wait
+                .apply(Function::new("run", body), args.no_wait);
             let out = with_spinner(long(&args.selection.points), "validating", || {
-                platform.validation().run_json(&who, &body, "manual")
-            })?;
+                target.send(run)
+            })?
+            .body;
             let out = if args.no_wait {
                 out
             } else {
-                follow(&platform, &who, out)?
+                follow(&target, out)?
             };
             print_run(&out, args.selection.format)?;
             Ok(passes(&out, args.selection.fail_on))
@@ -309,10 +346,11 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
                 .map(|f| crate::read_json(Some(f)))
                 .transpose()?;
             let body = request(args.target.as_deref(), &args.selection, false, config);
-            let (platform, who) = args.local.open()?;
+            let target = args.on.open()?;
             let out = with_spinner(long(&args.selection.points), "testing", || {
-                platform.validation().test_json(&who, &body, "manual")
-            })?;
+                target.send(Function::new("test", body))
+            })?
+            .body;
             print_run(&out, args.selection.format)?;
             Ok(passes(&out, args.selection.fail_on))
         }
@@ -322,14 +360,15 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             if args.background {
                 body["background"] = json!(true);
             }
-            let (platform, who) = args.local.open()?;
-            let out = with_spinner(args.targets.len() > 1, "validating", || {
-                platform.validation().run_many(&who, &body, "manual")
-            })?;
+            let target = args.on.open()?;
+            let run = args
+                .server_wait
+                .apply(Function::new("runMany", body), args.no_wait);
+            let out = with_spinner(args.targets.len() > 1, "validating", || target.send(run))?.body;
             let out = if args.no_wait {
                 out
             } else {
-                follow(&platform, &who, out)?
+                follow(&target, out)?
             };
             print_many(&out, args.format)?;
             Ok(passes(&out, args.fail_on))
@@ -337,10 +376,11 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
         ValidateCommand::Suggest(args) => {
             let mut body = json!({"targets": args.targets, "kind": args.kind});
             args.span.add_to(&mut body);
-            let (platform, who) = args.local.open()?;
+            let target = args.on.open()?;
             let out = with_spinner(true, "suggesting", || {
-                platform.validation().suggest(&who, &body)
-            })?;
+                target.send(Function::new("suggest", body))
+            })?
+            .body;
             print_suggest(&out, args.format)?;
             // An item without checks (too little data, or an error) leaves nothing to save:
             // no file, and the command fails rather than write a configuration of no checks.
@@ -384,8 +424,9 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
             }
             let mut body = json!({"items": [item]});
             args.span.add_to(&mut body);
-            let (platform, who) = args.local.open()?;
-            let out = with_spinner(true, "tuning", || platform.validation().tune(&who, &body))?;
+            let target = args.on.open()?;
+            let out =
+                with_spinner(true, "tuning", || target.send(Function::new("tune", body)))?.body;
             print_tune(&out, args.format)?;
             let errors: Vec<String> = out["results"]
                 .as_array()
@@ -411,44 +452,41 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
                 )));
             }
             if let Some(file) = &args.write {
-                let saved = platform.objects().get(
-                    &who,
-                    Collection::ValidationConfig,
-                    Source::Private,
-                    &args.target,
-                    None,
-                    None,
-                )?;
+                let saved = target
+                    .send(GetConfig {
+                        target: args.target.clone(),
+                        version: None,
+                    })?
+                    .body;
                 write_json(file, &tuned_config(saved, &out))?;
             }
             Ok(true)
         }
         ValidateCommand::Stats(args) => {
-            let mut pairs: Vec<(&str, &str)> = Vec::new();
+            let mut pairs = Vec::new();
             for (k, v) in [
-                ("from", &args.from),
-                ("to", &args.to),
-                ("target", &args.target),
-                ("kind", &args.kind),
-                ("group", &args.group),
+                ("from", args.from),
+                ("to", args.to),
+                ("target", args.target),
+                ("kind", args.kind),
+                ("group", args.group),
             ] {
                 if let Some(v) = v {
-                    pairs.push((k, v));
+                    pairs.push((k.to_string(), v));
                 }
             }
-            let (platform, who) = args.local.open()?;
-            let out = platform
-                .validation()
-                .stats(&who, &Params::from_slice(&pairs))?;
+            let out = args.on.open()?.send(Stats { pairs })?.body;
             print_json(&out)?;
             Ok(true)
         }
-        ValidateCommand::Jobs { local, format } => {
-            let (platform, who) = local.open()?;
-            let jobs = platform.jobs().list(&who)?;
+        ValidateCommand::Records(args) => records::records(args).map(|()| true),
+        ValidateCommand::Override(args) => records::override_records(args).map(|()| true),
+        ValidateCommand::Jobs { on, format } => {
+            let answer = on.open()?.send(Jobs)?.body;
+            let jobs = answer.as_array().map_or(&[][..], Vec::as_slice);
             let rows = || {
                 let mut t = Table::new(&["job", "status", "progress", "message"]);
-                for j in &jobs {
+                for j in jobs {
                     t.push(vec![
                         text(j.get("_id")),
                         text(j.get("status")),
@@ -458,12 +496,7 @@ pub fn run(cmd: ValidateCommand) -> Result<bool> {
                 }
                 t
             };
-            print(
-                format,
-                &Value::Array(jobs.clone()),
-                rows,
-                &format!("{} job(s)\n", jobs.len()),
-            )?;
+            crate::output::print(format, &answer, rows, &format!("{} job(s)\n", jobs.len()))?;
             Ok(true)
         }
         ValidateCommand::Work { db } => work(&db.open()?).map(|()| true),
@@ -540,171 +573,26 @@ fn long(points: &Points) -> bool {
 fn config(cmd: ConfigCommand) -> Result<()> {
     let out = match cmd {
         ConfigCommand::Put {
-            local,
+            on,
             file,
             replace,
             reason,
         } => {
             let body = crate::read_json(file.as_deref())?;
-            let (platform, who) = local.open()?;
-            let opts = SaveOptions {
+            let save = SaveConfig {
+                body,
                 replace,
                 reason,
-                source: Some(Source::Private),
-                ..SaveOptions::default()
             };
-            platform
-                .objects()
-                .save(&who, Collection::ValidationConfig, body, &opts)?
+            on.open()?.send(save)?.body
         }
         ConfigCommand::Get {
-            local,
+            on,
             target,
             version,
-        } => {
-            let version = version
-                .as_deref()
-                .map(str::parse::<VersionRef>)
-                .transpose()?;
-            let (platform, who) = local.open()?;
-            platform.objects().get(
-                &who,
-                Collection::ValidationConfig,
-                Source::Private,
-                &target,
-                version.as_ref(),
-                None,
-            )?
-        }
+        } => on.open()?.send(GetConfig { target, version })?.body,
     };
     print_json(&out)
-}
-
-/// A run or test answer: a row per result (point, status, message), then the counts.
-fn print_run(out: &Value, format: Format) -> Result<()> {
-    if let Some(how) = queued(out) {
-        return print_queued(out, how, format);
-    }
-    let results = out["results"].as_array().map_or(&[][..], Vec::as_slice);
-    let mut footer = counts_line(out["points"].as_u64().unwrap_or(0), "point", &out["counts"]);
-    if out["test"] == true {
-        footer.push_str(" (test: nothing stored)");
-    }
-    if let Some(m) = out["message"].as_str() {
-        footer.push_str(&format!(" ({m})"));
-    }
-    footer.push('\n');
-    print(
-        format,
-        out,
-        || Table::of(results, &["point", "status", "message"]),
-        &footer,
-    )
-}
-
-/// A runMany answer: a row per data item (target, status, message), then the counts.
-fn print_many(out: &Value, format: Format) -> Result<()> {
-    if let Some(how) = queued(out) {
-        return print_queued(out, how, format);
-    }
-    let results = out["results"].as_array().map_or(&[][..], Vec::as_slice);
-    let rows = || {
-        let mut t = Table::new(&["target", "status", "message"]);
-        for r in results {
-            let message = match (&r["error"], &r["message"]) {
-                (Value::String(e), _) => e.clone(),
-                (_, Value::String(m)) => m.clone(),
-                _ => counts_line(r["points"].as_u64().unwrap_or(0), "point", &r["counts"]),
-            };
-            t.push(vec![text(r.get("target")), text(r.get("status")), message]);
-        }
-        t
-    };
-    let footer = counts_line(
-        out["targets"].as_u64().unwrap_or(0),
-        "target",
-        &out["counts"],
-    );
-    print(format, out, rows, &format!("{footer}\n"))
-}
-
-/// A suggest answer: a row per suggested check (target, check, severity, failures/runs,
-/// whether it passed on every point, expression), then each item's message or error.
-fn print_suggest(out: &Value, format: Format) -> Result<()> {
-    let mut notes = String::new();
-    let mut t = Table::new(&["target", "check", "severity", "failed", "ok", "expression"]);
-    for r in out["results"].as_array().into_iter().flatten() {
-        let target = text(r.get("target"));
-        for c in r["checks"].as_array().into_iter().flatten() {
-            let scope = match c["scope"].as_str() {
-                Some(s) => format!(" [{s}]"),
-                None => String::new(),
-            };
-            t.push(vec![
-                target.clone(),
-                format!("{}{scope}", text(c.get("id"))),
-                text(c.get("severity")),
-                format!("{}/{}", text(c.get("failures")), text(c.get("runs"))),
-                match (c["suggested"] == true, c["inConfig"] == true) {
-                    (true, _) => "yes".into(),
-                    (false, true) => "kept".into(),
-                    (false, false) => "no".into(),
-                },
-                text(c.get("expression")),
-            ]);
-        }
-        for k in ["error", "message"] {
-            if let Some(m) = r[k].as_str() {
-                notes.push_str(&format!("{target}: {k}: {m}\n"));
-            }
-        }
-    }
-    notes.push_str(&format!(
-        "window {} .. {} ({} days); nothing stored\n",
-        text(out.get("from")),
-        text(out.get("to")),
-        text(out.get("days"))
-    ));
-    print(format, out, || t, &notes)
-}
-
-/// A tune answer: a row per check (check, failing, window before -> after, expression,
-/// suggested), then each check's reason.
-fn print_tune(out: &Value, format: Format) -> Result<()> {
-    let mut reasons = String::new();
-    let mut t = Table::new(&["check", "failing", "window", "expression", "suggested"]);
-    for r in out["results"].as_array().into_iter().flatten() {
-        for c in r["checks"].as_array().into_iter().flatten() {
-            let w = &c["window"];
-            t.push(vec![
-                text(c.get("id")),
-                text(c.get("failing")),
-                format!(
-                    "{} -> {} of {}",
-                    text(w.get("before")),
-                    text(w.get("after")),
-                    text(w.get("runs"))
-                ),
-                text(c.get("expression")),
-                match &c["suggested"] {
-                    Value::Null => "-".into(),
-                    v => text(Some(v)),
-                },
-            ]);
-            reasons.push_str(&format!(
-                "{}: {}\n",
-                text(c.get("id")),
-                text(c.get("reason"))
-            ));
-        }
-        for k in ["error", "message"] {
-            if let Some(m) = r[k].as_str() {
-                reasons.push_str(&format!("{}: {k}: {m}\n", text(r.get("target"))));
-            }
-        }
-    }
-    reasons.push_str("nothing stored\n");
-    print(format, out, || t, &reasons)
 }
 
 /// The saved configuration with each check's suggested expression (from a tune answer).
@@ -748,33 +636,6 @@ fn queued(out: &Value) -> Option<&str> {
     (out["background"] == true)
         .then(|| out["message"].as_str())
         .flatten()
-}
-
-/// A queued run: its message (who runs it) on standard error, the answer in JSON or as one row.
-fn print_queued(out: &Value, how: &str, format: Format) -> Result<()> {
-    eprintln!("{how}");
-    print(
-        format,
-        out,
-        || Table::of(std::slice::from_ref(out), &["job", "message"]),
-        "",
-    )
-}
-
-/// `7 points: valid 4, warning 1, severe 2`.
-fn counts_line(n: u64, what: &str, counts: &Value) -> String {
-    let parts: Vec<String> = counts
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(status, k)| format!("{status} {}", text(Some(k))))
-        .collect();
-    let plural = if n == 1 { "" } else { "s" };
-    if parts.is_empty() {
-        format!("{n} {what}{plural}")
-    } else {
-        format!("{n} {what}{plural}: {}", parts.join(", "))
-    }
 }
 
 #[cfg(test)]

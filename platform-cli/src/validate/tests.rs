@@ -1,5 +1,6 @@
 //! The request bodies and gates of `platform validate`.
 
+use super::print::counts_line;
 use super::*;
 
 #[test]

@@ -13,6 +13,7 @@ mod openapi;
 mod ops;
 mod readme;
 mod replicas;
+mod served;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};

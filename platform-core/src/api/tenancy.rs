@@ -62,6 +62,19 @@ impl Tenancy<'_> {
         self.platform.tokens(tenant)
     }
 
+    /// The tokens of the caller's tenant, for an admin (or a platform-role user) of it; a
+    /// `tenant` other than the caller's is not found (another tenant's tokens are never
+    /// listed). Never the tokens themselves.
+    pub fn tokens_of(&self, p: &Principal, tenant: Option<&str>) -> Result<Vec<TokenListing>> {
+        p.require(Role::Admin, "listing tokens")?;
+        if let Some(t) = tenant.filter(|t| *t != p.tenant) {
+            return Err(crate::error::Error::not_found(format!(
+                "tenant \"{t}\" is not found: a token lists the tokens of its own tenant"
+            )));
+        }
+        self.platform.tokens(Some(&p.tenant))
+    }
+
     /// Revokes one token (given in full); returns whether it was active.
     pub fn revoke_token(&self, token: &str) -> Result<bool> {
         self.platform.revoke_token(token)

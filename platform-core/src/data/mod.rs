@@ -450,6 +450,8 @@ pub(crate) fn write_payloads(
     refs: &CalendarRefs,
 ) -> Result<Vec<DataChange>> {
     let replace = opts.replace;
+    // The observations of a series sent replace the stored ones (`_replaceData`).
+    let replace_observations = replace || opts.replace_data;
     let mut changed = Vec::new();
     // Of sorted observations (payloads are sorted before they are written).
     let series_change = |name: &str, times: &[i64], replaced: bool| DataChange {
@@ -489,8 +491,9 @@ pub(crate) fn write_payloads(
                 if data.is_some() || replace {
                     let columns = Columns::from_points(&points);
                     drop(points);
-                    let change = series_change(&name, &columns.times, replace);
-                    if series::write(tx, &key, current, version, keep_history, replace, columns)? {
+                    let change = series_change(&name, &columns.times, replace_observations);
+                    let replaces = replace_observations;
+                    if series::write(tx, &key, current, version, keep_history, replaces, columns)? {
                         changed.push(change);
                     }
                 } else {
@@ -568,16 +571,9 @@ pub(crate) fn write_payloads(
                     hint: "or keep one with OnDuplicate::First or Last",
                 };
                 series::sort_payload_columns(&mut columns, opts.on_duplicate, &names)?;
-                let change = series_change(&name, &columns.times, replace || replace_series);
-                if series::write(
-                    tx,
-                    &key,
-                    current,
-                    version,
-                    keep_history,
-                    replace || replace_series,
-                    columns,
-                )? {
+                let replaces = replace_observations || replace_series;
+                let change = series_change(&name, &columns.times, replaces);
+                if series::write(tx, &key, current, version, keep_history, replaces, columns)? {
                     changed.push(change);
                 }
             }

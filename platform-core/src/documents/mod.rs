@@ -59,13 +59,17 @@ pub struct SaveOptions {
     pub source: Option<Source>,
     /// What a series payload holding one instant twice does (`_onDuplicate`).
     pub on_duplicate: crate::data::series::OnDuplicate,
+    /// The observations of each series sent replace the stored ones, while the document
+    /// merges (`_replaceData=true`); with `replace` they are replaced anyway.
+    pub replace_data: bool,
 }
 
 impl SaveOptions {
-    /// Reads `_replace`, `_reason` and `_onDuplicate`.
+    /// Reads `_replace`, `_replaceData`, `_reason` and `_onDuplicate`.
     pub fn from_params(params: &Params, source: Option<Source>) -> Result<SaveOptions> {
         Ok(SaveOptions {
             replace: params.flag("_replace")?,
+            replace_data: params.flag("_replaceData")?,
             reason: params.get("_reason").map(str::to_string),
             source,
             on_duplicate: params

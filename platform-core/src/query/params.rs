@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 32] = [
+pub const STANDARD: [&str; 33] = [
     "_sort",
     "_limit",
     "_skip",
@@ -20,6 +20,7 @@ pub const STANDARD: [&str; 32] = [
     "_wait",
     "_range",
     "_replace",
+    "_replaceData",
     "_filter",
     "_function",
     "_id",

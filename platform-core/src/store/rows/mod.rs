@@ -215,6 +215,21 @@ pub struct TokenListing {
     pub revoked: Option<DateTime<Utc>>,
 }
 
+impl TokenListing {
+    /// Its JSON form: `{id, tenant, user, role, created, revoked}` (what `platform token list`
+    /// prints and `GET /token/v1` answers).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "tenant": self.tenant,
+            "user": self.user,
+            "role": self.role.as_str(),
+            "created": format_instant(self.created),
+            "revoked": self.revoked.map(format_instant),
+        })
+    }
+}
+
 /// Which tokens to revoke.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenSelector {

@@ -1,0 +1,198 @@
+//! The requests of `platform validate`, each the same on a database file and on a server: the
+//! functions of the validation service, its records, statistics and jobs, and validation
+//! configurations.
+
+use platform_core::documents::{ListRequest, SaveOptions};
+use platform_core::ids::{Source, VersionRef};
+use platform_core::query::Params;
+use platform_core::store::Collection;
+use platform_core::{Error, Result};
+use serde_json::Value;
+
+use crate::remote::segment;
+use crate::target::{Answer, Call, File, Http};
+
+/// A function of the validation service that takes a JSON body (`POST
+/// validation/v1?_function=NAME`): run, test, runMany, suggest, tune, override, removeOverride
+/// or comment.
+pub struct Function {
+    /// The function's name.
+    pub name: &'static str,
+    /// Its request body.
+    pub body: Value,
+    /// Over HTTP, how many seconds the server waits for a run that goes to the background
+    /// (`_wait`) before it answers the queued job. On a file the command follows the job
+    /// itself.
+    pub wait: Option<u64>,
+}
+
+impl Function {
+    /// The function `name` with `body`, answered at once.
+    pub fn new(name: &'static str, body: Value) -> Function {
+        Function {
+            name,
+            body,
+            wait: None,
+        }
+    }
+}
+
+impl Call for Function {
+    fn local(self, file: &File) -> Result<Answer> {
+        let (platform, who) = (file.platform(), file.who()?);
+        let validation = platform.validation();
+        let body = &self.body;
+        match self.name {
+            "run" => validation.run_json(who, body, "manual"),
+            "test" => validation.test_json(who, body, "manual"),
+            "runMany" => validation.run_many(who, body, "manual"),
+            "suggest" => validation.suggest(who, body),
+            "tune" => validation.tune(who, body),
+            "override" | "removeOverride" | "comment" => {
+                validation.records_action(who, self.name, body)
+            }
+            other => Err(Error::invalid_parameter(format!(
+                "no validation function \"{other}\""
+            ))),
+        }
+        .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        let mut query = vec![("_function".to_string(), self.name.to_string())];
+        if let Some(secs) = self.wait {
+            query.push(("_wait".to_string(), secs.to_string()));
+        }
+        Http::post("validation/v1".into(), query, self.body)
+    }
+}
+
+/// The dashboard statistics (`GET validation/v1?_function=stats`).
+pub struct Stats {
+    /// from, to, target, kind, group.
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Call for Stats {
+    fn local(self, file: &File) -> Result<Answer> {
+        file.platform()
+            .validation()
+            .stats(file.who()?, &Params::new(self.pairs))
+            .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        let mut query = vec![("_function".to_string(), "stats".to_string())];
+        query.extend(self.pairs);
+        Http::get("validation/v1".into(), query)
+    }
+}
+
+/// The background jobs, newest first (`GET validation/v1?_function=jobs`).
+pub struct Jobs;
+
+impl Call for Jobs {
+    fn local(self, file: &File) -> Result<Answer> {
+        let jobs = file.platform().jobs().list(file.who()?)?;
+        Ok(Answer::of(Value::Array(jobs)))
+    }
+
+    fn http(self) -> Http {
+        Http::get(
+            "validation/v1".into(),
+            vec![("_function".to_string(), "jobs".to_string())],
+        )
+    }
+}
+
+/// The validation records, filtered, sorted and paged like objects (`GET validation/v1`).
+pub struct Records {
+    /// The query parameters (`status=failing`, `target=...`, `_sort`, `_limit`...).
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Call for Records {
+    fn local(self, file: &File) -> Result<Answer> {
+        let request = ListRequest::from_params(&Params::new(self.pairs))?;
+        let page = file
+            .platform()
+            .validation()
+            .records(file.who()?, &request)?;
+        Ok(Answer::page(page.items, page.total, page.estimated))
+    }
+
+    fn http(self) -> Http {
+        Http::get("validation/v1".into(), self.pairs)
+    }
+}
+
+/// The validation configuration of a data item, or one version of it (`GET
+/// validationconfig/v1/{id}[/{version}]`).
+pub struct GetConfig {
+    /// The data item, OBJECT:PROPERTY.
+    pub target: String,
+    /// A version number or tag.
+    pub version: Option<String>,
+}
+
+impl Call for GetConfig {
+    fn local(self, file: &File) -> Result<Answer> {
+        let version = self
+            .version
+            .as_deref()
+            .map(str::parse::<VersionRef>)
+            .transpose()?;
+        file.platform()
+            .objects()
+            .get(
+                file.who()?,
+                Collection::ValidationConfig,
+                Source::Private,
+                &self.target,
+                version.as_ref(),
+                None,
+            )
+            .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        let mut path = format!("validationconfig/v1/{}", segment(&self.target));
+        if let Some(v) = self.version {
+            path = format!("{path}/{}", segment(&v));
+        }
+        Http::get(path, Vec::new())
+    }
+}
+
+/// Saves a validation configuration, or an array of them (`POST validationconfig/v1`).
+pub struct SaveConfig {
+    pub body: Value,
+    pub replace: bool,
+    pub reason: Option<String>,
+}
+
+impl Call for SaveConfig {
+    fn local(self, file: &File) -> Result<Answer> {
+        let opts = SaveOptions {
+            replace: self.replace,
+            reason: self.reason,
+            source: Some(Source::Private),
+            ..SaveOptions::default()
+        };
+        file.platform()
+            .objects()
+            .save(file.who()?, Collection::ValidationConfig, self.body, &opts)
+            .map(Answer::of)
+    }
+
+    fn http(self) -> Http {
+        let mut query = Vec::new();
+        if self.replace {
+            query.push(("_replace".to_string(), "true".to_string()));
+        }
+        if let Some(reason) = self.reason {
+            query.push(("_reason".to_string(), reason));
+        }
+        Http::post("validationconfig/v1".into(), query, self.body)
+    }
+}
