@@ -26,11 +26,12 @@ pub struct TargetArgs {
     key_file: Option<PathBuf>,
     #[command(flatten)]
     server: ServerArgs,
-    /// Tenant, on a database file (through a server the token's).
-    #[arg(long, default_value = "default")]
+    /// Tenant, on a database file (through a server the token's: refused with --url).
+    #[arg(long, default_value = "default", conflicts_with = "url")]
     tenant: String,
-    /// User recorded as the writer, on a database file (through a server the token's).
-    #[arg(long, default_value = "cli")]
+    /// User recorded as the writer, on a database file (through a server the token's: refused
+    /// with --url).
+    #[arg(long, default_value = "cli", conflicts_with = "url")]
     user: String,
     /// Environment.
     #[arg(

@@ -32,6 +32,7 @@ use platform_core::data::calendar::format_time;
 use platform_core::data::model::Point;
 use platform_core::data::read::DataId;
 use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
+use platform_core::data::value_type::{check_values, Sent, ValueRule};
 use platform_core::data::{series_settings, DataKind};
 use platform_core::ids::Source;
 use platform_core::{Error, ErrorCode, Result};
@@ -384,6 +385,16 @@ fn import(args: ImportArgs) -> Result<()> {
             (None, None) => unreachable!("a file is CSV or JSON"),
         };
         bar.finish_and_clear();
+        // Text where the series holds numbers, named by its line (the core refuses it too, by
+        // its place in the sorted observations).
+        let rule = ValueRule::of_header(&id.prop, &merged)?;
+        let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
+        check_values(&rule, values, &|i| format!("line {}", lines[i]), || {
+            if args.replace || merged.get("_type").is_none() {
+                return Ok(false);
+            }
+            stored_holds_only_numbers(&target, &args.series)
+        })?;
         let names = PayloadNames {
             place: &|i| format!("line {}", lines[i]),
             time: &|t| format_time(t, calendar, tz),
@@ -403,6 +414,22 @@ fn import(args: ImportArgs) -> Result<()> {
         summary.what, id.object, id.prop
     );
     Ok(())
+}
+
+/// Whether the stored series holds numbers and no text (asked only of a file with text for an
+/// undeclared series).
+fn stored_holds_only_numbers(target: &Target, id: &str) -> Result<bool> {
+    let read = ReadData {
+        id: id.to_string(),
+        pairs: Vec::new(),
+    };
+    let body = target.send(read)?.body;
+    let values = body["data"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    Ok(!values.iter().any(|o| o["value"].is_string())
+        && values.iter().any(|o| o["value"].is_number()))
 }
 
 fn kind_name(kind: DataKind) -> &'static str {

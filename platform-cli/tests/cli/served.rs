@@ -368,6 +368,16 @@ fn errors_through_a_server_are_clear_and_change_nothing() {
             "{args:?}: {err}"
         );
     }
+    // A tenant or user of a database file: through a server the token decides, so asking for
+    // one is refused rather than ignored.
+    for flag in ["--tenant", "--user"] {
+        let err = failure(on_server(
+            &server,
+            &token,
+            &["object", "list", flag, "acme"],
+        ));
+        assert!(err.contains(flag) && err.contains("--url"), "{flag}: {err}");
+    }
     // Something that is not there.
     let err = failure(on_server(&server, &token, &["object", "get", "NOPE"]));
     assert!(err.contains("[NOT_FOUND]") && err.contains("NOPE"), "{err}");
