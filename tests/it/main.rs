@@ -29,3 +29,4 @@ mod tenancy;
 mod time_text;
 mod types;
 mod validation;
+mod validation_history;
