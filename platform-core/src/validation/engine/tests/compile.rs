@@ -320,3 +320,56 @@ fn a_call_with_more_arguments_than_any_function_takes_is_refused_where_it_hides(
         Some(("b".to_string(), 15))
     );
 }
+
+#[test]
+fn a_run_reading_only_the_history_its_checks_need_gives_what_the_whole_series_gives() {
+    // 60 minutes with repeats, a missing value and a text value.
+    let mut s = series_at(
+        &(0..60)
+            .map(|i| match i {
+                17 => None,
+                _ => Some(f64::from((i * 7) % 5) + if i > 45 { 3.0 } else { 0.0 }),
+            })
+            .collect::<Vec<_>>(),
+        &(0..60).collect::<Vec<_>>(),
+    );
+    s.values[23] = None;
+    s.text.insert(23, "n/a".into());
+    let lib = Library {
+        id: "moves".into(),
+        source: "fn jump(k) { abs(change(k)) } fn two() { jump(2) }".into(),
+    };
+    for (expr, need) in [
+        ("gap() <= 1", 1),
+        ("value < mean(5) + 2", 5),
+        ("abs(pct_change(3)) < 0.5 && spike() < 3", 3),
+        ("run_length() < 3", MAX_HISTORY),
+        ("mean(2 * 4) > 1", MAX_HISTORY),
+        ("two() < 2", MAX_HISTORY),
+        ("quantile(12, 0.5) <= value || count(4) < 4", 12),
+    ] {
+        let checks = compile(&[point("c", expr)], std::slice::from_ref(&lib)).unwrap();
+        assert_eq!(checks.point_history(), need, "{expr}");
+        let first = 30;
+        let targets: Vec<usize> = (first..60).collect();
+        let whole = strip(checks.run_series(&s, &targets));
+        // The series from `need` before the first target on.
+        let start = first.saturating_sub(need);
+        let cut = SeriesInput {
+            times: s.times[start..].to_vec(),
+            values: s.values[start..].to_vec(),
+            text: s
+                .text
+                .range(start..)
+                .map(|(i, t)| (i - start, t.clone()))
+                .collect(),
+            step_ms: s.step_ms,
+        };
+        let moved: Vec<usize> = targets.iter().map(|t| t - start).collect();
+        let part: Vec<_> = strip(checks.run_series(&cut, &moved))
+            .into_iter()
+            .map(|(i, id, status, m)| (i + start, id, status, m))
+            .collect();
+        assert_eq!(part, whole, "{expr}");
+    }
+}
