@@ -37,6 +37,9 @@ impl Env for CurveEnv<'_> {
     fn value(&self) -> f64 {
         self.ctx.value_now()
     }
+    fn text(&self) -> Option<&str> {
+        self.ctx.text_now()
+    }
 }
 
 impl CompiledChecks {

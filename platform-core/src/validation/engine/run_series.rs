@@ -109,6 +109,9 @@ impl Env for PointEnv<'_> {
     fn missing(&self) -> bool {
         self.ctx.missing_at(self.j)
     }
+    fn text(&self) -> Option<&str> {
+        self.ctx.text_at(self.j)
+    }
     fn lacking(&self, term: usize) -> bool {
         match self.terms.get(term).map(|t| &t.kind) {
             Some(&TermKind::Point(stat)) => {

@@ -332,6 +332,10 @@ pub(crate) trait Env {
     fn lacking(&self, _term: usize) -> bool {
         false
     }
+    /// The text the point or contract holds, when it holds text (for messages).
+    fn text(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// The evaluation of a node, or the first term that lacks history (rhai's order).

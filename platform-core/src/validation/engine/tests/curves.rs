@@ -329,3 +329,31 @@ fn curve_functions() {
         &[],
     );
 }
+
+#[test]
+fn a_text_contract_fails_tenor_checks_that_need_a_number() {
+    let march = curve(
+        date(2024, 3, 1),
+        &[("M01", Some(50.0)), ("M02", Some(52.0))],
+    );
+    let mut april = curve(date(2024, 4, 1), &[("M00", Some(51.0)), ("M01", None)]);
+    april.contracts[1].text = Some("tbd".into());
+    let hist = [march];
+    let at = |expr: &str| tenor_outcomes(expr, &april, &hist)[1].clone();
+    let nan = (
+        CheckStatus::Fail,
+        "value \"tbd\" is not a number".to_string(),
+    );
+    assert_eq!(at("value > 0"), nan);
+    assert_eq!(at("abs(tenor_change()) < 5"), nan);
+    assert_eq!(at("!is_missing()").0, CheckStatus::Pass);
+    assert_eq!(at("prev_tenor() > 50").0, CheckStatus::Pass);
+    assert_eq!(at("value == \"tbd\"").0, CheckStatus::Pass);
+    assert_eq!(
+        at("value == \"ok\""),
+        (
+            CheckStatus::Fail,
+            "the expression is false: value \"tbd\"".to_string()
+        )
+    );
+}
