@@ -61,6 +61,7 @@ impl Targets {
 pub(crate) struct SeriesCtx {
     /// The whole series, NaN for missing.
     values: Vec<f64>,
+    /// Times in UTC milliseconds (for `gap()`, `time` and the messages of lacking history).
     times: Vec<i64>,
     step_ms: Option<i64>,
     /// The observations holding text, by series index.
