@@ -44,6 +44,7 @@ fn series() -> SeriesInput {
             })
             .collect(),
         step_ms: Some(60_000),
+        ..SeriesInput::default()
     }
 }
 
@@ -89,26 +90,23 @@ fn medians_per_point(mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
 fn report() {
     let (s, t) = (series(), targets());
     let (native, rhai) = (checks(true), checks(false));
-    let (a, b) = (
-        native.evaluate_series(&s, &t, 0),
-        rhai.evaluate_series(&s, &t, 0),
-    );
+    let (a, b) = (native.evaluate_series(&s, &t), rhai.evaluate_series(&s, &t));
     for j in 0..POINTS {
         assert_eq!(a.status(0, j), b.status(0, j), "point {j}");
         assert_eq!(a.message(0, j), b.message(0, j), "point {j}");
     }
     println!("check `{RANGE}` over {POINTS} points, median of {SAMPLES} runs, per point:");
     let (n, r) = medians_per_point(
-        || drop(divan::black_box(native.evaluate_series(&s, &t, 0))),
-        || drop(divan::black_box(rhai.evaluate_series(&s, &t, 0))),
+        || drop(divan::black_box(native.evaluate_series(&s, &t))),
+        || drop(divan::black_box(rhai.evaluate_series(&s, &t))),
     );
     println!(
         "  evaluate_series  native {n:>7.1} ns   rhai {r:>7.1} ns   rhai/native {:>6.1}x",
         r / n
     );
     let (n, r) = medians_per_point(
-        || drop(divan::black_box(native.run_series(&s, &t, 0))),
-        || drop(divan::black_box(rhai.run_series(&s, &t, 0))),
+        || drop(divan::black_box(native.run_series(&s, &t))),
+        || drop(divan::black_box(rhai.run_series(&s, &t))),
     );
     println!(
         "  run_series       native {n:>7.1} ns   rhai {r:>7.1} ns   rhai/native {:>6.1}x",
@@ -126,14 +124,14 @@ fn bench_evaluate(bencher: Bencher, native: bool) {
     let (s, t, c) = (series(), targets(), checks(native));
     bencher
         .counter(ItemsCount::new(POINTS))
-        .bench(|| c.evaluate_series(&s, &t, 0));
+        .bench(|| c.evaluate_series(&s, &t));
 }
 
 fn bench_run(bencher: Bencher, native: bool) {
     let (s, t, c) = (series(), targets(), checks(native));
     bencher
         .counter(ItemsCount::new(POINTS))
-        .bench(|| c.run_series(&s, &t, 0));
+        .bench(|| c.run_series(&s, &t));
 }
 
 #[divan::bench]

@@ -1310,7 +1310,7 @@ fn w7_defs() -> Vec<CheckDef> {
 fn evaluate_all(checks: &CompiledChecks, inputs: &[SeriesInput], targets: &[usize]) -> usize {
     let mut failures = 0;
     for input in inputs {
-        let eval = checks.evaluate_series(input, targets, 1);
+        let eval = checks.evaluate_series(input, targets);
         for c in 0..4 {
             failures += (0..targets.len())
                 .filter(|&t| eval.status(c, t) != CheckStatus::Pass)
@@ -1330,6 +1330,7 @@ fn w7(s: &Sizes) {
                 .collect(),
             values: values.iter().map(|v| Some(*v)).collect(),
             step_ms: Some(MINUTE),
+            ..SeriesInput::default()
         })
         .collect();
     let targets: Vec<usize> = (0..DAY).collect();

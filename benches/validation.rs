@@ -167,6 +167,7 @@ fn versus_pandera() {
             times: (0..values.len() as i64).map(|i| i * 60_000).collect(),
             values: values.iter().map(|v| Some(*v)).collect(),
             step_ms: Some(60_000),
+            ..SeriesInput::default()
         })
         .collect();
     let targets: Vec<usize> = (0..points).collect();
@@ -175,7 +176,7 @@ fn versus_pandera() {
         let started = std::time::Instant::now();
         let mut failures = 0usize;
         for input in &inputs {
-            let eval = checks.evaluate_series(input, &targets, 1);
+            let eval = checks.evaluate_series(input, &targets);
             failures += (0..2)
                 .map(|c| {
                     (0..targets.len())

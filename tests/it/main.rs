@@ -30,3 +30,4 @@ mod tenancy;
 mod time_text;
 mod types;
 mod validation;
+mod validation_history;

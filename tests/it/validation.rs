@@ -183,10 +183,25 @@ async fn runs_store_records_and_test_stores_nothing() {
         .await;
     assert_eq!(run.status, 200, "{:?}", run.body);
     let results = &run.body["results"];
-    // The first point has no earlier one: its move check cannot pass.
+    // The first point has no earlier one: its move check is skipped (and the point valid).
     assert_eq!(
         run.body["counts"],
-        json!({"valid": 2, "warning": 3, "severe": 2})
+        json!({"valid": 3, "warning": 2, "severe": 2})
+    );
+    let first = by_id(results, "NBP:SPOT:2024-07-01");
+    let first_move = first["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == "move")
+        .unwrap();
+    assert_eq!(
+        (first["status"].clone(), first_move["status"].clone()),
+        (json!("valid"), json!("skipped"))
+    );
+    assert_eq!(
+        first_move["message"],
+        "pct_change(1) needs 1 earlier point; none before 2024-07-01T00:00:00Z"
     );
     let spike = by_id(results, "NBP:SPOT:2024-07-04");
     assert_eq!(spike["status"], "severe");
@@ -677,7 +692,7 @@ async fn status_failing_finds_every_failing_record_and_failed_only_failed_ones()
         .await;
     assert_eq!(
         r.body["counts"],
-        json!({"severe": 2, "valid": 2, "warning": 3}),
+        json!({"severe": 2, "valid": 3, "warning": 2}),
         "{:?}",
         r.body
     );
@@ -689,7 +704,7 @@ async fn status_failing_finds_every_failing_record_and_failed_only_failed_ones()
     assert_eq!(total("status=failed").await, 0);
     assert_eq!(total("status=severe").await, 2);
     assert_eq!(total("status=failing").await, 2);
-    assert_eq!(total("status=in(failing,warning)").await, 5);
+    assert_eq!(total("status=in(failing,warning)").await, 4);
     assert_eq!(total("status=ne(failing)").await, 5);
     let ids: Vec<String> = c
         .get("/validation/v1?status=failing")

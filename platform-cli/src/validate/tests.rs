@@ -49,3 +49,15 @@ fn requests_carry_only_what_is_given() {
         json!({"target": "A:B", "from": "2024-07-01", "checks": ["positive"], "background": true})
     );
 }
+
+#[test]
+fn skipped_points_pass_every_gate() {
+    // A check without the history it needs is skipped: never a failure, whatever --fail-on.
+    let skipped = json!({"counts": {"skipped": 1, "valid": 46}});
+    for fail_on in [FailOn::Failed, FailOn::Warning, FailOn::Never] {
+        assert!(passes(&skipped, fail_on));
+    }
+    let failed = json!({"counts": {"skipped": 1, "valid": 45, "failed": 1}});
+    assert!(!passes(&failed, FailOn::Failed));
+    assert!(!passes(&failed, FailOn::Warning));
+}

@@ -14,6 +14,10 @@
 //! Saving fills the defaults, gives every check an id, compiles every check (with the config's
 //! script libraries) and evaluates each once on a sample, so a typo, an unknown function or a
 //! non-boolean result is a 400 at save time.
+//!
+//! `lookback` and `curveHistory` are minimums: a check reads the history its expression asks
+//! for (`mean(30)` thirty earlier observations) whatever they say, and a run reads at least
+//! that many earlier observations (previous curves). See `docs/checks.md`.
 
 use super::engine::{self, CheckDef, CheckScope, Library, Severity};
 use crate::auth::Principal;
@@ -59,9 +63,11 @@ impl Kind {
 /// The options of a configuration, with defaults filled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
-    /// Earlier observations a point check can see.
+    /// At least this many earlier observations a run reads before its first point (its point
+    /// checks read what their expressions need, more or less).
     pub lookback: usize,
-    /// Previous curves a tenor check can see.
+    /// At least this many previous curves a run reads with each curve (its tenor and curve
+    /// checks read what their expressions need).
     pub curve_history: usize,
     /// Write the quality status into the data after runs and overrides.
     pub write_status: bool,

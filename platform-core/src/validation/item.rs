@@ -5,7 +5,7 @@
 use crate::auth::Principal;
 use crate::data::calendar::Calendar;
 use crate::data::curve;
-use crate::data::model::Point;
+use crate::data::model::{Point, PointValue};
 use crate::data::read::DataId;
 use crate::data::DataKind;
 use crate::error::{Error, Result};
@@ -65,8 +65,8 @@ pub(crate) fn open(tx: &dyn ReadTx, p: &Principal, target: &str) -> Result<DataI
     })
 }
 
-/// The engine's input of some observations: their times, their finite values, and the step of
-/// a daily or intraday calendar.
+/// The engine's input of some observations: their times, their finite values, their text
+/// values, and the step of a daily or intraday calendar.
 pub(crate) fn series_input(points: &[Point], calendar: Calendar) -> SeriesInput {
     let step_ms = match calendar {
         Calendar::Daily => Some(86_400_000),
@@ -79,6 +79,14 @@ pub(crate) fn series_input(points: &[Point], calendar: Calendar) -> SeriesInput 
             .iter()
             .map(|p| p.v.as_f64().filter(|v| v.is_finite()))
             .collect(),
+        text: points
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match &p.v {
+                PointValue::Text(t) => Some((i, t.clone())),
+                _ => None,
+            })
+            .collect(),
         step_ms,
     }
 }
@@ -90,6 +98,10 @@ fn contract_input(c: &curve::Contract) -> ContractInput {
         relative: c.relative.clone(),
         absolute: c.absolute.clone(),
         value: c.value.as_f64().filter(|v| v.is_finite()),
+        text: match &c.value {
+            PointValue::Text(t) => Some(t.clone()),
+            _ => None,
+        },
         start: day(&c.start),
         end: day(&c.end),
         expiry: day(&c.expiry),

@@ -2,7 +2,7 @@
 //! the configuration's libraries merged in), its native tree when it is in the native subset,
 //! and the variables it reads; the trial run on built-in samples at save time.
 
-use super::native::{Term, Tree};
+use super::native::{Term, TermKind, Tree};
 use super::{
     functions, parse, CheckDef, CheckScope, CheckStatus, ContractInput, CurveInput, Library,
     Options, SeriesInput, MAX_EXPRESSION_CHARS,
@@ -24,6 +24,8 @@ pub(super) struct Refs {
     pub(super) contract: bool,
     pub(super) ondate: bool,
     pub(super) contracts: bool,
+    /// `value` is read as text (`value == "ok"`): a text value is given to the check.
+    pub(super) text: bool,
 }
 
 impl Refs {
@@ -31,6 +33,7 @@ impl Refs {
         let ids = parse::idents(src);
         let has = |s: &str| ids.contains(s);
         Self {
+            text: has("value") && parse::reads_text(src),
             missing_rule: has("missing") || has("is_missing"),
             missing: has("missing"),
             value: has("value"),
@@ -53,6 +56,22 @@ pub(super) struct Compiled {
     /// Evaluated natively (point scope, tree present, native enabled).
     pub(super) native: bool,
     pub(super) refs: Refs,
+    /// The check reads the value as a number (`value` outside a text comparison, or a built-in
+    /// that reads it, as `change()`): at a text value it fails, `not a number`.
+    pub(super) needs_number: bool,
+    /// The history it needs: earlier observations (point checks) or previous curves.
+    pub(super) history: usize,
+}
+
+impl Compiled {
+    fn needs_number(refs: &Refs, terms: &[Term]) -> bool {
+        (refs.value && !refs.text)
+            || terms.iter().any(|t| match t.kind {
+                TermKind::Point(s) => s != super::native::PointStat::Value && s.reads_value(),
+                TermKind::Curve(s) => s != super::native::CurveStat::Value && s.reads_value(),
+                TermKind::Flag(_) => false,
+            })
+    }
 }
 
 /// Compiled checks: compile once, run many times, from any thread.
@@ -140,6 +159,17 @@ pub fn compile_with(
             Some(all) => all.merge(&ast),
         });
     }
+    // What the libraries' own history calls need, per scope (a check calling one needs it).
+    let library_need = |scope: CheckScope| {
+        libs.iter()
+            .map(|l| parse::need(&l.source, scope, &HashSet::new(), 0))
+            .max()
+            .unwrap_or(0)
+    };
+    let library_needs = [
+        library_need(CheckScope::Point),
+        library_need(CheckScope::Tenor),
+    ];
     let mut checks = Vec::with_capacity(defs.len());
     for def in defs {
         let id = &def.id;
@@ -167,13 +197,19 @@ pub fn compile_with(
         } else {
             Vec::new()
         };
+        let refs = Refs::of(&def.expression);
+        let needs_number =
+            Compiled::needs_number(&refs, tree.as_ref().map_or(&terms, |t| &t.terms));
+        let libraries = library_needs[usize::from(def.scope != CheckScope::Point)];
         checks.push(Compiled {
             native: options.native && def.scope == CheckScope::Point && tree.is_some(),
+            history: parse::need(&def.expression, def.scope, &shadowed, libraries),
             def: def.clone(),
             ast,
             tree,
             terms,
-            refs: Refs::of(&def.expression),
+            refs,
+            needs_number,
         });
     }
     Ok(CompiledChecks { checks })
@@ -186,7 +222,7 @@ impl CompiledChecks {
     /// and the reason). Used at config save time.
     pub fn trial(&self) -> Result<()> {
         let (series, target) = sample_series();
-        let eval = self.evaluate(&series, &[target], target, true);
+        let eval = self.evaluate(&series, &[target], true);
         for (c, id) in eval.check_ids().iter().enumerate() {
             if eval.status(c, 0) == CheckStatus::Error {
                 return Err(check_error(id, eval.message(c, 0)));
@@ -212,6 +248,27 @@ impl CompiledChecks {
             .collect()
     }
 
+    /// The earlier observations the point checks need (the most any of them needs): a run
+    /// reads that many before its first point.
+    pub fn point_history(&self) -> usize {
+        self.history_of(|s| s == CheckScope::Point)
+    }
+
+    /// The previous curves the tenor and curve checks need (the most any of them needs): a
+    /// run reads that many before each curve.
+    pub fn curve_history(&self) -> usize {
+        self.history_of(|s| s != CheckScope::Point)
+    }
+
+    fn history_of(&self, scope: impl Fn(CheckScope) -> bool) -> usize {
+        self.checks
+            .iter()
+            .filter(|c| scope(c.def.scope))
+            .map(|c| c.history)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The checks, in configuration order.
     pub fn defs(&self) -> impl Iterator<Item = &CheckDef> {
         self.checks.iter().map(|c| &c.def)
@@ -234,6 +291,7 @@ fn sample_series() -> (SeriesInput, usize) {
             .map(|i| Some(100.0 + ((i * 7) % 11) as f64 * 0.5 + i as f64 * 0.01))
             .collect(),
         step_ms: Some(HOUR),
+        ..SeriesInput::default()
     };
     (series, n as usize - 1)
 }
@@ -263,6 +321,7 @@ fn sample_month_curve(ondate: NaiveDate, base: f64) -> CurveInput {
                 relative: rel.to_string(),
                 absolute: abs.to_string(),
                 value: Some(base + f64::from(index)),
+                text: None,
                 start: abs.start(),
                 end: abs.end(),
                 expiry: abs.delivery().expiry,

@@ -5,9 +5,11 @@
 //! A contract's key is its absolute code (any case); a contract without one (balance-of codes)
 //! is keyed by its delivery days `start/end`.
 
+use super::lack::{not_a_number, Lack, Stop};
 use super::native::{CurveFlag, CurveStat};
 use super::{ContractInput, CurveInput};
 use crate::query::period::{self, Period, PeriodUnit};
+use chrono::NaiveDate;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
@@ -19,6 +21,8 @@ pub(crate) struct CurveCtx {
     hist: Vec<Vec<f64>>,
     /// Values of the newest previous curve with a value (for `prev_tenor_count`).
     prev_count: Option<usize>,
+    /// The ondates of the previous curves, newest first.
+    dates: Vec<NaiveDate>,
     /// The contract a tenor check is evaluated on.
     pub cur: Cell<Option<usize>>,
 }
@@ -64,8 +68,88 @@ impl CurveCtx {
             prev_count: history
                 .first()
                 .map(|h| h.contracts.iter().filter(|c| !value_of(c).is_nan()).count()),
+            dates: history.iter().map(|h| h.ondate).collect(),
             cur: Cell::new(None),
         }
+    }
+
+    /// The text the current contract holds, if it holds text.
+    pub fn text_now(&self) -> Option<&str> {
+        let i = self.cur.get()?;
+        self.curve.contracts.get(i)?.text.as_deref()
+    }
+
+    /// Whether the current contract is missing (no number and no text).
+    pub fn missing_now(&self) -> bool {
+        self.value_now().is_nan() && self.text_now().is_none()
+    }
+
+    /// Why `stat` has no number for the current contract (None: it has one, or its NaN is
+    /// the statistic's own).
+    pub fn lack(&self, stat: CurveStat) -> Option<Lack> {
+        use CurveStat as C;
+        let have = self.dates.len();
+        let earlier = |k: usize| (have < k).then_some(Lack::Earlier { need: k, have });
+        let contract = |k: usize| {
+            let i = self.cur.get()?;
+            self.prev(i, k)
+                .is_nan()
+                .then_some(Lack::NoContract { back: k })
+        };
+        match stat {
+            C::PrevTenor(0) | C::TenorChange(0) | C::TenorPctChange(0) => None,
+            C::PrevTenor(k) | C::TenorChange(k) | C::TenorPctChange(k) => {
+                earlier(k).or_else(|| contract(k))
+            }
+            C::ExcessMove => earlier(1).or_else(|| contract(1)),
+            C::PrevTenorCount => earlier(1),
+            C::UnchangedFraction | C::MaxAbsChange => earlier(1).or(Some(Lack::NoMatch)),
+            C::Value | C::TenorRunLength(_) | C::Contracts | C::TenorCount => None,
+        }
+    }
+
+    /// `stat` (None: a per-contract number outside a tenor check), or why there is none: a
+    /// text value the number reads (`not a number`), or history it lacks (`call` names the
+    /// function in the message).
+    pub fn checked(
+        &self,
+        stat: CurveStat,
+        call: impl FnOnce() -> String,
+    ) -> Result<Option<f64>, Stop> {
+        if stat.reads_value() {
+            if let Some(text) = self.text_now() {
+                return Err(Stop::NotANumber(not_a_number(text)));
+            }
+        }
+        let Some(x) = self.stat(stat) else {
+            return Ok(None);
+        };
+        if x.is_nan() {
+            if let Some(lack) = self.lack(stat) {
+                return Err(Stop::Lacking(self.lack_message(lack, &call())));
+            }
+        }
+        Ok(Some(x))
+    }
+
+    /// The message of `call` lacking history on the current contract.
+    pub fn lack_message(&self, lack: Lack, call: &str) -> String {
+        let contract = self
+            .cur
+            .get()
+            .and_then(|i| self.curve.contracts.get(i))
+            .map(|c| {
+                if c.absolute.is_empty() || c.absolute.eq_ignore_ascii_case(&c.tenor) {
+                    c.tenor.clone()
+                } else {
+                    format!("{} ({})", c.tenor, c.absolute)
+                }
+            })
+            .unwrap_or_default();
+        let ondate = self.curve.ondate.to_string();
+        lack.curve_message(call, &ondate, &contract, |h| {
+            self.dates.get(h).map(|d| d.to_string()).unwrap_or_default()
+        })
     }
 
     /// The current contract's value (NaN when missing or outside a tenor check).

@@ -15,7 +15,11 @@
 //!   give identical results (held together by a property test).
 //! - **Run**: a check passes when it returns `true`, fails on `false`; a runtime error or a
 //!   non-boolean result is [`CheckStatus::Error`] with the message. A check on a missing value
-//!   is [`CheckStatus::Skipped`] unless it mentions `missing` or `is_missing`.
+//!   is [`CheckStatus::Skipped`] unless it mentions `missing` or `is_missing`. A check whose
+//!   history function lacks the history it reads there (the first point of a series,
+//!   `mean(30)` at the fifth) is skipped too, with a message naming the function (`lack`). A
+//!   check that needs a number where the value is text fails, `value "n/a" is not a number`;
+//!   one that compares `value` with text (`value == "ok"`) reads the text.
 //!
 //! Built-ins (all numbers are floats, NaN when not available):
 //!
@@ -26,11 +30,16 @@
 //! | curve | `contracts`, `ondate` | `tenor_count()`, `prev_tenor_count()`, `has_tenor(code)`, `sorted()`, `unique()`, `no_gaps()`, `unchanged_fraction()`, `max_abs_change()` |
 //! | any | | `between(x, lo, hi)`, `is_finite(x)`, `is_zero(x)`, `is_negative(x)`, `on_tick(x, tick)`, `decimals(x)`, `clamp(x, lo, hi)`, and rhai's `abs`, `min`, `max`, `round`, `sqrt`, `ln`, `exp`, `sign` |
 //!
-//! History windows: a point sees at most `lookback` earlier observations; `mean(n)` and the
-//! other aggregates use the previous `min(n, lookback)` observations, leaving missing values
-//! out. `spike()` is QARTOD's spike magnitude of the previous observation (the middle of the
-//! last three): `|x[t-1] - (x[t-2] + x[t]) / 2|`. `gap()` is NaN for a sparse series or without
-//! a previous observation in the window. Tenor history is matched by absolute delivery period
+//! History: a check's expression decides what it reads. `mean(n)` and the other aggregates
+//! read the previous `n` observations, leaving missing values out; `lag(k)` the one `k` back;
+//! `run_length()` counts back at most [`MAX_HISTORY`] observations. With fewer earlier
+//! observations than a function reads, no number where it reads one, or too few values in its
+//! window, the function lacks history and the check is skipped there (never failed on a NaN).
+//! [`CompiledChecks::point_history`] and [`CompiledChecks::curve_history`] say how much a run
+//! must read before its points (`parse::need`: the largest literal count, or the most for a
+//! count that is not a literal). `spike()` is QARTOD's spike magnitude of the previous
+//! observation (the middle of the last three): `|x[t-1] - (x[t-2] + x[t]) / 2|`. `gap()` needs a
+//! daily or intraday calendar. Tenor history is matched by absolute delivery period
 //! (`2024M04` is `M01` on 2024-03-01 and `M00` on 2024-04-01). `tenor_count()` counts the
 //! contracts with a value (`contracts` counts all); `unchanged_fraction()` and
 //! `max_abs_change()` look at the contracts with a value on both this and the previous curve;
@@ -38,9 +47,12 @@
 //!
 //! Comparisons are rhai's, on both paths: two integers compare exactly; otherwise rhai 1.27
 //! compares relative to the larger magnitude with a tolerance of `f64::EPSILON`. So a NaN (a
-//! statistic that is not available) satisfies `== 0`, `<= 0` and `>= 0` and fails every other
-//! comparison, and an infinity fails every comparison; guard with `is_finite(x)` where it
-//! matters.
+//! statistic that is NaN by itself, as a z-score over a flat window) satisfies `== 0`, `<= 0`
+//! and `>= 0` and fails every other comparison, and an infinity fails every comparison; guard
+//! with `is_finite(x)` where it matters.
+//!
+//! The user's reference of every function is `docs/checks.md` (a test holds it to the
+//! functions registered here).
 //!
 //! | file | holds |
 //! |---|---|
@@ -48,6 +60,7 @@
 //! | `run_series` | point checks over a series, natively column by column or in rhai point by point |
 //! | `run_curve` | tenor checks per contract and curve checks once per curve |
 //! | `eval` | one rhai evaluation and a failure's message, shared by both runs |
+//! | `lack` | why a function has no number at a point (skipped), or a text value (not a number) |
 //! | `parse` | the native subset recognised and typed, and the terms of any check |
 //! | `native` | the native tree, its evaluation over columns, and the failure messages |
 //! | `series`, `curve` | the statistics the built-ins read (columns per series, values per curve) |
@@ -57,6 +70,7 @@ mod compile;
 mod curve;
 mod eval;
 mod functions;
+mod lack;
 mod native;
 mod parse;
 mod run_curve;
@@ -69,9 +83,18 @@ pub use compile::{compile, compile_with, CompiledChecks};
 pub use run_series::SeriesEvaluation;
 
 use chrono::NaiveDate;
+use std::collections::BTreeMap;
 
 /// Longest check expression, in characters.
 pub const MAX_EXPRESSION_CHARS: usize = 1_000;
+
+/// The most earlier observations a point check reads: the largest count a point function takes
+/// (`mean(1000)`), and how far back `run_length()` counts.
+pub const MAX_HISTORY: usize = 1_000;
+
+/// The most previous curves a tenor or curve check reads: the largest count a tenor function
+/// takes (`prev_tenor(30)`), and how far back `tenor_run_length()` counts.
+pub const MAX_CURVE_HISTORY: usize = 30;
 
 /// Where a check runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -165,8 +188,11 @@ pub struct CheckOutcome {
 pub struct SeriesInput {
     /// Times in UTC milliseconds, ascending.
     pub times: Vec<i64>,
-    /// Values; `None` is missing (null, text or NaN).
+    /// Values; `None` is missing (null or NaN) or text (see `text`).
     pub values: Vec<Option<f64>>,
+    /// The observations holding text, by index (their `values` are `None`): a check that needs
+    /// a number fails there (`not a number`); a check that compares `value` with text reads it.
+    pub text: BTreeMap<usize, String>,
     /// The calendar step in milliseconds (for `gap()`); `None` for a sparse series.
     pub step_ms: Option<i64>,
 }
@@ -198,8 +224,10 @@ pub struct ContractInput {
     pub relative: String,
     /// The absolute code ("" for balance-of codes).
     pub absolute: String,
-    /// The value; `None` is missing.
+    /// The value; `None` is missing (or text).
     pub value: Option<f64>,
+    /// The value when it is text (then `value` is `None`).
+    pub text: Option<String>,
     /// First delivery day.
     pub start: NaiveDate,
     /// Last delivery day (inclusive).

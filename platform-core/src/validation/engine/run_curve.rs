@@ -4,6 +4,7 @@
 use super::compile::{Compiled, CompiledChecks};
 use super::curve::CurveCtx;
 use super::eval::{eval_rhai, fail_message, MISSING};
+use super::lack::not_a_number;
 use super::native::{Env, Term, TermKind};
 use super::{
     functions, CheckOutcome, CheckScope, CheckStatus, ContractInput, CurveInput, CurveOutcome,
@@ -36,6 +37,9 @@ impl Env for CurveEnv<'_> {
     fn value(&self) -> f64 {
         self.ctx.value_now()
     }
+    fn text(&self) -> Option<&str> {
+        self.ctx.text_now()
+    }
 }
 
 impl CompiledChecks {
@@ -60,21 +64,26 @@ impl CompiledChecks {
             }
             outcome
                 .curve
-                .push(self.curve_eval(check, &ctx, &mut scope, false));
+                .push(self.curve_eval(check, &ctx, &mut scope, Value::Curve));
         }
         for (i, contract) in curve.contracts.iter().enumerate() {
             ctx.cur.set(Some(i));
             let value = contract.value.unwrap_or(f64::NAN);
+            let text = contract.text.as_deref();
+            let missing = value.is_nan() && text.is_none();
             let checks = self
                 .of_scope(CheckScope::Tenor)
                 .map(|check| {
                     let r = &check.refs;
                     let mut scope = Scope::new();
                     if r.value {
-                        scope.push("value", value);
+                        match text {
+                            Some(text) => scope.push("value", text.to_string()),
+                            None => scope.push("value", value),
+                        };
                     }
                     if r.missing {
-                        scope.push("missing", value.is_nan());
+                        scope.push("missing", missing);
                     }
                     if r.tenor {
                         scope.push("tenor", contract.tenor.clone());
@@ -88,7 +97,12 @@ impl CompiledChecks {
                     if r.contracts {
                         scope.push("contracts", count);
                     }
-                    self.curve_eval(check, &ctx, &mut scope, value.is_nan())
+                    let at = match text {
+                        Some(text) => Value::Text(text),
+                        None if missing => Value::Missing,
+                        None => Value::Number,
+                    };
+                    self.curve_eval(check, &ctx, &mut scope, at)
                 })
                 .collect();
             outcome.tenors.push(TenorOutcome {
@@ -104,14 +118,16 @@ impl CompiledChecks {
         check: &Compiled,
         ctx: &CurveCtx,
         scope: &mut Scope,
-        missing: bool,
+        value: Value,
     ) -> CheckOutcome {
         let start = Instant::now();
-        let (status, message) = if missing && !check.refs.missing_rule {
-            (CheckStatus::Skipped, MISSING.to_string())
-        } else {
-            match eval_rhai(check, scope) {
-                (CheckStatus::Fail, _) => {
+        let (status, message) = match value {
+            Value::Missing if !check.refs.missing_rule => {
+                (CheckStatus::Skipped, MISSING.to_string())
+            }
+            Value::Text(text) if check.needs_number => (CheckStatus::Fail, not_a_number(text)),
+            _ => match eval_rhai(check, scope) {
+                (CheckStatus::Fail, None) => {
                     let terms = match &check.tree {
                         Some(t) => &t.terms,
                         None => &check.terms,
@@ -120,7 +136,7 @@ impl CompiledChecks {
                     (CheckStatus::Fail, fail_message(check, &env))
                 }
                 (status, message) => (status, message.unwrap_or_default()),
-            }
+            },
         };
         CheckOutcome {
             id: check.def.id.clone(),
@@ -129,6 +145,15 @@ impl CompiledChecks {
             micros: start.elapsed().as_secs_f64() * 1e6,
         }
     }
+}
+
+/// What a check runs on: the whole curve, or a contract's number, text or missing value.
+#[derive(Clone, Copy)]
+enum Value<'a> {
+    Curve,
+    Number,
+    Text(&'a str),
+    Missing,
 }
 
 fn contract_map(c: &ContractInput) -> rhai::Map {

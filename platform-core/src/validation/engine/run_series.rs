@@ -3,6 +3,7 @@
 
 use super::compile::{Compiled, CompiledChecks};
 use super::eval::{eval_rhai, fail_message, MISSING};
+use super::lack::not_a_number;
 use super::native::{Env, PointStat, Term, TermKind, Tree};
 use super::series::{self, SeriesCtx};
 use super::{functions, CheckOutcome, CheckScope, CheckStatus, PointOutcome, SeriesInput};
@@ -86,6 +87,8 @@ impl SeriesEvaluation {
 
 /// Term values at one target of a series run.
 struct PointEnv<'a> {
+    ctx: &'a SeriesCtx,
+    terms: &'a [Term],
     cols: &'a [Rc<Vec<f64>>],
     value: &'a [f64],
     j: usize,
@@ -103,6 +106,35 @@ impl Env for PointEnv<'_> {
     fn value(&self) -> f64 {
         self.value[self.j]
     }
+    fn missing(&self) -> bool {
+        self.ctx.missing_at(self.j)
+    }
+    fn text(&self) -> Option<&str> {
+        self.ctx.text_at(self.j)
+    }
+    fn lacking(&self, term: usize) -> bool {
+        match self.terms.get(term).map(|t| &t.kind) {
+            Some(&TermKind::Point(stat)) => {
+                self.cols[term][self.j].is_nan() && self.ctx.lack(stat, self.j).is_some()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl PointEnv<'_> {
+    /// The message of the term that lacks history here.
+    fn lack_message(&self, term: usize) -> String {
+        let t = &self.terms[term];
+        match t.kind {
+            TermKind::Point(stat) => self
+                .ctx
+                .lack(stat, self.j)
+                .map(|lack| self.ctx.lack_message(lack, &t.text, self.j))
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
 }
 
 fn point_columns(ctx: &SeriesCtx, terms: &[Term]) -> Vec<Rc<Vec<f64>>> {
@@ -116,47 +148,27 @@ fn point_columns(ctx: &SeriesCtx, terms: &[Term]) -> Vec<Rc<Vec<f64>>> {
 }
 
 impl CompiledChecks {
-    /// Point checks over the observations at `targets` (indices into `series`), each seeing
-    /// up to `lookback` earlier observations of `series` (the caller includes them before the
-    /// targets).
-    pub fn run_series(
-        &self,
-        series: &SeriesInput,
-        targets: &[usize],
-        lookback: usize,
-    ) -> Vec<PointOutcome> {
-        self.evaluate_series(series, targets, lookback)
-            .into_outcomes()
+    /// Point checks over the observations at `targets` (indices into `series`), each reading
+    /// the earlier observations of `series` its functions need (the caller includes at least
+    /// [`Self::point_history`] of them before the first target).
+    pub fn run_series(&self, series: &SeriesInput, targets: &[usize]) -> Vec<PointOutcome> {
+        self.evaluate_series(series, targets).into_outcomes()
     }
 
     /// [`Self::run_series`] without the per-point result objects (what `run_series` builds its
     /// answer from).
-    pub fn evaluate_series(
-        &self,
-        series: &SeriesInput,
-        targets: &[usize],
-        lookback: usize,
-    ) -> SeriesEvaluation {
-        self.evaluate(series, targets, lookback, false)
+    pub fn evaluate_series(&self, series: &SeriesInput, targets: &[usize]) -> SeriesEvaluation {
+        self.evaluate(series, targets, false)
     }
 
     pub(super) fn evaluate(
         &self,
         series: &SeriesInput,
         targets: &[usize],
-        lookback: usize,
         force_rhai: bool,
     ) -> SeriesEvaluation {
         let checks: Vec<&Compiled> = self.of_scope(CheckScope::Point).collect();
-        let times = checks.iter().any(|c| {
-            let gap = TermKind::Point(PointStat::Gap);
-            force_rhai
-                || !c.native
-                || c.tree
-                    .as_ref()
-                    .is_some_and(|t| t.terms.iter().any(|t| t.kind == gap))
-        });
-        let ctx = Rc::new(SeriesCtx::new(series, targets, lookback, times));
+        let ctx = Rc::new(SeriesCtx::new(series, targets));
         let n = ctx.targets.len();
         let mut out = SeriesEvaluation {
             ids: checks.iter().map(|c| c.def.id.clone()).collect(),
@@ -203,7 +215,8 @@ impl Messages<'_> {
 }
 
 /// A native check over all targets: the tree is evaluated node by node, each node in one loop
-/// over the shared columns; only failing points are looked at one by one (for the message).
+/// over the shared columns; only the points that fail, hold text, or where a term has no number
+/// are looked at one by one (for the message, or to find the term that lacks history).
 fn run_native(
     check: &Compiled,
     tree: &Tree,
@@ -215,17 +228,44 @@ fn run_native(
     let cols = point_columns(ctx, &tree.terms);
     let pass = tree.cond.column(&cols, value).into_vec(value.len());
     let skip_missing = !check.refs.missing_rule;
+    // Terms that may lack history (NaN where they do).
+    let history: Vec<usize> = (0..tree.terms.len())
+        .filter(|&i| tree.terms[i].kind != TermKind::Point(PointStat::Value))
+        .collect();
     for (j, (status, pass)) in statuses.iter_mut().zip(pass).enumerate() {
-        if skip_missing && value[j].is_nan() {
+        let text = ctx.text_at(j);
+        if skip_missing && value[j].is_nan() && text.is_none() {
             *status = CheckStatus::Skipped;
             messages.put(j, MISSING.to_string());
-        } else if !pass {
+            continue;
+        }
+        if let (Some(text), true) = (text, check.needs_number) {
             *status = CheckStatus::Fail;
-            let env = PointEnv {
-                cols: &cols,
-                value,
-                j,
-            };
+            messages.put(j, not_a_number(text));
+            continue;
+        }
+        let env = PointEnv {
+            ctx,
+            terms: &tree.terms,
+            cols: &cols,
+            value,
+            j,
+        };
+        let one_by_one = text.is_some() || history.iter().any(|&i| cols[i][j].is_nan());
+        let pass = if one_by_one {
+            match tree.cond.try_eval(&env) {
+                Ok(pass) => pass,
+                Err(term) => {
+                    *status = CheckStatus::Skipped;
+                    messages.put(j, env.lack_message(term));
+                    continue;
+                }
+            }
+        } else {
+            pass
+        };
+        if !pass {
+            *status = CheckStatus::Fail;
             messages.put(j, fail_message(check, &env));
         }
     }
@@ -250,20 +290,31 @@ fn run_rhai(
     if r.time {
         scope.push("time", String::new());
     }
+    let terms = check.tree.as_ref().map_or(&check.terms, |t| &t.terms);
     let mut cols: Option<Vec<Rc<Vec<f64>>>> = None;
     for (j, status) in statuses.iter_mut().enumerate() {
         let v = value[j];
-        if v.is_nan() && !r.missing_rule {
+        let text = ctx.text_at(j);
+        let missing = v.is_nan() && text.is_none();
+        if missing && !r.missing_rule {
             *status = CheckStatus::Skipped;
             messages.put(j, MISSING.to_string());
             continue;
         }
+        if let (Some(text), true) = (text, check.needs_number) {
+            *status = CheckStatus::Fail;
+            messages.put(j, not_a_number(text));
+            continue;
+        }
         ctx.cur.set(j);
         if r.value {
-            scope.set_value("value", v);
+            match text {
+                Some(text) => scope.set_value("value", text.to_string()),
+                None => scope.set_value("value", v),
+            };
         }
         if r.missing {
-            scope.set_value("missing", v.is_nan());
+            scope.set_value("missing", missing);
         }
         if r.time {
             scope.set_value("time", ctx.time_text(ctx.targets.get(j)));
@@ -271,10 +322,15 @@ fn run_rhai(
         let (s, message) = eval_rhai(check, &mut scope);
         *status = s;
         match (s, message) {
-            (CheckStatus::Fail, _) => {
-                let terms = check.tree.as_ref().map_or(&check.terms, |t| &t.terms);
+            (CheckStatus::Fail, None) => {
                 let cols = cols.get_or_insert_with(|| point_columns(ctx, terms));
-                let env = PointEnv { cols, value, j };
+                let env = PointEnv {
+                    ctx,
+                    terms,
+                    cols,
+                    value,
+                    j,
+                };
                 messages.put(j, fail_message(check, &env));
             }
             (_, Some(m)) => messages.put(j, m),

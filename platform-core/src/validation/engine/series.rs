@@ -1,16 +1,16 @@
 //! The data a point check sees: the series, the target observations, and every statistic as a
 //! column over the targets, computed once per run and shared by all checks (native or rhai).
 //!
-//! Window rule: a target at series index `t` sees the observations `t-w..t` with
-//! `w = min(n, lookback, t)` (never more than `lookback` earlier observations, so a point gives
-//! the same result whether it runs alone or in a range). Missing values in the window are left
-//! out of the statistics; a statistic of an empty window (or `stdev` of fewer than 2 values) is
-//! NaN.
-
+//! Window rule: a function with a count `n` at series index `t` reads the `n` observations
+//! `t-n..t` (`lag(k)` the one at `t-k`), never more; with fewer than `n` before `t` it lacks
+//! history ([`SeriesCtx::lack`]) and its column is NaN there. So a point gives the same result
+//! whether it runs alone or in a range. Missing values in a window are left out of the
+//! statistics; a window without enough values (`stdev` needs 2) lacks history too.
+use super::lack::{not_a_number, Lack, Stop};
 use super::native::PointStat;
-use super::SeriesInput;
+use super::{SeriesInput, MAX_HISTORY};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 /// Factor of the modified z-score (Iglewicz and Hoaglin).
@@ -61,19 +61,21 @@ impl Targets {
 pub(crate) struct SeriesCtx {
     /// The whole series, NaN for missing.
     values: Vec<f64>,
+    /// Times in UTC milliseconds (for `gap()`, `time` and the messages of lacking history).
     times: Vec<i64>,
     step_ms: Option<i64>,
+    /// The observations holding text, by series index.
+    text: BTreeMap<usize, String>,
     /// Series indices of the targets (valid ones only).
     pub targets: Targets,
-    lookback: usize,
     cols: RefCell<HashMap<PointStat, Rc<Vec<f64>>>>,
     /// The target being evaluated (position in `targets`), for the rhai functions.
     pub cur: Cell<usize>,
 }
 
 impl SeriesCtx {
-    /// `times`: whether checks may read the times (`gap()`, `time`); else they are not copied.
-    pub fn new(series: &SeriesInput, targets: &[usize], lookback: usize, times: bool) -> Self {
+    /// The series and the targets (series indices) its checks run on.
+    pub fn new(series: &SeriesInput, targets: &[usize]) -> Self {
         let len = series.values.len().min(series.times.len());
         let values: Vec<f64> = series.values[..len]
             .iter()
@@ -81,17 +83,93 @@ impl SeriesCtx {
             .collect();
         Self {
             values,
-            times: if times {
-                series.times[..len].to_vec()
-            } else {
-                Vec::new()
-            },
+            times: series.times[..len].to_vec(),
             step_ms: series.step_ms.filter(|s| *s > 0),
+            text: series
+                .text
+                .range(..len)
+                .map(|(i, t)| (*i, t.clone()))
+                .collect(),
             targets: Targets::new(targets, len),
-            lookback,
             cols: RefCell::new(HashMap::new()),
             cur: Cell::new(0),
         }
+    }
+
+    /// The text target `j` holds, if it holds text.
+    pub fn text_at(&self, j: usize) -> Option<&str> {
+        if self.text.is_empty() || j >= self.targets.len() {
+            return None;
+        }
+        self.text.get(&self.targets.get(j)).map(String::as_str)
+    }
+
+    /// Whether target `j` is missing (no number and no text).
+    pub fn missing_at(&self, j: usize) -> bool {
+        j >= self.targets.len()
+            || (self.values[self.targets.get(j)].is_nan() && self.text_at(j).is_none())
+    }
+
+    /// Why `stat` has no number at target `j` (None: it has one, or its NaN is the statistic's
+    /// own, as a z-score over a flat window).
+    pub fn lack(&self, stat: PointStat, j: usize) -> Option<Lack> {
+        use PointStat as P;
+        let t = self.targets.get(j);
+        let earlier = |n: usize| (t < n).then_some(Lack::Earlier { need: n, have: t });
+        let number = |back: usize| {
+            self.values[t - back]
+                .is_nan()
+                .then_some(Lack::NoNumber { back, at: t - back })
+        };
+        let values = |n: usize, need: usize| {
+            let have = self.values[t - n..t].iter().filter(|v| !v.is_nan()).count();
+            (have < need).then_some(Lack::Values {
+                need,
+                have,
+                window: n,
+            })
+        };
+        match stat {
+            P::Value | P::RunLength(_) | P::Lag(0) | P::Change(0) | P::PctChange(0) => None,
+            P::Lag(k) | P::Change(k) | P::PctChange(k) => earlier(k).or_else(|| number(k)),
+            P::Spike => earlier(2).or_else(|| number(1)).or_else(|| number(2)),
+            P::Gap if self.step_ms.is_none() => Some(Lack::NoStep),
+            P::Gap => earlier(1),
+            P::Count(n) => earlier(n),
+            P::Mean(n)
+            | P::Median(n)
+            | P::Mad(n)
+            | P::MinOf(n)
+            | P::MaxOf(n)
+            | P::Quantile(n, _)
+            | P::RobustZ(n) => earlier(n).or_else(|| values(n, 1)),
+            P::Stdev(n) | P::Zscore(n) => earlier(n).or_else(|| values(n, 2)),
+        }
+    }
+
+    /// `stat` at the current target, or why there is none: a text value where the statistic
+    /// reads the value (`not a number`), or history it lacks (`call` names the function in the
+    /// message).
+    pub fn checked(&self, stat: PointStat, call: impl FnOnce() -> String) -> Result<f64, Stop> {
+        let j = self.cur.get();
+        if stat.reads_value() {
+            if let Some(text) = self.text_at(j) {
+                return Err(Stop::NotANumber(not_a_number(text)));
+            }
+        }
+        let x = self.at(stat);
+        if x.is_nan() {
+            if let Some(lack) = self.lack(stat, j) {
+                return Err(Stop::Lacking(self.lack_message(lack, &call(), j)));
+            }
+        }
+        Ok(x)
+    }
+
+    /// The message of `call` lacking history at target `j`.
+    pub fn lack_message(&self, lack: Lack, call: &str, j: usize) -> String {
+        let now = self.time_text(self.targets.get(j));
+        lack.point_message(call, &now, |i| self.time_text(i))
     }
 
     /// A statistic at every target.
@@ -112,16 +190,6 @@ impl SeriesCtx {
             .unwrap_or(f64::NAN)
     }
 
-    /// The value at the current target (NaN when missing).
-    pub fn value_now(&self) -> f64 {
-        let j = self.cur.get();
-        if j < self.targets.len() {
-            self.values[self.targets.get(j)]
-        } else {
-            f64::NAN
-        }
-    }
-
     /// The time of a series index as RFC 3339 text (UTC).
     pub fn time_text(&self, t: usize) -> String {
         let ms = self.times.get(t).copied().unwrap_or_default();
@@ -137,7 +205,18 @@ impl SeriesCtx {
 
     /// How many earlier observations `t` may look at, for a window of `n`.
     fn reach(&self, t: usize, n: usize) -> usize {
-        n.min(self.lookback).min(t)
+        n.min(t)
+    }
+
+    /// A window statistic's column with NaN where the target has fewer than `n` earlier
+    /// observations (the window is not whole: the statistic lacks history there).
+    fn whole(&self, n: usize, mut col: Vec<f64>) -> Vec<f64> {
+        for (j, x) in col.iter_mut().enumerate() {
+            if self.targets.get(j) < n {
+                *x = f64::NAN;
+            }
+        }
+        col
     }
 
     /// The values of the previous `n` observations of `t`, missing ones left out.
@@ -230,39 +309,63 @@ impl SeriesCtx {
             P::Lag(k) => self.per_target(|t, _| self.lag(t, k)),
             P::Change(k) => self.derived(P::Lag(k), P::Value, |v, lag, _| v - lag),
             P::PctChange(k) => self.derived(P::Lag(k), P::Value, |v, lag, _| (v - lag) / lag.abs()),
-            P::Mean(n) => self.per_target(|t, buf| {
-                self.window(t, n, buf);
-                mean(buf)
-            }),
-            P::Stdev(n) => self.per_target(|t, buf| {
-                self.window(t, n, buf);
-                stdev(buf)
-            }),
-            P::Median(n) => self.per_sorted_window(n, |sorted, _| quantile_sorted(sorted, 0.5)),
+            P::Mean(n) => self.whole(
+                n,
+                self.per_target(|t, buf| {
+                    self.window(t, n, buf);
+                    mean(buf)
+                }),
+            ),
+            P::Stdev(n) => self.whole(
+                n,
+                self.per_target(|t, buf| {
+                    self.window(t, n, buf);
+                    stdev(buf)
+                }),
+            ),
+            P::Median(n) => self.whole(
+                n,
+                self.per_sorted_window(n, |sorted, _| quantile_sorted(sorted, 0.5)),
+            ),
             P::Mad(n) => {
                 let med = self.column(P::Median(n));
                 let mut j = 0;
                 self.per_sorted_window(n, |sorted, buf| {
                     let m = med[j];
                     j += 1;
-                    mad_sorted(sorted, m, buf)
+                    // NaN where the median is (a window that is not whole).
+                    if m.is_nan() {
+                        f64::NAN
+                    } else {
+                        mad_sorted(sorted, m, buf)
+                    }
                 })
             }
-            P::MinOf(n) => self.per_target(|t, buf| {
-                self.window(t, n, buf);
-                buf.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
-            }),
-            P::MaxOf(n) => self.per_target(|t, buf| {
-                self.window(t, n, buf);
-                buf.iter().copied().reduce(f64::max).unwrap_or(f64::NAN)
-            }),
-            P::Quantile(n, q) => {
-                self.per_sorted_window(n, |sorted, _| quantile_sorted(sorted, f64::from_bits(q)))
-            }
-            P::Count(n) => self.per_target(|t, buf| {
-                self.window(t, n, buf);
-                buf.len() as f64
-            }),
+            P::MinOf(n) => self.whole(
+                n,
+                self.per_target(|t, buf| {
+                    self.window(t, n, buf);
+                    buf.iter().copied().reduce(f64::min).unwrap_or(f64::NAN)
+                }),
+            ),
+            P::MaxOf(n) => self.whole(
+                n,
+                self.per_target(|t, buf| {
+                    self.window(t, n, buf);
+                    buf.iter().copied().reduce(f64::max).unwrap_or(f64::NAN)
+                }),
+            ),
+            P::Quantile(n, q) => self.whole(
+                n,
+                self.per_sorted_window(n, |sorted, _| quantile_sorted(sorted, f64::from_bits(q))),
+            ),
+            P::Count(n) => self.whole(
+                n,
+                self.per_target(|t, buf| {
+                    self.window(t, n, buf);
+                    buf.len() as f64
+                }),
+            ),
             P::Zscore(n) => self.derived(P::Mean(n), P::Stdev(n), |v, m, s| {
                 if s > 0.0 {
                     (v - m) / s
@@ -282,13 +385,13 @@ impl SeriesCtx {
                 self.per_target(|t, _| self.run_length(t, tol))
             }
             P::Gap => self.per_target(|t, _| match self.step_ms {
-                Some(step) if self.reach(t, 1) == 1 && t < self.times.len() => {
+                Some(step) if t >= 1 && t < self.times.len() => {
                     (self.times[t] - self.times[t - 1]) as f64 / step as f64
                 }
                 _ => f64::NAN,
             }),
             P::Spike => self.per_target(|t, _| {
-                if self.reach(t, 2) < 2 {
+                if t < 2 {
                     return f64::NAN;
                 }
                 let (a, b, c) = (self.values[t - 2], self.values[t - 1], self.values[t]);
@@ -300,7 +403,7 @@ impl SeriesCtx {
     fn lag(&self, t: usize, k: usize) -> f64 {
         if k == 0 {
             self.values[t]
-        } else if self.reach(t, k) == k {
+        } else if t >= k {
             self.values[t - k]
         } else {
             f64::NAN
@@ -313,7 +416,7 @@ impl SeriesCtx {
             return f64::NAN;
         }
         let mut run = 1usize;
-        for i in 1..=self.reach(t, usize::MAX) {
+        for i in 1..=self.reach(t, MAX_HISTORY) {
             let x = self.values[t - i];
             if x == v || (x - v).abs() <= tol {
                 run += 1;

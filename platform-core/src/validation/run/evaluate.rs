@@ -99,9 +99,7 @@ fn evaluate_series(
     points: &[Point],
     targets: &[usize],
 ) -> Evaluated {
-    let eval = prep
-        .compiled
-        .evaluate_series(input, targets, prep.config.options.lookback);
+    let eval = prep.compiled.evaluate_series(input, targets);
     let ids = eval.check_ids();
     let set: Vec<CheckMeta> = ids.iter().map(|id| checks.meta(id)).collect();
     let severities: Vec<_> = ids

@@ -1,5 +1,6 @@
 //! What a run reads: its configuration (saved, or given to a test) compiled, and the points
-//! to check (series observations with their lookback, or curves with their history).
+//! to check: series observations with the earlier ones its checks need, or curves with the
+//! previous curves they need (at least `lookback` and `curveHistory`).
 
 use super::request::RunRequest;
 use crate::auth::Principal;
@@ -26,7 +27,8 @@ pub(super) struct Prepared {
     pub(super) scripts_ms: f64,
 }
 
-/// The data of a run: the series (with the lookback before the targets) or the curves.
+/// The data of a run: the series (with the history its checks need before the targets) or the
+/// curves (each with its previous curves).
 pub(super) enum Loaded {
     Series {
         input: SeriesInput,
@@ -124,16 +126,19 @@ impl Platform {
         tx: &dyn ReadTx,
         p: &Principal,
         target: &str,
-        config: &Config,
+        prep: &Prepared,
         req: &RunRequest,
     ) -> Result<Loaded> {
+        let config = &prep.config;
         let item = item::open(tx, p, target)?;
         let key = &item.key;
         match (config.kind, item.kind) {
             (Kind::TimeSeries, Some(DataKind::Series)) => {
                 let (calendar, tz, _) = series_settings(&key.prop, &item.header)?;
-                let points = series::read(tx, key, item.version, Window::All)?;
-                let targets = series_targets(&points, req, tz, target)?;
+                let mut points = series::read(tx, key, item.version, Window::All)?;
+                let mut targets = series_targets(&points, req, tz, target)?;
+                let need = prep.compiled.point_history().max(config.options.lookback);
+                keep_history(&mut points, &mut targets, need);
                 let input = series_input(&points, calendar);
                 Ok(Loaded::Series {
                     input,
@@ -148,7 +153,10 @@ impl Platform {
                 let today = self.now().date_naive().format("%Y-%m-%d").to_string();
                 let all = tx.curves(key, item.version, None, Some(&today), None)?;
                 let chosen = chosen_curves(&all, req, target)?;
-                let depth = config.options.curve_history;
+                let depth = config
+                    .options
+                    .curve_history
+                    .max(prep.compiled.curve_history());
                 let mut curves = Vec::with_capacity(chosen.len());
                 for i in chosen {
                     let stored = curve::decode(&all[i].1)?;
@@ -174,6 +182,21 @@ impl Platform {
                     }
                 ),
             )),
+        }
+    }
+}
+
+/// Drops the observations before the first target's `need` earlier ones (the checks never
+/// read them), the targets moved along.
+fn keep_history(points: &mut Vec<Point>, targets: &mut [usize], need: usize) {
+    let Some(&first) = targets.iter().min() else {
+        return;
+    };
+    let start = first.saturating_sub(need);
+    if start > 0 {
+        points.drain(..start);
+        for t in targets.iter_mut() {
+            *t -= start;
         }
     }
 }

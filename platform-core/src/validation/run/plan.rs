@@ -94,7 +94,7 @@ impl Platform {
                 .map(Planned::Answer);
         }
         let read_started = Instant::now();
-        let data = self.load_points(tx.as_ref(), p, &target, &prep.config, &req)?;
+        let data = self.load_points(tx.as_ref(), p, &target, &prep, &req)?;
         drop(tx);
         let read_ms = ms(read_started);
         let count = data.count();

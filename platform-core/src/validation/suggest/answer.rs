@@ -87,7 +87,7 @@ impl Platform {
             item.insert("message".into(), json!(m));
         }
         let defs: Vec<CheckDef> = candidates.iter().map(|c| c.def.clone()).collect();
-        let scored = score(&loaded, &defs, &[], lookback, history)?;
+        let scored = score(&loaded, &defs, &[], history)?;
         let holdout = fit_len;
         let mut checks = Vec::with_capacity(candidates.len());
         let mut kept = Vec::new();

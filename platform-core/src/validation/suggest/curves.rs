@@ -269,6 +269,7 @@ mod tests {
                                     (40.0 + f64::from(m) + f64::from((d * 7 + m) % 5) * 0.1)
                                         * factor,
                                 ),
+                                text: None,
                                 start: date(1),
                                 end: date(1),
                                 expiry: date(1),

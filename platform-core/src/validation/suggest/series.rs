@@ -279,6 +279,7 @@ mod tests {
             times: (0..values.len() as i64).map(|i| i * 86_400_000).collect(),
             values: values.to_vec(),
             step_ms: Some(86_400_000),
+            ..SeriesInput::default()
         }
     }
 

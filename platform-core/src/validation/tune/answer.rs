@@ -63,8 +63,8 @@ impl Platform {
         let libs = config::libraries(tx, p, &cfg)?;
         let defs = config::enabled(&cfg);
         let loaded = self.load_window(tx, p, target, cfg.kind, span, &item.points)?;
-        let (lookback, history) = (cfg.options.lookback, cfg.options.curve_history);
-        let base = score(&loaded, &defs, &libs, lookback, history)?;
+        let history = cfg.options.curve_history;
+        let base = score(&loaded, &defs, &libs, history)?;
         let mut out = Map::new();
         out.insert("target".into(), json!(target));
         out.insert("kind".into(), json!(cfg.kind.as_str()));
@@ -73,7 +73,6 @@ impl Platform {
         let tuning = Tuning {
             loaded: &loaded,
             libs: &libs,
-            lookback,
             history,
             labels,
             tenors: item.tenors.as_deref(),
@@ -134,7 +133,6 @@ fn labels_of(
 struct Tuning<'a> {
     loaded: &'a Loaded,
     libs: &'a [Library],
-    lookback: usize,
     history: usize,
     labels: HashMap<usize, Label>,
     tenors: Option<&'a [String]>,
@@ -196,7 +194,6 @@ impl Tuning<'_> {
             loaded,
             def,
             libs: self.libs,
-            lookback: self.lookback,
             history: self.history,
             false_alarms: &false_alarms,
             standing: &standing,

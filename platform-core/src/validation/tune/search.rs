@@ -92,7 +92,6 @@ pub(super) struct Search<'a> {
     pub(super) loaded: &'a Loaded,
     pub(super) def: &'a CheckDef,
     pub(super) libs: &'a [Library],
-    pub(super) lookback: usize,
     pub(super) history: usize,
     pub(super) false_alarms: &'a [Spot],
     pub(super) standing: &'a [Spot],
@@ -127,7 +126,7 @@ impl Search<'_> {
     fn run(&self, expr: &str) -> Result<Option<Scored>> {
         let mut d = self.def.clone();
         d.expression = expr.to_string();
-        match score(self.loaded, &[d], self.libs, self.lookback, self.history) {
+        match score(self.loaded, &[d], self.libs, self.history) {
             Ok(mut s) => Ok(s.pop()),
             Err(e) if e.code() == ErrorCode::Internal => Err(e),
             Err(_) => Ok(None),

@@ -51,16 +51,17 @@ impl Scored {
     }
 }
 
-/// Runs checks over the window of `loaded`: each point check sees `lookback` earlier
-/// observations, each curve `history` earlier curves. One [`Scored`] per def, in order.
+/// Runs checks over the window of `loaded`: each point check reads the earlier observations
+/// it needs, each curve `history` earlier curves or the more its checks need. One [`Scored`]
+/// per def, in order.
 pub(crate) fn score(
     loaded: &Loaded,
     defs: &[CheckDef],
     libs: &[Library],
-    lookback: usize,
     history: usize,
 ) -> Result<Vec<Scored>> {
     let compiled = engine::compile(defs, libs)?;
+    let history = history.max(compiled.curve_history());
     let n = loaded.len();
     let mut out: Vec<Scored> = defs
         .iter()
@@ -78,7 +79,7 @@ pub(crate) fn score(
     match &loaded.data {
         Data::Series { input, .. } => {
             let targets: Vec<usize> = (first..input.times.len()).collect();
-            let eval = compiled.evaluate_series(input, &targets, lookback);
+            let eval = compiled.evaluate_series(input, &targets);
             for (c, id) in eval.check_ids().iter().enumerate() {
                 let Some(&d) = index.get(id.as_str()) else {
                     continue;

@@ -524,28 +524,43 @@ async fn options_are_refused_outside_their_bounds() {
 async fn lookback_takes_earlier_observations_of_a_time_series_from_history() {
     let s = TestServer::at("2024-07-08T12:00:00Z");
     let c = s.client(Role::Writer);
-    series(&c, &[10.0, 10.0, 11.0]).await;
+    // The move into the 3rd is small, the one into the 4th large.
+    series(&c, &[10.0, 10.0, 11.0, 30.0]).await;
     let config = |lookback: u64| {
         json!({"_id": "NBP:SPOT", "kind": "timeseries", "options": {"lookback": lookback},
             "checks": [{"name": "Move", "expression": "abs(pct_change(1)) < 0.5"}]})
     };
-    // Without history, the move of the last point cannot be computed and the check fails.
-    save(&c, config(0)).await;
+    // A check takes the earlier observations its expression needs from history, whatever
+    // lookback says (a minimum): the move of a point is computed with lookback 0 as with 1.
+    for lookback in [0, 1] {
+        save(&c, config(lookback)).await;
+        for (point, status) in [("2024-07-03", "valid"), ("2024-07-04", "failed")] {
+            let r = c
+                .post(
+                    "/validation/v1?_function=test",
+                    json!({"target": "NBP:SPOT", "point": point}),
+                )
+                .await;
+            assert_eq!(
+                r.body["results"][0]["status"], status,
+                "lookback {lookback}, {point}: {:?}",
+                r.body
+            );
+        }
+    }
+    // The first observation has none before it: the check is skipped there, saying why.
     let r = c
         .post(
             "/validation/v1?_function=test",
-            json!({"target": "NBP:SPOT", "point": "2024-07-03"}),
+            json!({"target": "NBP:SPOT", "point": "2024-07-01"}),
         )
         .await;
-    assert_eq!(r.body["results"][0]["status"], "failed", "{:?}", r.body);
-    save(&c, config(1)).await;
-    let r = c
-        .post(
-            "/validation/v1?_function=test",
-            json!({"target": "NBP:SPOT", "point": "2024-07-03"}),
-        )
-        .await;
-    assert_eq!(r.body["results"][0]["status"], "valid", "{:?}", r.body);
+    let first = &r.body["results"][0];
+    assert_eq!(first["status"], "skipped", "{first}");
+    assert_eq!(
+        check(first, "move")["message"],
+        "pct_change(1) needs 1 earlier point; none before 2024-07-01T00:00:00Z"
+    );
 }
 
 #[actix_rt::test]
@@ -556,26 +571,41 @@ async fn curve_history_reads_previous_curves_for_tenor_history() {
         c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": ondate, "contracts": [{"tenor": "M01", "value": v}]}}))
             .await;
     }
-    let config = |history: u64| {
+    let config = |history: u64, limit: f64| {
         json!({"_id": "TTF:FWD", "kind": "curve", "options": {"curveHistory": history},
-            "checks": [{"name": "Move", "expression": "abs(tenor_pct_change(1)) < 0.5"}]})
+            "checks": [{"name": "Move", "expression": format!("abs(tenor_pct_change(1)) < {limit}")}]})
     };
-    save(&c, config(0)).await;
+    // A tenor check takes the previous curves its expression needs, whatever curveHistory
+    // says (a minimum): the move 30 -> 31 is read with curveHistory 0 as with 1.
+    for history in [0, 1] {
+        for (limit, status) in [(0.5, "valid"), (0.01, "failed")] {
+            save(&c, config(history, limit)).await;
+            let r = c
+                .post(
+                    "/validation/v1?_function=test",
+                    json!({"target": "TTF:FWD", "ondate": "2024-03-04"}),
+                )
+                .await;
+            assert_eq!(
+                r.body["results"][0]["status"], status,
+                "curveHistory {history}, limit {limit}: {:?}",
+                r.body
+            );
+        }
+    }
+    // The first curve has none before it: the check is skipped there, saying why.
     let r = c
         .post(
             "/validation/v1?_function=test",
-            json!({"target": "TTF:FWD", "ondate": "2024-03-04"}),
+            json!({"target": "TTF:FWD", "ondate": "2024-03-01"}),
         )
         .await;
-    assert_eq!(r.body["results"][0]["status"], "failed", "{:?}", r.body);
-    save(&c, config(1)).await;
-    let r = c
-        .post(
-            "/validation/v1?_function=test",
-            json!({"target": "TTF:FWD", "ondate": "2024-03-04"}),
-        )
-        .await;
-    assert_eq!(r.body["results"][0]["status"], "valid", "{:?}", r.body);
+    let first = &r.body["results"][0];
+    assert_eq!(first["status"], "skipped", "{first}");
+    assert_eq!(
+        first["tenors"][0]["checks"][0]["message"],
+        "tenor_pct_change(1) needs 1 earlier curve; none before 2024-03-01"
+    );
 }
 
 #[actix_rt::test]

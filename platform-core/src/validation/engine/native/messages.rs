@@ -228,6 +228,9 @@ pub(crate) fn generic_message<E: Env>(terms: &[Term], env: &E) -> String {
             TermKind::Flag(_) => {
                 let _ = write!(out, "{} = {}", t.text, env.flag(i));
             }
+            _ if t.is_value() && env.text().is_some() => {
+                let _ = write!(out, "{} {:?}", t.text, env.text().unwrap_or_default());
+            }
             _ => {
                 out.push_str(&t.text);
                 out.push_str(if t.is_value() { " " } else { " = " });

@@ -63,6 +63,25 @@ pub(crate) enum PointStat {
     Spike,
 }
 
+impl PointStat {
+    /// Whether the statistic reads the value at the point itself (not only earlier ones), so
+    /// that a text value there makes it `not a number`.
+    pub fn reads_value(self) -> bool {
+        use PointStat as P;
+        matches!(
+            self,
+            P::Value
+                | P::Lag(0)
+                | P::Change(_)
+                | P::PctChange(_)
+                | P::Zscore(_)
+                | P::RobustZ(_)
+                | P::RunLength(_)
+                | P::Spike
+        )
+    }
+}
+
 /// A number of a curve: of the current contract (tenor checks) or of the whole curve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum CurveStat {
@@ -88,6 +107,23 @@ pub(crate) enum CurveStat {
     UnchangedFraction,
     /// Largest |change| of a matched contract.
     MaxAbsChange,
+}
+
+impl CurveStat {
+    /// Whether the number reads the contract's own value, so that a text value there makes it
+    /// `not a number`.
+    pub fn reads_value(self) -> bool {
+        use CurveStat as C;
+        matches!(
+            self,
+            C::Value
+                | C::PrevTenor(0)
+                | C::TenorChange(_)
+                | C::TenorPctChange(_)
+                | C::ExcessMove
+                | C::TenorRunLength(_)
+        )
+    }
 }
 
 /// A yes/no property of a curve.
@@ -292,53 +328,121 @@ pub(crate) trait Env {
     fn missing(&self) -> bool {
         self.value().is_nan()
     }
+    /// Whether a term lacks the history it reads here (its evaluation stops the check's).
+    fn lacking(&self, _term: usize) -> bool {
+        false
+    }
+    /// The text the point or contract holds, when it holds text (for messages).
+    fn text(&self) -> Option<&str> {
+        None
+    }
 }
 
+/// The evaluation of a node, or the first term that lacks history (rhai's order).
+type Eval<T> = Result<T, usize>;
+
 impl Num {
+    /// The value; the same as [`Self::try_eval`] where no term lacks history.
     #[inline]
     pub fn eval<E: Env>(&self, env: &E) -> f64 {
-        match self {
+        self.try_eval(env).unwrap_or(f64::NAN)
+    }
+
+    /// The value, evaluated as rhai does (left to right), or the first term whose history is
+    /// lacking.
+    pub fn try_eval<E: Env>(&self, env: &E) -> Eval<f64> {
+        Ok(match self {
             Num::Lit(x) => *x,
-            Num::Bin(op, a, b) => op.apply(a.eval(env), b.eval(env)),
-            Num::Term(i) => env.num(*i),
-            Num::Neg(a) => -a.eval(env),
-            Num::Abs(a) => a.eval(env).abs(),
-            Num::Min(a, b) => rhai_min(a.eval(env), b.eval(env)),
-            Num::Max(a, b) => rhai_max(a.eval(env), b.eval(env)),
-            Num::Sqrt(a) => a.eval(env).sqrt(),
-            Num::Ln(a) => a.eval(env).ln(),
-            Num::Exp(a) => a.eval(env).exp(),
-            Num::Round(a) => a.eval(env).round(),
-            Num::Clamp(x, lo, hi) => clamp(x.eval(env), lo.eval(env), hi.eval(env)),
-            Num::Decimals(a) => decimals(a.eval(env)),
-        }
+            Num::Bin(op, a, b) => {
+                let x = a.try_eval(env)?;
+                op.apply(x, b.try_eval(env)?)
+            }
+            Num::Term(i) => {
+                if env.lacking(*i) {
+                    return Err(*i);
+                }
+                env.num(*i)
+            }
+            Num::Neg(a) => -a.try_eval(env)?,
+            Num::Abs(a) => a.try_eval(env)?.abs(),
+            Num::Min(a, b) => {
+                let x = a.try_eval(env)?;
+                rhai_min(x, b.try_eval(env)?)
+            }
+            Num::Max(a, b) => {
+                let x = a.try_eval(env)?;
+                rhai_max(x, b.try_eval(env)?)
+            }
+            Num::Sqrt(a) => a.try_eval(env)?.sqrt(),
+            Num::Ln(a) => a.try_eval(env)?.ln(),
+            Num::Exp(a) => a.try_eval(env)?.exp(),
+            Num::Round(a) => a.try_eval(env)?.round(),
+            Num::Clamp(x, lo, hi) => {
+                let (x, lo) = (x.try_eval(env)?, lo.try_eval(env)?);
+                clamp(x, lo, hi.try_eval(env)?)
+            }
+            Num::Decimals(a) => decimals(a.try_eval(env)?),
+        })
     }
 }
 
 impl Cond {
+    /// The value; the same as [`Self::try_eval`] where no term lacks history.
     #[inline]
     pub fn eval<E: Env>(&self, env: &E) -> bool {
-        match self {
+        self.try_eval(env).unwrap_or(false)
+    }
+
+    /// The value, evaluated as rhai does (left to right, `&&`, `||` and `if` short-circuiting),
+    /// or the first term whose history is lacking.
+    pub fn try_eval<E: Env>(&self, env: &E) -> Eval<bool> {
+        Ok(match self {
             Cond::Lit(b) => *b,
             Cond::Missing => env.missing(),
             Cond::Flag(i) => env.flag(*i),
-            Cond::Not(c) => !c.eval(env),
-            Cond::And(cs) => cs.iter().all(|c| c.eval(env)),
-            Cond::Or(cs) => cs.iter().any(|c| c.eval(env)),
-            Cond::Cmp(op, a, b, exact) => op.apply(a.eval(env), b.eval(env), *exact),
-            Cond::BoolCmp(eq, a, b) => (a.eval(env) == b.eval(env)) == *eq,
+            Cond::Not(c) => !c.try_eval(env)?,
+            Cond::And(cs) => {
+                for c in cs {
+                    if !c.try_eval(env)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            Cond::Or(cs) => {
+                for c in cs {
+                    if c.try_eval(env)? {
+                        return Ok(true);
+                    }
+                }
+                false
+            }
+            Cond::Cmp(op, a, b, exact) => {
+                let x = a.try_eval(env)?;
+                op.apply(x, b.try_eval(env)?, *exact)
+            }
+            Cond::BoolCmp(eq, a, b) => {
+                let x = a.try_eval(env)?;
+                (x == b.try_eval(env)?) == *eq
+            }
             Cond::If(c, a, b) => {
-                if c.eval(env) {
-                    a.eval(env)
+                if c.try_eval(env)? {
+                    a.try_eval(env)?
                 } else {
-                    b.eval(env)
+                    b.try_eval(env)?
                 }
             }
-            Cond::Between(x, lo, hi) => between(x.eval(env), lo.eval(env), hi.eval(env)),
-            Cond::IsFinite(x) => x.eval(env).is_finite(),
-            Cond::IsZero(x) => x.eval(env) == 0.0,
-            Cond::IsNegative(x) => is_negative(x.eval(env)),
-            Cond::OnTick(x, t) => on_tick(x.eval(env), t.eval(env)),
-        }
+            Cond::Between(x, lo, hi) => {
+                let (x, lo) = (x.try_eval(env)?, lo.try_eval(env)?);
+                between(x, lo, hi.try_eval(env)?)
+            }
+            Cond::IsFinite(x) => x.try_eval(env)?.is_finite(),
+            Cond::IsZero(x) => x.try_eval(env)? == 0.0,
+            Cond::IsNegative(x) => is_negative(x.try_eval(env)?),
+            Cond::OnTick(x, t) => {
+                let x = x.try_eval(env)?;
+                on_tick(x, t.try_eval(env)?)
+            }
+        })
     }
 }

@@ -92,9 +92,11 @@ pub(crate) fn decimals(x: f64) -> f64 {
     text.split_once('.').map_or(0.0, |(_, d)| d.len() as f64)
 }
 
-/// A count argument (`lag(k)`, `mean(n)`): a whole number >= 0.
-pub(crate) fn count_arg(x: f64) -> Option<usize> {
-    (x.is_finite() && x >= 0.0 && x.fract() == 0.0).then_some(x as usize)
+/// A count argument (`lag(k)`, `mean(n)`, `prev_tenor(k)`): a whole number from 0 to `max`
+/// ([`MAX_HISTORY`](crate::validation::engine::MAX_HISTORY) observations for point functions,
+/// [`MAX_CURVE_HISTORY`](crate::validation::engine::MAX_CURVE_HISTORY) curves for tenor ones).
+pub(crate) fn count_arg(x: f64, max: usize) -> Option<usize> {
+    (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= max as f64).then_some(x as usize)
 }
 
 /// A quantile argument: 0 <= q <= 1.

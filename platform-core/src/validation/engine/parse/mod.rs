@@ -18,12 +18,15 @@
 //! and `!` need booleans. A name defined by a library shadows the built-in.
 //!
 //! Here the two entry points; `lex` cuts the text into tokens, `syntax` parses them into an
-//! untyped tree, `typing` types it into the native tree and records the terms it reads.
+//! untyped tree, `typing` types it into the native tree and records the terms it reads,
+//! `history` reads off the history a check needs and whether it reads `value` as text.
 
+mod history;
 mod lex;
 mod syntax;
 mod typing;
 
+pub(crate) use history::{need, reads_text};
 pub(crate) use lex::{idents, widest_call};
 
 use super::native::{Term, Tree};

@@ -46,8 +46,9 @@ impl Typer<'_> {
         }
     }
 
-    pub(super) fn count(node: &Node) -> Option<usize> {
-        Self::lit(node).and_then(crate::validation::engine::native::count_arg)
+    /// A literal count of at most `max`.
+    pub(super) fn count(node: &Node, max: usize) -> Option<usize> {
+        Self::lit(node).and_then(|x| crate::validation::engine::native::count_arg(x, max))
     }
 
     pub(super) fn cond(&mut self, node: &Node) -> Option<Cond> {
@@ -244,9 +245,14 @@ impl Typer<'_> {
     pub(super) fn stat(&self, name: &str, args: &[Node]) -> Option<TermKind> {
         use CurveStat as C;
         use PointStat as P;
-        let k = |i: usize| args.get(i).and_then(Self::count);
-        let tol = |i: usize| args.get(i).and_then(Self::lit).map(f64::to_bits);
         let point = self.scope == CheckScope::Point;
+        let max = if point {
+            crate::validation::engine::MAX_HISTORY
+        } else {
+            crate::validation::engine::MAX_CURVE_HISTORY
+        };
+        let k = |i: usize| args.get(i).and_then(|a| Self::count(a, max));
+        let tol = |i: usize| args.get(i).and_then(Self::lit).map(f64::to_bits);
         let tenor = self.scope == CheckScope::Tenor;
         let curve_level = !point;
         let n = args.len();

@@ -35,7 +35,7 @@ fn which_checks_go_native() {
     let checks = compile(&defs, &[]).unwrap();
     let want: Vec<String> = (0..native.len()).map(|i| format!("n{i}")).collect();
     assert_eq!(checks.native_ids(), want);
-    run_both(&defs, &hand(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 20);
+    run_both(&defs, &hand(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn hostile_checks_end_in_an_error() {
     ];
     let checks = compile(&defs, &hostile_libs()).unwrap();
     assert!(checks.trial().is_err());
-    let out = checks.run_series(&hand(), &[0, 4], 5);
+    let out = checks.run_series(&hand(), &[0, 4]);
     for p in &out {
         let status: Vec<CheckStatus> = p.checks.iter().map(|c| c.status).collect();
         use CheckStatus::{Error, Pass};
@@ -189,7 +189,7 @@ fn hostile_checks_end_in_an_error() {
     match compile(&[point("nested", &nested)], &[]) {
         Err(e) => assert!(e.to_string().contains("check \"nested\""), "{e}"),
         Ok(c) => {
-            let _ = c.run_series(&hand(), &[0], 0);
+            let _ = c.run_series(&hand(), &[0]);
         }
     }
     // Hostile tenor checks too.
@@ -223,7 +223,7 @@ fn libraries_are_callable_and_may_shadow_builtins() {
     let checks = compile(&defs, &libs).unwrap();
     assert!(checks.native_ids().is_empty());
     checks.trial().unwrap();
-    let out = checks.run_series(&hand(), &[4, 7], 5);
+    let out = checks.run_series(&hand(), &[4, 7]);
     let status = |p: usize, c: usize| out[p].checks[c].status;
     assert_eq!(status(0, 0), CheckStatus::Pass);
     assert_eq!(status(1, 0), CheckStatus::Fail);
@@ -247,12 +247,12 @@ fn compiled_checks_are_shared_across_threads() {
         )
         .unwrap(),
     );
-    let want = strip(checks.run_series(&hand(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 3));
+    let want = strip(checks.run_series(&hand(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
     let handles: Vec<_> = (0..2)
         .map(|_| {
             let checks = checks.clone();
             std::thread::spawn(move || {
-                strip(checks.run_series(&hand(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 3))
+                strip(checks.run_series(&hand(), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
             })
         })
         .collect();
@@ -266,11 +266,11 @@ fn evaluation_matrix_matches_outcomes() {
     let defs = [point("a", "value > 10.5"), point("b", "value < 50")];
     let checks = compile(&defs, &[]).unwrap();
     let s = hand();
-    let eval = checks.evaluate_series(&s, &[4, 5, 7, 42], 2);
+    let eval = checks.evaluate_series(&s, &[4, 5, 7, 42]);
     assert_eq!(eval.target_count(), 3);
     let indices: Vec<usize> = (0..3).map(|j| eval.index(j)).collect();
     assert_eq!(indices, [4, 5, 7]);
-    let range = checks.evaluate_series(&s, &[7, 8, 9], 2);
+    let range = checks.evaluate_series(&s, &[7, 8, 9]);
     assert_eq!((range.target_count(), range.index(2)), (3, 9));
     assert_eq!(range.status(1, 0), CheckStatus::Fail);
     assert_eq!(eval.check_ids(), ["a", "b"]);
@@ -319,4 +319,57 @@ fn a_call_with_more_arguments_than_any_function_takes_is_refused_where_it_hides(
         parse::widest_call(&format!("a(){args}, b({args})")),
         Some(("b".to_string(), 15))
     );
+}
+
+#[test]
+fn a_run_reading_only_the_history_its_checks_need_gives_what_the_whole_series_gives() {
+    // 60 minutes with repeats, a missing value and a text value.
+    let mut s = series_at(
+        &(0..60)
+            .map(|i| match i {
+                17 => None,
+                _ => Some(f64::from((i * 7) % 5) + if i > 45 { 3.0 } else { 0.0 }),
+            })
+            .collect::<Vec<_>>(),
+        &(0..60).collect::<Vec<_>>(),
+    );
+    s.values[23] = None;
+    s.text.insert(23, "n/a".into());
+    let lib = Library {
+        id: "moves".into(),
+        source: "fn jump(k) { abs(change(k)) } fn two() { jump(2) }".into(),
+    };
+    for (expr, need) in [
+        ("gap() <= 1", 1),
+        ("value < mean(5) + 2", 5),
+        ("abs(pct_change(3)) < 0.5 && spike() < 3", 3),
+        ("run_length() < 3", MAX_HISTORY),
+        ("mean(2 * 4) > 1", MAX_HISTORY),
+        ("two() < 2", MAX_HISTORY),
+        ("quantile(12, 0.5) <= value || count(4) < 4", 12),
+    ] {
+        let checks = compile(&[point("c", expr)], std::slice::from_ref(&lib)).unwrap();
+        assert_eq!(checks.point_history(), need, "{expr}");
+        let first = 30;
+        let targets: Vec<usize> = (first..60).collect();
+        let whole = strip(checks.run_series(&s, &targets));
+        // The series from `need` before the first target on.
+        let start = first.saturating_sub(need);
+        let cut = SeriesInput {
+            times: s.times[start..].to_vec(),
+            values: s.values[start..].to_vec(),
+            text: s
+                .text
+                .range(start..)
+                .map(|(i, t)| (i - start, t.clone()))
+                .collect(),
+            step_ms: s.step_ms,
+        };
+        let moved: Vec<usize> = targets.iter().map(|t| t - start).collect();
+        let part: Vec<_> = strip(checks.run_series(&cut, &moved))
+            .into_iter()
+            .map(|(i, id, status, m)| (i + start, id, status, m))
+            .collect();
+        assert_eq!(part, whole, "{expr}");
+    }
 }

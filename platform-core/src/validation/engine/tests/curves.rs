@@ -18,6 +18,7 @@ fn contract(code: &str, ondate: NaiveDate, value: Option<f64>) -> ContractInput 
         relative,
         absolute: r.absolute.map(|a| a.to_string()).unwrap_or_default(),
         value,
+        text: None,
         start: r.delivery.start,
         end: r.delivery.end,
         expiry: r.delivery.expiry,
@@ -64,6 +65,21 @@ fn tenor_nums(term: &str, c: &CurveInput, history: &[CurveInput]) -> Vec<String>
         .collect()
 }
 
+/// A tenor term's status and message per contract.
+fn tenor_outcomes(
+    expr: &str,
+    c: &CurveInput,
+    history: &[CurveInput],
+) -> Vec<(CheckStatus, String)> {
+    let checks = compile(&[check("t", expr, CheckScope::Tenor)], &[]).unwrap();
+    checks
+        .run_curve(c, history)
+        .tenors
+        .into_iter()
+        .map(|t| (t.checks[0].status, t.checks[0].message.clone()))
+        .collect()
+}
+
 #[test]
 fn tenors_match_by_absolute_period_across_a_roll() {
     // On 2024-03-01 M01 is 2024M04; on 2024-04-01 M00 is 2024M04.
@@ -91,7 +107,6 @@ fn tenors_match_by_absolute_period_across_a_roll() {
     assert_eq!(v("prev_tenor(1)"), ["50", "52", "53"]);
     assert_eq!(v("prev_tenor()"), ["50", "52", "53"]);
     assert_eq!(v("prev_tenor(0)"), ["51", "52", "60"]);
-    assert_eq!(v("prev_tenor(2)"), ["NaN", "NaN", "NaN"]);
     assert_eq!(v("tenor_change(1)"), ["1", "0", "7"]);
     assert_eq!(v("tenor_change()"), ["1", "0", "7"]);
     assert_eq!(v("tenor_pct_change(1)"), ["0.02", "0", "0.132075"]);
@@ -103,7 +118,25 @@ fn tenors_match_by_absolute_period_across_a_roll() {
     // Curve-level numbers are visible from tenor checks too.
     assert_eq!(v("tenor_count()"), ["3", "3", "3"]);
 
-    // A contract new on the curve has no history.
+    // Without an earlier curve, a tenor check reading one is skipped.
+    let lacking = (
+        CheckStatus::Skipped,
+        "prev_tenor(2) needs 2 earlier curves; only 1 before 2024-04-01".to_string(),
+    );
+    assert_eq!(
+        tenor_outcomes("prev_tenor(2) > 0", &april, &hist),
+        [lacking.clone(), lacking.clone(), lacking]
+    );
+    let first = (
+        CheckStatus::Skipped,
+        "tenor_change() needs 1 earlier curve; none before 2024-04-01".to_string(),
+    );
+    assert_eq!(
+        tenor_outcomes("abs(tenor_change()) < 5", &april, &[])[0],
+        first
+    );
+
+    // A contract new on the curve has no history: its checks reading history are skipped.
     let may = curve(
         date(2024, 5, 1),
         &[
@@ -113,13 +146,30 @@ fn tenors_match_by_absolute_period_across_a_roll() {
         ],
     );
     let hist = [april.clone(), march.clone()];
+    let hist_may = [april.clone(), march.clone()];
+    let prev = tenor_outcomes("prev_tenor(1) > 55", &may, &hist_may);
     assert_eq!(
-        tenor_nums("prev_tenor(1)", &may, &hist),
-        ["52", "60", "NaN"]
+        prev.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+        [CheckStatus::Fail, CheckStatus::Pass, CheckStatus::Skipped]
+    );
+    assert_eq!(prev[0].1, "prev_tenor(1) = 52, expected > 55");
+    assert_eq!(
+        prev[2].1,
+        "prev_tenor(1) needs this contract 1 curve back; M02 (2024M07) has no value on 2024-04-01"
     );
     assert_eq!(
-        tenor_nums("prev_tenor(2)", &may, &hist),
-        ["52", "53", "NaN"]
+        tenor_outcomes("prev_tenor(2) < 53", &may, &hist_may)[1..],
+        [
+            (
+                CheckStatus::Fail,
+                "prev_tenor(2) = 53, expected < 53".to_string()
+            ),
+            (
+                CheckStatus::Skipped,
+                "prev_tenor(2) needs this contract 2 curves back; M02 (2024M07) has no value on 2024-03-01"
+                    .to_string()
+            )
+        ]
     );
     assert_eq!(
         tenor_nums("tenor_run_length()", &may, &hist),
@@ -193,7 +243,14 @@ fn curve_functions() {
     pass("contracts == 4", &march, &[]);
     pass("tenor_count() == 4", &march, &[]);
     pass("tenor_count() == 3 && contracts == 4", &april, &[]);
-    pass("is_nan(prev_tenor_count())", &march, &[]);
+    let o = run("prev_tenor_count() > 0", &march, &[]);
+    assert_eq!(
+        (o.status, o.message.as_str()),
+        (
+            CheckStatus::Skipped,
+            "prev_tenor_count() needs 1 earlier curve; none before 2024-03-01"
+        )
+    );
     pass("prev_tenor_count() == 4", &april, &hist);
     pass(
         "has_tenor(\"M01\") && has_tenor(\"m02\") && has_tenor(\"2024M04\")",
@@ -206,10 +263,26 @@ fn curve_functions() {
     // April vs March: 2024M04 50 = 50 (unchanged), 2024M05 52 = 52, 2024M06 missing, Q02 new.
     pass("unchanged_fraction() == 1.0", &april, &hist);
     pass("max_abs_change() == 0.0", &april, &hist);
-    pass(
-        "is_nan(unchanged_fraction()) && is_nan(max_abs_change())",
+    let o = run(
+        "unchanged_fraction() < 1 || max_abs_change() > 0",
         &april,
         &[],
+    );
+    assert_eq!(
+        (o.status, o.message.as_str()),
+        (
+            CheckStatus::Skipped,
+            "unchanged_fraction() needs 1 earlier curve; none before 2024-04-01"
+        )
+    );
+    let far = curve(date(2024, 9, 2), &[("M01", Some(50.0))]);
+    let o = run("max_abs_change() < 5", &far, &hist);
+    assert_eq!(
+        (o.status, o.message.as_str()),
+        (
+            CheckStatus::Skipped,
+            "max_abs_change() needs contracts with a value on both 2024-09-02 and 2024-03-01; there are none"
+        )
     );
     let moved = curve(
         date(2024, 4, 1),
@@ -254,5 +327,33 @@ fn curve_functions() {
         "sorted() && unique() && no_gaps() && contracts == 2",
         &bom,
         &[],
+    );
+}
+
+#[test]
+fn a_text_contract_fails_tenor_checks_that_need_a_number() {
+    let march = curve(
+        date(2024, 3, 1),
+        &[("M01", Some(50.0)), ("M02", Some(52.0))],
+    );
+    let mut april = curve(date(2024, 4, 1), &[("M00", Some(51.0)), ("M01", None)]);
+    april.contracts[1].text = Some("tbd".into());
+    let hist = [march];
+    let at = |expr: &str| tenor_outcomes(expr, &april, &hist)[1].clone();
+    let nan = (
+        CheckStatus::Fail,
+        "value \"tbd\" is not a number".to_string(),
+    );
+    assert_eq!(at("value > 0"), nan);
+    assert_eq!(at("abs(tenor_change()) < 5"), nan);
+    assert_eq!(at("!is_missing()").0, CheckStatus::Pass);
+    assert_eq!(at("prev_tenor() > 50").0, CheckStatus::Pass);
+    assert_eq!(at("value == \"tbd\"").0, CheckStatus::Pass);
+    assert_eq!(
+        at("value == \"ok\""),
+        (
+            CheckStatus::Fail,
+            "the expression is false: value \"tbd\"".to_string()
+        )
     );
 }

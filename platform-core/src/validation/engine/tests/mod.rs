@@ -4,10 +4,12 @@
 //! Here the helpers every test file shares (hand-made series and checks, both paths run side
 //! by side); `points` the point built-ins and messages, `compile` compiling, the trial, hostile
 //! checks and libraries, `curves` the tenor and curve built-ins, `native` the native path
-//! against rhai and the statistics against their definitions (property tests).
+//! against rhai and the statistics against their definitions (property tests), `docs` the
+//! users' reference of the functions against the functions registered.
 
 mod compile;
 mod curves;
+mod docs;
 mod native;
 mod points;
 
@@ -41,6 +43,7 @@ fn series_at(values: &[Option<f64>], minutes: &[i64]) -> SeriesInput {
         times: minutes.iter().map(|m| BASE + m * MIN).collect(),
         values: values.to_vec(),
         step_ms: Some(MIN),
+        ..SeriesInput::default()
     }
 }
 
@@ -74,29 +77,24 @@ fn strip(out: Vec<PointOutcome>) -> Vec<(usize, String, CheckStatus, String)> {
 }
 
 /// Runs point checks natively (where possible) and in rhai, asserts both agree, returns them.
-fn run_both(
-    defs: &[CheckDef],
-    series: &SeriesInput,
-    targets: &[usize],
-    lookback: usize,
-) -> Vec<PointOutcome> {
+fn run_both(defs: &[CheckDef], series: &SeriesInput, targets: &[usize]) -> Vec<PointOutcome> {
     let native = compile(defs, &[]).expect("compiles");
     let rhai = compile_with(defs, &[], Options { native: false }).expect("compiles");
     assert!(rhai.native_ids().is_empty());
-    let a = native.run_series(series, targets, lookback);
-    let b = rhai.run_series(series, targets, lookback);
+    let a = native.run_series(series, targets);
+    let b = rhai.run_series(series, targets);
     assert_eq!(strip(a.clone()), strip(b), "native vs rhai for {defs:?}");
     a
 }
 
-fn outcome(expr: &str, series: &SeriesInput, target: usize, lookback: usize) -> CheckOutcome {
-    let out = run_both(&[point("c", expr)], series, &[target], lookback);
+fn outcome(expr: &str, series: &SeriesInput, target: usize) -> CheckOutcome {
+    let out = run_both(&[point("c", expr)], series, &[target]);
     out[0].checks[0].clone()
 }
 
 /// The value of a numeric term at a target, as the failure message shows it.
-fn num(term: &str, series: &SeriesInput, target: usize, lookback: usize) -> String {
-    let o = outcome(&format!("{term} == -987.125"), series, target, lookback);
+fn num(term: &str, series: &SeriesInput, target: usize) -> String {
+    let o = outcome(&format!("{term} == -987.125"), series, target);
     assert_eq!(o.status, CheckStatus::Fail, "{term}: {o:?}");
     let m = o.message;
     let rest = m
