@@ -211,6 +211,8 @@ pub fn write_time(ms: i64, calendar: Calendar, tz: Tz, out: &mut Vec<u8>) {
 pub struct TimeWriter {
     calendar: Calendar,
     tz: Tz,
+    /// The zone times print in with their offsets (`_timezone`), if not UTC `Z`.
+    print: Option<Tz>,
     /// The last day printed (days since the epoch) and its `"YYYY-MM-DDT`.
     day: Option<(i64, [u8; 12])>,
 }
@@ -221,12 +223,21 @@ impl TimeWriter {
         TimeWriter {
             calendar,
             tz,
+            print: None,
             day: None,
         }
     }
 
+    /// Printing times in `print` with their offsets when given (see [`super::zone`]).
+    pub fn printing_in(self, print: Option<Tz>) -> TimeWriter {
+        TimeWriter { print, ..self }
+    }
+
     /// Writes the JSON string of the instant `ms` (as [`write_time`]).
     pub fn write(&mut self, ms: i64, out: &mut Vec<u8>) {
+        if let Some(print) = self.print {
+            return super::zone::write_time_in(ms, self.calendar, self.tz, print, out);
+        }
         if self.calendar.is_dated() {
             return write_time(ms, self.calendar, self.tz, out);
         }

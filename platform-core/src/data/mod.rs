@@ -22,6 +22,7 @@ pub mod scale;
 pub mod series;
 pub mod timetext;
 pub mod write;
+pub mod zone;
 
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
