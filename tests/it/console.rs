@@ -643,12 +643,17 @@ async fn console_a_series_reads_in_its_own_zone_the_repeated_hour_twice() {
         .enumerate()
         .map(|(i, t)| json!({"time": format!("2024-10-27T{t}"), "value": 50 + i}))
         .collect();
-    c.save(json!({"_id": "DE", "POWER": {"_type": "VarTimeSeries", "calendar": "HOURLY",
-        "timezone": "Europe/Berlin", "units": "MWh", "data": data}}))
-        .await;
+    c.save(
+        json!({"_id": "DE", "POWER": {"_type": "VarTimeSeries", "calendar": "HOURLY",
+        "timezone": "Europe/Berlin", "units": "MWh", "data": data}}),
+    )
+    .await;
     let (r, html) = page(&c, "/console/series/private/DE:POWER").await;
     assert_eq!(r.status, 200, "{html}");
-    assert!(html.contains("<th scope=\"col\">Time (Europe/Berlin)</th>"), "{html}");
+    assert!(
+        html.contains("<th scope=\"col\">Time (Europe/Berlin)</th>"),
+        "{html}"
+    );
     // Newest first: the second 02:00 (winter time) above the first (summer time).
     let second = html
         .find("<th scope=\"row\">2024-10-27T02:00:00+01:00</th><td class=\"num\">53.0</td>")
@@ -660,7 +665,10 @@ async fn console_a_series_reads_in_its_own_zone_the_repeated_hour_twice() {
     // The chart: its axis in Berlin, the two 02:00 ticks told apart by their offsets.
     let svg = inline_svg(&html);
     let labels = texts(&svg);
-    assert!(labels.iter().any(|t| t == "Time (Europe/Berlin)"), "{labels:?}");
+    assert!(
+        labels.iter().any(|t| t == "Time (Europe/Berlin)"),
+        "{labels:?}"
+    );
     for tick in ["10-27 02:00+02:00", "10-27 02:00+01:00"] {
         assert!(labels.iter().any(|t| t == tick), "{tick}: {labels:?}");
     }

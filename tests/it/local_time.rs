@@ -16,9 +16,11 @@ async fn save_hourly(c: &Client<'_>, id: &str, zone: &str, times: &[&str]) {
         .enumerate()
         .map(|(i, t)| json!({"time": t, "value": i + 1}))
         .collect();
-    c.save(json!({"_id": object, prop: {"_type": "VarTimeSeries", "calendar": "HOURLY",
-        "timezone": zone, "data": data}}))
-        .await;
+    c.save(
+        json!({"_id": object, prop: {"_type": "VarTimeSeries", "calendar": "HOURLY",
+        "timezone": zone, "data": data}}),
+    )
+    .await;
 }
 
 /// Hourly Berlin power across the autumn change: 00:00 to 03:00 local, 02:00 twice.
@@ -184,7 +186,13 @@ async fn timezone_series_is_each_series_own_zone() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     autumn(&c).await;
-    save_hourly(&c, "GB:POWER", "Europe/London", &["2024-10-27T01:00", "2024-10-27T01:00"]).await;
+    save_hourly(
+        &c,
+        "GB:POWER",
+        "Europe/London",
+        &["2024-10-27T01:00", "2024-10-27T01:00"],
+    )
+    .await;
     let r = c.get("/data/v1/private/GB:POWER?_timezone=series").await;
     assert_eq!(
         times(&r.body),
@@ -250,9 +258,11 @@ async fn range_dates_are_read_in_the_zone_asked_for() {
             json!({"time": t.to_rfc3339(), "value": h})
         })
         .collect();
-    c.save(json!({"_id": "DE", "POWER": {"_type": "VarTimeSeries", "calendar": "HOURLY",
-        "timezone": "Europe/Berlin", "data": data}}))
-        .await;
+    c.save(
+        json!({"_id": "DE", "POWER": {"_type": "VarTimeSeries", "calendar": "HOURLY",
+        "timezone": "Europe/Berlin", "data": data}}),
+    )
+    .await;
     let day = "_range=between(2024-10-27,2024-10-27)";
     // Without `_timezone` the day is the series' own (25 hours in Berlin), printed in UTC.
     let r = c.get(&format!("/data/v1/private/DE:POWER?{day}")).await;
@@ -263,7 +273,9 @@ async fn range_dates_are_read_in_the_zone_asked_for() {
     );
     // With it, the day of that zone, printed in it: what is shown is the day asked for.
     let r = c
-        .get(&format!("/data/v1/private/DE:POWER?{day}&_timezone=Europe/Berlin"))
+        .get(&format!(
+            "/data/v1/private/DE:POWER?{day}&_timezone=Europe/Berlin"
+        ))
         .await;
     let t = times(&r.body);
     assert_eq!(
@@ -293,10 +305,12 @@ async fn range_dates_are_read_in_the_zone_asked_for() {
 async fn dates_stay_dates_and_scaled_reads_print_as_before() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY",
+    c.save(
+        json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY",
         "timezone": "Europe/London", "data": [{"time": "2024-10-26", "value": 1},
-        {"time": "2024-10-27", "value": 2}]}}))
-        .await;
+        {"time": "2024-10-27", "value": 2}]}}),
+    )
+    .await;
     for zone in ["series", "Asia/Tokyo", "UTC"] {
         let r = c
             .get(&format!("/data/v1/private/NBP:SPOT?_timezone={zone}"))
@@ -322,9 +336,11 @@ async fn curves_have_no_instants_and_read_the_same() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     for (ondate, v) in [("2024-03-01", 30.1), ("2024-03-04", 31.0)] {
-        c.save(json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": ondate,
-            "contracts": [{"tenor": "M01", "value": v}]}}))
-            .await;
+        c.save(
+            json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "ondate": ondate,
+            "contracts": [{"tenor": "M01", "value": v}]}}),
+        )
+        .await;
     }
     for path in [
         "/data/v1/private/TTF:FWD?tenor=M01",
@@ -367,9 +383,11 @@ async fn arrow_names_the_zone_on_its_time_column() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     autumn(&c).await;
-    c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY",
-        "timezone": "Europe/London", "data": [{"time": "2024-10-27", "value": 2}]}}))
-        .await;
+    c.save(
+        json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "DAILY",
+        "timezone": "Europe/London", "data": [{"time": "2024-10-27", "value": 2}]}}),
+    )
+    .await;
     let ms = |t: &str| {
         chrono::DateTime::parse_from_rfc3339(t)
             .unwrap()
@@ -386,7 +404,12 @@ async fn arrow_names_the_zone_on_its_time_column() {
         (Some("Europe/Berlin".into()), instants.clone())
     );
     assert_eq!(
-        arrow_time(&s, &c, "/object/v1/private/DE?_profile=POWER&_timezone=series").await,
+        arrow_time(
+            &s,
+            &c,
+            "/object/v1/private/DE?_profile=POWER&_timezone=series"
+        )
+        .await,
         (Some("Europe/Berlin".into()), instants)
     );
     // A date series: its date's midnight in UTC as before; in a zone, the local midnight itself.
@@ -396,6 +419,9 @@ async fn arrow_names_the_zone_on_its_time_column() {
     );
     assert_eq!(
         arrow_time(&s, &c, "/data/v1/private/NBP:SPOT?_timezone=series").await,
-        (Some("Europe/London".into()), vec![ms("2024-10-27T00:00:00+01:00")])
+        (
+            Some("Europe/London".into()),
+            vec![ms("2024-10-27T00:00:00+01:00")]
+        )
     );
 }

@@ -283,7 +283,9 @@ impl Platform {
                 None => crate::format::arrow::series_columns_to_arrow(
                     &item.take_series_json(),
                     points,
-                    calendar.is_dated().then_some(move |t| printed_instant(t, calendar, tz)),
+                    calendar
+                        .is_dated()
+                        .then_some(move |t| printed_instant(t, calendar, tz)),
                 ),
             },
             Answer::Value(v) => crate::format::arrow::to_arrow(&v).map(Into::into),

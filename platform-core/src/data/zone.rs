@@ -204,7 +204,10 @@ mod tests {
             format_time_in(t, sparse, Berlin, Some(Tz::UTC)),
             "2024-01-15T12:00:00.250Z"
         );
-        assert_eq!(format_time_in(t, sparse, Berlin, None), "2024-01-15T12:00:00.250Z");
+        assert_eq!(
+            format_time_in(t, sparse, Berlin, None),
+            "2024-01-15T12:00:00.250Z"
+        );
         // Outside the years written by hand, chrono writes the same form.
         let far = 253_402_300_800_000; // 10000-01-01T00:00:00Z
         assert_eq!(local_text(far, Berlin), "+10000-01-01T01:00:00+01:00");

@@ -18,7 +18,7 @@ use arrow_array::builder::{
 };
 use arrow_array::{Array as _, ArrayRef, Float64Array, RecordBatch, TimestampMillisecondArray};
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use arrow_schema::{DataType, Field, Schema};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -399,6 +399,7 @@ mod tests {
     use super::*;
     use arrow_array::cast::AsArray as _;
     use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
+    use arrow_schema::TimeUnit;
     use serde_json::json;
 
     fn read(bytes: &[u8]) -> RecordBatch {
