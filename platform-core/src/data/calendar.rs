@@ -12,7 +12,8 @@
 //! BUSINESS, a Monday-to-Friday midnight; MONTHLY, QUARTERLY and YEARLY, the midnight starting the
 //! month, quarter or year; HOURLY, HALFHOURLY, QUARTERHOURLY and `#PT<n>H|M|S`, a whole multiple of
 //! the step since the local midnight (`#PT<n>…` steps must divide a day). SPARSE takes any time.
-//! Times are kept as UTC milliseconds; date calendars print dates, the others UTC instants.
+//! Times are kept as UTC milliseconds; date calendars print dates, the others UTC instants (or
+//! local times with their offsets on a read with `_timezone`: see [`super::zone`]).
 
 use crate::error::{Error, ErrorCode, Result};
 use chrono::{DateTime, Datelike, Timelike, Utc, Weekday};
