@@ -56,7 +56,8 @@ done
 [ -n "$url" ] || { echo "the server did not start"; cat "$work/serve.log"; exit 2; }
 
 # Sample data: a year of business-day NBP prices with a spike last Friday that a check fails, a
-# forward curve on two ondates, an automation that keeps mail in the outbox.
+# forward curve on two ondates, an hourly Berlin series across a clock change, an automation
+# that keeps mail in the outbox.
 H="Authorization: Bearer $token"
 # A refused set-up request fails the step saying which one, with the answer and the server's log.
 post() {
@@ -101,6 +102,13 @@ post /object/v1 "{\"_id\": \"TTF\", \"FWD\": {\"_type\": \"VarCurve\", \"currenc
   \"ondate\": \"$d2\", \"contracts\": [
   {\"tenor\": \"M01\", \"value\": 32.5}, {\"tenor\": \"M02\", \"value\": 32.9}, {\"tenor\": \"M03\", \"value\": 33.4},
   {\"tenor\": \"Q02\", \"value\": 31.0}, {\"tenor\": \"Q03\", \"value\": 30.1}, {\"tenor\": \"Y01\", \"value\": 29.2}]}}"
+# Hourly Berlin power across the autumn clock change: 02:00 local twice (summer time, then
+# winter time), which the series page shows as two rows and two chart ticks with their offsets.
+post /object/v1 '{"_id": "DE", "POWER": {"_type": "VarTimeSeries", "calendar": "HOURLY",
+  "timezone": "Europe/Berlin", "units": "MWh", "data": [
+  {"time": "2024-10-27T00:00", "value": 61.2}, {"time": "2024-10-27T01:00", "value": 59.8},
+  {"time": "2024-10-27T02:00", "value": 58.0}, {"time": "2024-10-27T02:00", "value": 55.4},
+  {"time": "2024-10-27T03:00", "value": 57.9}, {"time": "2024-10-27T04:00", "value": 60.3}]}}'
 # Let the worker deliver the automation's mail.
 for _ in $(seq 1 50); do
   if curl -sf -H "$H" "$url/automation/v1/mail" | grep -q '"subject"'; then break; fi

@@ -14,7 +14,7 @@
 //! `<desc>` (title, range, last value, failed points) as the SVG's first children, named by
 //! `aria-labelledby`; [`describe`] gives the same text to the pages that embed it.
 
-use chrono::{DateTime, Duration, NaiveDate, TimeZone};
+use chrono::{DateTime, Duration, NaiveDate, Offset, TimeZone};
 use chrono_tz::Tz;
 use platform_core::{Error, Result};
 use plotters::prelude::*;
@@ -333,12 +333,16 @@ fn escape(s: &str) -> String {
 }
 
 /// An x-axis label in the chart's zone, as fine as the span needs (dates only for data that
-/// falls on midnights).
-fn tick(t: &DateTime<Tz>, span: Duration, dated: bool) -> String {
+/// falls on midnights); a time of day carries its offset when the zone's offset changes within
+/// the chart (the repeated hour of an autumn clock change is two labels: `10-27 02:00+02:00`,
+/// `10-27 02:00+01:00`).
+fn tick(t: &DateTime<Tz>, span: Duration, dated: bool, shifts: bool) -> String {
     if span > Duration::days(3 * 365) {
         t.format("%Y-%m").to_string()
     } else if dated || span > Duration::days(4) {
         t.format("%Y-%m-%d").to_string()
+    } else if shifts {
+        t.format("%m-%d %H:%M%:z").to_string()
     } else {
         t.format("%m-%d %H:%M").to_string()
     }
@@ -464,7 +468,9 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
     } else {
         most
     };
-    let formatter = |t: &DateTime<Tz>| tick(t, span, dated);
+    // Whether the zone's offset changes between the chart's ends (a clock change within it).
+    let shifts = x_min.offset().fix() != x_max.offset().fix();
+    let formatter = |t: &DateTime<Tz>| tick(t, span, dated, shifts);
     let y_formatter = |v: &f64| number(*v);
     chart
         .configure_mesh()
@@ -668,6 +674,29 @@ mod tests {
         let empty = series(json!([]));
         let svg = svg_of(&empty);
         assert!(svg.contains("No observations in this range"), "{svg}");
+    }
+
+    #[test]
+    fn the_repeated_hour_is_two_points_and_two_ticks() {
+        let item = json!({"_id": "DE:POWER", "calendar": "HOURLY", "timezone": "Europe/Berlin",
+            "data": [{"time": "2024-10-27T01:00:00+02:00", "value": 1},
+                     {"time": "2024-10-27T02:00:00+02:00", "value": 2},
+                     {"time": "2024-10-27T02:00:00+01:00", "value": 3},
+                     {"time": "2024-10-27T03:00:00+01:00", "value": 4}]});
+        let drawn = read_line(&Line::of(&item));
+        let at: Vec<String> = drawn.points.iter().map(|p| p.at.to_rfc3339()).collect();
+        assert_eq!(at[1], "2024-10-27T02:00:00+02:00");
+        assert_eq!(at[2], "2024-10-27T02:00:00+01:00");
+        let svg = svg_of(&item);
+        for tick in ["\n10-27 02:00+02:00\n", "\n10-27 02:00+01:00\n"] {
+            assert!(svg.contains(tick), "{tick}: {svg}");
+        }
+        // Without a clock change the labels carry no offset.
+        let item = series(json!([{"time": "2024-07-01T10:00:00+01:00", "value": 1},
+                                 {"time": "2024-07-01T12:00:00+01:00", "value": 2}]));
+        let svg = svg_of(&item);
+        assert!(svg.contains("\n07-01 11:00\n"), "{svg}");
+        assert!(!svg.contains("+01:00\n"), "{svg}");
     }
 
     fn svg_of(item: &Value) -> String {

@@ -730,7 +730,13 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         ),
         "_timezone" => (
             string(),
-            "Data: the IANA time zone scaling cuts periods in (needs _calendar)",
+            "Data: an IANA time zone, or series (each series' own). Without _calendar a \
+             series' times print in it with their offsets (2024-10-27T02:00:00+02:00, then \
+             +01:00 for the repeated hour; UTC prints Z; dates of date calendars stay dates) \
+             and an Arrow answer's time column carries it; with _calendar it is the zone \
+             periods are cut in. Dates of _range without a zone are read in it. Curves have \
+             no instants: nothing changes. Default: times in UTC, dates of _range in the \
+             series' zone",
         ),
         "tenor" => (string(), "Curves: the history of one tenor"),
         "listTenors" => (boolean(), "Curves: list the relative tenors"),

@@ -478,6 +478,12 @@ async fn get_current(
                 return Ok((Made::Arrow(stream), None));
             }
             (true, _, Some(q)) => p.data().read(who, source, &key, q)?,
+            // Arrow of an object's data item: as the data read of that item answers it.
+            (false, Some(name), Some(q)) if coll == Collection::Object && out.is_arrow() => {
+                let id = format!("{key}:{name}");
+                let stream = p.data().read_arrow_stream(who, source, &id, q)?;
+                return Ok((Made::Arrow(stream), None));
+            }
             (false, Some(name), Some(q)) if coll == Collection::Object => {
                 p.data().profile(who, source, &key, name, q)?
             }

@@ -152,6 +152,23 @@ await step('series on a phone', async () => {
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 
+await step('series in local time: the repeated autumn hour is two rows and two ticks', async () => {
+  await page.goto(`${base}/console/series/private/DE%3APOWER`);
+  await main.getByRole('heading', { name: 'DE:POWER' }).waitFor();
+  await main.getByRole('columnheader', { name: 'Time (Europe/Berlin)' }).waitFor();
+  // Newest first: winter time's 02:00 above summer time's, each with its own value.
+  const rows = await main.locator('table.obs tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.children].slice(0, 2).map((c) => c.textContent.trim()).join(' ')));
+  const second = rows.indexOf('2024-10-27T02:00:00+01:00 55.4');
+  const first = rows.indexOf('2024-10-27T02:00:00+02:00 58.0');
+  check(second >= 0 && first === second + 1, `rows ${rows.join('; ')}`);
+  const ticks = (await main.locator('figure .wide svg text').allTextContents()).map((t) => t.trim());
+  for (const tick of ['10-27 02:00+02:00', '10-27 02:00+01:00']) {
+    check(ticks.includes(tick), `tick ${tick} among ${ticks.join(', ')}`);
+  }
+  await shot('series-local-time');
+});
+
 await step('curve: ondate, overlay, tenor history', async () => {
   await page.goto(`${base}/console/curve/private/TTF%3AFWD`);
   await main.getByRole('heading', { name: 'TTF:FWD' }).waitFor();

@@ -391,7 +391,8 @@ async fn console_pages_render_the_data_for_the_caller() {
         html.contains("<tr class=\"failed\"><th scope=\"row\">2024-07-05</th>"),
         "{html}"
     );
-    assert!(html.contains("href=\"/data/v1/private/NBP%3ASPOT\" download=\"NBP_SPOT.csv\" data-accept=\"text/csv\""), "{html}");
+    // The download reads as the table does: in the series' zone.
+    assert!(html.contains("href=\"/data/v1/private/NBP%3ASPOT?_timezone=series\" download=\"NBP_SPOT.csv\" data-accept=\"text/csv\""), "{html}");
 
     let (r, html) = page(
         &c,
@@ -631,4 +632,50 @@ async fn console_pages_of_another_tenant_are_missing_as_in_the_api() {
             "{path}: {html}"
         );
     }
+}
+
+#[actix_rt::test]
+async fn console_a_series_reads_in_its_own_zone_the_repeated_hour_twice() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    let data: Vec<Value> = ["00:00", "01:00", "02:00", "02:00", "03:00"]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"time": format!("2024-10-27T{t}"), "value": 50 + i}))
+        .collect();
+    c.save(
+        json!({"_id": "DE", "POWER": {"_type": "VarTimeSeries", "calendar": "HOURLY",
+        "timezone": "Europe/Berlin", "units": "MWh", "data": data}}),
+    )
+    .await;
+    let (r, html) = page(&c, "/console/series/private/DE:POWER").await;
+    assert_eq!(r.status, 200, "{html}");
+    assert!(
+        html.contains("<th scope=\"col\">Time (Europe/Berlin)</th>"),
+        "{html}"
+    );
+    // Newest first: the second 02:00 (winter time) above the first (summer time).
+    let second = html
+        .find("<th scope=\"row\">2024-10-27T02:00:00+01:00</th><td class=\"num\">53.0</td>")
+        .unwrap_or_else(|| panic!("the second 02:00: {html}"));
+    let first = html
+        .find("<th scope=\"row\">2024-10-27T02:00:00+02:00</th><td class=\"num\">52.0</td>")
+        .unwrap_or_else(|| panic!("the first 02:00: {html}"));
+    assert!(second < first);
+    // The chart: its axis in Berlin, the two 02:00 ticks told apart by their offsets.
+    let svg = inline_svg(&html);
+    let labels = texts(&svg);
+    assert!(
+        labels.iter().any(|t| t == "Time (Europe/Berlin)"),
+        "{labels:?}"
+    );
+    for tick in ["10-27 02:00+02:00", "10-27 02:00+01:00"] {
+        assert!(labels.iter().any(|t| t == tick), "{tick}: {labels:?}");
+    }
+    assert!(
+        title_and_desc(&svg)
+            .1
+            .contains("from 2024-10-27T00:00:00+02:00 to 2024-10-27T03:00:00+01:00"),
+        "{svg}"
+    );
 }

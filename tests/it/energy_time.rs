@@ -165,7 +165,7 @@ async fn bad_scaling_input_is_a_400_naming_it() {
             "_calendar=MONTHLY&_observed=summed&_timezone=Mars/Base",
             "Mars/Base",
         ),
-        ("_timezone=UTC", "needs _calendar"),
+        ("_timezone=Europe/Atlantis", "\"Europe/Atlantis\""),
     ] {
         let m = c
             .get(&format!("/data/v1/private/D:S?{query}"))

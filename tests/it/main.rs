@@ -16,6 +16,7 @@ mod formats;
 mod functions;
 mod hardening;
 mod isolation;
+mod local_time;
 mod object;
 mod openapi;
 mod ops;

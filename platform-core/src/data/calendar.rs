@@ -12,7 +12,8 @@
 //! BUSINESS, a Monday-to-Friday midnight; MONTHLY, QUARTERLY and YEARLY, the midnight starting the
 //! month, quarter or year; HOURLY, HALFHOURLY, QUARTERHOURLY and `#PT<n>H|M|S`, a whole multiple of
 //! the step since the local midnight (`#PT<n>…` steps must divide a day). SPARSE takes any time.
-//! Times are kept as UTC milliseconds; date calendars print dates, the others UTC instants.
+//! Times are kept as UTC milliseconds; date calendars print dates, the others UTC instants (or
+//! local times with their offsets on a read with `_timezone`: see [`super::zone`]).
 
 use crate::error::{Error, ErrorCode, Result};
 use chrono::{DateTime, Datelike, Timelike, Utc, Weekday};
@@ -211,6 +212,8 @@ pub fn write_time(ms: i64, calendar: Calendar, tz: Tz, out: &mut Vec<u8>) {
 pub struct TimeWriter {
     calendar: Calendar,
     tz: Tz,
+    /// The zone times print in with their offsets (`_timezone`), if not UTC `Z`.
+    print: Option<Tz>,
     /// The last day printed (days since the epoch) and its `"YYYY-MM-DDT`.
     day: Option<(i64, [u8; 12])>,
 }
@@ -221,12 +224,21 @@ impl TimeWriter {
         TimeWriter {
             calendar,
             tz,
+            print: None,
             day: None,
         }
     }
 
+    /// Printing times in `print` with their offsets when given (see [`super::zone`]).
+    pub fn printing_in(self, print: Option<Tz>) -> TimeWriter {
+        TimeWriter { print, ..self }
+    }
+
     /// Writes the JSON string of the instant `ms` (as [`write_time`]).
     pub fn write(&mut self, ms: i64, out: &mut Vec<u8>) {
+        if let Some(print) = self.print {
+            return super::zone::write_time_in(ms, self.calendar, self.tz, print, out);
+        }
         if self.calendar.is_dated() {
             return write_time(ms, self.calendar, self.tz, out);
         }

@@ -23,6 +23,7 @@ pub mod series;
 pub mod timetext;
 pub mod value_type;
 pub mod write;
+pub mod zone;
 
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};

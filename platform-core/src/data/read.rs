@@ -5,13 +5,14 @@
 //! `_id _type _objid _dataid _access _objtype _oid _timestamp _user _tag _version` and its `data`
 //! (series) or `ondate` and `contracts` (curve).
 
-use super::calendar::{format_time, Calendar, TimeWriter};
+use super::calendar::{Calendar, TimeWriter};
 use super::columns::Columns;
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
 use super::model::{points_json, write_points_json, Point};
 use super::scale::Scaling;
 use super::series::{self, Window};
+use super::zone::{format_time_in, printed_instant, ReadZone};
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
 use crate::error::{Error, Result};
@@ -79,8 +80,9 @@ pub struct DataQuery {
     pub conversion: Conversion,
     /// `_calendar` with `_observed`, `_distribution` and `_block`: scaling on read.
     pub scaling: Option<Scaling>,
-    /// `_timezone`: the zone scaling cuts periods in (the series' own by default).
-    pub timezone: Option<chrono_tz::Tz>,
+    /// `_timezone`: the zone a series' times print in, or with `_calendar` the zone periods are
+    /// cut in; `_range` dates are read in it (see [`super::zone`]).
+    pub timezone: Option<ReadZone>,
 }
 
 /// The most observations a read may take and still count as short ([`DataQuery::is_short`]).
@@ -118,19 +120,7 @@ impl DataQuery {
             params.get("_distribution"),
             params.get("_block"),
         )?;
-        let timezone = match params.get("_timezone") {
-            None => None,
-            Some(_) if scaling.is_none() => {
-                return Err(Error::invalid_parameter(
-                    "_timezone is the zone scaling cuts periods in: it needs _calendar",
-                ))
-            }
-            Some(z) => Some(z.parse::<chrono_tz::Tz>().map_err(|_| {
-                Error::invalid_parameter(format!(
-                    "_timezone \"{z}\" is not an IANA time zone (Europe/Berlin, UTC...)"
-                ))
-            })?),
-        };
+        let timezone = params.get("_timezone").map(ReadZone::parse).transpose()?;
         Ok(DataQuery {
             range,
             tenor,
@@ -249,7 +239,7 @@ impl Platform {
                 } else {
                     b"\"data\":"
                 });
-                let mut times = TimeWriter::new(calendar, tz);
+                let mut times = TimeWriter::new(calendar, tz).printing_in(q.print_zone(tz));
                 write_points_json(&mut out, &points, |t, out| times.write(t, out));
                 out.push(b'}');
                 Ok(DataJson {
@@ -282,13 +272,22 @@ impl Platform {
                 points,
                 calendar,
                 tz,
-            } => crate::format::arrow::series_columns_to_arrow(
-                &item.take_series_json(),
-                points,
-                calendar
-                    .is_dated()
-                    .then_some(move |t| printed_instant(t, calendar, tz)),
-            ),
+            } => match q.print_zone(tz) {
+                // Times printed in a zone: the instants themselves, and the zone beside them.
+                Some(zone) => crate::format::arrow::series_columns_to_arrow_in(
+                    &item.take_series_json(),
+                    points,
+                    None::<fn(i64) -> i64>,
+                    zone.name(),
+                ),
+                None => crate::format::arrow::series_columns_to_arrow(
+                    &item.take_series_json(),
+                    points,
+                    calendar
+                        .is_dated()
+                        .then_some(move |t| printed_instant(t, calendar, tz)),
+                ),
+            },
             Answer::Value(v) => crate::format::arrow::to_arrow(&v).map(Into::into),
         }
     }
@@ -310,10 +309,9 @@ impl Platform {
                 tz,
             } => {
                 let mut json = item.take_series_json();
-                json.insert(
-                    "data".into(),
-                    points_json(&points.into_points(), |t| format_time(t, calendar, tz)),
-                );
+                let print = q.print_zone(tz);
+                let text = |t| format_time_in(t, calendar, tz, print);
+                json.insert("data".into(), points_json(&points.into_points(), text));
                 Value::Object(json)
             }
             Answer::Value(v) => v,
@@ -339,7 +337,9 @@ impl Platform {
                     )));
                 }
                 let (points, calendar, tz) =
-                    self.item_columns(who, tx, &mut item, q, |tz, h| self.window(q, tz, h))?;
+                    self.item_columns(who, tx, &mut item, q, |tz, h| {
+                        self.window(q, q.range_zone(tz), h)
+                    })?;
                 // The points go last, as a new field ("data" in a stored header is replaced):
                 // see `take_series_json`.
                 return Ok(Answer::Series {
@@ -524,7 +524,7 @@ impl Platform {
             _ => s,
         };
         // Scaling comes after conversion: the periods aggregate converted values.
-        let cut = q.timezone.unwrap_or(tz);
+        let cut = q.timezone.map_or(tz, |zone| zone.resolve(tz));
         let points = s.apply(&points, calendar, cut)?;
         let json = item.json();
         json.insert("calendar".into(), Value::String(s.target.code()));
@@ -1036,7 +1036,7 @@ impl Platform {
         for (scope, id, doc) in items.into_iter().skip(skip).take(take) {
             let text = format!("{}:{}", id.object, id.prop);
             let item = if catalogue {
-                catalogue_entry(tx.as_ref(), scope, id, doc)?
+                catalogue_entry(tx.as_ref(), scope, id, doc, q)?
             } else {
                 self.data_item(p, tx.as_ref(), &scope, &id, &text, q)?
             };
@@ -1053,28 +1053,14 @@ impl Platform {
     }
 }
 
-/// The instant a point's printed time names (what a reader of the text answer takes it for):
-/// a point of a dated calendar at local midnight prints as its date, which names that date's
-/// midnight in UTC; any other point prints its own instant.
-fn printed_instant(t: i64, calendar: Calendar, tz: chrono_tz::Tz) -> i64 {
-    if calendar.is_dated() {
-        if let Some(at) = chrono::DateTime::from_timestamp_millis(t) {
-            let local = at.with_timezone(&tz).naive_local();
-            if local.time() == chrono::NaiveTime::MIN {
-                return local.and_utc().timestamp_millis();
-            }
-        }
-    }
-    t
-}
-
 /// A data item's header with its extent: `_count`, `_first` and `_last` (a series' observations,
-/// as the series prints its times; a curve's ondates).
+/// as the series prints its times, in `_timezone` when `q` names one; a curve's ondates).
 fn catalogue_entry(
     tx: &dyn ReadTx,
     scope: Scope,
     id: DataId,
     mut doc: Map<String, Value>,
+    q: &DataQuery,
 ) -> Result<Value> {
     let key = DataKey {
         scope,
@@ -1090,7 +1076,7 @@ fn catalogue_entry(
         _ => {
             let (calendar, tz, _) = series_settings(&key.prop, &doc)?;
             let e = tx.series_extent(&key, version)?;
-            let text = |t| format_time(t, calendar, tz);
+            let text = |t| format_time_in(t, calendar, tz, q.print_zone(tz));
             (e.count, e.bounds.map(|(a, b)| (text(a), text(b))))
         }
     };

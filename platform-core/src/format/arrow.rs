@@ -4,7 +4,7 @@
 //!
 //! | Answer | Columns |
 //! |---|---|
-//! | a series or a tenor history (`data`) | `time` (timestamp, ms, UTC), `value` (float64), and `quality`, `source`, `reliability` (utf8) where some point has one (a series without statuses is two columns) |
+//! | a series or a tenor history (`data`) | `time` (timestamp, ms, UTC; in the zone of `_timezone` when a read names one), `value` (float64), and `quality`, `source`, `reliability` (utf8) where some point has one (a series without statuses is two columns) |
 //! | a curve (`contracts`) | `tenor` (utf8), `value` (float64), `absolute`, `start`, `end`, `expiry` (utf8) |
 //! | a list of documents (or one) | one column per top-level field, in first-seen order: int64 when every value is an integer, float64 when every value is a number, bool, utf8 for text, and utf8 JSON text for objects, arrays and mixed kinds; a missing field is null |
 //!
@@ -18,7 +18,7 @@ use arrow_array::builder::{
 };
 use arrow_array::{Array as _, ArrayRef, Float64Array, RecordBatch, TimestampMillisecondArray};
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use arrow_schema::{DataType, Field, Schema};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -99,16 +99,9 @@ fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
     )
 }
 
-/// The `time` column of a series answer.
+/// The `time` column of a series answer (a timestamp in milliseconds with its zone).
 fn time_field(times: ArrayRef) -> (Field, ArrayRef) {
-    (
-        Field::new(
-            "time",
-            DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
-            true,
-        ),
-        times,
-    )
+    (Field::new("time", times.data_type().clone(), true), times)
 }
 
 /// The columns of a series answer: `time`, `value`, and each status column some point has a
@@ -144,6 +137,18 @@ pub fn series_columns_to_arrow(
     points: Columns,
     time_ms: Option<impl Fn(i64) -> i64>,
 ) -> Result<ArrowStream> {
+    series_columns_to_arrow_in(header, points, time_ms, "UTC")
+}
+
+/// [`series_columns_to_arrow`] with the `time` column in the time zone `zone` (an IANA name,
+/// Arrow's timezone metadata of the column; its values stay instants, as Arrow defines them):
+/// what a read with `_timezone` answers.
+pub fn series_columns_to_arrow_in(
+    header: &Map<String, Value>,
+    points: Columns,
+    time_ms: Option<impl Fn(i64) -> i64>,
+    zone: &str,
+) -> Result<ArrowStream> {
     let finite = points.all_finite();
     let Columns {
         mut times,
@@ -157,7 +162,7 @@ pub fn series_columns_to_arrow(
             *t = f(*t);
         }
     }
-    let time = TimestampMillisecondArray::from(times).with_timezone("UTC");
+    let time = TimestampMillisecondArray::from(times).with_timezone(zone);
     // A null where the value is no finite number (null, text, or NaN and infinities, which JSON
     // prints as null too).
     let nulls = (!finite)
@@ -394,6 +399,7 @@ mod tests {
     use super::*;
     use arrow_array::cast::AsArray as _;
     use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
+    use arrow_schema::TimeUnit;
     use serde_json::json;
 
     fn read(bytes: &[u8]) -> RecordBatch {

@@ -129,6 +129,9 @@ pub fn series(
     if let Some(r) = &range {
         pairs.push(("_range", r.clone()));
     }
+    // Times in the series' own zone with their offsets: the table's "Time (zone)" column, the
+    // chart and the CSV download read as local time (the repeated autumn hour twice).
+    pairs.push(("_timezone", "series".into()));
     let item = read(p, who, source, id, &pairs)?;
     if item.get("contracts").is_some() {
         return Err(Error::invalid_parameter(format!(
