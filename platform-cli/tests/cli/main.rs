@@ -459,16 +459,7 @@ fn data_import_csv_merges_and_reads_back() {
         "time,value,status\n2024-01-01,1.5,VALID\n2024-01-02,n/a,\n2024-01-03,,FAILED:meter\n",
     )
     .unwrap();
-    let out = data(
-        &db,
-        &[
-            "import",
-            "GB:load",
-            path,
-            "--calendar",
-            "DAILY",
-        ],
-    );
+    let out = data(&db, &["import", "GB:load", path, "--calendar", "DAILY"]);
     // (Without units: a series with units is numeric and refuses the text value.)
     assert!(
         out.status.success(),
@@ -482,11 +473,7 @@ fn data_import_csv_merges_and_reads_back() {
 
     let item: Value = serde_json::from_str(&stdout_of(&data(&db, &["get", "GB:load"]))).unwrap();
     assert_eq!(
-        (
-            &item["_id"],
-            &item["calendar"],
-            &item["_version"]
-        ),
+        (&item["_id"], &item["calendar"], &item["_version"]),
         (&json!("GB:load"), &json!("DAILY"), &json!(1))
     );
     assert_eq!(

@@ -153,3 +153,61 @@ fn importing_the_same_file_again_keeps_the_qualities_a_validation_wrote() {
     assert!(said.contains("no change"), "{said}");
     assert_eq!(qualities(&db), (validated, version));
 }
+
+#[test]
+fn data_get_prints_local_time_with_offsets_on_a_file_and_through_a_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("local.db");
+    let token = stdout_of(&platform(&["init", "--db", db.to_str().unwrap()]));
+    let file = write(
+        dir.path(),
+        "autumn.csv",
+        "time,value\n2024-10-27 01:00,61.2\n2024-10-27 02:00,58\n2024-10-27 02:00,55.4\n2024-10-27 03:00,57.9\n",
+    );
+    let mut import = vec!["data", "import", "DE:POWER", file.as_str()];
+    import.extend_from_slice(&HOURLY);
+    stdout_of(&on_file(&db, &import));
+    let get = [
+        "data",
+        "get",
+        "DE:POWER",
+        "--timezone",
+        "Europe/Berlin",
+        "--format",
+        "csv",
+    ];
+    let expected = "time,value,quality,source,reliability\n\
+        2024-10-27T01:00:00+02:00,61.2,,,\n\
+        2024-10-27T02:00:00+02:00,58.0,,,\n\
+        2024-10-27T02:00:00+01:00,55.4,,,\n\
+        2024-10-27T03:00:00+01:00,57.9,,,\n";
+    assert_eq!(stdout_of(&on_file(&db, &get)), expected);
+    let table = stdout_of(&on_file(
+        &db,
+        &[
+            "data",
+            "get",
+            "DE:POWER",
+            "--timezone",
+            "series",
+            "--format",
+            "table",
+        ],
+    ));
+    for time in ["2024-10-27T02:00:00+02:00", "2024-10-27T02:00:00+01:00"] {
+        assert_eq!(table.matches(time).count(), 1, "{time} in\n{table}");
+    }
+    let server = Server::start_existing(&db);
+    let mut served = get.to_vec();
+    served.extend_from_slice(&["--url", &server.url, "--token", token.trim()]);
+    assert_eq!(stdout_of(&platform(&served)), expected);
+    // Without --timezone, UTC as before.
+    let utc = stdout_of(&on_file(
+        &db,
+        &["data", "get", "DE:POWER", "--format", "csv"],
+    ));
+    assert!(
+        utc.contains("2024-10-27T00:00:00Z,58.0") && utc.contains("2024-10-27T01:00:00Z,55.4"),
+        "{utc}"
+    );
+}
