@@ -97,7 +97,12 @@ pub fn run(cmd: AutomationCommand) -> Result<()> {
             output::print(
                 format,
                 &saved,
-                || output::Table::of(std::slice::from_ref(&saved), AUTOMATION_COLUMNS),
+                || {
+                    output::Table::of(
+                        &with_enabled(std::slice::from_ref(&saved)),
+                        AUTOMATION_COLUMNS,
+                    )
+                },
                 "",
             )?;
         }
@@ -107,7 +112,7 @@ pub fn run(cmd: AutomationCommand) -> Result<()> {
                 pairs: vec![("_limit".into(), "-1".into())],
             };
             let answer = on.open()?.send(list)?;
-            output::print_records(format, items(&answer), AUTOMATION_COLUMNS)?;
+            output::print_records(format, &with_enabled(items(&answer)), AUTOMATION_COLUMNS)?;
         }
         AutomationCommand::Log {
             on,
@@ -241,4 +246,19 @@ impl Call for List {
 }
 
 /// The columns of an automation in a table.
-const AUTOMATION_COLUMNS: &[&str] = &["_id", "target", "active", "conditions", "properties"];
+const AUTOMATION_COLUMNS: &[&str] = &["_id", "target", "enabled", "conditions", "properties"];
+
+/// Automations with `enabled` said where it is left out (an automation is enabled unless it
+/// says `"enabled": false`).
+fn with_enabled(items: &[Value]) -> Vec<Value> {
+    items
+        .iter()
+        .map(|item| {
+            let mut item = item.clone();
+            if let Value::Object(fields) = &mut item {
+                fields.entry("enabled").or_insert(Value::Bool(true));
+            }
+            item
+        })
+        .collect()
+}

@@ -409,6 +409,11 @@ fn records_print_as_json_tables_or_csv() {
     let id = saved["_id"].as_str().unwrap().to_string();
     let list = stdout_of(&platform(&["automation", "list", "--db", dbs]));
     assert!(list.starts_with("_ID") && list.contains(&id), "{list}");
+    // Every column says something: an automation that leaves `enabled` out is enabled.
+    let header: Vec<&str> = list.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header[..3], ["_ID", "TARGET", "ENABLED"], "{list}");
+    let row: Vec<&str> = list.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row[..3], [id.as_str(), "platform.webhook", "true"], "{list}");
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, r#"{"target": "nope"}"#).unwrap();
     let out = platform(&[
