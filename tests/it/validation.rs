@@ -716,6 +716,26 @@ async fn status_failing_finds_every_failing_record_and_failed_only_failed_ones()
         .map(|r| r["status"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(ids, ["severe", "severe"]);
+    // Records by id: those named, with the other filters too.
+    let named = c
+        .get("/validation/v1?_id=NBP:SPOT:2024-07-04&_id=NBP:SPOT:2024-07-06&_id=NBP:SPOT:1999-01-01")
+        .await;
+    assert_eq!(named.status, 200, "{:?}", named.body);
+    let ids: Vec<&str> = named
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["NBP:SPOT:2024-07-04", "NBP:SPOT:2024-07-06"]);
+    assert_eq!(total("_id=NBP:SPOT:2024-07-04&status=valid").await, 0);
+    // What records cannot take is refused, not ignored.
+    for q in ["_asof=2024-07-01T00:00:00Z", "_searchinfo=NBP"] {
+        c.get(&format!("/validation/v1?{q}"))
+            .await
+            .assert_error(400, "INVALID_PARAMETER");
+    }
 }
 
 #[test]

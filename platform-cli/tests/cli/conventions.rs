@@ -413,7 +413,11 @@ fn records_print_as_json_tables_or_csv() {
     let header: Vec<&str> = list.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(header[..3], ["_ID", "TARGET", "ENABLED"], "{list}");
     let row: Vec<&str> = list.lines().nth(1).unwrap().split_whitespace().collect();
-    assert_eq!(row[..3], [id.as_str(), "platform.webhook", "true"], "{list}");
+    assert_eq!(
+        row[..3],
+        [id.as_str(), "platform.webhook", "true"],
+        "{list}"
+    );
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, r#"{"target": "nope"}"#).unwrap();
     let out = platform(&[

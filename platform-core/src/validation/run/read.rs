@@ -178,6 +178,19 @@ impl Platform {
         p: &Principal,
         req: &crate::documents::ListRequest,
     ) -> Result<crate::store::Page<Value>> {
+        for (given, name) in [
+            (req.as_of.is_some(), "_asof"),
+            (req.after.is_some(), "_after"),
+            (req.searchinfo.is_some(), "_searchinfo"),
+            (req.type_tree.is_some(), "#type"),
+        ] {
+            if given {
+                return Err(Error::invalid_parameter(format!(
+                    "{name} does not apply to validation records: filter them by their fields \
+                     (target, status, point...), _id, _sort and _skip/_limit"
+                )));
+            }
+        }
         let mut expanded = req.clone();
         expanded.query.filter = with_failing(&req.query.filter);
         let req = &expanded;
@@ -201,7 +214,10 @@ impl Platform {
         });
         let skip = query.paging.skip as usize;
         let limit = query.paging.limit.map_or(usize::MAX, |l| l as usize);
-        let fast = query.filter.is_all() && query.sort.0.is_empty() && req.distinct.is_none();
+        let fast = query.filter.is_all()
+            && query.sort.0.is_empty()
+            && req.distinct.is_none()
+            && req.ids.is_empty();
         if fast {
             // Every record, in id order: count from the rows, build only the page.
             let total: u64 = chunks.iter().map(|(row, _)| row.count).sum();
@@ -225,7 +241,11 @@ impl Platform {
                     continue;
                 }
                 let m = chunk.materialize(r);
-                if query.filter.matches(&m) {
+                let named = req.ids.is_empty()
+                    || m.get("_id")
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| req.ids.iter().any(|i| i == id));
+                if named && query.filter.matches(&m) {
                     matched.push(m);
                 }
             }
