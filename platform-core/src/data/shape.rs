@@ -24,7 +24,7 @@ use super::curve::StoredCurve;
 use super::model::PointValue;
 use crate::error::{Error, Result};
 use crate::query::Params;
-use chrono::{Datelike, Days, NaiveDate, TimeZone};
+use chrono::{Datelike, NaiveDate, TimeZone};
 use chrono_tz::Tz;
 use serde_json::{json, Map, Value};
 
@@ -121,6 +121,34 @@ impl ShapeQuery {
                 "_shape \"{s}\" is not a shape: use MONTHLY"
             ))),
         }
+    }
+}
+
+impl ShapeQuery {
+    /// Refuses `_shape` where it means nothing: with `tenor=` (one tenor over ondates) or
+    /// `listTenors` (the codes of a curve).
+    pub fn check_with(&self, tenor: bool, list_tenors: bool) -> Result<()> {
+        let other = match (tenor, list_tenors) {
+            (true, _) => "tenor= reads one tenor over the ondates",
+            (_, true) => "listTenors lists the tenors",
+            _ => return Ok(()),
+        };
+        Err(Error::invalid_parameter(format!(
+            "_shape=MONTHLY shapes the curve of one ondate and {other}: send one of them"
+        )))
+    }
+
+    /// Shapes a curve read of the item `name` with this header: the months and the weights
+    /// used.
+    pub fn apply(
+        &self,
+        name: &str,
+        header: &Map<String, Value>,
+        curve: &StoredCurve,
+    ) -> Result<(Shaped, Weights)> {
+        let weights = self.weights.unwrap_or_else(|| Weights::of_header(header));
+        let tz = zone_of(name, header)?;
+        Ok((shape(&quoted(curve), tz, weights), weights))
     }
 }
 
@@ -374,7 +402,13 @@ pub fn shaped_fields(
             props.insert("absolute".into(), Value::String(m.code.clone()));
             props.insert("start".into(), Value::String(m.start.to_string()));
             props.insert("end".into(), Value::String(m.end.to_string()));
-            props.insert(weights.code().into(), json!(m.weight));
+            // Whole hours and days print as integers (a zone with half-hour changes has halves).
+            let weight = if m.weight.fract() == 0.0 && m.weight.abs() < 1e15 {
+                json!(m.weight as i64)
+            } else {
+                json!(m.weight)
+            };
+            props.insert(weights.code().into(), weight);
             json!({"tenor": m.code, "value": m.value, "properties": props})
         })
         .collect();
@@ -390,7 +424,7 @@ pub fn shaped_fields(
 /// `n` days after `d`.
 #[cfg(test)]
 fn plus(d: NaiveDate, n: u64) -> NaiveDate {
-    d.checked_add_days(Days::new(n)).unwrap()
+    d.checked_add_days(chrono::Days::new(n)).unwrap()
 }
 
 #[cfg(test)]
