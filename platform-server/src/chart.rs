@@ -578,22 +578,25 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
                 chart.draw_series(marks).map_err(drawing_error)?;
             }
             Shape::Shaped => {
-                // The quoted contracts: bars from the axis to their price, over their delivery.
-                let bars = d.bars.iter().filter_map(|p| {
-                    let v = p.value.filter(|v| v.is_finite())?;
-                    let end = p.until.unwrap_or(p.at).with_timezone(&tz);
-                    Some(Rectangle::new(
-                        [(at(p), y0), (end, v)],
-                        BAR.mix(0.25).filled(),
-                    ))
-                });
-                chart
-                    .draw_series(bars)
-                    .map_err(drawing_error)?
-                    .label("quoted contracts")
-                    .legend(|(x, y)| {
-                        Rectangle::new([(x, y - 6), (x + 22, y + 6)], BAR.mix(0.25).filled())
+                // The quoted contracts: bars from the axis to their price, over their delivery
+                // (of the first line only: an overlay draws its months alone).
+                if i == 0 {
+                    let bars = d.bars.iter().filter_map(|p| {
+                        let v = p.value.filter(|v| v.is_finite())?;
+                        let end = p.until.unwrap_or(p.at).with_timezone(&tz);
+                        Some(Rectangle::new(
+                            [(at(p), y0), (end, v)],
+                            BAR.mix(0.25).filled(),
+                        ))
                     });
+                    chart
+                        .draw_series(bars)
+                        .map_err(drawing_error)?
+                        .label("quoted contracts")
+                        .legend(|(x, y)| {
+                            Rectangle::new([(x, y - 6), (x + 22, y + 6)], BAR.mix(0.25).filled())
+                        });
+                }
                 // The months: one step line per run of months without a gap.
                 let mut runs: Vec<Vec<(DateTime<Tz>, f64)>> = Vec::new();
                 for (p, v) in d.numeric() {

@@ -294,25 +294,27 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
             run_of(c.start),
             c.end.succ_opt().map_or(runs, |d| run_of(d)),
         );
-        let (mut total, mut fixed_sum, mut open) = (0.0, 0.0, 0.0);
+        // Sums of the priced days' differences from the contract's price (so that a contract
+        // over open days alone prices them at exactly its price).
+        let (mut total, mut gap, mut open) = (0.0, 0.0, 0.0);
         for r in lo..hi {
             total += weight[r];
             if price[r].is_nan() {
                 open += weight[r];
             } else {
-                fixed_sum += weight[r] * price[r];
+                gap += weight[r] * (c.value - price[r]);
             }
         }
         if total <= 0.0 {
             continue;
         }
         if open <= 0.0 {
-            if (fixed_sum / total - c.value).abs() > ARBITRAGE_TOLERANCE {
+            if (gap / total).abs() > ARBITRAGE_TOLERANCE {
                 shaped.arbitrage.push(c.code.clone());
             }
             continue;
         }
-        let flat = (c.value * total - fixed_sum) / open;
+        let flat = c.value + gap / open;
         for r in lo..hi {
             if price[r].is_nan() {
                 price[r] = flat;
@@ -324,12 +326,15 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
     let mut r = 0;
     while r < runs {
         let month = first_of_month(bounds[r]);
-        let (mut sum, mut w, mut start, mut end) = (0.0, 0.0, None, None);
+        // The average as the first priced run's price and the others' weighted differences
+        // from it (a month of one price is exactly that price).
+        let (mut sum, mut w, mut start, mut end, mut base) = (0.0, 0.0, None, None, None);
         // (contract, weight) pairs of the month, few.
         let mut by: Vec<(usize, f64)> = Vec::new();
         while r < runs && first_of_month(bounds[r]) == month {
             if !price[r].is_nan() {
-                sum += weight[r] * price[r];
+                let p0 = *base.get_or_insert(price[r]);
+                sum += weight[r] * (price[r] - p0);
                 w += weight[r];
                 start.get_or_insert(bounds[r]);
                 end = bounds[r + 1].pred_opt();
@@ -340,7 +345,7 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
             }
             r += 1;
         }
-        let (Some(start), Some(end)) = (start, end) else {
+        let (Some(start), Some(end), Some(base)) = (start, end, base) else {
             continue;
         };
         // Most weight; on a tie, the shorter contract.
@@ -354,7 +359,7 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
             .unwrap_or_default();
         shaped.months.push(ShapedMonth {
             code: format!("{:04}M{:02}", month.year(), month.month()),
-            value: sum / w,
+            value: base + sum / w,
             from,
             start,
             end,
