@@ -348,12 +348,16 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
         let (Some(start), Some(end), Some(base)) = (start, end, base) else {
             continue;
         };
-        // Most weight; on a tie, the shorter contract.
+        // Most weight; on a tie the shorter contract, then the one delivering first, then the
+        // one sent first.
         let from = by
             .iter()
             .max_by(|a, b| {
+                let (ca, cb) = (&contracts[a.0], &contracts[b.0]);
                 a.1.total_cmp(&b.1)
-                    .then(delivery_days(&contracts[b.0]).cmp(&delivery_days(&contracts[a.0])))
+                    .then(delivery_days(cb).cmp(&delivery_days(ca)))
+                    .then(cb.start.cmp(&ca.start))
+                    .then(b.0.cmp(&a.0))
             })
             .map(|(o, _)| contracts[*o].code.clone())
             .unwrap_or_default();
