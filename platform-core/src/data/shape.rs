@@ -292,7 +292,7 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
         let c = &contracts[i];
         let (lo, hi) = (
             run_of(c.start),
-            c.end.succ_opt().map_or(runs, |d| run_of(d)),
+            c.end.succ_opt().map_or(runs, &run_of),
         );
         // Sums of the priced days' differences from the contract's price (so that a contract
         // over open days alone prices them at exactly its price).
