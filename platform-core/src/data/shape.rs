@@ -290,10 +290,7 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
     let run_of = |d: NaiveDate| bounds.binary_search(&d).unwrap_or_else(|at| at);
     for i in order {
         let c = &contracts[i];
-        let (lo, hi) = (
-            run_of(c.start),
-            c.end.succ_opt().map_or(runs, &run_of),
-        );
+        let (lo, hi) = (run_of(c.start), c.end.succ_opt().map_or(runs, &run_of));
         // Sums of the priced days' differences from the contract's price (so that a contract
         // over open days alone prices them at exactly its price).
         let (mut total, mut gap, mut open) = (0.0, 0.0, 0.0);
