@@ -7,7 +7,8 @@
 //!   one-minute values of W1, f64 little-endian; times are `t0_ms + i * 60000`), `w3_v.bin`
 //!   (100 corrections of 1,440 values), `w4_v.bin` (1,000 series of 1,000 values), `w4_curves.bin`
 //!   (1,000 ondates of 100 tenors), `objects.jsonl` (100,000 objects) and `w7.csv`
-//!   (`series,time,value`, 1,000 series of 1,440 points).
+//!   (`series,time,value`, 1,000 series of 1,440 points), `w12_products.csv` (1,000 curves of 40
+//!   products to shape, see `compare/shaping.rs`).
 //! - `measure [W1 W2 ...]`: runs the core workloads on the platform and on plain rusqlite (the
 //!   limit of SQLite) and prints one JSON line per figure: `{"workload", "case", "contestant",
 //!   "median_ms", "samples_ms", ...}`. Figures are medians; the two contestants of a case run
@@ -25,6 +26,8 @@
 
 #[path = "corpus.rs"]
 mod corpus;
+#[path = "compare/shaping.rs"]
+mod shaping;
 
 use platform_core::auth::Principal;
 use platform_core::data::columns::Columns;
@@ -103,7 +106,7 @@ fn main() {
                 .expect("w10-db FILE N: N is a number of objects"),
         ),
         _ => eprintln!(
-            "usage: compare dump DIR | serve-db FILE|URL [KEY_FILE] | measure [W1 W2 W3 W4 W5 W7] \
+            "usage: compare dump DIR | serve-db FILE|URL [KEY_FILE] | measure [W1 W2 W3 W4 W5 W7 W12] \
              | w10-db FILE N"
         ),
     }
@@ -253,6 +256,7 @@ fn dump(dir: &Path) {
         }
     }
     out.flush().unwrap();
+    shaping::dump(dir, &s);
     eprintln!("corpus written to {}", dir.display());
 }
 
@@ -579,6 +583,9 @@ fn measure(only: &[String]) {
     }
     if wanted("W7") {
         w7(&s);
+    }
+    if wanted("W12") {
+        shaping::measure(&s);
     }
 }
 

@@ -357,6 +357,22 @@ def main():
         ok = full["median_ms"] < 3000
         row("W7", full["case"], full, "", None, "< 3 s (validation issue)", ok, peer_text="-")
         goal("W7", "full run under 3 s", ok, fmt_ms(full["median_ms"]))
+    # W12
+    ours = find("W12", "shape ", "platform")
+    if ours:
+        p = get("W12", ours["case"], "pandas")
+        checked = bool(p and p.get("checked_equal"))
+        ratio = row("W12", f"{ours['case']} (results checked equal)" if checked else ours["case"],
+                    ours, "pandas", p if checked else None, "ahead of pandas (< 1)",
+                    None if not checked else ours["median_ms"] < p["median_ms"])
+        if ratio is not None:
+            goal("W12", "shaping ahead of pandas", ratio < 1,
+                 f"{fmt_ms(ours['median_ms'])} vs {fmt_ms(p['median_ms'])}, ratio {ratio:.3f}")
+        elif p and p.get("error"):
+            goal("W12", "shaping ahead of pandas", False, p["error"])
+    api = find("W12", "read and shape", "platform")
+    if api:
+        row("W12", api["case"], api, "", None, "reported", None, peer_text="-")
     # W8
     for case in ["--version", "first answer after start"]:
         ours = get("W8", case, "platform")

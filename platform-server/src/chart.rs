@@ -7,7 +7,9 @@
 //!   the series' time zone, points whose quality is `FAILED` marked in red; missing values break
 //!   the line;
 //! - a curve (one ondate): each contract a segment over its delivery period at its value, with a
-//!   marker in the middle.
+//!   marker in the middle;
+//! - a curve shaped into months (`_shape=MONTHLY`): the months as a step line, the quoted
+//!   contracts as bars over their delivery behind it.
 //!
 //! More than one line may share a chart (an older version or another ondate overlaid, a
 //! catalogue read with `_range`). Every chart carries its text alternative: a `<title>` and a
@@ -35,6 +37,8 @@ const COLOURS: [RGBColor; 4] = [
     RGBColor(0x2e, 0x6b, 0x30),
     RGBColor(0x6a, 0x1b, 0x9a),
 ];
+/// The bars of quoted contracts under a shaped curve (drawn at a quarter of its strength).
+const BAR: RGBColor = RGBColor(0x55, 0x55, 0x55);
 /// Failed points.
 const FAILED: RGBColor = RGBColor(0xc6, 0x28, 0x28);
 const TEXT: RGBColor = RGBColor(0x1a, 0x1a, 0x1a);
@@ -73,6 +77,7 @@ pub struct Description {
 enum Shape {
     Series,
     Curve,
+    Shaped,
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +100,8 @@ struct Drawn {
     tz: Tz,
     unit: String,
     points: Vec<Point>,
+    /// The quoted contracts of a shaped curve (drawn as bars).
+    bars: Vec<Point>,
 }
 
 impl Drawn {
@@ -145,8 +152,9 @@ fn read_line(line: &Line<'_>) -> Drawn {
             .is_some_and(|q| q.starts_with("FAILED"))
     };
     let mut points = Vec::new();
-    let shape = if let Some(contracts) = item.get("contracts").and_then(Value::as_array) {
-        for c in contracts {
+    let delivered = |contracts: &Value| {
+        let mut out = Vec::new();
+        for c in contracts.as_array().into_iter().flatten() {
             let props = c.get("properties").unwrap_or(&Value::Null);
             let (Some(start), Some(end)) = (
                 text(props, "start").and_then(|s| parse_time(s, tz)),
@@ -154,7 +162,7 @@ fn read_line(line: &Line<'_>) -> Drawn {
             ) else {
                 continue;
             };
-            points.push(Point {
+            out.push(Point {
                 at: start,
                 until: Some(end + Duration::days(1)),
                 value: c.get("value").and_then(Value::as_f64),
@@ -162,8 +170,18 @@ fn read_line(line: &Line<'_>) -> Drawn {
                 name: text(c, "tenor").unwrap_or_default().to_string(),
             });
         }
-        points.sort_by_key(|p| (p.at, p.until));
-        Shape::Curve
+        out.sort_by_key(|p| (p.at, p.until));
+        out
+    };
+    let mut bars = Vec::new();
+    let shape = if let Some(contracts) = item.get("contracts").filter(|c| c.is_array()) {
+        points = delivered(contracts);
+        if text(item, "shape").is_some() {
+            bars = delivered(item.get("quoted").unwrap_or(&Value::Null));
+            Shape::Shaped
+        } else {
+            Shape::Curve
+        }
     } else {
         for p in item
             .get("data")
@@ -194,6 +212,7 @@ fn read_line(line: &Line<'_>) -> Drawn {
         tz,
         unit,
         points,
+        bars,
     }
 }
 
@@ -292,6 +311,13 @@ fn describe_drawn(drawn: &[Drawn]) -> Description {
                 d.points.len(),
                 a.name,
                 b.name
+            ),
+            (Shape::Shaped, Some(a), Some(b)) => format!(
+                "{who}curve shaped into {} months, from {} to {}, over {} quoted contracts",
+                d.points.len(),
+                a.name,
+                b.name,
+                d.bars.len()
             ),
         };
         if let Some((p, v)) = numeric.last() {
@@ -393,7 +419,15 @@ fn with_text_alternative(svg: &str, d: &Description, name: &str) -> String {
 fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String) -> Result<()> {
     let root = SVGBackend::with_string(out, size).into_drawing_area();
     root.fill(&WHITE).map_err(drawing_error)?;
-    let all = || drawn.iter().flat_map(|d| d.numeric());
+    let all = || {
+        drawn.iter().flat_map(|d| {
+            d.numeric().chain(
+                d.bars
+                    .iter()
+                    .filter_map(|p| p.value.filter(|v| v.is_finite()).map(|v| (p, v))),
+            )
+        })
+    };
     let x_min = drawn
         .iter()
         .flat_map(|d| d.points.iter().map(|p| p.at))
@@ -436,7 +470,7 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
     // Room at the top for the legend.
     let (y0, y1) = (y_min - pad, y_max + pad * 4.0);
     let span = x_max - x_min;
-    let curve = drawn.first().is_some_and(|d| d.shape == Shape::Curve);
+    let curve = drawn.first().is_some_and(|d| d.shape != Shape::Series);
     let x_desc = if curve {
         format!("Delivery ({})", tz.name())
     } else {
@@ -548,6 +582,50 @@ fn draw(drawn: &[Drawn], tz: Tz, size: (u32, u32), title: &str, out: &mut String
                     })
                     .collect();
                 chart.draw_series(marks).map_err(drawing_error)?;
+            }
+            Shape::Shaped => {
+                // The quoted contracts: bars from the axis to their price, over their delivery
+                // (of the first line only: an overlay draws its months alone).
+                if i == 0 {
+                    let bars = d.bars.iter().filter_map(|p| {
+                        let v = p.value.filter(|v| v.is_finite())?;
+                        let end = p.until.unwrap_or(p.at).with_timezone(&tz);
+                        Some(Rectangle::new(
+                            [(at(p), y0), (end, v)],
+                            BAR.mix(0.25).filled(),
+                        ))
+                    });
+                    chart
+                        .draw_series(bars)
+                        .map_err(drawing_error)?
+                        .label("quoted contracts")
+                        .legend(|(x, y)| {
+                            Rectangle::new([(x, y - 6), (x + 22, y + 6)], BAR.mix(0.25).filled())
+                        });
+                }
+                // The months: one step line per run of months without a gap.
+                let mut runs: Vec<Vec<(DateTime<Tz>, f64)>> = Vec::new();
+                for (p, v) in d.numeric() {
+                    let end = p.until.unwrap_or(p.at).with_timezone(&tz);
+                    match runs.last_mut() {
+                        Some(run) if run.last().is_some_and(|(t, _)| *t == at(p)) => {
+                            run.extend([(at(p), v), (end, v)])
+                        }
+                        _ => runs.push(vec![(at(p), v), (end, v)]),
+                    }
+                }
+                for (k, run) in runs.into_iter().enumerate() {
+                    let series = chart
+                        .draw_series(LineSeries::new(run, colour.stroke_width(3)))
+                        .map_err(drawing_error)?;
+                    if k == 0 {
+                        series
+                            .label(format!("{} (months)", d.label))
+                            .legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3))
+                            });
+                    }
+                }
             }
         }
     }

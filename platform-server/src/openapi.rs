@@ -740,6 +740,14 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         ),
         "tenor" => (string(), "Curves: the history of one tenor"),
         "listTenors" => (boolean(), "Curves: list the relative tenors"),
+        "_shape" => (
+            enum_of(&["MONTHLY"]),
+            "Curves: one arbitrage-free price a month (vectors/shaping.json)",
+        ),
+        "_weights" => (
+            enum_of(&["hours", "days"]),
+            "Curves: weigh shaped months by hours (default) or days (gas's default)",
+        ),
         "currency" => (string(), "Convert to this currency"),
         "units" => (string(), "Convert to these units"),
         "__density" => (

@@ -100,6 +100,8 @@ const ITEM_QUERY: &[&str] = &[
     "_timezone",
     "tenor",
     "listTenors",
+    "_shape",
+    "_weights",
     "currency",
     "units",
     "__density",

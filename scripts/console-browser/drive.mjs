@@ -184,6 +184,24 @@ await step('curve: ondate, overlay, tenor history', async () => {
   await shot('curve');
 });
 
+await step('curve: the monthly toggle', async () => {
+  await page.goto(`${base}/console/curve/private/TTF%3AFWD`);
+  await main.getByRole('heading', { name: 'TTF:FWD' }).waitFor();
+  check(!(await page.getByLabel('Monthly (shaped)').isChecked()), 'the toggle starts off');
+  await page.getByLabel('Monthly (shaped)').check();
+  await main.getByRole('button', { name: 'Show' }).click();
+  await main.getByRole('heading', { name: /^Months on .*, shaped by hours$/ }).waitFor();
+  check(await page.getByLabel('Monthly (shaped)').isChecked(), 'the toggle stays on');
+  // The sample's year holds twelve months; each row names the contract that fixed it.
+  const rows = await main.locator('table.list tbody tr').count();
+  check(rows >= 12, `months ${rows}`);
+  const from = await main.locator('table.list tbody tr td:nth-child(3)').allTextContents();
+  check(from.every((f) => /^\d{4}(M|Q|Y)/.test(f)), `from ${from}`);
+  const caption = await main.locator('figure figcaption').first().textContent();
+  check(caption.includes('Curve shaped into'), `caption ${caption}`);
+  await shot('curve-monthly');
+});
+
 await step('validation dashboard', async () => {
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Validation' }).click();
   await main.getByRole('heading', { name: 'Validation', level: 1 }).waitFor();

@@ -679,3 +679,69 @@ async fn console_a_series_reads_in_its_own_zone_the_repeated_hour_twice() {
         "{svg}"
     );
 }
+
+#[actix_rt::test]
+async fn console_the_curve_page_toggles_to_the_monthly_shaped_curve() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    sample(&c).await;
+    let base = "/console/curve/private/TTF:FWD?ondate=2024-03-01";
+    // As quoted: the contracts, the toggle off.
+    let (r, html) = page(&c, base).await;
+    assert_eq!(r.status, 200, "{html}");
+    assert!(html.contains("Contracts on 2024-03-01"), "{html}");
+    assert!(
+        html.contains("<input id=\"shape\" type=\"checkbox\" name=\"shape\" value=\"monthly\">"),
+        "{html}"
+    );
+    assert!(!html.contains("quoted contracts"));
+    // Monthly: the months with the contract that fixed each, charted over the quoted bars.
+    let (r, html) = page(&c, &format!("{base}&shape=monthly")).await;
+    assert_eq!(r.status, 200, "{html}");
+    assert!(html.contains(
+        "<input id=\"shape\" type=\"checkbox\" name=\"shape\" value=\"monthly\" checked>"
+    ));
+    assert!(
+        html.contains("Months on 2024-03-01, shaped by hours"),
+        "{html}"
+    );
+    assert!(!html.contains("Contracts on"));
+    for row in [
+        "<th scope=\"row\">2024M04</th><td class=\"num\">30.1</td><td>2024M04</td>",
+        "<th scope=\"row\">2024M05</th><td class=\"num\">29.5</td><td>2024M05</td>",
+        "<th scope=\"row\">2024M08</th><td class=\"num\">29.8</td><td>2024Q03</td><td>2024-08-01 – 2024-08-31</td><td class=\"num\">744</td>",
+    ] {
+        assert!(html.contains(row), "{row}: {html}");
+    }
+    // June is in no contract: not a row.
+    assert!(!html.contains("2024M06"), "{html}");
+    assert!(!html.contains("Arbitrage"));
+    let (_, desc) = title_and_desc(&inline_svg(&html));
+    assert!(
+        desc.starts_with(
+            "Curve shaped into 5 months, from 2024M04 to 2024M09, over 3 quoted contracts"
+        ),
+        "{desc}"
+    );
+    assert!(html.contains("quoted contracts"));
+    // A fully quoted quarter that disagrees with its months is named above the table.
+    c.save(
+        json!({"_id": "DE", "BASE": {"_type": "VarCurve", "ondate": "2024-11-15",
+        "contracts": [{"tenor": "2025M01", "value": 100}, {"tenor": "2025M02", "value": 100},
+                      {"tenor": "2025M03", "value": 100}, {"tenor": "2025Q01", "value": 90}]}}),
+    )
+    .await;
+    let (r, html) = page(&c, "/console/curve/private/DE:BASE?shape=monthly").await;
+    assert_eq!(r.status, 200, "{html}");
+    assert!(
+        html.contains("Arbitrage: the months of 2025Q01 were all quoted"),
+        "{html}"
+    );
+    // Another view is refused, naming the parameter and the value allowed.
+    let (r, _) = page(&c, &format!("{base}&shape=weekly")).await;
+    let m = r.assert_error(400, "INVALID_PARAMETER");
+    assert!(
+        m.contains("shape \"weekly\"") && m.contains("monthly"),
+        "{m}"
+    );
+}

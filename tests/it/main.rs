@@ -26,6 +26,7 @@ mod query;
 mod scripts;
 mod secrets;
 mod series_values;
+mod shaping;
 mod suggest;
 mod tenancy;
 mod time_text;

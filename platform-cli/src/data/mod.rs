@@ -116,6 +116,22 @@ pub struct ImportArgs {
     delimiter: Option<u8>,
 }
 
+/// The shapes a curve read can take (`_shape`).
+#[derive(Clone, Copy, ValueEnum)]
+enum CurveShape {
+    /// One price a month, agreeing with every quoted contract.
+    Monthly,
+}
+
+/// The weights of shaped months (`_weights`).
+#[derive(Clone, Copy, ValueEnum)]
+enum ShapeWeights {
+    /// The hours of each day in the curve's time zone (power).
+    Hours,
+    /// Each day once (gas).
+    Days,
+}
+
 fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
     match text {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
@@ -141,6 +157,12 @@ pub struct GetArgs {
     /// List the relative tenors of a curve.
     #[arg(long)]
     list_tenors: bool,
+    /// Shape a curve into one arbitrage-free price a month (`_shape`).
+    #[arg(long, value_enum)]
+    shape: Option<CurveShape>,
+    /// What weighs the shaped months (`_weights`; default: days for a gas curve, else hours).
+    #[arg(long, value_enum, requires = "shape")]
+    weights: Option<ShapeWeights>,
     /// Read the data as of an object version: a number or a tag.
     #[arg(long)]
     version: Option<String>,
@@ -196,6 +218,20 @@ fn get(args: GetArgs) -> Result<()> {
         ("_range", args.range),
         ("tenor", args.tenor),
         ("listTenors", args.list_tenors.then(String::new)),
+        (
+            "_shape",
+            args.shape.map(|CurveShape::Monthly| "MONTHLY".into()),
+        ),
+        (
+            "_weights",
+            args.weights.map(|w| {
+                match w {
+                    ShapeWeights::Hours => "hours",
+                    ShapeWeights::Days => "days",
+                }
+                .into()
+            }),
+        ),
         ("_version", args.version),
         ("_calendar", args.calendar),
         ("_observed", args.observed),
@@ -208,7 +244,19 @@ fn get(args: GetArgs) -> Result<()> {
     }
     let read = ReadData { id: args.id, pairs };
     let item = args.target.open()?.send(read)?.body;
-    output::print(args.format, &item, || data_table(&item), "")
+    output::print(args.format, &item, || data_table(&item), "")?;
+    // A shaped curve whose quotes disagree: said on standard error, the answer printed whole.
+    if let Some(Value::Array(codes)) = item
+        .get("arbitrage")
+        .filter(|a| a.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        let codes: Vec<String> = codes.iter().map(|c| output::text(Some(c))).collect();
+        eprintln!(
+            "arbitrage: the months of {} disagree with their price",
+            codes.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn list(args: ListArgs) -> Result<()> {
@@ -249,6 +297,23 @@ fn data_table(item: &Value) -> Table {
             t.push(vec![output::text(Some(code))]);
         }
         return t;
+    }
+    if let (Some(Value::Array(months)), Some(Value::String(weights))) =
+        (item.get("contracts"), item.get("weights"))
+    {
+        let weight = format!("properties.{weights}");
+        return Table::of(
+            months,
+            &[
+                "tenor",
+                "value",
+                "properties.from",
+                "properties.start",
+                "properties.end",
+                &weight,
+            ],
+        )
+        .renamed(&["tenor", "value", "from", "start", "end", weights]);
     }
     if let Some(Value::Array(contracts)) = item.get("contracts") {
         return Table::of(

@@ -47,6 +47,7 @@ mod jobs;
 mod objects;
 mod scripts;
 mod secrets;
+mod shape;
 mod tenancy;
 mod validation;
 
@@ -65,6 +66,7 @@ pub use jobs::Jobs;
 pub use objects::{Object, Objects};
 pub use scripts::Scripts;
 pub use secrets::Secrets;
+pub use shape::ShapedCurve;
 pub use tenancy::Tenancy;
 pub use validation::{
     CheckResult, PointResult, Validation, ValidationCounts, ValidationRequest, ValidationResult,

@@ -20,6 +20,7 @@ pub mod model;
 pub mod read;
 pub mod scale;
 pub mod series;
+pub mod shape;
 pub mod timetext;
 pub mod value_type;
 pub mod write;

@@ -83,6 +83,8 @@ pub struct DataQuery {
     /// `_timezone`: the zone a series' times print in, or with `_calendar` the zone periods are
     /// cut in; `_range` dates are read in it (see [`super::zone`]).
     pub timezone: Option<ReadZone>,
+    /// `_shape=MONTHLY` with `_weights`: a curve shaped into months.
+    pub shape: Option<super::shape::ShapeQuery>,
 }
 
 /// The most observations a read may take and still count as short ([`DataQuery::is_short`]).
@@ -138,6 +140,7 @@ impl DataQuery {
             conversion: Conversion::from_params(params)?,
             scaling,
             timezone,
+            shape: super::shape::ShapeQuery::from_params(params)?,
         })
     }
 }
@@ -331,9 +334,10 @@ impl Platform {
         let mut item = self.open_item(who, tx, scope, id, text, q)?;
         match item.kind {
             DataKind::Series => {
-                if id.ondate.is_some() || q.tenor.is_some() || q.list_tenors {
+                if id.ondate.is_some() || q.tenor.is_some() || q.list_tenors || q.shape.is_some() {
                     return Err(Error::invalid_parameter(format!(
-                        "\"{text}\" is a time series: ondates, tenor and listTenors apply to curves"
+                        "\"{text}\" is a time series: ondates, tenor, listTenors and _shape apply \
+                         to curves"
                     )));
                 }
                 let (points, calendar, tz) =
@@ -350,6 +354,9 @@ impl Platform {
                 });
             }
             DataKind::Curve => {
+                if let Some(shape) = &q.shape {
+                    shape.check_with(q.tenor.is_some(), q.list_tenors)?;
+                }
                 if q.list_tenors {
                     return self
                         .list_tenors(tx, &item.key, item.object.version)
@@ -369,13 +376,22 @@ impl Platform {
                 }
                 let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
                 let (ondate, contracts) = curve_fields(&stored);
+                let mut fields = vec![("ondate", ondate)];
+                match &q.shape {
+                    None => fields.push(("contracts", contracts)),
+                    Some(shape) => {
+                        let (shaped, weights) = shape.apply(text, &item.header, &stored)?;
+                        fields.extend(super::shape::shaped_fields(&shaped, weights, contracts));
+                    }
+                }
                 let is_current = item.is_current;
                 let json = item.json();
                 if id.ondate.is_some() && is_current {
                     json.insert("_id".into(), Value::String(text.to_string()));
                 }
-                json.insert("ondate".into(), ondate);
-                json.insert("contracts".into(), contracts);
+                for (k, v) in fields {
+                    json.insert(k.into(), v);
+                }
             }
         }
         Ok(Answer::Value(Value::Object(item.take_json())))
@@ -937,6 +953,11 @@ impl Platform {
         req: &crate::documents::ListRequest,
         q: &DataQuery,
     ) -> Result<crate::store::Page<Value>> {
+        if q.shape.is_some() {
+            return Err(Error::invalid_parameter(
+                "_shape=MONTHLY shapes one curve: read it by its id (OBJ:PROP or OBJ:PROP:ONDATE)",
+            ));
+        }
         if !req.ids.is_empty() {
             // `_id` parameters fetch data items by id, each from its own source: only through
             // `all`.

@@ -95,7 +95,8 @@ fn write_field(out: &mut String, field: &str) {
 }
 
 /// The CSV of one data item: a time series as `time,value,quality,source,reliability`, a curve
-/// as `tenor,value,absolute,start,end,expiry`; `None` for anything else.
+/// as `tenor,value,absolute,start,end,expiry`, a shaped curve as
+/// `tenor,value,from,start,end,hours` (or `days`); `None` for anything else.
 pub fn data_to_csv(item: &Value) -> Option<String> {
     let text = |v: Option<&Value>| match v {
         None | Some(Value::Null) => String::new(),
@@ -118,6 +119,30 @@ pub fn data_to_csv(item: &Value) -> Option<String> {
             .collect();
         return Some(rows_to_csv(
             &["time", "value", "quality", "source", "reliability"],
+            &rows,
+        ));
+    }
+    if let (Some(Value::Array(months)), Some(Value::String(weights))) =
+        (item.get("contracts"), item.get("weights"))
+    {
+        // A curve shaped into months (`_shape=MONTHLY`): each month, the contract that fixed it
+        // and its weight.
+        let rows: Vec<Vec<String>> = months
+            .iter()
+            .map(|m| {
+                let prop = |k: &str| text(m.get("properties").and_then(|p| p.get(k)));
+                vec![
+                    text(m.get("tenor")),
+                    text(m.get("value")),
+                    prop("from"),
+                    prop("start"),
+                    prop("end"),
+                    prop(weights),
+                ]
+            })
+            .collect();
+        return Some(rows_to_csv(
+            &["tenor", "value", "from", "start", "end", weights],
             &rows,
         ));
     }

@@ -1,6 +1,7 @@
 //! The data pages: a time series (a chart over a chosen range, an older version overlaid, the
 //! observations with their statuses, a CSV download) and a curve (an ondate's contracts
-//! charted, an ondate picker, another ondate overlaid, a tenor's history).
+//! charted, an ondate picker, another ondate overlaid, a tenor's history, and a "monthly" toggle
+//! that shows the curve shaped into arbitrage-free months over its quoted contracts).
 
 use super::layout::{figure, status, value_text};
 use super::objects::object_link;
@@ -315,6 +316,21 @@ pub fn curve(
         )));
     }
     let conv = conversion(q);
+    // The "monthly" toggle: the curve (and its overlay) read with `_shape=MONTHLY`.
+    let monthly = match param(q, "shape") {
+        None => false,
+        Some(s) if s.eq_ignore_ascii_case("monthly") => true,
+        Some(s) => {
+            return Err(Error::invalid_parameter(format!(
+                "shape \"{s}\" is not a view of a curve: use monthly, or leave it out for the \
+                 contracts as quoted"
+            )))
+        }
+    };
+    let mut curve_pairs = conv.clone();
+    if monthly {
+        curve_pairs.push(("_shape", "MONTHLY".into()));
+    }
     let tenors: Vec<String> = read(p, who, source, id, &[("listTenors", "true".into())])?
         .as_array()
         .into_iter()
@@ -334,7 +350,7 @@ pub fn curve(
             }
             None => id.to_string(),
         };
-        read(p, who, source, &target, &conv)
+        read(p, who, source, &target, &curve_pairs)
     };
     let curve = on(param(q, "ondate"))?;
     let ondate = curve
@@ -402,6 +418,12 @@ pub fn curve(
                 }
             }
             (conversion_fields(q))
+            div.field {
+                label for="shape" {
+                    input #shape type="checkbox" name="shape" value="monthly" checked[monthly];
+                    " Monthly (shaped)"
+                }
+            }
             div.field { button type="submit" { "Show" } }
         }
         (figure(&lines, "Chart:", "chart-curve"))
@@ -411,6 +433,9 @@ pub fn curve(
                 (figure(&[Line { label: format!("{t} by ondate"), item: h }], "Chart:", "chart-tenor"))
             }
         }
+        @if monthly {
+            (months_table(&curve, &ondate))
+        } @else {
         section aria-labelledby="contracts-title" {
             h2 #contracts-title { "Contracts on " (ondate) }
             table.list {
@@ -433,5 +458,52 @@ pub fn curve(
                 }
             }
         }
+        }
     })
+}
+
+/// The months of a shaped curve: each with its value, the contract that fixed it, its days and
+/// weight; the contracts that disagree with their months said first.
+fn months_table(curve: &Value, ondate: &str) -> Markup {
+    let months: Vec<&Value> = curve["contracts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    let weights = curve["weights"].as_str().unwrap_or("hours");
+    let arbitrage: Vec<&str> = curve["arbitrage"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    html! {
+        section aria-labelledby="months-title" {
+            h2 #months-title { "Months on " (ondate) ", shaped by " (weights) }
+            @if !arbitrage.is_empty() {
+                div.notice role="status" {
+                    p { "Arbitrage: the months of " (arbitrage.join(", "))
+                        " were all quoted, and their average is not the contract's price." }
+                }
+            }
+            table.list {
+                caption.visually-hidden { "Months of the shaped curve with the contract that fixed each" }
+                thead { tr { th scope="col" { "Month" } th scope="col" { "Value" }
+                             th scope="col" { "From" } th scope="col" { "Delivery" }
+                             th scope="col" { (if weights == "days" { "Days" } else { "Hours" }) } } }
+                tbody {
+                    @for m in &months {
+                        @let props = &m["properties"];
+                        tr {
+                            th scope="row" { (value_text(&m["tenor"])) }
+                            td.num { (value_text(&m["value"])) }
+                            td { (value_text(&props["from"])) }
+                            td { (value_text(&props["start"])) " – " (value_text(&props["end"])) }
+                            td.num { (value_text(&props[weights])) }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,100 @@
+//! [`Data::shape_curve`]: a curve read as arbitrage-free months ([`crate::data::shape`]).
+
+use super::data::{CurveQuery, Data};
+use crate::auth::Principal;
+use crate::data::conversion::Conversion;
+use crate::data::read::{data_scope, DataQuery};
+use crate::data::shape::{ShapeQuery, ShapedMonth, Weights};
+use crate::data::DataKind;
+use crate::error::{Error, Result};
+use crate::ids::Source;
+use chrono::NaiveDate;
+use serde_json::Value;
+
+/// A curve of one ondate shaped into months (see [`Data::shape_curve`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapedCurve {
+    /// The data id (`OBJ:PROP`).
+    pub id: String,
+    /// The object version read.
+    pub version: u32,
+    /// The curve date.
+    pub ondate: NaiveDate,
+    /// The units of the values (after any conversion).
+    pub units: Option<String>,
+    /// The currency of the values (after any conversion).
+    pub currency: Option<String>,
+    /// The weights used.
+    pub weights: Weights,
+    /// The months, in order, each with the contract that fixed it.
+    pub months: Vec<ShapedMonth>,
+    /// The contracts whose months were all fixed by shorter ones and whose weighted average
+    /// differs from their price by more than 1e-6.
+    pub arbitrage: Vec<String>,
+}
+
+impl Data<'_> {
+    /// Reads the curve `id` as [`Data::curve`] does (the ondate of `q`, the newest by default)
+    /// and shapes it into months that agree with every quoted contract, weighted by `weights`
+    /// (by default days for a gas curve, hours in the curve's time zone otherwise), as
+    /// `GET /data/v1/{source}/{id}?_shape=MONTHLY` answers.
+    ///
+    /// ```
+    /// use platform_core::api::{Contract, CurveQuery, WriteOptions};
+    /// use platform_core::data::shape::Weights;
+    /// use chrono::NaiveDate;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let ondate = NaiveDate::from_ymd_opt(2024, 11, 15).unwrap();
+    /// let quotes = [Contract::new("2025M01", 100.0), Contract::new("2025M02", 98.0), Contract::new("2025Q01", 95.0)];
+    /// platform.data().write_curve(&me, "DE:BASE", ondate, &quotes, &Default::default())?;
+    /// let shaped = platform.data().shape_curve(&me, "DE:BASE", &CurveQuery::default(), Some(Weights::Days))?;
+    /// let march = &shaped.months[2];
+    /// assert_eq!((march.code.as_str(), march.from.as_str()), ("2025M03", "2025Q01"));
+    /// // January, February and March average the quarter's 95 over its 90 days.
+    /// assert!((march.value - (95.0 * 90.0 - 100.0 * 31.0 - 98.0 * 28.0) / 31.0).abs() < 1e-9);
+    /// assert!(shaped.arbitrage.is_empty());
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn shape_curve(
+        &self,
+        p: &Principal,
+        id: &str,
+        q: &CurveQuery,
+        weights: Option<Weights>,
+    ) -> Result<ShapedCurve> {
+        let platform = self.platform;
+        let (data_id, scope) = data_scope(p, Source::All, id)?;
+        let dq = DataQuery {
+            version: q.version.clone(),
+            conversion: Conversion {
+                units: q.units.clone(),
+                currency: q.currency.clone(),
+                density: q.density,
+            },
+            ..DataQuery::default()
+        };
+        let tx = platform.read()?;
+        let mut item = platform.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
+        if item.kind != DataKind::Curve {
+            return Err(Error::not_found(format!("data \"{id}\" is not a curve")));
+        }
+        let ondate = q.ondate.or(data_id.ondate);
+        let stored = platform.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
+        let (shaped, weights) = ShapeQuery { weights }.apply(id, &item.header, &stored)?;
+        let json = item.json();
+        let text = |k: &str| json.get(k).and_then(Value::as_str).map(str::to_string);
+        let (units, currency) = (text("units"), text("currency"));
+        Ok(ShapedCurve {
+            id: format!("{}:{}", data_id.object, data_id.prop),
+            version: item.object.version,
+            ondate: NaiveDate::parse_from_str(stored.curve_date(), "%Y-%m-%d")
+                .map_err(|e| Error::caused("a stored ondate", e))?,
+            units,
+            currency,
+            weights,
+            months: shaped.months,
+            arbitrage: shaped.arbitrage,
+        })
+    }
+}
