@@ -451,7 +451,7 @@ pub(crate) fn block_of(
 ) -> Result<BlockHours> {
     let unknown = || {
         Error::invalid_parameter(format!(
-            "{what} \"{id}\": use PEAK, OFFPEAK, BASE or the id of a block calendar of the \
+            "{what} \"{id}\": use PEAK, OFFPEAK, BASE, EFA1..EFA6 or the id of a block calendar of the \
              calendar service"
         ))
     };

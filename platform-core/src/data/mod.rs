@@ -16,6 +16,7 @@ pub mod codec;
 pub mod columns;
 pub mod conversion;
 pub mod curve;
+pub mod efa;
 pub mod model;
 pub mod read;
 pub mod scale;

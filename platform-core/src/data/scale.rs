@@ -28,13 +28,20 @@ pub enum Target {
     Calendar(Calendar),
     /// Days from 06:00 local.
     GasDay,
+    /// GB power's EFA blocks (see [`super::efa`]).
+    Efa,
+    /// GB power's EFA days, 23:00 to 23:00 London.
+    EfaDay,
 }
 
 impl Target {
-    /// Parses a target calendar code: a series calendar or `GASDAY`.
+    /// Parses a target calendar code: a series calendar, `GASDAY`, `EFA` or `EFADAY`.
     pub fn parse(code: &str) -> Result<Target> {
-        if code.trim().eq_ignore_ascii_case("GASDAY") {
-            return Ok(Target::GasDay);
+        match code.trim().to_ascii_uppercase().as_str() {
+            "GASDAY" => return Ok(Target::GasDay),
+            "EFA" => return Ok(Target::Efa),
+            "EFADAY" => return Ok(Target::EfaDay),
+            _ => {}
         }
         match Calendar::parse(Some(code)) {
             Ok(Calendar::Sparse) => Err(Error::invalid_parameter(
@@ -42,7 +49,7 @@ impl Target {
             )),
             Ok(c) => Ok(Target::Calendar(c)),
             Err(e) => Err(Error::invalid_parameter(format!(
-                "_calendar: {}; or GASDAY",
+                "_calendar: {}; or GASDAY, EFA or EFADAY",
                 e.public_message()
             ))),
         }
@@ -52,6 +59,8 @@ impl Target {
     pub fn code(self) -> String {
         match self {
             Target::GasDay => "GASDAY".into(),
+            Target::Efa => "EFA".into(),
+            Target::EfaDay => "EFADAY".into(),
             Target::Calendar(c) => match c {
                 Calendar::Daily => "DAILY".into(),
                 Calendar::Business => "BUSINESS".into(),
@@ -74,7 +83,7 @@ impl Target {
     pub fn printed(self) -> Calendar {
         match self {
             Target::Calendar(c) => c,
-            Target::GasDay => Calendar::Sparse,
+            Target::GasDay | Target::Efa | Target::EfaDay => Calendar::Sparse,
         }
     }
 
@@ -82,7 +91,8 @@ impl Target {
     fn nominal(self) -> i64 {
         match self {
             Target::Calendar(c) => nominal(c),
-            Target::GasDay => 86_400,
+            Target::GasDay | Target::EfaDay => 86_400,
+            Target::Efa => 4 * 3_600,
         }
     }
 }
@@ -156,6 +166,8 @@ pub enum Block {
     Offpeak,
     /// Every hour.
     Base,
+    /// One EFA block of GB power (1..=6), in London time.
+    Efa(u8),
     /// A block calendar of the calendar service, by id (loaded before scaling).
     Named(String),
     /// A block calendar, loaded.
@@ -165,6 +177,9 @@ pub enum Block {
 impl Block {
     /// Parses a `_block` code.
     pub fn parse(text: &str) -> Result<Block> {
+        if let Some(efa) = super::efa::parse_block(text) {
+            return efa.map(Block::Efa);
+        }
         Ok(match text.trim().to_ascii_uppercase().as_str() {
             "PEAK" => Block::Peak,
             "OFFPEAK" => Block::Offpeak,
@@ -172,7 +187,7 @@ impl Block {
             _ if crate::ids::validate_id(text, "_block").is_ok() => Block::Named(text.to_string()),
             _ => {
                 return Err(Error::invalid_parameter(format!(
-                    "_block \"{text}\": use PEAK, OFFPEAK, BASE or the id of a block calendar"
+                    "_block \"{text}\": use PEAK, OFFPEAK, BASE, EFA1..EFA6 or the id of a block calendar"
                 )))
             }
         })
@@ -188,6 +203,7 @@ impl Block {
         match self {
             Block::Base => true,
             Block::Peak => peak(),
+            Block::Efa(n) => super::efa::day_and_block(ms).1 == *n,
             Block::Offpeak => !peak(),
             Block::Hours(hours) => {
                 let local = at(ms).with_timezone(&tz);
@@ -253,6 +269,8 @@ pub fn period_of(target: Target, ms: i64, tz: Tz) -> (i64, i64) {
             let start = (ms + offset).div_euclid(step_ms) * step_ms - offset;
             (start, start + step_ms)
         }
+        Target::Efa => super::efa::period_of(ms, false),
+        Target::EfaDay => super::efa::period_of(ms, true),
         Target::GasDay => {
             let six = NaiveTime::from_hms_opt(6, 0, 0).unwrap_or(NaiveTime::MIN);
             let mut day = local.date_naive();
@@ -500,18 +518,22 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    fn vectors() -> Value {
-        let shared = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/spec/vectors/scaling.json"
+    fn vectors_of(name: &str) -> Value {
+        let shared = format!(
+            "{}/../../shared/spec/vectors/{name}",
+            env!("CARGO_MANIFEST_DIR")
         );
-        let copy = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/vectors/scaling.json");
-        let path = if std::path::Path::new(shared).exists() {
+        let copy = format!("{}/testdata/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+        let path = if std::path::Path::new(&shared).exists() {
             shared
         } else {
             copy
         };
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn vectors() -> Value {
+        vectors_of("scaling.json")
     }
 
     fn ms(text: &str) -> i64 {
@@ -525,6 +547,18 @@ mod tests {
         let file = vectors();
         let cases = file["cases"].as_array().unwrap();
         assert!(cases.len() >= 19);
+        check_cases(cases);
+    }
+
+    #[test]
+    fn every_efa_vector_passes() {
+        let file = vectors_of("efa.json");
+        let cases = file["cases"].as_array().unwrap();
+        assert!(cases.len() >= 5);
+        check_cases(cases);
+    }
+
+    fn check_cases(cases: &[Value]) {
         for case in cases {
             let name = case["name"].as_str().unwrap();
             let series = &case["series"];

@@ -33,6 +33,8 @@ fn the_kept_copy_matches_the_spec() {
         "calendars.json",
         "expiry.json",
         "scaling.json",
+        "efa.json",
+        "settlement.json",
     ] {
         let spec = std::fs::read(Path::new(SHARED_DIR).join(name)).unwrap();
         let copy = std::fs::read(Path::new(COPY_DIR).join(name)).unwrap();
