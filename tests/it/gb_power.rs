@@ -134,3 +134,57 @@ async fn bad_efa_input_is_a_400_naming_it() {
         assert!(m.contains(says), "{query}: {m}");
     }
 }
+
+#[actix_rt::test]
+async fn a_block_calendar_past_midnight_counts_each_night_on_the_day_it_starts() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    let r = c
+        .post(
+            "/calendar/v1",
+            json!({"_id": "NIGHT", "block": {"days": ["MON", "TUE", "WED", "THU", "FRI"],
+                   "hours": [23, 3]}}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    // Hourly values equal to the London hour, Friday 2025-01-10 to Monday 2025-01-13.
+    let data: Vec<Value> = (0..96)
+        .map(|h| json!({"time": format!("2025-01-{:02}T{:02}:00:00Z", 10 + h / 24, h % 24), "value": h % 24}))
+        .collect();
+    c.save(
+        json!({"_id": "N", "S": {"_type": "VarTimeSeries", "timezone": "Europe/London",
+        "calendar": "HOURLY", "data": data}}),
+    )
+    .await;
+    let r = c
+        .get("/data/v1/private/N:S?_calendar=DAILY&_observed=summed&_block=NIGHT")
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    // Friday 00:00-03:00 is Thursday's night (0 + 1 + 2, on Thursday); Friday's night is
+    // 23 + 0 + 1 + 2 on Friday; the weekend's nights are off; Monday's has only its 23:00 here.
+    assert_eq!(
+        r.body["data"],
+        json!([
+            {"time": "2025-01-09", "value": 3.0, "status": {"source": "CALCULATED"}},
+            {"time": "2025-01-10", "value": 26.0, "status": {"source": "CALCULATED"}},
+            {"time": "2025-01-13", "value": 23.0, "status": {"source": "CALCULATED"}}
+        ])
+    );
+    // from == to, or to == 0, is no block: a 400 naming the hours, nothing stored.
+    for hours in [json!([3, 3]), json!([23, 0])] {
+        let m = c
+            .post(
+                "/calendar/v1",
+                json!({"_id": "BAD", "block": {"days": ["MON"], "hours": hours}}),
+            )
+            .await
+            .assert_error(400, "INVALID_BODY");
+        assert!(
+            m.contains("block.hours") && m.contains("past midnight"),
+            "{m}"
+        );
+    }
+    c.get("/calendar/v1/private/BAD")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}

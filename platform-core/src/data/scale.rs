@@ -213,6 +213,25 @@ impl Block {
             Block::Named(_) => false,
         }
     }
+
+    /// The instant whose `target` period an observation kept at `ms` counts in: a block past
+    /// midnight counts its morning hours on the day it starts (for daily and coarser targets).
+    fn counted_at(&self, ms: i64, tz: Tz, target: Target) -> i64 {
+        let Block::Hours(hours) = self else { return ms };
+        if !matches!(target, Target::Calendar(c) if c.is_dated()) {
+            return ms;
+        }
+        let local = at(ms).with_timezone(&tz);
+        let day = hours.starts_on(local.date_naive(), local.hour());
+        if day == local.date_naive() {
+            return ms;
+        }
+        local_start(
+            tz,
+            day,
+            NaiveTime::from_hms_opt(12, 0, 0).unwrap_or(NaiveTime::MIN),
+        )
+    }
 }
 
 fn at(ms: i64) -> DateTime<Utc> {
@@ -340,12 +359,13 @@ pub fn aggregate(
         if !v.is_finite() || block.is_some_and(|b| !b.keeps(p.t, tz)) {
             continue;
         }
-        let inside = current.is_some_and(|(s, e)| p.t >= s && p.t < e);
+        let t = block.map_or(p.t, |b| b.counted_at(p.t, tz, target));
+        let inside = current.is_some_and(|(s, e)| t >= s && t < e);
         if !inside {
             if let Some((s, _)) = current {
                 flush(s, &mut values, &mut out);
             }
-            current = Some(period_of(target, p.t, tz));
+            current = Some(period_of(target, t, tz));
         }
         values.push(v);
     }
@@ -655,5 +675,52 @@ mod tests {
             .apply(&[Point::num(0, 1.0)], Calendar::Intraday(900), Tz::UTC)
             .unwrap_err();
         assert!(e.public_message().contains("finer"));
+    }
+
+    #[test]
+    fn a_block_past_midnight_counts_on_the_day_it_starts() {
+        use crate::calendars::{BlockCalendar, BlockHours};
+        use crate::holidays::HolidayCalendar;
+        let night = BlockHours {
+            id: "NIGHT".into(),
+            block: BlockCalendar {
+                days: [true, true, true, true, true, false, false],
+                from: 23,
+                to: 3,
+                holidays: Some("#H".into()),
+            },
+            holidays: Some(HolidayCalendar::parse(&["25th of December"]).unwrap()),
+        };
+        let d = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        // Friday night's block is Friday's: Saturday 02:00 is in it, Saturday 23:00 is not;
+        // Christmas night is off (the holiday is the day it starts), Christmas Eve's night on.
+        assert!(night.keeps(d("2024-12-27"), 23) && night.keeps(d("2024-12-28"), 2));
+        assert!(!night.keeps(d("2024-12-28"), 3) && !night.keeps(d("2024-12-28"), 23));
+        assert!(!night.keeps(d("2024-12-25"), 23) && !night.keeps(d("2024-12-26"), 1));
+        assert!(night.keeps(d("2024-12-24"), 23) && night.keeps(d("2024-12-25"), 2));
+        assert!(!night.keeps(d("2024-12-23"), 2) && !night.keeps(d("2024-12-24"), 12));
+        // Daily sums: each night on the day it starts (Mon 23:00 .. Tue 03:00 is Monday's).
+        let tz = Tz::UTC;
+        let points: Vec<Point> = (0..72)
+            .map(|h| Point::num(ms("2024-12-02T00:00:00Z") + h * 3_600_000, 1.0))
+            .collect();
+        let block = Block::Hours(std::sync::Arc::new(night));
+        let daily = aggregate(
+            &points,
+            Target::Calendar(Calendar::Daily),
+            Observed::Summed,
+            Some(&block),
+            tz,
+        );
+        // Monday 00:00-03:00 is Sunday night's, and Sunday is off the block.
+        let got: Vec<(i64, usize)> = daily.iter().map(|s| (s.start, s.count)).collect();
+        assert_eq!(
+            got,
+            [
+                (ms("2024-12-02T00:00:00Z"), 4),
+                (ms("2024-12-03T00:00:00Z"), 4),
+                (ms("2024-12-04T00:00:00Z"), 1)
+            ]
+        );
     }
 }
