@@ -21,6 +21,7 @@ pub mod model;
 pub mod read;
 pub mod scale;
 pub mod series;
+pub mod settlement;
 pub mod timetext;
 pub mod value_type;
 pub mod write;
