@@ -327,13 +327,11 @@ fn header_columns(names: &csv::StringRecord) -> Result<Vec<Column>> {
         columns.push(column);
     }
     let settlement = [Column::SettlementDate, Column::SettlementPeriod];
-    if settlement.iter().any(|c| columns.contains(c)) {
-        if columns.contains(&Column::Time) {
-            return Err(Error::invalid_body(
-                "a settlement file keys its rows by settlementDate and settlementPeriod: drop the \
-                 time column",
-            ));
-        }
+    if settlement.iter().any(|c| columns.contains(c)) && columns.contains(&Column::Time) {
+        return Err(Error::invalid_body(
+            "a settlement file keys its rows by settlementDate and settlementPeriod: drop the \
+             time column",
+        ));
     }
     let needed: &[Column] = if curve {
         &[Column::Ondate, Column::Tenor, Column::Value]
