@@ -17,7 +17,8 @@
 //!   (of its holiday calendar) before the contract's first delivery day.
 //! - A block calendar is a `_block` of scaling: the hours from `hours[0]` (included) to
 //!   `hours[1]` (excluded, 24 for midnight), local, on the `days` named; with `holidays`, a
-//!   holiday of that calendar is off the block all day.
+//!   holiday of that calendar is off the block all day. `from > to` runs past midnight (`[23, 3]`
+//!   is 23:00 to 03:00 the next morning), counted on the day it starts (its day and holiday).
 //! - A series whose `calendar` names a holiday calendar (any code that is not a built-in one)
 //!   has that calendar's business days as its index.
 //!
@@ -110,7 +111,7 @@ pub struct BlockCalendar {
     pub days: [bool; 7],
     /// The first hour in the block (local, 0..=23).
     pub from: u32,
-    /// The hour the block ends before (local, 1..=24).
+    /// The hour the block ends before (local, 1..=24; before `from`: the next morning).
     pub to: u32,
     /// A holiday calendar whose holidays are off the block.
     pub holidays: Option<String>,
@@ -130,13 +131,29 @@ pub struct BlockHours {
 impl BlockHours {
     /// Whether a local date and hour are in the block.
     pub fn keeps(&self, date: NaiveDate, hour: u32) -> bool {
-        self.block.days[date.weekday().num_days_from_monday() as usize]
-            && hour >= self.block.from
-            && hour < self.block.to
+        let (from, to) = (self.block.from, self.block.to);
+        let inside = if from < to {
+            hour >= from && hour < to
+        } else {
+            hour >= from || hour < to
+        };
+        let day = self.starts_on(date, hour);
+        inside
+            && self.block.days[day.weekday().num_days_from_monday() as usize]
             && self
                 .holidays
                 .as_ref()
-                .is_none_or(|h| h.holiday(date).is_none())
+                .is_none_or(|h| h.holiday(day).is_none())
+    }
+
+    /// The day the block holding local `date` and `hour` started: the day before for the
+    /// morning hours of a block past midnight.
+    pub fn starts_on(&self, date: NaiveDate, hour: u32) -> NaiveDate {
+        if self.block.from > self.block.to && hour < self.block.to {
+            date.pred_opt().unwrap_or(date)
+        } else {
+            date
+        }
     }
 }
 
@@ -319,10 +336,11 @@ fn parse_block(v: &Value) -> Result<BlockCalendar> {
         Some(Value::Array(pair)) if pair.len() == 2 => {
             let hour = |v: &Value| v.as_u64().filter(|h| *h <= 24).map(|h| h as u32);
             match (hour(&pair[0]), hour(&pair[1])) {
-                (Some(a), Some(b)) if a < b => (a, b),
+                (Some(a), Some(b)) if a < b || (a > b && a < 24 && b > 0) => (a, b),
                 _ => {
                     return Err(Error::invalid_body(format!(
-                        "block.hours {} must be [from, to]: whole hours with 0 <= from < to <= 24",
+                        "block.hours {} must be [from, to]: whole hours with 0 <= from <= 23, \
+                         1 <= to <= 24 and from != to (from > to runs past midnight)",
                         Value::Array(pair.clone())
                     )))
                 }
@@ -451,7 +469,7 @@ pub(crate) fn block_of(
 ) -> Result<BlockHours> {
     let unknown = || {
         Error::invalid_parameter(format!(
-            "{what} \"{id}\": use PEAK, OFFPEAK, BASE or the id of a block calendar of the \
+            "{what} \"{id}\": use PEAK, OFFPEAK, BASE, EFA1..EFA6 or the id of a block calendar of the \
              calendar service"
         ))
     };
@@ -721,7 +739,11 @@ mod tests {
                 "expiry.x",
             ),
             (
-                json!({"block": {"days": ["MON"], "hours": [20, 8]}}),
+                json!({"block": {"days": ["MON"], "hours": [8, 8]}}),
+                "block.hours",
+            ),
+            (
+                json!({"block": {"days": ["MON"], "hours": [23, 0]}}),
                 "block.hours",
             ),
             (json!({"block": {"days": ["MOON"]}}), "block.days[0]"),

@@ -714,7 +714,7 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         ),
         "_calendar" => (
             string(),
-            "Data: scale the series to this calendar (DAILY, MONTHLY, GASDAY...)",
+            "Data: scale the series to this calendar (DAILY, MONTHLY, GASDAY, EFA, EFADAY...)",
         ),
         "_observed" => (
             string(),
@@ -726,7 +726,7 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         ),
         "_block" => (
             string(),
-            "Data: the hours scaling keeps: PEAK, OFFPEAK or BASE (needs _calendar)",
+            "Data: the hours scaling keeps: PEAK, OFFPEAK, BASE, EFA1..EFA6 or a block calendar (needs _calendar)",
         ),
         "_timezone" => (
             string(),

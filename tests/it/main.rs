@@ -14,6 +14,7 @@ mod errors;
 mod extensions;
 mod formats;
 mod functions;
+mod gb_power;
 mod hardening;
 mod isolation;
 mod local_time;

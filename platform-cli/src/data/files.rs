@@ -100,6 +100,8 @@ pub(super) enum Column {
     Reliability,
     Ondate,
     Tenor,
+    SettlementDate,
+    SettlementPeriod,
 }
 
 impl Column {
@@ -112,6 +114,8 @@ impl Column {
             Column::Reliability => "reliability",
             Column::Ondate => "ondate",
             Column::Tenor => "tenor",
+            Column::SettlementDate => "settlementDate",
+            Column::SettlementPeriod => "settlementPeriod",
         }
     }
 }
@@ -292,6 +296,8 @@ fn header_columns(names: &csv::StringRecord) -> Result<Vec<Column>> {
         let lower = name.trim().to_ascii_lowercase();
         let column = match (lower.as_str(), i, curve) {
             ("time" | "date" | "timestamp", _, false) => Column::Time,
+            ("settlementdate", _, false) => Column::SettlementDate,
+            ("settlementperiod", _, false) => Column::SettlementPeriod,
             ("ondate" | "curvedate", _, true) => Column::Ondate,
             ("tenor", _, true) => Column::Tenor,
             ("value", _, _) => Column::Value,
@@ -306,7 +312,8 @@ fn header_columns(names: &csv::StringRecord) -> Result<Vec<Column>> {
                     if curve {
                         "ondate, tenor, value, status (or quality), source, reliability"
                     } else {
-                        "time, value, status (or quality), source, reliability"
+                        "time (or settlementDate and settlementPeriod), value, status (or quality), \
+                         source, reliability"
                     }
                 )))
             }
@@ -319,8 +326,21 @@ fn header_columns(names: &csv::StringRecord) -> Result<Vec<Column>> {
         }
         columns.push(column);
     }
+    let settlement = [Column::SettlementDate, Column::SettlementPeriod];
+    if settlement.iter().any(|c| columns.contains(c)) && columns.contains(&Column::Time) {
+        return Err(Error::invalid_body(
+            "a settlement file keys its rows by settlementDate and settlementPeriod: drop the \
+             time column",
+        ));
+    }
     let needed: &[Column] = if curve {
         &[Column::Ondate, Column::Tenor, Column::Value]
+    } else if settlement.iter().any(|c| columns.contains(c)) {
+        &[
+            Column::SettlementDate,
+            Column::SettlementPeriod,
+            Column::Value,
+        ]
     } else {
         &[Column::Time, Column::Value]
     };
@@ -404,6 +424,36 @@ impl PointReader<'_> {
         })
     }
 
+    /// The point of a settlement-keyed row: its settlement date and period become the period's
+    /// start, on a HALFHOURLY series only.
+    fn settlement_point(
+        &self,
+        date: &str,
+        fields: &HashMap<Column, &str>,
+        v: PointValue,
+        status: Option<Status>,
+    ) -> Result<Point> {
+        use platform_core::data::settlement;
+        if self.calendar != Calendar::Intraday(1800) {
+            return Err(Error::invalid_body(format!(
+                "settlementDate and settlementPeriod key half-hours: the series' calendar is {}, \
+                 not HALFHOURLY",
+                self.code
+            )));
+        }
+        let date = settlement::parse_date(date)?;
+        let period = fields
+            .get(&Column::SettlementPeriod)
+            .copied()
+            .unwrap_or_default();
+        let t = settlement::start(date, settlement::parse_period(period)?)?;
+        Ok(Point {
+            t,
+            v,
+            status: status.map(Box::new),
+        })
+    }
+
     /// The observations of a JSON file and the line of each.
     pub fn json(
         &mut self,
@@ -462,13 +512,19 @@ impl PointReader<'_> {
             }
             let at = at_line(*line);
             let fields = fields(&records.columns, record).map_err(&at)?;
-            let time = fields.get(&Column::Time).copied().unwrap_or_default();
             let v = csv_value(
                 fields.get(&Column::Value).copied().unwrap_or_default(),
                 records.decimal_comma,
             );
             let status = record_status(&fields).map_err(&at)?;
-            points.push(self.point(time, v, status).map_err(&at)?);
+            let point = match fields.get(&Column::SettlementDate) {
+                Some(date) => self.settlement_point(date, &fields, v, status),
+                None => {
+                    let time = fields.get(&Column::Time).copied().unwrap_or_default();
+                    self.point(time, v, status)
+                }
+            };
+            points.push(point.map_err(&at)?);
             lines.push(*line);
         }
         Ok((points, lines))

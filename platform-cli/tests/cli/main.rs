@@ -14,6 +14,7 @@ mod ops;
 mod readme;
 mod replicas;
 mod served;
+mod settlement;
 mod shaping;
 mod values;
 

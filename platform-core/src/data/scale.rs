@@ -28,13 +28,20 @@ pub enum Target {
     Calendar(Calendar),
     /// Days from 06:00 local.
     GasDay,
+    /// GB power's EFA blocks (see [`super::efa`]).
+    Efa,
+    /// GB power's EFA days, 23:00 to 23:00 London.
+    EfaDay,
 }
 
 impl Target {
-    /// Parses a target calendar code: a series calendar or `GASDAY`.
+    /// Parses a target calendar code: a series calendar, `GASDAY`, `EFA` or `EFADAY`.
     pub fn parse(code: &str) -> Result<Target> {
-        if code.trim().eq_ignore_ascii_case("GASDAY") {
-            return Ok(Target::GasDay);
+        match code.trim().to_ascii_uppercase().as_str() {
+            "GASDAY" => return Ok(Target::GasDay),
+            "EFA" => return Ok(Target::Efa),
+            "EFADAY" => return Ok(Target::EfaDay),
+            _ => {}
         }
         match Calendar::parse(Some(code)) {
             Ok(Calendar::Sparse) => Err(Error::invalid_parameter(
@@ -42,7 +49,7 @@ impl Target {
             )),
             Ok(c) => Ok(Target::Calendar(c)),
             Err(e) => Err(Error::invalid_parameter(format!(
-                "_calendar: {}; or GASDAY",
+                "_calendar: {}; or GASDAY, EFA or EFADAY",
                 e.public_message()
             ))),
         }
@@ -52,6 +59,8 @@ impl Target {
     pub fn code(self) -> String {
         match self {
             Target::GasDay => "GASDAY".into(),
+            Target::Efa => "EFA".into(),
+            Target::EfaDay => "EFADAY".into(),
             Target::Calendar(c) => match c {
                 Calendar::Daily => "DAILY".into(),
                 Calendar::Business => "BUSINESS".into(),
@@ -74,7 +83,7 @@ impl Target {
     pub fn printed(self) -> Calendar {
         match self {
             Target::Calendar(c) => c,
-            Target::GasDay => Calendar::Sparse,
+            Target::GasDay | Target::Efa | Target::EfaDay => Calendar::Sparse,
         }
     }
 
@@ -82,7 +91,8 @@ impl Target {
     fn nominal(self) -> i64 {
         match self {
             Target::Calendar(c) => nominal(c),
-            Target::GasDay => 86_400,
+            Target::GasDay | Target::EfaDay => 86_400,
+            Target::Efa => 4 * 3_600,
         }
     }
 }
@@ -156,6 +166,8 @@ pub enum Block {
     Offpeak,
     /// Every hour.
     Base,
+    /// One EFA block of GB power (1..=6), in London time.
+    Efa(u8),
     /// A block calendar of the calendar service, by id (loaded before scaling).
     Named(String),
     /// A block calendar, loaded.
@@ -165,6 +177,9 @@ pub enum Block {
 impl Block {
     /// Parses a `_block` code.
     pub fn parse(text: &str) -> Result<Block> {
+        if let Some(efa) = super::efa::parse_block(text) {
+            return efa.map(Block::Efa);
+        }
         Ok(match text.trim().to_ascii_uppercase().as_str() {
             "PEAK" => Block::Peak,
             "OFFPEAK" => Block::Offpeak,
@@ -172,7 +187,7 @@ impl Block {
             _ if crate::ids::validate_id(text, "_block").is_ok() => Block::Named(text.to_string()),
             _ => {
                 return Err(Error::invalid_parameter(format!(
-                    "_block \"{text}\": use PEAK, OFFPEAK, BASE or the id of a block calendar"
+                    "_block \"{text}\": use PEAK, OFFPEAK, BASE, EFA1..EFA6 or the id of a block calendar"
                 )))
             }
         })
@@ -188,6 +203,7 @@ impl Block {
         match self {
             Block::Base => true,
             Block::Peak => peak(),
+            Block::Efa(n) => super::efa::day_and_block(ms).1 == *n,
             Block::Offpeak => !peak(),
             Block::Hours(hours) => {
                 let local = at(ms).with_timezone(&tz);
@@ -196,6 +212,25 @@ impl Block {
             // Never reached: a read loads named blocks first (an unloaded one keeps nothing).
             Block::Named(_) => false,
         }
+    }
+
+    /// The instant whose `target` period an observation kept at `ms` counts in: a block past
+    /// midnight counts its morning hours on the day it starts (for daily and coarser targets).
+    fn counted_at(&self, ms: i64, tz: Tz, target: Target) -> i64 {
+        let Block::Hours(hours) = self else { return ms };
+        if !matches!(target, Target::Calendar(c) if c.is_dated()) {
+            return ms;
+        }
+        let local = at(ms).with_timezone(&tz);
+        let day = hours.starts_on(local.date_naive(), local.hour());
+        if day == local.date_naive() {
+            return ms;
+        }
+        local_start(
+            tz,
+            day,
+            NaiveTime::from_hms_opt(12, 0, 0).unwrap_or(NaiveTime::MIN),
+        )
     }
 }
 
@@ -253,6 +288,8 @@ pub fn period_of(target: Target, ms: i64, tz: Tz) -> (i64, i64) {
             let start = (ms + offset).div_euclid(step_ms) * step_ms - offset;
             (start, start + step_ms)
         }
+        Target::Efa => super::efa::period_of(ms, false),
+        Target::EfaDay => super::efa::period_of(ms, true),
         Target::GasDay => {
             let six = NaiveTime::from_hms_opt(6, 0, 0).unwrap_or(NaiveTime::MIN);
             let mut day = local.date_naive();
@@ -322,12 +359,13 @@ pub fn aggregate(
         if !v.is_finite() || block.is_some_and(|b| !b.keeps(p.t, tz)) {
             continue;
         }
-        let inside = current.is_some_and(|(s, e)| p.t >= s && p.t < e);
+        let t = block.map_or(p.t, |b| b.counted_at(p.t, tz, target));
+        let inside = current.is_some_and(|(s, e)| t >= s && t < e);
         if !inside {
             if let Some((s, _)) = current {
                 flush(s, &mut values, &mut out);
             }
-            current = Some(period_of(target, p.t, tz));
+            current = Some(period_of(target, t, tz));
         }
         values.push(v);
     }
@@ -500,18 +538,22 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    fn vectors() -> Value {
-        let shared = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/spec/vectors/scaling.json"
+    fn vectors_of(name: &str) -> Value {
+        let shared = format!(
+            "{}/../../shared/spec/vectors/{name}",
+            env!("CARGO_MANIFEST_DIR")
         );
-        let copy = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/vectors/scaling.json");
-        let path = if std::path::Path::new(shared).exists() {
+        let copy = format!("{}/testdata/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
+        let path = if std::path::Path::new(&shared).exists() {
             shared
         } else {
             copy
         };
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn vectors() -> Value {
+        vectors_of("scaling.json")
     }
 
     fn ms(text: &str) -> i64 {
@@ -525,6 +567,18 @@ mod tests {
         let file = vectors();
         let cases = file["cases"].as_array().unwrap();
         assert!(cases.len() >= 19);
+        check_cases(cases);
+    }
+
+    #[test]
+    fn every_efa_vector_passes() {
+        let file = vectors_of("efa.json");
+        let cases = file["cases"].as_array().unwrap();
+        assert!(cases.len() >= 5);
+        check_cases(cases);
+    }
+
+    fn check_cases(cases: &[Value]) {
         for case in cases {
             let name = case["name"].as_str().unwrap();
             let series = &case["series"];
@@ -621,5 +675,52 @@ mod tests {
             .apply(&[Point::num(0, 1.0)], Calendar::Intraday(900), Tz::UTC)
             .unwrap_err();
         assert!(e.public_message().contains("finer"));
+    }
+
+    #[test]
+    fn a_block_past_midnight_counts_on_the_day_it_starts() {
+        use crate::calendars::{BlockCalendar, BlockHours};
+        use crate::holidays::HolidayCalendar;
+        let night = BlockHours {
+            id: "NIGHT".into(),
+            block: BlockCalendar {
+                days: [true, true, true, true, true, false, false],
+                from: 23,
+                to: 3,
+                holidays: Some("#H".into()),
+            },
+            holidays: Some(HolidayCalendar::parse(&["25th of December"]).unwrap()),
+        };
+        let d = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        // Friday night's block is Friday's: Saturday 02:00 is in it, Saturday 23:00 is not;
+        // Christmas night is off (the holiday is the day it starts), Christmas Eve's night on.
+        assert!(night.keeps(d("2024-12-27"), 23) && night.keeps(d("2024-12-28"), 2));
+        assert!(!night.keeps(d("2024-12-28"), 3) && !night.keeps(d("2024-12-28"), 23));
+        assert!(!night.keeps(d("2024-12-25"), 23) && !night.keeps(d("2024-12-26"), 1));
+        assert!(night.keeps(d("2024-12-24"), 23) && night.keeps(d("2024-12-25"), 2));
+        assert!(!night.keeps(d("2024-12-23"), 2) && !night.keeps(d("2024-12-24"), 12));
+        // Daily sums: each night on the day it starts (Mon 23:00 .. Tue 03:00 is Monday's).
+        let tz = Tz::UTC;
+        let points: Vec<Point> = (0..72)
+            .map(|h| Point::num(ms("2024-12-02T00:00:00Z") + h * 3_600_000, 1.0))
+            .collect();
+        let block = Block::Hours(std::sync::Arc::new(night));
+        let daily = aggregate(
+            &points,
+            Target::Calendar(Calendar::Daily),
+            Observed::Summed,
+            Some(&block),
+            tz,
+        );
+        // Monday 00:00-03:00 is Sunday night's, and Sunday is off the block.
+        let got: Vec<(i64, usize)> = daily.iter().map(|s| (s.start, s.count)).collect();
+        assert_eq!(
+            got,
+            [
+                (ms("2024-12-02T00:00:00Z"), 4),
+                (ms("2024-12-03T00:00:00Z"), 4),
+                (ms("2024-12-04T00:00:00Z"), 1)
+            ]
+        );
     }
 }

@@ -34,6 +34,8 @@ fn the_kept_copy_matches_the_spec() {
         "expiry.json",
         "scaling.json",
         "shaping.json",
+        "efa.json",
+        "settlement.json",
     ] {
         let spec = std::fs::read(Path::new(SHARED_DIR).join(name)).unwrap();
         let copy = std::fs::read(Path::new(COPY_DIR).join(name)).unwrap();

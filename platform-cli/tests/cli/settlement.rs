@@ -1,0 +1,145 @@
+//! `platform data import` of GB settlement-keyed files: settlement dates and periods become the
+//! half-hours they name, 46 on the spring change day and 50 on the autumn one; a period outside
+//! its day, or a date that is not one, names its line and stores nothing.
+
+use crate::{data, new_db, stderr_of_failure, stdout_of};
+use serde_json::Value;
+use std::path::Path;
+
+/// The settlement days of 2025 with their number of periods (the change days are known).
+fn days_of_2025() -> Vec<(String, u32)> {
+    let lengths = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let mut days = Vec::new();
+    for (m, len) in lengths.iter().enumerate() {
+        for d in 1..=*len {
+            let date = format!("2025-{:02}-{d:02}", m + 1);
+            let n = match date.as_str() {
+                "2025-03-30" => 46,
+                "2025-10-26" => 50,
+                _ => 48,
+            };
+            days.push((date, n));
+        }
+    }
+    days
+}
+
+fn times(db: &Path, id: &str) -> Vec<String> {
+    let item: Value = serde_json::from_str(&stdout_of(&data(db, &["get", id]))).unwrap();
+    item["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|o| o["time"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_year_of_settlement_periods_imports_with_46_and_50_on_the_change_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_db(dir.path());
+    // Elexon's column names; the value is the period's number.
+    let mut text = String::from("SettlementDate,SettlementPeriod,value\n");
+    for (date, n) in days_of_2025() {
+        for p in 1..=n {
+            text.push_str(&format!("{date},{p},{p}\n"));
+        }
+    }
+    let file = dir.path().join("gb.csv");
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_str().unwrap();
+    let args = [
+        "import",
+        "GB:IMBALANCE",
+        file,
+        "--calendar",
+        "HALFHOURLY",
+        "--timezone",
+        "Europe/London",
+    ];
+    let out = data(&db, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = times(&db, "GB:IMBALANCE");
+    assert_eq!(all.len(), 17_520);
+    let within = |from: &str, to: &str| {
+        all.iter()
+            .filter(|t| t.as_str() >= from && t.as_str() < to)
+            .count()
+    };
+    // 30 March: midnight GMT to midnight BST; 26 October: midnight BST to midnight GMT.
+    assert_eq!(within("2025-03-30T00:00:00Z", "2025-03-30T23:00:00Z"), 46);
+    assert_eq!(within("2025-10-25T23:00:00Z", "2025-10-27T00:00:00Z"), 50);
+    assert_eq!(within("2025-06-20T23:00:00Z", "2025-06-21T23:00:00Z"), 48);
+    assert_eq!(all[0], "2025-01-01T00:00:00Z");
+    assert_eq!(all[17_519], "2025-12-31T23:30:00Z");
+}
+
+#[test]
+fn a_bad_settlement_row_names_its_line_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_db(dir.path());
+    for (rows, says) in [
+        (
+            "2025-10-26,50,1\n2025-10-26,51,2\n",
+            &["line 3", "settlementPeriod 51", "2025-10-26", "50 periods"][..],
+        ),
+        (
+            "2025-10-26,0,1\n",
+            &["line 2", "settlementPeriod 0", "1..50"][..],
+        ),
+        (
+            "2025-01-15,49,1\n",
+            &["line 2", "settlementPeriod 49", "48 periods"][..],
+        ),
+        (
+            "2025-02-30,1,1\n",
+            &["line 2", "\"2025-02-30\"", "YYYY-MM-DD"][..],
+        ),
+    ] {
+        let file = dir.path().join("bad.csv");
+        std::fs::write(
+            &file,
+            format!("settlementDate,settlementPeriod,value\n{rows}"),
+        )
+        .unwrap();
+        let out = data(
+            &db,
+            &[
+                "import",
+                "GB:BAD",
+                file.to_str().unwrap(),
+                "--calendar",
+                "HALFHOURLY",
+                "--timezone",
+                "Europe/London",
+            ],
+        );
+        let err = stderr_of_failure(&out);
+        for part in says {
+            assert!(err.contains(part), "{rows}: {err}");
+        }
+        assert!(!data(&db, &["get", "GB:BAD"]).status.success(), "{rows}");
+    }
+    // A settlement file keys half-hours: an hourly series refuses it.
+    let file = dir.path().join("hourly.csv");
+    std::fs::write(
+        &file,
+        "settlementDate,settlementPeriod,value\n2025-01-15,1,1\n",
+    )
+    .unwrap();
+    let out = data(
+        &db,
+        &[
+            "import",
+            "GB:H",
+            file.to_str().unwrap(),
+            "--calendar",
+            "HOURLY",
+        ],
+    );
+    assert!(stderr_of_failure(&out).contains("HALFHOURLY"));
+}
