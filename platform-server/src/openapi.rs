@@ -435,13 +435,20 @@ pub fn document(base: &str) -> OpenApi {
         RefOr::T(
             Response::builder()
                 .description(
-                    "An error: the envelope in the body, `[CODE] message` in `x-platform-error`",
+                    "An error: the envelope in the body, `[CODE] message` in `x-platform-error` (and `x-odsl-error`)",
                 )
                 .header(
                     crate::error::ERROR_HEADER,
                     HeaderBuilder::new()
                         .schema(string())
                         .description(Some("[CODE] message, in ASCII"))
+                        .build(),
+                )
+                .header(
+                    crate::error::ODSL_ERROR_HEADER,
+                    HeaderBuilder::new()
+                        .schema(string())
+                        .description(Some("The same text as x-platform-error"))
                         .build(),
                 )
                 .content(

@@ -11,6 +11,7 @@ mod data;
 mod embed;
 mod energy_time;
 mod errors;
+mod expiry_calendars;
 mod extensions;
 mod formats;
 mod functions;

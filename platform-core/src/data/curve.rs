@@ -208,7 +208,7 @@ fn contract_value(v: &Value) -> Result<PointValue> {
 }
 
 /// Sets the expiry of each contract of a curve whose ondate names an expiry calendar: its
-/// business days before the contract's first delivery day (a contract sent with its own
+/// business (or calendar) days before the contract's first delivery day (a contract sent with its own
 /// `properties.expiry` keeps it).
 fn apply_expiry(
     curve: &mut StoredCurve,
@@ -218,7 +218,7 @@ fn apply_expiry(
     let Some(id) = curve.ondate.get("expiryCalendar").and_then(Value::as_str) else {
         return Ok(());
     };
-    let Some((holidays, before)) = refs.expiry.get(id) else {
+    let Some(rule) = refs.expiry.get(id) else {
         return Err(Error::Internal(format!(
             "the expiry calendar \"{id}\" was not loaded before the write"
         )));
@@ -235,10 +235,7 @@ fn apply_expiry(
         }
         let start = NaiveDate::parse_from_str(&c.start, "%Y-%m-%d")
             .map_err(|e| Error::caused("a contract's start", e))?;
-        c.expiry = holidays
-            .expiry(start, *before)?
-            .format("%Y-%m-%d")
-            .to_string();
+        c.expiry = rule.expiry(start)?.format("%Y-%m-%d").to_string();
     }
     Ok(())
 }
