@@ -741,6 +741,16 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         ),
         "tenor" => (string(), "Curves: the history of one tenor"),
         "listTenors" => (boolean(), "Curves: list the relative tenors"),
+        "_continuation" => (
+            string(),
+            "Curves: the continuation series of a position (M01, Q01, Y01, DA01...), one point \
+             per ondate",
+        ),
+        "_roll" => (
+            string(),
+            "With _continuation: expiry (the day after the front contract's expiry, the \
+             default) or calendar (the first day of each period)",
+        ),
         "currency" => (string(), "Convert to this currency"),
         "units" => (string(), "Convert to these units"),
         "__density" => (

@@ -100,6 +100,8 @@ const ITEM_QUERY: &[&str] = &[
     "_timezone",
     "tenor",
     "listTenors",
+    "_continuation",
+    "_roll",
     "currency",
     "units",
     "__density",

@@ -410,6 +410,52 @@ pub fn find_tenor(bytes: &[u8], code: &str) -> Result<Option<(PointValue, Option
     Ok(None)
 }
 
+/// One contract of a stored curve as a continuation series reads it: its codes and dates
+/// borrowed from the stored bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContractView<'a> {
+    /// The absolute code ("" for balance-of codes).
+    pub absolute: &'a str,
+    /// The value.
+    pub value: PointValue,
+    /// The encoded status ("" for none).
+    pub status: &'a str,
+    /// First delivery day (YYYY-MM-DD).
+    pub start: &'a str,
+    /// Expiry (YYYY-MM-DD).
+    pub expiry: &'a str,
+}
+
+/// The contracts of a stored curve, reading neither the ondate nor the other properties.
+pub fn contract_views(bytes: &[u8]) -> Result<Vec<ContractView<'_>>> {
+    let mut r = Reader::new(bytes, "stored curve");
+    if r.byte()? != 1 {
+        return Err(Error::Internal("unknown curve format".into()));
+    }
+    r.str()?;
+    let count = r.varint()?;
+    let mut out = Vec::with_capacity((count as usize).min(10_000));
+    for _ in 0..count {
+        r.str()?;
+        r.str()?;
+        let absolute = r.str()?;
+        let value = read_value(&mut r)?;
+        let status = r.str()?;
+        let start = r.str()?;
+        r.str()?;
+        let expiry = r.str()?;
+        r.str()?;
+        out.push(ContractView {
+            absolute,
+            value,
+            status,
+            start,
+            expiry,
+        });
+    }
+    Ok(out)
+}
+
 /// The relative codes of a stored curve.
 pub fn relative_codes(bytes: &[u8]) -> Result<Vec<String>> {
     Ok(decode(bytes)?

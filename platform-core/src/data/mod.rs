@@ -14,6 +14,7 @@ pub mod bytes;
 pub mod calendar;
 pub mod codec;
 pub mod columns;
+pub mod continuation;
 pub mod conversion;
 pub mod curve;
 pub mod model;

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 33] = [
+pub const STANDARD: [&str; 35] = [
     "_sort",
     "_limit",
     "_skip",
@@ -38,6 +38,8 @@ pub const STANDARD: [&str; 33] = [
     "_block",
     "_timezone",
     "_asof",
+    "_continuation",
+    "_roll",
 ];
 
 /// The system fields of documents and data items, which filter lists like any field.
