@@ -357,6 +357,17 @@ def main():
         ok = full["median_ms"] < 3000
         row("W7", full["case"], full, "", None, "< 3 s (validation issue)", ok, peer_text="-")
         goal("W7", "full run under 3 s", ok, fmt_ms(full["median_ms"]))
+    # The continuation series (benches/continuation.rs beside continuation_peer.py).
+    ours = find("continuation", "M01 continuation", "platform")
+    if ours:
+        p = get("continuation", ours["case"], "pandas")
+        equal = bool(p and p.get("equal"))
+        ok = None if not p else (equal and ours["median_ms"] < p["median_ms"])
+        ratio = row("continuation", ours["case"] + (" (results equal)" if equal else " (results NOT equal)"),
+                    ours, "pandas", p, "ahead of pandas (< 1), results equal", ok)
+        if ratio is not None:
+            goal("continuation", "ahead of pandas with equal results", ok,
+                 f"{fmt_ms(ours['median_ms'])} vs {fmt_ms(p['median_ms'])}, ratio {ratio:.3f}")
     # W8
     for case in ["--version", "first answer after start"]:
         ours = get("W8", case, "platform")

@@ -101,32 +101,56 @@ impl Continuation {
         Ok(Some(Continuation { code, roll }))
     }
 
-    /// The contract this continuation holds on `ondate` among the curve's `contracts`.
-    pub fn pick<'c, 'a>(
-        &self,
-        ondate: NaiveDate,
-        contracts: &'c [ContractView<'a>],
-    ) -> Option<&'c ContractView<'a>> {
-        let find = |code: String| contracts.iter().find(|c| c.absolute == code);
-        match self.roll {
-            Roll::Calendar => find(self.code.at(ondate).ok()?.to_string()),
-            Roll::Expiry => {
-                let day = ondate.format("%Y-%m-%d").to_string();
-                let front = contracts
-                    .iter()
-                    .filter(|c| is_of(c.absolute, self.code.unit) && c.expiry >= day.as_str())
-                    .min_by_key(|c| c.start)?;
-                if self.code.index == 1 {
-                    return Some(front);
+    /// The contract this continuation holds on `ondate` (YYYY-MM-DD) among a curve's
+    /// `contracts` (read once, or twice for a position after the front one).
+    pub fn pick<'a, I>(&self, ondate: &str, contracts: I) -> Result<Option<ContractView<'a>>>
+    where
+        I: Iterator<Item = Result<ContractView<'a>>> + Clone,
+    {
+        let find = |code: String, contracts: I| -> Result<Option<ContractView<'a>>> {
+            for c in contracts {
+                let c = c?;
+                if c.absolute == code.as_bytes() {
+                    return Ok(Some(c));
                 }
-                let Ok(Period::Absolute(first)) = period::parse(front.absolute) else {
-                    return None;
+            }
+            Ok(None)
+        };
+        let day = || NaiveDate::parse_from_str(ondate, "%Y-%m-%d").ok();
+        match self.roll {
+            Roll::Calendar => match day().and_then(|d| self.code.at(d).ok()) {
+                Some(code) => find(code.to_string(), contracts),
+                None => Ok(None),
+            },
+            Roll::Expiry => {
+                // Dates as YYYY-MM-DD text compare as the dates do.
+                let mut front: Option<ContractView<'a>> = None;
+                for c in contracts.clone() {
+                    let c = c?;
+                    if c.expiry >= ondate.as_bytes()
+                        && front.as_ref().is_none_or(|f| c.start < f.start)
+                        && is_of(c.absolute, self.code.unit)
+                    {
+                        front = Some(c);
+                    }
+                }
+                let Some(front) = front else {
+                    return Ok(None);
+                };
+                if self.code.index == 1 {
+                    return Ok(Some(front));
+                }
+                let Ok(Period::Absolute(first)) = period::parse(text(front.absolute)?) else {
+                    return Ok(None);
                 };
                 let after = RelativePeriod {
                     unit: self.code.unit,
                     index: self.code.index - 1,
                 };
-                find(after.at(first.start()).ok()?.to_string())
+                match after.at(first.start()) {
+                    Ok(code) => find(code.to_string(), contracts),
+                    Err(_) => Ok(None),
+                }
             }
         }
     }
@@ -134,13 +158,21 @@ impl Continuation {
 
 /// Whether a canonical absolute code (`2024M04`, `2024DA0302`, `2024Y`) names a period of
 /// `unit`: four digits of year, the unit's letters, then digits only (none for a year).
-fn is_of(absolute: &str, unit: PeriodUnit) -> bool {
-    let Some(rest) = absolute.get(4..).and_then(|r| r.strip_prefix(unit.code())) else {
+fn is_of(absolute: &[u8], unit: PeriodUnit) -> bool {
+    let Some(rest) = absolute
+        .get(4..)
+        .and_then(|r| r.strip_prefix(unit.code().as_bytes()))
+    else {
         return false;
     };
-    absolute.as_bytes()[..4].iter().all(u8::is_ascii_digit)
-        && rest.bytes().all(|b| b.is_ascii_digit())
+    absolute[..4].iter().all(u8::is_ascii_digit)
+        && rest.iter().all(u8::is_ascii_digit)
         && (rest.is_empty() == (unit == PeriodUnit::Year))
+}
+
+/// A stored contract's text.
+fn text(b: &[u8]) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|e| Error::caused("a stored contract", e))
 }
 
 /// A continuation runs over every ondate: a data id naming one (`OBJ:PROP:ONDATE`) is a 400.
@@ -186,15 +218,19 @@ impl Platform {
         let conv = Converter::new(tx, &mut item, &q.conversion)?;
         let mut data = Vec::with_capacity(curves.len());
         for (ondate, payload) in &curves {
-            let day = NaiveDate::parse_from_str(ondate, "%Y-%m-%d")
-                .map_err(|e| Error::caused("a stored ondate", e))?;
-            let contracts = curve::contract_views(payload)?;
-            let Some(c) = cont.pick(day, &contracts) else {
+            let Some(c) = cont.pick(ondate, curve::contract_views(payload)?)? else {
                 continue;
             };
-            let mut value = c.value.clone();
-            let mut status = (!c.status.is_empty()).then(|| Status::decode(c.status));
+            let absolute = text(c.absolute)?.to_string();
+            let mut value = c.value;
+            let mut status = if c.status.is_empty() {
+                None
+            } else {
+                Some(Status::decode(text(c.status)?))
+            };
             if let (Some(conv), Some(_)) = (&conv, value.as_f64()) {
+                let day = NaiveDate::parse_from_str(ondate, "%Y-%m-%d")
+                    .map_err(|e| Error::caused("a stored ondate", e))?;
                 let at = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
                 value = conv.value(&value, at)?;
                 status = converted(status);
@@ -206,7 +242,7 @@ impl Platform {
                 obs.insert("status".into(), s.to_json());
             }
             let mut props = Map::new();
-            props.insert("absolute".into(), Value::String(c.absolute.to_string()));
+            props.insert("absolute".into(), Value::String(absolute));
             obs.insert("properties".into(), Value::Object(props));
             data.push(Value::Object(obs));
         }
@@ -237,16 +273,12 @@ mod tests {
 
     fn view<'a>(absolute: &'a str, start: &'a str, expiry: &'a str, v: f64) -> ContractView<'a> {
         ContractView {
-            absolute,
+            absolute: absolute.as_bytes(),
             value: PointValue::Num(v),
-            status: "",
-            start,
-            expiry,
+            status: b"",
+            start: start.as_bytes(),
+            expiry: expiry.as_bytes(),
         }
-    }
-
-    fn day(s: &str) -> NaiveDate {
-        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
     }
 
     #[test]
@@ -308,19 +340,21 @@ mod tests {
                 },
                 roll: Roll::Expiry,
             };
-            c.pick(day(d), &curve).map(|c| c.absolute)
+            c.pick(d, curve.iter().cloned().map(Ok))
+                .unwrap()
+                .map(|c| std::str::from_utf8(c.absolute).unwrap().to_string())
         };
         // Held through its expiry day, the next one the day after.
-        assert_eq!(expiry("M01", "2024-03-28"), Some("2024M04"));
-        assert_eq!(expiry("M01", "2024-03-29"), Some("2024M05"));
-        assert_eq!(expiry("M02", "2024-03-28"), Some("2024M05"));
-        assert_eq!(expiry("M02", "2024-03-29"), Some("2024M06"));
+        assert_eq!(expiry("M01", "2024-03-28").as_deref(), Some("2024M04"));
+        assert_eq!(expiry("M01", "2024-03-29").as_deref(), Some("2024M05"));
+        assert_eq!(expiry("M02", "2024-03-28").as_deref(), Some("2024M05"));
+        assert_eq!(expiry("M02", "2024-03-29").as_deref(), Some("2024M06"));
         // The contract after the last one is not in the curve: no point.
-        assert_eq!(expiry("M03", "2024-03-29"), None);
-        assert_eq!(expiry("Q01", "2024-03-29"), Some("2024Q03"));
-        assert_eq!(expiry("DA01", "2024-03-28"), Some("2024DA0329"));
-        assert_eq!(expiry("DA01", "2024-03-29"), None);
-        assert_eq!(expiry("Y01", "2024-03-29"), None);
+        assert_eq!(expiry("M03", "2024-03-29").as_deref(), None);
+        assert_eq!(expiry("Q01", "2024-03-29").as_deref(), Some("2024Q03"));
+        assert_eq!(expiry("DA01", "2024-03-28").as_deref(), Some("2024DA0329"));
+        assert_eq!(expiry("DA01", "2024-03-29").as_deref(), None);
+        assert_eq!(expiry("Y01", "2024-03-29").as_deref(), None);
         let calendar = Continuation {
             code: RelativePeriod {
                 unit: PeriodUnit::Month,
@@ -329,24 +363,30 @@ mod tests {
             roll: Roll::Calendar,
         };
         assert_eq!(
-            calendar.pick(day("2024-03-29"), &curve).map(|c| c.absolute),
-            Some("2024M04")
+            calendar
+                .pick("2024-03-29", curve.iter().cloned().map(Ok))
+                .unwrap()
+                .map(|c| c.absolute),
+            Some(&b"2024M04"[..])
         );
         assert_eq!(
-            calendar.pick(day("2024-04-01"), &curve).map(|c| c.absolute),
-            Some("2024M05")
+            calendar
+                .pick("2024-04-01", curve.iter().cloned().map(Ok))
+                .unwrap()
+                .map(|c| c.absolute),
+            Some(&b"2024M05"[..])
         );
     }
 
     #[test]
     fn codes_are_of_a_unit_by_their_letters_and_digits() {
-        assert!(is_of("2024M04", PeriodUnit::Month));
-        assert!(is_of("2024Y", PeriodUnit::Year));
-        assert!(is_of("2024DA0302", PeriodUnit::DayAhead));
-        assert!(!is_of("2024DA0302", PeriodUnit::Day));
-        assert!(is_of("2024D0302", PeriodUnit::Day));
-        assert!(!is_of("2024HY01", PeriodUnit::Year));
-        assert!(!is_of("2024M", PeriodUnit::Month));
-        assert!(!is_of("", PeriodUnit::Month));
+        assert!(is_of(b"2024M04", PeriodUnit::Month));
+        assert!(is_of(b"2024Y", PeriodUnit::Year));
+        assert!(is_of(b"2024DA0302", PeriodUnit::DayAhead));
+        assert!(!is_of(b"2024DA0302", PeriodUnit::Day));
+        assert!(is_of(b"2024D0302", PeriodUnit::Day));
+        assert!(!is_of(b"2024HY01", PeriodUnit::Year));
+        assert!(!is_of(b"2024M", PeriodUnit::Month));
+        assert!(!is_of(b"", PeriodUnit::Month));
     }
 }

@@ -410,50 +410,78 @@ pub fn find_tenor(bytes: &[u8], code: &str) -> Result<Option<(PointValue, Option
     Ok(None)
 }
 
-/// One contract of a stored curve as a continuation series reads it: its codes and dates
-/// borrowed from the stored bytes.
+/// One contract of a stored curve as a continuation series reads it: its codes and dates as
+/// the stored bytes of their text (compared as bytes, read as text only once picked).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContractView<'a> {
     /// The absolute code ("" for balance-of codes).
-    pub absolute: &'a str,
+    pub absolute: &'a [u8],
     /// The value.
     pub value: PointValue,
     /// The encoded status ("" for none).
-    pub status: &'a str,
+    pub status: &'a [u8],
     /// First delivery day (YYYY-MM-DD).
-    pub start: &'a str,
+    pub start: &'a [u8],
     /// Expiry (YYYY-MM-DD).
-    pub expiry: &'a str,
+    pub expiry: &'a [u8],
 }
 
-/// The contracts of a stored curve, reading neither the ondate nor the other properties.
-pub fn contract_views(bytes: &[u8]) -> Result<Vec<ContractView<'_>>> {
+/// The contracts of a stored curve, one at a time, reading neither the ondate nor the other
+/// properties (a clone reads them again from the first).
+pub fn contract_views(bytes: &[u8]) -> Result<ContractViews<'_>> {
     let mut r = Reader::new(bytes, "stored curve");
     if r.byte()? != 1 {
         return Err(Error::Internal("unknown curve format".into()));
     }
-    r.str()?;
-    let count = r.varint()?;
-    let mut out = Vec::with_capacity((count as usize).min(10_000));
-    for _ in 0..count {
-        r.str()?;
-        r.str()?;
-        let absolute = r.str()?;
-        let value = read_value(&mut r)?;
-        let status = r.str()?;
-        let start = r.str()?;
-        r.str()?;
-        let expiry = r.str()?;
-        r.str()?;
-        out.push(ContractView {
+    r.skip_text()?;
+    let left = r.varint()?;
+    Ok(ContractViews { r, left })
+}
+
+/// The iterator of [`contract_views`].
+#[derive(Clone)]
+pub struct ContractViews<'a> {
+    r: Reader<'a>,
+    left: u64,
+}
+
+impl<'a> ContractViews<'a> {
+    fn read(&mut self) -> Result<ContractView<'a>> {
+        let r = &mut self.r;
+        r.skip_text()?;
+        r.skip_text()?;
+        let absolute = r.raw_text()?;
+        let value = read_value(r)?;
+        let status = r.raw_text()?;
+        let start = r.raw_text()?;
+        r.skip_text()?;
+        let expiry = r.raw_text()?;
+        r.skip_text()?;
+        Ok(ContractView {
             absolute,
             value,
             status,
             start,
             expiry,
-        });
+        })
     }
-    Ok(out)
+}
+
+impl<'a> Iterator for ContractViews<'a> {
+    type Item = Result<ContractView<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let view = self.read();
+        if view.is_err() {
+            // Nothing after a corrupt contract can be read.
+            self.left = 0;
+        }
+        Some(view)
+    }
 }
 
 /// The relative codes of a stored curve.
