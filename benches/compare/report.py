@@ -373,6 +373,17 @@ def main():
     api = find("W12", "read and shape", "platform")
     if api:
         row("W12", api["case"], api, "", None, "reported", None, peer_text="-")
+    # The continuation series (benches/continuation.rs beside continuation_peer.py).
+    ours = find("continuation", "M01 continuation", "platform")
+    if ours:
+        p = get("continuation", ours["case"], "pandas")
+        equal = bool(p and p.get("equal"))
+        ok = None if not p else (equal and ours["median_ms"] < p["median_ms"])
+        ratio = row("continuation", ours["case"] + (" (results equal)" if equal else " (results NOT equal)"),
+                    ours, "pandas", p, "ahead of pandas (< 1), results equal", ok)
+        if ratio is not None:
+            goal("continuation", "ahead of pandas with equal results", ok,
+                 f"{fmt_ms(ours['median_ms'])} vs {fmt_ms(p['median_ms'])}, ratio {ratio:.3f}")
     # W8
     for case in ["--version", "first answer after start"]:
         ours = get("W8", case, "platform")

@@ -6,7 +6,7 @@
 //! | Field | Kind | Shape |
 //! |---|---|---|
 //! | `rules` | holiday calendar | `["<rule>", ...]` in the grammar of [`crate::holidays`] |
-//! | `expiry` | expiry calendar | `{"holidays": "<holiday calendar id>", "businessDaysBefore": n}` |
+//! | `expiry` | expiry calendar | `{"holidays": "<holiday calendar id>", "businessDaysBefore": n}` or `{"calendarDaysBefore": n}` |
 //! | `block` | block calendar | `{"days": ["MON", ...], "hours": [from, to], "holidays"?: "<id>"}` |
 //!
 //! - A holiday calendar answers `holidays` (`from`, `to`: the holidays on Monday to Friday,
@@ -14,7 +14,8 @@
 //!   n < 0).
 //! - An expiry calendar gives each contract of a curve whose ondate names it
 //!   (`{"curveDate", "expiryCalendar": "<id>"}`) the expiry `businessDaysBefore` business days
-//!   (of its holiday calendar) before the contract's first delivery day.
+//!   (of its holiday calendar), or `calendarDaysBefore` calendar days, before the contract's
+//!   first delivery day.
 //! - A block calendar is a `_block` of scaling: the hours from `hours[0]` (included) to
 //!   `hours[1]` (excluded, 24 for midnight), local, on the `days` named; with `holidays`, a
 //!   holiday of that calendar is off the block all day. `from > to` runs past midnight (`[23, 3]`
@@ -25,6 +26,11 @@
 //! A reference names a calendar by id: `#` public, any other id the caller's private source. A
 //! calendar that does not exist, or is of another kind, is a 400 naming the reference; a rule
 //! that does not parse is a 400 naming the rule and the word where it stopped; nothing is stored.
+//!
+//! The built-in public calendars (holiday and standard expiry calendars) are in [`built_in`].
+
+mod built_in;
+pub use built_in::{built_in_expiry, BUILT_IN, WEEKDAYS};
 
 use crate::auth::Principal;
 use crate::documents::json_kind;
@@ -40,52 +46,6 @@ use serde_json::{json, Map, Value};
 /// `_type` of calendar documents.
 pub const CALENDAR_TYPE: &str = "VarCalendar";
 
-/// The holiday calendars a fresh database carries (the rules of the spec's `calendars.json`).
-pub const BUILT_IN: [(&str, &str, &[&str]); 3] = [
-    (
-        "#HENG",
-        "England and Wales bank holidays",
-        &[
-            "1st of January on Saturday shift 2 days on Sunday shift 1 days named 'New Year'",
-            "Good Friday",
-            "Easter Monday",
-            "first Monday in May named 'Early May'",
-            "last Monday in May named 'Spring'",
-            "last Monday in August named 'Summer'",
-            "25th of December on Saturday shift 2 days on Sunday shift 2 days named 'Christmas'",
-            "26th of December on Saturday shift 2 days on Sunday shift 2 days named 'Boxing Day'",
-            "2023-05-08 named 'Coronation'",
-        ],
-    ),
-    (
-        "#HDEU",
-        "Germany public holidays (nationwide)",
-        &[
-            "1st of January",
-            "Good Friday",
-            "Easter Monday",
-            "1st of May",
-            "Ascension Day",
-            "Whit Monday",
-            "3rd of October",
-            "25th of December",
-            "26th of December",
-        ],
-    ),
-    (
-        "#TARGET",
-        "TARGET2 closing days (the euro payment system)",
-        &[
-            "1st of January",
-            "Good Friday",
-            "Easter Monday",
-            "1st of May",
-            "25th of December",
-            "26th of December",
-        ],
-    ),
-];
-
 /// Most years a `holidays` call may span.
 pub const MAX_YEARS: i32 = 200;
 
@@ -95,13 +55,36 @@ pub const MAX_MOVE: i64 = 50_000;
 /// Most `businessDaysBefore` of an expiry calendar.
 pub const MAX_BEFORE: u64 = 1_000;
 
-/// An expiry calendar: contracts expire `before` business days of `holidays` before delivery.
+/// An expiry calendar: contracts expire `before` business days of `holidays` before delivery
+/// (calendar days without `holidays`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpiryCalendar {
-    /// The holiday calendar's id.
-    pub holidays: String,
-    /// Business days before the first delivery day.
+    /// The holiday calendar's id (`None`: `before` counts calendar days).
+    pub holidays: Option<String>,
+    /// Business (or calendar) days before the first delivery day.
     pub before: u32,
+}
+
+/// An expiry calendar with its holiday calendar loaded: what a curve's contracts get their
+/// expiry from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiryRule {
+    /// The business days counted in (`None`: calendar days).
+    pub holidays: Option<HolidayCalendar>,
+    /// Days before the first delivery day.
+    pub before: u32,
+}
+
+impl ExpiryRule {
+    /// The last trading day of a contract delivering from `first_day`.
+    pub fn expiry(&self, first_day: NaiveDate) -> Result<NaiveDate> {
+        match &self.holidays {
+            Some(h) => h.expiry(first_day, self.before),
+            None => first_day
+                .checked_sub_days(chrono::Days::new(u64::from(self.before)))
+                .ok_or_else(|| Error::invalid_parameter("the expiry runs past the calendar")),
+        }
+    }
 }
 
 /// A block calendar as stored: days, hours and an optional holiday calendar's id.
@@ -234,42 +217,68 @@ fn parse_rules(v: &Value) -> Result<HolidayCalendar> {
 fn parse_expiry(v: &Value) -> Result<ExpiryCalendar> {
     let Value::Object(m) = v else {
         return Err(Error::invalid_body(format!(
-            "expiry must be an object {{\"holidays\": id, \"businessDaysBefore\": n}}, not {}",
+            "expiry must be an object {{\"holidays\": id, \"businessDaysBefore\": n}} or \
+             {{\"calendarDaysBefore\": n}}, not {}",
             json_kind(v)
         )));
     };
     if let Some(k) = m
         .keys()
-        .find(|k| !["holidays", "businessDaysBefore"].contains(&k.as_str()))
+        .find(|k| !["holidays", "businessDaysBefore", "calendarDaysBefore"].contains(&k.as_str()))
     {
         return Err(Error::invalid_body(format!(
-            "expiry.{k} is not a field of an expiry calendar: use holidays and businessDaysBefore"
+            "expiry.{k} is not a field of an expiry calendar: use holidays and \
+             businessDaysBefore, or calendarDaysBefore"
         )));
     }
-    let holidays = reference(m.get("holidays"), "expiry.holidays")?
-        .ok_or_else(|| Error::new(ErrorCode::MissingParameter, "expiry.holidays is missing"))?;
-    let before = match m.get("businessDaysBefore") {
-        None | Some(Value::Null) => {
-            return Err(Error::new(
-                ErrorCode::MissingParameter,
-                "expiry.businessDaysBefore is missing",
-            ))
-        }
-        Some(Value::Number(n)) => n.as_u64().filter(|n| *n <= MAX_BEFORE).ok_or_else(|| {
-            Error::invalid_body(format!(
-                "expiry.businessDaysBefore {n} must be a whole number from 0 to {MAX_BEFORE}"
-            ))
-        })?,
-        Some(other) => {
-            return Err(Error::invalid_body(format!(
-                "expiry.businessDaysBefore must be a number, not {}",
+    let days = |name: &str| -> Result<Option<u32>> {
+        match m.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .filter(|n| *n <= MAX_BEFORE)
+                .map(|n| Some(n as u32))
+                .ok_or_else(|| {
+                    Error::invalid_body(format!(
+                        "expiry.{name} {n} must be a whole number from 0 to {MAX_BEFORE}"
+                    ))
+                }),
+            Some(other) => Err(Error::invalid_body(format!(
+                "expiry.{name} must be a number, not {}",
                 json_kind(other)
-            )))
+            ))),
         }
     };
+    if let Some(before) = days("calendarDaysBefore")? {
+        if let Some(k) = ["holidays", "businessDaysBefore"]
+            .into_iter()
+            .find(|k| m.get(*k).is_some_and(|v| !v.is_null()))
+        {
+            return Err(Error::invalid_body(format!(
+                "expiry.calendarDaysBefore counts calendar days: leave out expiry.{k}, or send \
+                 holidays and businessDaysBefore instead"
+            )));
+        }
+        return Ok(ExpiryCalendar {
+            holidays: None,
+            before,
+        });
+    }
+    let holidays = reference(m.get("holidays"), "expiry.holidays")?.ok_or_else(|| {
+        Error::new(
+            ErrorCode::MissingParameter,
+            "expiry.holidays is missing (or send calendarDaysBefore for calendar days)",
+        )
+    })?;
+    let before = days("businessDaysBefore")?.ok_or_else(|| {
+        Error::new(
+            ErrorCode::MissingParameter,
+            "expiry.businessDaysBefore is missing",
+        )
+    })?;
     Ok(ExpiryCalendar {
-        holidays,
-        before: before as u32,
+        holidays: Some(holidays),
+        before,
     })
 }
 
@@ -391,7 +400,10 @@ pub(crate) fn check_calendar(
     }
     match parse_calendar(fields)? {
         CalendarKind::Holidays(_) => Ok(()),
-        CalendarKind::Expiry(e) => holidays_of(tx, p, &e.holidays, "expiry.holidays").map(|_| ()),
+        CalendarKind::Expiry(e) => match &e.holidays {
+            Some(id) => holidays_of(tx, p, id, "expiry.holidays").map(|_| ()),
+            None => Ok(()),
+        },
         CalendarKind::Block(b) => match &b.holidays {
             Some(id) => holidays_of(tx, p, id, "block.holidays").map(|_| ()),
             None => Ok(()),
@@ -447,11 +459,17 @@ pub(crate) fn expiry_of(
     p: &Principal,
     id: &str,
     what: &str,
-) -> Result<(HolidayCalendar, u32)> {
+) -> Result<ExpiryRule> {
     match kind_of(tx, p, id, what).map_err(|_| missing(id, what, "expiry calendar"))? {
         CalendarKind::Expiry(e) => {
-            let holidays = holidays_of(tx, p, &e.holidays, &format!("{what} \"{id}\""))?;
-            Ok((holidays, e.before))
+            let holidays = match &e.holidays {
+                Some(h) => Some(holidays_of(tx, p, h, &format!("{what} \"{id}\""))?),
+                None => None,
+            };
+            Ok(ExpiryRule {
+                holidays,
+                before: e.before,
+            })
         }
         other => Err(Error::invalid_parameter(format!(
             "{what} names \"{id}\", which is {}, not an expiry calendar",
@@ -608,53 +626,6 @@ impl Platform {
             ))),
         }
     }
-
-    /// Stores the built-in public holiday calendars that are absent (every fresh database has
-    /// them; one deleted stays deleted only until the next start).
-    pub(crate) fn seed_calendars(&self) -> Result<()> {
-        let scope = Scope::public();
-        let coll = Collection::Calendar;
-        {
-            let tx = self.read()?;
-            let mut all = true;
-            for (id, _, _) in BUILT_IN {
-                all &= tx.current(coll, &scope, id)?.is_some();
-            }
-            if all {
-                return Ok(());
-            }
-        }
-        let now = self.now();
-        self.write(|tx| {
-            let holds: Vec<crate::store::Hold<'_>> = BUILT_IN
-                .iter()
-                .map(|(id, ..)| crate::store::Hold::Document(coll, &scope, id))
-                .collect();
-            tx.hold(&holds)?;
-            for (id, description, rules) in BUILT_IN {
-                if tx.current(coll, &scope, id)?.is_some() {
-                    continue;
-                }
-                let Value::Object(body) = json!({
-                    "_id": id, "_type": CALENDAR_TYPE, "name": id.trim_start_matches('#'),
-                    "description": description, "rules": rules,
-                }) else {
-                    unreachable!("a json! object literal is an object")
-                };
-                let v = StoredVersion {
-                    id: id.into(),
-                    version: 1,
-                    body,
-                    timestamp: now,
-                    user: "platform".into(),
-                    reason: Some("built in".into()),
-                    tags: Vec::new(),
-                };
-                tx.put_current(coll, &scope, &v, None)?;
-            }
-            Ok(())
-        })
-    }
 }
 
 #[cfg(test)]
@@ -698,7 +669,7 @@ mod tests {
         assert_eq!(
             kind(json!({"expiry": {"holidays": "#HENG", "businessDaysBefore": 2}})).unwrap(),
             CalendarKind::Expiry(ExpiryCalendar {
-                holidays: "#HENG".into(),
+                holidays: Some("#HENG".into()),
                 before: 2
             })
         );

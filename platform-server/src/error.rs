@@ -1,7 +1,8 @@
 //! The one place where core errors become HTTP responses.
 //!
 //! Body: `{"error": {"status": 400, "code": "INVALID_PARAMETER", "message": "..."}}`; header:
-//! `x-platform-error: [INVALID_PARAMETER] message`, in ASCII ([`header_text`]). Internal
+//! `x-platform-error: [INVALID_PARAMETER] message`, in ASCII ([`header_text`]), repeated in
+//! `x-odsl-error` (the header the prior art's Python SDK prints). Internal
 //! failures are logged with an id and answered with "internal error (id ...)"; their details
 //! never reach the client. What a message quotes of the input is bounded ([`bounded`]).
 
@@ -32,6 +33,9 @@ pub struct ErrorBody {
 
 /// The response header that carries the error text.
 pub const ERROR_HEADER: &str = "x-platform-error";
+
+/// The same text under the name the prior art's SDK reads (decisions 12).
+pub const ODSL_ERROR_HEADER: &str = "x-odsl-error";
 
 /// Failures only HTTP knows: the core never produces them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -258,7 +262,8 @@ impl ResponseError for ApiError {
         let header_value = HeaderValue::from_str(&header_text(name, &message))
             .unwrap_or_else(|_| HeaderValue::from_static("[INTERNAL_ERROR]"));
         let mut res = HttpResponse::build(status);
-        res.insert_header((HeaderName::from_static(ERROR_HEADER), header_value));
+        res.insert_header((HeaderName::from_static(ERROR_HEADER), header_value.clone()));
+        res.insert_header((HeaderName::from_static(ODSL_ERROR_HEADER), header_value));
         if status == StatusCode::UNAUTHORIZED {
             res.insert_header((
                 actix_web::http::header::WWW_AUTHENTICATE,

@@ -190,6 +190,7 @@ fn cors(origins: &[String]) -> Option<actix_cors::Cors> {
             routes::TOTAL_KIND_HEADER,
             routes::NEXT_HEADER,
             error::ERROR_HEADER,
+            error::ODSL_ERROR_HEADER,
             ops::REQUEST_ID_HEADER,
             positions::POSITION_HEADER,
             "etag",

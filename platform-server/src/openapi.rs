@@ -435,13 +435,20 @@ pub fn document(base: &str) -> OpenApi {
         RefOr::T(
             Response::builder()
                 .description(
-                    "An error: the envelope in the body, `[CODE] message` in `x-platform-error`",
+                    "An error: the envelope in the body, `[CODE] message` in `x-platform-error` (and `x-odsl-error`)",
                 )
                 .header(
                     crate::error::ERROR_HEADER,
                     HeaderBuilder::new()
                         .schema(string())
                         .description(Some("[CODE] message, in ASCII"))
+                        .build(),
+                )
+                .header(
+                    crate::error::ODSL_ERROR_HEADER,
+                    HeaderBuilder::new()
+                        .schema(string())
+                        .description(Some("The same text as x-platform-error"))
                         .build(),
                 )
                 .content(
@@ -747,6 +754,16 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         "_weights" => (
             enum_of(&["hours", "days"]),
             "Curves: weigh shaped months by hours (default) or days (gas's default)",
+        ),
+        "_continuation" => (
+            string(),
+            "Curves: the continuation series of a position (M01, Q01, Y01, DA01...), one point \
+             per ondate",
+        ),
+        "_roll" => (
+            string(),
+            "With _continuation: expiry (the day after the front contract's expiry, the \
+             default) or calendar (the first day of each period)",
         ),
         "currency" => (string(), "Convert to this currency"),
         "units" => (string(), "Convert to these units"),

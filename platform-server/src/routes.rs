@@ -102,6 +102,8 @@ const ITEM_QUERY: &[&str] = &[
     "listTenors",
     "_shape",
     "_weights",
+    "_continuation",
+    "_roll",
     "currency",
     "units",
     "__density",

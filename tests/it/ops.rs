@@ -400,4 +400,5 @@ async fn cors_answers_preflights_of_configured_origins_only() {
         .unwrap()
         .to_lowercase();
     assert!(exposed.contains("x-total-count") && exposed.contains("x-platform-error"));
+    assert!(exposed.contains("x-odsl-error"), "{exposed}");
 }

@@ -275,6 +275,11 @@ async fn bad_shaping_input_is_refused_naming_the_parameter_and_the_values_allowe
         .assert_error(400, "INVALID_PARAMETER");
     assert!(m.contains("listTenors"), "{m}");
     let m = c
+        .get(&format!("{base}?_shape=MONTHLY&_continuation=M01"))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("_continuation") && m.contains("send one"), "{m}");
+    let m = c
         .get("/data/v1/private/DE:LOAD?_shape=MONTHLY")
         .await
         .assert_error(400, "INVALID_PARAMETER");

@@ -163,6 +163,14 @@ pub struct GetArgs {
     /// What weighs the shaped months (`_weights`; default: days for a gas curve, else hours).
     #[arg(long, value_enum, requires = "shape")]
     weights: Option<ShapeWeights>,
+    /// The continuation series of a curve (`_continuation`): M01 (the front month), Q01, Y01,
+    /// DA01...
+    #[arg(long)]
+    continuation: Option<String>,
+    /// When the continuation rolls (`_roll`): expiry (the day after the front contract's
+    /// expiry, the default) or calendar (the first day of each period).
+    #[arg(long, requires = "continuation")]
+    roll: Option<String>,
     /// Read the data as of an object version: a number or a tag.
     #[arg(long)]
     version: Option<String>,
@@ -232,6 +240,8 @@ fn get(args: GetArgs) -> Result<()> {
                 .into()
             }),
         ),
+        ("_continuation", args.continuation),
+        ("_roll", args.roll),
         ("_version", args.version),
         ("_calendar", args.calendar),
         ("_observed", args.observed),
@@ -330,6 +340,31 @@ fn data_table(item: &Value) -> Table {
         .renamed(&["tenor", "value", "absolute", "start", "end", "expiry"]);
     }
     let points = item["data"].as_array().map_or(&[][..], Vec::as_slice);
+    // A continuation's points name the contract each holds.
+    if points
+        .iter()
+        .any(|p| p["properties"]["absolute"].is_string())
+    {
+        return Table::of(
+            points,
+            &[
+                "time",
+                "value",
+                "properties.absolute",
+                "status.quality",
+                "status.source",
+                "status.reliability",
+            ],
+        )
+        .renamed(&[
+            "time",
+            "value",
+            "absolute",
+            "quality",
+            "source",
+            "reliability",
+        ]);
+    }
     Table::of(
         points,
         &[

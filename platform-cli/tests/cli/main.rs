@@ -3,6 +3,7 @@
 
 mod attacks;
 mod console;
+mod continuation;
 mod conventions;
 mod faults;
 mod import;

@@ -20,6 +20,7 @@ pub fn put_text(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Reads stored bytes; `what` names the stored thing in errors.
+#[derive(Clone)]
 pub struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -91,6 +92,17 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.corrupt("truncated text"))?;
         self.at += len;
         std::str::from_utf8(slice).map_err(|_| self.corrupt("text is not UTF-8"))
+    }
+
+    /// Skips the next text without reading it.
+    pub fn skip_text(&mut self) -> Result<()> {
+        self.raw_text().map(|_| ())
+    }
+
+    /// The next text's bytes, borrowed and not checked to be UTF-8.
+    pub fn raw_text(&mut self) -> Result<&'a [u8]> {
+        let len = self.varint()? as usize;
+        self.slice(len)
     }
 
     /// The next text, owned.

@@ -208,7 +208,7 @@ fn contract_value(v: &Value) -> Result<PointValue> {
 }
 
 /// Sets the expiry of each contract of a curve whose ondate names an expiry calendar: its
-/// business days before the contract's first delivery day (a contract sent with its own
+/// business (or calendar) days before the contract's first delivery day (a contract sent with its own
 /// `properties.expiry` keeps it).
 fn apply_expiry(
     curve: &mut StoredCurve,
@@ -218,7 +218,7 @@ fn apply_expiry(
     let Some(id) = curve.ondate.get("expiryCalendar").and_then(Value::as_str) else {
         return Ok(());
     };
-    let Some((holidays, before)) = refs.expiry.get(id) else {
+    let Some(rule) = refs.expiry.get(id) else {
         return Err(Error::Internal(format!(
             "the expiry calendar \"{id}\" was not loaded before the write"
         )));
@@ -235,10 +235,7 @@ fn apply_expiry(
         }
         let start = NaiveDate::parse_from_str(&c.start, "%Y-%m-%d")
             .map_err(|e| Error::caused("a contract's start", e))?;
-        c.expiry = holidays
-            .expiry(start, *before)?
-            .format("%Y-%m-%d")
-            .to_string();
+        c.expiry = rule.expiry(start)?.format("%Y-%m-%d").to_string();
     }
     Ok(())
 }
@@ -411,6 +408,80 @@ pub fn find_tenor(bytes: &[u8], code: &str) -> Result<Option<(PointValue, Option
         }
     }
     Ok(None)
+}
+
+/// One contract of a stored curve as a continuation series reads it: its codes and dates as
+/// the stored bytes of their text (compared as bytes, read as text only once picked).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContractView<'a> {
+    /// The absolute code ("" for balance-of codes).
+    pub absolute: &'a [u8],
+    /// The value.
+    pub value: PointValue,
+    /// The encoded status ("" for none).
+    pub status: &'a [u8],
+    /// First delivery day (YYYY-MM-DD).
+    pub start: &'a [u8],
+    /// Expiry (YYYY-MM-DD).
+    pub expiry: &'a [u8],
+}
+
+/// The contracts of a stored curve, one at a time, reading neither the ondate nor the other
+/// properties (a clone reads them again from the first).
+pub fn contract_views(bytes: &[u8]) -> Result<ContractViews<'_>> {
+    let mut r = Reader::new(bytes, "stored curve");
+    if r.byte()? != 1 {
+        return Err(Error::Internal("unknown curve format".into()));
+    }
+    r.skip_text()?;
+    let left = r.varint()?;
+    Ok(ContractViews { r, left })
+}
+
+/// The iterator of [`contract_views`].
+#[derive(Clone)]
+pub struct ContractViews<'a> {
+    r: Reader<'a>,
+    left: u64,
+}
+
+impl<'a> ContractViews<'a> {
+    fn read(&mut self) -> Result<ContractView<'a>> {
+        let r = &mut self.r;
+        r.skip_text()?;
+        r.skip_text()?;
+        let absolute = r.raw_text()?;
+        let value = read_value(r)?;
+        let status = r.raw_text()?;
+        let start = r.raw_text()?;
+        r.skip_text()?;
+        let expiry = r.raw_text()?;
+        r.skip_text()?;
+        Ok(ContractView {
+            absolute,
+            value,
+            status,
+            start,
+            expiry,
+        })
+    }
+}
+
+impl<'a> Iterator for ContractViews<'a> {
+    type Item = Result<ContractView<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let view = self.read();
+        if view.is_err() {
+            // Nothing after a corrupt contract can be read.
+            self.left = 0;
+        }
+        Some(view)
+    }
 }
 
 /// The relative codes of a stored curve.

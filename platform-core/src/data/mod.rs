@@ -14,6 +14,7 @@ pub mod bytes;
 pub mod calendar;
 pub mod codec;
 pub mod columns;
+pub mod continuation;
 pub mod conversion;
 pub mod curve;
 pub mod efa;
@@ -158,9 +159,9 @@ pub fn names_holiday_calendar(code: &str) -> bool {
 pub(crate) struct CalendarRefs {
     /// Holiday calendars of series (`calendar`), by id.
     pub holidays: std::collections::HashMap<String, crate::holidays::HolidayCalendar>,
-    /// Expiry calendars of curve ondates (`expiryCalendar`), by id: their holidays and
-    /// business days before delivery.
-    pub expiry: std::collections::HashMap<String, (crate::holidays::HolidayCalendar, u32)>,
+    /// Expiry calendars of curve ondates (`expiryCalendar`), by id: their holidays and days
+    /// before delivery.
+    pub expiry: std::collections::HashMap<String, crate::calendars::ExpiryRule>,
 }
 
 impl CalendarRefs {

@@ -74,6 +74,8 @@ pub struct DataQuery {
     pub tenor: Option<String>,
     /// `listTenors`: the relative tenors of a curve.
     pub list_tenors: bool,
+    /// `_continuation` and `_roll`: a curve's continuation series.
+    pub continuation: Option<super::continuation::Continuation>,
     /// `_version`: read the data as of an object version (number or tag).
     pub version: Option<VersionRef>,
     /// `units`, `currency`, `__density`.
@@ -95,6 +97,7 @@ impl DataQuery {
     /// `last(n)` of at most 10,000, not a tenor's history.
     pub fn is_short(&self) -> bool {
         self.tenor.is_none()
+            && self.continuation.is_none()
             && matches!(
                 self.range.as_ref().map(|r| r.form()),
                 Some(range::RangeForm::Last(n)) if *n <= SHORT_READ
@@ -127,6 +130,7 @@ impl DataQuery {
             range,
             tenor,
             list_tenors: params.flag("listTenors")?,
+            continuation: super::continuation::Continuation::from_params(params)?,
             version: match (params.get("_version"), params.get("_asof")) {
                 (Some(_), Some(_)) => {
                     return Err(Error::invalid_parameter(
@@ -334,10 +338,15 @@ impl Platform {
         let mut item = self.open_item(who, tx, scope, id, text, q)?;
         match item.kind {
             DataKind::Series => {
-                if id.ondate.is_some() || q.tenor.is_some() || q.list_tenors || q.shape.is_some() {
+                if id.ondate.is_some()
+                    || q.tenor.is_some()
+                    || q.list_tenors
+                    || q.shape.is_some()
+                    || q.continuation.is_some()
+                {
                     return Err(Error::invalid_parameter(format!(
-                        "\"{text}\" is a time series: ondates, tenor, listTenors and _shape apply \
-                         to curves"
+                        "\"{text}\" is a time series: ondates, tenor, listTenors, _shape and \
+                         _continuation apply to curves"
                     )));
                 }
                 let (points, calendar, tz) =
@@ -355,11 +364,17 @@ impl Platform {
             }
             DataKind::Curve => {
                 if let Some(shape) = &q.shape {
-                    shape.check_with(q.tenor.is_some(), q.list_tenors)?;
+                    shape.check_with(q.tenor.is_some(), q.list_tenors, q.continuation.is_some())?;
                 }
                 if q.list_tenors {
                     return self
                         .list_tenors(tx, &item.key, item.object.version)
+                        .map(Answer::Value);
+                }
+                if let Some(cont) = &q.continuation {
+                    super::continuation::no_ondate(text, id.ondate)?;
+                    return self
+                        .continuation_series(tx, item, cont, q)
                         .map(Answer::Value);
                 }
                 if let Some(code) = &q.tenor {
@@ -1047,7 +1062,8 @@ impl Platform {
         let take = req.query.paging.limit.map_or(usize::MAX, |l| l as usize);
         let mut out = Vec::new();
         // Without `_range` (or a tenor) a list is a catalogue: headers and extents, no data.
-        let catalogue = q.range.is_none() && q.tenor.is_none() && !q.list_tenors;
+        let catalogue =
+            q.range.is_none() && q.tenor.is_none() && !q.list_tenors && q.continuation.is_none();
         // A list holds current items (`_version` filtered them above, it does not read back),
         // or with `_asof` the items as they were then.
         let q = &DataQuery {

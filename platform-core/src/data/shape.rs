@@ -127,10 +127,11 @@ impl ShapeQuery {
 impl ShapeQuery {
     /// Refuses `_shape` where it means nothing: with `tenor=` (one tenor over ondates) or
     /// `listTenors` (the codes of a curve).
-    pub fn check_with(&self, tenor: bool, list_tenors: bool) -> Result<()> {
-        let other = match (tenor, list_tenors) {
-            (true, _) => "tenor= reads one tenor over the ondates",
-            (_, true) => "listTenors lists the tenors",
+    pub fn check_with(&self, tenor: bool, list_tenors: bool, continuation: bool) -> Result<()> {
+        let other = match (tenor, list_tenors, continuation) {
+            (true, _, _) => "tenor= reads one tenor over the ondates",
+            (_, true, _) => "listTenors lists the tenors",
+            (_, _, true) => "_continuation reads the front contract over the ondates",
             _ => return Ok(()),
         };
         Err(Error::invalid_parameter(format!(

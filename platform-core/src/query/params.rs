@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 35] = [
+pub const STANDARD: [&str; 37] = [
     "_sort",
     "_limit",
     "_skip",
@@ -40,6 +40,8 @@ pub const STANDARD: [&str; 35] = [
     "_asof",
     "_shape",
     "_weights",
+    "_continuation",
+    "_roll",
 ];
 
 /// The system fields of documents and data items, which filter lists like any field.

@@ -121,6 +121,11 @@ impl Resp {
         } else {
             assert_eq!(header, platform_server::error::header_text(code, &message));
         }
+        // The same text under the name the prior art's SDK prints (decisions 12).
+        assert_eq!(
+            self.header("x-odsl-error").as_deref(),
+            Some(header.as_str())
+        );
         message
     }
 }

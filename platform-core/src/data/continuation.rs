@@ -1,0 +1,392 @@
+//! Continuation series of a curve: `_continuation=M01` (with `_roll=expiry|calendar`) reads a
+//! curve's history as a time series, one point per ondate, holding the price of the contract
+//! that was the front month (quarter, year, day-ahead...) on that ondate.
+//!
+//! - `_roll=expiry` (the default): the front contract of a unit on an ondate is the one of that
+//!   unit, among the ondate's contracts, with the earliest delivery whose `expiry` is on or
+//!   after the ondate: a contract is held through its expiry day and rolls to the next the day
+//!   after. `M02` is the month after the front one, and so on.
+//! - `_roll=calendar`: the contract the relative code names on the ondate (`M01` on any day of
+//!   March is April), rolling on the first day of each period, as `tenor=M01` does.
+//!
+//! Each point's `properties.absolute` names the contract it holds; an ondate without that
+//! contract has no point. The answer is a SPARSE `VarTimeSeries` whose `properties` carry
+//! `continuation` and `roll`; `_range` picks ondates (dates read in UTC) and `units`/`currency`
+//! convert as on any read.
+
+use super::conversion::{converted, Converter};
+use super::curve::{self, ContractView};
+use super::model::Status;
+use super::read::{DataQuery, Opened};
+use super::series::Window;
+use super::SERIES_TYPE;
+use crate::error::{Error, Result};
+use crate::query::period::{self, Period, PeriodUnit, RelativePeriod};
+use crate::query::Params;
+use crate::store::ReadTx;
+use crate::Platform;
+use chrono::NaiveDate;
+use serde_json::{Map, Value};
+
+/// When a continuation moves to the next contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Roll {
+    /// The day after the front contract's expiry.
+    Expiry,
+    /// On the first day of each period (the relative code at each ondate).
+    Calendar,
+}
+
+impl Roll {
+    /// The parameter's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Roll::Expiry => "expiry",
+            Roll::Calendar => "calendar",
+        }
+    }
+}
+
+/// A continuation series asked for: the position (`M01`: the front month) and the roll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Continuation {
+    /// The unit of the contracts followed and the position, from 1 (the front one).
+    pub code: RelativePeriod,
+    /// When it moves to the next contract.
+    pub roll: Roll,
+}
+
+/// What `_continuation` takes, for error messages.
+const ALLOWED: &str = "a relative tenor code from 01: M01 (the front month), M02, Q01, Y01, \
+                       DA01, ... (units D, DA, W, M, Q, S, HY, Y)";
+
+impl Continuation {
+    /// Reads `_continuation` and `_roll` (`None` without `_continuation`); a bad value, or
+    /// `_roll` alone, is a 400 naming the parameter and the values allowed.
+    pub fn from_params(params: &Params) -> Result<Option<Continuation>> {
+        let roll = match params.get("_roll").map(str::trim) {
+            None | Some("expiry") => Roll::Expiry,
+            Some("calendar") => Roll::Calendar,
+            Some(other) => {
+                return Err(Error::invalid_parameter(format!(
+                    "_roll \"{other}\" is not a roll: use expiry (the default: the day after the \
+                     front contract's expiry) or calendar (the first day of each period)"
+                )))
+            }
+        };
+        let Some(text) = params.get("_continuation") else {
+            if params.get("_roll").is_some() {
+                return Err(Error::invalid_parameter(
+                    "_roll says when a continuation rolls: it needs _continuation (M01, Q01, ...)",
+                ));
+            }
+            return Ok(None);
+        };
+        let bad = |why: String| {
+            Error::invalid_parameter(format!("_continuation \"{text}\" {why}: use {ALLOWED}"))
+        };
+        let code = match period::parse(text.trim()) {
+            Ok(Period::Relative(r)) if r.index >= 1 => r,
+            Ok(Period::Relative(_)) => return Err(bad("is the ondate's own period".into())),
+            Ok(_) => return Err(bad("is not a relative code".into())),
+            Err(e) => return Err(bad(format!("is not a tenor code ({e})"))),
+        };
+        for other in ["tenor", "listTenors"] {
+            if params.get(other).is_some() {
+                return Err(Error::invalid_parameter(format!(
+                    "_continuation and {other} are two reads of a curve: send one"
+                )));
+            }
+        }
+        Ok(Some(Continuation { code, roll }))
+    }
+
+    /// The contract this continuation holds on `ondate` (YYYY-MM-DD) among a curve's
+    /// `contracts` (read once, or twice for a position after the front one).
+    pub fn pick<'a, I>(&self, ondate: &str, contracts: I) -> Result<Option<ContractView<'a>>>
+    where
+        I: Iterator<Item = Result<ContractView<'a>>> + Clone,
+    {
+        let find = |code: String, contracts: I| -> Result<Option<ContractView<'a>>> {
+            for c in contracts {
+                let c = c?;
+                if c.absolute == code.as_bytes() {
+                    return Ok(Some(c));
+                }
+            }
+            Ok(None)
+        };
+        let day = || NaiveDate::parse_from_str(ondate, "%Y-%m-%d").ok();
+        match self.roll {
+            Roll::Calendar => match day().and_then(|d| self.code.at(d).ok()) {
+                Some(code) => find(code.to_string(), contracts),
+                None => Ok(None),
+            },
+            Roll::Expiry => {
+                // Dates as YYYY-MM-DD text compare as the dates do.
+                let mut front: Option<ContractView<'a>> = None;
+                for c in contracts.clone() {
+                    let c = c?;
+                    if c.expiry >= ondate.as_bytes()
+                        && front.as_ref().is_none_or(|f| c.start < f.start)
+                        && is_of(c.absolute, self.code.unit)
+                    {
+                        front = Some(c);
+                    }
+                }
+                let Some(front) = front else {
+                    return Ok(None);
+                };
+                if self.code.index == 1 {
+                    return Ok(Some(front));
+                }
+                let Ok(Period::Absolute(first)) = period::parse(text(front.absolute)?) else {
+                    return Ok(None);
+                };
+                let after = RelativePeriod {
+                    unit: self.code.unit,
+                    index: self.code.index - 1,
+                };
+                match after.at(first.start()) {
+                    Ok(code) => find(code.to_string(), contracts),
+                    Err(_) => Ok(None),
+                }
+            }
+        }
+    }
+}
+
+/// Whether a canonical absolute code (`2024M04`, `2024DA0302`, `2024Y`) names a period of
+/// `unit`: four digits of year, the unit's letters, then digits only (none for a year).
+fn is_of(absolute: &[u8], unit: PeriodUnit) -> bool {
+    let Some(rest) = absolute
+        .get(4..)
+        .and_then(|r| r.strip_prefix(unit.code().as_bytes()))
+    else {
+        return false;
+    };
+    absolute[..4].iter().all(u8::is_ascii_digit)
+        && rest.iter().all(u8::is_ascii_digit)
+        && (rest.is_empty() == (unit == PeriodUnit::Year))
+}
+
+/// A stored contract's text.
+fn text(b: &[u8]) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|e| Error::caused("a stored contract", e))
+}
+
+/// A continuation runs over every ondate: a data id naming one (`OBJ:PROP:ONDATE`) is a 400.
+pub(crate) fn no_ondate(text: &str, ondate: Option<NaiveDate>) -> Result<()> {
+    match ondate {
+        None => Ok(()),
+        Some(d) => Err(Error::invalid_parameter(format!(
+            "\"{text}\" names the ondate {d}: _continuation reads every ondate of a curve, name \
+             it without one (OBJ:PROP) and pick ondates with _range"
+        ))),
+    }
+}
+
+impl Platform {
+    /// The continuation series `cont` of an opened curve item, over the ondates `q`'s range
+    /// picks, converted as `q` asks.
+    pub(crate) fn continuation_series(
+        &self,
+        tx: &dyn ReadTx,
+        mut opened: Opened,
+        cont: &Continuation,
+        q: &DataQuery,
+    ) -> Result<Value> {
+        let mut item = opened.take_json();
+        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
+            Window::All => (None, None, None),
+            Window::Last(n) => (None, None, Some(n)),
+            Window::Between(s, e) => (
+                s.and_then(chrono::DateTime::from_timestamp_millis)
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                None,
+            ),
+        };
+        let curves = tx.curves(
+            &opened.key,
+            opened.object.version,
+            from.as_deref(),
+            to.as_deref(),
+            last,
+        )?;
+        let conv = Converter::new(tx, &mut item, &q.conversion)?;
+        let mut data = Vec::with_capacity(curves.len());
+        for (ondate, payload) in &curves {
+            let Some(c) = cont.pick(ondate, curve::contract_views(payload)?)? else {
+                continue;
+            };
+            let absolute = text(c.absolute)?.to_string();
+            let mut value = c.value;
+            let mut status = if c.status.is_empty() {
+                None
+            } else {
+                Some(Status::decode(text(c.status)?))
+            };
+            if let (Some(conv), Some(_)) = (&conv, value.as_f64()) {
+                let day = NaiveDate::parse_from_str(ondate, "%Y-%m-%d")
+                    .map_err(|e| Error::caused("a stored ondate", e))?;
+                let at = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+                value = conv.value(&value, at)?;
+                status = converted(status);
+            }
+            let mut obs = Map::new();
+            obs.insert("time".into(), Value::String(ondate.clone()));
+            obs.insert("value".into(), value.to_json());
+            if let Some(s) = status {
+                obs.insert("status".into(), s.to_json());
+            }
+            let mut props = Map::new();
+            props.insert("absolute".into(), Value::String(absolute));
+            obs.insert("properties".into(), Value::Object(props));
+            data.push(Value::Object(obs));
+        }
+        item.insert("_type".into(), Value::String(SERIES_TYPE.into()));
+        item.insert("calendar".into(), Value::String("SPARSE".into()));
+        let mut props = opened
+            .header
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        props.insert("continuation".into(), Value::String(cont.code.to_string()));
+        props.insert("roll".into(), Value::String(cont.roll.as_str().into()));
+        item.insert("properties".into(), Value::Object(props));
+        item.insert("data".into(), Value::Array(data));
+        Ok(Value::Object(item))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::model::PointValue;
+
+    fn params(pairs: &[(&str, &str)]) -> Params {
+        Params::from_slice(pairs)
+    }
+
+    fn view<'a>(absolute: &'a str, start: &'a str, expiry: &'a str, v: f64) -> ContractView<'a> {
+        ContractView {
+            absolute: absolute.as_bytes(),
+            value: PointValue::Num(v),
+            status: b"",
+            start: start.as_bytes(),
+            expiry: expiry.as_bytes(),
+        }
+    }
+
+    #[test]
+    fn the_parameters_are_read_and_bad_ones_name_what_is_allowed() {
+        let c = Continuation::from_params(&params(&[("_continuation", "m01")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!((c.code.to_string(), c.roll), ("M01".into(), Roll::Expiry));
+        let c =
+            Continuation::from_params(&params(&[("_continuation", "DA01"), ("_roll", "calendar")]))
+                .unwrap()
+                .unwrap();
+        assert_eq!(
+            (c.code.to_string(), c.roll),
+            ("DA01".into(), Roll::Calendar)
+        );
+        assert_eq!(Continuation::from_params(&params(&[])).unwrap(), None);
+        for (pairs, says) in [
+            (vec![("_continuation", "X7")], "_continuation \"X7\""),
+            (vec![("_continuation", "M00")], "own period"),
+            (vec![("_continuation", "2024M04")], "not a relative code"),
+            (vec![("_continuation", "BOM")], "not a relative code"),
+            (
+                vec![("_continuation", "M01"), ("_roll", "sometimes")],
+                "_roll \"sometimes\"",
+            ),
+            (vec![("_roll", "calendar")], "needs _continuation"),
+            (vec![("_continuation", "M01"), ("tenor", "M01")], "send one"),
+        ] {
+            let e = Continuation::from_params(&params(&pairs)).unwrap_err();
+            let m = e.public_message();
+            assert!(m.contains(says), "{pairs:?}: {m}");
+            assert_eq!(e.code(), crate::ErrorCode::InvalidParameter);
+        }
+        let m = Continuation::from_params(&params(&[("_continuation", "X7")]))
+            .unwrap_err()
+            .public_message();
+        assert!(m.contains("M01") && m.contains("DA01"), "{m}");
+        let m = Continuation::from_params(&params(&[("_continuation", "M01"), ("_roll", "x")]))
+            .unwrap_err()
+            .public_message();
+        assert!(m.contains("expiry") && m.contains("calendar"), "{m}");
+    }
+
+    #[test]
+    fn the_front_contract_rolls_the_day_after_its_expiry_or_on_the_first_of_the_month() {
+        let curve = [
+            view("2024M04", "2024-04-01", "2024-03-28", 40.0),
+            view("2024M05", "2024-05-01", "2024-04-30", 50.0),
+            view("2024M06", "2024-06-01", "2024-05-31", 60.0),
+            view("2024Q03", "2024-07-01", "2024-06-28", 70.0),
+            view("2024DA0329", "2024-03-29", "2024-03-28", 1.0),
+        ];
+        let expiry = |code: &str, d: &str| {
+            let c = Continuation {
+                code: match period::parse(code).unwrap() {
+                    Period::Relative(r) => r,
+                    _ => unreachable!(),
+                },
+                roll: Roll::Expiry,
+            };
+            c.pick(d, curve.iter().cloned().map(Ok))
+                .unwrap()
+                .map(|c| std::str::from_utf8(c.absolute).unwrap().to_string())
+        };
+        // Held through its expiry day, the next one the day after.
+        assert_eq!(expiry("M01", "2024-03-28").as_deref(), Some("2024M04"));
+        assert_eq!(expiry("M01", "2024-03-29").as_deref(), Some("2024M05"));
+        assert_eq!(expiry("M02", "2024-03-28").as_deref(), Some("2024M05"));
+        assert_eq!(expiry("M02", "2024-03-29").as_deref(), Some("2024M06"));
+        // The contract after the last one is not in the curve: no point.
+        assert_eq!(expiry("M03", "2024-03-29").as_deref(), None);
+        assert_eq!(expiry("Q01", "2024-03-29").as_deref(), Some("2024Q03"));
+        assert_eq!(expiry("DA01", "2024-03-28").as_deref(), Some("2024DA0329"));
+        assert_eq!(expiry("DA01", "2024-03-29").as_deref(), None);
+        assert_eq!(expiry("Y01", "2024-03-29").as_deref(), None);
+        let calendar = Continuation {
+            code: RelativePeriod {
+                unit: PeriodUnit::Month,
+                index: 1,
+            },
+            roll: Roll::Calendar,
+        };
+        assert_eq!(
+            calendar
+                .pick("2024-03-29", curve.iter().cloned().map(Ok))
+                .unwrap()
+                .map(|c| c.absolute),
+            Some(&b"2024M04"[..])
+        );
+        assert_eq!(
+            calendar
+                .pick("2024-04-01", curve.iter().cloned().map(Ok))
+                .unwrap()
+                .map(|c| c.absolute),
+            Some(&b"2024M05"[..])
+        );
+    }
+
+    #[test]
+    fn codes_are_of_a_unit_by_their_letters_and_digits() {
+        assert!(is_of(b"2024M04", PeriodUnit::Month));
+        assert!(is_of(b"2024Y", PeriodUnit::Year));
+        assert!(is_of(b"2024DA0302", PeriodUnit::DayAhead));
+        assert!(!is_of(b"2024DA0302", PeriodUnit::Day));
+        assert!(is_of(b"2024D0302", PeriodUnit::Day));
+        assert!(!is_of(b"2024HY01", PeriodUnit::Year));
+        assert!(!is_of(b"2024M", PeriodUnit::Month));
+        assert!(!is_of(b"", PeriodUnit::Month));
+    }
+}
