@@ -307,3 +307,16 @@ fn blocks_and_markers_are_found() {
     );
     assert_eq!(b[2].line, 19);
 }
+
+#[test]
+fn the_readme_stays_under_600_lines() {
+    // Reference text goes in docs/ and benches/compare/README.md; the README is the tour.
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines < 600,
+        "the README has {lines} lines: move reference text to docs/"
+    );
+}
