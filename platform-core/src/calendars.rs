@@ -27,7 +27,7 @@
 //! calendar that does not exist, or is of another kind, is a 400 naming the reference; a rule
 //! that does not parse is a 400 naming the rule and the word where it stopped; nothing is stored.
 //!
-//! The built-in public calendars (holiday and standard expiry calendars) are in [`built_in`].
+//! The built-in public calendars (holiday and standard expiry calendars) are in `built_in.rs`.
 
 mod built_in;
 pub use built_in::{built_in_expiry, BUILT_IN, WEEKDAYS};
