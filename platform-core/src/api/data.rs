@@ -540,24 +540,7 @@ impl Data<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn curve(&self, p: &Principal, id: &str, q: &CurveQuery) -> Result<Curve> {
-        let platform = self.platform;
-        let (data_id, scope) = data_scope(p, Source::All, id)?;
-        let dq = DataQuery {
-            version: q.version.clone(),
-            conversion: Conversion {
-                units: q.units.clone(),
-                currency: q.currency.clone(),
-                density: q.density,
-            },
-            ..DataQuery::default()
-        };
-        let tx = platform.read()?;
-        let mut item = platform.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
-        if item.kind != DataKind::Curve {
-            return Err(Error::not_found(format!("data \"{id}\" is not a curve")));
-        }
-        let ondate = q.ondate.or(data_id.ondate);
-        let stored = platform.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
+        let (data_id, mut item, stored) = self.read_curve(p, id, q)?;
         let curve_date = day(stored.curve_date(), "ondate")?;
         let contracts = stored
             .contracts

@@ -3,7 +3,8 @@
 use super::data::{CurveQuery, Data};
 use crate::auth::Principal;
 use crate::data::conversion::Conversion;
-use crate::data::read::{data_scope, DataQuery};
+use crate::data::curve::StoredCurve;
+use crate::data::read::{data_scope, DataId, DataQuery, Opened};
 use crate::data::shape::{ShapeQuery, ShapedMonth, Weights};
 use crate::data::DataKind;
 use crate::error::{Error, Result};
@@ -63,6 +64,32 @@ impl Data<'_> {
         q: &CurveQuery,
         weights: Option<Weights>,
     ) -> Result<ShapedCurve> {
+        let (data_id, mut item, stored) = self.read_curve(p, id, q)?;
+        let (shaped, weights) = ShapeQuery { weights }.apply(id, &item.header, &stored)?;
+        let json = item.json();
+        let text = |k: &str| json.get(k).and_then(Value::as_str).map(str::to_string);
+        let (units, currency) = (text("units"), text("currency"));
+        Ok(ShapedCurve {
+            id: format!("{}:{}", data_id.object, data_id.prop),
+            version: item.object.version,
+            ondate: NaiveDate::parse_from_str(stored.curve_date(), "%Y-%m-%d")
+                .map_err(|e| Error::caused("a stored ondate", e))?,
+            units,
+            currency,
+            weights,
+            months: shaped.months,
+            arbitrage: shaped.arbitrage,
+        })
+    }
+
+    /// The curve `id` reads as `q` asks (its ondate, version and conversion): its id, the item
+    /// opened and the stored curve, for [`Data::curve`] and [`Data::shape_curve`].
+    pub(super) fn read_curve(
+        &self,
+        p: &Principal,
+        id: &str,
+        q: &CurveQuery,
+    ) -> Result<(DataId, Opened, StoredCurve)> {
         let platform = self.platform;
         let (data_id, scope) = data_scope(p, Source::All, id)?;
         let dq = DataQuery {
@@ -81,20 +108,6 @@ impl Data<'_> {
         }
         let ondate = q.ondate.or(data_id.ondate);
         let stored = platform.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
-        let (shaped, weights) = ShapeQuery { weights }.apply(id, &item.header, &stored)?;
-        let json = item.json();
-        let text = |k: &str| json.get(k).and_then(Value::as_str).map(str::to_string);
-        let (units, currency) = (text("units"), text("currency"));
-        Ok(ShapedCurve {
-            id: format!("{}:{}", data_id.object, data_id.prop),
-            version: item.object.version,
-            ondate: NaiveDate::parse_from_str(stored.curve_date(), "%Y-%m-%d")
-                .map_err(|e| Error::caused("a stored ondate", e))?,
-            units,
-            currency,
-            weights,
-            months: shaped.months,
-            arbitrage: shaped.arbitrage,
-        })
+        Ok((data_id, item, stored))
     }
 }
