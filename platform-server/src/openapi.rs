@@ -765,6 +765,12 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
             "With _continuation: expiry (the day after the front contract's expiry, the \
              default) or calendar (the first day of each period)",
         ),
+        "_settlement" => (
+            enum_of(&["GB"]),
+            "Half-hourly series: each point carries its GB settlementDate and settlementPeriod \
+             (1 at London midnight; 46 or 50 on clock-change days; vectors/settlement.json) in \
+             JSON, CSV and Arrow, and dates of _range are settlement days",
+        ),
         "currency" => (string(), "Convert to this currency"),
         "units" => (string(), "Convert to these units"),
         "__density" => (

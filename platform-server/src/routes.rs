@@ -104,6 +104,7 @@ const ITEM_QUERY: &[&str] = &[
     "_weights",
     "_continuation",
     "_roll",
+    "_settlement",
     "currency",
     "units",
     "__density",

@@ -5,7 +5,7 @@ use crate::common::TestServer;
 use platform_core::auth::Role;
 use serde_json::{json, Value};
 
-fn vectors(name: &str) -> Value {
+pub(crate) fn vectors(name: &str) -> Value {
     let shared = format!(
         "{}/../shared/spec/vectors/{name}",
         env!("CARGO_MANIFEST_DIR")

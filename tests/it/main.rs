@@ -29,6 +29,7 @@ mod query;
 mod scripts;
 mod secrets;
 mod series_values;
+mod settlement;
 mod shaping;
 mod suggest;
 mod tenancy;

@@ -189,6 +189,10 @@ pub struct GetArgs {
     /// in.
     #[arg(long)]
     timezone: Option<String>,
+    /// Key each half-hour by its settlement date and period (`_settlement`: GB); dates of
+    /// --range are then settlement days.
+    #[arg(long)]
+    settlement: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -247,6 +251,7 @@ fn get(args: GetArgs) -> Result<()> {
         ("_observed", args.observed),
         ("_distribution", args.distribution),
         ("_timezone", args.timezone),
+        ("_settlement", args.settlement),
     ] {
         if let Some(v) = value {
             pairs.push((key.to_string(), v));
@@ -360,6 +365,30 @@ fn data_table(item: &Value) -> Table {
             "time",
             "value",
             "absolute",
+            "quality",
+            "source",
+            "reliability",
+        ]);
+    }
+    // Points keyed by settlement date and period (`--settlement GB`) show them after the time.
+    if points.iter().any(|p| p["settlementPeriod"].is_number()) {
+        return Table::of(
+            points,
+            &[
+                "time",
+                "settlementDate",
+                "settlementPeriod",
+                "value",
+                "status.quality",
+                "status.source",
+                "status.reliability",
+            ],
+        )
+        .renamed(&[
+            "time",
+            "settlementDate",
+            "settlementPeriod",
+            "value",
             "quality",
             "source",
             "reliability",

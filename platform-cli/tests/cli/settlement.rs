@@ -76,6 +76,31 @@ fn a_year_of_settlement_periods_imports_with_46_and_50_on_the_change_days() {
     assert_eq!(within("2025-06-20T23:00:00Z", "2025-06-21T23:00:00Z"), 48);
     assert_eq!(all[0], "2025-01-01T00:00:00Z");
     assert_eq!(all[17_519], "2025-12-31T23:30:00Z");
+    // Read back keyed the same way: the autumn settlement day by its date, 50 periods whose
+    // value is their own number.
+    let day = [
+        "get",
+        "GB:IMBALANCE",
+        "--settlement",
+        "GB",
+        "--range",
+        "between(2025-10-26,2025-10-26)",
+        "--format",
+        "csv",
+    ];
+    let text = stdout_of(&data(&db, &day));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "time,settlementDate,settlementPeriod,value,quality,source,reliability"
+    );
+    assert_eq!(lines.len(), 51, "{text}");
+    for (p, line) in lines[1..].iter().enumerate() {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!(fields[1], "2025-10-26", "{line}");
+        assert_eq!(fields[2], (p + 1).to_string(), "{line}");
+        assert_eq!(fields[3].parse::<f64>().unwrap(), (p + 1) as f64, "{line}");
+    }
 }
 
 #[test]

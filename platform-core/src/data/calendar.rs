@@ -3,6 +3,7 @@
 //! ```text
 //! calendar := DAILY | BUSINESS | WEEKLY | MONTHLY | QUARTERLY | YEARLY
 //!           | HOURLY | HALFHOURLY | QUARTERHOURLY | SPARSE | '#PT' n ('H' | 'M' | 'S')
+//!           | EFA | EFADAY
 //! ```
 //!
 //! Observation times are read by [`super::timetext`] (every ISO 8601 form, the repeated hour of
@@ -11,7 +12,9 @@
 //! A time is on a calendar when, in the series time zone: DAILY and WEEKLY, it is a midnight;
 //! BUSINESS, a Monday-to-Friday midnight; MONTHLY, QUARTERLY and YEARLY, the midnight starting the
 //! month, quarter or year; HOURLY, HALFHOURLY, QUARTERHOURLY and `#PT<n>H|M|S`, a whole multiple of
-//! the step since the local midnight (`#PT<n>…` steps must divide a day). SPARSE takes any time.
+//! the step since the local midnight (`#PT<n>…` steps must divide a day); EFA, the start of a GB
+//! EFA block and EFADAY, of an EFA day (23:00 London the day before: see [`super::efa`]), in
+//! London whatever the series' zone. SPARSE takes any time.
 //! Times are kept as UTC milliseconds; date calendars print dates, the others UTC instants (or
 //! local times with their offsets on a read with `_timezone`: see [`super::zone`]).
 
@@ -40,6 +43,10 @@ pub enum Calendar {
     Intraday(u32),
     /// Any time.
     Sparse,
+    /// The starts of GB power's EFA blocks (23:00, 03:00 ... 19:00 London).
+    Efa,
+    /// The starts of GB power's EFA days (23:00 London the day before).
+    EfaDay,
 }
 
 impl Calendar {
@@ -60,6 +67,8 @@ impl Calendar {
             "HALFHOURLY" => Calendar::Intraday(1800),
             "QUARTERHOURLY" => Calendar::Intraday(900),
             "SPARSE" => Calendar::Sparse,
+            "EFA" => Calendar::Efa,
+            "EFADAY" => Calendar::EfaDay,
             other => {
                 let step = other.strip_prefix("#PT").and_then(|rest| {
                     let (n, unit) = rest.split_at(rest.len().checked_sub(1)?);
@@ -77,13 +86,35 @@ impl Calendar {
                     None => {
                         return Err(Error::invalid_parameter(format!(
                             "unknown calendar \"{code}\": use DAILY, BUSINESS, WEEKLY, MONTHLY, QUARTERLY, YEARLY, \
-                             HOURLY, HALFHOURLY, QUARTERHOURLY, SPARSE or #PT<n>H|M|S dividing a day"
+                             HOURLY, HALFHOURLY, QUARTERHOURLY, EFA, EFADAY, SPARSE or \
+                             #PT<n>H|M|S dividing a day"
                         )))
                     }
                 }
             }
         };
         Ok(cal)
+    }
+
+    /// The calendar's code (`#PT<n>H|M|S` for a step without a name of its own).
+    pub fn code(self) -> String {
+        match self {
+            Calendar::Daily => "DAILY".into(),
+            Calendar::Business => "BUSINESS".into(),
+            Calendar::Weekly => "WEEKLY".into(),
+            Calendar::Monthly => "MONTHLY".into(),
+            Calendar::Quarterly => "QUARTERLY".into(),
+            Calendar::Yearly => "YEARLY".into(),
+            Calendar::Intraday(3600) => "HOURLY".into(),
+            Calendar::Intraday(1800) => "HALFHOURLY".into(),
+            Calendar::Intraday(900) => "QUARTERHOURLY".into(),
+            Calendar::Intraday(s) if s % 3600 == 0 => format!("#PT{}H", s / 3600),
+            Calendar::Intraday(s) if s % 60 == 0 => format!("#PT{}M", s / 60),
+            Calendar::Intraday(s) => format!("#PT{s}S"),
+            Calendar::Sparse => "SPARSE".into(),
+            Calendar::Efa => "EFA".into(),
+            Calendar::EfaDay => "EFADAY".into(),
+        }
     }
 
     /// Whether times print as dates.
@@ -125,6 +156,13 @@ impl Calendar {
             {
                 return Ok(())
             }
+            // EFA blocks and days are London's, whatever the series' zone.
+            Calendar::Efa | Calendar::EfaDay => {
+                let (start, _) = super::efa::period_of(at_ms, self == Calendar::EfaDay);
+                if start == at_ms {
+                    return Ok(());
+                }
+            }
             _ => {}
         }
         let local = instant(at_ms)?.with_timezone(&tz).naive_local();
@@ -132,6 +170,7 @@ impl Calendar {
         let d = local.date();
         let ok = match self {
             Calendar::Sparse => true,
+            Calendar::Efa | Calendar::EfaDay => false,
             Calendar::Daily | Calendar::Weekly => midnight,
             Calendar::Business => midnight && !matches!(d.weekday(), Weekday::Sat | Weekday::Sun),
             Calendar::Monthly => midnight && d.day() == 1,
@@ -502,6 +541,17 @@ mod tests {
         assert!(check("#PT5M", "2024-01-01T10:55:00Z"));
         assert!(!check("HOURLY", "2024-01-01T10:00:01Z"));
         assert!(check("SPARSE", "2024-01-01T10:00:01.5Z"));
+        // EFA blocks and days start in London time whatever the series' zone (UTC here): the
+        // spring change day's EFA2 starts at 03:00 BST, 02:00Z.
+        assert!(check("EFA", "2025-03-29T23:00:00Z"));
+        assert!(check("EFA", "2025-03-30T02:00:00Z"));
+        assert!(!check("EFA", "2025-03-30T03:00:00Z"));
+        assert!(check("EFA", "2025-06-21T18:00:00Z"));
+        assert!(!check("EFA", "2025-06-21T19:00:00Z"));
+        assert!(check("efaday", "2025-03-29T23:00:00Z"));
+        assert!(check("EFADAY", "2025-03-30T22:00:00Z"));
+        assert!(!check("EFADAY", "2025-03-30T02:00:00Z"));
+        assert_eq!(Calendar::parse(Some("efa")).unwrap().code(), "EFA");
         let err = Calendar::Business
             .check(ms("2024-07-06T00:00:00Z"), utc, "BUSINESS")
             .unwrap_err();

@@ -235,8 +235,8 @@ fn unknown_code(what: &str, code: &str, e: Error) -> Error {
             code: c,
             message: format!(
                 "{message}; {what} \"{code}\" is not a calendar code either (DAILY, BUSINESS, \
-                 WEEKLY, MONTHLY, QUARTERLY, YEARLY, HOURLY, HALFHOURLY, QUARTERHOURLY, SPARSE, \
-                 #PT<n>H|M|S)"
+                 WEEKLY, MONTHLY, QUARTERLY, YEARLY, HOURLY, HALFHOURLY, QUARTERHOURLY, EFA, \
+                 EFADAY, SPARSE, #PT<n>H|M|S)"
             ),
         },
         other => other,

@@ -87,6 +87,9 @@ pub struct DataQuery {
     pub timezone: Option<ReadZone>,
     /// `_shape=MONTHLY` with `_weights`: a curve shaped into months.
     pub shape: Option<super::shape::ShapeQuery>,
+    /// `_settlement=GB`: each half-hour of a series read carries its GB settlement date and
+    /// period, and `_range` dates are settlement days (see [`super::settlement`]).
+    pub settlement: bool,
 }
 
 /// The most observations a read may take and still count as short ([`DataQuery::is_short`]).
@@ -145,6 +148,10 @@ impl DataQuery {
             scaling,
             timezone,
             shape: super::shape::ShapeQuery::from_params(params)?,
+            settlement: match params.get("_settlement") {
+                Some(text) => super::settlement::parse_param(text).map(|()| true)?,
+                None => false,
+            },
         })
     }
 }
@@ -247,7 +254,13 @@ impl Platform {
                     b"\"data\":"
                 });
                 let mut times = TimeWriter::new(calendar, tz).printing_in(q.print_zone(tz));
-                write_points_json(&mut out, &points, |t, out| times.write(t, out));
+                let keyed = q.settlement;
+                write_points_json(&mut out, &points, |t, out| {
+                    times.write(t, out);
+                    if keyed {
+                        super::settlement::write_json_fields(t, out);
+                    }
+                });
                 out.push(b'}');
                 Ok(DataJson {
                     bytes: out,
@@ -279,22 +292,30 @@ impl Platform {
                 points,
                 calendar,
                 tz,
-            } => match q.print_zone(tz) {
-                // Times printed in a zone: the instants themselves, and the zone beside them.
-                Some(zone) => crate::format::arrow::series_columns_to_arrow_in(
-                    &item.take_series_json(),
-                    points,
-                    None::<fn(i64) -> i64>,
-                    zone.name(),
-                ),
-                None => crate::format::arrow::series_columns_to_arrow(
-                    &item.take_series_json(),
-                    points,
-                    calendar
-                        .is_dated()
-                        .then_some(move |t| printed_instant(t, calendar, tz)),
-                ),
-            },
+            } => {
+                let keys = q
+                    .settlement
+                    .then_some(super::settlement::date32_and_period as fn(i64) -> (i32, u8));
+                match q.print_zone(tz) {
+                    // Times printed in a zone: the instants themselves, and the zone beside them.
+                    Some(zone) => crate::format::arrow::series_columns_to_arrow_keyed(
+                        &item.take_series_json(),
+                        points,
+                        None::<fn(i64) -> i64>,
+                        zone.name(),
+                        keys,
+                    ),
+                    None => crate::format::arrow::series_columns_to_arrow_keyed(
+                        &item.take_series_json(),
+                        points,
+                        calendar
+                            .is_dated()
+                            .then_some(move |t| printed_instant(t, calendar, tz)),
+                        "UTC",
+                        keys,
+                    ),
+                }
+            }
             Answer::Value(v) => crate::format::arrow::to_arrow(&v).map(Into::into),
         }
     }
@@ -318,7 +339,14 @@ impl Platform {
                 let mut json = item.take_series_json();
                 let print = q.print_zone(tz);
                 let text = |t| format_time_in(t, calendar, tz, print);
-                json.insert("data".into(), points_json(&points.into_points(), text));
+                let points = points.into_points();
+                let mut data = points_json(&points, text);
+                if let (true, Value::Array(printed)) = (q.settlement, &mut data) {
+                    for (p, printed) in points.iter().zip(printed.iter_mut()) {
+                        *printed = super::settlement::keyed_point(p.t, printed.take());
+                    }
+                }
+                json.insert("data".into(), data);
                 Value::Object(json)
             }
             Answer::Value(v) => v,
@@ -353,6 +381,13 @@ impl Platform {
                     self.item_columns(who, tx, &mut item, q, |tz, h| {
                         self.window(q, q.range_zone(tz), h)
                     })?;
+                if q.settlement {
+                    let code = match item.json.as_ref().and_then(|j| j.get("calendar")) {
+                        Some(Value::String(scaled)) => scaled.clone(),
+                        _ => series_settings(&item.key.prop, &item.header)?.2,
+                    };
+                    super::settlement::check_calendar(calendar, &code)?;
+                }
                 // The points go last, as a new field ("data" in a stored header is replaced):
                 // see `take_series_json`.
                 return Ok(Answer::Series {
@@ -363,6 +398,11 @@ impl Platform {
                 });
             }
             DataKind::Curve => {
+                if q.settlement {
+                    return Err(Error::invalid_parameter(format!(
+                        "\"{text}\" is a curve: _settlement=GB keys the half-hours of a series"
+                    )));
+                }
                 if let Some(shape) = &q.shape {
                     shape.check_with(q.tenor.is_some(), q.list_tenors, q.continuation.is_some())?;
                 }

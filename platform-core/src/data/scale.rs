@@ -28,20 +28,14 @@ pub enum Target {
     Calendar(Calendar),
     /// Days from 06:00 local.
     GasDay,
-    /// GB power's EFA blocks (see [`super::efa`]).
-    Efa,
-    /// GB power's EFA days, 23:00 to 23:00 London.
-    EfaDay,
 }
 
 impl Target {
-    /// Parses a target calendar code: a series calendar, `GASDAY`, `EFA` or `EFADAY`.
+    /// Parses a target calendar code: a series calendar (EFA blocks and days among them) or
+    /// `GASDAY`.
     pub fn parse(code: &str) -> Result<Target> {
-        match code.trim().to_ascii_uppercase().as_str() {
-            "GASDAY" => return Ok(Target::GasDay),
-            "EFA" => return Ok(Target::Efa),
-            "EFADAY" => return Ok(Target::EfaDay),
-            _ => {}
+        if code.trim().eq_ignore_ascii_case("GASDAY") {
+            return Ok(Target::GasDay);
         }
         match Calendar::parse(Some(code)) {
             Ok(Calendar::Sparse) => Err(Error::invalid_parameter(
@@ -49,7 +43,7 @@ impl Target {
             )),
             Ok(c) => Ok(Target::Calendar(c)),
             Err(e) => Err(Error::invalid_parameter(format!(
-                "_calendar: {}; or GASDAY, EFA or EFADAY",
+                "_calendar: {}; or GASDAY",
                 e.public_message()
             ))),
         }
@@ -59,23 +53,7 @@ impl Target {
     pub fn code(self) -> String {
         match self {
             Target::GasDay => "GASDAY".into(),
-            Target::Efa => "EFA".into(),
-            Target::EfaDay => "EFADAY".into(),
-            Target::Calendar(c) => match c {
-                Calendar::Daily => "DAILY".into(),
-                Calendar::Business => "BUSINESS".into(),
-                Calendar::Weekly => "WEEKLY".into(),
-                Calendar::Monthly => "MONTHLY".into(),
-                Calendar::Quarterly => "QUARTERLY".into(),
-                Calendar::Yearly => "YEARLY".into(),
-                Calendar::Intraday(3600) => "HOURLY".into(),
-                Calendar::Intraday(1800) => "HALFHOURLY".into(),
-                Calendar::Intraday(900) => "QUARTERHOURLY".into(),
-                Calendar::Intraday(s) if s % 3600 == 0 => format!("#PT{}H", s / 3600),
-                Calendar::Intraday(s) if s % 60 == 0 => format!("#PT{}M", s / 60),
-                Calendar::Intraday(s) => format!("#PT{s}S"),
-                Calendar::Sparse => "SPARSE".into(),
-            },
+            Target::Calendar(c) => c.code(),
         }
     }
 
@@ -83,7 +61,7 @@ impl Target {
     pub fn printed(self) -> Calendar {
         match self {
             Target::Calendar(c) => c,
-            Target::GasDay | Target::Efa | Target::EfaDay => Calendar::Sparse,
+            Target::GasDay => Calendar::Sparse,
         }
     }
 
@@ -91,8 +69,7 @@ impl Target {
     fn nominal(self) -> i64 {
         match self {
             Target::Calendar(c) => nominal(c),
-            Target::GasDay | Target::EfaDay => 86_400,
-            Target::Efa => 4 * 3_600,
+            Target::GasDay => 86_400,
         }
     }
 }
@@ -100,7 +77,8 @@ impl Target {
 fn nominal(c: Calendar) -> i64 {
     match c {
         Calendar::Intraday(step) => i64::from(step),
-        Calendar::Daily | Calendar::Business => 86_400,
+        Calendar::Daily | Calendar::Business | Calendar::EfaDay => 86_400,
+        Calendar::Efa => 4 * 3_600,
         Calendar::Weekly => 7 * 86_400,
         Calendar::Monthly => 30 * 86_400,
         Calendar::Quarterly => 91 * 86_400,
@@ -288,8 +266,9 @@ pub fn period_of(target: Target, ms: i64, tz: Tz) -> (i64, i64) {
             let start = (ms + offset).div_euclid(step_ms) * step_ms - offset;
             (start, start + step_ms)
         }
-        Target::Efa => super::efa::period_of(ms, false),
-        Target::EfaDay => super::efa::period_of(ms, true),
+        Target::Calendar(c @ (Calendar::Efa | Calendar::EfaDay)) => {
+            super::efa::period_of(ms, c == Calendar::EfaDay)
+        }
         Target::GasDay => {
             let six = NaiveTime::from_hms_opt(6, 0, 0).unwrap_or(NaiveTime::MIN);
             let mut day = local.date_naive();
@@ -506,16 +485,15 @@ impl Scaling {
                     "the block calendar \"{id}\" was not loaded before scaling"
                 )));
             }
-            return Ok(
-                aggregate(points, self.target, observed, self.block.as_ref(), tz)
-                    .into_iter()
-                    .map(|s| Point {
-                        t: s.start,
-                        v: PointValue::Num(s.value),
-                        status: calculated(),
-                    })
-                    .collect(),
-            );
+            let (points, block) = self.on_efa_days(points, source, tz);
+            return Ok(aggregate(&points, self.target, observed, block, tz)
+                .into_iter()
+                .map(|s| Point {
+                    t: s.start,
+                    v: PointValue::Num(s.value),
+                    status: calculated(),
+                })
+                .collect());
         }
         if source == Calendar::Sparse || ours >= theirs {
             return Err(Error::invalid_parameter(
@@ -530,6 +508,34 @@ impl Scaling {
                 status: calculated(),
             })
             .collect())
+    }
+}
+
+impl Scaling {
+    /// The points an aggregation takes, and the block it still applies: a series stored by EFA
+    /// block or EFA day counts each point on its EFA day's date when scaled to a date calendar
+    /// (the EFA day of 1 April starts at 23:00 on 31 March and is April's), its block applied
+    /// first, at its own time.
+    fn on_efa_days<'p>(
+        &'p self,
+        points: &'p [Point],
+        source: Calendar,
+        tz: Tz,
+    ) -> (std::borrow::Cow<'p, [Point]>, Option<&'p Block>) {
+        let dated = matches!(self.target, Target::Calendar(c) if c.is_dated());
+        if !dated || !matches!(source, Calendar::Efa | Calendar::EfaDay) {
+            return (points.into(), self.block.as_ref());
+        }
+        let noon = NaiveTime::from_hms_opt(12, 0, 0).unwrap_or(NaiveTime::MIN);
+        let moved = points
+            .iter()
+            .filter(|p| self.block.as_ref().is_none_or(|b| b.keeps(p.t, tz)))
+            .map(|p| Point {
+                t: local_start(tz, super::efa::day_and_block(p.t).0, noon),
+                ..p.clone()
+            })
+            .collect::<Vec<_>>();
+        (moved.into(), None)
     }
 }
 

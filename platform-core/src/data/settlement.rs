@@ -82,6 +82,69 @@ pub fn days_bounds(first: NaiveDate, last: NaiveDate) -> (i64, i64) {
     (midnight(first), midnight(after))
 }
 
+/// Reads `_settlement`: `GB` (any case) keys each half-hour of a read by its settlement date
+/// and period; anything else is a 400 naming it.
+pub fn parse_param(text: &str) -> Result<()> {
+    if text.eq_ignore_ascii_case("GB") {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(format!(
+            "_settlement \"{text}\": use GB (GB settlement dates and periods)"
+        )))
+    }
+}
+
+/// Checks that the times of a read on `calendar` (its code `code`) are half-hours or finer
+/// steps of them, so each lies in one settlement period; a 400 naming the calendar otherwise.
+pub fn check_calendar(calendar: super::calendar::Calendar, code: &str) -> Result<()> {
+    match calendar {
+        super::calendar::Calendar::Intraday(step) if 1800 % step == 0 => Ok(()),
+        _ => Err(Error::invalid_parameter(format!(
+            "_settlement=GB keys half-hours: the series is read on {code}; read a HALFHOURLY \
+             series (or a finer one: QUARTERHOURLY, #PT5M...), or scale it with \
+             _calendar=HALFHOURLY"
+        ))),
+    }
+}
+
+/// Writes the settlement fields of the instant `ms` into a JSON object being written:
+/// `,"settlementDate":"2025-10-26","settlementPeriod":3`.
+pub fn write_json_fields(ms: i64, out: &mut Vec<u8>) {
+    use std::io::Write;
+    let (date, period) = of(ms);
+    // Writing to a Vec cannot fail.
+    let _ = write!(
+        out,
+        ",\"settlementDate\":\"{date}\",\"settlementPeriod\":{period}"
+    );
+}
+
+/// The settlement date (days since 1970-01-01, Arrow's date32) and period of the instant `ms`.
+pub fn date32_and_period(ms: i64) -> (i32, u8) {
+    let (date, period) = of(ms);
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
+    ((date - epoch).num_days() as i32, period as u8)
+}
+
+/// A point's JSON object with its settlement date and period after its `time`.
+pub fn keyed_point(ms: i64, point: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let Value::Object(fields) = point else {
+        return point;
+    };
+    let (date, period) = of(ms);
+    let mut keyed = serde_json::Map::with_capacity(fields.len() + 2);
+    for (k, v) in fields {
+        let after_time = k == "time";
+        keyed.insert(k, v);
+        if after_time {
+            keyed.insert("settlementDate".into(), Value::String(date.to_string()));
+            keyed.insert("settlementPeriod".into(), Value::from(period));
+        }
+    }
+    Value::Object(keyed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -62,9 +62,14 @@ impl DataQuery {
     }
 
     /// The zone the dates of `_range` are read in for a series whose own zone is `series`:
-    /// `_timezone` when given, else the series' zone.
+    /// `_timezone` when given, else London's settlement days with `_settlement=GB`, else the
+    /// series' zone.
     pub fn range_zone(&self, series: Tz) -> Tz {
-        self.timezone.map_or(series, |zone| zone.resolve(series))
+        match self.timezone {
+            Some(zone) => zone.resolve(series),
+            None if self.settlement => super::settlement::ZONE,
+            None => series,
+        }
     }
 }
 

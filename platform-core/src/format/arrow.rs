@@ -4,7 +4,7 @@
 //!
 //! | Answer | Columns |
 //! |---|---|
-//! | a series or a tenor history (`data`) | `time` (timestamp, ms, UTC; in the zone of `_timezone` when a read names one), `value` (float64), and `quality`, `source`, `reliability` (utf8) where some point has one (a series without statuses is two columns) |
+//! | a series or a tenor history (`data`) | `time` (timestamp, ms, UTC; in the zone of `_timezone` when a read names one), with `_settlement=GB` `settlementDate` (date32) and `settlementPeriod` (uint8), `value` (float64), and `quality`, `source`, `reliability` (utf8) where some point has one (a series without statuses is two columns) |
 //! | a curve (`contracts`) | `tenor` (utf8), `value` (float64), `absolute`, `start`, `end`, `expiry` (utf8) |
 //! | a list of documents (or one) | one column per top-level field, in first-seen order: int64 when every value is an integer, float64 when every value is a number, bool, utf8 for text, and utf8 JSON text for objects, arrays and mixed kinds; a missing field is null |
 //!
@@ -16,7 +16,10 @@ use crate::error::{Error, Result};
 use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMillisecondBuilder,
 };
-use arrow_array::{Array as _, ArrayRef, Float64Array, RecordBatch, TimestampMillisecondArray};
+use arrow_array::{
+    Array as _, ArrayRef, Date32Array, Float64Array, RecordBatch, TimestampMillisecondArray,
+    UInt8Array,
+};
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use serde_json::{Map, Value};
@@ -149,6 +152,19 @@ pub fn series_columns_to_arrow_in(
     time_ms: Option<impl Fn(i64) -> i64>,
     zone: &str,
 ) -> Result<ArrowStream> {
+    series_columns_to_arrow_keyed(header, points, time_ms, zone, None::<fn(i64) -> (i32, u8)>)
+}
+
+/// [`series_columns_to_arrow_in`] with each point keyed besides its time: `keys` gives the
+/// `settlementDate` (days since 1970-01-01) and `settlementPeriod` of a point's instant, in two
+/// columns after `time` (a read with `_settlement=GB`).
+pub fn series_columns_to_arrow_keyed(
+    header: &Map<String, Value>,
+    points: Columns,
+    time_ms: Option<impl Fn(i64) -> i64>,
+    zone: &str,
+    keys: Option<impl Fn(i64) -> (i32, u8)>,
+) -> Result<ArrowStream> {
     let finite = points.all_finite();
     let Columns {
         mut times,
@@ -157,6 +173,20 @@ pub fn series_columns_to_arrow_in(
         ..
     } = points;
     let len = times.len();
+    // Keyed by the instants themselves, before a dated calendar moves them to printed ones.
+    let keys = keys.map(|key| {
+        let (dates, periods): (Vec<i32>, Vec<u8>) = times.iter().map(|&t| key(t)).unzip();
+        [
+            (
+                Field::new("settlementDate", DataType::Date32, false),
+                Arc::new(Date32Array::from(dates)) as ArrayRef,
+            ),
+            (
+                Field::new("settlementPeriod", DataType::UInt8, false),
+                Arc::new(UInt8Array::from(periods)) as ArrayRef,
+            ),
+        ]
+    });
     if let Some(f) = time_ms {
         for t in &mut times {
             *t = f(*t);
@@ -190,10 +220,11 @@ pub fn series_columns_to_arrow_in(
         }
         status
     });
-    encode(
-        series_columns(Arc::new(time), Arc::new(value), status),
-        metadata(header, "data"),
-    )
+    let mut columns = series_columns(Arc::new(time), Arc::new(value), status);
+    if let Some(keys) = keys {
+        columns.splice(1..1, keys);
+    }
+    encode(columns, metadata(header, "data"))
 }
 
 fn curve_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {

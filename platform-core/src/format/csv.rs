@@ -94,7 +94,8 @@ fn write_field(out: &mut String, field: &str) {
     }
 }
 
-/// The CSV of one data item: a time series as `time,value,quality,source,reliability`, a curve
+/// The CSV of one data item: a time series as `time,value,quality,source,reliability` (with
+/// `settlementDate,settlementPeriod` after `time` when its points carry them), a curve
 /// as `tenor,value,absolute,start,end,expiry`, a shaped curve as
 /// `tenor,value,from,start,end,hours` (or `days`); `None` for anything else.
 pub fn data_to_csv(item: &Value) -> Option<String> {
@@ -104,23 +105,42 @@ pub fn data_to_csv(item: &Value) -> Option<String> {
         Some(other) => other.to_string(),
     };
     if let Some(Value::Array(points)) = item.get("data") {
+        // Points keyed by settlement date and period (`_settlement=GB`) keep them as columns.
+        let keyed = points
+            .first()
+            .is_some_and(|p| p.get("settlementPeriod").is_some());
         let rows: Vec<Vec<String>> = points
             .iter()
             .map(|p| {
                 let status = p.get("status");
-                vec![
-                    text(p.get("time")),
+                let mut row = vec![text(p.get("time"))];
+                if keyed {
+                    row.push(text(p.get("settlementDate")));
+                    row.push(text(p.get("settlementPeriod")));
+                }
+                row.extend([
                     text(p.get("value")),
                     text(status.and_then(|s| s.get("quality"))),
                     text(status.and_then(|s| s.get("source"))),
                     text(status.and_then(|s| s.get("reliability"))),
-                ]
+                ]);
+                row
             })
             .collect();
-        return Some(rows_to_csv(
-            &["time", "value", "quality", "source", "reliability"],
-            &rows,
-        ));
+        let header: &[&str] = if keyed {
+            &[
+                "time",
+                "settlementDate",
+                "settlementPeriod",
+                "value",
+                "quality",
+                "source",
+                "reliability",
+            ]
+        } else {
+            &["time", "value", "quality", "source", "reliability"]
+        };
+        return Some(rows_to_csv(header, &rows));
     }
     if let (Some(Value::Array(months)), Some(Value::String(weights))) =
         (item.get("contracts"), item.get("weights"))

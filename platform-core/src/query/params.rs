@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 37] = [
+pub const STANDARD: [&str; 38] = [
     "_sort",
     "_limit",
     "_skip",
@@ -42,6 +42,7 @@ pub const STANDARD: [&str; 37] = [
     "_weights",
     "_continuation",
     "_roll",
+    "_settlement",
 ];
 
 /// The system fields of documents and data items, which filter lists like any field.

@@ -19,6 +19,9 @@ fn calendar_code(c: Calendar) -> u32 {
         Calendar::Quarterly => 5,
         Calendar::Yearly => 6,
         Calendar::Intraday(s) => 7 + s,
+        // Beyond every step (a day at most): 7 + s never reaches them.
+        Calendar::Efa => u32::MAX,
+        Calendar::EfaDay => u32::MAX - 1,
     }
 }
 
@@ -31,6 +34,8 @@ fn calendar_of(code: u32) -> Calendar {
         4 => Calendar::Monthly,
         5 => Calendar::Quarterly,
         6 => Calendar::Yearly,
+        u32::MAX => Calendar::Efa,
+        0xFFFF_FFFE => Calendar::EfaDay,
         s => Calendar::Intraday(s - 7),
     }
 }
@@ -437,4 +442,32 @@ fn read_event(r: &mut Reader) -> Result<Event> {
             message: r.text()?,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_calendar_keeps_its_code_and_no_two_share_one() {
+        let calendars = [
+            Calendar::Sparse,
+            Calendar::Daily,
+            Calendar::Business,
+            Calendar::Weekly,
+            Calendar::Monthly,
+            Calendar::Quarterly,
+            Calendar::Yearly,
+            Calendar::Intraday(1),
+            Calendar::Intraday(900),
+            Calendar::Intraday(86_400),
+            Calendar::Efa,
+            Calendar::EfaDay,
+        ];
+        let mut codes = std::collections::HashSet::new();
+        for c in calendars {
+            assert_eq!(calendar_of(calendar_code(c)), c, "{c:?}");
+            assert!(codes.insert(calendar_code(c)), "{c:?} shares a code");
+        }
+    }
 }
