@@ -56,8 +56,8 @@ done
 [ -n "$url" ] || { echo "the server did not start"; cat "$work/serve.log"; exit 2; }
 
 # Sample data: a year of business-day NBP prices with a spike last Friday that a check fails, a
-# forward curve on two ondates, an hourly Berlin series across a clock change, an automation
-# that keeps mail in the outbox.
+# forward curve on two ondates, an hourly Berlin series across a clock change, half-hourly GB
+# power over the spring change, an automation that keeps mail in the outbox.
 H="Authorization: Bearer $token"
 # A refused set-up request fails the step saying which one, with the answer and the server's log.
 post() {
@@ -109,6 +109,16 @@ post /object/v1 '{"_id": "DE", "POWER": {"_type": "VarTimeSeries", "calendar": "
   {"time": "2024-10-27T00:00", "value": 61.2}, {"time": "2024-10-27T01:00", "value": 59.8},
   {"time": "2024-10-27T02:00", "value": 58.0}, {"time": "2024-10-27T02:00", "value": 55.4},
   {"time": "2024-10-27T03:00", "value": 57.9}, {"time": "2024-10-27T04:00", "value": 60.3}]}}'
+# Half-hourly GB power in London over the spring change day 2025-03-30, valued 0 to 45 from
+# 23:00 GMT on the 29th (the start of its EFA day) to 23:00 BST on the 30th, and 100 at 22:30
+# GMT on the 29th: the series page scaled to EFA blocks shows EFA1 of 3 hours (0..5, 2.5).
+start=$(date -u -d '2025-03-29T23:00:00Z' +%s)
+gb='{"time": "2025-03-29T22:30:00Z", "value": 100}'
+for i in $(seq 0 45); do
+  gb="$gb, {\"time\": \"$(date -u -d "@$((start + i * 1800))" +%FT%TZ)\", \"value\": $i}"
+done
+post /object/v1 "{\"_id\": \"GB\", \"POWER\": {\"_type\": \"VarTimeSeries\", \"calendar\": \"HALFHOURLY\",
+  \"timezone\": \"Europe/London\", \"units\": \"MWh\", \"data\": [$gb]}}"
 # Let the worker deliver the automation's mail.
 for _ in $(seq 1 50); do
   if curl -sf -H "$H" "$url/automation/v1/mail" | grep -q '"subject"'; then break; fi

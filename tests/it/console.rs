@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 /// The colour of a failed point's marker.
 const FAILED: &str = "#C62828";
 
-async fn get_as(c: &Client<'_>, path: &str, accept: &str) -> Resp {
+pub async fn get_as(c: &Client<'_>, path: &str, accept: &str) -> Resp {
     let mut req = TestRequest::get()
         .uri(path)
         .insert_header((header::ACCEPT, accept.to_string()));
@@ -35,7 +35,7 @@ fn svg_of(r: &Resp) -> String {
     text
 }
 
-fn title_and_desc(svg: &str) -> (String, String) {
+pub fn title_and_desc(svg: &str) -> (String, String) {
     let doc = roxmltree::Document::parse(svg).unwrap();
     let find = |name: &str| {
         doc.descendants()
@@ -55,7 +55,7 @@ fn failed_markers(svg: &str) -> usize {
         .count()
 }
 
-fn texts(svg: &str) -> Vec<String> {
+pub fn texts(svg: &str) -> Vec<String> {
     let doc = roxmltree::Document::parse(svg).unwrap();
     doc.descendants()
         .filter(|n| n.has_tag_name("text"))
@@ -272,7 +272,7 @@ async fn console_charts_refuse_bad_input_with_the_error_envelope() {
     assert!(texts(&svg).contains(&"No observations in this range".to_string()));
 }
 
-async fn page(c: &Client<'_>, path: &str) -> (Resp, String) {
+pub async fn page(c: &Client<'_>, path: &str) -> (Resp, String) {
     let r = get_as(c, path, "text/html").await;
     let body = match &r.body {
         Value::String(s) => s.clone(),
@@ -294,7 +294,7 @@ fn assert_unique_ids(html: &str) {
 }
 
 /// The first inline chart of a page, parsed.
-fn inline_svg(html: &str) -> String {
+pub fn inline_svg(html: &str) -> String {
     let start = html.find("<svg").expect("an inline chart");
     let end = html[start..].find("</svg>").expect("the chart's end") + start + "</svg>".len();
     let svg = html[start..end].to_string();

@@ -6,6 +6,7 @@ mod calendars;
 mod common;
 mod conformance;
 mod console;
+mod console_scaling;
 mod continuation;
 mod corpus;
 mod data;

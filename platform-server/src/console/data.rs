@@ -1,18 +1,21 @@
 //! The data pages: a time series (a chart over a chosen range, an older version overlaid, the
-//! observations with their statuses, a CSV download) and a curve (an ondate's contracts
+//! observations with their statuses, a CSV download, all scaled to another calendar on request:
+//! EFA blocks, gas days, months...) and a curve (an ondate's contracts
 //! charted, an ondate picker, another ondate overlaid, a tenor's history, and a "monthly" toggle
 //! that shows the curve shaped into arbitrage-free months over its quoted contracts).
 
 use super::layout::{figure, status, value_text};
 use super::objects::object_link;
-use super::{enc, param, params, reads};
+use super::scaling::{self, Choice};
+use super::{enc, param, params, reads, Rendered};
 use crate::chart::Line;
+use crate::error::bounded;
 use maud::{html, Markup};
 use platform_core::auth::Principal;
 use platform_core::data::read::DataId;
 use platform_core::ids::Source;
 use platform_core::query::Params;
-use platform_core::{Error, Platform, Result};
+use platform_core::{Error, ErrorCode, Platform, Result};
 use serde_json::Value;
 
 /// Rows of the observations table (the newest).
@@ -114,7 +117,41 @@ fn conversion_fields(q: &Params) -> Markup {
     }
 }
 
-/// `GET /console/series/{source}/{id}`.
+fn compare_of(q: &Params) -> Result<Option<u32>> {
+    param(q, "compare")
+        .map(|v| {
+            v.parse().map_err(|_| {
+                Error::invalid_parameter(format!("compare \"{v}\" is not a version number"))
+            })
+        })
+        .transpose()
+}
+
+fn not_a_curve(item: &Value, id: &str) -> Result<()> {
+    if item.get("contracts").is_some() {
+        return Err(Error::invalid_parameter(format!(
+            "\"{id}\" is a curve: open it as one"
+        )));
+    }
+    Ok(())
+}
+
+/// What a series page was asked and what it read around its data.
+struct SeriesPage<'a> {
+    base: &'a str,
+    source: Source,
+    id: &'a str,
+    data_id: DataId,
+    q: &'a Params,
+    choice: Choice<'a>,
+    compare: Option<u32>,
+    versions: Vec<Value>,
+    /// The parameters of its reads (range, conversion, zone and scaling).
+    pairs: Vec<(&'static str, String)>,
+}
+
+/// `GET /console/series/{source}/{id}`: a scaling the read refuses is shown on the page (with
+/// the form that asked for it) when the series reads as stored.
 pub fn series(
     p: &Platform,
     who: &Principal,
@@ -122,146 +159,239 @@ pub fn series(
     source: &str,
     id: &str,
     q: &Params,
-) -> Result<Markup> {
+) -> Result<Rendered> {
     let source: Source = source.parse()?;
     let data_id = DataId::parse(id)?;
     let range = range_of(q)?;
-    let mut pairs = conversion(q);
+    let compare = compare_of(q)?;
+    let choice = Choice::of(q);
+    let mut stored_pairs = conversion(q);
     if let Some(r) = &range {
-        pairs.push(("_range", r.clone()));
+        stored_pairs.push(("_range", r.clone()));
     }
     // Times in the series' own zone with their offsets: the table's "Time (zone)" column, the
     // chart and the CSV download read as local time (the repeated autumn hour twice).
-    pairs.push(("_timezone", "series".into()));
-    let item = read(p, who, source, id, &pairs)?;
-    if item.get("contracts").is_some() {
-        return Err(Error::invalid_parameter(format!(
-            "\"{id}\" is a curve: open it as one"
-        )));
-    }
+    stored_pairs.push(("_timezone", "series".into()));
+    let mut pairs = stored_pairs.clone();
+    pairs.extend(choice.read_pairs());
     let versions = reads::versions(p, who, source, &data_id.object)?;
-    let compare: Option<u32> = match param(q, "compare") {
-        Some(v) => Some(v.parse().map_err(|_| {
-            Error::invalid_parameter(format!("compare \"{v}\" is not a version number"))
-        })?),
-        None => None,
+    let page = SeriesPage {
+        base,
+        source,
+        id,
+        data_id,
+        q,
+        choice,
+        compare,
+        versions,
+        pairs,
     };
+    let item = match read(p, who, source, id, &page.pairs) {
+        Ok(item) => item,
+        Err(e) if choice.asked() && e.code() == ErrorCode::InvalidParameter => {
+            // The scaling is what was refused when the series reads as stored.
+            let stored = read(p, who, source, id, &stored_pairs)?;
+            not_a_curve(&stored, id)?;
+            let message = bounded(&e.public_message()).into_owned();
+            let main = html! {
+                (page.head(&stored, stored["calendar"].as_str().unwrap_or_default()))
+                div.notice.refused role="alert" {
+                    p { strong { "This view was refused: " } (message) }
+                }
+            };
+            return Ok(Rendered::refused(main, e));
+        }
+        Err(e) => return Err(e),
+    };
+    not_a_curve(&item, id)?;
     let older = match compare {
         Some(n) => {
-            let mut with = pairs.clone();
+            let mut with = page.pairs.clone();
             with.push(("_version", n.to_string()));
             Some(read(p, who, source, id, &with)?)
         }
         None => None,
     };
-    let mut lines = vec![Line {
-        label: format!("{id} (version {})", value_text(&item["_version"])),
-        item: &item,
-    }];
-    if let (Some(n), Some(older)) = (compare, &older) {
-        lines.push(Line {
-            label: format!("version {n}"),
-            item: older,
-        });
+    // A scaled answer carries the calendar it was scaled to: the stored one is the object's.
+    let stored_calendar = if choice.asked() {
+        let object = reads::object(p, who, source, &page.data_id.object, None)?;
+        object[&page.data_id.prop]["calendar"].clone()
+    } else {
+        item["calendar"].clone()
+    };
+    Ok(html! {
+        (page.head(&item, stored_calendar.as_str().unwrap_or_default()))
+        (page.data(&item, older.as_ref()))
     }
-    let points: Vec<&Value> = item["data"].as_array().into_iter().flatten().collect();
-    let failed = points
-        .iter()
-        .filter(|p| {
-            p.pointer("/status/quality")
-                .and_then(Value::as_str)
-                .is_some_and(|s| s.starts_with("FAILED"))
-        })
-        .count();
-    let here = format!("{base}/console/series/{source}/{}", enc(id));
-    let mut csv = format!("{base}/data/v1/{source}/{}", enc(id));
-    let mut sep = '?';
-    for (k, v) in &pairs {
-        csv.push_str(&format!("{sep}{k}={}", enc(v)));
-        sep = '&';
+    .into())
+}
+
+impl SeriesPage<'_> {
+    fn here(&self) -> String {
+        format!(
+            "{}/console/series/{}/{}",
+            self.base,
+            self.source,
+            enc(self.id)
+        )
     }
-    let preset = param(q, "preset").unwrap_or("all");
-    let custom = param(q, "range").is_some() || param(q, "from").is_some();
-    let zone = item["timezone"].as_str().unwrap_or("UTC");
-    let preset_link = |code: &str| {
-        let mut url = format!("{here}?preset={code}");
-        for (k, v) in conversion(q) {
+
+    /// A link to this page with another range preset, keeping the rest of the view.
+    fn preset_link(&self, code: &str) -> String {
+        let mut url = format!("{}?preset={code}", self.here());
+        for (k, v) in conversion(self.q)
+            .into_iter()
+            .chain(self.choice.page_pairs())
+        {
             url.push_str(&format!("&{k}={}", enc(&v)));
         }
-        if let Some(n) = compare {
+        if let Some(n) = self.compare {
             url.push_str(&format!("&compare={n}"));
         }
         url
-    };
-    Ok(html! {
-        p.crumbs {
-            a href={ (base) "/console" } { "Objects" } " / "
-            a href=(object_link(base, &data_id.object)) { (data_id.object) } " / " (data_id.prop)
-        }
-        h1 { (id) }
-        p.meta {
-            (item["calendar"].as_str().unwrap_or_default()) " · " (zone)
-            @if let Some(u) = item["units"].as_str() { " · " (u) }
-            @if let Some(c) = item["currency"].as_str() { " · " (c) }
-            " · version " (value_text(&item["_version"]))
-            " · " a href={ (base) "/console/validation?target=" (enc(id)) } { "validation" }
-        }
-        nav.presets aria-label="Range presets" {
-            ul {
-                @for (code, label, _) in PRESETS {
-                    li { a href=(preset_link(code)) aria-current=[(!custom && code == preset).then_some("true")] { (label) } }
-                }
+    }
+
+    /// The crumbs, title, what the series is, the range presets and the form.
+    fn head(&self, item: &Value, stored_calendar: &str) -> Markup {
+        let (base, id, data_id, q) = (self.base, self.id, &self.data_id, self.q);
+        let preset = param(q, "preset").unwrap_or("all");
+        let custom = param(q, "range").is_some() || param(q, "from").is_some();
+        html! {
+            p.crumbs {
+                a href={ (base) "/console" } { "Objects" } " / "
+                a href=(object_link(base, &data_id.object)) { (data_id.object) } " / " (data_id.prop)
             }
-        }
-        form.inline method="get" action=(here) {
-            input type="hidden" name="preset" value=(preset);
-            div.field {
-                label for="from" { "From" }
-                input #from type="date" name="from" value=[param(q, "from")];
+            h1 { (id) }
+            p.meta {
+                (stored_calendar) " · " (item["timezone"].as_str().unwrap_or("UTC"))
+                @if let Some(u) = item["units"].as_str() { " · " (u) }
+                @if let Some(c) = item["currency"].as_str() { " · " (c) }
+                " · version " (value_text(&item["_version"]))
+                " · " a href={ (base) "/console/validation?target=" (enc(id)) } { "validation" }
             }
-            div.field {
-                label for="to" { "To" }
-                input #to type="date" name="to" value=[param(q, "to")];
-            }
-            div.field {
-                label for="range" { "Or a range" }
-                input #range type="text" name="range" value=[param(q, "range")] placeholder="last(30)";
-            }
-            div.field {
-                label for="compare" { "Overlay version" }
-                select #compare name="compare" {
-                    option value="" { "none" }
-                    @for v in versions.iter().rev() {
-                        @let n = v["_version"].as_u64().unwrap_or_default();
-                        option value=(n) selected[compare == Some(n as u32)] {
-                            "version " (n) " (" (v["_timestamp"].as_str().unwrap_or_default()) ")"
-                        }
+            nav.presets aria-label="Range presets" {
+                ul {
+                    @for (code, label, _) in PRESETS {
+                        li { a href=(self.preset_link(code)) aria-current=[(!custom && code == preset).then_some("true")] { (label) } }
                     }
                 }
             }
-            (conversion_fields(q))
-            div.field { button type="submit" { "Show" } }
-        }
-        (figure(&lines, "Chart:", "chart-series"))
-        p.actions {
-            a.button href=(csv) download={ (id.replace(':', "_")) ".csv" } data-accept="text/csv" {
-                "Download CSV"
+            form.inline method="get" action=(self.here()) {
+                input type="hidden" name="preset" value=(preset);
+                div.field {
+                    label for="from" { "From" }
+                    input #from type="date" name="from" value=[param(q, "from")];
+                }
+                div.field {
+                    label for="to" { "To" }
+                    input #to type="date" name="to" value=[param(q, "to")];
+                }
+                div.field {
+                    label for="range" { "Or a range" }
+                    input #range type="text" name="range" value=[param(q, "range")] placeholder="last(30)";
+                }
+                (self.choice.fields())
+                div.field {
+                    label for="compare" { "Overlay version" }
+                    select #compare name="compare" {
+                        option value="" { "none" }
+                        @for v in self.versions.iter().rev() {
+                            @let n = v["_version"].as_u64().unwrap_or_default();
+                            option value=(n) selected[self.compare == Some(n as u32)] {
+                                "version " (n) " (" (v["_timestamp"].as_str().unwrap_or_default()) ")"
+                            }
+                        }
+                    }
+                }
+                (conversion_fields(q))
+                div.field { button type="submit" { "Show" } }
             }
         }
+    }
+
+    /// The chart (with an older version overlaid), the CSV download and the table, all of the
+    /// same read.
+    fn data(&self, item: &Value, older: Option<&Value>) -> Markup {
+        let id = self.id;
+        let shown = self.choice.describe(item);
+        let version = value_text(&item["_version"]);
+        let mut lines = vec![Line {
+            label: match &shown {
+                Some(s) => format!("{id}, {s} (version {version})"),
+                None => format!("{id} (version {version})"),
+            },
+            item,
+        }];
+        if let (Some(n), Some(older)) = (self.compare, older) {
+            lines.push(Line {
+                label: format!("version {n}"),
+                item: older,
+            });
+        }
+        let mut csv = format!("{}/data/v1/{}/{}", self.base, self.source, enc(id));
+        for (i, (k, v)) in self.pairs.iter().enumerate() {
+            csv.push_str(&format!("{}{k}={}", if i == 0 { '?' } else { '&' }, enc(v)));
+        }
+        html! {
+            (figure(&lines, "Chart:", "chart-series"))
+            p.actions {
+                a.button href=(csv) download={ (id.replace(':', "_")) ".csv" } data-accept="text/csv" {
+                    "Download CSV"
+                }
+            }
+            (observations(item, shown.as_deref()))
+        }
+    }
+}
+
+/// The table of a series read, newest first: its observations with their statuses, or the
+/// periods it was scaled to (EFA blocks, EFA days and gas days named beside their starts).
+fn observations(item: &Value, shown: Option<&str>) -> Markup {
+    let points: Vec<&Value> = item["data"].as_array().into_iter().flatten().collect();
+    let is_failed = |o: &Value| {
+        o.pointer("/status/quality")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.starts_with("FAILED"))
+    };
+    let failed = points.iter().filter(|o| is_failed(o)).count();
+    let zone_name = item["timezone"].as_str().unwrap_or("UTC");
+    let zone: chrono_tz::Tz = zone_name.parse().unwrap_or(chrono_tz::UTC);
+    let code = item["calendar"].as_str().unwrap_or_default();
+    let rows: Vec<(&Value, String, Option<String>)> = points
+        .iter()
+        .rev()
+        .take(TABLE_ROWS)
+        .map(|o| match (shown, o["time"].as_str()) {
+            (Some(_), Some(time)) => {
+                let (start, name) = scaling::period(code, time, zone);
+                (*o, start, name)
+            }
+            _ => (*o, value_text(&o["time"]), None),
+        })
+        .collect();
+    let named = rows.iter().any(|(_, _, name)| name.is_some());
+    html! {
         section aria-labelledby="obs-title" {
-            h2 #obs-title { "Observations" }
-            p { (points.len()) " in this range, " (failed) " failed"
+            h2 #obs-title {
+                @match shown { Some(s) => { "Scaled to " (s) } None => { "Observations" } }
+            }
+            p { (points.len()) @if shown.is_some() { " periods" } " in this range, " (failed) " failed"
                 @if points.len() > TABLE_ROWS { "; the newest " (TABLE_ROWS) " below" } "." }
             table.list.obs {
-                caption.visually-hidden { "Observations, newest first, with their statuses" }
-                thead { tr { th scope="col" { "Time (" (zone) ")" } th scope="col" { "Value" }
+                caption.visually-hidden {
+                    @if shown.is_some() { "Periods, newest first, with their values" }
+                    @else { "Observations, newest first, with their statuses" }
+                }
+                thead { tr { th scope="col" { "Time (" (zone_name) ")" }
+                             @if named { th scope="col" { "Period" } }
+                             th scope="col" { "Value" }
                              th scope="col" { "Quality" } th scope="col" { "Source" }
                              th scope="col" { "Reliability" } } }
                 tbody {
-                    @for o in points.iter().rev().take(TABLE_ROWS) {
-                        @let failed = o.pointer("/status/quality").and_then(Value::as_str).is_some_and(|s| s.starts_with("FAILED"));
-                        tr class=[failed.then_some("failed")] {
-                            th scope="row" { (value_text(&o["time"])) }
+                    @for (o, time, name) in &rows {
+                        tr class=[is_failed(o).then_some("failed")] {
+                            th scope="row" { (time) }
+                            @if named { td { (name.as_deref().unwrap_or_default()) } }
                             td.num { (value_text(&o["value"])) }
                             (quality_cells(o.get("status").unwrap_or(&Value::Null)))
                         }
@@ -269,7 +399,7 @@ pub fn series(
                 }
             }
         }
-    })
+    }
 }
 
 /// Every ondate of a curve, newest first: the union of its tenors' histories.

@@ -15,6 +15,10 @@
 //! - Without JavaScript, `/console/signin` asks the browser for Basic credentials (user and
 //!   token); the browser then sends them with every console page, which read as plain HTML.
 //!
+//! Bad input gets the API's error envelope, except a read a page can show refused in place
+//! ([`Rendered::refused`]: the series page's scaling choice), which answers the page with the
+//! refusal's message beside the form that asked, under the error's status and headers.
+//!
 //! Every core call of the console is in `reads.rs`, the pages in their modules.
 
 mod assets;
@@ -23,18 +27,19 @@ mod data;
 mod layout;
 mod objects;
 mod reads;
+mod scaling;
 mod validation;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ERROR_HEADER, ODSL_ERROR_HEADER};
 use crate::request::{Caller, Query};
 use crate::AppState;
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use layout::Nav;
 use maud::Markup;
 use platform_core::auth::Principal;
 use platform_core::query::Params;
-use platform_core::{ErrorCode, Platform};
+use platform_core::{Error, ErrorCode, Platform};
 
 type Reply = Result<HttpResponse, ApiError>;
 
@@ -97,18 +102,57 @@ fn html(page: Markup) -> HttpResponse {
         .body(page.into_string())
 }
 
+/// A page's main area, and the refusal it shows when a read it asked for was refused.
+pub struct Rendered {
+    main: Markup,
+    refused: Option<Error>,
+}
+
+impl Rendered {
+    /// A main area that shows the refusal `error` (its message is on the page): the page is
+    /// answered with the error's status and `x-platform-error` header.
+    pub fn refused(main: Markup, error: Error) -> Rendered {
+        Rendered {
+            main,
+            refused: Some(error),
+        }
+    }
+}
+
+impl From<Markup> for Rendered {
+    fn from(main: Markup) -> Rendered {
+        Rendered {
+            main,
+            refused: None,
+        }
+    }
+}
+
 /// A page: its shell without credentials, else `render` as the caller (on a blocking thread).
-async fn page<F>(caller: Caller, nav: Nav, title: &'static str, render: F) -> Reply
+async fn page<F, R>(caller: Caller, nav: Nav, title: &'static str, render: F) -> Reply
 where
-    F: FnOnce(&Platform, &Principal, &str) -> platform_core::Result<Markup> + Send + 'static,
+    F: FnOnce(&Platform, &Principal, &str) -> platform_core::Result<R> + Send + 'static,
+    R: Into<Rendered> + Send + 'static,
 {
     let base = base(caller.req());
     if !has_credentials(caller.req()) {
         return Ok(html(layout::shell(&base, nav, title)));
     }
     let at = base.clone();
-    let main = caller.run(move |p, who| render(p, who, &at)).await?;
-    Ok(html(layout::page(&base, nav, title, main)))
+    let rendered: Rendered = caller.run(move |p, who| render(p, who, &at)).await?.into();
+    let mut res = html(layout::page(&base, nav, title, rendered.main));
+    if let Some(error) = rendered.refused {
+        // The status and error headers of the API's answer to the same refusal.
+        let api = ApiError::Core(error).error_response();
+        *res.status_mut() = api.status();
+        for name in [ERROR_HEADER, ODSL_ERROR_HEADER] {
+            if let Some(value) = api.headers().get(name) {
+                res.headers_mut()
+                    .insert(header::HeaderName::from_static(name), value.clone());
+            }
+        }
+    }
+    Ok(res)
 }
 
 /// `GET /console/signin`: asks the browser for Basic credentials until it sends good ones, then

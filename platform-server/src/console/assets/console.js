@@ -4,7 +4,8 @@
 // the page's own requests; it is never put in a URL, a cookie or a form field that submits.
 // Pages are HTML rendered by the server; this script fetches them and puts their main area in
 // place, follows console links and forms the same way, posts record actions to the REST
-// interface, fills the search's suggestions and downloads CSV files.
+// interface, fills the search's suggestions, downloads CSV files and turns the series page's
+// scaling fields off while it shows the series as stored.
 (function () {
   'use strict';
 
@@ -39,13 +40,20 @@
     statusEl.classList.toggle('error', !!isError);
   }
 
-  // The message of the API's error envelope, else the HTTP status.
+  // The message of the API's error envelope, else of its x-platform-error header (a page that
+  // shows a refusal), else the HTTP status.
   function errorText(res, text) {
     try {
       var j = JSON.parse(text);
       if (j && j.error) { return j.error.message + ' (' + j.error.code + ')'; }
     } catch (e) { /* not JSON */ }
+    var header = /^\[([A-Z_]+)\] (.*)$/.exec(res.headers.get('x-platform-error') || '');
+    if (header) { return header[2] + ' (' + header[1] + ')'; }
     return res.status + ' ' + res.statusText;
+  }
+
+  function isHtml(res) {
+    return (res.headers.get('Content-Type') || '').indexOf('text/html') === 0;
   }
 
   function read(res) {
@@ -90,7 +98,8 @@
           showSignin(errorText(r.res, r.text));
           return false;
         }
-        if (!r.res.ok) {
+        // An error is the API's envelope, or a console page that shows the refusal in place.
+        if (!r.res.ok && !isHtml(r.res)) {
           say(errorText(r.res, r.text), true);
           if (push) { window.history.pushState({}, '', url); }
           return false;
@@ -109,10 +118,10 @@
         }
         if (push) { window.history.pushState({}, '', url); }
         signedIn();
-        say('');
+        say(r.res.ok ? '' : errorText(r.res, r.text), !r.res.ok);
         enhance();
         if (push) { main.focus(); }
-        return true;
+        return r.res.ok;
       })
       .catch(function (e) {
         main.removeAttribute('aria-busy');
@@ -207,7 +216,20 @@
     });
   }
 
-  // What a page needs the script for: action buttons, suggestions.
+  // The series page's "Observed" and "Block" apply to a scaling only: off while "Scale to" is
+  // "as stored" (so the form does not send them).
+  function scaling() {
+    var scale = main.querySelector('select[data-scale]');
+    if (!scale) { return; }
+    var fields = main.querySelectorAll('[data-needs-scale]');
+    var sync = function () {
+      for (var i = 0; i < fields.length; i++) { fields[i].disabled = scale.value === ''; }
+    };
+    scale.addEventListener('change', sync);
+    sync();
+  }
+
+  // What a page needs the script for: action buttons, suggestions, the scaling fields.
   function enhance() {
     var needs = main.querySelectorAll('[data-needs-script]');
     for (var i = 0; i < needs.length; i++) { needs[i].disabled = false; }
@@ -215,6 +237,7 @@
     for (var j = 0; j < notes.length; j++) { notes[j].hidden = true; }
     var inputs = main.querySelectorAll('input[data-suggest]');
     for (var k = 0; k < inputs.length; k++) { suggest(inputs[k]); }
+    scaling();
   }
 
   document.addEventListener('click', function (e) {
