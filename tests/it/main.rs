@@ -8,6 +8,7 @@ mod conformance;
 mod console;
 mod continuation;
 mod corpus;
+mod csv_import;
 mod data;
 mod embed;
 mod energy_time;

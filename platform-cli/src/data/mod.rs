@@ -45,10 +45,11 @@ use crate::object::GetObject;
 use crate::output::{self, Format, Table};
 use crate::target::{pairs, print_total, Target, TargetArgs};
 use calls::{ListData, ReadData, SaveCurves, SaveSeries, Saving};
-use files::{csv_records, curve_rows, json_file, Column, CurveRows, PointReader};
+use platform_core::data::import::{
+    csv_records, curve_rows, json_file, CurveRows, PointReader, Progress,
+};
 
 mod calls;
-mod files;
 
 #[derive(Subcommand)]
 pub enum DataCommand {
@@ -133,13 +134,8 @@ enum ShapeWeights {
 }
 
 fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
-    match text {
-        "tab" | "\\t" | "\t" => Ok(b'\t'),
-        t if t.len() == 1 && t.is_ascii() && !t.as_bytes()[0].is_ascii_alphanumeric() => {
-            Ok(t.as_bytes()[0])
-        }
-        _ => Err("use one character such as ',' or ';', or 'tab'".into()),
-    }
+    platform_core::data::import::parse_delimiter(text)
+        .map_err(|_| "use one character such as ',' or ';', or 'tab'".into())
 }
 
 #[derive(Args)]
@@ -445,11 +441,11 @@ fn import(args: ImportArgs) -> Result<()> {
     let bar = bar(body.len() as u64, "parsing");
     let records = match json_obs {
         Some(_) => None,
-        None => Some(csv_records(body, args.delimiter, &bar)?),
+        None => Some(csv_records(body, args.delimiter, &Bar(&bar))?),
     };
-    let curve_file = records.as_ref().is_some_and(|r| {
-        r.columns.contains(&Column::Tenor) || (!r.named && stored_kind == Some(DataKind::Curve))
-    });
+    let curve_file = records
+        .as_ref()
+        .is_some_and(|r| r.is_curve(stored_kind == Some(DataKind::Curve)));
     let kind = if curve_file {
         DataKind::Curve
     } else {
@@ -470,7 +466,8 @@ fn import(args: ImportArgs) -> Result<()> {
     };
     let summary = if kind == DataKind::Curve {
         let records = records.expect("a curve file is CSV");
-        let curves = curve_rows(&records, &id.prop, on_duplicate)?;
+        let hint = "or keep one with --on-duplicate first|last";
+        let curves = curve_rows(&records, &id.prop, on_duplicate, hint)?;
         bar.finish_and_clear();
         save_curves(&target, &id, header, curves, saving)?
     } else {
@@ -480,8 +477,8 @@ fn import(args: ImportArgs) -> Result<()> {
         let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
         let mut reader = PointReader::new(calendar, tz, &code);
         let (mut points, lines) = match (&records, &json_obs) {
-            (Some(records), _) => reader.csv(records, &bar)?,
-            (None, Some(obs)) => reader.json(body, obs, &bar)?,
+            (Some(records), _) => reader.csv(records, &Bar(&bar))?,
+            (None, Some(obs)) => reader.json(body, obs, &Bar(&bar))?,
             (None, None) => unreachable!("a file is CSV or JSON"),
         };
         bar.finish_and_clear();
@@ -650,6 +647,19 @@ fn read_input(file: &PathBuf) -> Result<String> {
     bar.wrap_read(f).read_to_string(&mut text).map_err(cannot)?;
     bar.finish_and_clear();
     Ok(text)
+}
+
+/// The reader's progress through the file, drawn on a bar.
+struct Bar<'a>(&'a ProgressBar);
+
+impl Progress for Bar<'_> {
+    fn at(&self, offset: u64) {
+        self.0.set_position(offset);
+    }
+
+    fn tick(&self) {
+        self.0.tick();
+    }
 }
 
 /// A progress bar over the bytes of the input, drawn only on a terminal.
