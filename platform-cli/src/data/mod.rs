@@ -2,29 +2,13 @@
 //! listed; on a database file (through the core) or a running server (`--url`, through its REST
 //! interface), each command with one request (`calls`) sent to either.
 //!
-//! `import` reads the whole file first (with a progress bar on a terminal), naming the line of
-//! the first bad observation, and then writes it with one call (`Platform::save_series` or
-//! `save_curves`, or one `POST object/v1`), so a file is stored whole or not at all.
-//!
-//! ```text
-//! csv    := [header] record*     fields separated by ",", ";" or tab: the one the first line
-//!                                holds most (--delimiter to say); RFC 4180 quoting; blank
-//!                                lines skipped
-//! series := time, value [, quality [, source [, reliability]]]
-//! curves := ondate, tenor, value [, quality [, source [, reliability]]]
-//! header names columns: time (or date, timestamp), value, status (or quality), source,
-//!   reliability, ondate (or curvedate), tenor; an unknown name in the first two columns of a
-//!   series file is the time or the value. A header naming a tenor column, or a curve already
-//!   stored under the name, makes a curve file.
-//! json   := [observation*] | {header fields..., "data": [observation*]}     (series)
-//! ```
-//!
-//! A first record is a header when its first field does not start with a digit (no time does).
-//! A value is a number when it reads as a finite number (in a `;` file `80,5` is 80.5), else
-//! text; an empty value is null. Times are read by the core's rules: every ISO 8601 form, in the
-//! series' time zone when they carry no offset, the repeated hour of an autumn clock change in
-//! file order. A time (or an ondate and tenor) the file holds twice is refused with both line
-//! numbers unless `--on-duplicate first|last` says which to keep.
+//! `import` reads the whole file first (with a progress bar on a terminal) with the core's
+//! import reader (`platform_core::data::import`, whose module doc holds the grammar of CSV and
+//! JSON files: the same reader serves the REST CSV import), naming the line of the first bad
+//! observation, and then writes it with one call (`Platform::save_series` or `save_curves`, or
+//! one `POST object/v1`), so a file is stored whole or not at all. A time (or an ondate and
+//! tenor) the file holds twice is refused with both line numbers unless `--on-duplicate
+//! first|last` says which to keep.
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -33,7 +33,7 @@ mod tests;
 
 pub(crate) use access::require_write;
 pub use render::render;
-pub(crate) use render::{hidden_from, render_owned, visible};
+pub(crate) use render::{render_owned, visible};
 pub use request::{ListRequest, SEARCH_RESULT_FIELDS};
 pub(crate) use save::home_source;
 
