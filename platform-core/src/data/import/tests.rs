@@ -38,8 +38,7 @@ fn csv_records_quotes_lines_and_headers() {
     assert!(!r.named);
     assert_eq!(r.columns[..2], [Column::Time, Column::Value]);
     let err = csv_records("time,value\n2024-01-01,\"1\n2024-01-02,2\n", None, &())
-        .err()
-        .expect("an unclosed quote");
+        .expect_err("an unclosed quote");
     assert_eq!(err.to_string(), "line 2: a quoted field is not closed");
 }
 
