@@ -638,7 +638,10 @@ async fn import_csv(
     Ok(json(imported.to_json()))
 }
 
-/// Refuses a body sent as anything but `text/csv` in UTF-8 (415, naming what was sent).
+/// Refuses a body sent as anything but `text/csv` in UTF-8: a JSON body (or one without a
+/// type, JSON by the interface's default) is a write of data through the data service, which
+/// it does not have (405, as the decisions give any such write); another type or charset is
+/// 415. Each names what to send instead.
 fn csv_content_type(req: &HttpRequest) -> Result<(), ApiError> {
     let sent = req
         .headers()
@@ -655,15 +658,21 @@ fn csv_content_type(req: &HttpRequest) -> Result<(), ApiError> {
     if essence == "text/csv" && utf8 {
         return Ok(());
     }
-    let sent = if sent.is_empty() {
-        "none".to_string()
-    } else {
-        format!("\"{sent}\"")
-    };
+    let json = essence.is_empty()
+        || essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"));
+    if json {
+        return Err(ApiError::http(
+            HttpCode::MethodNotAllowed,
+            "the data service does not save JSON: write data by saving its object (POST \
+             /object/v1); a POST here imports CSV, sent with Content-Type: text/csv",
+        ));
+    }
     Err(ApiError::http(
         HttpCode::UnsupportedMediaType,
         format!(
-            "a data import reads CSV in UTF-8: send the body with Content-Type: text/csv, not {sent}"
+            "a data import reads CSV in UTF-8: send the body with Content-Type: text/csv, not \
+             \"{sent}\""
         ),
     ))
 }
