@@ -14,6 +14,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use platform_core::api::{Object, Point, ReadRange, SeriesQuery, ValidationRequest, WriteOptions};
+use platform_core::data::import::{csv_records, PointReader};
 use platform_core::ids::VersionRef;
 use platform_core::store::Collection;
 use platform_core::{Error, Platform, Result};
@@ -47,27 +48,26 @@ pub struct Summary {
     pub week_as_loaded: Vec<Point>,
 }
 
-/// Reads the vendor's CSV: `date,price` lines after a header; a date is the day's delivery
-/// start at midnight UTC.
+/// Reads the vendor's CSV with the platform's import reader (the one `platform data import`
+/// and the REST CSV import use): a header, then `date,price` lines; a date is the day's
+/// delivery start at midnight UTC. A price that is not a number is refused naming its line.
 pub fn parse_prices(csv: &str) -> Result<Vec<Point>> {
-    let mut points = Vec::new();
-    for (n, line) in csv.lines().enumerate().skip(1) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let bad = |why: &str| Error::invalid_body(format!("line {}: {why}: {line}", n + 1));
-        let (date, price) = line
-            .split_once(',')
-            .ok_or_else(|| bad("expected date,price"))?;
-        let day = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d")
-            .map_err(|_| bad("the date is not YYYY-MM-DD"))?;
-        let value = price
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| bad("the price is not a number"))?;
-        points.push(Point::new(midnight(day), value));
-    }
-    Ok(points)
+    let records = csv_records(csv, None, &())?;
+    let mut reader = PointReader::of_settings(Some("DAILY"), Some("UTC"))?;
+    let (points, lines) = reader.csv(&records, &())?;
+    points
+        .iter()
+        .zip(lines)
+        .map(|(p, line)| {
+            let at = DateTime::from_timestamp_millis(p.t).unwrap_or_default();
+            match p.v.as_f64() {
+                Some(price) => Ok(Point::new(at, price)),
+                None => Err(Error::invalid_body(format!(
+                    "line {line}: the price is not a number"
+                ))),
+            }
+        })
+        .collect()
 }
 
 fn midnight(day: NaiveDate) -> DateTime<Utc> {

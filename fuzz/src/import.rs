@@ -1,17 +1,10 @@
-//! The import file readers of the CLI (`platform data import`).
-//!
-//! `platform-cli` is a binary crate, so its file readers are compiled in here from their source
-//! file as they are (the module is private to the CLI; nothing in it changes for fuzzing).
-
-#[allow(dead_code)]
-#[path = "../../platform-cli/src/data/files.rs"]
-mod files;
+//! The import file readers (`platform_core::data::import`): what `platform data import` and the
+//! REST CSV import read.
 
 use crate::{selector, text, MAX_FILE};
 use chrono_tz::Tz;
-use files::{csv_records, curve_rows, json_file, Column, PointReader};
-use indicatif::ProgressBar;
 use platform_core::data::calendar::Calendar;
+use platform_core::data::import::{csv_records, curve_rows, json_file, PointReader};
 use platform_core::data::model::Point;
 use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
 use platform_core::ErrorCode;
@@ -109,15 +102,12 @@ pub fn import_csv(data: &[u8]) {
         return;
     };
     let s = settings(choice);
-    let bar = ProgressBar::hidden();
-    let records = match csv_records(&text, s.delimiter, &bar) {
+    let records = match csv_records(&text, s.delimiter, &()) {
         Ok(records) => records,
         Err(e) => return assert_user_error(&e),
     };
-    let curve_file =
-        records.columns.contains(&Column::Tenor) || (!records.named && choice & 128 != 0);
-    if curve_file {
-        match curve_rows(&records, "FWD", s.policy) {
+    if records.is_curve(choice & 128 != 0) {
+        match curve_rows(&records, "FWD", s.policy, "") {
             Ok(rows) => {
                 assert!(!rows.curves.is_empty());
                 for (ondate, contracts) in rows.curves {
@@ -135,7 +125,7 @@ pub fn import_csv(data: &[u8]) {
         return;
     }
     let mut reader = PointReader::new(s.calendar, s.zone, s.code);
-    match reader.csv(&records, &bar) {
+    match reader.csv(&records, &()) {
         Ok((points, lines)) => {
             assert_eq!(points.len(), lines.len());
             check_lines(&text, &lines);
@@ -157,7 +147,7 @@ pub fn import_json(data: &[u8]) {
         Err(e) => return assert_user_error(&e),
     };
     let mut reader = PointReader::new(s.calendar, s.zone, s.code);
-    match reader.json(&text, &observations, &ProgressBar::hidden()) {
+    match reader.json(&text, &observations, &()) {
         Ok((points, lines)) => {
             assert_eq!(points.len(), lines.len());
             check_lines(&text, &lines);

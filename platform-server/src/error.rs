@@ -50,16 +50,19 @@ pub enum HttpCode {
     RequestTimeout,
     /// The request's URL is longer than the limit.
     UriTooLong,
+    /// The body is not of the media type the endpoint reads (a CSV import's `text/csv`).
+    UnsupportedMediaType,
 }
 
 impl HttpCode {
     /// Every HTTP-only code (for tables and tests).
-    pub const ALL: [HttpCode; 5] = [
+    pub const ALL: [HttpCode; 6] = [
         HttpCode::InvalidJson,
         HttpCode::MethodNotAllowed,
         HttpCode::PayloadTooLarge,
         HttpCode::RequestTimeout,
         HttpCode::UriTooLong,
+        HttpCode::UnsupportedMediaType,
     ];
 
     /// The stable name clients see.
@@ -70,6 +73,7 @@ impl HttpCode {
             HttpCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             HttpCode::RequestTimeout => "REQUEST_TIMEOUT",
             HttpCode::UriTooLong => "URI_TOO_LONG",
+            HttpCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
         }
     }
 
@@ -81,6 +85,7 @@ impl HttpCode {
             HttpCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             HttpCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             HttpCode::UriTooLong => StatusCode::URI_TOO_LONG,
+            HttpCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         }
     }
 }
@@ -109,7 +114,7 @@ pub fn status(code: ErrorCode) -> StatusCode {
 pub enum ApiError {
     /// What a core call (or a core parser) refused.
     Core(Error),
-    /// What HTTP itself refused (method, body size or time, URL length, JSON).
+    /// What HTTP itself refused (method, body size, time or media type, URL length, JSON).
     Http(HttpCode, String),
 }
 

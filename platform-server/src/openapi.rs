@@ -81,6 +81,8 @@ pub enum BodyDoc {
     ObjectOrArray,
     /// A JSON object, or nothing where the `_function` given reads none (see [`Function`]).
     OptionalObject,
+    /// CSV text (`text/csv`, UTF-8): a data import.
+    Csv,
 }
 
 /// A value of `_function` an endpoint answers, and the body it reads there.
@@ -570,6 +572,10 @@ fn operation(endpoint: &Endpoint, path: &str) -> Operation {
     for (status, _) in ERROR_STATUSES {
         responses = responses.response(status, Ref::from_response_name("Error"));
     }
+    if endpoint.body == BodyDoc::Csv {
+        // The one body that must come with its media type.
+        responses = responses.response("415", Ref::from_response_name("Error"));
+    }
     op = op.responses(responses.build());
     if endpoint.token_optional {
         op = op.securities(Some([
@@ -793,6 +799,21 @@ pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
         "target" => (string(), "Only this data id"),
         "kind" => (string(), "Only this kind (timeseries or curve)"),
         "group" => (string(), "Only this group"),
+        "calendar" => (
+            string(),
+            "Imports: the calendar of a series the import makes (HALFHOURLY, DAILY...); with an \
+             existing series it must agree with the series' calendar",
+        ),
+        "timezone" => (
+            string(),
+            "Imports: the time zone of a series the import makes, in which times without an \
+             offset are read; with an existing series it must agree with the series' zone",
+        ),
+        "delimiter" => (
+            string(),
+            "Imports: the field separator, one character such as , or ; or tab (default: the \
+             one the first line holds most)",
+        ),
         "tenant" => (
             string(),
             "Tokens: only this tenant's (the caller's own; another is not found)",
@@ -879,6 +900,7 @@ fn function_bodies(endpoint: &Endpoint) -> String {
             BodyDoc::Object => "a JSON object",
             BodyDoc::ObjectOrArray => "a JSON object or an array",
             BodyDoc::OptionalObject => "a JSON object or nothing",
+            BodyDoc::Csv => "CSV text",
         };
         out.push_str(&format!(" _function={}: {reads}.", Function::names(&of)));
     }
@@ -888,6 +910,7 @@ fn function_bodies(endpoint: &Endpoint) -> String {
 fn request_body(endpoint: &Endpoint, service: &str) -> Option<RequestBody> {
     let (schema, required, description) = match endpoint.body {
         BodyDoc::None => return None,
+        BodyDoc::Csv => return Some(csv_body()),
         BodyDoc::Object => (item_schema(service), true, "A JSON object"),
         BodyDoc::OptionalObject => (
             any_object(),
@@ -920,6 +943,29 @@ fn request_body(endpoint: &Endpoint, service: &str) -> Option<RequestBody> {
             )
             .build(),
     )
+}
+
+/// The body of a CSV import: the text `platform data import` reads from a file.
+fn csv_body() -> RequestBody {
+    RequestBody::builder()
+        .description(Some(
+            "CSV in UTF-8: a header, then rows of time,value[,status] (any ISO 8601 time; \
+             without an offset in the series' zone), or settlementDate,settlementPeriod,value \
+             (Elexon's SettlementDate, SettlementPeriod too) into a HALFHOURLY series, or \
+             ondate,tenor,value into a curve; fields separated by ',', ';' (decimal commas \
+             then allowed) or tab. A bad row is a 400 naming its line, and nothing is written.",
+        ))
+        .required(Some(Required::True))
+        .content(
+            "text/csv",
+            ContentBuilder::new()
+                .schema(Some(string()))
+                .example(Some(serde_json::Value::from(
+                    "settlementDate,settlementPeriod,value\n2025-10-26,1,51.2\n2025-10-26,50,48.0\n",
+                )))
+                .build(),
+        )
+        .build()
 }
 
 fn total_count() -> Header {

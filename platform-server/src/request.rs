@@ -216,6 +216,12 @@ pub fn function_body(
         BodyDoc::Object => ("a JSON object", false),
         BodyDoc::ObjectOrArray => ("a JSON object or an array of objects", false),
         BodyDoc::OptionalObject | BodyDoc::None => ("a JSON object or empty", true),
+        // No function reads CSV (a CSV import is an endpoint of its own).
+        BodyDoc::Csv => {
+            return Err(ApiError::Core(platform_core::Error::Internal(format!(
+                "_function={name} is declared with a CSV body"
+            ))))
+        }
     };
     if body.iter().all(u8::is_ascii_whitespace) {
         if optional {
@@ -524,6 +530,12 @@ impl Caller {
     /// only in some cases.
     pub async fn body(&self, mut payload: web::Payload) -> Result<serde_json::Value, ApiError> {
         parse_json(&read_body(&self.req, &self.state, &mut payload).await?)
+    }
+
+    /// The body as it came, read from `payload` after the caller is authenticated and within
+    /// the size and time limits, as [`Body`] reads it (for a body that is not JSON).
+    pub async fn bytes(&self, mut payload: web::Payload) -> Result<Vec<u8>, ApiError> {
+        read_body(&self.req, &self.state, &mut payload).await
     }
 
     /// The body of `_function=<function>`, read from `payload` as [`Body`] reads it and of the

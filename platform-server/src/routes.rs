@@ -6,6 +6,7 @@ use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::request::{Body, Caller, Query};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
+use platform_core::api::CsvImport;
 use platform_core::auth::Principal;
 use platform_core::data::read::DataQuery;
 use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
@@ -51,7 +52,7 @@ pub const ALL_SERVICES: &[&str] = &[
 ];
 /// The versioned services the generic routes store.
 const VERSIONED: &[&str] = &["object", "type", "script", "extension", "calendar"];
-/// The versioned services and the (read-only) data service.
+/// The versioned services and the data service.
 const READABLE: &[&str] = &["object", "type", "script", "extension", "calendar", "data"];
 /// The `_function`s of one item: automations of any item, and the calendar service's.
 const ITEM_FUNCTIONS: &[Function] = &[
@@ -189,6 +190,26 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     .functions(ITEM_FUNCTIONS, false)
     .answer(AnswerDoc::Formatted),
     Endpoint::new(
+        Verb::Post,
+        "/{service}/v1/{source}/{key}",
+        "Import CSV (text/csv) into the series OBJ:PROP of an object that exists: time,value[,status] \
+         or settlementDate,settlementPeriod,value rows (or ondate,tenor,value into a curve); \
+         answers the saved object with _read and _dropped",
+        |r| r.to(import_csv),
+    )
+    .services(&["data"])
+    .sources(&["public", "private"])
+    .query(&[
+        "_reason",
+        "_replaceData",
+        "_onDuplicate",
+        "calendar",
+        "timezone",
+        "delimiter",
+    ])
+    .body(BodyDoc::Csv)
+    .answer(AnswerDoc::Object),
+    Endpoint::new(
         Verb::Delete,
         "/{service}/v1/{source}/{key}",
         "Delete the latest version (a rollback); uninstalls a private extension",
@@ -222,7 +243,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     .services(VERSIONED),
 ];
 
-/// Whether a path names the (read-only) data service.
+/// Whether a path names the data service (read, and written only by a CSV import).
 fn is_data(service: &str) -> bool {
     service == "data"
 }
@@ -230,7 +251,9 @@ fn is_data(service: &str) -> bool {
 fn read_only() -> ApiError {
     ApiError::http(
         HttpCode::MethodNotAllowed,
-        "the data service is read-only: write data by saving its object, delete it by deleting the object",
+        "the data service writes only CSV imports (POST /data/v1/{source}/OBJ:PROP with \
+         Content-Type: text/csv): write data by saving its object, delete it by deleting the \
+         object",
     )
 }
 
@@ -588,6 +611,71 @@ async fn tag(caller: Caller, path: web::Path<(String, String, String, String, St
         .run(move |p, who| p.objects().tag(who, coll, source, &key, &which, &tag))
         .await?;
     Ok(json(out))
+}
+
+/// `POST /data/v1/{source}/{OBJ:PROP}` with a CSV body: its rows into that series (or curve) of
+/// an object that exists (`Data::import_csv`). An item of another service has no POST.
+async fn import_csv(
+    caller: Caller,
+    path: web::Path<(String, String, String)>,
+    Query(params): Query,
+    payload: web::Payload,
+) -> Reply {
+    let (service, source, key) = path.into_inner();
+    if !is_data(&service) {
+        collection(&service)?;
+        return method_not_allowed(caller.req().clone()).await;
+    }
+    let source: Source = source.parse()?;
+    let request = CsvImport::from_params(&params, source)?;
+    let body = caller.bytes(payload).await?;
+    csv_content_type(caller.req())?;
+    let imported = caller
+        .run(move |p, who| {
+            let text = platform_core::data::import::text_of(&body)?;
+            p.data().import_csv(who, &key, text, &request)
+        })
+        .await?;
+    Ok(json(imported.to_json()))
+}
+
+/// Refuses a body sent as anything but `text/csv` in UTF-8: a JSON body (or one without a
+/// type, JSON by the interface's default) is a write of data through the data service, which
+/// it does not have (405, as the decisions give any such write); another type or charset is
+/// 415. Each names what to send instead.
+fn csv_content_type(req: &HttpRequest) -> Result<(), ApiError> {
+    let sent = req
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default();
+    let mut parts = sent.split(';').map(|p| p.trim().to_ascii_lowercase());
+    let essence = parts.next().unwrap_or_default();
+    let charset = parts.find_map(|p| {
+        p.strip_prefix("charset=")
+            .map(|c| c.trim_matches('"').to_string())
+    });
+    let utf8 = charset.is_none_or(|c| matches!(c.as_str(), "utf-8" | "utf8" | "us-ascii"));
+    if essence == "text/csv" && utf8 {
+        return Ok(());
+    }
+    let json = essence.is_empty()
+        || essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"));
+    if json {
+        return Err(ApiError::http(
+            HttpCode::MethodNotAllowed,
+            "the data service does not save JSON: write data by saving its object (POST \
+             /object/v1); a POST here imports CSV, sent with Content-Type: text/csv",
+        ));
+    }
+    Err(ApiError::http(
+        HttpCode::UnsupportedMediaType,
+        format!(
+            "a data import reads CSV in UTF-8: send the body with Content-Type: text/csv, not \
+             \"{sent}\""
+        ),
+    ))
 }
 
 async fn delete_with(

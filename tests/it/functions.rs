@@ -55,6 +55,7 @@ fn taken(shape: BodyDoc) -> &'static [&'static str] {
     match shape {
         BodyDoc::Object | BodyDoc::OptionalObject | BodyDoc::None => &["an object"],
         BodyDoc::ObjectOrArray => &["an object", "an array"],
+        BodyDoc::Csv => unreachable!("no function reads CSV"),
     }
 }
 
@@ -64,6 +65,7 @@ fn named(shape: BodyDoc) -> &'static str {
         BodyDoc::Object => "a JSON object",
         BodyDoc::OptionalObject | BodyDoc::None => "a JSON object or empty",
         BodyDoc::ObjectOrArray => "a JSON object or an array of objects",
+        BodyDoc::Csv => unreachable!("no function reads CSV"),
     }
 }
 

@@ -2,29 +2,13 @@
 //! listed; on a database file (through the core) or a running server (`--url`, through its REST
 //! interface), each command with one request (`calls`) sent to either.
 //!
-//! `import` reads the whole file first (with a progress bar on a terminal), naming the line of
-//! the first bad observation, and then writes it with one call (`Platform::save_series` or
-//! `save_curves`, or one `POST object/v1`), so a file is stored whole or not at all.
-//!
-//! ```text
-//! csv    := [header] record*     fields separated by ",", ";" or tab: the one the first line
-//!                                holds most (--delimiter to say); RFC 4180 quoting; blank
-//!                                lines skipped
-//! series := time, value [, quality [, source [, reliability]]]
-//! curves := ondate, tenor, value [, quality [, source [, reliability]]]
-//! header names columns: time (or date, timestamp), value, status (or quality), source,
-//!   reliability, ondate (or curvedate), tenor; an unknown name in the first two columns of a
-//!   series file is the time or the value. A header naming a tenor column, or a curve already
-//!   stored under the name, makes a curve file.
-//! json   := [observation*] | {header fields..., "data": [observation*]}     (series)
-//! ```
-//!
-//! A first record is a header when its first field does not start with a digit (no time does).
-//! A value is a number when it reads as a finite number (in a `;` file `80,5` is 80.5), else
-//! text; an empty value is null. Times are read by the core's rules: every ISO 8601 form, in the
-//! series' time zone when they carry no offset, the repeated hour of an autumn clock change in
-//! file order. A time (or an ondate and tenor) the file holds twice is refused with both line
-//! numbers unless `--on-duplicate first|last` says which to keep.
+//! `import` reads the whole file first (with a progress bar on a terminal) with the core's
+//! import reader (`platform_core::data::import`, whose module doc holds the grammar of CSV and
+//! JSON files: the same reader serves the REST CSV import), naming the line of the first bad
+//! observation, and then writes it with one call (`Platform::save_series` or `save_curves`, or
+//! one `POST object/v1`), so a file is stored whole or not at all. A time (or an ondate and
+//! tenor) the file holds twice is refused with both line numbers unless `--on-duplicate
+//! first|last` says which to keep.
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -45,10 +29,11 @@ use crate::object::GetObject;
 use crate::output::{self, Format, Table};
 use crate::target::{pairs, print_total, Target, TargetArgs};
 use calls::{ListData, ReadData, SaveCurves, SaveSeries, Saving};
-use files::{csv_records, curve_rows, json_file, Column, CurveRows, PointReader};
+use platform_core::data::import::{
+    csv_records, curve_rows, json_file, CurveRows, PointReader, Progress,
+};
 
 mod calls;
-mod files;
 
 #[derive(Subcommand)]
 pub enum DataCommand {
@@ -133,13 +118,8 @@ enum ShapeWeights {
 }
 
 fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
-    match text {
-        "tab" | "\\t" | "\t" => Ok(b'\t'),
-        t if t.len() == 1 && t.is_ascii() && !t.as_bytes()[0].is_ascii_alphanumeric() => {
-            Ok(t.as_bytes()[0])
-        }
-        _ => Err("use one character such as ',' or ';', or 'tab'".into()),
-    }
+    platform_core::data::import::parse_delimiter(text)
+        .map_err(|_| "use one character such as ',' or ';', or 'tab'".into())
 }
 
 #[derive(Args)]
@@ -474,11 +454,11 @@ fn import(args: ImportArgs) -> Result<()> {
     let bar = bar(body.len() as u64, "parsing");
     let records = match json_obs {
         Some(_) => None,
-        None => Some(csv_records(body, args.delimiter, &bar)?),
+        None => Some(csv_records(body, args.delimiter, &Bar(&bar))?),
     };
-    let curve_file = records.as_ref().is_some_and(|r| {
-        r.columns.contains(&Column::Tenor) || (!r.named && stored_kind == Some(DataKind::Curve))
-    });
+    let curve_file = records
+        .as_ref()
+        .is_some_and(|r| r.is_curve(stored_kind == Some(DataKind::Curve)));
     let kind = if curve_file {
         DataKind::Curve
     } else {
@@ -499,7 +479,8 @@ fn import(args: ImportArgs) -> Result<()> {
     };
     let summary = if kind == DataKind::Curve {
         let records = records.expect("a curve file is CSV");
-        let curves = curve_rows(&records, &id.prop, on_duplicate)?;
+        let hint = "or keep one with --on-duplicate first|last";
+        let curves = curve_rows(&records, &id.prop, on_duplicate, hint)?;
         bar.finish_and_clear();
         save_curves(&target, &id, header, curves, saving)?
     } else {
@@ -509,8 +490,8 @@ fn import(args: ImportArgs) -> Result<()> {
         let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
         let mut reader = PointReader::new(calendar, tz, &code);
         let (mut points, lines) = match (&records, &json_obs) {
-            (Some(records), _) => reader.csv(records, &bar)?,
-            (None, Some(obs)) => reader.json(body, obs, &bar)?,
+            (Some(records), _) => reader.csv(records, &Bar(&bar))?,
+            (None, Some(obs)) => reader.json(body, obs, &Bar(&bar))?,
             (None, None) => unreachable!("a file is CSV or JSON"),
         };
         bar.finish_and_clear();
@@ -679,6 +660,19 @@ fn read_input(file: &PathBuf) -> Result<String> {
     bar.wrap_read(f).read_to_string(&mut text).map_err(cannot)?;
     bar.finish_and_clear();
     Ok(text)
+}
+
+/// The reader's progress through the file, drawn on a bar.
+struct Bar<'a>(&'a ProgressBar);
+
+impl Progress for Bar<'_> {
+    fn at(&self, offset: u64) {
+        self.0.set_position(offset);
+    }
+
+    fn tick(&self) {
+        self.0.tick();
+    }
 }
 
 /// A progress bar over the bytes of the input, drawn only on a terminal.

@@ -16,7 +16,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The pages whose shell blocks run after the README's (they continue its walk).
-const DOCS: [&str; 2] = ["docs/extensions.md", "docs/operations.md"];
+const DOCS: [&str; 3] = [
+    "docs/extensions.md",
+    "docs/gb-power.md",
+    "docs/operations.md",
+];
 
 /// One fenced shell block of the README.
 struct Block {

@@ -2,7 +2,7 @@
 //! half-hours they name, 46 on the spring change day and 50 on the autumn one; a period outside
 //! its day, or a date that is not one, names its line and stores nothing.
 
-use crate::{data, new_db, stderr_of_failure, stdout_of};
+use crate::{data, new_db, platform, stderr_of_failure, stdout_of, Server};
 use serde_json::Value;
 use std::path::Path;
 
@@ -34,19 +34,25 @@ fn times(db: &Path, id: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_year_of_settlement_periods_imports_with_46_and_50_on_the_change_days() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = new_db(dir.path());
-    // Elexon's column names; the value is the period's number.
+/// A year of settlement periods in a file, with Elexon's column names; each value is its
+/// period's number.
+fn year_file(dir: &Path) -> std::path::PathBuf {
     let mut text = String::from("SettlementDate,SettlementPeriod,value\n");
     for (date, n) in days_of_2025() {
         for p in 1..=n {
             text.push_str(&format!("{date},{p},{p}\n"));
         }
     }
-    let file = dir.path().join("gb.csv");
+    let file = dir.join("gb.csv");
     std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn a_year_of_settlement_periods_imports_with_46_and_50_on_the_change_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_db(dir.path());
+    let file = year_file(dir.path());
     let file = file.to_str().unwrap();
     let args = [
         "import",
@@ -167,4 +173,111 @@ fn a_bad_settlement_row_names_its_line_and_stores_nothing() {
         ],
     );
     assert!(stderr_of_failure(&out).contains("HALFHOURLY"));
+}
+
+/// The observations of a `data get` output, as (time, value).
+fn observations(out: &std::process::Output) -> Vec<(String, Value)> {
+    let item: Value = serde_json::from_str(&stdout_of(out)).unwrap();
+    item["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|o| (o["time"].as_str().unwrap().to_string(), o["value"].clone()))
+        .collect()
+}
+
+#[test]
+fn a_settlement_file_imports_through_a_server_as_on_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let on_file = new_db(dir.path());
+    let served = dir.path().join("served.db");
+    let token = stdout_of(&platform(&["init", "--db", served.to_str().unwrap()]));
+    let token = token.trim();
+    let server = Server::start_existing(&served);
+    let through = |args: &[&str]| {
+        let mut all = vec!["data"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--url", &server.url, "--token", token]);
+        platform(&all)
+    };
+    let file = year_file(dir.path());
+    let file = file.to_str().unwrap();
+    let import = [
+        "import",
+        "GB:IMBALANCE",
+        file,
+        "--calendar",
+        "HALFHOURLY",
+        "--timezone",
+        "Europe/London",
+    ];
+    let here = data(&on_file, &import);
+    let there = through(&import);
+    assert!(
+        there.status.success(),
+        "{}",
+        String::from_utf8_lossy(&there.stderr)
+    );
+    // The same report, and the same stored points.
+    assert_eq!(
+        String::from_utf8_lossy(&here.stderr),
+        String::from_utf8_lossy(&there.stderr)
+    );
+    let stored = observations(&through(&["get", "GB:IMBALANCE"]));
+    assert_eq!(
+        stored,
+        observations(&data(&on_file, &["get", "GB:IMBALANCE"]))
+    );
+    assert_eq!(stored.len(), 17_520);
+    let within = |from: &str, to: &str| {
+        stored
+            .iter()
+            .filter(|(t, _)| t.as_str() >= from && t.as_str() < to)
+            .map(|(_, v)| v.as_f64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    let periods = |n: u32| (1..=n).map(f64::from).collect::<Vec<_>>();
+    assert_eq!(
+        within("2025-03-30T00:00:00Z", "2025-03-30T23:00:00Z"),
+        periods(46)
+    );
+    assert_eq!(
+        within("2025-10-25T23:00:00Z", "2025-10-27T00:00:00Z"),
+        periods(50)
+    );
+    // The server's own CSV import reads the file the same (into the object the import made).
+    let url = format!(
+        "{}/data/v1/private/GB:REST?calendar=HALFHOURLY&timezone=Europe/London",
+        server.url
+    );
+    let answer: Value = ureq::post(&url)
+        .set("Authorization", &format!("Bearer {token}"))
+        .set("Content-Type", "text/csv")
+        .send_string(&std::fs::read_to_string(file).unwrap())
+        .unwrap()
+        .into_json()
+        .unwrap();
+    assert_eq!(answer["_read"], 17_520, "{answer}");
+    assert_eq!(observations(&through(&["get", "GB:REST"])), stored);
+    // A period past its day names its line through the server too, and stores nothing.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "settlementDate,settlementPeriod,value\n2025-10-26,50,1\n2025-10-26,51,2\n",
+    )
+    .unwrap();
+    let args = [
+        "import",
+        "GB:BAD",
+        bad.to_str().unwrap(),
+        "--calendar",
+        "HALFHOURLY",
+        "--timezone",
+        "Europe/London",
+    ];
+    let err = stderr_of_failure(&through(&args));
+    for part in ["line 3", "settlementPeriod 51", "2025-10-26", "50 periods"] {
+        assert!(err.contains(part), "{err}");
+    }
+    assert!(!through(&["get", "GB:BAD"]).status.success());
 }

@@ -43,6 +43,7 @@ mod calendars;
 mod data;
 mod deliveries;
 mod extensions;
+mod import;
 mod jobs;
 mod objects;
 mod scripts;
@@ -54,6 +55,7 @@ mod validation;
 #[cfg(test)]
 mod tests;
 
+pub use crate::data::import::{CsvImport, CsvImported};
 pub use automations::Automations;
 pub use calendars::Calendars;
 pub use data::{

@@ -18,6 +18,7 @@ pub mod continuation;
 pub mod conversion;
 pub mod curve;
 pub mod efa;
+pub mod import;
 pub mod model;
 pub mod read;
 pub mod scale;
@@ -31,7 +32,7 @@ pub mod zone;
 
 use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{DataKey, DataWrite};
+use crate::store::{DataKey, DataRead, DataWrite};
 use calendar::{parse_zone, Calendar};
 use columns::Columns;
 use model::{Point, PointValue, Status};
@@ -268,7 +269,7 @@ pub fn series_settings(
     Ok((calendar, tz, code.unwrap_or("SPARSE").to_string()))
 }
 
-fn prefix(name: &str, e: Error) -> Error {
+pub(crate) fn prefix(name: &str, e: Error) -> Error {
     match e {
         Error::User { code, message } => Error::User {
             code,
@@ -336,7 +337,7 @@ pub fn parse_points(
 }
 
 /// A series dated on a holiday calendar's business days: a holiday is off its calendar.
-fn check_holiday(
+pub(crate) fn check_holiday(
     holidays: Option<&crate::holidays::HolidayCalendar>,
     t: i64,
     tz: chrono_tz::Tz,
@@ -418,8 +419,8 @@ fn columns_sent(columns: &Columns) -> impl Iterator<Item = (usize, Sent<'_>)> + 
 
 /// Whether the stored series (at version `current`) holds numbers and no text. Asked only when
 /// an undeclared series is sent text: its chunks are read, newest first, to the first text.
-fn stored_holds_only_numbers(
-    tx: &dyn DataWrite,
+pub(crate) fn stored_holds_only_numbers<T: DataRead + ?Sized>(
+    tx: &T,
     key: &DataKey,
     current: Option<u32>,
 ) -> Result<bool> {

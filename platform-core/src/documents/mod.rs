@@ -33,8 +33,9 @@ mod tests;
 
 pub(crate) use access::require_write;
 pub use render::render;
-pub(crate) use render::visible;
+pub(crate) use render::{render_owned, visible};
 pub use request::{ListRequest, SEARCH_RESULT_FIELDS};
+pub(crate) use save::home_source;
 
 use crate::error::Result;
 use crate::ids::{Source, VersionRef};

@@ -346,7 +346,7 @@ fn dropped_data(current: &Map<String, Value>, body: &Map<String, Value>) -> Vec<
 
 /// The source a document lives in: its id's (`#` public, else private) or the one in the
 /// path; an id sent to the other source is refused.
-fn home_source(coll: Collection, id: &str, opts: &SaveOptions) -> Result<Source> {
+pub(crate) fn home_source(coll: Collection, id: &str, opts: &SaveOptions) -> Result<Source> {
     let home = if coll.sourced_by_hash() {
         Source::of_id(id)
     } else {

@@ -346,6 +346,20 @@ impl Client<'_> {
         self.server.send(req).await
     }
 
+    /// A POST of a body of this content type (none when `None`), as bytes.
+    pub async fn post_bytes(
+        &self,
+        path: &str,
+        content_type: Option<&str>,
+        body: impl Into<Vec<u8>>,
+    ) -> Resp {
+        let mut req = self.request(Method::POST, path);
+        if let Some(kind) = content_type {
+            req = req.insert_header((header::CONTENT_TYPE, kind.to_string()));
+        }
+        self.server.send(req.set_payload(body.into())).await
+    }
+
     pub async fn method(&self, method: Method, path: &str) -> Resp {
         self.server.send(self.request(method, path)).await
     }
