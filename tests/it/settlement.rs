@@ -97,6 +97,35 @@ async fn every_settlement_vector_holds_on_a_data_get() {
 }
 
 #[actix_rt::test]
+async fn every_settlement_vector_holds_on_a_csv_import() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(json!({"_id": "W"})).await;
+    let file = vectors("settlement.json");
+    for (i, case) in file["cases"].as_array().unwrap().iter().enumerate() {
+        let (date, period) = (&case["settlementDate"], &case["settlementPeriod"]);
+        let date = date.as_str().unwrap();
+        let path = format!("/data/v1/private/W:P{i}?calendar=HALFHOURLY&timezone=Europe/London");
+        let csv = format!("settlementDate,settlementPeriod,value\n{date},{period},1\n");
+        let r = c.post_bytes(&path, Some("text/csv"), csv).await;
+        match case["start"].as_str() {
+            Some(start) => {
+                assert_eq!(r.status, 200, "{case}: {:?}", r.body);
+                let stored = c.get(&format!("/data/v1/private/W:P{i}")).await;
+                assert_eq!(stored.body["data"][0]["time"], start, "{case}");
+            }
+            None => {
+                let message = r.assert_error(400, "INVALID_BODY");
+                let n = case["periodsInDay"].as_u64().unwrap();
+                for says in [format!("settlementPeriod {period}"), format!("1..{n}")] {
+                    assert!(message.contains(&says), "{case}: {message}");
+                }
+            }
+        }
+    }
+}
+
+#[actix_rt::test]
 async fn the_autumn_settlement_day_reads_as_fifty_periods_in_json_csv_and_arrow() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
