@@ -32,6 +32,7 @@ mod series_values;
 mod shaping;
 mod suggest;
 mod tenancy;
+mod tidy;
 mod time_text;
 mod types;
 mod validation;
