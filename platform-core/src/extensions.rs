@@ -26,9 +26,10 @@
 
 use crate::auth::{Grants, Principal, Role};
 use crate::clock::format_instant;
-use crate::documents::{json_kind, render, SaveOptions};
+use crate::documents::{render, SaveOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
+use crate::json::json_kind;
 use crate::realtime::Channel;
 use crate::script::host::Confinement;
 use crate::store::{Collection, WriteTx};

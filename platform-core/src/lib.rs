@@ -30,6 +30,7 @@ pub mod error;
 pub mod events;
 pub mod extensions;
 pub mod format;
+pub mod hash;
 pub mod holidays;
 pub mod ids;
 pub mod json;
@@ -37,6 +38,7 @@ pub mod query;
 pub mod realtime;
 pub mod script;
 pub mod scripts;
+pub mod seal;
 pub mod secrets;
 pub mod services;
 pub mod store;
@@ -61,7 +63,7 @@ use store::{ReadTx, Store, WriteTx};
 pub struct Platform {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
-    secret_key: Option<Arc<secrets::SecretKey>>,
+    secret_key: Option<Arc<seal::SecretKey>>,
     realtime: Option<Arc<dyn realtime::Realtime>>,
     delivery: Arc<events::deliver::DeliverySettings>,
     outbound: Option<Arc<dyn events::deliver::Outbound>>,
@@ -114,7 +116,7 @@ impl Platform {
     /// key (see [`Platform::with_secret_key`] to keep secrets readable across restarts).
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Platform {
         // Without randomness no key can be made; such a platform refuses every secret call.
-        let key = secrets::SecretKey::generate().ok();
+        let key = seal::SecretKey::generate().ok();
         let platform = Platform {
             store,
             clock,
@@ -158,7 +160,7 @@ impl Platform {
     }
 
     /// The same platform sealing secrets with `key`.
-    pub fn with_secret_key(self, key: secrets::SecretKey) -> Platform {
+    pub fn with_secret_key(self, key: seal::SecretKey) -> Platform {
         Platform {
             secret_key: Some(Arc::new(key)),
             ..self
@@ -171,7 +173,7 @@ impl Platform {
     pub fn open(path: &std::path::Path) -> Result<Platform> {
         let mut key_path = path.as_os_str().to_owned();
         key_path.push(".key");
-        let key = secrets::SecretKey::load_or_create(std::path::Path::new(&key_path))?;
+        let key = seal::SecretKey::load_or_create(std::path::Path::new(&key_path))?;
         let store = store::sqlite::SqliteStore::open(path)?;
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
@@ -250,7 +252,7 @@ impl Platform {
             }
             other => other,
         })?;
-        let key = secrets::SecretKey::load_or_create(key_file)?;
+        let key = seal::SecretKey::load_or_create(key_file)?;
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
@@ -298,7 +300,7 @@ impl Platform {
         match key_file {
             None => Platform::open(path),
             Some(key_file) => {
-                let key = secrets::SecretKey::load_or_create(key_file)?;
+                let key = seal::SecretKey::load_or_create(key_file)?;
                 let store = store::sqlite::SqliteStore::open(path)?;
                 Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
             }

@@ -2,8 +2,8 @@
 //! `{_id, _type: "VarScript", scriptType: "rhai" | "mustache", script, category, description}`,
 //! public (`#`) or private. A script that does not compile is refused when it is saved.
 
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
+use crate::json::json_kind;
 use crate::script::{compile_script, engine, Profile};
 use serde_json::{Map, Value};
 

@@ -6,9 +6,9 @@
 //! with `#Object` as its only ancestor.
 
 use crate::auth::Principal;
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
 use crate::ids::{validate_id, Scope, Source};
+use crate::json::json_kind;
 use crate::query::{ListQuery, Paging};
 use crate::store::{Collection, DocumentRead};
 use crate::Platform;

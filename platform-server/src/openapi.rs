@@ -1104,7 +1104,7 @@ mod tests {
         let said = "10,000";
         assert!(query_parameter_doc("_count").unwrap().1.contains(said));
         assert_eq!(
-            platform_core::store::EXACT_TOTAL_UP_TO.to_string(),
+            platform_core::query::total::EXACT_TOTAL_UP_TO.to_string(),
             said.replace(',', "")
         );
     }

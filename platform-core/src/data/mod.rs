@@ -29,8 +29,8 @@ pub mod value_type;
 pub mod write;
 pub mod zone;
 
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::json_kind;
 use crate::store::{DataKey, DataWrite};
 use calendar::{parse_zone, Calendar};
 use columns::Columns;

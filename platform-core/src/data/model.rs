@@ -9,8 +9,8 @@
 //! ```
 
 use super::columns::Columns;
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
+use crate::json::json_kind;
 use serde_json::{Map, Value};
 
 /// Allowed quality values.

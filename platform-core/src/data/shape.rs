@@ -386,7 +386,7 @@ pub fn zone_of(name: &str, header: &Map<String, Value>) -> Result<Tz> {
         }),
         Some(other) => Err(Error::invalid_parameter(format!(
             "{name}.timezone must be a string, not {}",
-            crate::documents::json_kind(other)
+            crate::json::json_kind(other)
         ))),
     }
 }

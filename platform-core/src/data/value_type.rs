@@ -13,8 +13,8 @@
 //! allowed in both.
 
 use super::model::PointValue;
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
+use crate::json::json_kind;
 use serde_json::{Map, Value};
 
 /// The header field that declares what a series holds.

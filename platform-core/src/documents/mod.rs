@@ -40,7 +40,6 @@ use crate::error::Result;
 use crate::ids::{Source, VersionRef};
 use crate::query::Params;
 use crate::store::Collection;
-use serde_json::Value;
 
 /// Fields only the platform writes (extension bookkeeping); ignored when sent.
 pub const PLATFORM_FIELDS: [&str; 3] = ["_bundle", "_installedVersion", "_publishedBy"];
@@ -121,17 +120,5 @@ impl Collection {
     /// the source in the path instead.
     pub fn sourced_by_hash(self) -> bool {
         !matches!(self, Collection::Extension | Collection::ValidationConfig)
-    }
-}
-
-/// Names a value's JSON kind for messages (`a string`, `an array`, `null`...).
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

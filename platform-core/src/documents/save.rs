@@ -4,12 +4,13 @@
 
 use super::access::require_write;
 use super::render::{hidden_from, render, render_owned, visible};
-use super::{json_kind, SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
+use super::{SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::data::{self, DataKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
+use crate::json::json_kind;
 use crate::store::{Ahead, Collection, DataKey, Hold, StoredVersion, WriteTx};
 use crate::Platform;
 use serde_json::{Map, Value};

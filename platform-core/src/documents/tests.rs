@@ -4,7 +4,7 @@ use super::*;
 use crate::auth::{Principal, Role};
 use crate::error::ErrorCode;
 use crate::Platform;
-use serde_json::json;
+use serde_json::{json, Value};
 
 struct Fixture {
     platform: Platform,

@@ -309,7 +309,12 @@ pub fn layer_breaches(files: &[ModuleFile], edges: &[Edge], layers: &[Vec<String
     }
     let tops: BTreeSet<String> = files
         .iter()
-        .map(|f| f.module.first().cloned().unwrap_or_else(|| ROOT.to_string()))
+        .map(|f| {
+            f.module
+                .first()
+                .cloned()
+                .unwrap_or_else(|| ROOT.to_string())
+        })
         .collect();
     for top in &tops {
         if !layer_of.contains_key(top.as_str()) {

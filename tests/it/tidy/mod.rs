@@ -89,7 +89,10 @@ fn core_modules_import_along_the_layers_without_circles() {
     assert!(files.len() > 100, "found only {} core files", files.len());
     let architecture = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let layers = layers_from(&architecture);
-    assert!(layers.len() > 3, "ARCHITECTURE.md declares the layers: {layers:?}");
+    assert!(
+        layers.len() > 3,
+        "ARCHITECTURE.md declares the layers: {layers:?}"
+    );
     let edges = graph::edges(&files);
     let mut problems = graph::circles(&edges);
     problems.extend(graph::layer_breaches(&files, &edges, &layers));

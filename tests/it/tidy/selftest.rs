@@ -39,9 +39,15 @@ fn test_items_are_left_out_and_other_cfgs_kept() {
          #[cfg(any(test, feature = \"x\"))]\npub mod contract;\n\
          #[cfg(not(test))]\nuse crate::c::C;\n#[cfg(feature = \"sqlite\")]\nmod sqlite;\n",
     ));
-    assert!(code.contains("crate::a::A") && code.contains("crate::c::C"), "{code}");
+    assert!(
+        code.contains("crate::a::A") && code.contains("crate::c::C"),
+        "{code}"
+    );
     assert!(code.contains("mod sqlite;"), "{code}");
-    assert!(!code.contains("crate::b::B") && !code.contains("contract"), "{code}");
+    assert!(
+        !code.contains("crate::b::B") && !code.contains("contract"),
+        "{code}"
+    );
     assert_eq!(code.lines().count(), 11);
 }
 
@@ -75,16 +81,28 @@ fn a_circle_between_top_level_modules_names_its_files_and_imports() {
         ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\n"),
         ("a.rs", "use crate::b::B;\npub struct A;\n"),
         ("b.rs", "pub struct B;\nfn f() -> crate::c::C { todo() }\n"),
-        ("c.rs", "pub struct C;\n// use crate::a::A;\nfn g() { crate::a::A; }\n"),
+        (
+            "c.rs",
+            "pub struct C;\n// use crate::a::A;\nfn g() { crate::a::A; }\n",
+        ),
     ]);
     let found = circles(&edges(&files));
     assert_eq!(found.len(), 1, "{found:?}");
     let text = &found[0];
     assert!(text.contains("top-level modules: a, b, c"), "{text}");
     assert!(text.contains("a -> b -> c -> a"), "{text}");
-    assert!(text.contains("a -> b: src/a.rs:1 imports crate::b::B"), "{text}");
-    assert!(text.contains("b -> c: src/b.rs:2 imports crate::c::C"), "{text}");
-    assert!(text.contains("c -> a: src/c.rs:3 imports crate::a::A"), "{text}");
+    assert!(
+        text.contains("a -> b: src/a.rs:1 imports crate::b::B"),
+        "{text}"
+    );
+    assert!(
+        text.contains("b -> c: src/b.rs:2 imports crate::c::C"),
+        "{text}"
+    );
+    assert!(
+        text.contains("c -> a: src/c.rs:3 imports crate::a::A"),
+        "{text}"
+    );
     // Without the last import the modules stand in a line.
     let files = krate(&[
         ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\n"),
@@ -112,14 +130,21 @@ fn a_circle_between_submodules_is_found_through_super_and_re_exports() {
         .map(|e| (e.from.clone(), e.to.clone()))
         .collect();
     // `super::Y` is the item of `y` that `m` re-exports.
-    assert_eq!(in_m, vec![("x".into(), "y".into()), ("z".into(), "x".into())]);
+    assert_eq!(
+        in_m,
+        vec![("x".into(), "y".into()), ("z".into(), "x".into())]
+    );
     assert!(circles(&all).is_empty());
     // `y` imports back from `z`: y -> z -> x -> y.
     let mut files = files;
     files[3] = ModuleFile::new("m/y.rs", "src/m/y.rs", "pub struct Y;\nuse crate::m::z;\n");
     let found = circles(&edges(&files));
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("submodules of m: x, y, z"), "{}", found[0]);
+    assert!(
+        found[0].contains("submodules of m: x, y, z"),
+        "{}",
+        found[0]
+    );
     assert!(
         found[0].contains("z -> x: src/m/z/deep.rs:1 imports super::super::x::X"),
         "{}",
@@ -132,13 +157,13 @@ fn a_module_and_its_children_or_parent_make_no_circle() {
     let files = krate(&[
         ("lib.rs", "pub mod m;\npub struct Platform;\n"),
         ("m/mod.rs", "mod x;\nuse x::X;\npub struct P;\n"),
-        ("m/x.rs", "use super::P;\nuse crate::Platform;\npub struct X;\n"),
+        (
+            "m/x.rs",
+            "use super::P;\nuse crate::Platform;\npub struct X;\n",
+        ),
     ]);
     let all = edges(&files);
-    let top: Vec<(String, String)> = all
-        .iter()
-        .map(|e| (e.from.clone(), e.to.clone()))
-        .collect();
+    let top: Vec<(String, String)> = all.iter().map(|e| (e.from.clone(), e.to.clone())).collect();
     // The root's items are the node `crate`; a parent and its child make no edge.
     assert_eq!(top, vec![("m".into(), "crate".into())]);
     assert!(circles(&all).is_empty());
@@ -148,7 +173,10 @@ fn a_module_and_its_children_or_parent_make_no_circle() {
 fn test_code_imports_nothing() {
     let files = krate(&[
         ("lib.rs", "pub mod a;\npub mod b;\n"),
-        ("a.rs", "pub struct A;\n#[cfg(test)]\nmod tests {\n    use crate::b::B;\n}\n"),
+        (
+            "a.rs",
+            "pub struct A;\n#[cfg(test)]\nmod tests {\n    use crate::b::B;\n}\n",
+        ),
         ("b.rs", "use crate::a::A;\npub struct B;\n"),
     ]);
     assert!(circles(&edges(&files)).is_empty());
@@ -158,7 +186,10 @@ fn test_code_imports_nothing() {
 fn an_import_from_a_lower_layer_to_a_higher_one_is_named() {
     let files = krate(&[
         ("lib.rs", "pub mod low;\npub mod high;\nuse high::H;\n"),
-        ("low.rs", "pub struct L;\nfn f() { let _ = crate::high::H; }\n"),
+        (
+            "low.rs",
+            "pub struct L;\nfn f() { let _ = crate::high::H; }\n",
+        ),
         ("high.rs", "use crate::low::L;\npub struct H;\n"),
     ]);
     let all = edges(&files);
@@ -178,7 +209,11 @@ fn an_import_from_a_lower_layer_to_a_higher_one_is_named() {
 
 #[test]
 fn every_module_has_one_layer_and_every_layer_names_modules() {
-    let files = krate(&[("lib.rs", "pub mod a;\npub mod b;\n"), ("a.rs", ""), ("b.rs", "")]);
+    let files = krate(&[
+        ("lib.rs", "pub mod a;\npub mod b;\n"),
+        ("a.rs", ""),
+        ("b.rs", ""),
+    ]);
     let breaches = layer_breaches(&files, &[], &layers(&[&["crate", "a"], &["a", "gone"]]));
     assert_eq!(
         breaches,
@@ -233,8 +268,14 @@ fn rooms_over_800_lines_and_functions_over_100_are_named() {
             "mod big;\nmod fine;\n#[cfg(test)]\nmod tests;\n".into(),
         ),
         file("k/src/big.rs", "// line\n".repeat(801)),
-        file("k/src/fine.rs", "// line\n".repeat(700) + &long_function("short", 98)),
-        file("k/src/tests.rs", "// line\n".repeat(900) + &long_function("test", 200)),
+        file(
+            "k/src/fine.rs",
+            "// line\n".repeat(700) + &long_function("short", 98),
+        ),
+        file(
+            "k/src/tests.rs",
+            "// line\n".repeat(900) + &long_function("test", 200),
+        ),
         file(
             "k/src/steps.rs",
             long_function("long", 99) + &long_function("table", 150),

@@ -72,10 +72,7 @@ fn test_module_declarations(code: &str) -> Vec<String> {
             let at = item.find(']').map_or(item.len(), |k| k + 1);
             item = item[at..].trim_start();
         }
-        let head: String = item
-            .chars()
-            .take_while(|&c| c != ';' && c != '{')
-            .collect();
+        let head: String = item.chars().take_while(|&c| c != ';' && c != '{').collect();
         let words: Vec<&str> = head.split_whitespace().collect();
         let is_declaration = item[head.len()..].starts_with(';');
         if let (true, Some(k)) = (is_declaration, words.iter().position(|w| *w == "mod")) {

@@ -49,9 +49,9 @@ fn literal_or_comment_len(chars: &[char], i: usize) -> usize {
         '\'' => char_literal_len(chars, i),
         'b' if !after_ident && at(i + 1) == Some('"') => 1 + quoted_len(chars, i + 1, '"'),
         'b' if !after_ident && at(i + 1) == Some('\'') => 1 + char_literal_len(chars, i + 1),
-        'b' if !after_ident && at(i + 1) == Some('r') => raw_string_len(chars, i + 1)
-            .map(|n| n + 1)
-            .unwrap_or(0),
+        'b' if !after_ident && at(i + 1) == Some('r') => {
+            raw_string_len(chars, i + 1).map(|n| n + 1).unwrap_or(0)
+        }
         'r' if !after_ident => raw_string_len(chars, i).unwrap_or(0),
         _ => 0,
     }

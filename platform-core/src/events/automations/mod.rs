@@ -19,9 +19,9 @@ use super::targets::{self, Target};
 use super::{actions_of, EVENT_SERVICES};
 use crate::auth::{Principal, Role};
 use crate::clock::format_instant;
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
+use crate::json::json_kind;
 use crate::query::Paging;
 use crate::scripts::source_of;
 use crate::store::{

@@ -151,7 +151,7 @@ pub(super) fn list_statements(
     // page is among the first documents in id order, read by the primary key (or the type's
     // index); the planner, which knows nothing of how many match, would rather read the
     // index of a filtered field, all of its matches, and sort them.
-    let filtered = crate::store::filters_past_type(&query.filter);
+    let filtered = crate::query::total::filters_past_type(&query.filter);
     // (One scope: the documents of several are not kept in one id order.)
     let probe = (query.sort.0.is_empty()
         && filtered
@@ -665,9 +665,9 @@ impl DocumentRead for Tx<'_> {
         };
         let (filter, base) = (&statements.filter, &statements.base);
         let sample = sampled_count(filter, base, args.len() + 1);
-        let (total, estimated) = crate::store::list_total(
+        let (total, estimated) = crate::query::total::list_total(
             query.total,
-            crate::store::filters_past_type(&query.filter),
+            crate::query::total::filters_past_type(&query.filter),
             || count_of(count),
             |n| count_of(&capped_count(filter, n)),
             // Scope by scope: each is one range of the sample index.
@@ -969,7 +969,7 @@ impl DocumentWrite for Tx<'_> {
                 body,
                 crate::query::filter::search_text_after_name(&v.body),
                 name_fold,
-                crate::store::sample_bucket(&v.id),
+                crate::query::total::sample_bucket(&v.id),
                 v.reason,
                 (folded != v.id).then_some(&folded),
                 time_text(v.timestamp),

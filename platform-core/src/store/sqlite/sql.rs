@@ -544,7 +544,7 @@ pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_arg(ctx, 0).map(filter::fold))
     })?;
     conn.create_scalar_function("pf_bucket", 1, flags, |ctx| {
-        Ok(text_arg(ctx, 0).map_or(0, crate::store::sample_bucket))
+        Ok(text_arg(ctx, 0).map_or(0, crate::query::total::sample_bucket))
     })?;
     Ok(())
 }
