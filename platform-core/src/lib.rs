@@ -34,6 +34,8 @@ pub mod hash;
 pub mod holidays;
 pub mod ids;
 pub mod json;
+pub mod observations;
+pub mod outbound;
 pub mod query;
 pub mod realtime;
 pub mod script;
@@ -65,9 +67,9 @@ pub struct Platform {
     clock: Arc<dyn Clock>,
     secret_key: Option<Arc<seal::SecretKey>>,
     realtime: Option<Arc<dyn realtime::Realtime>>,
-    delivery: Arc<events::deliver::DeliverySettings>,
-    outbound: Option<Arc<dyn events::deliver::Outbound>>,
-    script_limits: script::host::ScriptLimits,
+    delivery: Arc<outbound::DeliverySettings>,
+    outbound: Option<Arc<dyn outbound::Outbound>>,
+    script_limits: script::ScriptLimits,
     /// Authenticated tokens (see [`auth::TokenCache`]).
     tokens: Arc<auth::TokenCache>,
 }
@@ -122,9 +124,9 @@ impl Platform {
             clock,
             secret_key: key.map(Arc::new),
             realtime: None,
-            delivery: Arc::new(events::deliver::DeliverySettings::default()),
+            delivery: Arc::new(outbound::DeliverySettings::default()),
             outbound: None,
-            script_limits: script::host::ScriptLimits::default(),
+            script_limits: script::ScriptLimits::default(),
             tokens: Arc::default(),
         };
         if let Err(e) = platform.seed_builtins() {
@@ -147,7 +149,7 @@ impl Platform {
     }
 
     /// The same platform giving each script call these budgets (writes and time).
-    pub fn with_script_limits(self, limits: script::host::ScriptLimits) -> Platform {
+    pub fn with_script_limits(self, limits: script::ScriptLimits) -> Platform {
         Platform {
             script_limits: limits,
             ..self
@@ -155,7 +157,7 @@ impl Platform {
     }
 
     /// The budgets of one script call.
-    pub fn script_limits(&self) -> script::host::ScriptLimits {
+    pub fn script_limits(&self) -> script::ScriptLimits {
         self.script_limits
     }
 

@@ -32,9 +32,9 @@
 //! tag, the value and the status) are still read: their count can never be `MAGIC`.
 
 use super::bytes::{put_text, put_varint, Reader};
-use super::columns::{Columns, ColumnsView, Extra};
-use super::model::{Point, PointValue, Status};
 use crate::error::Result;
+use crate::observations::columns::{Columns, ColumnsView, Extra};
+use crate::observations::model::{Point, PointValue, Status};
 
 /// The first four bytes of a columnar chunk.
 const MAGIC: u32 = 0xFFFF_FF02;
@@ -378,7 +378,8 @@ pub fn decode_columns_from(bytes: &[u8], columns: &mut Columns, skip: usize) -> 
                     f64::from_le_bytes(a)
                 }));
             // Looked at now, while in cache (a decimal chunk's values are finite as made).
-            columns.maybe_not_finite |= !super::columns::all_finite(&columns.values[base..]);
+            columns.maybe_not_finite |=
+                !crate::observations::columns::all_finite(&columns.values[base..]);
         }
         other => return Err(r.corrupt(&format!("value kind {other}"))),
     }
@@ -589,7 +590,10 @@ mod tests {
             .iter()
             .all(|p| matches!(p.v, PointValue::Num(n) if n.is_finite()));
         prop_assert_eq!(columns.all_finite(), finite);
-        prop_assert_eq!(super::super::columns::all_finite(&columns.values), finite);
+        prop_assert_eq!(
+            crate::observations::columns::all_finite(&columns.values),
+            finite
+        );
         Ok(())
     }
 

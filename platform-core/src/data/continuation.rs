@@ -16,11 +16,11 @@
 
 use super::conversion::{converted, Converter};
 use super::curve::{self, ContractView};
-use super::model::Status;
 use super::read::{DataQuery, Opened};
 use super::series::Window;
 use super::SERIES_TYPE;
 use crate::error::{Error, Result};
+use crate::observations::model::Status;
 use crate::query::period::{self, Period, PeriodUnit, RelativePeriod};
 use crate::query::Params;
 use crate::store::ReadTx;
@@ -265,7 +265,7 @@ impl Platform {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::model::PointValue;
+    use crate::observations::model::PointValue;
 
     fn params(pairs: &[(&str, &str)]) -> Params {
         Params::from_slice(pairs)

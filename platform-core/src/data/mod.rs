@@ -13,12 +13,10 @@
 pub mod bytes;
 pub mod calendar;
 pub mod codec;
-pub mod columns;
 pub mod continuation;
 pub mod conversion;
 pub mod curve;
 pub mod efa;
-pub mod model;
 pub mod read;
 pub mod scale;
 pub mod series;
@@ -29,12 +27,16 @@ pub mod value_type;
 pub mod write;
 pub mod zone;
 
+// The observation model lives below the data service (formats and validation share it); the
+// data service's callers find it here as they always have.
+pub use crate::observations::{columns, model};
+
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::json_kind;
+use crate::observations::columns::Columns;
+use crate::observations::model::{Point, PointValue, Status};
 use crate::store::{DataKey, DataWrite};
 use calendar::{parse_zone, Calendar};
-use columns::Columns;
-use model::{Point, PointValue, Status};
 use serde_json::{Map, Value};
 use series::{OnDuplicate, PayloadNames};
 use timetext::TimeReader;

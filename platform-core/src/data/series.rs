@@ -8,9 +8,9 @@
 //! about k, not the whole series.
 
 use super::codec;
-use super::columns::Columns;
-use super::model::{mark_changed, Point};
 use crate::error::{Error, Result};
+use crate::observations::columns::Columns;
+use crate::observations::model::{mark_changed, Point};
 use crate::store::{Chunk, DataKey, DataRead, DataWrite};
 
 /// Most observations in one chunk.
@@ -365,7 +365,7 @@ pub fn read_columns(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::model::{PointValue, Status};
+    use crate::observations::model::{PointValue, Status};
 
     #[test]
     fn merge_overwrites_by_time_and_marks_changes() {

@@ -21,8 +21,8 @@
 //! costs about its number of contracts and months, not its days.
 
 use super::curve::StoredCurve;
-use super::model::PointValue;
 use crate::error::{Error, Result};
+use crate::observations::model::PointValue;
 use crate::query::Params;
 use chrono::{Datelike, NaiveDate, TimeZone};
 use chrono_tz::Tz;

@@ -14,12 +14,13 @@
 //! delivery is at least once).
 
 use super::automations::owner_principal;
-pub use super::outbound::{DeliverySettings, Mail, Outbound};
-use super::webhook::{self, Url};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::error::{Error, Result};
 use crate::ids::{Scope, Source};
+use crate::outbound::split_addresses;
+use crate::outbound::webhook::{self, Url};
+pub use crate::outbound::{DeliverySettings, Mail, Outbound};
 use crate::scripts::source_of;
 use crate::store::{
     Automation, Collection, Delivery, DeliveryStatus, LogEntry, LogStatus, MailAttachment,
@@ -47,33 +48,6 @@ pub(crate) fn chain_depth() -> u32 {
 
 /// Longest wait between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
-
-/// The recipients of a `to` property (separated by comma, semicolon or whitespace).
-pub fn split_addresses(text: &str) -> Vec<String> {
-    text.split(|c: char| c == ',' || c == ';' || c.is_whitespace())
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-/// Whether `text` looks like an email address: `local@domain`, the domain with a dot or
-/// `localhost`, no spaces or angle brackets.
-pub fn is_address(text: &str) -> bool {
-    let Some((local, domain)) = text.rsplit_once('@') else {
-        return false;
-    };
-    let clean = |s: &str| {
-        !s.is_empty()
-            && !s
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control() || "<>()[],;:\\\"@".contains(c))
-    };
-    clean(local)
-        && clean(domain)
-        && (domain.contains('.') || domain == "localhost")
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-}
 
 /// The HMAC-SHA256 of `body` keyed by `key`, as `sha256=<hex>` (the `x-platform-signature`
 /// header of webhook calls).
@@ -423,7 +397,7 @@ impl Platform {
                 }
                 let inputs = json!({"event": envelope, "data": d.event.get("data").cloned().unwrap_or(Value::Null), "properties": props});
                 let channel = format!("automation:{}", a.id());
-                let out = crate::script::host::run(self, who, &channel, &source, id, inputs)?;
+                let out = crate::scripts::host::run(self, who, &channel, &source, id, inputs)?;
                 Ok(format!("script {id} returned {}", short(&out)))
             }
             other => Err(Error::invalid_parameter(format!(
@@ -463,7 +437,7 @@ impl Platform {
                 .map(Value::String);
         }
         let inputs = json!({"event": Value::Object(ev.clone()), "data": data});
-        crate::script::host::run(self, who, &format!("transformer:{id}"), &source, id, inputs)
+        crate::scripts::host::run(self, who, &format!("transformer:{id}"), &source, id, inputs)
     }
 
     fn target_validation(&self, who: &Principal, ev: &Map<String, Value>) -> Result<String> {
@@ -692,30 +666,6 @@ mod tests {
         // Once the first event of X is delivered, the second goes.
         tx.delete_delivery(x1).unwrap();
         assert_eq!(ready(&*tx), Some(x2));
-    }
-
-    #[test]
-    fn addresses_split_on_commas_semicolons_and_spaces() {
-        assert_eq!(
-            split_addresses("a@x.org, b@y.org;c@z.org  d@w.org"),
-            ["a@x.org", "b@y.org", "c@z.org", "d@w.org"]
-        );
-    }
-
-    #[test]
-    fn addresses_are_checked() {
-        assert!(is_address("ops@example.com"));
-        assert!(is_address("a.b+c@localhost"));
-        for bad in [
-            "not an address",
-            "x@",
-            "@x.org",
-            "a@b",
-            "a@b@c.org",
-            "<a@b.org>",
-        ] {
-            assert!(!is_address(bad), "{bad}");
-        }
     }
 
     #[test]

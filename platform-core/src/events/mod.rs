@@ -19,10 +19,8 @@
 
 pub mod automations;
 pub mod deliver;
-mod outbound;
 pub mod rules;
 pub mod targets;
-pub mod webhook;
 
 use crate::auth::Principal;
 use crate::error::{Error, Result};

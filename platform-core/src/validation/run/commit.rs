@@ -154,8 +154,8 @@ impl Platform {
 mod tests {
     use super::super::plan::Planned;
     use super::*;
-    use crate::data::model::Point;
     use crate::documents::SaveOptions;
+    use crate::observations::model::Point;
     use crate::store::Collection;
 
     fn setup() -> (Platform, Principal) {

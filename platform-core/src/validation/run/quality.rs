@@ -74,7 +74,7 @@ impl Platform {
                         }
                     }
                     crate::data::DataPayload::Columns(
-                        crate::data::columns::Columns::from_points(&points),
+                        crate::observations::columns::Columns::from_points(&points),
                         false,
                     )
                 }
