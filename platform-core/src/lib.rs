@@ -38,6 +38,7 @@ pub mod observations;
 pub mod outbound;
 pub mod query;
 pub mod realtime;
+pub mod save;
 pub mod script;
 pub mod scripts;
 pub mod seal;

@@ -656,8 +656,8 @@ fn boolean() -> Schema {
 
 /// The schema and meaning of a query parameter the endpoints read.
 pub fn query_parameter_doc(name: &str) -> Option<(Schema, &'static str)> {
+    use platform_core::clock::MAX_DELAY_MS;
     use platform_core::query::paging::MAX_LIMIT;
-    use platform_core::validation::jobs::MAX_DELAY_MS;
     Some(match name {
         "_filter" => (string(), "A filter as a JSON object"),
         "_sort" => (string(), "A JSON object of fields to 1 (ascending) or -1"),

@@ -31,6 +31,10 @@ pub mod zone;
 // data service's callers find it here as they always have.
 pub use crate::observations::{columns, model};
 
+// What kind of data a property holds is the documents' vocabulary (they render and save data
+// properties apart); the data service's callers find it here too.
+pub use crate::documents::{DataKind, CURVE_TYPE, SERIES_TYPE};
+
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::json_kind;
 use crate::observations::columns::Columns;
@@ -42,10 +46,6 @@ use series::{OnDuplicate, PayloadNames};
 use timetext::TimeReader;
 use value_type::{check_values, Sent, ValueRule};
 
-/// `_type` of a time series.
-pub const SERIES_TYPE: &str = "VarTimeSeries";
-/// `_type` of a curve.
-pub const CURVE_TYPE: &str = "VarCurve";
 /// Fields of a data property computed by the platform; ignored when sent.
 pub const DATA_SYSTEM_FIELDS: [&str; 10] = [
     "_objid",
@@ -59,36 +59,6 @@ pub const DATA_SYSTEM_FIELDS: [&str; 10] = [
     "_links",
     "_id",
 ];
-
-/// What kind of data a property holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataKind {
-    /// A time series.
-    Series,
-    /// A curve (one per ondate).
-    Curve,
-}
-
-impl DataKind {
-    /// The kind of a property value, if it is a data property.
-    pub fn of(value: &Value) -> Option<DataKind> {
-        value.as_object().and_then(DataKind::of_header)
-    }
-
-    /// The kind of a data property's header (its fields), if it is one.
-    pub fn of_header(header: &serde_json::Map<String, Value>) -> Option<DataKind> {
-        DataKind::of_type(header.get("_type").and_then(Value::as_str))
-    }
-
-    /// The kind a data property's `_type` names, if it names one.
-    pub fn of_type(kind: Option<&str>) -> Option<DataKind> {
-        match kind {
-            Some(SERIES_TYPE) => Some(DataKind::Series),
-            Some(CURVE_TYPE) => Some(DataKind::Curve),
-            _ => None,
-        }
-    }
-}
 
 /// The data part of a sent data property, separated from its header.
 #[derive(Debug, Clone, PartialEq)]
@@ -370,9 +340,15 @@ pub(crate) struct DataChange {
     pub replaced: bool,
 }
 
+/// The `_reason` of the object versions a validation run saves to write quality statuses
+/// (`writeStatus`); the automations' validation target does not run again on them.
+pub const STATUS_REASON: &str = "validation status";
+
+/// Most observation times a data `update` event lists; a larger save sends `from` and `to`.
+pub const MAX_EVENT_POINTS: usize = 10_000;
+
 /// The observation times a save wrote to a series (UTC ms): their span and count, and the
-/// times themselves when there are at most [`crate::events::MAX_EVENT_POINTS`] (an event lists
-/// no more).
+/// times themselves when there are at most [`MAX_EVENT_POINTS`] (an event lists no more).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WrittenTimes {
     /// The first.
@@ -392,7 +368,7 @@ impl WrittenTimes {
             first: *times.first()?,
             last: *times.last()?,
             count: times.len(),
-            listed: if times.len() <= crate::events::MAX_EVENT_POINTS {
+            listed: if times.len() <= MAX_EVENT_POINTS {
                 times.to_vec()
             } else {
                 Vec::new()

@@ -16,32 +16,7 @@ use crate::store::{Chunk, DataKey, DataRead, DataWrite};
 /// Most observations in one chunk.
 pub const CHUNK_POINTS: usize = 4096;
 
-/// What a save does with a payload that holds one instant more than once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnDuplicate {
-    /// Refuse the payload, naming the instant and where it repeats (the default: nothing is
-    /// merged silently).
-    #[default]
-    Reject,
-    /// Keep the first observation of the instant in payload order.
-    First,
-    /// Keep the last observation of the instant in payload order.
-    Last,
-}
-
-impl OnDuplicate {
-    /// `reject`, `first` or `last` (case-insensitive).
-    pub fn parse(text: &str) -> Result<OnDuplicate> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "reject" => Ok(OnDuplicate::Reject),
-            "first" => Ok(OnDuplicate::First),
-            "last" => Ok(OnDuplicate::Last),
-            _ => Err(Error::invalid_parameter(format!(
-                "on-duplicate \"{text}\" is not one of reject, first, last"
-            ))),
-        }
-    }
-}
+pub use crate::documents::OnDuplicate;
 
 /// How a payload names its observations in errors.
 pub struct PayloadNames<'a> {

@@ -443,7 +443,7 @@ impl Platform {
     fn target_validation(&self, who: &Principal, ev: &Map<String, Value>) -> Result<String> {
         let target = text(ev, "id");
         let data = ev.get("data").cloned().unwrap_or(Value::Null);
-        if data["_reason"] == crate::validation::STATUS_REASON {
+        if data["_reason"] == crate::data::STATUS_REASON {
             // The quality status a run wrote does not itself trigger validation.
             return Ok(format!(
                 "not run: the update of {target} only wrote validation statuses"

@@ -286,7 +286,7 @@ impl Platform {
         delay: Option<&str>,
     ) -> Result<Value> {
         p.require(Role::Admin, "test-firing automations")?;
-        let delay = crate::validation::jobs::delay_of(&json!({"_delay": delay}))?;
+        let delay = crate::clock::delay_of(&json!({"_delay": delay}))?;
         let scope = p.private_scope();
         let now = self.now();
         let due = delay.map_or(now, |d| now + d);

@@ -2,8 +2,8 @@
 //! changed since they were read), its events and quality statuses in the same transaction,
 //! and the answer.
 
+use super::layout::Checked;
 use super::layout::{build, results_of, seen_rows, Built};
-use super::plan::Checked;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
 use crate::ids::Scope;

@@ -104,7 +104,7 @@ impl Platform {
                 }
             };
             let opts = crate::documents::SaveOptions {
-                reason: Some(crate::validation::STATUS_REASON.into()),
+                reason: Some(crate::data::STATUS_REASON.into()),
                 ..Default::default()
             };
             self.save_one(

@@ -1,13 +1,39 @@
-//! Saving documents: one or an array in one transaction; each merged with the current version
-//! or replacing it, its data properties' payloads written apart, versioned or overwritten in
-//! place, with its events.
+//! Saving documents, with everything a save sets off: one or an array in one transaction;
+//! each checked by the rules of its collection (`checks`), merged with the current version or
+//! replacing it, its data properties' payloads written apart, versioned or overwritten in
+//! place, its type's indexes and retention applied (`retention`), with its events; and the
+//! other changes of versions (`change`: tags, rollbacks, deletes).
+//!
+//! This is the top of the engine: a save reaches the data, type, calendar, script, validation,
+//! extension and event services, and none of them reaches back here by import.
+//!
+//! | Call | Rule |
+//! |---|---|
+//! | save, id absent | stored as version 1 |
+//! | save (merge) | each top-level field sent replaces the stored one, fields not sent stay; when the result equals the stored document nothing is written |
+//! | save `_replace` | the document becomes exactly what was sent |
+//! | save, unversioned type | the document is overwritten in place and keeps `_version` 1 |
+//! | tag | the tag moves to the named version |
+//! | delete latest | the previous version becomes current (rollback); the only version: absent |
+//! | delete a version | removed; if it was current, the previous becomes current |
+//! | delete all | every version removed |
+//!
+//! The current version is always the highest remaining number, and a new version takes the
+//! current number plus one. System fields (`_oid _timestamp _user _tag _version _reason`) are
+//! computed on read and ignored on write. A non-current version is shown with
+//! `_id = "<id>/<version>"` (its address) and `_oid = "<id>"`.
+mod change;
+mod checks;
+mod retention;
+#[cfg(test)]
+mod tests;
 
-use super::access::require_write;
-use super::render::{hidden_from, render, render_owned, visible};
-use super::{SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::data::{self, DataKind};
+use crate::documents::access::require_write;
+use crate::documents::render::{hidden_from, render, render_owned, visible};
+use crate::documents::{SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
 use crate::json::json_kind;
@@ -172,7 +198,7 @@ impl Platform {
         }
         if let Some(policy) = self.retention_of(tx, p, coll, &type_name)? {
             // The type's retention policy, in the save's own transaction.
-            super::retention::prune_versions(tx, p, coll, &scope, &id, &policy, stored.timestamp)?;
+            retention::prune_versions(tx, p, coll, &scope, &id, &policy, stored.timestamp)?;
         }
         let change = Saved {
             scope: &scope,

@@ -2,7 +2,9 @@
 
 use super::*;
 use crate::auth::{Principal, Role};
+use crate::documents::{DeleteTarget, ListRequest};
 use crate::error::ErrorCode;
+use crate::ids::VersionRef;
 use crate::Platform;
 use serde_json::{json, Value};
 
