@@ -4,30 +4,13 @@
 //! chunks of series at their current versions, the authentication epoch).
 
 use super::get;
-use super::pool::Owned;
-use super::tx::{owned, SeriesKey, Tx};
+use super::pool::{owned, Owned};
+use super::tx::{SeriesKey, Sink, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::store::{Ahead, Chunk, Collection, DataKey, ReadAhead};
 use std::collections::HashMap;
 use tokio_postgres::Row;
-
-/// Where the rows of a read named ahead go.
-pub(super) enum Sink {
-    /// Current versions (tenant, env, then the version's columns) of documents of a collection;
-    /// the keys asked for and not found have none.
-    Documents(Collection, Vec<(String, String, String)>),
-    /// The type definitions (the type id, then tenant, env and the version's columns where
-    /// one exists) named by a document, in these scopes; where none exists, none.
-    Types(Vec<(String, String)>),
-    /// The automations of a scope (`doc`), or of every scope (`tenant, env, doc`).
-    Automations(Option<(String, String)>),
-    /// The chunks (tenant, env, obj, prop, start, stop, n, payload) of series at their current
-    /// versions; the keys asked for and not found have none.
-    Series(Vec<SeriesKey>),
-    /// The authentication epoch (`n`).
-    AuthEpoch,
-}
 
 impl Tx<'_> {
     /// A read whose rows go to the cache, sent with the next statement whose answer is needed.

@@ -2,10 +2,10 @@
 //! one, with its filterable `jsonb` copy: body and system fields, the folded search text and
 //! name) and `tags`.
 
-use super::ahead::Sink;
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
 use super::pool::Owned;
+use super::tx::Sink;
 use super::{get, get_u32, json_text, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;

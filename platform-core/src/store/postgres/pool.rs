@@ -13,7 +13,7 @@
 //! round trip for all (requests polled together are pipelined, and run in order). A statement
 //! not yet prepared on the connection is prepared first, all such at once.
 
-use super::{pg_error, Db, Params};
+use super::{pg_error, Db};
 use crate::error::{Error, Result};
 use std::future::Future;
 use std::pin::Pin;
@@ -151,6 +151,14 @@ impl PgConn {
 
 /// A parameter a deferred statement owns (it is sent later than the call that made it).
 pub(crate) type Owned = Box<dyn ToSql + Sync + Send>;
+
+/// The parameters of a statement, borrowed.
+pub(crate) type Params<'p> = [&'p (dyn ToSql + Sync)];
+
+/// A parameter owned by the statement it is sent with.
+pub(crate) fn owned<T: ToSql + Sync + Send + 'static>(value: T) -> Owned {
+    Box::new(value)
+}
 
 /// A statement sent with the next one whose answer is needed.
 pub(crate) struct Deferred {
