@@ -249,65 +249,9 @@ impl Platform {
         // Until the attempt is recorded (or given up), the claim's lease is renewed.
         let _claim = ClaimGuard::new(self, crate::store::Claim::Delivery(d.seq));
         let automation = self.read()?.automation(&d.scope, &d.automation)?;
-        let (target, owner, outcome) = match &automation {
-            None => (
-                String::new(),
-                String::new(),
-                Outcome::Skipped("the automation was deleted".into()),
-            ),
-            Some(a) if !a.enabled() => (
-                a.target().to_string(),
-                a.owner().to_string(),
-                Outcome::Skipped("the automation is disabled".into()),
-            ),
-            Some(a) => {
-                let who = owner_principal(&d.scope, a.body());
-                let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
-                let outer = CHAIN.with(|c| c.replace(depth + 1));
-                // A target that panics fails its attempt; the worker goes on.
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.run_target(&who, a, &d)
-                }))
-                .unwrap_or_else(|_| Err(Error::Internal("the target panicked".into())));
-                CHAIN.with(|c| c.set(outer));
-                let outcome = match result {
-                    Ok(message) => Outcome::Done(message),
-                    Err(e) => Outcome::Failed(e.public_message()),
-                };
-                (a.target().to_string(), who.user, outcome)
-            }
-        };
+        let (target, owner, outcome) = self.attempt(&d, automation.as_ref());
         let finished = self.now();
-        // A retry keeps the delivery pending until its new due time; anything else ends it.
-        let mut retry = false;
-        let (status, message) = match outcome {
-            Outcome::Done(m) => (LogStatus::Success, m),
-            Outcome::Skipped(m) => (LogStatus::Skipped, m),
-            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => (
-                LogStatus::Failed,
-                format!("{m} (attempt {}; given up)", d.attempts),
-            ),
-            Outcome::Failed(m) => {
-                let wait = self
-                    .delivery
-                    .retry_base
-                    .saturating_mul(1u32 << (d.attempts - 1).min(16))
-                    .min(MAX_BACKOFF);
-                let at = self.now()
-                    + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
-                retry = true;
-                d.status = DeliveryStatus::Pending;
-                d.next_at = at;
-                (
-                    LogStatus::Failed,
-                    format!(
-                        "{m} (attempt {}; retry at {})",
-                        d.attempts,
-                        format_instant(d.next_at)
-                    ),
-                )
-            }
-        };
+        let (status, message, retry) = self.settle(&mut d, outcome);
         let ev = &d.event;
         let entry = LogEntry {
             automation: d.automation.clone(),
@@ -346,6 +290,68 @@ impl Platform {
         };
         metrics::counter!("platform_deliveries_total", "outcome" => outcome).increment(1);
         Ok(true)
+    }
+
+    /// One attempt of a claimed delivery to its automation (skipped when the automation is
+    /// gone or disabled): the automation's target, who it ran as, and how it went.
+    fn attempt(&self, d: &Delivery, automation: Option<&Automation>) -> (String, String, Outcome) {
+        let a = match automation {
+            None => {
+                let skipped = Outcome::Skipped("the automation was deleted".into());
+                return (String::new(), String::new(), skipped);
+            }
+            Some(a) if !a.enabled() => {
+                let skipped = Outcome::Skipped("the automation is disabled".into());
+                return (a.target().to_string(), a.owner().to_string(), skipped);
+            }
+            Some(a) => a,
+        };
+        let who = owner_principal(&d.scope, a.body());
+        let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
+        let outer = CHAIN.with(|c| c.replace(depth + 1));
+        // A target that panics fails its attempt; the worker goes on.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_target(&who, a, d)
+        }))
+        .unwrap_or_else(|_| Err(Error::Internal("the target panicked".into())));
+        CHAIN.with(|c| c.set(outer));
+        let outcome = match result {
+            Ok(message) => Outcome::Done(message),
+            Err(e) => Outcome::Failed(e.public_message()),
+        };
+        (a.target().to_string(), who.user, outcome)
+    }
+
+    /// What an attempt's outcome makes of the delivery: the status and message the log
+    /// records, and whether it is tried again (it then stays pending until its new due time,
+    /// after a backoff that doubles with each attempt; anything else ends it).
+    fn settle(&self, d: &mut Delivery, outcome: Outcome) -> (LogStatus, String, bool) {
+        match outcome {
+            Outcome::Done(m) => (LogStatus::Success, m, false),
+            Outcome::Skipped(m) => (LogStatus::Skipped, m, false),
+            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => (
+                LogStatus::Failed,
+                format!("{m} (attempt {}; given up)", d.attempts),
+                false,
+            ),
+            Outcome::Failed(m) => {
+                let wait = self
+                    .delivery
+                    .retry_base
+                    .saturating_mul(1u32 << (d.attempts - 1).min(16))
+                    .min(MAX_BACKOFF);
+                let at = self.now()
+                    + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
+                d.status = DeliveryStatus::Pending;
+                d.next_at = at;
+                let message = format!(
+                    "{m} (attempt {}; retry at {})",
+                    d.attempts,
+                    format_instant(d.next_at)
+                );
+                (LogStatus::Failed, message, true)
+            }
+        }
     }
 
     /// Records the end of a claimed attempt (`write`), trying again for a few seconds while
