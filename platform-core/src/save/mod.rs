@@ -144,55 +144,21 @@ impl Platform {
             Some(cur) if versioned => cur.version + 1,
             Some(cur) => cur.version,
         };
-        let key_of = |name: &str| DataKey {
-            scope: scope.clone(),
-            object: id.clone(),
-            prop: name.to_string(),
-        };
-        let cur_version = current.as_ref().map(|c| c.version);
-        let refs = data::CalendarRefs::load(tx, p, &body, &payloads)?;
-        let mut data_changes = data::write_payloads(
-            tx,
-            &key_of,
-            &body,
-            payloads,
-            cur_version,
+        let target = Target {
+            scope: &scope,
+            id: &id,
+            current: current.as_ref(),
             version,
             versioned,
-            opts,
-            &refs,
-        )?;
-        if let Some(cur) = &current {
-            // A data property removed, or no longer of its kind: its data ends here.
-            for name in dropped_data(&cur.body, &body) {
-                tx.end_data(&key_of(&name), version, versioned)?;
-                data_changes.push(data::DataChange {
-                    name,
-                    ondate: None,
-                    times: None,
-                    replaced: true,
-                });
-            }
-        }
+        };
+        let data_changes = write_data(tx, p, &target, &body, payloads, opts)?;
         if let Some(cur) = &current {
             if !body_changed && data_changes.is_empty() {
                 return Ok(cur.clone());
             }
         }
-        let stored = StoredVersion {
-            id: id.clone(),
-            version,
-            body,
-            timestamp: crate::clock::parse_instant(now)
-                .map_err(|e| Error::caused(format!("the time of a save \"{now}\""), e))?,
-            user: p.user.clone(),
-            reason: opts.reason.clone(),
-            tags: match &current {
-                Some(cur) if cur.version == version => cur.tags.clone(),
-                _ => Vec::new(),
-            },
-        };
-        tx.put_current(coll, &scope, &stored, cur_version)?;
+        let stored = target.stored(p, body, opts, now)?;
+        tx.put_current(coll, &scope, &stored, current.as_ref().map(|c| c.version))?;
         if coll == Collection::Type {
             crate::types::sync_type_indexes(tx, &scope, &id)?;
         }
@@ -211,6 +177,89 @@ impl Platform {
         change.emit(tx, p, now)?;
         Ok(stored)
     }
+}
+
+/// The document a save writes: where it lives, its current version, and the version the save
+/// stores (a new number, or the current one rewritten in place for an unversioned type).
+struct Target<'a> {
+    scope: &'a Scope,
+    id: &'a str,
+    current: Option<&'a StoredVersion>,
+    version: u32,
+    versioned: bool,
+}
+
+impl Target<'_> {
+    /// The key of one of its data properties.
+    fn data_key(&self, name: &str) -> DataKey {
+        DataKey {
+            scope: self.scope.clone(),
+            object: self.id.to_string(),
+            prop: name.to_string(),
+        }
+    }
+
+    /// The version to store: `body`, written by `p` at `now` (a version rewritten in place
+    /// keeps its tags).
+    fn stored(
+        &self,
+        p: &Principal,
+        body: Map<String, Value>,
+        opts: &SaveOptions,
+        now: &str,
+    ) -> Result<StoredVersion> {
+        Ok(StoredVersion {
+            id: self.id.to_string(),
+            version: self.version,
+            body,
+            timestamp: crate::clock::parse_instant(now)
+                .map_err(|e| Error::caused(format!("the time of a save \"{now}\""), e))?,
+            user: p.user.clone(),
+            reason: opts.reason.clone(),
+            tags: match self.current {
+                Some(cur) if cur.version == self.version => cur.tags.clone(),
+                _ => Vec::new(),
+            },
+        })
+    }
+}
+
+/// Writes the data payloads of a save at the target's version, and ends the data of every
+/// data property the new body drops (or that is no longer of its kind); what changed.
+fn write_data(
+    tx: &mut dyn WriteTx,
+    p: &Principal,
+    target: &Target<'_>,
+    body: &Map<String, Value>,
+    payloads: Vec<(String, data::DataPayload)>,
+    opts: &SaveOptions,
+) -> Result<Vec<data::DataChange>> {
+    let cur_version = target.current.map(|c| c.version);
+    let refs = data::CalendarRefs::load(tx, p, body, &payloads)?;
+    let mut data_changes = data::write_payloads(
+        tx,
+        &|name| target.data_key(name),
+        body,
+        payloads,
+        cur_version,
+        target.version,
+        target.versioned,
+        opts,
+        &refs,
+    )?;
+    if let Some(cur) = target.current {
+        // A data property removed, or no longer of its kind: its data ends here.
+        for name in dropped_data(&cur.body, body) {
+            tx.end_data(&target.data_key(&name), target.version, target.versioned)?;
+            data_changes.push(data::DataChange {
+                name,
+                ondate: None,
+                times: None,
+                replaced: true,
+            });
+        }
+    }
+    Ok(data_changes)
 }
 
 /// Names ahead what the saves of `items` (under `keys`) read: each document, the type
