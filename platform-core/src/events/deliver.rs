@@ -310,10 +310,9 @@ impl Platform {
         let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
         let outer = CHAIN.with(|c| c.replace(depth + 1));
         // A target that panics fails its attempt; the worker goes on.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.run_target(&who, a, d)
-        }))
-        .unwrap_or_else(|_| Err(Error::Internal("the target panicked".into())));
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_target(&who, a, d)))
+                .unwrap_or_else(|_| Err(Error::Internal("the target panicked".into())));
         CHAIN.with(|c| c.set(outer));
         let outcome = match result {
             Ok(message) => Outcome::Done(message),

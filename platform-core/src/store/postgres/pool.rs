@@ -198,7 +198,8 @@ type Prepared<'f> =
     Pin<Box<dyn Future<Output = std::result::Result<Statement, tokio_postgres::Error>> + 'f>>;
 
 /// A step of a pipeline: one statement sent, its answer awaited.
-type Step<'f> = Pin<Box<dyn Future<Output = std::result::Result<Answer, tokio_postgres::Error>> + 'f>>;
+type Step<'f> =
+    Pin<Box<dyn Future<Output = std::result::Result<Answer, tokio_postgres::Error>> + 'f>>;
 
 /// Every statement of `texts` prepared on the connection (those new to it, all at once; the
 /// connection's cache of statements is emptied when full).
@@ -221,10 +222,7 @@ fn prepare_all(
     if cache.size() > before {
         pool.counts.0.fetch_add(1, Ordering::Relaxed);
     }
-    prepared
-        .into_iter()
-        .map(|p| p.map_err(pg_error))
-        .collect()
+    prepared.into_iter().map(|p| p.map_err(pg_error)).collect()
 }
 
 /// A prepared statement with its parameters: its rows when `rows`, else how many rows it

@@ -369,7 +369,9 @@ impl<'a> SqlBuilder<'a> {
             }
             Bound::Date(secs) => {
                 let v = self.bind(*secs);
-                format!("coalesce(json_type({b}, {p}) = 'text' AND pf_date({b} ->> {p}) {o} {v}, 0)")
+                format!(
+                    "coalesce(json_type({b}, {p}) = 'text' AND pf_date({b} ->> {p}) {o} {v}, 0)"
+                )
             }
             Bound::Text(t) => {
                 let v = self.bind(t.clone());
