@@ -2,7 +2,7 @@
 //! ([`Total::Estimated`], `_count=estimated`, the default over HTTP): exactly up to
 //! [`EXACT_TOTAL_UP_TO`] matches, and past that estimated from a sample of the documents.
 //!
-//! Every backend counts by [`list_total`], giving it three ways to count (every match, the
+//! Every backend counts by `list_total`, giving it three ways to count (every match, the
 //! matches up to a cap, the matches among the documents of some sample buckets); the rule of
 //! which to use and when to stop is here, once. A document's sample bucket is a hash of its id
 //! ([`sample_bucket`]), kept with its current version.
