@@ -37,7 +37,7 @@ pub use decode::{decode, decode_columns, decode_columns_from, decode_into};
 
 use super::bytes::{put_text, put_varint};
 use crate::observations::columns::{Columns, ColumnsView};
-use crate::observations::model::{Point, PointValue, Status};
+use crate::observations::model::{Point, PointValue};
 
 /// The first four bytes of a columnar chunk.
 const MAGIC: u32 = 0xFFFF_FF02;

@@ -1,6 +1,7 @@
 //! The chunk codec: every value and status comes back, decimals are narrow, old chunks read.
 
 use super::*;
+use crate::observations::model::Status;
 use proptest::prelude::*;
 
 fn value() -> impl Strategy<Value = PointValue> {
