@@ -36,6 +36,7 @@ use platform_core::data::value_type::{check_values, Sent, ValueRule};
 use platform_core::data::{series_settings, DataKind};
 use platform_core::ids::Source;
 use platform_core::{Error, ErrorCode, Result};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;
@@ -45,7 +46,7 @@ use crate::object::GetObject;
 use crate::output::{self, Format, Table};
 use crate::target::{pairs, print_total, Target, TargetArgs};
 use calls::{ListData, ReadData, SaveCurves, SaveSeries, Saving};
-use files::{csv_records, curve_rows, json_file, Column, CurveRows, PointReader};
+use files::{csv_records, curve_rows, json_file, Column, CurveRows, PointReader, Records};
 
 mod calls;
 mod files;
@@ -416,28 +417,7 @@ fn import(args: ImportArgs) -> Result<()> {
 
     let text = read_input(&args.file)?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
-    let (mut header, json_obs) = if json {
-        let (header, obs) = json_file(body)?;
-        (header, Some(obs))
-    } else {
-        (Map::new(), None)
-    };
-    for (field, flag) in [
-        ("calendar", &args.calendar),
-        ("timezone", &args.timezone),
-        ("units", &args.units),
-        ("currency", &args.currency),
-    ] {
-        if let Some(v) = flag {
-            header.insert(field.into(), Value::String(v.clone()));
-        }
-    }
-    let on_duplicate = match args.on_duplicate {
-        Duplicates::Reject => OnDuplicate::Reject,
-        Duplicates::First => OnDuplicate::First,
-        Duplicates::Last => OnDuplicate::Last,
-    };
+    let (header, json_obs) = file_header(&args, body)?;
     let stored_kind = stored
         .as_ref()
         .and_then(|h| DataKind::of(&Value::Object(h.clone())));
@@ -464,44 +444,22 @@ fn import(args: ImportArgs) -> Result<()> {
             kind_name(kind)
         )));
     }
-    let saving = Saving {
-        replace: args.replace,
-        reason: args.reason.clone(),
-    };
-    let summary = if kind == DataKind::Curve {
-        let records = records.expect("a curve file is CSV");
-        let curves = curve_rows(&records, &id.prop, on_duplicate)?;
-        bar.finish_and_clear();
-        save_curves(&target, &id, header, curves, saving)?
-    } else {
-        // The settings times are read in: the stored header with this one merged in.
-        let mut merged = stored.unwrap_or_default();
-        merged.extend(header.clone());
-        let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
-        let mut reader = PointReader::new(calendar, tz, &code);
-        let (mut points, lines) = match (&records, &json_obs) {
-            (Some(records), _) => reader.csv(records, &bar)?,
-            (None, Some(obs)) => reader.json(body, obs, &bar)?,
-            (None, None) => unreachable!("a file is CSV or JSON"),
-        };
-        bar.finish_and_clear();
-        // Text where the series holds numbers, named by its line (the core refuses it too, by
-        // its place in the sorted observations).
-        let rule = ValueRule::of_header(&id.prop, &merged)?;
-        let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
-        check_values(&rule, values, &|i| format!("line {}", lines[i]), || {
-            if args.replace || merged.get("_type").is_none() {
-                return Ok(false);
-            }
-            stored_holds_only_numbers(&target, &args.series)
-        })?;
-        let names = PayloadNames {
-            place: &|i| format!("line {}", lines[i]),
-            time: &|t| format_time(t, calendar, tz),
-            hint: "or keep one with --on-duplicate first|last",
-        };
-        let dropped = sort_payload(&mut points, on_duplicate, &names)?;
-        save_series(&target, &id, header, points, dropped, saving)?
+    let summary = match (kind, records, json_obs) {
+        (DataKind::Curve, Some(records), _) => {
+            let curves = curve_rows(&records, &id.prop, on_duplicate(&args))?;
+            bar.finish_and_clear();
+            save_curves(&target, &id, header, curves, saving(&args))?
+        }
+        (_, records, json) => {
+            let file = SeriesFile {
+                body,
+                header,
+                records: records.as_ref(),
+                json: json.as_deref(),
+                bar: &bar,
+            };
+            import_series(&target, &id, &args, stored, file)?
+        }
     };
     let after = summary.version;
     let change = match (before, after) {
@@ -514,6 +472,98 @@ fn import(args: ImportArgs) -> Result<()> {
         summary.what, id.object, id.prop
     );
     Ok(())
+}
+
+/// The header a file gives the property (a JSON file's own, then the settings the flags
+/// name), and a JSON file's observations (`None` for CSV).
+fn file_header<'b>(
+    args: &ImportArgs,
+    body: &'b str,
+) -> Result<(Map<String, Value>, Option<Vec<&'b RawValue>>)> {
+    let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
+    let (mut header, json_obs) = if json {
+        let (header, obs) = json_file(body)?;
+        (header, Some(obs))
+    } else {
+        (Map::new(), None)
+    };
+    for (field, flag) in [
+        ("calendar", &args.calendar),
+        ("timezone", &args.timezone),
+        ("units", &args.units),
+        ("currency", &args.currency),
+    ] {
+        if let Some(v) = flag {
+            header.insert(field.into(), Value::String(v.clone()));
+        }
+    }
+    Ok((header, json_obs))
+}
+
+/// What `--on-duplicate` asks.
+fn on_duplicate(args: &ImportArgs) -> OnDuplicate {
+    match args.on_duplicate {
+        Duplicates::Reject => OnDuplicate::Reject,
+        Duplicates::First => OnDuplicate::First,
+        Duplicates::Last => OnDuplicate::Last,
+    }
+}
+
+/// How the import saves (`--replace`, `--reason`).
+fn saving(args: &ImportArgs) -> Saving {
+    Saving {
+        replace: args.replace,
+        reason: args.reason.clone(),
+    }
+}
+
+/// A file of observations being imported: its text, the header it gives, its CSV records or
+/// JSON observations, and the bar that shows its parsing.
+struct SeriesFile<'a> {
+    body: &'a str,
+    header: Map<String, Value>,
+    records: Option<&'a Records>,
+    json: Option<&'a [&'a RawValue]>,
+    bar: &'a ProgressBar,
+}
+
+/// Imports a file of observations into a series: times read in the series' settings (the
+/// stored header with the file's merged in), text refused where the series holds numbers
+/// (named by its line), sorted with repeated instants resolved, then saved.
+fn import_series(
+    target: &Target,
+    id: &DataId,
+    args: &ImportArgs,
+    stored: Option<Map<String, Value>>,
+    file: SeriesFile<'_>,
+) -> Result<Saved> {
+    let mut merged = stored.unwrap_or_default();
+    merged.extend(file.header.clone());
+    let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
+    let mut reader = PointReader::new(calendar, tz, &code);
+    let (mut points, lines) = match (file.records, file.json) {
+        (Some(records), _) => reader.csv(records, file.bar)?,
+        (None, Some(obs)) => reader.json(file.body, obs, file.bar)?,
+        (None, None) => unreachable!("a file is CSV or JSON"),
+    };
+    file.bar.finish_and_clear();
+    // Text where the series holds numbers, named by its line (the core refuses it too, by
+    // its place in the sorted observations).
+    let rule = ValueRule::of_header(&id.prop, &merged)?;
+    let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
+    check_values(&rule, values, &|i| format!("line {}", lines[i]), || {
+        if args.replace || merged.get("_type").is_none() {
+            return Ok(false);
+        }
+        stored_holds_only_numbers(target, &args.series)
+    })?;
+    let names = PayloadNames {
+        place: &|i| format!("line {}", lines[i]),
+        time: &|t| format_time(t, calendar, tz),
+        hint: "or keep one with --on-duplicate first|last",
+    };
+    let dropped = sort_payload(&mut points, on_duplicate(args), &names)?;
+    save_series(target, id, file.header, points, dropped, saving(args))
 }
 
 /// Whether the stored series holds numbers and no text (asked only of a file with text for an
