@@ -139,6 +139,15 @@ impl SavedRows {
 }
 
 pub(crate) fn w5(s: &Sizes) {
+    let (core, db) = w5_upsert(s);
+    w5_lists(&core, &db);
+    w5_get(s, &core, &db);
+}
+
+/// W5 upserts: the corpus's objects in saves of 1,000, by the platform, by plain rusqlite and
+/// (on SQLite) the rows the platform wrote written again by plain rusqlite; the stores of the
+/// last run.
+fn w5_upsert(s: &Sizes) -> (Core, Sqlite) {
     let objects = corpus::objects(s.objects as u64, 42);
     let heavy = runs().min(3);
     let (mut ours, mut plain, mut same) = (Vec::new(), Vec::new(), Vec::new());
@@ -163,8 +172,11 @@ pub(crate) fn w5(s: &Sizes) {
     if !same.is_empty() {
         emit("W5", &case, "rusqlite-same-rows", &same, json!({}));
     }
-    let (core, db) = kept.unwrap();
-    let core = &core;
+    kept.expect("runs() is at least one")
+}
+
+/// W5 lists: a filtered first page with its total, `_search` with its total, `_searchinfo`.
+fn w5_lists(core: &Core, db: &Sqlite) {
     let list = |params: &[(&str, &str)]| {
         let req = ListRequest::from_params(&Params::from_slice(params)).unwrap();
         move || {
@@ -284,7 +296,10 @@ pub(crate) fn w5(s: &Sizes) {
         &plain,
         json!({}),
     );
+}
 
+/// W5 gets by id, of random objects.
+fn w5_get(s: &Sizes, core: &Core, db: &Sqlite) {
     let n = s.objects as u64;
     let mut rng = corpus::Rng::new(7);
     let mut rng2 = corpus::Rng::new(7);
