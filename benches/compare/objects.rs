@@ -175,104 +175,63 @@ fn w5_upsert(s: &Sizes) -> (Core, Sqlite) {
     kept.expect("runs() is at least one")
 }
 
+/// Runs of the quick list cases.
+const QUICK: usize = 51;
+
 /// W5 lists: a filtered first page with its total, `_search` with its total, `_searchinfo`.
+/// Totals are counted exactly, as the peers count them (a list past 10,000 matches would
+/// otherwise answer an estimate: W10 measures that).
 fn w5_lists(core: &Core, db: &Sqlite) {
-    let list = |params: &[(&str, &str)]| {
-        let req = ListRequest::from_params(&Params::from_slice(params)).unwrap();
-        move || {
-            core.platform
-                .objects()
-                .list(&core.who, Collection::Object, Source::Private, &req)
-                .unwrap()
-        }
-    };
-    let quick = 51;
-    // Filtered first page with its total.
     let filter = "body ->> '$.classification' = 'gas' AND json_type(body, '$.capacity') IN \
                   ('integer','real') AND body ->> '$.capacity' > 500";
+    let mut f_ours = lister(
+        core,
+        &[
+            ("classification", "gas"),
+            ("capacity", "gt(500)"),
+            ("_limit", "100"),
+            ("_count", "exact"),
+        ],
+    );
+    let mut f_plain = page_and_total(db, filter);
+    let (total, rows) = f_plain();
+    let page = f_ours();
+    assert_eq!((page.total, page.items.len()), (total, rows.len()));
+    let (ours, plain) = paired(QUICK, repeat(&mut f_ours), repeat(&mut f_plain));
+    let case = "filtered first page with total";
+    let extra = json!({"total": total});
+    emit("W5", case, "platform", &ours, extra.clone());
+    emit("W5", case, "rusqlite", &plain, extra);
+
     let search = "lower(id || ' ' || ifnull(body ->> '$.name', '') || ' ' || \
                   ifnull(body ->> '$.description', '') || ' ' || \
                   ifnull(body ->> '$.classification', '')) LIKE '%north%' AND \
                   lower(id || ' ' || ifnull(body ->> '$.name', '') || ' ' || \
                   ifnull(body ->> '$.description', '') || ' ' || \
                   ifnull(body ->> '$.classification', '')) LIKE '%gas%'";
-    let page_and_total = |filter: &str| {
-        let mut count = db
-            .conn
-            .prepare(&format!("SELECT count(*) FROM docs WHERE {filter}"))
-            .unwrap();
-        let mut page = db
-            .conn
-            .prepare(&format!(
-                "SELECT id, json(body) FROM docs WHERE {filter} ORDER BY id LIMIT 100"
-            ))
-            .unwrap();
-        move || {
-            let total: u64 = count.query_row([], |r| r.get(0)).unwrap();
-            let rows: Vec<(String, String)> = page
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap()
-                .map(Result::unwrap)
-                .collect();
-            (total, rows)
-        }
-    };
-    // Totals counted exactly, as the peers count them (a list past 10,000 matches would
-    // otherwise answer an estimate: W10 measures that).
-    let mut f_ours = list(&[
-        ("classification", "gas"),
-        ("capacity", "gt(500)"),
-        ("_limit", "100"),
-        ("_count", "exact"),
-    ]);
-    let mut f_plain = page_and_total(filter);
-    let (total, rows) = f_plain();
-    let page = f_ours();
-    assert_eq!((page.total, page.items.len()), (total, rows.len()));
-    let (ours, plain) = paired(quick, repeat(&mut f_ours), repeat(&mut f_plain));
-    let extra = json!({"total": total});
-    emit(
-        "W5",
-        "filtered first page with total",
-        "platform",
-        &ours,
-        extra.clone(),
+    let mut s_ours = lister(
+        core,
+        &[
+            ("_search", "north gas"),
+            ("_limit", "100"),
+            ("_count", "exact"),
+        ],
     );
-    emit(
-        "W5",
-        "filtered first page with total",
-        "rusqlite",
-        &plain,
-        extra,
-    );
-
-    let mut s_ours = list(&[
-        ("_search", "north gas"),
-        ("_limit", "100"),
-        ("_count", "exact"),
-    ]);
-    let mut s_plain = page_and_total(search);
+    let mut s_plain = page_and_total(db, search);
     let (total, _) = s_plain();
     let page = s_ours();
     assert_eq!(page.total, total);
-    let (ours, plain) = paired(quick, repeat(&mut s_ours), repeat(&mut s_plain));
+    let (ours, plain) = paired(QUICK, repeat(&mut s_ours), repeat(&mut s_plain));
+    let case = "_search, first page with total";
     let extra = json!({"total": total, "query": "_search=north gas"});
-    emit(
-        "W5",
-        "_search, first page with total",
-        "platform",
-        &ours,
-        extra.clone(),
-    );
-    emit(
-        "W5",
-        "_search, first page with total",
-        "rusqlite",
-        &plain,
-        extra,
-    );
+    emit("W5", case, "platform", &ours, extra.clone());
+    emit("W5", case, "rusqlite", &plain, extra);
+    w5_searchinfo(core, db);
+}
 
-    let mut i_ours = list(&[("_searchinfo", "obj0012"), ("_limit", "10")]);
+/// W5 `_searchinfo`: ten completions of a prefix.
+fn w5_searchinfo(core: &Core, db: &Sqlite) {
+    let mut i_ours = lister(core, &[("_searchinfo", "obj0012"), ("_limit", "10")]);
     let mut stmt = db
         .conn
         .prepare(
@@ -287,7 +246,7 @@ fn w5_lists(core: &Core, db: &Sqlite) {
             .collect::<Vec<_>>()
     };
     assert_eq!(i_ours().items.len(), i_plain().len());
-    let (ours, plain) = paired(quick, repeat(&mut i_ours), repeat(&mut i_plain));
+    let (ours, plain) = paired(QUICK, repeat(&mut i_ours), repeat(&mut i_plain));
     emit("W5", "_searchinfo (10 items)", "platform", &ours, json!({}));
     emit(
         "W5",
@@ -296,6 +255,47 @@ fn w5_lists(core: &Core, db: &Sqlite) {
         &plain,
         json!({}),
     );
+}
+
+/// A list of the platform's private objects with these query parameters.
+fn lister<'c>(
+    core: &'c Core,
+    params: &[(&str, &str)],
+) -> impl FnMut() -> platform_core::store::Page<Value> + 'c {
+    let req = ListRequest::from_params(&Params::from_slice(params)).unwrap();
+    move || {
+        core.platform
+            .objects()
+            .list(&core.who, Collection::Object, Source::Private, &req)
+            .unwrap()
+    }
+}
+
+/// The plain rusqlite list of the documents matching `filter`: its total and its first page of
+/// 100 by id.
+fn page_and_total<'d>(
+    db: &'d Sqlite,
+    filter: &str,
+) -> impl FnMut() -> (u64, Vec<(String, String)>) + 'd {
+    let mut count = db
+        .conn
+        .prepare(&format!("SELECT count(*) FROM docs WHERE {filter}"))
+        .unwrap();
+    let mut page = db
+        .conn
+        .prepare(&format!(
+            "SELECT id, json(body) FROM docs WHERE {filter} ORDER BY id LIMIT 100"
+        ))
+        .unwrap();
+    move || {
+        let total: u64 = count.query_row([], |r| r.get(0)).unwrap();
+        let rows: Vec<(String, String)> = page
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        (total, rows)
+    }
 }
 
 /// W5 gets by id, of random objects.
