@@ -474,12 +474,15 @@ fn import(args: ImportArgs) -> Result<()> {
     Ok(())
 }
 
+/// The observations of a JSON file, each its raw text in the file.
+type JsonObservations<'b> = Vec<&'b RawValue>;
+
 /// The header a file gives the property (a JSON file's own, then the settings the flags
 /// name), and a JSON file's observations (`None` for CSV).
 fn file_header<'b>(
     args: &ImportArgs,
     body: &'b str,
-) -> Result<(Map<String, Value>, Option<Vec<&'b RawValue>>)> {
+) -> Result<(Map<String, Value>, Option<JsonObservations<'b>>)> {
     let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
     let (mut header, json_obs) = if json {
         let (header, obs) = json_file(body)?;

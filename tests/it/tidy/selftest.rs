@@ -270,15 +270,15 @@ fn rooms_over_800_lines_and_functions_over_100_are_named() {
         file("k/src/big.rs", "// line\n".repeat(801)),
         file(
             "k/src/fine.rs",
-            "// line\n".repeat(700) + &long_function("short", 98),
+            "// line\n".repeat(700) + long_function("short", 98).as_str(),
         ),
         file(
             "k/src/tests.rs",
-            "// line\n".repeat(900) + &long_function("test", 200),
+            "// line\n".repeat(900) + long_function("test", 200).as_str(),
         ),
         file(
             "k/src/steps.rs",
-            long_function("long", 99) + &long_function("table", 150),
+            long_function("long", 99) + long_function("table", 150).as_str(),
         ),
     ];
     assert_eq!(
