@@ -10,6 +10,7 @@
 //! the format of `benches/compare.rs`. Building and saving the curves is not timed.
 
 use chrono::{Datelike, NaiveDate, Weekday};
+use platform_core::auth::Principal;
 use platform_core::data::continuation::{Continuation, Roll};
 use platform_core::data::read::DataQuery;
 use platform_core::documents::SaveOptions;
@@ -49,16 +50,43 @@ fn main() {
         .tenancy()
         .local_principal("bench", "bench")
         .unwrap();
+    let ondates = business_days(ONDATES);
+    save_curves(&platform, &who, &ondates);
+    std::fs::write(dir.join("curves.csv"), corpus(&platform, &who, &ondates)).unwrap();
+    let (samples, answer) = measure(&platform, &who, runs);
+    let points = answer["data"].as_array().unwrap();
+    std::fs::write(dir.join("ours.csv"), series_csv(points)).unwrap();
+    let mut sorted = samples.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    println!(
+        "{}",
+        json!({
+            "workload": "continuation",
+            "case": format!("M01 continuation (expiry roll) over {ONDATES} ondates x {CONTRACTS} contracts"),
+            "contestant": "platform", "median_ms": median, "runs": samples.len(),
+            "samples_ms": samples.iter().map(|x| (x * 1e4).round() / 1e4).collect::<Vec<_>>(),
+            "points": points.len(),
+        })
+    );
+}
 
-    // Business days from 2020-01-01; each contract's price moves with the ondate.
-    let mut ondates = Vec::with_capacity(ONDATES);
+/// The first `n` business days (weekdays) from 2020-01-01.
+fn business_days(n: usize) -> Vec<NaiveDate> {
+    let mut ondates = Vec::with_capacity(n);
     let mut d = NaiveDate::from_ymd_opt(2020, 1, 1).unwrap();
-    while ondates.len() < ONDATES {
+    while ondates.len() < n {
         if !matches!(d.weekday(), Weekday::Sat | Weekday::Sun) {
             ondates.push(d);
         }
         d = d.succ_opt().unwrap();
     }
+    ondates
+}
+
+/// Saves the curve of every ondate (M01..M24, expiries of `#REOMHENG`); each contract's price
+/// moves with the ondate.
+fn save_curves(platform: &Platform, who: &Principal, ondates: &[NaiveDate]) {
     let curves: Vec<Map<String, Value>> = ondates
         .iter()
         .enumerate()
@@ -82,23 +110,18 @@ fn main() {
     header.insert("_type".into(), Value::String("VarCurve".into()));
     platform
         .data()
-        .save_curves(
-            &who,
-            "BENCH",
-            "FWD",
-            header,
-            curves,
-            &SaveOptions::default(),
-        )
+        .save_curves(who, "BENCH", "FWD", header, curves, &SaveOptions::default())
         .unwrap();
+}
 
-    // The corpus the peer reads: the contracts as stored, with their computed expiries.
+/// The corpus the peer reads: the contracts as stored, with their computed expiries.
+fn corpus(platform: &Platform, who: &Principal, ondates: &[NaiveDate]) -> String {
     let mut corpus = String::from("ondate,absolute,start,expiry,value\n");
-    for d in &ondates {
+    for d in ondates {
         let id = format!("BENCH:FWD:{}", d.format("%Y-%m-%d"));
         let curve = platform
             .data()
-            .read(&who, Source::Private, &id, &DataQuery::default())
+            .read(who, Source::Private, &id, &DataQuery::default())
             .unwrap();
         for c in curve["contracts"].as_array().unwrap() {
             let p = &c["properties"];
@@ -115,8 +138,12 @@ fn main() {
             .unwrap();
         }
     }
-    std::fs::write(dir.join("curves.csv"), corpus).unwrap();
+    corpus
+}
 
+/// The timed reads of the M01 continuation (expiry roll): each run's milliseconds, and the
+/// last answer.
+fn measure(platform: &Platform, who: &Principal, runs: usize) -> (Vec<f64>, Value) {
     let q = DataQuery {
         continuation: Some(Continuation {
             code: RelativePeriod {
@@ -134,13 +161,17 @@ fn main() {
         answer = std::hint::black_box(
             platform
                 .data()
-                .read(&who, Source::Private, "BENCH:FWD", &q)
+                .read(who, Source::Private, "BENCH:FWD", &q)
                 .unwrap(),
         );
         samples.push(started.elapsed().as_secs_f64() * 1e3);
     }
+    (samples, answer)
+}
+
+/// The platform's series as the peer reads it: `time,absolute,value`.
+fn series_csv(points: &[Value]) -> String {
     let mut ours = String::from("time,absolute,value\n");
-    let points = answer["data"].as_array().unwrap();
     for p in points {
         writeln!(
             ours,
@@ -151,18 +182,5 @@ fn main() {
         )
         .unwrap();
     }
-    std::fs::write(dir.join("ours.csv"), ours).unwrap();
-    let mut sorted = samples.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
-    println!(
-        "{}",
-        json!({
-            "workload": "continuation",
-            "case": format!("M01 continuation (expiry roll) over {ONDATES} ondates x {CONTRACTS} contracts"),
-            "contestant": "platform", "median_ms": median, "runs": samples.len(),
-            "samples_ms": samples.iter().map(|x| (x * 1e4).round() / 1e4).collect::<Vec<_>>(),
-            "points": points.len(),
-        })
-    );
+    ours
 }

@@ -63,6 +63,37 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(51);
     let tz = chrono_tz::Europe::Berlin;
+    let (first, values) = hourly_2024(tz);
+    let hours = values.len();
+    let points: Vec<Point> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Point::num(first + i as i64 * 3_600_000, *v))
+        .collect();
+    let (ours, our_median) = measure(&points, tz, runs);
+    println!(
+        "scaling: {hours} hourly points of 2024 (Europe/Berlin) to {} daily peak averages, {runs} runs",
+        ours.len()
+    );
+    println!("platform  median {:>9.3} ms", our_median * 1e3);
+    let Some(answer) = run_peer(runs, &values) else {
+        return;
+    };
+    check_same(&ours, &answer, tz);
+    let peer_median = answer["median_s"].as_f64().unwrap();
+    println!(
+        "pandas {} median {:>9.3} ms",
+        answer["pandas"].as_str().unwrap_or("?"),
+        peer_median * 1e3
+    );
+    println!(
+        "ratio platform / pandas: {:.3} (below 1: the platform is faster)",
+        our_median / peer_median
+    );
+}
+
+/// The first instant of 2024 in `tz` (UTC ms) and a seeded price for each hour of the year.
+fn hourly_2024(tz: chrono_tz::Tz) -> (i64, Vec<f64>) {
     let first = tz
         .with_ymd_and_hms(2024, 1, 1, 0, 0, 0)
         .unwrap()
@@ -75,7 +106,7 @@ fn main() {
         .timestamp_millis();
     let hours = ((last - first) / 3_600_000) as usize;
     let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let values: Vec<f64> = (0..hours)
+    let values = (0..hours)
         .map(|i| {
             state ^= state << 13;
             state ^= state >> 7;
@@ -84,46 +115,41 @@ fn main() {
             60.0 + (i % 24) as f64 + (state % 400) as f64 / 4.0
         })
         .collect();
-    let points: Vec<Point> = values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| Point::num(first + i as i64 * 3_600_000, *v))
-        .collect();
+    (first, values)
+}
+
+/// The daily peak averages of the points, and the median seconds of `runs` scalings.
+fn measure(points: &[Point], tz: chrono_tz::Tz, runs: usize) -> (Vec<Point>, f64) {
     let scaling = Scaling::from_params(Some("DAILY"), Some("averaged"), None, Some("PEAK"))
         .unwrap()
         .unwrap();
-    let ours = scaling
-        .apply(&points, Calendar::Intraday(3600), tz)
-        .unwrap();
+    let ours = scaling.apply(points, Calendar::Intraday(3600), tz).unwrap();
     let mut samples = Vec::with_capacity(runs);
     for _ in 0..runs {
         let t = Instant::now();
-        let out = scaling
-            .apply(&points, Calendar::Intraday(3600), tz)
-            .unwrap();
+        let out = scaling.apply(points, Calendar::Intraday(3600), tz).unwrap();
         samples.push(t.elapsed().as_secs_f64());
         assert_eq!(out.len(), ours.len());
     }
     samples.sort_by(f64::total_cmp);
-    let our_median = samples[samples.len() / 2];
-    println!(
-        "scaling: {hours} hourly points of 2024 (Europe/Berlin) to {} daily peak averages, {runs} runs",
-        ours.len()
-    );
-    println!("platform  median {:>9.3} ms", our_median * 1e3);
+    let median = samples[samples.len() / 2];
+    (ours, median)
+}
 
+/// The peer's answer (its days, values and median), or `None` when it cannot run (said why).
+fn run_peer(runs: usize, values: &[f64]) -> Option<serde_json::Value> {
     let text: Vec<String> = values.iter().map(|v| v.to_string()).collect();
     let peer = Command::new(python())
         .args([
             "-c",
             PEER,
             &runs.to_string(),
-            &hours.to_string(),
+            &values.len().to_string(),
             &text.join(","),
         ])
         .output();
-    let peer = match peer {
-        Ok(o) if o.status.success() => o,
+    match peer {
+        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
         Ok(o) => {
             println!(
                 "pandas    SKIPPED: {}",
@@ -132,15 +158,17 @@ fn main() {
                     .last()
                     .unwrap_or("")
             );
-            return;
+            None
         }
         Err(e) => {
             println!("pandas    SKIPPED: {e}");
-            return;
+            None
         }
-    };
-    let answer: serde_json::Value = serde_json::from_slice(&peer.stdout).unwrap();
-    // The same days and values on both sides.
+    }
+}
+
+/// The same days and values on both sides.
+fn check_same(ours: &[Point], answer: &serde_json::Value, tz: chrono_tz::Tz) {
     let days: Vec<String> = ours
         .iter()
         .map(|p| {
@@ -162,14 +190,4 @@ fn main() {
         };
         assert!((x - v.as_f64().unwrap()).abs() < 1e-9, "{x} vs {v}");
     }
-    let peer_median = answer["median_s"].as_f64().unwrap();
-    println!(
-        "pandas {} median {:>9.3} ms",
-        answer["pandas"].as_str().unwrap_or("?"),
-        peer_median * 1e3
-    );
-    println!(
-        "ratio platform / pandas: {:.3} (below 1: the platform is faster)",
-        our_median / peer_median
-    );
 }

@@ -123,7 +123,6 @@ fn main() {
 /// The range and change checks over the same series, in the engine (native path) and in
 /// pandera when it is installed; prints both medians and the ratio.
 fn versus_pandera() {
-    use platform_core::validation::engine::{compile, CheckDef, CheckScope, SeriesInput, Severity};
     let (series, points) = (
         knob("PLATFORM_BENCH_VSERIES", 1000),
         knob("PLATFORM_BENCH_VPOINTS", 1440),
@@ -132,8 +131,20 @@ fn versus_pandera() {
         .args(["-c", "import pandera.pandas"])
         .output()
         .is_ok_and(|o| o.status.success());
+    let data = random_walks(series, points);
+    let (our_median, our_failures) = engine_median(&data, points);
+    eprintln!("range + change checks over {series} series x {points} points: platform engine median {our_median:.4} s ({our_failures} failures)");
+    if !has_pandera {
+        eprintln!("pandera is not installed (pip install pandera): no comparison");
+        return;
+    }
+    pandera_median(&data, our_median);
+}
+
+/// `series` seeded random walks of `points` values.
+fn random_walks(series: usize, points: usize) -> Vec<Vec<f64>> {
     let mut rng = corpus::Rng::new(11);
-    let data: Vec<Vec<f64>> = (0..series)
+    (0..series)
         .map(|_| {
             let mut v = 100.0 + rng.unit() * 100.0;
             (0..points)
@@ -143,7 +154,15 @@ fn versus_pandera() {
                 })
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+/// The engine's median seconds over five runs of the range and change checks on every point
+/// of every series, and the failures it found.
+fn engine_median(data: &[Vec<f64>], points: usize) -> (f64, usize) {
+    use platform_core::validation::engine::{
+        compile, CheckDef, CheckScope, CheckStatus, SeriesInput, Severity,
+    };
     let defs = vec![
         CheckDef {
             id: "range".into(),
@@ -180,10 +199,7 @@ fn versus_pandera() {
             failures += (0..2)
                 .map(|c| {
                     (0..targets.len())
-                        .filter(|&t| {
-                            eval.status(c, t)
-                                != platform_core::validation::engine::CheckStatus::Pass
-                        })
+                        .filter(|&t| eval.status(c, t) != CheckStatus::Pass)
                         .count()
                 })
                 .sum::<usize>();
@@ -191,12 +207,11 @@ fn versus_pandera() {
         ours.push((started.elapsed().as_secs_f64(), failures));
     }
     ours.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (our_median, our_failures) = ours[ours.len() / 2];
-    eprintln!("range + change checks over {series} series x {points} points: platform engine median {our_median:.4} s ({our_failures} failures)");
-    if !has_pandera {
-        eprintln!("pandera is not installed (pip install pandera): no comparison");
-        return;
-    }
+    ours[ours.len() / 2]
+}
+
+/// Runs the same checks with pandera on the same series and prints its median beside ours.
+fn pandera_median(data: &[Vec<f64>], our_median: f64) {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("series.csv");
     let mut text = String::from("series,time,value\n");

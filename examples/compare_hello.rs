@@ -212,8 +212,6 @@ async fn checked_data(
     id: actix_web::web::Path<String>,
     query: actix_web::web::Query<std::collections::HashMap<String, String>>,
 ) -> actix_web::HttpResponse {
-    use rusqlite::OptionalExtension as _;
-    use serde_json::{json, Map, Value};
     let last: Option<usize> = query
         .get("_range")
         .and_then(|r| r.strip_prefix("last(")?.strip_suffix(')')?.parse().ok());
@@ -226,103 +224,17 @@ async fn checked_data(
         if let Some(status) = refused(&tx, &req, &at.tenant)? {
             return Ok(Data::Refused(status));
         }
-        let head = tx
-            .prepare_cached(
-                "SELECT json(body), version, timestamp, user, tags FROM heads \
-                 WHERE coll = 'object' AND tenant = ?1 AND env = 'production' AND id = ?2",
-            )?
-            .query_row([at.tenant.as_str(), object], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, Option<String>>(4)?,
-                ))
-            })
-            .optional()?;
-        let Some((body, version, timestamp, user, tags)) = head else {
+        let Some(head) = object_head(&tx, &at.tenant, object)? else {
             return Ok(Data::Missing);
         };
-        let body: Map<String, Value> = serde_json::from_str(&body).unwrap_or_default();
-        let Some(Value::Object(header)) = body.get(prop) else {
+        let body: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&head.body).unwrap_or_default();
+        let Some(serde_json::Value::Object(header)) = body.get(prop) else {
             return Ok(Data::Missing);
         };
-        // The newest chunks until they hold `last` points, then their points, oldest first.
-        let mut stmt = tx.prepare_cached(
-            "SELECT n, payload FROM series_chunks WHERE tenant = ?1 AND env = 'production' \
-             AND obj = ?2 AND prop = ?3 AND vto IS NULL ORDER BY start DESC",
-        )?;
-        let mut rows = stmt.query([at.tenant.as_str(), object, prop])?;
-        let (mut chunks, mut held) = (Vec::new(), 0usize);
-        while held < last {
-            let Some(r) = rows.next()? else { break };
-            let n = r.get::<_, usize>(0)?;
-            held += n;
-            chunks.push((n, r.get::<_, Vec<u8>>(1)?));
-        }
-        drop(rows);
-        drop(stmt);
-        // Only the last `last` points are decoded: the oldest chunk read from the point where
-        // they start (the codec reads a chunk from any position on).
-        let mut columns = platform_core::data::columns::Columns::default();
-        let mut skip = held.saturating_sub(last);
-        for (n, c) in chunks.iter().rev() {
-            let here = skip.min(*n);
-            platform_core::data::codec::decode_columns_from(c, &mut columns, here)
-                .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))?;
-            skip -= here;
-        }
+        let columns = last_points(&tx, &at.tenant, object, prop, last)?;
         let from = columns.len().saturating_sub(last);
-        // The answer: the header with the object's fields, then the points.
-        let mut out = Map::new();
-        out.insert("_id".into(), json!(id.as_str()));
-        out.extend(header.clone());
-        out.insert("_objid".into(), json!(object));
-        out.insert("_dataid".into(), json!(prop));
-        out.insert(
-            "_access".into(),
-            header.get("_access").cloned().unwrap_or(Value::Null),
-        );
-        out.insert(
-            "_objtype".into(),
-            body.get("_type").cloned().unwrap_or(Value::Null),
-        );
-        out.insert("_oid".into(), json!(id.as_str()));
-        out.insert("_timestamp".into(), json!(timestamp));
-        out.insert("_user".into(), json!(user));
-        let tags: Vec<String> = tags
-            .map(|t| serde_json::from_str(&t).unwrap_or_default())
-            .unwrap_or_default();
-        out.insert("_tag".into(), json!(tags));
-        out.insert("_version".into(), json!(version));
-        let mut text = serde_json::to_vec(&out).unwrap_or_default();
-        text.pop();
-        text.extend_from_slice(b",\"data\":[");
-        for (i, (t, v)) in columns.times[from..]
-            .iter()
-            .zip(&columns.values[from..])
-            .enumerate()
-        {
-            if i > 0 {
-                text.push(b',');
-            }
-            use chrono::{Datelike as _, Timelike as _};
-            let time = chrono::DateTime::from_timestamp_millis(*t).unwrap_or_default();
-            let _ = write!(
-                text,
-                "{{\"time\":\"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z\",\"value\":",
-                time.year(),
-                time.month(),
-                time.day(),
-                time.hour(),
-                time.minute(),
-                time.second()
-            );
-            let _ = serde_json::to_writer(&mut text, v);
-            text.push(b'}');
-        }
-        text.extend_from_slice(b"]}");
+        let text = answer(&id, (object, prop), &head, &body, header, &columns, from);
         tx.rollback()?;
         Ok(Data::Answer(text))
     });
@@ -334,6 +246,135 @@ async fn checked_data(
         Ok(Data::Refused(status)) => actix_web::HttpResponse::build(status).finish(),
         Err(e) => actix_web::HttpResponse::InternalServerError().body(e.to_string()),
     }
+}
+
+/// An object's current row: its body (JSON text), version, timestamp, user and tags.
+struct Head {
+    body: String,
+    version: i64,
+    timestamp: String,
+    user: String,
+    tags: Option<String>,
+}
+
+/// The current row of a tenant's object in the production environment, if it exists.
+fn object_head(
+    tx: &rusqlite::Transaction<'_>,
+    tenant: &str,
+    object: &str,
+) -> rusqlite::Result<Option<Head>> {
+    use rusqlite::OptionalExtension as _;
+    tx.prepare_cached(
+        "SELECT json(body), version, timestamp, user, tags FROM heads \
+         WHERE coll = 'object' AND tenant = ?1 AND env = 'production' AND id = ?2",
+    )?
+    .query_row([tenant, object], |r| {
+        Ok(Head {
+            body: r.get(0)?,
+            version: r.get(1)?,
+            timestamp: r.get(2)?,
+            user: r.get(3)?,
+            tags: r.get(4)?,
+        })
+    })
+    .optional()
+}
+
+/// The last `last` points of a series: the newest chunks until they hold that many, decoded
+/// oldest first, the oldest from the point where they start (the codec reads a chunk from any
+/// position on).
+fn last_points(
+    tx: &rusqlite::Transaction<'_>,
+    tenant: &str,
+    object: &str,
+    prop: &str,
+    last: usize,
+) -> rusqlite::Result<platform_core::data::columns::Columns> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT n, payload FROM series_chunks WHERE tenant = ?1 AND env = 'production' \
+         AND obj = ?2 AND prop = ?3 AND vto IS NULL ORDER BY start DESC",
+    )?;
+    let mut rows = stmt.query([tenant, object, prop])?;
+    let (mut chunks, mut held) = (Vec::new(), 0usize);
+    while held < last {
+        let Some(r) = rows.next()? else { break };
+        let n = r.get::<_, usize>(0)?;
+        held += n;
+        chunks.push((n, r.get::<_, Vec<u8>>(1)?));
+    }
+    let mut columns = platform_core::data::columns::Columns::default();
+    let mut skip = held.saturating_sub(last);
+    for (n, c) in chunks.iter().rev() {
+        let here = skip.min(*n);
+        platform_core::data::codec::decode_columns_from(c, &mut columns, here)
+            .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))?;
+        skip -= here;
+    }
+    Ok(columns)
+}
+
+/// The answer: the data header with the object's fields, then the points from `from` on.
+fn answer(
+    id: &str,
+    (object, prop): (&str, &str),
+    head: &Head,
+    body: &serde_json::Map<String, serde_json::Value>,
+    header: &serde_json::Map<String, serde_json::Value>,
+    columns: &platform_core::data::columns::Columns,
+    from: usize,
+) -> Vec<u8> {
+    use serde_json::{json, Map, Value};
+    let mut out = Map::new();
+    out.insert("_id".into(), json!(id));
+    out.extend(header.clone());
+    out.insert("_objid".into(), json!(object));
+    out.insert("_dataid".into(), json!(prop));
+    out.insert(
+        "_access".into(),
+        header.get("_access").cloned().unwrap_or(Value::Null),
+    );
+    out.insert(
+        "_objtype".into(),
+        body.get("_type").cloned().unwrap_or(Value::Null),
+    );
+    out.insert("_oid".into(), json!(id));
+    out.insert("_timestamp".into(), json!(head.timestamp));
+    out.insert("_user".into(), json!(head.user));
+    let tags: Vec<String> = head
+        .tags
+        .as_deref()
+        .map(|t| serde_json::from_str(t).unwrap_or_default())
+        .unwrap_or_default();
+    out.insert("_tag".into(), json!(tags));
+    out.insert("_version".into(), json!(head.version));
+    let mut text = serde_json::to_vec(&out).unwrap_or_default();
+    text.pop();
+    text.extend_from_slice(b",\"data\":[");
+    for (i, (t, v)) in columns.times[from..]
+        .iter()
+        .zip(&columns.values[from..])
+        .enumerate()
+    {
+        if i > 0 {
+            text.push(b',');
+        }
+        use chrono::{Datelike as _, Timelike as _};
+        let time = chrono::DateTime::from_timestamp_millis(*t).unwrap_or_default();
+        let _ = write!(
+            text,
+            "{{\"time\":\"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z\",\"value\":",
+            time.year(),
+            time.month(),
+            time.day(),
+            time.hour(),
+            time.minute(),
+            time.second()
+        );
+        let _ = serde_json::to_writer(&mut text, v);
+        text.push(b'}');
+    }
+    text.extend_from_slice(b"]}");
+    text
 }
 
 fn serve_row(port: u16, row_at: Row, checked: bool) -> std::io::Result<()> {

@@ -7,7 +7,7 @@ use crate::output::{self, Format};
 use crate::target::{Answer, Call, File, Http, TargetArgs};
 use clap::Subcommand;
 use platform_core::events::automations::LogQuery;
-use platform_core::events::webhook::WebhookAllow;
+use platform_core::outbound::webhook::WebhookAllow;
 use platform_core::query::{Paging, Params};
 use platform_core::Result;
 use serde_json::Value;

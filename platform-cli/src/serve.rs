@@ -120,11 +120,11 @@ pub struct WebhookAllowArg {
 
 impl WebhookAllowArg {
     /// The allow-list (a bad entry is an error naming it).
-    pub fn parse(&self) -> platform_core::Result<platform_core::events::webhook::WebhookAllow> {
+    pub fn parse(&self) -> platform_core::Result<platform_core::outbound::webhook::WebhookAllow> {
         Ok(self
             .webhook_allow
             .as_ref()
-            .map(platform_core::events::webhook::WebhookAllow::parse)
+            .map(platform_core::outbound::webhook::WebhookAllow::parse)
             .transpose()?
             .unwrap_or_default())
     }

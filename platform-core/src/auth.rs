@@ -6,7 +6,7 @@
 //! user. Roles are ordered: `reader` < `writer` < `admin` < `platform`.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::Scope;
+use crate::ids::{Scope, Source};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -143,6 +143,25 @@ impl Principal {
             )
         } else {
             self.require(Role::Writer, &format!("writing {what}"))
+        }
+    }
+}
+
+impl Scope {
+    /// The scope of a single source (not `All`) for a caller.
+    pub fn for_source(source: Source, principal: &Principal) -> Scope {
+        match source {
+            Source::Public => Scope::public(),
+            Source::Private | Source::All => principal.private_scope(),
+        }
+    }
+
+    /// The scopes a source reads (both for `All`).
+    pub fn read_scopes(source: Source, principal: &Principal) -> Vec<Scope> {
+        match source {
+            Source::Public => vec![Scope::public()],
+            Source::Private => vec![principal.private_scope()],
+            Source::All => vec![Scope::public(), principal.private_scope()],
         }
     }
 }

@@ -33,10 +33,10 @@ mod built_in;
 pub use built_in::{built_in_expiry, BUILT_IN, WEEKDAYS};
 
 use crate::auth::Principal;
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::holidays::HolidayCalendar;
 use crate::ids::{validate_id, Scope, Source};
+use crate::json::json_kind;
 use crate::query::Params;
 use crate::store::{Collection, DocumentRead, StoredVersion};
 use crate::Platform;

@@ -50,3 +50,23 @@ pub fn format_instant(at: DateTime<Utc>) -> String {
 pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
     DateTime::parse_from_rfc3339(text).map(|t| t.with_timezone(&Utc))
 }
+
+/// Longest `_delay` accepted, in milliseconds.
+pub const MAX_DELAY_MS: u64 = 60_000;
+
+/// The `_delay` (milliseconds) of a request body, if any, checked against its bound: how long
+/// queued work (a validation job, a test-fired delivery) waits before it is due.
+pub fn delay_of(request: &serde_json::Value) -> crate::error::Result<Option<chrono::TimeDelta>> {
+    match request.get("_delay") {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(v) => match v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        {
+            Some(ms) if ms <= MAX_DELAY_MS => Ok(chrono::TimeDelta::try_milliseconds(ms as i64)),
+            _ => Err(crate::error::Error::invalid_parameter(format!(
+                "_delay must be 0 to {MAX_DELAY_MS} milliseconds, not {v}"
+            ))),
+        },
+    }
+}

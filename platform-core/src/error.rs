@@ -128,27 +128,27 @@ impl Error {
     pub fn would_wait() -> Self {
         Error::Caused {
             context: "a call that must not wait".into(),
-            source: Box::new(crate::store::WouldWait),
+            source: Box::new(WouldWait),
         }
     }
 
     /// Whether this is [`Error::would_wait`].
     pub fn is_would_wait(&self) -> bool {
-        matches!(self, Error::Caused { source, .. } if source.is::<crate::store::WouldWait>())
+        matches!(self, Error::Caused { source, .. } if source.is::<WouldWait>())
     }
 
     /// The failure of a write transaction that met a concurrent one (see
-    /// [`crate::store::WriteConflict`]): nothing was stored, and the work may run again.
+    /// [`WriteConflict`]): nothing was stored, and the work may run again.
     pub fn write_conflict(what: impl Into<String>) -> Self {
         Error::Caused {
             context: "a write transaction".into(),
-            source: Box::new(crate::store::WriteConflict(what.into())),
+            source: Box::new(WriteConflict(what.into())),
         }
     }
 
     /// Whether this is [`Error::write_conflict`].
     pub fn is_write_conflict(&self) -> bool {
-        matches!(self, Error::Caused { source, .. } if source.is::<crate::store::WriteConflict>())
+        matches!(self, Error::Caused { source, .. } if source.is::<WriteConflict>())
     }
 
     /// Shorthand for [`ErrorCode::InvalidParameter`].
@@ -212,3 +212,31 @@ impl Error {
 
 /// The core's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The cause of the error a store call gives when it would have to wait under
+/// [`crate::store::NoWait`].
+#[derive(Debug)]
+pub struct WouldWait;
+
+impl fmt::Display for WouldWait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the call would wait for the database")
+    }
+}
+
+impl std::error::Error for WouldWait {}
+
+/// The cause of the error of a write transaction that met a concurrent one it cannot be ordered
+/// with (a deadlock, a serialization failure, a version another writer stored first): nothing
+/// of it was stored, and the same work may be tried again from the start
+/// ([`Error::is_write_conflict`]).
+#[derive(Debug)]
+pub struct WriteConflict(pub String);
+
+impl fmt::Display for WriteConflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a concurrent write: {}", self.0)
+    }
+}
+
+impl std::error::Error for WriteConflict {}

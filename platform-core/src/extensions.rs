@@ -21,16 +21,18 @@
 //! read a secret only when the extension declares it in `permissions` (`["secret:<id>", ...]`)
 //! and the installer accepted it (`_accept=secret:<id>` on the install call). Publishing states
 //! the permissions an extension asks for; the catalogue shows them. A script call is one
-//! transaction with a write and a time budget (`script::host`); no secret value appears in what
+//! transaction with a write and a time budget (`scripts::host`); no secret value appears in what
 //! a script answers or says.
 
 use crate::auth::{Grants, Principal, Role};
 use crate::clock::format_instant;
-use crate::documents::{json_kind, render, SaveOptions};
+use crate::documents::{render, SaveOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
-use crate::realtime::Channel;
-use crate::script::host::Confinement;
+use crate::json::json_kind;
+use crate::query::Params;
+use crate::realtime::{Channel, Subscription};
+use crate::scripts::host::Confinement;
 use crate::store::{Collection, WriteTx};
 use crate::Platform;
 use serde_json::{json, Map, Value};
@@ -296,6 +298,29 @@ pub struct Outcome {
 }
 
 impl Platform {
+    /// A subscription of `p` to the messages of extension `topic` (or of every extension),
+    /// in the caller's tenant and environment; `_limit=N` ends it after N messages.
+    pub(crate) fn subscribe_extension_messages(
+        &self,
+        p: &Principal,
+        topic: Option<&str>,
+        params: &Params,
+    ) -> Result<Subscription> {
+        let limit = match params.get("_limit") {
+            None => None,
+            Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {
+                Error::invalid_parameter(format!("_limit must be a positive integer, not \"{t}\""))
+            })?),
+        };
+        Ok(Subscription::new(
+            &p.tenant,
+            &p.environment,
+            "extension",
+            topic,
+            limit,
+        ))
+    }
+
     fn channel(&self, p: &Principal, ext: &str) -> Channel {
         Channel {
             tenant: p.tenant.clone(),
@@ -584,7 +609,7 @@ impl Platform {
         let mut public_ext = ext.clone();
         public_ext.shift_remove("_bundle");
         let (who, confinement) = runner(p, id, ext);
-        match crate::script::host::run_confined(
+        match crate::scripts::host::run_confined(
             self,
             &who,
             id,

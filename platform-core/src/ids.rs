@@ -5,7 +5,6 @@
 //! no control characters, no `/` (it separates path segments and marks archived versions) and no
 //! `:` (reserved for data ids `OBJ:PROP[:ONDATE]`).
 
-use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use std::fmt;
 use std::str::FromStr;
@@ -98,23 +97,6 @@ impl Scope {
     pub fn is_public(&self) -> bool {
         self.tenant.is_empty()
     }
-
-    /// The scope of a single source (not `All`) for a caller.
-    pub fn for_source(source: Source, principal: &Principal) -> Scope {
-        match source {
-            Source::Public => Scope::public(),
-            Source::Private | Source::All => principal.private_scope(),
-        }
-    }
-
-    /// The scopes a source reads (both for `All`).
-    pub fn read_scopes(source: Source, principal: &Principal) -> Vec<Scope> {
-        match source {
-            Source::Public => vec![Scope::public()],
-            Source::Private => vec![principal.private_scope()],
-            Source::All => vec![Scope::public(), principal.private_scope()],
-        }
-    }
 }
 
 /// Checks an entity id against the id rules; `what` names the field in messages.
@@ -181,16 +163,21 @@ impl VersionRef {
 
     /// The version of these (oldest first) it names: for `AsOf`, the newest written at or
     /// before the instant.
-    pub fn pick_as_of(
-        at: chrono::DateTime<chrono::Utc>,
-        versions: &[crate::store::StoredVersion],
-    ) -> Option<u32> {
+    pub fn pick_as_of<V: Dated>(at: chrono::DateTime<chrono::Utc>, versions: &[V]) -> Option<u32> {
         versions
             .iter()
-            .filter(|v| v.timestamp <= at)
-            .map(|v| v.version)
+            .filter(|v| v.written() <= at)
+            .map(Dated::number)
             .max()
     }
+}
+
+/// A stored version as a version reference sees it: its number and when it was written.
+pub trait Dated {
+    /// The version number (from 1).
+    fn number(&self) -> u32;
+    /// When it was written.
+    fn written(&self) -> chrono::DateTime<chrono::Utc>;
 }
 
 impl FromStr for VersionRef {

@@ -3,10 +3,24 @@
 //!
 //! The text is read once, by serde_json, into the same [`Value`] as `serde_json::from_slice`
 //! gives; only the handling of objects differs.
+//!
+//! Messages about what was sent name a value's kind with [`json_kind`].
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;
+
+/// Names a value's JSON kind for messages (`a string`, `an array`, `null`...).
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
 
 /// Parses `text` as JSON, refusing an object that holds one key twice (the error names the
 /// key and where the second one ends).

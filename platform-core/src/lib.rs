@@ -30,13 +30,18 @@ pub mod error;
 pub mod events;
 pub mod extensions;
 pub mod format;
+pub mod hash;
 pub mod holidays;
 pub mod ids;
 pub mod json;
+pub mod observations;
+pub mod outbound;
 pub mod query;
 pub mod realtime;
+pub mod save;
 pub mod script;
 pub mod scripts;
+pub mod seal;
 pub mod secrets;
 pub mod services;
 pub mod store;
@@ -61,11 +66,11 @@ use store::{ReadTx, Store, WriteTx};
 pub struct Platform {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
-    secret_key: Option<Arc<secrets::SecretKey>>,
+    secret_key: Option<Arc<seal::SecretKey>>,
     realtime: Option<Arc<dyn realtime::Realtime>>,
-    delivery: Arc<events::deliver::DeliverySettings>,
-    outbound: Option<Arc<dyn events::deliver::Outbound>>,
-    script_limits: script::host::ScriptLimits,
+    delivery: Arc<outbound::DeliverySettings>,
+    outbound: Option<Arc<dyn outbound::Outbound>>,
+    script_limits: script::ScriptLimits,
     /// Authenticated tokens (see [`auth::TokenCache`]).
     tokens: Arc<auth::TokenCache>,
 }
@@ -114,15 +119,15 @@ impl Platform {
     /// key (see [`Platform::with_secret_key`] to keep secrets readable across restarts).
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Platform {
         // Without randomness no key can be made; such a platform refuses every secret call.
-        let key = secrets::SecretKey::generate().ok();
+        let key = seal::SecretKey::generate().ok();
         let platform = Platform {
             store,
             clock,
             secret_key: key.map(Arc::new),
             realtime: None,
-            delivery: Arc::new(events::deliver::DeliverySettings::default()),
+            delivery: Arc::new(outbound::DeliverySettings::default()),
             outbound: None,
-            script_limits: script::host::ScriptLimits::default(),
+            script_limits: script::ScriptLimits::default(),
             tokens: Arc::default(),
         };
         if let Err(e) = platform.seed_builtins() {
@@ -145,7 +150,7 @@ impl Platform {
     }
 
     /// The same platform giving each script call these budgets (writes and time).
-    pub fn with_script_limits(self, limits: script::host::ScriptLimits) -> Platform {
+    pub fn with_script_limits(self, limits: script::ScriptLimits) -> Platform {
         Platform {
             script_limits: limits,
             ..self
@@ -153,12 +158,12 @@ impl Platform {
     }
 
     /// The budgets of one script call.
-    pub fn script_limits(&self) -> script::host::ScriptLimits {
+    pub fn script_limits(&self) -> script::ScriptLimits {
         self.script_limits
     }
 
     /// The same platform sealing secrets with `key`.
-    pub fn with_secret_key(self, key: secrets::SecretKey) -> Platform {
+    pub fn with_secret_key(self, key: seal::SecretKey) -> Platform {
         Platform {
             secret_key: Some(Arc::new(key)),
             ..self
@@ -171,7 +176,7 @@ impl Platform {
     pub fn open(path: &std::path::Path) -> Result<Platform> {
         let mut key_path = path.as_os_str().to_owned();
         key_path.push(".key");
-        let key = secrets::SecretKey::load_or_create(std::path::Path::new(&key_path))?;
+        let key = seal::SecretKey::load_or_create(std::path::Path::new(&key_path))?;
         let store = store::sqlite::SqliteStore::open(path)?;
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
@@ -250,7 +255,7 @@ impl Platform {
             }
             other => other,
         })?;
-        let key = secrets::SecretKey::load_or_create(key_file)?;
+        let key = seal::SecretKey::load_or_create(key_file)?;
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
@@ -298,7 +303,7 @@ impl Platform {
         match key_file {
             None => Platform::open(path),
             Some(key_file) => {
-                let key = secrets::SecretKey::load_or_create(key_file)?;
+                let key = seal::SecretKey::load_or_create(key_file)?;
                 let store = store::sqlite::SqliteStore::open(path)?;
                 Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
             }

@@ -5,9 +5,6 @@
 //! nobody follows is dropped: realtime is not a queue (events that must arrive go through the
 //! outbox).
 
-use crate::auth::Principal;
-use crate::error::{Error, Result};
-use crate::query::Params;
 use serde_json::Value;
 
 /// Where a message goes: one tenant's environment, one service, one topic (an extension id...).
@@ -42,36 +39,29 @@ pub struct Subscription {
 }
 
 impl Subscription {
+    /// The subscription of a caller of `tenant` and `env` to the messages of `service` about
+    /// `topic` (every topic when `None`), ending after `limit` messages.
+    pub fn new(
+        tenant: &str,
+        env: &str,
+        service: &str,
+        topic: Option<&str>,
+        limit: Option<usize>,
+    ) -> Subscription {
+        Subscription {
+            tenant: tenant.to_string(),
+            env: env.to_string(),
+            service: service.to_string(),
+            topic: topic.map(str::to_string),
+            limit,
+        }
+    }
+
     /// Whether a message on `channel` reaches this subscriber.
     pub fn wants(&self, channel: &Channel) -> bool {
         channel.tenant == self.tenant
             && channel.env == self.env
             && channel.service == self.service
             && self.topic.as_ref().is_none_or(|t| *t == channel.topic)
-    }
-}
-
-impl crate::Platform {
-    /// A subscription of `p` to the messages of extension `topic` (or of every extension),
-    /// in the caller's tenant and environment; `_limit=N` ends it after N messages.
-    pub(crate) fn subscribe_extension_messages(
-        &self,
-        p: &Principal,
-        topic: Option<&str>,
-        params: &Params,
-    ) -> Result<Subscription> {
-        let limit = match params.get("_limit") {
-            None => None,
-            Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {
-                Error::invalid_parameter(format!("_limit must be a positive integer, not \"{t}\""))
-            })?),
-        };
-        Ok(Subscription {
-            tenant: p.tenant.clone(),
-            env: p.environment.clone(),
-            service: "extension".into(),
-            topic: topic.map(str::to_string),
-            limit,
-        })
     }
 }

@@ -8,121 +8,22 @@
 //! `notBefore..=expires` is returned with `"active": false`, and scripts asking for its value
 //! get an error saying why.
 //!
-//! The key comes from the server's configuration or a file beside the database (32 random bytes
-//! as hex, created with mode 0600 on first start); an in-memory platform uses a random key.
+//! The key ([`crate::seal::SecretKey`]) comes from the server's configuration or a file beside
+//! the database; an in-memory platform uses a random key.
 
 use crate::auth::{Principal, Role};
 use crate::clock::format_instant;
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope};
+use crate::json::json_kind;
+use crate::seal::SecretKey;
 use crate::store::SecretRow;
 use crate::Platform;
-use aes_gcm::aead::{Aead, KeyInit, Payload};
-use aes_gcm::{Aes256Gcm, Nonce};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Map, Value};
-use std::path::Path;
 
 /// `_type` of a secret.
 pub const SECRET_TYPE: &str = "VarSecret";
-
-/// The key that seals secret values.
-#[derive(Clone)]
-pub struct SecretKey([u8; 32]);
-
-impl std::fmt::Debug for SecretKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SecretKey(..)")
-    }
-}
-
-impl SecretKey {
-    /// A fresh random key.
-    pub fn generate() -> Result<SecretKey> {
-        let mut k = [0u8; 32];
-        getrandom::getrandom(&mut k).map_err(|e| Error::caused("no randomness", e))?;
-        Ok(SecretKey(k))
-    }
-
-    /// A key from 64 hex characters.
-    pub fn from_hex(text: &str) -> Result<SecretKey> {
-        let t = text.trim();
-        let bad =
-            || Error::invalid_parameter("the secret key must be 64 hex characters (32 bytes)");
-        if t.len() != 64 {
-            return Err(bad());
-        }
-        let mut k = [0u8; 32];
-        for (i, b) in k.iter_mut().enumerate() {
-            *b = u8::from_str_radix(&t[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-        }
-        Ok(SecretKey(k))
-    }
-
-    /// Reads the key file, or creates it (mode 0600) with a fresh key.
-    pub fn load_or_create(path: &Path) -> Result<SecretKey> {
-        let io =
-            |e: std::io::Error| Error::caused(format!("secret key file {}", path.display()), e);
-        match std::fs::read_to_string(path) {
-            Ok(text) => SecretKey::from_hex(&text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let key = SecretKey::generate()?;
-                let mut options = std::fs::OpenOptions::new();
-                options.write(true).create_new(true);
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::OpenOptionsExt as _;
-                    options.mode(0o600);
-                }
-                use std::io::Write as _;
-                let mut f = options.open(path).map_err(io)?;
-                writeln!(f, "{}", crate::auth::hex(&key.0)).map_err(io)?;
-                Ok(key)
-            }
-            Err(e) => Err(io(e)),
-        }
-    }
-
-    fn cipher(&self) -> Aes256Gcm {
-        Aes256Gcm::new((&self.0).into())
-    }
-
-    /// Seals a value; returns the nonce and the ciphertext.
-    pub fn seal(&self, plaintext: &[u8], aad: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
-        let mut nonce = [0u8; 12];
-        getrandom::getrandom(&mut nonce).map_err(|e| Error::caused("no randomness", e))?;
-        let ct = self
-            .cipher()
-            .encrypt(
-                Nonce::from_slice(&nonce),
-                Payload {
-                    msg: plaintext,
-                    aad,
-                },
-            )
-            .map_err(|_| Error::Internal("sealing a secret failed".into()))?;
-        Ok((nonce.to_vec(), ct))
-    }
-
-    /// Opens a sealed value (fails if the key, the associated data or the bytes differ).
-    pub fn open(&self, nonce: &[u8], ciphertext: &[u8], aad: &[u8]) -> Result<Vec<u8>> {
-        if nonce.len() != 12 {
-            return Err(Error::Internal(
-                "stored secret nonce has the wrong length".into(),
-            ));
-        }
-        self.cipher()
-            .decrypt(
-                Nonce::from_slice(nonce),
-                Payload {
-                    msg: ciphertext,
-                    aad,
-                },
-            )
-            .map_err(|_| Error::Internal("a stored secret does not open with this key".into()))
-    }
-}
 
 fn aad(scope: &Scope, id: &str) -> Vec<u8> {
     format!("{}\n{}\n{id}", scope.tenant, scope.env).into_bytes()

@@ -6,9 +6,9 @@
 //! with `#Object` as its only ancestor.
 
 use crate::auth::Principal;
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
 use crate::ids::{validate_id, Scope, Source};
+use crate::json::json_kind;
 use crate::query::{ListQuery, Paging};
 use crate::store::{Collection, DocumentRead};
 use crate::Platform;
@@ -18,24 +18,6 @@ use serde_json::{Map, Value};
 pub const ROOT_TYPE: &str = "#Object";
 
 impl Platform {
-    /// Checks the fields of a document before it is saved (rules that depend on the collection).
-    pub(crate) fn check_document(
-        &self,
-        tx: &dyn DocumentRead,
-        p: &Principal,
-        coll: Collection,
-        fields: &Map<String, Value>,
-    ) -> Result<()> {
-        match coll {
-            Collection::Object => Ok(()),
-            Collection::Type => check_type_definition(tx, p, fields),
-            Collection::Script => crate::scripts::check_script(fields),
-            Collection::Extension => crate::extensions::check_extension(fields),
-            Collection::ValidationConfig => crate::validation::check_config(tx, p, fields),
-            Collection::Calendar => crate::calendars::check_calendar(tx, p, fields),
-        }
-    }
-
     /// The retention policy of objects of `type_name` (its type's `_retention`), if any.
     pub(crate) fn retention_of(
         &self,
@@ -292,7 +274,7 @@ impl Retention {
     }
 }
 
-fn check_type_definition(
+pub(crate) fn check_type_definition(
     tx: &dyn DocumentRead,
     p: &Principal,
     fields: &Map<String, Value>,

@@ -91,6 +91,158 @@ enum Step {
     TooLong { method: Vec<u8>, target: Vec<u8> },
 }
 
+/// What one byte of a request line decided.
+enum LineStep {
+    /// The line goes on (held back).
+    More,
+    /// A blank line between requests: passed, and a new line begins.
+    Blank,
+    /// The line ended: passed, its header lines follow.
+    Ended,
+    /// Not a request line the guard follows (passed as it is).
+    Off,
+    /// The target is too long: answer it.
+    TooLong(Step),
+}
+
+impl Line {
+    /// Takes one byte of the line; a line that ends or is given up is appended to `out`.
+    fn push(&mut self, b: u8, max_url: usize, out: &mut Vec<u8>) -> LineStep {
+        self.bytes.push(b);
+        let len = self.bytes.len();
+        if b == b'\n' {
+            let blank = self.bytes.iter().all(|c| *c == b'\r' || *c == b'\n');
+            out.append(&mut self.bytes);
+            return if blank {
+                LineStep::Blank
+            } else {
+                LineStep::Ended
+            };
+        }
+        let Some(space) = self.space else {
+            if b == b' ' {
+                self.space = Some(len - 1);
+            } else if len > MAX_METHOD {
+                out.append(&mut self.bytes);
+                return LineStep::Off;
+            }
+            return LineStep::More;
+        };
+        if self.target.is_none() && (b == b' ' || b == b'\r') {
+            self.target = Some(len - 1 - (space + 1));
+        }
+        let target = self.target.unwrap_or(len - (space + 1));
+        let origin_form = self.bytes.get(space + 1) == Some(&b'/');
+        if target > max_url && origin_form {
+            return LineStep::TooLong(Step::TooLong {
+                method: self.bytes[..space].to_vec(),
+                target: self.bytes[space + 1..space + 2 + max_url].to_vec(),
+            });
+        }
+        if target > max_url || len > space + 1 + target + MAX_METHOD {
+            // Not an origin-form target, or a line that does not end.
+            out.append(&mut self.bytes);
+            return LineStep::Off;
+        }
+        LineStep::More
+    }
+}
+
+/// What the bytes of a head's header lines decided.
+enum HeadStep {
+    /// The head goes on.
+    More,
+    /// The head is too long to keep: no longer followed.
+    Off,
+    /// The head ended (a blank line): the whole head.
+    Ended(Vec<u8>),
+}
+
+/// Takes the bytes of `rest` up to the end of a line (a head can only end at a line end),
+/// passing them to `out` and keeping them in `head`; how many were taken, and what they
+/// decided.
+fn head_lines(head: &mut Vec<u8>, rest: &[u8], out: &mut Vec<u8>) -> (usize, HeadStep) {
+    let n = rest
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(rest.len(), |at| at + 1);
+    let piece = &rest[..n];
+    out.extend_from_slice(piece);
+    if head.len() + n > MAX_HEAD {
+        return (n, HeadStep::Off);
+    }
+    head.extend_from_slice(piece);
+    if piece.last() != Some(&b'\n') {
+        return (n, HeadStep::More);
+    }
+    let ended =
+        head.ends_with(b"\n\r\n") || head.ends_with(b"\n\n") || head == b"\r\n" || head == b"\n";
+    if ended {
+        (n, HeadStep::Ended(std::mem::take(head)))
+    } else {
+        (n, HeadStep::More)
+    }
+}
+
+/// What the bytes of a chunked body decided.
+enum ChunkStep {
+    /// The body goes on.
+    More,
+    /// Not a chunked body the guard can follow.
+    Off,
+    /// The body (its last trailer line) ended.
+    End,
+}
+
+impl Chunk {
+    /// Takes the bytes of `rest` it can (a run of chunk data, or one byte of framing), passing
+    /// them to `out`; how many were taken, and what they decided.
+    fn follow(&mut self, rest: &[u8], out: &mut Vec<u8>) -> (usize, ChunkStep) {
+        let b = rest[0];
+        let mut step = ChunkStep::More;
+        match self {
+            Chunk::Data(remaining) => {
+                let n = (*remaining).min(rest.len() as u64) as usize;
+                out.extend_from_slice(&rest[..n]);
+                *remaining -= n as u64;
+                if *remaining == 0 {
+                    *self = Chunk::DataEnd(false);
+                }
+                return (n, ChunkStep::More);
+            }
+            Chunk::Size { size, ext } => match b {
+                b'\n' if *size == 0 => *self = Chunk::Trailer(0),
+                b'\n' => *self = Chunk::Data(*size),
+                b'\r' => {}
+                _ if *ext => {}
+                b';' | b' ' | b'\t' => *ext = true,
+                _ => match (b as char).to_digit(16) {
+                    Some(d) if *size < (1 << 56) => *size = *size * 16 + u64::from(d),
+                    _ => step = ChunkStep::Off,
+                },
+            },
+            Chunk::DataEnd(cr) => match b {
+                b'\r' if !*cr => *cr = true,
+                b'\n' => {
+                    *self = Chunk::Size {
+                        size: 0,
+                        ext: false,
+                    }
+                }
+                _ => step = ChunkStep::Off,
+            },
+            Chunk::Trailer(len) => match b {
+                b'\n' if *len == 0 => step = ChunkStep::End,
+                b'\n' => *len = 0,
+                b'\r' => {}
+                _ => *len += 1,
+            },
+        }
+        out.push(b);
+        (1, step)
+    }
+}
+
 /// Follows HTTP/1.1 framing over the bytes a client sends.
 #[derive(Debug)]
 struct Tracker {
@@ -116,15 +268,16 @@ impl Tracker {
     fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Step {
         let mut i = 0;
         while i < input.len() {
+            let rest = &input[i..];
             match &mut self.phase {
                 Phase::Off => {
-                    out.extend_from_slice(&input[i..]);
+                    out.extend_from_slice(rest);
                     return Step::Pass;
                 }
                 Phase::Cut => return Step::Pass,
                 Phase::Body(remaining) => {
-                    let n = (*remaining).min((input.len() - i) as u64) as usize;
-                    out.extend_from_slice(&input[i..i + n]);
+                    let n = (*remaining).min(rest.len() as u64) as usize;
+                    out.extend_from_slice(&rest[..n]);
                     *remaining -= n as u64;
                     i += n;
                     if *remaining == 0 {
@@ -132,135 +285,52 @@ impl Tracker {
                     }
                 }
                 Phase::Line(line) => {
-                    let b = input[i];
                     i += 1;
-                    line.bytes.push(b);
-                    let len = line.bytes.len();
-                    if b == b'\n' {
-                        let blank = line.bytes.iter().all(|c| *c == b'\r' || *c == b'\n');
-                        out.append(&mut line.bytes);
-                        if blank {
-                            *line = Line::default();
-                        } else {
-                            self.phase = Phase::Headers(Vec::new());
+                    match line.push(rest[0], self.max_url, out) {
+                        LineStep::More => {}
+                        LineStep::Blank => *line = Line::default(),
+                        LineStep::Ended => self.phase = Phase::Headers(Vec::new()),
+                        LineStep::Off => self.phase = Phase::Off,
+                        LineStep::TooLong(step) => {
+                            self.phase = Phase::Cut;
+                            return step;
                         }
-                        continue;
-                    }
-                    let Some(space) = line.space else {
-                        if b == b' ' {
-                            line.space = Some(len - 1);
-                        } else if len > MAX_METHOD {
-                            out.append(&mut line.bytes);
-                            self.phase = Phase::Off;
-                        }
-                        continue;
-                    };
-                    if line.target.is_none() && (b == b' ' || b == b'\r') {
-                        line.target = Some(len - 1 - (space + 1));
-                    }
-                    let target = line.target.unwrap_or(len - (space + 1));
-                    let origin_form = line.bytes.get(space + 1) == Some(&b'/');
-                    if target > self.max_url && origin_form {
-                        let step = Step::TooLong {
-                            method: line.bytes[..space].to_vec(),
-                            target: line.bytes[space + 1..space + 2 + self.max_url].to_vec(),
-                        };
-                        self.phase = Phase::Cut;
-                        return step;
-                    }
-                    if target > self.max_url || len > space + 1 + target + MAX_METHOD {
-                        // Not an origin-form target, or a line that does not end.
-                        out.append(&mut line.bytes);
-                        self.phase = Phase::Off;
                     }
                 }
                 Phase::Headers(head) => {
-                    // A line at a time: the head can only end at a line end.
-                    let rest = &input[i..];
-                    let n = rest
-                        .iter()
-                        .position(|&b| b == b'\n')
-                        .map_or(rest.len(), |at| at + 1);
-                    let piece = &rest[..n];
+                    let (n, ended) = head_lines(head, rest, out);
                     i += n;
-                    out.extend_from_slice(piece);
-                    if head.len() + n > MAX_HEAD {
-                        self.phase = Phase::Off;
-                        continue;
-                    }
-                    head.extend_from_slice(piece);
-                    if piece.last() != Some(&b'\n') {
-                        continue;
-                    }
-                    if head.ends_with(b"\n\r\n")
-                        || head.ends_with(b"\n\n")
-                        || head == b"\r\n"
-                        || head == b"\n"
-                    {
-                        let head = std::mem::take(head);
-                        self.phase = framing(&head);
-                        match self.phase {
-                            Phase::Body(0) => self.next_request(),
-                            Phase::Body(_) | Phase::Chunked(_) => {
-                                self.in_body = true;
-                                self.bodies += 1;
-                            }
-                            _ => {}
-                        }
+                    match ended {
+                        HeadStep::More => {}
+                        HeadStep::Off => self.phase = Phase::Off,
+                        HeadStep::Ended(head) => self.start_body(&head),
                     }
                 }
                 Phase::Chunked(chunk) => {
-                    let b = input[i];
-                    match chunk {
-                        Chunk::Data(remaining) => {
-                            let n = (*remaining).min((input.len() - i) as u64) as usize;
-                            out.extend_from_slice(&input[i..i + n]);
-                            *remaining -= n as u64;
-                            i += n;
-                            if *remaining == 0 {
-                                *chunk = Chunk::DataEnd(false);
-                            }
-                            continue;
-                        }
-                        Chunk::Size { size, ext } => match b {
-                            b'\n' if *size == 0 => *chunk = Chunk::Trailer(0),
-                            b'\n' => *chunk = Chunk::Data(*size),
-                            b'\r' => {}
-                            _ if *ext => {}
-                            b';' | b' ' | b'\t' => *ext = true,
-                            _ => match (b as char).to_digit(16) {
-                                Some(d) if *size < (1 << 56) => *size = *size * 16 + u64::from(d),
-                                _ => self.phase = Phase::Off,
-                            },
-                        },
-                        Chunk::DataEnd(cr) => match b {
-                            b'\r' if !*cr => *cr = true,
-                            b'\n' => {
-                                *chunk = Chunk::Size {
-                                    size: 0,
-                                    ext: false,
-                                }
-                            }
-                            _ => self.phase = Phase::Off,
-                        },
-                        Chunk::Trailer(len) => match b {
-                            b'\n' if *len == 0 => {
-                                out.push(b);
-                                i += 1;
-                                self.next_request();
-                                continue;
-                            }
-                            b'\n' => *len = 0,
-                            b'\r' => {}
-                            _ => *len += 1,
-                        },
+                    let (n, step) = chunk.follow(rest, out);
+                    i += n;
+                    match step {
+                        ChunkStep::More => {}
+                        ChunkStep::Off => self.phase = Phase::Off,
+                        ChunkStep::End => self.next_request(),
                     }
-                    out.push(b);
-                    i += 1;
                 }
             }
         }
         Step::Pass
+    }
+
+    /// After a head: its body's framing, and a new time limit for a body that has bytes.
+    fn start_body(&mut self, head: &[u8]) {
+        self.phase = framing(head);
+        match self.phase {
+            Phase::Body(0) => self.next_request(),
+            Phase::Body(_) | Phase::Chunked(_) => {
+                self.in_body = true;
+                self.bodies += 1;
+            }
+            _ => {}
+        }
     }
 
     fn next_request(&mut self) {

@@ -2,7 +2,7 @@
 //! and emails over plain SMTP (lettre). The core decides what to send; this only sends it.
 
 use platform_core::events::deliver::{Mail, Outbound};
-use platform_core::events::webhook::{host_text, Host, Url, WebhookAllow};
+use platform_core::outbound::webhook::{host_text, Host, Url, WebhookAllow};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -242,7 +242,7 @@ pub fn function_body(
             ErrorCode::InvalidBody,
             format!(
                 "the body of _function={name} must be {taken}, not {}",
-                platform_core::documents::json_kind(&value)
+                platform_core::json::json_kind(&value)
             ),
         ));
     }

@@ -6,7 +6,7 @@
 use crate::common::{Client, TestServer};
 use platform_core::auth::Role;
 use platform_core::events::deliver::DeliverySettings;
-use platform_core::events::webhook::WebhookAllow;
+use platform_core::outbound::webhook::WebhookAllow;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};

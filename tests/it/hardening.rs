@@ -432,7 +432,7 @@ async fn another_publishers_view_renders_only_private_templates() {
 
 #[actix_rt::test]
 async fn a_script_call_over_its_write_or_time_budget_fails_and_keeps_nothing() {
-    use platform_core::script::host::ScriptLimits;
+    use platform_core::script::ScriptLimits;
     use std::time::Duration;
     let (platform, db) = crate::common::fresh_platform();
     let platform = platform.with_script_limits(ScriptLimits {

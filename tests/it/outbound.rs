@@ -12,7 +12,7 @@ use crate::automation::{automation, log, settings, webhook_on, Webhook};
 use crate::common::{Client, TestServer};
 use platform_core::auth::Role;
 use platform_core::events::deliver::DeliverySettings;
-use platform_core::events::webhook::WebhookAllow;
+use platform_core::outbound::webhook::WebhookAllow;
 use platform_core::Platform;
 use platform_server::outbound::Network;
 use serde_json::{json, Value};

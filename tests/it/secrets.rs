@@ -249,7 +249,7 @@ async fn a_script_reads_a_secret_through_its_function() {
         )
         .unwrap();
     let run = |src: &str| {
-        platform_core::script::host::run(&s.platform, &who, "x.y", src, "test", json!({}))
+        platform_core::scripts::host::run(&s.platform, &who, "x.y", src, "test", json!({}))
     };
     assert_eq!(run("secret(\"ok\") + \"!\"").unwrap(), json!("v1!"));
     let err = run("secret(\"off\")").unwrap_err();

@@ -321,187 +321,209 @@ pub enum ValidateCommand {
 /// answer is printed either way).
 pub fn run(cmd: ValidateCommand) -> Result<bool> {
     match cmd {
-        ValidateCommand::Run(args) => {
-            let body = request(Some(&args.target), &args.selection, args.background, None);
-            let target = args.on.open()?;
-            let run = args
-                .server_wait
-                .apply(Function::new("run", body), args.no_wait);
-            let out = with_spinner(long(&args.selection.points), "validating", || {
-                target.send(run)
-            })?
-            .body;
-            let out = if args.no_wait {
-                out
-            } else {
-                follow(&target, out)?
-            };
-            print_run(&out, args.selection.format)?;
-            Ok(passes(&out, args.selection.fail_on))
-        }
-        ValidateCommand::Test(args) => {
-            let config = args
-                .config
-                .as_deref()
-                .map(|f| crate::read_json(Some(f)))
-                .transpose()?;
-            let body = request(args.target.as_deref(), &args.selection, false, config);
-            let target = args.on.open()?;
-            let out = with_spinner(long(&args.selection.points), "testing", || {
-                target.send(Function::new("test", body))
-            })?
-            .body;
-            print_run(&out, args.selection.format)?;
-            Ok(passes(&out, args.selection.fail_on))
-        }
-        ValidateCommand::Many(args) => {
-            let mut body = json!({"targets": args.targets});
-            add_points(&mut body, &args.points);
-            if args.background {
-                body["background"] = json!(true);
-            }
-            let target = args.on.open()?;
-            let run = args
-                .server_wait
-                .apply(Function::new("runMany", body), args.no_wait);
-            let out = with_spinner(args.targets.len() > 1, "validating", || target.send(run))?.body;
-            let out = if args.no_wait {
-                out
-            } else {
-                follow(&target, out)?
-            };
-            print_many(&out, args.format)?;
-            Ok(passes(&out, args.fail_on))
-        }
-        ValidateCommand::Suggest(args) => {
-            let mut body = json!({"targets": args.targets, "kind": args.kind});
-            args.span.add_to(&mut body);
-            let target = args.on.open()?;
-            let out = with_spinner(true, "suggesting", || {
-                target.send(Function::new("suggest", body))
-            })?
-            .body;
-            print_suggest(&out, args.format)?;
-            // An item without checks (too little data, or an error) leaves nothing to save:
-            // no file, and the command fails rather than write a configuration of no checks.
-            let empty: Vec<String> = out["results"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|r| r["config"]["checks"].as_array().is_none_or(Vec::is_empty))
-                .map(|r| text(r.get("target")))
-                .collect();
-            if !empty.is_empty() {
-                return Err(Error::invalid_parameter(format!(
-                    "nothing to suggest for {}{}",
-                    empty.join(", "),
-                    if args.write.is_some() {
-                        "; no configuration written"
-                    } else {
-                        ""
-                    }
-                )));
-            }
-            if let Some(file) = &args.write {
-                let configs: Vec<Value> = out["results"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|r| r.get("config").cloned())
-                    .collect();
-                let doc = match <[Value; 1]>::try_from(configs) {
-                    Ok([one]) => one,
-                    Err(all) => Value::Array(all),
-                };
-                write_json(file, &doc)?;
-            }
-            Ok(true)
-        }
-        ValidateCommand::Tune(args) => {
-            let mut item = json!({"target": args.target, "points": args.points});
-            if !args.tenors.is_empty() {
-                item["tenors"] = json!(args.tenors);
-            }
-            let mut body = json!({"items": [item]});
-            args.span.add_to(&mut body);
-            let target = args.on.open()?;
-            let out =
-                with_spinner(true, "tuning", || target.send(Function::new("tune", body)))?.body;
-            print_tune(&out, args.format)?;
-            let errors: Vec<String> = out["results"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|r| {
-                    Some(format!(
-                        "{}: {}",
-                        text(r.get("target")),
-                        r["error"].as_str()?
-                    ))
-                })
-                .collect();
-            if !errors.is_empty() {
-                return Err(Error::invalid_parameter(format!(
-                    "tune could not run: {}{}",
-                    errors.join("; "),
-                    if args.write.is_some() {
-                        "; no configuration written"
-                    } else {
-                        ""
-                    }
-                )));
-            }
-            if let Some(file) = &args.write {
-                let saved = target
-                    .send(GetConfig {
-                        target: args.target.clone(),
-                        version: None,
-                    })?
-                    .body;
-                write_json(file, &tuned_config(saved, &out))?;
-            }
-            Ok(true)
-        }
-        ValidateCommand::Stats(args) => {
-            let mut pairs = Vec::new();
-            for (k, v) in [
-                ("from", args.from),
-                ("to", args.to),
-                ("target", args.target),
-                ("kind", args.kind),
-                ("group", args.group),
-            ] {
-                if let Some(v) = v {
-                    pairs.push((k.to_string(), v));
-                }
-            }
-            let out = args.on.open()?.send(Stats { pairs })?.body;
-            print_json(&out)?;
-            Ok(true)
-        }
+        ValidateCommand::Run(args) => run_one(args),
+        ValidateCommand::Test(args) => test(args),
+        ValidateCommand::Many(args) => many(args),
+        ValidateCommand::Suggest(args) => suggest(args),
+        ValidateCommand::Tune(args) => tune(args),
+        ValidateCommand::Stats(args) => stats(args),
         ValidateCommand::Records(args) => records::records(args).map(|()| true),
         ValidateCommand::Override(args) => records::override_records(args).map(|()| true),
-        ValidateCommand::Jobs { on, format } => {
-            let answer = on.open()?.send(Jobs)?.body;
-            let jobs = answer.as_array().map_or(&[][..], Vec::as_slice);
-            let rows = || {
-                let mut t = Table::new(&["job", "status", "progress", "message"]);
-                for j in jobs {
-                    t.push(vec![
-                        text(j.get("_id")),
-                        text(j.get("status")),
-                        format!("{}%", text(j.get("progress"))),
-                        text(j.get("message")),
-                    ]);
-                }
-                t
-            };
-            crate::output::print(format, &answer, rows, &format!("{} job(s)\n", jobs.len()))?;
-            Ok(true)
-        }
+        ValidateCommand::Jobs { on, format } => list_jobs(on, format),
         ValidateCommand::Work { db } => work(&db.open()?).map(|()| true),
         ValidateCommand::Config(cmd) => config(cmd).map(|()| true),
     }
+}
+
+/// `validate run`: one data item validated, waited for unless `--no-wait`.
+fn run_one(args: RunArgs) -> Result<bool> {
+    let body = request(Some(&args.target), &args.selection, args.background, None);
+    let target = args.on.open()?;
+    let run = args
+        .server_wait
+        .apply(Function::new("run", body), args.no_wait);
+    let out = with_spinner(long(&args.selection.points), "validating", || {
+        target.send(run)
+    })?
+    .body;
+    let out = if args.no_wait {
+        out
+    } else {
+        follow(&target, out)?
+    };
+    print_run(&out, args.selection.format)?;
+    Ok(passes(&out, args.selection.fail_on))
+}
+
+/// `validate test`: checks tried on a data item, nothing stored.
+fn test(args: TestArgs) -> Result<bool> {
+    let config = args
+        .config
+        .as_deref()
+        .map(|f| crate::read_json(Some(f)))
+        .transpose()?;
+    let body = request(args.target.as_deref(), &args.selection, false, config);
+    let target = args.on.open()?;
+    let out = with_spinner(long(&args.selection.points), "testing", || {
+        target.send(Function::new("test", body))
+    })?
+    .body;
+    print_run(&out, args.selection.format)?;
+    Ok(passes(&out, args.selection.fail_on))
+}
+
+/// `validate many`: several data items validated, waited for unless `--no-wait`.
+fn many(args: ManyArgs) -> Result<bool> {
+    let mut body = json!({"targets": args.targets});
+    add_points(&mut body, &args.points);
+    if args.background {
+        body["background"] = json!(true);
+    }
+    let target = args.on.open()?;
+    let run = args
+        .server_wait
+        .apply(Function::new("runMany", body), args.no_wait);
+    let out = with_spinner(args.targets.len() > 1, "validating", || target.send(run))?.body;
+    let out = if args.no_wait {
+        out
+    } else {
+        follow(&target, out)?
+    };
+    print_many(&out, args.format)?;
+    Ok(passes(&out, args.fail_on))
+}
+
+/// `validate suggest`: checks proposed from history; with `--write`, the configurations
+/// written to a file (refused when an item has none).
+fn suggest(args: SuggestArgs) -> Result<bool> {
+    let mut body = json!({"targets": args.targets, "kind": args.kind});
+    args.span.add_to(&mut body);
+    let target = args.on.open()?;
+    let out = with_spinner(true, "suggesting", || {
+        target.send(Function::new("suggest", body))
+    })?
+    .body;
+    print_suggest(&out, args.format)?;
+    // An item without checks (too little data, or an error) leaves nothing to save:
+    // no file, and the command fails rather than write a configuration of no checks.
+    let empty: Vec<String> = out["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["config"]["checks"].as_array().is_none_or(Vec::is_empty))
+        .map(|r| text(r.get("target")))
+        .collect();
+    if !empty.is_empty() {
+        return Err(Error::invalid_parameter(format!(
+            "nothing to suggest for {}{}",
+            empty.join(", "),
+            if args.write.is_some() {
+                "; no configuration written"
+            } else {
+                ""
+            }
+        )));
+    }
+    if let Some(file) = &args.write {
+        let configs: Vec<Value> = out["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.get("config").cloned())
+            .collect();
+        let doc = match <[Value; 1]>::try_from(configs) {
+            Ok([one]) => one,
+            Err(all) => Value::Array(all),
+        };
+        write_json(file, &doc)?;
+    }
+    Ok(true)
+}
+
+/// `validate tune`: a configuration's thresholds relaxed to pass overridden points; with
+/// `--write`, the tuned configuration written to a file.
+fn tune(args: TuneArgs) -> Result<bool> {
+    let mut item = json!({"target": args.target, "points": args.points});
+    if !args.tenors.is_empty() {
+        item["tenors"] = json!(args.tenors);
+    }
+    let mut body = json!({"items": [item]});
+    args.span.add_to(&mut body);
+    let target = args.on.open()?;
+    let out = with_spinner(true, "tuning", || target.send(Function::new("tune", body)))?.body;
+    print_tune(&out, args.format)?;
+    let errors: Vec<String> = out["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            Some(format!(
+                "{}: {}",
+                text(r.get("target")),
+                r["error"].as_str()?
+            ))
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(Error::invalid_parameter(format!(
+            "tune could not run: {}{}",
+            errors.join("; "),
+            if args.write.is_some() {
+                "; no configuration written"
+            } else {
+                ""
+            }
+        )));
+    }
+    if let Some(file) = &args.write {
+        let saved = target
+            .send(GetConfig {
+                target: args.target.clone(),
+                version: None,
+            })?
+            .body;
+        write_json(file, &tuned_config(saved, &out))?;
+    }
+    Ok(true)
+}
+
+/// `validate stats`: the dashboard's counts.
+fn stats(args: StatsArgs) -> Result<bool> {
+    let mut pairs = Vec::new();
+    for (k, v) in [
+        ("from", args.from),
+        ("to", args.to),
+        ("target", args.target),
+        ("kind", args.kind),
+        ("group", args.group),
+    ] {
+        if let Some(v) = v {
+            pairs.push((k.to_string(), v));
+        }
+    }
+    let out = args.on.open()?.send(Stats { pairs })?.body;
+    print_json(&out)?;
+    Ok(true)
+}
+
+/// `validate jobs`: the background jobs and their progress.
+fn list_jobs(on: TargetArgs, format: Format) -> Result<bool> {
+    let answer = on.open()?.send(Jobs)?.body;
+    let jobs = answer.as_array().map_or(&[][..], Vec::as_slice);
+    let rows = || {
+        let mut t = Table::new(&["job", "status", "progress", "message"]);
+        for j in jobs {
+            t.push(vec![
+                text(j.get("_id")),
+                text(j.get("status")),
+                format!("{}%", text(j.get("progress"))),
+                text(j.get("message")),
+            ]);
+        }
+        t
+    };
+    crate::output::print(format, &answer, rows, &format!("{} job(s)\n", jobs.len()))?;
+    Ok(true)
 }
 
 /// Whether an answer passes the gate: no status it counts (records of a run or test, data

@@ -2,15 +2,15 @@
 //! ([`Contract`], [`Curve`]).
 
 use crate::auth::Principal;
-use crate::data::columns::Columns;
 use crate::data::conversion::Conversion;
-use crate::data::model::{self, PointValue};
 use crate::data::read::{data_scope, DataId, DataJson, DataQuery};
 use crate::data::series::Window;
 use crate::data::DataKind;
 use crate::documents::{ListRequest, SaveOptions};
 use crate::error::{Error, Result};
 use crate::ids::{Source, VersionRef};
+use crate::observations::columns::Columns;
+use crate::observations::model::{self, PointValue};
 use crate::query::range;
 use crate::store::Page;
 use crate::Platform;

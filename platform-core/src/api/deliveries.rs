@@ -1,7 +1,7 @@
 //! Outbound deliveries of automations: [`Deliveries`].
 
 use crate::error::Result;
-use crate::events::webhook::Url;
+use crate::outbound::webhook::Url;
 use crate::Platform;
 
 /// The deliveries automations queue (webhook calls, emails, scripts), and the worker steps

@@ -142,7 +142,7 @@ impl Object {
         let Value::Object(mut map) = value else {
             return Err(Error::invalid_body(format!(
                 "an object is a JSON object, not {}",
-                crate::documents::json_kind(&value)
+                crate::json::json_kind(&value)
             )));
         };
         if let Some(oid) = map.remove("_oid") {

@@ -557,10 +557,10 @@ fn the_printed_json_of_a_document_is_its_json_read() {
 
 #[test]
 fn columns_written_read_back_as_sent_and_bad_columns_change_nothing() {
-    use crate::data::columns::{Columns, Extra};
-    use crate::data::model::{Point as Obs, PointValue, Status};
     use crate::data::series::{Window, CHUNK_POINTS};
     use crate::documents::SaveOptions;
+    use crate::observations::columns::{Columns, Extra};
+    use crate::observations::model::{Point as Obs, PointValue, Status};
     let (platform, me) = setup();
     let data = platform.data();
     let minute = 60_000;
@@ -751,9 +751,9 @@ fn a_token_for_another_role_changes_the_user_only_when_asked() {
 
 #[test]
 fn text_in_numeric_columns_is_refused_through_the_rust_api() {
-    use crate::data::columns::{Columns, Extra};
-    use crate::data::model::{Point as Obs, PointValue};
     use crate::data::series::Window;
+    use crate::observations::columns::{Columns, Extra};
+    use crate::observations::model::{Point as Obs, PointValue};
     let (platform, me) = setup();
     let data = platform.data();
     let mut header = serde_json::Map::new();

@@ -10,12 +10,12 @@
 //! direct, inverse and cross rates). Converted values carry status source `CONVERTED`; text
 //! values and nulls pass unchanged. Anything that cannot convert is `CONVERSION_ERROR`.
 
-use super::model::{Point, PointValue, Status};
 use super::series::{self, Window};
 use super::DataKind;
 use crate::convert::{self, RateSource};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::Scope;
+use crate::observations::model::{Point, PointValue, Status};
 use crate::query::Params;
 use crate::store::{Collection, DataKey, ReadTx};
 use chrono::{DateTime, Utc};

@@ -22,9 +22,9 @@
 //! ```
 
 use super::bytes::{put_text, put_varint, Reader};
-use super::model::{PointValue, Status};
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::json_kind;
+use crate::observations::model::{PointValue, Status};
 use crate::query::period::{self, Period};
 use crate::store::{DataKey, DataWrite};
 use chrono::{Days, NaiveDate};

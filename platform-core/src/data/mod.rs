@@ -13,14 +13,15 @@
 pub mod bytes;
 pub mod calendar;
 pub mod codec;
-pub mod columns;
 pub mod continuation;
+mod continuation_series;
 pub mod conversion;
 pub mod curve;
 pub mod efa;
 pub mod import;
-pub mod model;
+mod payloads;
 pub mod read;
+mod read_zone;
 pub mod scale;
 pub mod series;
 pub mod settlement;
@@ -30,21 +31,24 @@ pub mod value_type;
 pub mod write;
 pub mod zone;
 
-use crate::documents::json_kind;
+// The observation model lives below the data service (formats and validation share it); the
+// data service's callers find it here as they always have.
+pub use crate::observations::{columns, model};
+
+// What kind of data a property holds is the documents' vocabulary (they render and save data
+// properties apart); the data service's callers find it here too.
+pub use crate::documents::{DataKind, CURVE_TYPE, SERIES_TYPE};
+pub(crate) use payloads::{stored_holds_only_numbers, write_payloads, DataChange};
+
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{DataKey, DataRead, DataWrite};
+use crate::json::json_kind;
+use crate::observations::columns::Columns;
+use crate::observations::model::{Point, PointValue, Status};
 use calendar::{parse_zone, Calendar};
-use columns::Columns;
-use model::{Point, PointValue, Status};
 use serde_json::{Map, Value};
 use series::{OnDuplicate, PayloadNames};
 use timetext::TimeReader;
-use value_type::{check_values, Sent, ValueRule};
 
-/// `_type` of a time series.
-pub const SERIES_TYPE: &str = "VarTimeSeries";
-/// `_type` of a curve.
-pub const CURVE_TYPE: &str = "VarCurve";
 /// Fields of a data property computed by the platform; ignored when sent.
 pub const DATA_SYSTEM_FIELDS: [&str; 10] = [
     "_objid",
@@ -58,36 +62,6 @@ pub const DATA_SYSTEM_FIELDS: [&str; 10] = [
     "_links",
     "_id",
 ];
-
-/// What kind of data a property holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataKind {
-    /// A time series.
-    Series,
-    /// A curve (one per ondate).
-    Curve,
-}
-
-impl DataKind {
-    /// The kind of a property value, if it is a data property.
-    pub fn of(value: &Value) -> Option<DataKind> {
-        value.as_object().and_then(DataKind::of_header)
-    }
-
-    /// The kind of a data property's header (its fields), if it is one.
-    pub fn of_header(header: &serde_json::Map<String, Value>) -> Option<DataKind> {
-        DataKind::of_type(header.get("_type").and_then(Value::as_str))
-    }
-
-    /// The kind a data property's `_type` names, if it names one.
-    pub fn of_type(kind: Option<&str>) -> Option<DataKind> {
-        match kind {
-            Some(SERIES_TYPE) => Some(DataKind::Series),
-            Some(CURVE_TYPE) => Some(DataKind::Curve),
-            _ => None,
-        }
-    }
-}
 
 /// The data part of a sent data property, separated from its header.
 #[derive(Debug, Clone, PartialEq)]
@@ -356,234 +330,9 @@ pub(crate) fn check_holiday(
     }
 }
 
-/// What a save changed in one data property (for the data `update` event).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct DataChange {
-    /// The data name (property).
-    pub name: String,
-    /// The ondate written (curves).
-    pub ondate: Option<String>,
-    /// The observation times written (time series).
-    pub times: Option<WrittenTimes>,
-    /// Whether the whole series was replaced or removed.
-    pub replaced: bool,
-}
+/// The `_reason` of the object versions a validation run saves to write quality statuses
+/// (`writeStatus`); the automations' validation target does not run again on them.
+pub const STATUS_REASON: &str = "validation status";
 
-/// The observation times a save wrote to a series (UTC ms): their span and count, and the
-/// times themselves when there are at most [`crate::events::MAX_EVENT_POINTS`] (an event lists
-/// no more).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct WrittenTimes {
-    /// The first.
-    pub first: i64,
-    /// The last.
-    pub last: i64,
-    /// How many.
-    pub count: usize,
-    /// Each, ascending, or none past the limit.
-    pub listed: Vec<i64>,
-}
-
-impl WrittenTimes {
-    /// Of sorted, distinct times; `None` for none.
-    pub fn of(times: &[i64]) -> Option<WrittenTimes> {
-        Some(WrittenTimes {
-            first: *times.first()?,
-            last: *times.last()?,
-            count: times.len(),
-            listed: if times.len() <= crate::events::MAX_EVENT_POINTS {
-                times.to_vec()
-            } else {
-                Vec::new()
-            },
-        })
-    }
-}
-
-/// The sent values of columns as the value check sees them, by position.
-fn columns_sent(columns: &Columns) -> impl Iterator<Item = (usize, Sent<'_>)> + Clone {
-    let mut extras = columns.extras.iter().peekable();
-    // Positions outside the extras hold plain numbers.
-    let mut out = Vec::new();
-    for i in 0..columns.len() {
-        match extras.next_if(|e| e.index == i) {
-            Some(e) => out.push((i, Sent::of(&e.value))),
-            None => out.push((i, Sent::Num)),
-        }
-        if extras.peek().is_none() && out.iter().any(|(_, s)| *s == Sent::Num) {
-            break;
-        }
-    }
-    out.into_iter()
-}
-
-/// Whether the stored series (at version `current`) holds numbers and no text. Asked only when
-/// an undeclared series is sent text: its chunks are read, newest first, to the first text.
-pub(crate) fn stored_holds_only_numbers<T: DataRead + ?Sized>(
-    tx: &T,
-    key: &DataKey,
-    current: Option<u32>,
-) -> Result<bool> {
-    let Some(version) = current else {
-        return Ok(false);
-    };
-    let mut numbers = false;
-    for chunk in tx.chunks(key, version, None, None)?.iter().rev() {
-        let mut points = Vec::with_capacity(chunk.count as usize);
-        codec::decode_into(&chunk.payload, &mut points)?;
-        for p in &points {
-            match p.v {
-                PointValue::Text(_) => return Ok(false),
-                PointValue::Num(_) => numbers = true,
-                PointValue::Null => {}
-            }
-        }
-    }
-    Ok(numbers)
-}
-
-/// Writes the payloads of a save; returns what changed, one entry per changed property.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_payloads(
-    tx: &mut dyn DataWrite,
-    key_of: &dyn Fn(&str) -> DataKey,
-    body: &Map<String, Value>,
-    payloads: Vec<(String, DataPayload)>,
-    current: Option<u32>,
-    version: u32,
-    keep_history: bool,
-    opts: &crate::documents::SaveOptions,
-    refs: &CalendarRefs,
-) -> Result<Vec<DataChange>> {
-    let replace = opts.replace;
-    // The observations of a series sent replace the stored ones (`_replaceData`).
-    let replace_observations = replace || opts.replace_data;
-    let mut changed = Vec::new();
-    // Of sorted observations (payloads are sorted before they are written).
-    let series_change = |name: &str, times: &[i64], replaced: bool| DataChange {
-        name: name.to_string(),
-        ondate: None,
-        times: WrittenTimes::of(times),
-        replaced,
-    };
-    for (name, payload) in payloads {
-        let header = body
-            .get(&name)
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let key = key_of(&name);
-        let holidays = header
-            .get("calendar")
-            .and_then(Value::as_str)
-            .and_then(|c| refs.holidays.get(c));
-        match payload {
-            DataPayload::Series(data) => {
-                let rule = ValueRule::of_header(&name, &header)?;
-                if let Some(Value::Array(items)) = &data {
-                    let values = items
-                        .iter()
-                        .map(|o| Sent::of_json(o.get("value").unwrap_or(&Value::Null)))
-                        .enumerate();
-                    check_values(&rule, values, &|i| format!("{name}.data[{i}]"), || {
-                        // A replaced series holds what is sent.
-                        stored_holds_only_numbers(&*tx, &key, current.filter(|_| !replace))
-                    })?;
-                }
-                let points = match &data {
-                    Some(d) => parse_points(&name, &header, d, opts.on_duplicate, holidays)?,
-                    None => Vec::new(),
-                };
-                if data.is_some() || replace {
-                    let columns = Columns::from_points(&points);
-                    drop(points);
-                    let change = series_change(&name, &columns.times, replace_observations);
-                    let replaces = replace_observations;
-                    if series::write(tx, &key, current, version, keep_history, replaces, columns)? {
-                        changed.push(change);
-                    }
-                } else {
-                    series_settings(&name, &header)?;
-                }
-            }
-            DataPayload::Curve(Some(sent)) => {
-                let ondate = curve::write(
-                    tx,
-                    &key,
-                    current,
-                    version,
-                    keep_history,
-                    &name,
-                    &header,
-                    &sent,
-                    refs,
-                )?;
-                if let Some(ondate) = ondate {
-                    changed.push(DataChange {
-                        name: name.clone(),
-                        ondate: Some(ondate),
-                        times: None,
-                        replaced: false,
-                    });
-                }
-            }
-            DataPayload::Curve(None) => {}
-            DataPayload::Curves(curves) => {
-                for sent in &curves {
-                    let ondate = curve::write(
-                        tx,
-                        &key,
-                        current,
-                        version,
-                        keep_history,
-                        &name,
-                        &header,
-                        sent,
-                        refs,
-                    )?;
-                    if let Some(ondate) = ondate {
-                        changed.push(DataChange {
-                            name: name.clone(),
-                            ondate: Some(ondate),
-                            times: None,
-                            replaced: false,
-                        });
-                    }
-                }
-            }
-            DataPayload::Columns(mut columns, replace_series) => {
-                let (calendar, tz, code) = series_settings(&name, &header)?;
-                let rule = ValueRule::of_header(&name, &header)?;
-                check_values(
-                    &rule,
-                    columns_sent(&columns),
-                    &|i| format!("{name} observation {}", i + 1),
-                    || {
-                        let replaced = replace || replace_series;
-                        stored_holds_only_numbers(&*tx, &key, current.filter(|_| !replaced))
-                    },
-                )?;
-                if holidays.is_some() || !calendar.all_on(&columns.times, tz) {
-                    for (i, &t) in columns.times.iter().enumerate() {
-                        calendar
-                            .check(t, tz, &code)
-                            .and_then(|()| check_holiday(holidays, t, tz, &code))
-                            .map_err(|e| prefix(&format!("{name}.data[{i}]"), e))?;
-                    }
-                }
-                let names = PayloadNames {
-                    place: &|i| format!("{name} observation {}", i + 1),
-                    time: &|t| calendar::format_time(t, calendar, tz),
-                    hint: "or keep one with OnDuplicate::First or Last",
-                };
-                series::sort_payload_columns(&mut columns, opts.on_duplicate, &names)?;
-                let replaces = replace_observations || replace_series;
-                let change = series_change(&name, &columns.times, replaces);
-                if series::write(tx, &key, current, version, keep_history, replaces, columns)? {
-                    changed.push(change);
-                }
-            }
-        }
-    }
-    Ok(changed)
-}
+/// Most observation times a data `update` event lists; a larger save sends `from` and `to`.
+pub const MAX_EVENT_POINTS: usize = 10_000;

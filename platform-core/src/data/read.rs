@@ -6,10 +6,11 @@
 //! (series) or `ondate` and `contracts` (curve).
 
 use super::calendar::{Calendar, TimeWriter};
+use super::columns::write_points_json;
 use super::columns::Columns;
 use super::conversion::{converted, Conversion, Converter};
 use super::curve::{self, curve_fields, StoredCurve};
-use super::model::{points_json, write_points_json, Point};
+use super::model::{points_json, Point};
 use super::scale::Scaling;
 use super::series::{self, Window};
 use super::zone::{format_time_in, printed_instant, ReadZone};

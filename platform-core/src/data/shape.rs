@@ -21,8 +21,8 @@
 //! costs about its number of contracts and months, not its days.
 
 use super::curve::StoredCurve;
-use super::model::PointValue;
 use crate::error::{Error, Result};
+use crate::observations::model::PointValue;
 use crate::query::Params;
 use chrono::{Datelike, NaiveDate, TimeZone};
 use chrono_tz::Tz;
@@ -251,8 +251,20 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
     ) else {
         return shaped;
     };
-    // The boundaries of runs of days: every contract's first day and the day after its last,
-    // and every first of a month in between.
+    let bounds = run_bounds(contracts, first, last);
+    let weight = run_weights(&bounds, tz, weights);
+    let runs = Runs {
+        bounds: &bounds,
+        weight: &weight,
+    };
+    let (price, owner) = price_runs(contracts, &runs, &mut shaped.arbitrage);
+    shaped.months = months_of(contracts, &runs, &price, &owner);
+    shaped
+}
+
+/// The boundaries of runs of days: every contract's first day and the day after its last,
+/// and every first of a month in between (so that no run crosses one), sorted.
+fn run_bounds(contracts: &[Quoted], first: NaiveDate, last: NaiveDate) -> Vec<NaiveDate> {
     let mut bounds: Vec<NaiveDate> = Vec::with_capacity(contracts.len() * 2 + 64);
     for c in contracts {
         bounds.push(c.start);
@@ -267,8 +279,12 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
     }
     bounds.sort_unstable();
     bounds.dedup();
-    let runs = bounds.len() - 1;
-    let weight: Vec<f64> = match weights {
+    bounds
+}
+
+/// The weight of each run between `bounds`: its days, or its hours in `tz`.
+fn run_weights(bounds: &[NaiveDate], tz: Tz, weights: Weights) -> Vec<f64> {
+    match weights {
         Weights::Days => bounds
             .windows(2)
             .map(|w| (w[1] - w[0]).num_days() as f64)
@@ -280,18 +296,48 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
                 .map(|w| (w[1] - w[0]) as f64 / 3600.0)
                 .collect()
         }
-    };
-    let mut price: Vec<f64> = vec![f64::NAN; runs];
-    let mut owner: Vec<usize> = vec![usize::MAX; runs];
+    }
+}
+
+/// Runs of days: the boundaries and the weight of each run between them.
+struct Runs<'a> {
+    bounds: &'a [NaiveDate],
+    weight: &'a [f64],
+}
+
+impl Runs<'_> {
+    fn len(&self) -> usize {
+        self.weight.len()
+    }
+
+    /// The run that starts on `d` (a boundary).
+    fn of(&self, d: NaiveDate) -> usize {
+        self.bounds.binary_search(&d).unwrap_or_else(|at| at)
+    }
+}
+
+/// The flat price of each run and the contract that priced it (`usize::MAX` where none did):
+/// contracts taken shortest first, each pricing its open runs so that its weighted average is
+/// its price; a fully priced contract whose average misses is added to `arbitrage`.
+fn price_runs(
+    contracts: &[Quoted],
+    runs: &Runs<'_>,
+    arbitrage: &mut Vec<String>,
+) -> (Vec<f64>, Vec<usize>) {
+    let mut price: Vec<f64> = vec![f64::NAN; runs.len()];
+    let mut owner: Vec<usize> = vec![usize::MAX; runs.len()];
     let mut order: Vec<usize> = (0..contracts.len()).collect();
     order.sort_by_key(|&i| {
         let c = &contracts[i];
         ((c.end - c.start).num_days(), c.start, i)
     });
-    let run_of = |d: NaiveDate| bounds.binary_search(&d).unwrap_or_else(|at| at);
+    let weight = runs.weight;
     for i in order {
         let c = &contracts[i];
-        let (lo, hi) = (run_of(c.start), c.end.succ_opt().map_or(runs, &run_of));
+        let (lo, hi) = (
+            runs.of(c.start),
+            c.end.succ_opt().map_or(runs.len(), |d| runs.of(d)),
+        );
         // Sums of the priced days' differences from the contract's price (so that a contract
         // over open days alone prices them at exactly its price).
         let (mut total, mut gap, mut open) = (0.0, 0.0, 0.0);
@@ -308,7 +354,7 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
         }
         if open <= 0.0 {
             if (gap / total).abs() > ARBITRAGE_TOLERANCE {
-                shaped.arbitrage.push(c.code.clone());
+                arbitrage.push(c.code.clone());
             }
             continue;
         }
@@ -320,16 +366,28 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
             }
         }
     }
-    // Months: runs never cross the first of a month.
+    (price, owner)
+}
+
+/// The months of the priced runs (runs never cross the first of a month): each the weighted
+/// average of its runs, from the contract with most weight in it.
+fn months_of(
+    contracts: &[Quoted],
+    runs: &Runs<'_>,
+    price: &[f64],
+    owner: &[usize],
+) -> Vec<ShapedMonth> {
+    let (bounds, weight) = (runs.bounds, runs.weight);
+    let mut months = Vec::new();
     let mut r = 0;
-    while r < runs {
+    while r < runs.len() {
         let month = first_of_month(bounds[r]);
         // The average as the first priced run's price and the others' weighted differences
         // from it (a month of one price is exactly that price).
         let (mut sum, mut w, mut start, mut end, mut base) = (0.0, 0.0, None, None, None);
         // (contract, weight) pairs of the month, few.
         let mut by: Vec<(usize, f64)> = Vec::new();
-        while r < runs && first_of_month(bounds[r]) == month {
+        while r < runs.len() && first_of_month(bounds[r]) == month {
             if !price[r].is_nan() {
                 let p0 = *base.get_or_insert(price[r]);
                 sum += weight[r] * (price[r] - p0);
@@ -346,29 +404,31 @@ pub fn shape(contracts: &[Quoted], tz: Tz, weights: Weights) -> Shaped {
         let (Some(start), Some(end), Some(base)) = (start, end, base) else {
             continue;
         };
-        // Most weight; on a tie the shorter contract, then the one delivering first, then the
-        // one sent first.
-        let from = by
-            .iter()
-            .max_by(|a, b| {
-                let (ca, cb) = (&contracts[a.0], &contracts[b.0]);
-                a.1.total_cmp(&b.1)
-                    .then(delivery_days(cb).cmp(&delivery_days(ca)))
-                    .then(cb.start.cmp(&ca.start))
-                    .then(b.0.cmp(&a.0))
-            })
-            .map(|(o, _)| contracts[*o].code.clone())
-            .unwrap_or_default();
-        shaped.months.push(ShapedMonth {
+        months.push(ShapedMonth {
             code: format!("{:04}M{:02}", month.year(), month.month()),
             value: base + sum / w,
-            from,
+            from: heaviest(contracts, &by),
             start,
             end,
             weight: w,
         });
     }
-    shaped
+    months
+}
+
+/// The code of the contract with most weight in a month; on a tie the shorter contract, then
+/// the one delivering first, then the one sent first.
+fn heaviest(contracts: &[Quoted], by: &[(usize, f64)]) -> String {
+    by.iter()
+        .max_by(|a, b| {
+            let (ca, cb) = (&contracts[a.0], &contracts[b.0]);
+            a.1.total_cmp(&b.1)
+                .then(delivery_days(cb).cmp(&delivery_days(ca)))
+                .then(cb.start.cmp(&ca.start))
+                .then(b.0.cmp(&a.0))
+        })
+        .map(|(o, _)| contracts[*o].code.clone())
+        .unwrap_or_default()
 }
 
 fn delivery_days(c: &Quoted) -> i64 {
@@ -386,7 +446,7 @@ pub fn zone_of(name: &str, header: &Map<String, Value>) -> Result<Tz> {
         }),
         Some(other) => Err(Error::invalid_parameter(format!(
             "{name}.timezone must be a string, not {}",
-            crate::documents::json_kind(other)
+            crate::json::json_kind(other)
         ))),
     }
 }

@@ -12,9 +12,9 @@
 //! before), keeps text values and numbers as sent, as the interface allows. Null values are
 //! allowed in both.
 
-use super::model::PointValue;
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
+use crate::json::json_kind;
+use crate::observations::model::PointValue;
 use serde_json::{Map, Value};
 
 /// The header field that declares what a series holds.

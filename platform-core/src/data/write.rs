@@ -1,8 +1,6 @@
 //! Typed entry points for programs and bulk loads: write and read observations without going
 //! through JSON. They follow the same rules as an object save carrying the series.
 
-use super::columns::Columns;
-use super::model::Point;
 use super::series::{self, Window};
 use super::{DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
 use crate::auth::Principal;
@@ -10,6 +8,8 @@ use crate::clock::format_instant;
 use crate::documents::{render, SaveOptions};
 use crate::error::{Error, Result};
 use crate::ids::Source;
+use crate::observations::columns::Columns;
+use crate::observations::model::Point;
 use crate::store::{Collection, DataKey, DataRead};
 use crate::Platform;
 use serde_json::{Map, Value};

@@ -7,7 +7,7 @@ use crate::ids::{Scope, Source, VersionRef};
 use crate::store::{Collection, ReadTx};
 
 /// Resolves a version reference to an existing version number.
-pub(super) fn resolve_version(
+pub(crate) fn resolve_version(
     tx: &dyn ReadTx,
     coll: Collection,
     scope: &Scope,
@@ -27,7 +27,7 @@ pub(super) fn resolve_version(
 }
 
 /// The scope of an id read through a named source (an id of the other source is not there).
-pub(super) fn scope_for_key(
+pub(crate) fn scope_for_key(
     p: &Principal,
     coll: Collection,
     source: Source,
@@ -54,7 +54,7 @@ pub(super) fn scope_for_key(
 }
 
 /// Writes name their source: `all` is for reading from both.
-pub(super) fn refuse_all(source: Source) -> Result<()> {
+pub(crate) fn refuse_all(source: Source) -> Result<()> {
     if source == Source::All {
         return Err(Error::invalid_parameter(
             "cannot write to the all source: use public or private",
@@ -72,7 +72,7 @@ pub(crate) fn require_write(p: &Principal, coll: Collection, scope: &Scope) -> R
     Ok(())
 }
 
-pub(super) fn not_found(coll: Collection, id: &str, source: Source) -> Error {
+pub(crate) fn not_found(coll: Collection, id: &str, source: Source) -> Error {
     Error::not_found(format!(
         "{} \"{id}\" not found in the {source} source",
         coll.noun()

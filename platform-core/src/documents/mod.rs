@@ -1,43 +1,22 @@
-//! Versioned documents: the rules shared by every versioned service (objects, types...).
+//! Versioned documents: what every versioned service (objects, types, scripts, calendars,
+//! validation configurations, extensions) shares below its own rules.
 //!
-//! | Call | Rule |
-//! |---|---|
-//! | save, id absent | stored as version 1 |
-//! | save (merge) | each top-level field sent replaces the stored one, fields not sent stay; when the result equals the stored document nothing is written |
-//! | save `_replace` | the document becomes exactly what was sent |
-//! | save, unversioned type | the document is overwritten in place and keeps `_version` 1 |
-//! | tag | the tag moves to the named version |
-//! | delete latest | the previous version becomes current (rollback); the only version: absent |
-//! | delete a version | removed; if it was current, the previous becomes current |
-//! | delete all | every version removed |
-//!
-//! The current version is always the highest remaining number, and a new version takes the
-//! current number plus one. System fields (`_oid _timestamp _user _tag _version _reason`) are
-//! computed on read and ignored on write. A non-current version is shown with
-//! `_id = "<id>/<version>"` (its address) and `_oid = "<id>"`.
-//!
-//! Here the options and what documents are called; `save` writes a document (merged or
-//! replaced, its data apart), `change` tags and deletes versions, `read` gets, lists and
-//! audits, `request` reads a list request, `render` shapes a stored version as the caller may
-//! see it, `access` says where an id lives and who may write there.
+//! Here the options of a save, what documents are called and which of their properties hold
+//! data ([`DataKind`]); `read` gets, lists and audits, `request` reads a list request, `render`
+//! shapes a stored version as the caller may see it, `access` says where an id lives and who
+//! may write there. Saving a document, with everything a save sets off, is `crate::save`.
 
-mod access;
-mod change;
+pub(crate) mod access;
 pub(crate) mod read;
-mod render;
+pub(crate) mod render;
 mod request;
-mod retention;
-mod save;
-#[cfg(test)]
-mod tests;
 
 pub(crate) use access::require_write;
 pub use render::render;
 pub(crate) use render::{render_owned, visible};
 pub use request::{ListRequest, SEARCH_RESULT_FIELDS};
-pub(crate) use save::home_source;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::{Source, VersionRef};
 use crate::query::Params;
 use crate::store::Collection;
@@ -59,7 +38,7 @@ pub struct SaveOptions {
     /// The source named in the path, if any; every id must belong to it.
     pub source: Option<Source>,
     /// What a series payload holding one instant twice does (`_onDuplicate`).
-    pub on_duplicate: crate::data::series::OnDuplicate,
+    pub on_duplicate: OnDuplicate,
     /// The observations of each series sent replace the stored ones, while the document
     /// merges (`_replaceData=true`); with `replace` they are replaced anyway.
     pub replace_data: bool,
@@ -75,10 +54,71 @@ impl SaveOptions {
             source,
             on_duplicate: params
                 .get("_onDuplicate")
-                .map(crate::data::series::OnDuplicate::parse)
+                .map(OnDuplicate::parse)
                 .transpose()?
                 .unwrap_or_default(),
         })
+    }
+}
+
+/// What a save does with a payload that holds one instant more than once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnDuplicate {
+    /// Refuse the payload, naming the instant and where it repeats (the default: nothing is
+    /// merged silently).
+    #[default]
+    Reject,
+    /// Keep the first observation of the instant in payload order.
+    First,
+    /// Keep the last observation of the instant in payload order.
+    Last,
+}
+
+impl OnDuplicate {
+    /// `reject`, `first` or `last` (case-insensitive).
+    pub fn parse(text: &str) -> Result<OnDuplicate> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "reject" => Ok(OnDuplicate::Reject),
+            "first" => Ok(OnDuplicate::First),
+            "last" => Ok(OnDuplicate::Last),
+            _ => Err(Error::invalid_parameter(format!(
+                "on-duplicate \"{text}\" is not one of reject, first, last"
+            ))),
+        }
+    }
+}
+
+/// `_type` of a time series.
+pub const SERIES_TYPE: &str = "VarTimeSeries";
+/// `_type` of a curve.
+pub const CURVE_TYPE: &str = "VarCurve";
+/// What kind of data a property holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataKind {
+    /// A time series.
+    Series,
+    /// A curve (one per ondate).
+    Curve,
+}
+
+impl DataKind {
+    /// The kind of a property value, if it is a data property.
+    pub fn of(value: &Value) -> Option<DataKind> {
+        value.as_object().and_then(DataKind::of_header)
+    }
+
+    /// The kind of a data property's header (its fields), if it is one.
+    pub fn of_header(header: &serde_json::Map<String, Value>) -> Option<DataKind> {
+        DataKind::of_type(header.get("_type").and_then(Value::as_str))
+    }
+
+    /// The kind a data property's `_type` names, if it names one.
+    pub fn of_type(kind: Option<&str>) -> Option<DataKind> {
+        match kind {
+            Some(SERIES_TYPE) => Some(DataKind::Series),
+            Some(CURVE_TYPE) => Some(DataKind::Curve),
+            _ => None,
+        }
     }
 }
 
@@ -122,17 +162,5 @@ impl Collection {
     /// the source in the path instead.
     pub fn sourced_by_hash(self) -> bool {
         !matches!(self, Collection::Extension | Collection::ValidationConfig)
-    }
-}
-
-/// Names a value's JSON kind for messages (`a string`, `an array`, `null`...).
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -9,7 +9,7 @@ use super::ListRequest;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source, VersionRef};
-use crate::query::{Cursor, Filter, Projection};
+use crate::query::{Cursor, Filter, ListQuery, Projection};
 use crate::store::{AuditEntry, Collection, FieldHeader, Page, Printed, ReadTx};
 use crate::types::ROOT_TYPE;
 use crate::Platform;
@@ -146,34 +146,72 @@ impl Platform {
             )));
         }
         if !req.ids.is_empty() {
-            // `_id` parameters fetch by id, each from its own source: only through `all`.
-            if source != Source::All {
-                return Err(Error::invalid_parameter(format!(
-                    "_id parameters fetch by id from the all source, not from {source}"
-                )));
-            }
-            let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
-            let items = self.get_many_at(p, coll, &ids, req.project.as_ref(), req.as_of)?;
-            return Ok((
-                Page {
-                    estimated: false,
-                    total: items.len() as u64,
-                    items,
-                },
-                None,
-            ));
+            return Ok((self.list_by_ids(p, coll, source, req)?, None));
         }
         let scopes = Scope::read_scopes(source, p);
         let tx = self.read()?;
+        let query = self.list_query(tx.as_ref(), p, coll, &scopes, req)?;
+        if let Some(at) = req.as_of {
+            if req.distinct.is_some() || req.searchinfo.is_some() {
+                return Err(Error::invalid_parameter(
+                    "_asof lists documents as they were: not with _distinct or _searchinfo",
+                ));
+            }
+            let page = list_as_of(tx.as_ref(), p, coll, &scopes, &query, req, at)?;
+            return Ok((page, None));
+        }
+        if let Some(field) = &req.distinct {
+            let values = tx.distinct(coll, &scopes, &query.filter, field)?;
+            return Ok((whole(values.into_iter().map(Value::String).collect()), None));
+        }
+        if let Some(prefix) = &req.searchinfo {
+            let hits = tx.complete(coll, &scopes, &query.filter, prefix, query.paging.limit)?;
+            let items = hits
+                .into_iter()
+                .map(|(id, name)| json!({"_id": id, "name": name}))
+                .collect();
+            return Ok((whole(items), None));
+        }
+        list_current(tx.as_ref(), p, coll, &scopes, query, req)
+    }
+
+    /// The documents `_id` parameters name, each from its own source (only through `all`).
+    fn list_by_ids(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        req: &ListRequest,
+    ) -> Result<Page<Value>> {
+        if source != Source::All {
+            return Err(Error::invalid_parameter(format!(
+                "_id parameters fetch by id from the all source, not from {source}"
+            )));
+        }
+        let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
+        let items = self.get_many_at(p, coll, &ids, req.project.as_ref(), req.as_of)?;
+        Ok(whole(items))
+    }
+
+    /// The store query of a list: the request's, narrowed to a type and its descendants
+    /// (`_typetree`); a text comparison on a field that holds only numbers is refused.
+    fn list_query(
+        &self,
+        tx: &dyn ReadTx,
+        p: &Principal,
+        coll: Collection,
+        scopes: &[Scope],
+        req: &ListRequest,
+    ) -> Result<ListQuery> {
         let mut query = req.query.clone();
         if let Some(root) = &req.type_tree {
             if root != ROOT_TYPE {
-                let family = self.type_family(tx.as_ref(), p, root)?;
+                let family = self.type_family(tx, p, root)?;
                 query.filter = Filter::and(vec![query.filter, Filter::TypeIn(family)]);
             }
         }
         for (path, call) in query.filter.text_comparisons() {
-            let kinds = tx.field_kinds(coll, &scopes, &path)?;
+            let kinds = tx.field_kinds(coll, scopes, &path)?;
             let numeric = kinds.iter().any(|k| k.is_number());
             if numeric && !kinds.contains(&crate::store::FieldKind::Text) {
                 return Err(Error::invalid_parameter(format!(
@@ -181,75 +219,7 @@ impl Platform {
                 )));
             }
         }
-        if let Some(at) = req.as_of {
-            if req.distinct.is_some() || req.searchinfo.is_some() {
-                return Err(Error::invalid_parameter(
-                    "_asof lists documents as they were: not with _distinct or _searchinfo",
-                ));
-            }
-            return Ok((
-                list_as_of(tx.as_ref(), p, coll, &scopes, &query, req, at)?,
-                None,
-            ));
-        }
-        if let Some(field) = &req.distinct {
-            let values = tx.distinct(coll, &scopes, &query.filter, field)?;
-            return Ok((
-                Page {
-                    estimated: false,
-                    total: values.len() as u64,
-                    items: values.into_iter().map(Value::String).collect(),
-                },
-                None,
-            ));
-        }
-        if let Some(prefix) = &req.searchinfo {
-            let hits = tx.complete(coll, &scopes, &query.filter, prefix, query.paging.limit)?;
-            return Ok((
-                Page {
-                    estimated: false,
-                    total: hits.len() as u64,
-                    items: hits
-                        .into_iter()
-                        .map(|(id, name)| json!({"_id": id, "name": name}))
-                        .collect(),
-                },
-                None,
-            ));
-        }
-        // One item past the page says whether another follows.
-        let limit = query.paging.limit.filter(|&l| l > 0);
-        if let Some(l) = limit {
-            query.paging.limit = Some(l + 1);
-        }
-        let mut page = tx.list_after(coll, &scopes, &query, req.after.as_ref())?;
-        let next = match limit {
-            Some(l) if page.items.len() as u64 > l => {
-                page.items.truncate(l as usize);
-                page.items.last().map(|last| {
-                    Cursor::after(&query.sort, &last.id, &last.filter_doc()).encode(&query.sort)
-                })
-            }
-            _ => None,
-        };
-        Ok((
-            Page {
-                estimated: page.estimated,
-                total: page.total,
-                items: page
-                    .items
-                    .into_iter()
-                    .map(|v| {
-                        let item = visible(p, coll, render_owned(v, true));
-                        Value::Object(match &req.project {
-                            Some(pr) => pr.apply(&item, true),
-                            None => item,
-                        })
-                    })
-                    .collect(),
-            },
-            next,
-        ))
+        Ok(query)
     }
 
     /// Current documents with these ids, each from its own source; missing ids are left out.
@@ -323,6 +293,58 @@ impl Platform {
         let scope = scope_for_key(p, coll, source, id)?;
         self.read()?.audit(coll, &scope, id)
     }
+}
+
+/// Every item, on one page.
+fn whole<T>(items: Vec<T>) -> Page<T> {
+    Page {
+        estimated: false,
+        total: items.len() as u64,
+        items,
+    }
+}
+
+/// A plain list of current documents: one page, as the caller may see them, with the cursor
+/// of the next page when items follow it (one item past the page says whether one does).
+fn list_current(
+    tx: &dyn ReadTx,
+    p: &Principal,
+    coll: Collection,
+    scopes: &[Scope],
+    mut query: ListQuery,
+    req: &ListRequest,
+) -> Result<(Page<Value>, Option<String>)> {
+    let limit = query.paging.limit.filter(|&l| l > 0);
+    if let Some(l) = limit {
+        query.paging.limit = Some(l + 1);
+    }
+    let mut page = tx.list_after(coll, scopes, &query, req.after.as_ref())?;
+    let next = match limit {
+        Some(l) if page.items.len() as u64 > l => {
+            page.items.truncate(l as usize);
+            page.items.last().map(|last| {
+                Cursor::after(&query.sort, &last.id, &last.filter_doc()).encode(&query.sort)
+            })
+        }
+        _ => None,
+    };
+    let items = page
+        .items
+        .into_iter()
+        .map(|v| {
+            let item = visible(p, coll, render_owned(v, true));
+            Value::Object(match &req.project {
+                Some(pr) => pr.apply(&item, true),
+                None => item,
+            })
+        })
+        .collect();
+    let page = Page {
+        estimated: page.estimated,
+        total: page.total,
+        items,
+    };
+    Ok((page, next))
 }
 
 /// The version of a document current at `at`, and whether it is the current one.

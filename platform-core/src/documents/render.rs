@@ -1,8 +1,8 @@
 //! A stored version as JSON (its fields plus the system fields), a version list entry, and
 //! what of a document the caller may see.
 
+use super::DataKind;
 use crate::auth::Principal;
-use crate::data::DataKind;
 use crate::store::{Collection, FieldHeader, StoredVersion};
 use serde_json::{json, Map, Value};
 
@@ -106,7 +106,7 @@ fn put(out: &mut Vec<u8>, name: &str, value: &impl serde::Serialize) {
 }
 
 /// One entry of a version list.
-pub(super) fn version_header(v: &StoredVersion, current: bool) -> Value {
+pub(crate) fn version_header(v: &StoredVersion, current: bool) -> Value {
     let mut out = Map::new();
     out.insert(
         "_id".into(),

@@ -14,12 +14,13 @@
 //! delivery is at least once).
 
 use super::automations::owner_principal;
-pub use super::outbound::{DeliverySettings, Mail, Outbound};
-use super::webhook::{self, Url};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::error::{Error, Result};
 use crate::ids::{Scope, Source};
+use crate::outbound::split_addresses;
+use crate::outbound::webhook::{self, Url};
+pub use crate::outbound::{DeliverySettings, Mail, Outbound};
 use crate::scripts::source_of;
 use crate::store::{
     Automation, Collection, Delivery, DeliveryStatus, LogEntry, LogStatus, MailAttachment,
@@ -47,33 +48,6 @@ pub(crate) fn chain_depth() -> u32 {
 
 /// Longest wait between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
-
-/// The recipients of a `to` property (separated by comma, semicolon or whitespace).
-pub fn split_addresses(text: &str) -> Vec<String> {
-    text.split(|c: char| c == ',' || c == ';' || c.is_whitespace())
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-/// Whether `text` looks like an email address: `local@domain`, the domain with a dot or
-/// `localhost`, no spaces or angle brackets.
-pub fn is_address(text: &str) -> bool {
-    let Some((local, domain)) = text.rsplit_once('@') else {
-        return false;
-    };
-    let clean = |s: &str| {
-        !s.is_empty()
-            && !s
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control() || "<>()[],;:\\\"@".contains(c))
-    };
-    clean(local)
-        && clean(domain)
-        && (domain.contains('.') || domain == "localhost")
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-}
 
 /// The HMAC-SHA256 of `body` keyed by `key`, as `sha256=<hex>` (the `x-platform-signature`
 /// header of webhook calls).
@@ -275,65 +249,9 @@ impl Platform {
         // Until the attempt is recorded (or given up), the claim's lease is renewed.
         let _claim = ClaimGuard::new(self, crate::store::Claim::Delivery(d.seq));
         let automation = self.read()?.automation(&d.scope, &d.automation)?;
-        let (target, owner, outcome) = match &automation {
-            None => (
-                String::new(),
-                String::new(),
-                Outcome::Skipped("the automation was deleted".into()),
-            ),
-            Some(a) if !a.enabled() => (
-                a.target().to_string(),
-                a.owner().to_string(),
-                Outcome::Skipped("the automation is disabled".into()),
-            ),
-            Some(a) => {
-                let who = owner_principal(&d.scope, a.body());
-                let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
-                let outer = CHAIN.with(|c| c.replace(depth + 1));
-                // A target that panics fails its attempt; the worker goes on.
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.run_target(&who, a, &d)
-                }))
-                .unwrap_or_else(|_| Err(Error::Internal("the target panicked".into())));
-                CHAIN.with(|c| c.set(outer));
-                let outcome = match result {
-                    Ok(message) => Outcome::Done(message),
-                    Err(e) => Outcome::Failed(e.public_message()),
-                };
-                (a.target().to_string(), who.user, outcome)
-            }
-        };
+        let (target, owner, outcome) = self.attempt(&d, automation.as_ref());
         let finished = self.now();
-        // A retry keeps the delivery pending until its new due time; anything else ends it.
-        let mut retry = false;
-        let (status, message) = match outcome {
-            Outcome::Done(m) => (LogStatus::Success, m),
-            Outcome::Skipped(m) => (LogStatus::Skipped, m),
-            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => (
-                LogStatus::Failed,
-                format!("{m} (attempt {}; given up)", d.attempts),
-            ),
-            Outcome::Failed(m) => {
-                let wait = self
-                    .delivery
-                    .retry_base
-                    .saturating_mul(1u32 << (d.attempts - 1).min(16))
-                    .min(MAX_BACKOFF);
-                let at = self.now()
-                    + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
-                retry = true;
-                d.status = DeliveryStatus::Pending;
-                d.next_at = at;
-                (
-                    LogStatus::Failed,
-                    format!(
-                        "{m} (attempt {}; retry at {})",
-                        d.attempts,
-                        format_instant(d.next_at)
-                    ),
-                )
-            }
-        };
+        let (status, message, retry) = self.settle(&mut d, outcome);
         let ev = &d.event;
         let entry = LogEntry {
             automation: d.automation.clone(),
@@ -372,6 +290,67 @@ impl Platform {
         };
         metrics::counter!("platform_deliveries_total", "outcome" => outcome).increment(1);
         Ok(true)
+    }
+
+    /// One attempt of a claimed delivery to its automation (skipped when the automation is
+    /// gone or disabled): the automation's target, who it ran as, and how it went.
+    fn attempt(&self, d: &Delivery, automation: Option<&Automation>) -> (String, String, Outcome) {
+        let a = match automation {
+            None => {
+                let skipped = Outcome::Skipped("the automation was deleted".into());
+                return (String::new(), String::new(), skipped);
+            }
+            Some(a) if !a.enabled() => {
+                let skipped = Outcome::Skipped("the automation is disabled".into());
+                return (a.target().to_string(), a.owner().to_string(), skipped);
+            }
+            Some(a) => a,
+        };
+        let who = owner_principal(&d.scope, a.body());
+        let depth = d.event.get("chain").and_then(Value::as_u64).unwrap_or(0) as u32;
+        let outer = CHAIN.with(|c| c.replace(depth + 1));
+        // A target that panics fails its attempt; the worker goes on.
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_target(&who, a, d)))
+                .unwrap_or_else(|_| Err(Error::Internal("the target panicked".into())));
+        CHAIN.with(|c| c.set(outer));
+        let outcome = match result {
+            Ok(message) => Outcome::Done(message),
+            Err(e) => Outcome::Failed(e.public_message()),
+        };
+        (a.target().to_string(), who.user, outcome)
+    }
+
+    /// What an attempt's outcome makes of the delivery: the status and message the log
+    /// records, and whether it is tried again (it then stays pending until its new due time,
+    /// after a backoff that doubles with each attempt; anything else ends it).
+    fn settle(&self, d: &mut Delivery, outcome: Outcome) -> (LogStatus, String, bool) {
+        match outcome {
+            Outcome::Done(m) => (LogStatus::Success, m, false),
+            Outcome::Skipped(m) => (LogStatus::Skipped, m, false),
+            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => (
+                LogStatus::Failed,
+                format!("{m} (attempt {}; given up)", d.attempts),
+                false,
+            ),
+            Outcome::Failed(m) => {
+                let wait = self
+                    .delivery
+                    .retry_base
+                    .saturating_mul(1u32 << (d.attempts - 1).min(16))
+                    .min(MAX_BACKOFF);
+                let at = self.now()
+                    + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
+                d.status = DeliveryStatus::Pending;
+                d.next_at = at;
+                let message = format!(
+                    "{m} (attempt {}; retry at {})",
+                    d.attempts,
+                    format_instant(d.next_at)
+                );
+                (LogStatus::Failed, message, true)
+            }
+        }
     }
 
     /// Records the end of a claimed attempt (`write`), trying again for a few seconds while
@@ -423,7 +402,7 @@ impl Platform {
                 }
                 let inputs = json!({"event": envelope, "data": d.event.get("data").cloned().unwrap_or(Value::Null), "properties": props});
                 let channel = format!("automation:{}", a.id());
-                let out = crate::script::host::run(self, who, &channel, &source, id, inputs)?;
+                let out = crate::scripts::host::run(self, who, &channel, &source, id, inputs)?;
                 Ok(format!("script {id} returned {}", short(&out)))
             }
             other => Err(Error::invalid_parameter(format!(
@@ -463,13 +442,13 @@ impl Platform {
                 .map(Value::String);
         }
         let inputs = json!({"event": Value::Object(ev.clone()), "data": data});
-        crate::script::host::run(self, who, &format!("transformer:{id}"), &source, id, inputs)
+        crate::scripts::host::run(self, who, &format!("transformer:{id}"), &source, id, inputs)
     }
 
     fn target_validation(&self, who: &Principal, ev: &Map<String, Value>) -> Result<String> {
         let target = text(ev, "id");
         let data = ev.get("data").cloned().unwrap_or(Value::Null);
-        if data["_reason"] == crate::validation::STATUS_REASON {
+        if data["_reason"] == crate::data::STATUS_REASON {
             // The quality status a run wrote does not itself trigger validation.
             return Ok(format!(
                 "not run: the update of {target} only wrote validation statuses"
@@ -692,30 +671,6 @@ mod tests {
         // Once the first event of X is delivered, the second goes.
         tx.delete_delivery(x1).unwrap();
         assert_eq!(ready(&*tx), Some(x2));
-    }
-
-    #[test]
-    fn addresses_split_on_commas_semicolons_and_spaces() {
-        assert_eq!(
-            split_addresses("a@x.org, b@y.org;c@z.org  d@w.org"),
-            ["a@x.org", "b@y.org", "c@z.org", "d@w.org"]
-        );
-    }
-
-    #[test]
-    fn addresses_are_checked() {
-        assert!(is_address("ops@example.com"));
-        assert!(is_address("a.b+c@localhost"));
-        for bad in [
-            "not an address",
-            "x@",
-            "@x.org",
-            "a@b",
-            "a@b@c.org",
-            "<a@b.org>",
-        ] {
-            assert!(!is_address(bad), "{bad}");
-        }
     }
 
     #[test]

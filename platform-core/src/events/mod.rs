@@ -9,9 +9,11 @@
 //! |---|---|
 //! | [`automations`] | the automation service: save, list, get, delete, enable/disable; owned automations of `runOnUpdate` configurations |
 //! | [`targets`] | the built-in targets (the action service) and `listAutomations` templates |
-//! | [`rules`] | which validation record changes raise `failed`/`warning`/`success`, and data `invalid`/`validated` |
 //! | [`deliver`] | the worker step, the targets' effects, transformers, the log and the mail outbox |
-//! | [`webhook`] | webhook URLs (parsed by WHATWG rules) and the allow-list of hosts, addresses and networks |
+//!
+//! Which validation record changes raise events is decided by the validation service
+//! ([`crate::validation::events`]); webhook URLs and the allow-list are the network seam's
+//! ([`crate::outbound::webhook`]).
 //!
 //! An event is `{service, source, id, action, timestamp, user, tenant, environment, data}`, plus
 //! `chain` (how many deliveries led to it) when a delivery raised it; past
@@ -19,10 +21,7 @@
 
 pub mod automations;
 pub mod deliver;
-mod outbound;
-pub mod rules;
 pub mod targets;
-pub mod webhook;
 
 use crate::auth::Principal;
 use crate::error::{Error, Result};
@@ -337,12 +336,9 @@ impl crate::Platform {
     }
 }
 
-/// Most observation times a data `update` event lists; a larger save sends `from` and `to`.
-pub const MAX_EVENT_POINTS: usize = 10_000;
-
 /// The `data` of a data `update` event: the data header (`_id` the data id) with what the
 /// save wrote: `points` (observation times, or `from`/`to` and `count` past
-/// [`MAX_EVENT_POINTS`]) for a time series, `ondate` for a curve, `replaced` when the whole
+/// [`MAX_EVENT_POINTS`](crate::data::MAX_EVENT_POINTS)) for a time series, `ondate` for a curve, `replaced` when the whole
 /// series was replaced or removed.
 pub(crate) fn data_update(
     stored: &crate::store::StoredVersion,

@@ -14,6 +14,7 @@ pub mod project;
 pub mod range;
 pub mod search;
 pub mod sort;
+pub mod total;
 
 #[cfg(test)]
 mod fuzz;
@@ -21,7 +22,7 @@ mod fuzz;
 mod vectors;
 
 pub use cursor::Cursor;
-pub use paging::{Paging, Total};
+pub use paging::{Page, Paging, Total};
 pub use params::Params;
 pub use project::Projection;
 pub use sort::{SortKey, SortSpec};

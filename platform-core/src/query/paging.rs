@@ -14,10 +14,23 @@ pub const DEFAULT_LIMIT: u64 = 100;
 /// Largest explicit page size.
 pub const MAX_LIMIT: u64 = 10_000;
 
+/// A page of results with the total count before paging.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The items of the page.
+    pub items: Vec<T>,
+    /// How many items matched in all.
+    pub total: u64,
+    /// Whether `total` is an estimate (a document list past
+    /// [`EXACT_TOTAL_UP_TO`](crate::query::total::EXACT_TOTAL_UP_TO) matches, counted with
+    /// [`Total::Estimated`]) rather than an exact count.
+    pub estimated: bool,
+}
+
 /// How a document list counts its total (`_count`).
 ///
 /// `Estimated`, the default of lists over HTTP, counts exactly up to
-/// [`EXACT_TOTAL_UP_TO`](crate::store::EXACT_TOTAL_UP_TO) matches and estimates past them from a
+/// [`EXACT_TOTAL_UP_TO`](crate::query::total::EXACT_TOTAL_UP_TO) matches and estimates past them from a
 /// sample of the collection (the answer says so); `Exact` counts every match, however many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Total {
@@ -94,13 +107,13 @@ impl Paging {
     }
 
     /// The page of `items` this paging selects, with the total before paging.
-    pub fn page<T>(&self, items: Vec<T>) -> crate::store::Page<T> {
+    pub fn page<T>(&self, items: Vec<T>) -> Page<T> {
         let total = items.len() as u64;
         let skip = usize::try_from(self.skip).unwrap_or(usize::MAX);
         let take = self
             .limit
             .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
-        crate::store::Page {
+        Page {
             items: items.into_iter().skip(skip).take(take).collect(),
             total,
             estimated: false,

@@ -77,18 +77,3 @@ impl Holds {
         self.keys.clear();
     }
 }
-
-/// The cause of the error of a write transaction that met a concurrent one it cannot be ordered
-/// with (a deadlock, a serialization failure, a version another writer stored first): nothing
-/// of it was stored, and the same work may be tried again from the start
-/// ([`crate::Error::is_write_conflict`]).
-#[derive(Debug)]
-pub struct WriteConflict(pub String);
-
-impl std::fmt::Display for WriteConflict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "a concurrent write: {}", self.0)
-    }
-}
-
-impl std::error::Error for WriteConflict {}

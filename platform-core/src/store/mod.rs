@@ -44,7 +44,7 @@ mod replica;
 pub mod rows;
 
 pub use ahead::{Ahead, ReadAhead};
-pub use holds::{Hold, Holds, WriteConflict};
+pub use holds::{Hold, Holds};
 pub(crate) use replica::set_commit_position;
 pub use replica::{
     format_position, parse_position, take_commit_position, ReplicaReads, ReplicaStatus,
@@ -52,13 +52,14 @@ pub use replica::{
 
 pub use rows::{
     AuditEntry, Automation, Chunk, DataKey, Delivery, DeliveryStatus, Environment, Extent,
-    FieldKind, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment, MailEntry, Page,
+    FieldKind, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment, MailEntry,
     RecordChunkRow, SecretRow, StoredVersion, TokenListing, TokenRecord, TokenSelector, Worker,
 };
 
 use crate::auth::{Grant, Role};
 use crate::error::Result;
 use crate::ids::Scope;
+pub use crate::query::Page;
 use crate::query::{Cursor, Filter, ListQuery};
 use chrono::{DateTime, Utc};
 use std::cell::Cell;
@@ -334,114 +335,6 @@ pub trait DocumentWrite: DocumentRead {
     ) -> Result<()>;
 }
 
-/// Document lists counted with [`Total::Estimated`](crate::query::Total::Estimated) count their
-/// matches exactly up to this many; past it the total is estimated from a sample of the
-/// documents ([`SAMPLE_BUCKETS`]; `docs/decisions.md` says how).
-pub const EXACT_TOTAL_UP_TO: u64 = 10_000;
-
-/// Each current document sits in one of this many sample buckets (`heads.bucket`, a hash of
-/// its id, indexed with its scope): the documents of buckets `0..b` are a sample of `b` in
-/// 65,536 of a scope's documents, spread over it whatever its ids and fields look like.
-pub const SAMPLE_BUCKETS: u64 = 65_536;
-
-/// The matches a sample must hold for its estimate to be answered, for a list filtered past
-/// its scopes and type: at least 200 puts the estimate within about 7% of the count (one
-/// standard deviation).
-const SAMPLE_MATCHES: u64 = 200;
-
-/// The same for a list of a scope or a type alone, whose sample is counted from the index
-/// alone (no document is read): 1,600 matches, within about 2.5%.
-const SAMPLE_MATCHES_UNFILTERED: u64 = 1_600;
-
-/// The documents a sample may read: a filter that matches too few of them for an estimate is
-/// counted (up to the threshold) instead.
-const SAMPLE_ROWS: u64 = 16_000;
-
-/// The total of a document list, counted as `mode` asks, and whether it is an estimate. The
-/// backend counts three ways: `exact()` every match; `capped(n)` the matches up to `n` (it
-/// stops at the `n`th); `sampled(lo, hi)` the documents of sample buckets `lo..hi` that the
-/// list reads (its scopes, and its type if it has one) and the matches among them. `filtered`
-/// says whether the list filters past its scopes and type.
-///
-/// [`Total::Exact`](crate::query::Total::Exact) counts every match. Otherwise the sample grows,
-/// buckets `0..1`, `0..2`, `0..4`... (each step reads only the buckets it adds), until it holds
-/// 200 matches (1,600 for a list of a scope or a type alone); the estimate is its matches times
-/// the share of the collection it holds, and when that is past twice [`EXACT_TOTAL_UP_TO`] it
-/// is the answer. When it is not (or no sample of at most 16,000 documents holds enough
-/// matches), the matches are counted up to the threshold: at most that many is the exact
-/// total; past it the estimate is, never below what the count saw. The work grows with the
-/// sample and the threshold, not with the collection; a small collection is counted whole by
-/// its samples.
-pub(crate) fn list_total(
-    mode: crate::query::Total,
-    filtered: bool,
-    exact: impl FnOnce() -> Result<u64>,
-    capped: impl FnOnce(u64) -> Result<u64>,
-    mut sampled: impl FnMut(u32, u32) -> Result<(u64, u64)>,
-) -> Result<(u64, bool)> {
-    if mode == crate::query::Total::Exact {
-        return Ok((exact()?, false));
-    }
-    let need = if filtered {
-        SAMPLE_MATCHES
-    } else {
-        SAMPLE_MATCHES_UNFILTERED
-    };
-    let (mut rows, mut matches, mut lo, mut hi) = (0, 0, 0u32, 1u32);
-    let mut estimate = None;
-    loop {
-        let (r, m) = sampled(lo, hi)?;
-        (rows, matches) = (rows + r, matches + m);
-        if u64::from(hi) == SAMPLE_BUCKETS {
-            // The whole of the documents: the count itself.
-            return Ok((matches, false));
-        }
-        if matches >= need {
-            estimate = Some(matches * SAMPLE_BUCKETS / u64::from(hi));
-            break;
-        }
-        if rows * 2 > SAMPLE_ROWS {
-            break;
-        }
-        (lo, hi) = (hi, hi * 2);
-    }
-    if let Some(e) = estimate {
-        if e > 2 * EXACT_TOTAL_UP_TO {
-            return Ok((e, true));
-        }
-    }
-    let seen = capped(EXACT_TOTAL_UP_TO + 1)?;
-    if seen <= EXACT_TOTAL_UP_TO {
-        return Ok((seen, false));
-    }
-    Ok((estimate.unwrap_or(0).max(seen), true))
-}
-
-/// Whether a filter selects past the scopes and one type: a list's sample must then read the
-/// documents to find its matches.
-pub(crate) fn filters_past_type(filter: &crate::query::Filter) -> bool {
-    use crate::query::Filter;
-    let one_type = |f: &Filter| matches!(f, Filter::TypeIn(types) if types.len() == 1);
-    match filter {
-        Filter::And(parts) => parts.iter().any(|p| !one_type(p)),
-        other => !other.is_all() && !one_type(other),
-    }
-}
-
-/// The sample bucket of a document id (see [`SAMPLE_BUCKETS`]) where the backend computes it
-/// outside SQL: FNV-1a of the id, its bits mixed by MurmurHash3's 64-bit finaliser (FNV-1a's
-/// low bits depend only on the low bits of the input, as its multiply carries upward), the top
-/// 16 bits.
-pub fn sample_bucket(id: &str) -> u32 {
-    let mut h = fnv1a(id.as_bytes());
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^= h >> 33;
-    (h >> 48) as u32
-}
-
 /// The names of per-type indexes ([`DocumentWrite::set_type_indexes`]): `heads_x_`, a hash of
 /// the type's scope and name, `_`, a hash of the field (FNV-1a, 64 bits, in hex). Every index
 /// of a type starts with [`type_index_prefix`].
@@ -449,7 +342,7 @@ pub fn type_index_name(scope: &Scope, type_name: &str, field: &str) -> String {
     format!(
         "{}{:016x}",
         type_index_prefix(scope, type_name),
-        fnv1a(field.as_bytes())
+        crate::hash::fnv1a(field.as_bytes())
     )
 }
 
@@ -461,13 +354,7 @@ pub fn type_index_prefix(scope: &Scope, type_name: &str) -> String {
         type_name.as_bytes(),
     ]
     .join(&0u8);
-    format!("heads_x_{:016x}_", fnv1a(&key))
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    format!("heads_x_{:016x}_", crate::hash::fnv1a(&key))
 }
 
 /// The audit trail of deletions of documents.
@@ -882,55 +769,5 @@ impl NoWait {
 impl Drop for NoWait {
     fn drop(&mut self) {
         NO_WAIT.with(|w| w.set(self.before));
-    }
-}
-
-/// The cause of the error a store call gives when it would have to wait under [`NoWait`].
-#[derive(Debug)]
-pub struct WouldWait;
-
-impl std::fmt::Display for WouldWait {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the call would wait for the database")
-    }
-}
-
-impl std::error::Error for WouldWait {}
-
-#[cfg(test)]
-mod sample_tests {
-    use super::*;
-
-    /// Ids numbered in sequence, as they often are, spread evenly over the buckets: each of 64
-    /// equal ranges of buckets holds its share of 100,000 ids within 5 standard deviations,
-    /// and so does the smallest sample of each size a list reads.
-    #[test]
-    fn sequential_ids_spread_evenly_over_the_sample_buckets() {
-        for id_of in [
-            (|i: u32| format!("M{i:05}")) as fn(u32) -> String,
-            |i| format!("OBJ{i:06}"),
-            |i| format!("{i}"),
-        ] {
-            let buckets: Vec<u32> = (0..100_000).map(|i| sample_bucket(&id_of(i))).collect();
-            let within = |count: usize, share: f64| {
-                let expected = 100_000.0 * share;
-                let sd = (expected * (1.0 - share)).sqrt();
-                (count as f64 - expected).abs() < 5.0 * sd
-            };
-            for range in 0..64u32 {
-                let count = buckets.iter().filter(|b| **b >> 10 == range).count();
-                assert!(
-                    within(count, 1.0 / 64.0),
-                    "{} range {range}: {count}",
-                    id_of(0)
-                );
-            }
-            // The samples a list reads, buckets 0..1, 0..2, 0..4 ... 0..32768.
-            for b in (0..16).map(|k| 1u32 << k) {
-                let count = buckets.iter().filter(|x| **x < b).count();
-                let share = f64::from(b) / SAMPLE_BUCKETS as f64;
-                assert!(within(count, share), "{} 0..{b}: {count}", id_of(0));
-            }
-        }
     }
 }

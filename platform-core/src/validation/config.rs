@@ -21,9 +21,9 @@
 
 use super::engine::{self, CheckDef, CheckScope, Library, Severity};
 use crate::auth::Principal;
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
+use crate::json::json_kind;
 use crate::store::{Collection, DocumentRead};
 use serde_json::{json, Map, Value};
 

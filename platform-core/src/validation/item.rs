@@ -5,11 +5,11 @@
 use crate::auth::Principal;
 use crate::data::calendar::Calendar;
 use crate::data::curve;
-use crate::data::model::{Point, PointValue};
 use crate::data::read::DataId;
 use crate::data::DataKind;
 use crate::error::{Error, Result};
 use crate::ids::{Scope, Source};
+use crate::observations::model::{Point, PointValue};
 use crate::store::{Collection, DataKey, ReadTx};
 use crate::validation::engine::{ContractInput, CurveInput, SeriesInput};
 use chrono::NaiveDate;

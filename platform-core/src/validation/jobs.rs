@@ -7,7 +7,7 @@
 //! by a stopped server are queued again when it starts.
 
 use crate::auth::{Grants, Principal};
-use crate::clock::format_instant;
+use crate::clock::{delay_of, format_instant};
 use crate::error::{Error, Result};
 use crate::store::{DeliveryStatus, Job, JobStatus, Worker};
 use crate::Platform;
@@ -228,23 +228,4 @@ fn public_job(job: &Job) -> Value {
         doc.shift_remove(k);
     }
     Value::Object(doc)
-}
-
-/// Longest `_delay` accepted, in milliseconds.
-pub const MAX_DELAY_MS: u64 = 60_000;
-
-/// The `_delay` (milliseconds) of a request body, if any, checked against its bound.
-pub fn delay_of(request: &Value) -> Result<Option<chrono::TimeDelta>> {
-    match request.get("_delay") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v
-            .as_u64()
-            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        {
-            Some(ms) if ms <= MAX_DELAY_MS => Ok(chrono::TimeDelta::try_milliseconds(ms as i64)),
-            _ => Err(Error::invalid_parameter(format!(
-                "_delay must be 0 to {MAX_DELAY_MS} milliseconds, not {v}"
-            ))),
-        },
-    }
 }

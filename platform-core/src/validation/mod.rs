@@ -7,6 +7,7 @@
 //! | `config` | configurations: normalised, read, their libraries, compiled (and cached) |
 //! | `engine` | the check engine: compile once, run over series and curves |
 //! | `records` | validation records: statuses, state machine, chunks, codec, JSON |
+//! | `events` | which record changes raise `failed`/`warning`/`success`, and data `invalid`/`validated` |
 //! | `item` | a data item opened and its access role checked (run, suggest, tune alike) |
 //! | `run` | run, test, runMany, override, removeOverride, comment, record reads |
 //! | `window` | what suggest and tune share: the window, statistics, scoring, the answer |
@@ -17,6 +18,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod events;
 mod item;
 pub mod jobs;
 pub mod records;
@@ -31,9 +33,6 @@ use crate::auth::Principal;
 use crate::error::Result;
 use crate::store::DocumentRead;
 use serde_json::{Map, Value};
-
-/// The `_reason` of the object versions that write quality statuses (`writeStatus`).
-pub const STATUS_REASON: &str = "validation status";
 
 /// Compiles every check of a configuration about to be saved and evaluates each once on a
 /// sample, so a configuration that cannot run is refused.

@@ -1,8 +1,8 @@
 //! Small pieces the validation service functions share: reading a request body (the body as an
 //! object, arrays of strings), and in answers, counts by name and the milliseconds spent.
 
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
+use crate::json::json_kind;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
 

@@ -12,7 +12,8 @@ use crate::data::columns::Columns;
 use crate::data::series::{sort_payload, OnDuplicate, PayloadNames};
 use crate::data::value_type::{check_values, Sent, ValueRule};
 use crate::data::{self, DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
-use crate::documents::{json_kind, SaveOptions};
+use crate::documents::SaveOptions;
+use crate::json::json_kind;
 use crate::documents::{render_owned, visible};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
@@ -251,7 +252,7 @@ fn target(tx: &dyn ReadTx, p: &Principal, id: &str, req: &CsvImport) -> Result<T
         source: req.source,
         ..SaveOptions::default()
     };
-    let home = crate::documents::home_source(Collection::Object, &data_id.object, &options)?;
+    let home = crate::save::home_source(Collection::Object, &data_id.object, &options)?;
     let scope = Scope::for_source(home, p);
     p.require_write(&scope, Collection::Object.noun())?;
     let stored = tx

@@ -137,11 +137,8 @@ pub(super) fn check_properties(
         };
         match input.kind {
             "email" => {
-                let addresses = crate::events::deliver::split_addresses(text);
-                if let Some(bad) = addresses
-                    .iter()
-                    .find(|a| !crate::events::deliver::is_address(a))
-                {
+                let addresses = crate::outbound::split_addresses(text);
+                if let Some(bad) = addresses.iter().find(|a| !crate::outbound::is_address(a)) {
                     return Err(invalid(format!(
                         "properties.{name}: \"{bad}\" is not an email address"
                     )));

@@ -19,9 +19,9 @@ use super::targets::{self, Target};
 use super::{actions_of, EVENT_SERVICES};
 use crate::auth::{Principal, Role};
 use crate::clock::format_instant;
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
+use crate::json::json_kind;
 use crate::query::Paging;
 use crate::scripts::source_of;
 use crate::store::{
@@ -286,7 +286,7 @@ impl Platform {
         delay: Option<&str>,
     ) -> Result<Value> {
         p.require(Role::Admin, "test-firing automations")?;
-        let delay = crate::validation::jobs::delay_of(&json!({"_delay": delay}))?;
+        let delay = crate::clock::delay_of(&json!({"_delay": delay}))?;
         let scope = p.private_scope();
         let now = self.now();
         let due = delay.map_or(now, |d| now + d);

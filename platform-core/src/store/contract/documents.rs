@@ -378,7 +378,7 @@ fn list_ids(store: &dyn Store, scopes: &[Scope], query: &ListQuery) -> (Vec<Stri
     (ids(&page.items, |v| v.id.as_str()), page.total)
 }
 
-/// Totals past [`EXACT_TOTAL_UP_TO`](crate::store::EXACT_TOTAL_UP_TO) matches, counted with
+/// Totals past [`EXACT_TOTAL_UP_TO`](crate::query::total::EXACT_TOTAL_UP_TO) matches, counted with
 /// [`Total::Estimated`](crate::query::Total::Estimated): exact up to the threshold, estimated
 /// past it within a few percent (from the sample buckets, so ids sorted like a field do not
 /// bend the sample), never below what the page shows, and exact again with `Total::Exact`.
@@ -442,7 +442,7 @@ pub fn long_lists_estimate_their_totals_past_a_threshold(store: Arc<dyn Store>) 
     // One past it, estimated, and never below what is known to match.
     let (total, estimated, _) = count(plants(&[("n", "lt(10001)")]), Total::Estimated, 0);
     assert!(estimated);
-    assert!(total > crate::store::EXACT_TOTAL_UP_TO, "{total}");
+    assert!(total > crate::query::total::EXACT_TOTAL_UP_TO, "{total}");
     near(total, 10_001);
     // Past it: the type alone, a filter the first ids by far do not match, and no type.
     for (filter, exact) in [

@@ -4,30 +4,13 @@
 //! chunks of series at their current versions, the authentication epoch).
 
 use super::get;
-use super::pool::Owned;
-use super::tx::{owned, SeriesKey, Tx};
+use super::pool::{owned, Owned};
+use super::tx::{SeriesKey, Sink, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::store::{Ahead, Chunk, Collection, DataKey, ReadAhead};
 use std::collections::HashMap;
 use tokio_postgres::Row;
-
-/// Where the rows of a read named ahead go.
-pub(super) enum Sink {
-    /// Current versions (tenant, env, then the version's columns) of documents of a collection;
-    /// the keys asked for and not found have none.
-    Documents(Collection, Vec<(String, String, String)>),
-    /// The type definitions (the type id, then tenant, env and the version's columns where
-    /// one exists) named by a document, in these scopes; where none exists, none.
-    Types(Vec<(String, String)>),
-    /// The automations of a scope (`doc`), or of every scope (`tenant, env, doc`).
-    Automations(Option<(String, String)>),
-    /// The chunks (tenant, env, obj, prop, start, stop, n, payload) of series at their current
-    /// versions; the keys asked for and not found have none.
-    Series(Vec<SeriesKey>),
-    /// The authentication epoch (`n`).
-    AuthEpoch,
-}
 
 impl Tx<'_> {
     /// A read whose rows go to the cache, sent with the next statement whose answer is needed.
@@ -130,19 +113,53 @@ impl Tx<'_> {
     }
 }
 
+/// What a read ahead asks for that the transaction's cache does not hold yet.
+#[derive(Default)]
+struct Wanted<'w> {
+    /// Documents by collection: (tenant, env, id).
+    docs: HashMap<Collection, Vec<(String, String, String)>>,
+    /// The type definitions documents name: (collection, scope and id of the document, the
+    /// scopes the type is looked for in).
+    types: Vec<(Collection, &'w Scope, &'w str, &'w [Scope])>,
+    /// The automations of these scopes (tenant, env).
+    scopes: Vec<(String, String)>,
+    /// The automations of every scope.
+    all: bool,
+    /// The current chunks of these series.
+    series: Vec<SeriesKey>,
+    /// The authentication epoch.
+    epoch: bool,
+}
+
 impl ReadAhead for Tx<'_> {
     fn read_ahead(&self, what: &[Ahead<'_>]) -> Result<()> {
+        let wanted = self.wanted(what);
+        self.documents_ahead(wanted.docs);
+        if wanted.epoch {
+            self.defer_read(
+                "SELECT n FROM auth_epoch WHERE id = 1",
+                vec![],
+                Sink::AuthEpoch,
+            );
+        }
+        self.types_ahead(wanted.types);
+        self.automations_ahead(wanted.scopes, wanted.all);
+        self.series_ahead(wanted.series);
+        Ok(())
+    }
+}
+
+impl Tx<'_> {
+    /// What of `what` the cache does not hold, each asked once.
+    fn wanted<'w>(&self, what: &'w [Ahead<'w>]) -> Wanted<'w> {
         let cache = self.cache.borrow();
-        let mut docs: HashMap<Collection, Vec<(String, String, String)>> = HashMap::new();
-        let mut scopes: Vec<(String, String)> = Vec::new();
-        let mut all = false;
-        let mut series: Vec<SeriesKey> = Vec::new();
-        let mut types: Vec<(Collection, &Scope, &str, &[Scope])> = Vec::new();
-        let mut epoch = false;
+        let mut wanted = Wanted::default();
         for a in what {
             match a {
-                Ahead::AuthEpoch => epoch |= self.read_only && cache.auth_epoch.is_none(),
-                Ahead::TypeOf(coll, scope, id, scopes) => types.push((*coll, scope, id, scopes)),
+                Ahead::AuthEpoch => wanted.epoch |= self.read_only && cache.auth_epoch.is_none(),
+                Ahead::TypeOf(coll, scope, id, scopes) => {
+                    wanted.types.push((*coll, scope, id, scopes))
+                }
                 Ahead::Document(coll, scope, id) => {
                     let key = (
                         *coll,
@@ -152,7 +169,7 @@ impl ReadAhead for Tx<'_> {
                     );
                     if !cache.docs.contains_key(&key) {
                         let (_, t, e, i) = key;
-                        let keys = docs.entry(*coll).or_default();
+                        let keys = wanted.docs.entry(*coll).or_default();
                         if !keys.contains(&(t.clone(), e.clone(), i.clone())) {
                             keys.push((t, e, i));
                         }
@@ -160,11 +177,11 @@ impl ReadAhead for Tx<'_> {
                 }
                 Ahead::Automations(Some(scope)) => {
                     let key = (scope.tenant.clone(), scope.env.clone());
-                    if !cache.automations.contains_key(&key) && !scopes.contains(&key) {
-                        scopes.push(key);
+                    if !cache.automations.contains_key(&key) && !wanted.scopes.contains(&key) {
+                        wanted.scopes.push(key);
                     }
                 }
-                Ahead::Automations(None) => all |= cache.all_automations.is_none(),
+                Ahead::Automations(None) => wanted.all |= cache.all_automations.is_none(),
                 Ahead::Series(key) => {
                     let k = (
                         key.scope.tenant.clone(),
@@ -172,17 +189,21 @@ impl ReadAhead for Tx<'_> {
                         key.object.clone(),
                         key.prop.clone(),
                     );
-                    if !cache.series.contains_key(&k) && !series.contains(&k) {
-                        series.push(k);
+                    if !cache.series.contains_key(&k) && !wanted.series.contains(&k) {
+                        wanted.series.push(k);
                     }
                 }
             }
         }
-        drop(cache);
-        // One statement per collection and scope: for one id, equalities on the primary key
-        // (the one plan the planner makes of it, statistics or not, is kept for every call);
-        // for several, a look-up of each (planned for its ids: with an array of unknown length,
-        // and without statistics yet, the planner may read a whole scope).
+        wanted
+    }
+
+    /// Current versions of documents: one statement per collection and scope. For one id,
+    /// equalities on the primary key (the one plan the planner makes of it, statistics or
+    /// not, is kept for every call); for several, a look-up of each (planned for its ids: with
+    /// an array of unknown length, and without statistics yet, the planner may read a whole
+    /// scope).
+    fn documents_ahead(&self, docs: HashMap<Collection, Vec<(String, String, String)>>) {
         for (coll, keys) in docs {
             for ((tenant, env), ids) in by_scope(keys.iter().map(|(t, e, i)| (t, e, i.clone()))) {
                 let (which, id) = match ids.as_slice() {
@@ -205,15 +226,11 @@ impl ReadAhead for Tx<'_> {
                 );
             }
         }
-        if epoch {
-            self.defer_read(
-                "SELECT n FROM auth_epoch WHERE id = 1",
-                vec![],
-                Sink::AuthEpoch,
-            );
-        }
-        // The types the stored documents name, one statement per collection and scope of the
-        // documents and per set of scopes the types are looked for in.
+    }
+
+    /// The types the stored documents name, one statement per collection and scope of the
+    /// documents and per set of scopes the types are looked for in.
+    fn types_ahead(&self, types: Vec<(Collection, &Scope, &str, &[Scope])>) {
         let mut named: HashMap<(Collection, &Scope, &[Scope]), Vec<String>> = HashMap::new();
         for (coll, scope, id, in_scopes) in types {
             let ids = named.entry((coll, scope, in_scopes)).or_default();
@@ -262,6 +279,10 @@ impl ReadAhead for Tx<'_> {
                 ),
             );
         }
+    }
+
+    /// The automations of some scopes, and (`all`) of every scope.
+    fn automations_ahead(&self, scopes: Vec<(String, String)>, all: bool) {
         for (tenant, env) in scopes {
             self.defer_read(
                 "SELECT doc FROM automations WHERE tenant = $1 AND env = $2 ORDER BY id",
@@ -276,8 +297,11 @@ impl ReadAhead for Tx<'_> {
                 Sink::Automations(None),
             );
         }
-        // The current chunks of the series, one statement per scope (for one series,
-        // equalities on the index of current chunks; for several, a look-up of each).
+    }
+
+    /// The current chunks of the series, one statement per scope (for one series,
+    /// equalities on the index of current chunks; for several, a look-up of each).
+    fn series_ahead(&self, series: Vec<SeriesKey>) {
         for ((tenant, env), pairs) in by_scope(series.iter().map(|(t, e, o, p)| (t, e, (o, p)))) {
             let (objects, props): (Vec<String>, Vec<String>) = pairs
                 .iter()
@@ -302,7 +326,6 @@ impl ReadAhead for Tx<'_> {
                 Sink::Series(keys),
             );
         }
-        Ok(())
     }
 }
 

@@ -2,10 +2,10 @@
 //! one, with its filterable `jsonb` copy: body and system fields, the folded search text and
 //! name) and `tags`.
 
-use super::ahead::Sink;
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
 use super::pool::Owned;
+use super::tx::Sink;
 use super::{get, get_u32, json_text, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
@@ -329,9 +329,9 @@ impl DocumentRead for Tx<'_> {
             "SELECT count(*), count(*) FILTER (WHERE {clause}) FROM heads h \
              WHERE {base} AND h.bucket >= ${lo}::integer AND h.bucket < ${hi}::integer"
         );
-        let (total, estimated) = crate::store::list_total(
+        let (total, estimated) = crate::query::total::list_total(
             query.total,
-            crate::store::filters_past_type(&query.filter),
+            crate::query::total::filters_past_type(&query.filter),
             || count_of(&format!("SELECT count(*) FROM heads h WHERE {clause}")),
             |n| {
                 count_of(&format!(

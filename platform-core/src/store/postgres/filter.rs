@@ -13,7 +13,7 @@
 //! memory does not). Every leaf is true or false, never NULL, so `NOT` means what it means in
 //! memory. Text keys and sorted text compare byte by byte (`COLLATE "C"`: code point order).
 
-use crate::query::filter::{Bound, CmpOp, Filter};
+use crate::query::filter::{Bound, CmpOp, Filter, SearchTerm};
 use crate::query::SortSpec;
 use serde_json::Value;
 use tokio_postgres::types::ToSql;
@@ -196,19 +196,7 @@ impl SqlBuilder {
                 format!("({})", sql.join(" OR "))
             }
             Filter::Not(inner) => format!("(NOT {})", self.filter(inner)),
-            Filter::TextIn { path, texts } if path == "_id" => {
-                let t = self.bind(texts.clone());
-                format!("(h.id = ANY({t}::text[]))")
-            }
-            Filter::TextIn { path, texts } => {
-                // Strings equal to a text, or booleans whose JSON text is one (no text here is
-                // the JSON text of a number).
-                let x = self.path(path);
-                let t = self.bind(texts.clone());
-                format!(
-                    "coalesce(jsonb_typeof({x}) IN ('string', 'boolean') AND ({x} #>> '{{}}') = ANY({t}::text[]), false)"
-                )
-            }
+            Filter::TextIn { path, texts } => self.text_in(path, texts),
             Filter::Eq { path, value } => {
                 let x = self.path(path);
                 let v = self.bind(value.clone());
@@ -233,71 +221,93 @@ impl SqlBuilder {
                 path,
                 op,
                 bound: Bound::Number(b),
-            } => {
-                // As `compare` in memory: a number written as an integer of 64 bits compares
-                // exactly with the bound (as an integer against the bound's floor or ceiling,
-                // which is the same order), any other number as a double (PostgreSQL reads its
-                // text to the nearest double, as serde_json does). The heads' copy writes every
-                // double so that its text reads back to itself ([`filter_copy`]).
-                let x = self.path(path);
-                let t = format!("({x} #>> '{{}}')");
-                let whole = match op {
-                    CmpOp::Gt | CmpOp::Lte => b.floor(),
-                    CmpOp::Gte | CmpOp::Lt => b.ceil(),
-                };
-                let k = self.bind(clamped_whole(whole).to_string());
-                let r = self.bind(*b);
-                let o = op.sql();
-                format!(
-                    "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,19}}$' \
-                     AND {t}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 \
-                     THEN {t}::numeric {o} {k}::text::numeric ELSE {t}::float8 {o} {r}::float8 END) \
-                     ELSE false END)"
-                )
-            }
+            } => self.number_cmp(path, *op, *b),
             Filter::Exists { path, present } => {
                 let x = self.path(path);
                 format!("({x} IS {}NULL)", if *present { "NOT " } else { "" })
             }
-            Filter::TypeIn(types) => match types.as_slice() {
-                [] => "false".into(),
-                // Written in the statement, as a per-type index's WHERE says it (a NUL, which
-                // no text of the database holds, cannot be written: bound).
-                [one] if !one.contains('\0') => {
-                    format!("(h.type IS NOT NULL AND h.type = {})", quote(one))
-                }
-                _ => {
-                    let t = self.bind(types.clone());
-                    format!("coalesce(h.type = ANY({t}::text[]), false)")
-                }
-            },
-            Filter::Search(terms) => {
-                let parts: Vec<String> = terms
-                    .iter()
-                    .map(|t| {
-                        let alts: Vec<String> = t
-                            .any_of
-                            .iter()
-                            .map(|a| {
-                                format!("strpos(h.search, {}::text) > 0", self.bind(a.clone()))
-                            })
-                            .collect();
-                        let any = if alts.is_empty() {
-                            "false".to_string()
-                        } else {
-                            alts.join(" OR ")
-                        };
-                        format!("({}({any}))", if t.negated { "NOT " } else { "" })
-                    })
-                    .collect();
-                if parts.is_empty() {
-                    "true".into()
-                } else {
-                    format!("({})", parts.join(" AND "))
-                }
-            }
+            Filter::TypeIn(types) => self.type_in(types),
+            Filter::Search(terms) => self.search(terms),
             // Never called for these (see `runs_in_sql`); false keeps the SQL valid.
             Filter::Cmp { .. } | Filter::Regex { .. } | Filter::Within { .. } => "false".into(),
+        }
+    }
+
+    /// `_id` among texts; any other field a string equal to one of them, or a boolean whose
+    /// JSON text is one (no text here is the JSON text of a number).
+    fn text_in(&mut self, path: &str, texts: &[String]) -> String {
+        if path == "_id" {
+            let t = self.bind(texts.to_vec());
+            return format!("(h.id = ANY({t}::text[]))");
+        }
+        let x = self.path(path);
+        let t = self.bind(texts.to_vec());
+        format!(
+            "coalesce(jsonb_typeof({x}) IN ('string', 'boolean') AND ({x} #>> '{{}}') = ANY({t}::text[]), false)"
+        )
+    }
+
+    /// A comparison with a number, as `compare` in memory: a number written as an integer of
+    /// 64 bits compares exactly with the bound (as an integer against the bound's floor or
+    /// ceiling, which is the same order), any other number as a double (PostgreSQL reads its
+    /// text to the nearest double, as serde_json does). The heads' copy writes every double so
+    /// that its text reads back to itself ([`filter_copy`]).
+    fn number_cmp(&mut self, path: &str, op: CmpOp, b: f64) -> String {
+        let x = self.path(path);
+        let t = format!("({x} #>> '{{}}')");
+        let whole = match op {
+            CmpOp::Gt | CmpOp::Lte => b.floor(),
+            CmpOp::Gte | CmpOp::Lt => b.ceil(),
+        };
+        let k = self.bind(clamped_whole(whole).to_string());
+        let r = self.bind(b);
+        let o = op.sql();
+        format!(
+            "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,19}}$' \
+             AND {t}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 \
+             THEN {t}::numeric {o} {k}::text::numeric ELSE {t}::float8 {o} {r}::float8 END) \
+             ELSE false END)"
+        )
+    }
+
+    /// The type among `types`. One type is written in the statement, as a per-type index's
+    /// WHERE says it (a NUL, which no text of the database holds, cannot be written: bound).
+    fn type_in(&mut self, types: &[String]) -> String {
+        match types {
+            [] => "false".into(),
+            [one] if !one.contains('\0') => {
+                format!("(h.type IS NOT NULL AND h.type = {})", quote(one))
+            }
+            _ => {
+                let t = self.bind(types.to_vec());
+                format!("coalesce(h.type = ANY({t}::text[]), false)")
+            }
+        }
+    }
+
+    /// `_search`: every term (one of its alternatives) found in the search text, or not found
+    /// where negated.
+    fn search(&mut self, terms: &[SearchTerm]) -> String {
+        let parts: Vec<String> = terms
+            .iter()
+            .map(|t| {
+                let alts: Vec<String> = t
+                    .any_of
+                    .iter()
+                    .map(|a| format!("strpos(h.search, {}::text) > 0", self.bind(a.clone())))
+                    .collect();
+                let any = if alts.is_empty() {
+                    "false".to_string()
+                } else {
+                    alts.join(" OR ")
+                };
+                format!("({}({any}))", if t.negated { "NOT " } else { "" })
+            })
+            .collect();
+        if parts.is_empty() {
+            "true".into()
+        } else {
+            format!("({})", parts.join(" AND "))
         }
     }
 }

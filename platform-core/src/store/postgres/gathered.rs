@@ -2,9 +2,16 @@
 //! gathered, and sent as one statement per table over arrays (`UNNEST`), before the
 //! transaction's next statement.
 
-use super::pool::Owned;
-use super::tx::{owned, DocKey, Tx};
+use super::pool::{owned, Owned};
+use crate::store::Collection;
 use std::collections::HashSet;
+
+/// A document's key: collection, tenant, environment, id (in a transaction's cache and in
+/// the rows it gathers).
+pub(crate) type DocKey = (Collection, String, String, String);
+
+/// A statement held back: its text and its parameters.
+pub(crate) type Statement = (String, Vec<Owned>);
 
 /// A row of `versions` to write.
 pub(crate) struct VersionRow {
@@ -38,7 +45,7 @@ pub(crate) struct DeliveryRow {
     pub(crate) doc: String,
 }
 
-/// Rows gathered for multi-row writes ([`Tx::gather`]).
+/// Rows gathered for multi-row writes (`Tx::gather`).
 #[derive(Default)]
 pub(crate) struct Gathered {
     /// Versions of new numbers (a row of the number already there is a write conflict).
@@ -52,12 +59,141 @@ pub(crate) struct Gathered {
 }
 
 impl Gathered {
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.new_versions.is_empty()
             && self.versions_in_place.is_empty()
             && self.heads.is_empty()
             && self.deliveries.is_empty()
     }
+
+    /// How many rows of documents (versions and current rows) are gathered.
+    pub(crate) fn document_rows(&self) -> usize {
+        self.new_versions.len() + self.versions_in_place.len() + self.heads.len()
+    }
+
+    /// The statements that write the gathered rows: new versions, versions in place, current
+    /// rows, deliveries (each table apart, in this order).
+    pub(crate) fn into_statements(self) -> Vec<Statement> {
+        let mut out = Vec::with_capacity(4);
+        out.extend(versions_statement(self.new_versions, false));
+        out.extend(versions_statement(self.versions_in_place, true));
+        out.extend(heads_statement(self.heads));
+        out.extend(deliveries_statement(self.deliveries));
+        out
+    }
+}
+
+/// Writes rows of `versions`: new numbers, or (`in_place`) versions rewritten where they are,
+/// the last row of each version kept.
+fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<Statement> {
+    if versions.is_empty() {
+        return None;
+    }
+    let versions = if in_place {
+        last_of_each(versions, |v| (v.key.clone(), v.version))
+    } else {
+        versions
+    };
+    let conflict = if in_place {
+        " ON CONFLICT (coll, tenant, env, id, version) DO UPDATE SET body = excluded.body, \
+         timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
+         $6::text[], $7::timestamptz[], $8::text[], $9::text[]){conflict}"
+    );
+    let mut c = Columns9::default();
+    for v in versions {
+        c.0.push(v.key.0.as_str().to_string());
+        c.1.push(v.key.1);
+        c.2.push(v.key.2);
+        c.3.push(v.key.3);
+        c.4.push(v.version);
+        c.5.push(v.body);
+        c.6.push(v.timestamp);
+        c.7.push(v.user);
+        c.8.push(v.reason);
+    }
+    Some((sql, c.params()))
+}
+
+/// Writes rows of `heads`, the last of each key kept.
+fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
+    if heads.is_empty() {
+        return None;
+    }
+    let heads = last_of_each(heads, |h| h.key.clone());
+    let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
+    let (mut version, mut kind, mut body, mut search, mut name_fold) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for h in heads {
+        coll.push(h.key.0.as_str().to_string());
+        tenant.push(h.key.1);
+        env.push(h.key.2);
+        id.push(h.key.3);
+        version.push(h.version);
+        kind.push(h.kind);
+        body.push(h.body);
+        search.push(h.search);
+        name_fold.push(h.name_fold);
+    }
+    let sql = "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
+         $6::text[], $7::jsonb[], $8::text[], $9::text[]) ON CONFLICT (coll, tenant, env, id) \
+         DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
+         search = excluded.search, name_fold = excluded.name_fold";
+    let params = vec![
+        owned(coll),
+        owned(tenant),
+        owned(env),
+        owned(id),
+        owned(version),
+        owned(kind),
+        owned(body),
+        owned(search),
+        owned(name_fold),
+    ];
+    Some((sql.into(), params))
+}
+
+/// Writes rows of `deliveries`, numbered in the order they were added (`seq` is given row by
+/// row, in this order).
+fn deliveries_statement(deliveries: Vec<DeliveryRow>) -> Option<Statement> {
+    if deliveries.is_empty() {
+        return None;
+    }
+    let mut c: [Vec<String>; 5] = Default::default();
+    let (mut attempts, mut next_at, mut doc) = (vec![], vec![], vec![]);
+    for d in deliveries {
+        c[0].push(d.tenant);
+        c[1].push(d.env);
+        c[2].push(d.automation);
+        c[3].push(d.item);
+        c[4].push(d.status);
+        attempts.push(d.attempts);
+        next_at.push(d.next_at);
+        doc.push(d.doc);
+    }
+    let [tenant, env, automation, item, status] = c;
+    let sql =
+        "INSERT INTO deliveries (tenant, env, automation, item, status, attempts, next_at, doc) \
+         SELECT t, e, a, i, s, n, at, d FROM unnest($1::text[], $2::text[], $3::text[], \
+         $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[]) \
+         WITH ORDINALITY AS u(t, e, a, i, s, n, at, d, o) ORDER BY o";
+    let params = vec![
+        owned(tenant),
+        owned(env),
+        owned(automation),
+        owned(item),
+        owned(status),
+        owned(attempts),
+        owned(next_at),
+        owned(doc),
+    ];
+    Some((sql.into(), params))
 }
 
 /// Ten columns of version rows (nine, in order).
@@ -100,128 +236,4 @@ fn last_of_each<T, K: std::hash::Hash + Eq>(rows: Vec<T>, key: impl Fn(&T) -> K)
         .collect();
     out.reverse();
     out
-}
-
-impl Tx<'_> {
-    /// Turns the gathered rows into statements held back: new versions, versions in place,
-    /// current rows, deliveries (each table apart; nothing else in between).
-    pub(super) fn seal(&self) {
-        let mut rows = self.rows.borrow_mut();
-        if rows.is_empty() {
-            return;
-        }
-        let rows = std::mem::take(&mut *rows);
-        self.written.set(
-            self.written.get()
-                + rows.new_versions.len()
-                + rows.versions_in_place.len()
-                + rows.heads.len(),
-        );
-        let mut conn = self.conn.borrow_mut();
-        for (versions, in_place) in [(rows.new_versions, false), (rows.versions_in_place, true)] {
-            if versions.is_empty() {
-                continue;
-            }
-            let versions = if in_place {
-                last_of_each(versions, |v| (v.key.clone(), v.version))
-            } else {
-                versions
-            };
-            let conflict = if in_place {
-                " ON CONFLICT (coll, tenant, env, id, version) DO UPDATE SET body = excluded.body, \
-                 timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason"
-            } else {
-                ""
-            };
-            let sql = format!(
-                "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
-                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-                 $6::text[], $7::timestamptz[], $8::text[], $9::text[]){conflict}"
-            );
-            let mut c = Columns9::default();
-            for v in versions {
-                c.0.push(v.key.0.as_str().to_string());
-                c.1.push(v.key.1);
-                c.2.push(v.key.2);
-                c.3.push(v.key.3);
-                c.4.push(v.version);
-                c.5.push(v.body);
-                c.6.push(v.timestamp);
-                c.7.push(v.user);
-                c.8.push(v.reason);
-            }
-            conn.defer(sql, c.params(), None);
-        }
-        if !rows.heads.is_empty() {
-            let heads = last_of_each(rows.heads, |h| h.key.clone());
-            let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
-            let (mut version, mut kind, mut body, mut search, mut name_fold) =
-                (vec![], vec![], vec![], vec![], vec![]);
-            for h in heads {
-                coll.push(h.key.0.as_str().to_string());
-                tenant.push(h.key.1);
-                env.push(h.key.2);
-                id.push(h.key.3);
-                version.push(h.version);
-                kind.push(h.kind);
-                body.push(h.body);
-                search.push(h.search);
-                name_fold.push(h.name_fold);
-            }
-            conn.defer(
-                "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
-                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-                 $6::text[], $7::jsonb[], $8::text[], $9::text[]) ON CONFLICT (coll, tenant, env, id) \
-                 DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-                 search = excluded.search, name_fold = excluded.name_fold"
-                    .into(),
-                vec![
-                    owned(coll),
-                    owned(tenant),
-                    owned(env),
-                    owned(id),
-                    owned(version),
-                    owned(kind),
-                    owned(body),
-                    owned(search),
-                    owned(name_fold),
-                ],
-                None,
-            );
-        }
-        if !rows.deliveries.is_empty() {
-            let mut c: [Vec<String>; 5] = Default::default();
-            let (mut attempts, mut next_at, mut doc) = (vec![], vec![], vec![]);
-            for d in rows.deliveries {
-                c[0].push(d.tenant);
-                c[1].push(d.env);
-                c[2].push(d.automation);
-                c[3].push(d.item);
-                c[4].push(d.status);
-                attempts.push(d.attempts);
-                next_at.push(d.next_at);
-                doc.push(d.doc);
-            }
-            let [tenant, env, automation, item, status] = c;
-            // Numbered in the order they were added (`seq` is given row by row, in this order).
-            conn.defer(
-                "INSERT INTO deliveries (tenant, env, automation, item, status, attempts, next_at, doc) \
-                 SELECT t, e, a, i, s, n, at, d FROM unnest($1::text[], $2::text[], $3::text[], \
-                 $4::text[], $5::text[], $6::bigint[], $7::timestamptz[], $8::text[]) \
-                 WITH ORDINALITY AS u(t, e, a, i, s, n, at, d, o) ORDER BY o"
-                    .into(),
-                vec![
-                    owned(tenant),
-                    owned(env),
-                    owned(automation),
-                    owned(item),
-                    owned(status),
-                    owned(attempts),
-                    owned(next_at),
-                    owned(doc),
-                ],
-                None,
-            );
-        }
-    }
 }

@@ -56,7 +56,7 @@ use pool::Pool;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_postgres::Row;
-use tx::{Params, Tx};
+use tx::Tx;
 
 /// The first key of the advisory locks the platform takes (`'plat'`); the second is a hash of
 /// the schema, so that platforms in different schemas of one database do not share locks.

@@ -4,9 +4,9 @@
 //! A running delivery whose lease ran out (its node was killed) counts as pending again: it is
 //! due, and claimable, as if it had never been claimed.
 
-use super::ahead::Sink;
 use super::gathered::DeliveryRow;
 use super::jobs::lease_secs;
+use super::tx::Sink;
 use super::{get, get_u32, json_map, json_text, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;

@@ -13,7 +13,7 @@
 //! round trip for all (requests polled together are pipelined, and run in order). A statement
 //! not yet prepared on the connection is prepared first, all such at once.
 
-use super::{pg_error, Db, Params};
+use super::{pg_error, Db};
 use crate::error::{Error, Result};
 use std::future::Future;
 use std::pin::Pin;
@@ -152,6 +152,14 @@ impl PgConn {
 /// A parameter a deferred statement owns (it is sent later than the call that made it).
 pub(crate) type Owned = Box<dyn ToSql + Sync + Send>;
 
+/// The parameters of a statement, borrowed.
+pub(crate) type Params<'p> = [&'p (dyn ToSql + Sync)];
+
+/// A parameter owned by the statement it is sent with.
+pub(crate) fn owned<T: ToSql + Sync + Send + 'static>(value: T) -> Owned {
+    Box::new(value)
+}
+
 /// A statement sent with the next one whose answer is needed.
 pub(crate) struct Deferred {
     sql: String,
@@ -183,6 +191,110 @@ pub(crate) enum Answer {
     Count(u64),
     Texts(Vec<String>),
     Done,
+}
+
+/// A statement being prepared.
+type Prepared<'f> =
+    Pin<Box<dyn Future<Output = std::result::Result<Statement, tokio_postgres::Error>> + 'f>>;
+
+/// A step of a pipeline: one statement sent, its answer awaited.
+type Step<'f> =
+    Pin<Box<dyn Future<Output = std::result::Result<Answer, tokio_postgres::Error>> + 'f>>;
+
+/// Every statement of `texts` prepared on the connection (those new to it, all at once; the
+/// connection's cache of statements is emptied when full).
+fn prepare_all(
+    pool: &Pool,
+    obj: &deadpool_postgres::Object,
+    texts: &[&str],
+) -> Result<Vec<Statement>> {
+    let client: &Client = obj;
+    let cache = &obj.statement_cache;
+    if cache.size() >= STATEMENTS_KEPT {
+        cache.clear();
+    }
+    let before = cache.size();
+    let prepares: Vec<Prepared<'_>> = texts
+        .iter()
+        .map(|sql| Box::pin(cache.prepare(client, sql)) as Prepared<'_>)
+        .collect();
+    let prepared = block_on(join_all(prepares));
+    if cache.size() > before {
+        pool.counts.0.fetch_add(1, Ordering::Relaxed);
+    }
+    prepared.into_iter().map(|p| p.map_err(pg_error)).collect()
+}
+
+/// A prepared statement with its parameters: its rows when `rows`, else how many rows it
+/// changed.
+fn statement_step<'f>(
+    client: &'f Client,
+    statement: &'f Statement,
+    params: &'f [&'f (dyn ToSql + Sync)],
+    rows: bool,
+) -> Step<'f> {
+    if rows {
+        Box::pin(async move { client.query(statement, params).await.map(Answer::Rows) })
+    } else {
+        Box::pin(async move { client.execute(statement, params).await.map(Answer::Count) })
+    }
+}
+
+/// The last statement of a pipeline; one with parameters is the first of `prepared` (the
+/// statements prepared after the deferred ones).
+fn last_step<'f>(client: &'f Client, prepared: &'f [Statement], last: Last<'f>) -> Step<'f> {
+    match last {
+        Last::Query(_, params) => statement_step(client, &prepared[0], params, true),
+        Last::Execute(_, params) => statement_step(client, &prepared[0], params, false),
+        Last::Batch(sql) => {
+            Box::pin(async move { client.batch_execute(sql).await.map(|()| Answer::Done) })
+        }
+        Last::Simple(sql) => Box::pin(async move {
+            let messages = client.simple_query(sql).await?;
+            let texts = messages
+                .iter()
+                .filter_map(|m| match m {
+                    tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+                    _ => None,
+                })
+                .collect();
+            Ok(Answer::Texts(texts))
+        }),
+    }
+}
+
+/// The answers of a pipeline, in order: the opening statements' (when `opened`), each
+/// deferred statement's (the rows of the tagged ones kept), the last one's. The first failure
+/// in order fails the whole.
+fn answers_of(
+    answers: Vec<std::result::Result<Answer, tokio_postgres::Error>>,
+    opened: bool,
+    deferred: &[Deferred],
+) -> Result<(Answer, Tagged)> {
+    let mut answers = answers.into_iter();
+    if opened {
+        if let Some(Err(e)) = answers.next() {
+            return Err(pg_error(e));
+        }
+    }
+    let mut tagged = Vec::new();
+    for d in deferred {
+        match answers.next() {
+            Some(Ok(Answer::Rows(rows))) => {
+                if let Some(tag) = d.tag {
+                    tagged.push((tag, rows));
+                }
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(pg_error(e)),
+            None => return Err(Error::Internal("a pipeline lost an answer".into())),
+        }
+    }
+    let answer = match answers.next() {
+        Some(answer) => answer.map_err(pg_error)?,
+        None => Answer::Done,
+    };
+    Ok((answer, tagged))
 }
 
 /// Polls every future together (their requests pipelined, in order) until all are ready.
@@ -366,11 +478,7 @@ impl Conn<'_> {
         let pool = self.pool;
         let obj = self.obj()?;
         let client: &Client = obj;
-        let cache = &obj.statement_cache;
-        if cache.size() >= STATEMENTS_KEPT {
-            cache.clear();
-        }
-        // Every statement prepared (those new to the connection, all at once).
+        let _context = runtime()?.enter();
         let last_sql = match &last {
             Last::Query(sql, _) | Last::Execute(sql, _) => Some(*sql),
             Last::Batch(_) | Last::Simple(_) => None,
@@ -380,26 +488,8 @@ impl Conn<'_> {
             .map(|d| d.sql.as_str())
             .chain(last_sql)
             .collect();
-        let before = cache.size();
-        type Prepared<'f> = Pin<
-            Box<dyn Future<Output = std::result::Result<Statement, tokio_postgres::Error>> + 'f>,
-        >;
-        let prepares: Vec<Prepared<'_>> = texts
-            .iter()
-            .map(|sql| Box::pin(cache.prepare(client, sql)) as Prepared<'_>)
-            .collect();
-        let _context = runtime()?.enter();
-        let prepared = block_on(join_all(prepares));
-        if cache.size() > before {
-            pool.counts.0.fetch_add(1, Ordering::Relaxed);
-        }
-        let mut statements = Vec::with_capacity(prepared.len());
-        for p in prepared {
-            statements.push(p.map_err(pg_error)?);
-        }
+        let statements = prepare_all(pool, obj, &texts)?;
         // One pipeline: BEGIN, the deferred statements, the last one.
-        type Step<'f> =
-            Pin<Box<dyn Future<Output = std::result::Result<Answer, tokio_postgres::Error>> + 'f>>;
         let refs: Vec<Vec<&(dyn ToSql + Sync)>> = deferred
             .iter()
             .map(|d| {
@@ -417,80 +507,15 @@ impl Conn<'_> {
             }));
         }
         for ((d, statement), params) in deferred.iter().zip(&statements).zip(&refs) {
-            let params: &[&(dyn ToSql + Sync)] = params;
-            if d.tag.is_some() {
-                steps.push(Box::pin(async move {
-                    client.query(statement, params).await.map(Answer::Rows)
-                }));
-            } else {
-                steps.push(Box::pin(async move {
-                    client.execute(statement, params).await.map(Answer::Count)
-                }));
-            }
+            steps.push(statement_step(client, statement, params, d.tag.is_some()));
         }
-        match last {
-            Last::Query(_, params) => {
-                let statement = &statements[deferred.len()];
-                steps.push(Box::pin(async move {
-                    client.query(statement, params).await.map(Answer::Rows)
-                }));
-            }
-            Last::Execute(_, params) => {
-                let statement = &statements[deferred.len()];
-                steps.push(Box::pin(async move {
-                    client.execute(statement, params).await.map(Answer::Count)
-                }));
-            }
-            Last::Batch(sql) => {
-                steps.push(Box::pin(async move {
-                    client.batch_execute(sql).await.map(|()| Answer::Done)
-                }));
-            }
-            Last::Simple(sql) => {
-                steps.push(Box::pin(async move {
-                    let messages = client.simple_query(sql).await?;
-                    let texts = messages
-                        .iter()
-                        .filter_map(|m| match m {
-                            tokio_postgres::SimpleQueryMessage::Row(row) => {
-                                row.get(0).map(str::to_string)
-                            }
-                            _ => None,
-                        })
-                        .collect();
-                    Ok(Answer::Texts(texts))
-                }));
-            }
-        }
+        steps.push(last_step(client, &statements[deferred.len()..], last));
         let sent = steps.len() as u64;
         let answers = block_on(join_all(steps));
         pool.counts.0.fetch_add(1, Ordering::Relaxed);
         pool.counts.1.fetch_add(sent, Ordering::Relaxed);
         metrics::counter!("platform_db_round_trips_total").increment(1);
-        let mut answers = answers.into_iter();
-        if opened {
-            if let Some(Err(e)) = answers.next() {
-                return Err(pg_error(e));
-            }
-        }
-        let mut tagged = Vec::new();
-        for d in deferred {
-            match answers.next() {
-                Some(Ok(Answer::Rows(rows))) => {
-                    if let Some(tag) = d.tag {
-                        tagged.push((tag, rows));
-                    }
-                }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(pg_error(e)),
-                None => return Err(Error::Internal("a pipeline lost an answer".into())),
-            }
-        }
-        let answer = match answers.next() {
-            Some(answer) => answer.map_err(pg_error)?,
-            None => Answer::Done,
-        };
-        Ok((answer, tagged))
+        answers_of(answers, opened, deferred)
     }
 
     /// Runs statements without parameters (simple protocol), after the deferred ones.

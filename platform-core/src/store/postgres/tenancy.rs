@@ -73,7 +73,7 @@ impl TenancyRead for Tx<'_> {
         if let Some(n) = self.cache.borrow().auth_epoch {
             return Ok(n);
         }
-        if self.settle(|sink| matches!(sink, super::ahead::Sink::AuthEpoch))? {
+        if self.settle(|sink| matches!(sink, super::tx::Sink::AuthEpoch))? {
             if let Some(n) = self.cache.borrow().auth_epoch {
                 return Ok(n);
             }

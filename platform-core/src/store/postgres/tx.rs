@@ -8,9 +8,8 @@
 //! a save of one object is two round trips (its holds and reads named ahead with the first
 //! read, its writes with `COMMIT`), and an array of objects as many.
 
-use super::ahead::Sink;
-use super::gathered::Gathered;
-use super::pool::{Answer, Conn, Last, Owned};
+use super::gathered::{DocKey, Gathered};
+use super::pool::{owned, Answer, Conn, Last, Owned, Params};
 use super::replicas::Replica;
 use super::Shared;
 use crate::error::{Error, Result};
@@ -19,16 +18,27 @@ use crate::store::{parse_position, set_commit_position};
 use crate::store::{Automation, Chunk, Claim, Collection, Hold, Holds, StoredVersion, WriteTx};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
-
-pub(crate) type Params<'p> = [&'p (dyn ToSql + Sync)];
-
-/// A document's key in the cache: collection, tenant, environment, id.
-pub(crate) type DocKey = (Collection, String, String, String);
 
 /// A series' key in the cache: tenant, environment, object, property.
 pub(crate) type SeriesKey = (String, String, String, String);
+
+/// Where the rows of a read named ahead go.
+pub(crate) enum Sink {
+    /// Current versions (tenant, env, then the version's columns) of documents of a collection;
+    /// the keys asked for and not found have none.
+    Documents(Collection, Vec<(String, String, String)>),
+    /// The type definitions (the type id, then tenant, env and the version's columns where
+    /// one exists) named by a document, in these scopes; where none exists, none.
+    Types(Vec<(String, String)>),
+    /// The automations of a scope (`doc`), or of every scope (`tenant, env, doc`).
+    Automations(Option<(String, String)>),
+    /// The chunks (tenant, env, obj, prop, start, stop, n, payload) of series at their current
+    /// versions; the keys asked for and not found have none.
+    Series(Vec<SeriesKey>),
+    /// The authentication epoch (`n`).
+    AuthEpoch,
+}
 
 /// A transaction on one pooled connection.
 pub(crate) struct Tx<'a> {
@@ -75,8 +85,20 @@ pub(crate) struct TxCache {
     pub(crate) auth_epoch: Option<u64>,
 }
 
-pub(super) fn owned<T: ToSql + Sync + Send + 'static>(value: T) -> Owned {
-    Box::new(value)
+impl Tx<'_> {
+    /// Turns the gathered rows into statements held back: new versions, versions in place,
+    /// current rows, deliveries (each table apart; nothing else in between).
+    pub(super) fn seal(&self) {
+        let rows = std::mem::take(&mut *self.rows.borrow_mut());
+        if rows.is_empty() {
+            return;
+        }
+        self.written.set(self.written.get() + rows.document_rows());
+        let mut conn = self.conn.borrow_mut();
+        for (sql, params) in rows.into_statements() {
+            conn.defer(sql, params, None);
+        }
+    }
 }
 
 impl<'a> Tx<'a> {

@@ -39,6 +39,15 @@ pub struct StoredVersion {
     pub tags: Vec<String>,
 }
 
+impl crate::ids::Dated for StoredVersion {
+    fn number(&self) -> u32 {
+        self.version
+    }
+    fn written(&self) -> DateTime<Utc> {
+        self.timestamp
+    }
+}
+
 impl StoredVersion {
     /// The `_type` of the document ("" when absent).
     pub fn type_name(&self) -> &str {
@@ -62,19 +71,6 @@ impl StoredVersion {
         );
         doc
     }
-}
-
-/// A page of results with the total count before paging.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Page<T> {
-    /// The items of the page.
-    pub items: Vec<T>,
-    /// How many items matched in all.
-    pub total: u64,
-    /// Whether `total` is an estimate (a document list past
-    /// [`EXACT_TOTAL_UP_TO`](crate::store::EXACT_TOTAL_UP_TO) matches, counted with
-    /// [`Total::Estimated`](crate::query::Total::Estimated)) rather than an exact count.
-    pub estimated: bool,
 }
 
 /// The kind of a JSON value found at a field of stored documents.

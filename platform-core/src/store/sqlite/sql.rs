@@ -278,51 +278,9 @@ impl<'a> SqlBuilder<'a> {
                 balanced(&sql, " OR ")
             }
             Filter::Not(inner) => format!("(NOT {})", self.filter(inner)),
-            Filter::TextIn { path, texts } if path == "_id" => {
-                let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
-                format!("({} IN ({}))", self.cols.id, marks.join(", "))
-            }
-            Filter::TextIn { path, texts } if texts.iter().all(|t| plain_text(t)) => {
-                // No number, boolean or JSON text can equal these: a string comparison suffices
-                // (`->>` gives numbers as numbers, which never equal text).
-                let p = self.path(path);
-                let b = doc_of(self.cols, path);
-                let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
-                format!("coalesce(({b} ->> {p}) IN ({}), 0)", marks.join(", "))
-            }
-            Filter::TextIn { path, texts } => {
-                let p = self.path(path);
-                let b = doc_of(self.cols, path);
-                let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
-                format!(
-                    "coalesce((CASE json_type({b}, {p}) WHEN 'text' THEN {b} ->> {p} \
-                     WHEN 'integer' THEN {b} -> {p} WHEN 'real' THEN {b} -> {p} \
-                     WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' END) IN ({}), 0)",
-                    marks.join(", ")
-                )
-            }
+            Filter::TextIn { path, texts } => self.text_in(path, texts),
             Filter::Eq { path, value } => self.eq(path, value),
-            Filter::Cmp { path, op, bound } => {
-                let p = self.path(path);
-                let b = doc_of(self.cols, path);
-                let o = op.sql();
-                match bound {
-                    Bound::Number(n) => {
-                        let v = self.bind(*n);
-                        format!("coalesce(json_type({b}, {p}) IN ('integer', 'real') AND ({b} ->> {p}) {o} {v}, 0)")
-                    }
-                    Bound::Date(secs) => {
-                        let v = self.bind(*secs);
-                        format!("coalesce(json_type({b}, {p}) = 'text' AND pf_date({b} ->> {p}) {o} {v}, 0)")
-                    }
-                    Bound::Text(t) => {
-                        let v = self.bind(t.clone());
-                        format!(
-                            "coalesce(json_type({b}, {p}) = 'text' AND ({b} ->> {p}) {o} {v}, 0)"
-                        )
-                    }
-                }
-            }
+            Filter::Cmp { path, op, bound } => self.cmp(path, op.sql(), bound),
             Filter::Exists { path, present } => {
                 let p = self.path(path);
                 let b = doc_of(self.cols, path);
@@ -358,23 +316,7 @@ impl<'a> SqlBuilder<'a> {
                 let (x, y, r) = (self.bind(*lon), self.bind(*lat), self.bind(*radius));
                 format!("coalesce(pf_within({b} -> {p}, {x}, {y}, {r}), 0)")
             }
-            Filter::TypeIn(types) => {
-                // Written in the statement: `type = '<T>'` is what a per-type index's WHERE
-                // says, and SQLite uses such an index only where the query says it too.
-                match types.as_slice() {
-                    [] => "0".into(),
-                    // A NUL would end the statement's text: bound instead.
-                    any if any.iter().any(|t| t.contains('\0')) => {
-                        let marks: Vec<String> = any.iter().map(|t| self.bind(t.clone())).collect();
-                        format!("({} IN ({}))", self.cols.type_, marks.join(", "))
-                    }
-                    [one] => format!("({} = {})", self.cols.type_, quote(one)),
-                    many => {
-                        let marks: Vec<String> = many.iter().map(|t| quote(t)).collect();
-                        format!("({} IN ({}))", self.cols.type_, marks.join(", "))
-                    }
-                }
-            }
+            Filter::TypeIn(types) => self.type_in(types),
             Filter::Search(terms) => {
                 let parts: Vec<String> = terms
                     .iter()
@@ -389,6 +331,69 @@ impl<'a> SqlBuilder<'a> {
                     })
                     .collect();
                 format!("({})", parts.join(" AND "))
+            }
+        }
+    }
+
+    /// `_id` among texts; any other field a string equal to one of them (when no number,
+    /// boolean or JSON text can equal them, a string comparison suffices: `->>` gives numbers
+    /// as numbers, which never equal text), or a number or boolean whose JSON text is one.
+    fn text_in(&mut self, path: &str, texts: &[String]) -> String {
+        if path == "_id" {
+            let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
+            return format!("({} IN ({}))", self.cols.id, marks.join(", "));
+        }
+        let p = self.path(path);
+        let b = doc_of(self.cols, path);
+        let marks: Vec<String> = texts.iter().map(|t| self.bind(t.clone())).collect();
+        if texts.iter().all(|t| plain_text(t)) {
+            return format!("coalesce(({b} ->> {p}) IN ({}), 0)", marks.join(", "));
+        }
+        format!(
+            "coalesce((CASE json_type({b}, {p}) WHEN 'text' THEN {b} ->> {p} \
+             WHEN 'integer' THEN {b} -> {p} WHEN 'real' THEN {b} -> {p} \
+             WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' END) IN ({}), 0)",
+            marks.join(", ")
+        )
+    }
+
+    /// A comparison (`o`, its SQL operator) of a field with a number, a date or a text, each
+    /// only against values of its own kind.
+    fn cmp(&mut self, path: &str, o: &str, bound: &Bound) -> String {
+        let p = self.path(path);
+        let b = doc_of(self.cols, path);
+        match bound {
+            Bound::Number(n) => {
+                let v = self.bind(*n);
+                format!("coalesce(json_type({b}, {p}) IN ('integer', 'real') AND ({b} ->> {p}) {o} {v}, 0)")
+            }
+            Bound::Date(secs) => {
+                let v = self.bind(*secs);
+                format!(
+                    "coalesce(json_type({b}, {p}) = 'text' AND pf_date({b} ->> {p}) {o} {v}, 0)"
+                )
+            }
+            Bound::Text(t) => {
+                let v = self.bind(t.clone());
+                format!("coalesce(json_type({b}, {p}) = 'text' AND ({b} ->> {p}) {o} {v}, 0)")
+            }
+        }
+    }
+
+    /// The type among `types`, written in the statement: `type = '<T>'` is what a per-type
+    /// index's WHERE says, and SQLite uses such an index only where the query says it too (a
+    /// NUL would end the statement's text: bound instead).
+    fn type_in(&mut self, types: &[String]) -> String {
+        match types {
+            [] => "0".into(),
+            any if any.iter().any(|t| t.contains('\0')) => {
+                let marks: Vec<String> = any.iter().map(|t| self.bind(t.clone())).collect();
+                format!("({} IN ({}))", self.cols.type_, marks.join(", "))
+            }
+            [one] => format!("({} = {})", self.cols.type_, quote(one)),
+            many => {
+                let marks: Vec<String> = many.iter().map(|t| quote(t)).collect();
+                format!("({} IN ({}))", self.cols.type_, marks.join(", "))
             }
         }
     }
@@ -544,7 +549,7 @@ pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
         Ok(text_arg(ctx, 0).map(filter::fold))
     })?;
     conn.create_scalar_function("pf_bucket", 1, flags, |ctx| {
-        Ok(text_arg(ctx, 0).map_or(0, crate::store::sample_bucket))
+        Ok(text_arg(ctx, 0).map_or(0, crate::query::total::sample_bucket))
     })?;
     Ok(())
 }

@@ -806,9 +806,9 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
         .collect();
     assert_eq!(rows.len(), 4);
     for (id, bucket) in rows {
-        assert_eq!(bucket, crate::store::sample_bucket(&id), "{id}");
+        assert_eq!(bucket, crate::query::total::sample_bucket(&id), "{id}");
     }
-    assert!(crate::store::sample_bucket("A") != crate::store::sample_bucket("B"));
+    assert!(crate::query::total::sample_bucket("A") != crate::query::total::sample_bucket("B"));
 }
 
 #[test]

@@ -95,7 +95,7 @@ pub fn apply_run(
             r.checks = result.checks;
             r.message = result.message.clone();
             r.hash = result.hash;
-            // What was last sent as validated outlives the run (see `events::rules`).
+            // What was last sent as validated outlives the run (see `validation::events`).
             let sent = r.extra.as_ref().and_then(|x| x.get(SENT_KEY).cloned());
             r.extra = result.extra;
             if let Some(sent) = sent {

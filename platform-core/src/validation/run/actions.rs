@@ -5,10 +5,10 @@ use super::layout::chunk_row;
 use super::MAX_IDS;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
-use crate::events::rules::Wants;
 use crate::ids::{Scope, Source};
 use crate::store::{Collection, DocumentRead, Hold, WriteTx};
 use crate::validation::config::{Config, Kind};
+use crate::validation::events::Wants;
 use crate::validation::records::{self, status_name, Chunk, Context, Record};
 use crate::validation::shared::strings;
 use crate::Platform;
@@ -204,14 +204,22 @@ impl Action<'_> {
         let w = match self.wants.iter().find(|(t, _)| *t == chunk.target) {
             Some((_, w)) => *w,
             None => {
-                let w = crate::events::rules::wants(&*tx, &self.scope, &chunk.target)?;
+                let w = crate::validation::events::wants(&*tx, &self.scope, &chunk.target)?;
                 self.wants.push((chunk.target.clone(), w));
                 w
             }
         };
         if w.any() {
             let mut marked = chunk.records[i].clone();
-            crate::events::rules::after_action(tx, p, w, chunk, &mut marked, before, &self.ctx)?;
+            crate::validation::events::after_action(
+                tx,
+                p,
+                w,
+                chunk,
+                &mut marked,
+                before,
+                &self.ctx,
+            )?;
             chunk.records[i] = marked;
         }
         Ok(())

@@ -2,8 +2,8 @@
 //! changed since they were read), its events and quality statuses in the same transaction,
 //! and the answer.
 
+use super::layout::Checked;
 use super::layout::{build, results_of, seen_rows, Built};
-use super::plan::Checked;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
@@ -154,8 +154,8 @@ impl Platform {
 mod tests {
     use super::super::plan::Planned;
     use super::*;
-    use crate::data::model::Point;
     use crate::documents::SaveOptions;
+    use crate::observations::model::Point;
     use crate::store::Collection;
 
     fn setup() -> (Platform, Principal) {

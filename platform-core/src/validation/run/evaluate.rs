@@ -3,7 +3,7 @@
 
 use super::load::{Loaded, Prepared};
 use crate::data::curve;
-use crate::data::model::{Point, PointValue};
+use crate::observations::model::{Point, PointValue};
 use crate::validation::config::{scope_name, severity_name, Config};
 use crate::validation::engine::{
     CheckDef, CheckOutcome, CheckStatus, CurveInput, SeriesEvaluation, SeriesInput, TenorOutcome,

@@ -1,13 +1,16 @@
 //! A run's results laid into the record chunks they go to: each record's transition applied,
 //! the run and check list added to each chunk it touches, the events it raises noted, and
-//! the answer's per-point items built.
+//! the answer's per-point items built. A run checked ([`Checked`]) carries what it was laid
+//! into until it is stored.
 
-use super::plan::Checked;
 use super::MAX_LISTED;
 use crate::error::Result;
 use crate::ids::Scope;
 use crate::store::{ReadTx, RecordChunkRow};
-use crate::validation::records::{self, Chunk, Context, PointResult, Record, RunInfo};
+use crate::validation::config::Config;
+use crate::validation::records::{
+    self, CheckMeta, Chunk, Context, PointFormat, PointResult, Record, RunInfo,
+};
 use serde_json::{json, Map, Value};
 
 /// Record fields a run or test answers with, per point (besides `status` and `previous`).
@@ -30,6 +33,29 @@ const RESULT_FIELDS: [&str; 16] = [
     "contracts",
 ];
 
+/// A run checked but not stored yet.
+pub(crate) struct Checked {
+    pub(super) target: String,
+    pub(super) config: Config,
+    pub(super) results: Vec<PointResult>,
+    /// The checks of the results, as records show them.
+    pub(super) set: Vec<CheckMeta>,
+    /// Milliseconds per point of each check.
+    pub(super) check_ms: Vec<f64>,
+    pub(super) format: Option<PointFormat>,
+    pub(super) truncated: bool,
+    pub(super) test: bool,
+    /// Only some checks or tenors ran (such runs raise no data events).
+    pub(super) partial: bool,
+    pub(super) origin: String,
+    pub(super) timings: (f64, f64, f64),
+    /// The records laid into their chunks on the checking thread (see `commit_run`); the
+    /// results are then in them (and `results` is empty).
+    pub(super) built: Option<Built>,
+    /// The keys the results span and the buckets they fall in.
+    pub(super) span: ((i64, i64), (i64, i64)),
+}
+
 /// The records of a run laid into their chunks, ready to store.
 pub(crate) struct Built {
     /// The stored chunks they were laid on: (bucket, bytes).
@@ -48,7 +74,7 @@ pub(crate) struct Built {
     /// Whether the answers were built.
     pub(super) detail: bool,
     /// The events the run raises (not for a test).
-    pub(super) events: Option<crate::events::rules::RunEvents>,
+    pub(super) events: Option<crate::validation::events::RunEvents>,
 }
 
 /// The results a run laid into chunks: the records its run touched, as fresh results.
@@ -154,8 +180,8 @@ pub(super) fn build(
         }
         return Ok(built);
     };
-    let wants = crate::events::rules::wants(tx, scope, &c.target)?;
-    let mut events = crate::events::rules::RunEvents::new(wants, &c.target, c.partial, ctx);
+    let wants = crate::validation::events::wants(tx, scope, &c.target)?;
+    let mut events = crate::validation::events::RunEvents::new(wants, &c.target, c.partial, ctx);
     let stored = chunk_rows(tx, scope, c)?;
     let chunks: Vec<Chunk> = stored
         .iter()

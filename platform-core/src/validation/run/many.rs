@@ -33,7 +33,7 @@ impl Platform {
             .get("background")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let delayed = crate::validation::jobs::delay_of(body)?.is_some_and(|d| !d.is_zero());
+        let delayed = crate::clock::delay_of(body)?.is_some_and(|d| !d.is_zero());
         if targets.len() > MAX_RUN_MANY || ranged || background || delayed {
             return self.queue_job(
                 p,

@@ -2,41 +2,18 @@
 //! sent to the background, or checked (and, for a run, laid into its chunks on this thread).
 
 use super::evaluate::evaluate;
-use super::layout::{build, run_span, Built};
+use super::layout::{build, run_span, Checked};
 use super::load::{Loaded, Prepared};
 use super::request::RunRequest;
 use super::MAX_TEST_POINTS;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
-use crate::validation::config::{Config, Kind};
-use crate::validation::records::{CheckMeta, PointFormat, PointResult};
+use crate::validation::config::Kind;
+use crate::validation::records::PointFormat;
 use crate::validation::shared::ms;
 use crate::Platform;
 use serde_json::{json, Value};
 use std::time::Instant;
-
-/// A run checked but not stored yet.
-pub(crate) struct Checked {
-    pub(super) target: String,
-    pub(super) config: Config,
-    pub(super) results: Vec<PointResult>,
-    /// The checks of the results, as records show them.
-    pub(super) set: Vec<CheckMeta>,
-    /// Milliseconds per point of each check.
-    pub(super) check_ms: Vec<f64>,
-    pub(super) format: Option<PointFormat>,
-    pub(super) truncated: bool,
-    pub(super) test: bool,
-    /// Only some checks or tenors ran (such runs raise no data events).
-    pub(super) partial: bool,
-    pub(super) origin: String,
-    pub(super) timings: (f64, f64, f64),
-    /// The records laid into their chunks on the checking thread (see `commit_run`); the
-    /// results are then in them (and `results` is empty).
-    pub(super) built: Option<Built>,
-    /// The keys the results span and the buckets they fall in.
-    pub(super) span: ((i64, i64), (i64, i64)),
-}
 
 /// What `plan_run` found to do.
 pub(crate) enum Planned {
@@ -153,7 +130,7 @@ fn when_to_run(req: &RunRequest, body: &Value, test: bool) -> Result<Option<chro
             ));
         }
     }
-    let delay = crate::validation::jobs::delay_of(body)?.filter(|d| !d.is_zero());
+    let delay = crate::clock::delay_of(body)?.filter(|d| !d.is_zero());
     if test && delay.is_some() {
         return Err(Error::invalid_parameter(
             "_delay applies to run: a test runs at once",

@@ -3,10 +3,11 @@
 
 use crate::auth::Principal;
 use crate::data::calendar::parse_time;
+use crate::documents::ListRequest;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
-use crate::query::Filter;
-use crate::store::{ReadTx, RecordChunkRow};
+use crate::query::{Filter, SortSpec};
+use crate::store::{Page, ReadTx, RecordChunkRow};
 use crate::validation::records::{self, status_code, status_name, Chunk};
 use crate::Platform;
 use chrono::NaiveDate;
@@ -176,21 +177,9 @@ impl Platform {
     pub(crate) fn validation_records(
         &self,
         p: &Principal,
-        req: &crate::documents::ListRequest,
-    ) -> Result<crate::store::Page<Value>> {
-        for (given, name) in [
-            (req.as_of.is_some(), "_asof"),
-            (req.after.is_some(), "_after"),
-            (req.searchinfo.is_some(), "_searchinfo"),
-            (req.type_tree.is_some(), "#type"),
-        ] {
-            if given {
-                return Err(Error::invalid_parameter(format!(
-                    "{name} does not apply to validation records: filter them by their fields \
-                     (target, status, point...), _id, _sort and _skip/_limit"
-                )));
-            }
-        }
+        req: &ListRequest,
+    ) -> Result<Page<Value>> {
+        refuse_document_options(req)?;
         let mut expanded = req.clone();
         expanded.query.filter = with_failing(&req.query.filter);
         let req = &expanded;
@@ -228,50 +217,17 @@ impl Platform {
                 .take(limit)
                 .map(|(chunk, r)| project(chunk.materialize(r)))
                 .collect();
-            return Ok(crate::store::Page {
+            return Ok(Page {
                 total,
                 items,
                 estimated: false,
             });
         }
-        let mut matched: Vec<Map<String, Value>> = Vec::new();
-        for (_, chunk) in &chunks {
-            for r in &chunk.records {
-                if statuses.is_some_and(|s| s & (1u64 << r.status) == 0) {
-                    continue;
-                }
-                let m = chunk.materialize(r);
-                let named = req.ids.is_empty()
-                    || m.get("_id")
-                        .and_then(Value::as_str)
-                        .is_some_and(|id| req.ids.iter().any(|i| i == id));
-                if named && query.filter.matches(&m) {
-                    matched.push(m);
-                }
-            }
-        }
-        let id = |m: &Map<String, Value>| {
-            m.get("_id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        matched.sort_by(|a, b| {
-            for k in &query.sort.0 {
-                let o = order_values(
-                    crate::query::filter::lookup(a, &k.field),
-                    crate::query::filter::lookup(b, &k.field),
-                );
-                let o = if k.descending { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            id(a).cmp(&id(b))
-        });
+        let mut matched = matching(&chunks, statuses, req);
+        sort_records(&mut matched, &query.sort);
         if let Some(field) = &req.distinct {
             let values = crate::query::distinct_strings(&matched, field);
-            return Ok(crate::store::Page {
+            return Ok(Page {
                 estimated: false,
                 total: values.len() as u64,
                 items: values,
@@ -284,12 +240,79 @@ impl Platform {
             .take(limit)
             .map(project)
             .collect();
-        Ok(crate::store::Page {
+        Ok(Page {
             total,
             items,
             estimated: false,
         })
     }
+}
+
+/// Refuses the options of a list request that apply to documents, not to records.
+fn refuse_document_options(req: &ListRequest) -> Result<()> {
+    for (given, name) in [
+        (req.as_of.is_some(), "_asof"),
+        (req.after.is_some(), "_after"),
+        (req.searchinfo.is_some(), "_searchinfo"),
+        (req.type_tree.is_some(), "#type"),
+    ] {
+        if given {
+            return Err(Error::invalid_parameter(format!(
+                "{name} does not apply to validation records: filter them by their fields \
+                 (target, status, point...), _id, _sort and _skip/_limit"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The records of `chunks` of the statuses asked (`statuses`, a bit per status), named by the
+/// request's `_id`s if any, that match its filter, as JSON.
+fn matching(
+    chunks: &[(RecordChunkRow, Chunk)],
+    statuses: Option<u64>,
+    req: &ListRequest,
+) -> Vec<Map<String, Value>> {
+    let mut matched = Vec::new();
+    for (_, chunk) in chunks {
+        for r in &chunk.records {
+            if statuses.is_some_and(|s| s & (1u64 << r.status) == 0) {
+                continue;
+            }
+            let m = chunk.materialize(r);
+            let named = req.ids.is_empty()
+                || m.get("_id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| req.ids.iter().any(|i| i == id));
+            if named && req.query.filter.matches(&m) {
+                matched.push(m);
+            }
+        }
+    }
+    matched
+}
+
+/// Sorts records by the sort keys, then by id.
+fn sort_records(records: &mut [Map<String, Value>], sort: &SortSpec) {
+    let id = |m: &Map<String, Value>| {
+        m.get("_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    records.sort_by(|a, b| {
+        for k in &sort.0 {
+            let o = order_values(
+                crate::query::filter::lookup(a, &k.field),
+                crate::query::filter::lookup(b, &k.field),
+            );
+            let o = if k.descending { o.reverse() } else { o };
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        id(a).cmp(&id(b))
+    });
 }
 
 /// The status of each stored record of a data item, by point text.

@@ -1,8 +1,8 @@
 //! The request of a run or test: its points, range, checks and tenors, read and checked
 //! before anything runs.
 
-use crate::documents::json_kind;
 use crate::error::{Error, Result};
+use crate::json::json_kind;
 use crate::validation::shared::{object, strings};
 use serde_json::Value;
 

@@ -44,8 +44,8 @@ pub use series::series_candidates;
 use super::config::Kind;
 use super::shared::object;
 use super::window::load::Span;
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::json_kind;
 use serde_json::Value;
 
 /// Most data items one `suggest` takes.

@@ -31,8 +31,8 @@ mod search;
 pub use literals::{thresholds, Literal};
 pub use search::{round_relaxed, smallest_move};
 
-use crate::documents::json_kind;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::json_kind;
 use crate::validation::shared::strings;
 use serde_json::{Map, Value};
 

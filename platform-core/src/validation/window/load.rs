@@ -4,10 +4,10 @@
 use crate::auth::Principal;
 use crate::data::calendar::{format_time, parse_time, Calendar};
 use crate::data::curve;
-use crate::data::model::Point;
 use crate::data::series::{self, Window};
 use crate::data::{series_settings, DataKind};
 use crate::error::{Error, Result};
+use crate::observations::model::Point;
 use crate::store::ReadTx;
 use crate::validation::config::Kind;
 use crate::validation::engine::{CurveInput, SeriesInput};

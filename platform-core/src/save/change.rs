@@ -1,10 +1,12 @@
 //! Tagging a version, and deleting the latest version (a rollback), one version or all of a
 //! document, with the audit entry and events.
 
-use super::access::{not_found, refuse_all, require_write, resolve_version, scope_for_key};
-use super::DeleteTarget;
 use crate::auth::Principal;
 use crate::clock::format_instant;
+use crate::documents::access::{
+    not_found, refuse_all, require_write, resolve_version, scope_for_key,
+};
+use crate::documents::DeleteTarget;
 use crate::error::Result;
 use crate::ids::{validate_tag, Source, VersionRef};
 use crate::store::{AuditEntry, Collection, Hold};

@@ -23,36 +23,18 @@
 //! rights: the private source only, and only the secrets it was granted; with `scrub_secrets`
 //! no secret value it read appears in its result, its messages or its error.
 
-use super::{compile_script, engine, Profile};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::documents::{render, visible, SaveOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
+use crate::script::{compile_script, engine, Profile, ScriptLimits};
 use crate::store::{Collection, WriteTx};
 use crate::Platform;
 use rhai::{Dynamic, EvalAltResult, Map as RhaiMap, Scope as RhaiScope, AST};
 use serde_json::Value;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
-
-/// The budgets of one script call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScriptLimits {
-    /// Objects one call may save.
-    pub writes: usize,
-    /// How long one call may run, its reads and writes included.
-    pub time: Duration,
-}
-
-impl Default for ScriptLimits {
-    fn default() -> Self {
-        ScriptLimits {
-            writes: 1_000,
-            time: Duration::from_secs(10),
-        }
-    }
-}
+use std::time::Instant;
 
 /// What a program may reach beyond its principal's rights.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,15 +1,42 @@
-//! Saving documents: one or an array in one transaction; each merged with the current version
-//! or replacing it, its data properties' payloads written apart, versioned or overwritten in
-//! place, with its events.
+//! Saving documents, with everything a save sets off: one or an array in one transaction;
+//! each checked by the rules of its collection (`checks`), merged with the current version or
+//! replacing it, its data properties' payloads written apart, versioned or overwritten in
+//! place, its type's indexes and retention applied (`retention`), with its events; and the
+//! other changes of versions (`change`: tags, rollbacks, deletes).
+//!
+//! This is the top of the engine: a save reaches the data, type, calendar, script, validation,
+//! extension and event services, and none of them reaches back here by import.
+//!
+//! | Call | Rule |
+//! |---|---|
+//! | save, id absent | stored as version 1 |
+//! | save (merge) | each top-level field sent replaces the stored one, fields not sent stay; when the result equals the stored document nothing is written |
+//! | save `_replace` | the document becomes exactly what was sent |
+//! | save, unversioned type | the document is overwritten in place and keeps `_version` 1 |
+//! | tag | the tag moves to the named version |
+//! | delete latest | the previous version becomes current (rollback); the only version: absent |
+//! | delete a version | removed; if it was current, the previous becomes current |
+//! | delete all | every version removed |
+//!
+//! The current version is always the highest remaining number, and a new version takes the
+//! current number plus one. System fields (`_oid _timestamp _user _tag _version _reason`) are
+//! computed on read and ignored on write. A non-current version is shown with
+//! `_id = "<id>/<version>"` (its address) and `_oid = "<id>"`.
+mod change;
+mod checks;
+mod retention;
+#[cfg(test)]
+mod tests;
 
-use super::access::require_write;
-use super::render::{hidden_from, render, render_owned, visible};
-use super::{json_kind, SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::data::{self, DataKind};
+use crate::documents::access::require_write;
+use crate::documents::render::{hidden_from, render, render_owned, visible};
+use crate::documents::{SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
+use crate::json::json_kind;
 use crate::store::{Ahead, Collection, DataKey, Hold, StoredVersion, WriteTx};
 use crate::Platform;
 use serde_json::{Map, Value};
@@ -117,61 +144,27 @@ impl Platform {
             Some(cur) if versioned => cur.version + 1,
             Some(cur) => cur.version,
         };
-        let key_of = |name: &str| DataKey {
-            scope: scope.clone(),
-            object: id.clone(),
-            prop: name.to_string(),
-        };
-        let cur_version = current.as_ref().map(|c| c.version);
-        let refs = data::CalendarRefs::load(tx, p, &body, &payloads)?;
-        let mut data_changes = data::write_payloads(
-            tx,
-            &key_of,
-            &body,
-            payloads,
-            cur_version,
+        let target = Target {
+            scope: &scope,
+            id: &id,
+            current: current.as_ref(),
             version,
             versioned,
-            opts,
-            &refs,
-        )?;
-        if let Some(cur) = &current {
-            // A data property removed, or no longer of its kind: its data ends here.
-            for name in dropped_data(&cur.body, &body) {
-                tx.end_data(&key_of(&name), version, versioned)?;
-                data_changes.push(data::DataChange {
-                    name,
-                    ondate: None,
-                    times: None,
-                    replaced: true,
-                });
-            }
-        }
+        };
+        let data_changes = write_data(tx, p, &target, &body, payloads, opts)?;
         if let Some(cur) = &current {
             if !body_changed && data_changes.is_empty() {
                 return Ok(cur.clone());
             }
         }
-        let stored = StoredVersion {
-            id: id.clone(),
-            version,
-            body,
-            timestamp: crate::clock::parse_instant(now)
-                .map_err(|e| Error::caused(format!("the time of a save \"{now}\""), e))?,
-            user: p.user.clone(),
-            reason: opts.reason.clone(),
-            tags: match &current {
-                Some(cur) if cur.version == version => cur.tags.clone(),
-                _ => Vec::new(),
-            },
-        };
-        tx.put_current(coll, &scope, &stored, cur_version)?;
+        let stored = target.stored(p, body, opts, now)?;
+        tx.put_current(coll, &scope, &stored, current.as_ref().map(|c| c.version))?;
         if coll == Collection::Type {
             crate::types::sync_type_indexes(tx, &scope, &id)?;
         }
         if let Some(policy) = self.retention_of(tx, p, coll, &type_name)? {
             // The type's retention policy, in the save's own transaction.
-            super::retention::prune_versions(tx, p, coll, &scope, &id, &policy, stored.timestamp)?;
+            retention::prune_versions(tx, p, coll, &scope, &id, &policy, stored.timestamp)?;
         }
         let change = Saved {
             scope: &scope,
@@ -184,6 +177,89 @@ impl Platform {
         change.emit(tx, p, now)?;
         Ok(stored)
     }
+}
+
+/// The document a save writes: where it lives, its current version, and the version the save
+/// stores (a new number, or the current one rewritten in place for an unversioned type).
+struct Target<'a> {
+    scope: &'a Scope,
+    id: &'a str,
+    current: Option<&'a StoredVersion>,
+    version: u32,
+    versioned: bool,
+}
+
+impl Target<'_> {
+    /// The key of one of its data properties.
+    fn data_key(&self, name: &str) -> DataKey {
+        DataKey {
+            scope: self.scope.clone(),
+            object: self.id.to_string(),
+            prop: name.to_string(),
+        }
+    }
+
+    /// The version to store: `body`, written by `p` at `now` (a version rewritten in place
+    /// keeps its tags).
+    fn stored(
+        &self,
+        p: &Principal,
+        body: Map<String, Value>,
+        opts: &SaveOptions,
+        now: &str,
+    ) -> Result<StoredVersion> {
+        Ok(StoredVersion {
+            id: self.id.to_string(),
+            version: self.version,
+            body,
+            timestamp: crate::clock::parse_instant(now)
+                .map_err(|e| Error::caused(format!("the time of a save \"{now}\""), e))?,
+            user: p.user.clone(),
+            reason: opts.reason.clone(),
+            tags: match self.current {
+                Some(cur) if cur.version == self.version => cur.tags.clone(),
+                _ => Vec::new(),
+            },
+        })
+    }
+}
+
+/// Writes the data payloads of a save at the target's version, and ends the data of every
+/// data property the new body drops (or that is no longer of its kind); what changed.
+fn write_data(
+    tx: &mut dyn WriteTx,
+    p: &Principal,
+    target: &Target<'_>,
+    body: &Map<String, Value>,
+    payloads: Vec<(String, data::DataPayload)>,
+    opts: &SaveOptions,
+) -> Result<Vec<data::DataChange>> {
+    let cur_version = target.current.map(|c| c.version);
+    let refs = data::CalendarRefs::load(tx, p, body, &payloads)?;
+    let mut data_changes = data::write_payloads(
+        tx,
+        &|name| target.data_key(name),
+        body,
+        payloads,
+        cur_version,
+        target.version,
+        target.versioned,
+        opts,
+        &refs,
+    )?;
+    if let Some(cur) = target.current {
+        // A data property removed, or no longer of its kind: its data ends here.
+        for name in dropped_data(&cur.body, body) {
+            tx.end_data(&target.data_key(&name), target.version, target.versioned)?;
+            data_changes.push(data::DataChange {
+                name,
+                ondate: None,
+                times: None,
+                replaced: true,
+            });
+        }
+    }
+    Ok(data_changes)
 }
 
 /// Names ahead what the saves of `items` (under `keys`) read: each document, the type

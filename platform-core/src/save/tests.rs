@@ -2,9 +2,11 @@
 
 use super::*;
 use crate::auth::{Principal, Role};
+use crate::documents::{DeleteTarget, ListRequest};
 use crate::error::ErrorCode;
+use crate::ids::VersionRef;
 use crate::Platform;
-use serde_json::json;
+use serde_json::{json, Value};
 
 struct Fixture {
     platform: Platform,

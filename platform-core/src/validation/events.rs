@@ -11,15 +11,15 @@
 //! Rules that cost something run only when an automation of the tenant and environment would
 //! receive their event ([`Wants`]).
 
-use super::{emit_private, receives};
-use crate::auth::Principal;
-use crate::error::Result;
-use crate::ids::{Scope, Source};
-use crate::store::{Collection, DocumentRead, OutboxRead, WriteTx};
-use crate::validation::records::{
+use super::records::{
     self, failing, status_code, status_name, Chunk, Context, Record, Transition, OVERRIDDEN,
     SENT_KEY, VALID, WARNING,
 };
+use crate::auth::Principal;
+use crate::error::Result;
+use crate::events::{emit_private, receives};
+use crate::ids::{Scope, Source};
+use crate::store::{Collection, DocumentRead, OutboxRead, WriteTx};
 use serde_json::{json, Map, Value};
 
 /// Which events of a data item's validation some automation would receive.
@@ -214,7 +214,11 @@ impl RunEvents {
             let curve = g[0]["kind"] == "curve";
             // One curve per event; a long run of passing observations in events of at most
             // `MAX_EVENT_POINTS`.
-            let size = if curve { 1 } else { super::MAX_EVENT_POINTS };
+            let size = if curve {
+                1
+            } else {
+                crate::data::MAX_EVENT_POINTS
+            };
             let parts: Vec<Vec<Map<String, Value>>> =
                 g.chunks(size).map(<[Map<String, Value>]>::to_vec).collect();
             for part in parts {

@@ -1,9 +1,13 @@
 //! The script service's rules: a script is a versioned document
 //! `{_id, _type: "VarScript", scriptType: "rhai" | "mustache", script, category, description}`,
 //! public (`#`) or private. A script that does not compile is refused when it is saved.
+//!
+//! `host` runs stored programs with the platform's functions.
 
-use crate::documents::json_kind;
+pub mod host;
+
 use crate::error::{Error, Result};
+use crate::json::json_kind;
 use crate::script::{compile_script, engine, Profile};
 use serde_json::{Map, Value};
 

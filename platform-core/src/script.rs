@@ -7,14 +7,31 @@
 //! registers; `eval` is disabled; operations, call depth, expression depth and string, array and
 //! map sizes are capped, so a hostile script ends with an error instead of hanging the server.
 
-pub mod host;
-
 use crate::error::{Error, ErrorCode, Result};
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicMapPackage, BasicMathPackage, BasicStringPackage,
     LogicPackage, MoreStringPackage, Package,
 };
 use rhai::{Engine, AST};
+use std::time::Duration;
+
+/// The budgets of one script call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptLimits {
+    /// Objects one call may save.
+    pub writes: usize,
+    /// How long one call may run, its reads and writes included.
+    pub time: Duration,
+}
+
+impl Default for ScriptLimits {
+    fn default() -> Self {
+        ScriptLimits {
+            writes: 1_000,
+            time: Duration::from_secs(10),
+        }
+    }
+}
 
 /// Longest script source accepted, in bytes.
 pub const MAX_SCRIPT_BYTES: usize = 256 * 1024;

@@ -1,0 +1,340 @@
+//! The object workload W5: upserts, filtered and searched lists with totals, completion and
+//! gets by id; and the rows the platform's saves wrote, written again by plain rusqlite.
+
+use crate::contestants::{open_core, open_sqlite, Core, Sqlite};
+use crate::timing::{emit, on_postgres, paired, repeat, time_ms};
+use crate::{corpus, runs, Sizes};
+use platform_core::documents::{ListRequest, SaveOptions};
+use platform_core::ids::Source;
+use platform_core::query::Params;
+use platform_core::store::Collection;
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Loads the objects in saves of 1,000 (one transaction each).
+pub(crate) fn load_objects(core: &Core, objects: &[Value]) {
+    for chunk in objects.chunks(1000) {
+        core.platform
+            .objects()
+            .save(
+                &core.who,
+                Collection::Object,
+                Value::Array(chunk.to_vec()),
+                &SaveOptions::default(),
+            )
+            .unwrap();
+    }
+}
+
+pub(crate) fn load_sqlite_objects(db: &Sqlite, objects: &[Value]) {
+    for chunk in objects.chunks(1000) {
+        let tx = db.conn.unchecked_transaction().unwrap();
+        {
+            let mut up = tx
+                .prepare_cached(
+                    "INSERT INTO docs VALUES (?1, jsonb(?2)) \
+                     ON CONFLICT(id) DO UPDATE SET body = excluded.body",
+                )
+                .unwrap();
+            for o in chunk {
+                up.execute((o["_id"].as_str().unwrap(), o.to_string()))
+                    .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+    }
+}
+
+/// The rows the platform's saves of `objects` wrote, read back from its SQLite file: for each
+/// object (in saves of 1,000), its version row and its current row, as stored.
+pub(crate) struct SavedRows {
+    /// The statements that made the two tables and the current row's indexes.
+    pub(crate) schema: Vec<String>,
+    /// Per object: the version row's values, then the current row's.
+    pub(crate) rows: Vec<(Vec<rusqlite::types::Value>, Vec<rusqlite::types::Value>)>,
+}
+
+impl SavedRows {
+    pub(crate) fn read(path: &Path) -> SavedRows {
+        let conn = Connection::open(path).unwrap();
+        let schema = conn
+            .prepare(
+                "SELECT sql FROM sqlite_master WHERE tbl_name IN ('versions', 'heads') \
+                 AND sql IS NOT NULL ORDER BY type DESC, rowid",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let all = |sql: &str| -> Vec<Vec<rusqlite::types::Value>> {
+            let mut stmt = conn.prepare(sql).unwrap();
+            let n = stmt.column_count();
+            stmt.query_map([], |r| (0..n).map(|i| r.get(i)).collect())
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let versions = all("SELECT * FROM versions WHERE coll = 'object' ORDER BY id");
+        let heads = all("SELECT * FROM heads WHERE coll = 'object' ORDER BY id");
+        assert_eq!(versions.len(), heads.len(), "one version per object");
+        SavedRows {
+            schema,
+            rows: versions.into_iter().zip(heads).collect(),
+        }
+    }
+
+    /// Writes the rows into a fresh file of the same tables and indexes (and the platform's
+    /// settings of the connection) with plain rusqlite, 1,000 objects to a transaction: per
+    /// object, a look-up of its current version (an upsert's new version number depends on
+    /// it), then its version row and its current row. The floor under the platform's upsert,
+    /// given what it keeps of each object.
+    pub(crate) fn write(&self) -> (f64, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("rows.db")).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32768;",
+        )
+        .unwrap();
+        for sql in &self.schema {
+            conn.execute_batch(sql).unwrap();
+        }
+        let insert = |table: &str, n: usize| {
+            let marks = vec!["?"; n].join(", ");
+            format!("INSERT INTO {table} VALUES ({marks})")
+        };
+        let (v_sql, h_sql) = (
+            insert("versions", self.rows[0].0.len()),
+            insert("heads", self.rows[0].1.len()),
+        );
+        let took = time_ms(|| {
+            for chunk in self.rows.chunks(1000) {
+                let tx = conn.unchecked_transaction().unwrap();
+                {
+                    let mut current = tx
+                        .prepare_cached(
+                            "SELECT version FROM heads WHERE coll = ?1 AND tenant = ?2 \
+                             AND env = ?3 AND id = ?4",
+                        )
+                        .unwrap();
+                    let mut v = tx.prepare_cached(&v_sql).unwrap();
+                    let mut h = tx.prepare_cached(&h_sql).unwrap();
+                    for (version, head) in chunk {
+                        let had: Option<i64> = current
+                            .query_row(rusqlite::params_from_iter(&head[..4]), |r| r.get(0))
+                            .optional()
+                            .unwrap();
+                        assert!(had.is_none());
+                        v.execute(rusqlite::params_from_iter(version)).unwrap();
+                        h.execute(rusqlite::params_from_iter(head)).unwrap();
+                    }
+                }
+                tx.commit().unwrap();
+            }
+        })
+        .0;
+        (took, dir)
+    }
+}
+
+pub(crate) fn w5(s: &Sizes) {
+    let (core, db) = w5_upsert(s);
+    w5_lists(&core, &db);
+    w5_get(s, &core, &db);
+}
+
+/// W5 upserts: the corpus's objects in saves of 1,000, by the platform, by plain rusqlite and
+/// (on SQLite) the rows the platform wrote written again by plain rusqlite; the stores of the
+/// last run.
+fn w5_upsert(s: &Sizes) -> (Core, Sqlite) {
+    let objects = corpus::objects(s.objects as u64, 42);
+    let heavy = runs().min(3);
+    let (mut ours, mut plain, mut same) = (Vec::new(), Vec::new(), Vec::new());
+    let mut kept = None;
+    let mut saved = None;
+    for _ in 0..heavy {
+        let core = open_core();
+        ours.push(time_ms(|| load_objects(&core, &objects)).0);
+        let db = open_sqlite();
+        plain.push(time_ms(|| load_sqlite_objects(&db, &objects)).0);
+        // On SQLite: the same rows written by plain rusqlite, in turn with the other two.
+        if !on_postgres() {
+            let rows = saved.get_or_insert_with(|| SavedRows::read(&core.path));
+            assert_eq!(rows.rows.len(), objects.len());
+            same.push(rows.write().0);
+        }
+        kept = Some((core, db));
+    }
+    let case = format!("upsert {} objects (saves of 1,000)", s.objects);
+    emit("W5", &case, "platform", &ours, json!({}));
+    emit("W5", &case, "rusqlite", &plain, json!({}));
+    if !same.is_empty() {
+        emit("W5", &case, "rusqlite-same-rows", &same, json!({}));
+    }
+    kept.expect("runs() is at least one")
+}
+
+/// Runs of the quick list cases.
+const QUICK: usize = 51;
+
+/// W5 lists: a filtered first page with its total, `_search` with its total, `_searchinfo`.
+/// Totals are counted exactly, as the peers count them (a list past 10,000 matches would
+/// otherwise answer an estimate: W10 measures that).
+fn w5_lists(core: &Core, db: &Sqlite) {
+    let filter = "body ->> '$.classification' = 'gas' AND json_type(body, '$.capacity') IN \
+                  ('integer','real') AND body ->> '$.capacity' > 500";
+    let mut f_ours = lister(
+        core,
+        &[
+            ("classification", "gas"),
+            ("capacity", "gt(500)"),
+            ("_limit", "100"),
+            ("_count", "exact"),
+        ],
+    );
+    let mut f_plain = page_and_total(db, filter);
+    let (total, rows) = f_plain();
+    let page = f_ours();
+    assert_eq!((page.total, page.items.len()), (total, rows.len()));
+    let (ours, plain) = paired(QUICK, repeat(&mut f_ours), repeat(&mut f_plain));
+    let case = "filtered first page with total";
+    let extra = json!({"total": total});
+    emit("W5", case, "platform", &ours, extra.clone());
+    emit("W5", case, "rusqlite", &plain, extra);
+
+    let search = "lower(id || ' ' || ifnull(body ->> '$.name', '') || ' ' || \
+                  ifnull(body ->> '$.description', '') || ' ' || \
+                  ifnull(body ->> '$.classification', '')) LIKE '%north%' AND \
+                  lower(id || ' ' || ifnull(body ->> '$.name', '') || ' ' || \
+                  ifnull(body ->> '$.description', '') || ' ' || \
+                  ifnull(body ->> '$.classification', '')) LIKE '%gas%'";
+    let mut s_ours = lister(
+        core,
+        &[
+            ("_search", "north gas"),
+            ("_limit", "100"),
+            ("_count", "exact"),
+        ],
+    );
+    let mut s_plain = page_and_total(db, search);
+    let (total, _) = s_plain();
+    let page = s_ours();
+    assert_eq!(page.total, total);
+    let (ours, plain) = paired(QUICK, repeat(&mut s_ours), repeat(&mut s_plain));
+    let case = "_search, first page with total";
+    let extra = json!({"total": total, "query": "_search=north gas"});
+    emit("W5", case, "platform", &ours, extra.clone());
+    emit("W5", case, "rusqlite", &plain, extra);
+    w5_searchinfo(core, db);
+}
+
+/// W5 `_searchinfo`: ten completions of a prefix.
+fn w5_searchinfo(core: &Core, db: &Sqlite) {
+    let mut i_ours = lister(core, &[("_searchinfo", "obj0012"), ("_limit", "10")]);
+    let mut stmt = db
+        .conn
+        .prepare(
+            "SELECT id, body ->> '$.name' FROM docs WHERE (id >= 'OBJ0012' AND id < 'OBJ0013') \
+             OR lower(body ->> '$.name') LIKE 'obj0012%' ORDER BY id LIMIT 10",
+        )
+        .unwrap();
+    let mut i_plain = || {
+        stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(i_ours().items.len(), i_plain().len());
+    let (ours, plain) = paired(QUICK, repeat(&mut i_ours), repeat(&mut i_plain));
+    emit("W5", "_searchinfo (10 items)", "platform", &ours, json!({}));
+    emit(
+        "W5",
+        "_searchinfo (10 items)",
+        "rusqlite",
+        &plain,
+        json!({}),
+    );
+}
+
+/// A list of the platform's private objects with these query parameters.
+fn lister<'c>(
+    core: &'c Core,
+    params: &[(&str, &str)],
+) -> impl FnMut() -> platform_core::store::Page<Value> + 'c {
+    let req = ListRequest::from_params(&Params::from_slice(params)).unwrap();
+    move || {
+        core.platform
+            .objects()
+            .list(&core.who, Collection::Object, Source::Private, &req)
+            .unwrap()
+    }
+}
+
+/// The plain rusqlite list of the documents matching `filter`: its total and its first page of
+/// 100 by id.
+fn page_and_total<'d>(
+    db: &'d Sqlite,
+    filter: &str,
+) -> impl FnMut() -> (u64, Vec<(String, String)>) + 'd {
+    let mut count = db
+        .conn
+        .prepare(&format!("SELECT count(*) FROM docs WHERE {filter}"))
+        .unwrap();
+    let mut page = db
+        .conn
+        .prepare(&format!(
+            "SELECT id, json(body) FROM docs WHERE {filter} ORDER BY id LIMIT 100"
+        ))
+        .unwrap();
+    move || {
+        let total: u64 = count.query_row([], |r| r.get(0)).unwrap();
+        let rows: Vec<(String, String)> = page
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        (total, rows)
+    }
+}
+
+/// W5 gets by id, of random objects.
+fn w5_get(s: &Sizes, core: &Core, db: &Sqlite) {
+    let n = s.objects as u64;
+    let mut rng = corpus::Rng::new(7);
+    let mut rng2 = corpus::Rng::new(7);
+    let mut get = db
+        .conn
+        .prepare("SELECT json(body) FROM docs WHERE id = ?1")
+        .unwrap();
+    let (ours, plain) = paired(
+        1001,
+        || {
+            let id = format!("OBJ{:06}", rng.below(n));
+            time_ms(|| {
+                core.platform
+                    .objects()
+                    .get(
+                        &core.who,
+                        Collection::Object,
+                        Source::Private,
+                        &id,
+                        None,
+                        None,
+                    )
+                    .unwrap()
+            })
+            .0
+        },
+        || {
+            let id = format!("OBJ{:06}", rng2.below(n));
+            time_ms(|| {
+                let text: String = get.query_row([&id], |r| r.get(0)).unwrap();
+                serde_json::from_str::<Value>(&text).unwrap()
+            })
+            .0
+        },
+    );
+    emit("W5", "get by id", "platform", &ours, json!({}));
+    emit("W5", "get by id", "rusqlite", &plain, json!({}));
+}

@@ -1,0 +1,91 @@
+//! Reading a continuation series (see `continuation`): the contract a continuation picks on
+//! each ondate of a curve, as one point of a SPARSE series, converted as the read asks.
+
+use super::continuation::{text, Continuation};
+use super::conversion::{converted, Converter};
+use super::curve;
+use super::read::{DataQuery, Opened};
+use super::series::Window;
+use super::SERIES_TYPE;
+use crate::error::{Error, Result};
+use crate::observations::model::Status;
+use crate::store::ReadTx;
+use crate::Platform;
+use chrono::NaiveDate;
+use serde_json::{Map, Value};
+
+impl Platform {
+    /// The continuation series `cont` of an opened curve item, over the ondates `q`'s range
+    /// picks, converted as `q` asks.
+    pub(crate) fn continuation_series(
+        &self,
+        tx: &dyn ReadTx,
+        mut opened: Opened,
+        cont: &Continuation,
+        q: &DataQuery,
+    ) -> Result<Value> {
+        let mut item = opened.take_json();
+        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
+            Window::All => (None, None, None),
+            Window::Last(n) => (None, None, Some(n)),
+            Window::Between(s, e) => (
+                s.and_then(chrono::DateTime::from_timestamp_millis)
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                None,
+            ),
+        };
+        let curves = tx.curves(
+            &opened.key,
+            opened.object.version,
+            from.as_deref(),
+            to.as_deref(),
+            last,
+        )?;
+        let conv = Converter::new(tx, &mut item, &q.conversion)?;
+        let mut data = Vec::with_capacity(curves.len());
+        for (ondate, payload) in &curves {
+            let Some(c) = cont.pick(ondate, curve::contract_views(payload)?)? else {
+                continue;
+            };
+            let absolute = text(c.absolute)?.to_string();
+            let mut value = c.value;
+            let mut status = if c.status.is_empty() {
+                None
+            } else {
+                Some(Status::decode(text(c.status)?))
+            };
+            if let (Some(conv), Some(_)) = (&conv, value.as_f64()) {
+                let day = NaiveDate::parse_from_str(ondate, "%Y-%m-%d")
+                    .map_err(|e| Error::caused("a stored ondate", e))?;
+                let at = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+                value = conv.value(&value, at)?;
+                status = converted(status);
+            }
+            let mut obs = Map::new();
+            obs.insert("time".into(), Value::String(ondate.clone()));
+            obs.insert("value".into(), value.to_json());
+            if let Some(s) = status {
+                obs.insert("status".into(), s.to_json());
+            }
+            let mut props = Map::new();
+            props.insert("absolute".into(), Value::String(absolute));
+            obs.insert("properties".into(), Value::Object(props));
+            data.push(Value::Object(obs));
+        }
+        item.insert("_type".into(), Value::String(SERIES_TYPE.into()));
+        item.insert("calendar".into(), Value::String("SPARSE".into()));
+        let mut props = opened
+            .header
+            .get("properties")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        props.insert("continuation".into(), Value::String(cont.code.to_string()));
+        props.insert("roll".into(), Value::String(cont.roll.as_str().into()));
+        item.insert("properties".into(), Value::Object(props));
+        item.insert("data".into(), Value::Array(data));
+        Ok(Value::Object(item))
+    }
+}

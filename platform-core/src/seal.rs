@@ -1,0 +1,108 @@
+//! The key secret values are sealed with: AES-256-GCM, with associated data that binds a
+//! sealed value to where it belongs (see [`crate::secrets`]).
+//!
+//! The key is 32 random bytes, kept as 64 hex characters in a file beside the database (created
+//! with mode 0600 on first start) or given by the server's configuration. Every node of a
+//! cluster shares the file; the key is never a row of the database.
+
+use crate::error::{Error, Result};
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::{Aes256Gcm, Nonce};
+use std::path::Path;
+
+/// The key that seals secret values.
+#[derive(Clone)]
+pub struct SecretKey([u8; 32]);
+
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretKey(..)")
+    }
+}
+
+impl SecretKey {
+    /// A fresh random key.
+    pub fn generate() -> Result<SecretKey> {
+        let mut k = [0u8; 32];
+        getrandom::getrandom(&mut k).map_err(|e| Error::caused("no randomness", e))?;
+        Ok(SecretKey(k))
+    }
+
+    /// A key from 64 hex characters.
+    pub fn from_hex(text: &str) -> Result<SecretKey> {
+        let t = text.trim();
+        let bad =
+            || Error::invalid_parameter("the secret key must be 64 hex characters (32 bytes)");
+        if t.len() != 64 {
+            return Err(bad());
+        }
+        let mut k = [0u8; 32];
+        for (i, b) in k.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&t[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+        }
+        Ok(SecretKey(k))
+    }
+
+    /// Reads the key file, or creates it (mode 0600) with a fresh key.
+    pub fn load_or_create(path: &Path) -> Result<SecretKey> {
+        let io =
+            |e: std::io::Error| Error::caused(format!("secret key file {}", path.display()), e);
+        match std::fs::read_to_string(path) {
+            Ok(text) => SecretKey::from_hex(&text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let key = SecretKey::generate()?;
+                let mut options = std::fs::OpenOptions::new();
+                options.write(true).create_new(true);
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::OpenOptionsExt as _;
+                    options.mode(0o600);
+                }
+                use std::io::Write as _;
+                let mut f = options.open(path).map_err(io)?;
+                writeln!(f, "{}", crate::auth::hex(&key.0)).map_err(io)?;
+                Ok(key)
+            }
+            Err(e) => Err(io(e)),
+        }
+    }
+
+    fn cipher(&self) -> Aes256Gcm {
+        Aes256Gcm::new((&self.0).into())
+    }
+
+    /// Seals a value; returns the nonce and the ciphertext.
+    pub fn seal(&self, plaintext: &[u8], aad: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
+        let mut nonce = [0u8; 12];
+        getrandom::getrandom(&mut nonce).map_err(|e| Error::caused("no randomness", e))?;
+        let ct = self
+            .cipher()
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                Payload {
+                    msg: plaintext,
+                    aad,
+                },
+            )
+            .map_err(|_| Error::Internal("sealing a secret failed".into()))?;
+        Ok((nonce.to_vec(), ct))
+    }
+
+    /// Opens a sealed value (fails if the key, the associated data or the bytes differ).
+    pub fn open(&self, nonce: &[u8], ciphertext: &[u8], aad: &[u8]) -> Result<Vec<u8>> {
+        if nonce.len() != 12 {
+            return Err(Error::Internal(
+                "stored secret nonce has the wrong length".into(),
+            ));
+        }
+        self.cipher()
+            .decrypt(
+                Nonce::from_slice(nonce),
+                Payload {
+                    msg: ciphertext,
+                    aad,
+                },
+            )
+            .map_err(|_| Error::Internal("a stored secret does not open with this key".into()))
+    }
+}

@@ -1,0 +1,295 @@
+//! Reading a document's current row (`heads`) and its versions: the columns a version is read
+//! from, decoded into a [`StoredVersion`], its fields or its printed text.
+
+use super::super::Db;
+use crate::clock::parse_instant;
+use crate::error::{Error, Result};
+use crate::ids::Scope;
+use crate::store::{Collection, FieldHeader, Printed, PrintedVersion, StoredVersion};
+use chrono::{DateTime, Utc};
+use rusqlite::types::ValueRef;
+use rusqlite::{params, OptionalExtension};
+use serde_json::{Map, Value};
+
+/// The filterable copy of a version's body in `heads`: the body as JSONB. The version's
+/// system fields are columns beside it (`version`, `timestamp`, `user`, `tags`, and `id` for
+/// `_oid`), which filters and sorts read as `sql::doc_of` says. Reads `v`, a row of
+/// `versions`.
+pub(crate) const HEAD_BODY: &str = "jsonb(v.body)";
+
+/// The `type` column of a current row, as `coalesce(json_extract(body, '$._type'), '')` gives
+/// it from the body's text (a save checks that `_type` is text; other values as SQLite would
+/// store them in the text column).
+pub(crate) fn type_column(body: &Map<String, Value>) -> String {
+    match body.get("_type") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Bool(b)) => u8::from(*b).to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The tags of the version of `row` (a row with `coll tenant env id version`) as a JSON array
+/// in tag order, NULL for none: the `tags` of a current row.
+macro_rules! tags_of {
+    ($row:literal) => {
+        concat!(
+            "nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = ",
+            $row,
+            ".coll AND t.tenant = ",
+            $row,
+            ".tenant AND t.env = ",
+            $row,
+            ".env AND t.id = ",
+            $row,
+            ".id AND t.version = ",
+            $row,
+            ".version ORDER BY t.tag)), '[]')"
+        )
+    };
+}
+pub(crate) use tags_of;
+
+/// The body of a current row's version as text. Reads `h`, a row of `heads`.
+macro_rules! body_of_head {
+    () => {
+        "json(h.body)"
+    };
+}
+pub(crate) const BODY_OF_HEAD: &str = body_of_head!();
+
+/// A version row's columns as [`row_to_version`] reads them. The current version's body is
+/// kept once, in its current row (its `versions.body` is empty text, never valid JSON): read
+/// from there.
+pub(crate) const VERSION_COLUMNS: &str = concat!(
+    "v.id, v.version, CASE WHEN v.body <> '' THEN v.body ELSE (SELECT ",
+    body_of_head!(),
+    " FROM heads h WHERE h.coll = v.coll AND h.tenant = v.tenant AND h.env = v.env \
+     AND h.id = v.id AND h.version = v.version) END, v.timestamp, v.user, v.reason, \
+     (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
+      AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))"
+);
+
+/// A version row as read, before its JSON is decoded.
+pub(crate) struct RawVersion {
+    id: String,
+    version: u32,
+    body: String,
+    timestamp: String,
+    user: String,
+    reason: Option<String>,
+    tags: String,
+}
+
+pub(crate) fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawVersion> {
+    Ok(RawVersion {
+        id: row.get(0)?,
+        version: row.get(1)?,
+        body: row.get(2)?,
+        timestamp: row.get(3)?,
+        user: row.get(4)?,
+        reason: row.get(5)?,
+        tags: row.get(6)?,
+    })
+}
+
+/// The current version of a document from its current row alone: the row keeps the body as
+/// JSONB, and the version's time, author, tags and reason beside it. One statement (one b-tree
+/// descent), on a connection outside a transaction or in a read transaction.
+pub(crate) fn current_from_head(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    midway: bool,
+) -> Result<Option<StoredVersion>> {
+    current_fields_from_head(conn, coll, scope, id, midway, None)
+}
+
+/// [`current_from_head`], the body's fields only those named in `fields` where given.
+pub(crate) fn current_fields_from_head(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    midway: bool,
+    fields: Option<&[&str]>,
+) -> Result<Option<StoredVersion>> {
+    // The body is read from its JSONB (`super::jsonb`); a form that reader leaves alone comes
+    // back as bytes for SQLite's `json()` to print.
+    let read = |blob: &[u8]| match fields {
+        None => super::super::jsonb::to_map(blob),
+        Some(fields) => super::super::jsonb::to_map_fields(blob, fields),
+    };
+    let Some(row) = read_head(conn, coll, scope, id, midway, read)? else {
+        return Ok(None);
+    };
+    let version = row.version;
+    let what = || format!("the current row of {id} (v{version})");
+    let (timestamp, tags) = row.meta(id)?;
+    let body: Map<String, Value> = match row.body {
+        Ok(map) => map,
+        Err(stored) => {
+            let text: String = conn
+                .prepare_cached("SELECT json(?1)")
+                .db()?
+                .query_row([stored], |r| r.get(0))
+                .db()?;
+            let mut body: Map<String, Value> = serde_json::from_str(&text)
+                .map_err(|e| Error::caused(format!("{} is not a JSON object", what()), e))?;
+            if let Some(fields) = fields {
+                body.retain(|k, _| fields.contains(&k.as_str()));
+            }
+            body
+        }
+    };
+    Ok(Some(StoredVersion {
+        timestamp,
+        id: id.to_string(),
+        version,
+        body,
+        user: row.user,
+        reason: row.reason,
+        tags,
+    }))
+}
+
+/// [`DocumentRead::current_printed`] from a current row: its JSONB printed as the map
+/// [`current_from_head`] reads of it would be (`super::super::jsonb::print_object`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn printed_from_head(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    midway: bool,
+    omit: &[&str],
+    refuse: &[&str],
+    hide: &dyn Fn(FieldHeader<'_>) -> bool,
+) -> Result<Printed> {
+    let print = |blob: &[u8]| {
+        let mut open = Vec::with_capacity(blob.len() + 256);
+        super::super::jsonb::print_object(blob, omit, refuse, hide, &mut open).map(|f| (open, f))
+    };
+    let Some(row) = read_head(conn, coll, scope, id, midway, print)? else {
+        return Ok(Printed::Missing);
+    };
+    let (timestamp, tags) = row.meta(id)?;
+    let Ok((open, has_id)) = row.body else {
+        return Ok(Printed::Unprintable);
+    };
+    Ok(Printed::Version(PrintedVersion {
+        open,
+        has_id,
+        id: id.to_string(),
+        version: row.version,
+        timestamp,
+        user: row.user,
+        reason: row.reason,
+        tags,
+    }))
+}
+
+/// The current row of a document, its body as `body` makes it of the JSONB (or its bytes,
+/// where `body` leaves it or it is no blob). Midway through a write, a current row whose
+/// version was just deleted (until `set_current` moves it) is no current version.
+pub(crate) fn read_head<B>(
+    conn: &rusqlite::Connection,
+    coll: Collection,
+    scope: &Scope,
+    id: &str,
+    midway: bool,
+    body: impl Fn(&[u8]) -> Option<B>,
+) -> Result<Option<HeadRow<B>>> {
+    macro_rules! head_row {
+        () => {
+            "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags FROM heads h \
+             WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4"
+        };
+    }
+    let sql = if midway {
+        concat!(
+            head_row!(),
+            " AND EXISTS (SELECT 1 FROM versions v WHERE v.coll = h.coll AND v.tenant = h.tenant \
+             AND v.env = h.env AND v.id = h.id AND v.version = h.version)"
+        )
+    } else {
+        head_row!()
+    };
+    conn.prepare_cached(sql)
+        .db()?
+        .query_row(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
+            let body = match r.get_ref(1)? {
+                ValueRef::Blob(b) => body(b).ok_or_else(|| b.to_vec()),
+                other => Err(other.as_bytes()?.to_vec()),
+            };
+            Ok(HeadRow {
+                version: r.get(0)?,
+                body,
+                reason: r.get(2)?,
+                timestamp: r.get(3)?,
+                user: r.get(4)?,
+                tags: r.get(5)?,
+            })
+        })
+        .optional()
+        .db()
+}
+
+/// A current row as [`read_head`] reads it.
+pub(crate) struct HeadRow<B> {
+    version: u32,
+    body: std::result::Result<B, Vec<u8>>,
+    reason: Option<String>,
+    timestamp: String,
+    user: String,
+    tags: Option<String>,
+}
+
+impl<B> HeadRow<B> {
+    /// The row's time and tags, read from their columns.
+    fn meta(&self, id: &str) -> Result<(DateTime<Utc>, Vec<String>)> {
+        let what = || format!("the current row of {id} (v{})", self.version);
+        let tags: Vec<String> = match &self.tags {
+            None => Vec::new(),
+            Some(tags) => serde_json::from_str(tags)
+                .map_err(|e| Error::caused(format!("{} has tags {tags}", what()), e))?,
+        };
+        let timestamp = parse_instant(&self.timestamp)
+            .map_err(|e| Error::caused(format!("{} has time \"{}\"", what(), self.timestamp), e))?;
+        Ok((timestamp, tags))
+    }
+}
+
+pub(crate) fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
+    let RawVersion {
+        id,
+        version,
+        body,
+        timestamp,
+        user,
+        reason,
+        tags,
+    } = raw;
+    // (The row's name is only written out for an error.)
+    let what = || format!("{id} v{version}");
+    let body: Map<String, Value> = serde_json::from_str(&body)
+        .map_err(|e| Error::caused(format!("stored body of {} is not a JSON object", what()), e))?;
+    // Most versions carry no tag.
+    let tags: Vec<String> = if tags == "[]" {
+        Vec::new()
+    } else {
+        serde_json::from_str(&tags)
+            .map_err(|e| Error::caused(format!("stored tags of {}", what()), e))?
+    };
+    Ok(StoredVersion {
+        timestamp: parse_instant(&timestamp)
+            .map_err(|e| Error::caused(format!("stored time of {} \"{timestamp}\"", what()), e))?,
+        id,
+        version,
+        body,
+        user,
+        reason,
+        tags,
+    })
+}

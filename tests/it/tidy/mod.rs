@@ -1,0 +1,136 @@
+//! Tidy tests: the house rules of the source tree, read from the files themselves.
+//!
+//! - `platform-core`'s modules import along the layers declared in ARCHITECTURE.md (the table
+//!   under "## Layers", lowest layer first), and no modules import each other round, neither
+//!   the top-level modules nor the submodules of any one module.
+//! - No non-test source file of the workspace is over 800 lines, and no function over 100.
+//!
+//! The reading is textual (`source`: comments, literals and test items blanked; `paths`: the
+//! `use` trees and the paths written inline), and `selftest` shows on small made-up files
+//! that each rule fails when it should.
+
+mod graph;
+mod paths;
+mod selftest;
+mod sizes;
+mod source;
+
+use graph::ModuleFile;
+use sizes::{Exception, SourceFile};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Rust files under `dir`, with their paths from `base` (with `/`), skipping build output.
+fn rust_files(base: &Path, dir: &Path, out: &mut Vec<SourceFile>) {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() && name != "target" {
+            rust_files(base, &path, out);
+        } else if name.ends_with(".rs") {
+            let rel = path.strip_prefix(base).unwrap();
+            let rel = rel.components().map(|c| c.as_os_str().to_string_lossy());
+            out.push(SourceFile {
+                path: rel.collect::<Vec<_>>().join("/"),
+                text: fs::read_to_string(&path).unwrap(),
+            });
+        }
+    }
+}
+
+/// The layers declared in ARCHITECTURE.md: the table under the heading `## Layers`, one row
+/// a layer from the lowest, the modules of each in backticks in its second column.
+pub fn layers_from(markdown: &str) -> Vec<Vec<String>> {
+    let section = markdown
+        .split("\n## ")
+        .find(|s| s.starts_with("Layers\n"))
+        .unwrap_or("");
+    let rows = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'));
+    rows.skip(2)
+        .map(|row| {
+            let column = row.split('|').nth(2).unwrap_or("");
+            column
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+/// The files of `platform-core/src` that are compiled outside tests, as module files.
+fn core_module_files() -> Vec<ModuleFile> {
+    let src = root().join("platform-core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    let tests = sizes::test_only_paths(&files);
+    files
+        .iter()
+        .filter(|f| !sizes::is_test_file(&f.path, &tests))
+        .map(|f| ModuleFile::new(&f.path, &format!("platform-core/src/{}", f.path), &f.text))
+        .collect()
+}
+
+#[test]
+fn core_modules_import_along_the_layers_without_circles() {
+    let files = core_module_files();
+    assert!(files.len() > 100, "found only {} core files", files.len());
+    let architecture = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let layers = layers_from(&architecture);
+    assert!(
+        layers.len() > 3,
+        "ARCHITECTURE.md declares the layers: {layers:?}"
+    );
+    let edges = graph::edges(&files);
+    let mut problems = graph::circles(&edges);
+    problems.extend(graph::layer_breaches(&files, &edges, &layers));
+    assert!(
+        problems.is_empty(),
+        "{} problems with the layers of platform-core:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Functions allowed over the limit, each with its reason. Generated code and data tables
+/// only.
+const LONG_FUNCTIONS: &[Exception] = &[];
+
+#[test]
+fn rooms_and_functions_stay_small() {
+    let mut files = Vec::new();
+    let root = root();
+    for dir in [
+        "platform-core/src",
+        "platform-server/src",
+        "platform-cli/src",
+        "fuzz/src",
+        "examples",
+        "benches",
+    ] {
+        rust_files(&root, &root.join(dir), &mut files);
+    }
+    assert!(files.len() > 200, "found only {} files", files.len());
+    for e in LONG_FUNCTIONS {
+        assert!(!e.reason.is_empty(), "{} {} says why", e.path, e.function);
+    }
+    let problems = sizes::oversized(&files, LONG_FUNCTIONS);
+    assert!(
+        problems.is_empty(),
+        "{} rooms or functions over their size:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
