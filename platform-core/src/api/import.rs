@@ -3,8 +3,8 @@
 
 use super::data::Data;
 use crate::auth::Principal;
-use crate::data::import::{CsvImport, CsvImported};
 use crate::error::Result;
+use crate::save::csv_import::{CsvImport, CsvImported};
 
 impl Data<'_> {
     /// Imports a CSV text into the series (or curve) `id` (`OBJ:PROP`) of an object that

@@ -55,7 +55,7 @@ mod validation;
 #[cfg(test)]
 mod tests;
 
-pub use crate::data::import::{CsvImport, CsvImported};
+pub use crate::save::csv_import::{CsvImport, CsvImported};
 pub use automations::Automations;
 pub use calendars::Calendars;
 pub use data::{

@@ -125,7 +125,7 @@ pub(crate) fn printed_instant(t: i64, calendar: Calendar, tz: Tz) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::calendar::TimeWriter;
+    use crate::data::time_writer::TimeWriter;
     use chrono_tz::Europe::{Berlin, London};
 
     fn ms(text: &str) -> i64 {

@@ -24,6 +24,7 @@
 //! `_id = "<id>/<version>"` (its address) and `_oid = "<id>"`.
 mod change;
 mod checks;
+pub mod csv_import;
 mod retention;
 #[cfg(test)]
 mod tests;

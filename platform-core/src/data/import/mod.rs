@@ -30,7 +30,6 @@ mod curves;
 mod json;
 mod points;
 mod records;
-mod write;
 
 #[cfg(test)]
 mod tests;
@@ -38,8 +37,7 @@ mod tests;
 pub use curves::{curve_rows, CurveRows};
 pub use json::json_file;
 pub use points::PointReader;
-pub use records::{csv_records, parse_delimiter, Column, Records};
-pub use write::{text_of, CsvImport, CsvImported};
+pub use records::{csv_records, parse_delimiter, text_of, Column, Records};
 
 use crate::error::Error;
 

@@ -350,3 +350,14 @@ pub(super) fn record_status(fields: &HashMap<Column, &str>) -> Result<Option<Sta
     }
     Status::from_json(&Value::Object(status))
 }
+
+/// The UTF-8 text of a body; a byte sequence that is not UTF-8 is refused naming its line.
+pub fn text_of(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let line = 1 + bytes[..at].iter().filter(|b| **b == b'\n').count();
+        Error::invalid_body(format!(
+            "line {line}: the body is not UTF-8 text (byte {at}): send CSV in UTF-8"
+        ))
+    })
+}

@@ -1,22 +1,22 @@
 //! The REST CSV import (`POST /data/v1/{source}/{OBJ:PROP}`, `Data::import_csv`): a CSV text
 //! read by this module's reader into one series (or curve) of an object that exists, saved
 //! like a JSON save of the object carrying it (merged, or its observations replaced), in one
-//! transaction. Every bad row is refused naming its line, and nothing is written.
+//! transaction. Every bad row is refused naming its line, and nothing is written. It sits with
+//! the saves since it is one; the reader it uses is the data service's (`data::import`).
 
-use super::records::{csv_records, Records};
-use super::{curve_rows, parse_delimiter, PointReader};
 use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::data::calendar::{format_time, parse_zone, Calendar};
 use crate::data::columns::Columns;
+use crate::data::import::{csv_records, curve_rows, parse_delimiter, PointReader, Records};
 use crate::data::series::{sort_payload, OnDuplicate, PayloadNames};
 use crate::data::value_type::{check_values, Sent, ValueRule};
 use crate::data::{self, DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
 use crate::documents::SaveOptions;
-use crate::json::json_kind;
 use crate::documents::{render_owned, visible};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
+use crate::json::json_kind;
 use crate::query::Params;
 use crate::store::{Collection, DataKey, Hold, ReadTx};
 use crate::Platform;
@@ -98,17 +98,6 @@ impl CsvImported {
         out.insert("_dropped".into(), Value::from(self.dropped));
         Value::Object(out)
     }
-}
-
-/// The UTF-8 text of a body; a byte sequence that is not UTF-8 is refused naming its line.
-pub fn text_of(bytes: &[u8]) -> Result<&str> {
-    std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        let line = 1 + bytes[..at].iter().filter(|b| **b == b'\n').count();
-        Error::invalid_body(format!(
-            "line {line}: the body is not UTF-8 text (byte {at}): send CSV in UTF-8"
-        ))
-    })
 }
 
 /// Where an import goes: the object, its scope and the data property, as stored when the

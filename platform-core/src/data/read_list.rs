@@ -1,0 +1,275 @@
+//! The list of the data items of a source (`GET /data/v1/{source}`): catalogue entries, or
+//! each item with its data read; and `_profile` over a list of objects.
+
+use super::read_item::item_header;
+use super::read_query::{DataId, DataQuery};
+use super::zone::format_time_in;
+use super::{series_settings, DataKind};
+use crate::auth::Principal;
+use crate::error::{Error, Result};
+use crate::ids::{Scope, Source, VersionRef};
+use crate::store::{Collection, DataKey, ReadTx, StoredVersion};
+use crate::Platform;
+use serde_json::{json, Map, Value};
+
+impl Platform {
+    /// Lists the data items of a source: every data property of every current object, as its
+    /// header and system fields, filtered (`_filter`, field filters, `_search`) and sorted like
+    /// objects, paged; `_distinct` lists values. Without `_range` (or `tenor`, `listTenors`) each
+    /// item is a catalogue entry: its header with `_count`, `_first` and `_last` (observations
+    /// of a series, ondates of a curve) and no data; with them each item carries its data read
+    /// by `q`.
+    pub(crate) fn list_data(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &crate::documents::ListRequest,
+        q: &DataQuery,
+    ) -> Result<crate::store::Page<Value>> {
+        if q.shape.is_some() {
+            return Err(Error::invalid_parameter(
+                "_shape=MONTHLY shapes one curve: read it by its id (OBJ:PROP or OBJ:PROP:ONDATE)",
+            ));
+        }
+        if !req.ids.is_empty() {
+            // `_id` parameters fetch data items by id, each from its own source: only through
+            // `all`.
+            if source != Source::All {
+                return Err(Error::invalid_parameter(format!(
+                    "_id parameters fetch by id from the all source, not from {source}"
+                )));
+            }
+            let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
+            let items = self.read_many_data(p, &ids, q)?;
+            return Ok(crate::store::Page {
+                estimated: false,
+                total: items.len() as u64,
+                items,
+            });
+        }
+        let tx = self.read()?;
+        let mut items = matching_items(tx.as_ref(), p, source, req)?;
+        if let Some(field) = &req.distinct {
+            let values = crate::query::distinct_strings(items.iter().map(|(_, _, d)| d), field);
+            return Ok(crate::store::Page {
+                estimated: false,
+                total: values.len() as u64,
+                items: values,
+            });
+        }
+        sort_docs(&mut items, &req.query.sort);
+        let total = items.len() as u64;
+        let skip = usize::try_from(req.query.paging.skip)
+            .unwrap_or(usize::MAX)
+            .min(items.len());
+        let take = req.query.paging.limit.map_or(usize::MAX, |l| l as usize);
+        let mut out = Vec::new();
+        // Without `_range` (or a tenor) a list is a catalogue: headers and extents, no data.
+        let catalogue =
+            q.range.is_none() && q.tenor.is_none() && !q.list_tenors && q.continuation.is_none();
+        // A list holds current items (`_version` filtered them above, it does not read back),
+        // or with `_asof` the items as they were then.
+        let q = &DataQuery {
+            version: req.as_of.map(VersionRef::AsOf),
+            ..q.clone()
+        };
+        for (scope, id, doc) in items.into_iter().skip(skip).take(take) {
+            let text = format!("{}:{}", id.object, id.prop);
+            let item = if catalogue {
+                catalogue_entry(tx.as_ref(), scope, id, doc, q)?
+            } else {
+                self.data_item(p, tx.as_ref(), &scope, &id, &text, q)?
+            };
+            out.push(match &req.project {
+                Some(pr) => Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true)),
+                None => item,
+            });
+        }
+        Ok(crate::store::Page {
+            items: out,
+            total,
+            estimated: false,
+        })
+    }
+}
+
+/// A listed data item: the scope of its object, its id, and its header with system fields.
+type Listed = (Scope, DataId, Map<String, Value>);
+
+/// The data items of a source that `p` may read and the request's filter keeps, unsorted.
+fn matching_items(
+    tx: &dyn ReadTx,
+    p: &Principal,
+    source: Source,
+    req: &crate::documents::ListRequest,
+) -> Result<Vec<Listed>> {
+    let everything = crate::query::ListQuery {
+        paging: crate::query::Paging {
+            skip: 0,
+            limit: None,
+        },
+        ..Default::default()
+    };
+    let mut items: Vec<Listed> = Vec::new();
+    for scope in Scope::read_scopes(source, p) {
+        let current = tx.list(
+            Collection::Object,
+            std::slice::from_ref(&scope),
+            &everything,
+        )?;
+        for (object, is_current) in &objects_at(tx, &scope, current.items, req.as_of)? {
+            for (prop, header) in &object.body {
+                let Some(h) = header.as_object() else {
+                    continue;
+                };
+                if DataKind::of(header).is_none()
+                    || !p.grants.may_read(h.get("_access").and_then(Value::as_str))
+                {
+                    continue;
+                }
+                let doc = item_header(object, prop, h, *is_current);
+                if req.query.filter.matches(&doc) {
+                    let id = DataId {
+                        object: object.id.clone(),
+                        prop: prop.clone(),
+                        ondate: None,
+                    };
+                    items.push((scope.clone(), id, doc));
+                }
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// The current objects of a scope, each marked current; with `_asof`, each object as it was
+/// then (objects that did not exist then are left out), marked not current.
+fn objects_at(
+    tx: &dyn ReadTx,
+    scope: &Scope,
+    current: Vec<StoredVersion>,
+    as_of: Option<chrono::DateTime<chrono::Utc>>,
+) -> Result<Vec<(StoredVersion, bool)>> {
+    let Some(at) = as_of else {
+        return Ok(current.into_iter().map(|v| (v, true)).collect());
+    };
+    let mut then = Vec::new();
+    for v in &current {
+        if let Some(found) =
+            crate::documents::read::version_at(tx, Collection::Object, scope, &v.id, at)?
+        {
+            then.push(found);
+        }
+    }
+    Ok(then)
+}
+
+/// A data item's header with its extent: `_count`, `_first` and `_last` (a series' observations,
+/// as the series prints its times, in `_timezone` when `q` names one; a curve's ondates).
+fn catalogue_entry(
+    tx: &dyn ReadTx,
+    scope: Scope,
+    id: DataId,
+    mut doc: Map<String, Value>,
+    q: &DataQuery,
+) -> Result<Value> {
+    let key = DataKey {
+        scope,
+        object: id.object,
+        prop: id.prop,
+    };
+    let version = doc.get("_version").and_then(Value::as_u64).unwrap_or(0) as u32;
+    let (count, bounds) = match DataKind::of_header(&doc) {
+        Some(DataKind::Curve) => {
+            let e = tx.curve_extent(&key, version)?;
+            (e.count, e.bounds)
+        }
+        _ => {
+            let (calendar, tz, _) = series_settings(&key.prop, &doc)?;
+            let e = tx.series_extent(&key, version)?;
+            let text = |t| format_time_in(t, calendar, tz, q.print_zone(tz));
+            (e.count, e.bounds.map(|(a, b)| (text(a), text(b))))
+        }
+    };
+    doc.insert("_count".into(), json!(count));
+    let (first, last) = bounds.unzip();
+    doc.insert("_first".into(), json!(first));
+    doc.insert("_last".into(), json!(last));
+    Ok(Value::Object(doc))
+}
+
+/// Sorts documents by a sort spec (then by `_id`), comparing values as the store does: numbers
+/// before strings, numbers numerically, strings by code point.
+fn sort_docs(items: &mut [(Scope, DataId, Map<String, Value>)], sort: &crate::query::SortSpec) {
+    use std::cmp::Ordering;
+    fn rank(v: Option<&Value>) -> (u8, f64, String) {
+        match v {
+            None | Some(Value::Null) => (0, 0.0, String::new()),
+            Some(Value::Bool(b)) => (1, f64::from(u8::from(*b)), String::new()),
+            Some(Value::Number(n)) => (1, n.as_f64().unwrap_or(0.0), String::new()),
+            Some(Value::String(s)) => (2, 0.0, s.clone()),
+            Some(other) => (3, 0.0, other.to_string()),
+        }
+    }
+    items.sort_by(|a, b| {
+        for key in &sort.0 {
+            let (x, y) = (
+                rank(crate::query::filter::lookup(&a.2, &key.field)),
+                rank(crate::query::filter::lookup(&b.2, &key.field)),
+            );
+            let ord =
+                x.0.cmp(&y.0)
+                    .then(x.1.partial_cmp(&y.1).unwrap_or(Ordering::Equal))
+                    .then(x.2.cmp(&y.2));
+            let ord = if key.descending { ord.reverse() } else { ord };
+            if ord != Ordering::Equal {
+                return ord;
+            }
+        }
+        let id = |d: &Map<String, Value>| {
+            d.get("_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        id(&a.2).cmp(&id(&b.2))
+    });
+}
+
+impl Platform {
+    /// `_profile=NAME` on an object list: the data items `NAME` of the matching objects (objects
+    /// without it, or whose data the caller may not read, are left out); paging counts objects.
+    pub(crate) fn list_profile(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &crate::documents::ListRequest,
+        name: &str,
+        q: &DataQuery,
+    ) -> Result<crate::store::Page<Value>> {
+        let req = crate::documents::ListRequest {
+            project: None,
+            distinct: None,
+            searchinfo: None,
+            ..req.clone()
+        };
+        let objects = self.list(p, Collection::Object, source, &req)?;
+        let ids: Vec<String> = objects
+            .items
+            .iter()
+            .filter_map(|o| {
+                // An older version (a list `_asof`) is shown at its address; `_oid` is its id.
+                o.get("_oid")
+                    .or_else(|| o.get("_id"))
+                    .and_then(Value::as_str)
+                    .map(|id| format!("{id}:{name}"))
+            })
+            .collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        Ok(crate::store::Page {
+            estimated: objects.estimated,
+            items: self.read_many_data(p, &ids, q)?,
+            total: objects.total,
+        })
+    }
+}
