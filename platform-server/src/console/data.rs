@@ -426,6 +426,63 @@ fn ondates(
     dates
 }
 
+/// The "monthly" toggle of a curve page: the curve (and its overlay) read with
+/// `_shape=MONTHLY`.
+fn monthly_of(q: &Params) -> Result<bool> {
+    match param(q, "shape") {
+        None => Ok(false),
+        Some(s) if s.eq_ignore_ascii_case("monthly") => Ok(true),
+        Some(s) => Err(Error::invalid_parameter(format!(
+            "shape \"{s}\" is not a view of a curve: use monthly, or leave it out for the \
+             contracts as quoted"
+        ))),
+    }
+}
+
+/// A curve on an ondate (none: its latest), read with these parameters.
+fn curve_on(
+    p: &Platform,
+    who: &Principal,
+    source: Source,
+    id: &str,
+    date: Option<&str>,
+    pairs: &[(&str, String)],
+) -> Result<Value> {
+    let target = match date {
+        Some(d) => {
+            if !is_date(d) {
+                return Err(Error::invalid_parameter(format!(
+                    "ondate \"{d}\" is not a date (YYYY-MM-DD)"
+                )));
+            }
+            format!("{id}:{d}")
+        }
+        None => id.to_string(),
+    };
+    read(p, who, source, &target, pairs)
+}
+
+/// What a curve page was asked and what it read.
+struct CurvePage<'a> {
+    base: &'a str,
+    id: &'a str,
+    data_id: DataId,
+    q: &'a Params,
+    here: String,
+    tenors: Vec<String>,
+    /// Every ondate of the curve, newest first.
+    dates: Vec<String>,
+    monthly: bool,
+    /// The curve on the chosen ondate, and that ondate.
+    curve: Value,
+    ondate: String,
+    /// The curve on the overlaid ondate.
+    compare: Option<Value>,
+    /// The tenor whose history is charted, and that history.
+    tenor: Option<&'a str>,
+    history: Option<Value>,
+}
+
 /// `GET /console/curve/{source}/{id}`.
 pub fn curve(
     p: &Platform,
@@ -446,17 +503,7 @@ pub fn curve(
         )));
     }
     let conv = conversion(q);
-    // The "monthly" toggle: the curve (and its overlay) read with `_shape=MONTHLY`.
-    let monthly = match param(q, "shape") {
-        None => false,
-        Some(s) if s.eq_ignore_ascii_case("monthly") => true,
-        Some(s) => {
-            return Err(Error::invalid_parameter(format!(
-                "shape \"{s}\" is not a view of a curve: use monthly, or leave it out for the \
-                 contracts as quoted"
-            )))
-        }
-    };
+    let monthly = monthly_of(q)?;
     let mut curve_pairs = conv.clone();
     if monthly {
         curve_pairs.push(("_shape", "MONTHLY".into()));
@@ -468,20 +515,7 @@ pub fn curve(
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
     let dates = ondates(p, who, source, id, &tenors);
-    let on = |date: Option<&str>| -> Result<Value> {
-        let target = match date {
-            Some(d) => {
-                if !is_date(d) {
-                    return Err(Error::invalid_parameter(format!(
-                        "ondate \"{d}\" is not a date (YYYY-MM-DD)"
-                    )));
-                }
-                format!("{id}:{d}")
-            }
-            None => id.to_string(),
-        };
-        read(p, who, source, &target, &curve_pairs)
-    };
+    let on = |date: Option<&str>| curve_on(p, who, source, id, date, &curve_pairs);
     let curve = on(param(q, "ondate"))?;
     let ondate = curve
         .pointer("/ondate/curveDate")
@@ -489,16 +523,6 @@ pub fn curve(
         .unwrap_or_default()
         .to_string();
     let compare = param(q, "compare").map(|d| on(Some(d))).transpose()?;
-    let mut lines = vec![Line {
-        label: format!("ondate {ondate}"),
-        item: &curve,
-    }];
-    if let (Some(c), Some(d)) = (&compare, param(q, "compare")) {
-        lines.push(Line {
-            label: format!("ondate {d}"),
-            item: c,
-        });
-    }
     let tenor = param(q, "tenor");
     let history = match tenor {
         Some(t) => {
@@ -508,88 +532,151 @@ pub fn curve(
         }
         None => None,
     };
-    let contracts: Vec<&Value> = curve["contracts"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .collect();
-    let here = format!("{base}/console/curve/{source}/{}", enc(id));
-    let date_select = |name: &str, label: &str, chosen: Option<&str>, none: bool| {
+    let page = CurvePage {
+        base,
+        id,
+        data_id,
+        q,
+        here: format!("{base}/console/curve/{source}/{}", enc(id)),
+        tenors,
+        dates,
+        monthly,
+        curve,
+        ondate,
+        compare,
+        tenor,
+        history,
+    };
+    Ok(page.draw())
+}
+
+impl CurvePage<'_> {
+    /// The whole page: head, form, charts, and the contracts or the months.
+    fn draw(&self) -> Markup {
+        html! {
+            (self.head())
+            (self.form())
+            (self.charts())
+            @if self.monthly {
+                (months_table(&self.curve, &self.ondate))
+            } @else {
+                (self.contracts_table())
+            }
+        }
+    }
+
+    /// The crumbs, title and what the curve holds.
+    fn head(&self) -> Markup {
+        let (base, id, data_id) = (self.base, self.id, &self.data_id);
+        html! {
+            p.crumbs {
+                a href={ (base) "/console" } { "Objects" } " / "
+                a href=(object_link(base, &data_id.object)) { (data_id.object) } " / " (data_id.prop)
+            }
+            h1 { (id) }
+            p.meta { (self.dates.len()) " ondates · " (self.tenors.len()) " tenors · version " (value_text(&self.curve["_version"]))
+                     " · " a href={ (base) "/console/validation?target=" (enc(id)) } { "validation" } }
+        }
+    }
+
+    /// A picker of the curve's ondates (with "none" first when `none`).
+    fn date_select(&self, name: &str, label: &str, chosen: Option<&str>, none: bool) -> Markup {
         html! {
             div.field {
                 label for=(name) { (label) }
                 select id=(name) name=(name) {
                     @if none { option value="" { "none" } }
-                    @for d in &dates {
+                    @for d in &self.dates {
                         option value=(d) selected[chosen == Some(d.as_str())] { (d) }
                     }
                 }
             }
         }
-    };
-    Ok(html! {
-        p.crumbs {
-            a href={ (base) "/console" } { "Objects" } " / "
-            a href=(object_link(base, &data_id.object)) { (data_id.object) } " / " (data_id.prop)
-        }
-        h1 { (id) }
-        p.meta { (dates.len()) " ondates · " (tenors.len()) " tenors · version " (value_text(&curve["_version"]))
-                 " · " a href={ (base) "/console/validation?target=" (enc(id)) } { "validation" } }
-        form.inline method="get" action=(here) {
-            (date_select("ondate", "Ondate", Some(ondate.as_str()), false))
-            (date_select("compare", "Overlay ondate", param(q, "compare"), true))
-            div.field {
-                label for="tenor" { "Tenor history" }
-                select #tenor name="tenor" {
-                    option value="" { "none" }
-                    @for t in &tenors {
-                        option value=(t) selected[tenor == Some(t.as_str())] { (t) }
+    }
+
+    /// The form: ondate, overlaid ondate, tenor history, conversion and the monthly toggle.
+    fn form(&self) -> Markup {
+        let q = self.q;
+        html! {
+            form.inline method="get" action=(self.here) {
+                (self.date_select("ondate", "Ondate", Some(self.ondate.as_str()), false))
+                (self.date_select("compare", "Overlay ondate", param(q, "compare"), true))
+                div.field {
+                    label for="tenor" { "Tenor history" }
+                    select #tenor name="tenor" {
+                        option value="" { "none" }
+                        @for t in &self.tenors {
+                            option value=(t) selected[self.tenor == Some(t.as_str())] { (t) }
+                        }
                     }
                 }
+                (conversion_fields(q))
+                div.field {
+                    label for="shape" {
+                        input #shape type="checkbox" name="shape" value="monthly" checked[self.monthly];
+                        " Monthly (shaped)"
+                    }
+                }
+                div.field { button type="submit" { "Show" } }
             }
-            (conversion_fields(q))
-            div.field {
-                label for="shape" {
-                    input #shape type="checkbox" name="shape" value="monthly" checked[monthly];
-                    " Monthly (shaped)"
+        }
+    }
+
+    /// The curve's chart (another ondate overlaid) and the chosen tenor's history.
+    fn charts(&self) -> Markup {
+        let mut lines = vec![Line {
+            label: format!("ondate {}", self.ondate),
+            item: &self.curve,
+        }];
+        if let (Some(c), Some(d)) = (&self.compare, param(self.q, "compare")) {
+            lines.push(Line {
+                label: format!("ondate {d}"),
+                item: c,
+            });
+        }
+        html! {
+            (figure(&lines, "Chart:", "chart-curve"))
+            @if let (Some(h), Some(t)) = (&self.history, self.tenor) {
+                section aria-labelledby="tenor-title" {
+                    h2 #tenor-title { "History of " (t) }
+                    (figure(&[Line { label: format!("{t} by ondate"), item: h }], "Chart:", "chart-tenor"))
                 }
             }
-            div.field { button type="submit" { "Show" } }
         }
-        (figure(&lines, "Chart:", "chart-curve"))
-        @if let (Some(h), Some(t)) = (&history, tenor) {
-            section aria-labelledby="tenor-title" {
-                h2 #tenor-title { "History of " (t) }
-                (figure(&[Line { label: format!("{t} by ondate"), item: h }], "Chart:", "chart-tenor"))
-            }
-        }
-        @if monthly {
-            (months_table(&curve, &ondate))
-        } @else {
-        section aria-labelledby="contracts-title" {
-            h2 #contracts-title { "Contracts on " (ondate) }
-            table.list {
-                caption.visually-hidden { "Contracts of the ondate with their delivery periods" }
-                thead { tr { th scope="col" { "Tenor" } th scope="col" { "Absolute" }
-                             th scope="col" { "Delivery" } th scope="col" { "Value" }
-                             th scope="col" { "Quality" } th scope="col" { "Source" }
-                             th scope="col" { "Reliability" } } }
-                tbody {
-                    @for c in &contracts {
-                        @let props = &c["properties"];
-                        tr {
-                            th scope="row" { (value_text(&c["tenor"])) }
-                            td { (value_text(&props["absolute"])) }
-                            td { (value_text(&props["start"])) " – " (value_text(&props["end"])) }
-                            td.num { (value_text(&c["value"])) }
-                            (quality_cells(c.get("status").unwrap_or(&Value::Null)))
+    }
+
+    /// The contracts of the ondate as quoted, with their delivery periods and statuses.
+    fn contracts_table(&self) -> Markup {
+        let contracts: Vec<&Value> = self.curve["contracts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .collect();
+        html! {
+            section aria-labelledby="contracts-title" {
+                h2 #contracts-title { "Contracts on " (self.ondate) }
+                table.list {
+                    caption.visually-hidden { "Contracts of the ondate with their delivery periods" }
+                    thead { tr { th scope="col" { "Tenor" } th scope="col" { "Absolute" }
+                                 th scope="col" { "Delivery" } th scope="col" { "Value" }
+                                 th scope="col" { "Quality" } th scope="col" { "Source" }
+                                 th scope="col" { "Reliability" } } }
+                    tbody {
+                        @for c in &contracts {
+                            @let props = &c["properties"];
+                            tr {
+                                th scope="row" { (value_text(&c["tenor"])) }
+                                td { (value_text(&props["absolute"])) }
+                                td { (value_text(&props["start"])) " – " (value_text(&props["end"])) }
+                                td.num { (value_text(&c["value"])) }
+                                (quality_cells(c.get("status").unwrap_or(&Value::Null)))
+                            }
                         }
                     }
                 }
             }
         }
-        }
-    })
+    }
 }
 
 /// The months of a shaped curve: each with its value, the contract that fixed it, its days and

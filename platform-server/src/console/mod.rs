@@ -268,6 +268,16 @@ fn param<'p>(params: &'p Params, name: &str) -> Option<&'p str> {
     params.get(name).map(str::trim).filter(|s| !s.is_empty())
 }
 
+/// The `skip` of a paged list: a number, else none.
+fn skip_of(q: &Params) -> platform_core::Result<u64> {
+    match param(q, "skip") {
+        Some(s) => s
+            .parse()
+            .map_err(|_| Error::invalid_parameter(format!("skip \"{s}\" is not a number"))),
+        None => Ok(0),
+    }
+}
+
 /// Percent-encodes a path segment or query value (a space as `%20`, which both read).
 fn enc(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes())

@@ -4,13 +4,14 @@
 
 use super::layout::{figure, pager, status, value_text};
 use super::objects::data_link;
-use super::{enc, param, params, reads, PAGE};
+use super::{enc, param, params, reads, skip_of, PAGE};
 use crate::chart::Line;
 use maud::{html, Markup};
 use platform_core::auth::Principal;
 use platform_core::data::read::DataId;
 use platform_core::data::DataKind;
 use platform_core::query::Params;
+use platform_core::store::Page;
 use platform_core::validation::records::is_failing;
 use platform_core::{Error, Platform, Result};
 use serde_json::{json, Value};
@@ -46,6 +47,18 @@ fn count_table(caption: &str, counts: &serde_json::Map<String, Value>) -> Markup
     }
 }
 
+/// What the dashboard was asked and what it read.
+struct Dashboard<'a> {
+    base: &'a str,
+    q: &'a Params,
+    /// The filters of the statistics (and of the record list's links).
+    filters: Vec<(&'a str, &'a str)>,
+    status_filter: Option<&'a str>,
+    skip: u64,
+    stats: Value,
+    records: Page<Value>,
+}
+
 /// `GET /console/validation`.
 pub fn dashboard(p: &Platform, who: &Principal, base: &str, q: &Params) -> Result<Markup> {
     let mut filters: Vec<(&str, &str)> = Vec::new();
@@ -64,12 +77,7 @@ pub fn dashboard(p: &Platform, who: &Principal, base: &str, q: &Params) -> Resul
             )));
         }
     }
-    let skip: u64 = match param(q, "skip") {
-        Some(s) => s
-            .parse()
-            .map_err(|_| Error::invalid_parameter(format!("skip \"{s}\" is not a number")))?,
-        None => 0,
-    };
+    let skip = skip_of(q)?;
     let (skip_text, limit_text) = (skip.to_string(), PAGE.to_string());
     let mut list = vec![
         ("_limit", limit_text.as_str()),
@@ -85,146 +93,211 @@ pub fn dashboard(p: &Platform, who: &Principal, base: &str, q: &Params) -> Resul
         list.push(("status", s));
     }
     let records = reads::records(p, who, &params(&list))?;
-    let by_day: Vec<Value> = stats["byDay"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|d| {
-            let failing: u64 = d["counts"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter(|(s, _)| is_failing(s))
-                .filter_map(|(_, n)| n.as_u64())
-                .sum();
-            json!({"time": d["day"], "value": failing})
-        })
-        .collect();
-    let failures_chart = json!({"_id": "Failing records by day", "units": "records",
-                                "calendar": "DAILY", "data": by_day});
-    let mut checks: Vec<&Value> = stats["byCheck"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["failures"].as_u64().unwrap_or_default() > 0)
-        .collect();
-    checks.sort_by_key(|c| std::cmp::Reverse(c["failures"].as_u64().unwrap_or_default()));
-    checks.truncate(TOP_CHECKS);
-    let totals = &stats["totals"];
-    let empty = serde_json::Map::new();
-    let link = |to: u64| {
-        let mut url = format!("{base}/console/validation?skip={to}");
-        for (k, v) in filters
+    let page = Dashboard {
+        base,
+        q,
+        filters,
+        status_filter,
+        skip,
+        stats,
+        records,
+    };
+    Ok(html! {
+        h1 { "Validation" }
+        (page.form())
+        (page.totals())
+        (page.counts())
+        (page.failures_by_day())
+        (page.open_issues())
+        (page.top_checks())
+        (page.record_list())
+    })
+}
+
+impl Dashboard<'_> {
+    /// The form: dates, target, kind and the status of the records listed.
+    fn form(&self) -> Markup {
+        let (q, status_filter) = (self.q, self.status_filter);
+        html! {
+            form.inline method="get" action={ (self.base) "/console/validation" } {
+                div.field { label for="from" { "From" } input #from type="date" name="from" value=[param(q, "from")]; }
+                div.field { label for="to" { "To" } input #to type="date" name="to" value=[param(q, "to")]; }
+                div.field { label for="target" { "Target" } input #target type="text" name="target" value=[param(q, "target")] placeholder="NBP:SPOT"; }
+                div.field {
+                    label for="kind" { "Kind" }
+                    select #kind name="kind" {
+                        option value="" { "any" }
+                        @for k in ["timeseries", "curve"] { option value=(k) selected[param(q, "kind") == Some(k)] { (k) } }
+                    }
+                }
+                div.field {
+                    label for="status" { "Records with status" }
+                    select #status name="status" {
+                        option value="" { "any" }
+                        @for s in STATUSES { option value=(s) selected[status_filter == Some(s)] { (s) } }
+                    }
+                }
+                div.field { button type="submit" { "Show" } }
+            }
+        }
+    }
+
+    /// Records, targets, open and resolved issues, and configurations.
+    fn totals(&self) -> Markup {
+        let totals = &self.stats["totals"];
+        html! {
+            section aria-labelledby="totals-title" {
+                h2 #totals-title { "Totals" }
+                dl.totals {
+                    div { dt { "Records" } dd { (value_text(&totals["records"])) } }
+                    div { dt { "Targets" } dd { (value_text(&totals["targets"])) } }
+                    div { dt { "Open issues" } dd { (value_text(&totals["open"])) } }
+                    div { dt { "Resolved" } dd { (value_text(&totals["resolved"])) } }
+                    div { dt { "Configurations" } dd { (value_text(&self.stats["configs"]["count"])) } }
+                }
+            }
+        }
+    }
+
+    /// The records by status, and by status within each kind, side by side.
+    fn counts(&self) -> Markup {
+        let (stats, empty) = (&self.stats, serde_json::Map::new());
+        html! {
+            div.columns {
+                section aria-labelledby="status-title" {
+                    h2 #status-title { "By status" }
+                    (count_table("Records by status", stats["byStatus"].as_object().unwrap_or(&empty)))
+                }
+                section aria-labelledby="kind-title" {
+                    h2 #kind-title { "By kind" }
+                    @for (kind, counts) in stats["byKind"].as_object().unwrap_or(&empty) {
+                        (count_table(&format!("Records of kind {kind}"), counts.as_object().unwrap_or(&empty)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A chart of the records failing on each day.
+    fn failures_by_day(&self) -> Markup {
+        let by_day: Vec<Value> = self.stats["byDay"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|d| {
+                let failing: u64 = d["counts"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(s, _)| is_failing(s))
+                    .filter_map(|(_, n)| n.as_u64())
+                    .sum();
+                json!({"time": d["day"], "value": failing})
+            })
+            .collect();
+        let failures_chart = json!({"_id": "Failing records by day", "units": "records",
+                                    "calendar": "DAILY", "data": by_day});
+        html! {
+            section aria-labelledby="days-title" {
+                h2 #days-title { "Failing records by day" }
+                (figure(&[Line::of(&failures_chart)], "Chart:", "chart-failures"))
+            }
+        }
+    }
+
+    /// The failing records, oldest first.
+    fn open_issues(&self) -> Markup {
+        html! {
+            section aria-labelledby="open-title" {
+                h2 #open-title { "Oldest open issues" }
+                table.list {
+                    caption.visually-hidden { "Failing records, oldest first" }
+                    thead { tr { th scope="col" { "Record" } th scope="col" { "Status" } th scope="col" { "Open since" } } }
+                    tbody {
+                        @for r in self.stats["open"].as_array().into_iter().flatten() {
+                            @let id = r["_id"].as_str().unwrap_or_default();
+                            tr {
+                                th scope="row" { a href=(record_link(self.base, id)) { (id) } }
+                                td { (status(r["status"].as_str().unwrap_or_default())) }
+                                td { (value_text(&r["openSince"])) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The checks with the most failures (the first `TOP_CHECKS`).
+    fn top_checks(&self) -> Markup {
+        let mut checks: Vec<&Value> = self.stats["byCheck"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["failures"].as_u64().unwrap_or_default() > 0)
+            .collect();
+        checks.sort_by_key(|c| std::cmp::Reverse(c["failures"].as_u64().unwrap_or_default()));
+        checks.truncate(TOP_CHECKS);
+        html! {
+            section aria-labelledby="checks-title" {
+                h2 #checks-title { "Checks that fail most" }
+                table.list {
+                    caption.visually-hidden { "Checks by failures" }
+                    thead { tr { th scope="col" { "Check" } th scope="col" { "Failures" } th scope="col" { "Runs" } } }
+                    tbody {
+                        @for c in &checks {
+                            tr {
+                                th scope="row" { (value_text(&c["name"])) " " code { (value_text(&c["id"])) } }
+                                td.num { (value_text(&c["failures"])) }
+                                td.num { (value_text(&c["runs"])) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A link to the dashboard at another page of records, keeping its filters.
+    fn link(&self, to: u64) -> String {
+        let mut url = format!("{}/console/validation?skip={to}", self.base);
+        for (k, v) in self
+            .filters
             .iter()
             .copied()
-            .chain(status_filter.map(|s| ("status", s)))
+            .chain(self.status_filter.map(|s| ("status", s)))
         {
             url.push_str(&format!("&{k}={}", enc(v)));
         }
         url
-    };
-    Ok(html! {
-        h1 { "Validation" }
-        form.inline method="get" action={ (base) "/console/validation" } {
-            div.field { label for="from" { "From" } input #from type="date" name="from" value=[param(q, "from")]; }
-            div.field { label for="to" { "To" } input #to type="date" name="to" value=[param(q, "to")]; }
-            div.field { label for="target" { "Target" } input #target type="text" name="target" value=[param(q, "target")] placeholder="NBP:SPOT"; }
-            div.field {
-                label for="kind" { "Kind" }
-                select #kind name="kind" {
-                    option value="" { "any" }
-                    @for k in ["timeseries", "curve"] { option value=(k) selected[param(q, "kind") == Some(k)] { (k) } }
-                }
-            }
-            div.field {
-                label for="status" { "Records with status" }
-                select #status name="status" {
-                    option value="" { "any" }
-                    @for s in STATUSES { option value=(s) selected[status_filter == Some(s)] { (s) } }
-                }
-            }
-            div.field { button type="submit" { "Show" } }
-        }
-        section aria-labelledby="totals-title" {
-            h2 #totals-title { "Totals" }
-            dl.totals {
-                div { dt { "Records" } dd { (value_text(&totals["records"])) } }
-                div { dt { "Targets" } dd { (value_text(&totals["targets"])) } }
-                div { dt { "Open issues" } dd { (value_text(&totals["open"])) } }
-                div { dt { "Resolved" } dd { (value_text(&totals["resolved"])) } }
-                div { dt { "Configurations" } dd { (value_text(&stats["configs"]["count"])) } }
-            }
-        }
-        div.columns {
-            section aria-labelledby="status-title" {
-                h2 #status-title { "By status" }
-                (count_table("Records by status", stats["byStatus"].as_object().unwrap_or(&empty)))
-            }
-            section aria-labelledby="kind-title" {
-                h2 #kind-title { "By kind" }
-                @for (kind, counts) in stats["byKind"].as_object().unwrap_or(&empty) {
-                    (count_table(&format!("Records of kind {kind}"), counts.as_object().unwrap_or(&empty)))
-                }
-            }
-        }
-        section aria-labelledby="days-title" {
-            h2 #days-title { "Failing records by day" }
-            (figure(&[Line::of(&failures_chart)], "Chart:", "chart-failures"))
-        }
-        section aria-labelledby="open-title" {
-            h2 #open-title { "Oldest open issues" }
-            table.list {
-                caption.visually-hidden { "Failing records, oldest first" }
-                thead { tr { th scope="col" { "Record" } th scope="col" { "Status" } th scope="col" { "Open since" } } }
-                tbody {
-                    @for r in stats["open"].as_array().into_iter().flatten() {
-                        @let id = r["_id"].as_str().unwrap_or_default();
-                        tr {
-                            th scope="row" { a href=(record_link(base, id)) { (id) } }
-                            td { (status(r["status"].as_str().unwrap_or_default())) }
-                            td { (value_text(&r["openSince"])) }
+    }
+
+    /// A page of the records, with their statuses, values and messages.
+    fn record_list(&self) -> Markup {
+        let records = &self.records;
+        html! {
+            section aria-labelledby="records-title" {
+                h2 #records-title { "Records" }
+                (pager(records.total, records.estimated, self.skip, records.items.len(), |to| self.link(to)))
+                table.list {
+                    caption.visually-hidden { "Validation records" }
+                    thead { tr { th scope="col" { "Record" } th scope="col" { "Status" }
+                                 th scope="col" { "Value" } th scope="col" { "Message" } } }
+                    tbody {
+                        @for r in &records.items {
+                            @let id = r["_id"].as_str().unwrap_or_default();
+                            tr {
+                                th scope="row" { a href=(record_link(self.base, id)) { (id) } }
+                                td { (status(r["status"].as_str().unwrap_or_default())) }
+                                td.num { (value_text(&r["value"])) }
+                                td { (value_text(&r["message"])) }
+                            }
                         }
                     }
                 }
             }
         }
-        section aria-labelledby="checks-title" {
-            h2 #checks-title { "Checks that fail most" }
-            table.list {
-                caption.visually-hidden { "Checks by failures" }
-                thead { tr { th scope="col" { "Check" } th scope="col" { "Failures" } th scope="col" { "Runs" } } }
-                tbody {
-                    @for c in &checks {
-                        tr {
-                            th scope="row" { (value_text(&c["name"])) " " code { (value_text(&c["id"])) } }
-                            td.num { (value_text(&c["failures"])) }
-                            td.num { (value_text(&c["runs"])) }
-                        }
-                    }
-                }
-            }
-        }
-        section aria-labelledby="records-title" {
-            h2 #records-title { "Records" }
-            (pager(records.total, records.estimated, skip, records.items.len(), link))
-            table.list {
-                caption.visually-hidden { "Validation records" }
-                thead { tr { th scope="col" { "Record" } th scope="col" { "Status" }
-                             th scope="col" { "Value" } th scope="col" { "Message" } } }
-                tbody {
-                    @for r in &records.items {
-                        @let id = r["_id"].as_str().unwrap_or_default();
-                        tr {
-                            th scope="row" { a href=(record_link(base, id)) { (id) } }
-                            td { (status(r["status"].as_str().unwrap_or_default())) }
-                            td.num { (value_text(&r["value"])) }
-                            td { (value_text(&r["message"])) }
-                        }
-                    }
-                }
-            }
-        }
-    })
+    }
 }
 
 /// A JSON list as comma-separated text (its items' `tenor` when they are objects).
