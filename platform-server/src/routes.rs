@@ -7,20 +7,24 @@ use crate::request::{Body, Caller, Query};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::CsvImport;
-use platform_core::auth::Principal;
 use platform_core::data::read::DataQuery;
 use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
 use platform_core::ids::{Source, VersionRef};
 use platform_core::query::{Params, Projection};
 use platform_core::services;
 use platform_core::store::Collection;
-use platform_core::{ErrorCode, Platform, Snapshot};
+use platform_core::ErrorCode;
 use serde_json::Value;
+
+mod item;
+
+use item::{plan_read, read_item, respond_item};
 
 /// The header that carries the total of a paged list.
 pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
 /// The header that says how a list's `x-total-count` was counted: `exact`, or `estimated` for
-/// a document list past `platform_core::store::EXACT_TOTAL_UP_TO` matches (unless `_count=exact`).
+/// a document list past `platform_core::query::total::EXACT_TOTAL_UP_TO` matches (unless
+/// `_count=exact`).
 pub const TOTAL_KIND_HEADER: &str = "x-platform-total";
 /// The header that carries the cursor of the next page of a list (the value of `_after` that
 /// reads it), present when items follow the page.
@@ -435,138 +439,54 @@ async fn get_current(
     };
     let source: Source = source.parse()?;
     if let Some(function) = params.get("_function") {
-        if coll == Collection::Calendar && !data && function != "listAutomations" {
-            let function = function.to_string();
-            let answer = caller
-                .run(move |p, who| {
-                    p.calendars()
-                        .function(who, source, &key, &function, &params)
-                })
-                .await?;
-            return Ok(json(answer));
-        }
-        if function != "listAutomations" {
-            return Err(ApiError::new(
-                ErrorCode::InvalidParameter,
-                format!("unknown _function \"{function}\" on an item: use listAutomations"),
-            ));
-        }
-        let templates = caller
-            .run(move |p, who| p.automations().templates(who, &service, source, &key))
-            .await?;
-        let total = templates.len() as u64;
-        return Ok(listed(templates, total));
+        let function = function.to_string();
+        let calendar = coll == Collection::Calendar && !data;
+        return item_function(&caller, service, calendar, source, key, function, params).await;
     }
-    // A data read, or an object's data through `_profile`, can be answered with its chart.
-    let output = if data || params.get("_profile").is_some() {
-        Output::choose_data(caller.req(), &params)?
+    let (output, read) = plan_read(caller.req(), data, coll, source, key, &params)?;
+    let (body, modified) = if read.is_short() {
+        caller
+            .run_short(move |p, who, snapshot| read_item(p, who, snapshot, &read))
+            .await?
     } else {
-        Output::choose(caller.req(), &params)?
+        caller
+            .run(move |p, who| read_item(p, who, None, &read))
+            .await?
     };
-    let project = Projection::from_params(&params)?;
-    let profile = params.get("_profile").map(str::to_string);
-    let query = if data || profile.is_some() {
-        Some(DataQuery::from_params(&params)?)
-    } else {
-        None
-    };
-    // `_asof` reads the version current then (data reads take it in their query).
-    let as_of = match params.get("_asof") {
-        Some(t) if !data && profile.is_none() => Some(VersionRef::as_of(t)?),
-        _ => None,
-    };
-    let out = output.clone();
-    // A document by id, or the last few observations of a series, costs little and may run
-    // without a trip to the blocking pool; other reads may be long.
-    // (In JSON or Arrow: a chart or a template is drawn on the pool.)
-    let short = (output.is_json() || output.is_arrow())
-        && match &query {
-            None => true,
-            Some(q) => data && q.is_short(),
-        };
-    // The answer, and for a document in JSON its `_timestamp` (for `Last-Modified`, which
-    // then need not be read back out of the answer).
-    // (Reads are made in the request's snapshot when it has one: see `Caller::run_short`.)
-    let read = move |p: &Platform, who: &Principal, snapshot: Option<&Snapshot<'_>>| {
-        let item = match (data, &profile, &query) {
-            // JSON of a data item: written straight from the points.
-            (true, _, Some(q)) if out.is_json() => {
-                let answer = match snapshot {
-                    Some(s) => p.data().read_json_bytes_in(s, who, source, &key, q)?,
-                    None => p.data().read_json_bytes(who, source, &key, q)?,
-                };
-                return Ok((Made::Bytes(answer.bytes), answer.timestamp));
-            }
-            // Arrow of a data item: a series' columns built from the points, sent as they are.
-            (true, _, Some(q)) if out.is_arrow() => {
-                let stream = match snapshot {
-                    Some(s) => p.data().read_arrow_stream_in(s, who, source, &key, q)?,
-                    None => p.data().read_arrow_stream(who, source, &key, q)?,
-                };
-                return Ok((Made::Arrow(stream), None));
-            }
-            (true, _, Some(q)) => p.data().read(who, source, &key, q)?,
-            // Arrow of an object's data item: as the data read of that item answers it.
-            (false, Some(name), Some(q)) if coll == Collection::Object && out.is_arrow() => {
-                let id = format!("{key}:{name}");
-                let stream = p.data().read_arrow_stream(who, source, &id, q)?;
-                return Ok((Made::Arrow(stream), None));
-            }
-            (false, Some(name), Some(q)) if coll == Collection::Object => {
-                p.data().profile(who, source, &key, name, q)?
-            }
-            // JSON of a current document: printed from the body as stored where it can be.
-            (false, None, None) if out.is_json() && as_of.is_none() && project.is_none() => {
-                let printed = match snapshot {
-                    Some(s) => p.objects().get_printed_in(s, who, coll, source, &key)?,
-                    None => None,
-                };
-                match (printed, snapshot) {
-                    (Some((bytes, timestamp)), _) => {
-                        return Ok((Made::Bytes(bytes), Some(timestamp)))
-                    }
-                    (None, Some(s)) => p.objects().get_in(s, who, coll, source, &key, None, None),
-                    (None, None) => p.objects().get(who, coll, source, &key, None, None),
-                }?
-            }
-            _ => match snapshot {
-                Some(s) => {
-                    p.objects()
-                        .get_in(s, who, coll, source, &key, as_of.as_ref(), project.as_ref())
-                }
-                None => p
-                    .objects()
-                    .get(who, coll, source, &key, as_of.as_ref(), project.as_ref()),
-            }?,
-        };
-        let modified = match item.get("_timestamp") {
-            Some(Value::String(t)) if out.is_json() && item.is_object() => Some(t.clone()),
-            _ => None,
-        };
-        Ok((Made::Bytes(out.body(p, who, &item, false)?), modified))
-    };
-    let (body, modified) = if short {
-        caller.run_short(read).await?
-    } else {
-        caller.run(move |p, who| read(p, who, None)).await?
-    };
-    let mut res = match body {
-        Made::Bytes(body) => output.respond(body, None),
-        Made::Arrow(stream) => output.respond_stream(stream),
-    };
-    if let Some(date) = modified.as_deref().and_then(crate::ops::http_date) {
-        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&date) {
-            res.headers_mut()
-                .insert(actix_web::http::header::LAST_MODIFIED, v);
-        }
-    }
-    Ok(res)
+    Ok(respond_item(&output, body, modified))
 }
 
-/// An answer as made: its bytes, or an Arrow stream in its pieces.
-enum Made {
-    Bytes(Vec<u8>),
-    Arrow(platform_core::format::arrow::ArrowStream),
+/// A `_function` called on one item: the calendar service's own (on a calendar), or
+/// `listAutomations` (on any item).
+async fn item_function(
+    caller: &Caller,
+    service: String,
+    calendar: bool,
+    source: Source,
+    key: String,
+    function: String,
+    params: Params,
+) -> Reply {
+    if calendar && function != "listAutomations" {
+        let answer = caller
+            .run(move |p, who| {
+                p.calendars()
+                    .function(who, source, &key, &function, &params)
+            })
+            .await?;
+        return Ok(json(answer));
+    }
+    if function != "listAutomations" {
+        return Err(ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("unknown _function \"{function}\" on an item: use listAutomations"),
+        ));
+    }
+    let templates = caller
+        .run(move |p, who| p.automations().templates(who, &service, source, &key))
+        .await?;
+    let total = templates.len() as u64;
+    Ok(listed(templates, total))
 }
 
 async fn get_version(

@@ -20,6 +20,7 @@ use platform_core::data::value_type::{check_values, Sent, ValueRule};
 use platform_core::data::{series_settings, DataKind};
 use platform_core::ids::Source;
 use platform_core::{Error, ErrorCode, Result};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;
@@ -30,7 +31,7 @@ use crate::output::{self, Format, Table};
 use crate::target::{pairs, print_total, Target, TargetArgs};
 use calls::{ListData, ReadData, SaveCurves, SaveSeries, Saving};
 use platform_core::data::import::{
-    csv_records, curve_rows, json_file, CurveRows, PointReader, Progress,
+    csv_records, curve_rows, json_file, CurveRows, PointReader, Progress, Records,
 };
 
 mod calls;
@@ -293,12 +294,31 @@ fn data_table(item: &Value) -> Table {
         }
         return t;
     }
-    if let (Some(Value::Array(months)), Some(Value::String(weights))) =
-        (item.get("contracts"), item.get("weights"))
+    if let Some(Value::Array(contracts)) = item.get("contracts") {
+        return curve_table(item, contracts);
+    }
+    let points = item["data"].as_array().map_or(&[][..], Vec::as_slice);
+    // A continuation's points name the contract each holds.
+    if points
+        .iter()
+        .any(|p| p["properties"]["absolute"].is_string())
     {
+        return continuation_table(points);
+    }
+    // Points keyed by settlement date and period (`--settlement GB`) show them after the time.
+    if points.iter().any(|p| p["settlementPeriod"].is_number()) {
+        return settlement_table(points);
+    }
+    series_table(points)
+}
+
+/// A curve's contracts with their periods: with the weight each holds when the curve names
+/// its weights, else with their absolute contract and expiry.
+fn curve_table(item: &Value, contracts: &[Value]) -> Table {
+    if let Some(Value::String(weights)) = item.get("weights") {
         let weight = format!("properties.{weights}");
         return Table::of(
-            months,
+            contracts,
             &[
                 "tenor",
                 "value",
@@ -310,70 +330,70 @@ fn data_table(item: &Value) -> Table {
         )
         .renamed(&["tenor", "value", "from", "start", "end", weights]);
     }
-    if let Some(Value::Array(contracts)) = item.get("contracts") {
-        return Table::of(
-            contracts,
-            &[
-                "tenor",
-                "value",
-                "properties.absolute",
-                "properties.start",
-                "properties.end",
-                "properties.expiry",
-            ],
-        )
-        .renamed(&["tenor", "value", "absolute", "start", "end", "expiry"]);
-    }
-    let points = item["data"].as_array().map_or(&[][..], Vec::as_slice);
-    // A continuation's points name the contract each holds.
-    if points
-        .iter()
-        .any(|p| p["properties"]["absolute"].is_string())
-    {
-        return Table::of(
-            points,
-            &[
-                "time",
-                "value",
-                "properties.absolute",
-                "status.quality",
-                "status.source",
-                "status.reliability",
-            ],
-        )
-        .renamed(&[
+    Table::of(
+        contracts,
+        &[
+            "tenor",
+            "value",
+            "properties.absolute",
+            "properties.start",
+            "properties.end",
+            "properties.expiry",
+        ],
+    )
+    .renamed(&["tenor", "value", "absolute", "start", "end", "expiry"])
+}
+
+/// A continuation's points, each with the contract it holds.
+fn continuation_table(points: &[Value]) -> Table {
+    Table::of(
+        points,
+        &[
             "time",
             "value",
-            "absolute",
-            "quality",
-            "source",
-            "reliability",
-        ]);
-    }
-    // Points keyed by settlement date and period (`--settlement GB`) show them after the time.
-    if points.iter().any(|p| p["settlementPeriod"].is_number()) {
-        return Table::of(
-            points,
-            &[
-                "time",
-                "settlementDate",
-                "settlementPeriod",
-                "value",
-                "status.quality",
-                "status.source",
-                "status.reliability",
-            ],
-        )
-        .renamed(&[
+            "properties.absolute",
+            "status.quality",
+            "status.source",
+            "status.reliability",
+        ],
+    )
+    .renamed(&[
+        "time",
+        "value",
+        "absolute",
+        "quality",
+        "source",
+        "reliability",
+    ])
+}
+
+/// Points keyed by settlement date and period, shown after the time.
+fn settlement_table(points: &[Value]) -> Table {
+    Table::of(
+        points,
+        &[
             "time",
             "settlementDate",
             "settlementPeriod",
             "value",
-            "quality",
-            "source",
-            "reliability",
-        ]);
-    }
+            "status.quality",
+            "status.source",
+            "status.reliability",
+        ],
+    )
+    .renamed(&[
+        "time",
+        "settlementDate",
+        "settlementPeriod",
+        "value",
+        "quality",
+        "source",
+        "reliability",
+    ])
+}
+
+/// A series' points as time, value and status.
+fn series_table(points: &[Value]) -> Table {
     Table::of(
         points,
         &[
@@ -425,23 +445,7 @@ fn import(args: ImportArgs) -> Result<()> {
 
     let text = read_input(&args.file)?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
-    let (mut header, json_obs) = if json {
-        let (header, obs) = json_file(body)?;
-        (header, Some(obs))
-    } else {
-        (Map::new(), None)
-    };
-    for (field, flag) in [
-        ("calendar", &args.calendar),
-        ("timezone", &args.timezone),
-        ("units", &args.units),
-        ("currency", &args.currency),
-    ] {
-        if let Some(v) = flag {
-            header.insert(field.into(), Value::String(v.clone()));
-        }
-    }
+    let (header, json_obs) = file_header(body, &args)?;
     let on_duplicate = match args.on_duplicate {
         Duplicates::Reject => OnDuplicate::Reject,
         Duplicates::First => OnDuplicate::First,
@@ -477,41 +481,17 @@ fn import(args: ImportArgs) -> Result<()> {
         replace: args.replace,
         reason: args.reason.clone(),
     };
+    let file = ImportFile {
+        body,
+        header,
+        records,
+        json_obs,
+        bar: &bar,
+    };
     let summary = if kind == DataKind::Curve {
-        let records = records.expect("a curve file is CSV");
-        let hint = "or keep one with --on-duplicate first|last";
-        let curves = curve_rows(&records, &id.prop, on_duplicate, hint)?;
-        bar.finish_and_clear();
-        save_curves(&target, &id, header, curves, saving)?
+        import_curve(&target, &id, file, on_duplicate, saving)?
     } else {
-        // The settings times are read in: the stored header with this one merged in.
-        let mut merged = stored.unwrap_or_default();
-        merged.extend(header.clone());
-        let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
-        let mut reader = PointReader::new(calendar, tz, &code);
-        let (mut points, lines) = match (&records, &json_obs) {
-            (Some(records), _) => reader.csv(records, &Bar(&bar))?,
-            (None, Some(obs)) => reader.json(body, obs, &Bar(&bar))?,
-            (None, None) => unreachable!("a file is CSV or JSON"),
-        };
-        bar.finish_and_clear();
-        // Text where the series holds numbers, named by its line (the core refuses it too, by
-        // its place in the sorted observations).
-        let rule = ValueRule::of_header(&id.prop, &merged)?;
-        let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
-        check_values(&rule, values, &|i| format!("line {}", lines[i]), || {
-            if args.replace || merged.get("_type").is_none() {
-                return Ok(false);
-            }
-            stored_holds_only_numbers(&target, &args.series)
-        })?;
-        let names = PayloadNames {
-            place: &|i| format!("line {}", lines[i]),
-            time: &|t| format_time(t, calendar, tz),
-            hint: "or keep one with --on-duplicate first|last",
-        };
-        let dropped = sort_payload(&mut points, on_duplicate, &names)?;
-        save_series(&target, &id, header, points, dropped, saving)?
+        import_series(&target, &id, &args, stored, file, on_duplicate, saving)?
     };
     let after = summary.version;
     let change = match (before, after) {
@@ -524,6 +504,109 @@ fn import(args: ImportArgs) -> Result<()> {
         summary.what, id.object, id.prop
     );
     Ok(())
+}
+
+/// A file to import as read: its text (past a byte order mark), its header (a JSON file's,
+/// with the flags' fields over it), its rows (a CSV file's records or a JSON file's
+/// observations), and the bar of its parsing.
+struct ImportFile<'a> {
+    body: &'a str,
+    header: Map<String, Value>,
+    records: Option<Records>,
+    json_obs: Option<JsonObservations<'a>>,
+    bar: &'a ProgressBar,
+}
+
+/// A JSON file's observations, each as its text.
+type JsonObservations<'a> = Vec<&'a RawValue>;
+
+/// A file's header (a JSON file's, else empty) with the fields the flags set over it, and a
+/// JSON file's observations.
+fn file_header<'a>(
+    body: &'a str,
+    args: &ImportArgs,
+) -> Result<(Map<String, Value>, Option<JsonObservations<'a>>)> {
+    let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
+    let (mut header, json_obs) = if json {
+        let (header, obs) = json_file(body)?;
+        (header, Some(obs))
+    } else {
+        (Map::new(), None)
+    };
+    for (field, flag) in [
+        ("calendar", &args.calendar),
+        ("timezone", &args.timezone),
+        ("units", &args.units),
+        ("currency", &args.currency),
+    ] {
+        if let Some(v) = flag {
+            header.insert(field.into(), Value::String(v.clone()));
+        }
+    }
+    Ok((header, json_obs))
+}
+
+/// A curve file's import: its rows by ondate and tenor, saved as curves.
+fn import_curve(
+    target: &Target,
+    id: &DataId,
+    file: ImportFile,
+    on_duplicate: OnDuplicate,
+    saving: Saving,
+) -> Result<Saved> {
+    let records = file.records.expect("a curve file is CSV");
+    let hint = "or keep one with --on-duplicate first|last";
+    let curves = curve_rows(&records, &id.prop, on_duplicate, hint)?;
+    file.bar.finish_and_clear();
+    save_curves(target, id, file.header, curves, saving)
+}
+
+/// A series file's import: its points read in the series' settings, checked against the
+/// series' value type, sorted, and saved.
+fn import_series(
+    target: &Target,
+    id: &DataId,
+    args: &ImportArgs,
+    stored: Option<Map<String, Value>>,
+    file: ImportFile,
+    on_duplicate: OnDuplicate,
+    saving: Saving,
+) -> Result<Saved> {
+    let ImportFile {
+        body,
+        header,
+        records,
+        json_obs,
+        bar,
+    } = file;
+    // The settings times are read in: the stored header with this one merged in.
+    let mut merged = stored.unwrap_or_default();
+    merged.extend(header.clone());
+    let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
+    let mut reader = PointReader::new(calendar, tz, &code);
+    let (mut points, lines) = match (&records, &json_obs) {
+        (Some(records), _) => reader.csv(records, &Bar(bar))?,
+        (None, Some(obs)) => reader.json(body, obs, &Bar(bar))?,
+        (None, None) => unreachable!("a file is CSV or JSON"),
+    };
+    bar.finish_and_clear();
+    // Text where the series holds numbers, named by its line (the core refuses it too, by
+    // its place in the sorted observations).
+    let rule = ValueRule::of_header(&id.prop, &merged)?;
+    let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
+    check_values(&rule, values, &|i| format!("line {}", lines[i]), || {
+        if args.replace || merged.get("_type").is_none() {
+            return Ok(false);
+        }
+        stored_holds_only_numbers(target, &args.series)
+    })?;
+    let names = PayloadNames {
+        place: &|i| format!("line {}", lines[i]),
+        time: &|t| format_time(t, calendar, tz),
+        hint: "or keep one with --on-duplicate first|last",
+    };
+    let dropped = sort_payload(&mut points, on_duplicate, &names)?;
+    save_series(target, id, header, points, dropped, saving)
 }
 
 /// Whether the stored series holds numbers and no text (asked only of a file with text for an
