@@ -7,7 +7,8 @@ use super::calendar::{utc_bytes, write_time, Calendar};
 use super::zone::write_time_in;
 use chrono_tz::Tz;
 
-/// Writes the JSON strings of [`format_time`] for the instants of a series, one after another:
+/// Writes the JSON strings of [`format_time`](super::calendar::format_time) for the instants of
+/// a series, one after another:
 /// an instant printed in UTC takes the date of the one before it when they share a day, so
 /// only its time of day is worked out (a day of one-minute points computes one date).
 pub struct TimeWriter {

@@ -1,6 +1,7 @@
 //! Reading import files: the one reader of CSV and JSON files of series and curves, used by
 //! `platform data import`, the REST CSV import (`POST /data/v1/{source}/{OBJ:PROP}`,
-//! [`CsvImport`]), the fuzz targets and programs that embed the platform.
+//! [`CsvImport`](crate::save::csv_import::CsvImport)), the fuzz targets and programs that
+//! embed the platform.
 //!
 //! ```text
 //! csv        := [header] record*   fields separated by ",", ";" or tab: the one the first line
