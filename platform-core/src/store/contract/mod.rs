@@ -4,7 +4,7 @@
 //! [`store_contract!`](crate::store_contract) instantiates each test of the suite for one
 //! backend, in the module where it is invoked:
 //!
-//! ```ignore
+//! ```text
 //! fn open() -> (std::sync::Arc<dyn Store>, impl Sized) {
 //!     // A fresh, empty store, and whatever must live as long as it (a temporary directory).
 //! }
