@@ -2,26 +2,9 @@
 //! spec's calendar vectors), series on a holiday calendar, expiry calendars on curves (the
 //! spec's expiry vectors), block calendars as `_block`, and their bad input.
 
-use crate::common::TestServer;
+use crate::common::{vectors, TestServer};
 use platform_core::auth::Role;
 use serde_json::{json, Value};
-
-fn vectors(name: &str) -> Value {
-    let shared = format!(
-        "{}/../shared/spec/vectors/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let copy = format!(
-        "{}/platform-core/testdata/vectors/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let path = if std::path::Path::new(&shared).exists() {
-        shared
-    } else {
-        copy
-    };
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 fn enc(id: &str) -> String {
     id.replace('#', "%23")

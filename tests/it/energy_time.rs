@@ -1,26 +1,9 @@
 //! Energy time over HTTP: scaling on read (the spec's scaling vectors, end to end), and its
 //! bad input.
 
-use crate::common::TestServer;
+use crate::common::{vectors, TestServer};
 use platform_core::auth::Role;
 use serde_json::{json, Value};
-
-fn scaling_vectors() -> Value {
-    let shared = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/spec/vectors/scaling.json"
-    );
-    let copy = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/platform-core/testdata/vectors/scaling.json"
-    );
-    let path = if std::path::Path::new(shared).exists() {
-        shared
-    } else {
-        copy
-    };
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 fn ms(text: &str) -> i64 {
     chrono::DateTime::parse_from_rfc3339(text)
@@ -32,7 +15,7 @@ fn ms(text: &str) -> i64 {
 async fn every_scaling_vector_holds_on_a_data_get() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    let file = scaling_vectors();
+    let file = vectors("scaling.json");
     let cases = file["cases"].as_array().unwrap();
     for (i, case) in cases.iter().enumerate() {
         let name = case["name"].as_str().unwrap();

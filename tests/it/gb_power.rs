@@ -1,26 +1,9 @@
 //! GB power time over HTTP: EFA blocks and days on read (the spec's EFA vectors, end to end),
 //! block calendars past midnight, settlement dates and periods, and their bad input.
 
-use crate::common::TestServer;
+use crate::common::{vectors, TestServer};
 use platform_core::auth::Role;
 use serde_json::{json, Value};
-
-pub(crate) fn vectors(name: &str) -> Value {
-    let shared = format!(
-        "{}/../shared/spec/vectors/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let copy = format!(
-        "{}/platform-core/testdata/vectors/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let path = if std::path::Path::new(&shared).exists() {
-        shared
-    } else {
-        copy
-    };
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 #[actix_rt::test]
 async fn every_efa_vector_holds_on_a_data_get() {

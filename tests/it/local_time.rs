@@ -358,21 +358,10 @@ async fn curves_have_no_instants_and_read_the_same() {
 }
 
 /// The `time` column of an Arrow answer: the zone it names and its values.
-async fn arrow_time(s: &TestServer, c: &Client<'_>, path: &str) -> (Option<String>, Vec<i64>) {
+async fn arrow_time(c: &Client<'_>, path: &str) -> (Option<String>, Vec<i64>) {
     use arrow_array::cast::AsArray as _;
     use arrow_array::types::TimestampMillisecondType;
-    let res = s
-        .start(
-            TestRequest::get()
-                .uri(path)
-                .insert_header((header::AUTHORIZATION, format!("Bearer {}", c.token)))
-                .insert_header((header::ACCEPT, "application/vnd.apache.arrow.stream")),
-        )
-        .await;
-    assert_eq!(res.status(), 200, "{path}");
-    let bytes = actix_web::test::read_body(res).await;
-    let mut reader = arrow_ipc::reader::StreamReader::try_new(&bytes[..], None).unwrap();
-    let batch = reader.next().unwrap().unwrap();
+    let batch = crate::common::arrow_batch(c, path).await;
     let time = batch.column_by_name("time").unwrap();
     let time = time.as_primitive::<TimestampMillisecondType>();
     (time.timezone().map(str::to_string), time.values().to_vec())
@@ -396,29 +385,24 @@ async fn arrow_names_the_zone_on_its_time_column() {
     let instants: Vec<i64> = AUTUMN_LOCAL.iter().map(|t| ms(t)).collect();
     // The values are the instants either way; the zone rides beside them.
     assert_eq!(
-        arrow_time(&s, &c, "/data/v1/private/DE:POWER").await,
+        arrow_time(&c, "/data/v1/private/DE:POWER").await,
         (Some("UTC".into()), instants.clone())
     );
     assert_eq!(
-        arrow_time(&s, &c, "/data/v1/private/DE:POWER?_timezone=Europe/Berlin").await,
+        arrow_time(&c, "/data/v1/private/DE:POWER?_timezone=Europe/Berlin").await,
         (Some("Europe/Berlin".into()), instants.clone())
     );
     assert_eq!(
-        arrow_time(
-            &s,
-            &c,
-            "/object/v1/private/DE?_profile=POWER&_timezone=series"
-        )
-        .await,
+        arrow_time(&c, "/object/v1/private/DE?_profile=POWER&_timezone=series").await,
         (Some("Europe/Berlin".into()), instants)
     );
     // A date series: its date's midnight in UTC as before; in a zone, the local midnight itself.
     assert_eq!(
-        arrow_time(&s, &c, "/data/v1/private/NBP:SPOT").await,
+        arrow_time(&c, "/data/v1/private/NBP:SPOT").await,
         (Some("UTC".into()), vec![ms("2024-10-27T00:00:00Z")])
     );
     assert_eq!(
-        arrow_time(&s, &c, "/data/v1/private/NBP:SPOT?_timezone=series").await,
+        arrow_time(&c, "/data/v1/private/NBP:SPOT?_timezone=series").await,
         (
             Some("Europe/London".into()),
             vec![ms("2024-10-27T00:00:00+01:00")]

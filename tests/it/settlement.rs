@@ -2,8 +2,7 @@
 //! series' own calendar, over HTTP: the spec's settlement vectors end to end, a whole settlement
 //! day by its date, JSON, CSV and Arrow columns, and bad input.
 
-use crate::common::{Client, Resp, TestServer};
-use crate::gb_power::vectors;
+use crate::common::{vectors, Client, Resp, TestServer};
 use actix_web::http::header;
 use actix_web::test::TestRequest;
 use platform_core::auth::Role;
@@ -159,7 +158,7 @@ async fn the_autumn_settlement_day_reads_as_fifty_periods_in_json_csv_and_arrow(
     assert_eq!(lines[1], "2025-10-25T23:00:00Z,2025-10-26,1,6.0,,,");
     assert_eq!(lines[50], "2025-10-26T23:30:00Z,2025-10-26,50,55.0,,,");
 
-    let (dates, periods) = arrow_keys(&s, &c, path).await;
+    let (dates, periods) = arrow_keys(&c, path).await;
     assert_eq!(periods, (1..=50).collect::<Vec<u8>>());
     let day = (chrono::NaiveDate::from_ymd_opt(2025, 10, 26).unwrap()
         - chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap())
@@ -176,21 +175,10 @@ async fn the_autumn_settlement_day_reads_as_fifty_periods_in_json_csv_and_arrow(
 }
 
 /// The settlement columns of an Arrow answer: dates (days since 1970-01-01) and periods.
-async fn arrow_keys(s: &TestServer, c: &Client<'_>, path: &str) -> (Vec<i32>, Vec<u8>) {
+async fn arrow_keys(c: &Client<'_>, path: &str) -> (Vec<i32>, Vec<u8>) {
     use arrow_array::cast::AsArray as _;
     use arrow_array::types::{Date32Type, UInt8Type};
-    let res = s
-        .start(
-            TestRequest::get()
-                .uri(path)
-                .insert_header((header::AUTHORIZATION, format!("Bearer {}", c.token)))
-                .insert_header((header::ACCEPT, "application/vnd.apache.arrow.stream")),
-        )
-        .await;
-    assert_eq!(res.status(), 200, "{path}");
-    let bytes = actix_web::test::read_body(res).await;
-    let mut reader = arrow_ipc::reader::StreamReader::try_new(&bytes[..], None).unwrap();
-    let batch = reader.next().unwrap().unwrap();
+    let batch = crate::common::arrow_batch(c, path).await;
     let names: Vec<String> = batch
         .schema()
         .fields()

@@ -1,28 +1,11 @@
 //! Curves shaped into arbitrage-free months over HTTP (`_shape=MONTHLY`, `_weights`): the spec's
 //! shaping vectors end to end, the default weights, CSV and SVG, and bad input.
 
-use crate::common::{Client, Resp, TestServer};
+use crate::common::{vectors, Client, Resp, TestServer};
 use actix_web::http::header;
 use actix_web::test::TestRequest;
 use platform_core::auth::Role;
-use serde_json::{json, Value};
-
-fn shaping_vectors() -> Value {
-    let shared = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/spec/vectors/shaping.json"
-    );
-    let copy = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/platform-core/testdata/vectors/shaping.json"
-    );
-    let path = if std::path::Path::new(shared).exists() {
-        shared
-    } else {
-        copy
-    };
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+use serde_json::json;
 
 async fn get_as(c: &Client<'_>, path: &str, accept: &str) -> Resp {
     let mut req = TestRequest::get()
@@ -54,7 +37,7 @@ async fn save_berlin(c: &Client<'_>) {
 async fn every_shaping_vector_holds_on_a_curve_get() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
-    let file = shaping_vectors();
+    let file = vectors("shaping.json");
     let cases = file["cases"].as_array().unwrap();
     assert!(cases.len() >= 6);
     for (i, case) in cases.iter().enumerate() {

@@ -36,6 +36,42 @@ type App = actix_service::boxed::RcService<
 pub const BACKEND: &str = "PLATFORM_TEST_BACKEND";
 
 /// Whether the test servers run on PostgreSQL.
+/// A vector file of the spec (`shared/spec/vectors/NAME`), or the copy the core keeps when the
+/// spec is not beside the repository.
+pub fn vectors(name: &str) -> Value {
+    let shared = format!(
+        "{}/../shared/spec/vectors/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let copy = format!(
+        "{}/platform-core/testdata/vectors/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let path = if std::path::Path::new(&shared).exists() {
+        shared
+    } else {
+        copy
+    };
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The first record batch of a GET answered as an Arrow IPC stream (asserted a 200).
+pub async fn arrow_batch(c: &Client<'_>, path: &str) -> arrow_array::RecordBatch {
+    let res = c
+        .server
+        .start(
+            test::TestRequest::get()
+                .uri(path)
+                .insert_header((header::AUTHORIZATION, format!("Bearer {}", c.token)))
+                .insert_header((header::ACCEPT, "application/vnd.apache.arrow.stream")),
+        )
+        .await;
+    assert_eq!(res.status(), 200, "{path}");
+    let bytes = test::read_body(res).await;
+    let mut reader = arrow_ipc::reader::StreamReader::try_new(&bytes[..], None).unwrap();
+    reader.next().unwrap().unwrap()
+}
+
 pub fn on_postgres() -> bool {
     match std::env::var(BACKEND).as_deref() {
         Ok("postgres") => true,
