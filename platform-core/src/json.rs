@@ -5,6 +5,12 @@
 //! gives; only the handling of objects differs.
 //!
 //! Messages about what was sent name a value's kind with [`json_kind`].
+//!
+//! [`jsonb`] reads and prints SQLite's binary JSON, the form the embedded store keeps document
+//! bodies in: the store hands the bytes back, and what of them a caller sees is printed above
+//! it.
+
+pub mod jsonb;
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};

@@ -7,6 +7,7 @@
 //! may write there. Saving a document, with everything a save sets off, is `crate::save`.
 
 pub(crate) mod access;
+mod printed;
 pub(crate) mod read;
 pub(crate) mod render;
 mod request;

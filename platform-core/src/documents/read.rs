@@ -2,15 +2,15 @@
 //! `_distinct`, `_searchinfo`, projection), several by id, and the audit trail.
 
 use super::access::{not_found, resolve_version, scope_for_key};
-use super::render::{
-    header_hidden_from, print_current, render, render_owned, version_header, visible,
-};
+use super::printed::{print, print_current, Shown};
+use super::render::{header_hidden_from, render, render_owned, version_header, visible};
 use super::ListRequest;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source, VersionRef};
+use crate::json::jsonb::FieldHeader;
 use crate::query::{Cursor, Filter, ListQuery, Projection};
-use crate::store::{AuditEntry, Collection, FieldHeader, Page, Printed, ReadTx};
+use crate::store::{AuditEntry, Collection, Page, ReadTx};
 use crate::types::ROOT_TYPE;
 use crate::Platform;
 use serde_json::{json, Value};
@@ -85,14 +85,19 @@ impl Platform {
         // As `visible` leaves them out: an object's data properties of an access role the
         // caller does not hold.
         let hide = |h: FieldHeader<'_>| coll == Collection::Object && header_hidden_from(p, h);
-        match tx.current_printed(coll, &scope, id, &["_bundle"], &super::SYSTEM_FIELDS, &hide)? {
-            Printed::Missing => Err(not_found(coll, id, source)),
-            Printed::Unprintable => Ok(None),
-            Printed::Version(v) => {
-                let timestamp = crate::clock::format_instant(v.timestamp);
-                Ok(print_current(v).map(|bytes| (bytes, timestamp)))
-            }
-        }
+        let shown = Shown {
+            omit: &["_bundle"],
+            refuse: &super::SYSTEM_FIELDS,
+            hide: &hide,
+        };
+        let current = tx
+            .current_raw(coll, &scope, id)?
+            .ok_or_else(|| not_found(coll, id, source))?;
+        let Some(printed) = print(current, &shown)? else {
+            return Ok(None);
+        };
+        let timestamp = crate::clock::format_instant(printed.version.timestamp);
+        Ok(print_current(printed).map(|bytes| (bytes, timestamp)))
     }
 
     /// Every version of a document, oldest first.

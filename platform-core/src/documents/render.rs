@@ -3,7 +3,8 @@
 
 use super::DataKind;
 use crate::auth::Principal;
-use crate::store::{Collection, FieldHeader, StoredVersion};
+use crate::json::jsonb::FieldHeader;
+use crate::store::{Collection, StoredVersion};
 use serde_json::{json, Map, Value};
 
 /// Whether `value` is a data property whose access role (`_access`) the caller does not hold.
@@ -67,42 +68,6 @@ pub fn render_owned(v: StoredVersion, current: bool) -> Map<String, Value> {
         out.insert("_reason".into(), Value::String(reason));
     }
     out
-}
-
-/// The JSON answer [`render_owned`] gives of a current version (the same bytes as
-/// `serde_json` prints it), from its body printed as stored
-/// ([`crate::store::DocumentRead::current_printed`], `_bundle` and the system fields left out):
-/// the system fields follow the body's. `None` where the body has no `_id` (`render_owned`
-/// adds one).
-pub(crate) fn print_current(v: crate::store::PrintedVersion) -> Option<Vec<u8>> {
-    if !v.has_id {
-        return None;
-    }
-    let mut out = v.open;
-    // A body with an `_id` has a field printed already: each system field follows a comma.
-    put(&mut out, "_oid", &v.id);
-    put(
-        &mut out,
-        "_timestamp",
-        &crate::clock::format_instant(v.timestamp),
-    );
-    put(&mut out, "_user", &v.user);
-    put(&mut out, "_tag", &v.tags);
-    put(&mut out, "_version", &v.version);
-    if let Some(reason) = &v.reason {
-        put(&mut out, "_reason", reason);
-    }
-    out.push(b'}');
-    Some(out)
-}
-
-/// `,"name":value`, the value as `serde_json` prints it.
-fn put(out: &mut Vec<u8>, name: &str, value: &impl serde::Serialize) {
-    out.extend_from_slice(b",\"");
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\":");
-    // Strings, a list of strings and an integer, into memory: their printing cannot fail.
-    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// One entry of a version list.

@@ -95,47 +95,20 @@ impl Collection {
     }
 }
 
-/// A current version as [`DocumentRead::current_printed`] reads it.
+/// A stored body in the form its backend keeps it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Printed {
-    /// No current version.
-    Missing,
-    /// A body to be read with [`DocumentRead::current`] instead.
-    Unprintable,
-    /// The version, its body printed.
-    Version(PrintedVersion),
+pub enum StoredBody {
+    /// SQLite's binary JSON, as stored (read with [`crate::json::jsonb`]).
+    Jsonb(Vec<u8>),
+    /// A JSON object.
+    Map(serde_json::Map<String, serde_json::Value>),
 }
 
-/// What [`DocumentRead::current_printed`] asks about a top-level field whose value is an
-/// object (whether to leave it out): that object's `_type` and `_access`, where they are
-/// strings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FieldHeader<'a> {
-    /// `_type`.
-    pub kind: Option<&'a str>,
-    /// `_access`.
-    pub access: Option<&'a str>,
-}
-
-impl<'a> FieldHeader<'a> {
-    /// The header of a value (none of an object without them, or of no object).
-    pub fn of(value: &'a serde_json::Value) -> FieldHeader<'a> {
-        let field = |name| value.get(name).and_then(serde_json::Value::as_str);
-        FieldHeader {
-            kind: field("_type"),
-            access: field("_access"),
-        }
-    }
-}
-
-/// A version with its body printed as JSON text: `{` and its fields, without the closing
-/// brace (so that fields can follow).
+/// A current version as [`DocumentRead::current_raw`] reads it: its body as stored.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrintedVersion {
-    /// `{` and the printed fields.
-    pub open: Vec<u8>,
-    /// Whether the body has an `_id`.
-    pub has_id: bool,
+pub struct RawVersion {
+    /// The body, as the backend keeps it.
+    pub body: StoredBody,
     /// The document id (`_oid`).
     pub id: String,
     /// The version number.
@@ -148,6 +121,20 @@ pub struct PrintedVersion {
     pub reason: Option<String>,
     /// The tags on it.
     pub tags: Vec<String>,
+}
+
+impl From<StoredVersion> for RawVersion {
+    fn from(v: StoredVersion) -> RawVersion {
+        RawVersion {
+            body: StoredBody::Map(v.body),
+            id: v.id,
+            version: v.version,
+            timestamp: v.timestamp,
+            user: v.user,
+            reason: v.reason,
+            tags: v.tags,
+        }
+    }
 }
 
 /// Versioned documents: every version of each, which one is current, and tags.
@@ -170,53 +157,13 @@ pub trait DocumentRead {
         }
         Ok(current)
     }
-    /// The current version of a document with its body printed as JSON, as `serde_json`
-    /// prints the body [`current`](Self::current) reads (the same bytes), leaving out the
-    /// top-level fields in `omit` and the objects whose header `hide` says (it is asked about
-    /// the top-level fields whose value is an object): a backend that keeps bodies in a form
-    /// it can print without building them (SQLite's JSONB) does so. [`Printed::Unprintable`]
-    /// where a top-level field is named in `refuse`, or the backend leaves this body to
-    /// `current`.
-    fn current_printed(
-        &self,
-        coll: Collection,
-        scope: &Scope,
-        id: &str,
-        omit: &[&str],
-        refuse: &[&str],
-        hide: &dyn Fn(FieldHeader<'_>) -> bool,
-    ) -> Result<Printed> {
-        let Some(v) = self.current(coll, scope, id)? else {
-            return Ok(Printed::Missing);
-        };
-        if v.body.keys().any(|k| refuse.contains(&k.as_str())) {
-            return Ok(Printed::Unprintable);
-        }
-        let mut open = b"{".to_vec();
-        let shown = |(k, value): &(&String, &serde_json::Value)| {
-            !(omit.contains(&k.as_str()) || value.is_object() && hide(FieldHeader::of(value)))
-        };
-        for (k, value) in v.body.iter().filter(shown) {
-            if open.len() > 1 {
-                open.push(b',');
-            }
-            serde_json::to_writer(&mut open, k)
-                .and_then(|()| {
-                    open.push(b':');
-                    serde_json::to_writer(&mut open, value)
-                })
-                .map_err(|e| crate::error::Error::caused("a printed body", e))?;
-        }
-        Ok(Printed::Version(PrintedVersion {
-            open,
-            has_id: v.body.contains_key("_id"),
-            id: v.id,
-            version: v.version,
-            timestamp: v.timestamp,
-            user: v.user,
-            reason: v.reason,
-            tags: v.tags,
-        }))
+    /// The current version of a document with its body as the backend keeps it (SQLite's
+    /// JSONB bytes), for a caller that reads or prints it without building it whole; a backend
+    /// that keeps bodies as JSON values answers [`current`](Self::current)'s. What of it a
+    /// caller may see, and how it prints, is decided above this seam
+    /// (`documents::printed`).
+    fn current_raw(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<RawVersion>> {
+        Ok(self.current(coll, scope, id)?.map(RawVersion::from))
     }
     /// One version of a document.
     fn version(

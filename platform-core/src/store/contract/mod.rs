@@ -26,9 +26,9 @@ use crate::ids::Scope;
 use crate::query::{Cursor, Filter, ListQuery, Paging, SortSpec};
 use crate::store::{
     AuditEntry, Automation, Chunk, Collection, DataKey, Delivery, DeliveryStatus, Extent,
-    FieldHeader, FieldKind, Hold, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment,
-    MailEntry, Printed, ReadTx, RecordChunkRow, SecretRow, Store, StoredVersion, TokenSelector,
-    Worker, WriteTx,
+    FieldKind, Hold, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment, MailEntry,
+    ReadTx, RecordChunkRow, SecretRow, Store, StoredBody, StoredVersion, TokenSelector, Worker,
+    WriteTx,
 };
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{json, Map, Value};
@@ -52,7 +52,7 @@ macro_rules! store_contract {
             documents_keep_versions_heads_and_tags,
             a_document_read_alone_is_its_current_version,
             a_version_written_current_at_once_is_written_then_made_current,
-            a_printed_current_version_is_the_current_version_printed,
+            a_raw_current_version_is_the_current_version,
             a_current_version_read_in_part_is_its_fields_read_whole,
             lists_filter_sort_page_and_count,
             long_lists_estimate_their_totals_past_a_threshold,

@@ -8,7 +8,8 @@ mod audit;
 mod data;
 mod documents;
 mod jobs;
-mod jsonb;
+#[cfg(test)]
+mod jsonb_tests;
 mod migrations;
 mod outbox;
 mod records;

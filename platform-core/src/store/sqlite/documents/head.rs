@@ -5,7 +5,7 @@ use super::super::Db;
 use crate::clock::parse_instant;
 use crate::error::{Error, Result};
 use crate::ids::Scope;
-use crate::store::{Collection, FieldHeader, Printed, PrintedVersion, StoredVersion};
+use crate::store::{Collection, RawVersion, StoredBody, StoredVersion};
 use chrono::{DateTime, Utc};
 use rusqlite::types::ValueRef;
 use rusqlite::{params, OptionalExtension};
@@ -71,7 +71,7 @@ pub(crate) const VERSION_COLUMNS: &str = concat!(
 );
 
 /// A version row as read, before its JSON is decoded.
-pub(crate) struct RawVersion {
+pub(crate) struct VersionRow {
     id: String,
     version: u32,
     body: String,
@@ -81,8 +81,8 @@ pub(crate) struct RawVersion {
     tags: String,
 }
 
-pub(crate) fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawVersion> {
-    Ok(RawVersion {
+pub(crate) fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<VersionRow> {
+    Ok(VersionRow {
         id: row.get(0)?,
         version: row.get(1)?,
         body: row.get(2)?,
@@ -115,11 +115,11 @@ pub(crate) fn current_fields_from_head(
     midway: bool,
     fields: Option<&[&str]>,
 ) -> Result<Option<StoredVersion>> {
-    // The body is read from its JSONB (`super::jsonb`); a form that reader leaves alone comes
+    // The body is read from its JSONB (`crate::json::jsonb`); a form that reader leaves alone comes
     // back as bytes for SQLite's `json()` to print.
     let read = |blob: &[u8]| match fields {
-        None => super::super::jsonb::to_map(blob),
-        Some(fields) => super::super::jsonb::to_map_fields(blob, fields),
+        None => crate::json::jsonb::to_map(blob),
+        Some(fields) => crate::json::jsonb::to_map_fields(blob, fields),
     };
     let Some(row) = read_head(conn, coll, scope, id, midway, read)? else {
         return Ok(None);
@@ -154,33 +154,24 @@ pub(crate) fn current_fields_from_head(
     }))
 }
 
-/// [`DocumentRead::current_printed`] from a current row: its JSONB printed as the map
-/// [`current_from_head`] reads of it would be (`super::super::jsonb::print_object`).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn printed_from_head(
+/// [`DocumentRead::current_raw`] from a current row: its JSONB as stored. A body that is no
+/// blob is read as [`current_from_head`] reads it.
+pub(crate) fn raw_from_head(
     conn: &rusqlite::Connection,
     coll: Collection,
     scope: &Scope,
     id: &str,
     midway: bool,
-    omit: &[&str],
-    refuse: &[&str],
-    hide: &dyn Fn(FieldHeader<'_>) -> bool,
-) -> Result<Printed> {
-    let print = |blob: &[u8]| {
-        let mut open = Vec::with_capacity(blob.len() + 256);
-        super::super::jsonb::print_object(blob, omit, refuse, hide, &mut open).map(|f| (open, f))
-    };
-    let Some(row) = read_head(conn, coll, scope, id, midway, print)? else {
-        return Ok(Printed::Missing);
+) -> Result<Option<RawVersion>> {
+    let Some(row) = read_head(conn, coll, scope, id, midway, |blob| Some(blob.to_vec()))? else {
+        return Ok(None);
     };
     let (timestamp, tags) = row.meta(id)?;
-    let Ok((open, has_id)) = row.body else {
-        return Ok(Printed::Unprintable);
+    let Ok(blob) = row.body else {
+        return Ok(current_from_head(conn, coll, scope, id, midway)?.map(RawVersion::from));
     };
-    Ok(Printed::Version(PrintedVersion {
-        open,
-        has_id,
+    Ok(Some(RawVersion {
+        body: StoredBody::Jsonb(blob),
         id: id.to_string(),
         version: row.version,
         timestamp,
@@ -261,8 +252,8 @@ impl<B> HeadRow<B> {
     }
 }
 
-pub(crate) fn decode_version(raw: RawVersion) -> Result<StoredVersion> {
-    let RawVersion {
+pub(crate) fn decode_version(raw: VersionRow) -> Result<StoredVersion> {
+    let VersionRow {
         id,
         version,
         body,

@@ -6,8 +6,8 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Cursor, Filter, ListQuery};
 use crate::store::{
-    type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldHeader,
-    FieldKind, Page, Printed, StoredVersion,
+    type_index_name, type_index_prefix, Collection, DocumentRead, DocumentWrite, FieldKind, Page,
+    RawVersion, StoredVersion,
 };
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension};
@@ -20,8 +20,8 @@ pub(super) use head::current_from_head;
 pub(super) use list::{capped_count, list_statements, sampled_count};
 
 use head::{
-    current_fields_from_head, decode_version, printed_from_head, row_to_version, tags_of,
-    type_column, BODY_OF_HEAD, HEAD_BODY, VERSION_COLUMNS,
+    current_fields_from_head, decode_version, raw_from_head, row_to_version, tags_of, type_column,
+    BODY_OF_HEAD, HEAD_BODY, VERSION_COLUMNS,
 };
 use list::where_clause;
 
@@ -143,17 +143,9 @@ impl DocumentRead for Tx<'_> {
         current_fields_from_head(&self.conn, coll, scope, id, midway, Some(fields))
     }
 
-    fn current_printed(
-        &self,
-        coll: Collection,
-        scope: &Scope,
-        id: &str,
-        omit: &[&str],
-        refuse: &[&str],
-        hide: &dyn Fn(FieldHeader<'_>) -> bool,
-    ) -> Result<Printed> {
+    fn current_raw(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<RawVersion>> {
         let midway = self.store.is_some();
-        printed_from_head(&self.conn, coll, scope, id, midway, omit, refuse, hide)
+        raw_from_head(&self.conn, coll, scope, id, midway)
     }
 
     fn version(
