@@ -6,9 +6,9 @@ use crate::local::Local;
 use crate::output::{self, Format};
 use crate::target::{Answer, Call, File, Http, TargetArgs};
 use clap::Subcommand;
-use platform_core::events::automations::LogQuery;
-use platform_core::outbound::webhook::WebhookAllow;
-use platform_core::query::{Paging, Params};
+use platform_core::api::interface::webhooks::WebhookAllow;
+use platform_core::api::LogQuery;
+use platform_core::api::{Paging, Params};
 use platform_core::Result;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -194,7 +194,7 @@ impl Call for SaveAutomation {
     fn local(self, file: &File) -> Result<Answer> {
         let platform = file.platform().clone();
         // A webhook's host names are resolved as the server would, to check where they go.
-        let settings = platform_core::events::deliver::DeliverySettings {
+        let settings = platform_core::api::DeliverySettings {
             webhook_allow: self.webhook_allow,
             ..platform.delivery_settings().clone()
         };

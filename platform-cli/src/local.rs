@@ -2,7 +2,7 @@
 //! deliver`); the others take a [`crate::target::TargetArgs`] (a file or a server).
 
 use clap::Args;
-use platform_core::auth::Principal;
+use platform_core::api::Principal;
 use platform_core::{Platform, Result};
 use std::path::PathBuf;
 

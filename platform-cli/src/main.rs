@@ -15,8 +15,8 @@ mod target;
 mod validate;
 
 use clap::{Args, Parser, Subcommand};
-use platform_core::auth::Role;
-use platform_core::clock::format_instant;
+use platform_core::api::interface::time::format_instant;
+use platform_core::api::Role;
 use platform_core::Platform;
 use std::path::PathBuf;
 
@@ -210,7 +210,7 @@ struct GrantArgs {
 }
 
 fn grant(args: GrantArgs) -> platform_core::Result<()> {
-    use platform_core::auth::Grant;
+    use platform_core::api::Grant;
     let what = match (args.access, args.feature) {
         (Some(a), _) => Grant::Access(a),
         (None, Some(f)) => Grant::Feature(f),
@@ -435,7 +435,7 @@ fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_json
             (s, "standard input".to_string())
         }
     };
-    platform_core::json::from_str(&text).map_err(|e| {
+    platform_core::api::interface::formats::from_str(&text).map_err(|e| {
         platform_core::Error::new(
             platform_core::ErrorCode::InvalidBody,
             format!("{name} is not valid JSON: {e}"),

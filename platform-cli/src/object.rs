@@ -2,10 +2,10 @@
 //! through its REST interface (`--url` and `--token`). Both print the same JSON.
 
 use clap::Subcommand;
-use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
-use platform_core::ids::{Source, VersionRef};
-use platform_core::query::Params;
-use platform_core::store::Collection;
+use platform_core::api::Collection;
+use platform_core::api::Params;
+use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
+use platform_core::api::{Source, VersionRef};
 use platform_core::Result;
 use serde_json::Value;
 use std::path::PathBuf;

@@ -120,11 +120,13 @@ pub struct WebhookAllowArg {
 
 impl WebhookAllowArg {
     /// The allow-list (a bad entry is an error naming it).
-    pub fn parse(&self) -> platform_core::Result<platform_core::outbound::webhook::WebhookAllow> {
+    pub fn parse(
+        &self,
+    ) -> platform_core::Result<platform_core::api::interface::webhooks::WebhookAllow> {
         Ok(self
             .webhook_allow
             .as_ref()
-            .map(platform_core::outbound::webhook::WebhookAllow::parse)
+            .map(platform_core::api::interface::webhooks::WebhookAllow::parse)
             .transpose()?
             .unwrap_or_default())
     }
@@ -132,11 +134,9 @@ impl WebhookAllowArg {
 
 impl DeliveryArgs {
     /// The delivery settings these options describe (a bad `--webhook-allow` entry is an error).
-    pub fn settings(
-        &self,
-    ) -> platform_core::Result<platform_core::events::deliver::DeliverySettings> {
+    pub fn settings(&self) -> platform_core::Result<platform_core::api::DeliverySettings> {
         let webhook_allow = self.webhook_allow.parse()?;
-        Ok(platform_core::events::deliver::DeliverySettings {
+        Ok(platform_core::api::DeliverySettings {
             smtp: self.smtp.clone(),
             mail_from: self.mail_from.clone(),
             webhook_allow,
@@ -193,7 +193,7 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
 
 /// The database as messages name it (a URL without its password).
 fn shown(db: &Path) -> String {
-    platform_core::store::postgres::redact(&db.to_string_lossy())
+    platform_core::api::interface::stores::redact(&db.to_string_lossy())
 }
 
 /// Opens (creating) the database file or the PostgreSQL database `db`.
@@ -230,7 +230,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             args.replica_max_lag
         )));
     }
-    let options = platform_core::store::postgres::PgOptions {
+    let options = platform_core::api::interface::stores::PgOptions {
         lease,
         read_replicas: args
             .read_replica

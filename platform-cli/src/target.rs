@@ -7,7 +7,7 @@
 //! command prints with one printing code, so its output is the same through `--db` and `--url`.
 
 use clap::Args;
-use platform_core::auth::Principal;
+use platform_core::api::Principal;
 use platform_core::{Error, ErrorCode, Platform, Result};
 use serde_json::Value;
 use std::path::PathBuf;

@@ -93,6 +93,7 @@ impl<'a> std::ops::Deref for ReadIn<'a> {
 
 /// A read transaction for the reads of one request (see [`Platform::snapshot`]).
 pub struct Snapshot<'a> {
+    platform: &'a Platform,
     tx: Box<dyn ReadTx + 'a>,
 }
 
@@ -376,8 +377,9 @@ impl Platform {
         })
     }
 
-    /// One consistent view of the store for the few short reads of one request: its
-    /// authentication ([`api::Tenancy::authenticate_in`]) and what it asks for (a document,
+    /// One consistent view of the store for the few short reads of one request, made through
+    /// its handles ([`Snapshot::tenancy`], [`Snapshot::objects`], [`Snapshot::data`]): its
+    /// authentication and what it asks for (a document,
     /// the last observations of a series). Every read through it sees the same committed
     /// state, and an embedded database takes its read lock once for all of them, not once per
     /// read. Keep it for one request only: a writer cannot reclaim the log behind it while it
@@ -385,6 +387,7 @@ impl Platform {
     /// the thread that holds it would wait for it forever.
     pub fn snapshot(&self) -> Result<Snapshot<'_>> {
         Ok(Snapshot {
+            platform: self,
             tx: self.store.read()?,
         })
     }

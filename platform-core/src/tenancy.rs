@@ -189,7 +189,9 @@ impl Platform {
     /// Turns presented credentials and an environment name into a principal.
     ///
     /// No credentials, an unknown or revoked token, or a Basic user that is not the token's user
-    /// is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`.
+    /// is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`. (The
+    /// API's [`crate::api::Tenancy::authenticate`] reads in its handle's snapshot, if any.)
+    #[cfg(test)]
     pub(crate) fn authenticate(
         &self,
         credentials: Option<&Credentials>,
@@ -473,19 +475,9 @@ pub(crate) mod tests {
         save("first");
         let name = |v: serde_json::Value| v["name"].as_str().unwrap().to_string();
         let read_in = |s: &crate::Snapshot| {
-            let who = a
-                .tenancy()
-                .authenticate_in(s, Some(&bearer(&token)), None)?;
-            a.objects()
-                .get_in(
-                    s,
-                    &who,
-                    Collection::Object,
-                    Source::Private,
-                    "X",
-                    None,
-                    None,
-                )
+            let who = s.tenancy().authenticate(Some(&bearer(&token)), None)?;
+            s.objects()
+                .get(&who, Collection::Object, Source::Private, "X", None, None)
                 .map(name)
         };
         let before = a.snapshot().unwrap();
@@ -503,10 +495,9 @@ pub(crate) mod tests {
             ErrorCode::NotAuthenticated
         );
         // Another version is read through the snapshot by number as well.
-        let v1 = a
+        let v1 = after
             .objects()
-            .get_in(
-                &after,
+            .get(
                 &ann,
                 Collection::Object,
                 Source::Private,

@@ -17,8 +17,8 @@ use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::request::{Body, Caller, Query};
 use crate::routes::listed;
 use actix_web::{web, HttpResponse};
-use platform_core::events::automations::LogQuery;
-use platform_core::query::Paging;
+use platform_core::api::LogQuery;
+use platform_core::api::Paging;
 use platform_core::ErrorCode;
 
 type Reply = Result<HttpResponse, ApiError>;

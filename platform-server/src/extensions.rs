@@ -7,7 +7,7 @@ use crate::request::{Caller, Query};
 use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
-use platform_core::realtime::{Channel, Realtime};
+use platform_core::api::{Channel, Realtime};
 use platform_core::ErrorCode;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -94,7 +94,7 @@ pub async fn publish_or_install(
     caller: Caller,
     source: &str,
     body: Value,
-    params: &platform_core::query::Params,
+    params: &platform_core::api::Params,
 ) -> Reply {
     let id = body
         .get("_id")
@@ -159,7 +159,10 @@ async fn view(
         .headers()
         .get(actix_web::http::header::ACCEPT)
         .and_then(|v| v.to_str().ok());
-    platform_core::format::negotiate(accept, &[platform_core::format::Format::Html])?;
+    platform_core::api::interface::formats::negotiate(
+        accept,
+        &[platform_core::api::interface::formats::Format::Html],
+    )?;
     let html = caller
         .run(move |p, who| p.extensions().render_view(who, &id, &view, &params))
         .await?;
@@ -187,7 +190,7 @@ async fn realtime(caller: Caller, Query(params): Query) -> Reply {
 async fn stream(
     caller: Caller,
     topic: Option<String>,
-    params: &platform_core::query::Params,
+    params: &platform_core::api::Params,
 ) -> Reply {
     let params = params.clone();
     let subscription = caller

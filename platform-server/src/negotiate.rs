@@ -5,9 +5,9 @@ use crate::chart;
 use crate::error::ApiError;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
-use platform_core::auth::Principal;
-use platform_core::format::{self, arrow, csv, xml, Format};
-use platform_core::query::Params;
+use platform_core::api::interface::formats::{self as format, arrow, csv, xml, Format};
+use platform_core::api::Params;
+use platform_core::api::Principal;
 use platform_core::Platform;
 use serde_json::{json, Value};
 

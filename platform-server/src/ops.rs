@@ -12,7 +12,7 @@ use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse};
-use platform_core::auth::Role;
+use platform_core::api::Role;
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -329,7 +329,7 @@ fn new_request_id() -> String {
     let mut bytes = [0u8; 10];
     bytes[..8].copy_from_slice(&a.to_le_bytes());
     bytes[8..].copy_from_slice(&b.to_le_bytes()[..2]);
-    platform_core::auth::hex(&bytes)
+    platform_core::api::interface::tokens::hex(&bytes)
 }
 
 /// The query string with the values of secret-bearing parameters replaced by `[redacted]`.
@@ -614,7 +614,7 @@ fn last_modified(bytes: &[u8]) -> Option<String> {
 /// that has the document sets the header itself, and [`conditional`] then does not read the
 /// answer again for it.
 pub fn http_date(timestamp: &str) -> Option<String> {
-    let at = platform_core::clock::parse_instant(timestamp).ok()?;
+    let at = platform_core::api::interface::time::parse_instant(timestamp).ok()?;
     Some(actix_web::http::header::HttpDate::from(std::time::SystemTime::from(at)).to_string())
 }
 

@@ -1,8 +1,8 @@
 //! The network client of automations: webhook POSTs (ureq, with a timeout and no redirects)
 //! and emails over plain SMTP (lettre). The core decides what to send; this only sends it.
 
-use platform_core::events::deliver::{Mail, Outbound};
-use platform_core::outbound::webhook::{host_text, Host, Url, WebhookAllow};
+use platform_core::api::interface::webhooks::{host_text, Host, Url, WebhookAllow};
+use platform_core::api::{Mail, Outbound};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

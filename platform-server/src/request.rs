@@ -10,9 +10,9 @@ use crate::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpMessage, HttpRequest};
 use futures_util::StreamExt;
-use platform_core::auth::{Credentials, Principal};
-use platform_core::query::Params;
-use platform_core::store::{take_commit_position, ReplicaReads};
+use platform_core::api::interface::stores::{take_commit_position, ReplicaReads};
+use platform_core::api::Params;
+use platform_core::api::{Credentials, Principal};
 use platform_core::{ErrorCode, Platform, Snapshot};
 
 /// The request header that selects an environment.
@@ -98,8 +98,8 @@ fn check_release(path: &str) -> Result<(), ApiError> {
     let (Some(service), Some(release)) = (segments.next(), segments.next()) else {
         return Ok(());
     };
-    if release == platform_core::services::RELEASE
-        || platform_core::services::find(service).is_none()
+    if release == platform_core::api::interface::services::RELEASE
+        || platform_core::api::interface::services::find(service).is_none()
     {
         return Ok(());
     }
@@ -107,7 +107,7 @@ fn check_release(path: &str) -> Result<(), ApiError> {
         ErrorCode::NotFound,
         format!(
             "unknown release \"{release}\" of the {service} service: use {}",
-            platform_core::services::RELEASE
+            platform_core::api::interface::services::RELEASE
         ),
     ))
 }
@@ -172,7 +172,7 @@ fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
             "the request body is empty; send a JSON object or array",
         ));
     }
-    platform_core::json::from_slice(body).map_err(|e| {
+    platform_core::api::interface::formats::from_slice(body).map_err(|e| {
         ApiError::http(
             HttpCode::InvalidJson,
             format!("the request body is not valid JSON: {e}"),
@@ -242,7 +242,7 @@ pub fn function_body(
             ErrorCode::InvalidBody,
             format!(
                 "the body of _function={name} must be {taken}, not {}",
-                platform_core::json::json_kind(&value)
+                platform_core::api::interface::formats::json_kind(&value)
             ),
         ));
     }
@@ -367,7 +367,7 @@ fn position_key(req: &HttpRequest, state: &web::Data<AppState>) -> Option<String
         return None;
     }
     let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    Some(platform_core::auth::hash_token(value))
+    Some(platform_core::api::interface::tokens::hash_token(value))
 }
 
 /// Records a write's commit position for the answer's header and the token's later reads.
@@ -434,11 +434,9 @@ impl Caller {
                 let snapshot = platform.snapshot()?;
                 let principal = match &known {
                     Some(p) => p.clone(),
-                    None => platform.tenancy().authenticate_in(
-                        &snapshot,
-                        credentials.as_ref(),
-                        environment.as_deref(),
-                    )?,
+                    None => snapshot
+                        .tenancy()
+                        .authenticate(credentials.as_ref(), environment.as_deref())?,
                 };
                 let out = f(platform, &principal, Some(&snapshot));
                 // A call that would wait is run again on the pool, authentication included.
@@ -494,8 +492,7 @@ impl Caller {
                         let out = f(&platform, p, Some(&snapshot));
                         Ok((p.clone(), out))
                     }
-                    None => platform.tenancy().read_authenticated(
-                        &snapshot,
+                    None => snapshot.tenancy().read_authenticated(
                         credentials.as_ref(),
                         environment.as_deref(),
                         |p| f(&platform, p, Some(&snapshot)),

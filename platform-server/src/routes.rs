@@ -6,13 +6,13 @@ use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::request::{Body, Caller, Query};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
+use platform_core::api::interface::services;
+use platform_core::api::Collection;
 use platform_core::api::CsvImport;
-use platform_core::data::read::DataQuery;
-use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
-use platform_core::ids::{Source, VersionRef};
-use platform_core::query::{Params, Projection};
-use platform_core::services;
-use platform_core::store::Collection;
+use platform_core::api::DataQuery;
+use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
+use platform_core::api::{Params, Projection};
+use platform_core::api::{Source, VersionRef};
 use platform_core::ErrorCode;
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ use item::{plan_read, read_item, respond_item};
 /// The header that carries the total of a paged list.
 pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
 /// The header that says how a list's `x-total-count` was counted: `exact`, or `estimated` for
-/// a document list past `platform_core::query::total::EXACT_TOTAL_UP_TO` matches (unless
+/// a document list past `platform_core::api::interface::limits::EXACT_TOTAL_UP_TO` matches (unless
 /// `_count=exact`).
 pub const TOTAL_KIND_HEADER: &str = "x-platform-total";
 /// The header that carries the cursor of the next page of a list (the value of `_after` that
@@ -552,7 +552,7 @@ async fn import_csv(
     csv_content_type(caller.req())?;
     let imported = caller
         .run(move |p, who| {
-            let text = platform_core::data::import::text_of(&body)?;
+            let text = platform_core::api::interface::series::import::text_of(&body)?;
             p.data().import_csv(who, &key, text, &request)
         })
         .await?;

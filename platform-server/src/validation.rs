@@ -5,9 +5,9 @@ use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::request::{function_named, Caller, Query};
 use crate::routes::listed;
 use actix_web::{web, HttpRequest, HttpResponse};
-use platform_core::documents::{DeleteTarget, ListRequest, SaveOptions};
-use platform_core::ids::{Source, VersionRef};
-use platform_core::store::Collection;
+use platform_core::api::Collection;
+use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
+use platform_core::api::{Source, VersionRef};
 use platform_core::ErrorCode;
 use serde_json::Value;
 use std::time::Duration;
@@ -345,7 +345,7 @@ async fn validation_post(caller: Caller, Query(params): Query, payload: web::Pay
 pub const MAX_WAIT_SECS: u64 = 60;
 
 /// `_wait=SECONDS`, checked against its bound.
-fn wait_of(params: &platform_core::query::Params) -> Result<Option<Duration>, ApiError> {
+fn wait_of(params: &platform_core::api::Params) -> Result<Option<Duration>, ApiError> {
     let Some(text) = params.get("_wait") else {
         return Ok(None);
     };

@@ -3,7 +3,7 @@
 //! interface), each command with one request (`calls`) sent to either.
 //!
 //! `import` reads the whole file first (with a progress bar on a terminal) with the core's
-//! import reader (`platform_core::data::import`, whose module doc holds the grammar of CSV and
+//! import reader (`platform_core::api::interface::series::import`, whose module doc holds the grammar of CSV and
 //! JSON files: the same reader serves the REST CSV import), naming the line of the first bad
 //! observation, and then writes it with one call (`Platform::save_series` or `save_curves`, or
 //! one `POST object/v1`), so a file is stored whole or not at all. A time (or an ondate and
@@ -12,13 +12,14 @@
 
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use platform_core::data::calendar::format_time;
-use platform_core::data::model::Point;
-use platform_core::data::read::DataId;
-use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
-use platform_core::data::value_type::{check_values, Sent, ValueRule};
-use platform_core::data::{series_settings, DataKind};
-use platform_core::ids::Source;
+use platform_core::api::interface::series::series_settings;
+use platform_core::api::interface::series::Point;
+use platform_core::api::interface::series::{check_values, Sent, ValueRule};
+use platform_core::api::interface::series::{sort_payload, OnDuplicate, PayloadNames};
+use platform_core::api::interface::time::format_time;
+use platform_core::api::DataId;
+use platform_core::api::DataKind;
+use platform_core::api::Source;
 use platform_core::{Error, ErrorCode, Result};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -30,7 +31,7 @@ use crate::object::GetObject;
 use crate::output::{self, Format, Table};
 use crate::target::{pairs, print_total, Target, TargetArgs};
 use calls::{ListData, ReadData, SaveCurves, SaveSeries, Saving};
-use platform_core::data::import::{
+use platform_core::api::interface::series::import::{
     csv_records, curve_rows, json_file, CurveRows, PointReader, Progress, Records,
 };
 
@@ -119,7 +120,7 @@ enum ShapeWeights {
 }
 
 fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
-    platform_core::data::import::parse_delimiter(text)
+    platform_core::api::interface::series::import::parse_delimiter(text)
         .map_err(|_| "use one character such as ',' or ';', or 'tab'".into())
 }
 

@@ -2,10 +2,10 @@
 //! functions of the validation service, its records, statistics and jobs, and validation
 //! configurations.
 
-use platform_core::documents::{ListRequest, SaveOptions};
-use platform_core::ids::{Source, VersionRef};
-use platform_core::query::Params;
-use platform_core::store::Collection;
+use platform_core::api::Collection;
+use platform_core::api::Params;
+use platform_core::api::{ListRequest, SaveOptions};
+use platform_core::api::{Source, VersionRef};
 use platform_core::{Error, Result};
 use serde_json::Value;
 

@@ -49,6 +49,19 @@ use serde_json::{json, Map, Value};
 #[derive(Debug, Clone, Copy)]
 pub struct Data<'p> {
     pub(super) platform: &'p Platform,
+    /// The snapshot its one-item reads are made in, for a handle of [`crate::Snapshot`].
+    snapshot: Option<&'p crate::Snapshot<'p>>,
+}
+
+impl<'p> Data<'p> {
+    pub(crate) fn of(platform: &'p Platform, snapshot: Option<&'p crate::Snapshot<'p>>) -> Self {
+        Data { platform, snapshot }
+    }
+
+    /// The read transaction of its snapshot, if it has one.
+    fn tx(&self) -> Option<&'p dyn crate::store::ReadTx> {
+        self.snapshot.map(|s| s.tx())
+    }
 }
 
 /// One observation of a series: an instant and a number.
@@ -575,7 +588,8 @@ impl Data<'_> {
 
     /// The same answer as [`read`](Self::read), as the bytes of its JSON text, written without
     /// building a JSON tree of the points (what a server sends), with the `_timestamp` it
-    /// carries.
+    /// carries. Through a snapshot's handle ([`crate::Snapshot::data`]) its reads are made in
+    /// the snapshot.
     pub fn read_json_bytes(
         &self,
         p: &Principal,
@@ -583,21 +597,7 @@ impl Data<'_> {
         id: &str,
         q: &DataQuery,
     ) -> Result<DataJson> {
-        self.platform.read_data_json(None, p, source, id, q)
-    }
-
-    /// [`read_json_bytes`](Self::read_json_bytes) with its reads in `snapshot` (see
-    /// [`crate::Platform::snapshot`]).
-    pub fn read_json_bytes_in(
-        &self,
-        snapshot: &crate::Snapshot<'_>,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        q: &DataQuery,
-    ) -> Result<DataJson> {
-        self.platform
-            .read_data_json(Some(snapshot.tx()), p, source, id, q)
+        self.platform.read_data_json(self.tx(), p, source, id, q)
     }
 
     /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see
@@ -614,7 +614,8 @@ impl Data<'_> {
 
     /// [`read_arrow_bytes`](Self::read_arrow_bytes) in the pieces the stream is made of: a
     /// series' decoded times and values are among them as they are, not copied into one buffer
-    /// (a server hands them on to the connection).
+    /// (a server hands them on to the connection). Through a snapshot's handle
+    /// ([`crate::Snapshot::data`]) its reads are made in the snapshot.
     pub fn read_arrow_stream(
         &self,
         p: &Principal,
@@ -622,21 +623,7 @@ impl Data<'_> {
         id: &str,
         q: &DataQuery,
     ) -> Result<crate::format::arrow::ArrowStream> {
-        self.platform.read_data_arrow(None, p, source, id, q)
-    }
-
-    /// [`read_arrow_stream`](Self::read_arrow_stream) with its reads in `snapshot` (see
-    /// [`crate::Platform::snapshot`]).
-    pub fn read_arrow_stream_in(
-        &self,
-        snapshot: &crate::Snapshot<'_>,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        q: &DataQuery,
-    ) -> Result<crate::format::arrow::ArrowStream> {
-        self.platform
-            .read_data_arrow(Some(snapshot.tx()), p, source, id, q)
+        self.platform.read_data_arrow(self.tx(), p, source, id, q)
     }
 
     /// JSON: data items with these ids, each from its own source; missing ones are left out.

@@ -5,7 +5,10 @@
 //! [`Platform::tenancy`], [`Platform::secrets`], [`Platform::extensions`],
 //! [`Platform::scripts`], [`Platform::calendars`], [`Platform::jobs`] and
 //! [`Platform::deliveries`]. A handle is a
-//! borrowed view (`Copy`, free to make); it holds no state of its own.
+//! borrowed view (`Copy`, free to make); it holds no state of its own. The handles of
+//! [`Platform::snapshot`] ([`crate::Snapshot::objects`], [`crate::Snapshot::data`],
+//! [`crate::Snapshot::tenancy`]) are the same types, their one-item reads made in the snapshot:
+//! a fast read is the same call, made through the snapshot's handle.
 //!
 //! Each handle has two kinds of calls:
 //!
@@ -44,6 +47,7 @@ mod data;
 mod deliveries;
 mod extensions;
 mod import;
+pub mod interface;
 mod jobs;
 mod objects;
 mod scripts;
@@ -56,6 +60,17 @@ mod validation;
 mod tests;
 
 pub use crate::save::csv_import::{CsvImport, CsvImported};
+// The names the services' requests and answers use, defined where their rules are.
+pub use crate::auth::{Credentials, Grant, Principal, Role};
+pub use crate::data::read::{DataId, DataJson, DataQuery};
+pub use crate::data::DataKind;
+pub use crate::documents::{DeleteTarget, ListRequest, SaveOptions};
+pub use crate::events::automations::LogQuery;
+pub use crate::events::deliver::{DeliverySettings, Mail, Outbound};
+pub use crate::ids::{Source, VersionRef};
+pub use crate::query::{Paging, Params, Projection};
+pub use crate::realtime::{Channel, Realtime};
+pub use crate::store::{Collection, Page};
 pub use automations::Automations;
 pub use calendars::Calendars;
 pub use data::{
@@ -75,7 +90,27 @@ pub use validation::{
     ValidationStatus, When,
 };
 
-use crate::Platform;
+use crate::{Platform, Snapshot};
+
+impl Snapshot<'_> {
+    /// The object service, its reads of one document ([`Objects::get`],
+    /// [`Objects::get_printed`]) made in this snapshot.
+    pub fn objects(&self) -> Objects<'_> {
+        Objects::of(self.platform, Some(self))
+    }
+
+    /// The data service, its reads of one data item ([`Data::read_json_bytes`],
+    /// [`Data::read_arrow_stream`]) made in this snapshot.
+    pub fn data(&self) -> Data<'_> {
+        Data::of(self.platform, Some(self))
+    }
+
+    /// The tenancy service, its authentication ([`Tenancy::authenticate`],
+    /// [`Tenancy::read_authenticated`]) made in this snapshot.
+    pub fn tenancy(&self) -> Tenancy<'_> {
+        Tenancy::of(self.platform, Some(self))
+    }
+}
 
 impl Platform {
     /// The calendar service's functions: holidays and business days of holiday calendars.
@@ -86,12 +121,12 @@ impl Platform {
     /// The object service: versioned documents (objects, types, scripts, validation
     /// configurations, extension drafts, calendars), their versions, tags, rollbacks and lists.
     pub fn objects(&self) -> Objects<'_> {
-        Objects { platform: self }
+        Objects::of(self, None)
     }
 
     /// The data service: time series and forward curves on objects.
     pub fn data(&self) -> Data<'_> {
-        Data { platform: self }
+        Data::of(self, None)
     }
 
     /// The validation service: run and test checks, records, suggestions and statistics.
@@ -106,7 +141,7 @@ impl Platform {
 
     /// Tenants, users, tokens, grants and environments, and the principals calls run as.
     pub fn tenancy(&self) -> Tenancy<'_> {
-        Tenancy { platform: self }
+        Tenancy::of(self, None)
     }
 
     /// The secret service: sealed values scripts and automations use.

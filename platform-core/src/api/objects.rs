@@ -37,6 +37,19 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Copy)]
 pub struct Objects<'p> {
     pub(super) platform: &'p Platform,
+    /// The snapshot its one-item reads are made in, for a handle of [`crate::Snapshot`].
+    snapshot: Option<&'p crate::Snapshot<'p>>,
+}
+
+impl<'p> Objects<'p> {
+    pub(crate) fn of(platform: &'p Platform, snapshot: Option<&'p crate::Snapshot<'p>>) -> Self {
+        Objects { platform, snapshot }
+    }
+
+    /// The read transaction of its snapshot, if it has one.
+    fn tx(&self) -> Option<&'p dyn crate::store::ReadTx> {
+        self.snapshot.map(|s| s.tx())
+    }
 }
 
 /// One version of an object: its id, type and properties, and the system fields the platform
@@ -280,6 +293,7 @@ impl Objects<'_> {
     }
 
     /// JSON: the current version of a document, or one version of it, optionally projected.
+    /// Through a snapshot's handle ([`crate::Snapshot::objects`]) it reads in the snapshot.
     pub fn get(
         &self,
         p: &Principal,
@@ -289,38 +303,29 @@ impl Objects<'_> {
         version: Option<&VersionRef>,
         project: Option<&Projection>,
     ) -> Result<Value> {
-        self.platform.get(p, coll, source, id, version, project)
-    }
-
-    /// [`get`](Self::get) with its reads in `snapshot` (see [`crate::Platform::snapshot`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn get_in(
-        &self,
-        snapshot: &crate::Snapshot<'_>,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        id: &str,
-        version: Option<&VersionRef>,
-        project: Option<&Projection>,
-    ) -> Result<Value> {
         self.platform
-            .get_at(Some(snapshot.tx()), p, coll, source, id, version, project)
+            .get_at(self.tx(), p, coll, source, id, version, project)
     }
 
-    /// [`get_in`](Self::get_in) of a current document (no version, no projection) as JSON
-    /// bytes with its `_timestamp`, printed from the body as stored where it can be (the bytes
-    /// `get_in`'s answer prints as); `None` where it cannot, for `get_in` to answer.
-    pub fn get_printed_in(
+    /// [`get`](Self::get) of a current document (no version, no projection) as JSON bytes with
+    /// its `_timestamp`, printed from the body as stored where it can be (the bytes `get`'s
+    /// answer prints as); `None` where it cannot, for `get` to answer. Through a snapshot's
+    /// handle ([`crate::Snapshot::objects`]) it reads in the snapshot.
+    pub fn get_printed(
         &self,
-        snapshot: &crate::Snapshot<'_>,
         p: &Principal,
         coll: Collection,
         source: Source,
         id: &str,
     ) -> Result<Option<(Vec<u8>, String)>> {
-        self.platform
-            .get_printed(snapshot.tx(), p, coll, source, id)
+        match self.tx() {
+            Some(tx) => self.platform.get_printed(tx, p, coll, source, id),
+            None => {
+                let snapshot = self.platform.snapshot()?;
+                self.platform
+                    .get_printed(snapshot.tx(), p, coll, source, id)
+            }
+        }
     }
 
     /// JSON: current documents with these ids, each from its own source; missing ids are left

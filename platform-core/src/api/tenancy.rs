@@ -27,6 +27,19 @@ use chrono::{DateTime, Utc};
 #[derive(Debug, Clone, Copy)]
 pub struct Tenancy<'p> {
     pub(super) platform: &'p Platform,
+    /// The snapshot its one-item reads are made in, for a handle of [`crate::Snapshot`].
+    snapshot: Option<&'p crate::Snapshot<'p>>,
+}
+
+impl<'p> Tenancy<'p> {
+    pub(crate) fn of(platform: &'p Platform, snapshot: Option<&'p crate::Snapshot<'p>>) -> Self {
+        Tenancy { platform, snapshot }
+    }
+
+    /// The read transaction of its snapshot, if it has one.
+    fn tx(&self) -> Option<&'p dyn crate::store::ReadTx> {
+        self.snapshot.map(|s| s.tx())
+    }
 }
 
 impl Tenancy<'_> {
@@ -106,7 +119,9 @@ impl Tenancy<'_> {
         self.platform.create_environment(tenant, name)
     }
 
-    /// Turns presented credentials and an environment name into a principal.
+    /// Turns presented credentials and an environment name into a principal. Through a
+    /// snapshot's handle ([`crate::Snapshot::tenancy`]) it reads in the snapshot, where the
+    /// request's other reads are made too.
     ///
     /// No credentials, an unknown or revoked token, or a Basic user that is not the token's
     /// user is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`.
@@ -115,37 +130,34 @@ impl Tenancy<'_> {
         credentials: Option<&Credentials>,
         environment: Option<&str>,
     ) -> Result<Principal> {
-        self.platform.authenticate(credentials, environment)
-    }
-
-    /// [`authenticate`](Self::authenticate) with its reads in `snapshot`, where the request's
-    /// other reads are made too (see [`crate::Platform::snapshot`]).
-    pub fn authenticate_in(
-        &self,
-        snapshot: &crate::Snapshot<'_>,
-        credentials: Option<&Credentials>,
-        environment: Option<&str>,
-    ) -> Result<Principal> {
         self.platform
-            .authenticate_at(Some(snapshot.tx()), credentials, environment)
+            .authenticate_at(self.tx(), credentials, environment)
     }
 
-    /// Authenticates the caller in `snapshot` and makes `read` as them, in it: a request's
-    /// reads (see [`crate::Platform::snapshot`]). Where the caller's token is kept from an
-    /// earlier request, `read` runs before the authentication epoch is known, the epoch read
-    /// with its first read (one round trip for both, on a database server); if the epoch moved
-    /// since the token was kept, what `read` answered is dropped, the caller authenticated
-    /// afresh, and `read` made again. So `read` must only read. The outer error is the
-    /// authentication's; the caller's, with what `read` answered, inside.
+    /// Authenticates the caller and makes `read` as them, in one snapshot: a request's reads
+    /// (in the handle's snapshot, [`crate::Snapshot::tenancy`], or in one of its own). Where
+    /// the caller's token is kept from an earlier request, `read` runs before the
+    /// authentication epoch is known, the epoch read with its first read (one round trip for
+    /// both, on a database server); if the epoch moved since the token was kept, what `read`
+    /// answered is dropped, the caller authenticated afresh, and `read` made again. So `read`
+    /// must only read. The outer error is the authentication's; the caller's, with what
+    /// `read` answered, inside.
     pub fn read_authenticated<T>(
         &self,
-        snapshot: &crate::Snapshot<'_>,
         credentials: Option<&Credentials>,
         environment: Option<&str>,
         read: impl Fn(&Principal) -> Result<T>,
     ) -> Result<(Principal, Result<T>)> {
-        self.platform
-            .read_authenticated(snapshot.tx(), credentials, environment, read)
+        match self.tx() {
+            Some(tx) => self
+                .platform
+                .read_authenticated(tx, credentials, environment, read),
+            None => {
+                let snapshot = self.platform.snapshot()?;
+                self.platform
+                    .read_authenticated(snapshot.tx(), credentials, environment, read)
+            }
+        }
     }
 
     /// A `platform`-role principal for local use (the CLI on a database file, embedding): the

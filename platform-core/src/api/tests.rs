@@ -528,11 +528,18 @@ fn the_printed_json_of_a_document_is_its_json_read() {
         let read = objects
             .get(who, coll, Source::Private, id, None, None)
             .unwrap();
-        let snapshot = platform.snapshot().unwrap();
-        let (bytes, timestamp) = objects
-            .get_printed_in(&snapshot, who, coll, Source::Private, id)
+        // Printed in a snapshot of its own, and in the one its handle is of: the same bytes.
+        let own = objects
+            .get_printed(who, coll, Source::Private, id)
             .unwrap()
             .expect("printed");
+        let snapshot = platform.snapshot().unwrap();
+        let (bytes, timestamp) = snapshot
+            .objects()
+            .get_printed(who, coll, Source::Private, id)
+            .unwrap()
+            .expect("printed");
+        assert_eq!(own, (bytes.clone(), timestamp.clone()));
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
             serde_json::to_string(&read).unwrap()
@@ -549,8 +556,9 @@ fn the_printed_json_of_a_document_is_its_json_read() {
         .get(&me, Collection::Object, Source::Private, "NONE", None, None)
         .unwrap_err();
     let snapshot = platform.snapshot().unwrap();
-    let missing = objects
-        .get_printed_in(&snapshot, &me, Collection::Object, Source::Private, "NONE")
+    let missing = snapshot
+        .objects()
+        .get_printed(&me, Collection::Object, Source::Private, "NONE")
         .unwrap_err();
     assert_eq!(missing.to_string(), read.to_string());
 }

@@ -3,9 +3,9 @@
 use super::layout::{status, value_text};
 use super::{param, params, reads, PAGE};
 use maud::{html, Markup};
-use platform_core::auth::Principal;
-use platform_core::events::automations::LOG_STATUSES;
-use platform_core::query::Params;
+use platform_core::api::interface::limits::LOG_STATUSES;
+use platform_core::api::Params;
+use platform_core::api::Principal;
 use platform_core::{Platform, Result};
 use serde_json::Value;
 

@@ -11,10 +11,10 @@ use super::{enc, param, params, reads, Rendered};
 use crate::chart::Line;
 use crate::error::bounded;
 use maud::{html, Markup};
-use platform_core::auth::Principal;
-use platform_core::data::read::DataId;
-use platform_core::ids::Source;
-use platform_core::query::Params;
+use platform_core::api::DataId;
+use platform_core::api::Params;
+use platform_core::api::Principal;
+use platform_core::api::Source;
 use platform_core::{Error, ErrorCode, Platform, Result};
 use serde_json::Value;
 

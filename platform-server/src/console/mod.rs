@@ -37,8 +37,8 @@ use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use layout::Nav;
 use maud::Markup;
-use platform_core::auth::Principal;
-use platform_core::query::Params;
+use platform_core::api::Params;
+use platform_core::api::Principal;
 use platform_core::{Error, ErrorCode, Platform};
 
 type Reply = Result<HttpResponse, ApiError>;

@@ -5,11 +5,11 @@
 use super::layout::{pager, value_text};
 use super::{enc, param, params, reads, skip_of, PAGE};
 use maud::{html, Markup};
-use platform_core::auth::Principal;
-use platform_core::data::DataKind;
-use platform_core::ids::Source;
-use platform_core::query::Params;
-use platform_core::store::Page;
+use platform_core::api::DataKind;
+use platform_core::api::Page;
+use platform_core::api::Params;
+use platform_core::api::Principal;
+use platform_core::api::Source;
 use platform_core::{Error, Platform, Result};
 use serde_json::{Map, Value};
 

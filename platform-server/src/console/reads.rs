@@ -2,13 +2,13 @@
 //! parameters built as a REST request would send them (so a page shows what the API answers,
 //! and refuses what it refuses, with the same messages).
 
-use platform_core::auth::Principal;
-use platform_core::data::read::DataQuery;
-use platform_core::documents::ListRequest;
-use platform_core::events::automations::LogQuery;
-use platform_core::ids::{Source, VersionRef};
-use platform_core::query::{Paging, Params};
-use platform_core::store::{Collection, Page};
+use platform_core::api::DataQuery;
+use platform_core::api::ListRequest;
+use platform_core::api::LogQuery;
+use platform_core::api::Principal;
+use platform_core::api::{Collection, Page};
+use platform_core::api::{Paging, Params};
+use platform_core::api::{Source, VersionRef};
 use platform_core::{Platform, Result};
 use serde_json::Value;
 

@@ -10,9 +10,9 @@
 
 use super::param;
 use maud::{html, Markup};
-use platform_core::data::efa;
-use platform_core::data::zone::local_text;
-use platform_core::query::Params;
+use platform_core::api::interface::time::efa;
+use platform_core::api::interface::time::local_text;
+use platform_core::api::Params;
 use serde_json::Value;
 
 /// The calendars offered, finest first: code and what a period of it is called.

@@ -7,12 +7,12 @@ use super::objects::data_link;
 use super::{enc, param, params, reads, skip_of, PAGE};
 use crate::chart::Line;
 use maud::{html, Markup};
-use platform_core::auth::Principal;
-use platform_core::data::read::DataId;
-use platform_core::data::DataKind;
-use platform_core::query::Params;
-use platform_core::store::Page;
-use platform_core::validation::records::is_failing;
+use platform_core::api::interface::series::is_failing;
+use platform_core::api::DataId;
+use platform_core::api::DataKind;
+use platform_core::api::Page;
+use platform_core::api::Params;
+use platform_core::api::Principal;
 use platform_core::{Error, Platform, Result};
 use serde_json::{json, Value};
 

@@ -133,7 +133,8 @@ pub fn document(base: &str) -> OpenApi {
         )]))
         .tags(Some(tags.into_iter().map(|t| {
             let mut tag = Tag::new(&t);
-            tag.description = platform_core::services::find(&t).map(|s| s.description.to_string());
+            tag.description = platform_core::api::interface::services::find(&t)
+                .map(|s| s.description.to_string());
             tag
         })));
     if !base.is_empty() {
@@ -145,7 +146,7 @@ pub fn document(base: &str) -> OpenApi {
 /// The tag of a documented path: its first segment (the service, or `operations`).
 fn tag_of(path: &str) -> &str {
     let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
-    if platform_core::services::find(first).is_some() {
+    if platform_core::api::interface::services::find(first).is_some() {
         first
     } else {
         "operations"

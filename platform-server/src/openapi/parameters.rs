@@ -2,8 +2,8 @@
 //! meaning, by what the parameter is for.
 
 use super::document::{boolean, enum_of, integer, string};
-use platform_core::clock::MAX_DELAY_MS;
-use platform_core::query::paging::MAX_LIMIT;
+use platform_core::api::interface::limits::MAX_LIMIT;
+use platform_core::api::interface::time::MAX_DELAY_MS;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 /// The schema and meaning of a query parameter the endpoints read.

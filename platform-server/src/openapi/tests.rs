@@ -45,7 +45,7 @@ fn each_path_is_one_run_of_the_table_and_each_method_once() {
 
 #[test]
 fn every_query_parameter_is_documented_and_read_by_the_platform() {
-    use platform_core::query::params::{STANDARD, SYSTEM_FIELDS};
+    use platform_core::api::interface::limits::{STANDARD, SYSTEM_FIELDS};
     for e in endpoints() {
         for name in e.query {
             assert!(query_parameter_doc(name).is_some(), "{e:?}: {name}");
@@ -80,7 +80,7 @@ fn only_the_functions_of_a_method_with_a_body_read_one() {
 
 #[test]
 fn every_standard_parameter_is_documented_on_some_endpoint() {
-    for name in platform_core::query::params::STANDARD {
+    for name in platform_core::api::interface::limits::STANDARD {
         assert!(
             endpoints().any(|e| e.query.contains(&name)),
             "{name} is read by the platform but no endpoint documents it"
@@ -94,7 +94,7 @@ fn the_documented_threshold_of_exact_totals_is_the_stores() {
     let said = "10,000";
     assert!(query_parameter_doc("_count").unwrap().1.contains(said));
     assert_eq!(
-        platform_core::query::total::EXACT_TOTAL_UP_TO.to_string(),
+        platform_core::api::interface::limits::EXACT_TOTAL_UP_TO.to_string(),
         said.replace(',', "")
     );
 }

@@ -5,11 +5,11 @@
 use crate::error::ApiError;
 use crate::negotiate::Output;
 use actix_web::{HttpRequest, HttpResponse};
-use platform_core::auth::Principal;
-use platform_core::data::read::DataQuery;
-use platform_core::ids::{Source, VersionRef};
-use platform_core::query::{Params, Projection};
-use platform_core::store::Collection;
+use platform_core::api::Collection;
+use platform_core::api::DataQuery;
+use platform_core::api::Principal;
+use platform_core::api::{Params, Projection};
+use platform_core::api::{Source, VersionRef};
 use platform_core::{Platform, Snapshot};
 use serde_json::Value;
 
@@ -90,23 +90,22 @@ pub(super) fn read_item(
     snapshot: Option<&Snapshot<'_>>,
     r: &ItemRead,
 ) -> platform_core::Result<(Made, Option<String>)> {
-    let (data, coll, source, key, out) = (r.data, r.coll, r.source, r.key.as_str(), &r.out);
+    let (data_item, coll, source, key, out) = (r.data, r.coll, r.source, r.key.as_str(), &r.out);
     let (as_of, project) = (r.as_of.as_ref(), r.project.as_ref());
-    let item = match (data, &r.profile, &r.query) {
+    // The services whose one-item reads are made in the request's snapshot, where it has one.
+    let (objects, data) = match snapshot {
+        Some(s) => (s.objects(), s.data()),
+        None => (p.objects(), p.data()),
+    };
+    let item = match (data_item, &r.profile, &r.query) {
         // JSON of a data item: written straight from the points.
         (true, _, Some(q)) if out.is_json() => {
-            let answer = match snapshot {
-                Some(s) => p.data().read_json_bytes_in(s, who, source, key, q)?,
-                None => p.data().read_json_bytes(who, source, key, q)?,
-            };
+            let answer = data.read_json_bytes(who, source, key, q)?;
             return Ok((Made::Bytes(answer.bytes), answer.timestamp));
         }
         // Arrow of a data item: a series' columns built from the points, sent as they are.
         (true, _, Some(q)) if out.is_arrow() => {
-            let stream = match snapshot {
-                Some(s) => p.data().read_arrow_stream_in(s, who, source, key, q)?,
-                None => p.data().read_arrow_stream(who, source, key, q)?,
-            };
+            let stream = data.read_arrow_stream(who, source, key, q)?;
             return Ok((Made::Arrow(stream), None));
         }
         (true, _, Some(q)) => p.data().read(who, source, key, q)?,
@@ -121,22 +120,12 @@ pub(super) fn read_item(
         }
         // JSON of a current document: printed from the body as stored where it can be.
         (false, None, None) if out.is_json() && as_of.is_none() && project.is_none() => {
-            let printed = match snapshot {
-                Some(s) => p.objects().get_printed_in(s, who, coll, source, key)?,
-                None => None,
-            };
-            match (printed, snapshot) {
-                (Some((bytes, timestamp)), _) => return Ok((Made::Bytes(bytes), Some(timestamp))),
-                (None, Some(s)) => p.objects().get_in(s, who, coll, source, key, None, None),
-                (None, None) => p.objects().get(who, coll, source, key, None, None),
-            }?
+            match objects.get_printed(who, coll, source, key)? {
+                Some((bytes, timestamp)) => return Ok((Made::Bytes(bytes), Some(timestamp))),
+                None => objects.get(who, coll, source, key, None, None)?,
+            }
         }
-        _ => match snapshot {
-            Some(s) => p
-                .objects()
-                .get_in(s, who, coll, source, key, as_of, project),
-            None => p.objects().get(who, coll, source, key, as_of, project),
-        }?,
+        _ => objects.get(who, coll, source, key, as_of, project)?,
     };
     let modified = match item.get("_timestamp") {
         Some(Value::String(t)) if out.is_json() && item.is_object() => Some(t.clone()),
@@ -163,5 +152,5 @@ pub(super) fn respond_item(output: &Output, body: Made, modified: Option<String>
 /// An answer as made: its bytes, or an Arrow stream in its pieces.
 pub(super) enum Made {
     Bytes(Vec<u8>),
-    Arrow(platform_core::format::arrow::ArrowStream),
+    Arrow(platform_core::api::interface::formats::ArrowStream),
 }

@@ -4,6 +4,8 @@
 //!   under "## Layers", lowest layer first), and no modules import each other round, neither
 //!   the top-level modules nor the submodules of any one module.
 //! - No non-test source file of the workspace is over 800 lines, and no function over 100.
+//! - The server and the CLI name nothing of `platform-core` but its API (`platform_core::api`),
+//!   its errors and the platform (`surface`).
 //!
 //! The reading is textual (`source`: comments, literals and test items blanked; `paths`: the
 //! `use` trees and the paths written inline), and `selftest` shows on small made-up files
@@ -14,6 +16,7 @@ mod paths;
 mod selftest;
 mod sizes;
 mod source;
+mod surface;
 
 use graph::ModuleFile;
 use sizes::{Exception, SourceFile};
@@ -130,6 +133,23 @@ fn rooms_and_functions_stay_small() {
     assert!(
         problems.is_empty(),
         "{} rooms or functions over their size:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_server_and_the_cli_name_only_the_core_api() {
+    let root = root();
+    let mut files = Vec::new();
+    for dir in ["platform-server/src", "platform-cli/src"] {
+        rust_files(&root, &root.join(dir), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    let problems = surface::reaching_past(&files, surface::FRONT_END_MAY_NAME);
+    assert!(
+        problems.is_empty(),
+        "{} paths of the server and the CLI reach past the core's API:\n{}",
         problems.len(),
         problems.join("\n")
     );
