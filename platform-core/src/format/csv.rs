@@ -5,25 +5,34 @@
 //! - Every record, the header included, ends with a single `\n` (not RFC 4180's CRLF: every
 //!   spreadsheet and CSV library reads both, and LF is what the rest of the platform writes).
 //!   Line breaks inside a quoted field are kept as they are. A record of a single empty field is
-//!   written `""` so that readers do not skip it as a blank line.
+//!   written `""` so that readers do not skip it as a blank line; a record of no fields (an empty
+//!   header or row) is an empty line.
 //! - The text is UTF-8 without a byte-order mark.
 //!
-//! [`objects_to_csv`] writes one row per object; [`rows_to_csv`] writes any header + rows table
-//! (time series `time,value,quality,source,reliability`, curves
-//! `tenor,value,absolute,start,end,expiry`).
+//! [`objects_to_csv`] writes one row per object; [`data_to_csv`] a data item's table (time
+//! series `time,value,quality,source,reliability`, curves `tenor,value,absolute,start,end,expiry`);
+//! [`rows_to_csv`] any header + rows table.
+//!
+//! The text is written by the `csv` crate's writer (`\n` terminator, quoting where necessary),
+//! whose quoting is exactly the rule above: it quotes a field holding the delimiter, the quote,
+//! a CR or an LF (a lone CR too, although the terminator is LF), and nothing else (no comment
+//! character is set, so a leading `#` is not quoted). Only the record of no fields is written
+//! here: the crate writes it `""`, like a single empty field. The renderings of JSON values
+//! write each cell straight into the writer, without building rows of strings first.
 
 use serde_json::Value;
+use std::fmt::Write as _;
 
 /// Writes a table: the header record, then one record per row, each ending with `\n`.
 ///
 /// Rows are written as given; a row need not have as many fields as the header.
 pub fn rows_to_csv(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
-    write_record(&mut out, header.iter().copied());
+    let mut out = Out::new(0);
+    out.record(header);
     for row in rows {
-        write_record(&mut out, row.iter().map(String::as_str));
+        out.record(row);
     }
-    out
+    out.finish()
 }
 
 /// Writes objects, one row per item.
@@ -44,54 +53,15 @@ pub fn objects_to_csv(items: &[Value]) -> String {
             }
         }
     }
-    let rows: Vec<Vec<String>> = items
-        .iter()
-        .map(|item| {
-            columns
-                .iter()
-                .map(|column| item.get(column).map(cell).unwrap_or_default())
-                .collect()
-        })
-        .collect();
-    rows_to_csv(&columns, &rows)
-}
-
-/// The text of one cell for a JSON value.
-fn cell(value: &Value) -> String {
-    match value {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_) => value.to_string(),
-    }
-}
-
-/// Appends one record and its `\n`. A record of one empty field is written `""`, so that it
-/// is not read as a blank line.
-fn write_record<'a>(out: &mut String, fields: impl Iterator<Item = &'a str>) {
-    let start = out.len();
-    let mut count = 0;
-    for field in fields {
-        if count > 0 {
-            out.push(',');
+    let mut out = Out::new(0);
+    out.record(&columns);
+    for item in items {
+        for column in &columns {
+            out.cell(item.get(column));
         }
-        write_field(out, field);
-        count += 1;
+        out.end();
     }
-    if count == 1 && out.len() == start {
-        out.push_str("\"\"");
-    }
-    out.push('\n');
-}
-
-/// Appends one field, quoted when it holds a comma, a quote, a CR or an LF.
-fn write_field(out: &mut String, field: &str) {
-    if field.contains([',', '"', '\r', '\n']) {
-        out.push('"');
-        out.push_str(&field.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(field);
-    }
+    out.finish()
 }
 
 /// The CSV of one data item: a time series as `time,value,quality,source,reliability` (with
@@ -99,93 +69,145 @@ fn write_field(out: &mut String, field: &str) {
 /// as `tenor,value,absolute,start,end,expiry`, a shaped curve as
 /// `tenor,value,from,start,end,hours` (or `days`); `None` for anything else.
 pub fn data_to_csv(item: &Value) -> Option<String> {
-    let text = |v: Option<&Value>| match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-    };
     if let Some(Value::Array(points)) = item.get("data") {
-        // Points keyed by settlement date and period (`_settlement=GB`) keep them as columns.
-        let keyed = points
-            .first()
-            .is_some_and(|p| p.get("settlementPeriod").is_some());
-        let rows: Vec<Vec<String>> = points
-            .iter()
-            .map(|p| {
-                let status = p.get("status");
-                let mut row = vec![text(p.get("time"))];
-                if keyed {
-                    row.push(text(p.get("settlementDate")));
-                    row.push(text(p.get("settlementPeriod")));
-                }
-                row.extend([
-                    text(p.get("value")),
-                    text(status.and_then(|s| s.get("quality"))),
-                    text(status.and_then(|s| s.get("source"))),
-                    text(status.and_then(|s| s.get("reliability"))),
-                ]);
-                row
-            })
-            .collect();
-        let header: &[&str] = if keyed {
-            &[
-                "time",
-                "settlementDate",
-                "settlementPeriod",
-                "value",
-                "quality",
-                "source",
-                "reliability",
-            ]
-        } else {
-            &["time", "value", "quality", "source", "reliability"]
-        };
-        return Some(rows_to_csv(header, &rows));
+        return Some(series_to_csv(points));
     }
     if let (Some(Value::Array(months)), Some(Value::String(weights))) =
         (item.get("contracts"), item.get("weights"))
     {
         // A curve shaped into months (`_shape=MONTHLY`): each month, the contract that fixed it
         // and its weight.
-        let rows: Vec<Vec<String>> = months
-            .iter()
-            .map(|m| {
-                let prop = |k: &str| text(m.get("properties").and_then(|p| p.get(k)));
-                vec![
-                    text(m.get("tenor")),
-                    text(m.get("value")),
-                    prop("from"),
-                    prop("start"),
-                    prop("end"),
-                    prop(weights),
-                ]
-            })
-            .collect();
-        return Some(rows_to_csv(
-            &["tenor", "value", "from", "start", "end", weights],
-            &rows,
-        ));
+        return Some(contracts_to_csv(months, &["from", "start", "end", weights]));
     }
     if let Some(Value::Array(contracts)) = item.get("contracts") {
-        let rows: Vec<Vec<String>> = contracts
-            .iter()
-            .map(|c| {
-                let props = c.get("properties");
-                let prop = |k: &str| text(props.and_then(|p| p.get(k)));
-                vec![
-                    text(c.get("tenor")),
-                    text(c.get("value")),
-                    prop("absolute"),
-                    prop("start"),
-                    prop("end"),
-                    prop("expiry"),
-                ]
-            })
-            .collect();
-        return Some(rows_to_csv(
-            &["tenor", "value", "absolute", "start", "end", "expiry"],
-            &rows,
+        return Some(contracts_to_csv(
+            contracts,
+            &["absolute", "start", "end", "expiry"],
         ));
     }
     None
+}
+
+/// A series' points: `time`, the settlement date and period when the first point has them,
+/// `value`, then the status' `quality`, `source` and `reliability`.
+fn series_to_csv(points: &[Value]) -> String {
+    // Points keyed by settlement date and period (`_settlement=GB`) keep them as columns.
+    let keyed = points
+        .first()
+        .is_some_and(|p| p.get("settlementPeriod").is_some());
+    let header: &[&str] = if keyed {
+        &[
+            "time",
+            "settlementDate",
+            "settlementPeriod",
+            "value",
+            "quality",
+            "source",
+            "reliability",
+        ]
+    } else {
+        &["time", "value", "quality", "source", "reliability"]
+    };
+    let mut out = Out::new(points.len() * 48);
+    out.record(header);
+    for p in points {
+        out.cell(p.get("time"));
+        if keyed {
+            out.cell(p.get("settlementDate"));
+            out.cell(p.get("settlementPeriod"));
+        }
+        out.cell(p.get("value"));
+        let status = p.get("status");
+        for key in ["quality", "source", "reliability"] {
+            out.cell(status.and_then(|s| s.get(key)));
+        }
+        out.end();
+    }
+    out.finish()
+}
+
+/// A curve's contracts (or a shaped curve's months): `tenor`, `value`, then the named
+/// `properties`.
+fn contracts_to_csv(contracts: &[Value], properties: &[&str]) -> String {
+    let mut out = Out::new(contracts.len() * 64);
+    out.record(&[&["tenor", "value"], properties].concat());
+    for c in contracts {
+        out.cell(c.get("tenor"));
+        out.cell(c.get("value"));
+        let props = c.get("properties");
+        for key in properties {
+            out.cell(props.and_then(|p| p.get(key)));
+        }
+        out.end();
+    }
+    out.finish()
+}
+
+/// A CSV text being written: the `csv` crate's writer into memory, set to the module's rules.
+struct Out {
+    writer: csv::Writer<Vec<u8>>,
+    /// The JSON text of the last number, boolean, object or array cell (reused, so that a cell
+    /// costs no allocation).
+    scratch: String,
+}
+
+impl Out {
+    /// A writer whose text starts with room for `capacity` bytes.
+    fn new(capacity: usize) -> Out {
+        Out {
+            writer: writer(Vec::with_capacity(capacity)),
+            scratch: String::new(),
+        }
+    }
+
+    /// Appends one record and its `\n`.
+    fn record<T: AsRef<[u8]>>(&mut self, fields: &[T]) {
+        if fields.is_empty() {
+            // The crate writes a record of no fields as `""`, like one of a single empty field;
+            // here it is an empty line.
+            let full = std::mem::replace(&mut self.writer, writer(Vec::new()));
+            let mut text = full.into_inner().unwrap_or_default();
+            text.push(b'\n');
+            self.writer = writer(text);
+            return;
+        }
+        // Writing to memory cannot fail (and rows of any length are allowed).
+        let _ = self.writer.write_record(fields);
+    }
+
+    /// Appends the cell of a JSON value to the record being written: a string as it is, a
+    /// number, boolean, object or array as its JSON text, nothing for `null` or no value.
+    fn cell(&mut self, value: Option<&Value>) {
+        let text = match value {
+            None | Some(Value::Null) => "",
+            Some(Value::String(s)) => s,
+            Some(other) => {
+                self.scratch.clear();
+                // Formatting into a String cannot fail.
+                let _ = write!(self.scratch, "{other}");
+                &self.scratch
+            }
+        };
+        let _ = self.writer.write_field(text);
+    }
+
+    /// Ends the record being written (a record of a single empty field is written `""`).
+    fn end(&mut self) {
+        let _ = self.writer.write_record(None::<&[u8]>);
+    }
+
+    /// The text: UTF-8, since every field was.
+    fn finish(self) -> String {
+        String::from_utf8(self.writer.into_inner().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+/// The crate's writer set to the module's rules: `\n` after each record, quotes only where
+/// necessary, rows of any length.
+fn writer(text: Vec<u8>) -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .quote_style(csv::QuoteStyle::Necessary)
+        .flexible(true)
+        .from_writer(text)
 }

@@ -27,6 +27,20 @@
 //!   U+FFFF) are replaced by U+FFFD, in text and in keys.
 //! - The document is indented by two spaces per level; an element holding text is written on
 //!   one line, so no whitespace is added inside values. It ends with `\n`.
+//!
+//! ## Why the document is written here, not with quick-xml
+//!
+//! The part of this mapping a writer crate could take over is the escaping, and quick-xml's
+//! does not follow it: its escape functions replace only the markup characters (`< > & ' "`, or
+//! a subset of them). CR would be written as it is and read back as LF, tab and LF in an
+//! attribute value would be read back as spaces, and characters XML 1.0 forbids would pass into
+//! a document no parser accepts; it takes element names as given, too, without checking that
+//! they are XML names. So text, attribute values and names would still be escaped and checked
+//! here and handed to it as already escaped (`BytesText::from_escaped`, raw attribute values).
+//! What would be left to it is the angle brackets, the closing tags and the indentation (its
+//! indenting writer can produce this layout), which `write_element` and its two helpers write
+//! in a few lines; that is not worth a dependency and a conversion of its byte output back into
+//! a `String`.
 
 use serde_json::Value;
 
