@@ -237,7 +237,7 @@ fn print_str(s: &str, out: &mut Vec<u8>) -> Option<()> {
 /// Prints text as `serde_json` prints it as a string: where every byte is ASCII from the space
 /// on, other than the quote and the backslash (bytes it leaves as they are), copied between
 /// quotes; else checked to be UTF-8 and escaped by `serde_json`.
-fn print_text(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
+pub(crate) fn print_text(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
     if text
         .iter()
         .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
