@@ -13,10 +13,10 @@
 //! walkthrough is [`walkthrough`]; a test of the project runs it (`tests/it/embed.rs`).
 
 use chrono::{DateTime, NaiveDate, Utc};
-use platform_core::api::{Object, Point, ReadRange, SeriesQuery, ValidationRequest, WriteOptions};
-use platform_core::data::import::{csv_records, PointReader};
-use platform_core::ids::VersionRef;
-use platform_core::store::Collection;
+use platform_core::api::interface::series::import::{csv_records, PointReader};
+use platform_core::api::{
+    Collection, Object, Point, ReadRange, SeriesQuery, ValidationRequest, VersionRef, WriteOptions,
+};
 use platform_core::{Error, Platform, Result};
 use serde_json::json;
 

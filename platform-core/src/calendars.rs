@@ -30,6 +30,8 @@
 //! The built-in public calendars (holiday and standard expiry calendars) are in `built_in.rs`.
 
 mod built_in;
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
 pub use built_in::{built_in_expiry, BUILT_IN, WEEKDAYS};
 
 use crate::auth::Principal;

@@ -124,7 +124,7 @@ impl Error {
         }
     }
 
-    /// The failure of a store call that would have waited under [`crate::store::NoWait`].
+    /// The failure of a store call that would have waited under `crate::store::NoWait`.
     pub fn would_wait() -> Self {
         Error::Caused {
             context: "a call that must not wait".into(),
@@ -138,7 +138,7 @@ impl Error {
     }
 
     /// The failure of a write transaction that met a concurrent one (see
-    /// [`WriteConflict`]): nothing was stored, and the work may run again.
+    /// `WriteConflict`): nothing was stored, and the work may run again.
     pub fn write_conflict(what: impl Into<String>) -> Self {
         Error::Caused {
             context: "a write transaction".into(),

@@ -40,6 +40,7 @@ use serde_json::{json, Map, Value};
 /// `_type` of an extension.
 pub const EXTENSION_TYPE: &str = "VarExtension";
 /// The names of lifecycle scripts under `resources.script`.
+#[cfg(any(test, feature = "internals"))]
 pub const LIFECYCLE: [&str; 3] = ["install", "upgrade", "uninstall"];
 /// Services whose resources an extension can carry.
 const COPYABLE: [(&str, Collection); 3] = [
@@ -292,6 +293,7 @@ fn collection_of(service: &str) -> Result<Collection> {
 
 /// What an install, upgrade or uninstall did.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg(any(test, feature = "internals"))]
 pub struct Outcome {
     /// The answer to the call.
     pub body: Value,

@@ -1,5 +1,5 @@
 //! The platform engine: versioned master data, tenants and tokens, and every rule of the
-//! services, over a storage-agnostic repository ([`store::Store`]).
+//! services, over a storage-agnostic repository ([`api::Store`]).
 //!
 //! A [`Platform`] is the one entry point. The HTTP server and the CLI are thin faces over it; a
 //! Rust program can embed it directly, calling each service through its handle ([`api`]:
@@ -20,35 +20,55 @@
 #![deny(missing_docs)]
 
 pub mod api;
-pub mod auth;
-pub mod calendars;
-pub mod clock;
-pub mod convert;
-pub mod data;
-pub mod documents;
-pub mod error;
-pub mod events;
-pub mod extensions;
-pub mod format;
-pub mod hash;
-pub mod holidays;
-pub mod ids;
-pub mod json;
-pub mod observations;
-pub mod outbound;
-pub mod query;
-pub mod realtime;
-pub mod save;
-pub mod script;
-pub mod scripts;
-pub mod seal;
-pub mod secrets;
-pub mod services;
+/// The modules of the engine: private to the crate, so that a program names only [`api`] and
+/// the errors. The `internals` feature makes them public (and hidden from the documentation)
+/// for the project's own tests, benches and fuzz targets, which test rules below the API.
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        mod $name;
+    )*};
+}
+// `store` is declared outside the macro: the contract suite's `store_contract!`, exported from
+// it, could not be named by its path from a macro-expanded module.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod store;
-pub mod templates;
-pub mod tenancy;
-pub mod types;
-pub mod validation;
+#[cfg(not(feature = "internals"))]
+mod store;
+internal_modules!(
+    auth,
+    calendars,
+    clock,
+    convert,
+    data,
+    documents,
+    error,
+    events,
+    extensions,
+    format,
+    hash,
+    holidays,
+    ids,
+    json,
+    observations,
+    outbound,
+    query,
+    realtime,
+    save,
+    script,
+    scripts,
+    seal,
+    secrets,
+    services,
+    templates,
+    tenancy,
+    types,
+    validation,
+);
 
 pub use error::{Error, ErrorCode, Result};
 
@@ -215,7 +235,7 @@ impl Platform {
     /// one database must use the same key file. An unreachable database is
     /// [`Error::Unavailable`] naming it.
     /// Claims of jobs and deliveries last `lease` unless renewed (a killed server's claims are
-    /// taken over by the others after it; [`store::postgres::DEFAULT_LEASE`] by default).
+    /// taken over by the others after it; `store::postgres::DEFAULT_LEASE` by default).
     #[cfg(feature = "postgres")]
     pub fn open_postgres(
         url: &str,

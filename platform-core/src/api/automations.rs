@@ -15,7 +15,7 @@ use serde_json::Value;
 /// [`Platform::deliveries`]. From [`Platform::automations`].
 ///
 /// ```
-/// use platform_core::query::Paging;
+/// use platform_core::api::Paging;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
 /// let paging = Paging { skip: 0, limit: None };

@@ -10,12 +10,12 @@ use chrono::NaiveDate;
 use serde_json::Value;
 
 /// Holiday calendars' functions. Calendars themselves are versioned documents saved and read
-/// through [`Platform::objects`] with [`crate::store::Collection::Calendar`]; see
-/// [`crate::calendars`] for their kinds (holiday, expiry, block). From [`Platform::calendars`].
+/// through [`Platform::objects`] with [`crate::api::Collection::Calendar`]; see
+/// `crate::calendars` for their kinds (holiday, expiry, block). From [`Platform::calendars`].
 ///
 /// ```
 /// use chrono::NaiveDate;
-/// use platform_core::ids::Source;
+/// use platform_core::api::Source;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
 /// let d = |s| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();

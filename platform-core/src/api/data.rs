@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 ///
 /// ```
 /// use platform_core::api::{Point, ReadRange, SeriesQuery, WriteOptions};
-/// use platform_core::ids::VersionRef;
+/// use platform_core::api::VersionRef;
 /// use chrono::{TimeZone, Utc};
 ///
 /// let platform = platform_core::Platform::in_memory()?;
@@ -171,7 +171,7 @@ pub enum ReadRange {
 ///
 /// ```
 /// use platform_core::api::{ReadRange, SeriesQuery};
-/// use platform_core::ids::VersionRef;
+/// use platform_core::api::VersionRef;
 /// let q = SeriesQuery {
 ///     range: ReadRange::Last(24),
 ///     version: Some(VersionRef::Tag("month-end".into())),
@@ -601,7 +601,7 @@ impl Data<'_> {
     }
 
     /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see
-    /// [`crate::format::arrow`]), a series' columns built without a JSON tree of its points.
+    /// [`crate::api::interface::formats::arrow`]), a series' columns built without a JSON tree of its points.
     pub fn read_arrow_bytes(
         &self,
         p: &Principal,
@@ -742,7 +742,7 @@ impl Data<'_> {
     ///
     /// ```
     /// use platform_core::api::Point;
-    /// use platform_core::data::series::Window;
+    /// use platform_core::api::interface::series::Window;
     /// use chrono::{TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

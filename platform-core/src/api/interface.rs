@@ -38,6 +38,7 @@ pub mod tokens {
 /// Opening a store, and the commit positions a server follows its replicas by.
 pub mod stores {
     pub use crate::store::postgres::{redact, PgOptions};
+    pub use crate::store::sqlite::SqliteStore;
     pub use crate::store::{format_position, parse_position, take_commit_position, ReplicaReads};
 }
 
@@ -51,7 +52,7 @@ pub mod services {
 pub mod series {
     pub use crate::data::import;
     pub use crate::data::model::Point;
-    pub use crate::data::series::{sort_payload, OnDuplicate, PayloadNames};
+    pub use crate::data::series::{sort_payload, OnDuplicate, PayloadNames, Window};
     pub use crate::data::series_settings;
     pub use crate::data::value_type::{check_values, Sent, ValueRule};
     pub use crate::data::{CURVE_TYPE, SERIES_TYPE};

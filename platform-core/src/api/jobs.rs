@@ -48,7 +48,7 @@ impl Jobs<'_> {
     }
 
     /// Records that the background worker `id` (a server's, started at `started`) is alive;
-    /// a worker not seen for [`crate::validation::jobs::WORKER_TIMEOUT_SECS`] counts as
+    /// a worker not seen for [`crate::api::interface::limits::WORKER_TIMEOUT_SECS`] counts as
     /// stopped.
     pub fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
         self.platform.worker_heartbeat(id, started)
@@ -60,7 +60,7 @@ impl Jobs<'_> {
     }
 
     /// The background workers seen in the last
-    /// [`crate::validation::jobs::WORKER_TIMEOUT_SECS`] seconds.
+    /// [`crate::api::interface::limits::WORKER_TIMEOUT_SECS`] seconds.
     pub fn live_workers(&self) -> Result<Vec<Worker>> {
         self.platform.live_workers()
     }

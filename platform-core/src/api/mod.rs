@@ -71,6 +71,12 @@ pub use crate::ids::{Source, VersionRef};
 pub use crate::query::{Paging, Params, Projection};
 pub use crate::realtime::{Channel, Realtime};
 pub use crate::store::{Collection, Page};
+// What a program builds a platform with (see `Platform::new` and its `with_*` settings).
+pub use crate::clock::{Clock, FixedClock, SystemClock};
+pub use crate::data::shape::Weights;
+pub use crate::script::ScriptLimits;
+pub use crate::seal::SecretKey;
+pub use crate::store::{ReplicaStatus, Store};
 pub use automations::Automations;
 pub use calendars::Calendars;
 pub use data::{

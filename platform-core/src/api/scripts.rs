@@ -6,11 +6,11 @@ use crate::Platform;
 use serde_json::Value;
 
 /// Scripts stored in the script service (saved and read as documents through
-/// [`Platform::objects`] with [`crate::store::Collection::Script`]); this handle renders
+/// [`Platform::objects`] with [`crate::api::Collection::Script`]); this handle renders
 /// mustache templates. From [`Platform::scripts`].
 ///
 /// ```
-/// use platform_core::store::Collection;
+/// use platform_core::api::Collection;
 /// use serde_json::json;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;

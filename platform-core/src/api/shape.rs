@@ -1,4 +1,4 @@
-//! [`Data::shape_curve`]: a curve read as arbitrage-free months ([`crate::data::shape`]).
+//! [`Data::shape_curve`]: a curve read as arbitrage-free months.
 
 use super::data::{CurveQuery, Data};
 use crate::auth::Principal;
@@ -42,7 +42,7 @@ impl Data<'_> {
     ///
     /// ```
     /// use platform_core::api::{Contract, CurveQuery, WriteOptions};
-    /// use platform_core::data::shape::Weights;
+    /// use platform_core::api::Weights;
     /// use chrono::NaiveDate;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

@@ -12,14 +12,14 @@ use chrono::{DateTime, Utc};
 /// A program that embeds the platform usually acts as one local principal:
 ///
 /// ```
-/// use platform_core::auth::Role;
+/// use platform_core::api::Role;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "loader")?;
 /// assert_eq!(me.role, Role::Platform);
 ///
 /// // A token for a reader of tenant acme, and the principal it authenticates as.
 /// let token = platform.tenancy().create_token("acme", "ann", Role::Reader)?;
-/// let creds = platform_core::auth::Credentials::Bearer(token);
+/// let creds = platform_core::api::Credentials::Bearer(token);
 /// let ann = platform.tenancy().authenticate(Some(&creds), None)?;
 /// assert_eq!((ann.tenant.as_str(), ann.role), ("acme", Role::Reader));
 /// # Ok::<(), platform_core::Error>(())

@@ -13,13 +13,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 /// Validation: the checks of a data item's configuration (a document of
-/// [`crate::store::Collection::ValidationConfig`] whose id is the data id) run over its points.
+/// [`crate::api::Collection::ValidationConfig`] whose id is the data id) run over its points.
 /// A run stores a record per point (and, when the configuration says so, writes the quality
 /// status into the data); a test stores nothing. From [`Platform::validation`].
 ///
 /// ```
 /// use platform_core::api::{Point, ValidationRequest, ValidationStatus};
-/// use platform_core::store::Collection;
+/// use platform_core::api::Collection;
 /// use chrono::{Duration, TimeZone, Utc};
 /// use serde_json::json;
 ///

@@ -54,17 +54,20 @@ pub struct Currency {
 impl Currency {
     /// The code in its normal form: upper-case ISO (`GBP`), or the minor unit's conventional
     /// spelling (`GBp`, `GBX`, `USc`, `USX`, `EUc`).
+    #[cfg(any(test, feature = "internals"))]
     pub fn code(&self) -> &str {
         &self.code
     }
 
     /// The ISO code of the currency whose FX series give the rates (`GBP` for `GBp`).
+    #[cfg(any(test, feature = "internals"))]
     pub fn iso(&self) -> &str {
         &self.iso
     }
 
     /// How many of the ISO currency one unit of this code is worth (1, or 0.01 for a minor
     /// unit).
+    #[cfg(any(test, feature = "internals"))]
     pub fn scale(&self) -> f64 {
         self.scale
     }

@@ -91,5 +91,11 @@ pub mod units;
 #[cfg(test)]
 mod tests;
 
-pub use fx::{parse_currency, rate, Currency, RateSource};
-pub use units::{parse_unit, price_factor, quantity_factor, split_price_unit, Dimension, Unit};
+pub use fx::{parse_currency, rate, RateSource};
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use fx::Currency;
+pub use units::{parse_unit, price_factor, quantity_factor, split_price_unit};
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use units::{Dimension, Unit};

@@ -53,11 +53,13 @@ pub struct Unit {
 
 impl Unit {
     /// The canonical code (`MWh`, `therm`, `MT`, `BBL`, `m3`...).
+    #[cfg(any(test, feature = "internals"))]
     pub fn code(&self) -> &'static str {
         self.code
     }
 
     /// The dimension this unit measures.
+    #[cfg(any(test, feature = "internals"))]
     pub fn dimension(&self) -> Dimension {
         self.dimension
     }

@@ -22,7 +22,10 @@ use crate::error::{Error, ErrorCode, Result};
 use chrono::{DateTime, Datelike, Timelike, Utc, Weekday};
 use chrono_tz::Tz;
 
-pub use super::timetext::{local_to_utc, parse_time};
+pub use super::timetext::parse_time;
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use super::timetext::local_to_utc;
 
 /// A calendar code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

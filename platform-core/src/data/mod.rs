@@ -223,7 +223,7 @@ fn unknown_code(what: &str, code: &str, e: Error) -> Error {
 }
 
 /// The calendar, time zone and their codes of a series header. A `calendar` naming a holiday
-/// calendar is [`Calendar::Business`] here (the holidays are checked where data is written).
+/// calendar is `Calendar::Business` here (the holidays are checked where data is written).
 pub fn series_settings(
     name: &str,
     header: &Map<String, Value>,

@@ -68,12 +68,12 @@ pub struct DataQuery {
     /// `_calendar` with `_observed`, `_distribution` and `_block`: scaling on read.
     pub scaling: Option<Scaling>,
     /// `_timezone`: the zone a series' times print in, or with `_calendar` the zone periods are
-    /// cut in; `_range` dates are read in it (see [`super::zone`]).
+    /// cut in; `_range` dates are read in it (see `super::zone`).
     pub timezone: Option<ReadZone>,
     /// `_shape=MONTHLY` with `_weights`: a curve shaped into months.
     pub shape: Option<super::shape::ShapeQuery>,
     /// `_settlement=GB`: each half-hour of a series read carries its GB settlement date and
-    /// period, and `_range` dates are settlement days (see [`super::settlement`]).
+    /// period, and `_range` dates are settlement days (see `super::settlement`).
     pub settlement: bool,
 }
 

@@ -15,7 +15,10 @@ mod request;
 pub(crate) use access::require_write;
 pub use render::render;
 pub(crate) use render::{render_owned, visible};
-pub use request::{ListRequest, SEARCH_RESULT_FIELDS};
+pub use request::ListRequest;
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use request::SEARCH_RESULT_FIELDS;
 
 use crate::error::{Error, Result};
 use crate::ids::{Source, VersionRef};

@@ -196,7 +196,7 @@ impl Target {
     }
 
     /// The entity the action service lists.
-    pub fn to_json(&self) -> Value {
+    pub fn to_json(self) -> Value {
         json!({
             "_id": self.id, "_type": "VarAutomationTarget", "publisher": "platform", "code": self.code,
             "name": self.name, "description": self.description, "icon": self.icon,

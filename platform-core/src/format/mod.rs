@@ -49,7 +49,7 @@ pub enum Format {
     Csv,
     /// `application/xml`: a document mirroring the JSON (see [`xml`]).
     Xml,
-    /// `text/html`: a mustache template rendered over the data (see [`template`]).
+    /// `text/html`: a mustache template rendered over the data (see `template`).
     Html,
     /// `application/vnd.apache.arrow.stream`: columns in the Arrow IPC stream format (see
     /// [`arrow`]).

@@ -31,7 +31,7 @@ pub struct Mail {
 /// ([`Platform::with_outbound`](crate::Platform::with_outbound)). Without one, webhook and SMTP deliveries fail (and are
 /// retried), and emails still go to the mail outbox when no SMTP server is set.
 pub trait Outbound: Send + Sync {
-    /// POSTs `body` with `headers` to `url` (parsed by [`webhook::parse_url`]); the answer's
+    /// POSTs `body` with `headers` to `url` (parsed by `webhook::parse_url`); the answer's
     /// status, or why there is none. Redirects are not followed. Each address the URL's host
     /// resolves to must pass `allow`'s [`WebhookAllow::check_address`] before the client
     /// connects to it; the error is then that check's message.
@@ -62,7 +62,7 @@ pub struct DeliverySettings {
     /// The sender address of emails.
     pub mail_from: String,
     /// The non-global hosts and networks webhooks may call (the default: none); see
-    /// [`webhook`].
+    /// `webhook`.
     pub webhook_allow: WebhookAllow,
     /// Timeout of one webhook call or SMTP session.
     pub timeout: Duration,

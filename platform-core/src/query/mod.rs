@@ -25,7 +25,10 @@ pub use cursor::Cursor;
 pub use paging::{Page, Paging, Total};
 pub use params::Params;
 pub use project::Projection;
-pub use sort::{SortKey, SortSpec};
+pub use sort::SortSpec;
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use sort::SortKey;
 
 pub use filter::Filter;
 

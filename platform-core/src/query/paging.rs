@@ -23,7 +23,7 @@ pub struct Page<T> {
     pub total: u64,
     /// Whether `total` is an estimate (a document list past
     /// [`EXACT_TOTAL_UP_TO`](crate::query::total::EXACT_TOTAL_UP_TO) matches, counted with
-    /// [`Total::Estimated`]) rather than an exact count.
+    /// `Total::Estimated`) rather than an exact count.
     pub estimated: bool,
 }
 

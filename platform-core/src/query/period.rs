@@ -378,6 +378,7 @@ pub struct ResolvedPeriod {
 
 impl Period {
     /// Whether the code rolls with the ondate (relative or balance-of).
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_relative(&self) -> bool {
         !matches!(self, Self::Absolute(_))
     }

@@ -11,9 +11,9 @@ use crate::error::Result;
 use crate::hash::{fnv1a, mix64};
 use crate::query::{Filter, Total};
 
-/// Document lists counted with [`Total::Estimated`] count their
+/// Document lists counted with `Total::Estimated` count their
 /// matches exactly up to this many; past it the total is estimated from a sample of the
-/// documents ([`SAMPLE_BUCKETS`]; `docs/decisions.md` says how).
+/// documents (`SAMPLE_BUCKETS`; `docs/decisions.md` says how).
 pub const EXACT_TOTAL_UP_TO: u64 = 10_000;
 
 /// Each current document sits in one of this many sample buckets (`heads.bucket`, a hash of

@@ -619,12 +619,12 @@ pub trait Store: Send + Sync {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>>;
     /// Starts a write transaction.
     fn write(&self) -> Result<Box<dyn WriteTx + '_>>;
-    /// The authentication epoch ([`TenancyRead::auth_epoch`]) as of now, read as cheaply as the
+    /// The authentication epoch (`TenancyRead::auth_epoch`) as of now, read as cheaply as the
     /// store can (each authenticated request reads it).
     fn auth_epoch(&self) -> Result<u64> {
         self.read()?.auth_epoch()
     }
-    /// The current version of a document ([`DocumentRead::current`]) read on its own, as
+    /// The current version of a document (`DocumentRead::current`) read on its own, as
     /// cheaply as the store can (a read of a document by id is the most common request).
     fn current_document(
         &self,
@@ -640,7 +640,7 @@ pub trait Store: Send + Sync {
     }
     /// Whether the database lives in this process (an embedded file): a read then waits on
     /// nothing but the memory and disk of this machine, and a short one may run on a thread that
-    /// must not wait (see [`NoWait`]).
+    /// must not wait (see `NoWait`).
     fn in_process(&self) -> bool {
         false
     }

@@ -9,6 +9,7 @@ use crate::observations::columns::{all_finite, Columns, Extra};
 use crate::observations::model::{Point, PointValue, Status};
 
 /// Decodes a chunk.
+#[cfg(any(test, feature = "internals"))]
 pub fn decode(bytes: &[u8]) -> Result<Vec<Point>> {
     let mut out = Vec::new();
     decode_into(bytes, &mut out)?;

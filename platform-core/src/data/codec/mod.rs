@@ -33,11 +33,16 @@
 
 mod decode;
 
-pub use decode::{decode, decode_columns, decode_columns_from, decode_into};
+pub use decode::{decode_columns_from, decode_into};
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use decode::{decode, decode_columns};
 
 use super::bytes::{put_text, put_varint};
-use crate::observations::columns::{Columns, ColumnsView};
-use crate::observations::model::{Point, PointValue};
+use crate::observations::columns::ColumnsView;
+use crate::observations::model::PointValue;
+#[cfg(any(test, feature = "internals"))]
+use crate::observations::{columns::Columns, model::Point};
 
 /// The first four bytes of a columnar chunk.
 const MAGIC: u32 = 0xFFFF_FF02;
@@ -50,6 +55,7 @@ const POW10: [f64; 19] = [
 const MAX_EXACT: u64 = 1 << 53;
 
 /// Encodes points (sorted by time, distinct times).
+#[cfg(any(test, feature = "internals"))]
 pub fn encode(points: &[Point]) -> Vec<u8> {
     let columns = Columns::from_points(points);
     encode_columns(&columns.view(0, columns.len()))

@@ -20,10 +20,10 @@
 //!
 //! A first record is a header when its first field does not start with a digit (no time does).
 //! A value is a number when it reads as a finite number (in a `;` file `80,5` is 80.5), else
-//! text; an empty value is null. Times are read by the core's rules ([`super::timetext`]):
+//! text; an empty value is null. Times are read by the core's rules (`super::timetext`):
 //! every ISO 8601 form, in the series' time zone when they carry no offset, the repeated hour
 //! of an autumn clock change in file order. A settlement-keyed row names a GB settlement date
-//! and period ([`super::settlement`]), which becomes the start of that half-hour, on a
+//! and period (`super::settlement`), which becomes the start of that half-hour, on a
 //! HALFHOURLY series only; a period outside its day names the date and how many periods the
 //! day has. Every error of a row names its line (`line 7: ...`).
 

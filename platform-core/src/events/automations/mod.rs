@@ -36,6 +36,8 @@ mod draft;
 mod owned;
 
 use draft::{check_conditions, check_properties, enabled_of, properties_of, target_of, Draft};
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
 pub use owned::owned_id;
 pub(crate) use owned::sync_owned;
 

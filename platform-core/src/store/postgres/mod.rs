@@ -48,6 +48,8 @@ pub mod testing;
 mod tx;
 
 pub use bus::PgBus;
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
 pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
 
 use crate::error::{Error, Result};
@@ -72,9 +74,12 @@ pub fn is_url(text: &str) -> bool {
     text.starts_with("postgres://") || text.starts_with("postgresql://")
 }
 
-pub use replicas::{DEFAULT_MAX_LAG, SAMPLE_EVERY};
+pub use replicas::DEFAULT_MAX_LAG;
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use replicas::SAMPLE_EVERY;
 
-/// How a [`PgStore`] is opened, past its URL.
+/// How a `PgStore` is opened, past its URL.
 #[derive(Debug, Clone)]
 pub struct PgOptions {
     /// The schema of the platform's tables (created if absent).
@@ -257,11 +262,13 @@ impl PgStore {
     /// Opens the platform's tables in the `public` schema of the database at `url`
     /// (`postgres://user@host:port/database`), bringing the schema up to date. An unreachable
     /// database is [`Error::Unavailable`].
+    #[cfg(any(test, feature = "internals"))]
     pub fn open(url: &str) -> Result<PgStore> {
         PgStore::open_in_schema(url, "public", DEFAULT_LEASE)
     }
 
     /// Opens the platform's tables in `schema` (created if absent) with claims lasting `lease`.
+    #[cfg(any(test, feature = "internals"))]
     pub fn open_in_schema(url: &str, schema: &str, lease: Duration) -> Result<PgStore> {
         PgStore::open_with(
             url,
@@ -318,17 +325,20 @@ impl PgStore {
     }
 
     /// The schema the tables live in.
+    #[cfg(any(test, feature = "internals"))]
     pub fn schema(&self) -> &str {
         &self.shared.schema
     }
 
     /// How many round trips this store's connections made to the database so far, and how
     /// many statements they sent (a round trip carries several when they are pipelined).
+    #[cfg(any(test, feature = "internals"))]
     pub fn round_trips(&self) -> (u64, u64) {
         self.shared.pool.counts()
     }
 
     /// This store's id in the claims it makes.
+    #[cfg(any(test, feature = "internals"))]
     pub fn node(&self) -> &str {
         &self.shared.node
     }

@@ -396,6 +396,7 @@ impl Pool {
     }
 
     /// Round trips and statements so far.
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn counts(&self) -> (u64, u64) {
         (
             self.counts.0.load(Ordering::Relaxed),

@@ -17,6 +17,8 @@ mod secrets;
 mod sql;
 mod tenancy;
 
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
 pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
 
 use crate::clock::{format_instant, parse_instant};

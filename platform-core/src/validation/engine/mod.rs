@@ -79,7 +79,10 @@ mod series;
 #[cfg(test)]
 mod tests;
 
-pub use compile::{compile, compile_with, CompiledChecks};
+pub use compile::{compile, CompiledChecks};
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
+pub use compile::compile_with;
 pub use run_series::SeriesEvaluation;
 
 use chrono::NaiveDate;
@@ -199,6 +202,7 @@ pub struct SeriesInput {
 
 /// The results of the point checks at one observation.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg(any(test, feature = "internals"))]
 pub struct PointOutcome {
     /// Index of the observation in the [`SeriesInput`].
     pub index: usize,

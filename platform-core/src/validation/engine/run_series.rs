@@ -6,7 +6,9 @@ use super::eval::{eval_rhai, fail_message, MISSING};
 use super::lack::not_a_number;
 use super::native::{Env, PointStat, Term, TermKind, Tree};
 use super::series::{self, SeriesCtx};
-use super::{functions, CheckOutcome, CheckScope, CheckStatus, PointOutcome, SeriesInput};
+use super::{functions, CheckScope, CheckStatus, SeriesInput};
+#[cfg(any(test, feature = "internals"))]
+use super::{CheckOutcome, PointOutcome};
 use rhai::Scope;
 use std::rc::Rc;
 use std::time::Instant;
@@ -59,6 +61,7 @@ impl SeriesEvaluation {
     }
 
     /// Per point, the outcome of every point check.
+    #[cfg(any(test, feature = "internals"))]
     pub fn into_outcomes(self) -> Vec<PointOutcome> {
         let n = self.targets.len();
         let mut messages: Vec<String> = Vec::new();
@@ -151,6 +154,7 @@ impl CompiledChecks {
     /// Point checks over the observations at `targets` (indices into `series`), each reading
     /// the earlier observations of `series` its functions need (the caller includes at least
     /// [`Self::point_history`] of them before the first target).
+    #[cfg(any(test, feature = "internals"))]
     pub fn run_series(&self, series: &SeriesInput, targets: &[usize]) -> Vec<PointOutcome> {
         self.evaluate_series(series, targets).into_outcomes()
     }

@@ -31,6 +31,8 @@ mod quality;
 mod read;
 mod request;
 
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
 pub use request::RunRequest;
 
 pub(crate) use read::record_statuses;

@@ -28,7 +28,11 @@ mod answer;
 mod literals;
 mod search;
 
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
 pub use literals::{thresholds, Literal};
+// Named by the tests, benches and fuzz targets only.
+#[cfg(any(test, feature = "internals"))]
 pub use search::{round_relaxed, smallest_move};
 
 use crate::error::{Error, ErrorCode, Result};
