@@ -154,3 +154,25 @@ fn the_server_and_the_cli_name_only_the_core_api() {
         problems.join("\n")
     );
 }
+
+#[test]
+fn the_core_is_public_only_through_its_api() {
+    let lib = fs::read_to_string(root().join("platform-core/src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("macro_rules! internal_modules"),
+        "lib.rs declares its modules"
+    );
+    // The macro declares each module public only under the feature, as `store` is declared.
+    let macro_body = lib
+        .split("macro_rules! internal_modules")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}\n").next())
+        .unwrap();
+    assert_eq!(
+        surface::public_modules(macro_body),
+        Vec::<String>::new(),
+        "internal_modules! declares a module public without the internals feature"
+    );
+    let outside: String = lib.replace(macro_body, "");
+    assert_eq!(surface::public_modules(&outside), ["api"]);
+}

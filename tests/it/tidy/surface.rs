@@ -69,3 +69,33 @@ fn a_path_past_the_api_is_named_and_the_api_is_not() {
         ]
     );
 }
+
+/// The modules `lib.rs` declares public whatever the features: only `api` may be one.
+pub fn public_modules(lib_rs: &str) -> Vec<String> {
+    let lines: Vec<&str> = lib_rs.lines().map(str::trim).collect();
+    let mut public = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(name) = line
+            .strip_prefix("pub mod ")
+            .and_then(|rest| rest.strip_suffix(';'))
+        else {
+            continue;
+        };
+        // Public only with the internals feature: `#[cfg(feature = "internals")]` then
+        // `#[doc(hidden)]` above it.
+        let gated = i >= 2
+            && lines[i - 1] == "#[doc(hidden)]"
+            && lines[i - 2] == "#[cfg(feature = \"internals\")]";
+        if !gated {
+            public.push(name.to_string());
+        }
+    }
+    public
+}
+
+#[test]
+fn only_api_is_a_public_module_without_the_internals_feature() {
+    let lib = "pub mod api;\n#[cfg(feature = \"internals\")]\n#[doc(hidden)]\npub mod store;\n\
+               #[cfg(not(feature = \"internals\"))]\nmod store;\n    pub mod $name;\npub mod data;\n";
+    assert_eq!(public_modules(lib), ["api", "$name", "data"]);
+}
