@@ -21,12 +21,10 @@
 
 pub mod api;
 /// The modules of the engine: private to the crate, so that a program names only [`api`] and
-/// the errors. The `internals` feature makes them public (and hidden from the documentation)
-/// for the project's own tests, benches and fuzz targets, which test rules below the API.
+/// the errors. The `internals` feature makes them public for the project's own tests, benches and fuzz targets, which test rules below the API.
 macro_rules! internal_modules {
     ($($name:ident),* $(,)?) => {$(
         #[cfg(feature = "internals")]
-        #[doc(hidden)]
         pub mod $name;
         #[cfg(not(feature = "internals"))]
         mod $name;
@@ -35,7 +33,6 @@ macro_rules! internal_modules {
 // `store` is declared outside the macro: the contract suite's `store_contract!`, exported from
 // it, could not be named by its path from a macro-expanded module.
 #[cfg(feature = "internals")]
-#[doc(hidden)]
 pub mod store;
 #[cfg(not(feature = "internals"))]
 mod store;

@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Number, Value};
 
-/// What [`print_object`] asks about a top-level field whose value is an object (whether to
+/// What `print_object` asks about a top-level field whose value is an object (whether to
 /// leave it out): that object's `_type` and `_access`, where they are strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FieldHeader<'a> {

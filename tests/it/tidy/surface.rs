@@ -81,11 +81,8 @@ pub fn public_modules(lib_rs: &str) -> Vec<String> {
         else {
             continue;
         };
-        // Public only with the internals feature: `#[cfg(feature = "internals")]` then
-        // `#[doc(hidden)]` above it.
-        let gated = i >= 2
-            && lines[i - 1] == "#[doc(hidden)]"
-            && lines[i - 2] == "#[cfg(feature = \"internals\")]";
+        // Public only with the internals feature: `#[cfg(feature = "internals")]` above it.
+        let gated = i >= 1 && lines[i - 1] == "#[cfg(feature = \"internals\")]";
         if !gated {
             public.push(name.to_string());
         }
@@ -95,7 +92,7 @@ pub fn public_modules(lib_rs: &str) -> Vec<String> {
 
 #[test]
 fn only_api_is_a_public_module_without_the_internals_feature() {
-    let lib = "pub mod api;\n#[cfg(feature = \"internals\")]\n#[doc(hidden)]\npub mod store;\n\
+    let lib = "pub mod api;\n#[cfg(feature = \"internals\")]\npub mod store;\n\
                #[cfg(not(feature = \"internals\"))]\nmod store;\n    pub mod $name;\npub mod data;\n";
     assert_eq!(public_modules(lib), ["api", "$name", "data"]);
 }
