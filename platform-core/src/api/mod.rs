@@ -88,7 +88,7 @@ pub use extensions::Extensions;
 pub use jobs::Jobs;
 pub use objects::{Object, Objects};
 pub use scripts::Scripts;
-pub use secrets::Secrets;
+pub use secrets::{Secret, Secrets, StoredSecret};
 pub use shape::ShapedCurve;
 pub use tenancy::Tenancy;
 pub use validation::{
