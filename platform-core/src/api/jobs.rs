@@ -2,7 +2,7 @@
 
 use crate::auth::Principal;
 use crate::error::Result;
-use crate::store::Worker;
+use crate::store::{JobStatus, Worker};
 use crate::Platform;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -24,8 +24,60 @@ pub struct Jobs<'p> {
     pub(super) platform: &'p Platform,
 }
 
+/// A background job as its owner sees it: where it is and what it produced, without the work
+/// it carries or the grants it runs with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobInfo {
+    /// Its id (`job-...`).
+    pub id: String,
+    /// `run` or `runMany`.
+    pub kind: String,
+    /// Where it is.
+    pub status: JobStatus,
+    /// Percent done.
+    pub progress: u32,
+    /// When it was queued.
+    pub created: DateTime<Utc>,
+    /// When a worker took it.
+    pub started: Option<DateTime<Utc>>,
+    /// When it finished.
+    pub finished: Option<DateTime<Utc>>,
+    /// What it is doing, or how it ended.
+    pub message: String,
+    /// Who queued it.
+    pub user: String,
+    /// No worker takes it before this instant.
+    pub not_before: Option<DateTime<Utc>>,
+    /// What it produced, once done: the answer of the call it ran (JSON, as that call answers).
+    pub result: Option<Value>,
+}
+
+impl From<crate::store::Job> for JobInfo {
+    fn from(job: crate::store::Job) -> JobInfo {
+        JobInfo {
+            id: job.id,
+            kind: job.kind,
+            status: job.status,
+            progress: job.progress,
+            created: job.created,
+            started: job.started,
+            finished: job.finished,
+            message: job.message,
+            user: job.user,
+            not_before: job.not_before,
+            result: job.result,
+        }
+    }
+}
+
 impl Jobs<'_> {
-    /// The caller's background jobs, newest first (without their payloads).
+    /// Typed: the caller's background jobs, newest first.
+    pub fn jobs(&self, p: &Principal) -> Result<Vec<JobInfo>> {
+        let rows = self.platform.validation_job_rows(p)?;
+        Ok(rows.into_iter().map(JobInfo::from).collect())
+    }
+
+    /// JSON: the caller's background jobs, newest first (without their payloads).
     pub fn list(&self, p: &Principal) -> Result<Vec<Value>> {
         self.platform.validation_jobs(p)
     }

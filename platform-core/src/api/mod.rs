@@ -76,6 +76,7 @@ pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::shape::Weights;
 pub use crate::script::ScriptLimits;
 pub use crate::seal::SecretKey;
+pub use crate::store::{JobStatus, Worker};
 pub use crate::store::{ReplicaStatus, Store};
 pub use automations::Automations;
 pub use calendars::Calendars;
@@ -85,7 +86,7 @@ pub use data::{
 };
 pub use deliveries::Deliveries;
 pub use extensions::Extensions;
-pub use jobs::Jobs;
+pub use jobs::{JobInfo, Jobs};
 pub use objects::{Object, Objects};
 pub use scripts::Scripts;
 pub use secrets::{Secret, Secrets, StoredSecret};

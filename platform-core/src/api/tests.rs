@@ -392,6 +392,17 @@ fn a_large_run_goes_to_a_job_and_says_so() {
     assert!(platform.jobs().run_next().unwrap());
     let jobs = platform.jobs().list(&me).unwrap();
     assert_eq!(jobs[0]["status"], "done");
+    // Typed, the same job: done, its result the answer of the run it made.
+    let typed = platform.jobs().jobs(&me).unwrap();
+    assert_eq!(typed.len(), 1);
+    let done = &typed[0];
+    assert_eq!(
+        (done.id.as_str(), done.status),
+        (job.as_str(), crate::api::JobStatus::Done)
+    );
+    assert_eq!((done.progress, done.user.as_str()), (100, me.user.as_str()));
+    assert!(done.started.is_some() && done.finished >= done.started);
+    assert_eq!(Some(&jobs[0]["result"]), done.result.as_ref());
 }
 
 #[test]

@@ -116,8 +116,12 @@ impl Platform {
 
     /// The caller's background jobs, newest first (without their payloads).
     pub(crate) fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
-        let jobs = self.read()?.jobs(&p.private_scope())?;
-        Ok(jobs.iter().map(public_job).collect())
+        Ok(self.validation_job_rows(p)?.iter().map(public_job).collect())
+    }
+
+    /// The caller's background jobs as stored, newest first.
+    pub(crate) fn validation_job_rows(&self, p: &Principal) -> Result<Vec<Job>> {
+        self.read()?.jobs(&p.private_scope())
     }
 
     /// Queues again the jobs a stopped server left running; returns how many. On a database
