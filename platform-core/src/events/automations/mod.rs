@@ -354,6 +354,24 @@ impl Platform {
     /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
     /// inclusive, a date alone covering its whole day.
     pub(crate) fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
+        let page = self.automation_log_entries(p, query)?;
+        Ok(Page {
+            estimated: page.estimated,
+            total: page.total,
+            items: page
+                .items
+                .iter()
+                .map(|e| Value::Object(e.to_json()))
+                .collect(),
+        })
+    }
+
+    /// [`automation_log`](Self::automation_log) as stored entries.
+    pub(crate) fn automation_log_entries(
+        &self,
+        p: &Principal,
+        query: &LogQuery,
+    ) -> Result<Page<crate::store::LogEntry>> {
         // A date alone starts (`from`) or ends (`to`) with its whole day.
         let bound = |v: &Option<String>, name: &str| -> Result<Option<DateTime<Utc>>> {
             v.as_deref()
@@ -398,11 +416,7 @@ impl Platform {
         Ok(Page {
             estimated: false,
             total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|e| Value::Object(e.to_json()))
-                .collect(),
+            items: page.items,
         })
     }
 
