@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::events::automations::LogQuery;
 use crate::ids::Source;
 use crate::query::Paging;
-use crate::store::{LogEntry, Page};
+use crate::store::{LogEntry, MailEntry, Page};
 use crate::Platform;
 use serde_json::Value;
 
@@ -103,7 +103,13 @@ impl Automations<'_> {
         self.platform.automation_log(p, query)
     }
 
-    /// The mail outbox of the caller's tenant and environment, newest first.
+    /// Typed: the mail outbox of the caller's tenant and environment, newest first, as its
+    /// mails.
+    pub fn mails(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<MailEntry>> {
+        self.platform.mail_entries(p, skip, limit)
+    }
+
+    /// JSON: the mail outbox of the caller's tenant and environment, newest first.
     pub fn mail_outbox(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<Value>> {
         self.platform.mail_outbox(p, skip, limit)
     }

@@ -76,7 +76,7 @@ pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::shape::Weights;
 pub use crate::script::ScriptLimits;
 pub use crate::seal::SecretKey;
-pub use crate::store::{JobStatus, LogEntry, LogStatus, Worker};
+pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
 pub use crate::store::{ReplicaStatus, Store};
 pub use automations::Automations;
 pub use calendars::Calendars;

@@ -427,7 +427,7 @@ impl Platform {
         skip: u64,
         limit: Option<u64>,
     ) -> Result<Page<Value>> {
-        let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
+        let page = self.mail_entries(p, skip, limit)?;
         Ok(Page {
             estimated: false,
             total: page.total,
@@ -436,6 +436,21 @@ impl Platform {
                 .iter()
                 .map(|m| Value::Object(m.to_json()))
                 .collect(),
+        })
+    }
+
+    /// [`mail_outbox`](Self::mail_outbox) as stored mails.
+    pub(crate) fn mail_entries(
+        &self,
+        p: &Principal,
+        skip: u64,
+        limit: Option<u64>,
+    ) -> Result<Page<crate::store::MailEntry>> {
+        let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
+        Ok(Page {
+            estimated: false,
+            total: page.total,
+            items: page.items,
         })
     }
 
