@@ -15,12 +15,38 @@ use std::collections::HashMap;
 /// Most partials one rendering may load.
 const MAX_PARTIALS: usize = 64;
 
-impl Platform {
+/// Scripts stored in the script service (saved and read as documents through
+/// [`Platform::objects`] with [`crate::api::Collection::Script`]); this handle renders
+/// mustache templates. From [`Platform::scripts`].
+///
+/// ```
+/// use platform_core::api::Collection;
+/// use serde_json::json;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// platform.objects().save(&me, Collection::Script, json!({
+///     "_id": "hello", "scriptType": "mustache", "script": "Hello {{name}}!"
+/// }), &Default::default())?;
+/// let text = platform.scripts().render_template(&me, "hello", &json!({"name": "NBP"}))?;
+/// assert_eq!(text, "Hello NBP!");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Scripts<'p> {
+    platform: &'p Platform,
+}
+
+impl<'p> Scripts<'p> {
+    /// The script service of `platform`.
+    pub(crate) fn of(platform: &'p Platform) -> Self {
+        Scripts { platform }
+    }
+
     /// Renders `data` with the mustache template script `template_id`.
     ///
     /// A template that does not exist is `NOT_FOUND`; one that is not a mustache script or does
     /// not compile is `INVALID_PARAMETER`, naming `_template`.
-    pub(crate) fn render_template(
+    pub fn render_template(
         &self,
         p: &Principal,
         template_id: &str,
@@ -29,7 +55,7 @@ impl Platform {
         self.render_template_from(p, template_id, data, None)
     }
 
-    /// [`Platform::render_template`] for a program confined to the private source: `holder`
+    /// [`Scripts::render_template`] for a program confined to the private source: `holder`
     /// names it in the refusal of a public (`#`) template or partial.
     pub(crate) fn render_template_from(
         &self,
@@ -39,7 +65,7 @@ impl Platform {
         private_only: Option<&str>,
     ) -> Result<String> {
         validate_id(template_id, "_template")?;
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         let load = |id: &str| {
             if let Some(holder) = private_only {
                 if Source::of_id(id) == Source::Public {

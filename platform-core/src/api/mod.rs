@@ -41,19 +41,12 @@
 //! # Ok::<(), platform_core::Error>(())
 //! ```
 
-mod automations;
 mod calendars;
 mod data;
-mod deliveries;
-mod extensions;
 mod import;
 pub mod interface;
-mod jobs;
 mod objects;
-mod scripts;
-mod secrets;
 mod shape;
-mod tenancy;
 mod validation;
 
 #[cfg(test)]
@@ -74,24 +67,24 @@ pub use crate::store::{Collection, Page};
 // What a program builds a platform with (see `Platform::new` and its `with_*` settings).
 pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::shape::Weights;
+pub use crate::events::automations::Automations;
+pub use crate::events::deliver::Deliveries;
+pub use crate::extensions::Extensions;
 pub use crate::script::ScriptLimits;
 pub use crate::seal::SecretKey;
+pub use crate::secrets::{Secret, Secrets, StoredSecret};
 pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
 pub use crate::store::{ReplicaStatus, Store};
-pub use automations::Automations;
+pub use crate::templates::Scripts;
+pub use crate::tenancy::Tenancy;
+pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use calendars::Calendars;
 pub use data::{
     Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,
     WriteOptions,
 };
-pub use deliveries::Deliveries;
-pub use extensions::Extensions;
-pub use jobs::{JobInfo, Jobs};
 pub use objects::{Object, Objects};
-pub use scripts::Scripts;
-pub use secrets::{Secret, Secrets, StoredSecret};
 pub use shape::ShapedCurve;
-pub use tenancy::Tenancy;
 pub use validation::{
     CheckResult, PointResult, Validation, ValidationCounts, ValidationRequest, ValidationResult,
     ValidationStatus, When,
@@ -143,7 +136,7 @@ impl Platform {
 
     /// The automation service: automations, their targets, log and mail outbox.
     pub fn automations(&self) -> Automations<'_> {
-        Automations { platform: self }
+        Automations::of(self)
     }
 
     /// Tenants, users, tokens, grants and environments, and the principals calls run as.
@@ -153,26 +146,26 @@ impl Platform {
 
     /// The secret service: sealed values scripts and automations use.
     pub fn secrets(&self) -> Secrets<'_> {
-        Secrets { platform: self }
+        Secrets::of(self)
     }
 
     /// The extension service: drafts, publishing, installing, views and messages.
     pub fn extensions(&self) -> Extensions<'_> {
-        Extensions { platform: self }
+        Extensions::of(self)
     }
 
     /// The script service: mustache templates rendered over data.
     pub fn scripts(&self) -> Scripts<'_> {
-        Scripts { platform: self }
+        Scripts::of(self)
     }
 
     /// Background jobs (long validation runs) and the workers that run them.
     pub fn jobs(&self) -> Jobs<'_> {
-        Jobs { platform: self }
+        Jobs::of(self)
     }
 
     /// The outbound deliveries of automations (webhooks, emails, scripts) and their worker.
     pub fn deliveries(&self) -> Deliveries<'_> {
-        Deliveries { platform: self }
+        Deliveries::of(self)
     }
 }

@@ -449,6 +449,6 @@ impl Validation<'_> {
     /// JSON: recreates the missing automations of the caller's enabled `runOnUpdate`
     /// configurations; returns `{checked, created, automations}`.
     pub fn sync_automations(&self, p: &Principal) -> Result<Value> {
-        self.platform.sync_validation_automations(p)
+        self.platform.automations().sync_validation(p)
     }
 }

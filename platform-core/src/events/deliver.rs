@@ -171,31 +171,79 @@ impl Platform {
         }
     }
 
+    /// Records the end of a claimed attempt (`write`), trying again for a few seconds while
+    /// the database cannot be reached (a lost connection, a restart): the attempt is done and
+    /// should not run again for want of its record. Past that the claim is given up, and its
+    /// lease runs out for another worker to take it (which may then run it a second time).
+    pub(crate) fn write_finish(&self, mut write: impl FnMut() -> Result<()>) -> Result<()> {
+        let mut wait = Duration::from_millis(100);
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match write() {
+                Err(e) if e.code() == crate::ErrorCode::Unavailable && tries < FINISH_TRIES => {
+                    tracing::warn!(error = %e, tries, "cannot record the end of a claimed attempt yet");
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// The deliveries automations queue (webhook calls, emails, scripts), and the worker steps
+/// that attempt them, with retries. A server runs the worker; a program that embeds the
+/// platform without a server calls [`Deliveries::run_due`]. How deliveries reach the outside
+/// is set with [`Platform::with_delivery`] and [`Platform::with_outbound`]. From
+/// [`Platform::deliveries`].
+///
+/// The service holds the platform it runs on: the store the deliveries and their log are
+/// kept in, the clock that says what is due, the delivery settings and the network client.
+///
+/// ```
+/// let platform = platform_core::Platform::in_memory()?;
+/// assert_eq!(platform.deliveries().run_due()?, 0); // nothing queued
+/// let url = platform.deliveries().check_webhook_url("https://example.com/hook")?;
+/// assert_eq!(url.as_str(), "https://example.com/hook");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Deliveries<'p> {
+    platform: &'p Platform,
+}
+
+impl<'p> Deliveries<'p> {
+    /// The delivery service of `platform`.
+    pub(crate) fn of(platform: &'p Platform) -> Self {
+        Deliveries { platform }
+    }
+
     fn outbound(&self) -> Result<&dyn Outbound> {
-        self.outbound.as_deref().ok_or_else(|| {
+        self.platform.outbound.as_deref().ok_or_else(|| {
             Error::invalid_parameter(
                 "this platform has no network client for webhooks and SMTP (embedders supply one with Platform::with_outbound)",
             )
         })
     }
 
-    /// Parses a webhook URL ([`webhook::parse_url`]) and fails unless the allow-list of the
-    /// settings allows its host and, when a network client is set, every address a host name
-    /// resolves to now; the parsed URL is what the client calls.
-    pub(crate) fn check_webhook_url(&self, text: &str) -> Result<Url> {
-        let outbound = self.outbound.as_deref();
+    /// Parses a webhook URL and fails unless the allow-list of the delivery settings allows its
+    /// host and, when a network client is set, every address a host name resolves to now; the
+    /// parsed URL is what the client calls.
+    pub fn check_webhook_url(&self, text: &str) -> Result<Url> {
+        let outbound = self.platform.outbound.as_deref();
         let resolve = |host: &str, port| outbound.map_or(Ok(Vec::new()), |o| o.resolve(host, port));
-        webhook::check_url(text, &self.delivery.webhook_allow, Some(&resolve))
+        webhook::check_url(text, &self.platform.delivery.webhook_allow, Some(&resolve))
     }
 
     /// Makes `pending` again the deliveries a stopped server left `running`; returns how many.
     /// On a database several servers share, a running delivery may be another live server's:
     /// it comes back through the lease of its claim instead, and nothing is requeued here.
-    pub(crate) fn requeue_interrupted_deliveries(&self) -> Result<u64> {
-        if self.store.shared() {
+    pub fn requeue_interrupted(&self) -> Result<u64> {
+        if self.platform.store.shared() {
             return Ok(0);
         }
-        self.write(|tx| {
+        self.platform.write(|tx| {
             let running = tx.deliveries(DeliveryStatus::Running)?;
             for mut d in running.iter().cloned() {
                 d.status = DeliveryStatus::Pending;
@@ -207,14 +255,14 @@ impl Platform {
 
     /// One step of the delivery worker: one attempt of the oldest due delivery. Returns whether
     /// there was anything to do.
-    pub(crate) fn deliver_next(&self) -> Result<bool> {
+    pub fn run_next(&self) -> Result<bool> {
         self.attempt_next()
     }
 
     /// Runs worker steps until nothing is due; returns how many ran.
-    pub(crate) fn deliver_due(&self) -> Result<u64> {
+    pub fn run_due(&self) -> Result<u64> {
         let mut n = 0;
-        while self.deliver_next()? {
+        while self.run_next()? {
             n += 1;
         }
         Ok(n)
@@ -222,8 +270,8 @@ impl Platform {
 
     /// Claims the next ready delivery ([`next_ready`]), in one write transaction.
     fn claim_next_delivery(&self) -> Result<Option<Delivery>> {
-        let now = self.now();
-        self.write(|tx| {
+        let now = self.platform.now();
+        self.platform.write(|tx| {
             let mut skip = std::collections::HashSet::new();
             loop {
                 let Some(ready) = next_ready(&*tx, now, &skip)? else {
@@ -247,10 +295,10 @@ impl Platform {
             return Ok(false);
         };
         // Until the attempt is recorded (or given up), the claim's lease is renewed.
-        let _claim = ClaimGuard::new(self, crate::store::Claim::Delivery(d.seq));
-        let automation = self.read()?.automation(&d.scope, &d.automation)?;
+        let _claim = ClaimGuard::new(self.platform, crate::store::Claim::Delivery(d.seq));
+        let automation = self.platform.read()?.automation(&d.scope, &d.automation)?;
         let (target, owner, outcome) = self.attempt(&d, automation.as_ref());
-        let finished = self.now();
+        let finished = self.platform.now();
         let (status, message, retry) = self.settle(&mut d, outcome);
         let ev = &d.event;
         let entry = LogEntry {
@@ -271,8 +319,8 @@ impl Platform {
             message,
             timestamp: finished,
         };
-        self.write_finish(|| {
-            self.write(|tx| {
+        self.platform.write_finish(|| {
+            self.platform.write(|tx| {
                 if retry {
                     tx.update_delivery(&d)?;
                 } else {
@@ -328,18 +376,18 @@ impl Platform {
         match outcome {
             Outcome::Done(m) => (LogStatus::Success, m, false),
             Outcome::Skipped(m) => (LogStatus::Skipped, m, false),
-            Outcome::Failed(m) if d.attempts >= self.delivery.max_attempts => (
+            Outcome::Failed(m) if d.attempts >= self.platform.delivery.max_attempts => (
                 LogStatus::Failed,
                 format!("{m} (attempt {}; given up)", d.attempts),
                 false,
             ),
             Outcome::Failed(m) => {
                 let wait = self
-                    .delivery
+                    .platform.delivery
                     .retry_base
                     .saturating_mul(1u32 << (d.attempts - 1).min(16))
                     .min(MAX_BACKOFF);
-                let at = self.now()
+                let at = self.platform.now()
                     + chrono::TimeDelta::from_std(wait).unwrap_or(chrono::TimeDelta::MAX);
                 d.status = DeliveryStatus::Pending;
                 d.next_at = at;
@@ -353,25 +401,6 @@ impl Platform {
         }
     }
 
-    /// Records the end of a claimed attempt (`write`), trying again for a few seconds while
-    /// the database cannot be reached (a lost connection, a restart): the attempt is done and
-    /// should not run again for want of its record. Past that the claim is given up, and its
-    /// lease runs out for another worker to take it (which may then run it a second time).
-    pub(crate) fn write_finish(&self, mut write: impl FnMut() -> Result<()>) -> Result<()> {
-        let mut wait = Duration::from_millis(100);
-        let mut tries = 0;
-        loop {
-            tries += 1;
-            match write() {
-                Err(e) if e.code() == crate::ErrorCode::Unavailable && tries < FINISH_TRIES => {
-                    tracing::warn!(error = %e, tries, "cannot record the end of a claimed attempt yet");
-                    std::thread::sleep(wait);
-                    wait = (wait * 2).min(Duration::from_secs(2));
-                }
-                other => return other,
-            }
-        }
-    }
 
     fn run_target(&self, who: &Principal, a: &Automation, d: &Delivery) -> Result<String> {
         let props = a
@@ -402,7 +431,7 @@ impl Platform {
                 }
                 let inputs = json!({"event": envelope, "data": d.event.get("data").cloned().unwrap_or(Value::Null), "properties": props});
                 let channel = format!("automation:{}", a.id());
-                let out = crate::scripts::host::run(self, who, &channel, &source, id, inputs)?;
+                let out = crate::scripts::host::run(self.platform, who, &channel, &source, id, inputs)?;
                 Ok(format!("script {id} returned {}", short(&out)))
             }
             other => Err(Error::invalid_parameter(format!(
@@ -415,7 +444,7 @@ impl Platform {
     fn script_source(&self, who: &Principal, id: &str) -> Result<(String, String)> {
         let scope = Scope::for_source(Source::of_id(id), who);
         let doc = self
-            .read()?
+            .platform.read()?
             .current(Collection::Script, &scope, id)?
             .ok_or_else(|| Error::not_found(format!("script \"{id}\" does not exist")))?;
         let (source, kind) = source_of(&doc.body);
@@ -438,11 +467,13 @@ impl Platform {
             };
             context.insert("_event".into(), Value::Object(ev.clone()));
             return self
+                .platform
+                .scripts()
                 .render_template(who, id, &Value::Object(context))
                 .map(Value::String);
         }
         let inputs = json!({"event": Value::Object(ev.clone()), "data": data});
-        crate::scripts::host::run(self, who, &format!("transformer:{id}"), &source, id, inputs)
+        crate::scripts::host::run(self.platform, who, &format!("transformer:{id}"), &source, id, inputs)
     }
 
     fn target_validation(&self, who: &Principal, ev: &Map<String, Value>) -> Result<String> {
@@ -463,7 +494,7 @@ impl Platform {
             req["from"] = from.clone();
             req["to"] = to.clone();
         }
-        let out = self.validation_run(who, &req, false, "update")?;
+        let out = self.platform.validation_run(who, &req, false, "update")?;
         if out.get("background").and_then(Value::as_bool) == Some(true) {
             return Ok(format!(
                 "validation of {target} queued: {}",
@@ -509,10 +540,10 @@ impl Platform {
                     .to_string();
                 (name, pretty(envelope.get("data").unwrap_or(&Value::Null)))
             });
-        let Some(smtp) = &self.delivery.smtp else {
+        let Some(smtp) = &self.platform.delivery.smtp else {
             let mail = MailEntry {
                 id: format!("mail-{}", d.seq),
-                from: self.delivery.mail_from.clone(),
+                from: self.platform.delivery.mail_from.clone(),
                 to: to.clone(),
                 subject: subject.clone(),
                 content_type: content_type.to_string(),
@@ -520,16 +551,16 @@ impl Platform {
                 attachment: attachment.map(|(name, content)| MailAttachment { name, content }),
                 automation: a.id().to_string(),
                 owner: who.user.clone(),
-                timestamp: self.now(),
+                timestamp: self.platform.now(),
             };
-            self.write(|tx| tx.append_mail(&d.scope, &mail))?;
+            self.platform.write(|tx| tx.append_mail(&d.scope, &mail))?;
             return Ok(format!(
                 "email \"{subject}\" to {} kept in the mail outbox (no SMTP server configured)",
                 to.join(", ")
             ));
         };
         let mail = Mail {
-            from: self.delivery.mail_from.clone(),
+            from: self.platform.delivery.mail_from.clone(),
             to: to.clone(),
             subject: subject.clone(),
             body,
@@ -537,7 +568,7 @@ impl Platform {
             attachment,
         };
         self.outbound()?
-            .send_mail(smtp, &mail, self.delivery.timeout)
+            .send_mail(smtp, &mail, self.platform.delivery.timeout)
             .map_err(|e| Error::invalid_parameter(format!("SMTP server {smtp}: {e}")))?;
         Ok(format!("sent email \"{subject}\" to {}", to.join(", ")))
     }
@@ -552,7 +583,7 @@ impl Platform {
     ) -> Result<String> {
         let url = props.get("url").and_then(Value::as_str).unwrap_or_default();
         // The client checks each address the host resolves to when it connects.
-        let parsed = webhook::check_url(url, &self.delivery.webhook_allow, webhook::NO_RESOLVER)?;
+        let parsed = webhook::check_url(url, &self.platform.delivery.webhook_allow, webhook::NO_RESOLVER)?;
         let (body, content_type) = match payload {
             Some(Value::String(s)) if serde_json::from_str::<Value>(&s).is_ok() => {
                 (s, "application/json")
@@ -574,7 +605,7 @@ impl Platform {
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
         {
-            let key = self.secret_value(who, secret)?;
+            let key = self.platform.secrets().value(who, secret)?;
             headers.push((
                 "x-platform-signature".to_string(),
                 signature(key.as_bytes(), body.as_bytes()),
@@ -582,10 +613,10 @@ impl Platform {
         }
         match self.outbound()?.post(
             &parsed,
-            &self.delivery.webhook_allow,
+            &self.platform.delivery.webhook_allow,
             &headers,
             body.as_bytes(),
-            self.delivery.timeout,
+            self.platform.delivery.timeout,
         ) {
             Ok(code) if (200..300).contains(&code) => Ok(format!("POST {url} answered {code}")),
             Ok(code) => Err(Error::invalid_parameter(format!(

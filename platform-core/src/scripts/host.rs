@@ -251,7 +251,7 @@ impl Program {
         {
             let (pl, who, revealed) = (pl.clone(), who.clone(), revealed.clone());
             engine.register_fn("message", move |text: &str| {
-                pl.extension_message(&who, &channel, &format!("info {}", revealed.scrub(text)))
+                pl.extensions().message(&who, &channel, &format!("info {}", revealed.scrub(text)))
             });
         }
         register_requests(&mut engine, &requests);
@@ -457,6 +457,6 @@ impl Platform {
                 )));
             }
         }
-        self.secret_value_in(&*tx, p, id)
+        self.secrets().value_in(&*tx, p, id)
     }
 }

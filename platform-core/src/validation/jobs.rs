@@ -27,10 +27,80 @@ fn hostname() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
-impl Platform {
+/// Background jobs (validation runs too long to answer at once, or asked for in the
+/// background) and the workers that run them: a server runs one worker; a program that
+/// embeds the platform without a server runs queued jobs with [`Jobs::run_next`]. From
+/// [`Platform::jobs`].
+///
+/// ```
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// assert!(platform.jobs().list(&me)?.is_empty());
+/// assert!(!platform.jobs().run_next()?); // nothing queued
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Jobs<'p> {
+    platform: &'p Platform,
+}
+
+/// A background job as its owner sees it: where it is and what it produced, without the work
+/// it carries or the grants it runs with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobInfo {
+    /// Its id (`job-...`).
+    pub id: String,
+    /// `run` or `runMany`.
+    pub kind: String,
+    /// Where it is.
+    pub status: JobStatus,
+    /// Percent done.
+    pub progress: u32,
+    /// When it was queued.
+    pub created: DateTime<Utc>,
+    /// When a worker took it.
+    pub started: Option<DateTime<Utc>>,
+    /// When it finished.
+    pub finished: Option<DateTime<Utc>>,
+    /// What it is doing, or how it ended.
+    pub message: String,
+    /// Who queued it.
+    pub user: String,
+    /// No worker takes it before this instant.
+    pub not_before: Option<DateTime<Utc>>,
+    /// What it produced, once done: the answer of the call it ran (JSON, as that call answers).
+    pub result: Option<Value>,
+}
+
+impl From<Job> for JobInfo {
+    fn from(job: Job) -> JobInfo {
+        JobInfo {
+            id: job.id,
+            kind: job.kind,
+            status: job.status,
+            progress: job.progress,
+            created: job.created,
+            started: job.started,
+            finished: job.finished,
+            message: job.message,
+            user: job.user,
+            not_before: job.not_before,
+            result: job.result,
+        }
+    }
+}
+
+impl<'p> Jobs<'p> {
+    /// The job service of `platform`.
+    pub(crate) fn of(platform: &'p Platform) -> Self {
+        Jobs { platform }
+    }
+}
+
+impl Jobs<'_> {
     /// Queues background work; answers `{background: true, message, job}`.
-    pub(crate) fn queue_job(&self, p: &Principal, kind: &str, payload: Value) -> Result<Value> {
-        let now = self.now();
+    pub(crate) fn queue(&self, p: &Principal, kind: &str, payload: Value) -> Result<Value> {
+        let now = self.platform.now();
         let delay = delay_of(&payload["request"])?;
         let id = format!(
             "job-{}-{}",
@@ -54,7 +124,7 @@ impl Platform {
             not_before: delay.map(|d| now + d),
             result: None,
         };
-        self.write(|tx| tx.put_job(&p.private_scope(), &job))?;
+        self.platform.write(|tx| tx.put_job(&p.private_scope(), &job))?;
         let how = match self.live_workers()?.as_slice() {
             [] => "no server's worker is running on this database: `platform validate work` \
                    on the database file runs it"
@@ -71,23 +141,24 @@ impl Platform {
     }
 
     /// Records that the background worker `id` (a server's, started at `started`) is alive;
-    /// a worker not seen for [`WORKER_TIMEOUT_SECS`] counts as stopped.
-    pub(crate) fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
+    /// a worker not seen for [`crate::api::interface::limits::WORKER_TIMEOUT_SECS`] counts as
+    /// stopped.
+    pub fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
         let row = Worker {
             id: id.to_string(),
             host: hostname(),
             pid: std::process::id(),
             started,
-            seen: self.now(),
+            seen: self.platform.now(),
         };
-        self.write(|tx| tx.worker_seen(&row))
+        self.platform.write(|tx| tx.worker_seen(&row))
     }
 
     /// Takes over the jobs of a database no server works on (`platform validate work`): queues
     /// again the jobs a stopped server left running and returns how many. While a server's
     /// worker is alive it is a `CONFLICT`: that worker runs the jobs, and one it is running
     /// must not be started twice.
-    pub(crate) fn take_over_jobs(&self) -> Result<u64> {
+    pub fn take_over(&self) -> Result<u64> {
         if let Some(w) = self.live_workers()?.first() {
             return Err(Error::new(
                 crate::error::ErrorCode::Conflict,
@@ -100,38 +171,41 @@ impl Platform {
                 ),
             ));
         }
-        self.requeue_interrupted_jobs()
+        self.requeue_interrupted()
     }
 
     /// Records that the worker `id` stopped.
-    pub(crate) fn worker_stopped(&self, id: &str) -> Result<()> {
-        self.write(|tx| tx.worker_gone(id))
+    pub fn worker_stopped(&self, id: &str) -> Result<()> {
+        self.platform.write(|tx| tx.worker_gone(id))
     }
 
-    /// The background workers seen in the last [`WORKER_TIMEOUT_SECS`].
-    pub(crate) fn live_workers(&self) -> Result<Vec<Worker>> {
-        let since = self.now() - chrono::TimeDelta::seconds(WORKER_TIMEOUT_SECS);
-        self.read()?.workers_seen_since(since)
+    /// The background workers seen in the last
+    /// [`crate::api::interface::limits::WORKER_TIMEOUT_SECS`] seconds.
+    pub fn live_workers(&self) -> Result<Vec<Worker>> {
+        let since = self.platform.now() - chrono::TimeDelta::seconds(WORKER_TIMEOUT_SECS);
+        self.platform.read()?.workers_seen_since(since)
     }
 
-    /// The caller's background jobs, newest first (without their payloads).
-    pub(crate) fn validation_jobs(&self, p: &Principal) -> Result<Vec<Value>> {
-        Ok(self.validation_job_rows(p)?.iter().map(public_job).collect())
+    /// Typed: the caller's background jobs, newest first.
+    pub fn jobs(&self, p: &Principal) -> Result<Vec<JobInfo>> {
+        let rows = self.platform.read()?.jobs(&p.private_scope())?;
+        Ok(rows.into_iter().map(JobInfo::from).collect())
     }
 
-    /// The caller's background jobs as stored, newest first.
-    pub(crate) fn validation_job_rows(&self, p: &Principal) -> Result<Vec<Job>> {
-        self.read()?.jobs(&p.private_scope())
+    /// JSON: the caller's background jobs, newest first (without their payloads).
+    pub fn list(&self, p: &Principal) -> Result<Vec<Value>> {
+        let rows = self.platform.read()?.jobs(&p.private_scope())?;
+        Ok(rows.iter().map(public_job).collect())
     }
 
     /// Queues again the jobs a stopped server left running; returns how many. On a database
     /// several servers share, a running job may be another live server's: it comes back
     /// through the lease of its claim instead, and nothing is requeued here.
-    pub(crate) fn requeue_interrupted_jobs(&self) -> Result<u64> {
-        if self.store.shared() {
+    pub fn requeue_interrupted(&self) -> Result<u64> {
+        if self.platform.store.shared() {
             return Ok(0);
         }
-        self.write(|tx| {
+        self.platform.write(|tx| {
             let running = tx.jobs_with_status(JobStatus::Running)?;
             for (scope, mut job) in running.iter().cloned() {
                 job.status = JobStatus::Queued;
@@ -143,9 +217,9 @@ impl Platform {
     }
 
     /// Runs the oldest queued job that is due, if any; returns whether one ran.
-    pub(crate) fn run_next_job(&self) -> Result<bool> {
-        let now = self.now();
-        let claimed = self.write(|tx| {
+    pub fn run_next(&self) -> Result<bool> {
+        let now = self.platform.now();
+        let claimed = self.platform.write(|tx| {
             let Some((scope, mut job)) = tx.claim_job(now)? else {
                 return Ok(None);
             };
@@ -158,7 +232,7 @@ impl Platform {
         };
         // Until the job's end is recorded (or given up), the claim's lease is renewed.
         let _claim =
-            crate::events::deliver::ClaimGuard::new(self, crate::store::Claim::Job(job.id.clone()));
+            crate::events::deliver::ClaimGuard::new(self.platform, crate::store::Claim::Job(job.id.clone()));
         let who = Principal {
             tenant: scope.tenant.clone(),
             user: job.user.clone(),
@@ -170,7 +244,7 @@ impl Platform {
                 everything: false,
             },
         };
-        let outcome = self.run_job_work(&who, &job.kind, &job.payload);
+        let outcome = self.platform.run_job_work(&who, &job.kind, &job.payload);
         match outcome {
             Ok(result) => {
                 job.status = JobStatus::Done;
@@ -183,12 +257,15 @@ impl Platform {
                 job.message = e.public_message();
             }
         }
-        job.finished = Some(self.now());
-        self.write_finish(|| self.write(|tx| tx.put_job(&scope, &job)))?;
+        job.finished = Some(self.platform.now());
+        self.platform.write_finish(|| self.platform.write(|tx| tx.put_job(&scope, &job)))?;
         metrics::counter!("platform_jobs_total", "outcome" => job.status.as_str()).increment(1);
         Ok(true)
     }
 
+}
+
+impl Platform {
     /// What waits in the database for the workers, over every tenant: queued and running jobs,
     /// pending and running deliveries (the gauges of `/metrics`).
     pub fn backlog(&self) -> Result<Backlog> {

@@ -145,7 +145,7 @@ pub(super) fn check_properties(
                 }
             }
             "url" => {
-                platform.check_webhook_url(text)?;
+                platform.deliveries().check_webhook_url(text)?;
             }
             "secret" if tx.secret(&p.private_scope(), text)?.is_none() => {
                 return Err(invalid(format!(

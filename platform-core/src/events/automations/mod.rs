@@ -18,22 +18,22 @@
 use super::targets::{self, Target};
 use super::{actions_of, EVENT_SERVICES};
 use crate::auth::{Principal, Role};
-use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
 use crate::json::json_kind;
-use crate::query::Paging;
 use crate::scripts::source_of;
 use crate::store::{
-    Automation, Collection, Delivery, DeliveryStatus, DocumentRead, LogFilter, LogStatus, Page,
+    Automation, Collection, DocumentRead,
     ReadTx, WriteTx,
 };
 use crate::Platform;
-use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 mod draft;
 mod owned;
+mod service;
+#[cfg(test)]
+mod tests;
 
 use draft::{check_conditions, check_properties, enabled_of, properties_of, target_of, Draft};
 // Named by the tests, benches and fuzz targets only.
@@ -124,422 +124,33 @@ pub fn owner_principal(scope: &Scope, doc: &Map<String, Value>) -> Principal {
     }
 }
 
-impl Platform {
-    /// Creates an automation (the server assigns `_id`) or updates the one whose `_id` is sent.
-    /// The caller becomes its owner. Returns the stored automation.
-    pub(crate) fn save_automation(&self, p: &Principal, body: Value) -> Result<Value> {
-        p.require(Role::Admin, "saving automations")?;
-        let Value::Object(mut fields) = body else {
-            return Err(Error::invalid_body(format!(
-                "an automation must be a JSON object, not {}",
-                json_kind(&body)
-            )));
-        };
-        for f in SYSTEM {
-            fields.shift_remove(f);
-        }
-        let scope = p.private_scope();
-        let now = format_instant(self.now());
-        let target = target_of(&fields)?;
-        let conditions = check_conditions(fields.get("conditions"), target)?;
-        let props = properties_of(&fields)?;
-        let enabled = enabled_of(&fields)?;
-        for k in ["name", "description", "icon"] {
-            if let Some(v) = fields.get(k) {
-                if !v.is_string() && !v.is_null() {
-                    return Err(Error::invalid_body(format!(
-                        "{k} must be a string, not {}",
-                        json_kind(v)
-                    )));
-                }
-            }
-        }
-        let draft = Draft {
-            fields: &fields,
-            target,
-            props: &props,
-            conditions: &conditions,
-            enabled,
-        };
-        // A new automation's id, chosen once for every try of the write.
-        let new = new_id()?;
-        self.write(|tx| {
-            check_properties(self, &*tx, p, target, &props)?;
-            let existing = match fields.get("_id") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(id)) => {
-                    tx.hold(&[crate::store::Hold::Automation(&scope, id)])?;
-                    Some(tx.automation(&scope, id)?.ok_or_else(|| {
-                        Error::not_found(format!("automation \"{id}\" not found"))
-                    })?)
-                }
-                Some(other) => {
-                    return Err(Error::new(
-                        ErrorCode::InvalidId,
-                        format!("_id must be a string, not {}", json_kind(other)),
-                    ))
-                }
-            };
-            let id = match &existing {
-                Some(a) => a.id().to_string(),
-                None => {
-                    tx.hold(&[crate::store::Hold::Automation(&scope, &new)])?;
-                    new.clone()
-                }
-            };
-            let doc = draft.doc(&id, existing.as_ref().map(|a| a.body()), p, &now);
-            let automation = Automation::from_body(doc)?;
-            tx.put_automation(&scope, &automation)?;
-            Ok(render(automation.into_body()))
-        })
-    }
+/// Automations: conditions on events (data saved, data invalid, records failed...) and the
+/// targets they call (validation, webhook, email, script), owned by the caller's tenant and
+/// environment; their delivery log and the mail outbox. Deliveries run through
+/// [`Platform::deliveries`]. From [`Platform::automations`].
+///
+/// The service holds the platform it runs on: the store automations, deliveries, the log and
+/// the outbox are kept in, the clock, and the delivery settings its webhook targets are
+/// checked against. Its calls are in `service`.
+///
+/// ```
+/// use platform_core::api::Paging;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let admin = platform.tenancy().local_principal("default", "admin")?;
+/// let paging = Paging { skip: 0, limit: None };
+/// let targets = platform.automations().targets(&admin, &paging)?;
+/// assert!(targets.items.iter().any(|t| t["_id"] == "platform.webhook"));
+/// assert_eq!(platform.automations().list(&admin, &paging)?.total, 0);
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Automations<'p> {
+    platform: &'p Platform,
+}
 
-    /// The caller's automations, by id.
-    pub(crate) fn automation_page(&self, p: &Principal, paging: &Paging) -> Result<Page<Value>> {
-        let automations = self.read()?.automations(&p.private_scope())?;
-        Ok(paging.page(
-            automations
-                .into_iter()
-                .map(|a| render(a.into_body()))
-                .collect(),
-        ))
-    }
-
-    /// The targets automations can call (the action service's catalogue, the same for every
-    /// caller), one page of them.
-    pub(crate) fn automation_targets(
-        &self,
-        _p: &Principal,
-        paging: &Paging,
-    ) -> Result<Page<Value>> {
-        Ok(paging.page(targets::TARGETS.iter().map(|t| t.to_json()).collect()))
-    }
-
-    /// One target of the action service.
-    pub(crate) fn automation_target(&self, _p: &Principal, id: &str) -> Result<Value> {
-        targets::find(id)
-            .map(|t| t.to_json())
-            .ok_or_else(|| Error::not_found(format!("target \"{id}\" not found")))
-    }
-
-    /// Enables or disables an automation from a body `{"enabled": bool}` (`active`, the name
-    /// an automation definition uses, is read the same).
-    pub(crate) fn switch_automation(&self, p: &Principal, id: &str, body: &Value) -> Result<Value> {
-        match body.get("enabled").or_else(|| body.get("active")) {
-            Some(Value::Bool(on)) => self.set_automation_enabled(p, id, *on),
-            _ => Err(Error::invalid_body(
-                "PUT automation/v1/{id} takes {\"enabled\": true or false}",
-            )),
-        }
-    }
-
-    /// One automation of the caller's tenant and environment.
-    pub(crate) fn automation(&self, p: &Principal, id: &str) -> Result<Value> {
-        self.read()?
-            .automation(&p.private_scope(), id)?
-            .map(|a| render(a.into_body()))
-            .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))
-    }
-
-    /// Deletes an automation; its pending deliveries are skipped.
-    pub(crate) fn delete_automation(&self, p: &Principal, id: &str) -> Result<Value> {
-        p.require(Role::Admin, "deleting automations")?;
-        let scope = p.private_scope();
-        if !self.write(|tx| {
-            tx.hold(&[crate::store::Hold::Automation(&scope, id)])?;
-            tx.delete_automation(&scope, id)
-        })? {
-            return Err(Error::not_found(format!("automation \"{id}\" not found")));
-        }
-        Ok(json!({"_id": id, "deleted": true}))
-    }
-
-    /// Enables or disables an automation; a disabled one receives no events.
-    pub(crate) fn set_automation_enabled(
-        &self,
-        p: &Principal,
-        id: &str,
-        on: bool,
-    ) -> Result<Value> {
-        p.require(Role::Admin, "enabling or disabling automations")?;
-        let scope = p.private_scope();
-        let now = format_instant(self.now());
-        self.write(|tx| {
-            tx.hold(&[crate::store::Hold::Automation(&scope, id)])?;
-            let mut doc = tx
-                .automation(&scope, id)?
-                .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?
-                .into_body();
-            doc.insert("enabled".into(), json!(on));
-            doc.insert("updated".into(), json!(now));
-            let automation = Automation::from_body(doc)?;
-            tx.put_automation(&scope, &automation)?;
-            Ok(render(automation.into_body()))
-        })
-    }
-
-    /// Test-fires an automation (`GET automation/v1/{id}?_run=true`): queues one delivery of a
-    /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
-    /// milliseconds (at most 60,000). The worker delivers it like any other.
-    pub(crate) fn test_automation(
-        &self,
-        p: &Principal,
-        id: &str,
-        delay: Option<&str>,
-    ) -> Result<Value> {
-        p.require(Role::Admin, "test-firing automations")?;
-        let delay = crate::clock::delay_of(&json!({"_delay": delay}))?;
-        let scope = p.private_scope();
-        let now = self.now();
-        let due = delay.map_or(now, |d| now + d);
-        let stamp = format_instant(now);
-        self.write(|tx| {
-            let doc = tx
-                .automation(&scope, id)?
-                .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
-            let cond = doc
-                .body()
-                .get("conditions")
-                .and_then(Value::as_array)
-                .and_then(|c| c.first())
-                .cloned()
-                .unwrap_or(Value::Null);
-            let field = |k: &str| {
-                cond.get(k)
-                    .and_then(Value::as_str)
-                    .unwrap_or("*")
-                    .to_string()
-            };
-            let service = field("service");
-            let action = match field("action").as_str() {
-                "*" => actions_of(&service)
-                    .and_then(|a| a.first())
-                    .map_or("update".to_string(), |a| (*a).to_string()),
-                a => a.to_string(),
-            };
-            let item = match field("id").as_str() {
-                "*" => "test".to_string(),
-                i => i.to_string(),
-            };
-            let source = match field("source").as_str() {
-                "public" => Scope::public(),
-                _ => scope.clone(),
-            };
-            let mut ev = super::event(
-                p,
-                &source,
-                &service,
-                &item,
-                &action,
-                &stamp,
-                json!({"_test": true}),
-            );
-            ev.insert("test".into(), json!(true));
-            tx.add_delivery(&Delivery {
-                seq: 0,
-                scope: scope.clone(),
-                automation: id.to_string(),
-                item: super::item_of(&ev),
-                status: DeliveryStatus::Pending,
-                attempts: 0,
-                next_at: due,
-                event: ev.clone(),
-            })?;
-            Ok(json!({"_id": id, "queued": true, "due": format_instant(due), "event": ev}))
-        })
-    }
-
-    /// The automation log of the caller's tenant and environment, newest first; `status` is one
-    /// of [`LOG_STATUSES`].
-    /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
-    /// inclusive, a date alone covering its whole day.
-    pub(crate) fn automation_log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
-        let page = self.automation_log_entries(p, query)?;
-        Ok(Page {
-            estimated: page.estimated,
-            total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|e| Value::Object(e.to_json()))
-                .collect(),
-        })
-    }
-
-    /// [`automation_log`](Self::automation_log) as stored entries.
-    pub(crate) fn automation_log_entries(
-        &self,
-        p: &Principal,
-        query: &LogQuery,
-    ) -> Result<Page<crate::store::LogEntry>> {
-        // A date alone starts (`from`) or ends (`to`) with its whole day.
-        let bound = |v: &Option<String>, name: &str| -> Result<Option<DateTime<Utc>>> {
-            v.as_deref()
-                .map(|text| {
-                    let day_end = if name == "to" && text.len() == 10 {
-                        86_400_000 - 1
-                    } else {
-                        0
-                    };
-                    crate::data::calendar::parse_time(text, chrono_tz::UTC)
-                        .ok()
-                        .and_then(|ms| crate::data::calendar::instant(ms + day_end).ok())
-                        .ok_or_else(|| {
-                            invalid(format!(
-                                "{name} must be a date or an RFC 3339 time, not \"{text}\""
-                            ))
-                        })
-                })
-                .transpose()
-        };
-        let status = query
-            .status
-            .as_deref()
-            .map(|s| {
-                LogStatus::parse(s).ok_or_else(|| {
-                    invalid(format!(
-                        "status must be one of {}, not \"{s}\"",
-                        LOG_STATUSES.join(", ")
-                    ))
-                })
-            })
-            .transpose()?;
-        let filter = LogFilter {
-            automation: query.automation.clone(),
-            status,
-            from: bound(&query.from, "from")?,
-            to: bound(&query.to, "to")?,
-            skip: query.skip,
-            limit: query.limit,
-        };
-        let page = self.read()?.automation_log(&p.private_scope(), &filter)?;
-        Ok(Page {
-            estimated: false,
-            total: page.total,
-            items: page.items,
-        })
-    }
-
-    /// The mail outbox of the caller's tenant and environment, newest first.
-    pub(crate) fn mail_outbox(
-        &self,
-        p: &Principal,
-        skip: u64,
-        limit: Option<u64>,
-    ) -> Result<Page<Value>> {
-        let page = self.mail_entries(p, skip, limit)?;
-        Ok(Page {
-            estimated: false,
-            total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|m| Value::Object(m.to_json()))
-                .collect(),
-        })
-    }
-
-    /// [`mail_outbox`](Self::mail_outbox) as stored mails.
-    pub(crate) fn mail_entries(
-        &self,
-        p: &Principal,
-        skip: u64,
-        limit: Option<u64>,
-    ) -> Result<Page<crate::store::MailEntry>> {
-        let page = self.read()?.mails(&p.private_scope(), skip, limit)?;
-        Ok(Page {
-            estimated: false,
-            total: page.total,
-            items: page.items,
-        })
-    }
-
-    /// The automation templates that fit an item (`_function=listAutomations`); the item must
-    /// exist and be readable by the caller.
-    pub(crate) fn list_automations(
-        &self,
-        p: &Principal,
-        service: &str,
-        source: Source,
-        key: &str,
-    ) -> Result<Vec<Value>> {
-        if !targets::is_event_service(service) {
-            return Err(invalid(format!(
-                "the {service} service raises no events, so no automation fits its items"
-            )));
-        }
-        let source = if source == Source::All {
-            Source::of_id(key)
-        } else {
-            source
-        };
-        match service {
-            "data" => {
-                let id = crate::data::read::DataId::parse(key)?;
-                let obj = self.get(p, Collection::Object, source, &id.object, None, None)?;
-                let prop = obj
-                    .get(&id.prop)
-                    .filter(|v| crate::data::DataKind::of(v).is_some());
-                if prop.is_none() {
-                    return Err(Error::not_found(format!(
-                        "data \"{key}\" not found in the {source} source"
-                    )));
-                }
-            }
-            "object" | "type" | "script" | "extension" | "calendar" => {
-                let coll = match service {
-                    "object" => Collection::Object,
-                    "type" => Collection::Type,
-                    "script" => Collection::Script,
-                    "calendar" => Collection::Calendar,
-                    _ => Collection::Extension,
-                };
-                self.get(p, coll, source, key, None, None)?;
-            }
-            "validationconfig" => {
-                self.get(
-                    p,
-                    Collection::ValidationConfig,
-                    Source::Private,
-                    key,
-                    None,
-                    None,
-                )?;
-            }
-            "secret" => {
-                self.read()?
-                    .secret(&p.private_scope(), key)?
-                    .ok_or_else(|| Error::not_found(format!("secret \"{key}\" not found")))?;
-            }
-            _ => {
-                self.validation_record(p, key)?;
-            }
-        }
-        Ok(targets::templates(source.as_str(), service, key))
-    }
-
-    /// Recreates the missing automations of the caller's enabled `runOnUpdate` configurations
-    /// (`_function=automations`); returns `{checked, created, automations}`.
-    pub(crate) fn sync_validation_automations(&self, p: &Principal) -> Result<Value> {
-        p.require(Role::Writer, "recreating validation automations")?;
-        let scope = p.private_scope();
-        let now = format_instant(self.now());
-        self.write(|tx| {
-            let mut query = crate::query::ListQuery::default();
-            query.paging.limit = None;
-            let configs = tx.list(
-                Collection::ValidationConfig,
-                std::slice::from_ref(&scope),
-                &query,
-            )?;
-            let (mut created, mut ids) = (0u64, Vec::new());
-            for c in &configs.items {
-                if let Some((id, new)) = sync_owned(tx, p, &c.id, Some(&c.body), &now)? {
-                    created += u64::from(new);
-                    ids.push(id);
-                }
-            }
-            Ok(json!({"checked": configs.items.len(), "created": created, "automations": ids}))
-        })
+impl<'p> Automations<'p> {
+    /// The automation service of `platform`.
+    pub(crate) fn of(platform: &'p Platform) -> Self {
+        Automations { platform }
     }
 }

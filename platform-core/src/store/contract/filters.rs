@@ -20,7 +20,7 @@ pub fn number_comparisons_at_the_edges_are_exact(store: Arc<dyn Store>) {
     use serde_json::json;
 
     let platform = Platform::new(store, Arc::new(SystemClock));
-    let who = platform.local_principal("edges", "u").unwrap();
+    let who = platform.tenancy().local_principal("edges", "u").unwrap();
     let values = [
         json!(9_007_199_254_740_992i64),
         json!(9_007_199_254_740_993i64),
@@ -295,7 +295,7 @@ mod random {
         );
         let outcome = TestRunner::new(config).run(&strategy, |(docs, filters)| {
             let tenant = format!("t{}", case.fetch_add(1, Ordering::Relaxed));
-            let who = platform.local_principal(&tenant, "u").unwrap();
+            let who = platform.tenancy().local_principal(&tenant, "u").unwrap();
             let bodies: Vec<Value> = docs
                 .iter()
                 .enumerate()

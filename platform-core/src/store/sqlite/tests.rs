@@ -93,7 +93,7 @@ fn integers_past_2_pow_53_filter_exactly_and_as_in_memory() {
     use crate::documents::{ListRequest, SaveOptions};
     use crate::query::filter::{parse_json_filter, parse_param};
     let p = crate::Platform::in_memory().unwrap();
-    let who = p.local_principal("t", "u").unwrap();
+    let who = p.tenancy().local_principal("t", "u").unwrap();
     let docs = serde_json::json!([
         {"_id": "A", "n": 9_007_199_254_740_993_u64},
         {"_id": "B", "n": 9_007_199_254_740_992_u64},
@@ -152,7 +152,7 @@ fn filters_select_in_sql_and_in_memory(
 ) {
     use crate::documents::{ListRequest, SaveOptions};
     let p = crate::Platform::in_memory().unwrap();
-    let who = p.local_principal("t", "u").unwrap();
+    let who = p.tenancy().local_principal("t", "u").unwrap();
     p.save(&who, Collection::Object, docs, &SaveOptions::default())
         .unwrap();
     let list = |req: &ListRequest| -> Vec<serde_json::Value> {
@@ -253,7 +253,7 @@ fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let opts = crate::documents::SaveOptions::default();
     p.save(
         &who,
@@ -383,7 +383,7 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     save_and_tag_a2_live(
         &p,
         &who,
@@ -438,7 +438,7 @@ fn migration_15_completes_ids_from_an_index_of_folded_ids() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     for (id, name) in [
         ("ÄRGER-1", "Trouble"),
         ("ärger-2", "More"),
@@ -535,7 +535,7 @@ fn a_current_body_is_kept_once_in_its_current_row() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let save = |p: &crate::Platform, body: serde_json::Value| {
         p.save(&who, Collection::Object, body, &Default::default())
             .unwrap();
@@ -644,7 +644,7 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let get = |p: &crate::Platform| {
         p.get(
             &who,
@@ -721,7 +721,7 @@ fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let with_reason = |reason: Option<&str>| crate::documents::SaveOptions {
         reason: reason.map(str::to_string),
         ..Default::default()
@@ -780,7 +780,7 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     for id in ["A", "B", "C", "a-much-longer-id"] {
         let body = serde_json::json!({"_id": id});
         p.save(&who, Collection::Object, body, &Default::default())
@@ -1227,7 +1227,7 @@ fn a_types_indexes_follow_its_current_version() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("types.db");
     let platform = crate::Platform::open(&path).unwrap();
-    let me = platform.local_principal("acme", "alice").unwrap();
+    let me = platform.tenancy().local_principal("acme", "alice").unwrap();
     let scope = me.private_scope();
     let names = || -> Vec<String> {
         let conn = Connection::open(&path).unwrap();
@@ -1495,7 +1495,7 @@ fn a_current_row_in_forms_the_jsonb_reader_leaves_alone_reads_through_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
     let p = crate::Platform::open(&path).unwrap();
-    let who = p.local_principal("acme", "bob").unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let get = |id: &str| {
         p.get(
             &who,

@@ -160,7 +160,7 @@ mod tests {
 
     fn setup() -> (Platform, Principal) {
         let platform = Platform::in_memory().unwrap();
-        let who = platform.local_principal("t", "u").unwrap();
+        let who = platform.tenancy().local_principal("t", "u").unwrap();
         let mut header = Map::new();
         header.insert("calendar".into(), json!("#PT1M"));
         let points: Vec<Point> = (0..10)

@@ -35,7 +35,7 @@ impl Platform {
             .unwrap_or(false);
         let delayed = crate::clock::delay_of(body)?.is_some_and(|d| !d.is_zero());
         if targets.len() > MAX_RUN_MANY || ranged || background || delayed {
-            return self.queue_job(
+            return self.jobs().queue(
                 p,
                 "runMany",
                 json!({"request": body, "origin": "background"}),

@@ -67,7 +67,8 @@ impl Platform {
             // A delayed run is a job that may not start before its time; no thread waits.
             drop(tx);
             return self
-                .queue_job(p, "run", json!({"request": body, "origin": "background"}))
+                .jobs()
+                .queue(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
         }
         let read_started = Instant::now();
@@ -82,7 +83,8 @@ impl Platform {
         }
         if !test && !in_job && (req.background || count > prep.config.options.max_points) {
             return self
-                .queue_job(p, "run", json!({"request": body, "origin": "background"}))
+                .jobs()
+                .queue(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
         }
         let kind = prep.config.kind;

@@ -81,9 +81,42 @@ pub fn inactive_reason(meta: &Map<String, Value>, now: DateTime<Utc>) -> Option<
     None
 }
 
-impl Platform {
-    fn key(&self) -> Result<&SecretKey> {
-        self.secret_key
+mod typed;
+#[cfg(test)]
+mod tests;
+
+pub use typed::{Secret, StoredSecret};
+
+/// Sealed values (AES-256-GCM) that scripts, webhooks and extensions use, kept per tenant
+/// and environment; every call needs role `admin`. From `Platform::secrets`.
+///
+/// The service holds the platform it runs on: its store (secrets are rows of their own, and a
+/// write emits its event in the same transaction), its clock (whether a secret is active) and
+/// the key values are sealed with.
+///
+/// ```
+/// use serde_json::json;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let admin = platform.tenancy().local_principal("default", "admin")?;
+/// platform.secrets().save(&admin, json!({"_id": "hook", "value": "s3cret"}))?;
+/// assert_eq!(platform.secrets().value(&admin, "hook")?, "s3cret");
+/// assert_eq!(platform.secrets().list(&admin)?.len(), 1);
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Secrets<'p> {
+    platform: &'p Platform,
+}
+
+impl<'p> Secrets<'p> {
+    /// The secret service of `platform`.
+    pub(crate) fn of(platform: &'p Platform) -> Self {
+        Secrets { platform }
+    }
+
+    fn key(&self) -> Result<&'p SecretKey> {
+        self.platform
+            .secret_key
             .as_deref()
             .ok_or_else(|| Error::Internal("no secret key: the platform could not make one".into()))
     }
@@ -95,7 +128,7 @@ impl Platform {
         }
         out.insert(
             "active".into(),
-            Value::Bool(inactive_reason(&row.meta, self.now()).is_none()),
+            Value::Bool(inactive_reason(&row.meta, self.platform.now()).is_none()),
         );
         out.insert(
             "_timestamp".into(),
@@ -105,9 +138,9 @@ impl Platform {
         Value::Object(out)
     }
 
-    /// Creates or updates a secret (fields not sent stay, the value included). Returns it without
-    /// its value.
-    pub(crate) fn save_secret(&self, p: &Principal, body: Value) -> Result<Value> {
+    /// JSON: creates or updates a secret (fields not sent stay, the value included). Returns it
+    /// without its value.
+    pub fn save(&self, p: &Principal, body: Value) -> Result<Value> {
         p.require(Role::Admin, "writing secrets")?;
         let Value::Object(mut fields) = body else {
             return Err(Error::invalid_body(format!(
@@ -151,9 +184,9 @@ impl Platform {
         bound("notBefore", fields.get("notBefore"), false)?;
         bound("expires", fields.get("expires"), true)?;
         let scope = p.private_scope();
-        let at = self.now();
+        let at = self.platform.now();
         let now = format_instant(at);
-        let row = self.write(|tx| {
+        let row = self.platform.write(|tx| {
             tx.hold(&[crate::store::Hold::Secret(&scope, &id)])?;
             let old = tx.secret(&scope, &id)?;
             let action = if old.is_some() { "update" } else { "create" };
@@ -204,11 +237,12 @@ impl Platform {
         Ok(self.secret_view(&row, None))
     }
 
-    /// One secret with its value.
-    pub(crate) fn get_secret(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// JSON: one secret with its value.
+    pub fn get(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "reading secrets")?;
         let scope = p.private_scope();
         let row = self
+            .platform
             .read()?
             .secret(&scope, id)?
             .ok_or_else(|| Error::not_found(format!("secret \"{id}\" not found")))?;
@@ -218,19 +252,19 @@ impl Platform {
         Ok(self.secret_view(&row, Some(String::from_utf8_lossy(&value).into_owned())))
     }
 
-    /// Every secret of the caller's tenant and environment, without values.
-    pub(crate) fn list_secrets(&self, p: &Principal) -> Result<Vec<Value>> {
+    /// JSON: every secret of the caller's tenant and environment, without values.
+    pub fn list(&self, p: &Principal) -> Result<Vec<Value>> {
         p.require(Role::Admin, "listing secrets")?;
-        let rows = self.read()?.secrets(&p.private_scope())?;
+        let rows = self.platform.read()?.secrets(&p.private_scope())?;
         Ok(rows.iter().map(|r| self.secret_view(r, None)).collect())
     }
 
-    /// Deletes a secret.
-    pub(crate) fn delete_secret(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// Deletes a secret (JSON: `{"_id": ..., "deleted": true}`).
+    pub fn delete(&self, p: &Principal, id: &str) -> Result<Value> {
         p.require(Role::Admin, "deleting secrets")?;
         let scope = p.private_scope();
-        let now = format_instant(self.now());
-        let gone = self.write(|tx| {
+        let now = format_instant(self.platform.now());
+        let gone = self.platform.write(|tx| {
             tx.hold(&[crate::store::Hold::Secret(&scope, id)])?;
             let gone = tx.delete_secret(&scope, id)?;
             if gone {
@@ -255,12 +289,12 @@ impl Platform {
 
     /// The value of a secret for a script running as `p`: refused (with the reason) when the
     /// secret is disabled, not yet valid or expired.
-    pub(crate) fn secret_value(&self, p: &Principal, id: &str) -> Result<String> {
-        self.secret_value_in(self.read()?.as_ref(), p, id)
+    pub fn value(&self, p: &Principal, id: &str) -> Result<String> {
+        self.value_in(self.platform.read()?.as_ref(), p, id)
     }
 
-    /// [`Platform::secret_value`] inside a transaction the caller holds.
-    pub(crate) fn secret_value_in(
+    /// [`Secrets::value`] inside a transaction the caller holds.
+    pub(crate) fn value_in(
         &self,
         tx: &dyn crate::store::ReadTx,
         p: &Principal,
@@ -270,7 +304,7 @@ impl Platform {
         let row = tx
             .secret(&scope, id)?
             .ok_or_else(|| Error::not_found(format!("secret \"{id}\" not found")))?;
-        if let Some(why) = inactive_reason(&row.meta, self.now()) {
+        if let Some(why) = inactive_reason(&row.meta, self.platform.now()) {
             return Err(Error::forbidden(why));
         }
         let value = self

@@ -1,7 +1,7 @@
 //! Tenants, users, tokens and environments: who may call, and where their data lives.
 //!
 //! A fresh database gets tenant `default` with user `admin` (role `platform`) and one token for
-//! it ([`crate::api::Tenancy::bootstrap`]). Every tenant has the `production` environment; others are created
+//! it ([`Tenancy::bootstrap`]). Every tenant has the `production` environment; others are created
 //! explicitly and an unknown one is a 404. Tokens are stored as hashes only and can be revoked.
 
 use crate::auth::{
@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::store::{ReadTx, TokenListing, TokenSelector};
 use crate::Platform;
 
-/// A user's role changed by a new token ([`crate::api::Tenancy::create_token_setting_role`]).
+/// A user's role changed by a new token ([`Tenancy::create_token_setting_role`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleChange {
     /// The role before.
@@ -28,14 +28,54 @@ pub const DEFAULT_TENANT: &str = "default";
 /// The first user of a fresh database.
 pub const DEFAULT_ADMIN: &str = "admin";
 
-impl Platform {
+/// Tenants, users, tokens, grants and environments, and the [`Principal`] every other call
+/// runs as. From [`Platform::tenancy`].
+///
+/// The service holds the platform it runs on (the store tenants, users and tokens are rows of,
+/// the clock, and the cache of authenticated tokens) and, for a snapshot's handle, the
+/// snapshot its authentication reads in.
+///
+/// A program that embeds the platform usually acts as one local principal:
+///
+/// ```
+/// use platform_core::api::Role;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "loader")?;
+/// assert_eq!(me.role, Role::Platform);
+///
+/// // A token for a reader of tenant acme, and the principal it authenticates as.
+/// let token = platform.tenancy().create_token("acme", "ann", Role::Reader)?;
+/// let creds = platform_core::api::Credentials::Bearer(token);
+/// let ann = platform.tenancy().authenticate(Some(&creds), None)?;
+/// assert_eq!((ann.tenant.as_str(), ann.role), ("acme", Role::Reader));
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Tenancy<'p> {
+    platform: &'p Platform,
+    /// The snapshot its one-item reads are made in, for a handle of [`crate::Snapshot`].
+    snapshot: Option<&'p crate::Snapshot<'p>>,
+}
+
+impl<'p> Tenancy<'p> {
+    pub(crate) fn of(platform: &'p Platform, snapshot: Option<&'p crate::Snapshot<'p>>) -> Self {
+        Tenancy { platform, snapshot }
+    }
+
+    /// The read transaction of its snapshot, if it has one.
+    fn tx(&self) -> Option<&'p dyn crate::store::ReadTx> {
+        self.snapshot.map(|s| s.tx())
+    }
+}
+
+impl Tenancy<'_> {
     /// On a database without any `platform`-role user (a new one, or one first written by a
     /// program or a command that made no users), creates tenant `default`, user `admin` with
     /// role `platform` and a token for it, and returns the token (shown once). On any other
-    /// database returns `None`: more tokens come from [`crate::api::Tenancy::create_token`].
-    pub(crate) fn bootstrap(&self) -> Result<Option<String>> {
-        let now = self.now();
-        self.write(|tx| {
+    /// database returns `None`: more tokens come from [`Tenancy::create_token`].
+    pub fn bootstrap(&self) -> Result<Option<String>> {
+        let now = self.platform.now();
+        self.platform.write(|tx| {
             if tx.users_with_role(Role::Platform)? > 0 {
                 return Ok(None);
             }
@@ -47,11 +87,30 @@ impl Platform {
         })
     }
 
+    /// Creates a token for a user (creating the tenant and user if absent, with `role`).
+    /// Returns the token; only its hash is kept. A role belongs to the user: for an existing
+    /// user with another role and active tokens this is refused (CONFLICT, naming them);
+    /// [`Tenancy::create_token_setting_role`] changes it.
+    pub fn create_token(&self, tenant: &str, user: &str, role: Role) -> Result<String> {
+        Ok(self.make_token(tenant, user, role, false)?.0)
+    }
+
+    /// Creates a token for a user and sets the user's role to `role`: the user's other active
+    /// tokens act with that role from then on (returned, when the role changed).
+    pub fn create_token_setting_role(
+        &self,
+        tenant: &str,
+        user: &str,
+        role: Role,
+    ) -> Result<(String, Option<RoleChange>)> {
+        self.make_token(tenant, user, role, true)
+    }
+
     /// Creates a token for a user (creating the tenant and user if absent). A role belongs to
     /// the user, not the token: for an existing user with another role and active tokens, the
     /// token is refused unless `set_role`, which changes the role of those tokens too (they
     /// are returned). Returns the token; only its hash is kept.
-    pub(crate) fn create_token(
+    pub(crate) fn make_token(
         &self,
         tenant: &str,
         user: &str,
@@ -60,9 +119,9 @@ impl Platform {
     ) -> Result<(String, Option<RoleChange>)> {
         validate_name(tenant, "tenant")?;
         validate_name(user, "user")?;
-        let now = self.now();
+        let now = self.platform.now();
         let token = generate_token()?;
-        let change = self.write(|tx| {
+        let change = self.platform.write(|tx| {
             tx.ensure_tenant(tenant, now)?;
             let theirs: Vec<TokenListing> = tx
                 .tokens(Some(tenant))?
@@ -112,17 +171,30 @@ impl Platform {
 
     /// The tokens of a tenant (of every tenant when `None`): who they are for and their
     /// state, never the token itself.
-    pub(crate) fn tokens(&self, tenant: Option<&str>) -> Result<Vec<crate::store::TokenListing>> {
-        self.read()?.tokens(tenant)
+    pub fn tokens(&self, tenant: Option<&str>) -> Result<Vec<TokenListing>> {
+        self.platform.read()?.tokens(tenant)
+    }
+
+    /// The tokens of the caller's tenant, for an admin (or a platform-role user) of it; a
+    /// `tenant` other than the caller's is not found (another tenant's tokens are never
+    /// listed). Never the tokens themselves.
+    pub fn tokens_of(&self, p: &Principal, tenant: Option<&str>) -> Result<Vec<TokenListing>> {
+        p.require(Role::Admin, "listing tokens")?;
+        if let Some(t) = tenant.filter(|t| *t != p.tenant) {
+            return Err(Error::not_found(format!(
+                "tenant \"{t}\" is not found: a token lists the tokens of its own tenant"
+            )));
+        }
+        self.tokens(Some(&p.tenant))
     }
 
     /// The environments of a tenant as (name, created), by name; the tenant must exist.
-    pub(crate) fn environments(
+    pub fn environments(
         &self,
         tenant: &str,
     ) -> Result<Vec<(String, chrono::DateTime<chrono::Utc>)>> {
         let envs: Vec<_> = self
-            .read()?
+            .platform.read()?
             .environments(tenant)?
             .into_iter()
             .map(|e| (e.name, e.created))
@@ -136,27 +208,27 @@ impl Platform {
     }
 
     /// Revokes one token (given in full); returns whether it was active.
-    pub(crate) fn revoke_token(&self, token: &str) -> Result<bool> {
-        let now = self.now();
-        self.write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), now)? > 0))
+    pub fn revoke_token(&self, token: &str) -> Result<bool> {
+        let now = self.platform.now();
+        self.platform.write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), now)? > 0))
     }
 
     /// Revokes every token of a user; returns how many were active.
-    pub(crate) fn revoke_user_tokens(&self, tenant: &str, user: &str) -> Result<u64> {
-        let now = self.now();
+    pub fn revoke_user_tokens(&self, tenant: &str, user: &str) -> Result<u64> {
+        let now = self.platform.now();
         let which = TokenSelector::User {
             tenant: tenant.to_string(),
             user: user.to_string(),
         };
-        self.write(|tx| tx.revoke_tokens(&which, now))
+        self.platform.write(|tx| tx.revoke_tokens(&which, now))
     }
 
     /// Grants a user a data-access role or a view feature (the user must exist); returns false
     /// when it was already granted.
-    pub(crate) fn grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+    pub fn grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
         let (kind, name) = grant.parts();
         validate_name(name, kind)?;
-        self.write(|tx| {
+        self.platform.write(|tx| {
             if !tx.user_exists(tenant, user)? {
                 return Err(Error::not_found(format!(
                     "user \"{user}\" of tenant \"{tenant}\" does not exist"
@@ -167,16 +239,16 @@ impl Platform {
     }
 
     /// Takes a grant back; returns whether it was held.
-    pub(crate) fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
-        self.write(|tx| tx.set_grant(tenant, user, grant, false))
+    pub fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
+        self.platform.write(|tx| tx.set_grant(tenant, user, grant, false))
     }
 
     /// Creates an environment of a tenant (the tenant must exist); returns false if it existed.
-    pub(crate) fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
+    pub fn create_environment(&self, tenant: &str, name: &str) -> Result<bool> {
         validate_name(tenant, "tenant")?;
         validate_name(name, "environment")?;
-        let now = self.now();
-        self.write(|tx| {
+        let now = self.platform.now();
+        self.platform.write(|tx| {
             if !tx.environment_exists(tenant, DEFAULT_ENVIRONMENT)? {
                 return Err(Error::not_found(format!(
                     "tenant \"{tenant}\" does not exist"
@@ -186,22 +258,45 @@ impl Platform {
         })
     }
 
-    /// Turns presented credentials and an environment name into a principal.
+    /// Turns presented credentials and an environment name into a principal. Through a
+    /// snapshot's handle ([`crate::Snapshot::tenancy`]) it reads in the snapshot, where the
+    /// request's other reads are made too.
     ///
-    /// No credentials, an unknown or revoked token, or a Basic user that is not the token's user
-    /// is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`. (The
-    /// API's [`crate::api::Tenancy::authenticate`] reads in its handle's snapshot, if any.)
-    #[cfg(test)]
-    pub(crate) fn authenticate(
+    /// No credentials, an unknown or revoked token, or a Basic user that is not the token's
+    /// user is `NOT_AUTHENTICATED`; an environment the tenant does not have is `NOT_FOUND`.
+    pub fn authenticate(
         &self,
         credentials: Option<&Credentials>,
         environment: Option<&str>,
     ) -> Result<Principal> {
-        self.authenticate_at(None, credentials, environment)
+        self.authenticate_at(self.tx(), credentials, environment)
     }
 
-    /// See [`crate::api::Tenancy::read_authenticated`].
-    pub(crate) fn read_authenticated<T>(
+    /// Authenticates the caller and makes `read` as them, in one snapshot: a request's reads
+    /// (in the handle's snapshot, [`crate::Snapshot::tenancy`], or in one of its own). Where
+    /// the caller's token is kept from an earlier request, `read` runs before the
+    /// authentication epoch is known, the epoch read with its first read (one round trip for
+    /// both, on a database server); if the epoch moved since the token was kept, what `read`
+    /// answered is dropped, the caller authenticated afresh, and `read` made again. So `read`
+    /// must only read. The outer error is the authentication's; the caller's, with what
+    /// `read` answered, inside.
+    pub fn read_authenticated<T>(
+        &self,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+        read: impl Fn(&Principal) -> Result<T>,
+    ) -> Result<(Principal, Result<T>)> {
+        match self.tx() {
+            Some(tx) => self.read_authenticated_in(tx, credentials, environment, read),
+            None => {
+                let snapshot = self.platform.snapshot()?;
+                self.read_authenticated_in(snapshot.tx(), credentials, environment, read)
+            }
+        }
+    }
+
+    /// [`Tenancy::read_authenticated`] in `tx`.
+    fn read_authenticated_in<T>(
         &self,
         tx: &dyn ReadTx,
         credentials: Option<&Credentials>,
@@ -215,7 +310,7 @@ impl Platform {
                 Credentials::Basic { user, .. } => *user == p.user,
                 Credentials::Bearer(_) => true,
             };
-            if let Some((epoch, p)) = self.tokens.latest(&hash, env).filter(|(_, p)| basic_ok(p)) {
+            if let Some((epoch, p)) = self.platform.tokens.latest(&hash, env).filter(|(_, p)| basic_ok(p)) {
                 tx.read_ahead(&[crate::store::Ahead::AuthEpoch])?;
                 let out = read(&p);
                 match tx.auth_epoch() {
@@ -231,9 +326,9 @@ impl Platform {
         Ok((p, out))
     }
 
-    /// [`authenticate`](Self::authenticate), reading in `tx` when given (the epoch, and on a
+    /// [`Tenancy::authenticate`], reading in `tx` when given (the epoch, and on a
     /// miss of the cache the token's record), else each read on its own.
-    pub(crate) fn authenticate_at(
+    fn authenticate_at(
         &self,
         tx: Option<&dyn ReadTx>,
         credentials: Option<&Credentials>,
@@ -256,9 +351,9 @@ impl Platform {
         };
         let epoch = match tx {
             Some(tx) => tx.auth_epoch()?,
-            None => self.store.auth_epoch()?,
+            None => self.platform.store.auth_epoch()?,
         };
-        if let Some(p) = self.tokens.get(&hash, environment, epoch) {
+        if let Some(p) = self.platform.tokens.get(&hash, environment, epoch) {
             basic_user_matches(&p.user)?;
             return Ok(p);
         }
@@ -267,7 +362,7 @@ impl Platform {
             // The epoch above was read in this transaction.
             Some(tx) => (tx, epoch),
             None => {
-                own = self.read()?;
+                own = self.platform.read()?;
                 // Read in the transaction: a change made since the epoch was read makes a new
                 // epoch, so what is kept below is at worst kept under an epoch already gone.
                 let epoch = own.auth_epoch()?;
@@ -299,18 +394,18 @@ impl Platform {
             environment: environment.to_string(),
             grants,
         };
-        self.tokens
+        self.platform.tokens
             .put(hash, environment.to_string(), epoch, p.clone());
         Ok(p)
     }
 
     /// A `platform`-role principal for local use (the CLI on a database file, embedding): the
     /// tenant is created if absent. Whoever can open the file has full rights over it.
-    pub(crate) fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {
+    pub fn local_principal(&self, tenant: &str, user: &str) -> Result<Principal> {
         validate_name(tenant, "tenant")?;
         validate_name(user, "user")?;
-        let now = self.now();
-        self.write(|tx| tx.ensure_tenant(tenant, now))?;
+        let now = self.platform.now();
+        self.platform.write(|tx| tx.ensure_tenant(tenant, now))?;
         Ok(Principal {
             tenant: tenant.to_string(),
             user: user.to_string(),
@@ -324,8 +419,8 @@ impl Platform {
     }
 
     /// The same principal in another environment, which must exist.
-    pub(crate) fn in_environment(&self, p: &Principal, environment: &str) -> Result<Principal> {
-        if !self.read()?.environment_exists(&p.tenant, environment)? {
+    pub fn in_environment(&self, p: &Principal, environment: &str) -> Result<Principal> {
+        if !self.platform.read()?.environment_exists(&p.tenant, environment)? {
             return Err(Error::not_found(format!(
                 "environment \"{environment}\" does not exist for tenant \"{}\"",
                 p.tenant
@@ -339,211 +434,4 @@ impl Platform {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::auth::Credentials;
-
-    fn admin_of(p: &Platform, token: &str) -> Principal {
-        p.authenticate(Some(&Credentials::Bearer(token.to_string())), None)
-            .unwrap()
-    }
-
-    #[test]
-    fn the_first_admin_is_made_once_on_a_database_without_one() {
-        let p = Platform::in_memory().unwrap();
-        let token = p
-            .bootstrap()
-            .unwrap()
-            .expect("a fresh database gets its admin");
-        let who = admin_of(&p, &token);
-        assert_eq!(
-            (who.tenant.as_str(), who.user.as_str(), who.role),
-            (DEFAULT_TENANT, DEFAULT_ADMIN, Role::Platform)
-        );
-        assert_eq!(p.bootstrap().unwrap(), None, "only once");
-    }
-
-    #[test]
-    fn a_database_first_written_without_an_admin_still_gets_one() {
-        // A program (or a command) wrote first: a tenant, a writer, data, but no platform user.
-        let p = Platform::in_memory().unwrap();
-        p.local_principal("default", "cli").unwrap();
-        p.create_token("acme", "ann", Role::Writer, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        let token = p.bootstrap().unwrap().expect("no platform user yet");
-        assert_eq!(admin_of(&p, &token).role, Role::Platform);
-        assert_eq!(p.bootstrap().unwrap(), None);
-        // A database whose platform user was made by hand gets no second one.
-        let q = Platform::in_memory().unwrap();
-        q.create_token("ops", "root", Role::Platform, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        assert_eq!(q.bootstrap().unwrap(), None);
-    }
-
-    /// A token authenticated (and kept) by `a` is refused by `a` from the request after another
-    /// platform of the same database (`b`, another process) revokes it; a role or grant that `b`
-    /// changes is what `a` answers next; a Basic user other than the token's is refused from
-    /// the kept entry too.
-    pub(crate) fn changes_by_another_platform_reach_the_kept_tokens(a: &Platform, b: &Platform) {
-        let bearer = |t: &str| Credentials::Bearer(t.to_string());
-        let token = b
-            .create_token("acme", "ann", Role::Reader, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        let other = b
-            .create_token("acme", "bob", Role::Writer, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        for _ in 0..2 {
-            assert_eq!(
-                a.authenticate(Some(&bearer(&token)), None).unwrap().role,
-                Role::Reader
-            );
-        }
-        let basic = Credentials::Basic {
-            user: "eve".into(),
-            token: token.clone(),
-        };
-        assert_eq!(
-            a.authenticate(Some(&basic), None).unwrap_err().code(),
-            ErrorCode::NotAuthenticated
-        );
-        b.create_token("acme", "ann", Role::Admin, true).unwrap();
-        assert_eq!(
-            a.authenticate(Some(&bearer(&token)), None).unwrap().role,
-            Role::Admin
-        );
-        b.grant("acme", "ann", &Grant::Access("traders".into()))
-            .unwrap();
-        assert_eq!(
-            a.authenticate(Some(&bearer(&token)), None)
-                .unwrap()
-                .grants
-                .access,
-            ["traders"]
-        );
-        assert!(b.revoke_token(&token).unwrap());
-        assert_eq!(
-            a.authenticate(Some(&bearer(&token)), None)
-                .unwrap_err()
-                .code(),
-            ErrorCode::NotAuthenticated
-        );
-        assert_eq!(
-            a.authenticate(Some(&bearer(&other)), None).unwrap().user,
-            "bob"
-        );
-    }
-
-    #[test]
-    fn a_token_kept_by_one_process_is_refused_once_another_revokes_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.db");
-        let a = Platform::open(&path).unwrap();
-        let b = Platform::open(&path).unwrap();
-        changes_by_another_platform_reach_the_kept_tokens(&a, &b);
-    }
-
-    #[test]
-    fn a_snapshot_authenticates_and_reads_in_one_committed_state() {
-        use crate::ids::Source;
-        use crate::store::Collection;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.db");
-        let (a, b) = (
-            Platform::open(&path).unwrap(),
-            Platform::open(&path).unwrap(),
-        );
-        let bearer = |t: &str| Credentials::Bearer(t.to_string());
-        let token = b
-            .create_token("acme", "ann", Role::Writer, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        let ann = a.authenticate(Some(&bearer(&token)), None).unwrap();
-        let save = |name: &str| {
-            b.objects()
-                .save(
-                    &ann,
-                    Collection::Object,
-                    serde_json::json!({"_id": "X", "name": name}),
-                    &Default::default(),
-                )
-                .unwrap();
-        };
-        save("first");
-        let name = |v: serde_json::Value| v["name"].as_str().unwrap().to_string();
-        let read_in = |s: &crate::Snapshot| {
-            let who = s.tenancy().authenticate(Some(&bearer(&token)), None)?;
-            s.objects()
-                .get(&who, Collection::Object, Source::Private, "X", None, None)
-                .map(name)
-        };
-        let before = a.snapshot().unwrap();
-        assert_eq!(read_in(&before).unwrap(), "first");
-        // Another process saves a version and revokes the token: the snapshot taken before
-        // still reads the state it began with, as one read of it would have.
-        save("second");
-        b.revoke_token(&token).unwrap();
-        assert_eq!(read_in(&before).unwrap(), "first");
-        drop(before);
-        // A snapshot taken after refuses the token, though this process has it kept.
-        let after = a.snapshot().unwrap();
-        assert_eq!(
-            read_in(&after).unwrap_err().code(),
-            ErrorCode::NotAuthenticated
-        );
-        // Another version is read through the snapshot by number as well.
-        let v1 = after
-            .objects()
-            .get(
-                &ann,
-                Collection::Object,
-                Source::Private,
-                "X",
-                Some(&crate::ids::VersionRef::Number(1)),
-                None,
-            )
-            .unwrap();
-        assert_eq!(name(v1), "first");
-    }
-
-    #[test]
-    fn tokens_and_environments_are_listed_without_secrets() {
-        let p = Platform::in_memory().unwrap();
-        let t1 = p
-            .create_token("acme", "ann", Role::Writer, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        p.create_token("acme", "bob", Role::Reader, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        p.create_token("zed", "zoe", Role::Admin, false)
-            .map(|(t, _)| t)
-            .unwrap();
-        p.revoke_token(&t1).unwrap();
-        let acme = p.tokens(Some("acme")).unwrap();
-        assert_eq!(acme.len(), 2);
-        assert_eq!((acme[0].user.as_str(), acme[0].role), ("ann", Role::Writer));
-        assert!(acme[0].revoked.is_some() && acme[1].revoked.is_none());
-        assert_eq!(acme[0].id.len(), 12);
-        assert!(
-            !t1.contains(&acme[0].id),
-            "the listing id is not a part of the token"
-        );
-        assert_eq!(p.tokens(None).unwrap().len(), 3);
-        p.create_environment("acme", "test").unwrap();
-        let envs: Vec<String> = p
-            .environments("acme")
-            .unwrap()
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect();
-        assert_eq!(envs, ["production", "test"]);
-        assert_eq!(
-            p.environments("nobody").unwrap_err().code(),
-            ErrorCode::NotFound
-        );
-    }
-}
+pub(crate) mod tests;

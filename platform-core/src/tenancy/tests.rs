@@ -1,0 +1,208 @@
+//! Bootstrap, tokens kept across processes, snapshots and listings.
+
+use super::*;
+use crate::auth::Credentials;
+
+fn admin_of(p: &Platform, token: &str) -> Principal {
+    p.tenancy().authenticate(Some(&Credentials::Bearer(token.to_string())), None)
+        .unwrap()
+}
+
+#[test]
+fn the_first_admin_is_made_once_on_a_database_without_one() {
+    let p = Platform::in_memory().unwrap();
+    let token = p
+        .tenancy().bootstrap()
+        .unwrap()
+        .expect("a fresh database gets its admin");
+    let who = admin_of(&p, &token);
+    assert_eq!(
+        (who.tenant.as_str(), who.user.as_str(), who.role),
+        (DEFAULT_TENANT, DEFAULT_ADMIN, Role::Platform)
+    );
+    assert_eq!(p.tenancy().bootstrap().unwrap(), None, "only once");
+}
+
+#[test]
+fn a_database_first_written_without_an_admin_still_gets_one() {
+    // A program (or a command) wrote first: a tenant, a writer, data, but no platform user.
+    let p = Platform::in_memory().unwrap();
+    p.tenancy().local_principal("default", "cli").unwrap();
+    p.tenancy().make_token("acme", "ann", Role::Writer, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    let token = p.tenancy().bootstrap().unwrap().expect("no platform user yet");
+    assert_eq!(admin_of(&p, &token).role, Role::Platform);
+    assert_eq!(p.tenancy().bootstrap().unwrap(), None);
+    // A database whose platform user was made by hand gets no second one.
+    let q = Platform::in_memory().unwrap();
+    q.tenancy().make_token("ops", "root", Role::Platform, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    assert_eq!(q.tenancy().bootstrap().unwrap(), None);
+}
+
+/// A token authenticated (and kept) by `a` is refused by `a` from the request after another
+/// platform of the same database (`b`, another process) revokes it; a role or grant that `b`
+/// changes is what `a` answers next; a Basic user other than the token's is refused from
+/// the kept entry too.
+pub(crate) fn changes_by_another_platform_reach_the_kept_tokens(a: &Platform, b: &Platform) {
+    let bearer = |t: &str| Credentials::Bearer(t.to_string());
+    let token = b
+        .tenancy().make_token("acme", "ann", Role::Reader, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    let other = b
+        .tenancy().make_token("acme", "bob", Role::Writer, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    for _ in 0..2 {
+        assert_eq!(
+            a.tenancy().authenticate(Some(&bearer(&token)), None).unwrap().role,
+            Role::Reader
+        );
+    }
+    let basic = Credentials::Basic {
+        user: "eve".into(),
+        token: token.clone(),
+    };
+    assert_eq!(
+        a.tenancy().authenticate(Some(&basic), None).unwrap_err().code(),
+        ErrorCode::NotAuthenticated
+    );
+    b.tenancy().make_token("acme", "ann", Role::Admin, true).unwrap();
+    assert_eq!(
+        a.tenancy().authenticate(Some(&bearer(&token)), None).unwrap().role,
+        Role::Admin
+    );
+    b.tenancy().grant("acme", "ann", &Grant::Access("traders".into()))
+        .unwrap();
+    assert_eq!(
+        a.tenancy().authenticate(Some(&bearer(&token)), None)
+            .unwrap()
+            .grants
+            .access,
+        ["traders"]
+    );
+    assert!(b.tenancy().revoke_token(&token).unwrap());
+    assert_eq!(
+        a.tenancy().authenticate(Some(&bearer(&token)), None)
+            .unwrap_err()
+            .code(),
+        ErrorCode::NotAuthenticated
+    );
+    assert_eq!(
+        a.tenancy().authenticate(Some(&bearer(&other)), None).unwrap().user,
+        "bob"
+    );
+}
+
+#[test]
+fn a_token_kept_by_one_process_is_refused_once_another_revokes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let a = Platform::open(&path).unwrap();
+    let b = Platform::open(&path).unwrap();
+    changes_by_another_platform_reach_the_kept_tokens(&a, &b);
+}
+
+#[test]
+fn a_snapshot_authenticates_and_reads_in_one_committed_state() {
+    use crate::ids::Source;
+    use crate::store::Collection;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let (a, b) = (
+        Platform::open(&path).unwrap(),
+        Platform::open(&path).unwrap(),
+    );
+    let bearer = |t: &str| Credentials::Bearer(t.to_string());
+    let token = b
+        .tenancy().make_token("acme", "ann", Role::Writer, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    let ann = a.tenancy().authenticate(Some(&bearer(&token)), None).unwrap();
+    let save = |name: &str| {
+        b.objects()
+            .save(
+                &ann,
+                Collection::Object,
+                serde_json::json!({"_id": "X", "name": name}),
+                &Default::default(),
+            )
+            .unwrap();
+    };
+    save("first");
+    let name = |v: serde_json::Value| v["name"].as_str().unwrap().to_string();
+    let read_in = |s: &crate::Snapshot| {
+        let who = s.tenancy().authenticate(Some(&bearer(&token)), None)?;
+        s.objects()
+            .get(&who, Collection::Object, Source::Private, "X", None, None)
+            .map(name)
+    };
+    let before = a.snapshot().unwrap();
+    assert_eq!(read_in(&before).unwrap(), "first");
+    // Another process saves a version and revokes the token: the snapshot taken before
+    // still reads the state it began with, as one read of it would have.
+    save("second");
+    b.tenancy().revoke_token(&token).unwrap();
+    assert_eq!(read_in(&before).unwrap(), "first");
+    drop(before);
+    // A snapshot taken after refuses the token, though this process has it kept.
+    let after = a.snapshot().unwrap();
+    assert_eq!(
+        read_in(&after).unwrap_err().code(),
+        ErrorCode::NotAuthenticated
+    );
+    // Another version is read through the snapshot by number as well.
+    let v1 = after
+        .objects()
+        .get(
+            &ann,
+            Collection::Object,
+            Source::Private,
+            "X",
+            Some(&crate::ids::VersionRef::Number(1)),
+            None,
+        )
+        .unwrap();
+    assert_eq!(name(v1), "first");
+}
+
+#[test]
+fn tokens_and_environments_are_listed_without_secrets() {
+    let p = Platform::in_memory().unwrap();
+    let t1 = p
+        .tenancy().make_token("acme", "ann", Role::Writer, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    p.tenancy().make_token("acme", "bob", Role::Reader, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    p.tenancy().make_token("zed", "zoe", Role::Admin, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    p.tenancy().revoke_token(&t1).unwrap();
+    let acme = p.tenancy().tokens(Some("acme")).unwrap();
+    assert_eq!(acme.len(), 2);
+    assert_eq!((acme[0].user.as_str(), acme[0].role), ("ann", Role::Writer));
+    assert!(acme[0].revoked.is_some() && acme[1].revoked.is_none());
+    assert_eq!(acme[0].id.len(), 12);
+    assert!(
+        !t1.contains(&acme[0].id),
+        "the listing id is not a part of the token"
+    );
+    assert_eq!(p.tenancy().tokens(None).unwrap().len(), 3);
+    p.tenancy().create_environment("acme", "test").unwrap();
+    let envs: Vec<String> = p
+        .tenancy().environments("acme")
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(envs, ["production", "test"]);
+    assert_eq!(
+        p.tenancy().environments("nobody").unwrap_err().code(),
+        ErrorCode::NotFound
+    );
+}
