@@ -48,9 +48,13 @@ pub mod interface;
 mod objects;
 mod shape;
 mod validation;
+mod validation_typed;
+mod validation_typed_insights;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod validation_typed_tests;
 
 pub use crate::save::csv_import::{CsvImport, CsvImported};
 // The names the services' requests and answers use, defined where their rules are.
@@ -88,6 +92,17 @@ pub use shape::ShapedCurve;
 pub use validation::{
     CheckResult, PointResult, Validation, ValidationCounts, ValidationRequest, ValidationResult,
     ValidationStatus, When,
+};
+pub use validation_typed::{
+    AutomationSync, BatchItemResult, RecordCheck, RecordOutcome, RecordOverride, Resolution,
+    TenorCheck, TenorResult, TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationKind,
+    ValidationRecord,
+};
+pub use validation_typed_insights::{
+    ActivityEntry, CheckStats, CheckTally, ConfigStats, DayCounts, FailingPoint, OpenIssue,
+    ResolvedStats, StatsQuery, StatsTotals, SuggestedCheck, SuggestedItem, SuggestionRequest,
+    Suggestions, TargetStats, TuneWindow, TunedCheck, TunedItem, TuningItem, TuningRequest,
+    Tunings, ValidationStats, WindowStats,
 };
 
 use crate::{Platform, Snapshot};

@@ -65,7 +65,7 @@ pub enum When {
 }
 
 impl When {
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         match self {
             When::Time(t) => format_instant(*t),
             When::Date(d) => d.format("%Y-%m-%d").to_string(),

@@ -1,0 +1,637 @@
+//! Typed calls of the validation service beside its JSON ones: records and their actions
+//! ([`ValidationRecord`], [`RecordOutcome`]), batches of runs ([`ValidationBatch`] →
+//! [`ValidationBatchResult`]) and the automations of configurations ([`AutomationSync`]).
+//! Statistics, suggestions and tunings are in `validation_typed_insights`.
+//!
+//! Each typed call is the JSON call with typed values on either side: the request's serde
+//! form is the JSON body, and the JSON answer reads into the typed answer with serde (an
+//! answer that does not read is an internal error).
+
+use super::validation::{Validation, ValidationCounts, ValidationStatus, When};
+use crate::auth::Principal;
+use crate::documents::ListRequest;
+use crate::error::{Error, Result};
+use crate::store::Page;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{json, Map, Value};
+
+/// Reads a JSON answer as its typed form; one that does not read is an internal error.
+pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
+    serde_json::from_value(answer)
+        .map_err(|e| Error::Internal(format!("a validation {what} does not read: {e}")))
+}
+
+/// Instants as the answers write them ([`crate::clock::format_instant`]): RFC 3339 in UTC,
+/// to the millisecond.
+pub(super) mod instant {
+    use crate::clock::{format_instant, parse_instant};
+    use chrono::{DateTime, Utc};
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+
+    /// Writes an instant.
+    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_instant(*at))
+    }
+
+    /// Reads an instant.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_instant(&text).map_err(|e| D::Error::custom(format!("\"{text}\": {e}")))
+    }
+
+    /// An instant that may be null.
+    pub mod option {
+        use super::*;
+
+        /// Writes an instant, or null.
+        pub fn serialize<S: Serializer>(
+            at: &Option<DateTime<Utc>>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match at {
+                Some(at) => super::serialize(at, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Reads an instant, or null.
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<DateTime<Utc>>, D::Error> {
+            match Option::<String>::deserialize(d)? {
+                Some(text) => parse_instant(&text)
+                    .map(Some)
+                    .map_err(|e| D::Error::custom(format!("\"{text}\": {e}"))),
+                None => Ok(None),
+            }
+        }
+    }
+}
+
+/// Points of a request as their texts.
+pub(super) fn point_texts<S: Serializer>(points: &[When], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(points.iter().map(When::text))
+}
+
+/// A point of a request as its text.
+pub(super) fn point_text<S: Serializer>(at: &Option<When>, s: S) -> Result<S::Ok, S::Error> {
+    match at {
+        Some(at) => s.serialize_str(&at.text()),
+        None => s.serialize_none(),
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// What a validation configuration checks: a time series or a curve. Its serde form is the
+/// name configurations and answers use.
+///
+/// ```
+/// use platform_core::api::ValidationKind;
+/// assert_eq!(serde_json::to_value(ValidationKind::TimeSeries).unwrap(), "timeseries");
+/// assert_eq!(serde_json::from_value::<ValidationKind>("curve".into()).unwrap(), ValidationKind::Curve);
+/// ```
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum ValidationKind {
+    /// A time series (`timeseries`), a record per observation.
+    #[default]
+    #[serde(rename = "timeseries")]
+    TimeSeries,
+    /// A curve (`curve`), a record per ondate.
+    #[serde(rename = "curve")]
+    Curve,
+}
+
+/// A check's result as a record keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordCheck {
+    /// The check's id in its configuration.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// `point`, `tenor` or `curve`.
+    pub scope: String,
+    /// `warning`, `failed` or `severe`.
+    pub severity: String,
+    /// Its status.
+    pub status: ValidationStatus,
+    /// Its message ("" when it passed).
+    pub message: String,
+    /// How often it failed: 0 or 1, for a tenor check the tenors failing it.
+    pub failures: u64,
+    /// Its messages.
+    pub log: Vec<String>,
+    /// Milliseconds it took per point in the last run.
+    pub ms: f64,
+    /// A tenor check: the tenors failing it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenors_failed: Option<u64>,
+}
+
+/// A curve's contract as its record keeps it (`tenors`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TenorResult {
+    /// The tenor.
+    pub tenor: String,
+    /// The contract's value.
+    pub value: Value,
+    /// The worst status of its checks.
+    pub status: ValidationStatus,
+    /// The message of its failing checks.
+    pub message: String,
+    /// Each tenor check's outcome on it.
+    pub checks: Vec<TenorCheck>,
+}
+
+/// One tenor check's outcome on a contract.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TenorCheck {
+    /// The check's id.
+    pub id: String,
+    /// Its status.
+    pub status: ValidationStatus,
+    /// Its message ("" when it passed).
+    pub message: String,
+}
+
+/// A user's override of a failing record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordOverride {
+    /// Why.
+    pub reason: String,
+    /// Who.
+    pub user: String,
+    /// When.
+    #[serde(with = "instant")]
+    pub timestamp: DateTime<Utc>,
+    /// The failing status it overrode.
+    pub status: ValidationStatus,
+}
+
+/// How a record stopped failing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Resolution {
+    /// A user overrode it.
+    Override,
+    /// A run found it passing.
+    Rerun,
+}
+
+/// An entry of a record's timeline: a run, an override, its removal or clearing, a comment,
+/// or a note of the platform (`sent-as-failing`, `sent-as-validated`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineEvent {
+    /// When.
+    #[serde(with = "instant")]
+    pub timestamp: DateTime<Utc>,
+    /// `run`, `override`, `override-removed`, `override-cleared`, `comment`, or a note.
+    pub action: String,
+    /// Who.
+    pub user: Option<String>,
+    /// How (`manual`, `update`, `build`, `background`).
+    pub origin: Option<String>,
+    /// The status after.
+    pub status: ValidationStatus,
+    /// The status before (`None` for a new record).
+    pub previous: Option<ValidationStatus>,
+    /// The run's summary, the reason or the comment.
+    pub message: String,
+}
+
+/// A validation record: one checked point of a data item (an observation of a series, an
+/// ondate of a curve), its status, checks, override and history. Its serde form is the JSON
+/// record; fields the record has beyond these are kept in `other`.
+///
+/// (See [`Validation::validation_records`] for an example.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationRecord {
+    /// `<data id>:<point>`.
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The data id.
+    pub target: String,
+    /// The configuration's name.
+    pub name: Option<String>,
+    /// The configuration's group.
+    pub group: Option<String>,
+    /// The configuration's tags.
+    pub tags: Option<Vec<String>>,
+    /// A series or a curve.
+    pub kind: ValidationKind,
+    /// The point: an observation time or an ondate, as the data writes it.
+    pub point: String,
+    /// The point's date (a series: in its zone).
+    pub point_date: NaiveDate,
+    /// A series: the value checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    /// The status that applies.
+    pub status: ValidationStatus,
+    /// The status of the last run.
+    pub checked_status: ValidationStatus,
+    /// The summary of the failing checks.
+    pub message: String,
+    /// Each check's result.
+    pub checks: Vec<RecordCheck>,
+    /// A curve: every contract's outcome.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenors: Option<Vec<TenorResult>>,
+    /// A curve: the tenors that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_tenors: Option<Vec<String>>,
+    /// A curve: the tenors that warned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning_tenors: Option<Vec<String>>,
+    /// A curve: its tenors by status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenor_counts: Option<ValidationCounts>,
+    /// A curve: its number of contracts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contracts: Option<u64>,
+    /// The override, while it stands.
+    #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
+    pub overridden: Option<RecordOverride>,
+    /// How often it was checked.
+    pub runs: u64,
+    /// When it was first checked.
+    #[serde(with = "instant")]
+    pub first_run: DateTime<Utc>,
+    /// When it was last checked.
+    #[serde(with = "instant::option")]
+    pub last_run: Option<DateTime<Utc>>,
+    /// Who checked it last.
+    pub last_run_by: Option<String>,
+    /// How it was checked last.
+    pub last_origin: Option<String>,
+    /// An open issue: when it started failing.
+    #[serde(
+        default,
+        with = "instant::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub open_since: Option<DateTime<Utc>>,
+    /// When it last stopped failing.
+    #[serde(
+        default,
+        with = "instant::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resolved_at: Option<DateTime<Utc>>,
+    /// How it last stopped failing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+    /// How many minutes it failed before it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolve_minutes: Option<i64>,
+    /// The last 100 events, oldest first.
+    pub timeline: Vec<TimelineEvent>,
+    /// Its other fields (what the platform last sent as validated...), as the JSON record has
+    /// them.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// What a records action did to one record: whether it applied, and why not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordOutcome {
+    /// The record id asked for.
+    pub id: String,
+    /// Whether it applied.
+    pub ok: bool,
+    /// What it did, or why it did not apply (`no such record`, `already overridden`...).
+    pub message: String,
+    /// The record's status after it (when it applied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ValidationStatus>,
+}
+
+/// Runs of the saved checks of several data items at once (`runMany`): the same points,
+/// range, checks and tenors for each. Up to 25 items without a range run at once; more, a
+/// range, `background` or a delay go to a background job. Its serde form is the JSON body.
+///
+/// ```
+/// use platform_core::api::ValidationBatch;
+/// use chrono::NaiveDate;
+/// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
+/// let batch = ValidationBatch::new(["NBP:SPOT", "TTF:SPOT"]).between(d(1), d(7));
+/// assert_eq!(serde_json::to_value(&batch).unwrap(), serde_json::json!({
+///     "targets": ["NBP:SPOT", "TTF:SPOT"], "from": "2024-05-01", "to": "2024-05-07"}));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationBatch {
+    /// The data ids.
+    pub targets: Vec<String>,
+    /// These points of each.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "point_texts")]
+    pub points: Vec<When>,
+    /// Points at or after this one.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "point_text")]
+    pub from: Option<When>,
+    /// Points at or before this one.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "point_text")]
+    pub to: Option<When>,
+    /// Only the checks with these names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Vec<String>>,
+    /// Curves: only these tenors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tenors: Option<Vec<String>>,
+    /// Run in the background.
+    #[serde(skip_serializing_if = "is_false")]
+    pub background: bool,
+    /// Milliseconds (at most 60,000) before the background job starts (`_delay`).
+    #[serde(rename = "_delay", skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+    /// Who asked, as records keep it (`manual` when `None`); not part of the body.
+    #[serde(skip)]
+    pub origin: Option<String>,
+}
+
+impl ValidationBatch {
+    /// A batch checking the latest point of each data item (a curve: its newest ondate).
+    pub fn new<S: Into<String>>(targets: impl IntoIterator<Item = S>) -> ValidationBatch {
+        ValidationBatch {
+            targets: targets.into_iter().map(Into::into).collect(),
+            ..ValidationBatch::default()
+        }
+    }
+
+    /// The same batch over the points from `from` to `to`, both included (it runs in the
+    /// background).
+    pub fn between(self, from: impl Into<When>, to: impl Into<When>) -> ValidationBatch {
+        ValidationBatch {
+            from: Some(from.into()),
+            to: Some(to.into()),
+            ..self
+        }
+    }
+
+    /// The same batch on these points of each data item.
+    pub fn at<W: Into<When>>(self, points: impl IntoIterator<Item = W>) -> ValidationBatch {
+        ValidationBatch {
+            points: points.into_iter().map(Into::into).collect(),
+            ..self
+        }
+    }
+
+    /// The JSON body of the batch, as the server receives it.
+    fn body(&self) -> Result<Value> {
+        serde_json::to_value(self)
+            .map_err(|e| Error::Internal(format!("a validation batch does not write: {e}")))
+    }
+}
+
+/// One data item of a batch: how its run went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchItemResult {
+    /// The data id.
+    pub target: String,
+    /// A series or a curve (`None` when it could not run).
+    #[serde(default)]
+    pub kind: Option<ValidationKind>,
+    /// The configuration's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Points checked.
+    #[serde(default)]
+    pub points: u64,
+    /// Points by status.
+    #[serde(default)]
+    pub counts: ValidationCounts,
+    /// The worst status of its records (`overridden` when all are; `skipped` when nothing
+    /// was checked; `error` when it could not run).
+    pub status: ValidationStatus,
+    /// Why nothing was checked.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The ids of its records (the first 100).
+    #[serde(default)]
+    pub ids: Vec<String>,
+    /// Their points.
+    #[serde(default)]
+    pub point_list: Vec<String>,
+    /// Whether more records than `ids` lists were written.
+    #[serde(default)]
+    pub list_truncated: bool,
+    /// A curve: the tenors that failed.
+    #[serde(default)]
+    pub failed_tenors: Option<Vec<String>>,
+    /// Milliseconds it took.
+    #[serde(default)]
+    pub ms: f64,
+    /// Why it could not run (`no validation`, `disabled`, the data unreadable...).
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// The outcome of a batch: each data item's, or the background job it went to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ValidationBatchResult {
+    /// Data items run.
+    pub targets: u64,
+    /// Data items by status.
+    pub counts: ValidationCounts,
+    /// Each data item's outcome, in the order asked.
+    pub results: Vec<BatchItemResult>,
+    /// Whether it went to a background job.
+    pub background: bool,
+    /// Where the background job went.
+    pub message: Option<String>,
+    /// The background job ([`super::Jobs::run_next`] or a server's worker runs it).
+    pub job: Option<String>,
+}
+
+/// What recreating the automations of configurations did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutomationSync {
+    /// Configurations looked at.
+    pub checked: u64,
+    /// Automations created (the missing ones).
+    pub created: u64,
+    /// The automation of each enabled `runOnUpdate` configuration.
+    pub automations: Vec<String>,
+}
+
+impl Validation<'_> {
+    /// Typed: one record.
+    ///
+    /// (See [`Validation::validation_records`] for an example.)
+    pub fn validation_record(&self, p: &Principal, id: &str) -> Result<ValidationRecord> {
+        from_json("record", self.record(p, id)?)
+    }
+
+    /// Typed: records matching a list request (filters over the record fields, sort,
+    /// paging). A projection or `_distinct`, which do not answer whole records, is refused
+    /// (the JSON [`Validation::records`] answers them).
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Point, ValidationRequest, ValidationStatus};
+    /// use chrono::{TimeZone, Utc};
+    /// use serde_json::json;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, -3.0)], &Default::default())?;
+    /// platform.objects().save(&me, Collection::ValidationConfig, json!({
+    ///     "_id": "NBP:SPOT", "kind": "timeseries",
+    ///     "checks": [{"name": "positive", "expression": "value > 0"}]
+    /// }), &Default::default())?;
+    /// platform.validation().run(&me, &ValidationRequest::new("NBP:SPOT").at([at]))?;
+    /// let page = platform.validation().validation_records(&me, &Default::default())?;
+    /// let record = &page.items[0];
+    /// assert_eq!((page.total, record.status), (1, ValidationStatus::Failed));
+    /// assert_eq!(record.checks[0].name, "positive");
+    /// assert_eq!(platform.validation().validation_record(&me, &record.id)?, *record);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn validation_records(
+        &self,
+        p: &Principal,
+        req: &ListRequest,
+    ) -> Result<Page<ValidationRecord>> {
+        for (given, name) in [
+            (req.project.is_some(), "_project"),
+            (req.distinct.is_some(), "_distinct"),
+        ] {
+            if given {
+                return Err(Error::invalid_parameter(format!(
+                    "{name} does not answer whole records: list them as JSON"
+                )));
+            }
+        }
+        let page = self.records(p, req)?;
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .map(|r| from_json("record", r))
+                .collect::<Result<_>>()?,
+            total: page.total,
+            estimated: page.estimated,
+        })
+    }
+
+    /// Typed: overrides failing records (role `writer`); the reason is required. A record
+    /// that is not failing, or not found, is reported in its outcome.
+    ///
+    /// (See [`Validation::comment_records`] for an example.)
+    pub fn override_records<S: AsRef<str>>(
+        &self,
+        p: &Principal,
+        ids: &[S],
+        reason: &str,
+    ) -> Result<Vec<RecordOutcome>> {
+        self.act_on_records(p, "override", ids, Some(("reason", reason)))
+    }
+
+    /// Typed: removes the overrides of records, which take their last checked status.
+    ///
+    /// (See [`Validation::comment_records`] for an example.)
+    pub fn remove_overrides<S: AsRef<str>>(
+        &self,
+        p: &Principal,
+        ids: &[S],
+    ) -> Result<Vec<RecordOutcome>> {
+        self.act_on_records(p, "removeOverride", ids, None)
+    }
+
+    /// Typed: adds a comment to the timeline of records; the message is required.
+    ///
+    /// ```
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let said = platform.validation().comment_records(&me, &["NBP:SPOT:2024-01-01"], "seen")?;
+    /// assert!(!said[0].ok);
+    /// assert_eq!(said[0].message, "no such record");
+    /// let undone = platform.validation().remove_overrides(&me, &["NBP:SPOT:2024-01-01"])?;
+    /// assert_eq!(undone, said);
+    /// let e = platform.validation().override_records(&me, &["NBP:SPOT:2024-01-01"], " ").unwrap_err();
+    /// assert_eq!(e.code(), platform_core::ErrorCode::MissingParameter);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn comment_records<S: AsRef<str>>(
+        &self,
+        p: &Principal,
+        ids: &[S],
+        message: &str,
+    ) -> Result<Vec<RecordOutcome>> {
+        self.act_on_records(p, "comment", ids, Some(("message", message)))
+    }
+
+    /// A records action through the JSON call, its body `{ids, <text field>}`.
+    fn act_on_records<S: AsRef<str>>(
+        &self,
+        p: &Principal,
+        function: &str,
+        ids: &[S],
+        text: Option<(&str, &str)>,
+    ) -> Result<Vec<RecordOutcome>> {
+        let body = action_body(ids, text);
+        from_json("records action", self.records_action(p, function, &body)?)
+    }
+
+    /// Typed: runs the saved checks of several data items (role `writer`), or queues them as
+    /// a background job.
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Point, ValidationBatch, ValidationStatus};
+    /// use chrono::{TimeZone, Utc};
+    /// use serde_json::json;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, 50.0)], &Default::default())?;
+    /// platform.objects().save(&me, Collection::ValidationConfig, json!({
+    ///     "_id": "NBP:SPOT", "kind": "timeseries",
+    ///     "checks": [{"name": "positive", "expression": "value > 0"}]
+    /// }), &Default::default())?;
+    /// let done = platform.validation().run_batch(&me, &ValidationBatch::new(["NBP:SPOT", "TTF:SPOT"]))?;
+    /// assert_eq!((done.targets, done.counts.valid, done.counts.error), (2, 1, 1));
+    /// assert_eq!(done.results[0].ids, ["NBP:SPOT:2024-01-01T00:00:00Z"]);
+    /// assert_eq!(done.results[1].status, ValidationStatus::Error);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn run_batch(
+        &self,
+        p: &Principal,
+        batch: &ValidationBatch,
+    ) -> Result<ValidationBatchResult> {
+        let origin = batch.origin.as_deref().unwrap_or("manual");
+        from_json("batch answer", self.run_many(p, &batch.body()?, origin)?)
+    }
+
+    /// Typed: recreates the missing automations of the caller's enabled `runOnUpdate`
+    /// configurations (role `writer`).
+    ///
+    /// ```
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let sync = platform.validation().recreate_automations(&me)?;
+    /// assert_eq!((sync.checked, sync.created), (0, 0));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn recreate_automations(&self, p: &Principal) -> Result<AutomationSync> {
+        from_json("automations answer", self.sync_automations(p)?)
+    }
+}
+
+/// The JSON body of a records action: the ids and the reason or message.
+pub(super) fn action_body<S: AsRef<str>>(ids: &[S], text: Option<(&str, &str)>) -> Value {
+    let mut body = json!({"ids": ids.iter().map(AsRef::as_ref).collect::<Vec<_>>()});
+    if let Some((field, text)) = text {
+        body[field] = json!(text);
+    }
+    body
+}
