@@ -30,6 +30,9 @@
 //! The built-in public calendars (holiday and standard expiry calendars) are in `built_in.rs`.
 
 mod built_in;
+mod service;
+
+pub use service::Calendars;
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use built_in::{built_in_expiry, BUILT_IN, WEEKDAYS};
@@ -41,9 +44,8 @@ use crate::ids::{validate_id, Scope, Source};
 use crate::json::json_kind;
 use crate::query::Params;
 use crate::store::{Collection, DocumentRead, StoredVersion};
-use crate::Platform;
 use chrono::{Datelike, NaiveDate, Weekday};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// `_type` of calendar documents.
 pub const CALENDAR_TYPE: &str = "VarCalendar";
@@ -533,106 +535,11 @@ pub struct Holiday {
     pub name: String,
 }
 
-impl Platform {
-    /// The holiday calendar `id` as the caller sees it, read through `source`.
-    fn holiday_calendar(&self, p: &Principal, source: Source, id: &str) -> Result<HolidayCalendar> {
-        // The document must be visible through the named source, as a GET would (before this
-        // call opens its own read: one read at a time).
-        self.get(p, Collection::Calendar, source, id, None, None)?;
-        let tx = self.read()?;
-        holidays_of(&*tx, p, id, "the calendar").map_err(|e| match e {
-            Error::User { message, .. } => Error::invalid_parameter(format!(
-                "{message}: holidays and businessDays are functions of holiday calendars"
-            )),
-            other => other,
-        })
-    }
-
-    /// The holidays of calendar `id` from `from` to `to` (both included), on Monday to Friday.
-    pub(crate) fn calendar_holidays(
-        &self,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        from: NaiveDate,
-        to: NaiveDate,
-    ) -> Result<Vec<Holiday>> {
-        if from > to {
-            return Err(Error::invalid_parameter(format!(
-                "from {from} is after to {to}"
-            )));
-        }
-        if to.year() - from.year() >= MAX_YEARS {
-            return Err(Error::invalid_parameter(format!(
-                "from {from} to {to} spans more than {MAX_YEARS} years"
-            )));
-        }
-        let cal = self.holiday_calendar(p, source, id)?;
-        Ok(cal
-            .holidays(from, to)
-            .into_iter()
-            .map(|(date, name)| Holiday { date, name })
-            .collect())
-    }
-
-    /// The date `n` business days of calendar `id` from `date` (back for n < 0).
-    pub(crate) fn calendar_business_days(
-        &self,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        date: NaiveDate,
-        n: i64,
-    ) -> Result<NaiveDate> {
-        if n.abs() > MAX_MOVE {
-            return Err(Error::invalid_parameter(format!(
-                "n {n} is more than {MAX_MOVE} business days"
-            )));
-        }
-        let cal = self.holiday_calendar(p, source, id)?;
-        cal.add_business_days(date, n)
-    }
-
-    /// JSON: a `_function` of the calendar service on calendar `id` (`holidays` with `from`
-    /// and `to`, `businessDays` with `date` and `n`).
-    pub(crate) fn calendar_function(
-        &self,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        function: &str,
-        params: &Params,
-    ) -> Result<Value> {
-        match function {
-            "holidays" => {
-                let (from, to) = (date_param(params, "from")?, date_param(params, "to")?);
-                let list = self.calendar_holidays(p, source, id, from, to)?;
-                Ok(json!(list))
-            }
-            "businessDays" => {
-                let date = date_param(params, "date")?;
-                let text = params.get("n").ok_or_else(|| {
-                    Error::new(
-                        ErrorCode::MissingParameter,
-                        "n is missing: the business days to move (negative: back)",
-                    )
-                })?;
-                let n: i64 = text.trim().parse().map_err(|_| {
-                    Error::invalid_parameter(format!("n \"{text}\" is not a whole number"))
-                })?;
-                let d = self.calendar_business_days(p, source, id, date, n)?;
-                Ok(json!({"date": d.format("%Y-%m-%d").to_string()}))
-            }
-            other => Err(Error::invalid_parameter(format!(
-                "unknown _function \"{other}\" on a calendar: use holidays, businessDays or listAutomations"
-            ))),
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_built_in_calendars_carry_the_rules_of_the_vectors() {

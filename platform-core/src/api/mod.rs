@@ -41,7 +41,6 @@
 //! # Ok::<(), platform_core::Error>(())
 //! ```
 
-mod calendars;
 mod data;
 mod import;
 pub mod interface;
@@ -69,6 +68,7 @@ pub use crate::query::{Paging, Params, Projection};
 pub use crate::realtime::{Channel, Realtime};
 pub use crate::store::{Collection, Page};
 // What a program builds a platform with (see `Platform::new` and its `with_*` settings).
+pub use crate::calendars::Calendars;
 pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::shape::Weights;
 pub use crate::events::automations::Automations;
@@ -82,7 +82,7 @@ pub use crate::store::{ReplicaStatus, Store};
 pub use crate::templates::Scripts;
 pub use crate::tenancy::Tenancy;
 pub use crate::validation::jobs::{JobInfo, Jobs};
-pub use calendars::Calendars;
+pub use crate::validation::Validation;
 pub use data::{
     Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,
     WriteOptions,
@@ -90,7 +90,7 @@ pub use data::{
 pub use objects::{Object, Objects};
 pub use shape::ShapedCurve;
 pub use validation::{
-    CheckResult, PointResult, Validation, ValidationCounts, ValidationRequest, ValidationResult,
+    CheckResult, PointResult, ValidationCounts, ValidationRequest, ValidationResult,
     ValidationStatus, When,
 };
 pub use validation_typed::{
@@ -130,7 +130,7 @@ impl Snapshot<'_> {
 impl Platform {
     /// The calendar service's functions: holidays and business days of holiday calendars.
     pub fn calendars(&self) -> Calendars<'_> {
-        Calendars { platform: self }
+        Calendars::of(self)
     }
 
     /// The object service: versioned documents (objects, types, scripts, validation
@@ -146,7 +146,7 @@ impl Platform {
 
     /// The validation service: run and test checks, records, suggestions and statistics.
     pub fn validation(&self) -> Validation<'_> {
-        Validation { platform: self }
+        Validation::of(self)
     }
 
     /// The automation service: automations, their targets, log and mail outbox.

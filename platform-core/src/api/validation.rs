@@ -3,48 +3,11 @@
 
 use crate::auth::Principal;
 use crate::clock::format_instant;
-use crate::documents::ListRequest;
 use crate::error::{Error, Result};
-use crate::query::Params;
-use crate::store::Page;
-use crate::Platform;
+use crate::validation::Validation;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-
-/// Validation: the checks of a data item's configuration (a document of
-/// [`crate::api::Collection::ValidationConfig`] whose id is the data id) run over its points.
-/// A run stores a record per point (and, when the configuration says so, writes the quality
-/// status into the data); a test stores nothing. From [`Platform::validation`].
-///
-/// ```
-/// use platform_core::api::{Point, ValidationRequest, ValidationStatus};
-/// use platform_core::api::Collection;
-/// use chrono::{Duration, TimeZone, Utc};
-/// use serde_json::json;
-///
-/// let platform = platform_core::Platform::in_memory()?;
-/// let me = platform.tenancy().local_principal("default", "me")?;
-/// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
-/// let prices = [50.0, 52.0, -3.0];
-/// let points: Vec<Point> = prices.iter().enumerate().map(|(i, v)| Point::new(start + Duration::days(i as i64), *v)).collect();
-/// platform.data().write_series(&me, "NBP:SPOT", &points, &Default::default())?;
-/// platform.objects().save(&me, Collection::ValidationConfig, json!({
-///     "_id": "NBP:SPOT", "kind": "timeseries",
-///     "checks": [{"name": "positive", "expression": "value > 0"}]
-/// }), &Default::default())?;
-///
-/// let result = platform.validation().run(&me, &ValidationRequest::new("NBP:SPOT").between(start, start + Duration::days(3)))?;
-/// assert_eq!((result.points, result.counts.valid, result.counts.failed), (3, 2, 1));
-/// assert!(!result.passed());
-/// assert_eq!(result.results[2].status, ValidationStatus::Failed);
-/// assert_eq!(result.results[2].checks[0].name, "positive");
-/// # Ok::<(), platform_core::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Validation<'p> {
-    pub(super) platform: &'p Platform,
-}
 
 /// A point of a data item a validation request names: an observation time (series), or a
 /// date (a curve's ondate, or a day of a series read in its zone).
@@ -369,9 +332,7 @@ impl Validation<'_> {
     ///
     /// (See [`Validation`] for an example.)
     pub fn run(&self, p: &Principal, req: &ValidationRequest) -> Result<ValidationResult> {
-        let answer = self
-            .platform
-            .validation_run(p, &req.body(), false, req.origin())?;
+        let answer = self.validation_run(p, &req.body(), false, req.origin())?;
         ValidationResult::from_answer(answer)
     }
 
@@ -394,56 +355,18 @@ impl Validation<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn test(&self, p: &Principal, req: &ValidationRequest) -> Result<ValidationResult> {
-        let answer = self
-            .platform
-            .validation_run(p, &req.body(), true, req.origin())?;
+        let answer = self.validation_run(p, &req.body(), true, req.origin())?;
         ValidationResult::from_answer(answer)
     }
 
     /// JSON: `run` of one data item (the server's body); `origin` is kept on the records.
     pub fn run_json(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
-        self.platform.validation_run(p, body, false, origin)
+        self.validation_run(p, body, false, origin)
     }
 
     /// JSON: `test` of one data item (the server's body): nothing is stored.
     pub fn test_json(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
-        self.platform.validation_run(p, body, true, origin)
-    }
-
-    /// JSON: `runMany`: up to 25 data items at once; more, a range, `background` or `_delay`
-    /// go to a job.
-    pub fn run_many(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
-        self.platform.validation_run_many(p, body, origin)
-    }
-
-    /// JSON: `suggest`: proposed checks per data item; nothing is stored.
-    pub fn suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
-        self.platform.validation_suggest(p, body)
-    }
-
-    /// JSON: `tune`: proposed relaxations of saved checks; nothing is stored.
-    pub fn tune(&self, p: &Principal, body: &Value) -> Result<Value> {
-        self.platform.validation_tune(p, body)
-    }
-
-    /// JSON: one record.
-    pub fn record(&self, p: &Principal, id: &str) -> Result<Value> {
-        self.platform.validation_record(p, id)
-    }
-
-    /// JSON: records matching a list request (filters over the record fields, sort, paging).
-    pub fn records(&self, p: &Principal, req: &ListRequest) -> Result<Page<Value>> {
-        self.platform.validation_records(p, req)
-    }
-
-    /// JSON: `override`, `removeOverride` or `comment` on records by id.
-    pub fn records_action(&self, p: &Principal, function: &str, body: &Value) -> Result<Value> {
-        self.platform.validation_records_action(p, function, body)
-    }
-
-    /// JSON: the dashboard statistics of the caller's records.
-    pub fn stats(&self, p: &Principal, params: &Params) -> Result<Value> {
-        self.platform.validation_stats(p, params)
+        self.validation_run(p, body, true, origin)
     }
 
     /// JSON: recreates the missing automations of the caller's enabled `runOnUpdate`

@@ -7,11 +7,12 @@
 //! form is the JSON body, and the JSON answer reads into the typed answer with serde (an
 //! answer that does not read is an internal error).
 
-use super::validation::{Validation, ValidationCounts, ValidationStatus, When};
+use super::validation::{ValidationCounts, ValidationStatus, When};
 use crate::auth::Principal;
 use crate::documents::ListRequest;
 use crate::error::{Error, Result};
 use crate::store::Page;
+use crate::validation::Validation;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize, Serializer};

@@ -5,12 +5,13 @@
 //! As in `validation_typed`, each typed call is the JSON call with typed values on either
 //! side.
 
-use super::validation::{Validation, ValidationCounts, ValidationStatus, When};
+use super::validation::{ValidationCounts, ValidationStatus, When};
 use super::validation_typed::{from_json, instant, point_texts, Resolution, TimelineEvent};
 use super::ValidationKind;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
 use crate::query::Params;
+use crate::validation::Validation;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

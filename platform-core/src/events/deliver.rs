@@ -494,7 +494,7 @@ impl<'p> Deliveries<'p> {
             req["from"] = from.clone();
             req["to"] = to.clone();
         }
-        let out = self.platform.validation_run(who, &req, false, "update")?;
+        let out = self.platform.validation().validation_run(who, &req, false, "update")?;
         if out.get("background").and_then(Value::as_bool) == Some(true) {
             return Ok(format!(
                 "validation of {target} queued: {}",

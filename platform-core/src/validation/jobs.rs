@@ -244,7 +244,7 @@ impl Jobs<'_> {
                 everything: false,
             },
         };
-        let outcome = self.platform.run_job_work(&who, &job.kind, &job.payload);
+        let outcome = self.platform.validation().run_job_work(&who, &job.kind, &job.payload);
         match outcome {
             Ok(result) => {
                 job.status = JobStatus::Done;

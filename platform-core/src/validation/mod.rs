@@ -32,7 +32,54 @@ pub mod window;
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::store::DocumentRead;
+use crate::Platform;
 use serde_json::{Map, Value};
+
+/// Validation: the checks of a data item's configuration (a document of
+/// [`crate::store::Collection::ValidationConfig`] whose id is the data id) run over its points.
+/// A run stores a record per point (and, when the configuration says so, writes the quality
+/// status into the data); a test stores nothing. From [`Platform::validation`].
+///
+/// The service holds the platform it runs on: the store configurations, records and jobs are
+/// kept in, the clock, and the caches of compiled configurations. Its rules are in the
+/// submodules (`run`, `suggest`, `tune`, `stats`, `jobs`); `api` adds the typed requests and
+/// answers over its JSON calls.
+///
+/// ```
+/// use platform_core::api::{Point, ValidationRequest, ValidationStatus};
+/// use platform_core::api::Collection;
+/// use chrono::{Duration, TimeZone, Utc};
+/// use serde_json::json;
+///
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// let prices = [50.0, 52.0, -3.0];
+/// let points: Vec<Point> = prices.iter().enumerate().map(|(i, v)| Point::new(start + Duration::days(i as i64), *v)).collect();
+/// platform.data().write_series(&me, "NBP:SPOT", &points, &Default::default())?;
+/// platform.objects().save(&me, Collection::ValidationConfig, json!({
+///     "_id": "NBP:SPOT", "kind": "timeseries",
+///     "checks": [{"name": "positive", "expression": "value > 0"}]
+/// }), &Default::default())?;
+///
+/// let result = platform.validation().run(&me, &ValidationRequest::new("NBP:SPOT").between(start, start + Duration::days(3)))?;
+/// assert_eq!((result.points, result.counts.valid, result.counts.failed), (3, 2, 1));
+/// assert!(!result.passed());
+/// assert_eq!(result.results[2].status, ValidationStatus::Failed);
+/// assert_eq!(result.results[2].checks[0].name, "positive");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Validation<'p> {
+    pub(crate) platform: &'p Platform,
+}
+
+impl<'p> Validation<'p> {
+    /// The validation service of `platform`.
+    pub(crate) fn of(platform: &'p Platform) -> Self {
+        Validation { platform }
+    }
+}
 
 /// Compiles every check of a configuration about to be saved and evaluates each once on a
 /// sample, so a configuration that cannot run is refused.

@@ -10,16 +10,16 @@ use crate::auth::Principal;
 use crate::error::Result;
 use crate::query::{ListQuery, Paging, Params};
 use crate::store::{Collection, StoredVersion};
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 /// How many open issues and activity entries the dashboard lists.
 pub const DASHBOARD_ROWS: usize = 20;
 
-impl Platform {
+impl Validation<'_> {
     /// The dashboard statistics of the caller's records.
-    pub(crate) fn validation_stats(&self, p: &Principal, params: &Params) -> Result<Value> {
+    pub fn stats(&self, p: &Principal, params: &Params) -> Result<Value> {
         let scope = p.private_scope();
         for bound in ["from", "to"] {
             if let Some(day) = params.get(bound) {
@@ -39,7 +39,7 @@ impl Platform {
         };
         let targets = params.get("target").map(|t| vec![t.to_string()]);
         let records = self.all_records(p, targets.as_deref())?;
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         let configs = tx
             .list(
                 Collection::ValidationConfig,

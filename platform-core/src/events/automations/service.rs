@@ -410,7 +410,7 @@ impl Automations<'_> {
                     .ok_or_else(|| Error::not_found(format!("secret \"{key}\" not found")))?;
             }
             _ => {
-                self.platform.validation_record(p, key)?;
+                self.platform.validation().record(p, key)?;
             }
         }
         Ok(targets::templates(source.as_str(), service, key))

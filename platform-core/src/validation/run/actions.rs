@@ -11,12 +11,12 @@ use crate::validation::config::{Config, Kind};
 use crate::validation::events::Wants;
 use crate::validation::records::{self, status_name, Chunk, Context, Record};
 use crate::validation::shared::strings;
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Value};
 
-impl Platform {
+impl Validation<'_> {
     /// `override`, `removeOverride` or `comment` on records by id.
-    pub(crate) fn validation_records_action(
+    pub fn records_action(
         &self,
         p: &Principal,
         function: &str,
@@ -65,13 +65,13 @@ impl Platform {
             ctx: Context {
                 user: p.user.clone(),
                 origin: "manual".into(),
-                now: self.now(),
+                now: self.platform.now(),
             },
             scope: p.private_scope(),
             wants: Vec::new(),
             status_writes: Vec::new(),
         };
-        let results = self.write(|tx| {
+        let results = self.platform.write(|tx| {
             let mut out = Vec::with_capacity(ids.len());
             for id in &ids {
                 out.push(action.apply(self, tx, p, id)?);
@@ -85,7 +85,7 @@ impl Platform {
     }
 }
 
-impl Platform {
+impl Validation<'_> {
     /// Whether the configuration of `target` writes the quality status of its points.
     fn writes_status(&self, tx: &dyn DocumentRead, scope: &Scope, target: &str) -> Result<bool> {
         Ok(tx
@@ -113,7 +113,7 @@ impl Action<'_> {
     /// The action on the record with this id, stored, with its events: the id's answer.
     fn apply(
         &mut self,
-        platform: &Platform,
+        platform: &Validation<'_>,
         tx: &mut dyn WriteTx,
         p: &Principal,
         id: &str,
@@ -228,7 +228,7 @@ impl Action<'_> {
     /// Writes the quality statuses of the targets whose configuration writes them.
     fn write_statuses(
         &mut self,
-        platform: &Platform,
+        platform: &Validation<'_>,
         tx: &mut dyn WriteTx,
         p: &Principal,
     ) -> Result<()> {

@@ -11,7 +11,7 @@ use crate::store::{Collection, Hold};
 use crate::validation::config::Kind;
 use crate::validation::records::{status_name, Context};
 use crate::validation::shared::{bump, ms};
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
 
@@ -51,7 +51,7 @@ impl Done {
     }
 }
 
-impl Platform {
+impl Validation<'_> {
     /// Stores the records of a checked run (not for a test), writes the quality status when
     /// the configuration asks for it, and answers; `detail` builds the per-point answers.
     ///
@@ -77,7 +77,7 @@ impl Platform {
             // may write the quality status to it.
             let object = crate::data::read::DataId::parse(&c.target)?.object;
             let object_scope = Scope::for_source(crate::ids::Source::of_id(&object), p);
-            let current = self.write(|tx| {
+            let current = self.platform.write(|tx| {
                 tx.hold(&[
                     Hold::Records(&scope, &c.target),
                     Hold::Document(Collection::Object, &object_scope, &object),
@@ -145,7 +145,7 @@ impl Platform {
         Context {
             user: p.user.clone(),
             origin: c.origin.clone(),
-            now: self.now(),
+            now: self.platform.now(),
         }
     }
 }
@@ -154,6 +154,7 @@ impl Platform {
 mod tests {
     use super::super::plan::Planned;
     use super::*;
+    use crate::Platform;
     use crate::documents::SaveOptions;
     use crate::observations::model::Point;
     use crate::store::Collection;
@@ -182,7 +183,7 @@ mod tests {
 
     fn plan(platform: &Platform, who: &Principal) -> Checked {
         match platform
-            .plan_run(
+            .validation().plan_run(
                 who,
                 &json!({"target": "S:p", "from": "2024-07-01"}),
                 false,
@@ -205,18 +206,18 @@ mod tests {
         let first = plan(&platform, &who);
         let second = plan(&platform, &who);
         assert!(first.built.as_ref().unwrap().seen.is_empty());
-        platform.commit_run(&who, first, false).unwrap();
-        let done = platform.commit_run(&who, second, false).unwrap();
+        platform.validation().commit_run(&who, first, false).unwrap();
+        let done = platform.validation().commit_run(&who, second, false).unwrap();
         assert_eq!(done.statuses.len(), 10);
         let rec = platform
-            .validation_record(&who, "S:p:2024-07-01T00:05:00Z")
+            .validation().record(&who, "S:p:2024-07-01T00:05:00Z")
             .unwrap();
         assert_eq!(rec["runs"], 2, "{rec}");
         assert_eq!(rec["timeline"].as_array().unwrap().len(), 2);
         // A plan on the current state is written as it was laid out.
         let third = plan(&platform, &who);
         let rows = third.built.as_ref().unwrap().rows.clone();
-        platform.commit_run(&who, third, false).unwrap();
+        platform.validation().commit_run(&who, third, false).unwrap();
         let stored = platform
             .read()
             .unwrap()

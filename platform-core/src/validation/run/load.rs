@@ -15,7 +15,7 @@ use crate::validation::config::{self, Config, Kind};
 use crate::validation::engine::{CurveInput, SeriesInput};
 use crate::validation::item::{self, curve_input, series_input, unreadable};
 use crate::validation::shared::ms;
-use crate::Platform;
+use crate::validation::Validation;
 use chrono::NaiveDate;
 use serde_json::Value;
 use std::time::Instant;
@@ -66,7 +66,7 @@ pub(super) fn date_bound(text: &str) -> Result<NaiveDate> {
         .map_err(|_| Error::invalid_parameter(format!("\"{text}\" is not a date (YYYY-MM-DD)")))
 }
 
-impl Platform {
+impl Validation<'_> {
     pub(super) fn prepare(
         &self,
         tx: &dyn ReadTx,
@@ -150,7 +150,7 @@ impl Platform {
                 })
             }
             (Kind::Curve, Some(DataKind::Curve)) => {
-                let today = self.now().date_naive().format("%Y-%m-%d").to_string();
+                let today = self.platform.now().date_naive().format("%Y-%m-%d").to_string();
                 let all = tx.curves(key, item.version, None, Some(&today), None)?;
                 let chosen = chosen_curves(&all, req, target)?;
                 let depth = config

@@ -9,14 +9,14 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::validation::config::Kind;
 use crate::validation::records::{self, status_name, SKIPPED};
 use crate::validation::shared::{bump, ms, strings};
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
 
-impl Platform {
+impl Validation<'_> {
     /// `runMany`: up to 25 data items at once; more, a range, `background` or `_delay` go to a
     /// job.
-    pub(crate) fn validation_run_many(
+    pub fn run_many(
         &self,
         p: &Principal,
         body: &Value,
@@ -35,7 +35,7 @@ impl Platform {
             .unwrap_or(false);
         let delayed = crate::clock::delay_of(body)?.is_some_and(|d| !d.is_zero());
         if targets.len() > MAX_RUN_MANY || ranged || background || delayed {
-            return self.jobs().queue(
+            return self.platform.jobs().queue(
                 p,
                 "runMany",
                 json!({"request": body, "origin": "background"}),

@@ -40,7 +40,7 @@ pub(crate) use read::record_statuses;
 use super::shared::strings;
 use crate::auth::Principal;
 use crate::error::Result;
-use crate::Platform;
+use crate::validation::Validation;
 use plan::Planned;
 use serde_json::{json, Value};
 
@@ -54,7 +54,7 @@ pub const MAX_IDS: usize = 500;
 /// Most record ids and points a runMany item lists.
 pub const MAX_LISTED: usize = 100;
 
-impl Platform {
+impl Validation<'_> {
     /// `run` (stores records) or `test` (stores nothing) of one data item.
     pub(crate) fn validation_run(
         &self,
@@ -94,7 +94,7 @@ pub(crate) fn record_run(kind: &'static str, started: std::time::Instant) {
 }
 
 /// Runs a queued job's work (called by the job worker).
-impl Platform {
+impl Validation<'_> {
     pub(crate) fn run_job_work(&self, p: &Principal, kind: &str, payload: &Value) -> Result<Value> {
         let mut request = payload["request"].clone();
         if let Value::Object(m) = &mut request {

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::validation::config::Kind;
 use crate::validation::records::PointFormat;
 use crate::validation::shared::ms;
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -44,7 +44,7 @@ fn empty_answer(
         "message": message, "results": []})
 }
 
-impl Platform {
+impl Validation<'_> {
     /// Reads and checks the points of a run (a background run, a delayed one, or one past
     /// `maxPoints`, is queued instead unless `in_job`).
     pub(crate) fn plan_run(
@@ -61,13 +61,13 @@ impl Platform {
         }
         let req = RunRequest::from_json(body)?;
         let delay = when_to_run(&req, body, test)?;
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         let (target, prep) = self.prepare(tx.as_ref(), p, &req, test)?;
         if delay.is_some() && !in_job {
             // A delayed run is a job that may not start before its time; no thread waits.
             drop(tx);
             return self
-                .jobs()
+                .platform.jobs()
                 .queue(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
         }
@@ -83,7 +83,7 @@ impl Platform {
         }
         if !test && !in_job && (req.background || count > prep.config.options.max_points) {
             return self
-                .jobs()
+                .platform.jobs()
                 .queue(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
         }
@@ -102,7 +102,7 @@ impl Platform {
         let mut checked = check(prep, &data, &req, target, test, origin, read_ms);
         if !test {
             let ctx = self.run_context(p, &checked);
-            let tx = self.read()?;
+            let tx = self.platform.read()?;
             let results = std::mem::take(&mut checked.results);
             checked.built = Some(build(
                 Some(tx.as_ref()),

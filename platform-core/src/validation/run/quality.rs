@@ -13,10 +13,10 @@ use crate::observations::columns::Columns;
 use crate::store::{Collection, DataKey, WriteTx};
 use crate::validation::config::Kind;
 use crate::validation::records;
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Map, Value};
 
-impl Platform {
+impl Validation<'_> {
     /// Writes the quality status of checked points into the private data (a data change that
     /// does not itself trigger validation), in the transaction of the run or override.
     pub(super) fn write_status(
@@ -30,7 +30,7 @@ impl Platform {
         let id = crate::data::read::DataId::parse(target)?;
         let scope = Scope::for_source(Source::of_id(&id.object), p);
         crate::documents::require_write(p, Collection::Object, &scope)?;
-        let now = crate::clock::format_instant(self.now());
+        let now = crate::clock::format_instant(self.platform.now());
         tx.hold(&[crate::store::Hold::Document(
             Collection::Object,
             &scope,
@@ -64,7 +64,7 @@ impl Platform {
             reason: Some(crate::data::STATUS_REASON.into()),
             ..Default::default()
         };
-        self.save_one(
+        self.platform.save_one(
             tx,
             p,
             Collection::Object,

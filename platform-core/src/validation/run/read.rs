@@ -9,7 +9,7 @@ use crate::ids::Scope;
 use crate::query::{Filter, SortSpec};
 use crate::store::{Page, ReadTx, RecordChunkRow};
 use crate::validation::records::{self, status_code, status_name, Chunk};
-use crate::Platform;
+use crate::validation::Validation;
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
@@ -87,7 +87,7 @@ fn order_values(a: Option<&Value>, b: Option<&Value>) -> std::cmp::Ordering {
     }
 }
 
-impl Platform {
+impl Validation<'_> {
     /// Decoded chunks of the caller's records (of some targets, or all).
     fn chunks_of(
         &self,
@@ -95,7 +95,7 @@ impl Platform {
         targets: Option<&[String]>,
     ) -> Result<Vec<(RecordChunkRow, Chunk)>> {
         let rows = self
-            .read()?
+            .platform.read()?
             .record_chunks(&p.private_scope(), targets, None, None)?;
         rows.into_iter()
             .map(|row| {
@@ -153,8 +153,8 @@ impl Platform {
     }
 
     /// One record.
-    pub(crate) fn validation_record(&self, p: &Principal, id: &str) -> Result<Value> {
-        let tx = self.read()?;
+    pub fn record(&self, p: &Principal, id: &str) -> Result<Value> {
+        let tx = self.platform.read()?;
         self.locate_record(tx.as_ref(), &p.private_scope(), id)?
             .map(|(chunk, i)| Value::Object(chunk.materialize(&chunk.records[i])))
             .ok_or_else(|| Error::not_found(format!("validation record \"{id}\" not found")))
@@ -174,7 +174,7 @@ impl Platform {
     }
 
     /// Records matching a list request (filters over the record fields, sort, paging).
-    pub(crate) fn validation_records(
+    pub fn records(
         &self,
         p: &Principal,
         req: &ListRequest,

@@ -13,7 +13,7 @@ use crate::validation::window::answer::per_item;
 use crate::validation::window::load::{Data, Loaded};
 use crate::validation::window::numbers::{num, run_lengths};
 use crate::validation::window::score::{cell_json, score, Scored};
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Map, Value};
 
 /// values, missing, zeros, negatives, min, max, mean, stdev of some values.
@@ -46,12 +46,12 @@ fn value_stats(values: &[Option<f64>]) -> Map<String, Value> {
     m
 }
 
-impl Platform {
+impl Validation<'_> {
     /// `suggest`: proposed checks per data item; nothing is stored.
-    pub(crate) fn validation_suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
+    pub fn suggest(&self, p: &Principal, body: &Value) -> Result<Value> {
         let req = SuggestRequest::from_json(body)?;
-        let today = self.now().date_naive();
-        let tx = self.read()?;
+        let today = self.platform.now().date_naive();
+        let tx = self.platform.read()?;
         per_item(
             today,
             req.span,

@@ -14,7 +14,7 @@ use crate::validation::shared::object;
 use crate::validation::window::answer::per_item;
 use crate::validation::window::load::{Loaded, Span};
 use crate::validation::window::score::{cell_json, score, Cell, Scored};
-use crate::Platform;
+use crate::validation::Validation;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -29,14 +29,14 @@ enum Label {
     Unlabelled,
 }
 
-impl Platform {
+impl Validation<'_> {
     /// `tune`: proposed relaxations of saved checks; nothing is stored.
-    pub(crate) fn validation_tune(&self, p: &Principal, body: &Value) -> Result<Value> {
+    pub fn tune(&self, p: &Principal, body: &Value) -> Result<Value> {
         let m = object(body)?;
         let items = items_of(m)?;
         let span = Span::of(m)?;
-        let today = self.now().date_naive();
-        let tx = self.read()?;
+        let today = self.platform.now().date_naive();
+        let tx = self.platform.read()?;
         per_item(
             today,
             span,

@@ -12,7 +12,7 @@ use crate::store::ReadTx;
 use crate::validation::config::Kind;
 use crate::validation::engine::{CurveInput, SeriesInput};
 use crate::validation::item::{self, curve_input, series_input};
-use crate::Platform;
+use crate::validation::Validation;
 use chrono::{Duration, NaiveDate};
 use serde_json::{Map, Value};
 
@@ -99,7 +99,7 @@ pub(crate) fn window_dates(now: NaiveDate, days: u64) -> (NaiveDate, NaiveDate) 
     (now - Duration::days(days as i64), now)
 }
 
-impl Platform {
+impl Validation<'_> {
     /// Reads the window of an item: the observations (or curves) from `from` to the end of
     /// today, the asked points added even when older, and (curves) only the newest
     /// `max_curves` besides those.
@@ -114,7 +114,7 @@ impl Platform {
     ) -> Result<Loaded> {
         let item = item::open(tx, p, target)?;
         let key = &item.key;
-        let (from, today) = window_dates(self.now().date_naive(), span.days);
+        let (from, today) = window_dates(self.platform.now().date_naive(), span.days);
         match (kind, item.kind) {
             (Kind::TimeSeries, Some(DataKind::Series)) => {
                 let (calendar, tz, _) = series_settings(&key.prop, &item.header)?;
