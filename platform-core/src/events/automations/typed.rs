@@ -279,7 +279,11 @@ impl Automations<'_> {
     /// assert_eq!(read, saved);
     /// # Ok::<(), platform_core::Error>(())
     /// ```
-    pub fn save_automation(&self, p: &Principal, automation: &Automation) -> Result<StoredAutomation> {
+    pub fn save_automation(
+        &self,
+        p: &Principal,
+        automation: &Automation,
+    ) -> Result<StoredAutomation> {
         StoredAutomation::from_json(self.save(p, automation.to_body()?)?)
     }
 

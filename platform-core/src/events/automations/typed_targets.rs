@@ -46,8 +46,7 @@ fn inputs<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<TargetInpu
     specs
         .into_iter()
         .map(|(name, spec)| {
-            let spec: InputSpec =
-                serde_json::from_value(spec).map_err(serde::de::Error::custom)?;
+            let spec: InputSpec = serde_json::from_value(spec).map_err(serde::de::Error::custom)?;
             Ok(TargetInput {
                 name,
                 description: spec.description,

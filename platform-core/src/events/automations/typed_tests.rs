@@ -61,9 +61,9 @@ fn a_typed_save_stores_what_the_json_body_stores() {
     let mut typed = mail();
     typed.description = Some("tells ops".into());
     typed.enabled = Some(false);
-    typed.conditions.push(
-        Condition::new("data", "*", "invalid").in_source(ConditionSource::Any),
-    );
+    typed
+        .conditions
+        .push(Condition::new("data", "*", "invalid").in_source(ConditionSource::Any));
     typed.other.insert("note".into(), json!("dropped"));
     let saved = automations.save_automation(&ann, &typed).unwrap();
     let body = json!({
@@ -78,7 +78,10 @@ fn a_typed_save_stores_what_the_json_body_stores() {
     let json_id = json["_id"].as_str().unwrap();
     assert_ne!(saved.id(), json_id);
     assert_eq!(saved.id().len(), 24);
-    assert_eq!(stored_doc(&platform, &ann, saved.id()), stored_doc(&platform, &ann, json_id));
+    assert_eq!(
+        stored_doc(&platform, &ann, saved.id()),
+        stored_doc(&platform, &ann, json_id)
+    );
     // The answer is the JSON answer read.
     let mut read = StoredAutomation::from_json(json.clone()).unwrap();
     read.automation.id = Some(saved.id().to_string());
@@ -88,10 +91,16 @@ fn a_typed_save_stores_what_the_json_body_stores() {
         a.name.as_deref(),
         Some("When object PLANT1 raises update, send an email to ops@acme.example with subject PLANT1 changed")
     );
-    assert_eq!((a.target.as_deref(), a.enabled), (Some("platform.email"), Some(false)));
+    assert_eq!(
+        (a.target.as_deref(), a.enabled),
+        (Some("platform.email"), Some(false))
+    );
     assert_eq!(a.conditions, typed.conditions);
     assert!(a.other.is_empty(), "{:?}", a.other);
-    assert_eq!(saved.template, "send an email to [to] with subject [subject]");
+    assert_eq!(
+        saved.template,
+        "send an email to [to] with subject [subject]"
+    );
     assert_eq!(saved.owner, "ann");
     assert_eq!(format_instant(saved.created), "2024-03-01T09:00:00.000Z");
     assert_eq!(saved.owned_by, None);
@@ -110,7 +119,10 @@ fn a_typed_update_keeps_the_automation_and_when_it_was_created() {
     assert_eq!(second.id(), first.id());
     assert_eq!(second.automation.name.as_deref(), Some("plant alert"));
     assert_eq!(second.automation.properties["subject"], "again");
-    assert_eq!((second.owner.as_str(), second.created), ("bob", first.created));
+    assert_eq!(
+        (second.owner.as_str(), second.created),
+        ("bob", first.created)
+    );
     assert_eq!(automations.list(&ann, &ALL).unwrap().total, 1);
 }
 
@@ -119,7 +131,13 @@ fn typed_reads_are_the_json_reads() {
     let (platform, ann) = platform();
     let automations = platform.automations();
     let mut ids: Vec<String> = (0..3)
-        .map(|_| automations.save_automation(&ann, &mail()).unwrap().id().to_string())
+        .map(|_| {
+            automations
+                .save_automation(&ann, &mail())
+                .unwrap()
+                .id()
+                .to_string()
+        })
         .collect();
     ids.sort();
     let json_one = automations.get(&ann, &ids[1]).unwrap();
@@ -136,17 +154,27 @@ fn typed_reads_are_the_json_reads() {
     assert_eq!(page.items, vec![one]);
     let e = automations.automation(&ann, "absent").unwrap_err();
     let j = automations.get(&ann, "absent").unwrap_err();
-    assert_eq!((e.code(), e.to_string()), (ErrorCode::NotFound, j.to_string()));
+    assert_eq!(
+        (e.code(), e.to_string()),
+        (ErrorCode::NotFound, j.to_string())
+    );
 }
 
 #[test]
 fn typed_enabling_and_deleting_are_the_json_calls() {
     let (platform, ann) = platform();
     let automations = platform.automations();
-    let id = automations.save_automation(&ann, &mail()).unwrap().id().to_string();
+    let id = automations
+        .save_automation(&ann, &mail())
+        .unwrap()
+        .id()
+        .to_string();
     let off = automations.enable_automation(&ann, &id, false).unwrap();
     assert_eq!(off.automation.enabled, Some(false));
-    assert_eq!(off, StoredAutomation::from_json(automations.get(&ann, &id).unwrap()).unwrap());
+    assert_eq!(
+        off,
+        StoredAutomation::from_json(automations.get(&ann, &id).unwrap()).unwrap()
+    );
     let on = automations.enable_automation(&ann, &id, true).unwrap();
     let json_on = automations.set_enabled(&ann, &id, true).unwrap();
     assert_eq!(on, StoredAutomation::from_json(json_on).unwrap());
@@ -155,9 +183,14 @@ fn typed_enabling_and_deleting_are_the_json_calls() {
         role: Role::Reader,
         ..ann.clone()
     };
-    let e = automations.enable_automation(&reader, &id, false).unwrap_err();
+    let e = automations
+        .enable_automation(&reader, &id, false)
+        .unwrap_err();
     let j = automations.set_enabled(&reader, &id, false).unwrap_err();
-    assert_eq!((e.code(), e.to_string()), (ErrorCode::NotAuthorized, j.to_string()));
+    assert_eq!(
+        (e.code(), e.to_string()),
+        (ErrorCode::NotAuthorized, j.to_string())
+    );
     assert_eq!(automations.get(&ann, &id).unwrap()["enabled"], true);
     let deleted = automations.delete_automation(&ann, &id).unwrap();
     assert_eq!(
@@ -170,14 +203,21 @@ fn typed_enabling_and_deleting_are_the_json_calls() {
     assert_eq!(automations.list(&ann, &ALL).unwrap().total, 0);
     let e = automations.delete_automation(&ann, &id).unwrap_err();
     let j = automations.delete(&ann, &id).unwrap_err();
-    assert_eq!((e.code(), e.to_string()), (ErrorCode::NotFound, j.to_string()));
+    assert_eq!(
+        (e.code(), e.to_string()),
+        (ErrorCode::NotFound, j.to_string())
+    );
 }
 
 #[test]
 fn a_typed_test_firing_is_the_json_one() {
     let (platform, ann) = platform();
     let automations = platform.automations();
-    let id = automations.save_automation(&ann, &mail()).unwrap().id().to_string();
+    let id = automations
+        .save_automation(&ann, &mail())
+        .unwrap()
+        .id()
+        .to_string();
     let delay = Duration::from_millis(1500);
     let fired = automations.test_automation(&ann, &id, Some(delay)).unwrap();
     let json = automations.test(&ann, &id, Some("1500")).unwrap();
@@ -186,18 +226,29 @@ fn a_typed_test_firing_is_the_json_one() {
     assert_eq!(format_instant(fired.due), "2024-03-01T09:00:01.500Z");
     let ev = &fired.event;
     assert_eq!(
-        (ev.service.as_str(), ev.id.as_str(), ev.action.as_str(), ev.source.as_str()),
+        (
+            ev.service.as_str(),
+            ev.id.as_str(),
+            ev.action.as_str(),
+            ev.source.as_str()
+        ),
         ("object", "PLANT1", "update", "private")
     );
     assert_eq!((ev.user.as_str(), ev.tenant.as_str()), ("ann", "acme"));
-    assert_eq!((ev.data.clone(), ev.test, ev.chain), (json!({"_test": true}), true, None));
+    assert_eq!(
+        (ev.data.clone(), ev.test, ev.chain),
+        (json!({"_test": true}), true, None)
+    );
     let now = automations.test_automation(&ann, &id, None).unwrap();
     assert_eq!(now.due, ev.timestamp);
     let e = automations
         .test_automation(&ann, &id, Some(Duration::from_secs(61)))
         .unwrap_err();
     let j = automations.test(&ann, &id, Some("61000")).unwrap_err();
-    assert_eq!((e.code(), e.to_string()), (ErrorCode::InvalidParameter, j.to_string()));
+    assert_eq!(
+        (e.code(), e.to_string()),
+        (ErrorCode::InvalidParameter, j.to_string())
+    );
 }
 
 #[test]
@@ -209,21 +260,38 @@ fn typed_targets_are_the_json_catalogue() {
     let ids: Vec<&str> = page.items.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["platform.validation", "platform.email", "platform.webhook", "platform.script"]
+        [
+            "platform.validation",
+            "platform.email",
+            "platform.webhook",
+            "platform.script"
+        ]
     );
     assert_eq!(page.total, 4);
     for (typed, json) in page.items.iter().zip(&json.items) {
-        assert_eq!(typed, &from_json::<AutomationTarget>("target", json.clone()).unwrap());
+        assert_eq!(
+            typed,
+            &from_json::<AutomationTarget>("target", json.clone()).unwrap()
+        );
         let names: Vec<&String> = json["inputs"].as_object().unwrap().keys().collect();
-        assert_eq!(typed.inputs.iter().map(|i| &i.name).collect::<Vec<_>>(), names);
+        assert_eq!(
+            typed.inputs.iter().map(|i| &i.name).collect::<Vec<_>>(),
+            names
+        );
         let target = crate::events::targets::find(&typed.id).unwrap();
         assert_eq!(typed.allow_transformation, target.transform);
         for (service, actions) in EVENT_SERVICES {
             for action in *actions {
-                assert_eq!(typed.accepts(service, action), target.accepts(service, action));
+                assert_eq!(
+                    typed.accepts(service, action),
+                    target.accepts(service, action)
+                );
             }
         }
-        assert_eq!(&automations.automation_target(&ann, &typed.code).unwrap(), typed);
+        assert_eq!(
+            &automations.automation_target(&ann, &typed.code).unwrap(),
+            typed
+        );
     }
     let email = &page.items[1];
     let inputs: Vec<(&str, &str, bool)> = email
@@ -242,7 +310,10 @@ fn typed_targets_are_the_json_catalogue() {
         ]
     );
     assert_eq!(
-        email.inputs[4].filter.as_ref().map(|f| f["category"].clone()),
+        email.inputs[4]
+            .filter
+            .as_ref()
+            .map(|f| f["category"].clone()),
         Some(json!("automation"))
     );
     let second = Paging {
@@ -251,9 +322,14 @@ fn typed_targets_are_the_json_catalogue() {
     };
     let paged = automations.automation_targets(&ann, &second).unwrap();
     assert_eq!((paged.total, paged.items), (4, page.items[1..3].to_vec()));
-    let e = automations.automation_target(&ann, "platform.fax").unwrap_err();
+    let e = automations
+        .automation_target(&ann, "platform.fax")
+        .unwrap_err();
     let j = automations.target(&ann, "platform.fax").unwrap_err();
-    assert_eq!((e.code(), e.to_string()), (ErrorCode::NotFound, j.to_string()));
+    assert_eq!(
+        (e.code(), e.to_string()),
+        (ErrorCode::NotFound, j.to_string())
+    );
 }
 
 #[test]
@@ -268,7 +344,9 @@ fn typed_templates_are_the_json_templates_and_save() {
     let typed = automations
         .automation_templates(&ann, "object", Source::All, "PLANT1")
         .unwrap();
-    let json = automations.templates(&ann, "object", Source::All, "PLANT1").unwrap();
+    let json = automations
+        .templates(&ann, "object", Source::All, "PLANT1")
+        .unwrap();
     // Email, webhook and script on create, update and delete; validation takes no object event.
     assert_eq!((typed.len(), json.len()), (9, 9));
     for (t, j) in typed.iter().zip(&json) {
@@ -280,7 +358,10 @@ fn typed_templates_are_the_json_templates_and_save() {
         .iter()
         .find(|t| t.code == "script" && t.conditions[0].action == "delete")
         .unwrap();
-    assert_eq!(script.template, "When object PLANT1 raises delete, run the script [script]");
+    assert_eq!(
+        script.template,
+        "When object PLANT1 raises delete, run the script [script]"
+    );
     let mut values = Map::new();
     values.insert("script".into(), json!("absent"));
     let e = automations
@@ -297,7 +378,9 @@ fn typed_templates_are_the_json_templates_and_save() {
         let e = automations
             .automation_templates(&ann, service, Source::Private, key)
             .unwrap_err();
-        let j = automations.templates(&ann, service, Source::Private, key).unwrap_err();
+        let j = automations
+            .templates(&ann, service, Source::Private, key)
+            .unwrap_err();
         assert_eq!((e.code(), e.to_string()), (j.code(), j.to_string()));
     }
 }
@@ -306,15 +389,14 @@ fn typed_templates_are_the_json_templates_and_save() {
 /// refused with.
 fn refused() -> Vec<(Automation, Value, ErrorCode)> {
     let props = json!({"to": "ops@acme.example", "subject": "s"});
-    let on = |service: &str, action: &str| {
-        json!([{"source": "private", "service": service, "id": "*", "action": action}])
-    };
+    let on = |service: &str, action: &str| json!([{"source": "private", "service": service, "id": "*", "action": action}]);
     let mut no_target = mail();
     no_target.target = None;
     let many = vec![Condition::new("object", "*", "*"); 21];
     let mut unknown_id = mail();
     unknown_id.id = Some("0123456789abcdef01234567".into());
-    let mut bad_id_body = json!({"target": "email", "properties": props, "conditions": on("object", "update")});
+    let mut bad_id_body =
+        json!({"target": "email", "properties": props, "conditions": on("object", "update")});
     bad_id_body["_id"] = json!("0123456789abcdef01234567");
     vec![
         (
@@ -382,7 +464,11 @@ fn bad_automations_are_refused_alike_and_store_nothing() {
     for (typed, body, code) in refused() {
         let e = automations.save_automation(&ann, &typed).unwrap_err();
         let j = automations.save(&ann, body).unwrap_err();
-        assert_eq!((e.code(), e.to_string()), (code, j.to_string()), "{typed:?}");
+        assert_eq!(
+            (e.code(), e.to_string()),
+            (code, j.to_string()),
+            "{typed:?}"
+        );
     }
     let reader = Principal {
         role: Role::Reader,
@@ -400,7 +486,13 @@ fn an_owned_automation_reads_with_its_owner() {
     let config = json!({"runOnUpdate": true});
     let (id, created) = platform
         .write(|tx| {
-            sync_owned(tx, &ann, "PLANT1:SPOT", config.as_object(), "2024-03-01T09:00:00.000Z")
+            sync_owned(
+                tx,
+                &ann,
+                "PLANT1:SPOT",
+                config.as_object(),
+                "2024-03-01T09:00:00.000Z",
+            )
         })
         .unwrap()
         .unwrap();
@@ -413,8 +505,14 @@ fn an_owned_automation_reads_with_its_owner() {
             id: "PLANT1:SPOT".into()
         })
     );
-    assert_eq!(owned.automation.conditions, [Condition::new("data", "PLANT1:SPOT", "update")]);
-    assert_eq!(owned.automation.target.as_deref(), Some("platform.validation"));
+    assert_eq!(
+        owned.automation.conditions,
+        [Condition::new("data", "PLANT1:SPOT", "update")]
+    );
+    assert_eq!(
+        owned.automation.target.as_deref(),
+        Some("platform.validation")
+    );
 }
 
 #[test]
