@@ -72,6 +72,10 @@ pub use crate::calendars::Calendars;
 pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::shape::Weights;
 pub use crate::events::automations::Automations;
+pub use crate::events::automations::{
+    typed::Automation, AutomationEvent, AutomationOwner, AutomationTarget, AutomationTemplate,
+    Condition, ConditionSource, DeletedAutomation, StoredAutomation, TargetInput, TestFiring,
+};
 pub use crate::events::deliver::Deliveries;
 pub use crate::extensions::Extensions;
 pub use crate::script::ScriptLimits;

@@ -34,12 +34,22 @@ mod owned;
 mod service;
 #[cfg(test)]
 mod tests;
+pub mod typed;
+mod typed_targets;
+#[cfg(test)]
+mod typed_tests;
 
 use draft::{check_conditions, check_properties, enabled_of, properties_of, target_of, Draft};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use owned::owned_id;
 pub(crate) use owned::sync_owned;
+// `typed::Automation` is named by its path: here `Automation` is the stored one of the store.
+pub use typed::{
+    AutomationEvent, AutomationOwner, Condition, ConditionSource, DeletedAutomation,
+    StoredAutomation, TestFiring,
+};
+pub use typed_targets::{AutomationTarget, AutomationTemplate, TargetInput};
 
 /// Most conditions of one automation.
 pub const MAX_CONDITIONS: usize = 20;
