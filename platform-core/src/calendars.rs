@@ -535,7 +535,6 @@ pub struct Holiday {
     pub name: String,
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

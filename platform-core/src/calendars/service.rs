@@ -47,7 +47,8 @@ impl<'p> Calendars<'p> {
     fn holiday_calendar(&self, p: &Principal, source: Source, id: &str) -> Result<HolidayCalendar> {
         // The document must be visible through the named source, as a GET would (before this
         // call opens its own read: one read at a time).
-        self.platform.get(p, Collection::Calendar, source, id, None, None)?;
+        self.platform
+            .get(p, Collection::Calendar, source, id, None, None)?;
         let tx = self.platform.read()?;
         holidays_of(&*tx, p, id, "the calendar").map_err(|e| match e {
             Error::User { message, .. } => Error::invalid_parameter(format!(

@@ -383,7 +383,8 @@ impl<'p> Deliveries<'p> {
             ),
             Outcome::Failed(m) => {
                 let wait = self
-                    .platform.delivery
+                    .platform
+                    .delivery
                     .retry_base
                     .saturating_mul(1u32 << (d.attempts - 1).min(16))
                     .min(MAX_BACKOFF);
@@ -400,7 +401,6 @@ impl<'p> Deliveries<'p> {
             }
         }
     }
-
 
     fn run_target(&self, who: &Principal, a: &Automation, d: &Delivery) -> Result<String> {
         let props = a
@@ -431,7 +431,8 @@ impl<'p> Deliveries<'p> {
                 }
                 let inputs = json!({"event": envelope, "data": d.event.get("data").cloned().unwrap_or(Value::Null), "properties": props});
                 let channel = format!("automation:{}", a.id());
-                let out = crate::scripts::host::run(self.platform, who, &channel, &source, id, inputs)?;
+                let out =
+                    crate::scripts::host::run(self.platform, who, &channel, &source, id, inputs)?;
                 Ok(format!("script {id} returned {}", short(&out)))
             }
             other => Err(Error::invalid_parameter(format!(
@@ -444,7 +445,8 @@ impl<'p> Deliveries<'p> {
     fn script_source(&self, who: &Principal, id: &str) -> Result<(String, String)> {
         let scope = Scope::for_source(Source::of_id(id), who);
         let doc = self
-            .platform.read()?
+            .platform
+            .read()?
             .current(Collection::Script, &scope, id)?
             .ok_or_else(|| Error::not_found(format!("script \"{id}\" does not exist")))?;
         let (source, kind) = source_of(&doc.body);
@@ -473,7 +475,14 @@ impl<'p> Deliveries<'p> {
                 .map(Value::String);
         }
         let inputs = json!({"event": Value::Object(ev.clone()), "data": data});
-        crate::scripts::host::run(self.platform, who, &format!("transformer:{id}"), &source, id, inputs)
+        crate::scripts::host::run(
+            self.platform,
+            who,
+            &format!("transformer:{id}"),
+            &source,
+            id,
+            inputs,
+        )
     }
 
     fn target_validation(&self, who: &Principal, ev: &Map<String, Value>) -> Result<String> {
@@ -494,7 +503,10 @@ impl<'p> Deliveries<'p> {
             req["from"] = from.clone();
             req["to"] = to.clone();
         }
-        let out = self.platform.validation().validation_run(who, &req, false, "update")?;
+        let out = self
+            .platform
+            .validation()
+            .validation_run(who, &req, false, "update")?;
         if out.get("background").and_then(Value::as_bool) == Some(true) {
             return Ok(format!(
                 "validation of {target} queued: {}",
@@ -583,7 +595,11 @@ impl<'p> Deliveries<'p> {
     ) -> Result<String> {
         let url = props.get("url").and_then(Value::as_str).unwrap_or_default();
         // The client checks each address the host resolves to when it connects.
-        let parsed = webhook::check_url(url, &self.platform.delivery.webhook_allow, webhook::NO_RESOLVER)?;
+        let parsed = webhook::check_url(
+            url,
+            &self.platform.delivery.webhook_allow,
+            webhook::NO_RESOLVER,
+        )?;
         let (body, content_type) = match payload {
             Some(Value::String(s)) if serde_json::from_str::<Value>(&s).is_ok() => {
                 (s, "application/json")

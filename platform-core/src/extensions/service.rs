@@ -12,8 +12,8 @@ use crate::store::{Collection, WriteTx};
 use serde_json::{json, Map, Value};
 
 use super::{
-    collection_of, lifecycle_script, permissions,
-    remove_document, resource_ids, runner, strip_bundle, Extensions,
+    collection_of, lifecycle_script, permissions, remove_document, resource_ids, runner,
+    strip_bundle, Extensions,
 };
 
 impl Extensions<'_> {
@@ -52,7 +52,8 @@ impl Extensions<'_> {
     /// Sends `{"message": "<timestamp> <text>"}` to an extension's realtime channel.
     pub fn message(&self, p: &Principal, ext: &str, text: &str) {
         if let Some(rt) = &self.platform.realtime {
-            let payload = json!({"message": format!("{} {text}", format_instant(self.platform.now()))});
+            let payload =
+                json!({"message": format!("{} {text}", format_instant(self.platform.now()))});
             rt.publish(&self.channel(p, ext), &payload);
         }
     }
@@ -133,12 +134,7 @@ impl Extensions<'_> {
 
     /// Installs or upgrades a published extension into the caller's private source, granting it
     /// the permissions in `accept` (each must be one the extension declares).
-    pub fn install(
-        &self,
-        p: &Principal,
-        id: &str,
-        accept: &[String],
-    ) -> Result<Value> {
+    pub fn install(&self, p: &Principal, id: &str, accept: &[String]) -> Result<Value> {
         p.require(Role::Admin, "installing extensions")?;
         let now = format_instant(self.platform.now());
         let private_scope = p.private_scope();
@@ -236,7 +232,8 @@ impl Extensions<'_> {
         };
         let script = match lifecycle_script(&installed, "uninstall") {
             Some(sid) => self
-                .platform.read()?
+                .platform
+                .read()?
                 .current(
                     Collection::Script,
                     &Scope::for_source(Source::of_id(&sid), p),
@@ -245,9 +242,10 @@ impl Extensions<'_> {
                 .map(|d| d.body),
             None => None,
         };
-        let published = self
-            .platform.read()?
-            .current(Collection::Extension, &Scope::public(), id)?;
+        let published =
+            self.platform
+                .read()?
+                .current(Collection::Extension, &Scope::public(), id)?;
         let bundle = published
             .and_then(|e| e.body.get("_bundle").and_then(Value::as_object).cloned())
             .unwrap_or_default();
@@ -290,7 +288,8 @@ impl Extensions<'_> {
             return Ok(Value::Null);
         };
         let doc = self
-            .platform.read()?
+            .platform
+            .read()?
             .current(
                 Collection::Script,
                 &Scope::for_source(Source::of_id(&sid), p),
@@ -358,7 +357,8 @@ impl Extensions<'_> {
         params: &crate::query::Params,
     ) -> Result<String> {
         let ext = self
-            .platform.read()?
+            .platform
+            .read()?
             .current(Collection::Extension, &p.private_scope(), id)?
             .ok_or_else(|| {
                 Error::not_found(format!(
@@ -410,7 +410,8 @@ impl Extensions<'_> {
         let holder = confinement
             .private_only
             .then_some(confinement.holder.as_str());
-        self.platform.scripts()
+        self.platform
+            .scripts()
             .render_template_from(p, script, &data, holder)
     }
 

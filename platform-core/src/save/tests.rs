@@ -422,14 +422,25 @@ fn public_writes_need_the_platform_role() {
 fn tenants_and_environments_do_not_see_each_other() {
     let f = fixture();
     f.save(json!({"_id": "A", "who": "acme"}));
-    let other = f.platform.tenancy().local_principal("globex", "bob").unwrap();
+    let other = f
+        .platform
+        .tenancy()
+        .local_principal("globex", "bob")
+        .unwrap();
     let err = f
         .platform
         .get(&other, Collection::Object, Source::Private, "A", None, None)
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
-    f.platform.tenancy().create_environment("acme", "test").unwrap();
-    let test_env = f.platform.tenancy().in_environment(&f.admin, "test").unwrap();
+    f.platform
+        .tenancy()
+        .create_environment("acme", "test")
+        .unwrap();
+    let test_env = f
+        .platform
+        .tenancy()
+        .in_environment(&f.admin, "test")
+        .unwrap();
     let err = f
         .platform
         .get(
@@ -444,7 +455,8 @@ fn tenants_and_environments_do_not_see_each_other() {
     assert_eq!(err.code(), ErrorCode::NotFound);
     assert_eq!(
         f.platform
-            .tenancy().in_environment(&f.admin, "nope")
+            .tenancy()
+            .in_environment(&f.admin, "nope")
             .unwrap_err()
             .code(),
         ErrorCode::NotFound

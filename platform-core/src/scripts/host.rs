@@ -251,7 +251,8 @@ impl Program {
         {
             let (pl, who, revealed) = (pl.clone(), who.clone(), revealed.clone());
             engine.register_fn("message", move |text: &str| {
-                pl.extensions().message(&who, &channel, &format!("info {}", revealed.scrub(text)))
+                pl.extensions()
+                    .message(&who, &channel, &format!("info {}", revealed.scrub(text)))
             });
         }
         register_requests(&mut engine, &requests);

@@ -81,9 +81,9 @@ pub fn inactive_reason(meta: &Map<String, Value>, now: DateTime<Utc>) -> Option<
     None
 }
 
-mod typed;
 #[cfg(test)]
 mod tests;
+mod typed;
 
 pub use typed::{Secret, StoredSecret};
 

@@ -2,8 +2,8 @@
 
 use super::{Secret, StoredSecret};
 use crate::auth::Principal;
-use crate::Platform;
 use crate::error::ErrorCode;
+use crate::Platform;
 use serde_json::json;
 
 fn admin(platform: &Platform) -> Principal {

@@ -1,9 +1,9 @@
 //! The typed secrets a program writes and reads: [`Secret`] and [`StoredSecret`], and the
 //! secret service's typed calls, which run its JSON calls with typed values on either side.
 
+use super::Secrets;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
-use super::Secrets;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 

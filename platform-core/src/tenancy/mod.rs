@@ -194,7 +194,8 @@ impl Tenancy<'_> {
         tenant: &str,
     ) -> Result<Vec<(String, chrono::DateTime<chrono::Utc>)>> {
         let envs: Vec<_> = self
-            .platform.read()?
+            .platform
+            .read()?
             .environments(tenant)?
             .into_iter()
             .map(|e| (e.name, e.created))
@@ -210,7 +211,8 @@ impl Tenancy<'_> {
     /// Revokes one token (given in full); returns whether it was active.
     pub fn revoke_token(&self, token: &str) -> Result<bool> {
         let now = self.platform.now();
-        self.platform.write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), now)? > 0))
+        self.platform
+            .write(|tx| Ok(tx.revoke_tokens(&TokenSelector::Hash(hash_token(token)), now)? > 0))
     }
 
     /// Revokes every token of a user; returns how many were active.
@@ -240,7 +242,8 @@ impl Tenancy<'_> {
 
     /// Takes a grant back; returns whether it was held.
     pub fn revoke_grant(&self, tenant: &str, user: &str, grant: &Grant) -> Result<bool> {
-        self.platform.write(|tx| tx.set_grant(tenant, user, grant, false))
+        self.platform
+            .write(|tx| tx.set_grant(tenant, user, grant, false))
     }
 
     /// Creates an environment of a tenant (the tenant must exist); returns false if it existed.
@@ -310,7 +313,12 @@ impl Tenancy<'_> {
                 Credentials::Basic { user, .. } => *user == p.user,
                 Credentials::Bearer(_) => true,
             };
-            if let Some((epoch, p)) = self.platform.tokens.latest(&hash, env).filter(|(_, p)| basic_ok(p)) {
+            if let Some((epoch, p)) = self
+                .platform
+                .tokens
+                .latest(&hash, env)
+                .filter(|(_, p)| basic_ok(p))
+            {
                 tx.read_ahead(&[crate::store::Ahead::AuthEpoch])?;
                 let out = read(&p);
                 match tx.auth_epoch() {
@@ -394,7 +402,8 @@ impl Tenancy<'_> {
             environment: environment.to_string(),
             grants,
         };
-        self.platform.tokens
+        self.platform
+            .tokens
             .put(hash, environment.to_string(), epoch, p.clone());
         Ok(p)
     }
@@ -420,7 +429,11 @@ impl Tenancy<'_> {
 
     /// The same principal in another environment, which must exist.
     pub fn in_environment(&self, p: &Principal, environment: &str) -> Result<Principal> {
-        if !self.platform.read()?.environment_exists(&p.tenant, environment)? {
+        if !self
+            .platform
+            .read()?
+            .environment_exists(&p.tenant, environment)?
+        {
             return Err(Error::not_found(format!(
                 "environment \"{environment}\" does not exist for tenant \"{}\"",
                 p.tenant

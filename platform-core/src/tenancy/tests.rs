@@ -4,7 +4,8 @@ use super::*;
 use crate::auth::Credentials;
 
 fn admin_of(p: &Platform, token: &str) -> Principal {
-    p.tenancy().authenticate(Some(&Credentials::Bearer(token.to_string())), None)
+    p.tenancy()
+        .authenticate(Some(&Credentials::Bearer(token.to_string())), None)
         .unwrap()
 }
 
@@ -12,7 +13,8 @@ fn admin_of(p: &Platform, token: &str) -> Principal {
 fn the_first_admin_is_made_once_on_a_database_without_one() {
     let p = Platform::in_memory().unwrap();
     let token = p
-        .tenancy().bootstrap()
+        .tenancy()
+        .bootstrap()
         .unwrap()
         .expect("a fresh database gets its admin");
     let who = admin_of(&p, &token);
@@ -28,15 +30,21 @@ fn a_database_first_written_without_an_admin_still_gets_one() {
     // A program (or a command) wrote first: a tenant, a writer, data, but no platform user.
     let p = Platform::in_memory().unwrap();
     p.tenancy().local_principal("default", "cli").unwrap();
-    p.tenancy().make_token("acme", "ann", Role::Writer, false)
+    p.tenancy()
+        .make_token("acme", "ann", Role::Writer, false)
         .map(|(t, _)| t)
         .unwrap();
-    let token = p.tenancy().bootstrap().unwrap().expect("no platform user yet");
+    let token = p
+        .tenancy()
+        .bootstrap()
+        .unwrap()
+        .expect("no platform user yet");
     assert_eq!(admin_of(&p, &token).role, Role::Platform);
     assert_eq!(p.tenancy().bootstrap().unwrap(), None);
     // A database whose platform user was made by hand gets no second one.
     let q = Platform::in_memory().unwrap();
-    q.tenancy().make_token("ops", "root", Role::Platform, false)
+    q.tenancy()
+        .make_token("ops", "root", Role::Platform, false)
         .map(|(t, _)| t)
         .unwrap();
     assert_eq!(q.tenancy().bootstrap().unwrap(), None);
@@ -49,16 +57,21 @@ fn a_database_first_written_without_an_admin_still_gets_one() {
 pub(crate) fn changes_by_another_platform_reach_the_kept_tokens(a: &Platform, b: &Platform) {
     let bearer = |t: &str| Credentials::Bearer(t.to_string());
     let token = b
-        .tenancy().make_token("acme", "ann", Role::Reader, false)
+        .tenancy()
+        .make_token("acme", "ann", Role::Reader, false)
         .map(|(t, _)| t)
         .unwrap();
     let other = b
-        .tenancy().make_token("acme", "bob", Role::Writer, false)
+        .tenancy()
+        .make_token("acme", "bob", Role::Writer, false)
         .map(|(t, _)| t)
         .unwrap();
     for _ in 0..2 {
         assert_eq!(
-            a.tenancy().authenticate(Some(&bearer(&token)), None).unwrap().role,
+            a.tenancy()
+                .authenticate(Some(&bearer(&token)), None)
+                .unwrap()
+                .role,
             Role::Reader
         );
     }
@@ -67,18 +80,28 @@ pub(crate) fn changes_by_another_platform_reach_the_kept_tokens(a: &Platform, b:
         token: token.clone(),
     };
     assert_eq!(
-        a.tenancy().authenticate(Some(&basic), None).unwrap_err().code(),
+        a.tenancy()
+            .authenticate(Some(&basic), None)
+            .unwrap_err()
+            .code(),
         ErrorCode::NotAuthenticated
     );
-    b.tenancy().make_token("acme", "ann", Role::Admin, true).unwrap();
-    assert_eq!(
-        a.tenancy().authenticate(Some(&bearer(&token)), None).unwrap().role,
-        Role::Admin
-    );
-    b.tenancy().grant("acme", "ann", &Grant::Access("traders".into()))
+    b.tenancy()
+        .make_token("acme", "ann", Role::Admin, true)
         .unwrap();
     assert_eq!(
-        a.tenancy().authenticate(Some(&bearer(&token)), None)
+        a.tenancy()
+            .authenticate(Some(&bearer(&token)), None)
+            .unwrap()
+            .role,
+        Role::Admin
+    );
+    b.tenancy()
+        .grant("acme", "ann", &Grant::Access("traders".into()))
+        .unwrap();
+    assert_eq!(
+        a.tenancy()
+            .authenticate(Some(&bearer(&token)), None)
             .unwrap()
             .grants
             .access,
@@ -86,13 +109,17 @@ pub(crate) fn changes_by_another_platform_reach_the_kept_tokens(a: &Platform, b:
     );
     assert!(b.tenancy().revoke_token(&token).unwrap());
     assert_eq!(
-        a.tenancy().authenticate(Some(&bearer(&token)), None)
+        a.tenancy()
+            .authenticate(Some(&bearer(&token)), None)
             .unwrap_err()
             .code(),
         ErrorCode::NotAuthenticated
     );
     assert_eq!(
-        a.tenancy().authenticate(Some(&bearer(&other)), None).unwrap().user,
+        a.tenancy()
+            .authenticate(Some(&bearer(&other)), None)
+            .unwrap()
+            .user,
         "bob"
     );
 }
@@ -118,10 +145,14 @@ fn a_snapshot_authenticates_and_reads_in_one_committed_state() {
     );
     let bearer = |t: &str| Credentials::Bearer(t.to_string());
     let token = b
-        .tenancy().make_token("acme", "ann", Role::Writer, false)
+        .tenancy()
+        .make_token("acme", "ann", Role::Writer, false)
         .map(|(t, _)| t)
         .unwrap();
-    let ann = a.tenancy().authenticate(Some(&bearer(&token)), None).unwrap();
+    let ann = a
+        .tenancy()
+        .authenticate(Some(&bearer(&token)), None)
+        .unwrap();
     let save = |name: &str| {
         b.objects()
             .save(
@@ -173,13 +204,16 @@ fn a_snapshot_authenticates_and_reads_in_one_committed_state() {
 fn tokens_and_environments_are_listed_without_secrets() {
     let p = Platform::in_memory().unwrap();
     let t1 = p
-        .tenancy().make_token("acme", "ann", Role::Writer, false)
+        .tenancy()
+        .make_token("acme", "ann", Role::Writer, false)
         .map(|(t, _)| t)
         .unwrap();
-    p.tenancy().make_token("acme", "bob", Role::Reader, false)
+    p.tenancy()
+        .make_token("acme", "bob", Role::Reader, false)
         .map(|(t, _)| t)
         .unwrap();
-    p.tenancy().make_token("zed", "zoe", Role::Admin, false)
+    p.tenancy()
+        .make_token("zed", "zoe", Role::Admin, false)
         .map(|(t, _)| t)
         .unwrap();
     p.tenancy().revoke_token(&t1).unwrap();
@@ -195,7 +229,8 @@ fn tokens_and_environments_are_listed_without_secrets() {
     assert_eq!(p.tenancy().tokens(None).unwrap().len(), 3);
     p.tenancy().create_environment("acme", "test").unwrap();
     let envs: Vec<String> = p
-        .tenancy().environments("acme")
+        .tenancy()
+        .environments("acme")
         .unwrap()
         .into_iter()
         .map(|(n, _)| n)

@@ -124,7 +124,8 @@ impl Jobs<'_> {
             not_before: delay.map(|d| now + d),
             result: None,
         };
-        self.platform.write(|tx| tx.put_job(&p.private_scope(), &job))?;
+        self.platform
+            .write(|tx| tx.put_job(&p.private_scope(), &job))?;
         let how = match self.live_workers()?.as_slice() {
             [] => "no server's worker is running on this database: `platform validate work` \
                    on the database file runs it"
@@ -231,8 +232,10 @@ impl Jobs<'_> {
             return Ok(false);
         };
         // Until the job's end is recorded (or given up), the claim's lease is renewed.
-        let _claim =
-            crate::events::deliver::ClaimGuard::new(self.platform, crate::store::Claim::Job(job.id.clone()));
+        let _claim = crate::events::deliver::ClaimGuard::new(
+            self.platform,
+            crate::store::Claim::Job(job.id.clone()),
+        );
         let who = Principal {
             tenant: scope.tenant.clone(),
             user: job.user.clone(),
@@ -244,7 +247,10 @@ impl Jobs<'_> {
                 everything: false,
             },
         };
-        let outcome = self.platform.validation().run_job_work(&who, &job.kind, &job.payload);
+        let outcome = self
+            .platform
+            .validation()
+            .run_job_work(&who, &job.kind, &job.payload);
         match outcome {
             Ok(result) => {
                 job.status = JobStatus::Done;
@@ -258,11 +264,11 @@ impl Jobs<'_> {
             }
         }
         job.finished = Some(self.platform.now());
-        self.platform.write_finish(|| self.platform.write(|tx| tx.put_job(&scope, &job)))?;
+        self.platform
+            .write_finish(|| self.platform.write(|tx| tx.put_job(&scope, &job)))?;
         metrics::counter!("platform_jobs_total", "outcome" => job.status.as_str()).increment(1);
         Ok(true)
     }
-
 }
 
 impl Platform {

@@ -22,10 +22,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
 use crate::json::json_kind;
 use crate::scripts::source_of;
-use crate::store::{
-    Automation, Collection, DocumentRead,
-    ReadTx, WriteTx,
-};
+use crate::store::{Automation, Collection, DocumentRead, ReadTx, WriteTx};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 

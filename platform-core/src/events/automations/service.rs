@@ -1,26 +1,22 @@
 //! The automation service's calls: [`Automations`].
 
-use crate::events::targets::{self};
-use crate::events::actions_of;
 use crate::auth::{Principal, Role};
 use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
+use crate::events::actions_of;
+use crate::events::targets::{self};
 use crate::ids::{Scope, Source};
 use crate::json::json_kind;
 use crate::query::Paging;
-use crate::store::{
-    Automation, Collection, Delivery, DeliveryStatus, LogFilter, LogStatus, Page,
-};
+use crate::store::{Automation, Collection, Delivery, DeliveryStatus, LogFilter, LogStatus, Page};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::{
-    invalid, new_id, render, sync_owned, SYSTEM,
-};
-use super::{
     check_conditions, check_properties, enabled_of, properties_of, target_of, Automations, Draft,
     LogQuery, LOG_STATUSES,
 };
+use super::{invalid, new_id, render, sync_owned, SYSTEM};
 
 impl Automations<'_> {
     /// Creates an automation (the server assigns `_id`) or updates the one whose `_id` is sent.
@@ -105,11 +101,7 @@ impl Automations<'_> {
 
     /// The targets automations can call (the action service's catalogue, the same for every
     /// caller), one page of them.
-    pub fn targets(
-        &self,
-        _p: &Principal,
-        paging: &Paging,
-    ) -> Result<Page<Value>> {
+    pub fn targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<Value>> {
         Ok(paging.page(targets::TARGETS.iter().map(|t| t.to_json()).collect()))
     }
 
@@ -133,7 +125,8 @@ impl Automations<'_> {
 
     /// One automation of the caller's tenant and environment.
     pub fn get(&self, p: &Principal, id: &str) -> Result<Value> {
-        self.platform.read()?
+        self.platform
+            .read()?
             .automation(&p.private_scope(), id)?
             .map(|a| render(a.into_body()))
             .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))
@@ -153,12 +146,7 @@ impl Automations<'_> {
     }
 
     /// Enables or disables an automation; a disabled one receives no events.
-    pub fn set_enabled(
-        &self,
-        p: &Principal,
-        id: &str,
-        on: bool,
-    ) -> Result<Value> {
+    pub fn set_enabled(&self, p: &Principal, id: &str, on: bool) -> Result<Value> {
         p.require(Role::Admin, "enabling or disabling automations")?;
         let scope = p.private_scope();
         let now = format_instant(self.platform.now());
@@ -179,12 +167,7 @@ impl Automations<'_> {
     /// Test-fires an automation (`GET automation/v1/{id}?_run=true`): queues one delivery of a
     /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
     /// milliseconds (at most 60,000). The worker delivers it like any other.
-    pub fn test(
-        &self,
-        p: &Principal,
-        id: &str,
-        delay: Option<&str>,
-    ) -> Result<Value> {
+    pub fn test(&self, p: &Principal, id: &str, delay: Option<&str>) -> Result<Value> {
         p.require(Role::Admin, "test-firing automations")?;
         let delay = crate::clock::delay_of(&json!({"_delay": delay}))?;
         let scope = p.private_scope();
@@ -310,7 +293,10 @@ impl Automations<'_> {
             skip: query.skip,
             limit: query.limit,
         };
-        let page = self.platform.read()?.automation_log(&p.private_scope(), &filter)?;
+        let page = self
+            .platform
+            .read()?
+            .automation_log(&p.private_scope(), &filter)?;
         Ok(Page {
             estimated: false,
             total: page.total,
@@ -319,12 +305,7 @@ impl Automations<'_> {
     }
 
     /// The mail outbox of the caller's tenant and environment, newest first.
-    pub fn mail_outbox(
-        &self,
-        p: &Principal,
-        skip: u64,
-        limit: Option<u64>,
-    ) -> Result<Page<Value>> {
+    pub fn mail_outbox(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<Value>> {
         let page = self.mails(p, skip, limit)?;
         Ok(Page {
             estimated: false,
@@ -344,7 +325,10 @@ impl Automations<'_> {
         skip: u64,
         limit: Option<u64>,
     ) -> Result<Page<crate::store::MailEntry>> {
-        let page = self.platform.read()?.mails(&p.private_scope(), skip, limit)?;
+        let page = self
+            .platform
+            .read()?
+            .mails(&p.private_scope(), skip, limit)?;
         Ok(Page {
             estimated: false,
             total: page.total,
@@ -374,7 +358,9 @@ impl Automations<'_> {
         match service {
             "data" => {
                 let id = crate::data::read::DataId::parse(key)?;
-                let obj = self.platform.get(p, Collection::Object, source, &id.object, None, None)?;
+                let obj =
+                    self.platform
+                        .get(p, Collection::Object, source, &id.object, None, None)?;
                 let prop = obj
                     .get(&id.prop)
                     .filter(|v| crate::data::DataKind::of(v).is_some());
@@ -405,7 +391,8 @@ impl Automations<'_> {
                 )?;
             }
             "secret" => {
-                self.platform.read()?
+                self.platform
+                    .read()?
                     .secret(&p.private_scope(), key)?
                     .ok_or_else(|| Error::not_found(format!("secret \"{key}\" not found")))?;
             }

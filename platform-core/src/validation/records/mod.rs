@@ -51,11 +51,17 @@ pub use record::{CheckResult, CheckedValue, PointResult, Record, Summary};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use record::{Event, Override, Resolved};
-pub use state::{apply_override, apply_run, comment, note, remove_override, result_extra, Context, Transition, SENT_KEY};
+pub use state::{
+    apply_override, apply_run, comment, note, remove_override, result_extra, Context, Transition,
+    SENT_KEY,
+};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use state::TIMELINE_MAX;
-pub use status::{failing, is_failing, status_code, status_name, worse, worst, ERROR, OVERRIDDEN, SKIPPED, VALID, WARNING};
+pub use status::{
+    failing, is_failing, status_code, status_name, worse, worst, ERROR, OVERRIDDEN, SKIPPED, VALID,
+    WARNING,
+};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use status::{FAILED, SEVERE};

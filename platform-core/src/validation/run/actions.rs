@@ -16,12 +16,7 @@ use serde_json::{json, Value};
 
 impl Validation<'_> {
     /// `override`, `removeOverride` or `comment` on records by id.
-    pub fn records_action(
-        &self,
-        p: &Principal,
-        function: &str,
-        body: &Value,
-    ) -> Result<Value> {
+    pub fn records_action(&self, p: &Principal, function: &str, body: &Value) -> Result<Value> {
         p.require(
             crate::auth::Role::Writer,
             &format!("{function} on validation records"),

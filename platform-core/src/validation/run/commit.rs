@@ -154,10 +154,10 @@ impl Validation<'_> {
 mod tests {
     use super::super::plan::Planned;
     use super::*;
-    use crate::Platform;
     use crate::documents::SaveOptions;
     use crate::observations::model::Point;
     use crate::store::Collection;
+    use crate::Platform;
 
     fn setup() -> (Platform, Principal) {
         let platform = Platform::in_memory().unwrap();
@@ -183,7 +183,8 @@ mod tests {
 
     fn plan(platform: &Platform, who: &Principal) -> Checked {
         match platform
-            .validation().plan_run(
+            .validation()
+            .plan_run(
                 who,
                 &json!({"target": "S:p", "from": "2024-07-01"}),
                 false,
@@ -206,18 +207,28 @@ mod tests {
         let first = plan(&platform, &who);
         let second = plan(&platform, &who);
         assert!(first.built.as_ref().unwrap().seen.is_empty());
-        platform.validation().commit_run(&who, first, false).unwrap();
-        let done = platform.validation().commit_run(&who, second, false).unwrap();
+        platform
+            .validation()
+            .commit_run(&who, first, false)
+            .unwrap();
+        let done = platform
+            .validation()
+            .commit_run(&who, second, false)
+            .unwrap();
         assert_eq!(done.statuses.len(), 10);
         let rec = platform
-            .validation().record(&who, "S:p:2024-07-01T00:05:00Z")
+            .validation()
+            .record(&who, "S:p:2024-07-01T00:05:00Z")
             .unwrap();
         assert_eq!(rec["runs"], 2, "{rec}");
         assert_eq!(rec["timeline"].as_array().unwrap().len(), 2);
         // A plan on the current state is written as it was laid out.
         let third = plan(&platform, &who);
         let rows = third.built.as_ref().unwrap().rows.clone();
-        platform.validation().commit_run(&who, third, false).unwrap();
+        platform
+            .validation()
+            .commit_run(&who, third, false)
+            .unwrap();
         let stored = platform
             .read()
             .unwrap()

@@ -150,7 +150,12 @@ impl Validation<'_> {
                 })
             }
             (Kind::Curve, Some(DataKind::Curve)) => {
-                let today = self.platform.now().date_naive().format("%Y-%m-%d").to_string();
+                let today = self
+                    .platform
+                    .now()
+                    .date_naive()
+                    .format("%Y-%m-%d")
+                    .to_string();
                 let all = tx.curves(key, item.version, None, Some(&today), None)?;
                 let chosen = chosen_curves(&all, req, target)?;
                 let depth = config

@@ -16,12 +16,7 @@ use std::time::Instant;
 impl Validation<'_> {
     /// `runMany`: up to 25 data items at once; more, a range, `background` or `_delay` go to a
     /// job.
-    pub fn run_many(
-        &self,
-        p: &Principal,
-        body: &Value,
-        origin: &str,
-    ) -> Result<Value> {
+    pub fn run_many(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
         p.require(crate::auth::Role::Writer, "running validation")?;
         let targets = strings(body.get("targets"), "targets")?
             .ok_or_else(|| Error::new(ErrorCode::MissingParameter, "targets is missing"))?;

@@ -67,7 +67,8 @@ impl Validation<'_> {
             // A delayed run is a job that may not start before its time; no thread waits.
             drop(tx);
             return self
-                .platform.jobs()
+                .platform
+                .jobs()
                 .queue(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
         }
@@ -83,7 +84,8 @@ impl Validation<'_> {
         }
         if !test && !in_job && (req.background || count > prep.config.options.max_points) {
             return self
-                .platform.jobs()
+                .platform
+                .jobs()
                 .queue(p, "run", json!({"request": body, "origin": "background"}))
                 .map(Planned::Answer);
         }

@@ -95,7 +95,8 @@ impl Validation<'_> {
         targets: Option<&[String]>,
     ) -> Result<Vec<(RecordChunkRow, Chunk)>> {
         let rows = self
-            .platform.read()?
+            .platform
+            .read()?
             .record_chunks(&p.private_scope(), targets, None, None)?;
         rows.into_iter()
             .map(|row| {
@@ -174,11 +175,7 @@ impl Validation<'_> {
     }
 
     /// Records matching a list request (filters over the record fields, sort, paging).
-    pub fn records(
-        &self,
-        p: &Principal,
-        req: &ListRequest,
-    ) -> Result<Page<Value>> {
+    pub fn records(&self, p: &Principal, req: &ListRequest) -> Result<Page<Value>> {
         refuse_document_options(req)?;
         let mut expanded = req.clone();
         expanded.query.filter = with_failing(&req.query.filter);
