@@ -44,6 +44,7 @@
 mod automations;
 mod calendars;
 mod data;
+mod data_typed;
 mod deliveries;
 mod extensions;
 mod import;
@@ -85,6 +86,7 @@ pub use data::{
     Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,
     WriteOptions,
 };
+pub use data_typed::{DataEntry, DataItem};
 pub use deliveries::Deliveries;
 pub use extensions::Extensions;
 pub use jobs::{JobInfo, Jobs};
