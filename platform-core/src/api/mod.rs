@@ -42,9 +42,11 @@
 //! ```
 
 mod data;
+mod data_typed;
 mod import;
 pub mod interface;
 mod objects;
+mod objects_typed;
 mod shape;
 mod validation;
 mod validation_typed;
@@ -91,7 +93,9 @@ pub use data::{
     Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,
     WriteOptions,
 };
+pub use data_typed::{DataEntry, DataItem};
 pub use objects::{Object, Objects};
+pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
     CheckResult, PointResult, ValidationCounts, ValidationRequest, ValidationResult,

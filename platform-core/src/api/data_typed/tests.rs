@@ -1,0 +1,581 @@
+//! Tests of the typed data calls: each answer is the JSON call's, read; filters and paging
+//! apply; bad reads are refused with the JSON call's codes.
+
+use super::*;
+use crate::api::{Contract, CurveQuery, ReadRange, SeriesQuery, WriteOptions};
+use crate::error::ErrorCode;
+use crate::ids::VersionRef;
+use crate::query::Params;
+use crate::store::Collection;
+use crate::Platform;
+use chrono::Duration;
+use serde_json::json;
+
+/// Parameters, as pairs.
+type Pairs<'a> = &'a [(&'a str, &'a str)];
+
+fn setup() -> (Platform, Principal) {
+    let platform = Platform::in_memory().unwrap();
+    let me = platform.tenancy().local_principal("acme", "ann").unwrap();
+    (platform, me)
+}
+
+fn query(pairs: &[(&str, &str)]) -> DataQuery {
+    DataQuery::from_params(&Params::from_slice(pairs)).unwrap()
+}
+
+fn request(pairs: &[(&str, &str)]) -> ListRequest {
+    ListRequest::from_params(&Params::from_slice(pairs)).unwrap()
+}
+
+fn start() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap()
+}
+
+/// Hourly series on three hubs (two versions of NBP's), a daily series in Berlin, and a
+/// curve of two ondates.
+fn market(platform: &Platform, me: &Principal) {
+    let data = platform.data();
+    let hourly = |base: f64| -> Vec<Point> {
+        (0..6)
+            .map(|h| Point::new(start() + Duration::hours(h), base + h as f64))
+            .collect()
+    };
+    let mwh = WriteOptions {
+        units: Some("MWh".into()),
+        ..Default::default()
+    };
+    for (id, base) in [("NBP:SPOT", 70.0), ("TTF:SPOT", 30.0), ("ZTP:SPOT", 20.0)] {
+        data.write_series(me, id, &hourly(base), &mwh).unwrap();
+    }
+    let later = [Point::new(start() + Duration::hours(6), 99.0)];
+    data.write_series(me, "NBP:SPOT", &later, &Default::default())
+        .unwrap();
+    let berlin = Tz::Europe__Berlin;
+    let days: Vec<Point> = (1..=3)
+        .map(|d| {
+            let midnight = berlin.with_ymd_and_hms(2024, 3, d, 0, 0, 0).unwrap();
+            Point::new(midnight.with_timezone(&Utc), f64::from(d))
+        })
+        .collect();
+    let daily = WriteOptions {
+        calendar: Some("DAILY".into()),
+        timezone: Some("Europe/Berlin".into()),
+        ..Default::default()
+    };
+    data.write_series(me, "DE:DAY", &days, &daily).unwrap();
+    let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
+    let eur = WriteOptions {
+        units: Some("MWh".into()),
+        currency: Some("EUR".into()),
+        ..Default::default()
+    };
+    for (day, m1) in [(13, 30.0), (14, 31.5)] {
+        let contracts = [Contract::new("BOM", m1 - 1.0), Contract::new("M01", m1)];
+        data.write_curve(me, "TTF:FWD", d(day), &contracts, &eur)
+            .unwrap();
+    }
+}
+
+fn series(item: DataItem) -> Series {
+    match item {
+        DataItem::Series(s) => s,
+        other => panic!("not a series: {other:?}"),
+    }
+}
+
+/// One item read typed is the JSON read's answer read, and the series or curve the typed
+/// series and curve reads (another code path) give: at a version, in a range, converted,
+/// a dated series at its zone's midnights whatever zone it prints in.
+#[test]
+fn a_typed_read_is_the_json_read_and_the_typed_series_and_curve_reads() {
+    let (platform, me) = setup();
+    market(&platform, &me);
+    let data = platform.data();
+    let cases: [(&str, Pairs, SeriesQuery); 5] = [
+        ("NBP:SPOT", &[], SeriesQuery::default()),
+        (
+            "NBP:SPOT",
+            &[("_version", "1"), ("_range", "last(2)")],
+            SeriesQuery {
+                version: Some(VersionRef::Number(1)),
+                range: ReadRange::Last(2),
+                ..Default::default()
+            },
+        ),
+        (
+            "TTF:SPOT",
+            &[("units", "kWh")],
+            SeriesQuery {
+                units: Some("kWh".into()),
+                ..Default::default()
+            },
+        ),
+        ("DE:DAY", &[], SeriesQuery::default()),
+        (
+            "DE:DAY",
+            &[("_timezone", "America/New_York")],
+            SeriesQuery::default(),
+        ),
+    ];
+    for (id, pairs, sq) in cases {
+        let q = query(pairs);
+        let typed = data.data_item(&me, Source::Private, id, &q).unwrap();
+        let json = data.read(&me, Source::Private, id, &q).unwrap();
+        assert_eq!(
+            typed,
+            DataItem::from_json(json, "").unwrap(),
+            "{id} {pairs:?}"
+        );
+        let typed = series(typed);
+        let other = data.series(&me, id, &sq).unwrap();
+        assert_eq!(typed.points, other.points, "{id} {pairs:?}");
+        assert_eq!(
+            (&typed.id, typed.version, &typed.units),
+            (&other.id, other.version, &other.units),
+            "{id} {pairs:?}"
+        );
+        if pairs.iter().all(|(k, _)| *k != "units") {
+            assert_eq!(typed.header, other.header, "{id} {pairs:?}");
+        }
+    }
+    let day = series(
+        data.data_item(&me, Source::All, "DE:DAY", &query(&[]))
+            .unwrap(),
+    );
+    assert_eq!(
+        day.points[0].at,
+        Utc.with_ymd_and_hms(2024, 2, 29, 23, 0, 0).unwrap()
+    );
+    let kwh = series(
+        data.data_item(&me, Source::All, "TTF:SPOT", &query(&[("units", "kWh")]))
+            .unwrap(),
+    );
+    assert_eq!(
+        (kwh.units.as_deref(), kwh.points[1].value),
+        (Some("kWh"), 31_000.0)
+    );
+    // Curves: the newest ondate, and one named in the id.
+    for (id, ondate) in [
+        ("TTF:FWD", None),
+        ("TTF:FWD:2024-05-13", NaiveDate::from_ymd_opt(2024, 5, 13)),
+    ] {
+        let DataItem::Curve(typed) = data
+            .data_item(&me, Source::Private, id, &query(&[]))
+            .unwrap()
+        else {
+            panic!("{id}: not a curve");
+        };
+        let cq = CurveQuery {
+            ondate,
+            ..Default::default()
+        };
+        let other = data.curve(&me, "TTF:FWD", &cq).unwrap();
+        assert_eq!(typed, other, "{id}");
+    }
+    let DataItem::Curve(newest) = data
+        .data_item(&me, Source::Private, "TTF:FWD", &query(&[]))
+        .unwrap()
+    else {
+        panic!("not a curve");
+    };
+    assert_eq!(newest.ondate, NaiveDate::from_ymd_opt(2024, 5, 14).unwrap());
+    let values: Vec<(&str, Option<&str>, f64)> = newest
+        .contracts
+        .iter()
+        .map(|c| (c.tenor.as_str(), c.absolute.as_deref(), c.value))
+        .collect();
+    assert_eq!(
+        values,
+        [("BOM", None, 30.5), ("M01", Some("2024M06"), 31.5)]
+    );
+    // A tenor's history: a series by ondate, at midnight UTC.
+    let history = series(
+        data.data_item(&me, Source::Private, "TTF:FWD", &query(&[("tenor", "M01")]))
+            .unwrap(),
+    );
+    let points: Vec<(DateTime<Utc>, f64)> =
+        history.points.iter().map(|p| (p.at, p.value)).collect();
+    assert_eq!(
+        points,
+        [
+            (Utc.with_ymd_and_hms(2024, 5, 13, 0, 0, 0).unwrap(), 30.0),
+            (Utc.with_ymd_and_hms(2024, 5, 14, 0, 0, 0).unwrap(), 31.5)
+        ]
+    );
+}
+
+/// The typed list: catalogue entries without `_range`, items read with it; its filters,
+/// sort, paging and total those of the JSON list.
+#[test]
+fn typed_data_lists_are_the_json_lists_read() {
+    let (platform, me) = setup();
+    market(&platform, &me);
+    let data = platform.data();
+    let cases: [(Pairs, Pairs); 5] = [
+        (&[], &[]),
+        (
+            &[("_dataid", "SPOT"), ("_sort", "-_objid"), ("_limit", "2")],
+            &[("_range", "last(3)")],
+        ),
+        (&[("_type", "VarCurve")], &[]),
+        (
+            &[("units", "MWh"), ("_skip", "1")],
+            &[("_range", "last(1)"), ("units", "kWh")],
+        ),
+        (
+            &[("_id", "DE:DAY"), ("_id", "NOPE:X"), ("_id", "NBP:SPOT")],
+            &[],
+        ),
+    ];
+    for (pairs, qpairs) in cases {
+        let (req, q) = (request(pairs), query(qpairs));
+        let source = if req.ids.is_empty() {
+            Source::Private
+        } else {
+            Source::All
+        };
+        let typed = data.data_items(&me, source, &req, &q);
+        let json = data.list(&me, source, &req, &q);
+        let (typed, json) = match (typed, json) {
+            (Ok(t), Ok(j)) => (t, j),
+            (t, j) => panic!("{pairs:?} {qpairs:?}: {t:?} / {j:?}"),
+        };
+        assert_eq!(typed.total, json.total, "{pairs:?}");
+        let read: Vec<DataItem> = json
+            .items
+            .into_iter()
+            .map(|v| DataItem::from_json(v, "").unwrap())
+            .collect();
+        assert_eq!(typed.items, read, "{pairs:?} {qpairs:?}");
+    }
+    // The catalogue, by value: every item, its extent in its own zone.
+    let all = data
+        .data_items(&me, Source::Private, &request(&[]), &query(&[]))
+        .unwrap();
+    let ids: Vec<&str> = all.items.iter().map(DataItem::id).collect();
+    assert_eq!(
+        ids,
+        ["DE:DAY", "NBP:SPOT", "TTF:FWD", "TTF:SPOT", "ZTP:SPOT"]
+    );
+    let entries: Vec<(DataKind, u32, u64)> = all
+        .items
+        .iter()
+        .map(|i| match i {
+            DataItem::Entry(e) => (e.kind, e.version, e.count),
+            other => panic!("not an entry: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            (DataKind::Series, 1, 3),
+            (DataKind::Series, 2, 7),
+            (DataKind::Curve, 3, 2),
+            (DataKind::Series, 3, 6),
+            (DataKind::Series, 1, 6)
+        ]
+    );
+    let DataItem::Entry(day) = &all.items[0] else {
+        unreachable!()
+    };
+    assert_eq!(
+        day.first,
+        Some(Utc.with_ymd_and_hms(2024, 2, 29, 23, 0, 0).unwrap())
+    );
+    assert_eq!(day.header["calendar"], "DAILY");
+    let DataItem::Entry(nbp) = &all.items[1] else {
+        unreachable!()
+    };
+    assert_eq!(
+        (nbp.first, nbp.last),
+        (Some(start()), Some(start() + Duration::hours(6)))
+    );
+    assert_eq!(nbp.units.as_deref(), Some("MWh"));
+    assert!(!nbp.header.contains_key("_objid") && !nbp.header.contains_key("_access"));
+    // Filtered, sorted, paged and read: each item the typed series read of it.
+    let req = request(&[("_dataid", "SPOT"), ("_sort", "-_objid"), ("_limit", "2")]);
+    let page = data
+        .data_items(&me, Source::Private, &req, &query(&[("_range", "last(3)")]))
+        .unwrap();
+    assert_eq!(page.total, 3);
+    let ids: Vec<&str> = page.items.iter().map(DataItem::id).collect();
+    assert_eq!(ids, ["ZTP:SPOT", "TTF:SPOT"]);
+    for item in page.items {
+        let sq = SeriesQuery {
+            range: ReadRange::Last(3),
+            ..Default::default()
+        };
+        let other = data.series(&me, item.id(), &sq).unwrap();
+        assert_eq!(series(item), other);
+    }
+    let by_id = data
+        .data_items(
+            &me,
+            Source::All,
+            &request(&[("_id", "NOPE:X"), ("_id", "NBP:SPOT")]),
+            &query(&[]),
+        )
+        .unwrap();
+    assert_eq!(
+        series(by_id.items[0].clone()).points.last().unwrap().value,
+        99.0
+    );
+}
+
+/// By ids and as profiles, the typed answers are the JSON answers read; a profile list
+/// pages objects.
+#[test]
+fn typed_reads_by_id_and_profiles_are_the_json_answers_read() {
+    let (platform, me) = setup();
+    market(&platform, &me);
+    let data = platform.data();
+    for (ids, q) in [
+        (
+            &["TTF:FWD", "NOPE:SPOT", "NBP:SPOT", "NBP:NOPE"][..],
+            query(&[]),
+        ),
+        (&["NBP:SPOT", "DE:DAY"], query(&[("_range", "last(1)")])),
+        (&["NBP:SPOT", "TTF:SPOT"], query(&[("_version", "1")])),
+    ] {
+        let typed = data.data_items_by_id(&me, ids, &q).unwrap();
+        let json = data.read_many(&me, ids, &q).unwrap();
+        let read: Vec<DataItem> = json
+            .into_iter()
+            .map(|v| DataItem::from_json(v, "").unwrap())
+            .collect();
+        assert_eq!(typed, read, "{ids:?}");
+    }
+    let two = data
+        .data_items_by_id(&me, &["TTF:FWD", "NOPE:SPOT", "NBP:SPOT"], &query(&[]))
+        .unwrap();
+    let got: Vec<(&str, DataKind, u32)> = two
+        .iter()
+        .map(|i| (i.id(), i.kind(), i.version()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("TTF:FWD", DataKind::Curve, 3),
+            ("NBP:SPOT", DataKind::Series, 2)
+        ]
+    );
+    let at_one = data
+        .data_items_by_id(&me, &["NBP:SPOT"], &query(&[("_version", "1")]))
+        .unwrap();
+    assert_eq!(
+        (at_one[0].version(), series(at_one[0].clone()).points.len()),
+        (1, 6)
+    );
+
+    let q = query(&[("_range", "last(2)")]);
+    let typed = data
+        .profile_item(&me, Source::Private, "NBP", "SPOT", &q)
+        .unwrap();
+    let json = data
+        .profile(&me, Source::Private, "NBP", "SPOT", &q)
+        .unwrap();
+    assert_eq!(typed, DataItem::from_json(json, "").unwrap());
+    assert_eq!((typed.object(), typed.property()), ("NBP", "SPOT"));
+    let values: Vec<f64> = series(typed).points.iter().map(|p| p.value).collect();
+    assert_eq!(values, [75.0, 99.0]);
+    // Of a list of objects: objects without the item are left out, paging counts objects.
+    for pairs in [
+        &[][..],
+        &[("_limit", "2"), ("_skip", "1")],
+        &[("_id", "ZTP"), ("_id", "DE")],
+    ] {
+        let req = request(pairs);
+        let source = if req.ids.is_empty() {
+            Source::Private
+        } else {
+            Source::All
+        };
+        let typed = data.profile_items(&me, source, &req, "SPOT", &q).unwrap();
+        let json = data.list_profile(&me, source, &req, "SPOT", &q).unwrap();
+        assert_eq!(typed.total, json.total);
+        let read: Vec<DataItem> = json
+            .items
+            .into_iter()
+            .map(|v| DataItem::from_json(v, "").unwrap())
+            .collect();
+        assert_eq!(typed.items, read, "{pairs:?}");
+    }
+    let page = data
+        .profile_items(
+            &me,
+            Source::Private,
+            &request(&[("_limit", "2"), ("_skip", "1")]),
+            "SPOT",
+            &q,
+        )
+        .unwrap();
+    let ids: Vec<&str> = page.items.iter().map(DataItem::id).collect();
+    // Objects DE, NBP, TTF, ZTP: the second and third, DE's first being skipped.
+    assert_eq!((ids, page.total), (vec!["NBP:SPOT", "TTF:SPOT"], 4));
+}
+
+/// Bad reads are refused with the JSON calls' codes; reads whose answers are no data
+/// items are refused; a series holding text is refused, to be read as JSON.
+#[test]
+fn typed_reads_refuse_what_the_json_reads_refuse_and_what_is_no_data_item() {
+    let (platform, me) = setup();
+    market(&platform, &me);
+    let data = platform.data();
+    for (source, id, pairs, code) in [
+        (Source::Private, "NBP:NOPE", &[][..], ErrorCode::NotFound),
+        (Source::Public, "NBP:SPOT", &[], ErrorCode::NotFound),
+        (Source::Private, "NBP", &[], ErrorCode::InvalidParameter),
+        (
+            Source::Private,
+            "NBP:SPOT",
+            &[("tenor", "M01")],
+            ErrorCode::InvalidParameter,
+        ),
+        (
+            Source::Private,
+            "NBP:SPOT",
+            &[("_version", "9")],
+            ErrorCode::NotFound,
+        ),
+        (
+            Source::Private,
+            "TTF:FWD:2024-05-01",
+            &[],
+            ErrorCode::NotFound,
+        ),
+    ] {
+        let q = query(pairs);
+        let typed = data.data_item(&me, source, id, &q).unwrap_err();
+        let json = data.read(&me, source, id, &q).unwrap_err();
+        assert_eq!((typed.code(), json.code()), (code, code), "{id} {pairs:?}");
+    }
+    let e = data
+        .data_items_by_id(&me, &["NBP"], &query(&[]))
+        .unwrap_err();
+    let json = data.read_many(&me, &["NBP"], &query(&[])).unwrap_err();
+    assert_eq!(
+        (e.code(), json.code()),
+        (ErrorCode::InvalidParameter, ErrorCode::InvalidParameter)
+    );
+    // Not data items: tenor codes, a shaped curve.
+    for pairs in [&[("listTenors", "true")][..], &[("_shape", "MONTHLY")]] {
+        let q = query(pairs);
+        assert!(
+            data.read(&me, Source::Private, "TTF:FWD", &q).is_ok(),
+            "{pairs:?}"
+        );
+        let e = data
+            .data_item(&me, Source::Private, "TTF:FWD", &q)
+            .unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidParameter, "{pairs:?}");
+        let e = data.data_items_by_id(&me, &["TTF:FWD"], &q).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidParameter, "{pairs:?}");
+    }
+    // Lists: a cursor (the data list pages by `_skip`), values, parts of items.
+    let after = objects_cursor(&platform, &me);
+    for pairs in [
+        &[("_after", after.as_str())][..],
+        &[("_distinct", "_objtype")],
+        &[("_project", "units")],
+    ] {
+        let req = request(pairs);
+        let json = data.list(&me, Source::Private, &req, &query(&[]));
+        let typed = data
+            .data_items(&me, Source::Private, &req, &query(&[]))
+            .unwrap_err();
+        assert_eq!(typed.code(), ErrorCode::InvalidParameter, "{pairs:?}");
+        if let Err(json) = json {
+            assert_eq!(json.code(), typed.code(), "{pairs:?}");
+        }
+    }
+    // A conversion the data cannot take.
+    let eur = query(&[("_range", "last(1)"), ("currency", "EUR")]);
+    let e = data
+        .data_items(&me, Source::Private, &request(&[]), &eur)
+        .unwrap_err();
+    let json = data
+        .list(&me, Source::Private, &request(&[]), &eur)
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), json.code()),
+        (ErrorCode::ConversionError, ErrorCode::ConversionError)
+    );
+    let e = data
+        .profile_items(
+            &me,
+            Source::Private,
+            &request(&[("_id", "NBP")]),
+            "SPOT",
+            &query(&[]),
+        )
+        .unwrap_err();
+    let json = data
+        .list_profile(
+            &me,
+            Source::Private,
+            &request(&[("_id", "NBP")]),
+            "SPOT",
+            &query(&[]),
+        )
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), json.code()),
+        (ErrorCode::InvalidParameter, ErrorCode::InvalidParameter)
+    );
+    // A series holding text: refused as the typed series read refuses it, read as JSON.
+    let body = json!({"_id": "FR", "SPOT": {"_type": "VarTimeSeries", "data": [
+        {"time": "2024-01-01T00:00:00Z", "value": 1},
+        {"time": "2024-01-01T01:00:00Z", "value": "n/a"}]}});
+    platform
+        .objects()
+        .save(&me, Collection::Object, body, &Default::default())
+        .unwrap();
+    let e = data
+        .data_item(&me, Source::Private, "FR:SPOT", &query(&[]))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidParameter);
+    assert!(e.to_string().contains("Data::read"), "{e}");
+    let typed_series = data
+        .series(&me, "FR:SPOT", &Default::default())
+        .unwrap_err();
+    assert_eq!(typed_series.code(), e.code());
+    assert!(data
+        .read(&me, Source::Private, "FR:SPOT", &query(&[]))
+        .is_ok());
+}
+
+/// A cursor of an object list, which the data list refuses.
+fn objects_cursor(platform: &Platform, me: &Principal) -> String {
+    let req = request(&[("_limit", "1")]);
+    let (_, next) = platform
+        .objects()
+        .list_with_next(me, Collection::Object, Source::Private, &req)
+        .unwrap();
+    next.unwrap()
+}
+
+/// An answer that does not read as a data item is an internal error, not the caller's.
+#[test]
+fn an_answer_that_does_not_read_as_a_data_item_is_an_internal_error() {
+    let item = |v: Value| DataItem::from_json(v, "Data::read");
+    let header = json!({"_objid": "A", "_dataid": "B", "_version": 1, "_type": "VarTimeSeries"});
+    let with = |field: &str, value: Value| {
+        let mut v = header.clone();
+        v[field] = value;
+        v
+    };
+    for bad in [
+        json!([1, 2]),
+        header.clone(),
+        with("data", json!([{"time": "yesterday", "value": 1}])),
+        with("_type", json!("VarOther")),
+        with("_count", json!("many")),
+        with("timezone", json!("Mars/Olympus")),
+    ] {
+        let e = item(bad.clone()).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Internal, "{bad}");
+    }
+    let ok = item(with("data", json!([{"time": "2024-01-01", "value": 2.5}]))).unwrap();
+    assert_eq!(series(ok).points, [Point::new(start(), 2.5)]);
+}

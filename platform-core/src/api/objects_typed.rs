@@ -1,0 +1,279 @@
+//! The typed calls of the object service beside its JSON ones: lists of objects, objects by
+//! id, an object's versions ([`ObjectVersion`]), tagging ([`TaggedVersion`]) and deleting
+//! ([`Deletion`]). Each runs the JSON call of [`Objects`] and reads its answer.
+
+use super::objects::{Object, Objects};
+use crate::auth::Principal;
+use crate::documents::{DeleteTarget, ListRequest};
+use crate::error::{Error, Result};
+use crate::ids::{Source, VersionRef};
+use crate::store::{Collection, Page};
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One entry of an object's version list ([`Objects::object_versions`]): the system fields of
+/// a version, without its properties.
+///
+/// Its serde form is the JSON entry of [`Objects::versions`] (`_oid`, `_version`, `_type`,
+/// `_timestamp`, `_user`, `_tag`, `_reason`, `_current`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectVersion {
+    /// The object's id (`_oid`; the JSON `_id` of an older version is `ID/N`).
+    #[serde(rename = "_oid")]
+    pub id: String,
+    /// The version number (`_version`).
+    #[serde(rename = "_version")]
+    pub version: u32,
+    /// The type of the version (`_type`).
+    #[serde(rename = "_type")]
+    pub type_name: String,
+    /// When the version was saved (`_timestamp`).
+    #[serde(rename = "_timestamp")]
+    pub timestamp: DateTime<Utc>,
+    /// Who saved it (`_user`).
+    #[serde(rename = "_user")]
+    pub user: String,
+    /// The tags on the version (`_tag`).
+    #[serde(rename = "_tag", default)]
+    pub tags: Vec<String>,
+    /// The reason stored with it (`_reason`).
+    #[serde(rename = "_reason", default)]
+    pub reason: Option<String>,
+    /// Whether it is the current version (`_current`).
+    #[serde(rename = "_current")]
+    pub current: bool,
+}
+
+/// The version a tag was set on ([`Objects::tag_object`]), with every tag it now carries.
+///
+/// Its serde form is the JSON answer of [`Objects::tag`] (`_id`, `_version`, `_tag`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaggedVersion {
+    /// The object's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The version tagged (`_version`).
+    #[serde(rename = "_version")]
+    pub version: u32,
+    /// The tags the version carries now (`_tag`), the new one among them.
+    #[serde(rename = "_tag")]
+    pub tags: Vec<String>,
+}
+
+/// What a deletion ([`Objects::delete_object`]) removed, and the version current after it.
+///
+/// Its serde form is the JSON answer of [`Objects::delete`] (`_id`, `deleted`, `current`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deletion {
+    /// The object's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The version numbers deleted.
+    pub deleted: Vec<u32>,
+    /// The version current now; `None` when no version is left.
+    pub current: Option<u32>,
+}
+
+/// The typed form of one JSON answer of the object service; an answer that does not read as
+/// one is the platform's fault.
+fn answered<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
+    serde_json::from_value(answer)
+        .map_err(|e| Error::Internal(format!("the object service answered {what} {e}")))
+}
+
+/// An object of a JSON answer ([`Object::from_json`]); one that does not read as an object is
+/// the platform's fault.
+fn answered_object(answer: Value) -> Result<Object> {
+    Object::from_json(answer).map_err(|e| Error::Internal(format!("an object answer: {e}")))
+}
+
+/// Refuses a list request whose JSON answer holds no objects: `_distinct` (values) and a
+/// projection that leaves `_id` out.
+fn objects_only(req: &ListRequest) -> Result<()> {
+    if req.distinct.is_some() {
+        return Err(Error::invalid_parameter(
+            "_distinct lists values, not objects: ask Objects::list for them",
+        ));
+    }
+    if let Some(pr) = &req.project {
+        let mut probe = Map::new();
+        probe.insert("_id".into(), Value::String(String::new()));
+        if !pr.apply(&probe, true).contains_key("_id") {
+            return Err(Error::invalid_parameter(
+                "_project leaves _id out, and an object has an id: ask Objects::list for them",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn objects_of(page: Page<Value>) -> Result<Page<Object>> {
+    Ok(Page {
+        items: page
+            .items
+            .into_iter()
+            .map(answered_object)
+            .collect::<Result<_>>()?,
+        total: page.total,
+        estimated: page.estimated,
+    })
+}
+
+impl Objects<'_> {
+    /// Typed [`list`](Self::list) of objects: the current objects of `source`, filtered,
+    /// sorted and paged as the request asks, with the total before paging. `_searchinfo` gives
+    /// objects with their `name` only, a projection objects with the fields it keeps; `_asof`
+    /// gives each object as it was then. `_distinct` (values, not objects) and a projection
+    /// without `_id` are refused.
+    ///
+    /// ```
+    /// use platform_core::api::{ListRequest, Object, Params, Source};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let objects = platform.objects();
+    /// for (id, zone) in [("NBP", "UK"), ("TTF", "NL"), ("ZTP", "BE"), ("PEG", "FR")] {
+    ///     objects.save_object(&me, &Object::new(id).with_type("Hub").with("zone", zone), &Default::default())?;
+    /// }
+    /// let req = ListRequest::from_params(&Params::from_slice(&[("_type", "Hub"), ("_sort", "-zone"), ("_limit", "2")]))?;
+    /// let page = objects.objects(&me, Source::Private, &req)?;
+    /// let ids: Vec<&str> = page.items.iter().map(|o| o.id.as_str()).collect();
+    /// assert_eq!((ids, page.total), (vec!["NBP", "TTF"], 4));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn objects(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &ListRequest,
+    ) -> Result<Page<Object>> {
+        objects_only(req)?;
+        objects_of(self.list(p, Collection::Object, source, req)?)
+    }
+
+    /// Typed [`list_with_next`](Self::list_with_next): [`objects`](Self::objects), with the
+    /// cursor of the next page (the `_after` that reads it) when objects follow a plain list's
+    /// page.
+    ///
+    /// ```
+    /// use platform_core::api::{ListRequest, Object, Params, Source};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// for id in ["A", "B", "C"] {
+    ///     platform.objects().save_object(&me, &Object::new(id), &Default::default())?;
+    /// }
+    /// let first = ListRequest::from_params(&Params::from_slice(&[("_limit", "2")]))?;
+    /// let (page, next) = platform.objects().objects_with_next(&me, Source::Private, &first)?;
+    /// assert_eq!(page.items.len(), 2);
+    /// let rest = ListRequest::from_params(&Params::from_slice(&[("_limit", "2"), ("_after", next.as_deref().unwrap())]))?;
+    /// let (page, next) = platform.objects().objects_with_next(&me, Source::Private, &rest)?;
+    /// assert_eq!((page.items[0].id.as_str(), next), ("C", None));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn objects_with_next(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &ListRequest,
+    ) -> Result<(Page<Object>, Option<String>)> {
+        objects_only(req)?;
+        let (page, next) = self.list_with_next(p, Collection::Object, source, req)?;
+        Ok((objects_of(page)?, next))
+    }
+
+    /// Typed [`get_many`](Self::get_many) of objects: the current objects with these ids, each
+    /// from the source its id names, in the order of `ids`; ids not found are left out.
+    ///
+    /// ```
+    /// use platform_core::api::Object;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// platform.objects().save_object(&me, &Object::new("NBP").with("zone", "UK"), &Default::default())?;
+    /// platform.objects().save_object(&me, &Object::new("TTF").with("zone", "NL"), &Default::default())?;
+    /// let found = platform.objects().objects_by_id(&me, &["TTF", "NOPE", "NBP"])?;
+    /// let zones: Vec<&str> = found.iter().map(|o| o.properties["zone"].as_str().unwrap()).collect();
+    /// assert_eq!(zones, ["NL", "UK"]);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn objects_by_id(&self, p: &Principal, ids: &[&str]) -> Result<Vec<Object>> {
+        let found = self.get_many(p, Collection::Object, ids, None)?;
+        found.into_iter().map(answered_object).collect()
+    }
+
+    /// Typed [`versions`](Self::versions) of an object (from the source its id names): every
+    /// version's system fields, oldest first.
+    ///
+    /// ```
+    /// use platform_core::api::{Object, SaveOptions};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// platform.objects().save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
+    /// let why = SaveOptions { reason: Some("more lots".into()), ..Default::default() };
+    /// platform.objects().save_object(&me, &Object::new("NBP").with("lots", 2), &why)?;
+    /// let versions = platform.objects().object_versions(&me, "NBP")?;
+    /// assert_eq!((versions[0].version, versions[0].current), (1, false));
+    /// assert_eq!((versions[1].reason.as_deref(), versions[1].current), (Some("more lots"), true));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn object_versions(&self, p: &Principal, id: &str) -> Result<Vec<ObjectVersion>> {
+        let all = self.versions(p, Collection::Object, Source::of_id(id), id)?;
+        all.into_iter().map(|v| answered("a version", v)).collect()
+    }
+
+    /// Typed [`tag`](Self::tag) of an object (in the source its id names): tags one version
+    /// (by number or tag); the tag leaves any other version.
+    ///
+    /// ```
+    /// use platform_core::api::{Object, VersionRef};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let objects = platform.objects();
+    /// objects.save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
+    /// objects.save_object(&me, &Object::new("NBP").with("lots", 2), &Default::default())?;
+    /// let tagged = objects.tag_object(&me, "NBP", &VersionRef::Number(1), "first")?;
+    /// assert_eq!((tagged.version, tagged.tags), (1, vec!["first".to_string()]));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn tag_object(
+        &self,
+        p: &Principal,
+        id: &str,
+        which: &VersionRef,
+        tag: &str,
+    ) -> Result<TaggedVersion> {
+        let done = self.tag(p, Collection::Object, Source::of_id(id), id, which, tag)?;
+        answered("a tag", done)
+    }
+
+    /// Typed [`delete`](Self::delete) of an object (in the source its id names): deletes its
+    /// latest version (a rollback, as [`roll_back`](Self::roll_back)), one version, or all of
+    /// it, with its series and curves of those versions; `reason` goes to the audit trail.
+    ///
+    /// ```
+    /// use platform_core::api::{DeleteTarget, Object, VersionRef};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// for lots in 1..=3 {
+    ///     platform.objects().save_object(&me, &Object::new("NBP").with("lots", lots), &Default::default())?;
+    /// }
+    /// let gone = platform.objects().delete_object(&me, "NBP", &DeleteTarget::Version(VersionRef::Number(2)), Some("typo"))?;
+    /// assert_eq!((gone.deleted, gone.current), (vec![2], Some(3)));
+    /// let gone = platform.objects().delete_object(&me, "NBP", &DeleteTarget::All, None)?;
+    /// assert_eq!((gone.deleted, gone.current), (vec![1, 3], None));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn delete_object(
+        &self,
+        p: &Principal,
+        id: &str,
+        target: &DeleteTarget,
+        reason: Option<&str>,
+    ) -> Result<Deletion> {
+        let done = self.delete(p, Collection::Object, Source::of_id(id), id, target, reason)?;
+        answered("a deletion", done)
+    }
+}
+
+#[cfg(test)]
+mod tests;
