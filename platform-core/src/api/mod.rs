@@ -73,6 +73,7 @@ pub use crate::store::{Collection, Page};
 pub use crate::calendars::Calendars;
 pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::shape::Weights;
+pub use crate::documents::Objects;
 pub use crate::events::automations::Automations;
 pub use crate::events::automations::{
     typed::Automation, AutomationEvent, AutomationOwner, AutomationTarget, AutomationTemplate,
@@ -94,7 +95,7 @@ pub use data::{
     WriteOptions,
 };
 pub use data_typed::{DataEntry, DataItem};
-pub use objects::{Object, Objects};
+pub use objects::Object;
 pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{

@@ -1,56 +1,14 @@
-//! The object service: [`Objects`] and the typed [`Object`].
+//! The typed [`Object`] and the object service's typed calls over its JSON calls.
 
 use crate::auth::Principal;
-use crate::documents::{DeleteTarget, ListRequest, SaveOptions};
+use crate::documents::Objects;
+use crate::documents::{DeleteTarget, SaveOptions};
 use crate::error::{Error, Result};
 use crate::ids::{Source, VersionRef};
-use crate::query::Projection;
-use crate::store::{AuditEntry, Collection, Page};
-use crate::Platform;
+use crate::store::Collection;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-/// Versioned documents: objects (master data), and the documents of the other collections
-/// (types, scripts, validation configurations, extension drafts), with their versions, tags,
-/// rollbacks, deletions and lists. From [`Platform::objects`].
-///
-/// The typed calls ([`Objects::save_object`], [`Objects::object`],
-/// [`Objects::object_at`], [`Objects::roll_back`]) work on objects as [`Object`]s; the JSON
-/// calls take a [`Collection`] and work on any document as JSON.
-///
-/// ```
-/// use platform_core::api::Object;
-/// let platform = platform_core::Platform::in_memory()?;
-/// let me = platform.tenancy().local_principal("default", "me")?;
-/// let objects = platform.objects();
-///
-/// objects.save_object(&me, &Object::new("NBP").with("name", "UK gas hub"), &Default::default())?;
-/// let v2 = objects.save_object(&me, &Object::new("NBP").with("units", "therm"), &Default::default())?;
-/// assert_eq!(v2.version, Some(2));
-/// assert_eq!(v2.properties["name"], "UK gas hub"); // a save merges by default
-///
-/// assert_eq!(objects.roll_back(&me, "NBP", Some("units were wrong"))?, Some(1));
-/// assert!(objects.object(&me, "NBP")?.properties.get("units").is_none());
-/// # Ok::<(), platform_core::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Objects<'p> {
-    pub(super) platform: &'p Platform,
-    /// The snapshot its one-item reads are made in, for a handle of [`crate::Snapshot`].
-    snapshot: Option<&'p crate::Snapshot<'p>>,
-}
-
-impl<'p> Objects<'p> {
-    pub(crate) fn of(platform: &'p Platform, snapshot: Option<&'p crate::Snapshot<'p>>) -> Self {
-        Objects { platform, snapshot }
-    }
-
-    /// The read transaction of its snapshot, if it has one.
-    fn tx(&self) -> Option<&'p dyn crate::store::ReadTx> {
-        self.snapshot.map(|s| s.tx())
-    }
-}
 
 /// One version of an object: its id, type and properties, and the system fields the platform
 /// keeps with each version.
@@ -202,9 +160,7 @@ impl Objects<'_> {
         object: &Object,
         opts: &SaveOptions,
     ) -> Result<Object> {
-        let saved = self
-            .platform
-            .save(p, Collection::Object, object.to_body(), opts)?;
+        let saved = self.save(p, Collection::Object, object.to_body(), opts)?;
         Object::from_json(saved)
     }
 
@@ -220,9 +176,14 @@ impl Objects<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn object(&self, p: &Principal, id: &str) -> Result<Object> {
-        let got = self
-            .platform
-            .get(p, Collection::Object, Source::of_id(id), id, None, None)?;
+        let got = self.platform.objects().get(
+            p,
+            Collection::Object,
+            Source::of_id(id),
+            id,
+            None,
+            None,
+        )?;
         Object::from_json(got)
     }
 
@@ -242,7 +203,7 @@ impl Objects<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn object_at(&self, p: &Principal, id: &str, version: &VersionRef) -> Result<Object> {
-        let got = self.platform.get(
+        let got = self.get(
             p,
             Collection::Object,
             Source::of_id(id),
@@ -266,7 +227,7 @@ impl Objects<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn roll_back(&self, p: &Principal, id: &str, reason: Option<&str>) -> Result<Option<u32>> {
-        let done = self.platform.delete(
+        let done = self.delete(
             p,
             Collection::Object,
             Source::of_id(id),
@@ -275,165 +236,5 @@ impl Objects<'_> {
             reason,
         )?;
         Ok(done["current"].as_u64().map(|v| v as u32))
-    }
-
-    /// JSON: saves one document (a JSON object) or several (an array) in one transaction.
-    ///
-    /// Returns what was stored: the saved document (or the unchanged current one when nothing
-    /// differed), or an array of them for an array body. One bad item stores nothing.
-    pub fn save(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        body: Value,
-        opts: &SaveOptions,
-    ) -> Result<Value> {
-        self.platform.save(p, coll, body, opts)
-    }
-
-    /// JSON: the current version of a document, or one version of it, optionally projected.
-    /// Through a snapshot's handle ([`crate::Snapshot::objects`]) it reads in the snapshot.
-    pub fn get(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        id: &str,
-        version: Option<&VersionRef>,
-        project: Option<&Projection>,
-    ) -> Result<Value> {
-        self.platform
-            .get_at(self.tx(), p, coll, source, id, version, project)
-    }
-
-    /// [`get`](Self::get) of a current document (no version, no projection) as JSON bytes with
-    /// its `_timestamp`, printed from the body as stored where it can be (the bytes `get`'s
-    /// answer prints as); `None` where it cannot, for `get` to answer. Through a snapshot's
-    /// handle ([`crate::Snapshot::objects`]) it reads in the snapshot.
-    pub fn get_printed(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        id: &str,
-    ) -> Result<Option<(Vec<u8>, String)>> {
-        match self.tx() {
-            Some(tx) => self.platform.get_printed(tx, p, coll, source, id),
-            None => {
-                let snapshot = self.platform.snapshot()?;
-                self.platform
-                    .get_printed(snapshot.tx(), p, coll, source, id)
-            }
-        }
-    }
-
-    /// JSON: current documents with these ids, each from its own source; missing ids are left
-    /// out.
-    pub fn get_many(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        ids: &[&str],
-        project: Option<&Projection>,
-    ) -> Result<Vec<Value>> {
-        self.platform.get_many(p, coll, ids, project)
-    }
-
-    /// JSON: every version of a document (their headers), oldest first.
-    pub fn versions(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        id: &str,
-    ) -> Result<Vec<Value>> {
-        self.platform.versions(p, coll, source, id)
-    }
-
-    /// JSON: current documents of a source, filtered, sorted and paged, with the total before
-    /// paging. With `_distinct` the items are the distinct values, with `_searchinfo` they are
-    /// `{_id, name}`.
-    pub fn list(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        req: &ListRequest,
-    ) -> Result<Page<Value>> {
-        self.platform.list(p, coll, source, req)
-    }
-
-    /// JSON: [`list`](Self::list), with the cursor of the next page: `Some` when items follow
-    /// a plain list's page (the value of `_after` that reads them), `None` for the last page
-    /// and for `_distinct`, `_searchinfo`, `_asof` and `_id` lists.
-    pub fn list_with_next(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        req: &ListRequest,
-    ) -> Result<(Page<Value>, Option<String>)> {
-        self.platform.list_paged(p, coll, source, req)
-    }
-
-    /// Tags a version; the tag leaves any other version of the document.
-    pub fn tag(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        id: &str,
-        which: &VersionRef,
-        tag: &str,
-    ) -> Result<Value> {
-        self.platform.tag(p, coll, source, id, which, tag)
-    }
-
-    /// Deletes the latest version (a rollback), one version, or all of a document.
-    ///
-    /// Returns `{"_id", "deleted": [versions], "current": version or null}`.
-    pub fn delete(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        id: &str,
-        target: &DeleteTarget,
-        reason: Option<&str>,
-    ) -> Result<Value> {
-        self.platform.delete(p, coll, source, id, target, reason)
-    }
-
-    /// The audit trail of deletions (rollbacks included) of one document.
-    pub fn audit(
-        &self,
-        p: &Principal,
-        coll: Collection,
-        source: Source,
-        id: &str,
-    ) -> Result<Vec<AuditEntry>> {
-        self.platform.audit(p, coll, source, id)
-    }
-
-    /// Applies the `_retention` policies of the types `p` sees to the objects already stored
-    /// (a save applies them to its own object): returns `(object id, versions removed)` for
-    /// each object pruned. Removals are in the audit trail (action `retention`).
-    ///
-    /// ```
-    /// # use platform_core::{Platform, store::Collection};
-    /// # use serde_json::json;
-    /// # let platform = Platform::in_memory()?;
-    /// # let me = platform.tenancy().local_principal("acme", "ann")?;
-    /// let objects = platform.objects();
-    /// for v in 1..=3 {
-    ///     objects.save(&me, Collection::Object, json!({"_id": "A", "_type": "Quote", "v": v}), &Default::default())?;
-    /// }
-    /// // A policy set later applies to what is stored when asked.
-    /// objects.save(&me, Collection::Type, json!({"_id": "Quote", "_retention": {"keepVersions": 1}}), &Default::default())?;
-    /// assert_eq!(objects.prune_retained(&me)?, [("A".to_string(), vec![1, 2])]);
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn prune_retained(&self, p: &Principal) -> Result<Vec<(String, Vec<u32>)>> {
-        self.platform.prune_retained(p)
     }
 }

@@ -2,8 +2,9 @@
 //! id, an object's versions ([`ObjectVersion`]), tagging ([`TaggedVersion`]) and deleting
 //! ([`Deletion`]). Each runs the JSON call of [`Objects`] and reads its answer.
 
-use super::objects::{Object, Objects};
+use super::objects::Object;
 use crate::auth::Principal;
+use crate::documents::Objects;
 use crate::documents::{DeleteTarget, ListRequest};
 use crate::error::{Error, Result};
 use crate::ids::{Source, VersionRef};

@@ -48,6 +48,7 @@ impl<'p> Calendars<'p> {
         // The document must be visible through the named source, as a GET would (before this
         // call opens its own read: one read at a time).
         self.platform
+            .objects()
             .get(p, Collection::Calendar, source, id, None, None)?;
         let tx = self.platform.read()?;
         holidays_of(&*tx, p, id, "the calendar").map_err(|e| match e {

@@ -253,7 +253,7 @@ impl Platform {
             searchinfo: None,
             ..req.clone()
         };
-        let objects = self.list(p, Collection::Object, source, &req)?;
+        let objects = self.objects().list(p, Collection::Object, source, &req)?;
         let ids: Vec<String> = objects
             .items
             .iter()

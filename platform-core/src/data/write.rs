@@ -103,7 +103,7 @@ impl Platform {
         };
         let mut typed = crate::EachTry::new(self, typed);
         let stored = self.write(|tx| {
-            self.save_one(
+            self.objects().save_one(
                 tx,
                 p,
                 Collection::Object,

@@ -11,11 +11,13 @@ mod printed;
 pub(crate) mod read;
 pub(crate) mod render;
 mod request;
+mod service;
 
 pub(crate) use access::require_write;
 pub use render::render;
 pub(crate) use render::{render_owned, visible};
 pub use request::ListRequest;
+pub use service::Objects;
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use request::SEARCH_RESULT_FIELDS;

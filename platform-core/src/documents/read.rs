@@ -5,6 +5,7 @@ use super::access::{not_found, resolve_version, scope_for_key};
 use super::printed::{print, print_current, Shown};
 use super::render::{header_hidden_from, render, render_owned, version_header, visible};
 use super::ListRequest;
+use super::Objects;
 use crate::auth::Principal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source, VersionRef};
@@ -12,12 +13,12 @@ use crate::json::jsonb::FieldHeader;
 use crate::query::{Cursor, Filter, ListQuery, Projection};
 use crate::store::{AuditEntry, Collection, Page, ReadTx};
 use crate::types::ROOT_TYPE;
-use crate::Platform;
 use serde_json::{json, Value};
 
-impl Platform {
-    /// The current version of a document, or one version of it.
-    pub(crate) fn get(
+impl Objects<'_> {
+    /// JSON: the current version of a document, or one version of it, optionally projected.
+    /// Through a snapshot's handle ([`crate::Snapshot::objects`]) it reads in the snapshot.
+    pub fn get(
         &self,
         p: &Principal,
         coll: Collection,
@@ -26,7 +27,7 @@ impl Platform {
         version: Option<&VersionRef>,
         project: Option<&Projection>,
     ) -> Result<Value> {
-        self.get_at(None, p, coll, source, id, version, project)
+        self.get_at(self.tx(), p, coll, source, id, version, project)
     }
 
     /// [`get`](Self::get), reading the current version in `tx` when given.
@@ -46,13 +47,13 @@ impl Platform {
             None => {
                 let current = match tx {
                     Some(tx) => tx.current(coll, &scope, id)?,
-                    None => self.store.current_document(coll, &scope, id)?,
+                    None => self.platform.store.current_document(coll, &scope, id)?,
                 }
                 .ok_or_else(|| not_found(coll, id, source))?;
                 visible(p, coll, render_owned(current, true))
             }
             Some(which) => {
-                let tx = self.read_in(tx)?;
+                let tx = self.platform.read_in(tx)?;
                 let current = tx
                     .current(coll, &scope, id)?
                     .ok_or_else(|| not_found(coll, id, source))?;
@@ -70,10 +71,30 @@ impl Platform {
         }))
     }
 
+    /// [`get`](Self::get) of a current document (no version, no projection) as JSON bytes with
+    /// its `_timestamp`, printed from the body as stored where it can be (the bytes `get`'s
+    /// answer prints as); `None` where it cannot, for `get` to answer. Through a snapshot's
+    /// handle ([`crate::Snapshot::objects`]) it reads in the snapshot.
+    pub fn get_printed(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        source: Source,
+        id: &str,
+    ) -> Result<Option<(Vec<u8>, String)>> {
+        match self.tx() {
+            Some(tx) => self.get_printed_in(tx, p, coll, source, id),
+            None => {
+                let snapshot = self.platform.snapshot()?;
+                self.get_printed_in(snapshot.tx(), p, coll, source, id)
+            }
+        }
+    }
+
     /// The JSON answer [`get_at`](Self::get_at) gives of a current document without a
     /// version or projection, printed from the body as stored where it can be (the same
     /// bytes): `None` where it cannot (a body the store leaves to `get_at`).
-    pub(crate) fn get_printed(
+    fn get_printed_in(
         &self,
         tx: &dyn ReadTx,
         p: &Principal,
@@ -100,8 +121,8 @@ impl Platform {
         Ok(print_current(printed).map(|bytes| (bytes, timestamp)))
     }
 
-    /// Every version of a document, oldest first.
-    pub(crate) fn versions(
+    /// JSON: every version of a document (their headers), oldest first.
+    pub fn versions(
         &self,
         p: &Principal,
         coll: Collection,
@@ -109,7 +130,7 @@ impl Platform {
         id: &str,
     ) -> Result<Vec<Value>> {
         let scope = scope_for_key(p, coll, source, id)?;
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         let all = tx.versions(coll, &scope, id)?;
         let current = all
             .iter()
@@ -122,22 +143,24 @@ impl Platform {
             .collect())
     }
 
-    /// Lists current documents of a source, paged, with the total before paging. With
-    /// `_distinct` the items are the distinct values, with `_searchinfo` they are `{_id, name}`.
-    pub(crate) fn list(
+    /// JSON: current documents of a source, filtered, sorted and paged, with the total before
+    /// paging. With `_distinct` the items are the distinct values, with `_searchinfo` they are
+    /// `{_id, name}`.
+    pub fn list(
         &self,
         p: &Principal,
         coll: Collection,
         source: Source,
         req: &ListRequest,
     ) -> Result<Page<Value>> {
-        self.list_paged(p, coll, source, req).map(|(page, _)| page)
+        self.list_with_next(p, coll, source, req)
+            .map(|(page, _)| page)
     }
 
-    /// [`list`](Self::list), with the cursor of the next page (`_after`) when the list is a
-    /// plain one (not `_distinct`, `_searchinfo`, `_asof` or by `_id`) and items follow the
-    /// page.
-    pub(crate) fn list_paged(
+    /// JSON: [`list`](Self::list), with the cursor of the next page: `Some` when items follow
+    /// a plain list's page (the value of `_after` that reads them), `None` for the last page
+    /// and for `_distinct`, `_searchinfo`, `_asof` and `_id` lists.
+    pub fn list_with_next(
         &self,
         p: &Principal,
         coll: Collection,
@@ -154,7 +177,7 @@ impl Platform {
             return Ok((self.list_by_ids(p, coll, source, req)?, None));
         }
         let scopes = Scope::read_scopes(source, p);
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         let query = self.list_query(tx.as_ref(), p, coll, &scopes, req)?;
         if let Some(at) = req.as_of {
             if req.distinct.is_some() || req.searchinfo.is_some() {
@@ -211,7 +234,7 @@ impl Platform {
         let mut query = req.query.clone();
         if let Some(root) = &req.type_tree {
             if root != ROOT_TYPE {
-                let family = self.type_family(tx, p, root)?;
+                let family = self.platform.type_family(tx, p, root)?;
                 query.filter = Filter::and(vec![query.filter, Filter::TypeIn(family)]);
             }
         }
@@ -227,8 +250,9 @@ impl Platform {
         Ok(query)
     }
 
-    /// Current documents with these ids, each from its own source; missing ids are left out.
-    pub(crate) fn get_many(
+    /// JSON: current documents with these ids, each from its own source; missing ids are left
+    /// out.
+    pub fn get_many(
         &self,
         p: &Principal,
         coll: Collection,
@@ -254,7 +278,7 @@ impl Platform {
                 "the all source needs at least one _id parameter",
             ));
         }
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         if as_of.is_none() {
             // Every document in the round trip of the first read.
             let keys: Vec<(Scope, &str)> = ids
@@ -287,8 +311,8 @@ impl Platform {
         Ok(out)
     }
 
-    /// The audit trail of deletions of one document.
-    pub(crate) fn audit(
+    /// The audit trail of deletions (rollbacks included) of one document.
+    pub fn audit(
         &self,
         p: &Principal,
         coll: Collection,
@@ -296,7 +320,7 @@ impl Platform {
         id: &str,
     ) -> Result<Vec<AuditEntry>> {
         let scope = scope_for_key(p, coll, source, id)?;
-        self.read()?.audit(coll, &scope, id)
+        self.platform.read()?.audit(coll, &scope, id)
     }
 }
 

@@ -463,7 +463,7 @@ impl Extensions<'_> {
 
     /// Saves an extension draft to the caller's private source (like any versioned document).
     pub fn save(&self, p: &Principal, body: Value) -> Result<Value> {
-        self.platform.save(
+        self.platform.objects().save(
             p,
             Collection::Extension,
             body,

@@ -7,15 +7,15 @@ use crate::documents::access::{
     not_found, refuse_all, require_write, resolve_version, scope_for_key,
 };
 use crate::documents::DeleteTarget;
+use crate::documents::Objects;
 use crate::error::Result;
 use crate::ids::{validate_tag, Source, VersionRef};
 use crate::store::{AuditEntry, Collection, Hold};
-use crate::Platform;
 use serde_json::{json, Value};
 
-impl Platform {
+impl Objects<'_> {
     /// Tags a version; the tag leaves any other version of the document.
-    pub(crate) fn tag(
+    pub fn tag(
         &self,
         p: &Principal,
         coll: Collection,
@@ -28,7 +28,7 @@ impl Platform {
         refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
-        self.write(|tx| {
+        self.platform.write(|tx| {
             tx.hold(&[Hold::Document(coll, &scope, id)])?;
             tx.current(coll, &scope, id)?
                 .ok_or_else(|| not_found(coll, id, source))?;
@@ -41,10 +41,10 @@ impl Platform {
         })
     }
 
-    /// Deletes the latest version, one version, or all of a document.
+    /// Deletes the latest version (a rollback), one version, or all of a document.
     ///
     /// Returns `{"_id", "deleted": [versions], "current": version or null}`.
-    pub(crate) fn delete(
+    pub fn delete(
         &self,
         p: &Principal,
         coll: Collection,
@@ -56,9 +56,9 @@ impl Platform {
         refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
-        let at = self.now();
+        let at = self.platform.now();
         let now = format_instant(at);
-        self.write(|tx| {
+        self.platform.write(|tx| {
             tx.hold(&[Hold::Document(coll, &scope, id)])?;
             let current = tx
                 .current(coll, &scope, id)?

@@ -2,12 +2,12 @@
 //! rules for what its documents may hold.
 
 use crate::auth::Principal;
+use crate::documents::Objects;
 use crate::error::Result;
 use crate::store::{Collection, DocumentRead};
-use crate::Platform;
 use serde_json::{Map, Value};
 
-impl Platform {
+impl Objects<'_> {
     /// Checks the fields of a document before it is saved (rules that depend on the collection).
     pub(crate) fn check_document(
         &self,

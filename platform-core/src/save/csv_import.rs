@@ -211,7 +211,8 @@ impl Platform {
                     ),
                 ));
             }
-            self.save_one(tx, p, coll, item.clone(), &opts, &now, typed.get()?)
+            self.objects()
+                .save_one(tx, p, coll, item.clone(), &opts, &now, typed.get()?)
         })?;
         Ok(CsvImported {
             version: stored.version,

@@ -34,20 +34,20 @@ use crate::clock::format_instant;
 use crate::data::{self, DataKind};
 use crate::documents::access::require_write;
 use crate::documents::render::{hidden_from, render, render_owned, visible};
+use crate::documents::Objects;
 use crate::documents::{SaveOptions, PLATFORM_FIELDS, SYSTEM_FIELDS};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{validate_id, Scope, Source};
 use crate::json::json_kind;
 use crate::store::{Ahead, Collection, DataKey, Hold, StoredVersion, WriteTx};
-use crate::Platform;
 use serde_json::{Map, Value};
 
-impl Platform {
-    /// Saves one document (a JSON object) or several (an array) in one transaction.
+impl Objects<'_> {
+    /// JSON: saves one document (a JSON object) or several (an array) in one transaction.
     ///
     /// Returns what was stored: the saved document (or the unchanged current one when nothing
     /// differed), or an array of them for an array body. One bad item stores nothing.
-    pub(crate) fn save(
+    pub fn save(
         &self,
         p: &Principal,
         coll: Collection,
@@ -67,9 +67,9 @@ impl Platform {
         if is_array && items.is_empty() {
             return Err(Error::invalid_body("the body is an empty array"));
         }
-        let now = format_instant(self.now());
-        let mut items = crate::EachTry::new(self, items);
-        let saved = self.write(|tx| {
+        let now = format_instant(self.platform.now());
+        let mut items = crate::EachTry::new(self.platform, items);
+        let saved = self.platform.write(|tx| {
             let items = items.get()?;
             // Every document of the body held at once, in one order (two arrays that share
             // documents never wait for each other).
@@ -139,7 +139,7 @@ impl Platform {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let versioned = self.is_versioned(tx, p, coll, &type_name)?;
+        let versioned = self.platform.is_versioned(tx, p, coll, &type_name)?;
         let version = match &current {
             None => 1,
             Some(cur) if versioned => cur.version + 1,
@@ -163,7 +163,7 @@ impl Platform {
         if coll == Collection::Type {
             crate::types::sync_type_indexes(tx, &scope, &id)?;
         }
-        if let Some(policy) = self.retention_of(tx, p, coll, &type_name)? {
+        if let Some(policy) = self.platform.retention_of(tx, p, coll, &type_name)? {
             // The type's retention policy, in the save's own transaction.
             retention::prune_versions(tx, p, coll, &scope, &id, &policy, stored.timestamp)?;
         }

@@ -2,12 +2,12 @@
 //! to everything stored ([`Platform::prune_retained`], `platform prune`).
 
 use crate::auth::Principal;
+use crate::documents::Objects;
 use crate::error::Result;
 use crate::ids::{Scope, Source};
 use crate::query::{Filter, ListQuery, Paging};
 use crate::store::{Collection, WriteTx};
 use crate::types::Retention;
-use crate::Platform;
 
 /// Removes the versions of an object a retention policy gives up, with the data rows only
 /// they saw, and records it in the audit trail; returns the versions removed.
@@ -52,11 +52,26 @@ pub(crate) fn prune_versions(
     Ok(doomed)
 }
 
-impl Platform {
-    /// Applies the retention policies of every type the caller sees (their own source and the
-    /// public one) to the objects of that type already stored, each object in its own
-    /// transaction. Returns `(object id, versions removed)` for each object it pruned.
-    pub(crate) fn prune_retained(&self, p: &Principal) -> Result<Vec<(String, Vec<u32>)>> {
+impl Objects<'_> {
+    /// Applies the `_retention` policies of the types `p` sees to the objects already stored
+    /// (a save applies them to its own object): returns `(object id, versions removed)` for
+    /// each object pruned. Removals are in the audit trail (action `retention`).
+    ///
+    /// ```
+    /// # use platform_core::{Platform, store::Collection};
+    /// # use serde_json::json;
+    /// # let platform = Platform::in_memory()?;
+    /// # let me = platform.tenancy().local_principal("acme", "ann")?;
+    /// let objects = platform.objects();
+    /// for v in 1..=3 {
+    ///     objects.save(&me, Collection::Object, json!({"_id": "A", "_type": "Quote", "v": v}), &Default::default())?;
+    /// }
+    /// // A policy set later applies to what is stored when asked.
+    /// objects.save(&me, Collection::Type, json!({"_id": "Quote", "_retention": {"keepVersions": 1}}), &Default::default())?;
+    /// assert_eq!(objects.prune_retained(&me)?, [("A".to_string(), vec![1, 2])]);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn prune_retained(&self, p: &Principal) -> Result<Vec<(String, Vec<u32>)>> {
         let everything = ListQuery {
             paging: Paging {
                 skip: 0,
@@ -64,7 +79,7 @@ impl Platform {
             },
             ..ListQuery::default()
         };
-        let types = self.read()?.list(
+        let types = self.platform.read()?.list(
             Collection::Type,
             &Scope::read_scopes(Source::All, p),
             &everything,
@@ -84,12 +99,14 @@ impl Platform {
                     filter: Filter::TypeIn(vec![def.id.clone()]),
                     ..everything.clone()
                 };
-                let objects =
-                    self.read()?
-                        .list(Collection::Object, std::slice::from_ref(&scope), &query)?;
+                let objects = self.platform.read()?.list(
+                    Collection::Object,
+                    std::slice::from_ref(&scope),
+                    &query,
+                )?;
                 for object in objects.items {
-                    let now = self.now();
-                    let removed = self.write(|tx| {
+                    let now = self.platform.now();
+                    let removed = self.platform.write(|tx| {
                         prune_versions(tx, p, Collection::Object, &scope, &object.id, &policy, now)
                     })?;
                     if !removed.is_empty() {

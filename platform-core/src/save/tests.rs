@@ -23,6 +23,7 @@ impl Fixture {
     #[track_caller]
     fn save(&self, body: Value) -> Value {
         self.platform
+            .objects()
             .save(
                 &self.admin,
                 Collection::Object,
@@ -39,6 +40,7 @@ impl Fixture {
             ..SaveOptions::default()
         };
         self.platform
+            .objects()
             .save(&self.admin, Collection::Object, body, &opts)
             .unwrap()
     }
@@ -46,6 +48,7 @@ impl Fixture {
     #[track_caller]
     fn get(&self, id: &str) -> Value {
         self.platform
+            .objects()
             .get(
                 &self.admin,
                 Collection::Object,
@@ -60,6 +63,7 @@ impl Fixture {
     #[track_caller]
     fn version_numbers(&self, id: &str) -> Vec<u64> {
         self.platform
+            .objects()
             .versions(&self.admin, Collection::Object, Source::Private, id)
             .unwrap()
             .iter()
@@ -70,6 +74,7 @@ impl Fixture {
     #[track_caller]
     fn delete(&self, id: &str, target: DeleteTarget) -> Value {
         self.platform
+            .objects()
             .delete(
                 &self.admin,
                 Collection::Object,
@@ -168,6 +173,7 @@ fn system_fields_sent_by_clients_are_ignored() {
 fn unversioned_types_overwrite_in_place() {
     let f = fixture();
     f.platform
+        .objects()
         .save(
             &f.admin,
             Collection::Type,
@@ -189,6 +195,7 @@ fn older_versions_stay_readable_by_number_and_tag() {
     f.save(json!({"_id": "A", "v": 2}));
     let p = &f.platform;
     let v1 = p
+        .objects()
         .get(
             &f.admin,
             Collection::Object,
@@ -201,16 +208,18 @@ fn older_versions_stay_readable_by_number_and_tag() {
     assert_eq!(v1["v"], 1);
     assert_eq!(v1["_id"], "A/1");
     assert_eq!(v1["_oid"], "A");
-    p.tag(
-        &f.admin,
-        Collection::Object,
-        Source::Private,
-        "A",
-        &VersionRef::Number(1),
-        "gold",
-    )
-    .unwrap();
+    p.objects()
+        .tag(
+            &f.admin,
+            Collection::Object,
+            Source::Private,
+            "A",
+            &VersionRef::Number(1),
+            "gold",
+        )
+        .unwrap();
     let gold = p
+        .objects()
         .get(
             &f.admin,
             Collection::Object,
@@ -224,6 +233,7 @@ fn older_versions_stay_readable_by_number_and_tag() {
     assert_eq!(gold["_tag"], json!(["gold"]));
     // The tag moves.
     let moved = p
+        .objects()
         .tag(
             &f.admin,
             Collection::Object,
@@ -235,6 +245,7 @@ fn older_versions_stay_readable_by_number_and_tag() {
         .unwrap();
     assert_eq!(moved, json!({"_id": "A", "_version": 2, "_tag": ["gold"]}));
     let versions = p
+        .objects()
         .versions(&f.admin, Collection::Object, Source::Private, "A")
         .unwrap();
     assert_eq!(versions[0]["_tag"], json!([]));
@@ -259,6 +270,7 @@ fn rollback_makes_the_previous_version_current() {
     assert_eq!(out["current"], Value::Null);
     let err = f
         .platform
+        .objects()
         .get(
             &f.admin,
             Collection::Object,
@@ -293,6 +305,7 @@ fn delete_all_removes_every_version_and_records_the_reason() {
     f.save(json!({"_id": "A", "v": 2}));
     let out = f
         .platform
+        .objects()
         .delete(
             &f.admin,
             Collection::Object,
@@ -305,6 +318,7 @@ fn delete_all_removes_every_version_and_records_the_reason() {
     assert_eq!(out, json!({"_id": "A", "deleted": [1, 2], "current": null}));
     let audit = f
         .platform
+        .objects()
         .audit(&f.admin, Collection::Object, Source::Private, "A")
         .unwrap();
     assert_eq!(audit.len(), 1);
@@ -312,6 +326,7 @@ fn delete_all_removes_every_version_and_records_the_reason() {
     assert_eq!(audit[0].reason.as_deref(), Some("cleanup"));
     let err = f
         .platform
+        .objects()
         .versions(&f.admin, Collection::Object, Source::Private, "A")
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
@@ -322,6 +337,7 @@ fn an_array_is_one_transaction() {
     let f = fixture();
     let err = f
         .platform
+        .objects()
         .save(
             &f.admin,
             Collection::Object,
@@ -333,6 +349,7 @@ fn an_array_is_one_transaction() {
     assert!(err.to_string().starts_with("item 2:"), "{err}");
     let page = f
         .platform
+        .objects()
         .list(
             &f.admin,
             Collection::Object,
@@ -362,10 +379,12 @@ fn reasons_are_kept_with_versions() {
         ..SaveOptions::default()
     };
     f.platform
+        .objects()
         .save(&f.admin, Collection::Object, json!({"_id": "A"}), &opts)
         .unwrap();
     let versions = f
         .platform
+        .objects()
         .versions(&f.admin, Collection::Object, Source::Private, "A")
         .unwrap();
     assert_eq!(versions[0]["_reason"], "initial load");
@@ -380,6 +399,7 @@ fn public_writes_need_the_platform_role() {
     };
     let err = f
         .platform
+        .objects()
         .save(
             &writer,
             Collection::Object,
@@ -394,6 +414,7 @@ fn public_writes_need_the_platform_role() {
     };
     let err = f
         .platform
+        .objects()
         .save(
             &reader,
             Collection::Object,
@@ -405,6 +426,7 @@ fn public_writes_need_the_platform_role() {
     f.save(json!({"_id": "#PUB"}));
     assert_eq!(
         f.platform
+            .objects()
             .get(
                 &reader,
                 Collection::Object,
@@ -429,6 +451,7 @@ fn tenants_and_environments_do_not_see_each_other() {
         .unwrap();
     let err = f
         .platform
+        .objects()
         .get(&other, Collection::Object, Source::Private, "A", None, None)
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
@@ -443,6 +466,7 @@ fn tenants_and_environments_do_not_see_each_other() {
         .unwrap();
     let err = f
         .platform
+        .objects()
         .get(
             &test_env,
             Collection::Object,
@@ -468,6 +492,7 @@ fn a_type_cannot_extend_into_a_cycle() {
     let f = fixture();
     let save_type = |body: Value| {
         f.platform
+            .objects()
             .save(&f.admin, Collection::Type, body, &SaveOptions::default())
     };
     save_type(json!({"_id": "A"})).unwrap();

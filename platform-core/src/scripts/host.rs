@@ -403,7 +403,7 @@ impl Platform {
             }
         }
         let now = format_instant(self.now());
-        let stored = self.save_one(
+        let stored = self.objects().save_one(
             tx,
             p,
             Collection::Object,

@@ -358,9 +358,14 @@ impl Automations<'_> {
         match service {
             "data" => {
                 let id = crate::data::read::DataId::parse(key)?;
-                let obj =
-                    self.platform
-                        .get(p, Collection::Object, source, &id.object, None, None)?;
+                let obj = self.platform.objects().get(
+                    p,
+                    Collection::Object,
+                    source,
+                    &id.object,
+                    None,
+                    None,
+                )?;
                 let prop = obj
                     .get(&id.prop)
                     .filter(|v| crate::data::DataKind::of(v).is_some());
@@ -378,10 +383,12 @@ impl Automations<'_> {
                     "calendar" => Collection::Calendar,
                     _ => Collection::Extension,
                 };
-                self.platform.get(p, coll, source, key, None, None)?;
+                self.platform
+                    .objects()
+                    .get(p, coll, source, key, None, None)?;
             }
             "validationconfig" => {
-                self.platform.get(
+                self.platform.objects().get(
                     p,
                     Collection::ValidationConfig,
                     Source::Private,

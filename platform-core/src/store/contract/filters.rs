@@ -43,6 +43,7 @@ pub fn number_comparisons_at_the_edges_are_exact(store: Arc<dyn Store>) {
         .map(|(i, x)| json!({"_id": format!("N{i:02}"), "_type": "Edge", "x": x}))
         .collect();
     platform
+        .objects()
         .save(
             &who,
             Collection::Object,
@@ -52,6 +53,7 @@ pub fn number_comparisons_at_the_edges_are_exact(store: Arc<dyn Store>) {
         .unwrap();
     let all = |req: &ListRequest| {
         platform
+            .objects()
             .list(&who, Collection::Object, Source::Private, req)
             .unwrap()
     };
@@ -306,6 +308,7 @@ mod random {
                 })
                 .collect();
             platform
+                .objects()
                 .save(
                     &who,
                     Collection::Object,
@@ -314,6 +317,7 @@ mod random {
                 )
                 .unwrap();
             let all = platform
+                .objects()
                 .list(
                     &who,
                     Collection::Object,
@@ -346,16 +350,20 @@ mod random {
                     skip: 0,
                     limit: None,
                 };
-                let got = match platform.list(&who, Collection::Object, Source::Private, &req) {
-                    Ok(page) => page
-                        .items
-                        .iter()
-                        .map(|v| v["_id"].as_str().unwrap().to_string())
-                        .collect::<Vec<_>>(),
-                    // A text comparison on a number-only field is refused; nothing to compare.
-                    Err(e) if e.to_string().contains("holds numbers") => continue,
-                    Err(e) => panic!("{f:?}: {e}"),
-                };
+                let got =
+                    match platform
+                        .objects()
+                        .list(&who, Collection::Object, Source::Private, &req)
+                    {
+                        Ok(page) => page
+                            .items
+                            .iter()
+                            .map(|v| v["_id"].as_str().unwrap().to_string())
+                            .collect::<Vec<_>>(),
+                        // A text comparison on a number-only field is refused; nothing to compare.
+                        Err(e) if e.to_string().contains("holds numbers") => continue,
+                        Err(e) => panic!("{f:?}: {e}"),
+                    };
                 prop_assert_eq!(got, expected, "filter {:?}", f);
             }
             Ok(())

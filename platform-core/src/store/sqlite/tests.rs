@@ -99,9 +99,11 @@ fn integers_past_2_pow_53_filter_exactly_and_as_in_memory() {
         {"_id": "B", "n": 9_007_199_254_740_992_u64},
         {"_id": "C", "n": [9_007_199_254_740_993_u64]}
     ]);
-    p.save(&who, Collection::Object, docs, &SaveOptions::default())
+    p.objects()
+        .save(&who, Collection::Object, docs, &SaveOptions::default())
         .unwrap();
     let all = p
+        .objects()
         .list(
             &who,
             Collection::Object,
@@ -125,6 +127,7 @@ fn integers_past_2_pow_53_filter_exactly_and_as_in_memory() {
                 .collect()
         };
         let got = p
+            .objects()
             .list(&who, Collection::Object, crate::ids::Source::Private, &req)
             .unwrap()
             .items;
@@ -137,6 +140,7 @@ fn integers_past_2_pow_53_filter_exactly_and_as_in_memory() {
     let mut req = ListRequest::default();
     req.query.filter = parse_json_filter(r#"{"n": 9007199254740993}"#).unwrap();
     let got = p
+        .objects()
         .list(&who, Collection::Object, crate::ids::Source::Private, &req)
         .unwrap()
         .items;
@@ -153,10 +157,12 @@ fn filters_select_in_sql_and_in_memory(
     use crate::documents::{ListRequest, SaveOptions};
     let p = crate::Platform::in_memory().unwrap();
     let who = p.tenancy().local_principal("t", "u").unwrap();
-    p.save(&who, Collection::Object, docs, &SaveOptions::default())
+    p.objects()
+        .save(&who, Collection::Object, docs, &SaveOptions::default())
         .unwrap();
     let list = |req: &ListRequest| -> Vec<serde_json::Value> {
-        p.list(&who, Collection::Object, crate::ids::Source::Private, req)
+        p.objects()
+            .list(&who, Collection::Object, crate::ids::Source::Private, req)
             .unwrap()
             .items
     };
@@ -235,17 +241,20 @@ fn save_and_tag_a2_live(
 ) {
     let opts = crate::documents::SaveOptions::default();
     for body in bodies {
-        p.save(who, Collection::Object, body, &opts).unwrap();
+        p.objects()
+            .save(who, Collection::Object, body, &opts)
+            .unwrap();
     }
-    p.tag(
-        who,
-        Collection::Object,
-        crate::ids::Source::Private,
-        "A",
-        &"2".parse().unwrap(),
-        "live",
-    )
-    .unwrap();
+    p.objects()
+        .tag(
+            who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            "A",
+            &"2".parse().unwrap(),
+            "live",
+        )
+        .unwrap();
 }
 
 #[test]
@@ -255,13 +264,14 @@ fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
     let p = crate::Platform::open(&path).unwrap();
     let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let opts = crate::documents::SaveOptions::default();
-    p.save(
-        &who,
-        Collection::Type,
-        serde_json::json!({"_id": "T", "_indexes": ["_timestamp", "capacity"]}),
-        &opts,
-    )
-    .unwrap();
+    p.objects()
+        .save(
+            &who,
+            Collection::Type,
+            serde_json::json!({"_id": "T", "_indexes": ["_timestamp", "capacity"]}),
+            &opts,
+        )
+        .unwrap();
     save_and_tag_a2_live(
         &p,
         &who,
@@ -276,7 +286,10 @@ fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
         let req =
             crate::documents::ListRequest::from_params(&crate::query::Params::from_slice(pairs))
                 .unwrap();
-        p.list(&who, Collection::Object, src, &req).unwrap().items
+        p.objects()
+            .list(&who, Collection::Object, src, &req)
+            .unwrap()
+            .items
     };
     let queries: &[&[(&str, &str)]] = &[
         &[],
@@ -298,7 +311,8 @@ fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
     assert_eq!(before[1].len(), 1, "{:?}", before[1]);
     assert_eq!(before[8].len(), 1, "{:?}", before[8]);
     let get = |p: &crate::Platform, id: &str| {
-        p.get(&who, Collection::Object, src, id, None, None)
+        p.objects()
+            .get(&who, Collection::Object, src, id, None, None)
             .unwrap()
     };
     let (a, b) = (get(&p, "A"), get(&p, "B"));
@@ -366,15 +380,16 @@ fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
         .execute_batch("VACUUM")
         .unwrap();
     // Tags moved after the migration reach the current row.
-    p.tag(
-        &who,
-        Collection::Object,
-        src,
-        "B",
-        &"1".parse().unwrap(),
-        "live",
-    )
-    .unwrap();
+    p.objects()
+        .tag(
+            &who,
+            Collection::Object,
+            src,
+            "B",
+            &"1".parse().unwrap(),
+            "live",
+        )
+        .unwrap();
     assert_eq!(list(&p, &[("_tag", "live")]).len(), 2);
 }
 
@@ -409,7 +424,8 @@ fn migration_9_gives_existing_heads_their_system_fields() {
         let req =
             crate::documents::ListRequest::from_params(&crate::query::Params::from_slice(pairs))
                 .unwrap();
-        p.list(&who, Collection::Object, crate::ids::Source::Private, &req)
+        p.objects()
+            .list(&who, Collection::Object, crate::ids::Source::Private, &req)
             .unwrap()
             .total
     };
@@ -445,18 +461,20 @@ fn migration_15_completes_ids_from_an_index_of_folded_ids() {
         ("Other", "Ärmel"),
         ("Arm", "Limb"),
     ] {
-        p.save(
-            &who,
-            Collection::Object,
-            serde_json::json!({"_id": id, "name": name}),
-            &Default::default(),
-        )
-        .unwrap();
+        p.objects()
+            .save(
+                &who,
+                Collection::Object,
+                serde_json::json!({"_id": id, "name": name}),
+                &Default::default(),
+            )
+            .unwrap();
     }
     let complete = |p: &crate::Platform, prefix: &str| -> Vec<String> {
         let params = crate::query::Params::from_slice(&[("_searchinfo", prefix)]);
         let req = crate::documents::ListRequest::from_params(&params).unwrap();
-        p.list(&who, Collection::Object, crate::ids::Source::Private, &req)
+        p.objects()
+            .list(&who, Collection::Object, crate::ids::Source::Private, &req)
             .unwrap()
             .items
             .iter()
@@ -513,13 +531,14 @@ fn migration_15_completes_ids_from_an_index_of_folded_ids() {
         .execute_batch("VACUUM")
         .unwrap();
     // The new index is kept by saves and deletes.
-    p.save(
-        &who,
-        Collection::Object,
-        serde_json::json!({"_id": "Ärmchen", "name": "x"}),
-        &Default::default(),
-    )
-    .unwrap();
+    p.objects()
+        .save(
+            &who,
+            Collection::Object,
+            serde_json::json!({"_id": "Ärmchen", "name": "x"}),
+            &Default::default(),
+        )
+        .unwrap();
     assert_eq!(complete(&p, "ärm"), ["Ärmchen", "Other"]);
 }
 
@@ -537,7 +556,8 @@ fn a_current_body_is_kept_once_in_its_current_row() {
     let p = crate::Platform::open(&path).unwrap();
     let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let save = |p: &crate::Platform, body: serde_json::Value| {
-        p.save(&who, Collection::Object, body, &Default::default())
+        p.objects()
+            .save(&who, Collection::Object, body, &Default::default())
             .unwrap();
     };
     save(
@@ -571,15 +591,16 @@ fn a_current_body_is_kept_once_in_its_current_row() {
     );
     let src = crate::ids::Source::Private;
     let version = |p: &crate::Platform, id: &str, n: &str| {
-        p.get(
-            &who,
-            Collection::Object,
-            src,
-            id,
-            Some(&n.parse().unwrap()),
-            None,
-        )
-        .unwrap()
+        p.objects()
+            .get(
+                &who,
+                Collection::Object,
+                src,
+                id,
+                Some(&n.parse().unwrap()),
+                None,
+            )
+            .unwrap()
     };
     let versions = |p: &crate::Platform| {
         [
@@ -598,12 +619,16 @@ fn a_current_body_is_kept_once_in_its_current_row() {
         let req =
             crate::documents::ListRequest::from_params(&crate::query::Params::from_slice(&[]))
                 .unwrap();
-        p.list(&who, Collection::Object, src, &req).unwrap().items
+        p.objects()
+            .list(&who, Collection::Object, src, &req)
+            .unwrap()
+            .items
     };
     assert_eq!(list(&p), [before[1].clone(), before[2].clone()]);
     // Rolled back, version 1 is current and its text moves to the current row.
     let latest = crate::documents::DeleteTarget::Latest;
-    p.delete(&who, Collection::Object, src, "A", &latest, None)
+    p.objects()
+        .delete(&who, Collection::Object, src, "A", &latest, None)
         .unwrap();
     assert_eq!(stored(&path), kept(&[("A", 1, true), ("B", 1, true)]));
     let mut current = before[0].clone();
@@ -646,7 +671,7 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
     let p = crate::Platform::open(&path).unwrap();
     let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let get = |p: &crate::Platform| {
-        p.get(
+        p.objects().get(
             &who,
             Collection::Object,
             crate::ids::Source::Private,
@@ -655,13 +680,14 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
             None,
         )
     };
-    p.save(
-        &who,
-        Collection::Object,
-        serde_json::json!({"_id": "A"}),
-        &Default::default(),
-    )
-    .unwrap();
+    p.objects()
+        .save(
+            &who,
+            Collection::Object,
+            serde_json::json!({"_id": "A"}),
+            &Default::default(),
+        )
+        .unwrap();
     assert!(get(&p).is_ok());
     let conn = Connection::open(&path).unwrap();
     let stored: Vec<u8> = conn
@@ -684,7 +710,9 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
         let printed = {
             let snapshot = p.snapshot().unwrap();
             let source = crate::ids::Source::Private;
-            p.get_printed(snapshot.tx(), &who, Collection::Object, source, "A")
+            snapshot
+                .objects()
+                .get_printed(&who, Collection::Object, source, "A")
         };
         match printed {
             Err(e) => {
@@ -705,8 +733,7 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
         .unwrap();
         assert!(get(&p).is_ok(), "{damage}");
         let snapshot = p.snapshot().unwrap();
-        let printed = p.get_printed(
-            snapshot.tx(),
+        let printed = snapshot.objects().get_printed(
             &who,
             Collection::Object,
             crate::ids::Source::Private,
@@ -733,19 +760,21 @@ fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
         ("B", 2, Some("fixed")),
     ] {
         let body = serde_json::json!({"_id": id, "v": v});
-        p.save(&who, Collection::Object, body, &with_reason(reason))
+        p.objects()
+            .save(&who, Collection::Object, body, &with_reason(reason))
             .unwrap();
     }
     let get = |p: &crate::Platform, id: &str| {
-        p.get(
-            &who,
-            Collection::Object,
-            crate::ids::Source::Private,
-            id,
-            None,
-            None,
-        )
-        .unwrap()
+        p.objects()
+            .get(
+                &who,
+                Collection::Object,
+                crate::ids::Source::Private,
+                id,
+                None,
+                None,
+            )
+            .unwrap()
     };
     let before = [get(&p, "A"), get(&p, "B")];
     assert_eq!(before[1]["_reason"], "fixed");
@@ -763,15 +792,16 @@ fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     assert_eq!([get(&p, "A"), get(&p, "B")], before);
     // Rolled back to version 1, A carries its reason again.
     let latest = crate::documents::DeleteTarget::Latest;
-    p.delete(
-        &who,
-        Collection::Object,
-        crate::ids::Source::Private,
-        "A",
-        &latest,
-        None,
-    )
-    .unwrap();
+    p.objects()
+        .delete(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            "A",
+            &latest,
+            None,
+        )
+        .unwrap();
     assert_eq!(get(&p, "A")["_reason"], "first load");
 }
 
@@ -783,7 +813,8 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     let who = p.tenancy().local_principal("acme", "bob").unwrap();
     for id in ["A", "B", "C", "a-much-longer-id"] {
         let body = serde_json::json!({"_id": id});
-        p.save(&who, Collection::Object, body, &Default::default())
+        p.objects()
+            .save(&who, Collection::Object, body, &Default::default())
             .unwrap();
     }
     p.close().unwrap();
@@ -1247,11 +1278,13 @@ fn a_types_indexes_follow_its_current_version() {
     };
     let save = |body: serde_json::Value| {
         platform
+            .objects()
             .save(&me, Collection::Type, body, &SaveOptions::default())
             .unwrap();
     };
     // Objects stored before the type are indexed when it is saved.
     platform
+        .objects()
         .save(
             &me,
             Collection::Object,
@@ -1265,6 +1298,7 @@ fn a_types_indexes_follow_its_current_version() {
     assert_eq!(names(), of(&scope, &["capacity", "country"]));
     // A refused definition changes nothing.
     assert!(platform
+        .objects()
         .save(
             &me,
             Collection::Type,
@@ -1275,6 +1309,7 @@ fn a_types_indexes_follow_its_current_version() {
     assert_eq!(names(), of(&scope, &["capacity", "country"]));
     // A rollback brings back the indexes of the version now current.
     platform
+        .objects()
         .delete(
             &me,
             Collection::Type,
@@ -1292,6 +1327,7 @@ fn a_types_indexes_follow_its_current_version() {
     assert_eq!(names(), of(&scope, &["meta.tier"]));
     // Deleted with the type.
     platform
+        .objects()
         .delete(
             &me,
             Collection::Type,
@@ -1497,18 +1533,19 @@ fn a_current_row_in_forms_the_jsonb_reader_leaves_alone_reads_through_sqlite() {
     let p = crate::Platform::open(&path).unwrap();
     let who = p.tenancy().local_principal("acme", "bob").unwrap();
     let get = |id: &str| {
-        p.get(
-            &who,
-            Collection::Object,
-            crate::ids::Source::Private,
-            id,
-            None,
-            None,
-        )
-        .unwrap()
+        p.objects()
+            .get(
+                &who,
+                Collection::Object,
+                crate::ids::Source::Private,
+                id,
+                None,
+                None,
+            )
+            .unwrap()
     };
     for id in ["A", "B", "C"] {
-        p.save(
+        p.objects().save(
             &who,
             Collection::Object,
             serde_json::json!({"_id": id, "name": "n\u{e9}\n\"q\"", "n": 1, "list": [1.5, null]}),

@@ -171,7 +171,7 @@ mod tests {
             .save_series(&who, "S", "p", header, points, &SaveOptions::default())
             .unwrap();
         platform
-            .save(
+            .objects().save(
                 &who,
                 Collection::ValidationConfig,
                 json!({"_id": "S:p", "kind": "timeseries", "checks": [{"name": "pos", "expression": "value > 0"}]}),

@@ -64,7 +64,7 @@ impl Validation<'_> {
             reason: Some(crate::data::STATUS_REASON.into()),
             ..Default::default()
         };
-        self.platform.save_one(
+        self.platform.objects().save_one(
             tx,
             p,
             Collection::Object,
