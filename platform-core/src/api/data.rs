@@ -3,66 +3,19 @@
 
 use crate::auth::Principal;
 use crate::data::conversion::Conversion;
-use crate::data::read::{data_scope, DataId, DataJson, DataQuery};
+use crate::data::read::{data_scope, DataId, DataQuery};
 use crate::data::series::Window;
+use crate::data::Data;
 use crate::data::DataKind;
-use crate::documents::{ListRequest, SaveOptions};
+use crate::documents::SaveOptions;
 use crate::error::{Error, Result};
 use crate::ids::{Source, VersionRef};
 use crate::observations::columns::Columns;
-use crate::observations::model::{self, PointValue};
+use crate::observations::model::PointValue;
 use crate::query::range;
-use crate::store::Page;
-use crate::Platform;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-
-/// Time series and forward curves, kept on objects: the data id `OBJ:PROP` names the series
-/// or curve `PROP` of object `OBJ`. Data is versioned with its object: every write makes an
-/// object version, a read can ask for an old version, and rolling the object back
-/// ([`super::Objects::roll_back`]) rolls its data back. From [`Platform::data`].
-///
-/// The typed calls write and read [`Point`]s and [`Contract`]s; the JSON calls are the data
-/// service's reads as the server answers them.
-///
-/// ```
-/// use platform_core::api::{Point, ReadRange, SeriesQuery, WriteOptions};
-/// use platform_core::api::VersionRef;
-/// use chrono::{TimeZone, Utc};
-///
-/// let platform = platform_core::Platform::in_memory()?;
-/// let me = platform.tenancy().local_principal("default", "me")?;
-/// let day = |d| Utc.with_ymd_and_hms(2024, 3, d, 0, 0, 0).unwrap();
-/// let opts = WriteOptions { units: Some("MWh".into()), ..Default::default() };
-/// let v1 = platform.data().write_series(&me, "DE:LOAD", &[Point::new(day(1), 10.0), Point::new(day(2), 12.0)], &opts)?;
-/// let v2 = platform.data().write_series(&me, "DE:LOAD", &[Point::new(day(2), 13.5)], &Default::default())?;
-///
-/// // The current version, converted to kWh; then the first version.
-/// let now = platform.data().series(&me, "DE:LOAD", &SeriesQuery { units: Some("kWh".into()), ..Default::default() })?;
-/// assert_eq!((now.version, now.units.as_deref()), (v2, Some("kWh")));
-/// assert_eq!(now.points[1].value, 13_500.0);
-/// let then = platform.data().series(&me, "DE:LOAD", &SeriesQuery { version: Some(VersionRef::Number(v1)), range: ReadRange::Last(1), ..Default::default() })?;
-/// assert_eq!(then.points, [Point::new(day(2), 12.0)]);
-/// # Ok::<(), platform_core::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Data<'p> {
-    pub(super) platform: &'p Platform,
-    /// The snapshot its one-item reads are made in, for a handle of [`crate::Snapshot`].
-    snapshot: Option<&'p crate::Snapshot<'p>>,
-}
-
-impl<'p> Data<'p> {
-    pub(crate) fn of(platform: &'p Platform, snapshot: Option<&'p crate::Snapshot<'p>>) -> Self {
-        Data { platform, snapshot }
-    }
-
-    /// The read transaction of its snapshot, if it has one.
-    fn tx(&self) -> Option<&'p dyn crate::store::ReadTx> {
-        self.snapshot.map(|s| s.tx())
-    }
-}
 
 /// One observation of a series: an instant and a number.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -399,7 +352,7 @@ impl Data<'_> {
             columns.times.push(point.at.timestamp_millis());
             columns.values.push(point.value);
         }
-        let saved = self.platform.save_series_columns(
+        let saved = self.save_columns(
             p,
             &target.object,
             &target.prop,
@@ -447,13 +400,13 @@ impl Data<'_> {
             ..DataQuery::default()
         };
         let tx = platform.read()?;
-        let mut item = platform.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
+        let mut item = self.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
         if item.kind != DataKind::Series {
             return Err(Error::not_found(format!(
                 "data \"{id}\" is not a time series"
             )));
         }
-        let (points, _, _) = platform.item_points(p, tx.as_ref(), &mut item, &dq, |tz, h| {
+        let (points, _, _) = self.item_points(p, tx.as_ref(), &mut item, &dq, |tz, h| {
             Ok(match &q.range {
                 ReadRange::All => Window::All,
                 ReadRange::Last(n) => Window::Last(*n),
@@ -461,7 +414,7 @@ impl Data<'_> {
                     from.map(|t| t.timestamp_millis()),
                     to.map(|t| t.timestamp_millis()),
                 ),
-                ReadRange::Expr(_) => platform.window(&dq, tz, h)?,
+                ReadRange::Expr(_) => self.window(&dq, tz, h)?,
             })
         })?;
         let points = points
@@ -526,7 +479,7 @@ impl Data<'_> {
             Value::String(ondate.format("%Y-%m-%d").to_string()),
         );
         curve.insert("contracts".into(), Value::Array(sent));
-        let saved = self.platform.save_curves(
+        let saved = self.save_curves(
             p,
             &target.object,
             &target.prop,
@@ -580,26 +533,6 @@ impl Data<'_> {
         })
     }
 
-    /// JSON: one data item by id from a source, read as `q` asks (range, version, tenor,
-    /// conversion).
-    pub fn read(&self, p: &Principal, source: Source, id: &str, q: &DataQuery) -> Result<Value> {
-        self.platform.read_data(p, source, id, q)
-    }
-
-    /// The same answer as [`read`](Self::read), as the bytes of its JSON text, written without
-    /// building a JSON tree of the points (what a server sends), with the `_timestamp` it
-    /// carries. Through a snapshot's handle ([`crate::Snapshot::data`]) its reads are made in
-    /// the snapshot.
-    pub fn read_json_bytes(
-        &self,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        q: &DataQuery,
-    ) -> Result<DataJson> {
-        self.platform.read_data_json(self.tx(), p, source, id, q)
-    }
-
     /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see
     /// [`crate::api::interface::formats::arrow`]), a series' columns built without a JSON tree of its points.
     pub fn read_arrow_bytes(
@@ -610,171 +543,5 @@ impl Data<'_> {
         q: &DataQuery,
     ) -> Result<Vec<u8>> {
         Ok(self.read_arrow_stream(p, source, id, q)?.into_bytes())
-    }
-
-    /// [`read_arrow_bytes`](Self::read_arrow_bytes) in the pieces the stream is made of: a
-    /// series' decoded times and values are among them as they are, not copied into one buffer
-    /// (a server hands them on to the connection). Through a snapshot's handle
-    /// ([`crate::Snapshot::data`]) its reads are made in the snapshot.
-    pub fn read_arrow_stream(
-        &self,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        q: &DataQuery,
-    ) -> Result<crate::format::arrow::ArrowStream> {
-        self.platform.read_data_arrow(self.tx(), p, source, id, q)
-    }
-
-    /// JSON: data items with these ids, each from its own source; missing ones are left out.
-    pub fn read_many(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
-        self.platform.read_many_data(p, ids, q)
-    }
-
-    /// JSON: the data items of a source, filtered, sorted and paged like objects. Without
-    /// `_range` (or `tenor`, `listTenors`) each item is a catalogue entry (its header with
-    /// `_count`, `_first` and `_last`); with them each item carries its data read by `q`.
-    pub fn list(
-        &self,
-        p: &Principal,
-        source: Source,
-        req: &ListRequest,
-        q: &DataQuery,
-    ) -> Result<Page<Value>> {
-        if req.after.is_some() {
-            return Err(crate::error::Error::invalid_parameter(
-                "_after pages object lists: the data list pages with _skip",
-            ));
-        }
-        self.platform.list_data(p, source, req, q)
-    }
-
-    /// JSON: `_profile=NAME` on an object read: that object's data item `NAME`.
-    pub fn profile(
-        &self,
-        p: &Principal,
-        source: Source,
-        object: &str,
-        name: &str,
-        q: &DataQuery,
-    ) -> Result<Value> {
-        self.platform.profile(p, source, object, name, q)
-    }
-
-    /// JSON: `_profile=NAME` on an object list: the data items `NAME` of the matching objects
-    /// (objects without it, or whose data the caller may not read, are left out); paging
-    /// counts objects.
-    pub fn list_profile(
-        &self,
-        p: &Principal,
-        source: Source,
-        req: &ListRequest,
-        name: &str,
-        q: &DataQuery,
-    ) -> Result<Page<Value>> {
-        self.platform.list_profile(p, source, req, name, q)
-    }
-
-    /// Bulk write of observations with statuses and text values (the CLI's file loads): to
-    /// the series `prop` of `object`, with `header` merged into the series header. Returns the
-    /// saved object as JSON.
-    pub fn save_series(
-        &self,
-        p: &Principal,
-        object: &str,
-        prop: &str,
-        header: Map<String, Value>,
-        points: Vec<model::Point>,
-        opts: &SaveOptions,
-    ) -> Result<Value> {
-        self.platform
-            .save_series(p, object, prop, header, points, opts)
-    }
-
-    /// [`Data::save_series`] of observations as columns (times and numbers in two arrays, the
-    /// observations that are not plain numbers listed apart, as [`Data::read_columns`] answers
-    /// them): the fastest way to write a long series, with no value built per observation.
-    pub fn save_columns(
-        &self,
-        p: &Principal,
-        object: &str,
-        prop: &str,
-        header: Map<String, Value>,
-        columns: Columns,
-        opts: &SaveOptions,
-    ) -> Result<Value> {
-        self.platform
-            .save_series_columns(p, object, prop, header, columns, opts)
-    }
-
-    /// Bulk write of the curves of several ondates (`{ondate, contracts}` each, as a curve
-    /// property sends them) at one object version; an ondate sent twice is refused. Returns
-    /// the saved object as JSON.
-    pub fn save_curves(
-        &self,
-        p: &Principal,
-        object: &str,
-        prop: &str,
-        header: Map<String, Value>,
-        curves: Vec<Map<String, Value>>,
-        opts: &SaveOptions,
-    ) -> Result<Value> {
-        self.platform
-            .save_curves(p, object, prop, header, curves, opts)
-    }
-
-    /// Bulk read of the stored observations of a series (`OBJ:PROP`), with their statuses, at
-    /// the current object version or `version`; no conversion.
-    pub fn read_points(
-        &self,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        window: Window,
-        version: Option<u32>,
-    ) -> Result<Vec<model::Point>> {
-        self.platform.read_series(p, source, id, window, version)
-    }
-
-    /// [`Data::read_columns`] of several series (each from its own source) at their current
-    /// versions, in one read: in the order of `ids`. A store a network away reads them all in
-    /// one round trip.
-    ///
-    /// ```
-    /// use platform_core::api::Point;
-    /// use platform_core::api::interface::series::Window;
-    /// use chrono::{TimeZone, Utc};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let me = platform.tenancy().local_principal("default", "me")?;
-    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
-    /// for (id, value) in [("NBP:SPOT", 71.3), ("TTF:SPOT", 34.5)] {
-    ///     platform.data().write_series(&me, id, &[Point::new(at, value)], &Default::default())?;
-    /// }
-    /// let both = platform.data().read_columns_many(&me, &["TTF:SPOT", "NBP:SPOT"], Window::All)?;
-    /// assert_eq!((both[0].values[0], both[1].values[0]), (34.5, 71.3));
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn read_columns_many(
-        &self,
-        p: &Principal,
-        ids: &[&str],
-        window: Window,
-    ) -> Result<Vec<Columns>> {
-        self.platform.read_series_columns_many(p, ids, window)
-    }
-
-    /// [`Data::read_points`] as columns: times and numbers in two arrays, the observations that
-    /// are not plain numbers (null or text values, statuses) listed apart. The fastest way to
-    /// read a long series, with no value built per observation.
-    pub fn read_columns(
-        &self,
-        p: &Principal,
-        source: Source,
-        id: &str,
-        window: Window,
-        version: Option<u32>,
-    ) -> Result<Columns> {
-        self.platform
-            .read_series_columns(p, source, id, window, version)
     }
 }

@@ -2,9 +2,10 @@
 //! by id, by ids, listed, and as the profile of objects. Each runs the JSON call of [`Data`]
 //! and reads its answer.
 
-use super::data::{Curve, CurveContract, Data, Point, Series};
+use super::data::{Curve, CurveContract, Point, Series};
 use crate::auth::Principal;
 use crate::data::read::DataQuery;
+use crate::data::Data;
 use crate::data::DataKind;
 use crate::documents::ListRequest;
 use crate::error::{Error, Result};

@@ -43,7 +43,6 @@
 
 mod data;
 mod data_typed;
-mod import;
 pub mod interface;
 mod objects;
 mod objects_typed;
@@ -73,6 +72,7 @@ pub use crate::store::{Collection, Page};
 pub use crate::calendars::Calendars;
 pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::shape::Weights;
+pub use crate::data::Data;
 pub use crate::documents::Objects;
 pub use crate::events::automations::Automations;
 pub use crate::events::automations::{
@@ -91,8 +91,7 @@ pub use crate::tenancy::Tenancy;
 pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use crate::validation::Validation;
 pub use data::{
-    Contract, Curve, CurveContract, CurveQuery, Data, Point, ReadRange, Series, SeriesQuery,
-    WriteOptions,
+    Contract, Curve, CurveContract, CurveQuery, Point, ReadRange, Series, SeriesQuery, WriteOptions,
 };
 pub use data_typed::{DataEntry, DataItem};
 pub use objects::Object;

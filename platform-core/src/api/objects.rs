@@ -176,14 +176,7 @@ impl Objects<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn object(&self, p: &Principal, id: &str) -> Result<Object> {
-        let got = self.platform.objects().get(
-            p,
-            Collection::Object,
-            Source::of_id(id),
-            id,
-            None,
-            None,
-        )?;
+        let got = self.get(p, Collection::Object, Source::of_id(id), id, None, None)?;
         Object::from_json(got)
     }
 

@@ -1,11 +1,12 @@
 //! [`Data::shape_curve`]: a curve read as arbitrage-free months.
 
-use super::data::{CurveQuery, Data};
+use super::data::CurveQuery;
 use crate::auth::Principal;
 use crate::data::conversion::Conversion;
 use crate::data::curve::StoredCurve;
 use crate::data::read::{data_scope, DataId, DataQuery, Opened};
 use crate::data::shape::{ShapeQuery, ShapedMonth, Weights};
+use crate::data::Data;
 use crate::data::DataKind;
 use crate::error::{Error, Result};
 use crate::ids::Source;
@@ -102,12 +103,12 @@ impl Data<'_> {
             ..DataQuery::default()
         };
         let tx = platform.read()?;
-        let mut item = platform.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
+        let mut item = self.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
         if item.kind != DataKind::Curve {
             return Err(Error::not_found(format!("data \"{id}\" is not a curve")));
         }
         let ondate = q.ondate.or(data_id.ondate);
-        let stored = platform.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
+        let stored = self.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
         Ok((data_id, item, stored))
     }
 }

@@ -7,14 +7,14 @@ use super::curve;
 use super::read::{DataQuery, Opened};
 use super::series::Window;
 use super::SERIES_TYPE;
+use crate::data::Data;
 use crate::error::{Error, Result};
 use crate::observations::model::Status;
 use crate::store::ReadTx;
-use crate::Platform;
 use chrono::NaiveDate;
 use serde_json::{Map, Value};
 
-impl Platform {
+impl Data<'_> {
     /// The continuation series `cont` of an opened curve item, over the ondates `q`'s range
     /// picks, converted as `q` asks.
     pub(crate) fn continuation_series(

@@ -27,6 +27,7 @@ mod read_query;
 mod read_zone;
 pub mod scale;
 pub mod series;
+mod service;
 pub mod settlement;
 pub mod shape;
 pub mod time_writer;
@@ -43,6 +44,7 @@ pub use crate::observations::{columns, model};
 // properties apart); the data service's callers find it here too.
 pub use crate::documents::{DataKind, CURVE_TYPE, SERIES_TYPE};
 pub(crate) use payloads::{stored_holds_only_numbers, write_payloads, DataChange};
+pub use service::Data;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::json_kind;

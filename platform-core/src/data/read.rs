@@ -19,38 +19,56 @@ use super::time_writer::TimeWriter;
 use super::zone::{format_time_in, printed_instant};
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
+use crate::data::Data;
 use crate::error::{Error, Result};
 use crate::holidays::HolidayCalendar;
 use crate::ids::{Scope, Source, VersionRef};
 use crate::query::period;
 use crate::query::range::Resolved;
 use crate::store::{Collection, DataKey, ReadTx, StoredVersion};
-use crate::Platform;
 use chrono::NaiveDate;
 use serde_json::{json, Map, Value};
 
-impl Platform {
-    /// One data item by id from a source.
-    pub(crate) fn read_data(
+impl Data<'_> {
+    /// The same answer as [`read`](Self::read), as the bytes of its JSON text, written without
+    /// building a JSON tree of the points (what a server sends), with the `_timestamp` it
+    /// carries. Through a snapshot's handle ([`crate::Snapshot::data`]) its reads are made in
+    /// the snapshot.
+    pub fn read_json_bytes(
         &self,
         p: &Principal,
         source: Source,
         id: &str,
         q: &DataQuery,
-    ) -> Result<Value> {
-        let (data_id, scope) = data_scope(p, source, id)?;
-        let tx = self.read()?;
-        self.data_item(p, tx.as_ref(), &scope, &data_id, id, q)
+    ) -> Result<DataJson> {
+        self.read_json_in(self.tx(), p, source, id, q)
     }
 
-    /// Data items with these ids, each from its own source; missing ones are left out.
-    pub(crate) fn read_many_data(
+    /// [`read_arrow_bytes`](Self::read_arrow_bytes) in the pieces the stream is made of: a
+    /// series' decoded times and values are among them as they are, not copied into one buffer
+    /// (a server hands them on to the connection). Through a snapshot's handle
+    /// ([`crate::Snapshot::data`]) its reads are made in the snapshot.
+    pub fn read_arrow_stream(
         &self,
         p: &Principal,
-        ids: &[&str],
+        source: Source,
+        id: &str,
         q: &DataQuery,
-    ) -> Result<Vec<Value>> {
-        let tx = self.read()?;
+    ) -> Result<crate::format::arrow::ArrowStream> {
+        self.read_arrow_in(self.tx(), p, source, id, q)
+    }
+
+    /// JSON: one data item by id from a source, read as `q` asks (range, version, tenor,
+    /// conversion).
+    pub fn read(&self, p: &Principal, source: Source, id: &str, q: &DataQuery) -> Result<Value> {
+        let (data_id, scope) = data_scope(p, source, id)?;
+        let tx = self.platform.read()?;
+        self.item_answer(p, tx.as_ref(), &scope, &data_id, id, q)
+    }
+
+    /// JSON: data items with these ids, each from its own source; missing ones are left out.
+    pub fn read_many(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
+        let tx = self.platform.read()?;
         if q.version.is_none() {
             read_series_ahead(tx.as_ref(), p, ids)?;
         }
@@ -58,7 +76,7 @@ impl Platform {
         for id in ids {
             let data_id = DataId::parse(id)?;
             let scope = Scope::for_source(Source::of_id(&data_id.object), p);
-            match self.data_item(p, tx.as_ref(), &scope, &data_id, id, q) {
+            match self.item_answer(p, tx.as_ref(), &scope, &data_id, id, q) {
                 Ok(v) => out.push(v),
                 Err(e) if e.code() == crate::ErrorCode::NotFound => {}
                 Err(e) => return Err(e),
@@ -69,7 +87,7 @@ impl Platform {
 
     /// One data item by id from a source, as the bytes of its JSON answer: a series' points are
     /// written straight from their decoded form, never as a JSON tree.
-    pub(crate) fn read_data_json(
+    fn read_json_in(
         &self,
         tx: Option<&dyn ReadTx>,
         p: &Principal,
@@ -78,7 +96,7 @@ impl Platform {
         q: &DataQuery,
     ) -> Result<DataJson> {
         let (data_id, scope) = data_scope(p, source, id)?;
-        let tx = self.read_in(tx)?;
+        let tx = self.platform.read_in(tx)?;
         let timestamp = |json: &Map<String, Value>| {
             json.get("_timestamp")
                 .and_then(Value::as_str)
@@ -139,7 +157,7 @@ impl Platform {
 
     /// One data item by id from a source, as an Arrow IPC stream: a series' columns are built
     /// straight from its decoded points, never from a JSON tree.
-    pub(crate) fn read_data_arrow(
+    fn read_arrow_in(
         &self,
         tx: Option<&dyn ReadTx>,
         p: &Principal,
@@ -148,7 +166,7 @@ impl Platform {
         q: &DataQuery,
     ) -> Result<crate::format::arrow::ArrowStream> {
         let (data_id, scope) = data_scope(p, source, id)?;
-        let tx = self.read_in(tx)?;
+        let tx = self.platform.read_in(tx)?;
         match self.data_answer(p, &*tx, &scope, &data_id, id, q)? {
             Answer::Series {
                 mut item,
@@ -183,7 +201,7 @@ impl Platform {
         }
     }
 
-    pub(super) fn data_item(
+    pub(super) fn item_answer(
         &self,
         who: &Principal,
         tx: &dyn ReadTx,
@@ -518,7 +536,7 @@ impl Platform {
         Ok(match &q.range {
             None => Window::All,
             Some(r) => match r
-                .resolve_with(self.now(), tz, business)
+                .resolve_with(self.platform.now(), tz, business)
                 .map_err(|e| Error::invalid_parameter(format!("_range: {e}")))?
             {
                 Resolved::Last(n) => Window::Last(n as u64),
@@ -563,7 +581,7 @@ impl Platform {
     ) -> Result<Value> {
         // A code no curve could hold (a save refuses it) is refused on a read as well.
         period::parse(code)
-            .and_then(|p| p.resolve(self.now().date_naive()))
+            .and_then(|p| p.resolve(self.platform.now().date_naive()))
             .map_err(|e| Error::invalid_parameter(format!("tenor \"{code}\": {e}")))?;
         let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
             Window::All => (None, None, None),
@@ -607,8 +625,8 @@ impl Platform {
         Ok(Value::Object(item))
     }
 
-    /// `_profile=NAME` on an object read: that object's data item.
-    pub(crate) fn profile(
+    /// JSON: `_profile=NAME` on an object read: that object's data item `NAME`.
+    pub fn profile(
         &self,
         p: &Principal,
         source: Source,
@@ -616,7 +634,7 @@ impl Platform {
         name: &str,
         q: &DataQuery,
     ) -> Result<Value> {
-        self.read_data(p, source, &format!("{object}:{name}"), q)
+        self.read(p, source, &format!("{object}:{name}"), q)
     }
 }
 

@@ -6,26 +6,28 @@ use super::read_query::{DataId, DataQuery};
 use super::zone::format_time_in;
 use super::{series_settings, DataKind};
 use crate::auth::Principal;
+use crate::data::Data;
 use crate::error::{Error, Result};
 use crate::ids::{Scope, Source, VersionRef};
 use crate::store::{Collection, DataKey, ReadTx, StoredVersion};
-use crate::Platform;
 use serde_json::{json, Map, Value};
 
-impl Platform {
-    /// Lists the data items of a source: every data property of every current object, as its
-    /// header and system fields, filtered (`_filter`, field filters, `_search`) and sorted like
-    /// objects, paged; `_distinct` lists values. Without `_range` (or `tenor`, `listTenors`) each
-    /// item is a catalogue entry: its header with `_count`, `_first` and `_last` (observations
-    /// of a series, ondates of a curve) and no data; with them each item carries its data read
-    /// by `q`.
-    pub(crate) fn list_data(
+impl Data<'_> {
+    /// JSON: the data items of a source, filtered, sorted and paged like objects. Without
+    /// `_range` (or `tenor`, `listTenors`) each item is a catalogue entry (its header with
+    /// `_count`, `_first` and `_last`); with them each item carries its data read by `q`.
+    pub fn list(
         &self,
         p: &Principal,
         source: Source,
         req: &crate::documents::ListRequest,
         q: &DataQuery,
     ) -> Result<crate::store::Page<Value>> {
+        if req.after.is_some() {
+            return Err(Error::invalid_parameter(
+                "_after pages object lists: the data list pages with _skip",
+            ));
+        }
         if q.shape.is_some() {
             return Err(Error::invalid_parameter(
                 "_shape=MONTHLY shapes one curve: read it by its id (OBJ:PROP or OBJ:PROP:ONDATE)",
@@ -40,14 +42,14 @@ impl Platform {
                 )));
             }
             let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
-            let items = self.read_many_data(p, &ids, q)?;
+            let items = self.read_many(p, &ids, q)?;
             return Ok(crate::store::Page {
                 estimated: false,
                 total: items.len() as u64,
                 items,
             });
         }
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         let mut items = matching_items(tx.as_ref(), p, source, req)?;
         if let Some(field) = &req.distinct {
             let values = crate::query::distinct_strings(items.iter().map(|(_, _, d)| d), field);
@@ -78,7 +80,7 @@ impl Platform {
             let item = if catalogue {
                 catalogue_entry(tx.as_ref(), scope, id, doc, q)?
             } else {
-                self.data_item(p, tx.as_ref(), &scope, &id, &text, q)?
+                self.item_answer(p, tx.as_ref(), &scope, &id, &text, q)?
             };
             out.push(match &req.project {
                 Some(pr) => Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true)),
@@ -236,10 +238,11 @@ fn sort_docs(items: &mut [(Scope, DataId, Map<String, Value>)], sort: &crate::qu
     });
 }
 
-impl Platform {
-    /// `_profile=NAME` on an object list: the data items `NAME` of the matching objects (objects
-    /// without it, or whose data the caller may not read, are left out); paging counts objects.
-    pub(crate) fn list_profile(
+impl Data<'_> {
+    /// JSON: `_profile=NAME` on an object list: the data items `NAME` of the matching objects
+    /// (objects without it, or whose data the caller may not read, are left out); paging
+    /// counts objects.
+    pub fn list_profile(
         &self,
         p: &Principal,
         source: Source,
@@ -253,7 +256,10 @@ impl Platform {
             searchinfo: None,
             ..req.clone()
         };
-        let objects = self.objects().list(p, Collection::Object, source, &req)?;
+        let objects = self
+            .platform
+            .objects()
+            .list(p, Collection::Object, source, &req)?;
         let ids: Vec<String> = objects
             .items
             .iter()
@@ -268,7 +274,7 @@ impl Platform {
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         Ok(crate::store::Page {
             estimated: objects.estimated,
-            items: self.read_many_data(p, &ids, q)?,
+            items: self.read_many(p, &ids, q)?,
             total: objects.total,
         })
     }

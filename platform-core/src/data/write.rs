@@ -5,21 +5,20 @@ use super::series::{self, Window};
 use super::{DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
 use crate::auth::Principal;
 use crate::clock::format_instant;
+use crate::data::Data;
 use crate::documents::{render, SaveOptions};
 use crate::error::{Error, Result};
 use crate::ids::Source;
 use crate::observations::columns::Columns;
 use crate::observations::model::Point;
 use crate::store::{Collection, DataKey, DataRead};
-use crate::Platform;
 use serde_json::{Map, Value};
 
-impl Platform {
-    /// Writes observations to the series `prop` of `object` in one transaction, creating the
-    /// object and the series when absent. `header` (calendar, timezone, units...) merges into
-    /// the series header; `opts.replace` replaces the series' observations. Returns the saved
-    /// object.
-    pub(crate) fn save_series(
+impl Data<'_> {
+    /// Bulk write of observations with statuses and text values (the CLI's file loads): to
+    /// the series `prop` of `object`, with `header` merged into the series header. Returns the
+    /// saved object as JSON.
+    pub fn save_series(
         &self,
         p: &Principal,
         object: &str,
@@ -30,11 +29,13 @@ impl Platform {
     ) -> Result<Value> {
         let columns = Columns::from_points(&points);
         drop(points);
-        self.save_series_columns(p, object, prop, header, columns, opts)
+        self.save_columns(p, object, prop, header, columns, opts)
     }
 
-    /// [`Platform::save_series`] of observations as columns.
-    pub(crate) fn save_series_columns(
+    /// [`Data::save_series`] of observations as columns (times and numbers in two arrays, the
+    /// observations that are not plain numbers listed apart, as [`Data::read_columns`] answers
+    /// them): the fastest way to write a long series, with no value built per observation.
+    pub fn save_columns(
         &self,
         p: &Principal,
         object: &str,
@@ -53,11 +54,10 @@ impl Platform {
         self.save_typed(p, object, prop, SERIES_TYPE, header, typed, opts)
     }
 
-    /// Writes the curves of several ondates (`{ondate, contracts}` each, as a curve property
-    /// sends them) to the curve `prop` of `object` at one object version, in one transaction,
-    /// creating the object and the curve when absent; an ondate sent twice is refused. Returns
-    /// the saved object.
-    pub(crate) fn save_curves(
+    /// Bulk write of the curves of several ondates (`{ondate, contracts}` each, as a curve
+    /// property sends them) at one object version; an ondate sent twice is refused. Returns
+    /// the saved object as JSON.
+    pub fn save_curves(
         &self,
         p: &Principal,
         object: &str,
@@ -95,15 +95,15 @@ impl Platform {
         let mut item = Map::new();
         item.insert("_id".into(), Value::String(object.to_string()));
         item.insert(prop.to_string(), Value::Object(header));
-        let now = format_instant(self.now());
+        let now = format_instant(self.platform.now());
         // `replace` applies to the data here; the object's other fields stay.
         let object_opts = SaveOptions {
             replace: false,
             ..opts.clone()
         };
-        let mut typed = crate::EachTry::new(self, typed);
-        let stored = self.write(|tx| {
-            self.objects().save_one(
+        let mut typed = crate::EachTry::new(self.platform, typed);
+        let stored = self.platform.write(|tx| {
+            self.platform.objects().save_one(
                 tx,
                 p,
                 Collection::Object,
@@ -116,8 +116,9 @@ impl Platform {
         Ok(Value::Object(render(&stored, true)))
     }
 
-    /// Reads observations of a series (`OBJ:PROP`) at the current object version or `version`.
-    pub(crate) fn read_series(
+    /// Bulk read of the stored observations of a series (`OBJ:PROP`), with their statuses, at
+    /// the current object version or `version`; no conversion.
+    pub fn read_points(
         &self,
         p: &Principal,
         source: Source,
@@ -130,8 +131,10 @@ impl Platform {
         })
     }
 
-    /// [`Platform::read_series`] as columns.
-    pub(crate) fn read_series_columns(
+    /// [`Data::read_points`] as columns: times and numbers in two arrays, the observations that
+    /// are not plain numbers (null or text values, statuses) listed apart. The fastest way to
+    /// read a long series, with no value built per observation.
+    pub fn read_columns(
         &self,
         p: &Principal,
         source: Source,
@@ -144,16 +147,31 @@ impl Platform {
         })
     }
 
-    /// [`Platform::read_series_columns`] of several series at their current versions, in one
-    /// read transaction whose reads are named ahead (one round trip on a store a network
-    /// away): the series in the order of `ids`.
-    pub(crate) fn read_series_columns_many(
+    /// [`Data::read_columns`] of several series (each from its own source) at their current
+    /// versions, in one read: in the order of `ids`. A store a network away reads them all in
+    /// one round trip.
+    ///
+    /// ```
+    /// use platform_core::api::Point;
+    /// use platform_core::api::interface::series::Window;
+    /// use chrono::{TimeZone, Utc};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// for (id, value) in [("NBP:SPOT", 71.3), ("TTF:SPOT", 34.5)] {
+    ///     platform.data().write_series(&me, id, &[Point::new(at, value)], &Default::default())?;
+    /// }
+    /// let both = platform.data().read_columns_many(&me, &["TTF:SPOT", "NBP:SPOT"], Window::All)?;
+    /// assert_eq!((both[0].values[0], both[1].values[0]), (34.5, 71.3));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn read_columns_many(
         &self,
         p: &Principal,
         ids: &[&str],
         window: Window,
     ) -> Result<Vec<Columns>> {
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         super::read::read_series_ahead(tx.as_ref(), p, ids)?;
         ids.iter()
             .map(|id| {
@@ -174,7 +192,7 @@ impl Platform {
         version: Option<u32>,
         read: impl FnOnce(&dyn DataRead, &DataKey, u32) -> Result<T>,
     ) -> Result<T> {
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         self.with_series_in(tx.as_ref(), p, source, id, version, read)
     }
 

@@ -8,7 +8,7 @@ use crate::Platform;
 ///
 /// The typed calls (`save_object`, `object`, `object_at`, `roll_back`, `objects`...) work on objects as
 /// `Object`s; the JSON
-/// calls take a [`Collection`] and work on any document as JSON.
+/// calls take a [`crate::api::Collection`] and work on any document as JSON.
 ///
 /// The service holds the platform it runs on (the store documents are versions in, the clock,
 /// the types, validation and events a save sets off) and, for a snapshot's handle, the

@@ -11,6 +11,7 @@ use crate::data::columns::Columns;
 use crate::data::import::{csv_records, curve_rows, parse_delimiter, PointReader, Records};
 use crate::data::series::{sort_payload, OnDuplicate, PayloadNames};
 use crate::data::value_type::{check_values, Sent, ValueRule};
+use crate::data::Data;
 use crate::data::{self, DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
 use crate::documents::SaveOptions;
 use crate::documents::{render_owned, visible};
@@ -19,7 +20,6 @@ use crate::ids::{Scope, Source};
 use crate::json::json_kind;
 use crate::query::Params;
 use crate::store::{Collection, DataKey, Hold, ReadTx};
-use crate::Platform;
 use serde_json::{Map, Value};
 
 /// How a CSV text is imported into one series or curve of an object ([`crate::api::Data::import_csv`],
@@ -136,17 +136,43 @@ struct Parsed {
     dropped: usize,
 }
 
-impl Platform {
-    /// Imports a CSV text into the series (or curve) `id` (`OBJ:PROP`) of an object that exists
-    /// (see the module doc and [`CsvImport`]).
-    pub(crate) fn import_csv(
+impl Data<'_> {
+    /// Imports a CSV text into the series (or curve) `id` (`OBJ:PROP`) of an object that
+    /// exists, as `platform data import` reads a file: `time,value[,status]` rows, or
+    /// `settlementDate,settlementPeriod,value` rows into a HALFHOURLY series, or
+    /// `ondate,tenor,value` rows into a curve (see [`crate::api::interface::series::import`]). The observations
+    /// merge into the series as a JSON save of the object does (or replace its observations
+    /// with `req.replace`), in one transaction; `req.calendar` and `req.timezone` make a new
+    /// series and must agree with an existing one. Every bad row is an error naming its line,
+    /// and nothing is written. The REST form is `POST /data/v1/{source}/{OBJ:PROP}` with
+    /// `Content-Type: text/csv`.
+    ///
+    /// ```
+    /// use platform_core::api::{CsvImport, Object};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// platform.objects().save_object(&me, &Object::new("GB"), &Default::default())?;
+    /// let csv = "SettlementDate,SettlementPeriod,value\n2025-10-26,1,51.2\n2025-10-26,50,48.0\n";
+    /// let req = CsvImport {
+    ///     calendar: Some("HALFHOURLY".into()),
+    ///     timezone: Some("Europe/London".into()),
+    ///     ..Default::default()
+    /// };
+    /// let done = platform.data().import_csv(&me, "GB:IMBALANCE", csv, &req)?;
+    /// assert_eq!((done.read, done.version), (2, 2));
+    /// let late = "SettlementDate,SettlementPeriod,value\n2025-10-26,51,1\n";
+    /// let err = platform.data().import_csv(&me, "GB:IMBALANCE", late, &Default::default()).unwrap_err();
+    /// assert!(err.to_string().starts_with("line 2: settlementPeriod 51: settlement day 2025-10-26 has 50"));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn import_csv(
         &self,
         p: &Principal,
         id: &str,
         text: &str,
         req: &CsvImport,
     ) -> Result<CsvImported> {
-        let tx = self.read()?;
+        let tx = self.platform.read()?;
         let target = target(tx.as_ref(), p, id, req)?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if matches!(text.trim_start().as_bytes().first(), Some(b'[' | b'{')) {
@@ -192,10 +218,10 @@ impl Platform {
             source: Some(target.home),
             on_duplicate: req.on_duplicate,
         };
-        let now = format_instant(self.now());
+        let now = format_instant(self.platform.now());
         let typed = vec![(target.prop.clone(), parsed.payload)];
-        let mut typed = crate::EachTry::new(self, typed);
-        let stored = self.write(|tx| {
+        let mut typed = crate::EachTry::new(self.platform, typed);
+        let stored = self.platform.write(|tx| {
             let (coll, scope, object) = (Collection::Object, &target.scope, &target.object);
             tx.hold(&[Hold::Document(coll, scope, object)])?;
             let current = tx
@@ -211,7 +237,8 @@ impl Platform {
                     ),
                 ));
             }
-            self.objects()
+            self.platform
+                .objects()
                 .save_one(tx, p, coll, item.clone(), &opts, &now, typed.get()?)
         })?;
         Ok(CsvImported {

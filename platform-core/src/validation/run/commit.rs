@@ -168,6 +168,7 @@ mod tests {
             .map(|i| Point::num(1_719_792_000_000 + i * 60_000, 1.0 + i as f64))
             .collect();
         platform
+            .data()
             .save_series(&who, "S", "p", header, points, &SaveOptions::default())
             .unwrap();
         platform
