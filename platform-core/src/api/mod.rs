@@ -1,22 +1,27 @@
-//! The Rust API: one handle per service, borrowed from a [`Platform`].
+//! The Rust API: the services of a [`Platform`], with typed requests and answers.
 //!
-//! Every call of the platform goes through a handle: [`Platform::objects`],
+//! Every call of the platform is a call of a service: [`Platform::objects`],
 //! [`Platform::data`], [`Platform::validation`], [`Platform::automations`],
 //! [`Platform::tenancy`], [`Platform::secrets`], [`Platform::extensions`],
 //! [`Platform::scripts`], [`Platform::calendars`], [`Platform::jobs`] and
-//! [`Platform::deliveries`]. A handle is a
-//! borrowed view (`Copy`, free to make); it holds no state of its own. The handles of
-//! [`Platform::snapshot`] ([`crate::Snapshot::objects`], [`crate::Snapshot::data`],
-//! [`crate::Snapshot::tenancy`]) are the same types, their one-item reads made in the snapshot:
-//! a fast read is the same call, made through the snapshot's handle.
+//! [`Platform::deliveries`] build and hand them out. Each service is a type of its own
+//! module, with its rules as its methods, holding what it runs on: the platform's store,
+//! clock, settings and caches (`Copy`, free to make). The services of [`Platform::snapshot`]
+//! ([`crate::Snapshot::objects`], [`crate::Snapshot::data`], [`crate::Snapshot::tenancy`]) are
+//! the same types holding the snapshot too, their one-item reads made in it: a fast read is
+//! the same call, made through the snapshot's service.
 //!
-//! Each handle has two kinds of calls:
+//! Each service has two kinds of calls:
 //!
-//! - **typed calls** for the common work of a program: save and read objects ([`Object`]),
-//!   write and read series and curves as typed points ([`Point`], [`Contract`]), run and test
-//!   validation ([`ValidationRequest`] → [`ValidationResult`]);
-//! - **JSON calls**, the entry points the HTTP server translates requests into (a body in,
-//!   the answer's body out), for everything else.
+//! - **typed calls** for a program: objects and their lists, versions, tags and deletions
+//!   ([`Object`], [`ObjectVersion`], [`Deletion`]); series and curves as typed points and
+//!   data items ([`Point`], [`Contract`], [`DataItem`]); validation runs, batches, records,
+//!   statistics, suggestions and tunings ([`ValidationRequest`] → [`ValidationResult`],
+//!   [`ValidationRecord`], [`ValidationStats`]); automations, their targets, log and outbox
+//!   ([`Automation`], [`AutomationTarget`], [`LogEntry`]); secrets ([`Secret`]); jobs
+//!   ([`JobInfo`]);
+//! - **JSON calls**, the entry points the HTTP server and the CLI translate requests into (a
+//!   body in, the answer's body out), where the interface itself is JSON.
 //!
 //! Both kinds run the same rules: a typed call is the JSON call's code path with typed values
 //! on either side. Errors are [`crate::Error`] in both.
