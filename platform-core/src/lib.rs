@@ -20,52 +20,126 @@
 #![deny(missing_docs)]
 
 pub mod api;
-/// The modules of the engine: private to the crate, so that a program names only [`api`] and
-/// the errors. The `internals` feature makes them public for the project's own tests, benches and fuzz targets, which test rules below the API.
-macro_rules! internal_modules {
-    ($($name:ident),* $(,)?) => {$(
-        #[cfg(feature = "internals")]
-        pub mod $name;
-        #[cfg(not(feature = "internals"))]
-        mod $name;
-    )*};
-}
-// `store` is declared outside the macro: the contract suite's `store_contract!`, exported from
-// it, could not be named by its path from a macro-expanded module.
+// The modules of the engine: private to the crate, so that a program names only `api` and the
+// errors. The `internals` feature makes them public for the project's own tests, benches and
+// fuzz targets, which test rules below the API. Each is declared twice, in plain sight (not by
+// a macro, where rustfmt would not see them).
+#[cfg(feature = "internals")]
+pub mod auth;
+#[cfg(not(feature = "internals"))]
+mod auth;
+#[cfg(feature = "internals")]
+pub mod calendars;
+#[cfg(not(feature = "internals"))]
+mod calendars;
+#[cfg(feature = "internals")]
+pub mod clock;
+#[cfg(not(feature = "internals"))]
+mod clock;
+#[cfg(feature = "internals")]
+pub mod convert;
+#[cfg(not(feature = "internals"))]
+mod convert;
+#[cfg(feature = "internals")]
+pub mod data;
+#[cfg(not(feature = "internals"))]
+mod data;
+#[cfg(feature = "internals")]
+pub mod documents;
+#[cfg(not(feature = "internals"))]
+mod documents;
+#[cfg(feature = "internals")]
+pub mod error;
+#[cfg(not(feature = "internals"))]
+mod error;
+#[cfg(feature = "internals")]
+pub mod events;
+#[cfg(not(feature = "internals"))]
+mod events;
+#[cfg(feature = "internals")]
+pub mod extensions;
+#[cfg(not(feature = "internals"))]
+mod extensions;
+#[cfg(feature = "internals")]
+pub mod format;
+#[cfg(not(feature = "internals"))]
+mod format;
+#[cfg(feature = "internals")]
+pub mod hash;
+#[cfg(not(feature = "internals"))]
+mod hash;
+#[cfg(feature = "internals")]
+pub mod holidays;
+#[cfg(not(feature = "internals"))]
+mod holidays;
+#[cfg(feature = "internals")]
+pub mod ids;
+#[cfg(not(feature = "internals"))]
+mod ids;
+#[cfg(feature = "internals")]
+pub mod json;
+#[cfg(not(feature = "internals"))]
+mod json;
+#[cfg(feature = "internals")]
+pub mod observations;
+#[cfg(not(feature = "internals"))]
+mod observations;
+#[cfg(feature = "internals")]
+pub mod outbound;
+#[cfg(not(feature = "internals"))]
+mod outbound;
+#[cfg(feature = "internals")]
+pub mod query;
+#[cfg(not(feature = "internals"))]
+mod query;
+#[cfg(feature = "internals")]
+pub mod realtime;
+#[cfg(not(feature = "internals"))]
+mod realtime;
+#[cfg(feature = "internals")]
+pub mod save;
+#[cfg(not(feature = "internals"))]
+mod save;
+#[cfg(feature = "internals")]
+pub mod script;
+#[cfg(not(feature = "internals"))]
+mod script;
+#[cfg(feature = "internals")]
+pub mod scripts;
+#[cfg(not(feature = "internals"))]
+mod scripts;
+#[cfg(feature = "internals")]
+pub mod seal;
+#[cfg(not(feature = "internals"))]
+mod seal;
+#[cfg(feature = "internals")]
+pub mod secrets;
+#[cfg(not(feature = "internals"))]
+mod secrets;
+#[cfg(feature = "internals")]
+pub mod services;
+#[cfg(not(feature = "internals"))]
+mod services;
 #[cfg(feature = "internals")]
 pub mod store;
 #[cfg(not(feature = "internals"))]
 mod store;
-internal_modules!(
-    auth,
-    calendars,
-    clock,
-    convert,
-    data,
-    documents,
-    error,
-    events,
-    extensions,
-    format,
-    hash,
-    holidays,
-    ids,
-    json,
-    observations,
-    outbound,
-    query,
-    realtime,
-    save,
-    script,
-    scripts,
-    seal,
-    secrets,
-    services,
-    templates,
-    tenancy,
-    types,
-    validation,
-);
+#[cfg(feature = "internals")]
+pub mod templates;
+#[cfg(not(feature = "internals"))]
+mod templates;
+#[cfg(feature = "internals")]
+pub mod tenancy;
+#[cfg(not(feature = "internals"))]
+mod tenancy;
+#[cfg(feature = "internals")]
+pub mod types;
+#[cfg(not(feature = "internals"))]
+mod types;
+#[cfg(feature = "internals")]
+pub mod validation;
+#[cfg(not(feature = "internals"))]
+mod validation;
 
 pub use error::{Error, ErrorCode, Result};
 
