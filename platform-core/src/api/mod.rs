@@ -103,13 +103,12 @@ pub use objects::Object;
 pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
-    CheckResult, PointResult, ValidationCounts, ValidationRequest, ValidationResult,
-    ValidationStatus, When,
+    CheckResult, PointResult, RunTimings, TenorCheck, TenorResult, ValidationCounts,
+    ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
 };
 pub use validation_typed::{
     AutomationSync, BatchItemResult, RecordCheck, RecordOutcome, RecordOverride, Resolution,
-    TenorCheck, TenorResult, TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationKind,
-    ValidationRecord,
+    TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationRecord,
 };
 pub use validation_typed_insights::{
     ActivityEntry, CheckStats, CheckTally, ConfigStats, DayCounts, FailingPoint, OpenIssue,

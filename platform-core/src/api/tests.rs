@@ -339,6 +339,29 @@ fn a_typed_validation_run_is_the_json_run() {
     assert_eq!(second.checks.len(), 2);
     assert_eq!(second.checks[0].status, ValidationStatus::Failed);
     assert_eq!(second.checks[1].status, ValidationStatus::Valid);
+    // The answer's every field, typed: the run's kind and times, each point's record id and day.
+    assert_eq!(run.kind, crate::api::ValidationKind::TimeSeries);
+    assert!(
+        run.timings.read >= 0.0 && run.timings.save > 0.0,
+        "{:?}",
+        run.timings
+    );
+    assert_eq!(second.id.as_deref(), Some("A:S:2024-10-26T01:00:00Z"));
+    assert_eq!(
+        second.point_date,
+        chrono::NaiveDate::from_ymd_opt(2024, 10, 26)
+    );
+    assert_eq!(
+        (second.tenors.as_ref(), second.failed_tenors.as_ref()),
+        (None, None)
+    );
+    let typed = serde_json::to_value(&tested).unwrap();
+    for key in [
+        "target", "kind", "test", "points", "records", "counts", "timings", "results",
+    ] {
+        assert!(typed.get(key).is_some() && json.get(key).is_some(), "{key}");
+    }
+    assert_eq!(typed["kind"], json["kind"]);
     // One check, one point: only that is run; the record keeps the earlier status.
     let one = ValidationRequest::new("A:S")
         .at([hour(1)])

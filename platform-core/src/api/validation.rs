@@ -263,8 +263,14 @@ pub struct CheckResult {
 /// The outcome at one point (see [`Validation`] for an example).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
+    /// The id of the point's record (`TARGET:POINT`).
+    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// The point (an observation time or an ondate, as the data writes it).
     pub point: String,
+    /// The point's day in the data's zone (`pointDate`).
+    #[serde(rename = "pointDate", default, skip_serializing_if = "Option::is_none")]
+    pub point_date: Option<NaiveDate>,
     /// The value checked (series).
     #[serde(default)]
     pub value: Option<Value>,
@@ -279,6 +285,91 @@ pub struct PointResult {
     /// Each check's outcome.
     #[serde(default)]
     pub checks: Vec<CheckResult>,
+    /// A curve's contracts with their tenor checks' outcomes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenors: Option<Vec<TenorResult>>,
+    /// A curve's tenors that failed.
+    #[serde(
+        rename = "failedTenors",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub failed_tenors: Option<Vec<String>>,
+    /// A curve's tenors with a warning.
+    #[serde(
+        rename = "warningTenors",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub warning_tenors: Option<Vec<String>>,
+    /// A curve's contracts by status.
+    #[serde(
+        rename = "tenorCounts",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tenor_counts: Option<ValidationCounts>,
+}
+
+/// What a validation configuration checks: a time series or a curve. Its serde form is the
+/// name configurations and answers use.
+///
+/// ```
+/// use platform_core::api::ValidationKind;
+/// assert_eq!(serde_json::to_value(ValidationKind::TimeSeries).unwrap(), "timeseries");
+/// assert_eq!(serde_json::from_value::<ValidationKind>("curve".into()).unwrap(), ValidationKind::Curve);
+/// ```
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum ValidationKind {
+    /// A time series (`timeseries`), a record per observation.
+    #[default]
+    #[serde(rename = "timeseries")]
+    TimeSeries,
+    /// A curve (`curve`), a record per ondate.
+    #[serde(rename = "curve")]
+    Curve,
+}
+
+/// A curve's contract as its record keeps it (`tenors`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TenorResult {
+    /// The tenor.
+    pub tenor: String,
+    /// The contract's value.
+    pub value: Value,
+    /// The worst status of its checks.
+    pub status: ValidationStatus,
+    /// The message of its failing checks.
+    pub message: String,
+    /// Each tenor check's outcome on it.
+    pub checks: Vec<TenorCheck>,
+}
+
+/// One tenor check's outcome on a contract.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TenorCheck {
+    /// The check's id.
+    pub id: String,
+    /// Its status.
+    pub status: ValidationStatus,
+    /// Its message ("" when it passed).
+    pub message: String,
+}
+
+/// Where a run's time went, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunTimings {
+    /// Loading the configuration's scripts.
+    pub scripts: f64,
+    /// Reading the data.
+    pub read: f64,
+    /// Running the checks.
+    pub checks: f64,
+    /// Storing the records (0 for a test).
+    pub save: f64,
 }
 
 /// The outcome of a run or a test: the answer of the JSON run, typed (see [`Validation`] and
@@ -288,6 +379,8 @@ pub struct PointResult {
 pub struct ValidationResult {
     /// The data id checked.
     pub target: String,
+    /// What it is: a series or a curve.
+    pub kind: ValidationKind,
     /// Whether it was a test (nothing stored).
     pub test: bool,
     /// Points checked.
@@ -306,6 +399,8 @@ pub struct ValidationResult {
     pub job: Option<String>,
     /// The outcome at each point.
     pub results: Vec<PointResult>,
+    /// Where the time went.
+    pub timings: RunTimings,
 }
 
 impl ValidationResult {

@@ -7,7 +7,7 @@
 //! form is the JSON body, and the JSON answer reads into the typed answer with serde (an
 //! answer that does not read is an internal error).
 
-use super::validation::{ValidationCounts, ValidationStatus, When};
+use super::validation::{TenorResult, ValidationCounts, ValidationKind, ValidationStatus, When};
 use crate::auth::Principal;
 use crate::documents::ListRequest;
 use crate::error::{Error, Result};
@@ -88,27 +88,6 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// What a validation configuration checks: a time series or a curve. Its serde form is the
-/// name configurations and answers use.
-///
-/// ```
-/// use platform_core::api::ValidationKind;
-/// assert_eq!(serde_json::to_value(ValidationKind::TimeSeries).unwrap(), "timeseries");
-/// assert_eq!(serde_json::from_value::<ValidationKind>("curve".into()).unwrap(), ValidationKind::Curve);
-/// ```
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-pub enum ValidationKind {
-    /// A time series (`timeseries`), a record per observation.
-    #[default]
-    #[serde(rename = "timeseries")]
-    TimeSeries,
-    /// A curve (`curve`), a record per ondate.
-    #[serde(rename = "curve")]
-    Curve,
-}
-
 /// A check's result as a record keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -134,32 +113,6 @@ pub struct RecordCheck {
     /// A tenor check: the tenors failing it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenors_failed: Option<u64>,
-}
-
-/// A curve's contract as its record keeps it (`tenors`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TenorResult {
-    /// The tenor.
-    pub tenor: String,
-    /// The contract's value.
-    pub value: Value,
-    /// The worst status of its checks.
-    pub status: ValidationStatus,
-    /// The message of its failing checks.
-    pub message: String,
-    /// Each tenor check's outcome on it.
-    pub checks: Vec<TenorCheck>,
-}
-
-/// One tenor check's outcome on a contract.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TenorCheck {
-    /// The check's id.
-    pub id: String,
-    /// Its status.
-    pub status: ValidationStatus,
-    /// Its message ("" when it passed).
-    pub message: String,
 }
 
 /// A user's override of a failing record.

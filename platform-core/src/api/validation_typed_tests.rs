@@ -723,6 +723,30 @@ fn a_typed_curve_record_has_its_tenors() {
     let item = &batch.results[0];
     assert_eq!(item.kind, Some(ValidationKind::Curve));
     assert_eq!(item.failed_tenors, Some(vec!["M02".to_string()]));
+    // A typed test of the curve answers its contracts, as the JSON test does.
+    let tried = v
+        .test(&me, &ValidationRequest::new("TTF:FWD").at([ondate]))
+        .unwrap();
+    assert_eq!(tried.kind, ValidationKind::Curve);
+    let point = &tried.results[0];
+    assert_eq!(point.id.as_deref(), Some("TTF:FWD:2024-02-28"));
+    assert_eq!(point.point_date, Some(ondate));
+    assert_eq!(point.failed_tenors, Some(vec!["M02".to_string()]));
+    let counts = point.tenor_counts.unwrap();
+    assert_eq!((counts.valid, counts.failed), (1, 1));
+    let tenors: Vec<(&str, ValidationStatus)> = point
+        .tenors
+        .iter()
+        .flatten()
+        .map(|t| (t.tenor.as_str(), t.status))
+        .collect();
+    assert_eq!(
+        tenors,
+        [
+            ("M01", ValidationStatus::Valid),
+            ("M02", ValidationStatus::Failed)
+        ]
+    );
     let json = v.record(&me, "TTF:FWD:2024-02-28").unwrap();
     let record = v.validation_record(&me, "TTF:FWD:2024-02-28").unwrap();
     assert_eq!(record, read::<ValidationRecord>(json.clone()));
