@@ -86,6 +86,10 @@ pub use crate::events::automations::{
 };
 pub use crate::events::deliver::Deliveries;
 pub use crate::extensions::Extensions;
+pub use crate::extensions::{
+    Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun,
+    Permission, ResourceIds, StoredExtension, UninstalledExtension,
+};
 pub use crate::script::ScriptLimits;
 pub use crate::seal::SecretKey;
 pub use crate::secrets::{Secret, Secrets, StoredSecret};

@@ -34,6 +34,14 @@ use crate::Platform;
 use serde_json::{json, Map, Value};
 
 mod service;
+mod typed;
+#[cfg(test)]
+mod typed_tests;
+
+pub use typed::{
+    Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun,
+    Permission, ResourceIds, StoredExtension, UninstalledExtension,
+};
 
 /// `_type` of an extension.
 pub const EXTENSION_TYPE: &str = "VarExtension";

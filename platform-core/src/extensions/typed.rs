@@ -1,0 +1,624 @@
+//! The typed extensions a program writes and reads: [`Extension`] and [`StoredExtension`], with
+//! their [`ExtensionView`]s, [`ExtensionResources`] and [`Permission`]s, the answers of an
+//! install and an uninstall ([`InstalledExtension`], [`UninstalledExtension`]), and the
+//! extension service's typed calls, which run its JSON calls with typed values on either side
+//! (the request's serde form is the JSON body; the JSON answer reads into the typed answer, and
+//! one that does not read is an internal error).
+
+use super::Extensions;
+use crate::auth::Principal;
+use crate::error::{Error, Result};
+use crate::ids::Source;
+use crate::store::Collection;
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// Reads a JSON answer of the extension service as its typed form; one that does not read is
+/// an internal error.
+pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
+    serde_json::from_value(answer)
+        .map_err(|e| Error::Internal(format!("an extension {what} does not read: {e}")))
+}
+
+/// An instant as the platform writes it (RFC 3339, milliseconds, `Z`).
+mod instant {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&crate::clock::format_instant(*at))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        crate::clock::parse_instant(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A permission an extension asks for and an installer grants: `secret:<id>`, reading the
+/// installing tenant's secret `<id>` from the extension's scripts and views.
+///
+/// ```
+/// use platform_core::api::Permission;
+/// let p: Permission = "secret:feed".parse()?;
+/// assert_eq!(p, Permission::secret("feed"));
+/// assert_eq!(p.to_string(), "secret:feed");
+/// assert!("feed".parse::<Permission>().is_err());
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Permission {
+    /// Reading the secret with this id (`secret:<id>`).
+    Secret(String),
+}
+
+impl Permission {
+    /// The permission to read the secret `id`.
+    pub fn secret(id: impl Into<String>) -> Permission {
+        Permission::Secret(id.into())
+    }
+}
+
+impl fmt::Display for Permission {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Permission::Secret(id) => write!(f, "secret:{id}"),
+        }
+    }
+}
+
+impl FromStr for Permission {
+    type Err = Error;
+
+    /// Reads `secret:<id>` (the id is checked by the service that receives it).
+    fn from_str(text: &str) -> Result<Permission> {
+        match text.strip_prefix("secret:") {
+            Some(id) => Ok(Permission::Secret(id.to_string())),
+            None => Err(Error::invalid_body(format!(
+                "\"{text}\" is not a permission: expected secret:<id>"
+            ))),
+        }
+    }
+}
+
+impl TryFrom<String> for Permission {
+    type Error = Error;
+
+    fn try_from(text: String) -> Result<Permission> {
+        text.parse()
+    }
+}
+
+impl From<Permission> for String {
+    fn from(p: Permission) -> String {
+        p.to_string()
+    }
+}
+
+/// A lifecycle step of an extension, and the name of its script under `resources.script`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lifecycle {
+    /// A first install (`install`): its script runs once the resources are copied.
+    Install,
+    /// An install over an older installed version (`upgrade`).
+    Upgrade,
+    /// An uninstall (`uninstall`): its script runs once the resources are removed.
+    Uninstall,
+}
+
+impl Lifecycle {
+    /// Its name: `install`, `upgrade` or `uninstall`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lifecycle::Install => "install",
+            Lifecycle::Upgrade => "upgrade",
+            Lifecycle::Uninstall => "uninstall",
+        }
+    }
+}
+
+/// The resources of one service an extension carries: an array of ids, or names to ids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ResourceIds {
+    /// An array of ids.
+    List(Vec<String>),
+    /// Names to ids (under `script`, the names `install`, `upgrade` and `uninstall` name the
+    /// lifecycle scripts).
+    Named(BTreeMap<String, String>),
+}
+
+impl ResourceIds {
+    /// The ids, in either form.
+    pub fn ids(&self) -> Vec<&str> {
+        match self {
+            ResourceIds::List(ids) => ids.iter().map(String::as_str).collect(),
+            ResourceIds::Named(names) => names.values().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// The resources an extension carries (`resources`): service names (`object`, `type`,
+/// `script`) to the ids of their items, copied into the installing tenant's private source
+/// (public `#` ids are shared, not copied).
+///
+/// ```
+/// use platform_core::api::{ExtensionResources, Lifecycle};
+/// let r = ExtensionResources::default()
+///     .with("object", "HUBLIST")
+///     .with_script(Lifecycle::Install, "acme-install");
+/// assert_eq!(r.ids("object"), ["HUBLIST"]);
+/// assert_eq!(r.script(Lifecycle::Install), Some("acme-install"));
+/// assert_eq!(
+///     serde_json::to_value(&r).unwrap(),
+///     serde_json::json!({"object": ["HUBLIST"], "script": {"install": "acme-install"}})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ExtensionResources {
+    /// Each service's resources.
+    pub services: BTreeMap<String, ResourceIds>,
+}
+
+impl ExtensionResources {
+    /// The same resources with `id` added to `service` (by its own id as name when the
+    /// service's resources are named).
+    pub fn with(mut self, service: &str, id: impl Into<String>) -> ExtensionResources {
+        let id = id.into();
+        match self
+            .services
+            .entry(service.to_string())
+            .or_insert_with(|| ResourceIds::List(Vec::new()))
+        {
+            ResourceIds::List(ids) => ids.push(id),
+            ResourceIds::Named(names) => {
+                names.insert(id.clone(), id);
+            }
+        }
+        self
+    }
+
+    /// The same resources with `id` named `name` under `service` (ids listed before are named
+    /// by themselves).
+    pub fn with_named(
+        mut self,
+        service: &str,
+        name: impl Into<String>,
+        id: impl Into<String>,
+    ) -> ExtensionResources {
+        let entry = self
+            .services
+            .entry(service.to_string())
+            .or_insert_with(|| ResourceIds::Named(BTreeMap::new()));
+        if let ResourceIds::List(ids) = entry {
+            let named = ids.iter().map(|i| (i.clone(), i.clone())).collect();
+            *entry = ResourceIds::Named(named);
+        }
+        if let ResourceIds::Named(names) = entry {
+            names.insert(name.into(), id.into());
+        }
+        self
+    }
+
+    /// The same resources with script `id` as the script of lifecycle step `step`.
+    pub fn with_script(self, step: Lifecycle, id: impl Into<String>) -> ExtensionResources {
+        self.with_named("script", step.as_str(), id)
+    }
+
+    /// The ids of `service`'s resources.
+    pub fn ids(&self, service: &str) -> Vec<&str> {
+        self.services
+            .get(service)
+            .map(ResourceIds::ids)
+            .unwrap_or_default()
+    }
+
+    /// The id of the script of lifecycle step `step`, if there is one.
+    pub fn script(&self, step: Lifecycle) -> Option<&str> {
+        match self.services.get("script")? {
+            ResourceIds::Named(names) => names.get(step.as_str()).map(String::as_str),
+            ResourceIds::List(_) => None,
+        }
+    }
+}
+
+/// A view of an extension, shown in the portal or the spreadsheet add-in. What is `None` is
+/// not sent; a stored view has `section` (default `Extension`), `tabname` (default `Main`),
+/// `excel` and `insights` (default false).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ExtensionView {
+    /// The view's name, unique in the extension.
+    pub name: String,
+    /// What it shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The template script holding the view's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    /// The feature a user needs to see it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature: Option<String>,
+    /// The menu section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// The tab name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tabname: Option<String>,
+    /// The name in the Apps tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub appname: Option<String>,
+    /// Icon name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
+    /// Whether it is a spreadsheet add-in view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excel: Option<bool>,
+    /// Whether it adds an Insights tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub insights: Option<bool>,
+    /// Its other fields, sent as they are.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl ExtensionView {
+    /// A view `name` rendered by the template script `script`.
+    pub fn new(name: impl Into<String>, script: impl Into<String>) -> ExtensionView {
+        ExtensionView {
+            name: name.into(),
+            script: Some(script.into()),
+            ..ExtensionView::default()
+        }
+    }
+}
+
+/// An extension draft as a program writes it: what is `None` is not sent, and stays as stored
+/// (a save merges into the stored draft). The service checks it as it checks the JSON body, so
+/// an id other than `<publisher>.<code>` is refused.
+///
+/// ```
+/// use platform_core::api::{Extension, Lifecycle, Permission};
+/// let e = Extension::new("acme", "prices")
+///     .with_name("Prices")
+///     .with_resource("object", "HUBLIST")
+///     .with_script(Lifecycle::Install, "acme-install")
+///     .with_permission(Permission::secret("feed"));
+/// assert_eq!(e.id, "acme.prices");
+/// assert_eq!(
+///     serde_json::to_value(&e).unwrap(),
+///     serde_json::json!({"_id": "acme.prices", "publisher": "acme", "code": "prices",
+///         "name": "Prices", "permissions": ["secret:feed"],
+///         "resources": {"object": ["HUBLIST"], "script": {"install": "acme-install"}}})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Extension {
+    /// Its id (`_id`): `<publisher>.<code>`.
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The publisher: the tenant that may publish it.
+    pub publisher: String,
+    /// Its code, unique for the publisher.
+    pub code: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The long description of the catalogue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Icon name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
+    /// Its views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub views: Option<Vec<ExtensionView>>,
+    /// The resources it carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ExtensionResources>,
+    /// The permissions it asks for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Vec<Permission>>,
+    /// Its other fields, sent as they are.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl Extension {
+    /// A new extension `<publisher>.<code>`.
+    pub fn new(publisher: impl Into<String>, code: impl Into<String>) -> Extension {
+        let (publisher, code) = (publisher.into(), code.into());
+        Extension {
+            id: format!("{publisher}.{code}"),
+            publisher,
+            code,
+            ..Extension::default()
+        }
+    }
+
+    /// The same extension with a display name.
+    pub fn with_name(self, name: impl Into<String>) -> Extension {
+        Extension {
+            name: Some(name.into()),
+            ..self
+        }
+    }
+
+    /// The same extension with a view more.
+    pub fn with_view(mut self, view: ExtensionView) -> Extension {
+        self.views.get_or_insert_with(Vec::new).push(view);
+        self
+    }
+
+    /// The same extension carrying `id` of `service` too.
+    pub fn with_resource(mut self, service: &str, id: impl Into<String>) -> Extension {
+        let resources = self.resources.take().unwrap_or_default();
+        self.resources = Some(resources.with(service, id));
+        self
+    }
+
+    /// The same extension with script `id` as its script of lifecycle step `step`.
+    pub fn with_script(mut self, step: Lifecycle, id: impl Into<String>) -> Extension {
+        let resources = self.resources.take().unwrap_or_default();
+        self.resources = Some(resources.with_script(step, id));
+        self
+    }
+
+    /// The same extension asking for `permission` too.
+    pub fn with_permission(mut self, permission: Permission) -> Extension {
+        self.permissions
+            .get_or_insert_with(Vec::new)
+            .push(permission);
+        self
+    }
+
+    /// The JSON body of the extension service's save.
+    fn to_body(&self) -> Result<Value> {
+        serde_json::to_value(self)
+            .map_err(|e| Error::Internal(format!("an extension does not write: {e}")))
+    }
+}
+
+/// An extension as stored: a draft, a catalogue entry (published) or an installed copy, with
+/// its version and last write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredExtension {
+    /// The extension (`_type` and `_oid` left out).
+    #[serde(flatten)]
+    pub extension: Extension,
+    /// Its version (`_version`).
+    #[serde(rename = "_version")]
+    pub version: u32,
+    /// When it was last written (`_timestamp`).
+    #[serde(rename = "_timestamp", with = "instant")]
+    pub timestamp: DateTime<Utc>,
+    /// Who last wrote it (`_user`).
+    #[serde(rename = "_user")]
+    pub user: String,
+    /// The tags of this version (`_tag`).
+    #[serde(rename = "_tag", default)]
+    pub tags: Vec<String>,
+    /// Why it was written (`_reason`), when told.
+    #[serde(rename = "_reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The tenant that published it (`_publishedBy`): set on catalogue entries and installed
+    /// copies.
+    #[serde(
+        rename = "_publishedBy",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub published_by: Option<String>,
+    /// The published version an installed copy is of (`_installedVersion`).
+    #[serde(
+        rename = "_installedVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub installed_version: Option<u32>,
+    /// The permissions an installed copy was granted (`_accepted`).
+    #[serde(rename = "_accepted", default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<Vec<Permission>>,
+}
+
+impl StoredExtension {
+    /// The typed form of a stored extension as the JSON calls answer it.
+    pub(super) fn from_json(answer: Value) -> Result<StoredExtension> {
+        let Value::Object(mut fields) = answer else {
+            return Err(Error::Internal(format!("an extension answered {answer}")));
+        };
+        fields.shift_remove("_type");
+        fields.shift_remove("_oid");
+        from_json("answer", Value::Object(fields))
+    }
+
+    /// Its id.
+    pub fn id(&self) -> &str {
+        &self.extension.id
+    }
+}
+
+/// What a lifecycle script of an extension did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawRun", into = "RawRun")]
+pub struct LifecycleRun {
+    /// The script's id (`id`).
+    pub script: String,
+    /// What it answered (`result`), or why it failed or did not run (`error`): a failure
+    /// after the resources were copied leaves the copy in place.
+    pub outcome: std::result::Result<Value, String>,
+}
+
+impl LifecycleRun {
+    /// Whether the script ran to its end (`ok`).
+    pub fn ok(&self) -> bool {
+        self.outcome.is_ok()
+    }
+}
+
+/// [`LifecycleRun`] as the JSON answer holds it.
+#[derive(Serialize, Deserialize)]
+struct RawRun {
+    id: String,
+    ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+impl TryFrom<RawRun> for LifecycleRun {
+    type Error = String;
+
+    fn try_from(raw: RawRun) -> std::result::Result<LifecycleRun, String> {
+        let outcome = match (raw.ok, raw.error) {
+            (true, _) => Ok(raw.result.unwrap_or(Value::Null)),
+            (false, Some(error)) => Err(error),
+            (false, None) => return Err(format!("script \"{}\" failed without error", raw.id)),
+        };
+        Ok(LifecycleRun {
+            script: raw.id,
+            outcome,
+        })
+    }
+}
+
+impl From<LifecycleRun> for RawRun {
+    fn from(run: LifecycleRun) -> RawRun {
+        let (ok, result, error) = match run.outcome {
+            Ok(result) => (true, Some(result), None),
+            Err(error) => (false, None, Some(error)),
+        };
+        RawRun {
+            id: run.script,
+            ok,
+            result,
+            error,
+        }
+    }
+}
+
+/// The answer of an install or upgrade of an extension.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstalledExtension {
+    /// The extension (`_id`).
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// [`Lifecycle::Install`], or [`Lifecycle::Upgrade`] over an older installed version.
+    pub action: Lifecycle,
+    /// Whether it is installed (always true).
+    pub installed: bool,
+    /// The published version installed.
+    pub version: u32,
+    /// The permissions it asks for.
+    pub permissions: Vec<Permission>,
+    /// The permissions granted to it.
+    pub accepted: Vec<Permission>,
+    /// What the `install` (or `upgrade`) script did; `None` when the extension has none.
+    pub script: Option<LifecycleRun>,
+}
+
+/// The answer of an uninstall of an extension.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UninstalledExtension {
+    /// The extension (`_id`).
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// [`Lifecycle::Uninstall`].
+    pub action: Lifecycle,
+    /// Whether it is installed (always false).
+    pub installed: bool,
+    /// What the `uninstall` script did; `None` when the extension has none.
+    pub script: Option<LifecycleRun>,
+}
+
+impl Extensions<'_> {
+    /// Typed: creates or updates an extension draft in the caller's private source (what is
+    /// `None` stays as stored). Refused as the JSON save refuses its body (an id other than
+    /// `<publisher>.<code>`, a resource of an unknown service, a bad secret id...).
+    ///
+    /// ```
+    /// use platform_core::api::{Extension, Source};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let admin = platform.tenancy().local_principal("acme", "ann")?;
+    /// let draft = Extension::new("acme", "hello").with_name("Hello");
+    /// let saved = platform.extensions().save_extension(&admin, &draft)?;
+    /// assert_eq!((saved.version, saved.user.as_str()), (1, "ann"));
+    /// assert_eq!(saved.extension, draft);
+    /// let read = platform.extensions().extension(&admin, Source::Private, "acme.hello")?;
+    /// assert_eq!(read, saved);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn save_extension(&self, p: &Principal, extension: &Extension) -> Result<StoredExtension> {
+        StoredExtension::from_json(self.save(p, extension.to_body()?)?)
+    }
+
+    /// Typed: the current version of extension `id` in `source`: a draft or an installed copy
+    /// (private), or a catalogue entry (public).
+    pub fn extension(&self, p: &Principal, source: Source, id: &str) -> Result<StoredExtension> {
+        let objects = self.platform.objects();
+        let answer = objects.get(p, Collection::Extension, source, id, None, None)?;
+        StoredExtension::from_json(answer)
+    }
+
+    /// Typed: publishes the caller's draft `id` to the public catalogue, with a snapshot of its
+    /// resources; answers the catalogue entry. Only the `platform` role or the publisher's
+    /// tenant may publish it.
+    ///
+    /// ```
+    /// use platform_core::api::{Extension, Permission};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
+    /// let draft = Extension::new("acme", "hello").with_permission(Permission::secret("feed"));
+    /// platform.extensions().save_extension(&ann, &draft)?;
+    /// let published = platform.extensions().publish_extension(&ann, "acme.hello")?;
+    /// assert_eq!(published.published_by.as_deref(), Some("acme"));
+    /// assert_eq!(published.extension.permissions, Some(vec![Permission::secret("feed")]));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn publish_extension(&self, p: &Principal, id: &str) -> Result<StoredExtension> {
+        StoredExtension::from_json(self.publish(p, id)?)
+    }
+
+    /// Typed: installs the published extension `id` into the caller's private source (an
+    /// upgrade when an older version is installed), granting it `accept`, each a permission it
+    /// asks for; then runs its `install` (or `upgrade`) script.
+    ///
+    /// ```
+    /// use platform_core::api::{Extension, Lifecycle};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
+    /// let gus = platform.tenancy().local_principal("globex", "gus")?;
+    /// let extensions = platform.extensions();
+    /// extensions.save_extension(&ann, &Extension::new("acme", "hello"))?;
+    /// extensions.publish_extension(&ann, "acme.hello")?;
+    /// let installed = extensions.install_extension(&gus, "acme.hello", &[])?;
+    /// assert_eq!((installed.action, installed.version), (Lifecycle::Install, 1));
+    /// assert_eq!(installed.script, None);
+    /// let gone = extensions.uninstall_extension(&gus, "acme.hello")?;
+    /// assert!(!gone.installed);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn install_extension(
+        &self,
+        p: &Principal,
+        id: &str,
+        accept: &[Permission],
+    ) -> Result<InstalledExtension> {
+        let accept: Vec<String> = accept.iter().map(Permission::to_string).collect();
+        from_json("install", self.install(p, id, &accept)?)
+    }
+
+    /// Typed: uninstalls the installed extension `id`: removes its copied resources and the
+    /// installed copy, then runs its `uninstall` script.
+    pub fn uninstall_extension(&self, p: &Principal, id: &str) -> Result<UninstalledExtension> {
+        from_json("uninstall", self.uninstall(p, id)?)
+    }
+}
