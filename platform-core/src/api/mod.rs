@@ -18,7 +18,8 @@
 //!   data items ([`Point`], [`Contract`], [`DataItem`]); validation runs, batches, records,
 //!   statistics, suggestions and tunings ([`ValidationRequest`] → [`ValidationResult`],
 //!   [`ValidationRecord`], [`ValidationStats`]); automations, their targets, log and outbox
-//!   ([`Automation`], [`AutomationTarget`], [`LogEntry`]); secrets ([`Secret`]); jobs
+//!   ([`Automation`], [`AutomationTarget`], [`LogEntry`]); extensions, published, installed
+//!   and uninstalled ([`Extension`], [`InstalledExtension`]); secrets ([`Secret`]); jobs
 //!   ([`JobInfo`]);
 //! - **JSON calls**, the entry points the HTTP server and the CLI translate requests into (a
 //!   body in, the answer's body out), where the interface itself is JSON.
