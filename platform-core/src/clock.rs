@@ -70,3 +70,83 @@ pub fn delay_of(request: &serde_json::Value) -> crate::error::Result<Option<chro
         },
     }
 }
+
+/// Instants in serde forms as the answers write them ([`format_instant`]): RFC 3339 in UTC, to
+/// the millisecond (`#[serde(with = "crate::clock::serde_instant")]`, `...::option` for null).
+pub(crate) mod serde_instant {
+    use crate::clock::{format_instant, parse_instant};
+    use chrono::{DateTime, Utc};
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+
+    /// Writes an instant.
+    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_instant(*at))
+    }
+
+    /// Reads an instant.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_instant(&text).map_err(|e| D::Error::custom(format!("\"{text}\": {e}")))
+    }
+
+    /// An instant that may be null.
+    pub mod option {
+        use super::*;
+
+        /// Writes an instant, or null.
+        pub fn serialize<S: Serializer>(
+            at: &Option<DateTime<Utc>>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match at {
+                Some(at) => super::serialize(at, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Reads an instant, or null.
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<DateTime<Utc>>, D::Error> {
+            match Option::<String>::deserialize(d)? {
+                Some(text) => parse_instant(&text)
+                    .map(Some)
+                    .map_err(|e| D::Error::custom(format!("\"{text}\": {e}"))),
+                None => Ok(None),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Stamped {
+        #[serde(with = "serde_instant")]
+        at: DateTime<Utc>,
+        #[serde(default, with = "serde_instant::option")]
+        until: Option<DateTime<Utc>>,
+    }
+
+    /// Instants read and write as the answers print them; a text that is no instant is refused
+    /// with the text named, and null reads as none.
+    #[test]
+    fn serde_instants_are_the_answers_texts() {
+        let text = r#"{"at":"2024-03-31T01:00:00.250Z","until":null}"#;
+        let read: Stamped = serde_json::from_str(text).unwrap();
+        assert_eq!(format_instant(read.at), "2024-03-31T01:00:00.250Z");
+        assert_eq!(read.until, None);
+        assert_eq!(serde_json::to_string(&read).unwrap(), text);
+        let both = r#"{"at":"2024-03-31T01:00:00.000Z","until":"2024-04-01T00:00:00.000Z"}"#;
+        let read: Stamped = serde_json::from_str(both).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), both);
+        let e = serde_json::from_str::<Stamped>(r#"{"at":"tomorrow"}"#).unwrap_err();
+        assert!(e.to_string().contains("\"tomorrow\""), "{e}");
+        let e = serde_json::from_str::<Stamped>(r#"{"at":"2024-01-01T00:00:00Z","until":"soon"}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("\"soon\""), "{e}");
+    }
+}

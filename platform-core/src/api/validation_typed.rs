@@ -20,55 +20,7 @@ use serde_json::{json, Map, Value};
 
 /// Reads a JSON answer as its typed form; one that does not read is an internal error.
 pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
-    serde_json::from_value(answer)
-        .map_err(|e| Error::Internal(format!("a validation {what} does not read: {e}")))
-}
-
-/// Instants as the answers write them ([`crate::clock::format_instant`]): RFC 3339 in UTC,
-/// to the millisecond.
-pub(super) mod instant {
-    use crate::clock::{format_instant, parse_instant};
-    use chrono::{DateTime, Utc};
-    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
-
-    /// Writes an instant.
-    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_instant(*at))
-    }
-
-    /// Reads an instant.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
-        let text = String::deserialize(d)?;
-        parse_instant(&text).map_err(|e| D::Error::custom(format!("\"{text}\": {e}")))
-    }
-
-    /// An instant that may be null.
-    pub mod option {
-        use super::*;
-
-        /// Writes an instant, or null.
-        pub fn serialize<S: Serializer>(
-            at: &Option<DateTime<Utc>>,
-            s: S,
-        ) -> Result<S::Ok, S::Error> {
-            match at {
-                Some(at) => super::serialize(at, s),
-                None => s.serialize_none(),
-            }
-        }
-
-        /// Reads an instant, or null.
-        pub fn deserialize<'de, D: Deserializer<'de>>(
-            d: D,
-        ) -> Result<Option<DateTime<Utc>>, D::Error> {
-            match Option::<String>::deserialize(d)? {
-                Some(text) => parse_instant(&text)
-                    .map(Some)
-                    .map_err(|e| D::Error::custom(format!("\"{text}\": {e}"))),
-                None => Ok(None),
-            }
-        }
-    }
+    crate::json::typed_answer("a validation", what, answer)
 }
 
 /// Points of a request as their texts.
@@ -123,7 +75,7 @@ pub struct RecordOverride {
     /// Who.
     pub user: String,
     /// When.
-    #[serde(with = "instant")]
+    #[serde(with = "crate::clock::serde_instant")]
     pub timestamp: DateTime<Utc>,
     /// The failing status it overrode.
     pub status: ValidationStatus,
@@ -144,7 +96,7 @@ pub enum Resolution {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimelineEvent {
     /// When.
-    #[serde(with = "instant")]
+    #[serde(with = "crate::clock::serde_instant")]
     pub timestamp: DateTime<Utc>,
     /// `run`, `override`, `override-removed`, `override-cleared`, `comment`, or a note.
     pub action: String,
@@ -217,10 +169,10 @@ pub struct ValidationRecord {
     /// How often it was checked.
     pub runs: u64,
     /// When it was first checked.
-    #[serde(with = "instant")]
+    #[serde(with = "crate::clock::serde_instant")]
     pub first_run: DateTime<Utc>,
     /// When it was last checked.
-    #[serde(with = "instant::option")]
+    #[serde(with = "crate::clock::serde_instant::option")]
     pub last_run: Option<DateTime<Utc>>,
     /// Who checked it last.
     pub last_run_by: Option<String>,
@@ -229,14 +181,14 @@ pub struct ValidationRecord {
     /// An open issue: when it started failing.
     #[serde(
         default,
-        with = "instant::option",
+        with = "crate::clock::serde_instant::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub open_since: Option<DateTime<Utc>>,
     /// When it last stopped failing.
     #[serde(
         default,
-        with = "instant::option",
+        with = "crate::clock::serde_instant::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub resolved_at: Option<DateTime<Utc>>,

@@ -6,7 +6,7 @@
 //! side.
 
 use super::validation::{ValidationCounts, ValidationStatus, When};
-use super::validation_typed::{from_json, instant, point_texts, Resolution, TimelineEvent};
+use super::validation_typed::{from_json, point_texts, Resolution, TimelineEvent};
 use super::ValidationKind;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
@@ -127,7 +127,7 @@ pub struct OpenIssue {
     /// Its failing status.
     pub status: ValidationStatus,
     /// Since when it fails.
-    #[serde(default, with = "instant::option")]
+    #[serde(default, with = "crate::clock::serde_instant::option")]
     pub open_since: Option<DateTime<Utc>>,
 }
 

@@ -21,23 +21,7 @@ use std::str::FromStr;
 /// Reads a JSON answer of the extension service as its typed form; one that does not read is
 /// an internal error.
 pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
-    serde_json::from_value(answer)
-        .map_err(|e| Error::Internal(format!("an extension {what} does not read: {e}")))
-}
-
-/// An instant as the platform writes it (RFC 3339, milliseconds, `Z`).
-mod instant {
-    use chrono::{DateTime, Utc};
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&crate::clock::format_instant(*at))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
-        let text = String::deserialize(d)?;
-        crate::clock::parse_instant(&text).map_err(serde::de::Error::custom)
-    }
+    crate::json::typed_answer("an extension", what, answer)
 }
 
 /// A permission an extension asks for and an installer grants: `secret:<id>`, reading the
@@ -397,7 +381,7 @@ pub struct StoredExtension {
     #[serde(rename = "_version")]
     pub version: u32,
     /// When it was last written (`_timestamp`).
-    #[serde(rename = "_timestamp", with = "instant")]
+    #[serde(rename = "_timestamp", with = "crate::clock::serde_instant")]
     pub timestamp: DateTime<Utc>,
     /// Who last wrote it (`_user`).
     #[serde(rename = "_user")]

@@ -18,8 +18,7 @@ use std::time::Duration;
 /// Reads a JSON answer of the automation service as its typed form; one that does not read is
 /// an internal error.
 pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
-    serde_json::from_value(answer)
-        .map_err(|e| Error::Internal(format!("an automation {what} does not read: {e}")))
+    crate::json::typed_answer("an automation", what, answer)
 }
 
 /// Which source's items a [`Condition`] is on.
