@@ -91,7 +91,9 @@ pub(crate) mod serde_instant {
 
     /// An instant that may be null.
     pub mod option {
-        use super::*;
+        use crate::clock::parse_instant;
+        use chrono::{DateTime, Utc};
+        use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
 
         /// Writes an instant, or null.
         pub fn serialize<S: Serializer>(
@@ -99,7 +101,7 @@ pub(crate) mod serde_instant {
             s: S,
         ) -> Result<S::Ok, S::Error> {
             match at {
-                Some(at) => super::serialize(at, s),
+                Some(at) => crate::clock::serde_instant::serialize(at, s),
                 None => s.serialize_none(),
             }
         }
