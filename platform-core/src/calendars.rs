@@ -482,17 +482,18 @@ pub(crate) fn expiry_of(
     }
 }
 
-/// The block calendar `id` with its holiday calendar loaded.
+/// The block calendar `id` with its holiday calendar loaded; `codes` lists what else the
+/// parameter `what` takes, for the message of an id that names no calendar.
 pub(crate) fn block_of(
     tx: &dyn DocumentRead,
     p: &Principal,
     id: &str,
     what: &str,
+    codes: &str,
 ) -> Result<BlockHours> {
     let unknown = || {
         Error::invalid_parameter(format!(
-            "{what} \"{id}\": use PEAK, OFFPEAK, BASE, EFA1..EFA6 or the id of a block calendar of the \
-             calendar service"
+            "{what} \"{id}\": use {codes} or the id of a block calendar of the calendar service"
         ))
     };
     match kind_of(tx, p, id, what).map_err(|_| unknown())? {

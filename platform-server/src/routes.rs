@@ -107,6 +107,7 @@ const ITEM_QUERY: &[&str] = &[
     "listTenors",
     "_shape",
     "_weights",
+    "_tolerance",
     "_continuation",
     "_roll",
     "_settlement",

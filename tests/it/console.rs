@@ -724,7 +724,8 @@ async fn console_the_curve_page_toggles_to_the_monthly_shaped_curve() {
         "{desc}"
     );
     assert!(html.contains("quoted contracts"));
-    // A fully quoted quarter that disagrees with its months is named above the table.
+    // A fully quoted quarter that disagrees with its months: the core's message and each
+    // quote's miss above the table.
     c.save(
         json!({"_id": "DE", "BASE": {"_type": "VarCurve", "ondate": "2024-11-15",
         "contracts": [{"tenor": "2025M01", "value": 100}, {"tenor": "2025M02", "value": 100},
@@ -734,9 +735,16 @@ async fn console_the_curve_page_toggles_to_the_monthly_shaped_curve() {
     let (r, html) = page(&c, "/console/curve/private/DE:BASE?shape=monthly").await;
     assert_eq!(r.status, 200, "{html}");
     assert!(
-        html.contains("Arbitrage: the months of 2025Q01 were all quoted"),
+        html.contains("The quotes 2025M01 (quoted 100, fitted 97.418101, miss -2.581899)")
+            && html.contains("2025Q01 (quoted 90, fitted 97.495836, miss +7.495836) disagree"),
         "{html}"
     );
+    assert!(
+        html.contains("Quotes that disagree, fitted by least squares")
+            && html.contains("<th scope=\"row\">2025Q01</th>"),
+        "{html}"
+    );
+    assert!(!html.contains("were all quoted"), "{html}");
     // Another view is refused, naming the parameter and the value allowed.
     let (r, _) = page(&c, &format!("{base}&shape=weekly")).await;
     let m = r.assert_error(400, "INVALID_PARAMETER");

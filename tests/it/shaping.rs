@@ -1,5 +1,6 @@
-//! Curves shaped into arbitrage-free months over HTTP (`_shape=MONTHLY`, `_weights`): the spec's
-//! shaping vectors end to end, the default weights, CSV and SVG, and bad input.
+//! Curves shaped into arbitrage-free months over HTTP (`_shape=MONTHLY`, `_weights`,
+//! `_tolerance`): the spec's shaping vectors end to end, the default weights, peak hours and
+//! block calendars, quotes that disagree and their message, CSV and SVG, and bad input.
 
 use crate::common::{vectors, Client, Resp, TestServer};
 use actix_web::http::header;
@@ -39,7 +40,7 @@ async fn every_shaping_vector_holds_on_a_curve_get() {
     let c = s.client(Role::Writer);
     let file = vectors("shaping.json");
     let cases = file["cases"].as_array().unwrap();
-    assert!(cases.len() >= 6);
+    assert!(cases.len() >= 10);
     for (i, case) in cases.iter().enumerate() {
         let name = case["name"].as_str().unwrap();
         let curve = &case["curve"];
@@ -71,7 +72,23 @@ async fn every_shaping_vector_holds_on_a_curve_get() {
                 let (gv, wv) = (g["value"].as_f64().unwrap(), w["value"].as_f64().unwrap());
                 assert!((gv - wv).abs() < 1e-6, "{name}: {g} vs {w}");
             }
-            assert_eq!(r.body["arbitrage"], case["arbitrage"], "{name}");
+            // Each quote missed beyond the tolerance, by how much, and a message naming them.
+            let got = r.body["arbitrage"].as_array().unwrap();
+            let want = case["arbitrage"].as_array().unwrap();
+            assert_eq!(got.len(), want.len(), "{name}: {got:?}");
+            for (g, w) in got.iter().zip(want) {
+                assert_eq!(g["tenor"], w["tenor"], "{name}");
+                let (gm, wm) = (g["miss"].as_f64().unwrap(), w["miss"].as_f64().unwrap());
+                assert!((gm - wm).abs() < 1e-8, "{name}: {g} vs {w}");
+                let quoted = g["quoted"].as_f64().unwrap();
+                assert!((g["fitted"].as_f64().unwrap() - quoted - gm).abs() < 1e-9);
+                let message = r.body["message"].as_str().unwrap();
+                assert!(message.contains(w["tenor"].as_str().unwrap()), "{message}");
+            }
+            if want.is_empty() {
+                assert!(r.body.get("message").is_none(), "{name}: {:?}", r.body);
+            }
+            assert_eq!(r.body["tolerance"], 0.01, "{name}");
             // The quoted contracts come with the answer, as read.
             assert_eq!(
                 r.body["quoted"].as_array().unwrap().len(),
@@ -146,7 +163,7 @@ async fn shaping_weighs_hours_for_power_days_for_gas_and_follows_conversion() {
     let api = s
         .platform
         .data()
-        .shape_curve(&who, "DE:BASE", &Default::default(), None)
+        .shape_curve(&who, "DE:BASE", &Default::default(), &Default::default())
         .unwrap();
     assert_eq!(api.months.len(), 3);
     assert_eq!(api.months[2].value, march["value"].as_f64().unwrap());
@@ -241,7 +258,29 @@ async fn bad_shaping_input_is_refused_naming_the_parameter_and_the_values_allowe
         .get(&format!("{base}?_shape=MONTHLY&_weights=kg"))
         .await
         .assert_error(400, "INVALID_PARAMETER");
-    assert!(m.contains("_weights") && m.contains("hours or days"), "{m}");
+    assert!(
+        m.contains("_weights \"kg\"") && m.contains("hours, days, PEAK, OFFPEAK"),
+        "{m}"
+    );
+    let m = c
+        .get(&format!("{base}?_shape=MONTHLY&_tolerance=-0.1"))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("_tolerance") && m.contains("at least 0"), "{m}");
+    let m = c
+        .get(&format!("{base}?_tolerance=0.1"))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(m.contains("needs _shape=MONTHLY"), "{m}");
+    // A holiday calendar is not a block: named as such.
+    let m = c
+        .get(&format!("{base}?_shape=MONTHLY&_weights=%23HENG"))
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(
+        m.contains("#HENG") && m.contains("not a block calendar"),
+        "{m}"
+    );
     let m = c
         .get(&format!("{base}?_weights=days"))
         .await
@@ -287,4 +326,156 @@ async fn bad_shaping_input_is_refused_naming_the_parameter_and_the_values_allowe
     let plain = c.get(base).await.body;
     assert_eq!(plain["contracts"].as_array().unwrap().len(), 3);
     assert!(plain.get("shape").is_none());
+}
+
+/// Berlin peak hours (Monday to Friday 08:00-20:00) of a month of 2025.
+fn peak_hours(month: u32) -> f64 {
+    use chrono::Datelike;
+    let first = chrono::NaiveDate::from_ymd_opt(2025, month, 1).unwrap();
+    first
+        .iter_days()
+        .take_while(|d| d.month() == month)
+        .filter(|d| d.weekday().num_days_from_monday() < 5)
+        .count() as f64
+        * 12.0
+}
+
+#[actix_rt::test]
+async fn peak_curves_shape_by_peak_hours_or_a_block_calendar_of_their_own() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(
+        json!({"_id": "DE", "PEAK": {"_type": "VarCurve", "timezone": "Europe/Berlin",
+        "ondate": "2024-12-02", "contracts": [{"tenor": "2025M01", "value": 125.0},
+        {"tenor": "2025M02", "value": 118.0}, {"tenor": "2025Q01", "value": 115.0},
+        {"tenor": "2024D1207", "value": 60.0}]}}),
+    )
+    .await;
+    // By peak hours March is 101.19; by all hours it would be 102.27.
+    let r = c
+        .get("/data/v1/private/DE:PEAK?_shape=MONTHLY&_weights=PEAK")
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["weights"], "PEAK");
+    let (jan, feb, mar) = (peak_hours(1), peak_hours(2), peak_hours(3));
+    let want = (115.0 * (jan + feb + mar) - 125.0 * jan - 118.0 * feb) / mar;
+    let months = r.body["contracts"].as_array().unwrap();
+    let march = &months[months.len() - 1];
+    assert_eq!(march["tenor"], "2025M03");
+    assert!(
+        (march["value"].as_f64().unwrap() - want).abs() < 1e-9,
+        "{march}"
+    );
+    assert!((want - 101.19047619).abs() < 1e-6);
+    assert_eq!(march["properties"]["hours"], mar as i64);
+    // Saturday 7 December has no peak hour: it takes no part, and the answer says so.
+    assert_eq!(
+        r.body["ignored"],
+        json!([{"tenor": "2024D1207", "reason": "its delivery has no PEAK hours"}])
+    );
+    let message = r.body["message"].as_str().unwrap();
+    assert!(
+        message.contains("2024D1207 (its delivery has no PEAK hours) took no part"),
+        "{message}"
+    );
+    assert!(r.body["arbitrage"].as_array().unwrap().is_empty());
+    let hours = c
+        .get("/data/v1/private/DE:PEAK?_shape=MONTHLY&_weights=hours")
+        .await
+        .body;
+    let by_hours = hours["contracts"].as_array().unwrap().last().unwrap()["value"]
+        .as_f64()
+        .unwrap();
+    assert!((by_hours - 102.27).abs() < 0.01, "{by_hours}");
+    // A private block calendar (an extended peak, 07:00-22:00 on working days) weighs its own
+    // hours: 15 a weekday.
+    let r = c
+        .post(
+            "/calendar/v1",
+            json!({"_id": "EXTPEAK", "block": {"days": ["MON", "TUE", "WED", "THU", "FRI"],
+                   "hours": [7, 22]}}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let r = c
+        .get("/data/v1/private/DE:PEAK?_shape=MONTHLY&_weights=EXTPEAK")
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["weights"], "EXTPEAK");
+    let months = r.body["contracts"].as_array().unwrap();
+    let march = months.last().unwrap();
+    assert_eq!(march["properties"]["hours"], (mar / 12.0 * 15.0) as i64);
+    // The same weekday share as peak hours: the same March.
+    assert!((march["value"].as_f64().unwrap() - want).abs() < 1e-9);
+    // The Rust API: the same answer.
+    let who = s.platform.tenancy().local_principal("acme", "ann").unwrap();
+    let q = platform_core::api::ShapeQuery {
+        weights: Some(platform_core::api::Weights::parse("PEAK").unwrap()),
+        ..Default::default()
+    };
+    let api = s
+        .platform
+        .data()
+        .shape_curve(&who, "DE:PEAK", &Default::default(), &q)
+        .unwrap();
+    assert!((api.months.last().unwrap().value - want).abs() < 1e-9);
+    assert_eq!(api.ignored.len(), 1);
+    assert!(api.message.unwrap().contains("2024D1207"));
+}
+
+#[actix_rt::test]
+async fn quotes_that_disagree_are_fitted_and_named_with_their_misses_beyond_the_tolerance() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    // A winter season over the year end, consistent with Cal-26 and its quarters, quoted in
+    // cents: rounding leaves misses under a cent, which are fitted silently. The third
+    // quarter is off by 2.
+    c.save(
+        json!({"_id": "DE", "BASE": {"_type": "VarCurve", "timezone": "Europe/Berlin",
+        "ondate": "2025-11-20", "contracts": [
+            {"tenor": "2026Q01", "value": 104.5}, {"tenor": "2026Q02", "value": 78.25},
+            {"tenor": "2026S01", "value": 74.1}, {"tenor": "2026S02", "value": 101.8},
+            {"tenor": "2026Y", "value": 88.6}, {"tenor": "2027Y", "value": 86.9}]}}),
+    )
+    .await;
+    let r = c.get("/data/v1/private/DE:BASE?_shape=MONTHLY").await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["arbitrage"], json!([]));
+    assert!(r.body.get("message").is_none());
+    assert_eq!(r.body["contracts"].as_array().unwrap().len(), 24);
+    c.save(
+        json!({"_id": "DE", "BASE": {"_type": "VarCurve", "ondate": "2025-11-21", "contracts": [
+            {"tenor": "2026M01", "value": 100.0}, {"tenor": "2026M02", "value": 100.0},
+            {"tenor": "2026M03", "value": 100.0}, {"tenor": "2026Q01", "value": 98.0}]}}),
+    )
+    .await;
+    let r = c.get("/data/v1/private/DE:BASE?_shape=MONTHLY").await;
+    let named: Vec<&str> = r.body["arbitrage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["tenor"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["2026M01", "2026M02", "2026M03", "2026Q01"]);
+    let q1 = &r.body["arbitrage"][3];
+    assert_eq!(q1["quoted"], 98.0);
+    // Three months and a quarter off by 2: least squares puts three quarters of it on the
+    // quarter (each quote counted once).
+    assert!((q1["miss"].as_f64().unwrap() - 1.5).abs() < 0.01, "{q1}");
+    let message = r.body["message"].as_str().unwrap();
+    assert!(
+        message.contains("The quotes 2026M01 (quoted 100, fitted 99.")
+            && message.contains("and 2026Q01 (quoted 98, fitted 99.")
+            && message.contains("disagree")
+            && message.contains("tolerance 0.01"),
+        "{message}"
+    );
+    // A tolerance of 2 fits the same months without naming anything.
+    let loose = c
+        .get("/data/v1/private/DE:BASE?_shape=MONTHLY&_tolerance=2")
+        .await
+        .body;
+    assert_eq!(loose["tolerance"], 2.0);
+    assert_eq!(loose["arbitrage"], json!([]));
+    assert_eq!(loose["contracts"], r.body["contracts"]);
 }

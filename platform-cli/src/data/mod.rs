@@ -110,15 +110,6 @@ enum CurveShape {
     Monthly,
 }
 
-/// The weights of shaped months (`_weights`).
-#[derive(Clone, Copy, ValueEnum)]
-enum ShapeWeights {
-    /// The hours of each day in the curve's time zone (power).
-    Hours,
-    /// Each day once (gas).
-    Days,
-}
-
 fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
     platform_core::api::interface::series::import::parse_delimiter(text)
         .map_err(|_| "use one character such as ',' or ';', or 'tab'".into())
@@ -142,9 +133,15 @@ pub struct GetArgs {
     /// Shape a curve into one arbitrage-free price a month (`_shape`).
     #[arg(long, value_enum)]
     shape: Option<CurveShape>,
-    /// What weighs the shaped months (`_weights`; default: days for a gas curve, else hours).
-    #[arg(long, value_enum, requires = "shape")]
-    weights: Option<ShapeWeights>,
+    /// What weighs the shaped months (`_weights`): hours (of each day in the curve's zone),
+    /// days, the hours of a block (PEAK, OFFPEAK, EFA1..EFA6) or of a block calendar (its id);
+    /// default: days for a gas curve, else hours.
+    #[arg(long, requires = "shape")]
+    weights: Option<String>,
+    /// The largest miss of a quote the shaped months fit silently (`_tolerance`, default
+    /// 0.01); quotes missed by more are named.
+    #[arg(long, requires = "shape")]
+    tolerance: Option<String>,
     /// The continuation series of a curve (`_continuation`): M01 (the front month), Q01, Y01,
     /// DA01...
     #[arg(long)]
@@ -216,16 +213,8 @@ fn get(args: GetArgs) -> Result<()> {
             "_shape",
             args.shape.map(|CurveShape::Monthly| "MONTHLY".into()),
         ),
-        (
-            "_weights",
-            args.weights.map(|w| {
-                match w {
-                    ShapeWeights::Hours => "hours",
-                    ShapeWeights::Days => "days",
-                }
-                .into()
-            }),
-        ),
+        ("_weights", args.weights),
+        ("_tolerance", args.tolerance),
         ("_continuation", args.continuation),
         ("_roll", args.roll),
         ("_version", args.version),
@@ -242,16 +231,10 @@ fn get(args: GetArgs) -> Result<()> {
     let read = ReadData { id: args.id, pairs };
     let item = args.target.open()?.send(read)?.body;
     output::print(args.format, &item, || data_table(&item), "")?;
-    // A shaped curve whose quotes disagree: said on standard error, the answer printed whole.
-    if let Some(Value::Array(codes)) = item
-        .get("arbitrage")
-        .filter(|a| a.as_array().is_some_and(|a| !a.is_empty()))
-    {
-        let codes: Vec<String> = codes.iter().map(|c| output::text(Some(c))).collect();
-        eprintln!(
-            "arbitrage: the months of {} disagree with their price",
-            codes.join(", ")
-        );
+    // A shaped curve whose quotes disagree, or with contracts that took no part: said on
+    // standard error as the answer's message says it, the answer printed whole.
+    if let (Some(Value::String(message)), Some(_)) = (item.get("message"), item.get("shape")) {
+        eprintln!("{message}");
     }
     Ok(())
 }
@@ -317,6 +300,8 @@ fn data_table(item: &Value) -> Table {
 /// its weights, else with their absolute contract and expiry.
 fn curve_table(item: &Value, contracts: &[Value]) -> Table {
     if let Some(Value::String(weights)) = item.get("weights") {
+        // Days, or hours (of the day or of a block such as PEAK).
+        let weights = if weights == "days" { "days" } else { "hours" };
         let weight = format!("properties.{weights}");
         return Table::of(
             contracts,

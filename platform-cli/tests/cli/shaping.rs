@@ -99,9 +99,30 @@ fn a_curve_shapes_into_months_on_a_file_and_through_a_server() {
         );
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(
-            err.contains("arbitrage: the months of 2025Q01 disagree"),
+            err.contains("The quotes 2025M01 (quoted 100, fitted 97.416887, miss -2.583113)")
+                && err
+                    .contains("and 2025Q01 (quoted 90, fitted 97.495889, miss +7.495889) disagree"),
             "{err}"
         );
+        // A tolerance that takes the misses in: nothing said; peak hours weigh the months.
+        let out = get(&[
+            "DE:BASE:2024-11-14",
+            "--shape",
+            "monthly",
+            "--tolerance",
+            "8",
+            "--weights",
+            "PEAK",
+        ]);
+        let json: Value = serde_json::from_str(&stdout_of(&out)).unwrap();
+        assert_eq!(
+            (&json["weights"], &json["tolerance"]),
+            (&"PEAK".into(), &8.0.into())
+        );
+        assert_eq!(json["arbitrage"], serde_json::json!([]));
+        // 23 weekdays of January 2025, 12 peak hours each.
+        assert_eq!(json["contracts"][0]["properties"]["hours"], 276);
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
     }
     // Bad options are refused by name with the values allowed, before anything is read.
     let err = stderr_of_failure(&on_file(&["DE:BASE", "--shape", "weekly"]));
@@ -115,7 +136,10 @@ fn a_curve_shapes_into_months_on_a_file_and_through_a_server() {
         "--weights",
         "kg",
     ]));
-    assert!(err.contains("hours") && err.contains("days"), "{err}");
+    assert!(
+        err.contains("_weights \"kg\"") && err.contains("hours, days, PEAK"),
+        "{err}"
+    );
     // The server refuses a shaped tenor history, naming both.
     let err = stderr_of_failure(&on_server(&[
         "DE:BASE", "--shape", "monthly", "--tenor", "M01",

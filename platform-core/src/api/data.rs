@@ -506,7 +506,7 @@ impl Data<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn curve(&self, p: &Principal, id: &str, q: &CurveQuery) -> Result<Curve> {
-        let (data_id, mut item, stored) = self.read_curve(p, id, q)?;
+        let (data_id, mut item, stored, ()) = self.read_curve(p, id, q, |_, _, _| Ok(()))?;
         let curve_date = day(stored.curve_date(), "ondate")?;
         let contracts = stored
             .contracts

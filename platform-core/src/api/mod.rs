@@ -77,7 +77,8 @@ pub use crate::store::{Collection, Page};
 // What a program builds a platform with (see `Platform::new` and its `with_*` settings).
 pub use crate::calendars::Calendars;
 pub use crate::clock::{Clock, FixedClock, SystemClock};
-pub use crate::data::shape::Weights;
+pub use crate::data::scale::Block;
+pub use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
 pub use crate::data::Data;
 pub use crate::documents::Objects;
 pub use crate::events::automations::Automations;

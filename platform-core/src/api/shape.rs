@@ -5,11 +5,12 @@ use crate::auth::Principal;
 use crate::data::conversion::Conversion;
 use crate::data::curve::StoredCurve;
 use crate::data::read::{data_scope, DataId, DataQuery, Opened};
-use crate::data::shape::{ShapeQuery, ShapedMonth, Weights};
+use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
 use crate::data::Data;
 use crate::data::DataKind;
 use crate::error::{Error, Result};
 use crate::ids::Source;
+use crate::store::ReadTx;
 use chrono::NaiveDate;
 use serde_json::Value;
 
@@ -28,34 +29,42 @@ pub struct ShapedCurve {
     pub currency: Option<String>,
     /// The weights used.
     pub weights: Weights,
-    /// The months, in order, each with the contract that fixed it.
+    /// The largest miss of a quote that was fitted silently.
+    pub tolerance: f64,
+    /// The months, in order, each with the shortest contract containing it.
     pub months: Vec<ShapedMonth>,
-    /// The contracts whose months were all fixed by shorter ones and whose weighted average
-    /// differs from their price by more than 1e-6.
-    pub arbitrage: Vec<String>,
+    /// The quotes the months miss by more than the tolerance (quotes that disagree), in the
+    /// order sent.
+    pub arbitrage: Vec<QuoteMiss>,
+    /// The contracts that took no part, and why.
+    pub ignored: Vec<Ignored>,
+    /// What the answer did besides meeting every quote (which quotes disagree and by how
+    /// much, which contracts took no part); `None` when every quote is met.
+    pub message: Option<String>,
 }
 
 impl Data<'_> {
     /// Reads the curve `id` as [`Data::curve`] does (the ondate of `q`, the newest by default)
-    /// and shapes it into months that agree with every quoted contract, weighted by `weights`
-    /// (by default days for a gas curve, hours in the curve's time zone otherwise), as
-    /// `GET /data/v1/{source}/{id}?_shape=MONTHLY` answers.
+    /// and shapes it into months that meet every quoted contract, as
+    /// `GET /data/v1/{source}/{id}?_shape=MONTHLY` answers: `shape` holds the weights (by
+    /// default days for a gas curve, hours in the curve's time zone otherwise; a block such
+    /// as `PEAK` or a block calendar's id) and the tolerance of a quote's miss.
     ///
     /// ```
-    /// use platform_core::api::{Contract, CurveQuery, WriteOptions};
-    /// use platform_core::api::Weights;
+    /// use platform_core::api::{Contract, CurveQuery, ShapeQuery, Weights};
     /// use chrono::NaiveDate;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let ondate = NaiveDate::from_ymd_opt(2024, 11, 15).unwrap();
     /// let quotes = [Contract::new("2025M01", 100.0), Contract::new("2025M02", 98.0), Contract::new("2025Q01", 95.0)];
     /// platform.data().write_curve(&me, "DE:BASE", ondate, &quotes, &Default::default())?;
-    /// let shaped = platform.data().shape_curve(&me, "DE:BASE", &CurveQuery::default(), Some(Weights::Days))?;
+    /// let by_days = ShapeQuery { weights: Some(Weights::Days), ..ShapeQuery::default() };
+    /// let shaped = platform.data().shape_curve(&me, "DE:BASE", &CurveQuery::default(), &by_days)?;
     /// let march = &shaped.months[2];
     /// assert_eq!((march.code.as_str(), march.from.as_str()), ("2025M03", "2025Q01"));
     /// // January, February and March average the quarter's 95 over its 90 days.
     /// assert!((march.value - (95.0 * 90.0 - 100.0 * 31.0 - 98.0 * 28.0) / 31.0).abs() < 1e-9);
-    /// assert!(shaped.arbitrage.is_empty());
+    /// assert!(shaped.arbitrage.is_empty() && shaped.message.is_none());
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn shape_curve(
@@ -63,13 +72,16 @@ impl Data<'_> {
         p: &Principal,
         id: &str,
         q: &CurveQuery,
-        weights: Option<Weights>,
+        shape: &ShapeQuery,
     ) -> Result<ShapedCurve> {
-        let (data_id, mut item, stored) = self.read_curve(p, id, q)?;
-        let (shaped, weights) = ShapeQuery { weights }.apply(id, &item.header, &stored)?;
+        let (data_id, mut item, stored, (shaped, weights)) =
+            self.read_curve(p, id, q, |tx, item, stored| {
+                shape.apply(tx, p, id, &item.header, stored)
+            })?;
         let json = item.json();
         let text = |k: &str| json.get(k).and_then(Value::as_str).map(str::to_string);
         let (units, currency) = (text("units"), text("currency"));
+        let message = shaped.message();
         Ok(ShapedCurve {
             id: format!("{}:{}", data_id.object, data_id.prop),
             version: item.object.version,
@@ -78,19 +90,24 @@ impl Data<'_> {
             units,
             currency,
             weights,
+            tolerance: shaped.tolerance,
             months: shaped.months,
             arbitrage: shaped.arbitrage,
+            ignored: shaped.ignored,
+            message,
         })
     }
 
     /// The curve `id` reads as `q` asks (its ondate, version and conversion): its id, the item
-    /// opened and the stored curve, for [`Data::curve`] and [`Data::shape_curve`].
-    pub(super) fn read_curve(
+    /// opened, the stored curve and what `then` makes of them in the read's transaction, for
+    /// [`Data::curve`] and [`Data::shape_curve`].
+    pub(super) fn read_curve<T>(
         &self,
         p: &Principal,
         id: &str,
         q: &CurveQuery,
-    ) -> Result<(DataId, Opened, StoredCurve)> {
+        then: impl FnOnce(&dyn ReadTx, &Opened, &StoredCurve) -> Result<T>,
+    ) -> Result<(DataId, Opened, StoredCurve, T)> {
         let platform = self.platform;
         let (data_id, scope) = data_scope(p, Source::All, id)?;
         let dq = DataQuery {
@@ -109,6 +126,7 @@ impl Data<'_> {
         }
         let ondate = q.ondate.or(data_id.ondate);
         let stored = self.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
-        Ok((data_id, item, stored))
+        let made = then(tx.as_ref(), &item, &stored)?;
+        Ok((data_id, item, stored, made))
     }
 }

@@ -310,27 +310,41 @@ impl Data<'_> {
                         .tenor_history(tx, &key, &object, &header, code, q, json)
                         .map(Answer::Value);
                 }
-                let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
-                let (ondate, contracts) = curve_fields(&stored);
-                let mut fields = vec![("ondate", ondate)];
-                match &q.shape {
-                    None => fields.push(("contracts", contracts)),
-                    Some(shape) => {
-                        let (shaped, weights) = shape.apply(text, &item.header, &stored)?;
-                        fields.extend(super::shape::shaped_fields(&shaped, weights, contracts));
-                    }
-                }
-                let is_current = item.is_current;
-                let json = item.json();
-                if id.ondate.is_some() && is_current {
-                    json.insert("_id".into(), Value::String(text.to_string()));
-                }
-                for (k, v) in fields {
-                    json.insert(k.into(), v);
-                }
+                self.curve_answer(who, tx, &mut item, id, text, q)?;
             }
         }
         Ok(Answer::Value(Value::Object(item.take_json())))
+    }
+
+    /// The curve of one ondate into an opened curve item's JSON: its `ondate` and `contracts`,
+    /// or the months of its shape.
+    fn curve_answer(
+        &self,
+        who: &Principal,
+        tx: &dyn ReadTx,
+        item: &mut Opened,
+        id: &DataId,
+        text: &str,
+        q: &DataQuery,
+    ) -> Result<()> {
+        let stored = self.item_curve(tx, item, text, id.ondate, q)?;
+        let (ondate, contracts) = curve_fields(&stored);
+        let mut fields = vec![("ondate", ondate)];
+        match &q.shape {
+            None => fields.push(("contracts", contracts)),
+            Some(shape) => {
+                fields.extend(shape.fields(tx, who, text, &item.header, &stored, contracts)?)
+            }
+        }
+        let is_current = item.is_current;
+        let json = item.json();
+        if id.ondate.is_some() && is_current {
+            json.insert("_id".into(), Value::String(text.to_string()));
+        }
+        for (k, v) in fields {
+            json.insert(k.into(), v);
+        }
+        Ok(())
     }
 
     /// A data item opened at the object version `q` asks for: its header checked readable by
@@ -466,7 +480,13 @@ impl Data<'_> {
         let loaded;
         let s = match &s.block {
             Some(super::scale::Block::Named(id)) => {
-                let hours = crate::calendars::block_of(tx, who, id, "_block")?;
+                let hours = crate::calendars::block_of(
+                    tx,
+                    who,
+                    id,
+                    "_block",
+                    "PEAK, OFFPEAK, BASE, EFA1..EFA6",
+                )?;
                 loaded = Scaling {
                     block: Some(super::scale::Block::Hours(std::sync::Arc::new(hours))),
                     ..s.clone()

@@ -75,9 +75,10 @@ pub fn data_to_csv(item: &Value) -> Option<String> {
     if let (Some(Value::Array(months)), Some(Value::String(weights))) =
         (item.get("contracts"), item.get("weights"))
     {
-        // A curve shaped into months (`_shape=MONTHLY`): each month, the contract that fixed it
-        // and its weight.
-        return Some(contracts_to_csv(months, &["from", "start", "end", weights]));
+        // A curve shaped into months (`_shape=MONTHLY`): each month, the shortest contract
+        // containing it and its weight (days, or hours of the day or of a block such as PEAK).
+        let unit = if weights == "days" { "days" } else { "hours" };
+        return Some(contracts_to_csv(months, &["from", "start", "end", unit]));
     }
     if let Some(Value::Array(contracts)) = item.get("contracts") {
         return Some(contracts_to_csv(

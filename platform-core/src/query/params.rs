@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 38] = [
+pub const STANDARD: [&str; 39] = [
     "_sort",
     "_limit",
     "_skip",
@@ -40,6 +40,7 @@ pub const STANDARD: [&str; 38] = [
     "_asof",
     "_shape",
     "_weights",
+    "_tolerance",
     "_continuation",
     "_roll",
     "_settlement",

@@ -688,26 +688,43 @@ fn months_table(curve: &Value, ondate: &str) -> Markup {
         .flatten()
         .collect();
     let weights = curve["weights"].as_str().unwrap_or("hours");
-    let arbitrage: Vec<&str> = curve["arbitrage"]
+    // Each month's weight: days, or hours (of the day or of a block such as PEAK).
+    let unit = if weights == "days" { "days" } else { "hours" };
+    let misses: Vec<&Value> = curve["arbitrage"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(Value::as_str)
         .collect();
     html! {
         section aria-labelledby="months-title" {
             h2 #months-title { "Months on " (ondate) ", shaped by " (weights) }
-            @if !arbitrage.is_empty() {
+            @if let Some(message) = curve["message"].as_str() {
                 div.notice role="status" {
-                    p { "Arbitrage: the months of " (arbitrage.join(", "))
-                        " were all quoted, and their average is not the contract's price." }
+                    p { (message) }
+                    @if !misses.is_empty() {
+                        table.list {
+                            caption { "Quotes that disagree, fitted by least squares" }
+                            thead { tr { th scope="col" { "Contract" } th scope="col" { "Quoted" }
+                                         th scope="col" { "Fitted" } th scope="col" { "Miss" } } }
+                            tbody {
+                                @for m in &misses {
+                                    tr {
+                                        th scope="row" { (value_text(&m["tenor"])) }
+                                        td.num { (value_text(&m["quoted"])) }
+                                        td.num { (value_text(&m["fitted"])) }
+                                        td.num { (value_text(&m["miss"])) }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
             table.list {
                 caption.visually-hidden { "Months of the shaped curve with the contract that fixed each" }
                 thead { tr { th scope="col" { "Month" } th scope="col" { "Value" }
                              th scope="col" { "From" } th scope="col" { "Delivery" }
-                             th scope="col" { (if weights == "days" { "Days" } else { "Hours" }) } } }
+                             th scope="col" { (if unit == "days" { "Days" } else { "Hours" }) } } }
                 tbody {
                     @for m in &months {
                         @let props = &m["properties"];
@@ -716,7 +733,7 @@ fn months_table(curve: &Value, ondate: &str) -> Markup {
                             td.num { (value_text(&m["value"])) }
                             td { (value_text(&props["from"])) }
                             td { (value_text(&props["start"])) " – " (value_text(&props["end"])) }
-                            td.num { (value_text(&props[weights])) }
+                            td.num { (value_text(&props[unit])) }
                         }
                     }
                 }

@@ -124,8 +124,19 @@ fn data(name: &str) -> Option<(Schema, &'static str)> {
             "Curves: one arbitrage-free price a month (vectors/shaping.json)",
         ),
         "_weights" => (
-            enum_of(&["hours", "days"]),
-            "Curves: weigh shaped months by hours (default) or days (gas's default)",
+            string(),
+            "Curves: what weighs shaped months: hours (the default), days (a gas curve's \
+             default), the hours of a block (PEAK, OFFPEAK, EFA1..EFA6) or of a block calendar \
+             (its id)",
+        ),
+        "_tolerance" => (
+            ObjectBuilder::new()
+                .schema_type(Type::Number)
+                .minimum(Some(0))
+                .build()
+                .into(),
+            "Curves: the largest miss of a quote a shaped curve fits silently (default 0.01); \
+             quotes missed by more are named in arbitrage",
         ),
         "_continuation" => (
             string(),
