@@ -35,6 +35,7 @@ mod settlement;
 mod shaping;
 mod suggest;
 mod tenancy;
+mod tenors;
 mod tidy;
 mod time_text;
 mod types;

@@ -581,6 +581,7 @@ impl Data<'_> {
         // Balance-of codes first, then by period length (day ... year), then by index.
         let order = |c: &String| match period::parse(c) {
             Ok(period::Period::BalanceOf(b)) => (0, None, 0, b.code().to_string()),
+            Ok(period::Period::Next(d)) => (0, None, 0, d.code().to_string()),
             Ok(period::Period::Relative(r)) => (1, Some(r.unit), r.index, String::new()),
             _ => (2, None, 0, c.clone()),
         };

@@ -2,30 +2,36 @@
 //! ondate, balance-of codes, and absolute codes naming one delivery period.
 //!
 //! ```text
-//! code     ::= relative | balance | absolute     -- letters are case-insensitive
-//! relative ::= unit digit+                       -- M01, DA01, HY02, W00
+//! code     ::= relative | balance | next | absolute  -- letters are case-insensitive
+//! relative ::= unit digit+                       -- M01, DA01, HY02, W00, WKD01
 //! balance  ::= "BOW" | "BOM" | "BOQ" | "BOY"
-//! absolute ::= year ( "D" mmdd | "DA" mmdd | "W" nn | "M" nn | "Q" nn
-//!                   | "S" nn | "HY" nn | "Y" )    -- 2024D0315, 2024Q2, 2024Y
-//! unit     ::= "D" | "DA" | "W" | "M" | "Q" | "S" | "HY" | "Y"
+//! next     ::= "SAT" | "SUN"
+//! absolute ::= year ( "D" mmdd | "DA" mmdd | "WKD" nn | "W" nn | "M" nn | "Q" nn
+//!                   | "S" nn | "HY" nn | "Y" )    -- 2024D0315, 2024WKD48, 2024Q2, 2024Y
+//! unit     ::= "D" | "DA" | "WKD" | "W" | "M" | "Q" | "S" | "HY" | "Y"
 //! year     ::= digit{4}
 //! mmdd     ::= digit{4}                          -- a valid day of that year
 //! nn       ::= digit{1,2}                        -- week 1-52/53, month 1-12, quarter 1-4,
 //!                                                -- season 1-2, half year 1-2
 //! ```
 //!
-//! Units: `D` a day, `DA` a day-ahead day, `W` an ISO week (Monday-Sunday,
-//! numbered within its ISO week-year), `M` a month, `Q` a quarter, `S` a
-//! season (`S01` of year Y = April-September, `S02` = October of Y to March of
-//! Y+1), `HY` a half year, `Y` a year.
+//! Units: `D` a day, `DA` a day-ahead day, `WKD` a weekend (the Saturday and
+//! Sunday of an ISO week, numbered by that week), `W` an ISO week
+//! (Monday-Sunday, numbered within its ISO week-year), `M` a month, `Q` a
+//! quarter, `S` a season (`S01` of year Y = April-September, `S02` = October of
+//! Y to March of Y+1), `HY` a half year, `Y` a year.
 //!
 //! A relative code's index counts periods after the one holding the ondate
-//! (`M00` = the ondate's month, `M01` the next). A balance-of code runs from the
-//! day after the ondate to the end of the ondate's week, month, quarter or
-//! year, and has no absolute code. Delivery runs from the first to the last day
-//! of the period (both inclusive) and the default expiry is the day before
-//! delivery starts. Absolute codes print in one canonical form (`2024Q02`,
-//! `2024DA0302`, `2024W10`, `2024Y`), for years 0000-9999.
+//! (`M00` = the ondate's month, `M01` the next); for weekends, after the weekend
+//! holding the ondate or, on a weekday, the last one before it, so `WKD01` is
+//! the next Saturday and Sunday. A balance-of code runs from the day after the
+//! ondate to the end of the ondate's week, month, quarter or year, and has no
+//! absolute code. `SAT` and `SUN` deliver the next Saturday (Sunday) after the
+//! ondate; their absolute code is that day's (`2024D1130`). Delivery runs from
+//! the first to the last day of the period (both inclusive) and the default
+//! expiry is the day before delivery starts. Absolute codes print in one
+//! canonical form (`2024Q02`, `2024DA0302`, `2024W10`, `2024WKD48`, `2024Y`), for
+//! years 0000-9999.
 
 use std::fmt;
 use std::str::FromStr;
@@ -41,6 +47,8 @@ pub enum PeriodUnit {
     Day,
     /// `DA`: a day-ahead day.
     DayAhead,
+    /// `WKD`: a weekend, the Saturday and Sunday of an ISO week.
+    Weekend,
     /// `W`: an ISO week (Monday-Sunday).
     Week,
     /// `M`: a calendar month.
@@ -56,9 +64,10 @@ pub enum PeriodUnit {
 }
 
 /// Unit letters, longest first where one is a prefix of another.
-const UNIT_CODES: [(&str, PeriodUnit); 8] = [
+const UNIT_CODES: [(&str, PeriodUnit); 9] = [
     ("DA", PeriodUnit::DayAhead),
     ("HY", PeriodUnit::HalfYear),
+    ("WKD", PeriodUnit::Weekend),
     ("D", PeriodUnit::Day),
     ("W", PeriodUnit::Week),
     ("M", PeriodUnit::Month),
@@ -73,6 +82,7 @@ impl PeriodUnit {
         match self {
             Self::Day => "D",
             Self::DayAhead => "DA",
+            Self::Weekend => "WKD",
             Self::Week => "W",
             Self::Month => "M",
             Self::Quarter => "Q",
@@ -98,7 +108,7 @@ impl PeriodUnit {
             Self::Season => Some((6, 3)),
             Self::HalfYear => Some((6, 0)),
             Self::Year => Some((12, 0)),
-            Self::Day | Self::DayAhead | Self::Week => None,
+            Self::Day | Self::DayAhead | Self::Weekend | Self::Week => None,
         }
     }
 
@@ -113,6 +123,9 @@ impl PeriodUnit {
             }
             // Day 1 of the common era (0001-01-01) is a Monday.
             None if self == Self::Week => (days - 1).div_euclid(7),
+            // Weekends start on the Saturdays, days 6, 13, ...: a weekday counts in the
+            // weekend before it.
+            None if self == Self::Weekend => (days - 6).div_euclid(7),
             None => days,
         }
     }
@@ -127,10 +140,10 @@ impl PeriodUnit {
                 NaiveDate::from_ymd_opt(year, month, 1)
             }
             None => {
-                let days = if self == Self::Week {
-                    ordinal.checked_mul(7)?.checked_add(1)?
-                } else {
-                    ordinal
+                let days = match self {
+                    Self::Week => ordinal.checked_mul(7)?.checked_add(1)?,
+                    Self::Weekend => ordinal.checked_mul(7)?.checked_add(6)?,
+                    _ => ordinal,
                 };
                 NaiveDate::from_num_days_from_ce_opt(i32::try_from(days).ok()?)
             }
@@ -188,7 +201,11 @@ impl AbsolutePeriod {
 
     fn from_ordinal(unit: PeriodUnit, ordinal: i64) -> Option<Self> {
         let start = unit.first_day(ordinal)?;
-        let end = unit.first_day(ordinal.checked_add(1)?)?.pred_opt()?;
+        let end = match unit {
+            // A weekend is its Saturday and Sunday, not the days to the next one.
+            PeriodUnit::Weekend => start.succ_opt()?,
+            _ => unit.first_day(ordinal.checked_add(1)?)?.pred_opt()?,
+        };
         let period = Self {
             unit,
             delivery: Delivery::new(start, end)?,
@@ -204,7 +221,7 @@ impl AbsolutePeriod {
     /// starting year for seasons).
     fn label_year(&self) -> i32 {
         match self.unit {
-            PeriodUnit::Week => self.delivery.start.iso_week().year(),
+            PeriodUnit::Week | PeriodUnit::Weekend => self.delivery.start.iso_week().year(),
             _ => self.delivery.start.year(),
         }
     }
@@ -250,7 +267,9 @@ impl fmt::Display for AbsolutePeriod {
             PeriodUnit::Day | PeriodUnit::DayAhead => {
                 write!(f, "{year:04}{unit}{:02}{:02}", start.month(), start.day())
             }
-            PeriodUnit::Week => write!(f, "{year:04}{unit}{:02}", start.iso_week().week()),
+            PeriodUnit::Week | PeriodUnit::Weekend => {
+                write!(f, "{year:04}{unit}{:02}", start.iso_week().week())
+            }
             PeriodUnit::Year => write!(f, "{year:04}{unit}"),
             PeriodUnit::Month | PeriodUnit::Quarter | PeriodUnit::Season | PeriodUnit::HalfYear => {
                 let (len, offset) = self.unit.month_span().unwrap_or((1, 0));
@@ -356,6 +375,53 @@ impl fmt::Display for Balance {
     }
 }
 
+/// A day of the week delivered on its next occurrence after the ondate: `SAT` or `SUN`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NextDay {
+    /// `SAT`: the next Saturday.
+    Saturday,
+    /// `SUN`: the next Sunday.
+    Sunday,
+}
+
+impl NextDay {
+    const ALL: [Self; 2] = [Self::Saturday, Self::Sunday];
+
+    /// The code's text (`SAT` or `SUN`).
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Saturday => "SAT",
+            Self::Sunday => "SUN",
+        }
+    }
+
+    /// The day delivered at `ondate`: the first such weekday after it.
+    pub fn at(self, ondate: NaiveDate) -> Result<AbsolutePeriod, GrammarError> {
+        let weekday = match self {
+            Self::Saturday => Weekday::Sat,
+            Self::Sunday => Weekday::Sun,
+        };
+        let ahead =
+            (weekday.num_days_from_monday() + 7 - ondate.weekday().num_days_from_monday()) % 7;
+        let ahead = if ahead == 0 { 7 } else { ahead };
+        ondate
+            .checked_add_days(chrono::Days::new(u64::from(ahead)))
+            .and_then(|day| AbsolutePeriod::containing(PeriodUnit::Day, day).ok())
+            .ok_or_else(|| {
+                GrammarError::new(format!(
+                    "period code \"{}\" at ondate {ondate} is outside the years 0000-9999",
+                    self.code()
+                ))
+            })
+    }
+}
+
+impl fmt::Display for NextDay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
 /// Any period code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Period {
@@ -363,6 +429,8 @@ pub enum Period {
     Relative(RelativePeriod),
     /// A balance-of code such as `BOM`.
     BalanceOf(Balance),
+    /// The next Saturday or Sunday (`SAT`, `SUN`).
+    Next(NextDay),
     /// An absolute code such as `2024M03`.
     Absolute(AbsolutePeriod),
 }
@@ -388,6 +456,7 @@ impl Period {
         let absolute = match self {
             Self::Absolute(period) => *period,
             Self::Relative(relative) => relative.at(ondate)?,
+            Self::Next(day) => day.at(ondate)?,
             Self::BalanceOf(balance) => {
                 return Ok(ResolvedPeriod {
                     absolute: None,
@@ -408,6 +477,7 @@ impl fmt::Display for Period {
         match self {
             Self::Relative(p) => p.fmt(f),
             Self::BalanceOf(b) => b.fmt(f),
+            Self::Next(d) => d.fmt(f),
             Self::Absolute(p) => p.fmt(f),
         }
     }
@@ -433,12 +503,16 @@ pub fn relative_code(absolute: &AbsolutePeriod, ondate: NaiveDate) -> Option<Rel
     absolute.relative_at(ondate)
 }
 
-const EXPECTED: &str = "expected a relative code (M01, DA01, HY02, ...), BOW, BOM, BOQ, BOY \
-                        or an absolute code (2024M03, 2024Q02, 2024D0315, 2024Y, ...)";
+const EXPECTED: &str = "expected a relative code (M01, DA01, WKD01, HY02, ...), BOW, BOM, BOQ, \
+                        BOY, SAT, SUN or an absolute code (2024M03, 2024Q02, 2024D0315, \
+                        2024WKD48, 2024Y, ...)";
 
 fn parse_code(code: &str) -> Result<Period, String> {
     if let Some(balance) = Balance::ALL.into_iter().find(|b| b.code() == code) {
         return Ok(Period::BalanceOf(balance));
+    }
+    if let Some(day) = NextDay::ALL.into_iter().find(|d| d.code() == code) {
+        return Ok(Period::Next(day));
     }
     match code.get(..4) {
         Some(year) if year.bytes().all(|b| b.is_ascii_digit()) => {
@@ -482,10 +556,15 @@ fn parse_absolute(year_digits: &str, rest: &str) -> Result<AbsolutePeriod, Strin
                     .ok_or_else(|| format!("{year_digits}-{month:02}-{day:02} is not a date"))?,
             )
         }
-        PeriodUnit::Week => {
+        PeriodUnit::Week | PeriodUnit::Weekend => {
             let week = small_number(unit, arg)?;
+            let day = if unit == PeriodUnit::Week {
+                Weekday::Mon
+            } else {
+                Weekday::Sat
+            };
             Some(
-                NaiveDate::from_isoywd_opt(year, week, Weekday::Mon)
+                NaiveDate::from_isoywd_opt(year, week, day)
                     .ok_or_else(|| format!("ISO year {year_digits} has no week {week}"))?,
             )
         }
@@ -576,6 +655,73 @@ mod tests {
     }
 
     #[test]
+    fn weekends_are_the_saturday_and_sunday_of_an_iso_week() {
+        // Wednesday 27 November 2024: the next weekend is 30 November and 1 December, the
+        // weekend of ISO week 48.
+        let wkd = at("WKD01", "2024-11-27");
+        assert_eq!(
+            (wkd.delivery.start, wkd.delivery.end, wkd.delivery.expiry),
+            (date("2024-11-30"), date("2024-12-01"), date("2024-11-29"))
+        );
+        assert_eq!(
+            wkd.absolute.map(|a| a.to_string()),
+            Some("2024WKD48".into())
+        );
+        // On the Friday before, the same; on the Saturday, that weekend is WKD00 and WKD01
+        // the next one.
+        assert_eq!(at("WKD01", "2024-11-29"), wkd);
+        assert_eq!(at("WKD00", "2024-11-30"), wkd);
+        assert_eq!(at("WKD00", "2024-12-01"), wkd);
+        assert_eq!(at("WKD01", "2024-11-30").delivery.start, date("2024-12-07"));
+        assert_eq!(at("WKD02", "2024-11-27").delivery.start, date("2024-12-07"));
+        let abs = absolute("2024wkd48");
+        assert_eq!(
+            (abs.start(), abs.end()),
+            (date("2024-11-30"), date("2024-12-01"))
+        );
+        assert_eq!(
+            abs.relative_at(date("2024-11-27")).map(|r| r.to_string()),
+            Some("WKD01".into())
+        );
+        // The weekend of ISO week 53 of 2020 is in January 2021.
+        let w53 = absolute("2020WKD53");
+        assert_eq!(
+            (w53.start(), w53.end()),
+            (date("2021-01-02"), date("2021-01-03"))
+        );
+        assert_eq!(w53.to_string(), "2020WKD53");
+        assert!(parse("2021WKD53").is_err());
+        assert_eq!(parse("wkd1").expect("wkd1").to_string(), "WKD01");
+        // A weekend sorts between a day-ahead and a week.
+        assert!(
+            PeriodUnit::DayAhead < PeriodUnit::Weekend && PeriodUnit::Weekend < PeriodUnit::Week
+        );
+    }
+
+    #[test]
+    fn saturday_and_sunday_deliver_the_next_such_day() {
+        for (code, ondate, day) in [
+            ("SAT", "2024-11-27", "2024-11-30"),
+            ("SAT", "2024-11-29", "2024-11-30"),
+            ("SAT", "2024-11-30", "2024-12-07"),
+            ("SUN", "2024-11-30", "2024-12-01"),
+            ("sun", "2024-12-01", "2024-12-08"),
+        ] {
+            let r = at(code, ondate);
+            assert_eq!(
+                (r.delivery.start, r.delivery.end),
+                (date(day), date(day)),
+                "{code} {ondate}"
+            );
+            assert_eq!(r.delivery.expiry, date(day).pred_opt().unwrap());
+            let absolute = format!("{}D{}", &day[..4], day[5..].replace('-', ""));
+            assert_eq!(r.absolute.map(|a| a.to_string()), Some(absolute));
+        }
+        assert_eq!(parse("sat").expect("sat").to_string(), "SAT");
+        assert!(parse("SAT").expect("sat").is_relative());
+    }
+
+    #[test]
     fn season_two_crosses_the_year() {
         let s2 = absolute("2024S02");
         assert_eq!(s2.start(), date("2024-10-01"));
@@ -641,7 +787,20 @@ mod tests {
     #[test]
     fn error_messages_name_the_input() {
         for bad in [
-            "", "2024", "2024X", "2024Y1", "2024D031", "2024W", "2024M123", "HY", "DAX", "BOX",
+            "",
+            "2024",
+            "2024X",
+            "2024Y1",
+            "2024D031",
+            "2024W",
+            "2024M123",
+            "HY",
+            "DAX",
+            "BOX",
+            "WKD",
+            "2024WKD",
+            "2024WKD1X",
+            "SATX",
         ] {
             let err = parse(bad).expect_err(bad);
             assert!(
