@@ -477,7 +477,7 @@ impl Data<'_> {
         };
         // Scaling comes after conversion: the periods aggregate converted values.
         let cut = q.timezone.map_or(tz, |zone| zone.resolve(tz));
-        let points = s.apply(&points, calendar, cut)?;
+        let points = s.apply_in(&points, calendar, tz, cut)?;
         let json = item.json();
         json.insert("calendar".into(), Value::String(s.target.code()));
         if let Some(o) = s.observed {
