@@ -9,6 +9,7 @@ mod console;
 mod console_scaling;
 mod continuation;
 mod corpus;
+mod coverage;
 mod csv_import;
 mod data;
 mod embed;
