@@ -65,16 +65,18 @@ fn points(body: &Value) -> Vec<(String, f64, String)> {
 }
 
 #[actix_rt::test]
-async fn a_monthly_efa_block_counts_the_efa_days_of_each_month_over_month_ends_and_a_clock_change(
-) {
+async fn a_monthly_efa_block_counts_the_efa_days_of_each_month_over_month_ends_and_a_clock_change()
+{
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     // GB half-hours as published, from EFA1 of 1 March 2025 (23:00 GMT on 28 February) to
     // 01:00 BST on 1 May, over the spring change of 30 March.
     let (times, data) = half_hours("2025-02-28T23:00:00Z", "2025-05-01T00:00:00Z");
-    c.save(json!({"_id": "GB", "SYS": {"_type": "VarTimeSeries", "calendar": "HALFHOURLY",
-        "timezone": "Europe/London", "currency": "GBP", "units": "MWh", "data": data}}))
-        .await;
+    c.save(
+        json!({"_id": "GB", "SYS": {"_type": "VarTimeSeries", "calendar": "HALFHOURLY",
+        "timezone": "Europe/London", "currency": "GBP", "units": "MWh", "data": data}}),
+    )
+    .await;
     for block in [1u32, 6] {
         let r = c
             .get(&format!(
@@ -102,7 +104,10 @@ async fn a_monthly_efa_block_counts_the_efa_days_of_each_month_over_month_ends_a
         assert_eq!(got.len(), want.len(), "EFA{block}: {got:?}");
         for ((time, value, _), (month, avg)) in got.iter().zip(&want) {
             assert_eq!(time, month);
-            assert!((value - avg).abs() < 1e-9, "EFA{block} {month}: {value} vs {avg}");
+            assert!(
+                (value - avg).abs() < 1e-9,
+                "EFA{block} {month}: {value} vs {avg}"
+            );
         }
         let sources: Vec<&str> = got.iter().map(|(_, _, s)| s.as_str()).collect();
         if block == 1 {
@@ -144,7 +149,11 @@ async fn a_point_from_fewer_observations_than_its_period_holds_says_how_many() {
     // Hourly Berlin prices: 30 March 2024 (24 hours) without 13:00, 31 March (23 hours: the
     // spring change) whole, 27 October (25 hours) without its second 02:00, and a missing
     // value (null) on 28 October.
-    let day = |d: NaiveDate| berlin.from_local_datetime(&d.and_hms_opt(0, 0, 0).unwrap()).unwrap();
+    let day = |d: NaiveDate| {
+        berlin
+            .from_local_datetime(&d.and_hms_opt(0, 0, 0).unwrap())
+            .unwrap()
+    };
     let mut data = Vec::new();
     let mut expected_hours = Vec::new();
     for (y, m, d) in [(2024, 3, 30), (2024, 3, 31), (2024, 10, 27), (2024, 10, 28)] {
@@ -167,9 +176,11 @@ async fn a_point_from_fewer_observations_than_its_period_holds_says_how_many() {
         }
     }
     assert_eq!(expected_hours, [24, 23, 25, 24]);
-    c.save(json!({"_id": "DE", "PRICE": {"_type": "VarTimeSeries", "calendar": "HOURLY",
-        "timezone": "Europe/Berlin", "data": data}}))
-        .await;
+    c.save(
+        json!({"_id": "DE", "PRICE": {"_type": "VarTimeSeries", "calendar": "HOURLY",
+        "timezone": "Europe/Berlin", "data": data}}),
+    )
+    .await;
     let r = c
         .get("/data/v1/private/DE:PRICE?_calendar=DAILY&_observed=averaged")
         .await;
@@ -186,7 +197,11 @@ async fn a_point_from_fewer_observations_than_its_period_holds_says_how_many() {
         ]
     );
     // The first day's average is of the 23 hours there.
-    let first: f64 = (0..24).filter(|h| *h != 13).map(|h| h as f64 + 0.5).sum::<f64>() / 23.0;
+    let first: f64 = (0..24)
+        .filter(|h| *h != 13)
+        .map(|h| h as f64 + 0.5)
+        .sum::<f64>()
+        / 23.0;
     assert!((got[0].1 - first).abs() < 1e-9, "{got:?}");
     // Cut in UTC (`_timezone`): 29 March UTC holds only 23:00 (midnight in Berlin), 30 March
     // 23 of its 24 hours (12:00 UTC is the missing 13:00).
@@ -203,7 +218,10 @@ async fn a_point_from_fewer_observations_than_its_period_holds_says_how_many() {
     let r = c
         .get("/data/v1/private/TRADES:PRICE?_calendar=DAILY&_observed=averaged")
         .await;
-    assert_eq!(points(&r.body), [("2024-07-01".into(), 2.0, "CALCULATED".into())]);
+    assert_eq!(
+        points(&r.body),
+        [("2024-07-01".into(), 2.0, "CALCULATED".into())]
+    );
 }
 
 #[actix_rt::test]
@@ -215,9 +233,11 @@ async fn half_hours_into_days_count_half_hours_and_a_partial_efa_block_at_the_en
     // 27 October (23:00 on the 26th to 03:00 GMT).
     let (_, mut data) = half_hours("2025-03-30T00:00:00Z", "2025-03-30T23:00:00Z");
     data.extend(half_hours("2025-10-25T23:00:00Z", "2025-10-27T01:00:00Z").1);
-    c.save(json!({"_id": "GB", "SYS": {"_type": "VarTimeSeries", "calendar": "HALFHOURLY",
-        "timezone": "Europe/London", "data": data}}))
-        .await;
+    c.save(
+        json!({"_id": "GB", "SYS": {"_type": "VarTimeSeries", "calendar": "HALFHOURLY",
+        "timezone": "Europe/London", "data": data}}),
+    )
+    .await;
     let daily = c
         .get("/data/v1/private/GB:SYS?_calendar=DAILY&_observed=averaged")
         .await;
@@ -228,7 +248,10 @@ async fn half_hours_into_days_count_half_hours_and_a_partial_efa_block_at_the_en
         .await;
     let got = points(&efa.body);
     let (time, value, source) = got.last().unwrap();
-    assert_eq!((time.as_str(), source.as_str()), ("2025-10-26T23:00:00Z", "CALCULATED:4 of 8"));
+    assert_eq!(
+        (time.as_str(), source.as_str()),
+        ("2025-10-26T23:00:00Z", "CALCULATED:4 of 8")
+    );
     // EFA6 of 26 October before it is whole.
     assert_eq!(got[0].0, "2025-10-26T19:00:00Z");
     assert_eq!(got[0].2, "CALCULATED");

@@ -6,6 +6,7 @@ mod calendars;
 mod common;
 mod conformance;
 mod console;
+mod console_marks;
 mod console_scaling;
 mod continuation;
 mod corpus;

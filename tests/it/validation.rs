@@ -207,7 +207,11 @@ async fn runs_store_records_and_test_stores_nothing() {
     // run's answer and in the stored record.
     assert_eq!(first["message"], "2 checks passed, 1 skipped");
     let stored = c.get("/validation/v1/NBP:SPOT:2024-07-01").await;
-    assert_eq!(stored.body["message"], "2 checks passed, 1 skipped", "{:?}", stored.body);
+    assert_eq!(
+        stored.body["message"], "2 checks passed, 1 skipped",
+        "{:?}",
+        stored.body
+    );
     assert_eq!(
         by_id(results, "NBP:SPOT:2024-07-02")["message"],
         "all 3 checks passed"

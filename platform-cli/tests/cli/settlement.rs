@@ -330,7 +330,10 @@ fn daily_averages_of_settlement_periods_say_when_a_period_is_missing() {
         (cells[0].into(), cells[1].parse().unwrap(), cells[3].into())
     };
     let (day, value, source) = row(lines[1]);
-    assert_eq!((day.as_str(), source.as_str()), ("2025-03-30", "CALCULATED"));
+    assert_eq!(
+        (day.as_str(), source.as_str()),
+        ("2025-03-30", "CALCULATED")
+    );
     assert!((value - spring).abs() < 1e-9, "{csv}");
     let (day, value, source) = row(lines[2]);
     assert_eq!(

@@ -228,12 +228,18 @@ fn a_summary_counts_the_checks_that_were_skipped() {
         of(&[("a", VALID), ("b", SKIPPED), ("c", VALID)]),
         "2 checks passed, 1 skipped"
     );
-    assert_eq!(of(&[("a", VALID), ("b", SKIPPED), ("c", SKIPPED)]), "1 check passed, 2 skipped");
+    assert_eq!(
+        of(&[("a", VALID), ("b", SKIPPED), ("c", SKIPPED)]),
+        "1 check passed, 2 skipped"
+    );
     assert_eq!(
         of(&[("a", FAILED), ("b", SKIPPED), ("c", VALID)]),
         "1 of 2 checks did not pass: a; 1 skipped"
     );
-    assert_eq!(of(&[("a", SKIPPED), ("b", SKIPPED)]), "no check applied (2 skipped)");
+    assert_eq!(
+        of(&[("a", SKIPPED), ("b", SKIPPED)]),
+        "no check applied (2 skipped)"
+    );
     assert_eq!(of(&[]), "no check applied");
     // Stored and read back, the summary keeps its counts.
     let mut res = result(VALID, 1.0);
