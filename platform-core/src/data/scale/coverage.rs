@@ -176,7 +176,7 @@ fn holds(c: Calendar, d: NaiveDate, weekday: Weekday) -> bool {
         Calendar::Business => !matches!(d.weekday(), Weekday::Sat | Weekday::Sun),
         Calendar::Weekly => d.weekday() == weekday,
         Calendar::Monthly => d.day() == 1,
-        Calendar::Quarterly => d.day() == 1 && (d.month() - 1) % 3 == 0,
+        Calendar::Quarterly => d.day() == 1 && (d.month() - 1).is_multiple_of(3),
         Calendar::Yearly => d.ordinal() == 1,
         _ => false,
     }
