@@ -261,3 +261,51 @@ async fn half_hours_into_days_count_half_hours_and_a_partial_efa_block_at_the_en
         / 4.0;
     assert!((value - want).abs() < 1e-9);
 }
+
+#[actix_rt::test]
+async fn a_series_on_a_holiday_calendar_expects_its_business_days_only() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    // December 2024 on #TARGET: 22 weekdays, of which 25 and 26 December are closing days.
+    let days: Vec<NaiveDate> = NaiveDate::from_ymd_opt(2024, 12, 1)
+        .unwrap()
+        .iter_days()
+        .take(31)
+        .filter(|d| d.weekday().number_from_monday() <= 5 && ![25, 26].contains(&d.day()))
+        .collect();
+    assert_eq!(days.len(), 20);
+    let data: Vec<Value> = days
+        .iter()
+        .map(|d| json!({"time": d.to_string(), "value": 3.16}))
+        .collect();
+    c.save(
+        json!({"_id": "ESTR", "RATE": {"_type": "VarTimeSeries", "calendar": "#TARGET",
+        "timezone": "Europe/Berlin", "data": data}}),
+    )
+    .await;
+    let read = |q: &'static str| {
+        let c = &c;
+        async move {
+            let r = c.get(&format!("/data/v1/private/ESTR:RATE?{q}")).await;
+            assert_eq!(r.status, 200, "{:?}", r.body);
+            points(&r.body)
+        }
+    };
+    let month = read("_calendar=MONTHLY&_observed=averaged").await;
+    assert_eq!(
+        (month[0].0.as_str(), month[0].2.as_str()),
+        ("2024-12-01", "CALCULATED")
+    );
+    assert!((month[0].1 - 3.16).abs() < 1e-9, "{month:?}");
+    // Up to Christmas Eve: the business days read, of the month's 20.
+    let read_days = days.iter().filter(|d| d.day() <= 24).count();
+    assert_eq!(read_days, 17);
+    let short =
+        read("_calendar=MONTHLY&_observed=averaged&_range=between(2024-12-01,2024-12-24)").await;
+    assert_eq!(short[0].2, "CALCULATED:17 of 20");
+    // The week of Christmas holds three business days (23, 24, 27).
+    let weeks = read("_calendar=WEEKLY&_observed=summed").await;
+    let christmas = weeks.iter().find(|w| w.0 == "2024-12-23").unwrap();
+    assert_eq!(christmas.2, "CALCULATED");
+    assert!((christmas.1 - 3.0 * 3.16).abs() < 1e-9);
+}

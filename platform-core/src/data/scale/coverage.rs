@@ -12,6 +12,7 @@
 use super::{at, Counting};
 use crate::data::calendar::Calendar;
 use crate::data::model::Status;
+use crate::holidays::HolidayCalendar;
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Weekday};
 use chrono_tz::Tz;
 
@@ -115,7 +116,7 @@ impl Counting<'_> {
             dated => {
                 let weekday = at(anchor).with_timezone(&self.zone).weekday();
                 dates(self.zone, lo, hi)
-                    .filter(|d| holds(dated, *d, weekday))
+                    .filter(|d| holds(dated, *d, weekday, self.holidays))
                     .flat_map(|d| instants(self.zone, d.and_time(midnight)))
                     .filter(|t| place(*t) == Place::In)
                     .count()
@@ -169,11 +170,14 @@ impl Counting<'_> {
 }
 
 /// Whether the local date `d` holds a time of the dated calendar `c` (a WEEKLY series on
-/// `weekday`).
-fn holds(c: Calendar, d: NaiveDate, weekday: Weekday) -> bool {
+/// `weekday`; a series on business days that names a holiday calendar, on its business days).
+fn holds(c: Calendar, d: NaiveDate, weekday: Weekday, holidays: Option<&HolidayCalendar>) -> bool {
     match c {
         Calendar::Daily => true,
-        Calendar::Business => !matches!(d.weekday(), Weekday::Sat | Weekday::Sun),
+        Calendar::Business => match holidays {
+            Some(h) => !h.is_off(d),
+            None => !matches!(d.weekday(), Weekday::Sat | Weekday::Sun),
+        },
         Calendar::Weekly => d.weekday() == weekday,
         Calendar::Monthly => d.day() == 1,
         Calendar::Quarterly => d.day() == 1 && (d.month() - 1).is_multiple_of(3),

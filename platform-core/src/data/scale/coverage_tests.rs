@@ -42,7 +42,7 @@ fn scaled(
         .unwrap();
     let source = Calendar::parse(Some(source)).unwrap();
     scaling
-        .apply_in(points, source, zone, cut)
+        .apply_in(points, (source, None), zone, cut)
         .unwrap()
         .into_iter()
         .map(|p| {
@@ -396,6 +396,7 @@ fn expected_counts_match_a_sweep_of_every_time_on_the_calendar() {
                         let counting = Counting {
                             source: Calendar::Intraday(step),
                             zone,
+                            holidays: None,
                             target,
                             block: block.as_ref(),
                             tz: zone,
@@ -414,6 +415,7 @@ fn expected_counts_match_a_sweep_of_every_time_on_the_calendar() {
         let counting = Counting {
             source: Calendar::Intraday(900),
             zone: london(),
+            holidays: None,
             target: Target::Calendar(Calendar::Daily),
             block: None,
             tz: london(),
@@ -429,4 +431,33 @@ fn expected_counts_match_a_sweep_of_every_time_on_the_calendar() {
         ],
         [96, 92, 100]
     );
+}
+
+#[test]
+fn a_series_on_a_holiday_calendar_expects_none_on_its_holidays() {
+    let christmas = crate::holidays::HolidayCalendar::parse(&["25th of December"]).unwrap();
+    let utc = Tz::UTC;
+    // December 2024: 22 weekdays, Christmas (a Wednesday) off: 21 business days, all here.
+    let days: Vec<Point> = (0..31)
+        .map(|i| ms("2024-12-01T00:00:00Z") + i * 24 * HOUR)
+        .filter(|t| {
+            let d = at(*t).date_naive();
+            !christmas.is_off(d)
+        })
+        .map(|t| Point::num(t, 1.0))
+        .collect();
+    assert_eq!(days.len(), 21);
+    let scaling = Scaling::from_params(Some("MONTHLY"), Some("summed"), None, None)
+        .unwrap()
+        .unwrap();
+    let status = |points: &[Point], holidays| {
+        let got = scaling
+            .apply_in(points, (Calendar::Business, holidays), utc, utc)
+            .unwrap();
+        got[0].status.as_ref().unwrap().source.clone().unwrap()
+    };
+    assert_eq!(status(&days, Some(&christmas)), "CALCULATED");
+    assert_eq!(status(&days[1..], Some(&christmas)), "CALCULATED:20 of 21");
+    // Plain BUSINESS days expect every weekday.
+    assert_eq!(status(&days, None), "CALCULATED:21 of 22");
 }

@@ -20,6 +20,7 @@ pub use coverage::coverage;
 use super::calendar::Calendar;
 use super::model::{Point, PointValue};
 use crate::error::{Error, Result};
+use crate::holidays::HolidayCalendar;
 use chrono::{
     DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeZone, Timelike, Utc, Weekday,
 };
@@ -340,6 +341,9 @@ pub struct Counting<'b> {
     pub source: Calendar,
     /// The series' zone (its calendar's days are cut there).
     pub zone: Tz,
+    /// The holiday calendar a series dated on business days names (its `calendar`), whose
+    /// holidays hold no observation.
+    pub holidays: Option<&'b HolidayCalendar>,
     /// The calendar scaled to.
     pub target: Target,
     /// The hours kept.
@@ -545,18 +549,19 @@ impl Scaling {
     /// Scales the points of a series on `source` whose zone is also the zone periods are cut
     /// in: [`Scaling::apply_in`].
     pub fn apply(&self, points: &[Point], source: Calendar, tz: Tz) -> Result<Vec<Point>> {
-        self.apply_in(points, source, tz, tz)
+        self.apply_in(points, (source, None), tz, tz)
     }
 
-    /// Scales the points of a series on `source` in the zone `zone`, its periods cut in `tz`:
-    /// the answer's points at their periods' starts, with status source CALCULATED, or
-    /// `CALCULATED:<n> of <m>` for a period aggregated from fewer observations than the
-    /// series' calendar holds there ([`coverage`]). A target that is not coarser (for
-    /// `_observed`) or finer (for `_distribution`) than the series is a 400.
+    /// Scales the points of a series on `source` (with the holiday calendar a series dated on
+    /// business days names) in the zone `zone`, its periods cut in `tz`: the answer's points
+    /// at their periods' starts, with status source CALCULATED, or `CALCULATED:<n> of <m>` for
+    /// a period aggregated from fewer observations than the series' calendar holds there
+    /// ([`coverage`]). A target that is not coarser (for `_observed`) or finer (for
+    /// `_distribution`) than the series is a 400.
     pub fn apply_in(
         &self,
         points: &[Point],
-        source: Calendar,
+        (source, holidays): (Calendar, Option<&HolidayCalendar>),
         zone: Tz,
         tz: Tz,
     ) -> Result<Vec<Point>> {
@@ -575,6 +580,7 @@ impl Scaling {
             let counting = Counting {
                 source,
                 zone,
+                holidays,
                 target: self.target,
                 block: self.block.as_ref(),
                 tz,

@@ -88,6 +88,7 @@ fn check_cases(cases: &[Value]) {
             let counting = Counting {
                 source,
                 zone: tz,
+                holidays: None,
                 target: scaling.target,
                 block: scaling.block.as_ref(),
                 tz,
@@ -177,6 +178,7 @@ fn a_block_past_midnight_counts_on_the_day_it_starts() {
     let counting = Counting {
         source: Calendar::Intraday(3600),
         zone: tz,
+        holidays: None,
         target: Target::Calendar(Calendar::Daily),
         block: Some(&block),
         tz,
