@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The console in a real browser: Debian's Chromium, headless, driven over the DevTools protocol
 # by playwright-core (scripts/console-browser/drive.mjs) against `platform serve` on a fresh
-# database with sample data. Signs in, opens every page, overrides a failed record from its page
+# database with sample data. Signs in (with a token, and from an address with Basic
+# credentials), opens every page, overrides a failed record from its page
 # and saves a screenshot of each page into target/console-shots/.
 #
 # Installs what it needs when missing: Debian's chromium (apt-get, as root) and the pinned

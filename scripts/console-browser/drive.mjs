@@ -82,9 +82,19 @@ const api = async (path, init = {}) => {
   return res.json();
 };
 
+const header = page.locator('header.top');
+// Signed out, the header offers "Sign in" and no "Sign out"; signed in, the other way round.
+async function headerSays(signedIn) {
+  const signIn = await header.getByRole('link', { name: 'Sign in' }).isVisible();
+  const signOut = await header.getByRole('button', { name: 'Sign out' }).isVisible();
+  check(signIn === !signedIn, `"Sign in" ${signIn ? 'shown' : 'hidden'} while signed ${signedIn ? 'in' : 'out'}`);
+  check(signOut === signedIn, `"Sign out" ${signOut ? 'shown' : 'hidden'} while signed ${signedIn ? 'in' : 'out'}`);
+}
+
 await step('sign-in form without a token, then sign in', async () => {
   await page.goto(`${base}/console`);
   await page.getByLabel('Token').waitFor();
+  await headerSays(false);
   await shot('signin');
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -92,6 +102,7 @@ await step('sign-in form without a token, then sign in', async () => {
   await main.getByRole('link', { name: 'NBP', exact: true }).waitFor();
   check(await page.evaluate(() => sessionStorage.getItem('platform.console.token')) === token, 'token kept in sessionStorage');
   check(await page.getByLabel('Token').inputValue() === '', 'token field emptied');
+  await headerSays(true);
 });
 
 await step('objects: auto-complete and search', async () => {
@@ -193,6 +204,21 @@ await step('series scaled to EFA blocks: the choice, the table, the URL, the CSV
   check(rows.join('; ') === want.join('; '), `rows ${rows.join('; ')}`);
   const caption = await main.locator('figure figcaption').first().textContent();
   check(caption.includes('7 observations'), `caption ${caption}`);
+  // EFA6 of the 29th has 1 of its 8 half-hours: said in the caption, marked in the table.
+  check(caption.includes('1 partial point'), `caption ${caption}`);
+  check(await main.locator('tr.partial').count() === 1, 'one partial row');
+  // The time axis' labels as this browser draws them: none overlaps the next.
+  const boxes = await main.locator('figure .wide svg').first().evaluate((svg) => {
+    const height = Number(svg.getAttribute('height'));
+    return [...svg.querySelectorAll('text[text-anchor="middle"][dy="0.76em"]')]
+      .filter((t) => Number(t.getAttribute('y')) > height / 2)
+      .map((t) => { const b = t.getBBox(); return [b.x, b.x + b.width, t.textContent.trim()]; })
+      .sort((a, b) => a[0] - b[0]);
+  });
+  check(boxes.length >= 2, `axis labels ${JSON.stringify(boxes)}`);
+  for (let i = 1; i < boxes.length; i++) {
+    check(boxes[i][0] > boxes[i - 1][1], `labels overlap: ${JSON.stringify(boxes)}`);
+  }
   await shot('series-efa');
   const download = page.waitForEvent('download');
   await main.getByRole('link', { name: 'Download CSV' }).click();
@@ -296,8 +322,53 @@ await step('sign out forgets the token; the token was never in a URL', async () 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('Token').waitFor();
   check(await page.evaluate(() => sessionStorage.getItem('platform.console.token')) === null, 'token removed');
+  await headerSays(false);
   const leaked = requested.filter((u) => u.includes(token));
   check(leaked.length === 0, `token in URLs: ${leaked}`);
+  check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
+});
+
+// An address with Basic credentials (user:token@host), as a bookmark or a link hands it out:
+// the console signs in with them and the address shown loses them.
+const withCredentials = (name, secret, path) => {
+  const url = new URL(base + path);
+  url.username = name;
+  url.password = secret;
+  return url.href;
+};
+
+await step('an address with Basic credentials signs in, and drops them from the address', async () => {
+  const before = requested.length;
+  await page.goto(withCredentials('admin', token, '/console/series/private/NBP%3ASPOT'));
+  await main.getByRole('heading', { name: 'NBP:SPOT' }).waitFor();
+  await headerSays(true);
+  check(await page.locator('#whoami').textContent() === 'Signed in as admin', 'who is signed in');
+  const shown = await page.evaluate(() => document.URL);
+  check(!shown.includes(token) && !shown.includes('@'), `the address keeps the credentials: ${shown}`);
+  // The page opened again at the address without them (the browser's own loads of the
+  // address as given carry them; nothing after).
+  const clean = `${base}/console/series/private/NBP%3ASPOT`;
+  check(requested.slice(before).includes(clean), `no load of ${clean}`);
+  const settled = requested.length;
+  // Links go on signed in (with Basic credentials, never a token in a URL).
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Validation' }).click();
+  await main.getByRole('heading', { name: 'Validation', level: 1 }).waitFor();
+  const later = requested.slice(requested.indexOf(clean, before)).filter((u) => u.includes(token));
+  check(later.length === 0, `token in later URLs: ${later}`);
+  check(requested.length > settled, 'the link was followed with requests');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('Token').waitFor();
+  await headerSays(false);
+  check(await page.evaluate(() => sessionStorage.length) === 0, 'sign-out forgets the credentials');
+});
+
+await step('an address with a wrong token asks to sign in, saying why', async () => {
+  await page.goto(withCredentials('admin', 'pt_0000', '/console/validation'));
+  await page.getByLabel('Token').waitFor();
+  await page.locator('#signin-error').getByText('NOT_AUTHENTICATED').waitFor();
+  await headerSays(false);
+  // The browser reports the page's 401 as a failed load; it is the answer asked for here.
+  pageErrors.splice(0, pageErrors.length, ...pageErrors.filter((e) => !/status of 401/.test(e)));
   check(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
 });
 

@@ -203,6 +203,19 @@ async fn runs_store_records_and_test_stores_nothing() {
         first_move["message"],
         "pct_change(1) needs 1 earlier point; none before 2024-07-01T00:00:00Z"
     );
+    // The point's message counts the skipped check apart from the two that passed, in the
+    // run's answer and in the stored record.
+    assert_eq!(first["message"], "2 checks passed, 1 skipped");
+    let stored = c.get("/validation/v1/NBP:SPOT:2024-07-01").await;
+    assert_eq!(
+        stored.body["message"], "2 checks passed, 1 skipped",
+        "{:?}",
+        stored.body
+    );
+    assert_eq!(
+        by_id(results, "NBP:SPOT:2024-07-02")["message"],
+        "all 3 checks passed"
+    );
     let spike = by_id(results, "NBP:SPOT:2024-07-04");
     assert_eq!(spike["status"], "severe");
     assert_eq!(spike["value"], 95.0);

@@ -131,7 +131,7 @@ async fn history_checks_work_as_written_and_text_is_not_a_number() {
             "mean(3) needs 3 earlier points; none before 2024-03-30T00:00:00Z".into()
         )
     );
-    assert_eq!(results[0]["message"], "no check applied");
+    assert_eq!(results[0]["message"], "no check applied (2 skipped)");
     assert_eq!(
         check(&results[2], "level"),
         (

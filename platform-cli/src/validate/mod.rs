@@ -81,6 +81,10 @@ struct Selection {
     /// error), warning (those and warning) or never.
     #[arg(long, value_enum, default_value = "failed")]
     fail_on: FailOn,
+    /// In a table or CSV, every point: without it only the points that did not pass (warning,
+    /// failed, error, severe), and the count of those left out.
+    #[arg(long)]
+    all: bool,
 }
 
 #[derive(Args)]
@@ -351,7 +355,7 @@ fn run_one(args: RunArgs) -> Result<bool> {
     } else {
         follow(&target, out)?
     };
-    print_run(&out, args.selection.format)?;
+    print_run(&out, args.selection.format, args.selection.all)?;
     Ok(passes(&out, args.selection.fail_on))
 }
 
@@ -368,7 +372,7 @@ fn test(args: TestArgs) -> Result<bool> {
         target.send(Function::new("test", body))
     })?
     .body;
-    print_run(&out, args.selection.format)?;
+    print_run(&out, args.selection.format, args.selection.all)?;
     Ok(passes(&out, args.selection.fail_on))
 }
 

@@ -3,16 +3,35 @@
 
 use super::queued;
 use crate::output::{print, text, Format, Table};
+use platform_core::api::ValidationStatus;
 use platform_core::Result;
 use serde_json::Value;
 
-/// A run or test answer: a row per result (point, status, message), then the counts.
-pub(super) fn print_run(out: &Value, format: Format) -> Result<()> {
+/// A run or test answer: a row per result (point, status, message), then the counts. A
+/// table or CSV shows the points that did not pass, and says how many others it left out,
+/// unless `all`; JSON is the answer whole.
+pub(super) fn print_run(out: &Value, format: Format, all: bool) -> Result<()> {
     if let Some(how) = queued(out) {
         return print_queued(out, how, format);
     }
     let results = out["results"].as_array().map_or(&[][..], Vec::as_slice);
+    let shown: Vec<Value> = results
+        .iter()
+        .filter(|r| all || !passed(r))
+        .cloned()
+        .collect();
     let mut footer = counts_line(out["points"].as_u64().unwrap_or(0), "point", &out["counts"]);
+    let left_out = results.len() - shown.len();
+    if left_out > 0 {
+        let (it, they) = if left_out == 1 {
+            ("point", "it")
+        } else {
+            ("points", "them")
+        };
+        footer.push_str(&format!(
+            " ({left_out} passing {it} not shown: --all shows {they})"
+        ));
+    }
     if out["test"] == true {
         footer.push_str(" (test: nothing stored)");
     }
@@ -23,9 +42,15 @@ pub(super) fn print_run(out: &Value, format: Format) -> Result<()> {
     print(
         format,
         out,
-        || Table::of(results, &["point", "status", "message"]),
+        || Table::of(&shown, &["point", "status", "message"]),
         &footer,
     )
+}
+
+/// Whether a result's point passed (valid, skipped or overridden), by the core's rule.
+fn passed(result: &Value) -> bool {
+    serde_json::from_value::<ValidationStatus>(result["status"].clone())
+        .is_ok_and(ValidationStatus::passed)
 }
 
 /// A runMany answer: a row per data item (target, status, message), then the counts.

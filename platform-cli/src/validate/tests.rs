@@ -43,6 +43,7 @@ fn requests_carry_only_what_is_given() {
         tenors: vec![],
         format: Format::Json,
         fail_on: FailOn::Failed,
+        all: true,
     };
     assert_eq!(
         request(Some("A:B"), &sel, true, None),

@@ -888,29 +888,52 @@ fn validate_test_run_and_stats_on_a_database_file() {
             "table",
         ],
     ));
+    // The table shows the point that did not pass and says the other was left out.
     assert_eq!(
         table_statuses(&out),
-        [
-            ("2024-07-04".to_string(), "valid".to_string()),
-            ("2024-07-05".into(), "failed".into())
-        ]
+        [("2024-07-05".to_string(), "failed".to_string())]
     );
-    assert!(out.ends_with("(test: nothing stored)\n"), "{out}");
+    assert!(
+        out.ends_with("(1 passing point not shown: --all shows it) (test: nothing stored)\n"),
+        "{out}"
+    );
 
-    // A run over the week: one line per point, then the counts.
-    let out = gated(&validate(
-        &db,
-        &[
-            "run",
-            "NBP:SPOT",
-            "--from",
-            "2024-07-01",
-            "--to",
-            "2024-07-07",
-            "--format",
-            "table",
-        ],
-    ));
+    // A run over the week: the points that did not pass, then the counts and how many
+    // passing points the table left out.
+    let week = [
+        "run",
+        "NBP:SPOT",
+        "--from",
+        "2024-07-01",
+        "--to",
+        "2024-07-07",
+        "--format",
+        "table",
+    ];
+    let out = gated(&validate(&db, &week));
+    let failing = [
+        ("2024-07-04", "severe"),
+        ("2024-07-05", "warning"),
+        ("2024-07-06", "severe"),
+        ("2024-07-07", "warning"),
+    ]
+    .map(|(p, s)| (p.to_string(), s.to_string()));
+    assert_eq!(table_statuses(&out), failing, "{out}");
+    assert!(
+        out.ends_with(
+            "7 points: valid 3, severe 2, warning 2 (3 passing points not shown: --all shows them)\n"
+        ),
+        "{out}"
+    );
+    // With --all, one line per point; the first point's message counts its skipped check.
+    let mut every = week.to_vec();
+    every.push("--all");
+    let out = gated(&validate(&db, &every));
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("2024-07-01") && l.ends_with("2 checks passed, 1 skipped")),
+        "{out}"
+    );
     let statuses = table_statuses(&out);
     let status_of = |day: &str| {
         statuses

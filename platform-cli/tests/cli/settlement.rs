@@ -281,3 +281,64 @@ fn a_settlement_file_imports_through_a_server_as_on_the_file() {
     }
     assert!(!through(&["get", "GB:BAD"]).status.success());
 }
+
+/// Settlement periods read by day: a day short of a period says how many of its periods made
+/// its average (47 of 48); the spring change day is whole at 46.
+#[test]
+fn daily_averages_of_settlement_periods_say_when_a_period_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = new_db(dir.path());
+    let mut text = String::from("SettlementDate,SettlementPeriod,value\n");
+    for (date, n) in [("2025-03-30", 46), ("2025-03-31", 48)] {
+        for p in 1..=n {
+            if date == "2025-03-31" && p == 17 {
+                continue;
+            }
+            text.push_str(&format!("{date},{p},{p}\n"));
+        }
+    }
+    let file = dir.path().join("gb.csv");
+    std::fs::write(&file, text).unwrap();
+    let import = [
+        "import",
+        "GB:IMBALANCE",
+        file.to_str().unwrap(),
+        "--calendar",
+        "HALFHOURLY",
+        "--timezone",
+        "Europe/London",
+    ];
+    stdout_of(&data(&db, &import));
+    let args = [
+        "get",
+        "GB:IMBALANCE",
+        "--calendar",
+        "DAILY",
+        "--observed",
+        "averaged",
+        "--format",
+        "csv",
+    ];
+    let csv = stdout_of(&data(&db, &args));
+    // The averages of the periods' numbers: 1..46 whole; 1..48 without 17.
+    let spring = (1..=46).sum::<u32>() as f64 / 46.0;
+    let short = ((1..=48).sum::<u32>() - 17) as f64 / 47.0;
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "time,value,quality,source,reliability");
+    let row = |line: &str| -> (String, f64, String) {
+        let cells: Vec<&str> = line.split(',').collect();
+        (cells[0].into(), cells[1].parse().unwrap(), cells[3].into())
+    };
+    let (day, value, source) = row(lines[1]);
+    assert_eq!(
+        (day.as_str(), source.as_str()),
+        ("2025-03-30", "CALCULATED")
+    );
+    assert!((value - spring).abs() < 1e-9, "{csv}");
+    let (day, value, source) = row(lines[2]);
+    assert_eq!(
+        (day.as_str(), source.as_str()),
+        ("2025-03-31", "CALCULATED:47 of 48")
+    );
+    assert!((value - short).abs() < 1e-9, "{csv}");
+}

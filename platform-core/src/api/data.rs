@@ -176,6 +176,34 @@ pub struct Series {
     pub header: Map<String, Value>,
     /// The observations, by time.
     pub points: Vec<Point>,
+    /// The points of a scaled read aggregated from fewer observations than their period
+    /// holds, by time (their status source `CALCULATED:<n> of <m>`); empty when every point
+    /// is complete or nothing was aggregated.
+    pub partial: Vec<Partial>,
+}
+
+/// A point aggregated from fewer observations than its period holds: a day of an hourly
+/// series missing an hour is 23 of 24 (see [`crate::api::interface::time::coverage`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partial {
+    /// The period's start (the point's time).
+    pub at: DateTime<Utc>,
+    /// The observations that made it.
+    pub observations: usize,
+    /// The observations of the series' calendar the period holds.
+    pub expected: usize,
+}
+
+impl Partial {
+    /// The coverage a point's status states, if it is partial.
+    pub(crate) fn of(at: DateTime<Utc>, status: Option<&str>) -> Option<Partial> {
+        let (observations, expected) = crate::data::scale::coverage(status?)?;
+        Some(Partial {
+            at,
+            observations,
+            expected,
+        })
+    }
 }
 
 /// One contract of a curve to write: a tenor code (relative such as `M01`, `Q02`, `DA01`, or
@@ -417,6 +445,13 @@ impl Data<'_> {
                 ReadRange::Expr(_) => self.window(&dq, tz, h)?,
             })
         })?;
+        let partial = points
+            .iter()
+            .filter_map(|pt| {
+                let at = DateTime::from_timestamp_millis(pt.t).unwrap_or_default();
+                Partial::of(at, pt.status.as_ref().and_then(|s| s.source.as_deref()))
+            })
+            .collect();
         let points = points
             .iter()
             .map(|pt| {
@@ -431,6 +466,7 @@ impl Data<'_> {
             currency: text(item.json(), "currency"),
             header: item.header,
             points,
+            partial,
         })
     }
 

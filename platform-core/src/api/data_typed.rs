@@ -2,7 +2,7 @@
 //! by id, by ids, listed, and as the profile of objects. Each runs the JSON call of [`Data`]
 //! and reads its answer.
 
-use super::data::{Curve, CurveContract, Point, Series};
+use super::data::{Curve, CurveContract, Partial, Point, Series};
 use crate::auth::Principal;
 use crate::data::read::DataQuery;
 use crate::data::Data;
@@ -194,7 +194,7 @@ impl DataItem {
         Ok(match kind {
             DataKind::Series => {
                 let data = json.shift_remove("data");
-                let points = series_points(&id, data, zone, json_call)?;
+                let (points, partial) = series_points(&id, data, zone, json_call)?;
                 DataItem::Series(Series {
                     id,
                     version,
@@ -202,6 +202,7 @@ impl DataItem {
                     currency,
                     header: json,
                     points,
+                    partial,
                 })
             }
             DataKind::Curve => {
@@ -255,20 +256,32 @@ fn number(id: &str, at: &str, value: Option<&Value>, json_call: &str) -> Result<
     })
 }
 
-fn series_points(id: &str, data: Option<Value>, zone: Tz, json_call: &str) -> Result<Vec<Point>> {
+/// A series' points, and those of them that are partial aggregates.
+fn series_points(
+    id: &str,
+    data: Option<Value>,
+    zone: Tz,
+    json_call: &str,
+) -> Result<(Vec<Point>, Vec<Partial>)> {
     let Some(Value::Array(data)) = data else {
         return Err(unread(format!("the series \"{id}\" without data")));
     };
-    data.iter()
+    let mut partial = Vec::new();
+    let points = data
+        .iter()
         .map(|point| {
             let time = point
                 .get("time")
                 .and_then(Value::as_str)
                 .ok_or_else(|| unread(format!("a point of \"{id}\" without a time")))?;
             let value = number(id, time, point.get("value"), json_call)?;
-            Ok(Point::new(instant(time, zone)?, value))
+            let at = instant(time, zone)?;
+            let source = point.pointer("/status/source").and_then(Value::as_str);
+            partial.extend(Partial::of(at, source));
+            Ok(Point::new(at, value))
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok((points, partial))
 }
 
 /// The date of a curve's `ondate` (`{"curveDate": ...}`, or the date itself).

@@ -18,6 +18,7 @@ pub mod time {
     pub use crate::clock::{format_instant, parse_instant, MAX_DELAY_MS};
     pub use crate::data::calendar::{format_time, utc_text};
     pub use crate::data::efa;
+    pub use crate::data::scale::coverage;
     pub use crate::data::zone::local_text;
 }
 

@@ -102,7 +102,8 @@ pub use crate::tenancy::Tenancy;
 pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use crate::validation::Validation;
 pub use data::{
-    Contract, Curve, CurveContract, CurveQuery, Point, ReadRange, Series, SeriesQuery, WriteOptions,
+    Contract, Curve, CurveContract, CurveQuery, Partial, Point, ReadRange, Series, SeriesQuery,
+    WriteOptions,
 };
 pub use data_typed::{DataEntry, DataItem};
 pub use objects::Object;

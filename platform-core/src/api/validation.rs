@@ -208,6 +208,22 @@ impl ValidationStatus {
             ValidationStatus::Failed | ValidationStatus::Error | ValidationStatus::Severe
         )
     }
+
+    /// Whether a point with this status passed: every check that ran passed (`valid`), none
+    /// applied (`skipped`), or a user accepted its failure (`overridden`). The others
+    /// (`warning`, `failed`, `error`, `severe`) are what a failing-points view shows.
+    ///
+    /// ```
+    /// use platform_core::api::ValidationStatus;
+    /// assert!(ValidationStatus::Skipped.passed());
+    /// assert!(!ValidationStatus::Warning.passed());
+    /// ```
+    pub fn passed(self) -> bool {
+        matches!(
+            self,
+            ValidationStatus::Valid | ValidationStatus::Skipped | ValidationStatus::Overridden
+        )
+    }
 }
 
 /// Points checked, by status (see [`Validation`] for a run that counts them).

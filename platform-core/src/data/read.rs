@@ -495,9 +495,17 @@ impl Data<'_> {
             }
             _ => s,
         };
+        // A series dated on a holiday calendar's business days expects none on its holidays.
+        let (_, _, code) = series_settings(&item.key.prop, &item.header)?;
+        let holidays = if s.observed.is_some() && crate::data::names_holiday_calendar(&code) {
+            let what = format!("{}.calendar", item.key.prop);
+            Some(crate::calendars::holidays_of(tx, who, &code, &what)?)
+        } else {
+            None
+        };
         // Scaling comes after conversion: the periods aggregate converted values.
         let cut = q.timezone.map_or(tz, |zone| zone.resolve(tz));
-        let points = s.apply(&points, calendar, cut)?;
+        let points = s.apply_in(&points, (calendar, holidays.as_ref()), tz, cut)?;
         let json = item.json();
         json.insert("calendar".into(), Value::String(s.target.code()));
         if let Some(o) = s.observed {

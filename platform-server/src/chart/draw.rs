@@ -54,8 +54,12 @@ pub(super) fn draw(
     } else {
         y_min.abs().max(1.0) * 0.1
     };
-    // Room at the top for the legend.
-    let (y0, y1) = (y_min - pad, y_max + pad * 4.0);
+    // Room at the top for the legend; counts start and end on whole numbers.
+    let (mut y0, mut y1) = (y_min - pad, y_max + pad * 4.0);
+    let counts = drawn.first().is_some_and(|d| d.counts);
+    if counts {
+        (y0, y1) = (y0.floor(), y1.ceil().max(y0.floor() + 1.0));
+    }
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22).into_font().color(&TEXT))
         .margin(14)
@@ -64,7 +68,7 @@ pub(super) fn draw(
         .y_label_area_size(if size.0 < 600 { 64 } else { 78 })
         .build_cartesian_2d(axis.from..axis.to, y0..y1)
         .map_err(drawing_error)?;
-    draw_axes(&mut chart, drawn, &axis, tz, size)?;
+    draw_axes(&mut chart, drawn, &axis, tz, size, (y0, y1))?;
     // Overlays first, so the first line is drawn on top of them.
     for (i, d) in drawn.iter().enumerate().rev() {
         let colour = COLOURS[i % COLOURS.len()];
@@ -75,6 +79,7 @@ pub(super) fn draw(
         }
     }
     draw_failed(&mut chart, drawn, tz)?;
+    draw_partial(&mut chart, drawn, tz)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
@@ -157,6 +162,7 @@ fn draw_axes(
     axis: &Axis,
     tz: Tz,
     size: (u32, u32),
+    (y0, y1): (f64, f64),
 ) -> Result<()> {
     let span = axis.to - axis.from;
     let curve = drawn.first().is_some_and(|d| d.shape != Shape::Series);
@@ -170,34 +176,64 @@ fn draw_axes(
         .map(|d| d.unit.clone())
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| "Value".into());
-    // Fewer labels on a narrow chart (a phone's), each as large as on a wide one; data on
-    // midnights is labelled by dates, one a day at most.
-    let most = if size.0 < 600 { 4 } else { 7 };
-    let labels = if axis.dated {
-        (span.num_days() as usize + 1).clamp(2, most)
-    } else {
-        most
-    };
     // Whether the zone's offset changes between the chart's ends (a clock change within it).
     let shifts = axis.from.offset().fix() != axis.to.offset().fix();
     let dated = axis.dated;
     let formatter = |t: &DateTime<Tz>| tick(t, span, dated, shifts);
-    let y_formatter = |v: &f64| number(*v);
+    // As many labels as fit side by side without touching (fewer on a narrow chart, each as
+    // large as on a wide one); data on midnights is labelled by dates, one a day at most.
+    let fit = labels_that_fit(size, formatter(&axis.from).chars().count());
+    let labels = if axis.dated {
+        (span.num_days() as usize + 1).clamp(2, fit)
+    } else {
+        fit
+    };
+    // Counts are marked in whole numbers: at most one label a unit.
+    let counts = drawn.first().is_some_and(|d| d.counts);
+    let y_labels = if counts {
+        ((y1 - y0).round() as usize + 1).clamp(2, 7)
+    } else {
+        7
+    };
+    let y_formatter = |v: &f64| {
+        if counts && v.fract().abs() > 1e-9 {
+            String::new()
+        } else {
+            number(*v)
+        }
+    };
     chart
         .configure_mesh()
         .x_labels(labels)
-        .y_labels(7)
+        .y_labels(y_labels)
         .x_label_formatter(&formatter)
         .y_label_formatter(&y_formatter)
         .x_desc(x_desc)
         .y_desc(y_desc)
-        .label_style(("sans-serif", 16).into_font().color(&TEXT))
-        .axis_desc_style(("sans-serif", 16).into_font().color(&TEXT))
+        .label_style(("sans-serif", LABEL_PX).into_font().color(&TEXT))
+        .axis_desc_style(("sans-serif", LABEL_PX).into_font().color(&TEXT))
         .light_line_style(TRANSPARENT)
         .bold_line_style(GRID)
         .axis_style(TEXT)
         .draw()
         .map_err(drawing_error)
+}
+
+/// The size of the axes' labels, in pixels.
+const LABEL_PX: u32 = 16;
+
+/// How many x-axis labels of `chars` characters fit across a chart of `size` without touching:
+/// each taken as wide as its characters at 0.66 of the font size the SVG is written with
+/// (plotters writes a 16 px font as 16 / 1.24; digits are 0.64 of it in DejaVu Sans, less in
+/// most other fonts), with a character's gap between them; at most 7 (4 on a narrow chart),
+/// at least 2.
+pub(super) fn labels_that_fit(size: (u32, u32), chars: usize) -> usize {
+    let narrow = size.0 < 600;
+    let plot = f64::from(size.0) - 14.0 - 44.0 - if narrow { 64.0 } else { 78.0 };
+    let em = f64::from(LABEL_PX) / 1.24;
+    let label = (chars as f64 * 0.66 + 1.0) * em;
+    let most = if narrow { 4 } else { 7 };
+    ((plot / label).floor() as usize).clamp(2, most)
 }
 
 /// The legend's mark of a line.
@@ -347,6 +383,39 @@ fn draw_failed(chart: &mut Chart<'_, '_>, drawn: &[Drawn], tz: Tz) -> Result<()>
         .legend(|(x, y)| Circle::new((x + 11, y), 6, FAILED.filled()));
     Ok(())
 }
+
+/// The points made of fewer observations than their periods hold, of every series line,
+/// marked by a hollow ring of the line's colour (distinct from a failed point's filled red
+/// one), with their count in the legend.
+fn draw_partial(chart: &mut Chart<'_, '_>, drawn: &[Drawn], tz: Tz) -> Result<()> {
+    let marks: Vec<(DateTime<Tz>, f64, RGBColor)> = drawn
+        .iter()
+        .enumerate()
+        .flat_map(|(i, d)| {
+            let colour = COLOURS[i % COLOURS.len()];
+            d.numeric()
+                .filter(|(p, _)| p.partial.is_some())
+                .map(move |(p, v)| (p.at.with_timezone(&tz), v, colour))
+        })
+        .collect();
+    if marks.is_empty() {
+        return Ok(());
+    }
+    let n = marks.len();
+    chart
+        .draw_series(marks.into_iter().map(|(t, v, colour)| {
+            EmptyElement::at((t, v))
+                + Circle::new((0, 0), PARTIAL_RING, WHITE.filled())
+                + Circle::new((0, 0), PARTIAL_RING, colour.stroke_width(2))
+        }))
+        .map_err(drawing_error)?
+        .label(format!("partial: fewer observations than the period ({n})"))
+        .legend(|(x, y)| Circle::new((x + 11, y), PARTIAL_RING, COLOURS[0].stroke_width(2)));
+    Ok(())
+}
+
+/// The radius of a partial point's ring.
+pub(super) const PARTIAL_RING: i32 = 5;
 
 /// An x-axis label in the chart's zone, as fine as the span needs (dates only for data that
 /// falls on midnights); a time of day carries its offset when the zone's offset changes within

@@ -21,6 +21,7 @@ mod draw;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone};
 use chrono_tz::Tz;
 use draw::draw;
+use platform_core::api::interface::time::coverage;
 use platform_core::Result;
 use serde_json::Value;
 
@@ -40,14 +41,30 @@ pub struct Line<'a> {
     pub label: String,
     /// The data read (a series, a tenor's history, a curve or a catalogue entry).
     pub item: &'a Value,
+    /// Its values count things (records...): the value axis is marked in whole numbers.
+    pub counts: bool,
 }
 
 impl<'a> Line<'a> {
     /// A line named by its item's id.
     pub fn of(item: &'a Value) -> Line<'a> {
+        Line::named(String::new(), item)
+    }
+
+    /// A line named `label` in the legend.
+    pub fn named(label: impl Into<String>, item: &'a Value) -> Line<'a> {
         Line {
-            label: String::new(),
+            label: label.into(),
             item,
+            counts: false,
+        }
+    }
+
+    /// A line of counts named by its item's id: its axis marks whole numbers only.
+    pub fn of_counts(item: &'a Value) -> Line<'a> {
+        Line {
+            counts: true,
+            ..Line::of(item)
         }
     }
 }
@@ -75,6 +92,9 @@ struct Point {
     until: Option<DateTime<Tz>>,
     value: Option<f64>,
     failed: bool,
+    /// An aggregate made of fewer observations than its period holds: how many, of how many
+    /// (its status source `CALCULATED:<n> of <m>`).
+    partial: Option<(usize, usize)>,
     /// The time as the read wrote it (or the contract's tenor).
     name: String,
 }
@@ -90,6 +110,8 @@ struct Drawn {
     points: Vec<Point>,
     /// The quoted contracts of a shaped curve (drawn as bars).
     bars: Vec<Point>,
+    /// Its values count things (see [`Line::counts`]).
+    counts: bool,
 }
 
 impl Drawn {
@@ -139,6 +161,11 @@ fn read_line(line: &Line<'_>) -> Drawn {
             .and_then(Value::as_str)
             .is_some_and(|q| q.starts_with("FAILED"))
     };
+    let partial = |p: &Value| {
+        p.pointer("/status/source")
+            .and_then(Value::as_str)
+            .and_then(coverage)
+    };
     let mut points = Vec::new();
     let delivered = |contracts: &Value| {
         let mut out = Vec::new();
@@ -155,6 +182,7 @@ fn read_line(line: &Line<'_>) -> Drawn {
                 until: Some(end + Duration::days(1)),
                 value: c.get("value").and_then(Value::as_f64),
                 failed: failed(c),
+                partial: None,
                 name: text(c, "tenor").unwrap_or_default().to_string(),
             });
         }
@@ -188,6 +216,7 @@ fn read_line(line: &Line<'_>) -> Drawn {
                 until: None,
                 value: p.get("value").and_then(Value::as_f64),
                 failed: failed(p),
+                partial: partial(p),
                 name: time.to_string(),
             });
         }
@@ -201,6 +230,7 @@ fn read_line(line: &Line<'_>) -> Drawn {
         unit,
         points,
         bars,
+        counts: line.counts,
     }
 }
 
@@ -229,7 +259,7 @@ fn thin(points: Vec<Point>) -> Vec<Point> {
             keep[i] = true;
         }
         for (i, p) in chunk.iter().enumerate() {
-            if p.failed || p.value.is_none() {
+            if p.failed || p.partial.is_some() || p.value.is_none() {
                 keep[i] = true;
             }
         }
@@ -318,10 +348,12 @@ fn describe_drawn(drawn: &[Drawn]) -> Description {
         }
         if !d.points.is_empty() {
             s.push_str(&match failed {
-                0 => "; no failed points.".to_string(),
-                1 => "; 1 failed point.".to_string(),
-                n => format!("; {n} failed points."),
+                0 => "; no failed points".to_string(),
+                1 => "; 1 failed point".to_string(),
+                n => format!("; {n} failed points"),
             });
+            s.push_str(&partial_text(d));
+            s.push('.');
         }
         parts.push(s);
     }
@@ -330,6 +362,23 @@ fn describe_drawn(drawn: &[Drawn]) -> Description {
         text = c.to_uppercase() + &text[1..];
     }
     Description { title, text }
+}
+
+/// What the description says of a line's partial points (marked as such): how many, and the
+/// last with its coverage; nothing when there are none.
+fn partial_text(d: &Drawn) -> String {
+    let partial: Vec<&Point> = d.points.iter().filter(|p| p.partial.is_some()).collect();
+    let Some(last) = partial.last() else {
+        return String::new();
+    };
+    let (n, m) = last.partial.unwrap_or_default();
+    let what = match partial.len() {
+        1 => "1 partial point (from fewer observations than its period holds:".to_string(),
+        k => {
+            format!("{k} partial points (from fewer observations than their periods hold; the last")
+        }
+    };
+    format!("; {what} {}, {n} of {m})", last.name)
 }
 
 fn escape(s: &str) -> String {

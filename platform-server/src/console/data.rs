@@ -11,6 +11,7 @@ use super::{enc, param, params, reads, Rendered};
 use crate::chart::Line;
 use crate::error::bounded;
 use maud::{html, Markup};
+use platform_core::api::interface::time::coverage;
 use platform_core::api::DataId;
 use platform_core::api::Params;
 use platform_core::api::Principal;
@@ -92,12 +93,17 @@ fn read(
     reads::data(p, who, source, id, &params(&pairs))
 }
 
-fn quality_cells(status_json: &Value) -> Markup {
+/// A status's cells; an aggregate made of fewer observations than its period holds
+/// (`partial`: how many of how many) is marked so in its source cell, in words.
+fn quality_cells(status_json: &Value, partial: Option<(usize, usize)>) -> Markup {
     html! {
         @for key in ["quality", "source", "reliability"] {
             td {
                 @if let Some(s) = status_json.get(key).and_then(Value::as_str) {
                     (status(s))
+                }
+                @if let (Some((n, m)), "source") = (partial, key) {
+                    " " span.badge.partial { "partial: " (n) " of " (m) " observations" }
                 }
             }
         }
@@ -315,18 +321,13 @@ impl SeriesPage<'_> {
         let id = self.id;
         let shown = self.choice.describe(item);
         let version = value_text(&item["_version"]);
-        let mut lines = vec![Line {
-            label: match &shown {
-                Some(s) => format!("{id}, {s} (version {version})"),
-                None => format!("{id} (version {version})"),
-            },
-            item,
-        }];
+        let label = match &shown {
+            Some(s) => format!("{id}, {s} (version {version})"),
+            None => format!("{id} (version {version})"),
+        };
+        let mut lines = vec![Line::named(label, item)];
         if let (Some(n), Some(older)) = (self.compare, older) {
-            lines.push(Line {
-                label: format!("version {n}"),
-                item: older,
-            });
+            lines.push(Line::named(format!("version {n}"), older));
         }
         let mut csv = format!("{}/data/v1/{}/{}", self.base, self.source, enc(id));
         for (i, (k, v)) in self.pairs.iter().enumerate() {
@@ -354,6 +355,19 @@ fn observations(item: &Value, shown: Option<&str>) -> Markup {
             .is_some_and(|s| s.starts_with("FAILED"))
     };
     let failed = points.iter().filter(|o| is_failed(o)).count();
+    // Aggregates made of fewer observations than their periods hold.
+    let coverage_of = |o: &Value| {
+        o.pointer("/status/source")
+            .and_then(Value::as_str)
+            .and_then(coverage)
+    };
+    let partial = points.iter().filter(|o| coverage_of(o).is_some()).count();
+    let row_class = |o: &Value| match (is_failed(o), coverage_of(o).is_some()) {
+        (true, true) => Some("failed partial"),
+        (true, false) => Some("failed"),
+        (false, true) => Some("partial"),
+        (false, false) => None,
+    };
     let zone_name = item["timezone"].as_str().unwrap_or("UTC");
     let zone: chrono_tz::Tz = zone_name.parse().unwrap_or(chrono_tz::UTC);
     let code = item["calendar"].as_str().unwrap_or_default();
@@ -376,6 +390,7 @@ fn observations(item: &Value, shown: Option<&str>) -> Markup {
                 @match shown { Some(s) => { "Scaled to " (s) } None => { "Observations" } }
             }
             p { (points.len()) @if shown.is_some() { " periods" } " in this range, " (failed) " failed"
+                @if partial > 0 { ", " (partial) " partial (from fewer observations than the period holds)" }
                 @if points.len() > TABLE_ROWS { "; the newest " (TABLE_ROWS) " below" } "." }
             table.list.obs {
                 caption.visually-hidden {
@@ -389,11 +404,11 @@ fn observations(item: &Value, shown: Option<&str>) -> Markup {
                              th scope="col" { "Reliability" } } }
                 tbody {
                     @for (o, time, name) in &rows {
-                        tr class=[is_failed(o).then_some("failed")] {
+                        tr class=[row_class(o)] {
                             th scope="row" { (time) }
                             @if named { td { (name.as_deref().unwrap_or_default()) } }
                             td.num { (value_text(&o["value"])) }
-                            (quality_cells(o.get("status").unwrap_or(&Value::Null)))
+                            (quality_cells(o.get("status").unwrap_or(&Value::Null), coverage_of(o)))
                         }
                     }
                 }
@@ -624,22 +639,16 @@ impl CurvePage<'_> {
 
     /// The curve's chart (another ondate overlaid) and the chosen tenor's history.
     fn charts(&self) -> Markup {
-        let mut lines = vec![Line {
-            label: format!("ondate {}", self.ondate),
-            item: &self.curve,
-        }];
+        let mut lines = vec![Line::named(format!("ondate {}", self.ondate), &self.curve)];
         if let (Some(c), Some(d)) = (&self.compare, param(self.q, "compare")) {
-            lines.push(Line {
-                label: format!("ondate {d}"),
-                item: c,
-            });
+            lines.push(Line::named(format!("ondate {d}"), c));
         }
         html! {
             (figure(&lines, "Chart:", "chart-curve"))
             @if let (Some(h), Some(t)) = (&self.history, self.tenor) {
                 section aria-labelledby="tenor-title" {
                     h2 #tenor-title { "History of " (t) }
-                    (figure(&[Line { label: format!("{t} by ondate"), item: h }], "Chart:", "chart-tenor"))
+                    (figure(&[Line::named(format!("{t} by ondate"), h)], "Chart:", "chart-tenor"))
                 }
             }
         }
@@ -669,7 +678,7 @@ impl CurvePage<'_> {
                                 td { (value_text(&props["absolute"])) }
                                 td { (value_text(&props["start"])) " – " (value_text(&props["end"])) }
                                 td.num { (value_text(&c["value"])) }
-                                (quality_cells(c.get("status").unwrap_or(&Value::Null)))
+                                (quality_cells(c.get("status").unwrap_or(&Value::Null), None))
                             }
                         }
                     }

@@ -27,7 +27,7 @@ fn head(base: &str, title: &str) -> Markup {
     }
 }
 
-fn header(base: &str, nav: Nav) -> Markup {
+fn header(base: &str, nav: Nav, signed_in: bool) -> Markup {
     let item = |section: Nav, href: String, label: &str| {
         html! {
             li {
@@ -48,6 +48,9 @@ fn header(base: &str, nav: Nav) -> Markup {
             }
             div #session {
                 span #whoami {}
+                // Signed out: "Sign in" (the form with the script; without it, the browser's
+                // prompt). Signed in with a token: "Sign out" (shown by the script).
+                a #signin-link href={ (base) "/console/signin" } hidden[signed_in] { "Sign in" }
                 button #signout type="button" hidden { "Sign out" }
             }
         }
@@ -111,7 +114,7 @@ fn frame(base: &str, nav: Nav, title: &str, signed_in: bool, main: Markup) -> Ma
         html lang="en" {
             (head(base, title))
             body data-base=(base) data-signed-in=(signed_in) {
-                (header(base, nav))
+                (header(base, nav, signed_in))
                 (signin_form())
                 p #console-status .status role="status" aria-live="polite" {}
                 main #main tabindex="-1" data-title=(title) {

@@ -200,7 +200,7 @@ impl Dashboard<'_> {
         html! {
             section aria-labelledby="days-title" {
                 h2 #days-title { "Failing records by day" }
-                (figure(&[Line::of(&failures_chart)], "Chart:", "chart-failures"))
+                (figure(&[Line::of_counts(&failures_chart)], "Chart:", "chart-failures"))
             }
         }
     }

@@ -579,3 +579,52 @@ fn an_answer_that_does_not_read_as_a_data_item_is_an_internal_error() {
     let ok = item(with("data", json!([{"time": "2024-01-01", "value": 2.5}]))).unwrap();
     assert_eq!(series(ok).points, [Point::new(start(), 2.5)]);
 }
+
+/// A scaled read names the points aggregated from fewer observations than their period holds:
+/// a Berlin day missing an hour is 23 of 24, the spring change's 23 hours are a whole day.
+#[test]
+fn a_scaled_read_names_its_partial_points() {
+    let (platform, me) = setup();
+    let berlin = Tz::Europe__Berlin;
+    let first = berlin.with_ymd_and_hms(2024, 3, 30, 0, 0, 0).unwrap();
+    // 30 and 31 March 2024 (24 and 23 hours), 13:00 of the 30th missing.
+    let points: Vec<Point> = (0..47)
+        .filter(|h| *h != 13)
+        .map(|h| Point::new(first.with_timezone(&Utc) + Duration::hours(h), h as f64))
+        .collect();
+    let opts = WriteOptions {
+        calendar: Some("HOURLY".into()),
+        timezone: Some("Europe/Berlin".into()),
+        ..Default::default()
+    };
+    platform
+        .data()
+        .write_series(&me, "DE:PRICE", &points, &opts)
+        .unwrap();
+    let q = query(&[("_calendar", "DAILY"), ("_observed", "averaged")]);
+    let item = platform
+        .data()
+        .data_item(&me, Source::Private, "DE:PRICE", &q)
+        .unwrap();
+    let s = series(item);
+    let day1: f64 = (0..24).filter(|h| *h != 13).map(f64::from).sum::<f64>() / 23.0;
+    let day2: f64 = (24..47).map(f64::from).sum::<f64>() / 23.0;
+    let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+    assert_eq!(values, [day1, day2]);
+    assert_eq!(
+        s.partial,
+        [crate::api::Partial {
+            at: first.with_timezone(&Utc),
+            observations: 23,
+            expected: 24
+        }]
+    );
+    // Unscaled, nothing is partial.
+    let plain = series(
+        platform
+            .data()
+            .data_item(&me, Source::Private, "DE:PRICE", &query(&[]))
+            .unwrap(),
+    );
+    assert!(plain.partial.is_empty() && plain.points.len() == 46);
+}

@@ -78,12 +78,21 @@ fn put_summary(out: &mut Vec<u8>, s: &Summary) {
             out.push(1);
             put_text(out, t);
         }
+        Summary::PassedSkipping { passed, skipped } => {
+            out.push(2);
+            put_varint(out, u64::from(*passed));
+            put_varint(out, u64::from(*skipped));
+        }
     }
 }
 
 fn read_summary(r: &mut Reader) -> Result<Summary> {
     Ok(match r.byte()? {
         0 => Summary::AllPassed(r.varint()? as u32),
+        2 => Summary::PassedSkipping {
+            passed: r.varint()? as u32,
+            skipped: r.varint()? as u32,
+        },
         _ => Summary::Text(r.str()?.into()),
     })
 }

@@ -49,33 +49,61 @@ pub struct CheckResult {
 /// A record's summary message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Summary {
-    /// `all <n> checks passed`.
+    /// `all <n> checks passed`: every check ran and passed.
     AllPassed(u32),
+    /// `<n> checks passed, <k> skipped`: every check that ran passed, some did not run.
+    PassedSkipping {
+        /// The checks that passed.
+        passed: u32,
+        /// The checks that were skipped.
+        skipped: u32,
+    },
     /// Any other text.
     Text(Box<str>),
 }
 
+/// `1 check` / `2 checks`.
+fn checks(n: usize) -> String {
+    format!("{n} check{}", if n == 1 { "" } else { "s" })
+}
+
 impl Summary {
-    /// The summary of check statuses (ids in the same order).
-    pub fn of<'a>(checks: impl Iterator<Item = (&'a str, u8)>) -> Summary {
-        let mut ran = 0u32;
+    /// The summary of check statuses (ids in the same order): every check counted, those
+    /// that did not run (`skipped`) said apart from those that passed.
+    pub fn of<'a>(checks_run: impl Iterator<Item = (&'a str, u8)>) -> Summary {
+        let (mut ran, mut skipped) = (0u32, 0u32);
         let mut bad: Vec<&str> = Vec::new();
-        for (id, status) in checks {
-            if status != SKIPPED {
+        for (id, status) in checks_run {
+            if status == SKIPPED {
+                skipped += 1;
+            } else {
                 ran += 1;
                 if status != VALID {
                     bad.push(id);
                 }
             }
         }
+        let and_skipped = match skipped {
+            0 => String::new(),
+            k => format!("; {k} skipped"),
+        };
         if ran == 0 {
-            Summary::Text("no check applied".into())
-        } else if bad.is_empty() {
+            let text = match skipped {
+                0 => "no check applied".to_string(),
+                k => format!("no check applied ({k} skipped)"),
+            };
+            Summary::Text(text.into())
+        } else if bad.is_empty() && skipped == 0 {
             Summary::AllPassed(ran)
+        } else if bad.is_empty() {
+            Summary::PassedSkipping {
+                passed: ran,
+                skipped,
+            }
         } else {
             Summary::Text(
                 format!(
-                    "{} of {ran} checks did not pass: {}",
+                    "{} of {ran} checks did not pass: {}{and_skipped}",
                     bad.len(),
                     bad.join(", ")
                 )
@@ -88,6 +116,9 @@ impl Summary {
     pub fn text(&self) -> String {
         match self {
             Summary::AllPassed(n) => format!("all {n} checks passed"),
+            Summary::PassedSkipping { passed, skipped } => {
+                format!("{} passed, {skipped} skipped", checks(*passed as usize))
+            }
             Summary::Text(t) => t.to_string(),
         }
     }

@@ -219,3 +219,33 @@ fn point_texts_are_derived_from_the_key_or_kept() {
     assert_eq!(back.id_of(&back.records[1]), "X:P:as written once");
     assert_eq!(chunk.seq, 1_719_792_000_000);
 }
+
+#[test]
+fn a_summary_counts_the_checks_that_were_skipped() {
+    let of = |statuses: &[(&'static str, u8)]| Summary::of(statuses.iter().copied()).text();
+    assert_eq!(of(&[("a", VALID), ("b", VALID)]), "all 2 checks passed");
+    assert_eq!(
+        of(&[("a", VALID), ("b", SKIPPED), ("c", VALID)]),
+        "2 checks passed, 1 skipped"
+    );
+    assert_eq!(
+        of(&[("a", VALID), ("b", SKIPPED), ("c", SKIPPED)]),
+        "1 check passed, 2 skipped"
+    );
+    assert_eq!(
+        of(&[("a", FAILED), ("b", SKIPPED), ("c", VALID)]),
+        "1 of 2 checks did not pass: a; 1 skipped"
+    );
+    assert_eq!(
+        of(&[("a", SKIPPED), ("b", SKIPPED)]),
+        "no check applied (2 skipped)"
+    );
+    assert_eq!(of(&[]), "no check applied");
+    // Stored and read back, the summary keeps its counts.
+    let mut res = result(VALID, 1.0);
+    res.message = Summary::of([("a", VALID), ("b", SKIPPED)].into_iter());
+    let (rec, _) = apply_run(None, res, 0, &ctx(0));
+    let (back, json) = stored(&rec, runs(&[0]));
+    assert_eq!(back.message, rec.message);
+    assert_eq!(json["message"], "1 check passed, 1 skipped");
+}

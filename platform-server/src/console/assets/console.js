@@ -1,7 +1,9 @@
 // The platform console's script: sign-in, and pages loaded with the token as a bearer token.
 //
 // The token is kept in this tab's sessionStorage and sent only in the Authorization header of
-// the page's own requests; it is never put in a URL, a cookie or a form field that submits.
+// the page's own requests; it is never put in a URL, a cookie or a form field that submits. A
+// console address with Basic credentials (http://user:token@host/console/...) signs in with
+// them: they are taken from the address (which then loses them) and sent as Basic credentials.
 // Pages are HTML rendered by the server; this script fetches them and puts their main area in
 // place, follows console links and forms the same way, posts record actions to the REST
 // interface, fills the search's suggestions, downloads CSV files and turns the series page's
@@ -10,29 +12,70 @@
   'use strict';
 
   var KEY = 'platform.console.token';
+  var USER_KEY = 'platform.console.user';
   var body = document.body;
   var base = body.getAttribute('data-base') || '';
   var main = document.getElementById('main');
   var statusEl = document.getElementById('console-status');
   var signin = document.getElementById('signin');
   var signout = document.getElementById('signout');
+  var signinLink = document.getElementById('signin-link');
   var whoami = document.getElementById('whoami');
 
   function token() {
     try { return window.sessionStorage.getItem(KEY); } catch (e) { return null; }
   }
 
-  function setToken(value) {
+  function user() {
+    try { return window.sessionStorage.getItem(USER_KEY); } catch (e) { return null; }
+  }
+
+  // The token to send, and the user it is sent for as Basic credentials (none: as a bearer
+  // token); no token forgets both.
+  function setToken(value, name) {
     try {
       if (value) { window.sessionStorage.setItem(KEY, value); } else { window.sessionStorage.removeItem(KEY); }
+      if (value && name) { window.sessionStorage.setItem(USER_KEY, name); } else { window.sessionStorage.removeItem(USER_KEY); }
     } catch (e) { /* storage refused: the page keeps working signed out */ }
+  }
+
+  function base64(text) {
+    var bytes = new TextEncoder().encode(text);
+    var binary = '';
+    for (var i = 0; i < bytes.length; i++) { binary += String.fromCharCode(bytes[i]); }
+    return window.btoa(binary);
   }
 
   function headers(extra) {
     var h = extra || {};
     var t = token();
-    if (t) { h.Authorization = 'Bearer ' + t; }
+    var name = user();
+    if (t && name) { h.Authorization = 'Basic ' + base64(name + ':' + t); } else if (t) { h.Authorization = 'Bearer ' + t; }
     return h;
+  }
+
+  // A URL of this server without credentials: fetch refuses a URL that carries them, and one
+  // relative to a document opened at an address with credentials carries them.
+  function clean(u) {
+    var url = new URL(u, window.location.href);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  }
+
+  // Basic credentials in the console's address (http://user:token@host/console/...): the
+  // browser keeps them in document.URL, not in location, and sends them only when a server
+  // asks. They sign in as a token does, and the page opens again at the address without them
+  // (history cannot rewrite the credentials of an address). Whether it does.
+  function signInFromAddress() {
+    var url;
+    try { url = new URL(document.URL); } catch (e) { return false; }
+    if (!url.username && !url.password) { return false; }
+    var name = decodeURIComponent(url.username);
+    var secret = decodeURIComponent(url.password);
+    if (secret) { setToken(secret, name || null); }
+    window.location.replace(clean(url.href));
+    return true;
   }
 
   function say(text, isError) {
@@ -63,6 +106,7 @@
   function showSignin(message) {
     signin.hidden = false;
     signout.hidden = true;
+    signinLink.hidden = false;
     whoami.textContent = '';
     document.getElementById('signin-error').textContent = message || '';
     document.getElementById('token').focus();
@@ -71,7 +115,8 @@
   function signedIn() {
     signin.hidden = true;
     signout.hidden = !token();
-    whoami.textContent = token() ? 'Signed in' : '';
+    signinLink.hidden = true;
+    whoami.textContent = token() ? (user() ? 'Signed in as ' + user() : 'Signed in') : '';
     body.setAttribute('data-signed-in', 'true');
   }
 
@@ -88,7 +133,7 @@
     if (!token()) { showSignin(); return Promise.resolve(false); }
     say('Loading…');
     main.setAttribute('aria-busy', 'true');
-    return fetch(url, { headers: headers({ Accept: 'text/html' }) })
+    return fetch(clean(url), { headers: headers({ Accept: 'text/html' }) })
       .then(read)
       .then(function (r) {
         main.removeAttribute('aria-busy');
@@ -141,7 +186,7 @@
     var button = form.querySelector('button');
     button.disabled = true;
     say('Sending…');
-    return fetch(form.getAttribute('data-endpoint'), {
+    return fetch(clean(form.getAttribute('data-endpoint')), {
       method: 'POST',
       headers: headers({ 'Content-Type': 'application/json', Accept: 'application/json' }),
       body: JSON.stringify(payload)
@@ -170,7 +215,7 @@
   // A CSV (or other) download with the token: fetched, then saved from a blob.
   function download(a) {
     say('Downloading…');
-    return fetch(a.href, { headers: headers({ Accept: a.getAttribute('data-accept') }) })
+    return fetch(clean(a.href), { headers: headers({ Accept: a.getAttribute('data-accept') }) })
       .then(function (res) {
         if (!res.ok) { return read(res).then(function (r) { say(errorText(r.res, r.text), true); }); }
         return res.blob().then(function (blob) {
@@ -200,7 +245,7 @@
       timer = window.setTimeout(function () {
         asked = text;
         var url = input.getAttribute('data-suggest') + '?_searchinfo=' + encodeURIComponent(text) + '&_limit=8';
-        fetch(url, { headers: headers({ Accept: 'application/json' }) })
+        fetch(clean(url), { headers: headers({ Accept: 'application/json' }) })
           .then(function (res) { return res.ok ? res.json() : []; })
           .then(function (items) {
             list.innerHTML = '';
@@ -250,6 +295,7 @@
       if (target) { e.preventDefault(); target.focus(); target.scrollIntoView(); }
       return;
     }
+    if (a === signinLink) { e.preventDefault(); showSignin(); return; }
     if (a.hasAttribute('data-accept') && token()) { e.preventDefault(); download(a); return; }
     var url = new URL(a.href, window.location.href);
     if (!token() || !isConsolePage(url)) { return; }
@@ -290,7 +336,9 @@
 
   window.addEventListener('popstate', function () { load(here(), false); });
 
-  if (body.getAttribute('data-signed-in') === 'true') {
+  if (signInFromAddress()) {
+    // Opening again without the credentials.
+  } else if (body.getAttribute('data-signed-in') === 'true') {
     signedIn();
     enhance();
   } else if (token()) {

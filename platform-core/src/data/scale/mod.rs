@@ -13,9 +13,14 @@
 //! is the id of a block calendar of the calendar service (its own days and hours, and a holiday
 //! calendar's holidays off, see [`crate::calendars`]).
 
+mod coverage;
+
+pub use coverage::coverage;
+
 use super::calendar::Calendar;
-use super::model::{Point, PointValue, Status};
+use super::model::{Point, PointValue};
 use crate::error::{Error, Result};
+use crate::holidays::HolidayCalendar;
 use chrono::{
     DateTime, Datelike, Days, Months, NaiveDate, NaiveTime, TimeZone, Timelike, Utc, Weekday,
 };
@@ -63,6 +68,11 @@ impl Target {
             Target::Calendar(c) => c,
             Target::GasDay => Calendar::Sparse,
         }
+    }
+
+    /// Whether its periods are dates (days and coarser, cut at local midnights).
+    fn is_dated(self) -> bool {
+        matches!(self, Target::Calendar(c) if c.is_dated())
     }
 
     /// A nominal length in seconds, to tell coarser from finer.
@@ -193,23 +203,42 @@ impl Block {
     }
 
     /// The instant whose `target` period an observation kept at `ms` counts in: a block past
-    /// midnight counts its morning hours on the day it starts (for daily and coarser targets).
+    /// midnight counts its morning hours on the day it starts, an EFA block on its EFA day
+    /// (EFA1 of 1 April starts at 23:00 on 31 March and is April's), for daily and coarser
+    /// targets.
     fn counted_at(&self, ms: i64, tz: Tz, target: Target) -> i64 {
-        let Block::Hours(hours) = self else { return ms };
-        if !matches!(target, Target::Calendar(c) if c.is_dated()) {
+        if !target.is_dated() {
             return ms;
         }
-        let local = at(ms).with_timezone(&tz);
-        let day = hours.starts_on(local.date_naive(), local.hour());
-        if day == local.date_naive() {
-            return ms;
+        match self {
+            Block::Efa(_) => on_efa_day(ms, tz),
+            Block::Hours(hours) => {
+                let local = at(ms).with_timezone(&tz);
+                let day = hours.starts_on(local.date_naive(), local.hour());
+                if day == local.date_naive() {
+                    ms
+                } else {
+                    local_start(tz, day, noon())
+                }
+            }
+            _ => ms,
         }
-        local_start(
-            tz,
-            day,
-            NaiveTime::from_hms_opt(12, 0, 0).unwrap_or(NaiveTime::MIN),
-        )
     }
+
+    /// Whether the block can count an observation in a period other than its own instant's
+    /// (so an expected count looks a day beyond the period).
+    fn moves(&self) -> bool {
+        matches!(self, Block::Efa(_) | Block::Hours(_))
+    }
+}
+
+fn noon() -> NaiveTime {
+    NaiveTime::from_hms_opt(12, 0, 0).unwrap_or(NaiveTime::MIN)
+}
+
+/// Noon (in `tz`) of the date of the EFA day holding `ms`: where a date period counts it.
+fn on_efa_day(ms: i64, tz: Tz) -> i64 {
+    local_start(tz, super::efa::day_and_block(ms).0, noon())
 }
 
 fn at(ms: i64) -> DateTime<Utc> {
@@ -299,22 +328,69 @@ pub struct Scaled {
     pub value: f64,
     /// How many observations made it.
     pub count: usize,
+    /// How many observations of the series' calendar the period holds (its block's only);
+    /// `None` for a SPARSE series, which expects none.
+    pub expected: Option<usize>,
 }
 
-/// Aggregates numeric observations (sorted by time) into the periods of `target` in the zone
-/// `tz`, keeping only the hours of `block`. A period without an observation gives nothing; a
-/// BUSINESS target leaves out weekends.
-pub fn aggregate(
-    points: &[Point],
-    target: Target,
-    observed: Observed,
-    block: Option<&Block>,
-    tz: Tz,
-) -> Vec<Scaled> {
-    let mut out: Vec<Scaled> = Vec::new();
+/// Where the observations of a series count when it is aggregated: the block that keeps them
+/// and the period of the target each kept one falls in.
+#[derive(Debug, Clone, Copy)]
+pub struct Counting<'b> {
+    /// The series' calendar.
+    pub source: Calendar,
+    /// The series' zone (its calendar's days are cut there).
+    pub zone: Tz,
+    /// The holiday calendar a series dated on business days names (its `calendar`), whose
+    /// holidays hold no observation.
+    pub holidays: Option<&'b HolidayCalendar>,
+    /// The calendar scaled to.
+    pub target: Target,
+    /// The hours kept.
+    pub block: Option<&'b Block>,
+    /// The zone periods are cut in.
+    pub tz: Tz,
+}
+
+impl Counting<'_> {
+    /// A series stored by EFA block or EFA day counts each point on its EFA day's date when
+    /// scaled to a date calendar (its block applied first, at its own time).
+    fn efa_days(&self) -> bool {
+        self.target.is_dated() && matches!(self.source, Calendar::Efa | Calendar::EfaDay)
+    }
+
+    /// The instant whose target period the observation at `ms` counts in, or `None` when its
+    /// block leaves it out.
+    pub fn counted_at(&self, ms: i64) -> Option<i64> {
+        if self.block.is_some_and(|b| !b.keeps(ms, self.tz)) {
+            return None;
+        }
+        if self.efa_days() {
+            return Some(on_efa_day(ms, self.tz));
+        }
+        Some(
+            self.block
+                .map_or(ms, |b| b.counted_at(ms, self.tz, self.target)),
+        )
+    }
+
+    /// Whether an observation may count in a period other than its own instant's.
+    fn moves(&self) -> bool {
+        self.efa_days() || (self.target.is_dated() && self.block.is_some_and(Block::moves))
+    }
+}
+
+/// Aggregates numeric observations (sorted by time) into the periods of the target, as
+/// `counting` counts them. A period without an observation gives nothing; a BUSINESS target
+/// leaves out weekends. Each period says how many observations made it and how many the
+/// series' calendar holds there.
+pub fn aggregate(points: &[Point], counting: &Counting<'_>, observed: Observed) -> Vec<Scaled> {
+    let (target, tz) = (counting.target, counting.tz);
+    // Each period's start and end, value and count.
+    let mut periods: Vec<((i64, i64), f64, usize)> = Vec::new();
     let mut current: Option<(i64, i64)> = None;
     let mut values: Vec<f64> = Vec::new();
-    let flush = |start: i64, values: &mut Vec<f64>, out: &mut Vec<Scaled>| {
+    let mut flush = |period: (i64, i64), values: &mut Vec<f64>| {
         if values.is_empty() {
             return;
         }
@@ -326,40 +402,47 @@ pub fn aggregate(
             Observed::Beginning => values[0],
             Observed::End => values[values.len() - 1],
         };
-        out.push(Scaled {
-            start,
-            value,
-            count: values.len(),
-        });
+        periods.push((period, value, values.len()));
         values.clear();
     };
     for p in points {
         let PointValue::Num(v) = p.v else { continue };
-        if !v.is_finite() || block.is_some_and(|b| !b.keeps(p.t, tz)) {
+        if !v.is_finite() {
             continue;
         }
-        let t = block.map_or(p.t, |b| b.counted_at(p.t, tz, target));
+        let Some(t) = counting.counted_at(p.t) else {
+            continue;
+        };
         let inside = current.is_some_and(|(s, e)| t >= s && t < e);
         if !inside {
-            if let Some((s, _)) = current {
-                flush(s, &mut values, &mut out);
+            if let Some(period) = current {
+                flush(period, &mut values);
             }
             current = Some(period_of(target, t, tz));
         }
         values.push(v);
     }
-    if let Some((s, _)) = current {
-        flush(s, &mut values, &mut out);
+    if let Some(period) = current {
+        flush(period, &mut values);
     }
-    if target == Target::Calendar(Calendar::Business) {
-        out.retain(|s| {
-            !matches!(
-                at(s.start).with_timezone(&tz).weekday(),
-                Weekday::Sat | Weekday::Sun
-            )
-        });
-    }
-    out
+    let business = target == Target::Calendar(Calendar::Business);
+    let anchor = points.first().map_or(0, |p| p.t);
+    periods
+        .into_iter()
+        .filter(|((start, _), _, _)| {
+            !(business
+                && matches!(
+                    at(*start).with_timezone(&tz).weekday(),
+                    Weekday::Sat | Weekday::Sun
+                ))
+        })
+        .map(|((start, end), value, count)| Scaled {
+            start,
+            value,
+            count,
+            expected: counting.expected(start, end, anchor),
+        })
+        .collect()
 }
 
 /// Spreads each observation of a series on `source` over the finer periods of `target` inside
@@ -463,17 +546,26 @@ impl Scaling {
         }))
     }
 
-    /// Scales the points of a series on `source` in the zone `tz`: the answer's points at
-    /// their periods' starts, with status source CALCULATED. A target that is not coarser
-    /// (for `_observed`) or finer (for `_distribution`) than the series is a 400.
+    /// Scales the points of a series on `source` whose zone is also the zone periods are cut
+    /// in: [`Scaling::apply_in`].
     pub fn apply(&self, points: &[Point], source: Calendar, tz: Tz) -> Result<Vec<Point>> {
+        self.apply_in(points, (source, None), tz, tz)
+    }
+
+    /// Scales the points of a series on `source` (with the holiday calendar a series dated on
+    /// business days names) in the zone `zone`, its periods cut in `tz`: the answer's points
+    /// at their periods' starts, with status source CALCULATED, or `CALCULATED:<n> of <m>` for
+    /// a period aggregated from fewer observations than the series' calendar holds there
+    /// ([`coverage`]). A target that is not coarser (for `_observed`) or finer (for
+    /// `_distribution`) than the series is a 400.
+    pub fn apply_in(
+        &self,
+        points: &[Point],
+        (source, holidays): (Calendar, Option<&HolidayCalendar>),
+        zone: Tz,
+        tz: Tz,
+    ) -> Result<Vec<Point>> {
         let (theirs, ours) = (nominal(source), self.target.nominal());
-        let calculated = || {
-            Some(Box::new(Status {
-                source: Some("CALCULATED".into()),
-                ..Status::default()
-            }))
-        };
         if let Some(observed) = self.observed {
             if source != Calendar::Sparse && ours <= theirs {
                 return Err(Error::invalid_parameter(
@@ -485,13 +577,20 @@ impl Scaling {
                     "the block calendar \"{id}\" was not loaded before scaling"
                 )));
             }
-            let (points, block) = self.on_efa_days(points, source, tz);
-            return Ok(aggregate(&points, self.target, observed, block, tz)
+            let counting = Counting {
+                source,
+                zone,
+                holidays,
+                target: self.target,
+                block: self.block.as_ref(),
+                tz,
+            };
+            return Ok(aggregate(points, &counting, observed)
                 .into_iter()
                 .map(|s| Point {
                     t: s.start,
                     v: PointValue::Num(s.value),
-                    status: calculated(),
+                    status: Some(Box::new(coverage::calculated(s.count, s.expected))),
                 })
                 .collect());
         }
@@ -505,228 +604,13 @@ impl Scaling {
             .map(|(t, v)| Point {
                 t,
                 v: PointValue::Num(v),
-                status: calculated(),
+                status: Some(Box::new(coverage::calculated(1, None))),
             })
             .collect())
     }
 }
 
-impl Scaling {
-    /// The points an aggregation takes, and the block it still applies: a series stored by EFA
-    /// block or EFA day counts each point on its EFA day's date when scaled to a date calendar
-    /// (the EFA day of 1 April starts at 23:00 on 31 March and is April's), its block applied
-    /// first, at its own time.
-    fn on_efa_days<'p>(
-        &'p self,
-        points: &'p [Point],
-        source: Calendar,
-        tz: Tz,
-    ) -> (std::borrow::Cow<'p, [Point]>, Option<&'p Block>) {
-        let dated = matches!(self.target, Target::Calendar(c) if c.is_dated());
-        if !dated || !matches!(source, Calendar::Efa | Calendar::EfaDay) {
-            return (points.into(), self.block.as_ref());
-        }
-        let noon = NaiveTime::from_hms_opt(12, 0, 0).unwrap_or(NaiveTime::MIN);
-        let moved = points
-            .iter()
-            .filter(|p| self.block.as_ref().is_none_or(|b| b.keeps(p.t, tz)))
-            .map(|p| Point {
-                t: local_start(tz, super::efa::day_and_block(p.t).0, noon),
-                ..p.clone()
-            })
-            .collect::<Vec<_>>();
-        (moved.into(), None)
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::Value;
-
-    fn vectors_of(name: &str) -> Value {
-        let shared = format!(
-            "{}/../../shared/spec/vectors/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let copy = format!("{}/testdata/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
-        let path = if std::path::Path::new(&shared).exists() {
-            shared
-        } else {
-            copy
-        };
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    }
-
-    fn vectors() -> Value {
-        vectors_of("scaling.json")
-    }
-
-    fn ms(text: &str) -> i64 {
-        DateTime::parse_from_rfc3339(text)
-            .unwrap()
-            .timestamp_millis()
-    }
-
-    #[test]
-    fn every_scaling_vector_passes() {
-        let file = vectors();
-        let cases = file["cases"].as_array().unwrap();
-        assert!(cases.len() >= 19);
-        check_cases(cases);
-    }
-
-    #[test]
-    fn every_efa_vector_passes() {
-        let file = vectors_of("efa.json");
-        let cases = file["cases"].as_array().unwrap();
-        assert!(cases.len() >= 5);
-        check_cases(cases);
-    }
-
-    fn check_cases(cases: &[Value]) {
-        for case in cases {
-            let name = case["name"].as_str().unwrap();
-            let series = &case["series"];
-            let tz: Tz = series["timezone"].as_str().unwrap().parse().unwrap();
-            let source = Calendar::parse(series["calendar"].as_str()).unwrap();
-            let points: Vec<Point> = series["data"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| {
-                    Point::num(
-                        ms(p["time"].as_str().unwrap()),
-                        p["value"].as_f64().unwrap(),
-                    )
-                })
-                .collect();
-            let q = &case["query"];
-            let scaling = Scaling::from_params(
-                q["calendar"].as_str(),
-                q["observed"].as_str(),
-                q["distribution"].as_str(),
-                q["block"].as_str(),
-            )
-            .unwrap()
-            .unwrap();
-            let want = case["result"].as_array().unwrap();
-            let got = scaling.apply(&points, source, tz).unwrap();
-            assert_eq!(got.len(), want.len(), "{name}");
-            for (g, w) in got.iter().zip(want) {
-                assert_eq!(g.t, ms(w["time"].as_str().unwrap()), "{name}: {w}");
-                let v = g.v.as_f64().unwrap();
-                assert!(
-                    (v - w["value"].as_f64().unwrap()).abs() < 1e-9,
-                    "{name}: {v} vs {w}"
-                );
-            }
-            // The counts, where the case gives them.
-            if let Some(observed) = scaling.observed {
-                let counts: Vec<usize> = aggregate(
-                    &points,
-                    scaling.target,
-                    observed,
-                    scaling.block.as_ref(),
-                    tz,
-                )
-                .iter()
-                .map(|s| s.count)
-                .collect();
-                let wanted: Vec<usize> = want
-                    .iter()
-                    .map(|w| w["count"].as_u64().unwrap() as usize)
-                    .collect();
-                assert_eq!(counts, wanted, "{name}");
-            }
-        }
-    }
-
-    #[test]
-    fn scaling_parameters_are_checked() {
-        let err = |c, o, d, b| {
-            Scaling::from_params(c, o, d, b)
-                .unwrap_err()
-                .public_message()
-        };
-        assert!(err(None, Some("averaged"), None, None).contains("_observed needs _calendar"));
-        assert!(err(None, None, None, Some("PEAK")).contains("_block needs _calendar"));
-        assert!(err(Some("FORTNIGHTLY"), Some("averaged"), None, None).contains("FORTNIGHTLY"));
-        assert!(err(Some("DAILY"), Some("mean"), None, None).contains("\"mean\""));
-        // Any other block is a block calendar's id, loaded by the read (a 400 there if absent);
-        // a text that cannot be an id is refused here.
-        assert!(err(Some("DAILY"), Some("averaged"), None, Some("A/B")).contains("\"A/B\""));
-        assert_eq!(
-            Scaling::from_params(Some("DAILY"), Some("averaged"), None, Some("NIGHT"))
-                .unwrap()
-                .unwrap()
-                .block,
-            Some(Block::Named("NIGHT".into()))
-        );
-        assert!(err(Some("DAILY"), None, None, None).contains("_observed"));
-        assert!(err(Some("DAILY"), None, Some("linear"), None).contains("\"linear\""));
-        assert_eq!(Scaling::from_params(None, None, None, None).unwrap(), None);
-        // Not coarser, not finer.
-        let daily = Scaling::from_params(Some("DAILY"), Some("summed"), None, None)
-            .unwrap()
-            .unwrap();
-        let e = daily
-            .apply(&[Point::num(0, 1.0)], Calendar::Monthly, Tz::UTC)
-            .unwrap_err();
-        assert!(e.public_message().contains("coarser"));
-        let hourly = Scaling::from_params(Some("HOURLY"), None, Some("constant"), None)
-            .unwrap()
-            .unwrap();
-        let e = hourly
-            .apply(&[Point::num(0, 1.0)], Calendar::Intraday(900), Tz::UTC)
-            .unwrap_err();
-        assert!(e.public_message().contains("finer"));
-    }
-
-    #[test]
-    fn a_block_past_midnight_counts_on_the_day_it_starts() {
-        use crate::calendars::{BlockCalendar, BlockHours};
-        use crate::holidays::HolidayCalendar;
-        let night = BlockHours {
-            id: "NIGHT".into(),
-            block: BlockCalendar {
-                days: [true, true, true, true, true, false, false],
-                from: 23,
-                to: 3,
-                holidays: Some("#H".into()),
-            },
-            holidays: Some(HolidayCalendar::parse(&["25th of December"]).unwrap()),
-        };
-        let d = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
-        // Friday night's block is Friday's: Saturday 02:00 is in it, Saturday 23:00 is not;
-        // Christmas night is off (the holiday is the day it starts), Christmas Eve's night on.
-        assert!(night.keeps(d("2024-12-27"), 23) && night.keeps(d("2024-12-28"), 2));
-        assert!(!night.keeps(d("2024-12-28"), 3) && !night.keeps(d("2024-12-28"), 23));
-        assert!(!night.keeps(d("2024-12-25"), 23) && !night.keeps(d("2024-12-26"), 1));
-        assert!(night.keeps(d("2024-12-24"), 23) && night.keeps(d("2024-12-25"), 2));
-        assert!(!night.keeps(d("2024-12-23"), 2) && !night.keeps(d("2024-12-24"), 12));
-        // Daily sums: each night on the day it starts (Mon 23:00 .. Tue 03:00 is Monday's).
-        let tz = Tz::UTC;
-        let points: Vec<Point> = (0..72)
-            .map(|h| Point::num(ms("2024-12-02T00:00:00Z") + h * 3_600_000, 1.0))
-            .collect();
-        let block = Block::Hours(std::sync::Arc::new(night));
-        let daily = aggregate(
-            &points,
-            Target::Calendar(Calendar::Daily),
-            Observed::Summed,
-            Some(&block),
-            tz,
-        );
-        // Monday 00:00-03:00 is Sunday night's, and Sunday is off the block.
-        let got: Vec<(i64, usize)> = daily.iter().map(|s| (s.start, s.count)).collect();
-        assert_eq!(
-            got,
-            [
-                (ms("2024-12-02T00:00:00Z"), 4),
-                (ms("2024-12-03T00:00:00Z"), 4),
-                (ms("2024-12-04T00:00:00Z"), 1)
-            ]
-        );
-    }
-}
+mod coverage_tests;
+#[cfg(test)]
+mod tests;
