@@ -144,7 +144,7 @@ impl DataItem {
 
     /// The typed form of a data item's JSON answer. `json_call` names the call that reads
     /// what the typed form cannot hold.
-    fn from_json(answer: Value, json_call: &str) -> Result<DataItem> {
+    pub(super) fn from_json(answer: Value, json_call: &str) -> Result<DataItem> {
         let Value::Object(mut json) = answer else {
             return Err(unread(format!("a data item that is {answer}")));
         };
@@ -372,7 +372,13 @@ impl Data<'_> {
         q: &DataQuery,
     ) -> Result<DataItem> {
         items_only(q, "Data::read")?;
-        DataItem::from_json(self.read(p, source, id, q)?, "Data::read")
+        match self.read(p, source, id, q)? {
+            Value::Array(_) => Err(Error::invalid_parameter(format!(
+                "\"{id}\" with _range answers the curves of the range, a list: \
+                 Data::curves_in_range reads them"
+            ))),
+            answer => DataItem::from_json(answer, "Data::read"),
+        }
     }
 
     /// Typed [`read_many`](Self::read_many): data items with these ids, each from the source
