@@ -10,6 +10,7 @@ mod console_scaling;
 mod continuation;
 mod corpus;
 mod csv_import;
+mod curve_reads;
 mod data;
 mod embed;
 mod energy_time;

@@ -46,7 +46,7 @@ pub enum DataCommand {
     /// curve, in one transaction.
     Import(ImportArgs),
     /// Print a data item: a series, a curve, a tenor's history or a curve's tenors.
-    Get(GetArgs),
+    Get(Box<GetArgs>),
     /// List the data items (series and curves) of a source or of one object: each its header
     /// with its count of observations and first and last times; the total goes to standard
     /// error.
@@ -177,7 +177,7 @@ pub struct GetArgs {
     /// Convert to these units (`units`: MWh, kWh, therm...).
     #[arg(long)]
     units: Option<String>,
-    /// Convert to this currency (`currency`), with the public FX series #FX.<BASE><QUOTE>.
+    /// Convert to this currency (`currency`), with the public FX series `#FX.<BASE><QUOTE>`.
     #[arg(long)]
     currency: Option<String>,
     /// Scale a series to this calendar (`_calendar`: DAILY, MONTHLY...), with --observed to
@@ -229,7 +229,7 @@ pub struct ListArgs {
 pub fn run(cmd: DataCommand) -> Result<()> {
     match cmd {
         DataCommand::Import(args) => import(args),
-        DataCommand::Get(args) => get(args),
+        DataCommand::Get(args) => get(*args),
         DataCommand::List(args) => list(args),
     }
 }

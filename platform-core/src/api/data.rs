@@ -540,69 +540,6 @@ impl Data<'_> {
         })
     }
 
-    /// The curves of `id` (`OBJ:PROP`) whose ondates lie in `range` (the `_range` grammar:
-    /// `last(5)`, `between(2024-10-01,2024-10-04)`..., dates read in UTC), oldest first, at
-    /// the version and converted as `q` asks (its `ondate` and `nearest` must be unset). A
-    /// range that holds no ondate answers none: no other curve stands in for them.
-    ///
-    /// ```
-    /// use platform_core::api::{Contract, CurveQuery};
-    /// use chrono::NaiveDate;
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let me = platform.tenancy().local_principal("default", "me")?;
-    /// let d = |day| NaiveDate::from_ymd_opt(2024, 10, day).unwrap();
-    /// for (day, price) in [(3, 70.0), (4, 71.0), (7, 72.5)] {
-    ///     platform.data().write_curve(&me, "DE:BASE", d(day), &[Contract::new("M01", price)], &Default::default())?;
-    /// }
-    /// let week = platform.data().curves_in_range(&me, "DE:BASE", "between(2024-10-01,2024-10-06)", &CurveQuery::default())?;
-    /// let got: Vec<_> = week.iter().map(|c| (c.ondate, c.contracts[0].value)).collect();
-    /// assert_eq!(got, [(d(3), 70.0), (d(4), 71.0)]);
-    /// let none = platform.data().curves_in_range(&me, "DE:BASE", "between(2024-10-05,2024-10-06)", &CurveQuery::default())?;
-    /// assert!(none.is_empty());
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn curves_in_range(
-        &self,
-        p: &Principal,
-        id: &str,
-        range: &str,
-        q: &CurveQuery,
-    ) -> Result<Vec<Curve>> {
-        if q.ondate.is_some() || q.nearest.is_some() {
-            return Err(Error::invalid_parameter(
-                "curves_in_range reads the curves of a range: CurveQuery::ondate and nearest \
-                 pick one curve (Data::curve reads it)",
-            ));
-        }
-        let dq = DataQuery {
-            range: Some(
-                range::parse(range)
-                    .map_err(|e| Error::invalid_parameter(format!("_range: {e}")))?,
-            ),
-            version: q.version.clone(),
-            conversion: Conversion {
-                units: q.units.clone(),
-                currency: q.currency.clone(),
-                density: q.density,
-            },
-            ..DataQuery::default()
-        };
-        match self.read(p, Source::All, id, &dq)? {
-            Value::Array(items) => items
-                .into_iter()
-                .map(
-                    |item| match super::DataItem::from_json(item, "Data::read")? {
-                        super::DataItem::Curve(c) => Ok(c),
-                        _ => Err(Error::Internal(format!(
-                            "\"{id}\" answered a curve list of another kind"
-                        ))),
-                    },
-                )
-                .collect(),
-            _ => Err(Error::not_found(format!("data \"{id}\" is not a curve"))),
-        }
-    }
-
     /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see
     /// [`crate::api::interface::formats::arrow`]), a series' columns built without a JSON tree of its points.
     pub fn read_arrow_bytes(

@@ -384,7 +384,7 @@ fn contract_columns(
         for (builder, key) in dates.iter_mut().zip(dated) {
             builder.append_option(field(key).and_then(Value::as_str).map(date32).transpose()?);
         }
-        weight.append_option(weights.and_then(|w| field(w)).and_then(Value::as_f64));
+        weight.append_option(weights.and_then(field).and_then(Value::as_f64));
     }
     let [start, end, expiry] = dates;
     let date = |name: &str, mut b: Date32Builder| {
