@@ -197,6 +197,14 @@ async fn the_curves_of_a_range_are_a_contract_a_row_in_csv_and_arrow() {
     );
     let absolute = batch.column_by_name("absolute").unwrap();
     assert_eq!(absolute.as_string::<i32>().value(2), "2024M11");
+    // The chart of the curves of a range draws each (its text alternative names the first).
+    let (status, svg) = get_as(&c, path, "image/svg+xml").await;
+    let svg = String::from_utf8(svg).unwrap();
+    assert_eq!(status, 200, "{svg}");
+    assert!(
+        svg.contains("<svg") && svg.contains("DE:BASE:2024-10-03"),
+        "{svg}"
+    );
     // An empty range: the columns, no rows.
     let path = "/data/v1/private/DE:BASE?_range=between(2024-10-05,2024-10-06)";
     let (status, csv) = get_as(&c, path, "text/csv").await;
@@ -204,6 +212,7 @@ async fn the_curves_of_a_range_are_a_contract_a_row_in_csv_and_arrow() {
         (status, String::from_utf8(csv).unwrap().as_str()),
         (200, "ondate,tenor,value,absolute,start,end,expiry\n")
     );
+    assert_eq!(get_as(&c, path, "image/svg+xml").await.0, 200);
     let batch = crate::common::arrow_batch(&c, path).await;
     assert_eq!(batch.num_rows(), 0);
     assert!(batch.column_by_name("ondate").is_some());

@@ -100,6 +100,7 @@ impl Data<'_> {
                 currency: q.currency.clone(),
                 density: q.density,
             },
+            nearest: q.nearest,
             ..DataQuery::default()
         };
         let tx = platform.read()?;
@@ -107,15 +108,13 @@ impl Data<'_> {
         if item.kind != DataKind::Curve {
             return Err(Error::not_found(format!("data \"{id}\" is not a curve")));
         }
-        let ondate = match q.ondate.or(data_id.ondate) {
-            Some(day) => Some(self.ondate_of(tx.as_ref(), &item, id, day, q.nearest)?),
-            None if q.nearest.is_some() => {
-                return Err(Error::invalid_parameter(format!(
-                    "CurveQuery::nearest needs a date: set CurveQuery::ondate to read the curve                      of the nearest ondate to it of \"{id}\""
-                )))
-            }
-            None => None,
-        };
+        let ondate = q.ondate.or(data_id.ondate);
+        if ondate.is_none() && q.nearest.is_some() {
+            return Err(Error::invalid_parameter(format!(
+                "CurveQuery::nearest needs a date: set CurveQuery::ondate to read the curve of \
+                 the nearest ondate to it of \"{id}\""
+            )));
+        }
         let stored = self.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
         Ok((data_id, item, stored))
     }

@@ -7,7 +7,6 @@ use super::continuation_adjust::{back_adjust, Picked};
 use super::conversion::{converted, Converter};
 use super::curve;
 use super::read::{DataQuery, Opened};
-use super::series::Window;
 use super::SERIES_TYPE;
 use crate::data::Data;
 use crate::error::{Error, Result};
@@ -27,17 +26,7 @@ impl Data<'_> {
         q: &DataQuery,
     ) -> Result<Value> {
         let mut item = opened.take_json();
-        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
-            Window::All => (None, None, None),
-            Window::Last(n) => (None, None, Some(n)),
-            Window::Between(s, e) => (
-                s.and_then(chrono::DateTime::from_timestamp_millis)
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                None,
-            ),
-        };
+        let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
         let curves = tx.curves(
             &opened.key,
             opened.object.version,

@@ -475,7 +475,8 @@ impl Data<'_> {
     }
 
     /// The curve of an opened curve item (data id `text`) at `ondate` (the newest when
-    /// `None`), converted as `q` asks.
+    /// `None`; the nearest one when that day has none and `q` asks `_nearest`), converted as
+    /// `q` asks.
     pub(crate) fn item_curve(
         &self,
         tx: &dyn ReadTx,
@@ -486,14 +487,14 @@ impl Data<'_> {
     ) -> Result<StoredCurve> {
         let version = item.object.version;
         let stored = match ondate {
-            Some(d) => tx.curve(&item.key, version, &d.format("%Y-%m-%d").to_string())?,
+            // A day without a curve: the nearest one `q` asks for, or a 404 naming them.
+            Some(d) => self.ondate_payload(tx, item, text, d, q.nearest)?,
             None => tx
                 .curves(&item.key, version, None, None, Some(1))?
                 .pop()
-                .map(|(_, c)| c),
+                .map(|(_, c)| c)
+                .ok_or_else(|| Error::not_found(format!("data \"{text}\" not found")))?,
         };
-        let stored =
-            stored.ok_or_else(|| Error::not_found(format!("data \"{text}\" not found")))?;
         let conv = item.converter(tx, &q.conversion)?;
         converted_curve(&stored, conv.as_ref())
     }
@@ -564,17 +565,7 @@ impl Data<'_> {
         period::parse(code)
             .and_then(|p| p.resolve(self.platform.now().date_naive()))
             .map_err(|e| Error::invalid_parameter(format!("tenor \"{code}\": {e}")))?;
-        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
-            Window::All => (None, None, None),
-            Window::Last(n) => (None, None, Some(n)),
-            Window::Between(s, e) => (
-                s.and_then(chrono::DateTime::from_timestamp_millis)
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                None,
-            ),
-        };
+        let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
         let curves = tx.curves(key, object.version, from.as_deref(), to.as_deref(), last)?;
         let conv = Converter::new(tx, &mut item, &q.conversion)?;
         let mut data = Vec::with_capacity(curves.len());

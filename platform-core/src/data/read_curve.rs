@@ -18,7 +18,6 @@
 use super::curve::{curve_fields, StoredCurve};
 use super::read::{converted_curve, Answer, DataId, DataQuery, Opened};
 use super::read_query::Nearest;
-use super::series::Window;
 use crate::data::Data;
 use crate::error::{Error, Result};
 use crate::store::ReadTx;
@@ -70,11 +69,7 @@ impl Data<'_> {
         if q.range.is_some() {
             return self.range_curves(tx, item, q).map(Answer::Curves);
         }
-        let ondate = match (id.ondate, q.nearest) {
-            (Some(day), nearest) => Some(self.ondate_of(tx, &item, text, day, nearest)?),
-            (None, _) => None,
-        };
-        let stored = self.item_curve(tx, &mut item, text, ondate, q)?;
+        let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
         let (ondate_json, contracts) = curve_fields(&stored);
         let mut fields = vec![("ondate", ondate_json)];
         match &q.shape {
@@ -96,21 +91,21 @@ impl Data<'_> {
         Ok(Answer::Value(Value::Object(item.take_json())))
     }
 
-    /// The ondate a read of `day` answers: `day` itself when it has a curve; else, with
-    /// `_nearest`, the nearest ondate on or before (after) it; else a 404 naming the nearest
-    /// ondates either side.
-    pub(crate) fn ondate_of(
+    /// The stored curve a read of `day` answers: the curve of `day` itself; else, with
+    /// `_nearest`, that of the nearest ondate on or before (after) it; else a 404 naming the
+    /// nearest ondates either side.
+    pub(crate) fn ondate_payload(
         &self,
         tx: &dyn ReadTx,
         item: &Opened,
         text: &str,
         day: NaiveDate,
         nearest: Option<Nearest>,
-    ) -> Result<NaiveDate> {
+    ) -> Result<Vec<u8>> {
         let version = item.object.version;
         let date = day.format("%Y-%m-%d").to_string();
-        if tx.curve(&item.key, version, &date)?.is_some() {
-            return Ok(day);
+        if let Some(payload) = tx.curve(&item.key, version, &date)? {
+            return Ok(payload);
         }
         let (before, after) = tx.nearest_ondates(&item.key, version, &date)?;
         let name = format!("{}:{}", item.key.object, item.key.prop);
@@ -120,8 +115,9 @@ impl Data<'_> {
             None => None,
         };
         if let Some(found) = found {
-            return NaiveDate::parse_from_str(found, "%Y-%m-%d")
-                .map_err(|e| Error::caused("a stored ondate", e));
+            return tx.curve(&item.key, version, found)?.ok_or_else(|| {
+                Error::Internal(format!("the ondate {found} of {name} has no curve"))
+            });
         }
         let weekday = day.format("%A");
         Err(Error::not_found(match (nearest, before, after) {
@@ -157,7 +153,7 @@ impl Data<'_> {
     /// The curves of an opened curve item whose ondates lie in `q`'s range (dates read in
     /// UTC), oldest first, each as a read of its ondate answers it.
     fn range_curves(&self, tx: &dyn ReadTx, mut item: Opened, q: &DataQuery) -> Result<Vec<Value>> {
-        let (from, to, last) = ondate_window(self.window(q, chrono_tz::Tz::UTC, None)?);
+        let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
         let version = item.object.version;
         let curves = tx.curves(&item.key, version, from.as_deref(), to.as_deref(), last)?;
         let conv = item.converter(tx, &q.conversion)?;
@@ -188,22 +184,6 @@ fn curve_item(item: &mut Opened, stored: &StoredCurve) -> Value {
     json.insert("ondate".into(), ondate);
     json.insert("contracts".into(), contracts);
     Value::Object(json)
-}
-
-/// The ondates a window of a curve read picks: the first and last dates (inclusive) and how
-/// many of the newest.
-pub(super) fn ondate_window(window: Window) -> (Option<String>, Option<String>, Option<u64>) {
-    match window {
-        Window::All => (None, None, None),
-        Window::Last(n) => (None, None, Some(n)),
-        Window::Between(s, e) => (
-            s.and_then(chrono::DateTime::from_timestamp_millis)
-                .map(|d| d.format("%Y-%m-%d").to_string()),
-            e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
-                .map(|d| d.format("%Y-%m-%d").to_string()),
-            None,
-        ),
-    }
 }
 
 /// Refuses what would answer a curve in place of the one asked for: an ondate with `_range`,
