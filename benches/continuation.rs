@@ -151,6 +151,7 @@ fn measure(platform: &Platform, who: &Principal, runs: usize) -> (Vec<f64>, Valu
                 index: 1,
             },
             roll: Roll::Expiry,
+            adjust: None,
         }),
         ..DataQuery::default()
     };

@@ -255,6 +255,19 @@ pub fn period(data: &[u8]) {
                 assert_eq!(abs.relative_at(ondate), Some(rel), "{text:?} at {ondate}");
                 check_absolute(&abs);
             }
+            Period::Next(day) => {
+                // The next such weekday strictly after the ondate, as one day.
+                let abs = resolved.absolute.expect("a next-day code names a day");
+                assert_eq!(
+                    (abs.delivery(), d.start),
+                    (d, d.end),
+                    "{text:?} at {ondate}"
+                );
+                let ahead = (d.start - ondate).num_days();
+                assert!((1..=7).contains(&ahead), "{text:?} at {ondate}: {d:?}");
+                assert_eq!(d.start.format("%a").to_string().to_uppercase(), day.code());
+                check_absolute(&abs);
+            }
             Period::Absolute(p) => assert_eq!(resolved.absolute, Some(p)),
         }
     }
@@ -277,7 +290,13 @@ fn check_absolute(p: &AbsolutePeriod) {
             "{printed} holds {day}"
         );
     }
-    if let Some(after) = d.end.checked_add_days(Days::new(1)) {
+    // Periods follow one another without a gap; weekends are five weekdays apart.
+    let gap = if p.unit() == period::PeriodUnit::Weekend {
+        6
+    } else {
+        1
+    };
+    if let Some(after) = d.end.checked_add_days(Days::new(gap)) {
         if let Ok(next) = AbsolutePeriod::containing(p.unit(), after) {
             assert_eq!(next.start(), after, "{printed} is followed by {next}");
         }

@@ -67,6 +67,11 @@ impl Output {
         self.format == Format::Json
     }
 
+    /// Whether the answer is CSV (which data reads write in the core).
+    pub fn is_csv(&self) -> bool {
+        self.format == Format::Csv
+    }
+
     /// Whether the answer is an Arrow IPC stream (which data reads build without a tree).
     pub fn is_arrow(&self) -> bool {
         self.format == Format::Arrow
@@ -84,6 +89,9 @@ impl Output {
             Format::Json => serde_json::to_vec(value)
                 .map_err(|e| platform_core::Error::caused("a JSON answer", e))?,
             Format::Csv => match value {
+                Value::Array(items) if !items.is_empty() && items.iter().all(is_curve) => {
+                    csv::curves_to_csv(items)
+                }
                 Value::Array(items) => csv::objects_to_csv(items),
                 one => csv::data_to_csv(one)
                     .unwrap_or_else(|| csv::objects_to_csv(std::slice::from_ref(one))),
@@ -93,7 +101,9 @@ impl Output {
             Format::Arrow => arrow::to_arrow(value)?,
             Format::Svg => {
                 let lines: Vec<chart::Line> = match value {
-                    Value::Array(items) if is_list => items.iter().map(chart::Line::of).collect(),
+                    Value::Array(items) if is_list || items.iter().all(is_curve) => {
+                        items.iter().map(chart::Line::of).collect()
+                    }
                     one => vec![chart::Line::of(one)],
                 };
                 chart::svg(&lines, (chart::WIDTH, chart::HEIGHT))?.into_bytes()
@@ -150,4 +160,9 @@ impl Output {
         }
         res.body(body)
     }
+}
+
+/// Whether an answer is a curve of one ondate (a list of them is drawn and written as such).
+fn is_curve(v: &Value) -> bool {
+    matches!(v.get("contracts"), Some(Value::Array(_)))
 }

@@ -64,7 +64,13 @@ const ITEM_FUNCTIONS: &[Function] = &[
     Function::new("holidays"),
     Function::new("businessDays"),
 ];
-const SAVE_QUERY: &[&str] = &["_reason", "_replace", "_replaceData", "_onDuplicate"];
+const SAVE_QUERY: &[&str] = &[
+    "_reason",
+    "_replace",
+    "_replaceData",
+    "_merge",
+    "_onDuplicate",
+];
 const LIST_QUERY: &[&str] = &[
     "_filter",
     "_sort",
@@ -110,6 +116,8 @@ const ITEM_QUERY: &[&str] = &[
     "_tolerance",
     "_continuation",
     "_roll",
+    "_adjust",
+    "_nearest",
     "_settlement",
     "currency",
     "units",
@@ -177,6 +185,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "_reason",
         "_replace",
         "_replaceData",
+        "_merge",
         "_onDuplicate",
         "_publish",
         "_accept",
@@ -207,6 +216,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     .query(&[
         "_reason",
         "_replaceData",
+        "_merge",
         "_onDuplicate",
         "calendar",
         "timezone",

@@ -241,7 +241,7 @@ async fn an_expiry_on_a_weekend_or_a_holiday_holds_the_contract_through_that_day
 }
 
 #[actix_rt::test]
-async fn a_continuation_converts_and_prints_as_csv_like_any_series() {
+async fn a_continuation_converts_and_prints_as_csv_with_its_contracts() {
     let s = TestServer::new();
     let c = s.client(Role::Writer);
     save_months(&c, "FWD", "#REOMHENG", &["2024-03-28", "2024-03-29"]).await;
@@ -269,7 +269,8 @@ async fn a_continuation_converts_and_prints_as_csv_like_any_series() {
     assert_eq!(
         csv.body.as_str().unwrap(),
         format!(
-            "time,value,quality,source,reliability\n2024-03-28,{},,,\n2024-03-29,{},,,\n",
+            "time,value,absolute,quality,source,reliability\n2024-03-28,{},2024M04,,,\n\
+             2024-03-29,{},2024M05,,,\n",
             json!(price(4, "2024-03-28")),
             json!(price(5, "2024-03-29"))
         )
@@ -324,4 +325,261 @@ async fn bad_continuation_input_is_a_400_naming_the_parameter_and_the_values_all
     // Reads change nothing: the curve is as saved.
     let r = c.get("/data/v1/private/NBP:FWD:2024-03-28").await;
     assert_eq!(r.body["contracts"][0]["value"], 4.28);
+}
+
+/// The curves of `NBP:ADJ` (absolute codes, `#REOMHENG`: April expires on 28 March, May on
+/// 30 April): the roll to May on 29 March, whose curve still quotes April, and the roll to June
+/// on 1 May, whose curve quotes May no more.
+async fn save_rolls(c: &Client<'_>, prop: &str, curves: &[(&str, &[(&str, f64)])]) {
+    for (ondate, contracts) in curves {
+        let contracts: Vec<Value> = contracts
+            .iter()
+            .map(|(code, v)| json!({"tenor": code, "value": v}))
+            .collect();
+        c.save(
+            json!({"_id": "NBP", prop: {"_type": "VarCurve", "currency": "GBP",
+            "units": "MWh", "ondate": {"curveDate": ondate, "expiryCalendar": "#REOMHENG"},
+            "contracts": contracts}}),
+        )
+        .await;
+    }
+}
+
+const ROLLS: [(&str, &[(&str, f64)]); 6] = [
+    ("2024-03-27", &[("2024M04", 40.0), ("2024M05", 50.0)]),
+    ("2024-03-28", &[("2024M04", 41.0), ("2024M05", 51.0)]),
+    (
+        "2024-03-29",
+        &[("2024M04", 41.5), ("2024M05", 52.0), ("2024M06", 62.0)],
+    ),
+    ("2024-04-30", &[("2024M05", 53.0), ("2024M06", 63.0)]),
+    ("2024-05-01", &[("2024M06", 64.0), ("2024M07", 74.0)]),
+    ("2024-05-02", &[("2024M06", 65.0), ("2024M07", 75.0)]),
+];
+
+/// `(time, value)` of each point, and each point's `adjustment`.
+fn adjusted(r: &Value) -> (Vec<(String, f64)>, Vec<f64>) {
+    let data = r["data"].as_array().unwrap_or_else(|| panic!("{r}"));
+    (
+        data.iter()
+            .map(|p| {
+                (
+                    p["time"].as_str().unwrap().to_string(),
+                    p["value"].as_f64().unwrap(),
+                )
+            })
+            .collect(),
+        data.iter()
+            .map(|p| p["properties"]["adjustment"].as_f64().unwrap())
+            .collect(),
+    )
+}
+
+fn close(got: &[(String, f64)], want: &[(&str, f64)]) {
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for ((t, v), (wt, wv)) in got.iter().zip(want) {
+        assert_eq!(t, wt);
+        assert!((v - wv).abs() < 1e-9, "{t}: {v} != {wv}");
+    }
+}
+
+#[actix_rt::test]
+async fn a_back_adjusted_continuation_moves_earlier_prices_by_each_roll() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_rolls(&c, "ADJ", &ROLLS).await;
+    // The rolls, priced by hand: on 29 March May 52 against April 41.5 on that day's curve;
+    // on 1 May the curve has no May, so the day before: June 63 against May 53.
+    let (first, second) = (52.0 - 41.5, 63.0 - 53.0);
+    let r = c
+        .get("/data/v1/private/NBP:ADJ?_continuation=M01&_adjust=difference")
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["properties"]["adjust"], "difference");
+    let (points, by) = adjusted(&r.body);
+    close(
+        &points,
+        &[
+            ("2024-03-27", 40.0 + first + second),
+            ("2024-03-28", 41.0 + first + second),
+            ("2024-03-29", 52.0 + second),
+            ("2024-04-30", 53.0 + second),
+            ("2024-05-01", 64.0),
+            ("2024-05-02", 65.0),
+        ],
+    );
+    assert_eq!(by[0], first + second);
+    assert_eq!(by[5], 0.0);
+    let contracts: Vec<&str> = r.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["properties"]["absolute"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        contracts,
+        ["2024M04", "2024M04", "2024M05", "2024M05", "2024M06", "2024M06"]
+    );
+    assert_eq!(
+        r.body["rolls"],
+        json!([
+            {"ondate": "2024-03-29", "from": "2024M04", "to": "2024M05", "priced": "2024-03-29",
+             "old": 41.5, "new": 52.0, "difference": first},
+            {"ondate": "2024-05-01", "from": "2024M05", "to": "2024M06", "priced": "2024-04-30",
+             "old": 53.0, "new": 63.0, "difference": second}
+        ])
+    );
+    // Ratios multiply; the newest segment keeps its prices.
+    let r = c
+        .get("/data/v1/private/NBP:ADJ?_continuation=M01&_adjust=ratio")
+        .await;
+    let (first, second) = (52.0 / 41.5, 63.0 / 53.0);
+    close(
+        &adjusted(&r.body).0,
+        &[
+            ("2024-03-27", 40.0 * first * second),
+            ("2024-03-28", 41.0 * first * second),
+            ("2024-03-29", 52.0 * second),
+            ("2024-04-30", 53.0 * second),
+            ("2024-05-01", 64.0),
+            ("2024-05-02", 65.0),
+        ],
+    );
+    // A range: only the rolls between its points; its newest point keeps its price.
+    let r = c
+        .get("/data/v1/private/NBP:ADJ?_continuation=M01&_adjust=difference&_range=between(2024-03-29,2024-05-01)")
+        .await;
+    close(
+        &adjusted(&r.body).0,
+        &[
+            ("2024-03-29", 52.0 + 10.0),
+            ("2024-04-30", 53.0 + 10.0),
+            ("2024-05-01", 64.0),
+        ],
+    );
+    // Converted first (GBP/MWh to GBP/kWh), then adjusted in the units read.
+    let r = c
+        .get("/data/v1/private/NBP:ADJ?_continuation=M01&_adjust=difference&units=kWh")
+        .await;
+    let (points, _) = adjusted(&r.body);
+    assert!(
+        (points[0].1 - (40.0 + 10.5 + 10.0) / 1000.0).abs() < 1e-12,
+        "{points:?}"
+    );
+    // The plain continuation is as quoted.
+    let r = c.get("/data/v1/private/NBP:ADJ?_continuation=M01").await;
+    assert_eq!(r.body["data"][0]["value"], 40.0);
+    assert!(r.body.get("rolls").is_none());
+}
+
+#[actix_rt::test]
+async fn an_adjusted_continuation_keeps_its_contracts_in_csv_and_arrow() {
+    use arrow_array::cast::AsArray as _;
+    use arrow_array::types::{Date32Type, Float64Type};
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    save_rolls(&c, "ADJ", &ROLLS[..3]).await;
+    let path = "/data/v1/private/NBP:ADJ?_continuation=M01&_adjust=difference";
+    let csv = s
+        .send(
+            actix_web::test::TestRequest::get()
+                .uri(path)
+                .insert_header(("authorization", format!("Bearer {}", c.token)))
+                .insert_header(("accept", "text/csv")),
+        )
+        .await;
+    assert_eq!(
+        csv.body.as_str().unwrap(),
+        format!(
+            "time,value,absolute,adjustment,quality,source,reliability\n\
+             2024-03-27,{},2024M04,10.5,,,\n2024-03-28,{},2024M04,10.5,,,\n\
+             2024-03-29,52.0,2024M05,0.0,,,\n",
+            json!(40.0 + 10.5),
+            json!(41.0 + 10.5)
+        )
+    );
+    let batch = crate::common::arrow_batch(&c, path).await;
+    let time = batch.column_by_name("time").unwrap();
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    assert_eq!(
+        time.as_primitive::<Date32Type>().values().to_vec(),
+        ["2024-03-27", "2024-03-28", "2024-03-29"].map(|d| (day(d) - epoch).num_days() as i32)
+    );
+    let absolute = batch.column_by_name("absolute").unwrap();
+    assert_eq!(absolute.as_string::<i32>().value(2), "2024M05");
+    let moved = batch.column_by_name("adjustment").unwrap();
+    assert_eq!(
+        moved.as_primitive::<Float64Type>().values().to_vec(),
+        [10.5, 10.5, 0.0]
+    );
+    // Without adjustment the contract column stays, in Arrow too.
+    let batch = crate::common::arrow_batch(&c, "/data/v1/private/NBP:ADJ?_continuation=M01").await;
+    let absolute = batch.column_by_name("absolute").unwrap();
+    assert_eq!(absolute.as_string::<i32>().value(0), "2024M04");
+    assert!(batch.column_by_name("adjustment").is_none());
+}
+
+#[actix_rt::test]
+async fn a_roll_that_cannot_be_priced_is_refused_naming_it() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    // 1 May quotes no May, 30 April no June: neither day prices both.
+    save_rolls(
+        &c,
+        "GAP",
+        &[
+            ("2024-04-30", &[("2024M05", 53.0)]),
+            ("2024-05-01", &[("2024M06", 64.0)]),
+        ],
+    )
+    .await;
+    let m = c
+        .get("/data/v1/private/NBP:GAP?_continuation=M01&_adjust=difference")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    for part in [
+        "roll of 2024-05-01",
+        "2024M05 to 2024M06",
+        "2024-04-30",
+        "_range",
+    ] {
+        assert!(m.contains(part), "{part}: {m}");
+    }
+    // A ratio of a negative price has no meaning.
+    save_rolls(
+        &c,
+        "NEG",
+        &[
+            ("2024-04-30", &[("2024M05", -5.0), ("2024M06", 20.0)]),
+            ("2024-05-01", &[("2024M05", -6.0), ("2024M06", 21.0)]),
+        ],
+    )
+    .await;
+    let m = c
+        .get("/data/v1/private/NBP:NEG?_continuation=M01&_adjust=ratio")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(
+        m.contains("two positive prices") && m.contains("difference"),
+        "{m}"
+    );
+    let r = c
+        .get("/data/v1/private/NBP:NEG?_continuation=M01&_adjust=difference")
+        .await;
+    assert_eq!(r.body["data"][0]["value"], json!(-5.0 + (21.0 + 6.0)));
+    for (query, says) in [
+        ("_adjust=ratio", ["_adjust", "_continuation", "M01"]),
+        (
+            "_continuation=M01&_adjust=panama",
+            ["_adjust \"panama\"", "difference", "ratio"],
+        ),
+    ] {
+        let m = c
+            .get(&format!("/data/v1/private/NBP:GAP?{query}"))
+            .await
+            .assert_error(400, "INVALID_PARAMETER");
+        for part in says {
+            assert!(m.contains(part), "{query}: {m}");
+        }
+    }
 }

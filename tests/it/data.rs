@@ -451,7 +451,10 @@ async fn data_lists_filter_and_range_each_item() {
         .iter()
         .map(|i| i["_id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, vec!["NBP:SPOT", "TTF:FWD"]);
+    // A curve with `_range` is its curves in the range, each the data item of its ondate
+    // (decisions 13): here the newest, as before.
+    assert_eq!(ids, vec!["NBP:SPOT", "TTF:FWD:2024-03-01"]);
+    assert_eq!(r.body[1]["ondate"]["curveDate"], "2024-03-01");
     assert_eq!(
         r.body[0]["data"],
         json!([{"time": "2024-07-02", "value": 2.0}])

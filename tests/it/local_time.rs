@@ -396,16 +396,95 @@ async fn arrow_names_the_zone_on_its_time_column() {
         arrow_time(&c, "/object/v1/private/DE?_profile=POWER&_timezone=series").await,
         (Some("Europe/Berlin".into()), instants)
     );
-    // A date series: its date's midnight in UTC as before; in a zone, the local midnight itself.
+    // A date series: its date's midnight in UTC as before; in a zone, the local date itself
+    // (date32: decisions 13), which pandas reads as that day in any zone.
     assert_eq!(
         arrow_time(&c, "/data/v1/private/NBP:SPOT").await,
         (Some("UTC".into()), vec![ms("2024-10-27T00:00:00Z")])
     );
-    assert_eq!(
-        arrow_time(&c, "/data/v1/private/NBP:SPOT?_timezone=series").await,
+    let batch = crate::common::arrow_batch(&c, "/data/v1/private/NBP:SPOT?_timezone=series").await;
+    let time = batch.column_by_name("time").unwrap();
+    use arrow_array::cast::AsArray as _;
+    let days = time
+        .as_primitive_opt::<arrow_array::types::Date32Type>()
+        .unwrap_or_else(|| panic!("date32, not {}", time.data_type()));
+    let day = chrono::NaiveDate::from_ymd_opt(2024, 10, 27).unwrap();
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    assert_eq!(days.values().to_vec(), [(day - epoch).num_days() as i32]);
+}
+
+/// Daily and monthly reads in a zone are local dates in Arrow (date32), which pandas reads as
+/// the days themselves (a UTC midnight moved by an hour in Berlin); values as in JSON.
+#[actix_rt::test]
+async fn daily_or_coarser_reads_in_a_zone_are_local_dates_in_arrow() {
+    use arrow_array::cast::AsArray as _;
+    use arrow_array::types::{Date32Type, Float64Type, TimestampMillisecondType};
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    // 72 hours from Berlin midnight of 30 October: values 1..72, a day's hours 24k+1..24k+24.
+    let start = chrono::NaiveDate::from_ymd_opt(2024, 10, 30)
+        .unwrap()
+        .and_hms_opt(0, 0, 0)
+        .unwrap();
+    let times: Vec<String> = (0..72)
+        .map(|h| {
+            (start + chrono::Duration::hours(h))
+                .format("%Y-%m-%dT%H:%M")
+                .to_string()
+        })
+        .collect();
+    let times: Vec<&str> = times.iter().map(String::as_str).collect();
+    save_hourly(&c, "DE:LOAD", "Europe/Berlin", &times).await;
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    let day =
+        |y, m, d| (chrono::NaiveDate::from_ymd_opt(y, m, d).unwrap() - epoch).num_days() as i32;
+    let dated = |batch: &arrow_array::RecordBatch| -> (Vec<i32>, Vec<f64>) {
+        let time = batch.column_by_name("time").unwrap();
+        let time = time
+            .as_primitive_opt::<Date32Type>()
+            .unwrap_or_else(|| panic!("date32, not {}", time.data_type()));
+        let value = batch.column_by_name("value").unwrap();
         (
-            Some("Europe/London".into()),
-            vec![ms("2024-10-27T00:00:00+01:00")]
+            time.values().to_vec(),
+            value.as_primitive::<Float64Type>().values().to_vec(),
+        )
+    };
+    let mean = |from: i32, to: i32| f64::from((from..=to).sum::<i32>()) / f64::from(to - from + 1);
+    let daily =
+        "/data/v1/private/DE:LOAD?_calendar=DAILY&_observed=averaged&_timezone=Europe/Berlin";
+    assert_eq!(
+        dated(&crate::common::arrow_batch(&c, daily).await),
+        (
+            vec![day(2024, 10, 30), day(2024, 10, 31), day(2024, 11, 1)],
+            vec![mean(1, 24), mean(25, 48), mean(49, 72)]
         )
     );
+    let monthly = "/data/v1/private/DE:LOAD?_calendar=MONTHLY&_observed=averaged&_timezone=series";
+    assert_eq!(
+        dated(&crate::common::arrow_batch(&c, monthly).await),
+        (
+            vec![day(2024, 10, 1), day(2024, 11, 1)],
+            vec![mean(1, 48), mean(49, 72)]
+        )
+    );
+    // The JSON answer prints the same dates.
+    let r = c.get(monthly).await;
+    assert_eq!(r.body["data"][0]["time"], "2024-10-01");
+    assert_eq!(r.body["data"][1]["time"], "2024-11-01");
+    // Without _timezone the times stay instants, as before; hourly reads in a zone too.
+    let batch = crate::common::arrow_batch(
+        &c,
+        "/data/v1/private/DE:LOAD?_calendar=DAILY&_observed=averaged",
+    )
+    .await;
+    let time = batch.column_by_name("time").unwrap();
+    assert!(time
+        .as_primitive_opt::<TimestampMillisecondType>()
+        .is_some());
+    let batch =
+        crate::common::arrow_batch(&c, "/data/v1/private/DE:LOAD?_timezone=Europe/Berlin").await;
+    let time = batch.column_by_name("time").unwrap();
+    assert!(time
+        .as_primitive_opt::<TimestampMillisecondType>()
+        .is_some());
 }

@@ -12,6 +12,7 @@ mod continuation;
 mod corpus;
 mod coverage;
 mod csv_import;
+mod curve_reads;
 mod data;
 mod embed;
 mod energy_time;

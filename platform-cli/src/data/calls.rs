@@ -81,6 +81,9 @@ pub struct Saving {
     pub replace: bool,
     /// The reason stored with the new version.
     pub reason: Option<String>,
+    /// Merge the contracts of each curve into the stored curve of its ondate instead of
+    /// replacing it (`_merge=true` over HTTP).
+    pub merge: bool,
 }
 
 impl Saving {
@@ -88,6 +91,7 @@ impl Saving {
         SaveOptions {
             replace: self.replace,
             reason: self.reason.clone(),
+            merge_contracts: self.merge,
             ..SaveOptions::default()
         }
     }
@@ -96,6 +100,9 @@ impl Saving {
         let mut query = Vec::new();
         if self.replace {
             query.push(("_replaceData".to_string(), "true".to_string()));
+        }
+        if self.merge {
+            query.push(("_merge".to_string(), "true".to_string()));
         }
         if let Some(r) = &self.reason {
             query.push(("_reason".to_string(), r.clone()));

@@ -36,6 +36,9 @@ use platform_core::api::interface::series::import::{
 };
 
 mod calls;
+mod tables;
+
+use tables::data_table;
 
 #[derive(Subcommand)]
 pub enum DataCommand {
@@ -43,7 +46,7 @@ pub enum DataCommand {
     /// curve, in one transaction.
     Import(ImportArgs),
     /// Print a data item: a series, a curve, a tenor's history or a curve's tenors.
-    Get(GetArgs),
+    Get(Box<GetArgs>),
     /// List the data items (series and curves) of a source or of one object: each its header
     /// with its count of observations and first and last times; the total goes to standard
     /// error.
@@ -101,6 +104,10 @@ pub struct ImportArgs {
     /// holds most).
     #[arg(long, value_parser = parse_delimiter)]
     delimiter: Option<u8>,
+    /// Curves: merge the file's contracts into the stored curve of each ondate by contract
+    /// instead of replacing the ondate's curve (`_merge=true`).
+    #[arg(long)]
+    merge: bool,
 }
 
 /// The shapes a curve read can take (`_shape`).
@@ -150,9 +157,26 @@ pub struct GetArgs {
     /// expiry, the default) or calendar (the first day of each period).
     #[arg(long, requires = "continuation")]
     roll: Option<String>,
+    /// Back-adjust the continuation at each roll (`_adjust`): difference or ratio.
+    #[arg(long, requires = "continuation")]
+    adjust: Option<String>,
+    /// Of OBJECT:PROPERTY:ONDATE, the curve of the nearest ondate on or before (after) it
+    /// when that day has none (`_nearest`: before or after).
+    #[arg(long)]
+    nearest: Option<String>,
     /// Read the data as of an object version: a number or a tag.
     #[arg(long)]
     version: Option<String>,
+    /// Read the data as it was at this instant or date (`_asof`): the object version current
+    /// then.
+    #[arg(long, conflicts_with = "version")]
+    asof: Option<String>,
+    /// Convert to these units (`units`: MWh, kWh, therm...).
+    #[arg(long)]
+    units: Option<String>,
+    /// Convert to this currency (`currency`), with the public FX series `#FX.<BASE><QUOTE>`.
+    #[arg(long)]
+    currency: Option<String>,
     /// Scale a series to this calendar (`_calendar`: DAILY, MONTHLY...), with --observed to
     /// a coarser one or --distribution to a finer one.
     #[arg(long)]
@@ -164,6 +188,10 @@ pub struct GetArgs {
     /// How scaling spreads values over finer periods (`_distribution`: constant).
     #[arg(long, requires = "calendar")]
     distribution: Option<String>,
+    /// The hours scaling keeps (`_block`): PEAK, OFFPEAK, BASE, EFA1..EFA6 or a block
+    /// calendar's id.
+    #[arg(long, requires = "calendar")]
+    block: Option<String>,
     /// The time zone (`_timezone`) periods are cut in (with --calendar), or times are printed
     /// in.
     #[arg(long)]
@@ -198,7 +226,7 @@ pub struct ListArgs {
 pub fn run(cmd: DataCommand) -> Result<()> {
     match cmd {
         DataCommand::Import(args) => import(args),
-        DataCommand::Get(args) => get(args),
+        DataCommand::Get(args) => get(*args),
         DataCommand::List(args) => list(args),
     }
 }
@@ -217,10 +245,16 @@ fn get(args: GetArgs) -> Result<()> {
         ("_tolerance", args.tolerance),
         ("_continuation", args.continuation),
         ("_roll", args.roll),
+        ("_adjust", args.adjust),
+        ("_nearest", args.nearest),
         ("_version", args.version),
+        ("_asof", args.asof),
+        ("units", args.units),
+        ("currency", args.currency),
         ("_calendar", args.calendar),
         ("_observed", args.observed),
         ("_distribution", args.distribution),
+        ("_block", args.block),
         ("_timezone", args.timezone),
         ("_settlement", args.settlement),
     ] {
@@ -266,131 +300,6 @@ fn list(args: ListArgs) -> Result<()> {
         },
         "",
     )
-}
-
-/// A data item as rows: a series (or a tenor's history) as time, value and status; a curve as
-/// its contracts with their periods; a curve's tenors one a row.
-fn data_table(item: &Value) -> Table {
-    if let Value::Array(tenors) = item {
-        let mut t = Table::new(&["tenor"]);
-        for code in tenors {
-            t.push(vec![output::text(Some(code))]);
-        }
-        return t;
-    }
-    if let Some(Value::Array(contracts)) = item.get("contracts") {
-        return curve_table(item, contracts);
-    }
-    let points = item["data"].as_array().map_or(&[][..], Vec::as_slice);
-    // A continuation's points name the contract each holds.
-    if points
-        .iter()
-        .any(|p| p["properties"]["absolute"].is_string())
-    {
-        return continuation_table(points);
-    }
-    // Points keyed by settlement date and period (`--settlement GB`) show them after the time.
-    if points.iter().any(|p| p["settlementPeriod"].is_number()) {
-        return settlement_table(points);
-    }
-    series_table(points)
-}
-
-/// A curve's contracts with their periods: with the weight each holds when the curve names
-/// its weights, else with their absolute contract and expiry.
-fn curve_table(item: &Value, contracts: &[Value]) -> Table {
-    if let Some(Value::String(weights)) = item.get("weights") {
-        // Days, or hours (of the day or of a block such as PEAK).
-        let weights = if weights == "days" { "days" } else { "hours" };
-        let weight = format!("properties.{weights}");
-        return Table::of(
-            contracts,
-            &[
-                "tenor",
-                "value",
-                "properties.from",
-                "properties.start",
-                "properties.end",
-                &weight,
-            ],
-        )
-        .renamed(&["tenor", "value", "from", "start", "end", weights]);
-    }
-    Table::of(
-        contracts,
-        &[
-            "tenor",
-            "value",
-            "properties.absolute",
-            "properties.start",
-            "properties.end",
-            "properties.expiry",
-        ],
-    )
-    .renamed(&["tenor", "value", "absolute", "start", "end", "expiry"])
-}
-
-/// A continuation's points, each with the contract it holds.
-fn continuation_table(points: &[Value]) -> Table {
-    Table::of(
-        points,
-        &[
-            "time",
-            "value",
-            "properties.absolute",
-            "status.quality",
-            "status.source",
-            "status.reliability",
-        ],
-    )
-    .renamed(&[
-        "time",
-        "value",
-        "absolute",
-        "quality",
-        "source",
-        "reliability",
-    ])
-}
-
-/// Points keyed by settlement date and period, shown after the time.
-fn settlement_table(points: &[Value]) -> Table {
-    Table::of(
-        points,
-        &[
-            "time",
-            "settlementDate",
-            "settlementPeriod",
-            "value",
-            "status.quality",
-            "status.source",
-            "status.reliability",
-        ],
-    )
-    .renamed(&[
-        "time",
-        "settlementDate",
-        "settlementPeriod",
-        "value",
-        "quality",
-        "source",
-        "reliability",
-    ])
-}
-
-/// A series' points as time, value and status.
-fn series_table(points: &[Value]) -> Table {
-    Table::of(
-        points,
-        &[
-            "time",
-            "value",
-            "status.quality",
-            "status.source",
-            "status.reliability",
-        ],
-    )
-    .renamed(&["time", "value", "quality", "source", "reliability"])
 }
 
 /// The stored object, if any.
@@ -466,6 +375,7 @@ fn import(args: ImportArgs) -> Result<()> {
     let saving = Saving {
         replace: args.replace,
         reason: args.reason.clone(),
+        merge: args.merge,
     };
     let file = ImportFile {
         body,
@@ -691,10 +601,30 @@ fn save_curves(
     let saved = target.send(save);
     saving_bar.finish_and_clear();
     // A server answers an array (one save an ondate): the last is the object as saved.
-    let saved = match saved?.body {
-        Value::Array(mut saved) => saved.pop().unwrap_or(Value::Null),
-        one => one,
+    let mut saved = match saved?.body {
+        Value::Array(saved) => saved,
+        one => vec![one],
     };
+    // What the writes did to the curves the ondates held (`_replacedCurves`).
+    let replaced: Vec<&Value> = saved
+        .iter()
+        .filter_map(|s| s["_replacedCurves"].as_array())
+        .flatten()
+        .collect();
+    let lost: u64 = replaced.iter().filter_map(|r| r["dropped"].as_u64()).sum();
+    let replaced_note = (!replaced.is_empty()).then(|| {
+        format!(
+            "; replaced the stored curves of {}, dropping {} they held{}",
+            plural(replaced.len(), "ondate"),
+            plural(lost as usize, "contract"),
+            if lost > 0 {
+                " (--merge keeps them)"
+            } else {
+                ""
+            }
+        )
+    });
+    let saved = saved.pop().unwrap_or(Value::Null);
     let mut what = format!(
         "{} ({})",
         plural(count, "curve"),
@@ -706,6 +636,7 @@ fn save_curves(
             plural(curves.dropped, "contract")
         ));
     }
+    what.push_str(&replaced_note.unwrap_or_default());
     Ok(Saved {
         what,
         version: saved.get("_version").and_then(Value::as_u64),

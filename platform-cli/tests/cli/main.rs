@@ -5,6 +5,7 @@ mod attacks;
 mod console;
 mod continuation;
 mod conventions;
+mod data_get;
 mod faults;
 mod import;
 mod limits;

@@ -232,17 +232,24 @@ impl Contract {
 }
 
 /// How a curve is read: which ondate, at which object version, converted to which units and
-/// currency. The default reads the newest ondate of the current version as stored.
+/// currency. The default reads the newest ondate of the current version as stored. An ondate
+/// without a curve is a `NotFound` naming the nearest ondates, unless `nearest` asks for the
+/// curve of the nearest one on or before (after) it.
 ///
 /// ```
-/// use platform_core::api::CurveQuery;
+/// use platform_core::api::{CurveQuery, Nearest};
 /// let q = CurveQuery { ondate: chrono::NaiveDate::from_ymd_opt(2024, 5, 14), currency: Some("GBP".into()), ..Default::default() };
 /// assert!(q.version.is_none());
+/// let friday = CurveQuery { ondate: chrono::NaiveDate::from_ymd_opt(2024, 5, 18), nearest: Some(Nearest::Before), ..Default::default() };
+/// # let _ = friday;
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CurveQuery {
     /// The curve date; the newest when `None`.
     pub ondate: Option<NaiveDate>,
+    /// When `ondate` has no curve: the curve of the nearest ondate on or before (after) it
+    /// (`_nearest`); the answer's `ondate` says which. Needs `ondate`.
+    pub nearest: Option<crate::data::read::Nearest>,
     /// The object version (number or tag) to read at; the current one when `None`.
     pub version: Option<VersionRef>,
     /// Convert the values to these units.

@@ -2,14 +2,16 @@
 //! by id, by ids, listed, and as the profile of objects. Each runs the JSON call of [`Data`]
 //! and reads its answer.
 
-use super::data::{Curve, CurveContract, Partial, Point, Series};
+use super::data::{Curve, CurveContract, CurveQuery, Partial, Point, Series};
 use crate::auth::Principal;
+use crate::data::conversion::Conversion;
 use crate::data::read::DataQuery;
 use crate::data::Data;
 use crate::data::DataKind;
 use crate::documents::ListRequest;
 use crate::error::{Error, Result};
 use crate::ids::Source;
+use crate::query::range;
 use crate::store::Page;
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -385,7 +387,13 @@ impl Data<'_> {
         q: &DataQuery,
     ) -> Result<DataItem> {
         items_only(q, "Data::read")?;
-        DataItem::from_json(self.read(p, source, id, q)?, "Data::read")
+        match self.read(p, source, id, q)? {
+            Value::Array(_) => Err(Error::invalid_parameter(format!(
+                "\"{id}\" with _range answers the curves of the range, a list: \
+                 Data::curves_in_range reads them"
+            ))),
+            answer => DataItem::from_json(answer, "Data::read"),
+        }
     }
 
     /// Typed [`read_many`](Self::read_many): data items with these ids, each from the source
@@ -517,6 +525,67 @@ impl Data<'_> {
         items_only(q, "Data::list_profile")?;
         let page = self.list_profile(p, source, req, name, q)?;
         items_of(page, "Data::list_profile")
+    }
+
+    /// The curves of `id` (`OBJ:PROP`) whose ondates lie in `range` (the `_range` grammar:
+    /// `last(5)`, `between(2024-10-01,2024-10-04)`..., dates read in UTC), oldest first, at
+    /// the version and converted as `q` asks (its `ondate` and `nearest` must be unset). A
+    /// range that holds no ondate answers none: no other curve stands in for them.
+    ///
+    /// ```
+    /// use platform_core::api::{Contract, CurveQuery};
+    /// use chrono::NaiveDate;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let d = |day| NaiveDate::from_ymd_opt(2024, 10, day).unwrap();
+    /// for (day, price) in [(3, 70.0), (4, 71.0), (7, 72.5)] {
+    ///     platform.data().write_curve(&me, "DE:BASE", d(day), &[Contract::new("M01", price)], &Default::default())?;
+    /// }
+    /// let week = platform.data().curves_in_range(&me, "DE:BASE", "between(2024-10-01,2024-10-06)", &CurveQuery::default())?;
+    /// let got: Vec<_> = week.iter().map(|c| (c.ondate, c.contracts[0].value)).collect();
+    /// assert_eq!(got, [(d(3), 70.0), (d(4), 71.0)]);
+    /// let none = platform.data().curves_in_range(&me, "DE:BASE", "between(2024-10-05,2024-10-06)", &CurveQuery::default())?;
+    /// assert!(none.is_empty());
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn curves_in_range(
+        &self,
+        p: &Principal,
+        id: &str,
+        range: &str,
+        q: &CurveQuery,
+    ) -> Result<Vec<Curve>> {
+        if q.ondate.is_some() || q.nearest.is_some() {
+            return Err(Error::invalid_parameter(
+                "curves_in_range reads the curves of a range: CurveQuery::ondate and nearest \
+                 pick one curve (Data::curve reads it)",
+            ));
+        }
+        let dq = DataQuery {
+            range: Some(
+                range::parse(range)
+                    .map_err(|e| Error::invalid_parameter(format!("_range: {e}")))?,
+            ),
+            version: q.version.clone(),
+            conversion: Conversion {
+                units: q.units.clone(),
+                currency: q.currency.clone(),
+                density: q.density,
+            },
+            ..DataQuery::default()
+        };
+        match self.read(p, Source::All, id, &dq)? {
+            Value::Array(items) => items
+                .into_iter()
+                .map(|item| match DataItem::from_json(item, "Data::read")? {
+                    DataItem::Curve(c) => Ok(c),
+                    _ => Err(Error::Internal(format!(
+                        "\"{id}\" answered a curve list of another kind"
+                    ))),
+                })
+                .collect(),
+            _ => Err(Error::not_found(format!("data \"{id}\" is not a curve"))),
+        }
     }
 }
 

@@ -65,7 +65,7 @@ mod validation_typed_tests;
 pub use crate::save::csv_import::{CsvImport, CsvImported};
 // The names the services' requests and answers use, defined where their rules are.
 pub use crate::auth::{Credentials, Grant, Principal, Role};
-pub use crate::data::read::{DataId, DataJson, DataQuery};
+pub use crate::data::read::{DataId, DataJson, DataQuery, Nearest};
 pub use crate::data::DataKind;
 pub use crate::documents::{DeleteTarget, ListRequest, SaveOptions};
 pub use crate::events::automations::LogQuery;

@@ -117,6 +117,7 @@ impl Data<'_> {
                 currency: q.currency.clone(),
                 density: q.density,
             },
+            nearest: q.nearest,
             ..DataQuery::default()
         };
         let tx = platform.read()?;
@@ -125,6 +126,12 @@ impl Data<'_> {
             return Err(Error::not_found(format!("data \"{id}\" is not a curve")));
         }
         let ondate = q.ondate.or(data_id.ondate);
+        if ondate.is_none() && q.nearest.is_some() {
+            return Err(Error::invalid_parameter(format!(
+                "CurveQuery::nearest needs a date: set CurveQuery::ondate to read the curve of \
+                 the nearest ondate to it of \"{id}\""
+            )));
+        }
         let stored = self.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
         let made = then(tx.as_ref(), &item, &stored)?;
         Ok((data_id, item, stored, made))

@@ -13,6 +13,10 @@
 //! contract has no point. The answer is a SPARSE `VarTimeSeries` whose `properties` carry
 //! `continuation` and `roll`; `_range` picks ondates (dates read in UTC) and `units`/`currency`
 //! convert as on any read.
+//!
+//! `_adjust=difference|ratio` back-adjusts the series (see `continuation_adjust`): at each roll
+//! every earlier point moves by the difference (ratio) of the new and the old front contract
+//! on the roll day, so the newest segment keeps its prices.
 
 use super::curve::ContractView;
 use crate::error::{Error, Result};
@@ -39,13 +43,35 @@ impl Roll {
     }
 }
 
-/// A continuation series asked for: the position (`M01`: the front month) and the roll.
+/// How a continuation is back-adjusted at its rolls (`_adjust`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Adjust {
+    /// Every earlier point moves by the new price less the old one.
+    Difference,
+    /// Every earlier point is multiplied by the new price over the old one.
+    Ratio,
+}
+
+impl Adjust {
+    /// The parameter's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Adjust::Difference => "difference",
+            Adjust::Ratio => "ratio",
+        }
+    }
+}
+
+/// A continuation series asked for: the position (`M01`: the front month), the roll and the
+/// back-adjustment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Continuation {
     /// The unit of the contracts followed and the position, from 1 (the front one).
     pub code: RelativePeriod,
     /// When it moves to the next contract.
     pub roll: Roll,
+    /// How earlier prices move at each roll (`None`: the prices as quoted).
+    pub adjust: Option<Adjust>,
 }
 
 /// What `_continuation` takes, for error messages.
@@ -53,9 +79,28 @@ const ALLOWED: &str = "a relative tenor code from 01: M01 (the front month), M02
                        DA01, ... (units D, DA, W, M, Q, S, HY, Y)";
 
 impl Continuation {
-    /// Reads `_continuation` and `_roll` (`None` without `_continuation`); a bad value, or
-    /// `_roll` alone, is a 400 naming the parameter and the values allowed.
+    /// Reads `_continuation`, `_roll` and `_adjust` (`None` without `_continuation`); a bad
+    /// value, or `_roll` or `_adjust` alone, is a 400 naming the parameter and the values
+    /// allowed.
     pub fn from_params(params: &Params) -> Result<Option<Continuation>> {
+        let adjust = match params.get("_adjust").map(str::trim) {
+            None => None,
+            Some("difference") => Some(Adjust::Difference),
+            Some("ratio") => Some(Adjust::Ratio),
+            Some(other) => {
+                return Err(Error::invalid_parameter(format!(
+                    "_adjust \"{other}\" is not a back-adjustment: use difference (earlier \
+                     prices move by the new front price less the old one at each roll) or ratio \
+                     (they are multiplied by the new over the old)"
+                )))
+            }
+        };
+        if adjust.is_some() && params.get("_continuation").is_none() {
+            return Err(Error::invalid_parameter(
+                "_adjust back-adjusts a continuation at its rolls: it needs _continuation (M01, \
+                 Q01, ...)",
+            ));
+        }
         let roll = match params.get("_roll").map(str::trim) {
             None | Some("expiry") => Roll::Expiry,
             Some("calendar") => Roll::Calendar,
@@ -90,7 +135,7 @@ impl Continuation {
                 )));
             }
         }
-        Ok(Some(Continuation { code, roll }))
+        Ok(Some(Continuation { code, roll, adjust }))
     }
 
     /// The contract this continuation holds on `ondate` (YYYY-MM-DD) among a curve's
@@ -212,6 +257,13 @@ mod tests {
             ("DA01".into(), Roll::Calendar)
         );
         assert_eq!(Continuation::from_params(&params(&[])).unwrap(), None);
+        for (text, adjust) in [("difference", Adjust::Difference), ("ratio", Adjust::Ratio)] {
+            let c =
+                Continuation::from_params(&params(&[("_continuation", "M01"), ("_adjust", text)]))
+                    .unwrap()
+                    .unwrap();
+            assert_eq!((c.adjust, c.roll), (Some(adjust), Roll::Expiry));
+        }
         for (pairs, says) in [
             (vec![("_continuation", "X7")], "_continuation \"X7\""),
             (vec![("_continuation", "M00")], "own period"),
@@ -223,6 +275,11 @@ mod tests {
             ),
             (vec![("_roll", "calendar")], "needs _continuation"),
             (vec![("_continuation", "M01"), ("tenor", "M01")], "send one"),
+            (
+                vec![("_continuation", "M01"), ("_adjust", "panama")],
+                "_adjust \"panama\"",
+            ),
+            (vec![("_adjust", "ratio")], "needs _continuation"),
         ] {
             let e = Continuation::from_params(&params(&pairs)).unwrap_err();
             let m = e.public_message();
@@ -255,6 +312,7 @@ mod tests {
                     _ => unreachable!(),
                 },
                 roll: Roll::Expiry,
+                adjust: None,
             };
             c.pick(d, curve.iter().cloned().map(Ok))
                 .unwrap()
@@ -277,6 +335,7 @@ mod tests {
                 index: 1,
             },
             roll: Roll::Calendar,
+            adjust: None,
         };
         assert_eq!(
             calendar

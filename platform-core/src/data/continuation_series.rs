@@ -1,11 +1,12 @@
 //! Reading a continuation series (see `continuation`): the contract a continuation picks on
-//! each ondate of a curve, as one point of a SPARSE series, converted as the read asks.
+//! each ondate of a curve, as one point of a SPARSE series, converted as the read asks and
+//! back-adjusted when it asks (`continuation_adjust`).
 
 use super::continuation::{text, Continuation};
+use super::continuation_adjust::{back_adjust, Picked};
 use super::conversion::{converted, Converter};
 use super::curve;
 use super::read::{DataQuery, Opened};
-use super::series::Window;
 use super::SERIES_TYPE;
 use crate::data::Data;
 use crate::error::{Error, Result};
@@ -25,17 +26,7 @@ impl Data<'_> {
         q: &DataQuery,
     ) -> Result<Value> {
         let mut item = opened.take_json();
-        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
-            Window::All => (None, None, None),
-            Window::Last(n) => (None, None, Some(n)),
-            Window::Between(s, e) => (
-                s.and_then(chrono::DateTime::from_timestamp_millis)
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                None,
-            ),
-        };
+        let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
         let curves = tx.curves(
             &opened.key,
             opened.object.version,
@@ -45,7 +36,9 @@ impl Data<'_> {
         )?;
         let conv = Converter::new(tx, &mut item, &q.conversion)?;
         let mut data = Vec::with_capacity(curves.len());
-        for (ondate, payload) in &curves {
+        // What each point holds, kept only to back-adjust.
+        let mut picked = Vec::new();
+        for (i, (ondate, payload)) in curves.iter().enumerate() {
             let Some(c) = cont.pick(ondate, curve::contract_views(payload)?)? else {
                 continue;
             };
@@ -69,11 +62,28 @@ impl Data<'_> {
             if let Some(s) = status {
                 obs.insert("status".into(), s.to_json());
             }
+            if cont.adjust.is_some() {
+                picked.push(Picked {
+                    curve: i,
+                    absolute: absolute.clone(),
+                    value: value.as_f64().filter(|v| v.is_finite()),
+                });
+            }
             let mut props = Map::new();
             props.insert("absolute".into(), Value::String(absolute));
             obs.insert("properties".into(), Value::Object(props));
             data.push(Value::Object(obs));
         }
+        let rolls = match cont.adjust {
+            Some(adjust) => Some(back_adjust(
+                adjust,
+                &curves,
+                &picked,
+                conv.as_ref(),
+                &mut data,
+            )?),
+            None => None,
+        };
         item.insert("_type".into(), Value::String(SERIES_TYPE.into()));
         item.insert("calendar".into(), Value::String("SPARSE".into()));
         let mut props = opened
@@ -84,7 +94,13 @@ impl Data<'_> {
             .unwrap_or_default();
         props.insert("continuation".into(), Value::String(cont.code.to_string()));
         props.insert("roll".into(), Value::String(cont.roll.as_str().into()));
+        if let Some(adjust) = cont.adjust {
+            props.insert("adjust".into(), Value::String(adjust.as_str().into()));
+        }
         item.insert("properties".into(), Value::Object(props));
+        if let Some(rolls) = rolls {
+            item.insert("rolls".into(), Value::Array(rolls));
+        }
         item.insert("data".into(), Value::Array(data));
         Ok(Value::Object(item))
     }

@@ -9,8 +9,10 @@
 //! The platform fills each contract's `properties.absolute`, `relative`, `start`, `end` (the first
 //! and last delivery day) and `expiry` (unless sent: the day before delivery starts) from the
 //! tenor and the ondate (`query::period`). A contract sent with an absolute code gets its relative
-//! code as `tenor` when it has one. Saving a curve for an ondate replaces that ondate's contracts;
-//! other ondates stay.
+//! code as `tenor` when it has one. Saving a curve for an ondate replaces that ondate's contracts
+//! (the save's answer says how many stored contracts it dropped); with `_merge=true` the
+//! contracts sent are merged into the stored ones by contract (its absolute code, or a
+//! balance-of tenor), the others kept. Other ondates stay.
 //!
 //! Stored form (binary, so a tenor can be found without decoding whole curves):
 //!
@@ -240,7 +242,88 @@ fn apply_expiry(
     Ok(())
 }
 
-/// Writes the curve of one ondate; returns whether it changed.
+/// What a curve write did to the curve an ondate held before it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Replaced {
+    /// The contracts the ondate held.
+    pub stored: usize,
+    /// The contracts it holds now.
+    pub written: usize,
+    /// The tenors of the stored contracts the write dropped (none in a merge).
+    pub dropped: Vec<String>,
+    /// Whether the contracts sent were merged into the stored ones (`_merge=true`).
+    pub merged: bool,
+}
+
+/// A curve written: its ondate, and what it did to a curve the ondate held.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Written {
+    /// The ondate.
+    pub ondate: String,
+    /// The stored curve replaced or merged into, if the ondate had one.
+    pub replaced: Option<Replaced>,
+}
+
+/// The key two contracts of one ondate are the same contract by: the absolute code (`M01` and
+/// `2024M04` on an ondate in March are one), or the tenor for a balance-of code.
+fn contract_key(c: &Contract) -> &str {
+    if c.absolute.is_empty() {
+        &c.tenor
+    } else {
+        &c.absolute
+    }
+}
+
+/// The contracts sent merged into the stored ones by tenor: each stored contract the write
+/// sends again is replaced where it stands, the others stay, and new ones follow in the order
+/// sent. A contract sent twice, or another expiry calendar than the stored curve's, is a 400.
+fn merge(name: &str, stored: StoredCurve, sent: StoredCurve) -> Result<StoredCurve> {
+    let calendar = |c: &StoredCurve| c.ondate.get("expiryCalendar").cloned();
+    if calendar(&stored) != calendar(&sent) {
+        let named = |c: &StoredCurve| match calendar(c) {
+            Some(Value::String(id)) => format!("expiry calendar {id}"),
+            _ => "no expiry calendar".to_string(),
+        };
+        return Err(Error::invalid_parameter(format!(
+            "{name}: _merge=true keeps the stored contracts of {} with their expiries: the \
+             stored curve has {}, the write {}; send the ondate with the stored one, or the \
+             whole curve without _merge",
+            sent.curve_date(),
+            named(&stored),
+            named(&sent)
+        )));
+    }
+    let mut out = stored;
+    let mut added = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for c in sent.contracts {
+        if !seen.insert(contract_key(&c).to_string()) {
+            return Err(Error::invalid_body(format!(
+                "{name}: the contract {} of {} is sent twice: _merge=true merges one contract \
+                 of each",
+                contract_key(&c),
+                sent.ondate
+                    .get("curveDate")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            )));
+        }
+        match out
+            .contracts
+            .iter_mut()
+            .find(|s| contract_key(s) == contract_key(&c))
+        {
+            Some(slot) => *slot = c,
+            None => added.push(c),
+        }
+    }
+    out.contracts.extend(added);
+    out.ondate = sent.ondate;
+    Ok(out)
+}
+
+/// Writes the curve of one ondate, replacing the ondate's stored curve or, with `merge`,
+/// merging the contracts sent into it; `None` when nothing changed.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write(
     tx: &mut dyn DataWrite,
@@ -249,17 +332,45 @@ pub(crate) fn write(
     version: u32,
     keep_history: bool,
     name: &str,
-    _header: &Map<String, Value>,
     sent: &Map<String, Value>,
     refs: &super::CalendarRefs,
-) -> Result<Option<String>> {
+    merge_contracts: bool,
+) -> Result<Option<Written>> {
     let mut curve = parse(name, sent)?;
     apply_expiry(&mut curve, sent, refs)?;
-    let payload = encode(&curve);
-    if let Some(cur) = current {
-        if tx.curve(key, cur, curve.curve_date())?.as_deref() == Some(payload.as_slice()) {
-            return Ok(None);
+    let stored = match current {
+        Some(cur) => tx.curve(key, cur, curve.curve_date())?,
+        None => None,
+    };
+    let before = stored.as_deref().map(decode).transpose()?;
+    let mut replaced = None;
+    if let Some(before) = before {
+        let stored_count = before.contracts.len();
+        let dropped: Vec<String> = if merge_contracts {
+            Vec::new()
+        } else {
+            let kept: std::collections::HashSet<&str> =
+                curve.contracts.iter().map(contract_key).collect();
+            before
+                .contracts
+                .iter()
+                .filter(|c| !kept.contains(contract_key(c)))
+                .map(|c| c.tenor.clone())
+                .collect()
+        };
+        if merge_contracts {
+            curve = merge(name, before, curve)?;
         }
+        replaced = Some(Replaced {
+            stored: stored_count,
+            written: curve.contracts.len(),
+            dropped,
+            merged: merge_contracts,
+        });
+    }
+    let payload = encode(&curve);
+    if stored.as_deref() == Some(payload.as_slice()) {
+        return Ok(None);
     }
     tx.put_curve(
         key,
@@ -268,7 +379,10 @@ pub(crate) fn write(
         curve.curve_date(),
         Some(&payload),
     )?;
-    Ok(Some(curve.curve_date().to_string()))
+    Ok(Some(Written {
+        ondate: curve.curve_date().to_string(),
+        replaced,
+    }))
 }
 
 /// The JSON of one contract.
@@ -563,6 +677,61 @@ mod tests {
             PointValue::Num(25.5)
         );
         assert!(find_tenor(&payload, "Y01").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_merge_replaces_the_contracts_sent_by_contract_and_keeps_the_others() {
+        let stored = parse(
+            "C",
+            &sent(json!([
+                {"tenor": "M01", "value": 25.5},
+                {"tenor": "M02", "value": 26.0},
+                {"tenor": "BOM", "value": 24.0}
+            ])),
+        )
+        .unwrap();
+        // `2024M04` is M01 on 1 March: the same contract, replaced where it stands.
+        let update = parse(
+            "C",
+            &sent(json!([
+                {"tenor": "2024M04", "value": 30.0},
+                {"tenor": "Q02", "value": 27.0},
+                {"tenor": "BOM", "value": 23.5}
+            ])),
+        )
+        .unwrap();
+        let merged = merge("C", stored.clone(), update).unwrap();
+        let got: Vec<(&str, PointValue)> = merged
+            .contracts
+            .iter()
+            .map(|c| (c.tenor.as_str(), c.value.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("2024M04", PointValue::Num(30.0)),
+                ("M02", PointValue::Num(26.0)),
+                ("BOM", PointValue::Num(23.5)),
+                ("Q02", PointValue::Num(27.0)),
+            ]
+        );
+        // One contract twice, or another expiry calendar, is refused.
+        let twice = parse(
+            "C",
+            &sent(json!([{"tenor": "M01", "value": 1}, {"tenor": "2024M04", "value": 2}])),
+        )
+        .unwrap();
+        let m = merge("C", stored.clone(), twice)
+            .unwrap_err()
+            .public_message();
+        assert!(m.contains("2024M04") && m.contains("twice"), "{m}");
+        let plain = json!({"ondate": "2024-03-01", "contracts": [{"tenor": "M01", "value": 1}]});
+        let plain = parse("C", plain.as_object().unwrap()).unwrap();
+        let m = merge("C", stored, plain).unwrap_err().public_message();
+        assert!(
+            m.contains("#REOMB") && m.contains("no expiry calendar"),
+            "{m}"
+        );
     }
 
     #[test]

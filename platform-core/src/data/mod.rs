@@ -8,12 +8,14 @@
 //! series' `data`) and the contracts of each ondate (a curve's `contracts`) live in their own
 //! storage, built for range reads.
 //!
-//! Data ids: `OBJ:PROP` for a series (or the newest curve), `OBJ:PROP:ONDATE` for one curve.
+//! Data ids: `OBJ:PROP` for a series (or the newest curve, or with `_range` the curves of a
+//! range), `OBJ:PROP:ONDATE` for one curve.
 
 pub mod bytes;
 pub mod calendar;
 pub mod codec;
 pub mod continuation;
+mod continuation_adjust;
 mod continuation_series;
 pub mod conversion;
 pub mod curve;
@@ -21,6 +23,7 @@ pub mod efa;
 pub mod import;
 mod payloads;
 pub mod read;
+mod read_curve;
 mod read_item;
 mod read_list;
 mod read_query;
@@ -43,7 +46,9 @@ pub use crate::observations::{columns, model};
 // What kind of data a property holds is the documents' vocabulary (they render and save data
 // properties apart); the data service's callers find it here too.
 pub use crate::documents::{DataKind, CURVE_TYPE, SERIES_TYPE};
-pub(crate) use payloads::{stored_holds_only_numbers, write_payloads, DataChange};
+pub(crate) use payloads::{
+    note_replaced_curves, stored_holds_only_numbers, write_payloads, DataChange,
+};
 pub use service::Data;
 
 use crate::error::{Error, ErrorCode, Result};

@@ -29,6 +29,8 @@ pub(crate) struct DataChange {
     pub times: Option<WrittenTimes>,
     /// Whether the whole series was replaced or removed.
     pub replaced: bool,
+    /// What a curve write did to the curve its ondate held (for the save's answer).
+    pub curve: Option<super::curve::Replaced>,
 }
 
 /// The observation times a save wrote to a series (UTC ms): their span and count, and the
@@ -263,6 +265,7 @@ impl Writer<'_> {
             ondate: None,
             times: WrittenTimes::of(&columns.times),
             replaced: replaces,
+            curve: None,
         };
         let (current, version, keep) = (self.current, self.version, self.keep_history);
         if series::write(self.tx, &p.key, current, version, keep, replaces, columns)? {
@@ -273,25 +276,56 @@ impl Writer<'_> {
 
     /// Writes the curve of one ondate; a change when it was written.
     fn curve(&mut self, p: &Property, sent: &Map<String, Value>) -> Result<()> {
-        let ondate = curve::write(
+        let written = curve::write(
             self.tx,
             &p.key,
             self.current,
             self.version,
             self.keep_history,
             &p.name,
-            &p.header,
             sent,
             self.refs,
+            self.opts.merge_contracts,
         )?;
-        if let Some(ondate) = ondate {
+        if let Some(written) = written {
             self.changed.push(DataChange {
                 name: p.name.clone(),
-                ondate: Some(ondate),
+                ondate: Some(written.ondate),
                 times: None,
                 replaced: false,
+                curve: written.replaced,
             });
         }
         Ok(())
+    }
+}
+
+/// Adds to a save's answer (the saved object `id`) what its curve writes did to the curves
+/// their ondates held: `_replacedCurves`, one entry a stored curve replaced or merged into
+/// (`_id` `OBJ:PROP:ONDATE`, the contracts it held (`stored`) and holds now (`written`), how
+/// many it `dropped` and their `droppedTenors`, and whether the write `merged`). No entry for
+/// a new ondate or an unchanged curve; no field when there is none.
+pub(crate) fn note_replaced_curves(
+    answer: &mut Map<String, Value>,
+    id: &str,
+    changes: &[DataChange],
+) {
+    let replaced: Vec<Value> = changes
+        .iter()
+        .filter_map(|change| {
+            let r = change.curve.as_ref()?;
+            let ondate = change.ondate.as_deref().unwrap_or_default();
+            Some(serde_json::json!({
+                "_id": format!("{id}:{}:{ondate}", change.name),
+                "stored": r.stored,
+                "written": r.written,
+                "dropped": r.dropped.len(),
+                "droppedTenors": r.dropped,
+                "merged": r.merged,
+            }))
+        })
+        .collect();
+    if !replaced.is_empty() {
+        answer.insert("_replacedCurves".into(), Value::Array(replaced));
     }
 }

@@ -9,10 +9,10 @@ use super::calendar::Calendar;
 use super::columns::write_points_json;
 use super::columns::Columns;
 use super::conversion::{converted, Converter};
-use super::curve::{self, curve_fields, StoredCurve};
+use super::curve::{self, StoredCurve};
 use super::model::{points_json, Point};
 pub(crate) use super::read_item::Opened;
-pub use super::read_query::{DataId, DataJson, DataQuery};
+pub use super::read_query::{DataId, DataJson, DataQuery, Nearest};
 use super::scale::Scaling;
 use super::series::{self, Window};
 use super::time_writer::TimeWriter;
@@ -66,7 +66,8 @@ impl Data<'_> {
         self.item_answer(p, tx.as_ref(), &scope, &data_id, id, q)
     }
 
-    /// JSON: data items with these ids, each from its own source; missing ones are left out.
+    /// JSON: data items with these ids, each from its own source; missing ones are left out. A
+    /// curve read with `_range` gives each of its curves in the range.
     pub fn read_many(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
         let tx = self.platform.read()?;
         if q.version.is_none() {
@@ -76,8 +77,8 @@ impl Data<'_> {
         for id in ids {
             let data_id = DataId::parse(id)?;
             let scope = Scope::for_source(Source::of_id(&data_id.object), p);
-            match self.item_answer(p, tx.as_ref(), &scope, &data_id, id, q) {
-                Ok(v) => out.push(v),
+            match self.list_answers(p, tx.as_ref(), &scope, &data_id, id, q) {
+                Ok(items) => out.extend(items),
                 Err(e) if e.code() == crate::ErrorCode::NotFound => {}
                 Err(e) => return Err(e),
             }
@@ -148,9 +149,13 @@ impl Data<'_> {
                     timestamp,
                 })
             }
-            Answer::Value(v) => Ok(DataJson {
+            Answer::Value(v) | Answer::Dated(v) => Ok(DataJson {
                 timestamp: v.as_object().and_then(timestamp),
                 bytes: v.to_string().into_bytes(),
+            }),
+            Answer::Curves(items) => Ok(DataJson {
+                timestamp: items.first().and_then(Value::as_object).and_then(timestamp),
+                bytes: Value::Array(items).to_string().into_bytes(),
             }),
         }
     }
@@ -177,6 +182,15 @@ impl Data<'_> {
                 let keys = q
                     .settlement
                     .then_some(super::settlement::date32_and_period as fn(i64) -> (i32, u8));
+                if q.timezone.is_some() && calendar.is_dated() {
+                    // Local dates, as the JSON answer prints them: `date32`, which a reader
+                    // takes for the day itself in any zone.
+                    return crate::format::arrow::series_columns_to_arrow_dated(
+                        &item.take_series_json(),
+                        points,
+                        move |t| local_day(t, tz),
+                    );
+                }
                 match q.print_zone(tz) {
                     // Times printed in a zone: the instants themselves, and the zone beside them.
                     Some(zone) => crate::format::arrow::series_columns_to_arrow_keyed(
@@ -198,7 +212,31 @@ impl Data<'_> {
                 }
             }
             Answer::Value(v) => crate::format::arrow::to_arrow(&v).map(Into::into),
+            Answer::Dated(v) => crate::format::arrow::dated_series_to_arrow(&v).map(Into::into),
+            Answer::Curves(items) => crate::format::arrow::curves_to_arrow(&items).map(Into::into),
         }
+    }
+
+    /// One data item by id from a source, as CSV (see [`crate::format::csv::data_to_csv`]):
+    /// the curves of a `_range` as one row a contract, each with its `ondate`.
+    pub fn read_csv(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<String> {
+        let (data_id, scope) = data_scope(p, source, id)?;
+        let tx = self.platform.read()?;
+        let answer = self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)?;
+        Ok(match answer {
+            Answer::Curves(items) => crate::format::csv::curves_to_csv(&items),
+            other => {
+                let v = answer_value(q, other);
+                crate::format::csv::data_to_csv(&v)
+                    .unwrap_or_else(|| crate::format::csv::objects_to_csv(std::slice::from_ref(&v)))
+            }
+        })
     }
 
     pub(super) fn item_answer(
@@ -210,27 +248,24 @@ impl Data<'_> {
         text: &str,
         q: &DataQuery,
     ) -> Result<Value> {
+        let answer = self.data_answer(who, tx, scope, id, text, q)?;
+        Ok(answer_value(q, answer))
+    }
+
+    /// A data item's answers as a list holds them: the item, or each curve of a curve read
+    /// with `_range` (each a data item `OBJ:PROP:ONDATE` of its own).
+    pub(super) fn list_answers(
+        &self,
+        who: &Principal,
+        tx: &dyn ReadTx,
+        scope: &Scope,
+        id: &DataId,
+        text: &str,
+        q: &DataQuery,
+    ) -> Result<Vec<Value>> {
         Ok(match self.data_answer(who, tx, scope, id, text, q)? {
-            Answer::Series {
-                mut item,
-                points,
-                calendar,
-                tz,
-            } => {
-                let mut json = item.take_series_json();
-                let print = q.print_zone(tz);
-                let text = |t| format_time_in(t, calendar, tz, print);
-                let points = points.into_points();
-                let mut data = points_json(&points, text);
-                if let (true, Value::Array(printed)) = (q.settlement, &mut data) {
-                    for (p, printed) in points.iter().zip(printed.iter_mut()) {
-                        *printed = super::settlement::keyed_point(p.t, printed.take());
-                    }
-                }
-                json.insert("data".into(), data);
-                Value::Object(json)
-            }
-            Answer::Value(v) => v,
+            Answer::Curves(items) => items,
+            other => vec![answer_value(q, other)],
         })
     }
 
@@ -252,10 +287,11 @@ impl Data<'_> {
                     || q.list_tenors
                     || q.shape.is_some()
                     || q.continuation.is_some()
+                    || q.nearest.is_some()
                 {
                     return Err(Error::invalid_parameter(format!(
-                        "\"{text}\" is a time series: ondates, tenor, listTenors, _shape and \
-                         _continuation apply to curves"
+                        "\"{text}\" is a time series: ondates, tenor, listTenors, _shape, \
+                         _continuation and _nearest apply to curves"
                     )));
                 }
                 let (points, calendar, tz) =
@@ -271,80 +307,15 @@ impl Data<'_> {
                 }
                 // The points go last, as a new field ("data" in a stored header is replaced):
                 // see `take_series_json`.
-                return Ok(Answer::Series {
+                Ok(Answer::Series {
                     item: Box::new(item),
                     points,
                     calendar,
                     tz,
-                });
+                })
             }
-            DataKind::Curve => {
-                if q.settlement {
-                    return Err(Error::invalid_parameter(format!(
-                        "\"{text}\" is a curve: _settlement=GB keys the half-hours of a series"
-                    )));
-                }
-                if let Some(shape) = &q.shape {
-                    shape.check_with(q.tenor.is_some(), q.list_tenors, q.continuation.is_some())?;
-                }
-                if q.list_tenors {
-                    return self
-                        .list_tenors(tx, &item.key, item.object.version)
-                        .map(Answer::Value);
-                }
-                if let Some(cont) = &q.continuation {
-                    super::continuation::no_ondate(text, id.ondate)?;
-                    return self
-                        .continuation_series(tx, item, cont, q)
-                        .map(Answer::Value);
-                }
-                if let Some(code) = &q.tenor {
-                    let json = item.take_json();
-                    let Opened {
-                        key,
-                        object,
-                        header,
-                        ..
-                    } = item;
-                    return self
-                        .tenor_history(tx, &key, &object, &header, code, q, json)
-                        .map(Answer::Value);
-                }
-                self.curve_answer(who, tx, &mut item, id, text, q)?;
-            }
+            DataKind::Curve => self.curve_answer(who, tx, item, id, text, q),
         }
-        Ok(Answer::Value(Value::Object(item.take_json())))
-    }
-
-    /// The curve of one ondate into an opened curve item's JSON: its `ondate` and `contracts`,
-    /// or the months of its shape.
-    fn curve_answer(
-        &self,
-        who: &Principal,
-        tx: &dyn ReadTx,
-        item: &mut Opened,
-        id: &DataId,
-        text: &str,
-        q: &DataQuery,
-    ) -> Result<()> {
-        let stored = self.item_curve(tx, item, text, id.ondate, q)?;
-        let (ondate, contracts) = curve_fields(&stored);
-        let mut fields = vec![("ondate", ondate)];
-        match &q.shape {
-            None => fields.push(("contracts", contracts)),
-            Some(shape) => {
-                fields.extend(shape.fields(tx, who, text, &item.header, &stored, contracts)?)
-            }
-        }
-        let is_current = item.is_current;
-        let json = item.json();
-        if id.ondate.is_some() && is_current {
-            json.insert("_id".into(), Value::String(text.to_string()));
-        }
-        for (k, v) in fields {
-            json.insert(k.into(), v);
-        }
-        Ok(())
     }
 
     /// A data item opened at the object version `q` asks for: its header checked readable by
@@ -518,7 +489,8 @@ impl Data<'_> {
     }
 
     /// The curve of an opened curve item (data id `text`) at `ondate` (the newest when
-    /// `None`), converted as `q` asks.
+    /// `None`; the nearest one when that day has none and `q` asks `_nearest`), converted as
+    /// `q` asks.
     pub(crate) fn item_curve(
         &self,
         tx: &dyn ReadTx,
@@ -529,25 +501,16 @@ impl Data<'_> {
     ) -> Result<StoredCurve> {
         let version = item.object.version;
         let stored = match ondate {
-            Some(d) => tx.curve(&item.key, version, &d.format("%Y-%m-%d").to_string())?,
+            // A day without a curve: the nearest one `q` asks for, or a 404 naming them.
+            Some(d) => self.ondate_payload(tx, item, text, d, q.nearest)?,
             None => tx
                 .curves(&item.key, version, None, None, Some(1))?
                 .pop()
-                .map(|(_, c)| c),
+                .map(|(_, c)| c)
+                .ok_or_else(|| Error::not_found(format!("data \"{text}\" not found")))?,
         };
-        let stored =
-            stored.ok_or_else(|| Error::not_found(format!("data \"{text}\" not found")))?;
-        let mut stored = curve::decode(&stored)?;
-        if let Some(conv) = item.converter(tx, &q.conversion)? {
-            let at = ondate_instant(stored.curve_date());
-            for c in &mut stored.contracts {
-                if matches!(c.value, super::model::PointValue::Num(_)) {
-                    c.value = conv.value(&c.value, at)?;
-                    c.status = converted(c.status.take());
-                }
-            }
-        }
-        Ok(stored)
+        let conv = item.converter(tx, &q.conversion)?;
+        converted_curve(&stored, conv.as_ref())
     }
 
     /// The observation window of a `_range` (all when absent), dates read in `tz` unless the
@@ -576,7 +539,12 @@ impl Data<'_> {
         })
     }
 
-    fn list_tenors(&self, tx: &dyn ReadTx, key: &DataKey, version: u32) -> Result<Value> {
+    pub(super) fn list_tenors(
+        &self,
+        tx: &dyn ReadTx,
+        key: &DataKey,
+        version: u32,
+    ) -> Result<Value> {
         let curves = tx.curves(key, version, None, None, None)?;
         let mut codes: Vec<String> = Vec::new();
         for (_, payload) in &curves {
@@ -598,7 +566,7 @@ impl Data<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn tenor_history(
+    pub(super) fn tenor_history(
         &self,
         tx: &dyn ReadTx,
         key: &DataKey,
@@ -612,17 +580,7 @@ impl Data<'_> {
         period::parse(code)
             .and_then(|p| p.resolve(self.platform.now().date_naive()))
             .map_err(|e| Error::invalid_parameter(format!("tenor \"{code}\": {e}")))?;
-        let (from, to, last) = match self.window(q, chrono_tz::Tz::UTC, None)? {
-            Window::All => (None, None, None),
-            Window::Last(n) => (None, None, Some(n)),
-            Window::Between(s, e) => (
-                s.and_then(chrono::DateTime::from_timestamp_millis)
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
-                None,
-            ),
-        };
+        let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
         let curves = tx.curves(key, object.version, from.as_deref(), to.as_deref(), last)?;
         let conv = Converter::new(tx, &mut item, &q.conversion)?;
         let mut data = Vec::with_capacity(curves.len());
@@ -668,8 +626,9 @@ impl Data<'_> {
 }
 
 /// What a data read answers: a series' header and its points (written out late, so a JSON
-/// answer can be written straight from them), or the JSON of anything else.
-enum Answer {
+/// answer can be written straight from them), the curves of a range, a series dated by
+/// ondate (a tenor's history, a continuation), or the JSON of anything else.
+pub(super) enum Answer {
     Series {
         /// The item: its JSON header printed with the points (see `Opened::take_series_json`).
         item: Box<Opened>,
@@ -677,7 +636,47 @@ enum Answer {
         calendar: Calendar,
         tz: chrono_tz::Tz,
     },
+    /// The curves whose ondates lie in a `_range`, oldest first.
+    Curves(Vec<Value>),
+    /// A series whose times are ondates (dates, in Arrow `date32`).
+    Dated(Value),
     Value(Value),
+}
+
+/// The JSON of an answer (the curves of a range as an array).
+fn answer_value(q: &DataQuery, answer: Answer) -> Value {
+    match answer {
+        Answer::Series {
+            mut item,
+            points,
+            calendar,
+            tz,
+        } => {
+            let mut json = item.take_series_json();
+            let print = q.print_zone(tz);
+            let text = |t| format_time_in(t, calendar, tz, print);
+            let points = points.into_points();
+            let mut data = points_json(&points, text);
+            if let (true, Value::Array(printed)) = (q.settlement, &mut data) {
+                for (p, printed) in points.iter().zip(printed.iter_mut()) {
+                    *printed = super::settlement::keyed_point(p.t, printed.take());
+                }
+            }
+            json.insert("data".into(), data);
+            Value::Object(json)
+        }
+        Answer::Curves(items) => Value::Array(items),
+        Answer::Value(v) | Answer::Dated(v) => v,
+    }
+}
+
+/// The local date of an instant in `tz`, as days since 1970-01-01 (Arrow's `date32`).
+fn local_day(t: i64, tz: chrono_tz::Tz) -> i32 {
+    let day = chrono::DateTime::from_timestamp_millis(t)
+        .unwrap_or_default()
+        .with_timezone(&tz)
+        .date_naive();
+    (day - NaiveDate::default()).num_days() as i32
 }
 
 /// Names ahead the objects of the data items `ids` (each from its own source) and their series
@@ -710,6 +709,21 @@ pub(crate) fn data_scope(p: &Principal, source: Source, id: &str) -> Result<(Dat
     }
     let scope = Scope::for_source(home, p);
     Ok((data_id, scope))
+}
+
+/// A stored curve decoded, its numbers converted by `conv` (at the rates of its ondate).
+pub(super) fn converted_curve(stored: &[u8], conv: Option<&Converter<'_>>) -> Result<StoredCurve> {
+    let mut stored = curve::decode(stored)?;
+    if let Some(conv) = conv {
+        let at = ondate_instant(stored.curve_date());
+        for c in &mut stored.contracts {
+            if matches!(c.value, super::model::PointValue::Num(_)) {
+                c.value = conv.value(&c.value, at)?;
+                c.status = converted(c.status.take());
+            }
+        }
+    }
+    Ok(stored)
 }
 
 /// Midnight UTC of an ondate (the time FX rates are read at for a curve).

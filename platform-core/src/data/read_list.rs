@@ -15,7 +15,8 @@ use serde_json::{json, Map, Value};
 impl Data<'_> {
     /// JSON: the data items of a source, filtered, sorted and paged like objects. Without
     /// `_range` (or `tenor`, `listTenors`) each item is a catalogue entry (its header with
-    /// `_count`, `_first` and `_last`); with them each item carries its data read by `q`.
+    /// `_count`, `_first` and `_last`); with them each item carries its data read by `q`, and
+    /// a curve with `_range` gives each of its curves in the range (paging counts data items).
     pub fn list(
         &self,
         p: &Principal,
@@ -77,15 +78,15 @@ impl Data<'_> {
         };
         for (scope, id, doc) in items.into_iter().skip(skip).take(take) {
             let text = format!("{}:{}", id.object, id.prop);
-            let item = if catalogue {
-                catalogue_entry(tx.as_ref(), scope, id, doc, q)?
+            let items = if catalogue {
+                vec![catalogue_entry(tx.as_ref(), scope, id, doc, q)?]
             } else {
-                self.item_answer(p, tx.as_ref(), &scope, &id, &text, q)?
+                self.list_answers(p, tx.as_ref(), &scope, &id, &text, q)?
             };
-            out.push(match &req.project {
+            out.extend(items.into_iter().map(|item| match &req.project {
                 Some(pr) => Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true)),
                 None => item,
-            });
+            }));
         }
         Ok(crate::store::Page {
             items: out,

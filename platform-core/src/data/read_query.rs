@@ -75,6 +75,40 @@ pub struct DataQuery {
     /// `_settlement=GB`: each half-hour of a series read carries its GB settlement date and
     /// period, and `_range` dates are settlement days (see `super::settlement`).
     pub settlement: bool,
+    /// `_nearest=before|after`: a curve read of an ondate answers the curve of the nearest
+    /// ondate on or before (after) it (see `super::read_curve`).
+    pub nearest: Option<Nearest>,
+}
+
+/// Which curve `_nearest` asks for when the ondate named has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nearest {
+    /// The nearest ondate on or before the date named.
+    Before,
+    /// The nearest ondate on or after the date named.
+    After,
+}
+
+impl Nearest {
+    /// Reads `_nearest` (a 400 naming the values allowed for anything else).
+    pub fn parse(text: &str) -> Result<Nearest> {
+        match text.trim() {
+            "before" => Ok(Nearest::Before),
+            "after" => Ok(Nearest::After),
+            other => Err(Error::invalid_parameter(format!(
+                "_nearest \"{other}\" is not a direction: use before (the curve of the nearest \
+                 ondate on or before the date named) or after (on or after it)"
+            ))),
+        }
+    }
+
+    /// The parameter's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Nearest::Before => "before",
+            Nearest::After => "after",
+        }
+    }
 }
 
 /// The most observations a read may take and still count as short ([`DataQuery::is_short`]).
@@ -92,7 +126,8 @@ impl DataQuery {
             )
     }
 
-    /// Reads `_range`, `tenor`, `listTenors`, `_version`.
+    /// Reads `_range`, `tenor`, `listTenors`, `_version`, `_nearest` and the parameters of
+    /// conversion, scaling, local time, shaping, continuations and settlement.
     pub fn from_params(params: &Params) -> Result<DataQuery> {
         let range = params
             .get("_range")
@@ -137,6 +172,7 @@ impl DataQuery {
                 Some(text) => super::settlement::parse_param(text).map(|()| true)?,
                 None => false,
             },
+            nearest: params.get("_nearest").map(Nearest::parse).transpose()?,
         })
     }
 }

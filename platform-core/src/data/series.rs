@@ -274,6 +274,24 @@ pub enum Window {
     Between(Option<i64>, Option<i64>),
 }
 
+impl Window {
+    /// The ondates this window picks of a curve (its bounds read as UTC days): the first and
+    /// last dates (inclusive, `YYYY-MM-DD`) and how many of the newest.
+    pub(crate) fn ondates(self) -> (Option<String>, Option<String>, Option<u64>) {
+        match self {
+            Window::All => (None, None, None),
+            Window::Last(n) => (None, None, Some(n)),
+            Window::Between(s, e) => (
+                s.and_then(chrono::DateTime::from_timestamp_millis)
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                e.and_then(|ms| chrono::DateTime::from_timestamp_millis(ms - 1))
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                None,
+            ),
+        }
+    }
+}
+
 /// The chunks a window of a series needs, in time order.
 fn chunks_of(tx: &dyn DataRead, key: &DataKey, version: u32, window: Window) -> Result<Vec<Chunk>> {
     match window {

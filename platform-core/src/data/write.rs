@@ -102,8 +102,8 @@ impl Data<'_> {
             ..opts.clone()
         };
         let mut typed = crate::EachTry::new(self.platform, typed);
-        let stored = self.platform.write(|tx| {
-            self.platform.objects().save_one(
+        let (stored, changes) = self.platform.write(|tx| {
+            self.platform.objects().save_one_noting(
                 tx,
                 p,
                 Collection::Object,
@@ -113,7 +113,9 @@ impl Data<'_> {
                 typed.get()?,
             )
         })?;
-        Ok(Value::Object(render(&stored, true)))
+        let mut answer = render(&stored, true);
+        super::note_replaced_curves(&mut answer, object, &changes);
+        Ok(Value::Object(answer))
     }
 
     /// Bulk read of the stored observations of a series (`OBJ:PROP`), with their statuses, at

@@ -48,14 +48,18 @@ pub struct SaveOptions {
     /// The observations of each series sent replace the stored ones, while the document
     /// merges (`_replaceData=true`); with `replace` they are replaced anyway.
     pub replace_data: bool,
+    /// The contracts of each curve sent are merged into the stored curve of their ondate by
+    /// contract, instead of replacing it (`_merge=true`).
+    pub merge_contracts: bool,
 }
 
 impl SaveOptions {
-    /// Reads `_replace`, `_replaceData`, `_reason` and `_onDuplicate`.
+    /// Reads `_replace`, `_replaceData`, `_merge`, `_reason` and `_onDuplicate`.
     pub fn from_params(params: &Params, source: Option<Source>) -> Result<SaveOptions> {
         Ok(SaveOptions {
             replace: params.flag("_replace")?,
             replace_data: params.flag("_replaceData")?,
+            merge_contracts: params.flag("_merge")?,
             reason: params.get("_reason").map(str::to_string),
             source,
             on_duplicate: params

@@ -4,8 +4,9 @@
 //!
 //! | Answer | Columns |
 //! |---|---|
-//! | a series or a tenor history (`data`) | `time` (timestamp, ms, UTC; in the zone of `_timezone` when a read names one), with `_settlement=GB` `settlementDate` (date32) and `settlementPeriod` (uint8), `value` (float64), and `quality`, `source`, `reliability` (utf8) where some point has one (a series without statuses is two columns) |
-//! | a curve (`contracts`) | `tenor` (utf8), `value` (float64), `absolute`, `start`, `end`, `expiry` (utf8) |
+//! | a series (`data`) | `time` (timestamp, ms, UTC; in the zone of `_timezone` when a read names one; `date32`, the local date, when a read with `_timezone` is daily or coarser), with `_settlement=GB` `settlementDate` (date32) and `settlementPeriod` (uint8), `value` (float64), and `quality`, `source`, `reliability` (utf8) where some point has one (a series without statuses is two columns) |
+//! | a tenor history or a continuation (a series by ondate) | `time` (date32: the ondate), `value` (float64), a continuation's `absolute` (utf8) and, back-adjusted, `adjustment` (float64), then the status columns as for a series |
+//! | a curve (`contracts`), or the curves of a range (one row a contract) | `ondate` (date32), `tenor` (utf8), `value` (float64), `absolute` (utf8), `start`, `end`, `expiry` (date32); a shaped curve's months `ondate`, `tenor`, `value`, `from`, `absolute` (utf8), `start`, `end` (date32) and `hours` or `days` (float64) |
 //! | a list of documents (or one) | one column per top-level field, in first-seen order: int64 when every value is an integer, float64 when every value is a number, bool, utf8 for text, and utf8 JSON text for objects, arrays and mixed kinds; a missing field is null |
 //!
 //! The schema's metadata carries the item's own fields (`_id`, `property`, `timezone`,
@@ -14,7 +15,8 @@
 use crate::data::columns::Columns;
 use crate::error::{Error, Result};
 use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMillisecondBuilder,
+    BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder,
+    TimestampMillisecondBuilder,
 };
 use arrow_array::{
     Array as _, ArrayRef, Date32Array, Float64Array, RecordBatch, TimestampMillisecondArray,
@@ -26,12 +28,16 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// An answer (a data item, a list, or one document) as an Arrow IPC stream.
+/// An answer (a data item, a list, or one document) as an Arrow IPC stream. A list whose
+/// items are all curves is their contracts, one row each (see [`curves_to_arrow`]).
 pub fn to_arrow(value: &Value) -> Result<Vec<u8>> {
     match value {
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_curve) => {
+            curves_to_arrow(items)
+        }
         Value::Array(items) => objects_to_arrow(items),
         Value::Object(item) if matches!(item.get("data"), Some(Value::Array(_))) => {
-            series_to_arrow(item)
+            series_to_arrow(item, false)
         }
         Value::Object(item) if matches!(item.get("contracts"), Some(Value::Array(_))) => {
             curve_to_arrow(item)
@@ -72,34 +78,86 @@ fn millis(time: &str) -> Result<i64> {
         .ok_or_else(|| Error::Internal(format!("a point's time \"{time}\" is not an instant")))
 }
 
-fn series_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
+/// Whether a value is a curve of one ondate (`contracts`).
+fn is_curve(v: &Value) -> bool {
+    matches!(v.get("contracts"), Some(Value::Array(_)))
+}
+
+/// Days since 1970-01-01 (Arrow's `date32`) of a date's text (`YYYY-MM-DD`).
+fn date32(text: &str) -> Result<i32> {
+    let day = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map_err(|_| Error::Internal(format!("\"{text}\" is not a date")))?;
+    Ok((day - chrono::NaiveDate::default()).num_days() as i32)
+}
+
+/// A series whose times are ondates (a tenor's history, a continuation): its `time` column
+/// `date32`, a continuation's contract in `absolute` and a back-adjusted one's `adjustment`.
+pub fn dated_series_to_arrow(item: &Value) -> Result<Vec<u8>> {
+    match item {
+        Value::Object(item) => series_to_arrow(item, true),
+        other => to_arrow(other),
+    }
+}
+
+fn series_to_arrow(item: &Map<String, Value>, dated: bool) -> Result<Vec<u8>> {
     let points = item
         .get("data")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
     let mut time = TimestampMillisecondBuilder::with_capacity(points.len()).with_timezone("UTC");
+    let mut days = Date32Builder::with_capacity(points.len());
     let mut value = Float64Builder::with_capacity(points.len());
+    let mut absolute = StringBuilder::new();
+    let mut adjustment = Float64Builder::with_capacity(points.len());
     let mut status: [StringBuilder; 3] = Default::default();
     for p in points {
-        match p.get("time").and_then(Value::as_str) {
-            Some(t) => time.append_value(millis(t)?),
-            None => time.append_null(),
+        match (p.get("time").and_then(Value::as_str), dated) {
+            (Some(t), false) => time.append_value(millis(t)?),
+            (Some(t), true) => days.append_value(date32(t)?),
+            (None, false) => time.append_null(),
+            (None, true) => days.append_null(),
         }
         value.append_option(p.get("value").and_then(Value::as_f64));
+        let props = p.get("properties");
+        absolute.append_option(text(props.and_then(|p| p.get("absolute"))));
+        adjustment.append_option(
+            props
+                .and_then(|p| p.get("adjustment"))
+                .and_then(Value::as_f64),
+        );
         let s = p.get("status");
         for (builder, key) in status.iter_mut().zip(["quality", "source", "reliability"]) {
             builder.append_option(text(s.and_then(|s| s.get(key))));
         }
     }
-    write(
-        series_columns(
-            Arc::new(time.finish()),
-            Arc::new(value.finish()),
-            Some(status),
-        ),
-        metadata(item, "data"),
-    )
+    let time: ArrayRef = if dated {
+        Arc::new(days.finish())
+    } else {
+        Arc::new(time.finish())
+    };
+    let mut columns = series_columns(time, Arc::new(value.finish()), Some(status));
+    // A continuation names its contract (and, back-adjusted, how far each price moved) in
+    // every format, even when it has no points.
+    let props = item.get("properties");
+    let is_continuation = props.and_then(|p| p.get("continuation")).is_some()
+        || points.iter().any(|p| {
+            p.get("properties")
+                .and_then(|p| p.get("absolute"))
+                .is_some()
+        });
+    let mut extra = Vec::new();
+    if is_continuation {
+        extra.push(utf8("absolute", absolute));
+    }
+    if props.and_then(|p| p.get("adjust")).is_some() {
+        extra.push((
+            Field::new("adjustment", DataType::Float64, true),
+            Arc::new(adjustment.finish()) as ArrayRef,
+        ));
+    }
+    columns.splice(2..2, extra);
+    write(columns, metadata(item, "data"))
 }
 
 /// The `time` column of a series answer (a timestamp in milliseconds with its zone).
@@ -155,6 +213,17 @@ pub fn series_columns_to_arrow_in(
     series_columns_to_arrow_keyed(header, points, time_ms, zone, None::<fn(i64) -> (i32, u8)>)
 }
 
+/// [`series_columns_to_arrow`] with a `date32` `time` column: `day` gives the date of an
+/// instant (days since 1970-01-01), as a daily or coarser read in a zone prints it.
+pub fn series_columns_to_arrow_dated(
+    header: &Map<String, Value>,
+    points: Columns,
+    day: impl Fn(i64) -> i32,
+) -> Result<ArrowStream> {
+    let days: Vec<i32> = points.times.iter().map(|&t| day(t)).collect();
+    point_columns(header, Arc::new(Date32Array::from(days)), points, None)
+}
+
 /// [`series_columns_to_arrow_in`] with each point keyed besides its time: `keys` gives the
 /// `settlementDate` (days since 1970-01-01) and `settlementPeriod` of a point's instant, in two
 /// columns after `time` (a read with `_settlement=GB`).
@@ -165,17 +234,10 @@ pub fn series_columns_to_arrow_keyed(
     zone: &str,
     keys: Option<impl Fn(i64) -> (i32, u8)>,
 ) -> Result<ArrowStream> {
-    let finite = points.all_finite();
-    let Columns {
-        mut times,
-        values,
-        extras,
-        ..
-    } = points;
-    let len = times.len();
+    let mut points = points;
     // Keyed by the instants themselves, before a dated calendar moves them to printed ones.
     let keys = keys.map(|key| {
-        let (dates, periods): (Vec<i32>, Vec<u8>) = times.iter().map(|&t| key(t)).unzip();
+        let (dates, periods): (Vec<i32>, Vec<u8>) = points.times.iter().map(|&t| key(t)).unzip();
         [
             (
                 Field::new("settlementDate", DataType::Date32, false),
@@ -187,12 +249,29 @@ pub fn series_columns_to_arrow_keyed(
             ),
         ]
     });
+    let times = std::mem::take(&mut points.times);
+    let mut times = times;
     if let Some(f) = time_ms {
         for t in &mut times {
             *t = f(*t);
         }
     }
     let time = TimestampMillisecondArray::from(times).with_timezone(zone);
+    point_columns(header, Arc::new(time), points, keys)
+}
+
+/// The stream of a series answer from its `time` column and the rest of its columns (whose
+/// `times` are already in `time`): `value`, the status columns some point fills, and `keys`
+/// after `time`.
+fn point_columns(
+    header: &Map<String, Value>,
+    time: ArrayRef,
+    points: Columns,
+    keys: Option<[(Field, ArrayRef); 2]>,
+) -> Result<ArrowStream> {
+    let finite = points.all_finite();
+    let Columns { values, extras, .. } = points;
+    let len = time.len();
     // A null where the value is no finite number (null, text, or NaN and infinities, which JSON
     // prints as null too).
     let nulls = (!finite)
@@ -220,7 +299,7 @@ pub fn series_columns_to_arrow_keyed(
         }
         status
     });
-    let mut columns = series_columns(Arc::new(time), Arc::new(value), status);
+    let mut columns = series_columns(time, Arc::new(value), status);
     if let Some(keys) = keys {
         columns.splice(1..1, keys);
     }
@@ -233,30 +312,114 @@ fn curve_to_arrow(item: &Map<String, Value>) -> Result<Vec<u8>> {
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
+    let ondate = curve_date(item);
+    let rows: Vec<(Option<&str>, &Value)> = contracts.iter().map(|c| (ondate, c)).collect();
+    let weights = item.get("weights").and_then(Value::as_str);
+    write(
+        contract_columns(&rows, weights)?,
+        metadata(item, "contracts"),
+    )
+}
+
+/// The curves of a range (each a curve of one ondate) as one row a contract, each with its
+/// `ondate`; the schema's metadata holds the fields every curve shares (`_objid`, `units`...).
+/// No curves is no rows, with the columns of a curve.
+pub fn curves_to_arrow(items: &[Value]) -> Result<Vec<u8>> {
+    let mut rows: Vec<(Option<&str>, &Value)> = Vec::new();
+    for item in items {
+        let ondate = item.as_object().and_then(curve_date);
+        if let Some(Value::Array(contracts)) = item.get("contracts") {
+            rows.extend(contracts.iter().map(|c| (ondate, c)));
+        }
+    }
+    let mut shared = match items.first() {
+        Some(Value::Object(first)) => metadata(first, "contracts"),
+        _ => HashMap::new(),
+    };
+    shared.retain(|k, v| {
+        items.iter().all(|item| {
+            item.as_object()
+                .is_some_and(|m| text(m.get(k)).as_deref() == Some(v.as_str()))
+        })
+    });
+    write(contract_columns(&rows, None)?, shared)
+}
+
+/// The date of a curve's `ondate` (`{"curveDate": ...}`, or the date itself).
+fn curve_date(item: &Map<String, Value>) -> Option<&str> {
+    match item.get("ondate") {
+        Some(Value::String(d)) => Some(d),
+        Some(Value::Object(o)) => o.get("curveDate").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// The columns of contracts, each with its curve's ondate: `ondate`, `tenor`, `value`,
+/// `absolute` and the delivery dates and expiry (`date32`); a shaped curve's months (whose
+/// `weights` name their weight) with `from` and their weight instead of the expiry.
+fn contract_columns(
+    rows: &[(Option<&str>, &Value)],
+    weights: Option<&str>,
+) -> Result<Vec<(Field, ArrayRef)>> {
+    let mut ondate = Date32Builder::with_capacity(rows.len());
     let mut tenor = StringBuilder::new();
-    let mut value = Float64Builder::with_capacity(contracts.len());
-    let mut props: [StringBuilder; 4] = Default::default();
-    for c in contracts {
+    let mut value = Float64Builder::with_capacity(rows.len());
+    let mut from = StringBuilder::new();
+    let mut absolute = StringBuilder::new();
+    let mut dates: [Date32Builder; 3] = Default::default();
+    let mut weight = Float64Builder::with_capacity(rows.len());
+    let dated = if weights.is_some() {
+        &["start", "end"][..]
+    } else {
+        &["start", "end", "expiry"][..]
+    };
+    for (day, c) in rows {
+        ondate.append_option(day.map(date32).transpose()?);
         tenor.append_option(text(c.get("tenor")));
         value.append_option(c.get("value").and_then(Value::as_f64));
         let p = c.get("properties");
-        for (builder, key) in props.iter_mut().zip(["absolute", "start", "end", "expiry"]) {
-            builder.append_option(text(p.and_then(|p| p.get(key))));
+        let field = |key: &str| p.and_then(|p| p.get(key));
+        from.append_option(text(field("from")));
+        absolute.append_option(text(field("absolute")));
+        for (builder, key) in dates.iter_mut().zip(dated) {
+            builder.append_option(field(key).and_then(Value::as_str).map(date32).transpose()?);
         }
+        weight.append_option(weights.and_then(field).and_then(Value::as_f64));
     }
-    let [absolute, start, end, expiry] = props;
-    let columns: Vec<(Field, ArrayRef)> = vec![
+    let [start, end, expiry] = dates;
+    let date = |name: &str, mut b: Date32Builder| {
+        (
+            Field::new(name, DataType::Date32, true),
+            Arc::new(b.finish()) as ArrayRef,
+        )
+    };
+    let mut columns: Vec<(Field, ArrayRef)> = vec![
+        date("ondate", ondate),
         utf8("tenor", tenor),
         (
             Field::new("value", DataType::Float64, true),
             Arc::new(value.finish()),
         ),
-        utf8("absolute", absolute),
-        utf8("start", start),
-        utf8("end", end),
-        utf8("expiry", expiry),
     ];
-    write(columns, metadata(item, "contracts"))
+    match weights {
+        Some(w) => columns.extend([
+            utf8("from", from),
+            utf8("absolute", absolute),
+            date("start", start),
+            date("end", end),
+            (
+                Field::new(w, DataType::Float64, true),
+                Arc::new(weight.finish()) as ArrayRef,
+            ),
+        ]),
+        None => columns.extend([
+            utf8("absolute", absolute),
+            date("start", start),
+            date("end", end),
+            date("expiry", expiry),
+        ]),
+    }
+    Ok(columns)
 }
 
 fn utf8(name: &str, mut builder: StringBuilder) -> (Field, ArrayRef) {
@@ -426,162 +589,4 @@ impl From<Vec<u8>> for ArrowStream {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow_array::cast::AsArray as _;
-    use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
-    use arrow_schema::TimeUnit;
-    use serde_json::json;
-
-    fn read(bytes: &[u8]) -> RecordBatch {
-        let mut reader = arrow_ipc::reader::StreamReader::try_new(bytes, None).unwrap();
-        let batch = reader.next().unwrap().unwrap();
-        assert!(reader.next().is_none(), "one batch");
-        batch
-    }
-
-    #[test]
-    fn a_series_is_times_values_and_statuses() {
-        let item = json!({"_id": "NBP", "property": "SPOT", "timezone": "Europe/London", "data": [
-            {"time": "2024-10-27T01:00:00+01:00", "value": 1.5, "status": {"quality": "VALID"}},
-            {"time": "2024-10-27T01:00:00Z", "value": null},
-            {"time": "2024-10-28", "value": 3}
-        ]});
-        let batch = read(&to_arrow(&item).unwrap());
-        assert_eq!(batch.num_rows(), 3);
-        let time = batch.column(0).as_primitive::<TimestampMillisecondType>();
-        assert_eq!(time.value(0), 1_729_987_200_000);
-        assert_eq!(
-            time.value(1),
-            1_729_990_800_000,
-            "the repeated hour stays distinct"
-        );
-        assert_eq!(time.value(2), 1_730_073_600_000);
-        let value = batch.column(1).as_primitive::<Float64Type>();
-        assert_eq!(
-            (value.value(0), value.is_null(1), value.value(2)),
-            (1.5, true, 3.0)
-        );
-        assert_eq!(batch.column(2).as_string::<i32>().value(0), "VALID");
-        assert!(batch.column(2).is_null(1));
-        let schema = batch.schema();
-        assert_eq!(schema.metadata()["timezone"], "Europe/London");
-        assert_eq!(schema.metadata()["_id"], "NBP");
-        assert_eq!(
-            schema.field(0).data_type(),
-            &DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
-        );
-    }
-
-    #[test]
-    fn a_series_from_columns_is_the_answer_its_json_gives() {
-        use crate::data::model::{Point, PointValue, Status};
-        let header = json!({"_id": "NBP", "property": "SPOT"});
-        let header = header.as_object().unwrap();
-        let t0 = 1_729_987_200_000;
-        let plain: Vec<Point> = (0..5)
-            .map(|i| Point::num(t0 + i * 3_600_000, i as f64 / 4.0))
-            .collect();
-        let mut mixed = plain.clone();
-        mixed[1].v = PointValue::Text("n/a".into());
-        mixed[2].v = PointValue::Null;
-        mixed[3].status = Some(Box::new(Status {
-            source: Some("CHANGED".into()),
-            ..Status::default()
-        }));
-        mixed[4].v = PointValue::Num(f64::INFINITY);
-        for points in [plain, mixed] {
-            let columns = crate::data::columns::Columns::from_points(&points);
-            let ours = read(
-                &series_columns_to_arrow(header, columns, None::<fn(i64) -> i64>)
-                    .unwrap()
-                    .into_bytes(),
-            );
-            let mut item = header.clone();
-            let data = points
-                .iter()
-                .map(|p| p.to_json(crate::data::calendar::utc_text(p.t).unwrap()))
-                .collect();
-            item.insert("data".into(), Value::Array(data));
-            let theirs = read(&to_arrow(&Value::Object(item)).unwrap());
-            assert_eq!(ours, theirs);
-        }
-        // Without statuses: time and value only; with one, only the status column it fills.
-        let plain = read(
-            &series_columns_to_arrow(
-                header,
-                crate::data::columns::Columns::from_points(&[Point::num(t0, 1.0)]),
-                None::<fn(i64) -> i64>,
-            )
-            .unwrap()
-            .into_bytes(),
-        );
-        assert_eq!(plain.num_columns(), 2);
-        let mut with = Point::num(t0, 1.0);
-        with.status = Some(Box::new(Status {
-            quality: Some("VALID".into()),
-            ..Status::default()
-        }));
-        let one = read(
-            &series_columns_to_arrow(
-                header,
-                crate::data::columns::Columns::from_points(&[with, Point::num(t0 + 1, 2.0)]),
-                Some(|t: i64| t + 1000),
-            )
-            .unwrap()
-            .into_bytes(),
-        );
-        let names: Vec<String> = one
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect();
-        assert_eq!(names, ["time", "value", "quality"]);
-        assert_eq!(one.column(2).as_string::<i32>().value(0), "VALID");
-        assert!(one.column(2).is_null(1));
-        let time = one.column(0).as_primitive::<TimestampMillisecondType>();
-        assert_eq!((time.value(0), time.value(1)), (t0 + 1000, t0 + 1001));
-    }
-
-    #[test]
-    fn a_curve_is_tenors_values_and_delivery_periods() {
-        let item = json!({"_id": "TTF", "contracts": [
-            {"tenor": "M1", "value": 30.5, "properties": {"start": "2025-01-01", "end": "2025-02-01"}},
-            {"tenor": "Q1", "value": 29}
-        ]});
-        let batch = read(&to_arrow(&item).unwrap());
-        assert_eq!(batch.num_rows(), 2);
-        assert_eq!(batch.column(0).as_string::<i32>().value(1), "Q1");
-        assert_eq!(batch.column(1).as_primitive::<Float64Type>().value(1), 29.0);
-        assert_eq!(batch.column(3).as_string::<i32>().value(0), "2025-01-01");
-        assert!(batch.column(3).is_null(1));
-    }
-
-    #[test]
-    fn a_list_gets_a_column_per_field_of_its_widest_kind() {
-        let items = json!([
-            {"_id": "A", "n": 1, "x": 1, "ok": true, "tags": ["a"]},
-            {"_id": "B", "n": 2, "x": 2.5, "extra": "e", "tags": null},
-            {"_id": "C", "x": "mixed"}
-        ]);
-        let batch = read(&to_arrow(&items).unwrap());
-        let schema = batch.schema();
-        let names: Vec<_> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-        assert_eq!(names, ["_id", "n", "x", "ok", "tags", "extra"]);
-        assert_eq!(schema.field(1).data_type(), &DataType::Int64);
-        assert_eq!(
-            schema.field(2).data_type(),
-            &DataType::Utf8,
-            "mixed kinds: JSON text"
-        );
-        assert_eq!(schema.field(3).data_type(), &DataType::Boolean);
-        let n = batch.column(1).as_primitive::<Int64Type>();
-        assert_eq!((n.value(1), n.is_null(2)), (2, true));
-        assert_eq!(batch.column(2).as_string::<i32>().value(1), "2.5");
-        assert_eq!(batch.column(4).as_string::<i32>().value(0), "[\"a\"]");
-        assert!(batch.column(4).is_null(1));
-        // Nothing at all is an empty batch.
-        assert_eq!(read(&to_arrow(&json!([])).unwrap()).num_rows(), 0);
-    }
-}
+mod tests;

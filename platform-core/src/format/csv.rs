@@ -10,7 +10,9 @@
 //! - The text is UTF-8 without a byte-order mark.
 //!
 //! [`objects_to_csv`] writes one row per object; [`data_to_csv`] a data item's table (time
-//! series `time,value,quality,source,reliability`, curves `tenor,value,absolute,start,end,expiry`);
+//! series `time,value,quality,source,reliability`, a continuation with `absolute` (and
+//! `adjustment` when back-adjusted) after `value`, curves `tenor,value,absolute,start,end,expiry`);
+//! [`curves_to_csv`] the curves of a range, `ondate,tenor,value,absolute,start,end,expiry`;
 //! [`rows_to_csv`] any header + rows table.
 //!
 //! The text is written by the `csv` crate's writer (`\n` terminator, quoting where necessary),
@@ -70,7 +72,23 @@ pub fn objects_to_csv(items: &[Value]) -> String {
 /// `tenor,value,from,start,end,hours` (or `days`); `None` for anything else.
 pub fn data_to_csv(item: &Value) -> Option<String> {
     if let Some(Value::Array(points)) = item.get("data") {
-        return Some(series_to_csv(points));
+        // A continuation names each point's contract, and a back-adjusted one how far its
+        // price moved.
+        let props = item.get("properties");
+        let mut extra: Vec<&str> = Vec::new();
+        if props.and_then(|p| p.get("continuation")).is_some()
+            || points.iter().any(|p| {
+                p.get("properties")
+                    .and_then(|p| p.get("absolute"))
+                    .is_some()
+            })
+        {
+            extra.push("absolute");
+        }
+        if props.and_then(|p| p.get("adjust")).is_some() {
+            extra.push("adjustment");
+        }
+        return Some(series_to_csv(points, &extra));
     }
     if let (Some(Value::Array(months)), Some(Value::String(weights))) =
         (item.get("contracts"), item.get("weights"))
@@ -89,28 +107,53 @@ pub fn data_to_csv(item: &Value) -> Option<String> {
     None
 }
 
+/// The curves of a range (each a curve of one ondate, as `data_to_csv` takes one): one row a
+/// contract, `ondate,tenor,value,absolute,start,end,expiry`; the header alone for none.
+pub fn curves_to_csv(items: &[Value]) -> String {
+    let columns = ["absolute", "start", "end", "expiry"];
+    let mut out = Out::new(items.len() * 1024);
+    out.record(&[&["ondate", "tenor", "value"][..], &columns[..]].concat());
+    for item in items {
+        let ondate = match item.get("ondate") {
+            Some(Value::Object(o)) => o.get("curveDate"),
+            other => other,
+        };
+        for c in item
+            .get("contracts")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            out.cell(ondate);
+            out.cell(c.get("tenor"));
+            out.cell(c.get("value"));
+            let props = c.get("properties");
+            for key in columns {
+                out.cell(props.and_then(|p| p.get(key)));
+            }
+            out.end();
+        }
+    }
+    out.finish()
+}
+
 /// A series' points: `time`, the settlement date and period when the first point has them,
-/// `value`, then the status' `quality`, `source` and `reliability`.
-fn series_to_csv(points: &[Value]) -> String {
+/// `value`, the `extra` properties of each point, then the status' `quality`, `source` and
+/// `reliability`.
+fn series_to_csv(points: &[Value], extra: &[&str]) -> String {
     // Points keyed by settlement date and period (`_settlement=GB`) keep them as columns.
     let keyed = points
         .first()
         .is_some_and(|p| p.get("settlementPeriod").is_some());
-    let header: &[&str] = if keyed {
-        &[
-            "time",
-            "settlementDate",
-            "settlementPeriod",
-            "value",
-            "quality",
-            "source",
-            "reliability",
-        ]
-    } else {
-        &["time", "value", "quality", "source", "reliability"]
-    };
+    let mut header: Vec<&str> = vec!["time"];
+    if keyed {
+        header.extend(["settlementDate", "settlementPeriod"]);
+    }
+    header.push("value");
+    header.extend(extra);
+    header.extend(["quality", "source", "reliability"]);
     let mut out = Out::new(points.len() * 48);
-    out.record(header);
+    out.record(&header);
     for p in points {
         out.cell(p.get("time"));
         if keyed {
@@ -118,6 +161,9 @@ fn series_to_csv(points: &[Value]) -> String {
             out.cell(p.get("settlementPeriod"));
         }
         out.cell(p.get("value"));
+        for key in extra {
+            out.cell(p.get("properties").and_then(|props| props.get(key)));
+        }
         let status = p.get("status");
         for key in ["quality", "source", "reliability"] {
             out.cell(status.and_then(|s| s.get(key)));

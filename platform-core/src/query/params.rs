@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 
 /// The parameters starting with `_` that the platform reads: the interface's standard
 /// parameters, then the platform's own (`docs/decisions.md`).
-pub const STANDARD: [&str; 39] = [
+pub const STANDARD: [&str; 42] = [
     "_sort",
     "_limit",
     "_skip",
@@ -44,6 +44,9 @@ pub const STANDARD: [&str; 39] = [
     "_continuation",
     "_roll",
     "_settlement",
+    "_nearest",
+    "_adjust",
+    "_merge",
 ];
 
 /// The system fields of documents and data items, which filter lists like any field.

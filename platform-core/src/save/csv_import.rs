@@ -46,11 +46,14 @@ pub struct CsvImport {
     pub on_duplicate: OnDuplicate,
     /// The field separator (`delimiter`: `,`, `;` or `tab`); detected when `None`.
     pub delimiter: Option<u8>,
+    /// The contracts of a curve's rows are merged into the stored curve of their ondate by
+    /// contract instead of replacing it (`_merge=true`).
+    pub merge: bool,
 }
 
 impl CsvImport {
-    /// Reads `_replaceData`, `_reason`, `_onDuplicate`, `calendar`, `timezone` and `delimiter`
-    /// of a query, for `source`. `_replace` (which replaces a whole object) is refused.
+    /// Reads `_replaceData`, `_merge`, `_reason`, `_onDuplicate`, `calendar`, `timezone` and
+    /// `delimiter` of a query, for `source`. `_replace` (which replaces a whole object) is refused.
     pub fn from_params(params: &Params, source: Source) -> Result<CsvImport> {
         if params.get("_replace").is_some() {
             return Err(Error::invalid_parameter(
@@ -71,6 +74,7 @@ impl CsvImport {
                 .transpose()?
                 .unwrap_or_default(),
             delimiter: params.get("delimiter").map(parse_delimiter).transpose()?,
+            merge: params.flag("_merge")?,
         })
     }
 }
@@ -217,6 +221,7 @@ impl Data<'_> {
             reason: req.reason.clone(),
             source: Some(target.home),
             on_duplicate: req.on_duplicate,
+            merge_contracts: req.merge,
         };
         let now = format_instant(self.platform.now());
         let typed = vec![(target.prop.clone(), parsed.payload)];
@@ -237,13 +242,22 @@ impl Data<'_> {
                     ),
                 ));
             }
-            self.platform
-                .objects()
-                .save_one(tx, p, coll, item.clone(), &opts, &now, typed.get()?)
+            self.platform.objects().save_one_noting(
+                tx,
+                p,
+                coll,
+                item.clone(),
+                &opts,
+                &now,
+                typed.get()?,
+            )
         })?;
+        let (stored, changes) = stored;
+        let mut saved = visible(p, Collection::Object, render_owned(stored.clone(), true));
+        data::note_replaced_curves(&mut saved, &target.object, &changes);
         Ok(CsvImported {
             version: stored.version,
-            saved: visible(p, Collection::Object, render_owned(stored, true)),
+            saved,
             read: parsed.read,
             dropped: parsed.dropped,
         })

@@ -86,10 +86,13 @@ impl Objects<'_> {
             let mut saved = Vec::with_capacity(items.len());
             for (index, item) in items.into_iter().enumerate() {
                 let at = |e: Error| if is_array { prefix_item(e, index) } else { e };
-                let stored = self
-                    .save_one(tx, p, coll, item, opts, &now, Vec::new())
+                let (stored, changes) = self
+                    .save_one_noting(tx, p, coll, item, opts, &now, Vec::new())
                     .map_err(at)?;
-                saved.push(Value::Object(visible(p, coll, render_owned(stored, true))));
+                let id = stored.id.clone();
+                let mut answer = visible(p, coll, render_owned(stored, true));
+                data::note_replaced_curves(&mut answer, &id, &changes);
+                saved.push(Value::Object(answer));
             }
             Ok(saved)
         })?;
@@ -112,6 +115,23 @@ impl Objects<'_> {
         now: &str,
         typed: Vec<(String, data::DataPayload)>,
     ) -> Result<StoredVersion> {
+        self.save_one_noting(tx, p, coll, item, opts, now, typed)
+            .map(|(stored, _)| stored)
+    }
+
+    /// [`Objects::save_one`], with what the save changed in the document's data (for an
+    /// answer that says what a curve write replaced: `data::note_replaced_curves`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn save_one_noting(
+        &self,
+        tx: &mut dyn WriteTx,
+        p: &Principal,
+        coll: Collection,
+        item: Value,
+        opts: &SaveOptions,
+        now: &str,
+        typed: Vec<(String, data::DataPayload)>,
+    ) -> Result<(StoredVersion, Vec<data::DataChange>)> {
         let Value::Object(mut fields) = item else {
             return Err(Error::invalid_body(format!(
                 "each item must be a JSON object, not {}",
@@ -155,7 +175,7 @@ impl Objects<'_> {
         let data_changes = write_data(tx, p, &target, &body, payloads, opts)?;
         if let Some(cur) = &current {
             if !body_changed && data_changes.is_empty() {
-                return Ok(cur.clone());
+                return Ok((cur.clone(), data_changes));
             }
         }
         let stored = target.stored(p, body, opts, now)?;
@@ -176,7 +196,7 @@ impl Objects<'_> {
             data_changes: &data_changes,
         };
         change.emit(tx, p, now)?;
-        Ok(stored)
+        Ok((stored, data_changes))
     }
 }
 
@@ -257,6 +277,7 @@ fn write_data(
                 ondate: None,
                 times: None,
                 replaced: true,
+                curve: None,
             });
         }
     }

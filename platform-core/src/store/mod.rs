@@ -341,6 +341,14 @@ pub trait DataRead {
     fn curve_extent(&self, key: &DataKey, version: u32) -> Result<Extent<String>>;
     /// The stored curve of one ondate visible at a version.
     fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>>;
+    /// The ondates nearest `ondate` that have a curve visible at a version: the latest before
+    /// it and the earliest after it (neither is `ondate` itself).
+    fn nearest_ondates(
+        &self,
+        key: &DataKey,
+        version: u32,
+        ondate: &str,
+    ) -> Result<(Option<String>, Option<String>)>;
     /// The curves visible at a version with ondates in `[from, to]` (inclusive), by ondate;
     /// `newest` keeps only that many of the latest.
     fn curves(

@@ -63,6 +63,12 @@ fn writing(name: &str) -> Option<(Schema, &'static str)> {
             "Replace the observations of each series sent instead of merging into them; the \
              object's other fields and data merge as without it",
         ),
+        "_merge" => (
+            boolean(),
+            "Curves: merge the contracts sent into the stored curve of their ondate by contract \
+             (its absolute code, or a balance-of tenor) instead of replacing it; the answer's \
+             _replacedCurves says what each write did to a stored curve",
+        ),
         "_onDuplicate" => (string(), "What to do with duplicate observations"),
         "_version" => (string(), "A version number or tag of the data"),
         "_publish" => (
@@ -90,7 +96,11 @@ fn writing(name: &str) -> Option<(Schema, &'static str)> {
 /// Parameters of data reads: ranges, scaling, local time, curves, conversion.
 fn data(name: &str) -> Option<(Schema, &'static str)> {
     Some(match name {
-        "_range" => (string(), "last(n), from(date) or between(date,date)"),
+        "_range" => (
+            string(),
+            "last(n), from(date) or between(date,date); on a curve id without an ondate, the \
+             curves whose ondates lie in it (a list)",
+        ),
         "_calendar" => (
             string(),
             "Data: scale the series to this calendar (DAILY, MONTHLY, GASDAY, EFA, EFADAY...)",
@@ -113,7 +123,8 @@ fn data(name: &str) -> Option<(Schema, &'static str)> {
              series' times print in it with their offsets (2024-10-27T02:00:00+02:00, then \
              +01:00 for the repeated hour; UTC prints Z; dates of date calendars stay dates) \
              and an Arrow answer's time column carries it; with _calendar it is the zone \
-             periods are cut in. Dates of _range without a zone are read in it. Curves have \
+             periods are cut in. Dates of _range without a zone are read in it. A daily or \
+             coarser read answers Arrow's time column as local dates (date32). Curves have \
              no instants: nothing changes. Default: times in UTC, dates of _range in the \
              series' zone",
         ),
@@ -147,6 +158,19 @@ fn data(name: &str) -> Option<(Schema, &'static str)> {
             string(),
             "With _continuation: expiry (the day after the front contract's expiry, the \
              default) or calendar (the first day of each period)",
+        ),
+        "_adjust" => (
+            enum_of(&["difference", "ratio"]),
+            "With _continuation: back-adjust at each roll, every earlier point moved by the new \
+             front price less the old one (or times their ratio) on the roll day (the day \
+             before it when the roll day's curve lacks the old contract), so the newest \
+             segment keeps its prices; rolls lists each, and a roll neither day prices is a 400",
+        ),
+        "_nearest" => (
+            enum_of(&["before", "after"]),
+            "Curves read by OBJ:PROP:ONDATE: the curve of the nearest ondate on or before \
+             (after) the date; its ondate and _id say which. Without it an ondate with no \
+             curve is a 404 naming the nearest ondates",
         ),
         "_settlement" => (
             enum_of(&["GB"]),

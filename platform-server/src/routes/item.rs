@@ -108,6 +108,11 @@ pub(super) fn read_item(
             let stream = data.read_arrow_stream(who, source, key, q)?;
             return Ok((Made::Arrow(stream), None));
         }
+        // CSV of a data item: as the core writes it (the curves of a range a contract a row).
+        (true, _, Some(q)) if out.is_csv() => {
+            let csv = p.data().read_csv(who, source, key, q)?;
+            return Ok((Made::Bytes(csv.into_bytes()), None));
+        }
         (true, _, Some(q)) => p.data().read(who, source, key, q)?,
         // Arrow of an object's data item: as the data read of that item answers it.
         (false, Some(name), Some(q)) if coll == Collection::Object && out.is_arrow() => {

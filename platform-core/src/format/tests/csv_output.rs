@@ -164,3 +164,40 @@ fn csv_data_items() {
     );
     assert_eq!(csv::data_to_csv(&json!({"_id": "x"})), None);
 }
+
+/// A continuation names each point's contract (and, back-adjusted, what moved it), even with
+/// no points; the curves of a range are a contract a row, each with its ondate.
+#[test]
+fn csv_continuations_and_the_curves_of_a_range() {
+    let continuation = json!({"properties": {"continuation": "M01", "adjust": "difference"},
+    "data": [
+        {"time": "2024-03-28", "value": 5.28, "properties": {"absolute": "2024M04", "adjustment": 1}},
+        {"time": "2024-03-29", "value": 5.29, "status": {"source": "CONVERTED"},
+         "properties": {"absolute": "2024M05", "adjustment": 0}},
+    ]});
+    assert_eq!(
+        csv::data_to_csv(&continuation).unwrap(),
+        "time,value,absolute,adjustment,quality,source,reliability\n\
+         2024-03-28,5.28,2024M04,1,,,\n\
+         2024-03-29,5.29,2024M05,0,,CONVERTED,\n"
+    );
+    assert_eq!(
+        csv::data_to_csv(&json!({"properties": {"continuation": "M01"}, "data": []})).unwrap(),
+        "time,value,absolute,quality,source,reliability\n"
+    );
+    let curve = |ondate: &str, value: f64| {
+        json!({"ondate": {"curveDate": ondate}, "contracts": [{"tenor": "M01", "value": value,
+            "properties": {"absolute": "2024M11", "start": "2024-11-01", "end": "2024-11-30",
+            "expiry": "2024-10-31"}}]})
+    };
+    assert_eq!(
+        csv::curves_to_csv(&[curve("2024-10-03", 70.5), curve("2024-10-04", 71.0)]),
+        "ondate,tenor,value,absolute,start,end,expiry\n\
+         2024-10-03,M01,70.5,2024M11,2024-11-01,2024-11-30,2024-10-31\n\
+         2024-10-04,M01,71.0,2024M11,2024-11-01,2024-11-30,2024-10-31\n"
+    );
+    assert_eq!(
+        csv::curves_to_csv(&[]),
+        "ondate,tenor,value,absolute,start,end,expiry\n"
+    );
+}

@@ -183,6 +183,23 @@ pub fn curves_are_versioned_with_their_object(store: Arc<dyn Store>) {
     );
     assert_eq!(tx.curve_extent(&c, 2).unwrap().count, 2);
     assert_eq!(tx.curve_extent(&key("D"), 2).unwrap().bounds, None);
+    // The ondates around one, of the curves a version sees.
+    let near = |v: u32, day: &str| {
+        let (before, after) = tx.nearest_ondates(&c, v, day).unwrap();
+        (before.as_deref().map(str::to_string), after)
+    };
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(
+        near(1, "2024-01-02"),
+        (some("2024-01-01"), some("2024-01-03"))
+    );
+    assert_eq!(near(2, "2024-01-02"), (some("2024-01-01"), None));
+    assert_eq!(near(1, "2023-12-31"), (None, some("2024-01-01")));
+    assert_eq!(near(2, "2024-01-05"), (some("2024-01-02"), None));
+    assert_eq!(
+        tx.nearest_ondates(&key("D"), 2, "2024-01-02").unwrap(),
+        (None, None)
+    );
     drop(tx);
     // Without history a curve is replaced in place; the property can end.
     write(store, |tx| {

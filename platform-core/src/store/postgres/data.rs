@@ -178,6 +178,29 @@ impl DataRead for Tx<'_> {
         })
     }
 
+    fn nearest_ondates(
+        &self,
+        key: &DataKey,
+        version: u32,
+        ondate: &str,
+    ) -> Result<(Option<String>, Option<String>)> {
+        let row = self.query_one(
+            &format!(
+                "SELECT (SELECT max(ondate) FROM curves WHERE {VISIBLE} AND ondate < $6), \
+                 (SELECT min(ondate) FROM curves WHERE {VISIBLE} AND ondate > $6)"
+            ),
+            &[
+                &key.scope.tenant,
+                &key.scope.env,
+                &key.object,
+                &key.prop,
+                &i64::from(version),
+                &ondate,
+            ],
+        )?;
+        Ok((get(&row, 0)?, get(&row, 1)?))
+    }
+
     fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>> {
         self.query_opt(
             &format!("SELECT payload FROM curves WHERE {VISIBLE} AND ondate = $6"),

@@ -126,6 +126,26 @@ impl DataRead for Tx<'_> {
         })
     }
 
+    fn nearest_ondates(
+        &self,
+        key: &DataKey,
+        version: u32,
+        ondate: &str,
+    ) -> Result<(Option<String>, Option<String>)> {
+        self.conn
+            .prepare_cached(
+                "SELECT (SELECT max(ondate) FROM curves WHERE tenant = ?1 AND env = ?2 AND obj = ?3 \
+                 AND prop = ?4 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5) AND ondate < ?6), \
+                 (SELECT min(ondate) FROM curves WHERE tenant = ?1 AND env = ?2 AND obj = ?3 \
+                 AND prop = ?4 AND vfrom <= ?5 AND (vto IS NULL OR vto > ?5) AND ondate > ?6)",
+            )
+            .db()?
+            .query_row(params![key.scope.tenant, key.scope.env, key.object, key.prop, version, ondate], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .db()
+    }
+
     fn curve(&self, key: &DataKey, version: u32, ondate: &str) -> Result<Option<Vec<u8>>> {
         self.conn
             .prepare_cached(
