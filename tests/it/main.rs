@@ -29,6 +29,7 @@ mod outbound;
 mod postgres;
 mod query;
 mod scripts;
+mod sdk_series;
 mod secrets;
 mod series_values;
 mod settlement;

@@ -14,7 +14,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use platform_core::api::interface::series::series_settings;
 use platform_core::api::interface::series::Point;
-use platform_core::api::interface::series::{check_values, Sent, ValueRule};
+use platform_core::api::interface::series::{check_values, Sent, Stored, ValueRule};
 use platform_core::api::interface::series::{sort_payload, OnDuplicate, PayloadNames};
 use platform_core::api::interface::time::format_time;
 use platform_core::api::DataId;
@@ -595,11 +595,12 @@ fn import_series(
     // its place in the sorted observations).
     let rule = ValueRule::of_header(&id.prop, &merged)?;
     let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
+    // ("NaN" in a numeric series is made null by the core.)
     check_values(&rule, values, &|i| format!("line {}", lines[i]), || {
         if args.replace || merged.get("_type").is_none() {
-            return Ok(false);
+            return Ok(Stored::Nothing);
         }
-        stored_holds_only_numbers(target, &args.series)
+        stored_values(target, &args.series)
     })?;
     let names = PayloadNames {
         place: &|i| format!("line {}", lines[i]),
@@ -610,9 +611,9 @@ fn import_series(
     save_series(target, id, header, points, dropped, saving)
 }
 
-/// Whether the stored series holds numbers and no text (asked only of a file with text for an
-/// undeclared series).
-fn stored_holds_only_numbers(target: &Target, id: &str) -> Result<bool> {
+/// What the stored series holds (asked only of a file with text or "NaN" for an undeclared
+/// series).
+fn stored_values(target: &Target, id: &str) -> Result<Stored> {
     let read = ReadData {
         id: id.to_string(),
         pairs: Vec::new(),
@@ -622,8 +623,13 @@ fn stored_holds_only_numbers(target: &Target, id: &str) -> Result<bool> {
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    Ok(!values.iter().any(|o| o["value"].is_string())
-        && values.iter().any(|o| o["value"].is_number()))
+    Ok(if values.iter().any(|o| o["value"].is_string()) {
+        Stored::Text
+    } else if values.iter().any(|o| o["value"].is_number()) {
+        Stored::Numbers
+    } else {
+        Stored::Nothing
+    })
 }
 
 fn kind_name(kind: DataKind) -> &'static str {

@@ -197,11 +197,13 @@ pub fn parse(name: &str, sent: &Map<String, Value>) -> Result<StoredCurve> {
 }
 
 /// A contract's value: a number, or null for none (the interface types it as a number; a
-/// string such as `"abc"` is refused rather than kept as text).
+/// string such as `"abc"` is refused rather than kept as text). `"NaN"` (any case), the prior
+/// art's mark of a value that is missing, is null.
 fn contract_value(v: &Value) -> Result<PointValue> {
     match v {
+        Value::String(s) if super::value_type::is_missing_mark(s) => Ok(PointValue::Null),
         Value::String(s) => Err(Error::invalid_body(format!(
-            "value \"{s}\" is not a number: a contract's value is a number or null"
+            "value \"{s}\" is not a number: a contract's value is a number or null (or \"NaN\")"
         ))),
         other => PointValue::from_json(other),
     }

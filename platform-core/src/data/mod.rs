@@ -43,7 +43,7 @@ pub use crate::observations::{columns, model};
 // What kind of data a property holds is the documents' vocabulary (they render and save data
 // properties apart); the data service's callers find it here too.
 pub use crate::documents::{DataKind, CURVE_TYPE, SERIES_TYPE};
-pub(crate) use payloads::{stored_holds_only_numbers, write_payloads, DataChange};
+pub(crate) use payloads::{stored_values, write_payloads, DataChange};
 pub use service::Data;
 
 use crate::error::{Error, ErrorCode, Result};

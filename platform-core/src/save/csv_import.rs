@@ -10,7 +10,7 @@ use crate::data::calendar::{format_time, parse_zone, Calendar};
 use crate::data::columns::Columns;
 use crate::data::import::{csv_records, curve_rows, parse_delimiter, PointReader, Records};
 use crate::data::series::{sort_payload, OnDuplicate, PayloadNames};
-use crate::data::value_type::{check_values, Sent, ValueRule};
+use crate::data::value_type::{check_values, Sent, Stored, ValueRule};
 use crate::data::Data;
 use crate::data::{self, DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
 use crate::documents::SaveOptions;
@@ -404,11 +404,10 @@ fn series_payload(
     }
     let rule = ValueRule::of_header(&target.prop, &merged)?;
     let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
+    // "NaN" in a numeric series is made null where the columns are written.
     check_values(&rule, values, &place, || match &target.header {
-        Some(_) if !req.replace => {
-            data::stored_holds_only_numbers(tx, &target.key(), Some(target.version))
-        }
-        _ => Ok(false),
+        Some(_) if !req.replace => data::stored_values(tx, &target.key(), Some(target.version)),
+        _ => Ok(Stored::Nothing),
     })?;
     let names = PayloadNames {
         place: &place,
