@@ -21,9 +21,9 @@
 //! interface allows. Null values are allowed in both.
 //!
 //! `valueType` was read as the values' type (`number`, `text`) before it was known to be the
-//! prior art's wire shape; stores of that time are migrated to `dataType` when they open
-//! (`store::migrate_value_type`), and a `valueType` of `number` or `text` sent now is refused,
-//! naming `dataType`.
+//! prior art's wire shape; stores of that time are migrated to `dataType` when they open (the
+//! store's `upgrade`: SQLite schema step 17, PostgreSQL step 6), and a `valueType` of `number`
+//! or `text` sent now is refused, naming `dataType`.
 
 use crate::error::{Error, Result};
 use crate::json::json_kind;
