@@ -10,6 +10,7 @@ mod import;
 mod limits;
 mod memory;
 mod multinode;
+mod odsl_sdk;
 mod openapi;
 mod ops;
 mod readme;
