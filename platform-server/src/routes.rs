@@ -210,6 +210,8 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "calendar",
         "timezone",
         "delimiter",
+        "valueColumn",
+        "timeColumn",
     ])
     .body(BodyDoc::Csv)
     .answer(AnswerDoc::Object),

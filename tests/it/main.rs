@@ -27,6 +27,7 @@ mod openapi;
 mod ops;
 mod outbound;
 mod postgres;
+mod published_files;
 mod query;
 mod scripts;
 mod sdk_series;

@@ -13,6 +13,7 @@ mod multinode;
 mod odsl_sdk;
 mod openapi;
 mod ops;
+mod published;
 mod readme;
 mod replicas;
 mod served;

@@ -8,7 +8,9 @@ use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::data::calendar::{format_time, parse_zone, Calendar};
 use crate::data::columns::Columns;
-use crate::data::import::{csv_records, curve_rows, parse_delimiter, PointReader, Records};
+use crate::data::import::{
+    csv_records_choosing, curve_rows, parse_delimiter, ColumnChoice, PointReader, Records,
+};
 use crate::data::series::{sort_payload, OnDuplicate, PayloadNames};
 use crate::data::value_type::{check_values, Sent, Stored, ValueRule};
 use crate::data::Data;
@@ -46,11 +48,17 @@ pub struct CsvImport {
     pub on_duplicate: OnDuplicate,
     /// The field separator (`delimiter`: `,`, `;` or `tab`); detected when `None`.
     pub delimiter: Option<u8>,
+    /// A CSV as published: the header's column of the values (`valueColumn`, any case); the
+    /// other columns that key no row are left out ([`ColumnChoice`]).
+    pub value_column: Option<String>,
+    /// A CSV as published: the header's column of the times (`timeColumn`, any case).
+    pub time_column: Option<String>,
 }
 
 impl CsvImport {
-    /// Reads `_replaceData`, `_reason`, `_onDuplicate`, `calendar`, `timezone` and `delimiter`
-    /// of a query, for `source`. `_replace` (which replaces a whole object) is refused.
+    /// Reads `_replaceData`, `_reason`, `_onDuplicate`, `calendar`, `timezone`, `delimiter`,
+    /// `valueColumn` and `timeColumn` of a query, for `source`. `_replace` (which replaces a
+    /// whole object) is refused.
     pub fn from_params(params: &Params, source: Source) -> Result<CsvImport> {
         if params.get("_replace").is_some() {
             return Err(Error::invalid_parameter(
@@ -71,6 +79,8 @@ impl CsvImport {
                 .transpose()?
                 .unwrap_or_default(),
             delimiter: params.get("delimiter").map(parse_delimiter).transpose()?,
+            value_column: text("valueColumn"),
+            time_column: text("timeColumn"),
         })
     }
 }
@@ -182,7 +192,12 @@ impl Data<'_> {
                  POST /object/v1"
             )));
         }
-        let records = csv_records(text, req.delimiter, &())?;
+        let choice = ColumnChoice {
+            value: req.value_column.clone(),
+            time: req.time_column.clone(),
+            ..ColumnChoice::default()
+        };
+        let records = csv_records_choosing(text, req.delimiter, &choice, &())?;
         if records.is_empty() {
             return Err(Error::invalid_body(format!(
                 "the CSV holds no observations for {id}: send time,value[,status] or \

@@ -187,6 +187,17 @@ fn narrowing(name: &str) -> Option<(Schema, &'static str)> {
             "Imports: the field separator, one character such as , or ; or tab (default: the \
              one the first line holds most)",
         ),
+        "valueColumn" => (
+            string(),
+            "Imports: a CSV as published: the header's column of the values (any case); the \
+             columns that key the rows (time, or settlementDate and settlementPeriod, or ondate \
+             and tenor) are found as without it, and every other column is left out",
+        ),
+        "timeColumn" => (
+            string(),
+            "Imports: a CSV as published: the header's column of the times (any case); \
+             settlementDate and settlementPeriod columns are then left out",
+        ),
         "tenant" => (
             string(),
             "Tokens: only this tenant's (the caller's own; another is not found)",
