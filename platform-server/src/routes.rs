@@ -212,6 +212,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "delimiter",
         "valueColumn",
         "timeColumn",
+        "expiryCalendar",
     ])
     .body(BodyDoc::Csv)
     .answer(AnswerDoc::Object),

@@ -10,8 +10,8 @@
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use platform_core::api::interface::series::import::{
-    csv_records_choosing, curve_rows, json_file, ColumnChoice, CurveRows, PointReader, Progress,
-    Records,
+    csv_records_choosing, curve_rows, json_curve_file, json_file, ColumnChoice, PointReader,
+    Progress, Records,
 };
 use platform_core::api::interface::series::series_settings;
 use platform_core::api::interface::series::Point;
@@ -49,8 +49,9 @@ pub struct ImportArgs {
     /// The data item, OBJECT:PROPERTY (the object is created if absent).
     series: String,
     /// A CSV file (time,value[,status] for a series, ondate,tenor,value[,status] for a curve)
-    /// or a JSON file of a series ([{time,value,status}...] or {header..., "data": [...]});
-    /// '-' reads standard input.
+    /// or a JSON file of a series ([{time,value,status}...] or {header..., "data": [...]}) or
+    /// of a curve ({"_type": "VarCurve", header..., "ondate": ..., "contracts": [...]}, or
+    /// "curves": [{ondate, contracts}...]); '-' reads standard input.
     // The help text above is clap's, shown as written: its brackets are not rustdoc links.
     #[allow(rustdoc::broken_intra_doc_links)]
     file: PathBuf,
@@ -82,6 +83,11 @@ pub struct ImportArgs {
     /// holds most).
     #[arg(long, value_parser = parse_delimiter)]
     delimiter: Option<u8>,
+    /// The expiry calendar of a curve (its header's `expiryCalendar`): each contract of an
+    /// ondate that names none expires by it (e.g. #REOMHENG, #REOMB, #REOD, or a private
+    /// one); without any, a contract expires on the calendar day before its delivery starts.
+    #[arg(long, value_name = "ID")]
+    expiry_calendar: Option<String>,
     /// A CSV file as published: the header's column that holds the values (any case). The
     /// columns that key the rows (time, or settlementDate and settlementPeriod, or a curve's
     /// ondate and tenor) are found as without it; every other column is left out.
@@ -136,7 +142,6 @@ pub(super) fn import(args: ImportArgs) -> Result<()> {
 
     let text = read_input(&args.file)?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let (header, json_obs) = file_header(body, &args)?;
     let on_duplicate = match args.on_duplicate {
         Duplicates::Reject => OnDuplicate::Reject,
         Duplicates::First => OnDuplicate::First,
@@ -145,31 +150,14 @@ pub(super) fn import(args: ImportArgs) -> Result<()> {
     let stored_kind = stored
         .as_ref()
         .and_then(|h| DataKind::of(&Value::Object(h.clone())));
-
     let bar = bar(body.len() as u64, "parsing");
-    let records = match json_obs {
-        Some(_) => None,
-        None => {
-            let choice = ColumnChoice::named(
-                args.value_column.clone(),
-                args.time_column.clone(),
-                ("--value-column", "--time-column"),
-            );
-            Some(csv_records_choosing(
-                body,
-                args.delimiter,
-                &choice,
-                &Bar(&bar),
-            )?)
+    let (header, rows) = read_file(body, &args, &bar)?;
+    let kind = match &rows {
+        Rows::Csv(records) if records.is_curve(stored_kind == Some(DataKind::Curve)) => {
+            DataKind::Curve
         }
-    };
-    let curve_file = records
-        .as_ref()
-        .is_some_and(|r| r.is_curve(stored_kind == Some(DataKind::Curve)));
-    let kind = if curve_file {
-        DataKind::Curve
-    } else {
-        DataKind::Series
+        Rows::Curves(_) => DataKind::Curve,
+        Rows::Csv(_) | Rows::Json(_) => DataKind::Series,
     };
     if let Some(stored) = stored_kind.filter(|k| *k != kind) {
         bar.finish_and_clear();
@@ -180,6 +168,13 @@ pub(super) fn import(args: ImportArgs) -> Result<()> {
             kind_name(kind)
         )));
     }
+    if kind == DataKind::Series && args.expiry_calendar.is_some() {
+        bar.finish_and_clear();
+        return Err(Error::invalid_parameter(format!(
+            "--expiry-calendar sets when a curve's contracts expire; {} takes a time series",
+            args.series
+        )));
+    }
     let saving = Saving {
         replace: args.replace,
         reason: args.reason.clone(),
@@ -187,8 +182,7 @@ pub(super) fn import(args: ImportArgs) -> Result<()> {
     let file = ImportFile {
         body,
         header,
-        records,
-        json_obs,
+        rows,
         bar: &bar,
     };
     let summary = if kind == DataKind::Curve {
@@ -210,49 +204,62 @@ pub(super) fn import(args: ImportArgs) -> Result<()> {
 }
 
 /// A file to import as read: its text (past a byte order mark), its header (a JSON file's,
-/// with the flags' fields over it), its rows (a CSV file's records or a JSON file's
-/// observations), and the bar of its parsing.
+/// with the flags' fields over it), its rows, and the bar of its parsing.
 struct ImportFile<'a> {
     body: &'a str,
     header: Map<String, Value>,
-    records: Option<Records>,
-    json_obs: Option<JsonObservations<'a>>,
+    rows: Rows<'a>,
     bar: &'a ProgressBar,
 }
 
-/// A JSON file's observations, each as its text.
-type JsonObservations<'a> = Vec<&'a RawValue>;
+/// The rows of a file: a CSV file's records, a JSON file's observations (each as its text),
+/// or a JSON file's curves (`{ondate, contracts}` each).
+enum Rows<'a> {
+    Csv(Records),
+    Json(Vec<&'a RawValue>),
+    Curves(Vec<Map<String, Value>>),
+}
 
-/// A file's header (a JSON file's, else empty) with the fields the flags set over it, and a
-/// JSON file's observations.
-fn file_header<'a>(
+/// A file's header (a JSON file's, else empty) with the fields the flags set over it, and its
+/// rows.
+fn read_file<'a>(
     body: &'a str,
     args: &ImportArgs,
-) -> Result<(Map<String, Value>, Option<JsonObservations<'a>>)> {
+    bar: &ProgressBar,
+) -> Result<(Map<String, Value>, Rows<'a>)> {
     let json = matches!(body.trim_start().as_bytes().first(), Some(b'[' | b'{'));
-    let (mut header, json_obs) = if json {
-        if args.value_column.is_some() || args.time_column.is_some() {
-            return Err(Error::invalid_parameter(
-                "--value-column and --time-column name columns of a CSV file's header; this \
-                 file is JSON",
-            ));
-        }
-        let (header, obs) = json_file(body)?;
-        (header, Some(obs))
+    if json && (args.value_column.is_some() || args.time_column.is_some()) {
+        return Err(Error::invalid_parameter(
+            "--value-column and --time-column name columns of a CSV file's header; this file \
+             is JSON",
+        ));
+    }
+    let (mut header, rows) = if !json {
+        let choice = ColumnChoice::named(
+            args.value_column.clone(),
+            args.time_column.clone(),
+            ("--value-column", "--time-column"),
+        );
+        let records = csv_records_choosing(body, args.delimiter, &choice, &Bar(bar))?;
+        (Map::new(), Rows::Csv(records))
+    } else if let Some((header, curves)) = json_curve_file(body)? {
+        (header, Rows::Curves(curves))
     } else {
-        (Map::new(), None)
+        let (header, obs) = json_file(body)?;
+        (header, Rows::Json(obs))
     };
     for (field, flag) in [
         ("calendar", &args.calendar),
         ("timezone", &args.timezone),
         ("units", &args.units),
         ("currency", &args.currency),
+        ("expiryCalendar", &args.expiry_calendar),
     ] {
         if let Some(v) = flag {
             header.insert(field.into(), Value::String(v.clone()));
         }
     }
-    Ok((header, json_obs))
+    Ok((header, rows))
 }
 
 /// A curve file's import: its rows by ondate and tenor, saved as curves.
@@ -263,11 +270,18 @@ fn import_curve(
     on_duplicate: OnDuplicate,
     saving: Saving,
 ) -> Result<Saved> {
-    let records = file.records.expect("a curve file is CSV");
-    let hint = "or keep one with --on-duplicate first|last";
-    let curves = curve_rows(&records, &id.prop, on_duplicate, hint)?;
+    let (curves, dropped) = match file.rows {
+        Rows::Csv(records) => {
+            let hint = "or keep one with --on-duplicate first|last";
+            let rows = curve_rows(&records, &id.prop, on_duplicate, hint)?;
+            let dropped = rows.dropped;
+            (rows.into_sent(), dropped)
+        }
+        Rows::Curves(curves) => (curves, 0),
+        Rows::Json(_) => unreachable!("JSON observations are a series"),
+    };
     file.bar.finish_and_clear();
-    save_curves(target, id, file.header, curves, saving)
+    save_curves(target, id, file.header, curves, dropped, saving)
 }
 
 /// A series file's import: its points read in the series' settings, checked against the
@@ -284,8 +298,7 @@ fn import_series(
     let ImportFile {
         body,
         header,
-        records,
-        json_obs,
+        rows,
         bar,
     } = file;
     // The settings times are read in: the stored header with this one merged in.
@@ -293,10 +306,10 @@ fn import_series(
     merged.extend(header.clone());
     let (calendar, tz, code) = series_settings(&id.prop, &merged)?;
     let mut reader = PointReader::new(calendar, tz, &code);
-    let (mut points, lines) = match (&records, &json_obs) {
-        (Some(records), _) => reader.csv(records, &Bar(bar))?,
-        (None, Some(obs)) => reader.json(body, obs, &Bar(bar))?,
-        (None, None) => unreachable!("a file is CSV or JSON"),
+    let (mut points, lines) = match &rows {
+        Rows::Csv(records) => reader.csv(records, &Bar(bar))?,
+        Rows::Json(obs) => reader.json(body, obs, &Bar(bar))?,
+        Rows::Curves(_) => unreachable!("JSON curves are a curve"),
     };
     bar.finish_and_clear();
     // Text where the series holds numbers, named by its line (the core refuses it too, by
@@ -394,20 +407,18 @@ fn save_curves(
     target: &Target,
     id: &DataId,
     header: Map<String, Value>,
-    curves: CurveRows,
+    sent: Vec<Map<String, Value>>,
+    dropped: usize,
     saving: Saving,
 ) -> Result<Saved> {
-    let contracts: usize = curves.curves.iter().map(|(_, c)| c.len()).sum();
-    let sent: Vec<Map<String, Value>> = curves
-        .curves
-        .into_iter()
-        .map(|(ondate, contracts)| {
-            let mut m = Map::new();
-            m.insert("ondate".into(), Value::String(ondate));
-            m.insert("contracts".into(), Value::Array(contracts));
-            m
+    let contracts: usize = sent
+        .iter()
+        .map(|c| {
+            c.get("contracts")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
         })
-        .collect();
+        .sum();
     let count = sent.len();
     let saving_bar = spinner(format!("saving {}", plural(count, "curve")));
     let save = SaveCurves {
@@ -429,10 +440,10 @@ fn save_curves(
         plural(count, "curve"),
         plural(contracts, "contract")
     );
-    if curves.dropped > 0 {
+    if dropped > 0 {
         what.push_str(&format!(
             "; {} the file held twice left out by --on-duplicate",
-            plural(curves.dropped, "contract")
+            plural(dropped, "contract")
         ));
     }
     Ok(Saved {

@@ -5,6 +5,7 @@ mod attacks;
 mod console;
 mod continuation;
 mod conventions;
+mod curve_calendars;
 mod faults;
 mod import;
 mod limits;

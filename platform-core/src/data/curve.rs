@@ -7,8 +7,10 @@
 //! ```
 //!
 //! The platform fills each contract's `properties.absolute`, `relative`, `start`, `end` (the first
-//! and last delivery day) and `expiry` (unless sent: the day before delivery starts) from the
-//! tenor and the ondate (`query::period`). A contract sent with an absolute code gets its relative
+//! and last delivery day) and `expiry` from the tenor and the ondate (`query::period`): unless
+//! sent, the expiry is set by the expiry calendar the ondate names, else the one the curve's
+//! header names (`expiryCalendar`, written into the ondate), else it is the calendar day before
+//! delivery starts. A contract sent with an absolute code gets its relative
 //! code as `tenor` when it has one. Saving a curve for an ondate replaces that ondate's contracts;
 //! other ondates stay.
 //!
@@ -209,17 +211,32 @@ fn contract_value(v: &Value) -> Result<PointValue> {
     }
 }
 
-/// Sets the expiry of each contract of a curve whose ondate names an expiry calendar: its
-/// business (or calendar) days before the contract's first delivery day (a contract sent with its own
-/// `properties.expiry` keeps it).
+/// The field naming an expiry calendar: of an ondate, or of a curve's header (the calendar of
+/// every ondate that names none).
+pub const EXPIRY_CALENDAR: &str = "expiryCalendar";
+
+/// Sets the expiry of each contract of a curve whose ondate names an expiry calendar, or whose
+/// header names one for ondates that name none: its business (or calendar) days before the
+/// contract's first delivery day (a contract sent with its own `properties.expiry` keeps it).
+/// The header's calendar is written into the ondate, so the curve says which calendar set its
+/// expiries. Without a calendar an expiry is the calendar day before delivery starts (`parse`).
 fn apply_expiry(
     curve: &mut StoredCurve,
+    header: &Map<String, Value>,
     sent: &Map<String, Value>,
     refs: &super::CalendarRefs,
 ) -> Result<()> {
-    let Some(id) = curve.ondate.get("expiryCalendar").and_then(Value::as_str) else {
-        return Ok(());
+    let own = curve.ondate.get(EXPIRY_CALENDAR).and_then(Value::as_str);
+    let id = match own.or_else(|| header.get(EXPIRY_CALENDAR).and_then(Value::as_str)) {
+        Some(id) => id.to_string(),
+        None => return Ok(()),
     };
+    if own.is_none() {
+        curve
+            .ondate
+            .insert(EXPIRY_CALENDAR.into(), Value::String(id.clone()));
+    }
+    let id = id.as_str();
     let Some(rule) = refs.expiry.get(id) else {
         return Err(Error::Internal(format!(
             "the expiry calendar \"{id}\" was not loaded before the write"
@@ -251,12 +268,12 @@ pub(crate) fn write(
     version: u32,
     keep_history: bool,
     name: &str,
-    _header: &Map<String, Value>,
+    header: &Map<String, Value>,
     sent: &Map<String, Value>,
     refs: &super::CalendarRefs,
 ) -> Result<Option<String>> {
     let mut curve = parse(name, sent)?;
-    apply_expiry(&mut curve, sent, refs)?;
+    apply_expiry(&mut curve, header, sent, refs)?;
     let payload = encode(&curve);
     if let Some(cur) = current {
         if tx.curve(key, cur, curve.curve_date())?.as_deref() == Some(payload.as_slice()) {

@@ -170,19 +170,27 @@ impl CalendarRefs {
                         }
                     }
                 }
-                DataPayload::Curve(Some(sent)) => refs.load_expiry(tx, p, name, sent)?,
-                DataPayload::Curves(curves) => {
-                    for sent in curves {
-                        refs.load_expiry(tx, p, name, sent)?;
+                DataPayload::Curve(sent) => {
+                    // The header's calendar (every ondate's that names none), checked even
+                    // when only the header is saved.
+                    refs.load_expiry(tx, p, &format!("{name}.expiryCalendar"), header)?;
+                    if let Some(sent) = sent {
+                        refs.load_ondate_expiry(tx, p, name, sent)?;
                     }
                 }
-                DataPayload::Curve(None) => {}
+                DataPayload::Curves(curves) => {
+                    refs.load_expiry(tx, p, &format!("{name}.expiryCalendar"), header)?;
+                    for sent in curves {
+                        refs.load_ondate_expiry(tx, p, name, sent)?;
+                    }
+                }
             }
         }
         Ok(refs)
     }
 
-    fn load_expiry(
+    /// Loads the expiry calendar a curve's ondate names, if it names one.
+    fn load_ondate_expiry(
         &mut self,
         tx: &dyn crate::store::DocumentRead,
         p: &crate::auth::Principal,
@@ -192,18 +200,29 @@ impl CalendarRefs {
         let Some(Value::Object(ondate)) = sent.get("ondate") else {
             return Ok(());
         };
-        match ondate.get("expiryCalendar") {
+        let what = format!("{name}.ondate.expiryCalendar");
+        self.load_expiry(tx, p, &what, Some(ondate))
+    }
+
+    /// Loads the expiry calendar `fields` name (`expiryCalendar`), which `what` calls it.
+    fn load_expiry(
+        &mut self,
+        tx: &dyn crate::store::DocumentRead,
+        p: &crate::auth::Principal,
+        what: &str,
+        fields: Option<&Map<String, Value>>,
+    ) -> Result<()> {
+        match fields.and_then(|f| f.get(curve::EXPIRY_CALENDAR)) {
             None | Some(Value::Null) => Ok(()),
             Some(Value::String(id)) => {
                 if !self.expiry.contains_key(id) {
-                    let what = format!("{name}.ondate.expiryCalendar");
-                    let cal = crate::calendars::expiry_of(tx, p, id, &what)?;
+                    let cal = crate::calendars::expiry_of(tx, p, id, what)?;
                     self.expiry.insert(id.clone(), cal);
                 }
                 Ok(())
             }
             Some(other) => Err(Error::invalid_body(format!(
-                "{name}.ondate.expiryCalendar must be a calendar id, not {}",
+                "{what} must be a calendar id, not {}",
                 json_kind(other)
             ))),
         }

@@ -53,12 +53,15 @@ pub struct CsvImport {
     pub value_column: Option<String>,
     /// A CSV as published: the header's column of the times (`timeColumn`, any case).
     pub time_column: Option<String>,
+    /// The expiry calendar of a curve (`expiryCalendar`), set in its header: each contract of
+    /// an ondate that names none expires by it.
+    pub expiry_calendar: Option<String>,
 }
 
 impl CsvImport {
     /// Reads `_replaceData`, `_reason`, `_onDuplicate`, `calendar`, `timezone`, `delimiter`,
-    /// `valueColumn` and `timeColumn` of a query, for `source`. `_replace` (which replaces a
-    /// whole object) is refused.
+    /// `valueColumn`, `timeColumn` and `expiryCalendar` of a query, for `source`. `_replace`
+    /// (which replaces a whole object) is refused.
     pub fn from_params(params: &Params, source: Source) -> Result<CsvImport> {
         if params.get("_replace").is_some() {
             return Err(Error::invalid_parameter(
@@ -81,6 +84,7 @@ impl CsvImport {
             delimiter: params.get("delimiter").map(parse_delimiter).transpose()?,
             value_column: text("valueColumn"),
             time_column: text("timeColumn"),
+            expiry_calendar: text("expiryCalendar"),
         })
     }
 }
@@ -329,6 +333,21 @@ fn settings_header(target: &Target, req: &CsvImport, kind: DataKind) -> Result<M
             "calendar: {} holds a curve (ondate,tenor,value), which has no calendar",
             target.id
         )));
+    }
+    match (&req.expiry_calendar, kind) {
+        (Some(_), DataKind::Series) => {
+            return Err(Error::invalid_parameter(format!(
+                "expiryCalendar sets when a curve's contracts expire; the CSV is a time series \
+                 for {}",
+                target.id
+            )))
+        }
+        // Set in the header of a new curve or an existing one (the calendar of the ondates
+        // written from now on; stored ones keep their expiries).
+        (Some(id), DataKind::Curve) => {
+            header.insert("expiryCalendar".into(), Value::String(id.clone()));
+        }
+        (None, _) => {}
     }
     let Some(stored) = &target.header else {
         for (field, value) in [("calendar", &req.calendar), ("timezone", &req.timezone)] {

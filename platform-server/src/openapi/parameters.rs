@@ -198,6 +198,12 @@ fn narrowing(name: &str) -> Option<(Schema, &'static str)> {
             "Imports: a CSV as published: the header's column of the times (any case); \
              settlementDate and settlementPeriod columns are then left out",
         ),
+        "expiryCalendar" => (
+            string(),
+            "Imports of curves: the expiry calendar set in the curve's header (#REOMHENG, \
+             #REOMB, #REOD or a private one): each contract of an ondate that names none \
+             expires by it; without any, on the calendar day before its delivery starts",
+        ),
         "tenant" => (
             string(),
             "Tokens: only this tenant's (the caller's own; another is not found)",

@@ -19,6 +19,8 @@
 //!   other column is left out. Without that, an unknown column is refused, naming the header's
 //!   columns and the caller's options.
 //! json       := [observation*] | {header fields..., "data": [observation*]}     (series)
+//!             | {"_type": "VarCurve", header fields..., "ondate": ondate, "contracts": [...]}
+//!             | {"_type": "VarCurve", header fields..., "curves": [{ondate, contracts}...]}
 //! ```
 //!
 //! A first record is a header when its first field does not start with a digit (no time does).
@@ -41,7 +43,7 @@ mod tests;
 
 pub use curves::{curve_rows, CurveRows};
 pub use header::{Column, ColumnChoice};
-pub use json::json_file;
+pub use json::{json_curve_file, json_file};
 pub use points::PointReader;
 pub use records::{csv_records, csv_records_choosing, parse_delimiter, text_of, Records};
 

@@ -342,3 +342,45 @@ fn an_unknown_column_names_the_columns_found_and_the_options() {
         "{e}"
     );
 }
+
+#[test]
+fn json_curve_files_hold_one_curve_or_several() {
+    // The prior art's SDK's types.Curve: one curve beside its header.
+    let sdk = r##"{"_type": "VarCurve", "ondate": {"expiryCalendar": "#REOMHENG", "curveDate": "2026-08-20"}, "contracts": [{"tenor": "M01", "value": 1.4}], "_id": "CURVE", "name": "Example curve", "currency": "EUR"}"##;
+    let (header, curves) = json_curve_file(sdk).unwrap().unwrap();
+    assert_eq!(
+        Value::Object(header),
+        json!({"name": "Example curve", "currency": "EUR"})
+    );
+    assert_eq!(
+        Value::Object(curves[0].clone()),
+        json!({"ondate": {"expiryCalendar": "#REOMHENG", "curveDate": "2026-08-20"},
+               "contracts": [{"tenor": "M01", "value": 1.4}]})
+    );
+    // A series file is none of its business; a JSON array neither.
+    assert!(json_curve_file(r#"{"_type": "VarTimeSeries", "data": []}"#)
+        .unwrap()
+        .is_none());
+    assert!(json_curve_file("[]").unwrap().is_none());
+    for (text, says) in [
+        (
+            r#"{"_type": "VarCurve", "ondate": "2024-01-02", "contracts": [], "curves": []}"#,
+            "not both",
+        ),
+        (
+            r#"{"_type": "VarCurve", "name": "x"}"#,
+            "the curve file has no curve",
+        ),
+        (
+            r#"{"_type": "VarCurve", "curves": [1]}"#,
+            "curves[0] must be an object",
+        ),
+        (
+            r#"{"_type": "VarCurve", "_type": "VarCurve"}"#,
+            "given twice",
+        ),
+    ] {
+        let e = json_curve_file(text).unwrap_err().to_string();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}
