@@ -185,7 +185,7 @@ pub enum Stored {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checked {
     /// They go into a numeric series: each `"NaN"` among them is a missing value, to be
-    /// stored as null ([`missing_as_null`], [`missing_as_null_json`]).
+    /// stored as null (the core makes them null where it writes the values).
     Numeric,
     /// They are kept as sent.
     AsSent,
