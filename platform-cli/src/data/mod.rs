@@ -17,8 +17,8 @@ mod import;
 
 #[derive(Subcommand)]
 pub enum DataCommand {
-    /// Load a CSV or JSON file into a time series, or a CSV file of ondate,tenor,value into a
-    /// curve, in one transaction.
+    /// Load a CSV or JSON file into a time series, or a CSV file of ondate,tenor,value or a JSON
+    /// curve file into a curve, in one transaction.
     Import(ImportArgs),
     /// Print a data item: a series, a curve, a tenor's history or a curve's tenors.
     Get(GetArgs),
