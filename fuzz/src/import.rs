@@ -4,7 +4,9 @@
 use crate::{selector, text, MAX_FILE};
 use chrono_tz::Tz;
 use platform_core::data::calendar::Calendar;
-use platform_core::data::import::{csv_records, curve_rows, json_file, PointReader};
+use platform_core::data::import::{
+    csv_records_choosing, curve_rows, json_file, ColumnChoice, PointReader,
+};
 use platform_core::data::model::Point;
 use platform_core::data::series::{sort_payload, OnDuplicate, PayloadNames};
 use platform_core::ErrorCode;
@@ -102,7 +104,20 @@ pub fn import_csv(data: &[u8]) {
         return;
     };
     let s = settings(choice);
-    let records = match csv_records(&text, s.delimiter, &()) {
+    // One selector in five reads the file as published: its first line's last name is the value
+    // column, the other columns that key no row left out.
+    let choose = ColumnChoice {
+        value: (choice % 5 == 4)
+            .then(|| {
+                text.lines()
+                    .next()
+                    .and_then(|l| l.rsplit([',', ';', '\t']).next())
+            })
+            .flatten()
+            .map(str::to_string),
+        ..ColumnChoice::default()
+    };
+    let records = match csv_records_choosing(&text, s.delimiter, &choose, &()) {
         Ok(records) => records,
         Err(e) => return assert_user_error(&e),
     };

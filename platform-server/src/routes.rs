@@ -221,6 +221,9 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
         "calendar",
         "timezone",
         "delimiter",
+        "valueColumn",
+        "timeColumn",
+        "expiryCalendar",
     ])
     .body(BodyDoc::Csv)
     .answer(AnswerDoc::Object),

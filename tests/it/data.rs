@@ -761,7 +761,7 @@ async fn csv_and_xml_of_a_series_and_a_curve() {
     // A text value among the numbers: a series declared to hold text (a numeric one, with
     // units, refuses it).
     c.save(json!({"_id": "NBP", "SPOT": {"_type": "VarTimeSeries", "calendar": "BUSINESS",
-        "timezone": "Europe/London", "valueType": "text",
+        "timezone": "Europe/London", "dataType": "string",
         "data": [{"time": "2024-07-01", "value": 1.5, "status": {"quality": "FAILED:spike", "source": "CALCULATED"}}, {"time": "2024-07-02", "value": "n/a"}]}}))
         .await;
     save_curve(&c, "2024-03-01", 0.0).await;

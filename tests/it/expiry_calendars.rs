@@ -240,3 +240,146 @@ async fn an_expiry_calendar_of_calendar_days_is_saved_and_refused_when_it_mixes_
         .await
         .assert_error(404, "NOT_FOUND");
 }
+
+/// The (absolute code, expiry) of each contract of a curve answer.
+fn expiries(curve: &Value) -> Vec<(String, String)> {
+    contracts(curve)
+        .into_iter()
+        .map(|(_, absolute, _, _, expiry)| (absolute, expiry))
+        .collect()
+}
+
+fn owned(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[actix_rt::test]
+async fn a_curves_header_expiry_calendar_sets_the_expiries_of_its_saves_and_csv_imports() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    // December 2024 starts on Sunday 1 December: #REOMHENG (the last England-and-Wales
+    // business day before it) is Friday 29 November; without a calendar the expiry is the
+    // calendar day before, Saturday 30 November. September 2026 starts on Tuesday 1 September,
+    // after the bank holiday of Monday 31 August: #REOMHENG gives Friday 28 August, #REOMB (any
+    // weekday) Monday 31 August.
+    let contracts =
+        json!([{"tenor": "2024M12", "value": 96.5}, {"tenor": "2026M09", "value": 80.0}]);
+    let saved = c
+        .save(json!({"_id": "DEPWR", "BASE": {"_type": "VarCurve",
+            "expiryCalendar": "#REOMHENG", "ondate": "2024-11-25", "contracts": contracts}}))
+        .await;
+    assert_eq!(saved["BASE"]["expiryCalendar"], "#REOMHENG");
+    let r = c.get("/data/v1/private/DEPWR:BASE:2024-11-25").await;
+    assert_eq!(
+        r.body["ondate"],
+        json!({"curveDate": "2024-11-25", "expiryCalendar": "#REOMHENG"})
+    );
+    assert_eq!(
+        expiries(&r.body),
+        owned(&[("2024M12", "2024-11-29"), ("2026M09", "2026-08-28")])
+    );
+    // Without any calendar: the calendar day before delivery starts.
+    c.save(
+        json!({"_id": "PLAIN", "BASE": {"_type": "VarCurve", "ondate": "2024-11-25",
+        "contracts": contracts}}),
+    )
+    .await;
+    let r = c.get("/data/v1/private/PLAIN:BASE:2024-11-25").await;
+    assert_eq!(
+        expiries(&r.body),
+        owned(&[("2024M12", "2024-11-30"), ("2026M09", "2026-08-31")])
+    );
+    // The CSV import: expiryCalendar sets the curve's calendar, which later imports keep.
+    c.save(json!({"_id": "TTF"})).await;
+    let csv = Some("text/csv");
+    let rows = "ondate,tenor,value\n2024-11-25,2024M12,45.1\n2024-11-25,2026M09,30.2\n";
+    let r = c
+        .post_bytes(
+            "/data/v1/private/TTF:FWD?expiryCalendar=%23REOMHENG",
+            csv,
+            rows,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["FWD"]["expiryCalendar"], "#REOMHENG");
+    let r = c
+        .post_bytes(
+            "/data/v1/private/TTF:FWD",
+            csv,
+            "ondate,tenor,value\n2024-11-26,2026M09,30.4\n",
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    for (ondate, want) in [
+        (
+            "2024-11-25",
+            owned(&[("2024M12", "2024-11-29"), ("2026M09", "2026-08-28")]),
+        ),
+        ("2024-11-26", owned(&[("2026M09", "2026-08-28")])),
+    ] {
+        let r = c.get(&format!("/data/v1/private/TTF:FWD:{ondate}")).await;
+        assert_eq!(expiries(&r.body), want, "{ondate}");
+    }
+    // Another calendar for the ondates written from then on; the stored ones keep theirs.
+    let r = c
+        .post_bytes(
+            "/data/v1/private/TTF:FWD?expiryCalendar=%23REOMB",
+            csv,
+            "ondate,tenor,value\n2024-11-27,2026M09,30.6\n",
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let r = c.get("/data/v1/private/TTF:FWD:2024-11-27").await;
+    assert_eq!(expiries(&r.body), owned(&[("2026M09", "2026-08-31")]));
+    let r = c.get("/data/v1/private/TTF:FWD:2024-11-26").await;
+    assert_eq!(expiries(&r.body), owned(&[("2026M09", "2026-08-28")]));
+    // A calendar that does not exist, in a header or an import: a 400 naming it, nothing kept.
+    let version = c.get("/object/v1/private/TTF").await.body["_version"].clone();
+    let m = c
+        .post_bytes(
+            "/data/v1/private/TTF:FWD?expiryCalendar=%23NOPE",
+            csv,
+            "ondate,tenor,value\n2024-11-28,M01,1\n",
+        )
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(
+        m.contains("FWD.expiryCalendar") && m.contains("#NOPE"),
+        "{m}"
+    );
+    let m = c
+        .post(
+            "/object/v1",
+            json!({"_id": "TTF", "FWD": {"_type": "VarCurve", "expiryCalendar": "#NOPE"}}),
+        )
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(
+        m.contains("FWD.expiryCalendar") && m.contains("#NOPE"),
+        "{m}"
+    );
+    let object = c.get("/object/v1/private/TTF").await.body;
+    assert_eq!(object["_version"], version);
+    assert_eq!(object["FWD"]["expiryCalendar"], "#REOMB");
+    assert_eq!(
+        c.get("/data/v1/private/TTF:FWD:2024-11-28").await.status,
+        404
+    );
+    // On a series it is refused.
+    c.save(json!({"_id": "S"})).await;
+    let m = c
+        .post_bytes(
+            "/data/v1/private/S:P?expiryCalendar=%23REOMB",
+            csv,
+            "time,value\n2024-01-01,1\n",
+        )
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert!(
+        m.contains("expiryCalendar sets when a curve's contracts expire"),
+        "{m}"
+    );
+}

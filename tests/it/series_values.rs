@@ -76,7 +76,7 @@ async fn text_in_a_numeric_series_is_refused_naming_it_and_nothing_is_written() 
     assert_eq!(item["data"].as_array().unwrap().len(), 2);
     assert_eq!(item["data"][0]["value"], 80.5);
     // Declared numbers without units, and a currency alone, are numeric too.
-    for header in [json!({"valueType": "number"}), json!({"currency": "EUR"})] {
+    for header in [json!({"dataType": "Numeric"}), json!({"currency": "EUR"})] {
         let mut prop = json!({"_type": "VarTimeSeries",
             "data": [{"time": "2024-01-01T00:00:00Z", "value": "n/a"}]});
         prop.as_object_mut()
@@ -103,12 +103,12 @@ async fn text_in_a_numeric_series_is_refused_naming_it_and_nothing_is_written() 
         .post("/object/v1", mixed("2024-01-02T00:00:00Z", json!("n/a")))
         .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
-    // A bad valueType is refused.
-    let m = save(&c, json!({"valueType": "float"}), hours(&[json!(1.0)]))
+    // A bad dataType is refused.
+    let m = save(&c, json!({"dataType": "float"}), hours(&[json!(1.0)]))
         .await
         .assert_error(400, "INVALID_BODY");
     assert!(
-        m.contains("valueType \"float\" is not one of number, text"),
+        m.contains("dataType \"float\" is not one of any, Numeric, string"),
         "{m}"
     );
 }
@@ -120,13 +120,13 @@ async fn text_series_keep_text_when_declared_or_text_only() {
     // Declared text, with units even: text and numbers are kept as sent.
     let r = save(
         &c,
-        json!({"valueType": "text", "units": "code"}),
+        json!({"dataType": "string", "units": "code"}),
         hours(&[json!("ok"), json!(2.0), json!(null)]),
     )
     .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     let item = stored(&c).await;
-    assert_eq!(item["valueType"], "text");
+    assert_eq!(item["dataType"], "string");
     let values: Vec<Value> = item["data"]
         .as_array()
         .unwrap()

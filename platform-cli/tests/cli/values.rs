@@ -211,3 +211,69 @@ fn data_get_prints_local_time_with_offsets_on_a_file_and_through_a_server() {
         "{utc}"
     );
 }
+
+#[test]
+fn nan_is_a_missing_value_and_the_sdks_json_keeps_its_value_type_on_a_file_and_through_a_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sdk.db");
+    let token = stdout_of(&platform(&["init", "--db", db.to_str().unwrap()]));
+    let token = token.trim();
+    // A CSV file with the prior art's "NaN" for an hour without a value.
+    let csv = write(
+        dir.path(),
+        "nan.csv",
+        "time,value\n2024-01-01 00:00,61.2\n2024-01-01 01:00,NaN\n2024-01-01 02:00,58\n",
+    );
+    // The JSON the SDK's types.TimeSeries produces (valueType BASIC, dataType any, "NaN").
+    let sdk = write(
+        dir.path(),
+        "sdk.json",
+        r#"{"_type": "VarTimeSeries", "data": [{"time": "2021-01-01", "value": 21.5}, {"time": "2021-01-04", "value": "NaN"}, {"time": "2021-01-05", "value": 21.7}], "valueType": "BASIC", "_id": "ts1", "calendar": "BUSINESS", "start": "2021-01-01", "dataType": "any"}"#,
+    );
+    // The earlier reading's valueType is refused, naming dataType.
+    let old = write(
+        dir.path(),
+        "old.json",
+        r#"{"valueType": "number", "data": [{"time": "2021-01-01", "value": 1}]}"#,
+    );
+    let server = Server::start_existing(&db);
+    for (at, remote) in [("FILE", false), ("SERVED", true)] {
+        let run = |args: &[&str]| {
+            let mut all = args.to_vec();
+            if remote {
+                all.extend_from_slice(&["--url", &server.url, "--token", token]);
+            } else {
+                all.extend_from_slice(&["--db", db.to_str().unwrap()]);
+            }
+            platform(&all)
+        };
+        let price = format!("{at}:PRICE");
+        let mut import = vec!["data", "import", price.as_str(), csv.as_str()];
+        import.extend_from_slice(&HOURLY);
+        stdout_of(&run(&import));
+        let item: Value = serde_json::from_str(&stdout_of(&run(&["data", "get", &price]))).unwrap();
+        let values: Vec<Value> = item["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["value"].clone())
+            .collect();
+        assert_eq!(
+            values,
+            vec![Value::from(61.2), Value::Null, Value::from(58.0)],
+            "{at}"
+        );
+        let ts1 = format!("{at}:ts1");
+        stdout_of(&run(&["data", "import", &ts1, &sdk]));
+        let item: Value = serde_json::from_str(&stdout_of(&run(&["data", "get", &ts1]))).unwrap();
+        assert_eq!(item["valueType"], "BASIC", "{at}: {item}");
+        assert_eq!(item["dataType"], "any", "{at}: {item}");
+        assert_eq!(item["data"][1]["value"], Value::Null, "{at}: {item}");
+        assert_eq!(item["data"][2]["value"], 21.7, "{at}: {item}");
+        let err = stderr_of_failure(&run(&["data", "import", &format!("{at}:OLD"), &old]));
+        assert!(
+            err.contains("OLD.valueType \"number\" names the values' type, which is dataType"),
+            "{at}: {err}"
+        );
+    }
+}

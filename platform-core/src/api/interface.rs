@@ -55,7 +55,7 @@ pub mod series {
     pub use crate::data::model::Point;
     pub use crate::data::series::{sort_payload, OnDuplicate, PayloadNames, Window};
     pub use crate::data::series_settings;
-    pub use crate::data::value_type::{check_values, Sent, ValueRule};
+    pub use crate::data::value_type::{check_values, Checked, Sent, Stored, ValueRule};
     pub use crate::data::{CURVE_TYPE, SERIES_TYPE};
     pub use crate::validation::records::is_failing;
 }

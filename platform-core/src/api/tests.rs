@@ -439,7 +439,7 @@ fn the_json_bytes_of_a_data_read_are_the_json_read() {
             json!({"_id": "DE", "units": "x", "POWER": {
                 "_type": "VarTimeSeries", "timezone": "Europe/Berlin", "calendar": "HOURLY",
                 "units": "MWh", "currency": "EUR", "note": "quote \" and \\ and é",
-                "valueType": "text",
+                "dataType": "string",
                 "data": [
                     {"time": "2024-10-27T01:00", "value": 61.25},
                     {"time": "2024-10-27T02:00", "value": 3},
@@ -611,7 +611,7 @@ fn columns_written_read_back_as_sent_and_bad_columns_change_nothing() {
         let mut h = serde_json::Map::new();
         h.insert("calendar".into(), json!("#PT1M"));
         // Numbers with a text value among them: a series declared to hold text.
-        h.insert("valueType".into(), json!("text"));
+        h.insert("dataType".into(), json!("string"));
         h
     };
     // Three chunks, with extras on both sides of the first chunk boundary and a number that is

@@ -7,12 +7,14 @@
 //! ```
 //!
 //! The platform fills each contract's `properties.absolute`, `relative`, `start`, `end` (the first
-//! and last delivery day) and `expiry` (unless sent: the day before delivery starts) from the
-//! tenor and the ondate (`query::period`). A contract sent with an absolute code gets its relative
-//! code as `tenor` when it has one. Saving a curve for an ondate replaces that ondate's contracts
-//! (the save's answer says how many stored contracts it dropped); with `_merge=true` the
-//! contracts sent are merged into the stored ones by contract (its absolute code, or a
-//! balance-of tenor), the others kept. Other ondates stay.
+//! and last delivery day) and `expiry` from the tenor and the ondate (`query::period`): unless
+//! sent, the expiry is set by the expiry calendar the ondate names, else the one the curve's
+//! header names (`expiryCalendar`, written into the ondate), else it is the calendar day before
+//! delivery starts. A contract sent with an absolute code gets its relative code as `tenor` when
+//! it has one. Saving a curve for an ondate replaces that ondate's contracts (the save's answer
+//! says how many stored contracts it dropped); with `_merge=true` the contracts sent are merged
+//! into the stored ones by contract (its absolute code, or a balance-of tenor), the others kept.
+//! Other ondates stay.
 //!
 //! Stored form (binary, so a tenor can be found without decoding whole curves):
 //!
@@ -199,27 +201,44 @@ pub fn parse(name: &str, sent: &Map<String, Value>) -> Result<StoredCurve> {
 }
 
 /// A contract's value: a number, or null for none (the interface types it as a number; a
-/// string such as `"abc"` is refused rather than kept as text).
+/// string such as `"abc"` is refused rather than kept as text). `"NaN"` (any case), the prior
+/// art's mark of a value that is missing, is null.
 fn contract_value(v: &Value) -> Result<PointValue> {
     match v {
+        Value::String(s) if super::value_type::is_missing_mark(s) => Ok(PointValue::Null),
         Value::String(s) => Err(Error::invalid_body(format!(
-            "value \"{s}\" is not a number: a contract's value is a number or null"
+            "value \"{s}\" is not a number: a contract's value is a number or null (or \"NaN\")"
         ))),
         other => PointValue::from_json(other),
     }
 }
 
-/// Sets the expiry of each contract of a curve whose ondate names an expiry calendar: its
-/// business (or calendar) days before the contract's first delivery day (a contract sent with its own
-/// `properties.expiry` keeps it).
+/// The field naming an expiry calendar: of an ondate, or of a curve's header (the calendar of
+/// every ondate that names none).
+pub const EXPIRY_CALENDAR: &str = "expiryCalendar";
+
+/// Sets the expiry of each contract of a curve whose ondate names an expiry calendar, or whose
+/// header names one for ondates that name none: its business (or calendar) days before the
+/// contract's first delivery day (a contract sent with its own `properties.expiry` keeps it).
+/// The header's calendar is written into the ondate, so the curve says which calendar set its
+/// expiries. Without a calendar an expiry is the calendar day before delivery starts (`parse`).
 fn apply_expiry(
     curve: &mut StoredCurve,
+    header: &Map<String, Value>,
     sent: &Map<String, Value>,
     refs: &super::CalendarRefs,
 ) -> Result<()> {
-    let Some(id) = curve.ondate.get("expiryCalendar").and_then(Value::as_str) else {
-        return Ok(());
+    let own = curve.ondate.get(EXPIRY_CALENDAR).and_then(Value::as_str);
+    let id = match own.or_else(|| header.get(EXPIRY_CALENDAR).and_then(Value::as_str)) {
+        Some(id) => id.to_string(),
+        None => return Ok(()),
     };
+    if own.is_none() {
+        curve
+            .ondate
+            .insert(EXPIRY_CALENDAR.into(), Value::String(id.clone()));
+    }
+    let id = id.as_str();
     let Some(rule) = refs.expiry.get(id) else {
         return Err(Error::Internal(format!(
             "the expiry calendar \"{id}\" was not loaded before the write"
@@ -332,12 +351,13 @@ pub(crate) fn write(
     version: u32,
     keep_history: bool,
     name: &str,
+    header: &Map<String, Value>,
     sent: &Map<String, Value>,
     refs: &super::CalendarRefs,
     merge_contracts: bool,
 ) -> Result<Option<Written>> {
     let mut curve = parse(name, sent)?;
-    apply_expiry(&mut curve, sent, refs)?;
+    apply_expiry(&mut curve, header, sent, refs)?;
     let stored = match current {
         Some(cur) => tx.curve(key, cur, curve.curve_date())?,
         None => None,

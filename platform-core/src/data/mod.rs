@@ -46,9 +46,7 @@ pub use crate::observations::{columns, model};
 // What kind of data a property holds is the documents' vocabulary (they render and save data
 // properties apart); the data service's callers find it here too.
 pub use crate::documents::{DataKind, CURVE_TYPE, SERIES_TYPE};
-pub(crate) use payloads::{
-    note_replaced_curves, stored_holds_only_numbers, write_payloads, DataChange,
-};
+pub(crate) use payloads::{note_replaced_curves, stored_values, write_payloads, DataChange};
 pub use service::Data;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -175,19 +173,27 @@ impl CalendarRefs {
                         }
                     }
                 }
-                DataPayload::Curve(Some(sent)) => refs.load_expiry(tx, p, name, sent)?,
-                DataPayload::Curves(curves) => {
-                    for sent in curves {
-                        refs.load_expiry(tx, p, name, sent)?;
+                DataPayload::Curve(sent) => {
+                    // The header's calendar (every ondate's that names none), checked even
+                    // when only the header is saved.
+                    refs.load_expiry(tx, p, &format!("{name}.expiryCalendar"), header)?;
+                    if let Some(sent) = sent {
+                        refs.load_ondate_expiry(tx, p, name, sent)?;
                     }
                 }
-                DataPayload::Curve(None) => {}
+                DataPayload::Curves(curves) => {
+                    refs.load_expiry(tx, p, &format!("{name}.expiryCalendar"), header)?;
+                    for sent in curves {
+                        refs.load_ondate_expiry(tx, p, name, sent)?;
+                    }
+                }
             }
         }
         Ok(refs)
     }
 
-    fn load_expiry(
+    /// Loads the expiry calendar a curve's ondate names, if it names one.
+    fn load_ondate_expiry(
         &mut self,
         tx: &dyn crate::store::DocumentRead,
         p: &crate::auth::Principal,
@@ -197,18 +203,29 @@ impl CalendarRefs {
         let Some(Value::Object(ondate)) = sent.get("ondate") else {
             return Ok(());
         };
-        match ondate.get("expiryCalendar") {
+        let what = format!("{name}.ondate.expiryCalendar");
+        self.load_expiry(tx, p, &what, Some(ondate))
+    }
+
+    /// Loads the expiry calendar `fields` name (`expiryCalendar`), which `what` calls it.
+    fn load_expiry(
+        &mut self,
+        tx: &dyn crate::store::DocumentRead,
+        p: &crate::auth::Principal,
+        what: &str,
+        fields: Option<&Map<String, Value>>,
+    ) -> Result<()> {
+        match fields.and_then(|f| f.get(curve::EXPIRY_CALENDAR)) {
             None | Some(Value::Null) => Ok(()),
             Some(Value::String(id)) => {
                 if !self.expiry.contains_key(id) {
-                    let what = format!("{name}.ondate.expiryCalendar");
-                    let cal = crate::calendars::expiry_of(tx, p, id, &what)?;
+                    let cal = crate::calendars::expiry_of(tx, p, id, what)?;
                     self.expiry.insert(id.clone(), cal);
                 }
                 Ok(())
             }
             Some(other) => Err(Error::invalid_body(format!(
-                "{name}.ondate.expiryCalendar must be a calendar id, not {}",
+                "{what} must be a calendar id, not {}",
                 json_kind(other)
             ))),
         }

@@ -5,7 +5,9 @@
 use super::calendar;
 use super::curve;
 use super::series::{self, PayloadNames};
-use super::value_type::{check_values, Sent, ValueRule};
+use super::value_type::{
+    check_values, missing_as_null, missing_as_null_json, Checked, Sent, Stored, ValueRule,
+};
 use super::{
     check_holiday, codec, parse_points, prefix, series_settings, CalendarRefs, DataPayload,
     MAX_EVENT_POINTS,
@@ -80,15 +82,16 @@ fn columns_sent(columns: &Columns) -> impl Iterator<Item = (usize, Sent<'_>)> + 
     out.into_iter()
 }
 
-/// Whether the stored series (at version `current`) holds numbers and no text. Asked only when
-/// an undeclared series is sent text: its chunks are read, newest first, to the first text.
-pub(crate) fn stored_holds_only_numbers<T: DataRead + ?Sized>(
+/// What the stored series (at version `current`) holds: text, numbers and no text, or
+/// neither. Asked only when an undeclared series is sent text or `"NaN"`: its chunks are read,
+/// newest first, to the first text.
+pub(crate) fn stored_values<T: DataRead + ?Sized>(
     tx: &T,
     key: &DataKey,
     current: Option<u32>,
-) -> Result<bool> {
+) -> Result<Stored> {
     let Some(version) = current else {
-        return Ok(false);
+        return Ok(Stored::Nothing);
     };
     let mut numbers = false;
     for chunk in tx.chunks(key, version, None, None)?.iter().rev() {
@@ -96,13 +99,17 @@ pub(crate) fn stored_holds_only_numbers<T: DataRead + ?Sized>(
         codec::decode_into(&chunk.payload, &mut points)?;
         for p in &points {
             match p.v {
-                PointValue::Text(_) => return Ok(false),
+                PointValue::Text(_) => return Ok(Stored::Text),
                 PointValue::Num(_) => numbers = true,
                 PointValue::Null => {}
             }
         }
     }
-    Ok(numbers)
+    Ok(if numbers {
+        Stored::Numbers
+    } else {
+        Stored::Nothing
+    })
 }
 
 /// Writes the payloads of a save; returns what changed, one entry per changed property.
@@ -195,16 +202,21 @@ impl Writer<'_> {
     fn series(&mut self, p: &Property, data: Option<Value>) -> Result<()> {
         let replace = self.opts.replace;
         let rule = ValueRule::of_header(&p.name, &p.header)?;
-        if let Some(Value::Array(items)) = &data {
+        let mut data = data;
+        if let Some(Value::Array(items)) = &mut data {
             let values = items
                 .iter()
                 .map(|o| Sent::of_json(o.get("value").unwrap_or(&Value::Null)))
                 .enumerate();
             let (tx, current) = (&*self.tx, self.current);
-            check_values(&rule, values, &|i| format!("{}.data[{i}]", p.name), || {
-                // A replaced series holds what is sent.
-                stored_holds_only_numbers(tx, &p.key, current.filter(|_| !replace))
-            })?;
+            let checked =
+                check_values(&rule, values, &|i| format!("{}.data[{i}]", p.name), || {
+                    // A replaced series holds what is sent.
+                    stored_values(tx, &p.key, current.filter(|_| !replace))
+                })?;
+            if checked == Checked::Numeric {
+                missing_as_null_json(items);
+            }
         }
         if data.is_none() && !replace {
             series_settings(&p.name, &p.header)?;
@@ -233,12 +245,15 @@ impl Writer<'_> {
         let rule = ValueRule::of_header(&p.name, &p.header)?;
         let replaced = self.opts.replace || replace_series;
         let (tx, current) = (&*self.tx, self.current);
-        check_values(
+        let checked = check_values(
             &rule,
             columns_sent(&columns),
             &|i| format!("{} observation {}", p.name, i + 1),
-            || stored_holds_only_numbers(tx, &p.key, current.filter(|_| !replaced)),
+            || stored_values(tx, &p.key, current.filter(|_| !replaced)),
         )?;
+        if checked == Checked::Numeric {
+            missing_as_null(&mut columns);
+        }
         let holidays = p.holidays(self.refs);
         if holidays.is_some() || !calendar.all_on(&columns.times, tz) {
             for (i, &t) in columns.times.iter().enumerate() {
@@ -283,6 +298,7 @@ impl Writer<'_> {
             self.version,
             self.keep_history,
             &p.name,
+            &p.header,
             sent,
             self.refs,
             self.opts.merge_contracts,

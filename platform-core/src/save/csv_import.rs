@@ -8,9 +8,11 @@ use crate::auth::Principal;
 use crate::clock::format_instant;
 use crate::data::calendar::{format_time, parse_zone, Calendar};
 use crate::data::columns::Columns;
-use crate::data::import::{csv_records, curve_rows, parse_delimiter, PointReader, Records};
+use crate::data::import::{
+    csv_records_choosing, curve_rows, parse_delimiter, ColumnChoice, PointReader, Records,
+};
 use crate::data::series::{sort_payload, OnDuplicate, PayloadNames};
-use crate::data::value_type::{check_values, Sent, ValueRule};
+use crate::data::value_type::{check_values, Sent, Stored, ValueRule};
 use crate::data::Data;
 use crate::data::{self, DataKind, DataPayload, CURVE_TYPE, SERIES_TYPE};
 use crate::documents::SaveOptions;
@@ -49,11 +51,20 @@ pub struct CsvImport {
     /// The contracts of a curve's rows are merged into the stored curve of their ondate by
     /// contract instead of replacing it (`_merge=true`).
     pub merge: bool,
+    /// A CSV as published: the header's column of the values (`valueColumn`, any case); the
+    /// other columns that key no row are left out ([`ColumnChoice`]).
+    pub value_column: Option<String>,
+    /// A CSV as published: the header's column of the times (`timeColumn`, any case).
+    pub time_column: Option<String>,
+    /// The expiry calendar of a curve (`expiryCalendar`), set in its header: each contract of
+    /// an ondate that names none expires by it.
+    pub expiry_calendar: Option<String>,
 }
 
 impl CsvImport {
-    /// Reads `_replaceData`, `_merge`, `_reason`, `_onDuplicate`, `calendar`, `timezone` and
-    /// `delimiter` of a query, for `source`. `_replace` (which replaces a whole object) is refused.
+    /// Reads `_replaceData`, `_merge`, `_reason`, `_onDuplicate`, `calendar`, `timezone`,
+    /// `delimiter`, `valueColumn`, `timeColumn` and `expiryCalendar` of a query, for `source`.
+    /// `_replace` (which replaces a whole object) is refused.
     pub fn from_params(params: &Params, source: Source) -> Result<CsvImport> {
         if params.get("_replace").is_some() {
             return Err(Error::invalid_parameter(
@@ -75,6 +86,9 @@ impl CsvImport {
                 .unwrap_or_default(),
             delimiter: params.get("delimiter").map(parse_delimiter).transpose()?,
             merge: params.flag("_merge")?,
+            value_column: text("valueColumn"),
+            time_column: text("timeColumn"),
+            expiry_calendar: text("expiryCalendar"),
         })
     }
 }
@@ -186,7 +200,12 @@ impl Data<'_> {
                  POST /object/v1"
             )));
         }
-        let records = csv_records(text, req.delimiter, &())?;
+        let choice = ColumnChoice {
+            value: req.value_column.clone(),
+            time: req.time_column.clone(),
+            ..ColumnChoice::default()
+        };
+        let records = csv_records_choosing(text, req.delimiter, &choice, &())?;
         if records.is_empty() {
             return Err(Error::invalid_body(format!(
                 "the CSV holds no observations for {id}: send time,value[,status] or \
@@ -329,6 +348,21 @@ fn settings_header(target: &Target, req: &CsvImport, kind: DataKind) -> Result<M
             target.id
         )));
     }
+    match (&req.expiry_calendar, kind) {
+        (Some(_), DataKind::Series) => {
+            return Err(Error::invalid_parameter(format!(
+                "expiryCalendar sets when a curve's contracts expire; the CSV is a time series \
+                 for {}",
+                target.id
+            )))
+        }
+        // Set in the header of a new curve or an existing one (the calendar of the ondates
+        // written from now on; stored ones keep their expiries).
+        (Some(id), DataKind::Curve) => {
+            header.insert("expiryCalendar".into(), Value::String(id.clone()));
+        }
+        (None, _) => {}
+    }
     let Some(stored) = &target.header else {
         for (field, value) in [("calendar", &req.calendar), ("timezone", &req.timezone)] {
             if let Some(v) = value {
@@ -418,11 +452,10 @@ fn series_payload(
     }
     let rule = ValueRule::of_header(&target.prop, &merged)?;
     let values = points.iter().map(|p| Sent::of(&p.v)).enumerate();
+    // "NaN" in a numeric series is made null where the columns are written.
     check_values(&rule, values, &place, || match &target.header {
-        Some(_) if !req.replace => {
-            data::stored_holds_only_numbers(tx, &target.key(), Some(target.version))
-        }
-        _ => Ok(false),
+        Some(_) if !req.replace => data::stored_values(tx, &target.key(), Some(target.version)),
+        _ => Ok(Stored::Nothing),
     })?;
     let names = PayloadNames {
         place: &place,

@@ -25,6 +25,8 @@
 mod change;
 mod checks;
 pub mod csv_import;
+#[cfg(test)]
+mod import_tests;
 mod retention;
 #[cfg(test)]
 mod tests;

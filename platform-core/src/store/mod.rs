@@ -42,6 +42,7 @@ pub mod contract;
 mod holds;
 mod replica;
 pub mod rows;
+mod upgrade;
 
 pub use ahead::{Ahead, ReadAhead};
 pub use holds::{Hold, Holds};

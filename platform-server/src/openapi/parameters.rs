@@ -222,6 +222,23 @@ fn narrowing(name: &str) -> Option<(Schema, &'static str)> {
             "Imports: the field separator, one character such as , or ; or tab (default: the \
              one the first line holds most)",
         ),
+        "valueColumn" => (
+            string(),
+            "Imports: a CSV as published: the header's column of the values (any case); the \
+             columns that key the rows (time, or settlementDate and settlementPeriod, or ondate \
+             and tenor) are found as without it, and every other column is left out",
+        ),
+        "timeColumn" => (
+            string(),
+            "Imports: a CSV as published: the header's column of the times (any case); \
+             settlementDate and settlementPeriod columns are then left out",
+        ),
+        "expiryCalendar" => (
+            string(),
+            "Imports of curves: the expiry calendar set in the curve's header (#REOMHENG, \
+             #REOMB, #REOD or a private one): each contract of an ondate that names none \
+             expires by it; without any, on the calendar day before its delivery starts",
+        ),
         "tenant" => (
             string(),
             "Tokens: only this tenant's (the caller's own; another is not found)",

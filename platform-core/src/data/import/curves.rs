@@ -2,7 +2,8 @@
 //! line.
 
 use super::at_line;
-use super::records::{csv_value, fields, record_status, Column, Records};
+use super::header::Column;
+use super::records::{csv_value, fields, record_status, Records};
 use crate::data::curve;
 use crate::data::series::OnDuplicate;
 use crate::error::{Error, Result};

@@ -1,7 +1,8 @@
-//! JSON files of a series: the header fields and the observations, each still raw so its line
-//! can be named.
+//! JSON files: a series' header fields and observations, each still raw so its line can be
+//! named; or a curve's header fields and curves, as the object save (and the prior art's SDK)
+//! sends a curve.
 
-use crate::data::{DATA_SYSTEM_FIELDS, SERIES_TYPE};
+use crate::data::{CURVE_TYPE, DATA_SYSTEM_FIELDS, SERIES_TYPE};
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -38,8 +39,9 @@ pub fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue>)> {
         match name.as_str() {
             "_type" if value != SERIES_TYPE => {
                 return Err(Error::invalid_body(format!(
-                    "the file holds a {value}: JSON files hold time series ({SERIES_TYPE}); \
-                     curves import from CSV files of ondate,tenor,value"
+                    "the file holds a {value}: JSON files hold a time series ({SERIES_TYPE}) or \
+                     a curve ({CURVE_TYPE}); curves import from CSV files of ondate,tenor,value \
+                     too"
                 )))
             }
             "_type" => {}
@@ -57,6 +59,86 @@ pub fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue>)> {
         )
     })?;
     Ok((header, data))
+}
+
+/// The curves of a JSON file whose `_type` is `VarCurve`: its header fields (`expiryCalendar`,
+/// `currency`, `units`...) and its curves (`{ondate, contracts}` each). The file is one curve
+/// as the object save sends it (`ondate` and `contracts` beside the header, the prior art's
+/// SDK's `types.Curve`), or several in `curves`. `None` for any other file (a series).
+///
+/// ```
+/// use platform_core::data::import::json_curve_file;
+/// let text = r##"{"_type": "VarCurve", "expiryCalendar": "#REOMB", "currency": "EUR",
+///     "curves": [{"ondate": "2024-11-28", "contracts": [{"tenor": "M01", "value": 96.5}]},
+///                {"ondate": "2024-11-29", "contracts": [{"tenor": "M01", "value": 97.0}]}]}"##;
+/// let (header, curves) = json_curve_file(text)?.expect("a curve file");
+/// assert_eq!((header["expiryCalendar"].as_str(), curves.len()), (Some("#REOMB"), 2));
+/// assert!(json_curve_file(r#"{"data": []}"#)?.is_none());
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[allow(clippy::type_complexity)]
+pub fn json_curve_file(
+    text: &str,
+) -> Result<Option<(Map<String, Value>, Vec<Map<String, Value>>)>> {
+    if !text.trim_start().starts_with('{') {
+        return Ok(None);
+    }
+    let value: Value = crate::json::from_str(text).map_err(|e| {
+        Error::new(
+            ErrorCode::InvalidBody,
+            format!("the file is not valid JSON: {e}"),
+        )
+    })?;
+    let Value::Object(mut header) = value else {
+        return Ok(None);
+    };
+    if header.get("_type").and_then(Value::as_str) != Some(CURVE_TYPE) {
+        return Ok(None);
+    }
+    header.shift_remove("_type");
+    for f in DATA_SYSTEM_FIELDS {
+        header.shift_remove(f);
+    }
+    let one = match (
+        header.shift_remove("ondate"),
+        header.shift_remove("contracts"),
+    ) {
+        (None, None) => None,
+        (ondate, contracts) => {
+            let mut curve = Map::new();
+            curve.insert("ondate".into(), ondate.unwrap_or(Value::Null));
+            curve.insert("contracts".into(), contracts.unwrap_or(Value::Null));
+            Some(curve)
+        }
+    };
+    let curves = match (one, header.shift_remove("curves")) {
+        (Some(curve), None) => vec![curve],
+        (None, Some(Value::Array(items))) if !items.is_empty() => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::Object(curve) => Ok(curve),
+                other => Err(Error::invalid_body(format!(
+                    "curves[{i}] must be an object {{ondate, contracts}}, not {}",
+                    crate::json::json_kind(&other)
+                ))),
+            })
+            .collect::<Result<_>>()?,
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid_body(
+                "the file holds ondate and contracts and curves: send one curve (ondate, \
+                 contracts) or several (curves), not both",
+            ))
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorCode::MissingParameter,
+                "the curve file has no curve: send ondate and contracts, or curves: \
+                 [{ondate, contracts}...]",
+            ))
+        }
+    };
+    Ok(Some((header, curves)))
 }
 
 /// Where a raw JSON value starts in the text it was read from.

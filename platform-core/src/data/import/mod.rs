@@ -14,8 +14,13 @@
 //!   status (or quality), source, reliability, ondate (or curvedate), tenor (any case, so
 //!   Elexon's SettlementDate and SettlementPeriod too); an unknown name in the first two columns
 //!   of a series file is the time or the value. A header naming a tenor column makes a curve
-//!   file.
+//!   file. A file as published names more: the caller names its value column (and its time
+//!   column; `ColumnChoice`), the columns that key the rows are found as above, and every
+//!   other column is left out. Without that, an unknown column is refused, naming the header's
+//!   columns and the caller's options.
 //! json       := [observation*] | {header fields..., "data": [observation*]}     (series)
+//!             | {"_type": "VarCurve", header fields..., "ondate": ondate, "contracts": [...]}
+//!             | {"_type": "VarCurve", header fields..., "curves": [{ondate, contracts}...]}
 //! ```
 //!
 //! A first record is a header when its first field does not start with a digit (no time does).
@@ -28,6 +33,7 @@
 //! day has. Every error of a row names its line (`line 7: ...`).
 
 mod curves;
+mod header;
 mod json;
 mod points;
 mod records;
@@ -36,9 +42,10 @@ mod records;
 mod tests;
 
 pub use curves::{curve_rows, CurveRows};
-pub use json::json_file;
+pub use header::{Column, ColumnChoice};
+pub use json::{json_curve_file, json_file};
 pub use points::PointReader;
-pub use records::{csv_records, parse_delimiter, text_of, Column, Records};
+pub use records::{csv_records, csv_records_choosing, parse_delimiter, text_of, Records};
 
 use crate::error::Error;
 

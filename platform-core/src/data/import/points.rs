@@ -2,8 +2,9 @@
 //! its calendar (or its settlement date and period turned into a half-hour), its value and
 //! status, with the line it came from.
 
+use super::header::Column;
 use super::json::offset;
-use super::records::{csv_value, fields, record_status, Column, Records};
+use super::records::{csv_value, fields, record_status, Records};
 use super::{at_line, Progress, TICK};
 use crate::data::calendar::Calendar;
 use crate::data::model::{Point, PointValue, Status};

@@ -1,51 +1,12 @@
 //! CSV records (the `csv` crate) with the line each starts on, the separator of a file, and
-//! the columns a header names.
+//! the columns its header names (`super::header`).
 
+use super::header::{header_columns, Column, ColumnChoice};
 use super::{at_line, Progress, TICK};
 use crate::data::model::{PointValue, Status};
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-
-/// The columns of a CSV file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Column {
-    /// The time of an observation.
-    Time,
-    /// The value.
-    Value,
-    /// The quality of the status.
-    Quality,
-    /// The source of the status.
-    Source,
-    /// The reliability of the status.
-    Reliability,
-    /// The ondate of a curve's contract.
-    Ondate,
-    /// The tenor of a curve's contract.
-    Tenor,
-    /// The GB settlement date of a half-hour.
-    SettlementDate,
-    /// The GB settlement period of a half-hour.
-    SettlementPeriod,
-}
-
-impl Column {
-    /// The name of the column, as messages say it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Column::Time => "time",
-            Column::Value => "value",
-            Column::Quality => "quality",
-            Column::Source => "source",
-            Column::Reliability => "reliability",
-            Column::Ondate => "ondate",
-            Column::Tenor => "tenor",
-            Column::SettlementDate => "settlementDate",
-            Column::SettlementPeriod => "settlementPeriod",
-        }
-    }
-}
 
 /// The records of a CSV file, each with the line it starts on, and its columns.
 #[derive(Debug)]
@@ -122,6 +83,27 @@ pub(super) fn detect_delimiter(text: &str) -> u8 {
 /// blank lines, and names its columns from a header row if it has one. `delimiter` is the
 /// field separator, detected when `None` (see the module grammar).
 pub fn csv_records(text: &str, delimiter: Option<u8>, progress: &dyn Progress) -> Result<Records> {
+    csv_records_choosing(text, delimiter, &ColumnChoice::default(), progress)
+}
+
+/// [`csv_records`] of a file as published: `choice` names its value (and time) column, and
+/// the columns beside them that key no row are left out.
+///
+/// ```
+/// use platform_core::data::import::{csv_records_choosing, ColumnChoice, PointReader};
+/// let text = "date,open,close\n2024-03-01,26.0,26.1\n2024-03-04,26.2,25.85\n";
+/// let choice = ColumnChoice { value: Some("close".into()), ..Default::default() };
+/// let records = csv_records_choosing(text, None, &choice, &())?;
+/// let (points, _) = PointReader::of_settings(Some("DAILY"), None)?.csv(&records, &())?;
+/// assert_eq!(points[1].v.as_f64(), Some(25.85));
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+pub fn csv_records_choosing(
+    text: &str,
+    delimiter: Option<u8>,
+    choice: &ColumnChoice,
+    progress: &dyn Progress,
+) -> Result<Records> {
     let delimiter = delimiter.unwrap_or_else(|| detect_delimiter(text));
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
@@ -181,10 +163,17 @@ pub fn csv_records(text: &str, delimiter: Option<u8>, progress: &dyn Progress) -
             .and_then(|f| f.bytes().next())
             .is_some_and(|b| b.is_ascii_digit());
         if !starts_with_digit {
-            columns = header_columns(first).map_err(at_line(*line))?;
+            columns = header_columns(first, choice).map_err(at_line(*line))?;
             named = true;
             rows.remove(0);
         }
+    }
+    if !named && choice.names_any() {
+        return Err(Error::invalid_parameter(format!(
+            "{} and {} name columns of a header, and the file has none (its first line is \
+             data)",
+            choice.options.0, choice.options.1
+        )));
     }
     Ok(Records {
         rows,
@@ -241,80 +230,6 @@ pub(super) fn csv_value(field: &str, decimal_comma: bool) -> PointValue {
         Ok(n) if n.is_finite() => PointValue::Num(n),
         _ => PointValue::Text(field.to_string()),
     }
-}
-
-/// The columns named by a header row.
-pub(super) fn header_columns(names: &csv::StringRecord) -> Result<Vec<Column>> {
-    let curve = names.iter().any(|n| n.trim().eq_ignore_ascii_case("tenor"));
-    let mut columns = Vec::with_capacity(names.len());
-    for (i, name) in names.iter().enumerate() {
-        let lower = name.trim().to_ascii_lowercase();
-        let column = match (lower.as_str(), i, curve) {
-            ("time" | "date" | "timestamp", _, false) => Column::Time,
-            ("settlementdate", _, false) => Column::SettlementDate,
-            ("settlementperiod", _, false) => Column::SettlementPeriod,
-            ("ondate" | "curvedate", _, true) => Column::Ondate,
-            ("tenor", _, true) => Column::Tenor,
-            ("value", _, _) => Column::Value,
-            ("status" | "quality", _, _) => Column::Quality,
-            ("source", _, _) => Column::Source,
-            ("reliability", _, _) => Column::Reliability,
-            (_, 0, false) => Column::Time,
-            (_, 1, false) => Column::Value,
-            _ => {
-                return Err(Error::invalid_body(format!(
-                    "unknown column \"{name}\": use {}",
-                    if curve {
-                        "ondate, tenor, value, status (or quality), source, reliability"
-                    } else {
-                        "time (or settlementDate and settlementPeriod), value, status (or quality), \
-                         source, reliability"
-                    }
-                )))
-            }
-        };
-        if columns.contains(&column) {
-            return Err(Error::invalid_body(format!(
-                "column \"{name}\" repeats the {} column",
-                column.name()
-            )));
-        }
-        columns.push(column);
-    }
-    check_needed(&columns, curve)?;
-    Ok(columns)
-}
-
-/// Refuses a header without the columns its kind of file needs.
-fn check_needed(columns: &[Column], curve: bool) -> Result<()> {
-    let settlement = [Column::SettlementDate, Column::SettlementPeriod];
-    let keyed = settlement.iter().any(|c| columns.contains(c));
-    if keyed && columns.contains(&Column::Time) {
-        return Err(Error::invalid_body(
-            "a settlement file keys its rows by settlementDate and settlementPeriod: drop the \
-             time column",
-        ));
-    }
-    let needed: &[Column] = if curve {
-        &[Column::Ondate, Column::Tenor, Column::Value]
-    } else if keyed {
-        &[
-            Column::SettlementDate,
-            Column::SettlementPeriod,
-            Column::Value,
-        ]
-    } else {
-        &[Column::Time, Column::Value]
-    };
-    for needed in needed {
-        if !columns.contains(needed) {
-            return Err(Error::invalid_body(format!(
-                "the header has no {} column",
-                needed.name()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The fields of one record by column, checking it has no more fields than columns.

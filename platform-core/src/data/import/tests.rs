@@ -1,4 +1,4 @@
-use super::records::{csv_value, detect_delimiter, header_columns};
+use super::records::{csv_value, detect_delimiter};
 use super::*;
 use crate::data::calendar::Calendar;
 use crate::data::model::PointValue;
@@ -83,6 +83,10 @@ fn csv_values() {
 
 fn header(s: &str) -> csv::StringRecord {
     csv::StringRecord::from(s.split(',').collect::<Vec<_>>())
+}
+
+fn header_columns(names: &csv::StringRecord) -> crate::error::Result<Vec<Column>> {
+    super::header::header_columns(names, &ColumnChoice::default())
 }
 
 #[test]
@@ -224,4 +228,159 @@ fn a_body_that_is_not_utf8_is_refused_naming_its_line() {
     let err = text_of(b"time,value\n2024-01-01,\xff\n").unwrap_err();
     assert_eq!(err.code(), crate::ErrorCode::InvalidBody);
     assert!(err.to_string().starts_with("line 2: "), "{err}");
+}
+
+fn chosen(
+    header_text: &str,
+    value: Option<&str>,
+    time: Option<&str>,
+) -> crate::error::Result<Vec<Column>> {
+    let choice = ColumnChoice::named(
+        value.map(str::to_string),
+        time.map(str::to_string),
+        ("--value-column", "--time-column"),
+    );
+    super::header::header_columns(&header(header_text), &choice)
+}
+
+/// The header of the system prices Elexon publishes (BMRS, `balancing/settlement/system-prices`).
+const ELEXON: &str = "settlementDate,settlementPeriod,startTime,createdDateTime,systemSellPrice,systemBuyPrice,bsadDefaulted,priceDerivationCode,reserveScarcityPrice,netImbalanceVolume,sellPriceAdjustment,buyPriceAdjustment,replacementPrice,replacementPriceReferenceVolume,totalAcceptedOfferVolume,totalAcceptedBidVolume,totalAdjustmentSellVolume,totalAdjustmentBuyVolume,totalSystemTaggedAcceptedOfferVolume,totalSystemTaggedAcceptedBidVolume,totalSystemTaggedAdjustmentSellVolume,totalSystemTaggedAdjustmentBuyVolume";
+
+#[test]
+fn a_file_as_published_reads_the_columns_named_and_leaves_out_the_others() {
+    use Column::*;
+    // Elexon's system prices: the settlement columns key the rows, the named price is the value.
+    let columns = chosen(ELEXON, Some("systemSellPrice"), None).unwrap();
+    assert_eq!(columns.len(), 22);
+    assert_eq!(
+        &columns[..6],
+        &[
+            SettlementDate,
+            SettlementPeriod,
+            Ignored,
+            Ignored,
+            Value,
+            Ignored
+        ]
+    );
+    assert!(columns[6..].iter().all(|c| *c == Ignored));
+    // Any case; a time column named instead keys the rows by it, the settlement columns left out.
+    let columns = chosen(ELEXON, Some("SYSTEMBUYPRICE"), Some("startTime")).unwrap();
+    assert_eq!(
+        &columns[..6],
+        &[Ignored, Ignored, Time, Ignored, Ignored, Value]
+    );
+    // A column called value, and the status columns, are left out beside the named one.
+    assert_eq!(
+        chosen("Date,value,Close,quality,source", Some("Close"), None).unwrap(),
+        vec![Time, Ignored, Value, Ignored, Ignored]
+    );
+    // A time column named: the value is found as without it.
+    assert_eq!(
+        chosen("Trading Date,Settlement Price", None, Some("Trading Date")).unwrap(),
+        vec![Time, Value]
+    );
+    // A curve file: ondate and tenor beside the named value.
+    assert_eq!(
+        chosen("ondate,tenor,open,settle,volume", Some("settle"), None).unwrap(),
+        vec![Ondate, Tenor, Ignored, Value, Ignored]
+    );
+    // Names the header lacks, or a time column in a curve file, are refused with the columns.
+    let e = chosen(ELEXON, Some("price"), None).unwrap_err().to_string();
+    assert!(
+        e.contains("--value-column \"price\": the header has no such column; its columns are settlementDate, settlementPeriod, startTime, createdDateTime, systemSellPrice"),
+        "{e}"
+    );
+    let e = chosen("ondate,tenor,settle", Some("settle"), Some("ondate"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--time-column names a time column, and this is a curve file"),
+        "{e}"
+    );
+    let e = chosen("a,A,b", Some("a_"), None).unwrap_err().to_string();
+    assert!(e.contains("no such column; its columns are a, A, b"), "{e}");
+    let e = chosen("date,Price,PRICE", Some("price"), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("2 columns of that name in other cases (Price, PRICE)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unknown_column_names_the_columns_found_and_the_options() {
+    let text = format!("{ELEXON}\n2025-01-01,1,2025-01-01T00:00:00Z,x,80.1,80.1\n");
+    let e = csv_records(&text, None, &()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("line 1: unknown column \"startTime\": the header's columns are settlementDate, settlementPeriod, startTime, createdDateTime, systemSellPrice, systemBuyPrice, bsadDefaulted"),
+        "{e}"
+    );
+    assert!(
+        e.contains("to read a file as published, name its value column with valueColumn NAME (and its time column with timeColumn NAME"),
+        "{e}"
+    );
+    let choice = ColumnChoice::named(None, None, ("--value-column", "--time-column"));
+    let e = csv_records_choosing(&text, None, &choice, &())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("with --value-column NAME (and its time column with --time-column NAME"),
+        "{e}"
+    );
+    // With the value column named, the file reads: the other columns are left out.
+    let choice = ColumnChoice::named(Some("systemSellPrice".into()), None, choice.options);
+    let r = csv_records_choosing(&text, None, &choice, &()).unwrap();
+    assert_eq!(r.len(), 1);
+    // A file without a header has no columns to name.
+    let e = csv_records_choosing("2025-01-01,1\n", None, &choice, &())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("name columns of a header, and the file has none"),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_curve_files_hold_one_curve_or_several() {
+    // The prior art's SDK's types.Curve: one curve beside its header.
+    let sdk = r##"{"_type": "VarCurve", "ondate": {"expiryCalendar": "#REOMHENG", "curveDate": "2026-08-20"}, "contracts": [{"tenor": "M01", "value": 1.4}], "_id": "CURVE", "name": "Example curve", "currency": "EUR"}"##;
+    let (header, curves) = json_curve_file(sdk).unwrap().unwrap();
+    assert_eq!(
+        Value::Object(header),
+        json!({"name": "Example curve", "currency": "EUR"})
+    );
+    assert_eq!(
+        Value::Object(curves[0].clone()),
+        json!({"ondate": {"expiryCalendar": "#REOMHENG", "curveDate": "2026-08-20"},
+               "contracts": [{"tenor": "M01", "value": 1.4}]})
+    );
+    // A series file is none of its business; a JSON array neither.
+    assert!(json_curve_file(r#"{"_type": "VarTimeSeries", "data": []}"#)
+        .unwrap()
+        .is_none());
+    assert!(json_curve_file("[]").unwrap().is_none());
+    for (text, says) in [
+        (
+            r#"{"_type": "VarCurve", "ondate": "2024-01-02", "contracts": [], "curves": []}"#,
+            "not both",
+        ),
+        (
+            r#"{"_type": "VarCurve", "name": "x"}"#,
+            "the curve file has no curve",
+        ),
+        (
+            r#"{"_type": "VarCurve", "curves": [1]}"#,
+            "curves[0] must be an object",
+        ),
+        (
+            r#"{"_type": "VarCurve", "_type": "VarCurve"}"#,
+            "given twice",
+        ),
+    ] {
+        let e = json_curve_file(text).unwrap_err().to_string();
+        assert!(e.contains(says), "{text}: {e}");
+    }
 }

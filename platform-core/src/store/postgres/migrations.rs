@@ -262,7 +262,62 @@ pub const STEPS: &[&str] = &[
     DROP INDEX heads_sample;
     CREATE INDEX heads_sample ON heads(coll, tenant, env, bucket, type) WHERE bucket IS NOT NULL;
     "#,
+    // 6: series headers stored with `valueType` `number` or `text` (the values' type, as
+    // issue 41 read it) say it with `dataType` (`Numeric`, `string`), since `valueType` is the
+    // prior art's wire shape of the points (decisions 13): every version of every object, in
+    // its text and in the current row's filterable copy (`fix_up`, by the store's one rule).
+    r#"
+    -- (the work is fix_up's)
+    "#,
 ];
+
+/// What a step needs done beyond its SQL, in its transaction, after its SQL: step 6 moves the
+/// series' `valueType` of the earlier reading to `dataType`.
+fn fix_up(conn: &mut Conn<'_>, step: usize) -> Result<()> {
+    if step != 6 {
+        return Ok(());
+    }
+    use crate::store::upgrade::{value_type_to_data_type_text, VALUE_TYPE_MARK};
+    let mark = format!("%{VALUE_TYPE_MARK}%");
+    let heads = conn.query(
+        "SELECT tenant, env, id, body::text FROM heads WHERE coll = 'object' \
+         AND body::text LIKE $1",
+        &[&mark],
+    )?;
+    for row in &heads {
+        let (tenant, env, id, body): (String, String, String, String) =
+            (get(row, 0)?, get(row, 1)?, get(row, 2)?, get(row, 3)?);
+        if let Some(moved) = value_type_to_data_type_text(&body) {
+            conn.execute(
+                "UPDATE heads SET body = CAST($1::text AS jsonb) WHERE coll = 'object' \
+                 AND tenant = $2 AND env = $3 AND id = $4",
+                &[&moved, &tenant, &env, &id],
+            )?;
+        }
+    }
+    let versions = conn.query(
+        "SELECT tenant, env, id, version, body FROM versions WHERE coll = 'object' \
+         AND body LIKE $1",
+        &[&mark],
+    )?;
+    for row in &versions {
+        let (tenant, env, id, version, body): (String, String, String, i64, String) = (
+            get(row, 0)?,
+            get(row, 1)?,
+            get(row, 2)?,
+            get(row, 3)?,
+            get(row, 4)?,
+        );
+        if let Some(moved) = value_type_to_data_type_text(&body) {
+            conn.execute(
+                "UPDATE versions SET body = $1 WHERE coll = 'object' AND tenant = $2 \
+                 AND env = $3 AND id = $4 AND version = $5",
+                &[&moved, &tenant, &env, &id, &version],
+            )?;
+        }
+    }
+    Ok(())
+}
 
 /// The schema version this build writes.
 pub fn current_version() -> u32 {
@@ -312,10 +367,12 @@ fn apply(conn: &mut Conn<'_>, schema: &str) -> Result<()> {
     }
     for (i, step) in STEPS.iter().enumerate().skip(have as usize) {
         let to = i + 1;
-        conn.batch(step).map_err(|e| match e {
-            Error::Unavailable(_) => e,
-            e => Error::caused(format!("migration to schema version {to} failed"), e),
-        })?;
+        conn.batch(step)
+            .and_then(|()| fix_up(conn, to))
+            .map_err(|e| match e {
+                Error::Unavailable(_) => e,
+                e => Error::caused(format!("migration to schema version {to} failed"), e),
+            })?;
         conn.batch(&format!(
             "DELETE FROM platform_schema; INSERT INTO platform_schema (version) VALUES ({to})"
         ))?;

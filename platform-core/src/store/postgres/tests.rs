@@ -646,3 +646,48 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
 }
 
 mod writers;
+
+#[test]
+fn migration_6_moves_the_series_value_type_of_the_earlier_reading_to_data_type() {
+    use crate::store::upgrade::earlier_reading;
+    let Some(schema) = TestSchema::new() else {
+        return;
+    };
+    let clock: std::sync::Arc<dyn crate::clock::Clock> =
+        std::sync::Arc::new(crate::clock::SystemClock);
+    let p = crate::Platform::new(std::sync::Arc::new(schema.store()), clock.clone());
+    earlier_reading::save(&p);
+    drop(p);
+    // A database of schema 5, its series declared as the earlier reading wrote them: in the
+    // text of both versions and in the current row's filterable copy.
+    let mut client = admin(&schema);
+    let s = &schema.schema;
+    let set = "jsonb_set(jsonb_set(b, '{PRICE,valueType}', '\"number\"'), '{FLAGS,valueType}', '\"text\"')";
+    client
+        .batch_execute(&format!(
+            "UPDATE \"{s}\".heads SET body = {} WHERE coll = 'object' AND id = 'DE'; \
+             UPDATE \"{s}\".versions SET body = ({})::text WHERE coll = 'object' AND id = 'DE'; \
+             UPDATE \"{s}\".platform_schema SET version = 5;",
+            set.replace("(b,", "(body,"),
+            set.replace("(b,", "(body::jsonb,"),
+        ))
+        .unwrap();
+    let old = |client: &mut super::testing::Admin| -> String {
+        client
+            .texts(&format!(
+                "SELECT ((SELECT count(*) FROM \"{s}\".heads WHERE body::text LIKE '%\"valueType\": \"number\"%') \
+                 + (SELECT count(*) FROM \"{s}\".versions WHERE body LIKE '%\"valueType\": \"number\"%'))::text"
+            ))
+            .unwrap()
+            .remove(0)
+    };
+    assert_eq!(
+        old(&mut client),
+        "3",
+        "the current row and both versions' text"
+    );
+    let p = crate::Platform::new(std::sync::Arc::new(schema.store()), clock);
+    assert_eq!(old(&mut client), "0");
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
+    earlier_reading::assert_migrated(&p, &who);
+}

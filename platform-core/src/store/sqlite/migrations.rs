@@ -343,14 +343,73 @@ pub const STEPS: &[&str] = &[
         FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant
         AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version;
     "#,
+    // 17: series headers stored with `valueType` `number` or `text` (the values' type, as
+    // issue 41 read it) say it with `dataType` (`Numeric`, `string`), since `valueType` is the
+    // prior art's wire shape of the points (decisions 13): every version of every object, in
+    // the current row and in the version rows (`fix_up`, by the store's one rule).
+    r#"
+    -- (the work is fix_up's)
+    "#,
 ];
 
 /// What a step needs done beyond its SQL, in its transaction, after its SQL: step 16 makes
-/// each per-type index on a system field again, over the field's column.
+/// each per-type index on a system field again, over the field's column; step 17 moves the
+/// series' `valueType` of the earlier reading to `dataType`.
 pub fn fix_up(conn: &rusqlite::Connection, step: usize) -> rusqlite::Result<()> {
-    if step != 16 {
-        return Ok(());
+    match step {
+        16 => system_field_indexes(conn),
+        17 => value_type_to_data_type(conn),
+        _ => Ok(()),
     }
+}
+
+/// Step 17: each object body (current rows and version rows) whose series say the values'
+/// type with `valueType` `number` or `text` says it with `dataType`.
+fn value_type_to_data_type(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    use crate::store::upgrade::{value_type_to_data_type_text, VALUE_TYPE_MARK};
+    let heads: Vec<(String, String, String, String)> = {
+        let mut stmt = conn.prepare(
+            "SELECT tenant, env, id, json(body) FROM heads WHERE coll = 'object' \
+             AND instr(body, CAST(?1 AS BLOB)) > 0",
+        )?;
+        let rows = stmt.query_map([VALUE_TYPE_MARK], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (tenant, env, id, body) in heads {
+        if let Some(moved) = value_type_to_data_type_text(&body) {
+            conn.execute(
+                "UPDATE heads SET body = jsonb(?1) WHERE coll = 'object' AND tenant = ?2 \
+                 AND env = ?3 AND id = ?4",
+                rusqlite::params![moved, tenant, env, id],
+            )?;
+        }
+    }
+    let versions: Vec<(String, String, String, i64, String)> = {
+        let mut stmt = conn.prepare(
+            "SELECT tenant, env, id, version, body FROM versions WHERE coll = 'object' \
+             AND instr(body, ?1) > 0",
+        )?;
+        let rows = stmt.query_map([VALUE_TYPE_MARK], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (tenant, env, id, version, body) in versions {
+        if let Some(moved) = value_type_to_data_type_text(&body) {
+            conn.execute(
+                "UPDATE versions SET body = ?1 WHERE coll = 'object' AND tenant = ?2 \
+                 AND env = ?3 AND id = ?4 AND version = ?5",
+                rusqlite::params![moved, tenant, env, id, version],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Step 16: each per-type index on a system field made again over the field's column.
+fn system_field_indexes(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     let indexes: Vec<(String, String)> = {
         let mut stmt = conn.prepare(
             "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'heads' \

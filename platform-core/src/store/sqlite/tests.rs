@@ -1731,3 +1731,44 @@ fn a_reader_that_cannot_be_opened_fails_its_read_alone() {
     drop(busy);
     assert_eq!(store.read().unwrap().tenant_count().unwrap(), 0);
 }
+
+#[test]
+fn migration_17_moves_the_series_value_type_of_the_earlier_reading_to_data_type() {
+    use crate::store::upgrade::earlier_reading;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let p = crate::Platform::open(&path).unwrap();
+    earlier_reading::save(&p);
+    p.close().unwrap();
+    drop(p);
+    // A database of schema 16, its series declared as the earlier reading wrote them: in the
+    // current row and in the row of version 1 (the current version's row holds no body).
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "UPDATE heads SET body = jsonb_set(body, '$.PRICE.valueType', 'number', \
+             '$.FLAGS.valueType', 'text') WHERE coll = 'object' AND id = 'DE'; \
+         UPDATE versions SET body = json_set(body, '$.PRICE.valueType', 'number', \
+             '$.FLAGS.valueType', 'text') WHERE coll = 'object' AND id = 'DE' AND body != ''; \
+         PRAGMA user_version = 16;",
+    )
+    .unwrap();
+    let old = |conn: &Connection| -> i64 {
+        conn.query_row(
+            "SELECT (SELECT count(*) FROM heads WHERE json(body) LIKE '%\"valueType\":\"number\"%') \
+             + (SELECT count(*) FROM versions WHERE body LIKE '%\"valueType\":\"number\"%')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        old(&conn),
+        2,
+        "the current row and version 1 say valueType number"
+    );
+    drop(conn);
+    let p = crate::Platform::open(&path).unwrap();
+    let who = p.tenancy().local_principal("acme", "bob").unwrap();
+    assert_eq!(old(&Connection::open(&path).unwrap()), 0);
+    earlier_reading::assert_migrated(&p, &who);
+}
