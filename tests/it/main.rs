@@ -14,6 +14,7 @@ mod coverage;
 mod csv_import;
 mod curve_reads;
 mod data;
+mod desk;
 mod embed;
 mod energy_time;
 mod errors;
