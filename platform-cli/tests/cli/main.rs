@@ -7,6 +7,7 @@ mod continuation;
 mod conventions;
 mod curve_calendars;
 mod data_get;
+mod desk_pandas;
 mod faults;
 mod import;
 mod limits;
