@@ -16,7 +16,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The pages whose shell blocks run after the README's (they continue its walk).
-const DOCS: [&str; 3] = [
+const DOCS: [&str; 4] = [
+    "docs/curves.md",
     "docs/extensions.md",
     "docs/gb-power.md",
     "docs/operations.md",
