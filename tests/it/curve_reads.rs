@@ -544,3 +544,64 @@ async fn a_csv_import_of_curves_merges_or_says_what_it_dropped() {
     assert_eq!(r.body["_replacedCurves"][0]["dropped"], 21);
     assert_eq!(r.body["_read"], 1);
 }
+
+/// Writers merging contracts into one ondate at once, each in a transaction of its own on
+/// threads of their own: every contract ends in the curve (a merge reads the stored curve in
+/// the transaction that writes it, and writes of one object serialise), and the object's
+/// versions stay contiguous.
+#[actix_rt::test]
+async fn writers_merging_into_one_ondate_at_once_lose_no_contract() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    c.save(
+        json!({"_id": "DE", "BASE": {"_type": "VarCurve", "ondate": "2024-10-01",
+        "contracts": [{"tenor": "2024M11", "value": 1.0}]}}),
+    )
+    .await;
+    let who = s.platform.tenancy().local_principal("acme", "ann").unwrap();
+    let merge = platform_core::api::SaveOptions {
+        merge_contracts: true,
+        ..Default::default()
+    };
+    std::thread::scope(|scope| {
+        for month in 1..=8 {
+            let (platform, who, merge) = (&s.platform, &who, &merge);
+            scope.spawn(move || {
+                let body = json!({"_id": "DE", "BASE": {"_type": "VarCurve", "ondate": "2024-10-01",
+                    "contracts": [{"tenor": format!("2025M{month:02}"), "value": f64::from(month)}]}});
+                platform
+                    .objects()
+                    .save(who, platform_core::api::Collection::Object, body, merge)
+                    .unwrap();
+            });
+        }
+    });
+    let curve = c.get("/data/v1/private/DE:BASE:2024-10-01").await.body;
+    let mut held: Vec<(String, f64)> = curve["contracts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["properties"]["absolute"].as_str().unwrap().to_string(),
+                k["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    held.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut want: Vec<(String, f64)> = (1..=8)
+        .map(|m| (format!("2025M{m:02}"), f64::from(m)))
+        .collect();
+    want.insert(0, ("2024M11".to_string(), 1.0));
+    assert_eq!(held, want);
+    let versions = c.get("/object/v1/private/DE/*").await.body;
+    let numbers: Vec<u64> = versions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["_version"].as_u64().unwrap())
+        .collect();
+    let mut sorted = numbers.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (1..=9).collect::<Vec<u64>>(), "{numbers:?}");
+}

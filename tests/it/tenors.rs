@@ -174,3 +174,61 @@ async fn a_tenor_code_that_does_not_parse_is_refused_naming_the_forms() {
     }
     assert_eq!(c.get("/data/v1/private/GB:FWD").await.status, 404);
 }
+
+/// The Rust API reads and writes the same codes: a weekend and a Saturday written with
+/// `write_curve` come back with their deliveries and absolute codes.
+#[actix_rt::test]
+async fn weekend_codes_go_through_the_rust_api() {
+    let s = TestServer::new();
+    let who = s.platform.tenancy().local_principal("acme", "ann").unwrap();
+    let ondate = chrono::NaiveDate::from_ymd_opt(2024, 11, 27).unwrap();
+    let quotes = [
+        platform_core::api::Contract::new("WKD01", 61.5),
+        platform_core::api::Contract::new("SAT", 60.0),
+        platform_core::api::Contract::new("2024WKD49", 58.0),
+    ];
+    s.platform
+        .data()
+        .write_curve(&who, "GB:FWD", ondate, &quotes, &Default::default())
+        .unwrap();
+    let curve = s
+        .platform
+        .data()
+        .curve(&who, "GB:FWD", &Default::default())
+        .unwrap();
+    let got: Vec<(&str, Option<&str>, String, String)> = curve
+        .contracts
+        .iter()
+        .map(|c| {
+            (
+                c.tenor.as_str(),
+                c.absolute.as_deref(),
+                c.start.to_string(),
+                c.end.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "WKD01",
+                Some("2024WKD48"),
+                "2024-11-30".into(),
+                "2024-12-01".into()
+            ),
+            (
+                "SAT",
+                Some("2024D1130"),
+                "2024-11-30".into(),
+                "2024-11-30".into()
+            ),
+            (
+                "2024WKD49",
+                Some("2024WKD49"),
+                "2024-12-07".into(),
+                "2024-12-08".into()
+            ),
+        ]
+    );
+}

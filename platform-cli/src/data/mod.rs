@@ -148,6 +148,7 @@ pub fn run(cmd: DataCommand) -> Result<()> {
 }
 
 fn get(args: GetArgs) -> Result<()> {
+    let nearest = args.nearest.is_some();
     let mut pairs: Vec<(String, String)> = Vec::new();
     for (key, value) in [
         ("_range", args.range),
@@ -178,9 +179,17 @@ fn get(args: GetArgs) -> Result<()> {
             pairs.push((key.to_string(), v));
         }
     }
+    let asked = args.id.clone();
     let read = ReadData { id: args.id, pairs };
     let item = args.target.open()?.send(read)?.body;
     output::print(args.format, &item, || data_table(&item), "")?;
+    // A nearest curve read in place of a day without one: which day it is, said on standard
+    // error (a table or CSV of contracts does not show it).
+    if let Some(Value::String(read_on)) = item.get("ondate").and_then(|o| o.get("curveDate")) {
+        if nearest && !asked.ends_with(&format!(":{read_on}")) {
+            eprintln!("{asked} has no curve: the curve of {read_on}, the nearest, is printed");
+        }
+    }
     // A shaped curve whose quotes disagree, or with contracts that took no part: said on
     // standard error as the answer's message says it, the answer printed whole.
     if let (Some(Value::String(message)), Some(_)) = (item.get("message"), item.get("shape")) {

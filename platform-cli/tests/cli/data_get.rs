@@ -215,6 +215,29 @@ fn data_get_reads_the_curves_of_a_range_the_nearest_curve_and_adjusted_continuat
     let after = json(&get(&["DE:BASE:2024-10-05", "--nearest", "after"]));
     assert_eq!(after["ondate"]["curveDate"], "2024-10-07");
     assert_eq!(after["contracts"][0]["value"], 37.0);
+    // A table of contracts does not show its ondate: which one was read is said on stderr.
+    let out = get(&[
+        "DE:BASE:2024-10-05",
+        "--nearest",
+        "before",
+        "--format",
+        "table",
+    ]);
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        said.contains(
+            "DE:BASE:2024-10-05 has no curve: the curve of 2024-10-04, the nearest, is printed"
+        ),
+        "{said}"
+    );
+    let out = get(&[
+        "DE:BASE:2024-10-04",
+        "--nearest",
+        "before",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
 
     // On 1 November December is M01 (45) and November still quoted (36): October's front
     // prices move by 9, and each row names its contract and what moved it.

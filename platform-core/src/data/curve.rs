@@ -10,8 +10,8 @@
 //! and last delivery day) and `expiry` from the tenor and the ondate (`query::period`): unless
 //! sent, the expiry is set by the expiry calendar the ondate names, else the one the curve's
 //! header names (`expiryCalendar`, written into the ondate), else it is the calendar day before
-//! delivery starts. A contract sent with an absolute code gets its relative code as `tenor` when
-//! it has one. Saving a curve for an ondate replaces that ondate's contracts (the save's answer
+//! delivery starts. A contract keeps the code it was sent with (an absolute one in its canonical
+//! form), its other form in `relative` or `absolute`. Saving a curve for an ondate replaces that ondate's contracts (the save's answer
 //! says how many stored contracts it dropped); with `_merge=true` the contracts sent are merged
 //! into the stored ones by contract (its absolute code, or a balance-of tenor), the others kept.
 //! Other ondates stay.

@@ -426,13 +426,26 @@ fn solve(contracts: &[Quoted], runs: &Runs, total: &[f64]) -> Result<Vec<f64>> {
     if rhs.iter().all(|x| *x == 0.0) {
         return Ok(price);
     }
+    // nalgebra's default convergence tolerance (five machine epsilons): a tighter one can stop
+    // on its iteration bound with factors that no longer recompose the matrix.
     let svd = m
-        .try_svd(true, true, f64::EPSILON, 10_000)
+        .clone()
+        .try_svd(true, true, f64::EPSILON * 5.0, 10_000)
         .ok_or_else(|| Error::Internal("shaping: the decomposition did not converge".into()))?;
     let largest = svd.singular_values.max();
     let y = svd
         .solve(&rhs, largest * 1e-10)
         .map_err(|e| Error::Internal(format!("shaping: {e}")))?;
+    // A least-squares solution makes the residual orthogonal to the columns; a decomposition
+    // that went wrong would answer prices that look right and are not, so it is an error.
+    let gradient = m.transpose() * (&m * &y - &rhs);
+    let scale = largest * (largest * y.amax() + rhs.amax());
+    if !(gradient.amax() <= 1e-9 * scale) {
+        return Err(Error::Internal(format!(
+            "shaping: the least-squares solve is off by {:e} (scale {scale:e})",
+            gradient.amax()
+        )));
+    }
     for (j, &r) in columns.iter().enumerate() {
         price[r] += y[j] / runs.weight[r].sqrt();
     }
