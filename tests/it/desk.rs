@@ -348,11 +348,14 @@ async fn a_desks_forward_curve_is_delivered_shaped_rolled_and_back_adjusted_as_c
     continuation_rolls_and_back_adjusts(&c, &quotes).await;
 }
 
+/// An ondate's front month: the ondate, its contract, its price and the ondate's quotes.
+type Front<'a> = (NaiveDate, String, f64, &'a Vec<(Product, f64)>);
+
 /// The front month over the 60 ondates: the earliest month not yet expired, its price, and
 /// the same back-adjusted at each roll; JSON and Arrow.
 async fn continuation_rolls_and_back_adjusts(c: &Client<'_>, quotes: &Quotes) {
     // Worked out here: each ondate's front month and price.
-    let front: Vec<(NaiveDate, String, f64, &Vec<(Product, f64)>)> = quotes
+    let front: Vec<Front> = quotes
         .iter()
         .map(|(ondate, quoted)| {
             let (p, v) = quoted

@@ -438,12 +438,11 @@ fn solve(contracts: &[Quoted], runs: &Runs, total: &[f64]) -> Result<Vec<f64>> {
         .map_err(|e| Error::Internal(format!("shaping: {e}")))?;
     // A least-squares solution makes the residual orthogonal to the columns; a decomposition
     // that went wrong would answer prices that look right and are not, so it is an error.
-    let gradient = m.transpose() * (&m * &y - &rhs);
+    let off = (m.transpose() * (&m * &y - &rhs)).amax();
     let scale = largest * (largest * y.amax() + rhs.amax());
-    if !(gradient.amax() <= 1e-9 * scale) {
+    if !off.is_finite() || !scale.is_finite() || off > 1e-9 * scale {
         return Err(Error::Internal(format!(
-            "shaping: the least-squares solve is off by {:e} (scale {scale:e})",
-            gradient.amax()
+            "shaping: the least-squares solve is off by {off:e} (scale {scale:e})"
         )));
     }
     for (j, &r) in columns.iter().enumerate() {
