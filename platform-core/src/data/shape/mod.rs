@@ -24,7 +24,7 @@
 //!
 //! Contracts without a numeric value, and contracts whose delivery has no weight (a weekend
 //! under `PEAK`), take no part and are named in `ignored` with the reason. The solve is in
-//! [`solve`]; this room reads the parameters and writes the answer's fields.
+//! `solve`; this room reads the parameters and writes the answer's fields.
 
 mod solve;
 #[cfg(test)]
@@ -160,7 +160,7 @@ const WEIGHT_CODES: &str = "hours, days, PEAK, OFFPEAK, EFA1..EFA6";
 pub struct ShapeQuery {
     /// `_weights`; the curve's default ([`Weights::of_header`]) when `None`.
     pub weights: Option<Weights>,
-    /// `_tolerance`: the largest miss of a quote fitted silently ([`DEFAULT_TOLERANCE`]).
+    /// `_tolerance`: the largest miss of a quote fitted silently (by default 0.01).
     pub tolerance: f64,
 }
 
@@ -236,8 +236,8 @@ impl ShapeQuery {
 }
 
 impl ShapeQuery {
-    /// The fields of a shaped read of the curve `name` ([`ShapeQuery::apply`] written by
-    /// [`shaped_fields`]), `contracts` being the contracts as read.
+    /// The fields of a shaped read of the curve `name` ([`ShapeQuery::apply`], written as a
+    /// read answers them), `contracts` being the contracts as read.
     pub fn fields(
         &self,
         tx: &dyn ReadTx,
