@@ -28,12 +28,13 @@ pub(crate) fn open_core() -> Core {
     let (platform, pg) = if on_postgres() {
         let db = platform_core::store::postgres::testing::TestDatabase::new()
             .expect("PLATFORM_COMPARE_BACKEND=postgres needs PLATFORM_TEST_PG");
-        let platform = Platform::open_postgres(
-            &db.url,
-            &dir.path().join("bench.key"),
-            platform_core::store::postgres::DEFAULT_LEASE,
-        )
-        .unwrap();
+        // A new database: this open initialises it, making its key.
+        let options = platform_core::store::postgres::PgOptions {
+            init: true,
+            ..Default::default()
+        };
+        let platform =
+            Platform::open_postgres_with(&db.url, &dir.path().join("bench.key"), &options).unwrap();
         (platform, Some(db))
     } else {
         (Platform::open(&path).unwrap(), None)

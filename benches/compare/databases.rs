@@ -17,7 +17,12 @@ pub(crate) fn serve_db(path: &Path, key_file: Option<&Path>) {
     let text = path.to_string_lossy();
     let platform = if platform_core::store::postgres::is_url(&text) {
         let key = key_file.expect("serve-db URL KEY_FILE: a PostgreSQL database needs a key file");
-        Platform::open_postgres(&text, key, platform_core::store::postgres::DEFAULT_LEASE).unwrap()
+        // A new database: this open initialises it, making its key for the servers.
+        let options = platform_core::store::postgres::PgOptions {
+            init: true,
+            ..Default::default()
+        };
+        Platform::open_postgres_with(&text, key, &options).unwrap()
     } else {
         Platform::open(path).unwrap()
     };

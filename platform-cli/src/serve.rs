@@ -14,10 +14,15 @@ pub struct ServeArgs {
     /// postgres://user@host:port/database; a new one prints its first admin token once.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
-    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
-    /// if absent); every server of one database uses the same file. [default: platform.key]
+    /// With a PostgreSQL --db: the file of the key that seals secrets, made by `platform init`;
+    /// every server and command of one database uses that file. [default: platform.key]
     #[arg(long, env = "PLATFORM_KEY_FILE")]
     key_file: Option<PathBuf>,
+    /// Refuse a database that is not initialised (a file that does not exist, a PostgreSQL
+    /// database without the platform's tables or without its admin), naming it, instead of
+    /// making a new one: for services and cluster nodes, whose database `platform init` made.
+    #[arg(long, env = "PLATFORM_NO_CREATE", value_parser = clap::builder::BoolishValueParser::new())]
+    no_create: bool,
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, env = "PLATFORM_ADDR", default_value = "127.0.0.1:8080")]
     addr: String,
@@ -151,8 +156,8 @@ pub struct InitArgs {
     /// (its tables are made).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
-    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
-    /// if absent); every server of one database uses the same file. [default: platform.key]
+    /// With a PostgreSQL --db: the file of the key that seals secrets, made here (mode 0600)
+    /// when absent; copy it to every server and command of the database. [default: platform.key]
     #[arg(long, env = "PLATFORM_KEY_FILE")]
     key_file: Option<PathBuf>,
     /// Also write the admin token to this file (mode 0600).
@@ -182,6 +187,18 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
         write_token_file(file, &token)?;
     }
     platform.close()?;
+    if platform_core::api::interface::stores::is_url(&args.db.to_string_lossy()) {
+        let key_file = args
+            .key_file
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("platform.key"));
+        eprintln!(
+            "its secret key: {} (fingerprint {}); give this file to every server and command \
+             of the database (--key-file), and keep a copy with its backups",
+            key_file.display(),
+            platform.key_fingerprint().unwrap_or_default()
+        );
+    }
     eprintln!(
         "{} {}: tenant \"default\", user \"admin\" (role platform); its token, shown once:",
         if existed { "initialised" } else { "created" },
@@ -196,9 +213,14 @@ fn shown(db: &Path) -> String {
     platform_core::api::interface::stores::redact(&db.to_string_lossy())
 }
 
-/// Opens (creating) the database file or the PostgreSQL database `db`.
+/// Opens (creating) the database file or the PostgreSQL database `db` to initialise it: the
+/// only open that makes a PostgreSQL database's key file.
 fn open(db: &Path, key_file: Option<&Path>) -> platform_core::Result<Platform> {
-    Platform::open_database(&db.to_string_lossy(), key_file, true, None)
+    let options = platform_core::api::interface::stores::PgOptions {
+        init: true,
+        ..Default::default()
+    };
+    Platform::open_database_with(&db.to_string_lossy(), key_file, true, &options)
 }
 
 fn write_token_file(file: &Path, token: &str) -> platform_core::Result<()> {
@@ -241,17 +263,36 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         replica_max_lag: std::time::Duration::from_secs_f64(args.replica_max_lag),
         ..Default::default()
     };
+    let uninitialised = |why: String| {
+        platform_core::Error::not_found(format!(
+            "{why}; --no-create refuses a database that is not initialised: initialise it with \
+             `platform init --db {}`, or check --db (PLATFORM_DB)",
+            shown(&args.db)
+        ))
+    };
     let platform = Platform::open_database_with(
         &args.db.to_string_lossy(),
         args.key_file.as_deref(),
-        true,
+        !args.no_create,
         &options,
-    )?
+    )
+    .map_err(|e| match e.code() {
+        platform_core::ErrorCode::NotFound if args.no_create => uninitialised(e.to_string()),
+        _ => e,
+    })?
     .with_delivery(settings);
+    if args.no_create && !platform.tenancy().initialised()? {
+        return Err(uninitialised(format!("{} has no admin", shown(&args.db))));
+    }
     for replica in platform.replicas() {
         tracing::info!(replica = %replica.name, "reads may be served by this replica");
     }
     if let Some(token) = platform.tenancy().bootstrap()? {
+        tracing::warn!(
+            db = %shown(&args.db),
+            "serving a NEW, EMPTY database made now: if this server should serve an existing \
+             one, stop it and check --db (PLATFORM_DB); --no-create refuses new databases"
+        );
         eprintln!(
             "fresh database {}: created tenant \"default\" and user \"admin\" (role platform).\n\
              admin token (shown once, keep it safe): {token}",

@@ -20,8 +20,8 @@ pub struct TargetArgs {
     /// The database (a file or a PostgreSQL URL), used when no --url is given.
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
-    /// With a PostgreSQL --db: the file of the key that seals secrets (created with mode 0600
-    /// if absent); every server of one database uses the same file. [default: platform.key]
+    /// With a PostgreSQL --db: the file of the key that seals secrets, made by `platform init`;
+    /// every server and command of one database uses that file. [default: platform.key]
     #[arg(long, env = "PLATFORM_KEY_FILE")]
     key_file: Option<PathBuf>,
     #[command(flatten)]

@@ -146,6 +146,17 @@ impl Error {
         }
     }
 
+    /// The failure of a write whose commit was sent but whose answer never came (the connection
+    /// was lost during `COMMIT`): it may or may not have been stored (see `OutcomeUnknown`).
+    pub fn outcome_unknown(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Error::Unavailable(Box::new(OutcomeUnknown(cause.into())))
+    }
+
+    /// Whether this is [`Error::outcome_unknown`].
+    pub fn is_outcome_unknown(&self) -> bool {
+        matches!(self, Error::Unavailable(source) if source.is::<OutcomeUnknown>())
+    }
+
     /// Whether this is [`Error::write_conflict`].
     pub fn is_write_conflict(&self) -> bool {
         matches!(self, Error::Caused { source, .. } if source.is::<WriteConflict>())
@@ -203,6 +214,12 @@ impl Error {
             Error::Storage(_) | Error::Internal(_) | Error::Caused { .. } => {
                 "internal error".to_string()
             }
+            Error::Unavailable(source) if source.is::<OutcomeUnknown>() => {
+                "the connection to the database was lost while the write was being committed: \
+                 whether it was stored is unknown; sending the same request again is safe (a \
+                 save of what is already stored makes no new version)"
+                    .to_string()
+            }
             Error::Unavailable(_) => {
                 "the database is unavailable for now; nothing was changed, try again".to_string()
             }
@@ -225,6 +242,29 @@ impl fmt::Display for WouldWait {
 }
 
 impl std::error::Error for WouldWait {}
+
+/// The cause of the error of a write whose `COMMIT` was sent and whose answer was lost with the
+/// connection ([`Error::outcome_unknown`]): the database may have stored it or not, and no
+/// client can tell from the error. A save of the same body again is safe (one equal to the
+/// stored document makes no new version).
+#[derive(Debug)]
+pub struct OutcomeUnknown(pub Box<dyn std::error::Error + Send + Sync>);
+
+impl fmt::Display for OutcomeUnknown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the connection was lost during COMMIT, whether it was stored is unknown: {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for OutcomeUnknown {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
+    }
+}
 
 /// The cause of the error of a write transaction that met a concurrent one it cannot be ordered
 /// with (a deadlock, a serialization failure, a version another writer stored first): nothing

@@ -262,6 +262,12 @@ impl Platform {
         }
     }
 
+    /// The fingerprint of the key that seals secrets ([`seal::SecretKey::fingerprint`]), when
+    /// the platform has one: it names the key in messages without telling it.
+    pub fn key_fingerprint(&self) -> Option<String> {
+        self.secret_key.as_ref().map(|k| k.fingerprint())
+    }
+
     /// A platform on the SQLite database file at `path` (created if absent), sealing secrets
     /// with the key in the file `<path>.key` (created with mode 0600 if absent).
     #[cfg(feature = "sqlite")]
@@ -302,9 +308,12 @@ impl Platform {
     }
 
     /// A platform on a PostgreSQL database (`postgres://user@host:port/database`), sealing
-    /// secrets with the key in `key_file` (created with mode 0600 if absent): every server of
-    /// one database must use the same key file. An unreachable database is
-    /// [`Error::Unavailable`] naming it.
+    /// secrets with the key in `key_file`: every server of one database must use the same key
+    /// file. The database records the fingerprint of the first key it is opened with, and an
+    /// open with another key is refused ([`ErrorCode::Conflict`], naming both fingerprints); a
+    /// missing key file is refused too, unless the open initialises the database
+    /// (`PgOptions::init`, as `platform init` does), which makes it (mode 0600). An
+    /// unreachable database is [`Error::Unavailable`] naming it.
     /// Claims of jobs and deliveries last `lease` unless renewed (a killed server's claims are
     /// taken over by the others after it; `store::postgres::DEFAULT_LEASE` by default).
     #[cfg(feature = "postgres")]
@@ -328,6 +337,17 @@ impl Platform {
         key_file: &std::path::Path,
         options: &store::postgres::PgOptions,
     ) -> Result<Platform> {
+        // The key file first: without one, nothing of the database is made or changed.
+        let found = seal::SecretKey::load(key_file)?;
+        if found.is_none() && !options.init {
+            return Err(Error::invalid_parameter(format!(
+                "no key file {}: the secret key of a PostgreSQL database is made once, by \
+                 `platform init --db {} --key-file FILE`, and that file is given to every \
+                 server and command that opens the database (--key-file)",
+                key_file.display(),
+                store::postgres::redact(url)
+            )));
+        }
         let store = store::postgres::PgStore::open_with(url, options).map_err(|e| match e {
             Error::Unavailable(cause) => {
                 // The whole chain: the client's own message rarely says why.
@@ -347,7 +367,7 @@ impl Platform {
             }
             other => other,
         })?;
-        let key = seal::SecretKey::load_or_create(key_file)?;
+        let key = database_key(&store, url, key_file, found)?;
         Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
@@ -380,7 +400,11 @@ impl Platform {
     ) -> Result<Platform> {
         if store::postgres::is_url(db) {
             let key = key_file.unwrap_or(std::path::Path::new("platform.key"));
-            return Platform::open_postgres_with(db, key, options);
+            let options = store::postgres::PgOptions {
+                create: create && options.create,
+                ..options.clone()
+            };
+            return Platform::open_postgres_with(db, key, &options);
         }
         if !options.read_replicas.is_empty() {
             return Err(Error::invalid_parameter(
@@ -562,6 +586,72 @@ fn retry_pause(tries: u32) -> std::time::Duration {
     };
     // base ms * (0.5 + jitter / 65536), in microseconds.
     std::time::Duration::from_micros(base * 500 + base * 1000 * jitter / 65_536)
+}
+
+/// The secret key of a PostgreSQL database: `found` in `key_file`, or else (an open that
+/// initialises it) made there, mode 0600, when the database has no admin yet; checked against
+/// the fingerprint the database recorded (recorded when it has none), so that no node starts
+/// with another key.
+#[cfg(feature = "postgres")]
+fn database_key(
+    store: &store::postgres::PgStore,
+    url: &str,
+    key_file: &std::path::Path,
+    found: Option<seal::SecretKey>,
+) -> Result<seal::SecretKey> {
+    use store::postgres::KeyRecord;
+    let shown = store::postgres::redact(url);
+    let file = key_file.display();
+    let (key, made) = match found {
+        Some(key) => (key, false),
+        None => {
+            if store.read()?.users_with_role(auth::Role::Platform)? > 0 {
+                return Err(Error::invalid_parameter(format!(
+                    "no key file {file}: {shown} is initialised already, and its key is the \
+                     file its servers use; copy that file here"
+                )));
+            }
+            let key = seal::SecretKey::generate()?;
+            match key.write_new(key_file) {
+                Ok(()) => (key, true),
+                // Made by another init at the same moment: that one is the key.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    (seal::SecretKey::load_or_create(key_file)?, false)
+                }
+                Err(e) => {
+                    return Err(Error::invalid_parameter(format!(
+                        "cannot write the key file {file}: {e}"
+                    )))
+                }
+            }
+        }
+    };
+    let fingerprint = key.fingerprint();
+    let checked = store.check_key(&fingerprint);
+    if made && !matches!(checked, Ok(KeyRecord::Recorded)) {
+        // Not this database's key after all: the file made for it goes.
+        let _ = std::fs::remove_file(key_file);
+    }
+    match checked? {
+        KeyRecord::Recorded => {
+            tracing::info!(%fingerprint, file = %file, "the database records this key as its own");
+            Ok(key)
+        }
+        KeyRecord::Matches => Ok(key),
+        KeyRecord::Differs(theirs) => Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "the key in {file} (fingerprint {fingerprint}) is not the key of {shown} \
+                 (fingerprint {theirs}){}: start every server and command of this database with \
+                 the key file `platform init` made for it",
+                if made {
+                    "; the key file made now was removed"
+                } else {
+                    ""
+                }
+            ),
+        )),
+    }
 }
 
 #[cfg(test)]

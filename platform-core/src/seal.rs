@@ -3,7 +3,8 @@
 //!
 //! The key is 32 random bytes, kept as 64 hex characters in a file beside the database (created
 //! with mode 0600 on first start) or given by the server's configuration. Every node of a
-//! cluster shares the file; the key is never a row of the database.
+//! cluster shares the file; the key is never a row of the database. A PostgreSQL database
+//! records the key's [`SecretKey::fingerprint`], and a node with another key refuses to start.
 
 use crate::error::{Error, Result};
 use aes_gcm::aead::{Aead, KeyInit, Payload};
@@ -45,26 +46,60 @@ impl SecretKey {
 
     /// Reads the key file, or creates it (mode 0600) with a fresh key.
     pub fn load_or_create(path: &Path) -> Result<SecretKey> {
-        let io =
-            |e: std::io::Error| Error::caused(format!("secret key file {}", path.display()), e);
-        match std::fs::read_to_string(path) {
-            Ok(text) => SecretKey::from_hex(&text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        match SecretKey::load(path)? {
+            Some(key) => Ok(key),
+            None => {
                 let key = SecretKey::generate()?;
-                let mut options = std::fs::OpenOptions::new();
-                options.write(true).create_new(true);
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::OpenOptionsExt as _;
-                    options.mode(0o600);
+                match key.write_new(path) {
+                    Ok(()) => Ok(key),
+                    // Made by another process at the same moment: that one is the key.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        SecretKey::load(path)?.ok_or_else(|| Self::file_error(path, e))
+                    }
+                    Err(e) => Err(Self::file_error(path, e)),
                 }
-                use std::io::Write as _;
-                let mut f = options.open(path).map_err(io)?;
-                writeln!(f, "{}", crate::auth::hex(&key.0)).map_err(io)?;
-                Ok(key)
             }
-            Err(e) => Err(io(e)),
         }
+    }
+
+    /// Reads the key file; `None` when there is none.
+    pub fn load(path: &Path) -> Result<Option<SecretKey>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => SecretKey::from_hex(&text).map(Some).map_err(|e| {
+                Error::invalid_parameter(format!("the key file {}: {e}", path.display()))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Self::file_error(path, e)),
+        }
+    }
+
+    /// Writes the key to a new file (mode 0600); an existing file is never replaced (the
+    /// error's kind is then `AlreadyExists`).
+    pub fn write_new(&self, path: &Path) -> std::io::Result<()> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        use std::io::Write as _;
+        let mut f = options.open(path)?;
+        writeln!(f, "{}", crate::auth::hex(&self.0))?;
+        f.sync_all()
+    }
+
+    /// The key's fingerprint: the first 16 hex characters of the SHA-256 of its bytes, as
+    /// `sha256:…`. It names a key in messages and in the database's record of its key, and
+    /// tells nothing of the key.
+    pub fn fingerprint(&self) -> String {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(self.0);
+        format!("sha256:{}", &crate::auth::hex(&digest)[..16])
+    }
+
+    fn file_error(path: &Path, e: std::io::Error) -> Error {
+        Error::caused(format!("secret key file {}", path.display()), e)
     }
 
     fn cipher(&self) -> Aes256Gcm {

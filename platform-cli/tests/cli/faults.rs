@@ -161,7 +161,7 @@ fn acknowledged_saves_are_delivered_through_node_and_database_faults() {
     };
     let begun = Instant::now();
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("platform.key");
+    let key = super::provisioned_key(dir.path());
     let a = node(&cluster.url, &key);
     let token = a.admin_token.clone();
     assert!(token.starts_with("pt_"), "the first node makes the admin");

@@ -2,6 +2,7 @@
 //! on the file, and a clean stop on SIGTERM.
 
 mod attacks;
+mod cluster_start;
 mod console;
 mod continuation;
 mod conventions;
@@ -48,6 +49,29 @@ fn new_db(dir: &Path) -> std::path::PathBuf {
     let token = stdout_of(&platform(&["init", "--db", db.to_str().unwrap()]));
     assert!(token.trim().starts_with("pt_"), "{token}");
     db
+}
+
+/// A key file for the servers of a PostgreSQL database, provisioned as an operator would
+/// (`openssl rand -hex 32`, mode 0600) before any server starts: servers and commands never
+/// make one (only `platform init` does).
+fn provisioned_key(dir: &Path) -> std::path::PathBuf {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .unwrap()
+        .read_exact(&mut bytes)
+        .unwrap();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let path = dir.join("platform.key");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{hex}\n").as_bytes()).unwrap();
+    path
 }
 
 #[track_caller]

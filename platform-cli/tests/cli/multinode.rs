@@ -146,7 +146,7 @@ fn two_servers_over_one_postgresql_database() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("platform.key");
+    let key = super::provisioned_key(dir.path());
     let mut a = node(&db, &key);
     let admin = a.admin_token.clone();
     assert!(admin.starts_with("pt_"), "the first node makes the admin");
@@ -375,7 +375,7 @@ fn the_job_of_a_killed_node_is_finished_by_another() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("platform.key");
+    let key = super::provisioned_key(dir.path());
     let mut a = node(&db, &key);
     let admin = a.admin_token.clone();
     let ua = a.url.clone();

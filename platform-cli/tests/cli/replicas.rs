@@ -89,7 +89,7 @@ fn a_read_replica_serves_reads_and_clients_read_their_own_writes() {
     };
     let replica = primary.replica();
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("platform.key");
+    let key = super::provisioned_key(dir.path());
     let key_text = key.to_str().unwrap();
 
     // Refused at start: a replica that accepts writes (the primary), one that does not answer.

@@ -18,6 +18,9 @@ pub enum Hold<'a> {
     Automation(&'a Scope, &'a str),
     /// A secret.
     Secret(&'a Scope, &'a str),
+    /// The first initialisation of the database (its first tenant, admin and token): servers
+    /// starting together on a new database make one admin.
+    Initialisation,
 }
 
 impl Hold<'_> {
@@ -29,6 +32,7 @@ impl Hold<'_> {
             Hold::Records(scope, target) => ("r", "", scope, target),
             Hold::Automation(scope, id) => ("a", "", scope, id),
             Hold::Secret(scope, id) => ("s", "", scope, id),
+            Hold::Initialisation => return "i".to_string(),
         };
         format!(
             "{kind}\u{1f}{coll}\u{1f}{}\u{1f}{}\u{1f}{id}",

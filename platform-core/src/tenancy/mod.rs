@@ -76,6 +76,9 @@ impl Tenancy<'_> {
     pub fn bootstrap(&self) -> Result<Option<String>> {
         let now = self.platform.now();
         self.platform.write(|tx| {
+            // Held first: of servers starting together on a new database, one makes the admin
+            // and the others find it.
+            tx.hold(&[crate::store::Hold::Initialisation])?;
             if tx.users_with_role(Role::Platform)? > 0 {
                 return Ok(None);
             }
@@ -85,6 +88,12 @@ impl Tenancy<'_> {
             tx.insert_token(&hash_token(&token), DEFAULT_TENANT, DEFAULT_ADMIN, now)?;
             Ok(Some(token))
         })
+    }
+
+    /// Whether the database was initialised: it has its admin (a `platform`-role user), made by
+    /// `platform init`, by the first server on it, or by [`Tenancy::bootstrap`].
+    pub fn initialised(&self) -> Result<bool> {
+        Ok(self.platform.read()?.users_with_role(Role::Platform)? > 0)
     }
 
     /// Creates a token for a user (creating the tenant and user if absent, with `role`).

@@ -269,6 +269,17 @@ pub const STEPS: &[&str] = &[
     r#"
     -- (the work is fix_up's)
     "#,
+    // 7: the fingerprint of the database's secret key, recorded by the first server or
+    // command that opens it with a key (`platform init` on a new database), so that a node
+    // started with another key refuses to start instead of sealing secrets no other node opens
+    // (`store::postgres::key`).
+    r#"
+    CREATE TABLE platform_key (
+        id          SMALLINT PRIMARY KEY CHECK (id = 1),
+        fingerprint TEXT NOT NULL,
+        recorded    TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    "#,
 ];
 
 /// What a step needs done beyond its SQL, in its transaction, after its SQL: step 6 moves the
@@ -322,6 +333,17 @@ fn fix_up(conn: &mut Conn<'_>, step: usize) -> Result<()> {
 /// The schema version this build writes.
 pub fn current_version() -> u32 {
     STEPS.len() as u32
+}
+
+/// Whether the schema holds the platform's tables (a recorded schema version), read without
+/// creating anything.
+pub(crate) fn made(conn: &mut Conn<'_>, schema: &str) -> Result<bool> {
+    let table = format!("\"{schema}\".platform_schema");
+    let rows = conn.query("SELECT to_regclass($1) IS NOT NULL", &[&table])?;
+    match rows.first() {
+        Some(row) => get(row, 0),
+        None => Ok(false),
+    }
 }
 
 /// Creates the schema if needed and applies the steps it lacks; refuses a newer schema.

@@ -36,6 +36,7 @@ mod documents;
 mod filter;
 mod gathered;
 mod jobs;
+mod key;
 mod migrations;
 mod outbox;
 mod pool;
@@ -48,6 +49,7 @@ pub mod testing;
 mod tx;
 
 pub use bus::PgBus;
+pub use key::KeyRecord;
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use migrations::{current_version as schema_version, STEPS as MIGRATIONS};
@@ -91,6 +93,12 @@ pub struct PgOptions {
     pub read_replicas: Vec<String>,
     /// The longest a replica may lag behind the primary and still serve reads.
     pub replica_max_lag: Duration,
+    /// Whether a database without the platform's tables may be made one (its tables created);
+    /// else it is refused, naming it, and nothing is created.
+    pub create: bool,
+    /// Whether this open initialises the database (`platform init`): only then is a missing
+    /// key file made ([`crate::Platform::open_postgres_with`]).
+    pub init: bool,
 }
 
 impl Default for PgOptions {
@@ -100,6 +108,8 @@ impl Default for PgOptions {
             lease: DEFAULT_LEASE,
             read_replicas: Vec::new(),
             replica_max_lag: DEFAULT_MAX_LAG,
+            create: true,
+            init: false,
         }
     }
 }
@@ -291,6 +301,13 @@ impl PgStore {
         let pool = Pool::new(config, schema, 16)?;
         {
             let mut conn = pool.get()?;
+            if !options.create && !migrations::made(&mut conn, schema)? {
+                return Err(Error::not_found(format!(
+                    "{} has no platform tables (in its schema \"{schema}\"): it was never \
+                     initialised",
+                    redact(url)
+                )));
+            }
             migrations::migrate(&mut conn, schema)?;
         }
         let replicas = match options.read_replicas.as_slice() {

@@ -645,6 +645,8 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
     );
 }
 
+mod commit_lost;
+mod upgrade;
 mod writers;
 
 #[test]
@@ -659,7 +661,8 @@ fn migration_6_moves_the_series_value_type_of_the_earlier_reading_to_data_type()
     earlier_reading::save(&p);
     drop(p);
     // A database of schema 5, its series declared as the earlier reading wrote them: in the
-    // text of both versions and in the current row's filterable copy.
+    // text of both versions and in the current row's filterable copy (and without the tables
+    // of later steps).
     let mut client = admin(&schema);
     let s = &schema.schema;
     let set = "jsonb_set(jsonb_set(b, '{PRICE,valueType}', '\"number\"'), '{FLAGS,valueType}', '\"text\"')";
@@ -667,7 +670,8 @@ fn migration_6_moves_the_series_value_type_of_the_earlier_reading_to_data_type()
         .batch_execute(&format!(
             "UPDATE \"{s}\".heads SET body = {} WHERE coll = 'object' AND id = 'DE'; \
              UPDATE \"{s}\".versions SET body = ({})::text WHERE coll = 'object' AND id = 'DE'; \
-             UPDATE \"{s}\".platform_schema SET version = 5;",
+             UPDATE \"{s}\".platform_schema SET version = 5; \
+             DROP TABLE \"{s}\".platform_key;",
             set.replace("(b,", "(body,"),
             set.replace("(b,", "(body::jsonb,"),
         ))

@@ -361,6 +361,12 @@ impl WriteTx for Tx<'_> {
                 }),
         };
         self.open = false;
+        // A write's connection lost during COMMIT: the database may have committed it or not,
+        // and the caller is told that it cannot know (never "nothing was changed").
+        let outcome = outcome.map_err(|e| match e {
+            Error::Unavailable(cause) if !self.read_only => Error::outcome_unknown(cause),
+            e => e,
+        });
         if outcome.is_err() {
             // Whether it committed is not known: a claim it made, if it did, is renewed by no
             // one and runs out.
