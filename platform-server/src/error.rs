@@ -321,4 +321,24 @@ mod tests {
         );
         assert!(HeaderValue::from_str(&header_text("NOT_FOUND", "é\n\u{7f}")).is_ok());
     }
+
+    /// A write whose connection was lost during its COMMIT answers 503 UNAVAILABLE saying the
+    /// outcome is unknown and that sending it again is safe; any other unavailability says
+    /// nothing was changed.
+    #[test]
+    fn a_write_of_unknown_outcome_says_so_and_never_that_nothing_changed() {
+        let body_of = |e: platform_core::Error| {
+            let res = ApiError::Core(e).error_response();
+            assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+            let header = res.headers().get(ERROR_HEADER).unwrap().to_str().unwrap();
+            assert!(header.starts_with("[UNAVAILABLE] "), "{header}");
+            header.to_string()
+        };
+        let unknown = body_of(platform_core::Error::outcome_unknown("connection closed"));
+        assert!(unknown.contains("whether it was stored is unknown"), "{unknown}");
+        assert!(unknown.contains("sending the same request again is safe"), "{unknown}");
+        assert!(!unknown.contains("nothing was changed"), "{unknown}");
+        let lost = body_of(platform_core::Error::Unavailable("connection refused".into()));
+        assert!(lost.contains("nothing was changed"), "{lost}");
+    }
 }
