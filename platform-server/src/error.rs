@@ -335,10 +335,18 @@ mod tests {
             header.to_string()
         };
         let unknown = body_of(platform_core::Error::outcome_unknown("connection closed"));
-        assert!(unknown.contains("whether it was stored is unknown"), "{unknown}");
-        assert!(unknown.contains("sending the same request again is safe"), "{unknown}");
+        assert!(
+            unknown.contains("whether it was stored is unknown"),
+            "{unknown}"
+        );
+        assert!(
+            unknown.contains("sending the same request again is safe"),
+            "{unknown}"
+        );
         assert!(!unknown.contains("nothing was changed"), "{unknown}");
-        let lost = body_of(platform_core::Error::Unavailable("connection refused".into()));
+        let lost = body_of(platform_core::Error::Unavailable(
+            "connection refused".into(),
+        ));
         assert!(lost.contains("nothing was changed"), "{lost}");
     }
 }

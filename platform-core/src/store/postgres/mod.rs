@@ -454,7 +454,8 @@ impl Store for PgStore {
         Err(Error::invalid_parameter(
             "a PostgreSQL database is backed up with PostgreSQL's own tools: \
              `pg_dump --format=custom --file=platform.dump <database>` while the servers run, \
-             and a copy of the key file beside it (README, \"Scaling out\")",
+             and a copy of the key file beside it, both kept 0600 (docs/operations.md, \
+             \"Scaling out\")",
         ))
     }
 
