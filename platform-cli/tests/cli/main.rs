@@ -8,6 +8,7 @@ mod conventions;
 mod curve_calendars;
 mod data_get;
 mod desk_pandas;
+mod failover;
 mod faults;
 mod import;
 mod limits;

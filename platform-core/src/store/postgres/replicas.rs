@@ -9,6 +9,18 @@
 //! at least the position the read asks for and the position at which the primary's
 //! authentication epoch last changed (so a token revoked on the primary is refused by replica
 //! reads within a sample's time); else to the primary.
+//!
+//! A replica that does not answer, or accepts writes (a primary: after a fail-over the old
+//! replica may be one), is skipped, at start as later, never an error: the samples find it
+//! back. One log line says when a replica is skipped and why, and one when it serves again
+//! (changes of state, not every sample). A connection to a replica found to accept writes is
+//! dropped with the idle ones, so a URL of several hosts with `target_session_attrs=read-only`
+//! connects again to a host that is a replica now.
+//!
+//! While the primary does not answer, its last sample stays: a replica that had replayed the
+//! primary's position when it was last seen lags by nothing and serves the reads it may
+//! (read-your-writes holds: a read that must see a later position than a replica has goes to
+//! the primary, and fails while it is away).
 
 use super::pool::Pool;
 use super::{get, redact, Shared};
@@ -25,6 +37,13 @@ pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 /// The longest a replica may lag and still serve reads, by default.
 pub const DEFAULT_MAX_LAG: Duration = Duration::from_secs(5);
 
+/// Why a replica that is not in recovery is skipped.
+const NOT_A_REPLICA: &str = "it is not a replica: it is not in recovery (a primary accepts \
+                             writes); a replica is a streaming standby of the --db database";
+
+/// Why a replica that has replayed nothing is skipped.
+const NOTHING_REPLAYED: &str = "it has replayed nothing yet";
+
 /// A read replica and how it is doing.
 pub(crate) struct Replica {
     /// Its URL without a password.
@@ -40,6 +59,20 @@ struct State {
     replay: u64,
     lag: Option<Duration>,
     reason: Option<String>,
+    /// What the log last said of it (`None`: nothing yet).
+    logged: Option<Health>,
+}
+
+/// How a replica is doing, as the log tells it: a line is written when this changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Health {
+    Serving,
+    /// It answers, in recovery, but lags too far (or has replayed nothing yet).
+    Behind,
+    /// It does not answer.
+    Down,
+    /// It accepts writes: not a replica.
+    Primary,
 }
 
 /// The read replicas of a store.
@@ -70,8 +103,9 @@ impl Replica {
 }
 
 impl Replicas {
-    /// The replicas at `urls`, each checked now: it answers and is in recovery, else the error
-    /// names it.
+    /// The replicas at `urls`, each sampled now. A URL that does not parse is an error; a
+    /// replica that does not answer or accepts writes is skipped (with a warning) until a
+    /// sample finds it serving.
     pub(crate) fn open(
         urls: &[String],
         schema: &str,
@@ -82,28 +116,11 @@ impl Replicas {
         for url in urls {
             let name = redact(url);
             let config: tokio_postgres::Config = url.parse().map_err(|e| {
-                Error::invalid_parameter(format!("\"{name}\" is not a PostgreSQL URL: {e}"))
+                Error::invalid_parameter(format!(
+                    "the read replica \"{name}\" is not a PostgreSQL URL: {e}"
+                ))
             })?;
             let pool = Pool::new(config, schema, 16)?;
-            let recovering = pool
-                .get()
-                .and_then(|mut c| c.query("SELECT pg_is_in_recovery()", &[]))
-                .map_err(|e| {
-                    Error::invalid_parameter(format!(
-                        "the read replica {name} does not answer: {e}"
-                    ))
-                })?;
-            let in_recovery: bool = recovering
-                .first()
-                .map(|r| get(r, 0))
-                .transpose()?
-                .unwrap_or(false);
-            if !in_recovery {
-                return Err(Error::invalid_parameter(format!(
-                    "{name} is not a read replica: it accepts writes (a replica is a streaming \
-                     standby of the --db database, in recovery)"
-                )));
-            }
             list.push(Replica {
                 name,
                 pool,
@@ -168,10 +185,20 @@ impl Replicas {
         }
         for replica in &self.list {
             let found = replica.pool.get().and_then(|mut c| {
-                c.query(
+                let rows = c.query(
                     "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text",
                     &[],
-                )
+                )?;
+                if !rows
+                    .first()
+                    .is_some_and(|r| get::<bool>(r, 0).unwrap_or(false))
+                {
+                    // Not a replica (any more): its connections go, so that a URL of several
+                    // hosts finds the one that is a replica now.
+                    c.discard();
+                    replica.pool.drop_idle();
+                }
+                Ok(rows)
             });
             let mut state = replica.state();
             match found.as_deref() {
@@ -191,12 +218,11 @@ impl Replicas {
                         (false, _) => {
                             state.up = false;
                             state.lag = None;
-                            state.reason =
-                                Some("it is not a replica any more: it accepts writes".into());
+                            state.reason = Some(NOT_A_REPLICA.into());
                         }
                         (true, None) => {
                             state.up = false;
-                            state.reason = Some("it has replayed nothing yet".into());
+                            state.reason = Some(NOTHING_REPLAYED.into());
                         }
                     }
                 }
@@ -206,6 +232,48 @@ impl Replicas {
                     state.lag = None;
                     state.reason = Some(format!("it does not answer: {e}"));
                 }
+            }
+            self.log_change(replica, &mut state);
+        }
+    }
+
+    /// Writes a log line when a replica's health changed since the last line about it: when it
+    /// is skipped (and why), and when it serves (again).
+    fn log_change(&self, replica: &Replica, state: &mut State) {
+        let health = match (state.up, state.lag, &state.reason) {
+            (true, Some(lag), _) if lag <= self.max_lag => Health::Serving,
+            (true, _, _) => Health::Behind,
+            (false, _, Some(why)) if why == NOT_A_REPLICA => Health::Primary,
+            (false, _, Some(why)) if why == NOTHING_REPLAYED => Health::Behind,
+            (false, _, _) => Health::Down,
+        };
+        let before = state.logged.replace(health);
+        if before == Some(health) {
+            return;
+        }
+        let name = &replica.name;
+        match health {
+            Health::Serving if before.is_none() => {
+                tracing::info!(replica = %name, "read replica serving: reads may be served by it")
+            }
+            Health::Serving => {
+                tracing::info!(replica = %name, "read replica serving again: it answers and has caught up")
+            }
+            _ => {
+                let why = match (&state.reason, state.lag) {
+                    (Some(why), _) => why.clone(),
+                    (None, Some(lag)) => format!(
+                        "it lags {:.1} s behind the primary (at most {} s)",
+                        lag.as_secs_f64(),
+                        self.max_lag.as_secs_f64()
+                    ),
+                    (None, None) => "it has not been sampled".into(),
+                };
+                tracing::warn!(
+                    replica = %name,
+                    reason = %why,
+                    "read replica skipped: its reads go to the primary until it serves again"
+                );
             }
         }
     }
