@@ -10,6 +10,7 @@ mod data_get;
 mod desk_pandas;
 mod failover;
 mod faults;
+mod ha;
 mod import;
 mod limits;
 mod memory;
