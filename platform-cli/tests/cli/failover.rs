@@ -292,6 +292,8 @@ fn a_url_of_several_hosts_follows_a_promotion_without_a_restart() {
         .batch_execute("ALTER SYSTEM SET default_transaction_read_only = on")
         .unwrap();
     on_old.batch_execute("SELECT pg_reload_conf()").unwrap();
+    // Its sessions read the setting when next idle: the server's idle connections too.
+    std::thread::sleep(Duration::from_millis(500));
     let end = position(&old.url, "SELECT pg_current_wal_lsn()::text");
     let waited = Instant::now();
     while position(&new.url, "SELECT pg_last_wal_replay_lsn()::text") < end {
