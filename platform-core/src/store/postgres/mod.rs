@@ -403,8 +403,23 @@ impl PgStore {
             }
             metrics::counter!("platform_db_reads_total", "server" => "primary").increment(1);
         }
+        self.primary_answers()?;
         let conn = self.shared.pool.get()?;
         Ok(Tx::new(conn, BEGIN_READ, true, &self.shared, None))
+    }
+}
+
+impl PgStore {
+    /// Fails at once, for a read meant for the primary, when the samples of a store with
+    /// read replicas find the primary gone ([`replicas::Replicas::primary_down`]).
+    fn primary_answers(&self) -> Result<()> {
+        match &self.shared.replicas {
+            Some(replicas) if replicas.primary_down() => Err(Error::Unavailable(
+                "the primary database did not answer its last check (a tenth of a second ago)"
+                    .into(),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -449,6 +464,7 @@ impl Store for PgStore {
             let tx: Box<dyn ReadTx + '_> = Box::new(self.read_tx()?);
             return tx.auth_epoch();
         }
+        self.primary_answers()?;
         // One statement on its own (no transaction around it): one round trip.
         let mut conn = self.shared.pool.get()?;
         let rows = conn.query("SELECT n FROM auth_epoch WHERE id = 1", &[])?;

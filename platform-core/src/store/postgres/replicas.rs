@@ -27,7 +27,7 @@ use super::{get, redact, Shared};
 use crate::error::{Error, Result};
 use crate::store::{parse_position, ReplicaStatus};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -59,20 +59,8 @@ struct State {
     replay: u64,
     lag: Option<Duration>,
     reason: Option<String>,
-    /// What the log last said of it (`None`: nothing yet).
-    logged: Option<Health>,
-}
-
-/// How a replica is doing, as the log tells it: a line is written when this changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Health {
-    Serving,
-    /// It answers, in recovery, but lags too far (or has replayed nothing yet).
-    Behind,
-    /// It does not answer.
-    Down,
-    /// It accepts writes: not a replica.
-    Primary,
+    /// Whether the log last said it serves (`None`: nothing said yet).
+    logged: Option<bool>,
 }
 
 /// The read replicas of a store.
@@ -87,6 +75,8 @@ pub(crate) struct Replicas {
     auth_at: AtomicU64,
     /// The authentication epoch last sampled.
     epoch: AtomicU64,
+    /// Whether the last sample of the primary failed.
+    primary_down: AtomicBool,
 }
 
 impl Replica {
@@ -134,6 +124,7 @@ impl Replicas {
             samples: Mutex::default(),
             auth_at: AtomicU64::new(0),
             epoch: AtomicU64::new(u64::MAX),
+            primary_down: AtomicBool::new(false),
         };
         replicas.sample(primary);
         Ok(replicas)
@@ -151,6 +142,13 @@ impl Replicas {
         })
     }
 
+    /// Whether the primary did not answer its last sample: a read meant for it fails at once
+    /// rather than wait for a connection to a server that is gone (its host unreachable, a
+    /// wait as long as the connection timeout), until a sample finds it back.
+    pub(crate) fn primary_down(&self) -> bool {
+        self.primary_down.load(Ordering::Relaxed)
+    }
+
     /// Samples the primary and every replica once (see the module's comment).
     pub(crate) fn sample(&self, primary: &Pool) {
         let now = Instant::now();
@@ -160,6 +158,7 @@ impl Replicas {
                 &[],
             )
         });
+        self.primary_down.store(sampled.is_err(), Ordering::Relaxed);
         let mut samples = self.samples.lock().unwrap_or_else(|e| e.into_inner());
         match sampled.as_deref() {
             Ok([row, ..]) => {
@@ -237,29 +236,24 @@ impl Replicas {
         }
     }
 
-    /// Writes a log line when a replica's health changed since the last line about it: when it
-    /// is skipped (and why), and when it serves (again).
+    /// Writes a log line when a replica starts or stops serving: when it is skipped (and why),
+    /// and when it serves (again); not when only the reason it is skipped changes (`/ready`
+    /// tells that).
     fn log_change(&self, replica: &Replica, state: &mut State) {
-        let health = match (state.up, state.lag, &state.reason) {
-            (true, Some(lag), _) if lag <= self.max_lag => Health::Serving,
-            (true, _, _) => Health::Behind,
-            (false, _, Some(why)) if why == NOT_A_REPLICA => Health::Primary,
-            (false, _, Some(why)) if why == NOTHING_REPLAYED => Health::Behind,
-            (false, _, _) => Health::Down,
-        };
-        let before = state.logged.replace(health);
-        if before == Some(health) {
+        let serving = state.up && state.lag.is_some_and(|lag| lag <= self.max_lag);
+        let before = state.logged.replace(serving);
+        if before == Some(serving) {
             return;
         }
         let name = &replica.name;
-        match health {
-            Health::Serving if before.is_none() => {
+        match (serving, before) {
+            (true, None) => {
                 tracing::info!(replica = %name, "read replica serving: reads may be served by it")
             }
-            Health::Serving => {
+            (true, Some(_)) => {
                 tracing::info!(replica = %name, "read replica serving again: it answers and has caught up")
             }
-            _ => {
+            (false, _) => {
                 let why = match (&state.reason, state.lag) {
                     (Some(why), _) => why.clone(),
                     (None, Some(lag)) => format!(
