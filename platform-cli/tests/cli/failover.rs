@@ -358,8 +358,11 @@ fn a_url_of_several_hosts_follows_a_promotion_without_a_restart() {
     std::thread::sleep(Duration::from_millis(500));
     let skipped = node.lines("read replica skipped");
     assert_eq!(skipped.len(), 1, "one line when skipped: {skipped:?}");
+    // The URL of several hosts is named whole, in the log and by /ready.
+    assert!(skipped[0].contains(&replicas), "{skipped:?}");
     let r = ready(&base);
     assert_eq!(r["replicas"][0]["status"], "skipped", "{r}");
+    assert_eq!(r["replicas"][0]["name"], replicas.as_str(), "{r}");
 }
 
 #[test]
