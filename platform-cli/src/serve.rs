@@ -70,14 +70,12 @@ pub struct ServeArgs {
     claim_lease: f64,
     /// With a PostgreSQL --db: a streaming replica of it (postgres://...) that serves reads
     /// (GET requests), in turn with the others; repeat for more (PLATFORM_READ_REPLICAS:
-    /// comma-separated). Writes, claims and heartbeats go to --db. A write answers its commit
-    /// position (x-platform-lsn); a GET that sends it back, or by the same token within 5 s,
-    /// reads from a replica only once it has replayed that position, else from --db.
-    #[arg(
-        long = "read-replica",
-        env = "PLATFORM_READ_REPLICAS",
-        value_delimiter = ','
-    )]
+    /// comma-separated; a URL of several hosts keeps its commas). Writes, claims and
+    /// heartbeats go to --db. A write answers its commit position (x-platform-lsn); a GET that
+    /// sends it back, or by the same token within 5 s, reads from a replica only once it has
+    /// replayed that position, else from --db. A replica that does not answer or accepts
+    /// writes is skipped (logged, and shown by /ready) until it serves.
+    #[arg(long = "read-replica", env = "PLATFORM_READ_REPLICAS")]
     read_replica: Vec<String>,
     /// With read replicas: seconds a replica may lag behind the primary and still serve
     /// reads (one further behind, or that does not answer, is skipped until it catches up).
@@ -254,12 +252,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     }
     let options = platform_core::api::interface::stores::PgOptions {
         lease,
-        read_replicas: args
-            .read_replica
-            .iter()
-            .filter(|r| !r.trim().is_empty())
-            .map(|r| r.trim().to_string())
-            .collect(),
+        read_replicas: replica_urls(&args.read_replica),
         replica_max_lag: std::time::Duration::from_secs_f64(args.replica_max_lag),
         ..Default::default()
     };
@@ -283,9 +276,6 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     .with_delivery(settings);
     if args.no_create && !platform.tenancy().initialised()? {
         return Err(uninitialised(format!("{} has no admin", shown(&args.db))));
-    }
-    for replica in platform.replicas() {
-        tracing::info!(replica = %replica.name, "reads may be served by this replica");
     }
     if let Some(token) = platform.tenancy().bootstrap()? {
         tracing::warn!(
@@ -320,6 +310,34 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
     platform.close()?;
     tracing::info!("stopped; database closed cleanly");
     Ok(())
+}
+
+/// The replica URLs of `--read-replica` values: each value holds one URL or several separated
+/// by commas, split only where a comma starts a new `postgres://` (or `postgresql://`) URL,
+/// so a URL of several hosts (`postgres://a:5432,b:5432/db`) stays whole.
+fn replica_urls(values: &[String]) -> Vec<String> {
+    let mut urls = Vec::new();
+    for value in values {
+        let mut current = String::new();
+        for piece in value.split(',').filter(|p| !p.trim().is_empty()) {
+            let starts_url = ["postgres://", "postgresql://"]
+                .iter()
+                .any(|p| piece.trim_start().starts_with(p));
+            if starts_url {
+                if !current.trim().is_empty() {
+                    urls.push(current.trim().to_string());
+                }
+                current.clear();
+            } else if !current.is_empty() {
+                current.push(',');
+            }
+            current.push_str(piece);
+        }
+        if !current.trim().is_empty() {
+            urls.push(current.trim().to_string());
+        }
+    }
+    urls
 }
 
 /// The server settings of the command line, checked.
@@ -466,5 +484,29 @@ mod tests {
             assert!(!default.would_enable("platform", &Level::DEBUG));
         }
         assert!(log_filter(Some("debug")).would_enable("actix_server", &Level::DEBUG));
+    }
+}
+
+#[cfg(test)]
+mod replica_url_tests {
+    use super::replica_urls;
+
+    /// `--read-replica` values split into URLs at commas that start a new URL only: a URL of
+    /// several hosts keeps its commas.
+    #[test]
+    fn replica_urls_split_where_a_new_url_starts() {
+        let v = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let multi = "postgres://u@a:5432,b:5433/db?target_session_attrs=read-only";
+        assert_eq!(replica_urls(&v(&[multi])), v(&[multi]));
+        assert_eq!(
+            replica_urls(&v(&[&format!(
+                "{multi}, postgresql://c/db,postgres://d/db"
+            )])),
+            v(&[multi, "postgresql://c/db", "postgres://d/db"])
+        );
+        assert_eq!(
+            replica_urls(&v(&["postgres://a/db", " ", ",postgres://b/db,"])),
+            v(&["postgres://a/db", "postgres://b/db"])
+        );
     }
 }

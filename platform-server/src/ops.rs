@@ -156,7 +156,8 @@ async fn health() -> HttpResponse {
 }
 
 /// `GET /ready`: the database answers (its migrations were applied when it opened) and this
-/// server's workers run; 503 with the same JSON when not. No token.
+/// server's workers run; 503 with the same JSON when not. While the database does not answer
+/// but a read replica serves, 200 with `"status": "degraded"`. No token.
 async fn ready(state: web::Data<AppState>) -> HttpResponse {
     let platform = state.platform.clone();
     let database = match web::block(move || platform.ping()).await {
@@ -168,15 +169,19 @@ async fn ready(state: web::Data<AppState>) -> HttpResponse {
         Some(w) => w.report(),
         None => (true, json!("none")),
     };
-    let ready = database.is_ok() && workers_ok;
+    // While the primary does not answer, a read replica that serves keeps GETs answered:
+    // the node is degraded, and stays in its load balancer's pool (200), since every node
+    // shares the primary and taking them all out would stop the reads too.
+    let replicas = state.platform.replicas();
+    let degraded = database.is_err() && workers_ok && replicas.iter().any(|r| r.serving);
+    let ready = (database.is_ok() && workers_ok) || degraded;
     let mut body = json!({
-        "status": if ready { "ready" } else { "unavailable" },
+        "status": if degraded { "degraded" } else if ready { "ready" } else { "unavailable" },
         "database": if database.is_ok() { "up" } else { "down" },
         "workers": workers,
     });
     // Read replicas are reported; one that does not serve leaves its reads to the primary,
     // so the server is ready without it.
-    let replicas = state.platform.replicas();
     if !replicas.is_empty() {
         body["replicas"] = replicas
             .iter()
@@ -195,7 +200,11 @@ async fn ready(state: web::Data<AppState>) -> HttpResponse {
     }
     if let Err(e) = database {
         tracing::warn!(error = %e, "readiness: the database does not answer");
-        body["reason"] = json!("the database does not answer");
+        body["reason"] = json!(if degraded {
+            "the database does not answer: GETs are served by the read replicas, writes answer 503"
+        } else {
+            "the database does not answer"
+        });
     }
     let status = if ready {
         StatusCode::OK

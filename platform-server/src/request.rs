@@ -342,12 +342,22 @@ where
     let span = tracing::Span::current();
     let (tenant, out, committed) = web::block(move || {
         let _request = span.enter();
-        // Authenticated on the primary; the call's reads where the request may read.
+        // Authenticated on the primary (or, while it does not answer, where the request may
+        // read); the call's reads where the request may read.
+        let authenticate = || {
+            platform
+                .tenancy()
+                .authenticate(credentials.as_ref(), environment.as_deref())
+        };
         let principal = match known {
             Some(p) => p,
-            None => platform
-                .tenancy()
-                .authenticate(credentials.as_ref(), environment.as_deref())?,
+            None => match authenticate() {
+                Err(e) if after.is_some() && e.code() == ErrorCode::Unavailable => {
+                    let _replicas = after.map(ReplicaReads::allow);
+                    authenticate()?
+                }
+                done => done?,
+            },
         };
         let _replicas = after.map(ReplicaReads::allow);
         let out = f(&platform, &principal);

@@ -1,7 +1,8 @@
 //! `platform serve --read-replica`: a real streaming replica of a private PostgreSQL cluster
 //! serves GETs, a client reads its own writes (by the position a write answers, or by its
 //! token), a replica that is paused or stopped is skipped with no error to clients, and a
-//! `--read-replica` that is not a replica or does not answer is refused at start.
+//! `--read-replica` that is not a replica or does not answer at start is skipped (logged, and
+//! shown by `/ready`), never a reason not to serve.
 
 use super::{platform, Server, BIN};
 use platform_core::store::postgres::cluster::PrivateCluster;
@@ -10,7 +11,7 @@ use serde_json::{json, Value};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const MAX_LAG: &str = "2";
+pub(super) const MAX_LAG: &str = "2";
 
 fn serve(primary: &str, replica: &str, key: &std::path::Path) -> Server {
     let mut command = Command::new(BIN);
@@ -23,7 +24,7 @@ fn serve(primary: &str, replica: &str, key: &std::path::Path) -> Server {
 }
 
 /// A GET: its status, the object's version (if any) and body.
-fn get(url: &str, token: &str, position: Option<&str>) -> (u16, Value) {
+pub(super) fn get(url: &str, token: &str, position: Option<&str>) -> (u16, Value) {
     let mut req = ureq::get(url).set("Authorization", &format!("Bearer {token}"));
     if let Some(p) = position {
         req = req.set("x-platform-lsn", p);
@@ -36,7 +37,7 @@ fn get(url: &str, token: &str, position: Option<&str>) -> (u16, Value) {
 }
 
 /// A save: the object and the commit position its answer carries.
-fn save(base: &str, token: &str, body: Value) -> (Value, String) {
+pub(super) fn save(base: &str, token: &str, body: Value) -> (Value, String) {
     let res = ureq::post(&format!("{base}/object/v1"))
         .set("Authorization", &format!("Bearer {token}"))
         .send_json(body)
@@ -49,7 +50,7 @@ fn save(base: &str, token: &str, body: Value) -> (Value, String) {
 }
 
 /// How many reads the server sent to replicas (its metrics).
-fn replica_reads(base: &str) -> u64 {
+pub(super) fn replica_reads(base: &str) -> u64 {
     let text = ureq::get(&format!("{base}/metrics"))
         .call()
         .unwrap()
@@ -61,7 +62,7 @@ fn replica_reads(base: &str) -> u64 {
         .sum::<f64>() as u64
 }
 
-fn ready(base: &str) -> Value {
+pub(super) fn ready(base: &str) -> Value {
     let res = ureq::get(&format!("{base}/ready")).call();
     match res {
         Ok(r) => r.into_json().unwrap(),
@@ -71,7 +72,7 @@ fn ready(base: &str) -> Value {
 }
 
 /// Waits until `/ready` reports the replica as `status` (or 20 s passed).
-fn wait_replica(base: &str, status: &str) -> Value {
+pub(super) fn wait_replica(base: &str, status: &str) -> Value {
     let started = Instant::now();
     loop {
         let r = ready(base);
@@ -92,36 +93,40 @@ fn a_read_replica_serves_reads_and_clients_read_their_own_writes() {
     let key = super::provisioned_key(dir.path());
     let key_text = key.to_str().unwrap();
 
-    // Refused at start: a replica that accepts writes (the primary), one that does not answer.
-    for (bad, says) in [
-        (primary.url.clone(), "is not a read replica"),
-        (
-            "postgres://postgres@127.0.0.1:1/postgres".to_string(),
-            "does not answer",
-        ),
-    ] {
-        let out = platform(&[
-            "serve",
-            "--db",
-            &primary.url,
-            "--key-file",
-            key_text,
-            "--addr",
-            "127.0.0.1:0",
-            "--read-replica",
-            &bad,
-        ]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{stderr}");
+    // Skipped at start, with a warning each, and served without: a replica that accepts
+    // writes (the primary), one that does not answer.
+    let ann = {
+        let down = "postgres://postgres@127.0.0.1:1/postgres";
+        let mut command = Command::new(BIN);
+        command
+            .args(["serve", "--db", &primary.url, "--addr", "127.0.0.1:0"])
+            .args(["--read-replica", &primary.url, "--read-replica", down])
+            .arg("--key-file")
+            .arg(&key);
+        let node = super::failover::Node::spawn(command);
+        let r = ready(&node.url);
+        assert_eq!(r["status"], "ready", "{r}");
+        for (i, says) in [(0, "not a replica"), (1, "does not answer")] {
+            assert_eq!(r["replicas"][i]["status"], "skipped", "{r}");
+            assert!(
+                r["replicas"][i]["reason"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains(says),
+                "{r}"
+            );
+        }
+        let skipped = node.lines("read replica skipped");
+        assert_eq!(skipped.len(), 2, "one line for each: {skipped:?}");
         assert!(
-            stderr.contains(says) && stderr.contains("127.0.0.1"),
-            "{stderr}"
+            skipped[0].contains("not a replica") && skipped[1].contains("does not answer"),
+            "{skipped:?}"
         );
-    }
+        node.admin_token.clone()
+    };
 
     let node = serve(&primary.url, &replica.url, &key);
     let base = node.url.clone();
-    let ann = node.admin_token.clone();
     let out = platform(&[
         "token",
         "create",

@@ -221,7 +221,15 @@ pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
     if let Some(db) = e.as_db_error() {
         let code = db.code().code();
         // Administrator shutdown, crash shutdown, cannot connect now: the server went away.
-        if code.starts_with("08") || code == "57P01" || code == "57P02" || code == "57P03" {
+        // A write refused as read-only (25006): the server is no primary now (a fail-over
+        // demoted it, or its sessions are read-only); nothing was written, and the connection
+        // is dropped so that the next one finds the primary.
+        if code.starts_with("08")
+            || code == "57P01"
+            || code == "57P02"
+            || code == "57P03"
+            || code == READ_ONLY
+        {
             return Error::Unavailable(Box::new(e));
         }
         // Transactions that cannot be ordered: a serialization failure, a deadlock; or a row
@@ -240,6 +248,16 @@ pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
         }
     }
     Error::storage(e)
+}
+
+/// The SQLSTATE of a write refused because the transaction is read-only.
+const READ_ONLY: &str = "25006";
+
+/// Whether an error is a write refused because the server is read-only (no primary).
+pub(crate) fn read_only(e: &(dyn std::error::Error + 'static)) -> bool {
+    e.downcast_ref::<tokio_postgres::Error>()
+        .and_then(tokio_postgres::Error::code)
+        .is_some_and(|c| c.code() == READ_ONLY)
 }
 
 trait Db<T> {
@@ -291,7 +309,8 @@ impl PgStore {
     }
 
     /// Opens the platform's tables as `options` say. A read replica that does not answer, or
-    /// is not a replica (it accepts writes), is an error naming it.
+    /// is not a replica (it accepts writes), is skipped with a warning until it serves; one
+    /// whose URL does not parse is an error naming it.
     pub fn open_with(url: &str, options: &PgOptions) -> Result<PgStore> {
         let (schema, lease) = (options.schema.as_str(), options.lease);
         check_schema(schema)?;
@@ -401,8 +420,23 @@ impl PgStore {
             }
             metrics::counter!("platform_db_reads_total", "server" => "primary").increment(1);
         }
+        self.primary_answers()?;
         let conn = self.shared.pool.get()?;
         Ok(Tx::new(conn, BEGIN_READ, true, &self.shared, None))
+    }
+}
+
+impl PgStore {
+    /// Fails at once, for a read meant for the primary, when the samples of a store with
+    /// read replicas find the primary gone ([`replicas::Replicas::primary_down`]).
+    fn primary_answers(&self) -> Result<()> {
+        match &self.shared.replicas {
+            Some(replicas) if replicas.primary_down() => Err(Error::Unavailable(
+                "the primary database did not answer its last check (a tenth of a second ago)"
+                    .into(),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -441,6 +475,13 @@ impl Store for PgStore {
     }
 
     fn auth_epoch(&self) -> Result<u64> {
+        // Where a replica may serve the reads (the primary does not answer, say), in a read
+        // transaction, on one that has replayed the last change of the epoch seen.
+        if self.shared.replicas.is_some() && crate::store::ReplicaReads::after().is_some() {
+            let tx: Box<dyn ReadTx + '_> = Box::new(self.read_tx()?);
+            return tx.auth_epoch();
+        }
+        self.primary_answers()?;
         // One statement on its own (no transaction around it): one round trip.
         let mut conn = self.shared.pool.get()?;
         let rows = conn.query("SELECT n FROM auth_epoch WHERE id = 1", &[])?;

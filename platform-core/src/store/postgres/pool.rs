@@ -389,6 +389,13 @@ impl Pool {
         })
     }
 
+    /// Drops the idle connections: the next ones are made anew (after a fail-over, to the
+    /// host of a URL of several hosts that has the role its `target_session_attrs` asks for).
+    pub(crate) fn drop_idle(&self) {
+        let _context = runtime().map(|rt| rt.enter());
+        drop(self.inner.retain(|_, _| false));
+    }
+
     /// A new connection outside the pool with the platform's settings; with `listen`, one
     /// that keeps its notifications.
     pub(crate) fn connect(&self, listen: bool) -> Result<PgConn> {
@@ -561,8 +568,13 @@ impl Conn<'_> {
         if out.is_err() {
             self.begin = None;
         }
-        if let Err(Error::Unavailable(_)) = &out {
+        if let Err(Error::Unavailable(cause)) = &out {
             self.discard();
+            // A server that refuses writes is no primary now (a fail-over): its other
+            // connections go too.
+            if super::read_only(cause.as_ref()) {
+                self.pool.drop_idle();
+            }
         }
         out
     }

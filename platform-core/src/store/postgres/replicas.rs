@@ -9,13 +9,25 @@
 //! at least the position the read asks for and the position at which the primary's
 //! authentication epoch last changed (so a token revoked on the primary is refused by replica
 //! reads within a sample's time); else to the primary.
+//!
+//! A replica that does not answer, or accepts writes (a primary: after a fail-over the old
+//! replica may be one), is skipped, at start as later, never an error: the samples find it
+//! back. One log line says when a replica is skipped and why, and one when it serves again
+//! (changes of state, not every sample). A connection to a replica found to accept writes is
+//! dropped with the idle ones, so a URL of several hosts with `target_session_attrs=read-only`
+//! connects again to a host that is a replica now.
+//!
+//! While the primary does not answer, its last sample stays: a replica that had replayed the
+//! primary's position when it was last seen lags by nothing and serves the reads it may
+//! (read-your-writes holds: a read that must see a later position than a replica has goes to
+//! the primary, and fails while it is away).
 
 use super::pool::Pool;
 use super::{get, redact, Shared};
 use crate::error::{Error, Result};
 use crate::store::{parse_position, ReplicaStatus};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -24,6 +36,13 @@ pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 
 /// The longest a replica may lag and still serve reads, by default.
 pub const DEFAULT_MAX_LAG: Duration = Duration::from_secs(5);
+
+/// Why a replica that is not in recovery is skipped.
+const NOT_A_REPLICA: &str = "it is not a replica: it is not in recovery (a primary accepts \
+                             writes); a replica is a streaming standby of the --db database";
+
+/// Why a replica that has replayed nothing is skipped.
+const NOTHING_REPLAYED: &str = "it has replayed nothing yet";
 
 /// A read replica and how it is doing.
 pub(crate) struct Replica {
@@ -40,6 +59,8 @@ struct State {
     replay: u64,
     lag: Option<Duration>,
     reason: Option<String>,
+    /// Whether the log last said it serves (`None`: nothing said yet).
+    logged: Option<bool>,
 }
 
 /// The read replicas of a store.
@@ -54,6 +75,8 @@ pub(crate) struct Replicas {
     auth_at: AtomicU64,
     /// The authentication epoch last sampled.
     epoch: AtomicU64,
+    /// Whether the last sample of the primary failed.
+    primary_down: AtomicBool,
 }
 
 impl Replica {
@@ -70,8 +93,9 @@ impl Replica {
 }
 
 impl Replicas {
-    /// The replicas at `urls`, each checked now: it answers and is in recovery, else the error
-    /// names it.
+    /// The replicas at `urls`, each sampled now. A URL that does not parse is an error; a
+    /// replica that does not answer or accepts writes is skipped (with a warning) until a
+    /// sample finds it serving.
     pub(crate) fn open(
         urls: &[String],
         schema: &str,
@@ -82,28 +106,11 @@ impl Replicas {
         for url in urls {
             let name = redact(url);
             let config: tokio_postgres::Config = url.parse().map_err(|e| {
-                Error::invalid_parameter(format!("\"{name}\" is not a PostgreSQL URL: {e}"))
+                Error::invalid_parameter(format!(
+                    "the read replica \"{name}\" is not a PostgreSQL URL: {e}"
+                ))
             })?;
             let pool = Pool::new(config, schema, 16)?;
-            let recovering = pool
-                .get()
-                .and_then(|mut c| c.query("SELECT pg_is_in_recovery()", &[]))
-                .map_err(|e| {
-                    Error::invalid_parameter(format!(
-                        "the read replica {name} does not answer: {e}"
-                    ))
-                })?;
-            let in_recovery: bool = recovering
-                .first()
-                .map(|r| get(r, 0))
-                .transpose()?
-                .unwrap_or(false);
-            if !in_recovery {
-                return Err(Error::invalid_parameter(format!(
-                    "{name} is not a read replica: it accepts writes (a replica is a streaming \
-                     standby of the --db database, in recovery)"
-                )));
-            }
             list.push(Replica {
                 name,
                 pool,
@@ -117,6 +124,7 @@ impl Replicas {
             samples: Mutex::default(),
             auth_at: AtomicU64::new(0),
             epoch: AtomicU64::new(u64::MAX),
+            primary_down: AtomicBool::new(false),
         };
         replicas.sample(primary);
         Ok(replicas)
@@ -134,6 +142,13 @@ impl Replicas {
         })
     }
 
+    /// Whether the primary did not answer its last sample: a read meant for it fails at once
+    /// rather than wait for a connection to a server that is gone (its host unreachable, a
+    /// wait as long as the connection timeout), until a sample finds it back.
+    pub(crate) fn primary_down(&self) -> bool {
+        self.primary_down.load(Ordering::Relaxed)
+    }
+
     /// Samples the primary and every replica once (see the module's comment).
     pub(crate) fn sample(&self, primary: &Pool) {
         let now = Instant::now();
@@ -143,6 +158,7 @@ impl Replicas {
                 &[],
             )
         });
+        self.primary_down.store(sampled.is_err(), Ordering::Relaxed);
         let mut samples = self.samples.lock().unwrap_or_else(|e| e.into_inner());
         match sampled.as_deref() {
             Ok([row, ..]) => {
@@ -168,10 +184,20 @@ impl Replicas {
         }
         for replica in &self.list {
             let found = replica.pool.get().and_then(|mut c| {
-                c.query(
+                let rows = c.query(
                     "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text",
                     &[],
-                )
+                )?;
+                if !rows
+                    .first()
+                    .is_some_and(|r| get::<bool>(r, 0).unwrap_or(false))
+                {
+                    // Not a replica (any more): its connections go, so that a URL of several
+                    // hosts finds the one that is a replica now.
+                    c.discard();
+                    replica.pool.drop_idle();
+                }
+                Ok(rows)
             });
             let mut state = replica.state();
             match found.as_deref() {
@@ -191,12 +217,11 @@ impl Replicas {
                         (false, _) => {
                             state.up = false;
                             state.lag = None;
-                            state.reason =
-                                Some("it is not a replica any more: it accepts writes".into());
+                            state.reason = Some(NOT_A_REPLICA.into());
                         }
                         (true, None) => {
                             state.up = false;
-                            state.reason = Some("it has replayed nothing yet".into());
+                            state.reason = Some(NOTHING_REPLAYED.into());
                         }
                     }
                 }
@@ -206,6 +231,43 @@ impl Replicas {
                     state.lag = None;
                     state.reason = Some(format!("it does not answer: {e}"));
                 }
+            }
+            self.log_change(replica, &mut state);
+        }
+    }
+
+    /// Writes a log line when a replica starts or stops serving: when it is skipped (and why),
+    /// and when it serves (again); not when only the reason it is skipped changes (`/ready`
+    /// tells that).
+    fn log_change(&self, replica: &Replica, state: &mut State) {
+        let serving = state.up && state.lag.is_some_and(|lag| lag <= self.max_lag);
+        let before = state.logged.replace(serving);
+        if before == Some(serving) {
+            return;
+        }
+        let name = &replica.name;
+        match (serving, before) {
+            (true, None) => {
+                tracing::info!(replica = %name, "read replica serving: reads may be served by it")
+            }
+            (true, Some(_)) => {
+                tracing::info!(replica = %name, "read replica serving again: it answers and has caught up")
+            }
+            (false, _) => {
+                let why = match (&state.reason, state.lag) {
+                    (Some(why), _) => why.clone(),
+                    (None, Some(lag)) => format!(
+                        "it lags {:.1} s behind the primary (at most {} s)",
+                        lag.as_secs_f64(),
+                        self.max_lag.as_secs_f64()
+                    ),
+                    (None, None) => "it has not been sampled".into(),
+                };
+                tracing::warn!(
+                    replica = %name,
+                    reason = %why,
+                    "read replica skipped: its reads go to the primary until it serves again"
+                );
             }
         }
     }
