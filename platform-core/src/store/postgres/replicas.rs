@@ -81,9 +81,7 @@ impl Replicas {
         let mut list = Vec::new();
         for url in urls {
             let name = redact(url);
-            let config: tokio_postgres::Config = url.parse().map_err(|e| {
-                Error::invalid_parameter(format!("\"{name}\" is not a PostgreSQL URL: {e}"))
-            })?;
+            let config = super::connect::target(url)?;
             let pool = Pool::new(config, schema, 16)?;
             let recovering = pool
                 .get()
