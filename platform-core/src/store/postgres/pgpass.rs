@@ -93,27 +93,40 @@ fn host_name(host: &Host) -> String {
 fn read_pass_file(file: &str) -> Option<String> {
     let meta = std::fs::metadata(file).ok()?;
     if !meta.is_file() {
-        tracing::warn!(file, "the password file is not a plain file: it is ignored");
+        warn(&format!(
+            "the password file {file} is not a plain file: it is ignored"
+        ));
         return None;
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if meta.permissions().mode() & 0o077 != 0 {
-            tracing::warn!(
-                file,
-                "the password file has group or world access: it is ignored; its \
+            warn(&format!(
+                "the password file {file} has group or world access: it is ignored; its \
                  permissions should be u=rw (0600) or less (chmod 600 {file})"
-            );
+            ));
             return None;
         }
     }
     match std::fs::read_to_string(file) {
         Ok(text) => Some(text),
         Err(e) => {
-            tracing::warn!(file, error = %e, "cannot read the password file: it is ignored");
+            warn(&format!(
+                "cannot read the password file {file}: {e}; it is ignored"
+            ));
             None
         }
+    }
+}
+
+/// A warning in the log, or on stderr where the process keeps no log (a command), as libpq
+/// prints it.
+fn warn(message: &str) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::warn!("{message}");
+    } else {
+        eprintln!("warning: {message}");
     }
 }
 

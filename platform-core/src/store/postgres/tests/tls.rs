@@ -229,7 +229,7 @@ fn the_password_comes_from_pgpassword_or_a_private_pass_file() {
     let dir = tempfile::tempdir().unwrap();
     let no_password = url(&cluster, "127.0.0.1", None, "sslmode=require");
     let home = ("HOME", path(dir.path()));
-    let e = connects(&no_password, &[home.clone()]).unwrap_err();
+    let e = connects(&no_password, std::slice::from_ref(&home)).unwrap_err();
     assert!(e.contains("password missing"), "{e}");
 
     connects(
