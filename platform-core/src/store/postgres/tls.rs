@@ -90,7 +90,7 @@ impl Tls {
             .map_err(|e| Error::Internal(format!("TLS settings: {e}")))?
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(verifier));
-        let config = match client {
+        let mut config = match client {
             Some(client) => builder
                 .with_client_auth_cert(client.chain, client.key)
                 .map_err(|e| {
@@ -101,6 +101,9 @@ impl Tls {
                 })?,
             None => builder.with_no_client_auth(),
         };
+        // PostgreSQL's protocol name, as libpq 17 sends it (a server that negotiates TLS
+        // directly, `sslnegotiation=direct`, requires it; others ignore it).
+        config.alpn_protocols = vec![b"postgresql".to_vec()];
         Ok(Tls(Arc::new(config)))
     }
 }
