@@ -258,3 +258,41 @@ fn the_password_comes_from_pgpassword_or_a_private_pass_file() {
     assert!(!e.contains("wrong-Pa55"), "{e}");
     assert!(!cluster.server_log().contains(PASSWORD));
 }
+
+#[test]
+fn system_roots_and_libpq_s_default_root_file_are_used() {
+    let Some((cluster, files)) = start() else {
+        return;
+    };
+    // sslrootcert=system reads the bundle SSL_CERT_FILE names, and means verify-full.
+    let system = url(&cluster, "localhost", Some(PASSWORD), "sslrootcert=system");
+    connects(&system, &[("SSL_CERT_FILE", path(&files.ca))]).unwrap();
+    let e = connects(&system, &[("SSL_CERT_FILE", path(&files.other_ca))]).unwrap_err();
+    assert!(
+        e.contains("not signed by a certificate authority of the system's"),
+        "{e}"
+    );
+    let ip = url(&cluster, "127.0.0.1", Some(PASSWORD), "sslrootcert=system");
+    let e = connects(&ip, &[("SSL_CERT_FILE", path(&files.ca))]).unwrap_err();
+    assert!(e.contains("not for the host 127.0.0.1"), "{e}");
+
+    // ~/.postgresql/root.crt serves verify-full without sslrootcert, and makes require check
+    // the chain, as libpq does.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".postgresql")).unwrap();
+    let root = home.path().join(".postgresql/root.crt");
+    std::fs::copy(&files.ca, &root).unwrap();
+    let env = [("HOME", path(home.path()))];
+    connects(
+        &url(&cluster, "localhost", Some(PASSWORD), "sslmode=verify-full"),
+        &env,
+    )
+    .unwrap();
+    std::fs::copy(&files.other_ca, &root).unwrap();
+    let e = connects(
+        &url(&cluster, "127.0.0.1", Some(PASSWORD), "sslmode=require"),
+        &env,
+    )
+    .unwrap_err();
+    assert!(e.contains("libpq's default sslrootcert"), "{e}");
+}
