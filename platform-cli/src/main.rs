@@ -247,7 +247,8 @@ fn grant(args: GrantArgs) -> platform_core::Result<()> {
 #[derive(Args, Clone)]
 struct DbArg {
     /// The database: a file (it must exist: `platform init` makes one) or a PostgreSQL URL
-    /// postgres://user@host:port/database.
+    /// postgres://user@host:port/database (TLS: ?sslmode=verify-full&sslrootcert=ca.pem; the
+    /// password from PGPASSWORD, PGPASSFILE or ~/.pgpass).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
     /// With a PostgreSQL --db: the file of the key that seals secrets, made by `platform init`;

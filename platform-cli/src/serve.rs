@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 #[derive(Args)]
 pub struct ServeArgs {
     /// The database: a file (created if absent) or a PostgreSQL URL
-    /// postgres://user@host:port/database; a new one prints its first admin token once.
+    /// postgres://user@host:port/database; a new one prints its first admin token once. TLS and
+    /// the password as libpq takes them: ?sslmode=verify-full&sslrootcert=ca.pem, PGPASSWORD,
+    /// PGPASSFILE or ~/.pgpass (docs/operations.md, "TLS and passwords").
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
     /// With a PostgreSQL --db: the file of the key that seals secrets, made by `platform init`;
@@ -151,7 +153,8 @@ impl DeliveryArgs {
 #[derive(Args)]
 pub struct InitArgs {
     /// The database to create: a file, or a PostgreSQL URL postgres://user@host:port/database
-    /// (its tables are made).
+    /// (its tables are made; TLS: ?sslmode=verify-full&sslrootcert=ca.pem; the password from
+    /// PGPASSWORD, PGPASSFILE or ~/.pgpass).
     #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
     db: PathBuf,
     /// With a PostgreSQL --db: the file of the key that seals secrets, made here (mode 0600)

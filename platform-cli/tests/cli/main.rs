@@ -25,6 +25,7 @@ mod replicas;
 mod served;
 mod settlement;
 mod shaping;
+mod tls;
 mod values;
 
 use serde_json::{json, Value};

@@ -8,6 +8,10 @@
 //! other PostgreSQL tests, it runs only when `PLATFORM_TEST_PG` is set. The clusters of test
 //! processes no longer running (a killed run) are stopped and removed when the next one starts.
 
+mod tls;
+
+pub use tls::{TlsFiles, CERT_ROLE, DATABASE, PASSWORD_ROLE};
+
 use super::testing::{admin, server_url};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -31,6 +31,7 @@ mod audit;
 mod bus;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod cluster;
+mod connect;
 mod data;
 mod documents;
 mod filter;
@@ -39,6 +40,7 @@ mod jobs;
 mod key;
 mod migrations;
 mod outbox;
+mod pgpass;
 mod pool;
 mod records;
 mod replicas;
@@ -46,6 +48,7 @@ mod secrets;
 mod tenancy;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod testing;
+mod tls;
 mod tx;
 
 pub use bus::PgBus;
@@ -314,9 +317,7 @@ impl PgStore {
     pub fn open_with(url: &str, options: &PgOptions) -> Result<PgStore> {
         let (schema, lease) = (options.schema.as_str(), options.lease);
         check_schema(schema)?;
-        let config: tokio_postgres::Config = url.parse().map_err(|e| {
-            Error::invalid_parameter(format!("\"{}\" is not a PostgreSQL URL: {e}", redact(url)))
-        })?;
+        let config = connect::target(url)?;
         let pool = Pool::new(config, schema, 16)?;
         {
             let mut conn = pool.get()?;
@@ -386,18 +387,10 @@ impl PgStore {
     }
 }
 
-/// A URL with any password hidden (for messages).
+/// A URL with any password hidden (for messages): the user part's password (of a multi-host
+/// URL too) and a `password` parameter's value.
 pub fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &url[s + 3..at];
-            match creds.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
-    }
+    connect::redact(url)
 }
 
 impl PgStore {

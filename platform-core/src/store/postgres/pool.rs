@@ -13,6 +13,8 @@
 //! round trip for all (requests polled together are pipelined, and run in order). A statement
 //! not yet prepared on the connection is prepared first, all such at once.
 
+use super::connect::Target;
+use super::tls::Tls;
 use super::{pg_error, Db};
 use crate::error::{Error, Result};
 use std::future::Future;
@@ -23,7 +25,7 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{AsyncMessage, Client, NoTls, Row, Statement};
+use tokio_postgres::{AsyncMessage, Client, Row, Statement};
 
 /// Prepared statements kept per connection before its cache is emptied.
 const STATEMENTS_KEPT: usize = 512;
@@ -79,14 +81,14 @@ pub(crate) struct PgConn {
     notifications: Option<mpsc::Receiver<String>>,
 }
 
-/// Opens a connection; with `listen`, the notifications it receives are kept for
-/// [`PgConn::next_notification`].
-pub(crate) fn connect(config: &tokio_postgres::Config, listen: bool) -> Result<PgConn> {
+/// Opens a connection (through `tls` as its settings say); with `listen`, the notifications it
+/// receives are kept for [`PgConn::next_notification`].
+pub(crate) fn connect(config: &tokio_postgres::Config, tls: &Tls, listen: bool) -> Result<PgConn> {
     let rt = runtime()?;
-    let config = config.clone();
+    let (config, tls) = (config.clone(), tls.clone());
     let (tx, rx) = mpsc::channel();
     let connected = block_on(rt.spawn(async move {
-        let (client, mut connection) = config.connect(NoTls).await?;
+        let (client, mut connection) = config.connect(tls).await?;
         tokio::spawn(async move {
             let messages = std::future::poll_fn(|cx| loop {
                 match connection.poll_message(cx) {
@@ -330,16 +332,14 @@ pub(crate) struct Pool {
     counts: Arc<(AtomicU64, AtomicU64)>,
     /// The connection settings, for connections outside the pool.
     config: tokio_postgres::Config,
+    tls: Tls,
 }
 
 impl Pool {
     /// A pool of at most `max` connections to `config`'s database, each with `schema` first
     /// on its search path and UTC as its time zone (set as the connection starts: no round trip).
-    pub(crate) fn new(
-        mut config: tokio_postgres::Config,
-        schema: &str,
-        max: usize,
-    ) -> Result<Pool> {
+    pub(crate) fn new(config: Target, schema: &str, max: usize) -> Result<Pool> {
+        let Target { mut config, tls } = config;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
         }
@@ -351,7 +351,7 @@ impl Pool {
         config.options(format!("-c search_path=\"{schema}\" -c TimeZone=UTC"));
         let manager = deadpool_postgres::Manager::from_config(
             config.clone(),
-            NoTls,
+            tls.clone(),
             deadpool_postgres::ManagerConfig {
                 recycling_method: deadpool_postgres::RecyclingMethod::Fast,
             },
@@ -367,6 +367,7 @@ impl Pool {
             inner,
             counts: Arc::default(),
             config,
+            tls,
         })
     }
 
@@ -399,7 +400,7 @@ impl Pool {
     /// A new connection outside the pool with the platform's settings; with `listen`, one
     /// that keeps its notifications.
     pub(crate) fn connect(&self, listen: bool) -> Result<PgConn> {
-        connect(&self.config, listen)
+        connect(&self.config, &self.tls, listen)
     }
 
     /// Round trips and statements so far.

@@ -24,7 +24,7 @@
 
 use super::pool::Pool;
 use super::{get, redact, Shared};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::store::{parse_position, ReplicaStatus};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -105,11 +105,7 @@ impl Replicas {
         let mut list = Vec::new();
         for url in urls {
             let name = redact(url);
-            let config: tokio_postgres::Config = url.parse().map_err(|e| {
-                Error::invalid_parameter(format!(
-                    "the read replica \"{name}\" is not a PostgreSQL URL: {e}"
-                ))
-            })?;
+            let config = super::connect::target(url)?;
             let pool = Pool::new(config, schema, 16)?;
             list.push(Replica {
                 name,

@@ -12,7 +12,7 @@
 
 use super::pool::{connect, PgConn};
 use super::{PgStore, DEFAULT_LEASE};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
@@ -55,11 +55,9 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 
 /// A connection to `url` outside any store (for administration).
 pub fn admin(url: &str) -> Result<Admin> {
-    let mut config: tokio_postgres::Config = url
-        .parse()
-        .map_err(|e| Error::invalid_parameter(format!("{VAR} is not a PostgreSQL URL: {e}")))?;
-    config.connect_timeout(Duration::from_secs(5));
-    Ok(Admin(connect(&config, false)?))
+    let mut target = super::connect::target(url)?;
+    target.config.connect_timeout(Duration::from_secs(5));
+    Ok(Admin(connect(&target.config, &target.tls, false)?))
 }
 
 /// A connection for administering test databases.
