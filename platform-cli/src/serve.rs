@@ -78,6 +78,8 @@ pub struct ServeArgs {
     /// reads (one further behind, or that does not answer, is skipped until it catches up).
     #[arg(long, env = "PLATFORM_REPLICA_MAX_LAG", default_value_t = 5.0)]
     replica_max_lag: f64,
+    #[command(flatten)]
+    pg: crate::pg::PgArgs,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
@@ -158,13 +160,15 @@ pub struct InitArgs {
     /// Also write the admin token to this file (mode 0600).
     #[arg(long)]
     print_token_file: Option<PathBuf>,
+    #[command(flatten)]
+    pg: crate::pg::PgArgs,
 }
 
 /// Creates a database (or completes one a program made without an admin) and prints the first
 /// admin token on standard output, once; on a database that has its admin, changes nothing.
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
-    let platform = open(&args.db, args.key_file.as_deref())?;
+    let platform = open(&args.db, args.key_file.as_deref(), &args.pg)?;
     let Some(token) = platform.tenancy().bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
@@ -197,8 +201,13 @@ fn shown(db: &Path) -> String {
 }
 
 /// Opens (creating) the database file or the PostgreSQL database `db`.
-fn open(db: &Path, key_file: Option<&Path>) -> platform_core::Result<Platform> {
-    Platform::open_database(&db.to_string_lossy(), key_file, true, None)
+fn open(
+    db: &Path,
+    key_file: Option<&Path>,
+    pg: &crate::pg::PgArgs,
+) -> platform_core::Result<Platform> {
+    let options = pg.apply(Default::default());
+    Platform::open_database_with(&db.to_string_lossy(), key_file, true, &options)
 }
 
 fn write_token_file(file: &Path, token: &str) -> platform_core::Result<()> {
@@ -230,6 +239,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             args.replica_max_lag
         )));
     }
+    args.pg.check_for_serving(&args.db.to_string_lossy())?;
     let options = platform_core::api::interface::stores::PgOptions {
         lease,
         read_replicas: args
@@ -239,7 +249,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             .map(|r| r.trim().to_string())
             .collect(),
         replica_max_lag: std::time::Duration::from_secs_f64(args.replica_max_lag),
-        ..Default::default()
+        ..args.pg.apply(Default::default())
     };
     let platform = Platform::open_database_with(
         &args.db.to_string_lossy(),

@@ -84,7 +84,7 @@ impl Replicas {
             let config: tokio_postgres::Config = url.parse().map_err(|e| {
                 Error::invalid_parameter(format!("\"{name}\" is not a PostgreSQL URL: {e}"))
             })?;
-            let pool = Pool::new(config, schema, 16)?;
+            let pool = Pool::new(config, schema, 16, primary.pooler())?;
             let recovering = pool
                 .get()
                 .and_then(|mut c| c.query("SELECT pg_is_in_recovery()", &[]))
