@@ -28,6 +28,8 @@
 
 mod ahead;
 mod audit;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod bouncer;
 mod bus;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod cluster;
