@@ -259,7 +259,7 @@ fn open_after(sql: &str, open: bool) -> bool {
     };
     let mut statements = sql.split(';').filter(|s| !s.trim().is_empty());
     let first = statements.next();
-    let last = statements.last();
+    let last = statements.next_back();
     if first.is_some_and(ends) || last.is_some_and(ends) {
         false
     } else {
