@@ -95,7 +95,7 @@ pub struct PgOptions {
     pub replica_max_lag: Duration,
     /// The connection pooler between the servers and PostgreSQL, if any.
     pub pooler: PgPooler,
-    /// A direct connection (no pooler) for the listener of the bus ([`PgStore::bus`]);
+    /// A direct connection (no pooler) for the listener of the realtime bus (`LISTEN`);
     /// without it, the listener uses the database's URL, which a transaction pooler cannot
     /// serve.
     pub listen_url: Option<String>,
