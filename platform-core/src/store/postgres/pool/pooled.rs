@@ -95,72 +95,10 @@ impl Pooled {
             .map(|d| d.sql.as_str())
             .chain(last_sql)
             .collect();
-        let mut known: Vec<Option<Arc<[Type]>>> = {
-            let types = self.types();
-            texts.iter().map(|t| types.get(*t).cloned()).collect()
-        };
-        if known.iter().any(Option::is_none) {
-            // One round trip: the opening batch, then each new text prepared and closed at
-            // once (the close goes out before anything else: still in the transaction).
-            let opened = opening.take();
-            let mut new: Vec<&str> = texts
-                .iter()
-                .zip(&known)
-                .filter(|(_, k)| k.is_none())
-                .map(|(t, _)| *t)
-                .collect();
-            new.sort_unstable();
-            new.dedup();
-            let mut steps: Vec<Learning<'_>> = Vec::with_capacity(new.len() + 1);
-            if let Some(sql) = &opened {
-                steps.push(Box::pin(async move {
-                    client.batch_execute(sql).await.map(|()| None)
-                }));
-            }
-            for sql in &new {
-                steps.push(Box::pin(async move {
-                    let statement = client.prepare(sql).await?;
-                    Ok(Some(Arc::from(statement.params())))
-                }));
-            }
-            let answers = block_on(join_all(steps));
-            pool.counts.0.fetch_add(1, Ordering::Relaxed);
-            if opened.is_some() {
-                in_tx.set(true);
-            }
-            let mut learnt = Vec::with_capacity(new.len());
-            for answer in answers {
-                match answer {
-                    Ok(Some(types)) => learnt.push(types),
-                    Ok(None) => {}
-                    Err(e) => {
-                        self.end_own(client, own, in_tx);
-                        return Err(pg_error(e));
-                    }
-                }
-            }
-            let mut types = self.types();
-            if types.len() + new.len() > TYPES_KEPT {
-                types.clear();
-            }
-            for (sql, t) in new.iter().zip(learnt) {
-                types.insert(sql.to_string(), t);
-            }
-            known = texts.iter().map(|t| types.get(*t).cloned()).collect();
-        }
-        let known: Vec<Arc<[Type]>> = known.into_iter().flatten().collect();
-        let counts = deferred.iter().map(|d| d.params.len()).chain(match &last {
-            Last::Query(_, params) | Last::Execute(_, params) => Some(params.len()),
-            Last::Batch(_) | Last::Simple(_) => None,
-        });
-        for ((sql, types), given) in texts.iter().zip(&known).zip(counts) {
-            if types.len() != given {
-                self.end_own(client, own, in_tx);
-                return Err(Error::Internal(format!(
-                    "the statement takes {} parameters, not {given}: {sql}",
-                    types.len()
-                )));
-            }
+        let known = self.types_of(pool, client, &texts, &mut opening, own, in_tx)?;
+        if let Err(e) = counts_match(&texts, &known, deferred, &last) {
+            self.end_own(client, own, in_tx);
+            return Err(e);
         }
         // One round trip: the opening batch (unless sent above), the statements held back,
         // the last one, and the end of a transaction of their own.
@@ -219,6 +157,81 @@ impl Pooled {
         Ok(out)
     }
 
+    /// The parameter types of each of `texts`: those of texts not sent before are learnt in
+    /// one round trip, which sends `opening` (taken) first, then prepares each new text and
+    /// closes it at once (the close goes out before anything else: still in the transaction).
+    fn types_of(
+        &self,
+        pool: &Pool,
+        client: &Client,
+        texts: &[&str],
+        opening: &mut Option<String>,
+        own: bool,
+        in_tx: &Cell<bool>,
+    ) -> Result<Vec<Arc<[Type]>>> {
+        let known: Vec<Option<Arc<[Type]>>> = {
+            let types = self.types();
+            texts.iter().map(|t| types.get(*t).cloned()).collect()
+        };
+        let mut new: Vec<&str> = texts
+            .iter()
+            .zip(&known)
+            .filter(|(_, k)| k.is_none())
+            .map(|(t, _)| *t)
+            .collect();
+        if new.is_empty() {
+            return Ok(known.into_iter().flatten().collect());
+        }
+        new.sort_unstable();
+        new.dedup();
+        let opened = opening.take();
+        let mut steps: Vec<Learning<'_>> = Vec::with_capacity(new.len() + 1);
+        if let Some(sql) = &opened {
+            steps.push(Box::pin(async move {
+                client.batch_execute(sql).await.map(|()| None)
+            }));
+        }
+        for sql in &new {
+            steps.push(Box::pin(async move {
+                let statement = client.prepare(sql).await?;
+                Ok(Some(Arc::from(statement.params())))
+            }));
+        }
+        let answers = block_on(join_all(steps));
+        pool.counts.0.fetch_add(1, Ordering::Relaxed);
+        if opened.is_some() {
+            in_tx.set(true);
+        }
+        let mut learnt: HashMap<&str, Arc<[Type]>> = HashMap::with_capacity(new.len());
+        let mut new_texts = new.iter();
+        for answer in answers {
+            match answer {
+                Ok(Some(types)) => {
+                    if let Some(sql) = new_texts.next() {
+                        learnt.insert(sql, types);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    self.end_own(client, own, in_tx);
+                    return Err(pg_error(e));
+                }
+            }
+        }
+        let mut types = self.types();
+        if types.len() + learnt.len() > TYPES_KEPT {
+            types.clear();
+        }
+        for (sql, t) in &learnt {
+            types.insert(sql.to_string(), t.clone());
+        }
+        Ok(texts
+            .iter()
+            .zip(known)
+            .filter_map(|(sql, k)| k.or_else(|| learnt.get(sql).cloned()))
+            .collect())
+    }
+
     /// Ends a transaction of its own that failed before its statements were sent.
     fn end_own(&self, client: &Client, own: bool, in_tx: &Cell<bool>) {
         if own && in_tx.get() {
@@ -226,6 +239,28 @@ impl Pooled {
             in_tx.set(false);
         }
     }
+}
+
+/// Whether each statement is given as many parameters as it takes.
+fn counts_match(
+    texts: &[&str],
+    known: &[Arc<[Type]>],
+    deferred: &[Deferred],
+    last: &Last<'_>,
+) -> Result<()> {
+    let counts = deferred.iter().map(|d| d.params.len()).chain(match last {
+        Last::Query(_, params) | Last::Execute(_, params) => Some(params.len()),
+        Last::Batch(_) | Last::Simple(_) => None,
+    });
+    for ((sql, types), given) in texts.iter().zip(known).zip(counts) {
+        if types.len() != given {
+            return Err(Error::Internal(format!(
+                "the statement takes {} parameters, not {given}: {sql}",
+                types.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// An unnamed statement with its parameters and their types: its rows when `rows`, else how
