@@ -137,4 +137,18 @@ fn a_transaction_pooler_needs_a_direct_listener_and_a_known_mode() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(said.contains("not a pooler mode"), "{said}");
+    // A database file has no pooler.
+    let dir = tempfile::tempdir().unwrap();
+    let db = super::new_db(dir.path());
+    let out = platform(&[
+        "token",
+        "list",
+        "--db",
+        db.to_str().unwrap(),
+        "--pg-pooler",
+        "transaction",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(said.contains("postgres:// URL"), "{said}");
 }
