@@ -18,6 +18,8 @@ pub struct Local {
     /// every server and command of one database uses that file. [default: platform.key]
     #[arg(long, env = "PLATFORM_KEY_FILE")]
     key_file: Option<PathBuf>,
+    #[command(flatten)]
+    pg: crate::pg::PgArgs,
     /// Tenant.
     #[arg(long, default_value = "default")]
     tenant: String,
@@ -36,7 +38,7 @@ pub struct Local {
 impl Local {
     /// Opens the file and makes the principal.
     pub fn open(&self) -> Result<(Platform, Principal)> {
-        let platform = crate::open_existing(&self.db, self.key_file.as_deref())?;
+        let platform = crate::open_existing(&self.db, self.key_file.as_deref(), &self.pg)?;
         let who = platform
             .tenancy()
             .local_principal(&self.tenant, &self.user)?;

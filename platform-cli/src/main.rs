@@ -9,6 +9,7 @@ mod data;
 mod local;
 mod object;
 mod output;
+mod pg;
 mod remote;
 mod serve;
 mod target;
@@ -255,11 +256,13 @@ struct DbArg {
     /// every server and command of one database uses that file. [default: platform.key]
     #[arg(long, env = "PLATFORM_KEY_FILE")]
     key_file: Option<PathBuf>,
+    #[command(flatten)]
+    pg: pg::PgArgs,
 }
 
 impl DbArg {
     fn open(&self) -> platform_core::Result<Platform> {
-        open_existing(&self.db, self.key_file.as_deref())
+        open_existing(&self.db, self.key_file.as_deref(), &self.pg)
     }
 }
 
@@ -268,8 +271,10 @@ impl DbArg {
 fn open_existing(
     db: &std::path::Path,
     key_file: Option<&std::path::Path>,
+    pg: &pg::PgArgs,
 ) -> platform_core::Result<Platform> {
-    Platform::open_database(&db.to_string_lossy(), key_file, false, None).map_err(|e| {
+    let options = pg.apply(Default::default());
+    Platform::open_database_with(&db.to_string_lossy(), key_file, false, &options).map_err(|e| {
         match e.code() {
             platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
                 "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",

@@ -83,6 +83,8 @@ pub struct ServeArgs {
     /// reads (one further behind, or that does not answer, is skipped until it catches up).
     #[arg(long, env = "PLATFORM_REPLICA_MAX_LAG", default_value_t = 5.0)]
     replica_max_lag: f64,
+    #[command(flatten)]
+    pg: crate::pg::PgArgs,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
@@ -164,13 +166,15 @@ pub struct InitArgs {
     /// Also write the admin token to this file (mode 0600).
     #[arg(long)]
     print_token_file: Option<PathBuf>,
+    #[command(flatten)]
+    pg: crate::pg::PgArgs,
 }
 
 /// Creates a database (or completes one a program made without an admin) and prints the first
 /// admin token on standard output, once; on a database that has its admin, changes nothing.
 pub fn init(args: InitArgs) -> platform_core::Result<()> {
     let existed = args.db.exists();
-    let platform = open(&args.db, args.key_file.as_deref())?;
+    let platform = open(&args.db, args.key_file.as_deref(), &args.pg)?;
     let Some(token) = platform.tenancy().bootstrap()? else {
         platform.close()?;
         return Err(platform_core::Error::new(
@@ -216,10 +220,14 @@ fn shown(db: &Path) -> String {
 
 /// Opens (creating) the database file or the PostgreSQL database `db` to initialise it: the
 /// only open that makes a PostgreSQL database's key file.
-fn open(db: &Path, key_file: Option<&Path>) -> platform_core::Result<Platform> {
+fn open(
+    db: &Path,
+    key_file: Option<&Path>,
+    pg: &crate::pg::PgArgs,
+) -> platform_core::Result<Platform> {
     let options = platform_core::api::interface::stores::PgOptions {
         init: true,
-        ..Default::default()
+        ..pg.apply(Default::default())
     };
     Platform::open_database_with(&db.to_string_lossy(), key_file, true, &options)
 }
@@ -253,11 +261,12 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
             args.replica_max_lag
         )));
     }
+    args.pg.check_for_serving(&args.db.to_string_lossy())?;
     let options = platform_core::api::interface::stores::PgOptions {
         lease,
         read_replicas: replica_urls(&args.read_replica),
         replica_max_lag: std::time::Duration::from_secs_f64(args.replica_max_lag),
-        ..Default::default()
+        ..args.pg.apply(Default::default())
     };
     let uninitialised = |why: String| {
         platform_core::Error::not_found(format!(

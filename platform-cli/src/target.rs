@@ -25,6 +25,8 @@ pub struct TargetArgs {
     #[arg(long, env = "PLATFORM_KEY_FILE")]
     key_file: Option<PathBuf>,
     #[command(flatten)]
+    pg: crate::pg::PgArgs,
+    #[command(flatten)]
     server: ServerArgs,
     /// Tenant, on a database file (through a server the token's: refused with --url).
     #[arg(long, default_value = "default", conflicts_with = "url")]
@@ -70,7 +72,7 @@ impl TargetArgs {
         if let Some(remote) = self.server.remote(&self.environment) {
             return Ok(Target::Server(remote));
         }
-        let platform = crate::open_existing(&self.db, self.key_file.as_deref())?;
+        let platform = crate::open_existing(&self.db, self.key_file.as_deref(), &self.pg)?;
         let who = platform
             .tenancy()
             .local_principal(&self.tenant, &self.user)?;

@@ -411,6 +411,12 @@ impl Platform {
                 "read replicas serve a PostgreSQL database: give --db a postgres:// URL",
             ));
         }
+        if options.pooler != store::postgres::PgPooler::None || options.listen_url.is_some() {
+            return Err(Error::invalid_parameter(
+                "--pg-pooler and --pg-listen-db are for a PostgreSQL database: give --db a \
+                 postgres:// URL",
+            ));
+        }
         let path = std::path::Path::new(db);
         if !create {
             // Refuses a missing file before anything is created.

@@ -19,6 +19,7 @@ mod multinode;
 mod odsl_sdk;
 mod openapi;
 mod ops;
+mod pooler;
 mod published;
 mod readme;
 mod replicas;

@@ -38,7 +38,7 @@ pub mod tokens {
 
 /// Opening a store, and the commit positions a server follows its replicas by.
 pub mod stores {
-    pub use crate::store::postgres::{is_url, redact, PgOptions};
+    pub use crate::store::postgres::{is_url, redact, PgOptions, PgPooler};
     pub use crate::store::sqlite::SqliteStore;
     pub use crate::store::{format_position, parse_position, take_commit_position, ReplicaReads};
 }

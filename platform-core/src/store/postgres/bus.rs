@@ -59,7 +59,7 @@ impl PgBus {
         let channel = self.channel();
         // The first connection listens before this returns: a listener that cannot start says
         // so, and no message sent after it is missed.
-        let mut first = self.shared.pool.connect(true)?;
+        let mut first = self.shared.pool.connect_listener()?;
         first.listen(&channel)?;
         std::thread::Builder::new()
             .name("pg-listen".into())
@@ -74,7 +74,7 @@ impl PgBus {
                     let Some(shared) = weak.upgrade() else { return };
                     let c = match conn.take() {
                         Some(c) => c,
-                        None => match shared.pool.connect(true) {
+                        None => match shared.pool.connect_listener() {
                             Ok(c) => c,
                             Err(e) => {
                                 drop(shared);

@@ -28,9 +28,11 @@ impl PgStore {
     pub fn check_key(&self, fingerprint: &str) -> Result<KeyRecord> {
         let mut conn = self.shared.pool.get()?;
         let schema = &self.shared.schema;
-        conn.batch(&format!(
+        // The transaction opens with its first statement (as the pool sends it, behind a
+        // transaction pooler too).
+        conn.begin_with_first(format!(
             "BEGIN; SELECT pg_advisory_xact_lock({LOCK_CLASS}, hashtext('{schema}') + {KEY_LOCK})"
-        ))?;
+        ));
         let outcome = (|| {
             let rows = conn.query("SELECT fingerprint FROM platform_key WHERE id = 1", &[])?;
             let record = match rows.first() {

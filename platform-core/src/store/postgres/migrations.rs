@@ -358,11 +358,12 @@ pub(crate) fn migrate(conn: &mut Conn<'_>, schema: &str) -> Result<()> {
                 Ok(())
             }
         })?;
-    conn.batch(&format!(
-        "BEGIN; SELECT pg_advisory_xact_lock({}, hashtext('{schema}') + {MIGRATION_LOCK}); \
-         CREATE TABLE IF NOT EXISTS platform_schema (version BIGINT NOT NULL); COMMIT",
+    // The transaction opened with its first statement (behind a pooler, with the settings).
+    conn.begin_with_first(format!(
+        "BEGIN; SELECT pg_advisory_xact_lock({}, hashtext('{schema}') + {MIGRATION_LOCK})",
         LOCK_CLASS
-    ))?;
+    ));
+    conn.batch("CREATE TABLE IF NOT EXISTS platform_schema (version BIGINT NOT NULL); COMMIT")?;
     let outcome = apply(conn, schema);
     if outcome.is_err() {
         let _ = conn.batch("ROLLBACK");
@@ -371,10 +372,10 @@ pub(crate) fn migrate(conn: &mut Conn<'_>, schema: &str) -> Result<()> {
 }
 
 fn apply(conn: &mut Conn<'_>, schema: &str) -> Result<()> {
-    conn.batch(&format!(
+    conn.begin_with_first(format!(
         "BEGIN; SELECT pg_advisory_xact_lock({}, hashtext('{schema}') + {MIGRATION_LOCK})",
         LOCK_CLASS
-    ))?;
+    ));
     let rows = conn.query("SELECT max(version) FROM platform_schema", &[])?;
     let have: Option<i64> = match rows.first() {
         Some(row) => get(row, 0)?,

@@ -28,6 +28,8 @@
 
 mod ahead;
 mod audit;
+#[cfg(any(test, feature = "contract-tests"))]
+pub mod bouncer;
 mod bus;
 #[cfg(any(test, feature = "contract-tests"))]
 pub mod cluster;
@@ -102,6 +104,47 @@ pub struct PgOptions {
     /// Whether this open initialises the database (`platform init`): only then is a missing
     /// key file made ([`crate::Platform::open_postgres_with`]).
     pub init: bool,
+    /// The connection pooler between the servers and PostgreSQL, if any.
+    pub pooler: PgPooler,
+    /// A direct connection (no pooler) for the listener of the realtime bus (`LISTEN`);
+    /// without it, the listener uses the database's URL, which a transaction pooler cannot
+    /// serve.
+    pub listen_url: Option<String>,
+}
+
+/// The connection pooler between the servers and PostgreSQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PgPooler {
+    /// None: each connection is a session of PostgreSQL's (settings made at connection start,
+    /// prepared statements kept per connection).
+    #[default]
+    None,
+    /// A pooler in transaction mode (pgbouncer's `pool_mode = transaction`): a connection is
+    /// a session only within a transaction, so the settings are made in each transaction and
+    /// no prepared statement outlives one.
+    Transaction,
+}
+
+impl PgPooler {
+    /// The pooler a word names (`none`, `transaction`).
+    pub fn parse(text: &str) -> Result<PgPooler> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "none" | "" => Ok(PgPooler::None),
+            "transaction" => Ok(PgPooler::Transaction),
+            other => Err(Error::invalid_parameter(format!(
+                "\"{other}\" is not a pooler mode: none or transaction (pgbouncer's \
+                 pool_mode = transaction; session pooling needs none)"
+            ))),
+        }
+    }
+
+    /// Its word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PgPooler::None => "none",
+            PgPooler::Transaction => "transaction",
+        }
+    }
 }
 
 impl Default for PgOptions {
@@ -113,6 +156,8 @@ impl Default for PgOptions {
             replica_max_lag: DEFAULT_MAX_LAG,
             create: true,
             init: false,
+            pooler: PgPooler::None,
+            listen_url: None,
         }
     }
 }
@@ -156,13 +201,18 @@ fn analyze_soon(shared: &Shared) {
     *last = Some(std::time::Instant::now());
     drop(last);
     let pool = shared.pool.clone();
+    // The tables named with their schema: a connection through a pooler has no search path.
+    let analyze = format!(
+        "ANALYZE \"{0}\".heads, \"{0}\".versions, \"{0}\".series_chunks",
+        shared.schema
+    );
     let spawned = std::thread::Builder::new()
         .name("pg-analyze".into())
         .spawn(move || {
             // A connection of its own, outside the pool (the calls' round trips stay theirs).
             let done = pool
                 .connect(false)
-                .and_then(|mut c| c.batch_execute("ANALYZE heads, versions, series_chunks"));
+                .and_then(|mut c| c.batch_execute(&analyze));
             if let Err(e) = done {
                 tracing::warn!(error = %e, "cannot analyze the tables after a large write");
             }
@@ -318,9 +368,12 @@ impl PgStore {
         let (schema, lease) = (options.schema.as_str(), options.lease);
         check_schema(schema)?;
         let config = connect::target(url)?;
-        let pool = Pool::new(config, schema, 16)?;
+        let mut pool = Pool::new(config, schema, 16, options.pooler)?;
+        if let Some(url) = &options.listen_url {
+            pool.listen_at(connect::target(url)?);
+        }
         {
-            let mut conn = pool.get()?;
+            let mut conn = pool.get().map_err(|e| pooler_hint(e, options.pooler))?;
             if !options.create && !migrations::made(&mut conn, schema)? {
                 return Err(Error::not_found(format!(
                     "{} has no platform tables (in its schema \"{schema}\"): it was never \
@@ -385,6 +438,32 @@ impl PgStore {
     pub fn bus(&self) -> PgBus {
         PgBus::new(self.shared.clone())
     }
+}
+
+/// A connection refused for the settings the platform sends at its start says what to do:
+/// pgbouncer refuses them (`unsupported startup parameter: options`).
+fn pooler_hint(e: Error, pooler: PgPooler) -> Error {
+    let Error::Unavailable(cause) = &e else {
+        return e;
+    };
+    let mut why = Vec::new();
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(cause.as_ref());
+    while let Some(at) = next {
+        why.push(at.to_string());
+        next = at.source();
+    }
+    let why = why.join(": ");
+    if !why.contains("unsupported startup parameter") || pooler != PgPooler::None {
+        return e;
+    }
+    Error::Unavailable(
+        format!(
+            "{why}: the connection pooler refuses the settings sent at connection start \
+             (unsupported startup parameter); behind pgbouncer in transaction pooling, \
+             use --pg-pooler transaction"
+        )
+        .into(),
+    )
 }
 
 /// A URL with any password hidden (for messages): the user part's password (of a multi-host

@@ -13,9 +13,11 @@
 //! round trip for all (requests polled together are pipelined, and run in order). A statement
 //! not yet prepared on the connection is prepared first, all such at once.
 
+mod pooled;
+
 use super::connect::Target;
 use super::tls::Tls;
-use super::{pg_error, Db};
+use super::{pg_error, Db, PgPooler};
 use crate::error::{Error, Result};
 use std::future::Future;
 use std::pin::Pin;
@@ -333,12 +335,18 @@ pub(crate) struct Pool {
     /// The connection settings, for connections outside the pool.
     config: tokio_postgres::Config,
     tls: Tls,
+    /// Behind a transaction pooler: what its statements need ([`pooled::Pooled`]); `None` on
+    /// a direct connection (prepared statements cached per connection, settings at start).
+    pooled: Option<Arc<pooled::Pooled>>,
+    /// The connection settings of the bus's listener, when not `config`'s.
+    listen: Option<Target>,
 }
 
 impl Pool {
     /// A pool of at most `max` connections to `config`'s database, each with `schema` first
-    /// on its search path and UTC as its time zone (set as the connection starts: no round trip).
-    pub(crate) fn new(config: Target, schema: &str, max: usize) -> Result<Pool> {
+    /// on its search path and UTC as its time zone (set as the connection starts: no round trip;
+    /// behind a transaction pooler, `pooler`, in each transaction instead: [`pooled`]).
+    pub(crate) fn new(config: Target, schema: &str, max: usize, pooler: PgPooler) -> Result<Pool> {
         let Target { mut config, tls } = config;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
@@ -348,7 +356,13 @@ impl Pool {
         if config.get_application_name().is_none() {
             config.application_name(format!("platform:{schema}"));
         }
-        config.options(format!("-c search_path=\"{schema}\" -c TimeZone=UTC"));
+        let pooled = match pooler {
+            PgPooler::None => {
+                config.options(format!("-c search_path=\"{schema}\" -c TimeZone=UTC"));
+                None
+            }
+            PgPooler::Transaction => Some(Arc::new(pooled::Pooled::new(schema))),
+        };
         let manager = deadpool_postgres::Manager::from_config(
             config.clone(),
             tls.clone(),
@@ -368,6 +382,8 @@ impl Pool {
             counts: Arc::default(),
             config,
             tls,
+            pooled,
+            listen: None,
         })
     }
 
@@ -387,6 +403,7 @@ impl Pool {
             obj: Some(obj),
             begin: None,
             deferred: Vec::new(),
+            in_tx: std::cell::Cell::new(false),
         })
     }
 
@@ -401,6 +418,33 @@ impl Pool {
     /// that keeps its notifications.
     pub(crate) fn connect(&self, listen: bool) -> Result<PgConn> {
         connect(&self.config, &self.tls, listen)
+    }
+
+    /// The pooler between this pool and PostgreSQL.
+    pub(crate) fn pooler(&self) -> PgPooler {
+        match self.pooled {
+            Some(_) => PgPooler::Transaction,
+            None => PgPooler::None,
+        }
+    }
+
+    /// Has the bus's listener connect to `config` (a direct connection to PostgreSQL) rather
+    /// than to the pool's database.
+    pub(crate) fn listen_at(&mut self, target: Target) {
+        self.listen = Some(target);
+    }
+
+    /// A new connection for the bus's listener (`LISTEN` needs a session of its own: behind a
+    /// transaction pooler, a direct connection must be given, [`Pool::listen_at`]).
+    pub(crate) fn connect_listener(&self) -> Result<PgConn> {
+        match (&self.listen, &self.pooled) {
+            (Some(listen), _) => connect(&listen.config, &listen.tls, true),
+            (None, None) => connect(&self.config, &self.tls, true),
+            (None, Some(_)) => Err(Error::invalid_parameter(
+                "LISTEN cannot work through a transaction pooler: give the listener a direct \
+                 connection to PostgreSQL (--pg-listen-db)",
+            )),
+        }
     }
 
     /// Round trips and statements so far.
@@ -422,6 +466,8 @@ pub(crate) struct Conn<'a> {
     begin: Option<String>,
     /// Statements sent with the next one whose answer is needed.
     deferred: Vec<Deferred>,
+    /// Behind a transaction pooler: whether a transaction is open ([`pooled`]).
+    in_tx: std::cell::Cell<bool>,
 }
 
 impl Conn<'_> {
@@ -435,6 +481,7 @@ impl Conn<'_> {
     /// is sent, in the same round trip; a transaction that sends no statement never opens.
     pub(crate) fn begin_with_first(&mut self, sql: String) {
         self.begin = Some(sql);
+        self.in_tx.set(false);
     }
 
     /// Whether the transaction was opened (a statement was sent since [`Conn::begin_with_first`]).
@@ -488,6 +535,14 @@ impl Conn<'_> {
         let obj = self.obj()?;
         let client: &Client = obj;
         let _context = runtime()?.enter();
+        if let Some(pooled) = &pool.pooled {
+            let sent = pooled::Sent {
+                begin,
+                deferred,
+                last,
+            };
+            return pooled.pipeline(pool, client, &self.in_tx, sent);
+        }
         let last_sql = match &last {
             Last::Query(sql, _) | Last::Execute(sql, _) => Some(*sql),
             Last::Batch(_) | Last::Simple(_) => None,

@@ -106,7 +106,7 @@ impl Replicas {
         for url in urls {
             let name = redact(url);
             let config = super::connect::target(url)?;
-            let pool = Pool::new(config, schema, 16)?;
+            let pool = Pool::new(config, schema, 16, primary.pooler())?;
             list.push(Replica {
                 name,
                 pool,

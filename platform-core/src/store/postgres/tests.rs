@@ -646,6 +646,7 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
 }
 
 mod commit_lost;
+mod pooler;
 mod tls;
 mod upgrade;
 mod writers;
