@@ -33,8 +33,10 @@ mod bus;
 pub mod cluster;
 mod data;
 mod documents;
+mod failure;
 mod filter;
 mod gathered;
+mod health;
 mod jobs;
 mod migrations;
 mod outbox;
@@ -203,16 +205,17 @@ impl std::fmt::Debug for PgStore {
 }
 
 /// A PostgreSQL error as the platform's: a lost or refused connection is
-/// [`Error::Unavailable`], anything else a storage failure.
+/// [`Error::Unavailable`], anything else a storage failure; either says why in PostgreSQL's
+/// words (its SQLSTATE and message, [`failure::PgFailure`]).
 pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
     if e.is_closed() || e.as_db_error().is_none() {
-        return Error::Unavailable(Box::new(e));
+        return Error::Unavailable(Box::new(failure::PgFailure(e)));
     }
     if let Some(db) = e.as_db_error() {
         let code = db.code().code();
         // Administrator shutdown, crash shutdown, cannot connect now: the server went away.
         if code.starts_with("08") || code == "57P01" || code == "57P02" || code == "57P03" {
-            return Error::Unavailable(Box::new(e));
+            return Error::Unavailable(Box::new(failure::PgFailure(e)));
         }
         // Transactions that cannot be ordered: a serialization failure, a deadlock; or a row
         // of a version another writer stored first. Nothing of this one is kept: it may run
@@ -229,7 +232,7 @@ pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
             );
         }
     }
-    Error::storage(e)
+    Error::storage(failure::PgFailure(e))
 }
 
 trait Db<T> {
@@ -288,7 +291,7 @@ impl PgStore {
         let config: tokio_postgres::Config = url.parse().map_err(|e| {
             Error::invalid_parameter(format!("\"{}\" is not a PostgreSQL URL: {e}", redact(url)))
         })?;
-        let pool = Pool::new(config, schema, 16)?;
+        let pool = Pool::new(config, schema, 16)?.with_health();
         {
             let mut conn = pool.get()?;
             migrations::migrate(&mut conn, schema)?;
@@ -417,6 +420,14 @@ impl Store for PgStore {
             .as_ref()
             .map(replicas::Replicas::statuses)
             .unwrap_or_default()
+    }
+
+    fn status(&self) -> Option<crate::store::DatabaseStatus> {
+        let pool = &self.shared.pool;
+        Some(crate::store::DatabaseStatus {
+            up: pool.is_up().unwrap_or(true),
+            pool: pool.status(),
+        })
     }
 
     fn claim_ended(&self, claim: &crate::store::Claim) {
