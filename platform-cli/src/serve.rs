@@ -78,6 +78,10 @@ pub struct ServeArgs {
     /// reads (one further behind, or that does not answer, is skipped until it catches up).
     #[arg(long, env = "PLATFORM_REPLICA_MAX_LAG", default_value_t = 5.0)]
     replica_max_lag: f64,
+    /// Seconds a stopping server drains: on SIGTERM (or ctrl-c) /ready answers 503 while
+    /// requests are still served, then the listener closes and requests in flight finish.
+    #[arg(long, env = "PLATFORM_DRAIN", default_value_t = 5.0)]
+    drain: f64,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
@@ -306,6 +310,12 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
             args.sse_heartbeat
         )));
     }
+    if !(args.drain >= 0.0 && args.drain <= 3600.0) {
+        return Err(invalid(format!(
+            "--drain must be from 0 to 3600 seconds, not {}",
+            args.drain
+        )));
+    }
     Ok(ServerConfig {
         max_body: args.max_body,
         base_path: args.base_path.clone(),
@@ -317,6 +327,8 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
         cors_origins: args.cors_origin.clone(),
         sse_heartbeat: std::time::Duration::from_secs_f64(args.sse_heartbeat),
         worker_housekeeping: Some(crate::allocator::give_back),
+        drain: std::time::Duration::from_secs_f64(args.drain),
+        build_commit: env!("PLATFORM_COMMIT").to_string(),
     })
 }
 
