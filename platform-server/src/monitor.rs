@@ -19,6 +19,14 @@ pub fn start(state: &AppState) {
     .set(1.0);
 }
 
+/// Whether `e` is the failure of a database whose loss was logged already (its one line
+/// stands for every call that fails for it until it is back): the caller then logs it at
+/// debug level only.
+pub(crate) fn loss_logged(e: &platform_core::Error) -> bool {
+    e.code() == platform_core::ErrorCode::Unavailable
+        && platform_core::api::interface::stores::database_lost()
+}
+
 /// What a scrape reads of the database: the work waiting in it (`platform_backlog_*`, when
 /// it answers) and its state ([`record_database`]). A database that does not answer is what
 /// `platform_db_up` says, not a failed scrape.

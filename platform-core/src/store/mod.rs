@@ -57,7 +57,9 @@ pub use rows::{
     FieldKind, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment, MailEntry,
     RecordChunkRow, SecretRow, StoredVersion, TokenListing, TokenRecord, TokenSelector, Worker,
 };
-pub use status::{DatabaseStatus, PoolStatus};
+#[cfg(feature = "postgres")]
+pub(crate) use status::set_lost;
+pub use status::{database_lost, DatabaseStatus, PoolStatus};
 
 use crate::auth::{Grant, Role};
 use crate::error::Result;

@@ -22,3 +22,23 @@ pub struct PoolStatus {
     /// Callers waiting for a connection now.
     pub waiting: usize,
 }
+
+/// Stores of this process whose database is lost now (the lines that say so were logged).
+static LOST: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether a store of this process has lost its database now: its loss was logged once, so a
+/// failed request need not say it again.
+pub fn database_lost() -> bool {
+    LOST.load(std::sync::atomic::Ordering::Relaxed) > 0
+}
+
+/// A store lost its database (`true`) or has it back (`false`).
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub(crate) fn set_lost(lost: bool) {
+    use std::sync::atomic::Ordering;
+    if lost {
+        LOST.fetch_add(1, Ordering::Relaxed);
+    } else {
+        let _ = LOST.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+}

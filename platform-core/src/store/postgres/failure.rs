@@ -50,3 +50,55 @@ impl From<tokio_postgres::Error> for PgFailure {
         PgFailure(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{admin, server_url};
+    use super::PgFailure;
+    use crate::error::Error;
+
+    /// An error PostgreSQL sent reads as its SQLSTATE and message, with its detail and hint;
+    /// one that never reached it names what failed and why.
+    #[test]
+    fn a_postgresql_error_reads_as_its_sqlstate_message_detail_and_hint() {
+        let e = super::super::pool::connect(
+            &"postgres://postgres@127.0.0.1:1/nowhere".parse().unwrap(),
+            false,
+        )
+        .err()
+        .unwrap();
+        let text = e.to_string();
+        assert!(
+            text.starts_with("storage unavailable: error connecting to server: ")
+                && text.contains("refused"),
+            "{text}"
+        );
+        let Some(url) = server_url() else {
+            return;
+        };
+        let mut client = admin(&url).unwrap();
+        let e = client.batch_execute("SELECT 1/0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "storage failure: PostgreSQL 22012: division by zero"
+        );
+        let e = client
+            .batch_execute(
+                "DO $$ BEGIN RAISE EXCEPTION 'permission denied for schema public' \
+                 USING ERRCODE = '42501', DETAIL = 'the role has no CREATE', \
+                 HINT = 'GRANT CREATE ON SCHEMA public'; END $$",
+            )
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "storage failure: PostgreSQL 42501: permission denied for schema public; \
+             detail: the role has no CREATE; hint: GRANT CREATE ON SCHEMA public"
+        );
+        let Error::Storage(source) = &e else {
+            panic!("{e:?}");
+        };
+        let failure = source.downcast_ref::<PgFailure>().unwrap();
+        assert_eq!(failure.sqlstate(), Some("42501"));
+        assert!(!format!("{e}").contains("db error"));
+    }
+}

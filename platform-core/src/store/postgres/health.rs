@@ -43,6 +43,7 @@ impl Health {
             return;
         }
         let away = lost_at.take().map_or(0.0, |at| at.elapsed().as_secs_f64());
+        crate::store::set_lost(false);
         let text = seconds(away);
         tracing::warn!(away_s = %text, "the database is back after {text} s");
     }
@@ -58,6 +59,7 @@ impl Health {
             return;
         }
         *lost_at = Some(Instant::now());
+        crate::store::set_lost(true);
         tracing::error!(
             error = %e,
             "the database is lost: requests that need it answer 503 until it is back"

@@ -601,7 +601,8 @@ impl Conn<'_> {
     /// transaction counts as opened, so that its end reaches the connection (and fails there
     /// when the connection was lost).
     fn check<T>(&mut self, out: Result<T>) -> Result<T> {
-        if let Some(health) = &self.pool.health {
+        // (A connection discarded before was not tried: it says nothing of the database.)
+        if let (Some(health), true) = (&self.pool.health, self.obj.is_some()) {
             match &out {
                 Err(e @ Error::Unavailable(_)) => health.failed(e),
                 // Any other answer, an error's too, came from the database.
