@@ -443,12 +443,8 @@ impl Worker {
                         match platform.deliveries().run_next() {
                             Ok(true) => continue,
                             Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
-                            Err(e) if monitor::loss_logged(&e) => {
-                                tracing::debug!(error = %e, "event delivery worker");
-                                std::thread::sleep(std::time::Duration::from_secs(1));
-                            }
                             Err(e) => {
-                                tracing::error!(error = %e, "event delivery worker");
+                                monitor::worker_failed(&e, true, "event delivery worker");
                                 std::thread::sleep(std::time::Duration::from_secs(1));
                             }
                         }
@@ -472,14 +468,9 @@ impl Worker {
                     let mut last = None::<std::time::Instant>;
                     while !flag.load(Ordering::Relaxed) {
                         if last.is_none_or(|l| l.elapsed() >= HEARTBEAT) {
-                            match platform.jobs().worker_heartbeat(&id, started) {
-                                Err(e) if monitor::loss_logged(&e) => {
-                                    tracing::debug!(error = %e, "cannot record the worker's heartbeat")
-                                }
-                                Err(e) => {
-                                    tracing::warn!(error = %e, "cannot record the worker's heartbeat")
-                                }
-                                Ok(()) => {}
+                            if let Err(e) = platform.jobs().worker_heartbeat(&id, started) {
+                                let what = "cannot record the worker's heartbeat";
+                                monitor::worker_failed(&e, false, what);
                             }
                             last = Some(std::time::Instant::now());
                         }
@@ -506,12 +497,8 @@ impl Worker {
                     match platform.jobs().run_next() {
                         Ok(true) => continue,
                         Ok(false) => std::thread::sleep(std::time::Duration::from_millis(250)),
-                        Err(e) if monitor::loss_logged(&e) => {
-                            tracing::debug!(error = %e, "background job worker");
-                            std::thread::sleep(std::time::Duration::from_secs(1));
-                        }
                         Err(e) => {
-                            tracing::error!(error = %e, "background job worker");
+                            monitor::worker_failed(&e, true, "background job worker");
                             std::thread::sleep(std::time::Duration::from_secs(1));
                         }
                     }

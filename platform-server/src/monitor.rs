@@ -27,6 +27,18 @@ pub(crate) fn loss_logged(e: &platform_core::Error) -> bool {
         && platform_core::api::interface::stores::database_lost()
 }
 
+/// Logs a background worker's failure: an error (`serious`) or a warning, or at debug level
+/// only when it is the loss of the database that was logged already ([`loss_logged`]).
+pub(crate) fn worker_failed(e: &platform_core::Error, serious: bool, what: &str) {
+    if loss_logged(e) {
+        tracing::debug!(error = %e, "{what}");
+    } else if serious {
+        tracing::error!(error = %e, "{what}");
+    } else {
+        tracing::warn!(error = %e, "{what}");
+    }
+}
+
 /// What a scrape reads of the database: the work waiting in it (`platform_backlog_*`, when
 /// it answers) and its state ([`record_database`]). A database that does not answer is what
 /// `platform_db_up` says, not a failed scrape.

@@ -258,3 +258,48 @@ fn a_database_outage_is_one_line_when_lost_and_one_when_back() {
     );
     assert!(!log.iter().any(|l| l.contains("db error")), "{log:#?}");
 }
+
+/// A read replica's lag and state are metrics by its name (its URL without a password): it
+/// serves (1) with a lag of seconds; stopped, it is skipped (0) with no lag (`NaN`).
+#[test]
+fn each_read_replica_has_its_lag_and_state_in_the_metrics() {
+    let Some(primary) = PrivateCluster::start() else {
+        return;
+    };
+    let replica = primary.replica();
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = Command::new(BIN);
+    command
+        .args(["serve", "--db", &primary.url, "--addr", "127.0.0.1:0"])
+        .args(["--read-replica", &replica.url, "--replica-max-lag", "2"])
+        .arg("--key-file")
+        .arg(dir.path().join("platform.key"));
+    let server = Server::spawn(command);
+    let serving = format!("platform_db_replica_serving{{replica=\"{}\"}}", replica.url);
+    let lag = format!(
+        "platform_db_replica_lag_seconds{{replica=\"{}\"}}",
+        replica.url
+    );
+    let until = |want: f64| {
+        let started = Instant::now();
+        loop {
+            let text = metrics(&server.url);
+            if value(&text, &serving) == Some(want) {
+                return text;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{serving} is not {want} in\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let text = until(1.0);
+    let seconds = value(&text, &lag).unwrap_or_else(|| panic!("no {lag} in\n{text}"));
+    assert!((0.0..2.0).contains(&seconds), "{seconds}");
+    lint(&text);
+    replica.stop();
+    let text = until(0.0);
+    assert!(value(&text, &lag).is_some_and(f64::is_nan), "{text}");
+    lint(&text);
+}
