@@ -204,8 +204,9 @@ fn a_database_outage_is_one_line_when_lost_and_one_when_back() {
     assert_eq!(value(&up, "platform_db_pool_waiting"), Some(0.0), "{up}");
     lint(&up);
 
-    cluster.stop();
+    // (The server may find the database lost while it shuts down, before `stop` returns.)
     let lost_at = Instant::now();
+    cluster.stop();
     let mut failed = 0;
     for _ in 0..6 {
         if get(&url, &token, path).is_err() {
