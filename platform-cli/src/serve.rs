@@ -85,6 +85,10 @@ pub struct ServeArgs {
     replica_max_lag: f64,
     #[command(flatten)]
     pg: crate::pg::PgArgs,
+    /// Seconds a stopping server drains: on SIGTERM (or ctrl-c) /ready answers 503 while
+    /// requests are still served, then the listener closes and requests in flight finish.
+    #[arg(long, env = "PLATFORM_DRAIN", default_value_t = 5.0)]
+    drain: f64,
     /// How automations reach the outside world.
     #[command(flatten)]
     delivery: DeliveryArgs,
@@ -377,6 +381,12 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
             args.sse_heartbeat
         )));
     }
+    if !(args.drain >= 0.0 && args.drain <= 3600.0) {
+        return Err(invalid(format!(
+            "--drain must be from 0 to 3600 seconds, not {}",
+            args.drain
+        )));
+    }
     Ok(ServerConfig {
         max_body: args.max_body,
         base_path: args.base_path.clone(),
@@ -388,6 +398,8 @@ fn server_config(args: &ServeArgs) -> platform_core::Result<ServerConfig> {
         cors_origins: args.cors_origin.clone(),
         sse_heartbeat: std::time::Duration::from_secs_f64(args.sse_heartbeat),
         worker_housekeeping: Some(crate::allocator::give_back),
+        drain: std::time::Duration::from_secs_f64(args.drain),
+        build_commit: env!("PLATFORM_COMMIT").to_string(),
     })
 }
 
@@ -414,12 +426,18 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-/// The log filter `PLATFORM_LOG` asks for: `info` when unset or not a filter.
+/// The log filter `PLATFORM_LOG` asks for: `info` when unset or not a filter. The pool's own
+/// warnings (`deadpool.postgres`: one a connection lost, reading only "db error") are left
+/// out unless asked for by name: the platform's lines of a lost database say why, once.
 fn log_filter(asked: Option<&str>) -> tracing_subscriber::filter::Targets {
-    asked.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+    let filter = asked.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
         tracing_subscriber::filter::Targets::new()
             .with_default(tracing_subscriber::filter::LevelFilter::INFO)
-    })
+    });
+    if asked.is_some_and(|a| a.contains("deadpool")) {
+        return filter;
+    }
+    filter.with_target("deadpool", tracing_subscriber::filter::LevelFilter::ERROR)
 }
 
 /// Files the process keeps for itself besides its connections (the database, its journal,
@@ -496,6 +514,11 @@ mod tests {
             assert!(!default.would_enable("platform", &Level::DEBUG));
         }
         assert!(log_filter(Some("debug")).would_enable("actix_server", &Level::DEBUG));
+        // The pool's bare "db error" warnings only when asked for by name.
+        assert!(!log_filter(None).would_enable("deadpool.postgres", &Level::WARN));
+        assert!(
+            log_filter(Some("info,deadpool=warn")).would_enable("deadpool.postgres", &Level::WARN)
+        );
     }
 }
 

@@ -451,6 +451,12 @@ impl Platform {
         self.store.replicas()
     }
 
+    /// Whether the database answered at the last check and how its pool of connections is
+    /// doing (`None` for an embedded file).
+    pub fn database_status(&self) -> Option<store::DatabaseStatus> {
+        self.store.status()
+    }
+
     /// Whether the database answers: one read transaction and one query (a readiness probe).
     pub fn ping(&self) -> Result<()> {
         self.read()?.tenant_count().map(|_| ())

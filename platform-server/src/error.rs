@@ -254,11 +254,17 @@ impl ResponseError for ApiError {
         let message = match self {
             ApiError::Core(e) if e.code() == ErrorCode::Internal => {
                 let incident = INCIDENT.fetch_add(1, Ordering::Relaxed);
-                tracing::error!(incident, error = ?e, "internal error");
+                tracing::error!(incident, error = %e, "internal error");
                 format!("internal error (id {incident})")
             }
             ApiError::Core(e) if e.code() == ErrorCode::Unavailable => {
-                tracing::warn!(error = ?e, "storage unavailable");
+                // While the database is lost, the one line that said so stands for every
+                // request that fails for it.
+                if crate::monitor::loss_logged(e) {
+                    tracing::debug!(error = %e, "storage unavailable");
+                } else {
+                    tracing::warn!(error = %e, "storage unavailable");
+                }
                 e.public_message()
             }
             ApiError::Core(e) => bounded(&e.public_message()).into_owned(),

@@ -11,6 +11,7 @@ pub mod console;
 pub mod error;
 pub mod extensions;
 pub mod metric_names;
+pub mod monitor;
 pub mod negotiate;
 pub mod openapi;
 pub mod ops;
@@ -20,6 +21,7 @@ pub mod prometheus;
 pub mod request;
 pub mod routes;
 pub mod secrets;
+pub mod shutdown;
 pub mod tokens;
 pub mod validation;
 
@@ -68,6 +70,11 @@ pub struct ServerConfig {
     /// Called every second on each worker thread while the server runs (the command line
     /// has each thread's allocator give back what it keeps); `None`: nothing.
     pub worker_housekeeping: Option<fn()>,
+    /// How long a stopping server drains (`/ready` answers 503 while requests are still
+    /// served) before its listener closes ([`shutdown`]).
+    pub drain: Duration,
+    /// The commit the binary was built from (`platform_build_info`), `unknown` when not known.
+    pub build_commit: String,
 }
 
 /// Default interval of an event stream's heartbeat: 15 s.
@@ -88,6 +95,8 @@ impl Default for ServerConfig {
             cors_origins: Vec::new(),
             sse_heartbeat: DEFAULT_SSE_HEARTBEAT,
             worker_housekeeping: None,
+            drain: shutdown::DEFAULT_DRAIN,
+            build_commit: "unknown".to_string(),
         }
     }
 }
@@ -114,6 +123,8 @@ pub struct AppState {
     pub workers: Option<std::sync::Arc<ops::WorkerHealth>>,
     /// The recent writes of tokens, so that their reads see them (with read replicas).
     pub positions: std::sync::Arc<positions::Recent>,
+    /// Whether the server drains before it stops (`/ready` then answers 503).
+    pub drain: std::sync::Arc<shutdown::Drain>,
 }
 
 impl AppState {
@@ -127,6 +138,7 @@ impl AppState {
             hub,
             workers: None,
             positions: std::sync::Arc::new(positions),
+            drain: Default::default(),
         }
     }
 
@@ -154,7 +166,7 @@ pub fn app(
         InitError = (),
     >,
 > {
-    ops::install_metrics();
+    monitor::start(&state);
     let cors = cors(&state.config.cors_origins);
     App::new()
         .wrap(from_fn(ops::conditional))
@@ -284,8 +296,9 @@ fn listen(addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> 
 /// Blocking threads (core calls) each server worker may run at once.
 pub const BLOCKING_THREADS_PER_WORKER: usize = 16;
 
-/// Serves HTTP on bound listeners ([`bind`]); it stops gracefully on SIGTERM or ctrl-c,
-/// finishing in-flight requests. Returns the server (to await) and the bound addresses.
+/// Serves HTTP on bound listeners ([`bind`]); it stops gracefully on SIGTERM or ctrl-c:
+/// `/ready` answers 503 for the drain time while requests are still served, then the listener
+/// closes and in-flight requests finish ([`shutdown`]). Returns the server (to await) and the bound addresses.
 ///
 /// This is what actix-web's `HttpServer` does, with each connection wrapped in a
 /// [`connection::Guarded`] stream (long URLs answered with the error envelope, bodies that
@@ -317,7 +330,12 @@ pub fn serve(
         // allocator arena.
         .worker_max_blocking_threads(BLOCKING_THREADS_PER_WORKER)
         .max_concurrent_connections(config.max_connections)
-        .shutdown_timeout(SHUTDOWN_GRACE_SECS);
+        .shutdown_timeout(SHUTDOWN_GRACE_SECS)
+        // SIGTERM and ctrl-c stop the server after its drain ([`shutdown`]).
+        .shutdown_signal(shutdown::signal_then_drain(
+            state.drain.clone(),
+            config.drain,
+        ));
     let shutdown = builder.graceful_shutdown_signal();
     {
         // Event streams never finish by themselves: they end as the stop begins.
@@ -426,7 +444,7 @@ impl Worker {
                             Ok(true) => continue,
                             Ok(false) => std::thread::sleep(std::time::Duration::from_millis(100)),
                             Err(e) => {
-                                tracing::error!(error = %e, "event delivery worker");
+                                monitor::worker_failed(&e, true, "event delivery worker");
                                 std::thread::sleep(std::time::Duration::from_secs(1));
                             }
                         }
@@ -451,7 +469,8 @@ impl Worker {
                     while !flag.load(Ordering::Relaxed) {
                         if last.is_none_or(|l| l.elapsed() >= HEARTBEAT) {
                             if let Err(e) = platform.jobs().worker_heartbeat(&id, started) {
-                                tracing::warn!(error = %e, "cannot record the worker's heartbeat");
+                                let what = "cannot record the worker's heartbeat";
+                                monitor::worker_failed(&e, false, what);
                             }
                             last = Some(std::time::Instant::now());
                         }
@@ -479,7 +498,7 @@ impl Worker {
                         Ok(true) => continue,
                         Ok(false) => std::thread::sleep(std::time::Duration::from_millis(250)),
                         Err(e) => {
-                            tracing::error!(error = %e, "background job worker");
+                            monitor::worker_failed(&e, true, "background job worker");
                             std::thread::sleep(std::time::Duration::from_secs(1));
                         }
                     }

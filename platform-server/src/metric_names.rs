@@ -90,7 +90,82 @@ pub const METRICS: &[(&str, Kind, &str)] = &[
         Kind::Counter,
         "Reads sent to the primary after a read replica failed their first round trip.",
     ),
+    (
+        "platform_build_info",
+        Kind::Gauge,
+        "The build this process runs, by version and commit: always 1.",
+    ),
+    (
+        "platform_db_up",
+        Kind::Gauge,
+        "1 when the database answered at the last check (a statement or connection), else 0.",
+    ),
+    (
+        "platform_db_pool_max",
+        Kind::Gauge,
+        "Most connections the pool of connections to the PostgreSQL primary opens.",
+    ),
+    (
+        "platform_db_pool_open",
+        Kind::Gauge,
+        "Connections to the PostgreSQL primary open now, idle or in use.",
+    ),
+    (
+        "platform_db_pool_in_use",
+        Kind::Gauge,
+        "Connections to the PostgreSQL primary in use by a transaction now.",
+    ),
+    (
+        "platform_db_pool_waiting",
+        Kind::Gauge,
+        "Callers waiting for a connection to the PostgreSQL primary now.",
+    ),
+    (
+        "platform_db_replica_lag_seconds",
+        Kind::Gauge,
+        "How far each read replica is behind the primary, in seconds (NaN while it does not answer).",
+    ),
+    (
+        "platform_db_replica_serving",
+        Kind::Gauge,
+        "1 when the read replica serves reads now, 0 when it is skipped.",
+    ),
 ];
+
+/// The counters listed from the start at zero, with the values each one's label takes (a
+/// counter without labels has one series): `/metrics` shows them before their first event,
+/// so a rate or an alert on them has a series to work on. The one counter left out is
+/// `platform_http_requests_total`, whose labels (route template, status) are not known before
+/// a request comes.
+pub const ZERO_AT_START: &[(&str, &str, &[&str])] = &[
+    ("platform_jobs_total", "outcome", &["done", "failed"]),
+    (
+        "platform_deliveries_total",
+        "outcome",
+        &["delivered", "retrying", "failed", "skipped"],
+    ),
+    (
+        "platform_validation_runs_total",
+        "kind",
+        &["run", "test", "runMany"],
+    ),
+    ("platform_write_conflicts_total", "", &[]),
+    ("platform_db_round_trips_total", "", &[]),
+    ("platform_db_reads_total", "server", &["primary", "replica"]),
+    ("platform_db_replica_fallbacks_total", "", &[]),
+];
+
+/// Records every counter of [`ZERO_AT_START`] at zero (each label value's series).
+pub fn zero_counters() {
+    for &(name, label, values) in ZERO_AT_START {
+        if values.is_empty() {
+            metrics::counter!(name).increment(0);
+        }
+        for &value in values {
+            metrics::counter!(name, label => value).increment(0);
+        }
+    }
+}
 
 /// Describes every metric of [`METRICS`] to the installed recorder (which prints the
 /// descriptions as `# HELP` lines).
@@ -210,6 +285,33 @@ mod tests {
                 kind.as_str()
             );
         }
+    }
+
+    /// Every counter of [`METRICS`] but the HTTP requests' is listed at zero from the start.
+    #[test]
+    fn every_counter_but_the_requests_is_listed_at_zero_from_the_start() {
+        let recorder = Prometheus::new(&[]);
+        metrics::with_local_recorder(&recorder, || {
+            describe();
+            zero_counters();
+        });
+        let text = recorder.render();
+        for &(name, kind, _) in METRICS {
+            if kind == Kind::Counter && name != "platform_http_requests_total" {
+                assert!(
+                    text.contains(&format!("# TYPE {name} counter\n")),
+                    "{name} in\n{text}"
+                );
+            }
+        }
+        assert!(
+            text.contains("platform_deliveries_total{outcome=\"retrying\"} 0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("platform_write_conflicts_total 0\n"),
+            "{text}"
+        );
     }
 
     /// Each metric, with one series, prints its description as a `# HELP` line before its

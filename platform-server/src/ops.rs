@@ -156,9 +156,13 @@ async fn health() -> HttpResponse {
 }
 
 /// `GET /ready`: the database answers (its migrations were applied when it opened) and this
-/// server's workers run; 503 with the same JSON when not. While the database does not answer
-/// but a read replica serves, 200 with `"status": "degraded"`. No token.
+/// server's workers run; 503 with the same JSON when not, and while the server drains before
+/// it stops (`"status": "draining"`). While the database does not answer but a read replica
+/// serves, 200 with `"status": "degraded"`. No token.
 async fn ready(state: web::Data<AppState>) -> HttpResponse {
+    if let Some(draining) = crate::shutdown::draining_answer(&state.drain) {
+        return draining;
+    }
     let platform = state.platform.clone();
     let database = match web::block(move || platform.ping()).await {
         Ok(Ok(())) => Ok(()),
@@ -261,22 +265,11 @@ async fn metrics(caller: Caller) -> Result<HttpResponse, ApiError> {
         MetricsAccess::Open => {}
     }
     let platform = caller.state().platform.clone();
-    let backlog = web::block(move || platform.backlog())
+    web::block(move || crate::monitor::record_at_scrape(&platform))
         .await
-        .map_err(|e| ApiError::Core(platform_core::Error::Internal(e.to_string())))??;
-    for (state, n) in [
-        ("queued", backlog.jobs_queued),
-        ("running", backlog.jobs_running),
-    ] {
-        metrics::gauge!("platform_backlog_jobs", "state" => state).set(n as f64);
-    }
-    for (state, n) in [
-        ("pending", backlog.deliveries_pending),
-        ("running", backlog.deliveries_running),
-    ] {
-        metrics::gauge!("platform_backlog_deliveries", "state" => state).set(n as f64);
-    }
-    let text = recorder().map(|h| h.render()).unwrap_or_default();
+        .map_err(|e| ApiError::Core(platform_core::Error::Internal(e.to_string())))?;
+    let mut text = recorder().map(|h| h.render()).unwrap_or_default();
+    text.push_str(&crate::monitor::process_metrics());
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))

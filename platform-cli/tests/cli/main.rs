@@ -15,6 +15,7 @@ mod ha;
 mod import;
 mod limits;
 mod memory;
+mod monitoring;
 mod multinode;
 mod odsl_sdk;
 mod openapi;
@@ -148,6 +149,10 @@ impl Server {
     }
 
     fn spawn(mut command: Command) -> Server {
+        // A test stops at once unless it asks for a drain.
+        if !command.get_envs().any(|(k, _)| k == "PLATFORM_DRAIN") {
+            command.env("PLATFORM_DRAIN", "0");
+        }
         let mut child = command
             .env("PLATFORM_LOG", "info")
             .stderr(Stdio::piped())

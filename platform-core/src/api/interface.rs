@@ -40,7 +40,9 @@ pub mod tokens {
 pub mod stores {
     pub use crate::store::postgres::{is_url, redact, PgOptions, PgPooler};
     pub use crate::store::sqlite::SqliteStore;
-    pub use crate::store::{format_position, parse_position, take_commit_position, ReplicaReads};
+    pub use crate::store::{
+        database_lost, format_position, parse_position, take_commit_position, ReplicaReads,
+    };
 }
 
 /// The services the interface has, and the release.

@@ -42,6 +42,7 @@ pub mod contract;
 mod holds;
 mod replica;
 pub mod rows;
+mod status;
 mod upgrade;
 
 pub use ahead::{Ahead, ReadAhead};
@@ -56,6 +57,9 @@ pub use rows::{
     FieldKind, Job, JobStatus, LogEntry, LogFilter, LogStatus, MailAttachment, MailEntry,
     RecordChunkRow, SecretRow, StoredVersion, TokenListing, TokenRecord, TokenSelector, Worker,
 };
+#[cfg(feature = "postgres")]
+pub(crate) use status::set_lost;
+pub use status::{database_lost, DatabaseStatus, PoolStatus};
 
 use crate::auth::{Grant, Role};
 use crate::error::Result;
@@ -665,6 +669,12 @@ pub trait Store: Send + Sync {
     /// none for a store without.
     fn replicas(&self) -> Vec<ReplicaStatus> {
         Vec::new()
+    }
+
+    /// Whether the database answered at the last check and how the pool of connections to it
+    /// is doing; `None` for a store in this process (an embedded file).
+    fn status(&self) -> Option<DatabaseStatus> {
+        None
     }
 
     /// This process's work on a claim it made ended (finished, failed, or given up). A store

@@ -78,7 +78,13 @@ impl PgBus {
                             Ok(c) => c,
                             Err(e) => {
                                 drop(shared);
-                                tracing::warn!(error = %e, "realtime listener: cannot reconnect");
+                                if crate::store::database_lost() || backoff < Duration::from_secs(1) {
+                                    // The database's loss was logged once (or the lost connection
+                                    // just now, and the first tries follow at once).
+                                    tracing::debug!(error = %e, "realtime listener: cannot reconnect");
+                                } else {
+                                    tracing::warn!(error = %e, "realtime listener: cannot reconnect");
+                                }
                                 std::thread::sleep(backoff);
                                 backoff = (backoff * 2).min(Duration::from_secs(5));
                                 continue;

@@ -36,8 +36,10 @@ pub mod cluster;
 mod connect;
 mod data;
 mod documents;
+mod failure;
 mod filter;
 mod gathered;
+mod health;
 mod jobs;
 mod key;
 mod migrations;
@@ -266,10 +268,11 @@ impl std::fmt::Debug for PgStore {
 }
 
 /// A PostgreSQL error as the platform's: a lost or refused connection is
-/// [`Error::Unavailable`], anything else a storage failure.
+/// [`Error::Unavailable`], anything else a storage failure; either says why in PostgreSQL's
+/// words (its SQLSTATE and message, [`failure::PgFailure`]).
 pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
     if e.is_closed() || e.as_db_error().is_none() {
-        return Error::Unavailable(Box::new(e));
+        return Error::Unavailable(Box::new(failure::PgFailure(e)));
     }
     if let Some(db) = e.as_db_error() {
         let code = db.code().code();
@@ -283,7 +286,7 @@ pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
             || code == "57P03"
             || code == READ_ONLY
         {
-            return Error::Unavailable(Box::new(e));
+            return Error::Unavailable(Box::new(failure::PgFailure(e)));
         }
         // Transactions that cannot be ordered: a serialization failure, a deadlock; or a row
         // of a version another writer stored first. Nothing of this one is kept: it may run
@@ -300,7 +303,7 @@ pub(crate) fn pg_error(e: tokio_postgres::Error) -> Error {
             );
         }
     }
-    Error::storage(e)
+    Error::storage(failure::PgFailure(e))
 }
 
 /// The SQLSTATE of a write refused because the transaction is read-only.
@@ -368,7 +371,7 @@ impl PgStore {
         let (schema, lease) = (options.schema.as_str(), options.lease);
         check_schema(schema)?;
         let config = connect::target(url)?;
-        let mut pool = Pool::new(config, schema, 16, options.pooler)?;
+        let mut pool = Pool::new(config, schema, 16, options.pooler)?.with_health();
         if let Some(url) = &options.listen_url {
             pool.listen_at(connect::target(url)?);
         }
@@ -540,6 +543,14 @@ impl Store for PgStore {
             .as_ref()
             .map(replicas::Replicas::statuses)
             .unwrap_or_default()
+    }
+
+    fn status(&self) -> Option<crate::store::DatabaseStatus> {
+        let pool = &self.shared.pool;
+        Some(crate::store::DatabaseStatus {
+            up: pool.is_up().unwrap_or(true),
+            pool: pool.status(),
+        })
     }
 
     fn claim_ended(&self, claim: &crate::store::Claim) {

@@ -16,6 +16,8 @@
 mod pooled;
 
 use super::connect::Target;
+use super::failure::PgFailure;
+use super::health::Health;
 use super::tls::Tls;
 use super::{pg_error, Db, PgPooler};
 use crate::error::{Error, Result};
@@ -113,7 +115,7 @@ pub(crate) fn connect(config: &tokio_postgres::Config, tls: &Tls, listen: bool) 
         Ok::<Client, tokio_postgres::Error>(client)
     }))
     .map_err(|e| Error::Internal(format!("the PostgreSQL connection task failed: {e}")))?;
-    let client = connected.map_err(|e| Error::Unavailable(Box::new(e)))?;
+    let client = connected.map_err(|e| Error::Unavailable(Box::new(PgFailure(e))))?;
     Ok(PgConn {
         client,
         notifications: listen.then_some(rx),
@@ -340,6 +342,8 @@ pub(crate) struct Pool {
     pooled: Option<Arc<pooled::Pooled>>,
     /// The connection settings of the bus's listener, when not `config`'s.
     listen: Option<Target>,
+    /// Whether the database answers, followed for the primary's pool ([`Pool::with_health`]).
+    health: Option<Arc<Health>>,
 }
 
 impl Pool {
@@ -384,19 +388,58 @@ impl Pool {
             tls,
             pooled,
             listen: None,
+            health: None,
         })
+    }
+
+    /// The same pool, following whether the database answers (logging when it is lost and
+    /// when it is back).
+    pub(crate) fn with_health(self) -> Pool {
+        Pool {
+            health: Some(Arc::default()),
+            ..self
+        }
+    }
+
+    /// Whether the database answered at the last check, for a pool that follows it.
+    pub(crate) fn is_up(&self) -> Option<bool> {
+        self.health.as_ref().map(|h| h.is_up())
+    }
+
+    /// How many connections are open, in use, and how many callers wait for one.
+    pub(crate) fn status(&self) -> crate::store::PoolStatus {
+        let s = self.inner.status();
+        crate::store::PoolStatus {
+            max: s.max_size,
+            open: s.size,
+            in_use: s.size.saturating_sub(s.available),
+            waiting: s.waiting,
+        }
     }
 
     /// A connection: an idle one, or a new one while fewer than `max` are open, or the next
     /// one freed (waiting at most 30 s).
     pub(crate) fn get(&self) -> Result<Conn<'_>> {
         let _context = runtime()?.enter();
-        let obj = block_on(self.inner.get()).map_err(|e| match e {
-            deadpool_postgres::PoolError::Backend(e) => Error::Unavailable(Box::new(e)),
-            deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
-                Error::Unavailable("every connection to the database is busy".into())
+        let obj = block_on(self.inner.get()).map_err(|e| {
+            let busy = matches!(
+                e,
+                deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait)
+            );
+            let e = match e {
+                deadpool_postgres::PoolError::Backend(e) => {
+                    Error::Unavailable(Box::new(PgFailure(e)))
+                }
+                deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
+                    Error::Unavailable("every connection to the database is busy".into())
+                }
+                other => Error::Unavailable(other.to_string().into()),
+            };
+            // Every connection busy is no sign of a lost database.
+            if let (Some(health), false) = (&self.health, busy) {
+                health.failed(&e);
             }
-            other => Error::Unavailable(other.to_string().into()),
+            e
         })?;
         Ok(Conn {
             pool: self,
@@ -621,6 +664,14 @@ impl Conn<'_> {
     /// transaction counts as opened, so that its end reaches the connection (and fails there
     /// when the connection was lost).
     fn check<T>(&mut self, out: Result<T>) -> Result<T> {
+        // (A connection discarded before was not tried: it says nothing of the database.)
+        if let (Some(health), true) = (&self.pool.health, self.obj.is_some()) {
+            match &out {
+                Err(e @ Error::Unavailable(_)) => health.failed(e),
+                // Any other answer, an error's too, came from the database.
+                _ => health.answered(),
+            }
+        }
         if out.is_err() {
             self.begin = None;
         }

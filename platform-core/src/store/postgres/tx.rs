@@ -253,7 +253,12 @@ impl Drop for Tx<'_> {
             conn.send_unawaited("ROLLBACK");
         } else if self.open && conn.begun() {
             if let Err(e) = conn.batch("ROLLBACK") {
-                tracing::warn!(error = %e, "rollback failed; the connection is dropped");
+                if crate::store::database_lost() {
+                    // The database's loss was logged once.
+                    tracing::debug!(error = %e, "rollback failed; the connection is dropped");
+                } else {
+                    tracing::warn!(error = %e, "rollback failed; the connection is dropped");
+                }
                 conn.discard();
             }
         }
