@@ -187,7 +187,7 @@ fn a_database_outage_is_one_line_when_lost_and_one_when_back() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let key = dir.path().join("platform.key");
+    let key = super::provisioned_key(dir.path());
     let mut command = Command::new(BIN);
     command
         .args(["serve", "--db", &cluster.url, "--addr", "127.0.0.1:0"])
@@ -274,7 +274,7 @@ fn each_read_replica_has_its_lag_and_state_in_the_metrics() {
         .args(["serve", "--db", &primary.url, "--addr", "127.0.0.1:0"])
         .args(["--read-replica", &replica.url, "--replica-max-lag", "2"])
         .arg("--key-file")
-        .arg(dir.path().join("platform.key"));
+        .arg(super::provisioned_key(dir.path()));
     let server = Server::spawn(command);
     let serving = format!("platform_db_replica_serving{{replica=\"{}\"}}", replica.url);
     let lag = format!(

@@ -37,6 +37,9 @@ fn two_servers_and_the_cli_behind_pgbouncer_in_transaction_pooling() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(said.contains("--pg-pooler transaction"), "{said}");
+    assert!(!key.exists(), "a refused init made a key");
+    // The key provisioned for the nodes, the first of which makes the admin.
+    super::provisioned_key(dir.path());
 
     let a = node(&url, &db.url, &key);
     assert!(
