@@ -109,7 +109,7 @@ pub fn walkthrough(platform: &Platform, csv: &str) -> Result<Summary> {
     )?;
     let (first, last) = (prices[0].at, prices[prices.len() - 1].at);
     let whole_file = ValidationRequest::new("TTF:DA").between(first, last);
-    let run = validation.run(&me, &whole_file)?;
+    let run = validation.run_and_wait(&me, &whole_file)?;
 
     // 3. A revision of two days, one with a misplaced decimal point; the checks find it.
     let revision = [
@@ -121,7 +121,7 @@ pub fn walkthrough(platform: &Platform, csv: &str) -> Result<Summary> {
         ..Default::default()
     };
     let revision_version = data.write_series(&me, "TTF:DA", &revision, &revised)?;
-    let checked = validation.run(
+    let checked = validation.run_and_wait(
         &me,
         &ValidationRequest::new("TTF:DA").at(revision.map(|p| p.at)),
     )?;
@@ -133,7 +133,7 @@ pub fn walkthrough(platform: &Platform, csv: &str) -> Result<Summary> {
         .collect();
     // Undo the whole revision: the object (and its series) back to the version before.
     let after_rollback = objects.roll_back(&me, "TTF", Some("revision failed its checks"))?;
-    let again = validation.run(&me, &whole_file)?;
+    let again = validation.run_and_wait(&me, &whole_file)?;
 
     // 4. A week, converted to EUR/therm, and as the load wrote it.
     let week = ReadRange::Between {

@@ -110,8 +110,8 @@ pub use objects::Object;
 pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
-    CheckResult, PointResult, RunTimings, TenorCheck, TenorResult, ValidationCounts,
-    ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
+    CheckResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,
+    ValidationCounts, ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
 };
 pub use validation_typed::{
     AutomationSync, BatchItemResult, RecordCheck, RecordOutcome, RecordOverride, Resolution,

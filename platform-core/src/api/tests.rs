@@ -331,7 +331,12 @@ fn a_typed_validation_run_is_the_json_run() {
     );
     assert_eq!((tested.counts.valid, tested.counts.failed), (2, 2));
     assert_eq!(tested.records, 0);
-    let run = platform.validation().run(&me, &req).unwrap();
+    let run = platform
+        .validation()
+        .run(&me, &req)
+        .unwrap()
+        .done()
+        .expect("checked now");
     assert_eq!((run.points, run.records), (4, 4));
     let second = &run.results[1];
     assert_eq!(second.status, ValidationStatus::Failed);
@@ -366,7 +371,12 @@ fn a_typed_validation_run_is_the_json_run() {
     let one = ValidationRequest::new("A:S")
         .at([hour(1)])
         .only_checks(["small"]);
-    let again = platform.validation().run(&me, &one).unwrap();
+    let again = platform
+        .validation()
+        .run(&me, &one)
+        .unwrap()
+        .done()
+        .expect("checked now");
     assert_eq!(again.points, 1);
     assert_eq!(again.results[0].previous, Some(ValidationStatus::Failed));
     // A request the JSON run refuses is refused the same.
@@ -407,11 +417,23 @@ fn a_large_run_goes_to_a_job_and_says_so() {
         )
         .unwrap();
     let req = ValidationRequest::new("A:S").between(hour(0), hour(4));
-    let queued = platform.validation().run(&me, &req).unwrap();
-    let job = queued.job.expect("a job id");
+    // Five points over maxPoints 2: queued, and nothing says it passed (it checked nothing).
+    let crate::api::RunOutcome::Queued(queued) = platform.validation().run(&me, &req).unwrap()
+    else {
+        panic!("a run over maxPoints is queued");
+    };
+    let job = queued.job;
     assert!(job.starts_with("job-"), "{job}");
-    assert!(queued.message.unwrap().contains(&job));
-    assert_eq!(queued.points, 0);
+    assert!(queued.message.contains(&job), "{}", queued.message);
+    assert!(
+        platform
+            .validation()
+            .validation_records(&me, &Default::default())
+            .unwrap()
+            .items
+            .is_empty(),
+        "a queued run stored records"
+    );
     assert!(platform.jobs().run_next().unwrap());
     let jobs = platform.jobs().list(&me).unwrap();
     assert_eq!(jobs[0]["status"], "done");
@@ -426,6 +448,94 @@ fn a_large_run_goes_to_a_job_and_says_so() {
     assert_eq!((done.progress, done.user.as_str()), (100, me.user.as_str()));
     assert!(done.started.is_some() && done.finished >= done.started);
     assert_eq!(Some(&jobs[0]["result"]), done.result.as_ref());
+}
+
+/// A run asked to wait checks every point on the calling thread, past `maxPoints`, and a failing
+/// point fails it: never a queued job counted as passed.
+#[test]
+fn a_large_run_that_waits_checks_every_point_now() {
+    let (platform, me) = setup();
+    let points: Vec<Point> = (0..5000)
+        .map(|h| Point::new(hour(h), if h == 4321 { -1.0 } else { 1.0 }))
+        .collect();
+    platform
+        .data()
+        .write_series(&me, "A:S", &points, &Default::default())
+        .unwrap();
+    platform
+        .objects()
+        .save(
+            &me,
+            Collection::ValidationConfig,
+            json!({"_id": "A:S", "kind": "timeseries",
+                   "checks": [{"name": "pos", "expression": "value > 0"}]}),
+            &Default::default(),
+        )
+        .unwrap();
+    let req = ValidationRequest::new("A:S").between(hour(0), hour(4999));
+    // Over the default maxPoints (1,000): run queues it and says so.
+    let outcome = platform.validation().run(&me, &req).unwrap();
+    assert!(
+        matches!(&outcome, crate::api::RunOutcome::Queued(q) if q.job.starts_with("job-")),
+        "{outcome:?}"
+    );
+    let waited = platform.validation().run_and_wait(&me, &req).unwrap();
+    assert_eq!((waited.points, waited.records), (5000, 5000));
+    assert_eq!((waited.counts.valid, waited.counts.failed), (4999, 1));
+    assert!(!waited.passed());
+}
+
+/// In a batch, an item past its `maxPoints` goes to a job of its own and says which (its status
+/// `skipped` is not a pass); a batch that waits checks it now.
+#[test]
+fn a_batch_item_past_its_max_points_names_its_job_and_a_batch_that_waits_checks_it() {
+    let (platform, me) = setup();
+    for (id, max) in [("A:S", 2), ("B:S", 1000)] {
+        let points: Vec<Point> = (0..5)
+            .map(|h| Point::new(hour(h), if h == 3 { -1.0 } else { 1.0 }))
+            .collect();
+        platform
+            .data()
+            .write_series(&me, id, &points, &Default::default())
+            .unwrap();
+        platform
+            .objects()
+            .save(
+                &me,
+                Collection::ValidationConfig,
+                json!({"_id": id, "kind": "timeseries", "options": {"maxPoints": max},
+                       "checks": [{"name": "pos", "expression": "value > 0"}]}),
+                &Default::default(),
+            )
+            .unwrap();
+    }
+    let at: Vec<_> = (0..5).map(hour).collect();
+    let batch = crate::api::ValidationBatch::new(["A:S", "B:S"]).at(at);
+    let run = platform.validation().run_batch(&me, &batch).unwrap();
+    let (queued, checked) = (&run.results[0], &run.results[1]);
+    let job = queued.job.as_deref().expect("the item's job");
+    assert!(job.starts_with("job-") && queued.points == 0, "{queued:?}");
+    assert_eq!(checked.job, None);
+    assert_eq!(checked.status, ValidationStatus::Failed);
+    let waited = platform
+        .validation()
+        .run_batch_and_wait(&me, &batch)
+        .unwrap();
+    assert!(!waited.background && waited.job.is_none());
+    for item in &waited.results {
+        assert_eq!(
+            (item.job.as_deref(), item.points, item.status),
+            (None, 5, ValidationStatus::Failed),
+            "{item:?}"
+        );
+    }
+    let mut later = batch.clone();
+    later.background = true;
+    let e = platform
+        .validation()
+        .run_batch_and_wait(&me, &later)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidParameter, "{e}");
 }
 
 #[test]

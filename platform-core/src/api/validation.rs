@@ -437,13 +437,86 @@ impl ValidationResult {
     }
 }
 
+/// What a run did: checked its points now, or queued them as a background job. A queued run has
+/// checked nothing, so it has no `passed()`: a caller that gates on the checks matches on this,
+/// or asks for [`Validation::run_and_wait`].
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "a queued run has checked nothing yet"]
+pub enum RunOutcome {
+    /// The points were checked and their records stored.
+    Done(ValidationResult),
+    /// The run went to a background job (it holds more points than the configuration's
+    /// `maxPoints`): nothing is checked yet.
+    Queued(QueuedRun),
+}
+
+/// A run sent to the background: its job, which [`super::Jobs::run_next`] or a server's
+/// worker runs, and the message that says who runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedRun {
+    /// The job's id ([`super::Jobs::jobs`] lists it, with its result once done).
+    pub job: String,
+    /// Where the run went and who runs it.
+    pub message: String,
+}
+
+impl RunOutcome {
+    /// The result when the points were checked; `None` when the run was queued.
+    pub fn done(self) -> Option<ValidationResult> {
+        match self {
+            RunOutcome::Done(result) => Some(result),
+            RunOutcome::Queued(_) => None,
+        }
+    }
+
+    fn from_answer(answer: Value) -> Result<RunOutcome> {
+        match answer.get("job").and_then(Value::as_str) {
+            Some(job) => Ok(RunOutcome::Queued(QueuedRun {
+                job: job.to_string(),
+                message: answer["message"].as_str().unwrap_or_default().to_string(),
+            })),
+            None => ValidationResult::from_answer(answer).map(RunOutcome::Done),
+        }
+    }
+}
+
 impl Validation<'_> {
     /// Runs the checks of `req.target`'s configuration over the points asked for and stores a
-    /// record per point. Role `writer`.
+    /// record per point, or, for more points than the configuration's `maxPoints`, queues the
+    /// run as a background job ([`RunOutcome::Queued`]: nothing checked yet). Role `writer`.
     ///
     /// (See [`Validation`] for an example.)
-    pub fn run(&self, p: &Principal, req: &ValidationRequest) -> Result<ValidationResult> {
+    pub fn run(&self, p: &Principal, req: &ValidationRequest) -> Result<RunOutcome> {
         let answer = self.validation_run(p, &req.body(), false, req.origin())?;
+        RunOutcome::from_answer(answer)
+    }
+
+    /// [`Validation::run`] in the foreground whatever its size: the points are checked on this
+    /// thread, however many, and the call answers when their records are stored (never a job).
+    /// Role `writer`.
+    ///
+    /// ```
+    /// use platform_core::api::{Point, ValidationRequest};
+    /// use chrono::{Duration, TimeZone, Utc};
+    /// use serde_json::json;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// let hours: Vec<Point> = (0..3).map(|h| Point::new(start + Duration::hours(h), 50.0)).collect();
+    /// platform.data().write_series(&me, "NBP:SPOT", &hours, &Default::default())?;
+    /// platform.objects().save(&me, platform_core::api::Collection::ValidationConfig,
+    ///     json!({"_id": "NBP:SPOT", "kind": "timeseries", "options": {"maxPoints": 2},
+    ///            "checks": [{"name": "cap", "expression": "value < 200"}]}),
+    ///     &Default::default())?;
+    /// let all = ValidationRequest::new("NBP:SPOT").between(start, start + Duration::hours(2));
+    /// // Over maxPoints, run queues it; run_and_wait checks it now.
+    /// assert!(platform.validation().run(&me, &all)?.done().is_none());
+    /// let checked = platform.validation().run_and_wait(&me, &all)?;
+    /// assert!(checked.passed() && checked.points == 3);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn run_and_wait(&self, p: &Principal, req: &ValidationRequest) -> Result<ValidationResult> {
+        let answer = self.validation_run_in_foreground(p, &req.body(), req.origin())?;
         ValidationResult::from_answer(answer)
     }
 

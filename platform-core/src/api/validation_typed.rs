@@ -339,6 +339,11 @@ pub struct BatchItemResult {
     /// Why it could not run (`no validation`, `disabled`, the data unreadable...).
     #[serde(default)]
     pub error: Option<String>,
+    /// The background job it went to (more points than its configuration's `maxPoints`):
+    /// nothing of it is checked yet, though its status says `skipped`
+    /// ([`Validation::run_batch_and_wait`] checks it now).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
 }
 
 /// The outcome of a batch: each data item's, or the background job it went to.
@@ -394,7 +399,7 @@ impl Validation<'_> {
     ///     "_id": "NBP:SPOT", "kind": "timeseries",
     ///     "checks": [{"name": "positive", "expression": "value > 0"}]
     /// }), &Default::default())?;
-    /// platform.validation().run(&me, &ValidationRequest::new("NBP:SPOT").at([at]))?;
+    /// let _checked = platform.validation().run(&me, &ValidationRequest::new("NBP:SPOT").at([at]))?;
     /// let page = platform.validation().validation_records(&me, &Default::default())?;
     /// let record = &page.items[0];
     /// assert_eq!((page.total, record.status), (1, ValidationStatus::Failed));
@@ -516,6 +521,25 @@ impl Validation<'_> {
     ) -> Result<ValidationBatchResult> {
         let origin = batch.origin.as_deref().unwrap_or("manual");
         from_json("batch answer", self.run_many(p, &batch.body()?, origin)?)
+    }
+
+    /// [`Validation::run_batch`] in the foreground: every item is checked on this thread's
+    /// workers now, however many items, points or days (no job for the batch nor for an item:
+    /// `background` false, no item with a `job`); a delay asked for is refused.
+    pub fn run_batch_and_wait(
+        &self,
+        p: &Principal,
+        batch: &ValidationBatch,
+    ) -> Result<ValidationBatchResult> {
+        if batch.background || batch.delay_ms.is_some_and(|d| d > 0) {
+            return Err(Error::invalid_parameter(
+                "run_batch_and_wait runs now: a batch for the background or for later goes \
+                 through run_batch",
+            ));
+        }
+        let origin = batch.origin.as_deref().unwrap_or("manual");
+        let answer = self.run_many_in_foreground(p, &batch.body()?, origin)?;
+        from_json("batch answer", answer)
     }
 
     /// Typed: recreates the missing automations of the caller's enabled `runOnUpdate`

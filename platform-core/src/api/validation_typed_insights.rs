@@ -565,7 +565,7 @@ impl Validation<'_> {
     ///     "checks": [{"name": "cap", "expression": "value < 100"}]
     /// }), &Default::default())?;
     /// let validation = platform.validation();
-    /// validation.run(&me, &ValidationRequest::new("NBP:SPOT").at([spike]))?;
+    /// let _checked = validation.run(&me, &ValidationRequest::new("NBP:SPOT").at([spike]))?;
     /// // The spike was real: a false alarm of the check.
     /// let record = &validation.validation_records(&me, &Default::default())?.items[0];
     /// validation.override_records(&me, &[&record.id], "a real spike")?;

@@ -58,7 +58,12 @@ fn with_records() -> (Platform, Principal) {
                    {"name": "cap", "expression": "value < 100"}]}),
     );
     let run = ValidationRequest::new("NBP:SPOT").between(day(0), day(27));
-    let done = platform.validation().run(&me, &run).unwrap();
+    let done = platform
+        .validation()
+        .run(&me, &run)
+        .unwrap()
+        .done()
+        .expect("checked now");
     assert_eq!((done.points, done.counts.failed), (28, 2));
     (platform, me)
 }

@@ -46,7 +46,7 @@ use serde_json::{Map, Value};
 /// answers over its JSON calls.
 ///
 /// ```
-/// use platform_core::api::{Point, ValidationRequest, ValidationStatus};
+/// use platform_core::api::{Point, RunOutcome, ValidationRequest, ValidationStatus};
 /// use platform_core::api::Collection;
 /// use chrono::{Duration, TimeZone, Utc};
 /// use serde_json::json;
@@ -62,7 +62,11 @@ use serde_json::{Map, Value};
 ///     "checks": [{"name": "positive", "expression": "value > 0"}]
 /// }), &Default::default())?;
 ///
-/// let result = platform.validation().run(&me, &ValidationRequest::new("NBP:SPOT").between(start, start + Duration::days(3)))?;
+/// let request = ValidationRequest::new("NBP:SPOT").between(start, start + Duration::days(3));
+/// // `run` may queue a large run as a job (`RunOutcome::Queued`); this one is checked now.
+/// let RunOutcome::Done(result) = platform.validation().run(&me, &request)? else {
+///     panic!("three points are checked now");
+/// };
 /// assert_eq!((result.points, result.counts.valid, result.counts.failed), (3, 2, 1));
 /// assert!(!result.passed());
 /// assert_eq!(result.results[2].status, ValidationStatus::Failed);

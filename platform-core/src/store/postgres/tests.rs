@@ -603,7 +603,12 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
         let end = start + chrono::TimeDelta::hours(n as i64 - 1);
         let req = crate::api::ValidationRequest::new(id).between(start, end);
         counted(&|| {
-            let done = platform.validation().run(&p, &req).unwrap();
+            let done = platform
+                .validation()
+                .run(&p, &req)
+                .unwrap()
+                .done()
+                .expect("checked now");
             assert_eq!(done.points as usize, n);
         })
     };

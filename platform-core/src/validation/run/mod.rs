@@ -66,6 +66,16 @@ impl Validation<'_> {
         self.run_now(p, body, test, origin, false)
     }
 
+    /// A run checked on this thread whatever its size (never queued as a job).
+    pub(crate) fn validation_run_in_foreground(
+        &self,
+        p: &Principal,
+        body: &Value,
+        origin: &str,
+    ) -> Result<Value> {
+        self.run_now(p, body, false, origin, true)
+    }
+
     /// A run or test; `in_job` when a background job does it (it never goes to the background
     /// again).
     fn run_now(

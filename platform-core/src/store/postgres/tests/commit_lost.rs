@@ -115,13 +115,16 @@ fn upstream(url: &str) -> String {
     format!("{host}:{port}")
 }
 
-/// The test server's URL with its host and port replaced by 127.0.0.1:`port`.
+/// The test server's URL with its host and port replaced by 127.0.0.1:`port`, without TLS (the
+/// proxy reads the protocol to find the COMMIT).
 fn via(url: &str, port: u16) -> String {
     let at = url
         .rfind('@')
         .map_or(url.find("://").unwrap() + 3, |a| a + 1);
     let end = url[at..].find('/').map_or(url.len(), |e| at + e);
-    format!("{}127.0.0.1:{port}{}", &url[..at], &url[end..])
+    let url = format!("{}127.0.0.1:{port}{}", &url[..at], &url[end..]);
+    let glue = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{glue}sslmode=disable")
 }
 
 fn save(platform: &Platform, who: &Principal, body: Value) -> crate::Result<Value> {
