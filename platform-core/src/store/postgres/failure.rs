@@ -100,4 +100,24 @@ mod tests {
         assert_eq!(failure.sqlstate(), Some("42501"));
         assert!(!format!("{e}").contains("db error"));
     }
+
+    /// A write refused by a read-only server (25006, a demoted primary) is unavailable, and is
+    /// known as such through the failure that carries it (the pool then drops its idle
+    /// connections, so a URL of several hosts finds the new primary).
+    #[test]
+    fn a_write_refused_as_read_only_is_known_through_its_failure() {
+        let Some(url) = server_url() else {
+            return;
+        };
+        let mut client = admin(&url).unwrap();
+        let e = client
+            .batch_execute("BEGIN READ ONLY; CREATE TABLE platform_never (x int); COMMIT")
+            .unwrap_err();
+        let Error::Unavailable(cause) = &e else {
+            panic!("{e:?}");
+        };
+        assert!(cause.is::<PgFailure>(), "{e:?}");
+        assert!(super::super::read_only(cause.as_ref()), "{e}");
+        assert!(e.to_string().contains("PostgreSQL 25006"), "{e}");
+    }
 }

@@ -311,7 +311,11 @@ const READ_ONLY: &str = "25006";
 
 /// Whether an error is a write refused because the server is read-only (no primary).
 pub(crate) fn read_only(e: &(dyn std::error::Error + 'static)) -> bool {
-    e.downcast_ref::<tokio_postgres::Error>()
+    let client = e
+        .downcast_ref::<failure::PgFailure>()
+        .map(|f| &f.0)
+        .or_else(|| e.downcast_ref::<tokio_postgres::Error>());
+    client
         .and_then(tokio_postgres::Error::code)
         .is_some_and(|c| c.code() == READ_ONLY)
 }
