@@ -38,6 +38,7 @@ pub mod tokens {
 
 /// Opening a store, and the commit positions a server follows its replicas by.
 pub mod stores {
+    #[cfg(feature = "postgres")]
     pub use crate::store::postgres::{is_url, redact, PgOptions, PgPooler};
     pub use crate::store::sqlite::SqliteStore;
     pub use crate::store::{

@@ -47,6 +47,7 @@ mod upgrade;
 
 pub use ahead::{Ahead, ReadAhead};
 pub use holds::{Hold, Holds};
+#[cfg(feature = "postgres")]
 pub(crate) use replica::set_commit_position;
 pub use replica::{
     format_position, parse_position, take_commit_position, ReplicaReads, ReplicaStatus,
@@ -59,6 +60,8 @@ pub use rows::{
 };
 #[cfg(feature = "postgres")]
 pub(crate) use status::set_lost;
+// (A pool's status is a PostgreSQL store's only: a SQLite-only build names it nowhere.)
+#[cfg_attr(not(feature = "postgres"), allow(unused_imports))]
 pub use status::{database_lost, DatabaseStatus, PoolStatus};
 
 use crate::auth::{Grant, Role};

@@ -49,6 +49,7 @@ pub fn take_commit_position() -> Option<u64> {
 }
 
 /// Records the commit position of this thread's write (see [`take_commit_position`]).
+#[cfg(feature = "postgres")]
 pub(crate) fn set_commit_position(at: u64) {
     COMMITTED_AT.with(|c| c.set(Some(at)));
 }
