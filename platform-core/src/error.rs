@@ -8,7 +8,11 @@
 use std::fmt;
 
 /// Stable, client-visible error codes.
+///
+/// New codes may come in a later release (the enum is `#[non_exhaustive]`): a `match` on it
+/// outside this crate ends with a `_` arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// A body of the wrong shape (not an object or array, a field of the wrong type...).
     InvalidBody,
@@ -83,7 +87,11 @@ impl fmt::Display for ErrorCode {
 }
 
 /// A failure of a core call.
+///
+/// Match on [`Error::code`] for what kind of failure it is; the variants say where it came
+/// from, and new ones may come in a later release (`#[non_exhaustive]`).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A problem the caller can fix; the message names the offending input.
     #[error("{message}")]

@@ -271,7 +271,8 @@ impl Platform {
     /// A platform on the SQLite database file at `path` (created if absent), sealing secrets
     /// with the key in the file `<path>.key` (created with mode 0600 if absent).
     #[cfg(feature = "sqlite")]
-    pub fn open(path: &std::path::Path) -> Result<Platform> {
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Platform> {
+        let path = path.as_ref();
         let mut key_path = path.as_os_str().to_owned();
         key_path.push(".key");
         let key = seal::SecretKey::load_or_create(std::path::Path::new(&key_path))?;
@@ -282,7 +283,8 @@ impl Platform {
     /// A platform on the SQLite database file at `path`, which must exist (`NOT_FOUND`
     /// otherwise, and nothing is created): for tools that read a database rather than make one.
     #[cfg(feature = "sqlite")]
-    pub fn open_existing(path: &std::path::Path) -> Result<Platform> {
+    pub fn open_existing(path: impl AsRef<std::path::Path>) -> Result<Platform> {
+        let path = path.as_ref();
         Platform::check_existing(path)?;
         Platform::open(path)
     }
@@ -319,7 +321,7 @@ impl Platform {
     #[cfg(feature = "postgres")]
     pub fn open_postgres(
         url: &str,
-        key_file: &std::path::Path,
+        key_file: impl AsRef<std::path::Path>,
         lease: std::time::Duration,
     ) -> Result<Platform> {
         let options = store::postgres::PgOptions {
@@ -334,9 +336,10 @@ impl Platform {
     #[cfg(feature = "postgres")]
     pub fn open_postgres_with(
         url: &str,
-        key_file: &std::path::Path,
+        key_file: impl AsRef<std::path::Path>,
         options: &store::postgres::PgOptions,
     ) -> Result<Platform> {
+        let key_file = key_file.as_ref();
         // The key file first: without one, nothing of the database is made or changed.
         let found = seal::SecretKey::load(key_file)?;
         if found.is_none() && !options.init {

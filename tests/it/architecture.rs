@@ -158,6 +158,13 @@ fn the_server_maps_every_error_code_to_a_status() {
             status.is_client_error() || status.is_server_error(),
             "{code}: {status}"
         );
+        // Only INTERNAL_ERROR is a 500: a code that falls to the table's catch-all is not
+        // mapped.
+        assert_eq!(
+            status == actix_web::http::StatusCode::INTERNAL_SERVER_ERROR,
+            code == ErrorCode::Internal,
+            "{code}: {status}"
+        );
     }
     // The codes only HTTP knows are the server's, and no core code has their names.
     for code in platform_server::error::HttpCode::ALL {

@@ -201,8 +201,16 @@ fn without_the_pooler_mode_pgbouncer_in_transaction_pooling_fails() {
         "{}",
         chain(&refused)
     );
-    // Told to ignore them, it runs a statement prepared on one server connection on another.
-    let lax = Bouncer::start(&db.url, "ignore_startup_parameters = options");
+    // Told to ignore them, it runs a statement prepared in one transaction in a later one,
+    // which transaction pooling may hand another server connection. Which one it hands out is
+    // left to scheduling, so the pooler here resets its server connection after every
+    // transaction (`DISCARD ALL`): every later transaction meets a connection that has not
+    // seen the statement, and the failure is certain, never left to chance.
+    let lax = Bouncer::start(
+        &db.url,
+        "ignore_startup_parameters = options\nserver_reset_query = DISCARD ALL\n\
+         server_reset_query_always = 1",
+    );
     let url = lax.url(&db.url);
     let opened = (
         PgStore::open_with(&url, &PgOptions::default()),
