@@ -34,7 +34,7 @@ mod service;
 
 pub use service::Calendars;
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use built_in::{built_in_expiry, BUILT_IN, WEEKDAYS};
 
 use crate::auth::Principal;
@@ -538,6 +538,7 @@ pub struct Holiday {
 
 #[cfg(test)]
 mod tests {
+    use super::built_in::BUILT_IN;
     use super::*;
     use serde_json::json;
 

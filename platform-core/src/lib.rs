@@ -207,9 +207,17 @@ impl std::fmt::Debug for Platform {
 }
 
 impl Platform {
-    /// A platform over a store, reading time from a clock, sealing secrets with a fresh random
-    /// key (see [`Platform::with_secret_key`] to keep secrets readable across restarts).
+    /// A platform over a store of the engine's own, reading time from a clock, sealing secrets
+    /// with a fresh random key (see [`Platform::with_secret_key`] to keep secrets readable
+    /// across restarts). For the project's own tests of stores; a program opens a platform
+    /// with [`Platform::open`], [`Platform::in_memory`] or `Platform::open_postgres`.
+    #[cfg(feature = "internals")]
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Platform {
+        Platform::over(store, clock)
+    }
+
+    /// A platform over `store`, reading time from `clock` (see [`Platform::new`]).
+    pub(crate) fn over(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Platform {
         // Without randomness no key can be made; such a platform refuses every secret call.
         let key = seal::SecretKey::generate().ok();
         let platform = Platform {
@@ -229,6 +237,23 @@ impl Platform {
             tracing::warn!(error = %e, "cannot store the built-in holiday calendars");
         }
         platform
+    }
+
+    /// The same platform reading the time from `clock` from now on (a [`api::FixedClock`] in a
+    /// test makes every timestamp, expiry and `today` rule answer the same on every run). What
+    /// was stored before keeps its times: the built-in scripts and holiday calendars an open
+    /// stores carry the time of the open.
+    ///
+    /// ```
+    /// use platform_core::{api::FixedClock, Platform};
+    /// use chrono::{TimeZone, Utc};
+    /// let at = Utc.with_ymd_and_hms(2024, 10, 27, 0, 0, 0).unwrap();
+    /// let platform = Platform::in_memory()?.with_clock(std::sync::Arc::new(FixedClock::new(at)));
+    /// assert_eq!(platform.now(), at);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Platform {
+        Platform { clock, ..self }
     }
 
     /// The same platform publishing realtime messages to `sink`.
@@ -277,7 +302,7 @@ impl Platform {
         key_path.push(".key");
         let key = seal::SecretKey::load_or_create(std::path::Path::new(&key_path))?;
         let store = store::sqlite::SqliteStore::open(path)?;
-        Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
+        Ok(Platform::over(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
     /// A platform on the SQLite database file at `path`, which must exist (`NOT_FOUND`
@@ -371,7 +396,7 @@ impl Platform {
             other => other,
         })?;
         let key = database_key(&store, url, key_file, found)?;
-        Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
+        Ok(Platform::over(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
     }
 
     /// A platform on `db`: a PostgreSQL URL ([`Platform::open_postgres`], with `key_file` or
@@ -430,7 +455,7 @@ impl Platform {
             Some(key_file) => {
                 let key = seal::SecretKey::load_or_create(key_file)?;
                 let store = store::sqlite::SqliteStore::open(path)?;
-                Ok(Platform::new(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
+                Ok(Platform::over(Arc::new(store), Arc::new(SystemClock)).with_secret_key(key))
             }
         }
     }
@@ -438,7 +463,7 @@ impl Platform {
     /// A platform on a fresh in-memory SQLite database.
     #[cfg(feature = "sqlite")]
     pub fn in_memory() -> Result<Platform> {
-        Ok(Platform::new(
+        Ok(Platform::over(
             Arc::new(store::sqlite::SqliteStore::open_in_memory()?),
             Arc::new(SystemClock),
         ))

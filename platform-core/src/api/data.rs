@@ -4,6 +4,8 @@
 use crate::auth::Principal;
 use crate::data::conversion::Conversion;
 use crate::data::read::{data_scope, DataId, DataQuery};
+use crate::data::scale::Scaling;
+use crate::data::zone::ReadZone;
 use crate::data::series::Window;
 use crate::data::Data;
 use crate::data::DataKind;
@@ -145,6 +147,15 @@ pub struct SeriesQuery {
     pub currency: Option<String>,
     /// The density (kg/m3) a mass to volume conversion uses.
     pub density: Option<f64>,
+    /// Scaling on read (`_calendar`, `_observed`, `_distribution`, `_block`): the points of
+    /// another calendar, aggregated or spread after any conversion. The answer's header names
+    /// the calendar scaled to and how (`calendar`, `observed`), and [`Series::partial`] the
+    /// periods made from fewer observations than they hold.
+    pub scaling: Option<Scaling>,
+    /// The zone (`_timezone`) scaled periods are cut in and the dates of a
+    /// [`ReadRange::Expr`] are read in: [`ReadZone::Series`] (the series' own zone, the
+    /// default) or a named zone.
+    pub timezone: Option<ReadZone>,
 }
 
 /// A series read: its observations and what they are.
@@ -432,8 +443,13 @@ impl Data<'_> {
                 currency: q.currency.clone(),
                 density: q.density,
             },
+            scaling: q.scaling.clone(),
+            timezone: q.timezone,
             ..DataQuery::default()
         };
+        if let Some(s) = &q.scaling {
+            s.check()?;
+        }
         let tx = platform.read()?;
         let mut item = self.open_item(p, tx.as_ref(), &scope, &data_id, id, &dq)?;
         if item.kind != DataKind::Series {
@@ -466,12 +482,22 @@ impl Data<'_> {
                 Ok(Point::new(at, number(id, at, &pt.v)?))
             })
             .collect::<Result<Vec<_>>>()?;
+        let (units, currency) = (text(item.json(), "units"), text(item.json(), "currency"));
+        let mut header = std::mem::take(&mut item.header);
+        if q.scaling.is_some() {
+            // What the read made of the series, as the HTTP answer says it.
+            for field in ["calendar", "observed", "timezone"] {
+                if let Some(v) = item.json().get(field) {
+                    header.insert(field.into(), v.clone());
+                }
+            }
+        }
         Ok(Series {
             id: format!("{}:{}", data_id.object, data_id.prop),
             version: item.object.version,
-            units: text(item.json(), "units"),
-            currency: text(item.json(), "currency"),
-            header: item.header,
+            units,
+            currency,
+            header,
             points,
             partial,
         })

@@ -143,7 +143,7 @@ impl Objects<'_> {
     /// (the current one, unchanged, when nothing differed).
     ///
     /// ```
-    /// use platform_core::{api::Object, documents::SaveOptions};
+    /// use platform_core::api::{Object, SaveOptions};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let objects = platform.objects();
@@ -183,7 +183,7 @@ impl Objects<'_> {
     /// One version of an object, by number or tag.
     ///
     /// ```
-    /// use platform_core::{api::Object, ids::VersionRef};
+    /// use platform_core::api::{Object, VersionRef};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let objects = platform.objects();

@@ -948,3 +948,109 @@ fn text_in_numeric_columns_is_refused_through_the_rust_api() {
         .to_string();
     assert!(e.contains("p observation 2: the value \"abc\""), "{e}");
 }
+
+#[test]
+fn a_daily_average_over_the_autumn_change_is_asked_in_types() {
+    let (platform, me) = setup();
+    // Hourly in Berlin from 2024-10-26 00:00 local (22:00 UTC the day before): 24 hours,
+    // then the 25 of the autumn change, the value the hour's number.
+    let start = Utc.with_ymd_and_hms(2024, 10, 25, 22, 0, 0).unwrap();
+    let points: Vec<Point> = (0..49)
+        .map(|h| Point::new(start + Duration::hours(h), h as f64))
+        .collect();
+    let opts = WriteOptions {
+        calendar: Some("HOURLY".into()),
+        timezone: Some("Europe/Berlin".into()),
+        ..Default::default()
+    };
+    platform
+        .data()
+        .write_series(&me, "DE:DA", &points, &opts)
+        .unwrap();
+    let daily = SeriesQuery {
+        scaling: Some(Scaling::aggregate(
+            ScaleTarget::Calendar(Calendar::Daily),
+            Observed::Averaged,
+        )),
+        ..Default::default()
+    };
+    let read = platform.data().series(&me, "DE:DA", &daily).unwrap();
+    let days: Vec<(chrono::DateTime<Utc>, f64)> =
+        read.points.iter().map(|p| (p.at, p.value)).collect();
+    assert_eq!(
+        days,
+        [
+            (start, 11.5),
+            // The mean of hours 24..=48: 25 of them.
+            (start + Duration::hours(24), 36.0),
+        ]
+    );
+    assert_eq!(read.header["calendar"], "DAILY");
+    assert_eq!(read.header["observed"], "averaged");
+    assert!(read.partial.is_empty(), "{:?}", read.partial);
+
+    // In London's days instead, and peak hours only: other periods, said in the header.
+    let london = SeriesQuery {
+        timezone: Some(ReadZone::Named(chrono_tz::Europe::London)),
+        ..daily.clone()
+    };
+    let read = platform.data().series(&me, "DE:DA", &london).unwrap();
+    assert_eq!(read.header["timezone"], "Europe/London");
+    // The first hour (23:00 in London) falls on London's 25 October.
+    let londons: Vec<_> = read.points.iter().map(|p| p.at).collect();
+    assert_eq!(
+        londons[..2],
+        [start - Duration::hours(23), start + Duration::hours(1)],
+        "London's midnights"
+    );
+    let peak = SeriesQuery {
+        scaling: daily.scaling.clone().map(|s| s.in_block(Block::Peak)),
+        ..Default::default()
+    };
+    // 2024-10-26 is a Saturday and the 27th a Sunday: no peak hours at all.
+    assert!(platform
+        .data()
+        .series(&me, "DE:DA", &peak)
+        .unwrap()
+        .points
+        .is_empty());
+
+    // A missing hour makes its day partial, and the answer says so.
+    let mut gap = points.clone();
+    gap.remove(30);
+    platform
+        .data()
+        .write_series(
+            &me,
+            "DE:DA",
+            &gap,
+            &WriteOptions {
+                replace: true,
+                ..opts.clone()
+            },
+        )
+        .unwrap();
+    let read = platform.data().series(&me, "DE:DA", &daily).unwrap();
+    let partial: Vec<(usize, usize)> = read
+        .partial
+        .iter()
+        .map(|p| (p.observations, p.expected))
+        .collect();
+    assert_eq!(partial, [(24, 25)]);
+    assert_eq!(read.partial[0].at, start + Duration::hours(24));
+
+    // Spreading with a block is refused, naming the Rust call.
+    let refused = SeriesQuery {
+        scaling: Some(
+            Scaling::distribute(ScaleTarget::Calendar(Calendar::Intraday(900)))
+                .in_block(Block::Peak),
+        ),
+        ..Default::default()
+    };
+    let e = platform
+        .data()
+        .series(&me, "DE:DA", &refused)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidParameter);
+    assert!(e.to_string().contains("Scaling::distribute"), "{e}");
+}

@@ -25,7 +25,7 @@ fn day(d: i64) -> DateTime<Utc> {
 /// A platform on a fixed clock, and its user.
 fn platform() -> (Platform, Principal) {
     let store = Arc::new(SqliteStore::open_in_memory().unwrap());
-    let platform = Platform::new(store, Arc::new(FixedClock::new(now())));
+    let platform = Platform::over(store, Arc::new(FixedClock::new(now())));
     let me = platform.tenancy().local_principal("acme", "ann").unwrap();
     (platform, me)
 }

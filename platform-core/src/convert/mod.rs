@@ -67,23 +67,7 @@
 //! `EUc` (euro cents); they use their currency's series and are scaled by 100 (`GBp` to `GBP`
 //! is 0.01 with no lookup).
 //!
-//! ```
-//! use platform_core::convert::{parse_unit, price_factor, quantity_factor, rate};
-//!
-//! let (mwh, therm) = (parse_unit("MWh").unwrap(), parse_unit("THERMS").unwrap());
-//! let q = quantity_factor(&mwh, &therm, None).unwrap();
-//! assert!((q - 34.121416331279419).abs() < 1e-12);
-//! // 50 EUR/MWh in EUR/therm
-//! let p = 50.0 * price_factor(&mwh, &therm, None).unwrap();
-//! assert!((p - 1.465355350861111).abs() < 1e-12);
-//!
-//! let rates = |pair: &str, _at: chrono::DateTime<chrono::Utc>| -> platform_core::Result<_> {
-//!     Ok((pair == "EURGBP").then_some(0.85))
-//! };
-//! let at = chrono::DateTime::UNIX_EPOCH;
-//! assert!((rate(&rates, "GBP", "EUR", at).unwrap() - 1.0 / 0.85).abs() < 1e-15);
-//! assert!((rate(&rates, "EUR", "GBp", at).unwrap() - 85.0).abs() < 1e-12);
-//! ```
+//! (The unit test `the_module_example_converts_therms_and_crosses_currencies` shows each.)
 
 pub mod fx;
 pub mod units;
@@ -93,9 +77,9 @@ mod tests;
 
 pub use fx::{parse_currency, rate, RateSource};
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use fx::Currency;
 pub use units::{parse_unit, price_factor, quantity_factor, split_price_unit};
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use units::{Dimension, Unit};

@@ -585,3 +585,22 @@ fn source_errors_pass_through_and_closures_are_sources() {
     );
     assert!(rate(&dated, "USD", "EUR", date(2024, 2, 29)).is_err());
 }
+
+#[test]
+fn the_module_example_converts_therms_and_crosses_currencies() {
+    use crate::convert::{parse_unit, price_factor, quantity_factor, rate};
+
+    let (mwh, therm) = (parse_unit("MWh").unwrap(), parse_unit("THERMS").unwrap());
+    let q = quantity_factor(&mwh, &therm, None).unwrap();
+    assert!((q - 34.121416331279419).abs() < 1e-12);
+    // 50 EUR/MWh in EUR/therm
+    let p = 50.0 * price_factor(&mwh, &therm, None).unwrap();
+    assert!((p - 1.465355350861111).abs() < 1e-12);
+
+    let rates = |pair: &str, _at: chrono::DateTime<chrono::Utc>| -> crate::Result<_> {
+        Ok((pair == "EURGBP").then_some(0.85))
+    };
+    let at = chrono::DateTime::UNIX_EPOCH;
+    assert!((rate(&rates, "GBP", "EUR", at).unwrap() - 1.0 / 0.85).abs() < 1e-15);
+    assert!((rate(&rates, "EUR", "GBp", at).unwrap() - 85.0).abs() < 1e-12);
+}

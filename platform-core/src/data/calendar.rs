@@ -24,7 +24,7 @@ use chrono_tz::Tz;
 
 pub use super::timetext::parse_time;
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use super::timetext::local_to_utc;
 
 /// A calendar code.

@@ -77,7 +77,7 @@ pub fn of(ms: i64) -> (NaiveDate, u32) {
 }
 
 /// The UTC bounds `[from, to)` of the settlement days `first..=last`.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub fn days_bounds(first: NaiveDate, last: NaiveDate) -> (i64, i64) {
     let after = last.checked_add_days(Days::new(1)).unwrap_or(last);
     (midnight(first), midnight(after))

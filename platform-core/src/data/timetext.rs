@@ -111,7 +111,7 @@ impl TimeReader {
 }
 
 /// A local time in a zone as UTC; an ambiguous time takes the earlier instant.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub fn local_to_utc(naive: NaiveDateTime, tz: Tz) -> Option<chrono::DateTime<chrono::Utc>> {
     match tz.from_local_datetime(&naive) {
         LocalResult::Single(d) => Some(d.with_timezone(&chrono::Utc)),

@@ -19,7 +19,7 @@ pub(crate) use render::{render_owned, visible};
 pub use request::ListRequest;
 pub use service::Objects;
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use request::SEARCH_RESULT_FIELDS;
 
 use crate::error::{Error, Result};

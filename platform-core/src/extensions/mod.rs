@@ -46,7 +46,7 @@ pub use typed::{
 /// `_type` of an extension.
 pub const EXTENSION_TYPE: &str = "VarExtension";
 /// The names of lifecycle scripts under `resources.script`.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub const LIFECYCLE: [&str; 3] = ["install", "upgrade", "uninstall"];
 /// Services whose resources an extension can carry.
 const COPYABLE: [(&str, Collection); 3] = [
@@ -299,7 +299,7 @@ fn collection_of(service: &str) -> Result<Collection> {
 
 /// What an install, upgrade or uninstall did.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub struct Outcome {
     /// The answer to the call.
     pub body: Value,

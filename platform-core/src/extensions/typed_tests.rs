@@ -32,7 +32,7 @@ const INSTALL: &str = "let v = secret(\"feed\"); \
 fn world() -> (Platform, Principal, Principal) {
     let at = Utc.with_ymd_and_hms(2024, 3, 1, 9, 0, 0).unwrap();
     let store = SqliteStore::open_in_memory().unwrap();
-    let platform = Platform::new(Arc::new(store), Arc::new(FixedClock::new(at)));
+    let platform = Platform::over(Arc::new(store), Arc::new(FixedClock::new(at)));
     let ann = platform.tenancy().local_principal("acme", "ann").unwrap();
     let gus = admin(&platform, "globex", "gus");
     let objects = platform.objects();

@@ -27,7 +27,7 @@ pub use params::Params;
 pub use project::Projection;
 pub use sort::SortSpec;
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use sort::SortKey;
 
 pub use filter::Filter;

@@ -58,7 +58,7 @@ impl Objects<'_> {
     /// each object pruned. Removals are in the audit trail (action `retention`).
     ///
     /// ```
-    /// # use platform_core::{Platform, store::Collection};
+    /// # use platform_core::{Platform, api::Collection};
     /// # use serde_json::json;
     /// # let platform = Platform::in_memory()?;
     /// # let me = platform.tenancy().local_principal("acme", "ann")?;

@@ -77,7 +77,7 @@ impl Holds {
     }
 
     /// Forgets every hold (the transaction ended).
-    #[cfg(any(test, feature = "internals"))]
+    #[cfg(feature = "internals")]
     pub fn clear(&mut self) {
         self.keys.clear();
     }

@@ -155,7 +155,7 @@ fn a_typed_list_as_of_gives_each_object_as_it_was() {
     };
     let clock = std::sync::Arc::new(crate::clock::FixedClock::new(at(0)));
     let store = crate::store::sqlite::SqliteStore::open_in_memory().unwrap();
-    let platform = Platform::new(std::sync::Arc::new(store), clock.clone());
+    let platform = Platform::over(std::sync::Arc::new(store), clock.clone());
     let me = platform.tenancy().local_principal("acme", "ann").unwrap();
     let objects = platform.objects();
     objects

@@ -487,6 +487,59 @@ pub struct Scaling {
 }
 
 impl Scaling {
+    /// Aggregation into the coarser periods of `target`, each period's value as `observed`
+    /// says (`_calendar` with `_observed`): the daily average of an hourly series is
+    /// `Scaling::aggregate(ScaleTarget::Calendar(Calendar::Daily), Observed::Averaged)`.
+    pub fn aggregate(target: Target, observed: Observed) -> Scaling {
+        Scaling {
+            target,
+            observed: Some(observed),
+            distribute: false,
+            block: None,
+        }
+    }
+
+    /// Spreading into the finer periods of `target`, each taking its period's value
+    /// (`_calendar` with `_distribution=constant`).
+    pub fn distribute(target: Target) -> Scaling {
+        Scaling {
+            target,
+            observed: None,
+            distribute: true,
+            block: None,
+        }
+    }
+
+    /// The same aggregation keeping only the hours of `block` (`_block`): peak, off-peak, an
+    /// EFA block, or a block calendar by id ([`Block::Named`]). A read refuses a block with
+    /// [`Scaling::distribute`].
+    pub fn in_block(self, block: Block) -> Scaling {
+        Scaling {
+            block: Some(block),
+            ..self
+        }
+    }
+
+    /// The calendar scaled to.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// How each period's value is made, when aggregating.
+    pub fn observed(&self) -> Option<Observed> {
+        self.observed
+    }
+
+    /// Refuses what [`Scaling::from_params`] refuses of a request: a block with distribution.
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.block.is_some() && self.distribute {
+            return Err(Error::invalid_parameter(
+                "a block applies to aggregation (Scaling::aggregate), not to Scaling::distribute",
+            ));
+        }
+        Ok(())
+    }
+
     /// The scaling the parameters of a read ask for (`None` without `_calendar`, `_observed`,
     /// `_distribution` or `_block`); every mistake is a 400 naming the parameter.
     pub fn from_params(

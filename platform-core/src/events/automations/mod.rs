@@ -38,7 +38,7 @@ mod typed_tests;
 
 use draft::{check_conditions, check_properties, enabled_of, properties_of, target_of, Draft};
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use owned::owned_id;
 pub(crate) use owned::sync_owned;
 // `typed::Automation` is named by its path: here `Automation` is the stored one of the store.

@@ -29,7 +29,7 @@ const ALL: Paging = Paging {
 fn platform() -> (Platform, Principal) {
     let at = Utc.with_ymd_and_hms(2024, 3, 1, 9, 0, 0).unwrap();
     let store = SqliteStore::open_in_memory().unwrap();
-    let platform = Platform::new(Arc::new(store), Arc::new(FixedClock::new(at)));
+    let platform = Platform::over(Arc::new(store), Arc::new(FixedClock::new(at)));
     let admin = platform.tenancy().local_principal("acme", "ann").unwrap();
     (platform, admin)
 }

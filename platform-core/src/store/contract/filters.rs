@@ -19,7 +19,7 @@ pub fn number_comparisons_at_the_edges_are_exact(store: Arc<dyn Store>) {
     use crate::Platform;
     use serde_json::json;
 
-    let platform = Platform::new(store, Arc::new(SystemClock));
+    let platform = Platform::over(store, Arc::new(SystemClock));
     let who = platform.tenancy().local_principal("edges", "u").unwrap();
     let values = [
         json!(9_007_199_254_740_992i64),
@@ -283,7 +283,7 @@ mod random {
     }
 
     pub(super) fn same_results(store: Arc<dyn Store>) {
-        let platform = Platform::new(store, Arc::new(SystemClock));
+        let platform = Platform::over(store, Arc::new(SystemClock));
         // Each case in a tenant of its own, so that cases share the store.
         let case = AtomicUsize::new(0);
         let config = Config {

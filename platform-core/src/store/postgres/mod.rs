@@ -85,7 +85,7 @@ pub fn is_url(text: &str) -> bool {
 
 pub use replicas::DEFAULT_MAX_LAG;
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use replicas::SAMPLE_EVERY;
 
 /// How a `PgStore` is opened, past its URL.
@@ -422,7 +422,7 @@ impl PgStore {
     }
 
     /// The schema the tables live in.
-    #[cfg(any(test, feature = "internals"))]
+    #[cfg(feature = "internals")]
     pub fn schema(&self) -> &str {
         &self.shared.schema
     }
@@ -435,7 +435,7 @@ impl PgStore {
     }
 
     /// This store's id in the claims it makes.
-    #[cfg(any(test, feature = "internals"))]
+    #[cfg(feature = "internals")]
     pub fn node(&self) -> &str {
         &self.shared.node
     }

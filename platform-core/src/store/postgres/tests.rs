@@ -282,8 +282,8 @@ fn a_token_kept_by_one_server_is_refused_once_another_revokes_it() {
     };
     let clock: std::sync::Arc<dyn crate::clock::Clock> =
         std::sync::Arc::new(crate::clock::SystemClock);
-    let a = crate::Platform::new(std::sync::Arc::new(schema.store()), clock.clone());
-    let b = crate::Platform::new(std::sync::Arc::new(schema.store()), clock);
+    let a = crate::Platform::over(std::sync::Arc::new(schema.store()), clock.clone());
+    let b = crate::Platform::over(std::sync::Arc::new(schema.store()), clock);
     crate::tenancy::tests::changes_by_another_platform_reach_the_kept_tokens(&a, &b);
 }
 
@@ -475,7 +475,7 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
         return;
     };
     let store = std::sync::Arc::new(schema.store());
-    let platform = crate::Platform::new(
+    let platform = crate::Platform::over(
         store.clone(),
         std::sync::Arc::new(crate::clock::SystemClock),
     );
@@ -664,7 +664,7 @@ fn migration_6_moves_the_series_value_type_of_the_earlier_reading_to_data_type()
     };
     let clock: std::sync::Arc<dyn crate::clock::Clock> =
         std::sync::Arc::new(crate::clock::SystemClock);
-    let p = crate::Platform::new(std::sync::Arc::new(schema.store()), clock.clone());
+    let p = crate::Platform::over(std::sync::Arc::new(schema.store()), clock.clone());
     earlier_reading::save(&p);
     drop(p);
     // A database of schema 5, its series declared as the earlier reading wrote them: in the
@@ -697,7 +697,7 @@ fn migration_6_moves_the_series_value_type_of_the_earlier_reading_to_data_type()
         "3",
         "the current row and both versions' text"
     );
-    let p = crate::Platform::new(std::sync::Arc::new(schema.store()), clock);
+    let p = crate::Platform::over(std::sync::Arc::new(schema.store()), clock);
     assert_eq!(old(&mut client), "0");
     let who = p.tenancy().local_principal("acme", "bob").unwrap();
     earlier_reading::assert_migrated(&p, &who);

@@ -270,7 +270,7 @@ impl CompiledChecks {
     }
 
     /// The checks, in configuration order.
-    #[cfg(any(test, feature = "internals"))]
+    #[cfg(feature = "internals")]
     pub fn defs(&self) -> impl Iterator<Item = &CheckDef> {
         self.checks.iter().map(|c| &c.def)
     }

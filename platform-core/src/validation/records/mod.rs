@@ -49,7 +49,7 @@ mod tests;
 pub use chunk::{bucket_of, date_key, CheckMeta, Chunk, PointFormat, RunInfo};
 pub use record::{CheckResult, CheckedValue, PointResult, Record, Summary};
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use record::{Event, Override, Resolved};
 pub use state::{
     apply_override, apply_run, comment, note, remove_override, result_extra, Context, Transition,

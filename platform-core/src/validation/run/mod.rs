@@ -32,7 +32,7 @@ mod read;
 mod request;
 
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use request::RunRequest;
 
 pub(crate) use read::record_statuses;

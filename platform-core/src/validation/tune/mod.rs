@@ -29,10 +29,10 @@ mod literals;
 mod search;
 
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use literals::{thresholds, Literal};
 // Named by the tests, benches and fuzz targets only.
-#[cfg(any(test, feature = "internals"))]
+#[cfg(feature = "internals")]
 pub use search::{round_relaxed, smallest_move};
 
 use crate::error::{Error, ErrorCode, Result};

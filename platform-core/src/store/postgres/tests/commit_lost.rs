@@ -146,7 +146,7 @@ fn run(cut: Cut) {
     let Some(schema) = TestSchema::new() else {
         return;
     };
-    let direct = Platform::new(
+    let direct = Platform::over(
         Arc::new(schema.store()),
         Arc::new(crate::clock::SystemClock),
     );
@@ -165,7 +165,7 @@ fn run(cut: Cut) {
         },
     )
     .unwrap();
-    let proxied = Platform::new(Arc::new(store), Arc::new(crate::clock::SystemClock));
+    let proxied = Platform::over(Arc::new(store), Arc::new(crate::clock::SystemClock));
     let body = json!({"_id": "CUT", "_type": "Thing", "price": 42.5});
     armed.store(true, Ordering::SeqCst);
     let e = save(&proxied, &who, body.clone()).unwrap_err();

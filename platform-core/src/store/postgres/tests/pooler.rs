@@ -114,8 +114,8 @@ fn stores_behind_pgbouncer_in_transaction_pooling_write_read_and_hear_each_other
     // A statement outside a transaction.
     store_a.auth_epoch().expect("the authentication epoch");
     let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
-    let a = Platform::new(store_a.clone(), clock.clone());
-    let b = Platform::new(store_b, clock);
+    let a = Platform::over(store_a.clone(), clock.clone());
+    let b = Platform::over(store_b, clock);
 
     const WRITERS: usize = 8;
     const EACH: usize = 15;
@@ -219,8 +219,8 @@ fn without_the_pooler_mode_pgbouncer_in_transaction_pooling_fails() {
     let errors = match opened {
         (Ok(store_a), Ok(store_b)) => {
             let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
-            let a = Platform::new(Arc::new(store_a), clock.clone());
-            let b = Platform::new(Arc::new(store_b), clock);
+            let a = Platform::over(Arc::new(store_a), clock.clone());
+            let b = Platform::over(Arc::new(store_b), clock);
             write_and_read(&a, &b, 8, 15).0
         }
         (Err(e), _) | (_, Err(e)) => vec![chain(&e)],

@@ -15,8 +15,8 @@ use std::sync::Arc;
 fn two_nodes(schema: &TestSchema) -> (Platform, Platform) {
     let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
     (
-        Platform::new(Arc::new(schema.store()), clock.clone()),
-        Platform::new(Arc::new(schema.store()), clock),
+        Platform::over(Arc::new(schema.store()), clock.clone()),
+        Platform::over(Arc::new(schema.store()), clock),
     )
 }
 
@@ -197,7 +197,7 @@ fn a_write_that_keeps_conflicting_gives_up_unavailable_with_nothing_changed() {
             schema.schema
         ))
         .unwrap();
-    let platform = Platform::new(Arc::new(store), Arc::new(crate::clock::SystemClock));
+    let platform = Platform::over(Arc::new(store), Arc::new(crate::clock::SystemClock));
     let who = platform.tenancy().local_principal("acme", "ann").unwrap();
     let saved = save(&platform, &who, json!({"_id": "F1", "n": 1})).unwrap();
     assert_eq!(saved["_version"], 1);
@@ -244,7 +244,7 @@ fn a_deadlock_ends_one_transaction_as_a_write_conflict() {
     };
     let (a, b) = (schema.store(), schema.store());
     let scope = crate::ids::Scope::private("acme", "production");
-    let platform = Platform::new(
+    let platform = Platform::over(
         Arc::new(schema.store()),
         Arc::new(crate::clock::SystemClock),
     );
