@@ -5,8 +5,8 @@ use crate::auth::Principal;
 use crate::data::conversion::Conversion;
 use crate::data::read::{data_scope, DataId, DataQuery};
 use crate::data::scale::Scaling;
-use crate::data::zone::ReadZone;
 use crate::data::series::Window;
+use crate::data::zone::ReadZone;
 use crate::data::Data;
 use crate::data::DataKind;
 use crate::documents::SaveOptions;
@@ -15,6 +15,7 @@ use crate::ids::{Source, VersionRef};
 use crate::observations::columns::Columns;
 use crate::observations::model::PointValue;
 use crate::query::range;
+use arrow_array::RecordBatch;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -600,6 +601,37 @@ impl Data<'_> {
             header: item.header,
             contracts,
         })
+    }
+
+    /// The same answer as [`read_arrow_bytes`](Self::read_arrow_bytes) as an Arrow record
+    /// batch, for a program that computes on it (its schema's metadata carries the item's
+    /// header, as the stream's does): a series is `time` (a timestamp in milliseconds, in the
+    /// zone read in) and `value`, with `quality`, `source` and `reliability` where a point
+    /// has them; a curve its contracts' columns. The metadata names the item (`_id`).
+    ///
+    /// ```
+    /// use platform_core::api::{DataQuery, Point, RangeExpr, Source};
+    /// use chrono::{Duration, TimeZone, Utc};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// let points: Vec<Point> = (0..48).map(|h| Point::new(start + Duration::hours(h), h as f64)).collect();
+    /// platform.data().write_series(&me, "DE:POWER", &points, &Default::default())?;
+    /// let q = DataQuery { range: Some("2024-01-02".parse::<RangeExpr>()?), ..Default::default() };
+    /// let batch = platform.data().read_record_batch(&me, Source::All, "DE:POWER", &q)?;
+    /// assert_eq!(batch.num_rows(), 24);
+    /// let values = batch.column_by_name("value").unwrap();
+    /// assert_eq!(values.data_type(), &arrow_schema::DataType::Float64);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn read_record_batch(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<RecordBatch> {
+        self.read_arrow_stream(p, source, id, q)?.record_batch()
     }
 
     /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see

@@ -78,9 +78,10 @@ pub use crate::store::{Collection, Page};
 pub use crate::calendars::Calendars;
 pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::calendar::Calendar;
+pub use crate::data::conversion::Conversion;
 pub use crate::data::scale::{Block, Observed, Scaling, Target as ScaleTarget};
-pub use crate::data::zone::ReadZone;
 pub use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
+pub use crate::data::zone::ReadZone;
 pub use crate::data::Data;
 pub use crate::documents::Objects;
 pub use crate::events::automations::Automations;
@@ -94,15 +95,19 @@ pub use crate::extensions::{
     Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun,
     Permission, ResourceIds, StoredExtension, UninstalledExtension,
 };
+pub use crate::query::grammar::GrammarError;
+pub use crate::query::range::RangeExpr;
 pub use crate::script::ScriptLimits;
 pub use crate::seal::SecretKey;
 pub use crate::secrets::{Secret, Secrets, StoredSecret};
-pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
 pub use crate::store::ReplicaStatus;
+pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
 pub use crate::templates::Scripts;
 pub use crate::tenancy::Tenancy;
 pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use crate::validation::Validation;
+/// Arrow's record batch (arrow-array 60), the answer of [`Data::read_record_batch`].
+pub use arrow_array::RecordBatch;
 pub use data::{
     Contract, Curve, CurveContract, CurveQuery, Partial, Point, ReadRange, Series, SeriesQuery,
     WriteOptions,

@@ -1047,10 +1047,58 @@ fn a_daily_average_over_the_autumn_change_is_asked_in_types() {
         ),
         ..Default::default()
     };
-    let e = platform
-        .data()
-        .series(&me, "DE:DA", &refused)
-        .unwrap_err();
+    let e = platform.data().series(&me, "DE:DA", &refused).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidParameter);
     assert!(e.to_string().contains("Scaling::distribute"), "{e}");
+}
+
+#[test]
+fn a_record_batch_is_the_arrow_stream_s_batch() {
+    let (platform, me) = setup();
+    let points: Vec<Point> = (0..48)
+        .map(|h| Point::new(hour(h), h as f64 / 2.0))
+        .collect();
+    let opts = WriteOptions {
+        timezone: Some("Europe/Berlin".into()),
+        ..Default::default()
+    };
+    platform
+        .data()
+        .write_series(&me, "DE:RB", &points, &opts)
+        .unwrap();
+    let ondate = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap();
+    let contracts = [Contract::new("M01", 31.2), Contract::new("Q01", 33.0)];
+    platform
+        .data()
+        .write_curve(&me, "TTF:RB", ondate, &contracts, &Default::default())
+        .unwrap();
+    let q = DataQuery {
+        range: Some("last(5)".parse::<RangeExpr>().unwrap()),
+        timezone: Some(ReadZone::Series),
+        ..Default::default()
+    };
+    for (id, q, rows) in [
+        ("DE:RB", q, 5),
+        ("TTF:RB", DataQuery::default(), contracts.len()),
+    ] {
+        let batch = platform
+            .data()
+            .read_record_batch(&me, Source::All, id, &q)
+            .unwrap();
+        let bytes = platform
+            .data()
+            .read_arrow_bytes(&me, Source::All, id, &q)
+            .unwrap();
+        let decoded = crate::format::arrow::ArrowStream::from(bytes)
+            .record_batch()
+            .unwrap();
+        assert_eq!(batch, decoded, "{id}");
+        assert_eq!(batch.num_rows(), rows, "{id}");
+        assert_eq!(
+            batch.schema().metadata()["_id"],
+            id,
+            "{id}: {:?}",
+            batch.schema()
+        );
+    }
 }

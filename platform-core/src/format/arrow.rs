@@ -538,7 +538,10 @@ fn encode(
     let mut encoder = arrow_ipc::writer::StreamEncoder::try_new(&schema).map_err(arrow)?;
     let mut pieces = encoder.encode(&batch).map_err(arrow)?;
     pieces.extend(encoder.finish().map_err(arrow)?);
-    Ok(ArrowStream { pieces })
+    Ok(ArrowStream {
+        pieces,
+        batch: Some(batch),
+    })
 }
 
 /// An Arrow IPC stream in the pieces it is made of: the framing, and the columns' own buffers
@@ -547,6 +550,8 @@ fn encode(
 #[derive(Debug, Clone)]
 pub struct ArrowStream {
     pieces: Vec<arrow_buffer::Buffer>,
+    /// The record batch it carries, when it was made here from its columns.
+    batch: Option<RecordBatch>,
 }
 
 impl ArrowStream {
@@ -570,6 +575,29 @@ impl ArrowStream {
         self.pieces.into_iter()
     }
 
+    /// The record batch the stream carries (its schema with the answer's metadata, and its
+    /// columns), without decoding the stream when it was made from its columns.
+    pub fn record_batch(&self) -> Result<RecordBatch> {
+        if let Some(batch) = &self.batch {
+            return Ok(batch.clone());
+        }
+        let arrow = |e: arrow_schema::ArrowError| Error::caused("an Arrow answer", e);
+        let bytes = self.clone().into_bytes();
+        let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None)
+            .map_err(arrow)?;
+        let schema = reader.schema();
+        let mut batches = reader
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(arrow)?;
+        match batches.len() {
+            0 => Ok(RecordBatch::new_empty(schema)),
+            1 => Ok(batches.remove(0)),
+            n => Err(Error::Internal(
+                format!("an Arrow answer of {n} record batches where one was made").into(),
+            )),
+        }
+    }
+
     /// The stream as one buffer.
     pub fn into_bytes(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len());
@@ -584,6 +612,7 @@ impl From<Vec<u8>> for ArrowStream {
     fn from(bytes: Vec<u8>) -> ArrowStream {
         ArrowStream {
             pieces: vec![arrow_buffer::Buffer::from(bytes)],
+            batch: None,
         }
     }
 }
