@@ -117,7 +117,7 @@ pub use objects::Object;
 pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
-    CheckResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,
+    CheckResult, JobResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,
     ValidationCounts, ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
 };
 pub use validation_typed::{

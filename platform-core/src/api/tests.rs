@@ -448,6 +448,11 @@ fn a_large_run_goes_to_a_job_and_says_so() {
     assert_eq!((done.progress, done.user.as_str()), (100, me.user.as_str()));
     assert!(done.started.is_some() && done.finished >= done.started);
     assert_eq!(Some(&jobs[0]["result"]), done.result.as_ref());
+    // And its result typed: the five points checked, all valid.
+    let Some(crate::api::JobResult::Run(result)) = done.outcome().unwrap() else {
+        panic!("a run's job answers a run's result: {:?}", done.outcome());
+    };
+    assert_eq!((result.counts.valid, result.passed()), (5, true));
 }
 
 /// A run asked to wait checks every point on the calling thread, past `maxPoints`, and a failing

@@ -592,9 +592,9 @@ impl ArrowStream {
         match batches.len() {
             0 => Ok(RecordBatch::new_empty(schema)),
             1 => Ok(batches.remove(0)),
-            n => Err(Error::Internal(
-                format!("an Arrow answer of {n} record batches where one was made").into(),
-            )),
+            n => Err(Error::Internal(format!(
+                "an Arrow answer of {n} record batches where one was made"
+            ))),
         }
     }
 
