@@ -49,6 +49,8 @@
 
 mod data;
 mod data_typed;
+#[doc = include_str!("embedding.md")]
+pub mod embedding {}
 pub mod interface;
 mod objects;
 mod objects_typed;
@@ -117,8 +119,9 @@ pub use objects::Object;
 pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
-    CheckResult, JobResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,
-    ValidationCounts, ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
+    CheckResult, JobResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck,
+    TenorResult, ValidationCounts, ValidationKind, ValidationRequest, ValidationResult,
+    ValidationStatus, When,
 };
 pub use validation_typed::{
     AutomationSync, BatchItemResult, RecordCheck, RecordOutcome, RecordOverride, Resolution,

@@ -501,7 +501,10 @@ impl super::JobInfo {
             return Ok(None);
         }
         let read = |what: &str, e: serde_json::Error| {
-            Error::Internal(format!("the result of job {} does not read as {what}: {e}", self.id))
+            Error::Internal(format!(
+                "the result of job {} does not read as {what}: {e}",
+                self.id
+            ))
         };
         match self.kind.as_str() {
             "run" => ValidationResult::deserialize(result)
