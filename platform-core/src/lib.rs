@@ -705,7 +705,7 @@ mod tests {
     #[test]
     fn a_read_runs_without_waiting_and_a_write_is_left_for_elsewhere() {
         let dir = tempfile::tempdir().unwrap();
-        let platform = Platform::open(&dir.path().join("p.db")).unwrap();
+        let platform = Platform::open(dir.path().join("p.db")).unwrap();
         let who = platform.tenancy().local_principal("t", "u").unwrap();
         let objects = platform.objects();
         let save = |id: &str| {
