@@ -1,5 +1,6 @@
 //! The platform engine: versioned master data, tenants and tokens, and every rule of the
-//! services, over a storage-agnostic repository ([`api::Store`]).
+//! services, over a storage-agnostic repository (SQLite or PostgreSQL). [`api::embedding`] shows
+//! how a program embeds it.
 //!
 //! A [`Platform`] is the one entry point. The HTTP server and the CLI are thin faces over it; a
 //! Rust program can embed it directly, calling each service through its handle ([`api`]:
@@ -490,8 +491,10 @@ impl Platform {
         self.read()?.tenant_count().map(|_| ())
     }
 
-    /// Writes a consistent copy of the database to the new file `to` while writers go on (see
-    /// [`store::Store::backup`]); the secret key file is the caller's to copy beside it.
+    /// Writes a consistent copy of the database to the new file `to` (mode 0600) while writers
+    /// go on: the copy holds every transaction committed before it began. A PostgreSQL
+    /// database is backed up with PostgreSQL's own tools (this refuses). The secret key file
+    /// is the caller's to copy beside it.
     pub fn backup(&self, to: &std::path::Path) -> Result<()> {
         self.store.backup(to)
     }

@@ -70,7 +70,7 @@ pub fn parse_position(text: &str) -> Option<u64> {
     Some((u64::from_str_radix(high, 16).ok()? << 32) | u64::from_str_radix(low, 16).ok()?)
 }
 
-/// How a read replica of the database is doing ([`super::Store::replicas`]).
+/// How a read replica of the database is doing (`Platform::replicas` lists them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplicaStatus {
     /// What names it (its URL without a password).
