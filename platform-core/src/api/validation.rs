@@ -483,7 +483,7 @@ impl super::JobInfo {
     /// let points: Vec<Point> = (0..3).map(|h| Point::new(at + Duration::hours(h), 1.0)).collect();
     /// platform.data().write_series(&me, "NBP:SPOT", &points, &Default::default())?;
     /// platform.objects().save(&me, platform_core::api::Collection::ValidationConfig, json!({
-    ///     "_id": "NBP:SPOT", "kind": "timeseries", "maxPoints": 2,
+    ///     "_id": "NBP:SPOT", "kind": "timeseries", "options": {"maxPoints": 2},
     ///     "checks": [{"name": "positive", "expression": "value > 0"}]}), &Default::default())?;
     /// let req = ValidationRequest::new("NBP:SPOT").between(at, at + Duration::hours(2));
     /// let RunOutcome::Queued(queued) = platform.validation().run(&me, &req)? else { panic!() };
