@@ -2,6 +2,7 @@
 //! serves, for a generic path), with its parameters, body, answers and the error envelope.
 
 use super::parameters::query_parameter_doc;
+use super::schema::{any_array, any_object, enum_of, integer, string};
 use super::{endpoints, AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::ErrorEnvelope;
 use actix_web::{web, HttpResponse};
@@ -153,22 +154,6 @@ fn tag_of(path: &str) -> &str {
     }
 }
 
-pub(super) fn string() -> Schema {
-    Object::with_type(Type::String).into()
-}
-
-fn any_object() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::Object)
-        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
-        .build()
-        .into()
-}
-
-fn any_array() -> Schema {
-    Array::new(RefOr::T(Schema::Object(Object::new()))).into()
-}
-
 fn operation(endpoint: &Endpoint, path: &str) -> Operation {
     let mut op = Operation::builder()
         .summary(Some(endpoint.summary))
@@ -240,14 +225,6 @@ pub fn path_parameters(path: &str) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn enum_of(values: &[&str]) -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(values.iter().copied()))
-        .build()
-        .into()
-}
-
 fn path_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
     let (schema, description, example): (Schema, &str, Option<&str>) = match name {
         "source" => (
@@ -275,19 +252,6 @@ fn path_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
         .schema(Some(schema))
         .example(example.map(serde_json::Value::from))
         .build()
-}
-
-pub(super) fn integer(min: i64, max: Option<i64>) -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(min))
-        .maximum(max)
-        .build()
-        .into()
-}
-
-pub(super) fn boolean() -> Schema {
-    Object::with_type(Type::Boolean).into()
 }
 
 fn query_parameter(endpoint: &Endpoint, name: &str) -> Parameter {

@@ -12,6 +12,7 @@
 
 mod document;
 mod parameters;
+mod schema;
 #[cfg(test)]
 mod tests;
 
