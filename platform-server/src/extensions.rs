@@ -1,8 +1,8 @@
 //! Routes of the extension service beyond the versioned ones: publish, install, uninstall,
 //! views, and realtime messages (Server-Sent Events).
 
+use crate::endpoint::{AnswerDoc, Endpoint, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, Endpoint, Verb};
 use crate::request::{Caller, Query};
 use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};

@@ -8,6 +8,7 @@ pub mod automation;
 pub mod chart;
 pub mod connection;
 pub mod console;
+pub mod endpoint;
 pub mod error;
 pub mod extensions;
 pub mod metric_names;

@@ -1,8 +1,8 @@
 //! What an operator uses: the health and readiness probes, Prometheus metrics, request ids and
 //! the access log, `ETag`s on GET answers, and small bodies left uncompressed.
 
+use crate::endpoint::{AnswerDoc, Endpoint, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, Endpoint, Verb};
 use crate::prometheus::Prometheus;
 use crate::request::Caller;
 use crate::AppState;
@@ -120,7 +120,8 @@ fn up(ok: bool) -> &'static str {
     }
 }
 
-/// `/health`, `/ready`, `/metrics` and `/openapi.json` (registered before the services' routes).
+/// `/health`, `/ready` and `/metrics` (registered first, before `/openapi.json` and the
+/// services' routes).
 pub(crate) const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new(Verb::Get, "/health", "The process serves requests", |r| {
         r.to(health)
@@ -142,10 +143,6 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     )
     .answer(AnswerDoc::Metrics)
     .token_optional(),
-    Endpoint::new(Verb::Get, "/openapi.json", "This OpenAPI document", |r| {
-        r.to(crate::openapi::openapi_json)
-    })
-    .open(),
 ];
 
 /// `GET /health`: the process serves requests. No token, no database.

@@ -4,8 +4,8 @@
 //! [`Query`] (the query parameters, and a GET's form body) and [`Body`] (a JSON body, read only
 //! after the caller is authenticated, within the size and time limits).
 
+use crate::endpoint::{BodyDoc, Function};
 use crate::error::{ApiError, HttpCode};
-use crate::openapi::{BodyDoc, Function};
 use crate::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpMessage, HttpRequest};

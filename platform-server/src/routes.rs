@@ -1,8 +1,8 @@
 //! Routes: each handler parses its inputs, makes one core call, and shapes the response.
 
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::{ApiError, HttpCode};
 use crate::negotiate::Output;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::request::{Body, Caller, Query};
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};

@@ -1,7 +1,7 @@
 //! Routes of the validationconfig and validation services.
 
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::request::{function_named, Caller, Query};
 use crate::routes::listed;
 use actix_web::{web, HttpRequest, HttpResponse};

@@ -1,9 +1,10 @@
 //! The OpenAPI 3.1 document of the route table: an operation per endpoint (per service it
 //! serves, for a generic path), with its parameters, body, answers and the error envelope.
 
+use super::endpoints;
 use super::parameters::query_parameter_doc;
 use super::schema::{any_array, any_object, enum_of, integer, string};
-use super::{endpoints, AnswerDoc, BodyDoc, Endpoint, Function, Verb};
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::ErrorEnvelope;
 use actix_web::{web, HttpResponse};
 use utoipa::openapi::path::{Operation, Parameter, ParameterIn};
