@@ -14,8 +14,8 @@
 
 use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::error::ApiError;
+use crate::negotiate::listed;
 use crate::request::{Body, Caller, Query};
-use crate::routes::listed;
 use actix_web::{web, HttpResponse};
 use platform_core::api::LogQuery;
 use platform_core::api::Paging;

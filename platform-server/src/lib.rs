@@ -199,9 +199,9 @@ fn cors(origins: &[String]) -> Option<actix_cors::Cors> {
         .allowed_header(ops::REQUEST_ID_HEADER)
         .allowed_header(positions::POSITION_HEADER)
         .expose_headers([
-            routes::TOTAL_COUNT_HEADER,
-            routes::TOTAL_KIND_HEADER,
-            routes::NEXT_HEADER,
+            negotiate::TOTAL_COUNT_HEADER,
+            negotiate::TOTAL_KIND_HEADER,
+            negotiate::NEXT_HEADER,
             error::ERROR_HEADER,
             error::ODSL_ERROR_HEADER,
             ops::REQUEST_ID_HEADER,

@@ -2,8 +2,8 @@
 
 use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::error::ApiError;
+use crate::negotiate::listed;
 use crate::request::{Body, Caller};
-use crate::routes::listed;
 use actix_web::{web, HttpResponse};
 
 type Reply = Result<HttpResponse, ApiError>;

@@ -3,8 +3,8 @@
 
 use crate::endpoint::{AnswerDoc, Endpoint, Verb};
 use crate::error::ApiError;
+use crate::negotiate::listed;
 use crate::request::{Caller, Query};
-use crate::routes::listed;
 use actix_web::HttpResponse;
 
 /// The token routes (before the generic ones).

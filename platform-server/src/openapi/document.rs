@@ -445,7 +445,7 @@ fn success(answer: AnswerDoc) -> Response {
             .content("application/json", json(any_object())),
         AnswerDoc::List => b
             .description("The items")
-            .header(crate::routes::TOTAL_COUNT_HEADER, total_count())
+            .header(crate::negotiate::TOTAL_COUNT_HEADER, total_count())
             .content("application/json", json(any_array())),
         AnswerDoc::ObjectOrList => b
             .description("The item, or with _function the function's answer")
@@ -461,9 +461,9 @@ fn success(answer: AnswerDoc) -> Response {
             .content("text/html", text()),
         AnswerDoc::FormattedList => b
             .description("The items (JSON, CSV, XML, or HTML through _template)")
-            .header(crate::routes::TOTAL_COUNT_HEADER, total_count())
-            .header(crate::routes::TOTAL_KIND_HEADER, total_kind())
-            .header(crate::routes::NEXT_HEADER, next_cursor())
+            .header(crate::negotiate::TOTAL_COUNT_HEADER, total_count())
+            .header(crate::negotiate::TOTAL_KIND_HEADER, total_kind())
+            .header(crate::negotiate::NEXT_HEADER, next_cursor())
             .content("application/json", json(any_array()))
             .content("text/csv", text())
             .content("application/xml", text())
