@@ -1,7 +1,7 @@
 //! Content negotiation for GETs: JSON (default), CSV, XML, Arrow IPC, or HTML through a
 //! mustache template; data reads also offer their chart as SVG ([`crate::chart`]). And the
 //! headers of a list answer (its total, how it was counted, the next page's cursor), with the
-//! one shape of a JSON list ([`listed`]).
+//! one shape of a JSON list (`listed`).
 
 use crate::chart;
 use crate::error::ApiError;

@@ -4,7 +4,7 @@ use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::{ApiError, HttpCode};
 use crate::negotiate::{listed, Output, NEXT_HEADER};
 use crate::request::{Body, Caller, Query};
-use crate::AppState;
+use crate::state::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::interface::services;
 use platform_core::api::Collection;

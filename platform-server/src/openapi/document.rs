@@ -19,7 +19,7 @@ use utoipa::openapi::{
 use utoipa::PartialSchema as _;
 
 /// `GET /openapi.json`: the document, with the base path as its server.
-pub async fn openapi_json(state: web::Data<crate::AppState>) -> HttpResponse {
+pub async fn openapi_json(state: web::Data<crate::state::AppState>) -> HttpResponse {
     HttpResponse::Ok().json(document(&state.config.base_path))
 }
 
@@ -114,7 +114,7 @@ pub fn document(base: &str) -> OpenApi {
             }
         }
     }
-    let base = crate::normalise_base(base);
+    let base = crate::state::normalise_base(base);
     let mut builder = OpenApiBuilder::new()
         .info(
             InfoBuilder::new()
