@@ -69,7 +69,7 @@ fn setup_with(rhai_customs: bool) -> Setup {
         knob("PLATFORM_BENCH_VPOINTS", 1440),
     );
     let dir = tempfile::tempdir().unwrap();
-    let platform = Platform::open(&dir.path().join("v.db")).unwrap();
+    let platform = Platform::open(dir.path().join("v.db")).unwrap();
     let who = platform
         .tenancy()
         .local_principal("bench", "bench")
