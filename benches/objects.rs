@@ -32,7 +32,7 @@ fn fixture() -> &'static Fixture {
     FIXTURE.get_or_init(|| {
         let n: u64 = std::env::var("PLATFORM_BENCH_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
         let dir = tempfile::tempdir().unwrap();
-        let platform = Platform::open(&dir.path().join("bench.db")).unwrap();
+        let platform = Platform::open(dir.path().join("bench.db")).unwrap();
         let who = platform.tenancy().local_principal("bench", "bench").unwrap();
         let objects = corpus::objects(n, 42);
         let started = std::time::Instant::now();

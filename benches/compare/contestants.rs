@@ -34,7 +34,7 @@ pub(crate) fn open_core() -> Core {
             ..Default::default()
         };
         let platform =
-            Platform::open_postgres_with(&db.url, &dir.path().join("bench.key"), &options).unwrap();
+            Platform::open_postgres_with(&db.url, dir.path().join("bench.key"), &options).unwrap();
         (platform, Some(db))
     } else {
         (Platform::open(&path).unwrap(), None)

@@ -46,7 +46,7 @@ pub(crate) struct Core {
 
 pub(crate) fn open_core() -> Core {
     let dir = tempfile::tempdir().unwrap();
-    let platform = Platform::open(&dir.path().join("bench.db")).unwrap();
+    let platform = Platform::open(dir.path().join("bench.db")).unwrap();
     let who = platform
         .tenancy()
         .local_principal("bench", "bench")

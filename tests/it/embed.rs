@@ -11,7 +11,7 @@ use platform_core::Platform;
 #[test]
 fn the_embedding_example_loads_validates_reads_and_rolls_back() {
     let dir = tempfile::tempdir().unwrap();
-    let platform = Platform::open(&dir.path().join("embed.db")).unwrap();
+    let platform = Platform::open(dir.path().join("embed.db")).unwrap();
     let s = example::walkthrough(&platform, example::PRICES_CSV).unwrap();
 
     // The file: 30 business days, loaded at version 2 (the hub was version 1), all valid.
