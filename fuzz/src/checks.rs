@@ -1,6 +1,6 @@
 //! Validation check expressions and configurations.
 
-use crate::{selector, text, MAX_TEXT};
+use crate::input::{selector, text, MAX_TEXT};
 use chrono::NaiveDate;
 use platform_core::query::period::{PeriodUnit, RelativePeriod};
 use platform_core::validation::config::{self, Config};

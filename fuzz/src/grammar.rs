@@ -1,6 +1,6 @@
 //! The date grammars: `_range`, date rules, period codes, observation time text.
 
-use crate::{text, MAX_TEXT};
+use crate::input::{text, MAX_TEXT};
 use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 use platform_core::data::timetext::{self, TimeReader, TimeText};

@@ -1,7 +1,7 @@
 //! The import file readers (`platform_core::data::import`): what `platform data import` and the
 //! REST CSV import read.
 
-use crate::{selector, text, MAX_FILE};
+use crate::input::{selector, text, MAX_FILE};
 use chrono_tz::Tz;
 use platform_core::data::calendar::Calendar;
 use platform_core::data::import::{

@@ -13,9 +13,8 @@
 mod checks;
 mod grammar;
 mod import;
+mod input;
 mod lists;
-
-use std::borrow::Cow;
 
 /// A fuzz target: bytes in, a panic on a finding.
 pub type Target = fn(&[u8]);
@@ -40,24 +39,4 @@ pub const TARGETS: &[(&str, Target)] = &[
 /// The target of this name.
 pub fn target(name: &str) -> Option<Target> {
     TARGETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
-}
-
-/// Longest input a grammar target reads (longer ones are left alone: query parameters and
-/// expressions are far shorter, and AFL's time is better spent on short inputs).
-const MAX_TEXT: usize = 64 * 1024;
-
-/// Longest import file a target reads.
-const MAX_FILE: usize = 256 * 1024;
-
-/// The input as text (invalid UTF-8 replaced, as a lossy reader would), or `None` when too long.
-fn text(data: &[u8], max: usize) -> Option<Cow<'_, str>> {
-    (data.len() <= max).then(|| String::from_utf8_lossy(data))
-}
-
-/// The first byte (choosing options of a target) and the rest.
-fn selector(data: &[u8]) -> (u8, &[u8]) {
-    match data.split_first() {
-        Some((first, rest)) => (*first, rest),
-        None => (0, data),
-    }
 }

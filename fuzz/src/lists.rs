@@ -4,7 +4,7 @@
 //! translation of the SQLite store, over a fixed set of documents held in an in-memory
 //! platform (one per thread, built once).
 
-use crate::{selector, text, MAX_TEXT};
+use crate::input::{selector, text, MAX_TEXT};
 use platform_core::auth::Principal;
 use platform_core::documents::{ListRequest, SaveOptions};
 use platform_core::ids::Source;

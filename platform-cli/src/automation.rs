@@ -86,7 +86,7 @@ pub fn run(cmd: AutomationCommand) -> Result<()> {
             format,
         } => {
             let save = SaveAutomation {
-                body: crate::read_json(Some(&file))?,
+                body: crate::input::read_json(Some(&file))?,
                 webhook_allow: webhook_allow.parse()?,
             };
             let saved = on.open()?.send(save)?.body;

@@ -6,6 +6,7 @@
 mod allocator;
 mod automation;
 mod data;
+mod input;
 mod local;
 mod object;
 mod output;
@@ -16,9 +17,9 @@ mod target;
 mod validate;
 
 use clap::{Args, Parser, Subcommand};
+use local::DbArg;
 use platform_core::api::interface::time::format_instant;
 use platform_core::api::Role;
-use platform_core::Platform;
 use std::path::PathBuf;
 
 use std::process::ExitCode;
@@ -244,47 +245,6 @@ fn grant(args: GrantArgs) -> platform_core::Result<()> {
     Ok(())
 }
 
-/// The database file argument shared by local commands.
-#[derive(Args, Clone)]
-struct DbArg {
-    /// The database: a file (it must exist: `platform init` makes one) or a PostgreSQL URL
-    /// postgres://user@host:port/database (TLS: ?sslmode=verify-full&sslrootcert=ca.pem; the
-    /// password from PGPASSWORD, PGPASSFILE or ~/.pgpass).
-    #[arg(long, env = "PLATFORM_DB", default_value = "platform.db")]
-    db: PathBuf,
-    /// With a PostgreSQL --db: the file of the key that seals secrets, made by `platform init`;
-    /// every server and command of one database uses that file. [default: platform.key]
-    #[arg(long, env = "PLATFORM_KEY_FILE")]
-    key_file: Option<PathBuf>,
-    #[command(flatten)]
-    pg: pg::PgArgs,
-}
-
-impl DbArg {
-    fn open(&self) -> platform_core::Result<Platform> {
-        open_existing(&self.db, self.key_file.as_deref(), &self.pg)
-    }
-}
-
-/// Opens a database file that exists, or a PostgreSQL database; a missing file is an error
-/// that says how to make one, and nothing is created.
-fn open_existing(
-    db: &std::path::Path,
-    key_file: Option<&std::path::Path>,
-    pg: &pg::PgArgs,
-) -> platform_core::Result<Platform> {
-    let options = pg.apply(Default::default());
-    Platform::open_database_with(&db.to_string_lossy(), key_file, false, &options).map_err(|e| {
-        match e.code() {
-            platform_core::ErrorCode::NotFound => platform_core::Error::not_found(format!(
-                "{e}: create it with `platform init --db {}` (or start `platform serve` on it)",
-                db.display()
-            )),
-            _ => e,
-        }
-    })
-}
-
 #[derive(Subcommand)]
 enum TokenCommand {
     /// Create a token for a user (creating the tenant and user as needed) and print it on stdout.
@@ -418,35 +378,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// The JSON in a file, or on standard input for `-` or no file.
-fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_json::Value> {
-    use std::io::Read as _;
-    let (text, name) = match file {
-        Some(path) if path.as_os_str() != "-" => (
-            std::fs::read_to_string(path).map_err(|e| {
-                platform_core::Error::invalid_parameter(format!(
-                    "cannot read {}: {e}",
-                    path.display()
-                ))
-            })?,
-            path.display().to_string(),
-        ),
-        _ => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| {
-                platform_core::Error::invalid_parameter(format!("cannot read standard input: {e}"))
-            })?;
-            (s, "standard input".to_string())
-        }
-    };
-    platform_core::api::interface::formats::from_str(&text).map_err(|e| {
-        platform_core::Error::new(
-            platform_core::ErrorCode::InvalidBody,
-            format!("{name} is not valid JSON: {e}"),
-        )
-    })
 }
 
 fn env(cmd: EnvCommand) -> platform_core::Result<()> {

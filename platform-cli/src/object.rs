@@ -91,7 +91,7 @@ pub fn run(cmd: ObjectCommand) -> Result<()> {
             replace,
             reason,
         } => {
-            let body = crate::read_json(file.as_deref())?;
+            let body = crate::input::read_json(file.as_deref())?;
             let save = SaveObject {
                 body,
                 replace,

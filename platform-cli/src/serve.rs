@@ -51,7 +51,7 @@ pub struct ServeArgs {
     /// Who may read GET /metrics: open (anyone who reaches the server), off, or the least role
     /// a caller's token needs (reader, writer, admin, platform).
     #[arg(long, env = "PLATFORM_METRICS", default_value = "open")]
-    metrics: platform_server::ops::MetricsAccess,
+    metrics: platform_server::state::MetricsAccess,
     /// Origins browsers may call the API from (CORS), comma-separated, e.g.
     /// https://console.example.com; `*` for any. None by default.
     // The help text above is clap's, shown as written: its URL is an example, not a link.

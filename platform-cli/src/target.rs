@@ -72,7 +72,7 @@ impl TargetArgs {
         if let Some(remote) = self.server.remote(&self.environment) {
             return Ok(Target::Server(remote));
         }
-        let platform = crate::open_existing(&self.db, self.key_file.as_deref(), &self.pg)?;
+        let platform = crate::local::open_existing(&self.db, self.key_file.as_deref(), &self.pg)?;
         let who = platform
             .tenancy()
             .local_principal(&self.tenant, &self.user)?;
@@ -86,7 +86,7 @@ impl TargetArgs {
 
 /// Opens the server of `server`, else the database of `db` with no principal (for the calls
 /// that act on the whole file, such as listing tokens).
-pub fn open_plain(db: &crate::DbArg, server: &ServerArgs) -> Result<Target> {
+pub fn open_plain(db: &crate::local::DbArg, server: &ServerArgs) -> Result<Target> {
     match server.remote("production") {
         Some(remote) => Ok(Target::Server(remote)),
         None => Ok(Target::File(File {

@@ -12,10 +12,10 @@
 //! | GET | `/action/v1/public` | the targets (paged) |
 //! | GET | `/action/v1/public/{id}` | one target |
 
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
+use crate::negotiate::listed;
 use crate::request::{Body, Caller, Query};
-use crate::routes::listed;
 use actix_web::{web, HttpResponse};
 use platform_core::api::LogQuery;
 use platform_core::api::Paging;

@@ -1,53 +1,18 @@
 //! Routes of the extension service beyond the versioned ones: publish, install, uninstall,
 //! views, and realtime messages (Server-Sent Events).
 
+use crate::endpoint::{AnswerDoc, Endpoint, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, Endpoint, Verb};
 use crate::request::{Caller, Query};
 use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
-use platform_core::api::{Channel, Realtime};
+use platform_core::api::Channel;
 use platform_core::ErrorCode;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
 type Reply = Result<HttpResponse, ApiError>;
-
-/// The realtime hub: every published message goes to every open stream, which keeps its own.
-#[derive(Debug)]
-pub struct Hub {
-    sender: broadcast::Sender<(Channel, Value)>,
-    closed: tokio::sync::watch::Sender<bool>,
-}
-
-impl Hub {
-    /// A hub buffering up to 1,024 messages per slow subscriber.
-    pub fn new() -> Hub {
-        Hub {
-            sender: broadcast::channel(1024).0,
-            closed: tokio::sync::watch::channel(false).0,
-        }
-    }
-
-    /// Ends every open stream (the server is stopping); streams opened later end at once.
-    pub fn close(&self) {
-        self.closed.send_replace(true);
-    }
-}
-
-impl Default for Hub {
-    fn default() -> Self {
-        Hub::new()
-    }
-}
-
-impl Realtime for Hub {
-    fn publish(&self, channel: &Channel, payload: &Value) {
-        // No subscriber is not an error: realtime messages are not kept.
-        let _ = self.sender.send((channel.clone(), payload.clone()));
-    }
-}
 
 /// The extension routes beyond the versioned ones (before the generic ones).
 pub(crate) const ENDPOINTS: &[Endpoint] = &[

@@ -8,6 +8,7 @@ pub mod automation;
 pub mod chart;
 pub mod connection;
 pub mod console;
+pub mod endpoint;
 pub mod error;
 pub mod extensions;
 pub mod metric_names;
@@ -18,12 +19,20 @@ pub mod ops;
 pub mod outbound;
 pub mod positions;
 pub mod prometheus;
+pub mod realtime;
 pub mod request;
 pub mod routes;
 pub mod secrets;
 pub mod shutdown;
+pub mod state;
 pub mod tokens;
 pub mod validation;
+
+pub use shutdown::SHUTDOWN_GRACE_SECS;
+pub use state::{
+    AppState, ServerConfig, DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_URL, DEFAULT_SSE_HEARTBEAT, MAX_URL_LIMIT,
+};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -32,124 +41,8 @@ use actix_web::{web, App};
 use platform_core::Platform;
 use std::time::Duration;
 
-/// Default largest request body: 64 MiB.
-pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
-/// Default time limit of a request body: 30 s.
-pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
-/// Default longest URL (request target): 16 KiB.
-pub const DEFAULT_MAX_URL: usize = 16 * 1024;
-/// Longest URL limit there can be: actix-http cannot parse a request target of 64 KiB or more.
-pub const MAX_URL_LIMIT: usize = 65_000;
-/// Default most open connections per worker thread.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Time limit of a request head (actix-http's client request timeout).
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Settings of the HTTP face.
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// Largest accepted request body, in bytes.
-    pub max_body: usize,
-    /// A prefix for every route, e.g. `/api` (empty for none).
-    pub base_path: String,
-    /// Time limit of a request body, from when the handler starts reading it (408 past it).
-    pub body_timeout: Duration,
-    /// Longest request target (path and query), in bytes (414 past it); at most
-    /// [`MAX_URL_LIMIT`].
-    pub max_url: usize,
-    /// Most open connections per worker thread; more wait to be accepted.
-    pub max_connections: usize,
-    /// Worker threads (`None`: one per CPU).
-    pub workers: Option<usize>,
-    /// Who may read `/metrics`.
-    pub metrics: ops::MetricsAccess,
-    /// Origins browsers may call from (CORS); none by default.
-    pub cors_origins: Vec<String>,
-    /// How often an open event stream sends a comment line, so proxies keep it open.
-    pub sse_heartbeat: Duration,
-    /// Called every second on each worker thread while the server runs (the command line
-    /// has each thread's allocator give back what it keeps); `None`: nothing.
-    pub worker_housekeeping: Option<fn()>,
-    /// How long a stopping server drains (`/ready` answers 503 while requests are still
-    /// served) before its listener closes ([`shutdown`]).
-    pub drain: Duration,
-    /// The commit the binary was built from (`platform_build_info`), `unknown` when not known.
-    pub build_commit: String,
-}
-
-/// Default interval of an event stream's heartbeat: 15 s.
-pub const DEFAULT_SSE_HEARTBEAT: Duration = Duration::from_secs(15);
-/// How long a stopping server waits for requests in flight (event streams end at once).
-pub const SHUTDOWN_GRACE_SECS: u64 = 4;
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            max_body: DEFAULT_MAX_BODY,
-            base_path: String::new(),
-            body_timeout: DEFAULT_BODY_TIMEOUT,
-            max_url: DEFAULT_MAX_URL,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            workers: None,
-            metrics: ops::MetricsAccess::Open,
-            cors_origins: Vec::new(),
-            sse_heartbeat: DEFAULT_SSE_HEARTBEAT,
-            worker_housekeeping: None,
-            drain: shutdown::DEFAULT_DRAIN,
-            build_commit: "unknown".to_string(),
-        }
-    }
-}
-
-impl ServerConfig {
-    /// Worker threads the server runs.
-    pub fn worker_count(&self) -> usize {
-        self.workers.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        })
-    }
-}
-
-/// What every handler shares.
-#[derive(Debug, Clone)]
-pub struct AppState {
-    /// The engine (publishing realtime messages to `hub`).
-    pub platform: Platform,
-    /// The settings.
-    pub config: ServerConfig,
-    /// Realtime messages for Server-Sent Events streams.
-    pub hub: std::sync::Arc<extensions::Hub>,
-    /// This server's background workers, when it runs them (`/ready` reports them).
-    pub workers: Option<std::sync::Arc<ops::WorkerHealth>>,
-    /// The recent writes of tokens, so that their reads see them (with read replicas).
-    pub positions: std::sync::Arc<positions::Recent>,
-    /// Whether the server drains before it stops (`/ready` then answers 503).
-    pub drain: std::sync::Arc<shutdown::Drain>,
-}
-
-impl AppState {
-    /// The state of a server over a platform: a realtime hub is attached to it.
-    pub fn new(platform: Platform, config: ServerConfig) -> AppState {
-        let hub = std::sync::Arc::new(extensions::Hub::new());
-        let positions = positions::Recent::new(!platform.replicas().is_empty());
-        AppState {
-            platform: outbound::networked(platform.with_realtime(hub.clone())),
-            config,
-            hub,
-            workers: None,
-            positions: std::sync::Arc::new(positions),
-            drain: Default::default(),
-        }
-    }
-
-    /// The same state, reporting these workers in `/ready`.
-    pub fn with_workers(self, workers: std::sync::Arc<ops::WorkerHealth>) -> AppState {
-        AppState {
-            workers: Some(workers),
-            ..self
-        }
-    }
-}
 
 /// The whole application with its layers, outermost first: request ids, the access log and
 /// metrics ([`ops::observe`]); CORS (when origins are configured); compression of bodies from
@@ -166,7 +59,7 @@ pub fn app(
         InitError = (),
     >,
 > {
-    monitor::start(&state);
+    monitor::start(&state.config.build_commit);
     let cors = cors(&state.config.cors_origins);
     App::new()
         .wrap(from_fn(ops::conditional))
@@ -198,9 +91,9 @@ fn cors(origins: &[String]) -> Option<actix_cors::Cors> {
         .allowed_header(ops::REQUEST_ID_HEADER)
         .allowed_header(positions::POSITION_HEADER)
         .expose_headers([
-            routes::TOTAL_COUNT_HEADER,
-            routes::TOTAL_KIND_HEADER,
-            routes::NEXT_HEADER,
+            negotiate::TOTAL_COUNT_HEADER,
+            negotiate::TOTAL_KIND_HEADER,
+            negotiate::NEXT_HEADER,
             error::ERROR_HEADER,
             error::ODSL_ERROR_HEADER,
             ops::REQUEST_ID_HEADER,
@@ -222,7 +115,7 @@ fn cors(origins: &[String]) -> Option<actix_cors::Cors> {
 /// Registers the whole application (state, routes, error fallbacks) on an actix `App`.
 pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg: &mut web::ServiceConfig| {
-        let base = normalise_base(&state.config.base_path);
+        let base = state::normalise_base(&state.config.base_path);
         let max_body = state.config.max_body;
         cfg.app_data(web::Data::new(state))
             .app_data(web::PayloadConfig::new(max_body))
@@ -241,15 +134,6 @@ pub fn configure(state: AppState) -> impl FnOnce(&mut web::ServiceConfig) {
                     .configure(openapi::register_all),
             )
             .default_service(web::to(routes::unknown_path));
-    }
-}
-
-pub(crate) fn normalise_base(base: &str) -> String {
-    let trimmed = base.trim_matches('/');
-    if trimmed.is_empty() {
-        String::new()
-    } else {
-        format!("/{trimmed}")
     }
 }
 
@@ -407,7 +291,7 @@ pub struct Worker {
     thread: Option<std::thread::JoinHandle<()>>,
     events: Option<std::thread::JoinHandle<()>>,
     heartbeat: Option<std::thread::JoinHandle<()>>,
-    health: std::sync::Arc<ops::WorkerHealth>,
+    health: std::sync::Arc<state::WorkerHealth>,
 }
 
 /// How often a worker tells the database it is alive (well within
@@ -421,10 +305,10 @@ impl Worker {
         let platform = outbound::networked(platform);
         use std::sync::atomic::{AtomicBool, Ordering};
         let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let health = std::sync::Arc::new(ops::WorkerHealth::default());
+        let health = std::sync::Arc::new(state::WorkerHealth::default());
         let events = {
             let (flag, platform) = (stop.clone(), platform.clone());
-            let alive = ops::Alive::new(health.clone(), ops::WorkerHealth::events);
+            let alive = state::Alive::new(health.clone(), state::WorkerHealth::events);
             std::thread::Builder::new()
                 .name("platform-events".into())
                 .spawn(move || {
@@ -460,7 +344,7 @@ impl Worker {
                 .map(|t| t[3..15].to_string())
                 .unwrap_or_else(|_| std::process::id().to_string());
             let started = platform.now();
-            let alive = ops::Alive::new(health.clone(), ops::WorkerHealth::heartbeat);
+            let alive = state::Alive::new(health.clone(), state::WorkerHealth::heartbeat);
             std::thread::Builder::new()
                 .name("platform-heartbeat".into())
                 .spawn(move || {
@@ -483,7 +367,7 @@ impl Worker {
                 .ok()
         };
         let flag = stop.clone();
-        let alive = ops::Alive::new(health.clone(), ops::WorkerHealth::jobs);
+        let alive = state::Alive::new(health.clone(), state::WorkerHealth::jobs);
         let thread = std::thread::Builder::new()
             .name("platform-jobs".into())
             .spawn(move || {
@@ -515,7 +399,7 @@ impl Worker {
     }
 
     /// Whether each worker thread still runs (for `/ready`).
-    pub fn health(&self) -> std::sync::Arc<ops::WorkerHealth> {
+    pub fn health(&self) -> std::sync::Arc<state::WorkerHealth> {
         self.health.clone()
     }
 

@@ -1,22 +1,52 @@
 //! What `/metrics` reads at each scrape besides what the platform records as it works: whether
 //! the database answers, its pool of connections, each read replica's lag and state, the
-//! process's own figures (`process_*`, read from `/proc`), and the build; and what it holds
-//! from the start (the build, every documented counter at zero).
+//! process's own figures (`process_*`, read from `/proc`), and the build; what it holds from
+//! the start (the build, every documented counter at zero); and the process-wide recorder that
+//! `/metrics` renders.
 
-use crate::AppState;
+use crate::prometheus::Prometheus;
 use platform_core::Platform;
+use std::sync::OnceLock;
 
 /// Installs the recorder and records what `/metrics` lists from the start: the build
-/// (`platform_build_info`) and every documented counter at zero.
-pub fn start(state: &AppState) {
-    crate::ops::install_metrics();
+/// (`platform_build_info`, with the commit the binary was built from) and every documented
+/// counter at zero.
+pub fn start(build_commit: &str) {
+    install_metrics();
     crate::metric_names::zero_counters();
     metrics::gauge!(
         "platform_build_info",
         "version" => env!("CARGO_PKG_VERSION"),
-        "commit" => state.config.build_commit.clone()
+        "commit" => build_commit.to_string()
     )
     .set(1.0);
+}
+
+/// The process-wide Prometheus recorder (installed once; every app of the process shares it).
+pub(crate) fn recorder() -> Option<&'static Prometheus> {
+    static HANDLE: OnceLock<Option<&'static Prometheus>> = OnceLock::new();
+    *HANDLE.get_or_init(|| {
+        let seconds = [
+            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+            30.0,
+        ];
+        let recorder: &'static Prometheus = Box::leak(Box::new(Prometheus::new(&seconds)));
+        match metrics::set_global_recorder(recorder) {
+            Ok(()) => {
+                crate::metric_names::describe();
+                Some(recorder)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "metrics are off: another recorder is installed");
+                None
+            }
+        }
+    })
+}
+
+/// Installs the metrics recorder now, so counters recorded before the first scrape are kept.
+pub fn install_metrics() {
+    let _ = recorder();
 }
 
 /// Whether `e` is the failure of a database whose loss was logged already (its one line

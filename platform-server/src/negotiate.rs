@@ -1,5 +1,7 @@
 //! Content negotiation for GETs: JSON (default), CSV, XML, Arrow IPC, or HTML through a
-//! mustache template; data reads also offer their chart as SVG ([`crate::chart`]).
+//! mustache template; data reads also offer their chart as SVG ([`crate::chart`]). And the
+//! headers of a list answer (its total, how it was counted, the next page's cursor), with the
+//! one shape of a JSON list (`listed`).
 
 use crate::chart;
 use crate::error::ApiError;
@@ -10,6 +12,24 @@ use platform_core::api::Params;
 use platform_core::api::Principal;
 use platform_core::Platform;
 use serde_json::{json, Value};
+
+/// The header that carries the total of a paged list.
+pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
+/// The header that says how a list's `x-total-count` was counted: `exact`, or `estimated` for
+/// a document list past `platform_core::api::interface::limits::EXACT_TOTAL_UP_TO` matches (unless
+/// `_count=exact`).
+pub const TOTAL_KIND_HEADER: &str = "x-platform-total";
+/// The header that carries the cursor of the next page of a list (the value of `_after` that
+/// reads it), present when items follow the page.
+pub const NEXT_HEADER: &str = "x-platform-next";
+
+/// The one shape of a JSON list answer: the items, and their total before paging in
+/// `x-total-count`.
+pub(crate) fn listed<T: serde::Serialize>(items: Vec<T>, total: u64) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((TOTAL_COUNT_HEADER, total.to_string()))
+        .json(items)
+}
 
 /// The size of the slices a streamed answer is handed to the connection in: actix's default
 /// HTTP/1 write buffer size, 32 KiB.
@@ -152,9 +172,9 @@ impl Output {
         let mut res = HttpResponse::Ok();
         res.content_type(self.format.content_type());
         if let Some((total, estimated)) = total {
-            res.insert_header((crate::routes::TOTAL_COUNT_HEADER, total.to_string()));
+            res.insert_header((TOTAL_COUNT_HEADER, total.to_string()));
             res.insert_header((
-                crate::routes::TOTAL_KIND_HEADER,
+                TOTAL_KIND_HEADER,
                 if estimated { "estimated" } else { "exact" },
             ));
         }

@@ -1,22 +1,18 @@
 //! What an operator uses: the health and readiness probes, Prometheus metrics, request ids and
 //! the access log, `ETag`s on GET answers, and small bodies left uncompressed.
 
+use crate::endpoint::{AnswerDoc, Endpoint, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, Endpoint, Verb};
-use crate::prometheus::Prometheus;
 use crate::request::Caller;
-use crate::AppState;
+use crate::state::{AppState, MetricsAccess};
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse};
-use platform_core::api::Role;
 use serde_json::json;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 use tracing::Instrument as _;
 
@@ -38,89 +34,8 @@ const SECRET_PARAMETERS: [&str; 8] = [
 /// Bodies smaller than this go uncompressed (compression would not pay for its header).
 pub const COMPRESS_MIN_BYTES: usize = 1024;
 
-/// Who may read `/metrics`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetricsAccess {
-    /// Anyone who reaches the server (a scraper on the private network).
-    Open,
-    /// Callers with at least this role.
-    Role(Role),
-    /// Nobody: `/metrics` is a 404.
-    Off,
-}
-
-impl std::str::FromStr for MetricsAccess {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "open" => Ok(MetricsAccess::Open),
-            "off" => Ok(MetricsAccess::Off),
-            other => other.parse::<Role>().map(MetricsAccess::Role).map_err(|_| {
-                format!("\"{other}\" is not open, off or a role (reader, writer, admin, platform)")
-            }),
-        }
-    }
-}
-
-/// Whether each background worker thread of this server still runs (a thread that ended or
-/// panicked is down).
-#[derive(Debug, Default)]
-pub struct WorkerHealth {
-    jobs: AtomicBool,
-    events: AtomicBool,
-    heartbeat: AtomicBool,
-}
-
-/// Marks a worker thread up while it lives, and down when it ends, however it ends.
-pub(crate) struct Alive(Arc<WorkerHealth>, fn(&WorkerHealth) -> &AtomicBool);
-
-impl Alive {
-    pub(crate) fn new(health: Arc<WorkerHealth>, flag: fn(&WorkerHealth) -> &AtomicBool) -> Alive {
-        flag(&health).store(true, Ordering::Relaxed);
-        Alive(health, flag)
-    }
-}
-
-impl Drop for Alive {
-    fn drop(&mut self) {
-        (self.1)(&self.0).store(false, Ordering::Relaxed);
-    }
-}
-
-impl WorkerHealth {
-    pub(crate) fn jobs(&self) -> &AtomicBool {
-        &self.jobs
-    }
-    pub(crate) fn events(&self) -> &AtomicBool {
-        &self.events
-    }
-    pub(crate) fn heartbeat(&self) -> &AtomicBool {
-        &self.heartbeat
-    }
-
-    fn report(&self) -> (bool, serde_json::Value) {
-        let (jobs, events, heartbeat) = (
-            self.jobs.load(Ordering::Relaxed),
-            self.events.load(Ordering::Relaxed),
-            self.heartbeat.load(Ordering::Relaxed),
-        );
-        (
-            jobs && events && heartbeat,
-            json!({"jobs": up(jobs), "events": up(events), "heartbeat": up(heartbeat)}),
-        )
-    }
-}
-
-fn up(ok: bool) -> &'static str {
-    if ok {
-        "up"
-    } else {
-        "down"
-    }
-}
-
-/// `/health`, `/ready`, `/metrics` and `/openapi.json` (registered before the services' routes).
+/// `/health`, `/ready` and `/metrics` (registered first, before `/openapi.json` and the
+/// services' routes).
 pub(crate) const ENDPOINTS: &[Endpoint] = &[
     Endpoint::new(Verb::Get, "/health", "The process serves requests", |r| {
         r.to(health)
@@ -142,10 +57,6 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
     )
     .answer(AnswerDoc::Metrics)
     .token_optional(),
-    Endpoint::new(Verb::Get, "/openapi.json", "This OpenAPI document", |r| {
-        r.to(crate::openapi::openapi_json)
-    })
-    .open(),
 ];
 
 /// `GET /health`: the process serves requests. No token, no database.
@@ -220,33 +131,6 @@ async fn ready(state: web::Data<AppState>) -> HttpResponse {
         .json(body)
 }
 
-/// The process-wide Prometheus recorder (installed once; every app of the process shares it).
-fn recorder() -> Option<&'static Prometheus> {
-    static HANDLE: OnceLock<Option<&'static Prometheus>> = OnceLock::new();
-    *HANDLE.get_or_init(|| {
-        let seconds = [
-            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-            30.0,
-        ];
-        let recorder: &'static Prometheus = Box::leak(Box::new(Prometheus::new(&seconds)));
-        match metrics::set_global_recorder(recorder) {
-            Ok(()) => {
-                crate::metric_names::describe();
-                Some(recorder)
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "metrics are off: another recorder is installed");
-                None
-            }
-        }
-    })
-}
-
-/// Installs the metrics recorder now, so counters recorded before the first scrape are kept.
-pub fn install_metrics() {
-    let _ = recorder();
-}
-
 /// `GET /metrics`: the Prometheus text format, as `--metrics` allows.
 async fn metrics(caller: Caller) -> Result<HttpResponse, ApiError> {
     let access = caller.state().config.metrics;
@@ -268,7 +152,9 @@ async fn metrics(caller: Caller) -> Result<HttpResponse, ApiError> {
     web::block(move || crate::monitor::record_at_scrape(&platform))
         .await
         .map_err(|e| ApiError::Core(platform_core::Error::Internal(e.to_string())))?;
-    let mut text = recorder().map(|h| h.render()).unwrap_or_default();
+    let mut text = crate::monitor::recorder()
+        .map(|h| h.render())
+        .unwrap_or_default();
     text.push_str(&crate::monitor::process_metrics());
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
@@ -650,6 +536,7 @@ fn top_level_timestamp(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prometheus::Prometheus;
 
     /// The handles kept per worker thread count each method, route and status apart, and time
     /// each method and route, as look-ups in the registry would.
@@ -778,13 +665,5 @@ mod tests {
         assert_eq!(redacted_query(""), "");
         assert_eq!(redacted_query("token="), "token=");
         assert_eq!(redacted_query("_filter=%7B%7D"), "_filter=%7B%7D");
-    }
-
-    #[test]
-    fn metrics_access_reads_open_off_and_roles() {
-        assert_eq!("open".parse(), Ok(MetricsAccess::Open));
-        assert_eq!("off".parse(), Ok(MetricsAccess::Off));
-        assert_eq!("admin".parse(), Ok(MetricsAccess::Role(Role::Admin)));
-        assert!("everyone".parse::<MetricsAccess>().is_err());
     }
 }

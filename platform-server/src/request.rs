@@ -4,9 +4,9 @@
 //! [`Query`] (the query parameters, and a GET's form body) and [`Body`] (a JSON body, read only
 //! after the caller is authenticated, within the size and time limits).
 
+use crate::endpoint::{BodyDoc, Function};
 use crate::error::{ApiError, HttpCode};
-use crate::openapi::{BodyDoc, Function};
-use crate::AppState;
+use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpMessage, HttpRequest};
 use futures_util::StreamExt;
@@ -72,7 +72,7 @@ pub async fn check_url_and_query_names(
     use actix_web::ResponseError as _;
     let max_url = req
         .app_data::<web::Data<AppState>>()
-        .map_or(crate::DEFAULT_MAX_URL, |s| s.config.max_url);
+        .map_or(crate::state::DEFAULT_MAX_URL, |s| s.config.max_url);
     if let Err(e) = check_url(req.uri(), max_url) {
         let res = e.error_response();
         return Ok(req.into_response(res).map_into_right_body());

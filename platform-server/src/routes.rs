@@ -1,10 +1,10 @@
 //! Routes: each handler parses its inputs, makes one core call, and shapes the response.
 
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::{ApiError, HttpCode};
-use crate::negotiate::Output;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
+use crate::negotiate::{listed, Output, NEXT_HEADER};
 use crate::request::{Body, Caller, Query};
-use crate::AppState;
+use crate::state::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::interface::services;
 use platform_core::api::Collection;
@@ -19,24 +19,6 @@ use serde_json::Value;
 mod item;
 
 use item::{plan_read, read_item, respond_item};
-
-/// The header that carries the total of a paged list.
-pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
-/// The header that says how a list's `x-total-count` was counted: `exact`, or `estimated` for
-/// a document list past `platform_core::api::interface::limits::EXACT_TOTAL_UP_TO` matches (unless
-/// `_count=exact`).
-pub const TOTAL_KIND_HEADER: &str = "x-platform-total";
-/// The header that carries the cursor of the next page of a list (the value of `_after` that
-/// reads it), present when items follow the page.
-pub const NEXT_HEADER: &str = "x-platform-next";
-
-/// The one shape of a JSON list answer: the items, and their total before paging in
-/// `x-total-count`.
-pub(crate) fn listed<T: serde::Serialize>(items: Vec<T>, total: u64) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((TOTAL_COUNT_HEADER, total.to_string()))
-        .json(items)
-}
 
 type Reply = Result<HttpResponse, ApiError>;
 

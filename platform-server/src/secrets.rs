@@ -1,9 +1,9 @@
 //! Routes of the secret service: `GET v1`, `GET v1/{key}`, `POST v1`, `DELETE v1/{key}`.
 
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Verb};
+use crate::negotiate::listed;
 use crate::request::{Body, Caller};
-use crate::routes::listed;
 use actix_web::{web, HttpResponse};
 
 type Reply = Result<HttpResponse, ApiError>;

@@ -1,7 +1,7 @@
 //! A stop in two steps. On SIGTERM (or ctrl-c) the server drains first: `/ready` answers 503
 //! saying so while every request is still served, for the drain time (`--drain`), so that a
 //! load balancer takes the server out before it goes; then the listener closes and the
-//! requests in flight finish (within [`crate::SHUTDOWN_GRACE_SECS`]). A second signal during
+//! requests in flight finish (within [`SHUTDOWN_GRACE_SECS`]). A second signal during
 //! the drain cuts it short.
 
 use actix_web::http::header;
@@ -12,6 +12,8 @@ use std::time::Duration;
 
 /// Default drain time: 5 s.
 pub const DEFAULT_DRAIN: Duration = Duration::from_secs(5);
+/// How long a stopping server waits for requests in flight (event streams end at once).
+pub const SHUTDOWN_GRACE_SECS: u64 = 4;
 
 /// Whether the server drains (it stops soon).
 #[derive(Debug, Default)]
@@ -88,6 +90,6 @@ pub(crate) async fn signal_then_drain(drain: std::sync::Arc<Drain>, time: Durati
     tracing::info!(
         signal,
         "closing the listener; the requests in flight finish within {} s",
-        crate::SHUTDOWN_GRACE_SECS
+        SHUTDOWN_GRACE_SECS
     );
 }

@@ -1,10 +1,10 @@
 //! Routes of the token listing: `GET /token/v1`, the tokens of the caller's tenant (an admin's
 //! call), as `platform token list` prints them. Tokens are made and revoked on the command line.
 
+use crate::endpoint::{AnswerDoc, Endpoint, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, Endpoint, Verb};
+use crate::negotiate::listed;
 use crate::request::{Caller, Query};
-use crate::routes::listed;
 use actix_web::HttpResponse;
 
 /// The token routes (before the generic ones).

@@ -1,9 +1,9 @@
 //! Routes of the validationconfig and validation services.
 
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::ApiError;
-use crate::openapi::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
+use crate::negotiate::listed;
 use crate::request::{function_named, Caller, Query};
-use crate::routes::listed;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::Collection;
 use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};

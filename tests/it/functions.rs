@@ -4,7 +4,8 @@
 
 use crate::common::{Client, Resp, TestServer};
 use platform_core::auth::Role;
-use platform_server::openapi::{endpoints, path_parameters, BodyDoc, Endpoint, Function, Verb};
+use platform_server::endpoint::{BodyDoc, Endpoint, Function, Verb};
+use platform_server::openapi::{endpoints, path_parameters};
 use serde_json::{json, Value};
 
 /// A daily series `NBP:SPOT` with a spike, its configuration checked on update, its update

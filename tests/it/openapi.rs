@@ -5,7 +5,8 @@ use crate::common::TestServer;
 use actix_web::http::{header, Method};
 use actix_web::test as actix_test;
 use platform_core::auth::Role;
-use platform_server::openapi::{endpoints, path_parameters, Verb};
+use platform_server::endpoint::Verb;
+use platform_server::openapi::{endpoints, path_parameters};
 use platform_server::ServerConfig;
 use serde_json::Value;
 

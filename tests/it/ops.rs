@@ -5,7 +5,7 @@ use crate::common::TestServer;
 use actix_web::http::{header, Method};
 use actix_web::test;
 use platform_core::auth::Role;
-use platform_server::ops::MetricsAccess;
+use platform_server::state::MetricsAccess;
 use platform_server::ServerConfig;
 use serde_json::json;
 use std::io::Read as _;

@@ -314,7 +314,7 @@ pub enum ValidateCommand {
     /// same file this refuses: its worker runs the jobs there.
     Work {
         #[command(flatten)]
-        db: crate::DbArg,
+        db: crate::local::DbArg,
     },
     /// Save or read validation configurations.
     #[command(subcommand)]
@@ -364,7 +364,7 @@ fn test(args: TestArgs) -> Result<bool> {
     let config = args
         .config
         .as_deref()
-        .map(|f| crate::read_json(Some(f)))
+        .map(|f| crate::input::read_json(Some(f)))
         .transpose()?;
     let body = request(args.target.as_deref(), &args.selection, false, config);
     let target = args.on.open()?;
@@ -604,7 +604,7 @@ fn config(cmd: ConfigCommand) -> Result<()> {
             replace,
             reason,
         } => {
-            let body = crate::read_json(file.as_deref())?;
+            let body = crate::input::read_json(file.as_deref())?;
             let save = SaveConfig {
                 body,
                 replace,

@@ -32,7 +32,7 @@ mod validation;
 
 use crate::error::{ApiError, ERROR_HEADER, ODSL_ERROR_HEADER};
 use crate::request::{Caller, Query};
-use crate::AppState;
+use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use layout::Nav;

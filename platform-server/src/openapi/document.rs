@@ -1,8 +1,10 @@
 //! The OpenAPI 3.1 document of the route table: an operation per endpoint (per service it
 //! serves, for a generic path), with its parameters, body, answers and the error envelope.
 
+use super::endpoints;
 use super::parameters::query_parameter_doc;
-use super::{endpoints, AnswerDoc, BodyDoc, Endpoint, Function, Verb};
+use super::schema::{any_array, any_object, enum_of, integer, string};
+use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::ErrorEnvelope;
 use actix_web::{web, HttpResponse};
 use utoipa::openapi::path::{Operation, Parameter, ParameterIn};
@@ -17,7 +19,7 @@ use utoipa::openapi::{
 use utoipa::PartialSchema as _;
 
 /// `GET /openapi.json`: the document, with the base path as its server.
-pub async fn openapi_json(state: web::Data<crate::AppState>) -> HttpResponse {
+pub async fn openapi_json(state: web::Data<crate::state::AppState>) -> HttpResponse {
     HttpResponse::Ok().json(document(&state.config.base_path))
 }
 
@@ -112,7 +114,7 @@ pub fn document(base: &str) -> OpenApi {
             }
         }
     }
-    let base = crate::normalise_base(base);
+    let base = crate::state::normalise_base(base);
     let mut builder = OpenApiBuilder::new()
         .info(
             InfoBuilder::new()
@@ -151,22 +153,6 @@ fn tag_of(path: &str) -> &str {
     } else {
         "operations"
     }
-}
-
-pub(super) fn string() -> Schema {
-    Object::with_type(Type::String).into()
-}
-
-fn any_object() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::Object)
-        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
-        .build()
-        .into()
-}
-
-fn any_array() -> Schema {
-    Array::new(RefOr::T(Schema::Object(Object::new()))).into()
 }
 
 fn operation(endpoint: &Endpoint, path: &str) -> Operation {
@@ -240,14 +226,6 @@ pub fn path_parameters(path: &str) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn enum_of(values: &[&str]) -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(values.iter().copied()))
-        .build()
-        .into()
-}
-
 fn path_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
     let (schema, description, example): (Schema, &str, Option<&str>) = match name {
         "source" => (
@@ -275,19 +253,6 @@ fn path_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
         .schema(Some(schema))
         .example(example.map(serde_json::Value::from))
         .build()
-}
-
-pub(super) fn integer(min: i64, max: Option<i64>) -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(min))
-        .maximum(max)
-        .build()
-        .into()
-}
-
-pub(super) fn boolean() -> Schema {
-    Object::with_type(Type::Boolean).into()
 }
 
 fn query_parameter(endpoint: &Endpoint, name: &str) -> Parameter {
@@ -480,7 +445,7 @@ fn success(answer: AnswerDoc) -> Response {
             .content("application/json", json(any_object())),
         AnswerDoc::List => b
             .description("The items")
-            .header(crate::routes::TOTAL_COUNT_HEADER, total_count())
+            .header(crate::negotiate::TOTAL_COUNT_HEADER, total_count())
             .content("application/json", json(any_array())),
         AnswerDoc::ObjectOrList => b
             .description("The item, or with _function the function's answer")
@@ -496,9 +461,9 @@ fn success(answer: AnswerDoc) -> Response {
             .content("text/html", text()),
         AnswerDoc::FormattedList => b
             .description("The items (JSON, CSV, XML, or HTML through _template)")
-            .header(crate::routes::TOTAL_COUNT_HEADER, total_count())
-            .header(crate::routes::TOTAL_KIND_HEADER, total_kind())
-            .header(crate::routes::NEXT_HEADER, next_cursor())
+            .header(crate::negotiate::TOTAL_COUNT_HEADER, total_count())
+            .header(crate::negotiate::TOTAL_KIND_HEADER, total_kind())
+            .header(crate::negotiate::NEXT_HEADER, next_cursor())
             .content("application/json", json(any_array()))
             .content("text/csv", text())
             .content("application/xml", text())

@@ -1,7 +1,7 @@
 //! What the document says of each query parameter the endpoints read: its schema and
 //! meaning, by what the parameter is for.
 
-use super::document::{boolean, enum_of, integer, string};
+use super::schema::{boolean, enum_of, integer, string};
 use platform_core::api::interface::limits::MAX_LIMIT;
 use platform_core::api::interface::time::MAX_DELAY_MS;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};

@@ -1,6 +1,7 @@
 //! The route table's paths and the document made from it.
 
 use super::*;
+use crate::endpoint::{BodyDoc, Verb};
 
 /// The `/{service}/...` paths `register_generic_first` puts in the order of their use: each
 /// is whole segments (a literal, or a `{name}` that matches one segment), and no two have

@@ -1,13 +1,13 @@
 //! The module graph of one crate, read from its files: which module imports which, at the
-//! level of the crate's top-level modules (the crate root, `lib.rs`, is the node `crate`) and
-//! between the sibling submodules of every module; its circles; and the imports that run
-//! against a declared layer order.
+//! level of the crate's top-level modules (the crate root, `lib.rs` or a binary's `main.rs`, is
+//! the node `crate`) and between the sibling submodules of every module; its circles; and the
+//! imports that run against a declared layer order.
 
 use super::paths::{named_paths, Kind, Named};
 use super::source::{code_only, without_test_items};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// The name of the crate root (`lib.rs`) among the top-level modules.
+/// The name of the crate root (`lib.rs`, `main.rs`) among the top-level modules.
 pub const ROOT: &str = "crate";
 
 /// A source file of the crate: its path (as messages show it), its module path and its code
@@ -22,20 +22,25 @@ impl ModuleFile {
     /// A file at `rel` under the crate's `src` (`lib.rs`, `data/mod.rs`, `data/read.rs`),
     /// shown in messages as `shown`.
     pub fn new(rel: &str, shown: &str, text: &str) -> ModuleFile {
+        ModuleFile::in_module(module_of(rel), shown, text)
+    }
+
+    /// The file of `module`, shown in messages as `shown`.
+    pub fn in_module(module: Vec<String>, shown: &str, text: &str) -> ModuleFile {
         ModuleFile {
             path: shown.to_string(),
-            module: module_of(rel),
+            module,
             code: without_test_items(&code_only(text)),
         }
     }
 }
 
-/// The module path of a file under `src`: `lib.rs` is the root, `a/mod.rs` and `a.rs` are
-/// `a`, `a/b.rs` is `a::b`.
+/// The module path of a file under `src`: `lib.rs` (a library) and `main.rs` (a binary) are
+/// the root, `a/mod.rs` and `a.rs` are `a`, `a/b.rs` is `a::b`.
 pub fn module_of(rel: &str) -> Vec<String> {
     let stem = rel.strip_suffix(".rs").unwrap_or(rel);
     let mut parts: Vec<String> = stem.split('/').map(str::to_string).collect();
-    if parts.last().is_some_and(|p| p == "mod") || parts == ["lib"] {
+    if parts.last().is_some_and(|p| p == "mod") || parts == ["lib"] || parts == ["main"] {
         parts.pop();
     }
     parts

@@ -1,8 +1,10 @@
 //! Tidy tests: the house rules of the source tree, read from the files themselves.
 //!
 //! - `platform-core`'s modules import along the layers declared in ARCHITECTURE.md (the table
-//!   under "## Layers", lowest layer first), and no modules import each other round, neither
-//!   the top-level modules nor the submodules of any one module.
+//!   under "## Layers", lowest layer first).
+//! - In no crate of the workspace (each member's library and binaries, `crates`) do modules
+//!   import each other round, neither the top-level modules nor the submodules of any one
+//!   module.
 //! - No non-test source file of the workspace is over 800 lines, and no function over 100.
 //! - The server and the CLI name nothing of `platform-core` but its API (`platform_core::api`),
 //!   its errors and the platform (`surface`).
@@ -11,6 +13,7 @@
 //! `use` trees and the paths written inline), and `selftest` shows on small made-up files
 //! that each rule fails when it should.
 
+mod crates;
 mod graph;
 mod paths;
 mod selftest;
@@ -18,7 +21,6 @@ mod sizes;
 mod source;
 mod surface;
 
-use graph::ModuleFile;
 use sizes::{Exception, SourceFile};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -73,22 +75,14 @@ pub fn layers_from(markdown: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The files of `platform-core/src` that are compiled outside tests, as module files.
-fn core_module_files() -> Vec<ModuleFile> {
-    let src = root().join("platform-core/src");
-    let mut files = Vec::new();
-    rust_files(&src, &src, &mut files);
-    let tests = sizes::test_only_paths(&files);
-    files
-        .iter()
-        .filter(|f| !sizes::is_test_file(&f.path, &tests))
-        .map(|f| ModuleFile::new(&f.path, &format!("platform-core/src/{}", f.path), &f.text))
-        .collect()
-}
+/// The crate of the engine, whose modules import along the layers.
+const CORE: &str = "platform-core (platform-core/src/lib.rs)";
 
 #[test]
-fn core_modules_import_along_the_layers_without_circles() {
-    let files = core_module_files();
+fn core_modules_import_along_the_layers() {
+    let crates = crates::workspace_crates(&root());
+    let core = crates.iter().find(|c| c.name == CORE).expect(CORE);
+    let files = &core.files;
     assert!(files.len() > 100, "found only {} core files", files.len());
     let architecture = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let layers = layers_from(&architecture);
@@ -96,12 +90,34 @@ fn core_modules_import_along_the_layers_without_circles() {
         layers.len() > 3,
         "ARCHITECTURE.md declares the layers: {layers:?}"
     );
-    let edges = graph::edges(&files);
-    let mut problems = graph::circles(&edges);
-    problems.extend(graph::layer_breaches(&files, &edges, &layers));
+    let problems = graph::layer_breaches(files, &graph::edges(files), &layers);
     assert!(
         problems.is_empty(),
         "{} problems with the layers of platform-core:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_modules_of_every_crate_import_without_circles() {
+    let crates = crates::workspace_crates(&root());
+    let names: Vec<&str> = crates.iter().map(|c| c.name.as_str()).collect();
+    for expected in [
+        CORE,
+        "platform-server (platform-server/src/lib.rs)",
+        "platform-cli (platform-cli/src/main.rs)",
+    ] {
+        assert!(names.contains(&expected), "{expected} among {names:?}");
+    }
+    let mut problems = Vec::new();
+    for krate in &crates {
+        let found = graph::circles(&graph::edges(&krate.files));
+        problems.extend(found.into_iter().map(|p| format!("{}: {p}", krate.name)));
+    }
+    assert!(
+        problems.is_empty(),
+        "{} import circles in the crates of the workspace:\n{}",
         problems.len(),
         problems.join("\n")
     );

@@ -1,5 +1,6 @@
 //! The paths a Rust file names: the trees of its `use` declarations, flattened, and the paths
-//! written inline in its code (`crate::store::Page`, `super::plan::Plan`, `store::NoWait`).
+//! written inline in its code (`crate::store::Page`, `super::plan::Plan`, `store::NoWait`);
+//! and the modules it declares in files of their own (`mod store;`).
 
 /// A path named in a file.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +151,30 @@ pub fn named_paths(code: &str) -> Vec<Named> {
             continue;
         }
         i += 1;
+    }
+    out
+}
+
+/// The names of the modules `code` declares in files of their own (`mod name;` outside every
+/// brace), each once (a module declared twice under exclusive `cfg`s is one module).
+pub fn declared_modules(code: &str) -> Vec<String> {
+    let toks = tokens(code);
+    let mut out: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    for (i, tok) in toks.iter().enumerate() {
+        match tok.text.as_str() {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            "mod" if depth == 0 => {
+                let (Some(name), Some(end)) = (toks.get(i + 1), toks.get(i + 2)) else {
+                    continue;
+                };
+                if is_word(name) && end.text == ";" && !out.contains(&name.text) {
+                    out.push(name.text.clone());
+                }
+            }
+            _ => {}
+        }
     }
     out
 }

@@ -1,7 +1,8 @@
 //! The tidy rules on small made-up crates: each rule fails when it should, and names the
 //! files and paths that break it.
 
-use super::graph::{circles, edges, layer_breaches, ModuleFile};
+use super::crates::{crate_files, members};
+use super::graph::{circles, edges, layer_breaches, module_of, ModuleFile};
 use super::layers_from;
 use super::paths::{named_paths, Kind};
 use super::sizes::{oversized, test_only_paths, Exception, SourceFile};
@@ -150,6 +151,201 @@ fn a_circle_between_submodules_is_found_through_super_and_re_exports() {
         "{}",
         found[0]
     );
+}
+
+#[test]
+fn a_circle_in_a_binary_crate_rooted_at_main_rs_is_named() {
+    // `main.rs` is the root of a binary as `lib.rs` is of a library: the node `crate`.
+    assert_eq!(module_of("main.rs"), Vec::<String>::new());
+    assert_eq!(module_of("lib.rs"), Vec::<String>::new());
+    assert_eq!(module_of("cmd/main.rs"), ["cmd", "main"]);
+    let files = krate(&[
+        (
+            "main.rs",
+            "mod cmd;
+mod out;
+use cmd::run;
+fn main() { run(); }
+fn read_json() {}
+",
+        ),
+        (
+            "cmd.rs",
+            "use crate::out::print;
+pub fn run() { print(); }
+",
+        ),
+        (
+            "out.rs",
+            "pub fn print() { crate::read_json(); }
+",
+        ),
+    ]);
+    let found = circles(&edges(&files));
+    assert_eq!(found.len(), 1, "{found:?}");
+    let text = &found[0];
+    assert!(
+        text.contains("top-level modules: cmd, crate, out"),
+        "{text}"
+    );
+    assert!(text.contains("cmd -> out -> crate -> cmd"), "{text}");
+    assert!(
+        text.contains("crate -> cmd: src/main.rs:3 imports cmd::run"),
+        "{text}"
+    );
+    assert!(
+        text.contains("out -> crate: src/out.rs:1 imports crate::read_json"),
+        "{text}"
+    );
+    // With what both use in a module of its own, the imports run one way.
+    let files = krate(&[
+        (
+            "main.rs",
+            "mod cmd;
+mod input;
+mod out;
+use cmd::run;
+fn main() { run(); }
+",
+        ),
+        (
+            "cmd.rs",
+            "use crate::out::print;
+pub fn run() { print(); }
+",
+        ),
+        (
+            "out.rs",
+            "pub fn print() { crate::input::read_json(); }
+",
+        ),
+        (
+            "input.rs",
+            "pub fn read_json() {}
+",
+        ),
+    ]);
+    assert!(circles(&edges(&files)).is_empty());
+}
+
+#[test]
+fn a_crate_is_read_from_its_root_through_its_module_declarations() {
+    let tree = [
+        (
+            "cli/src/main.rs",
+            "mod cmd;
+mod out;
+#[cfg(test)]
+mod tests;
+mod inline { fn f() {} }
+",
+        ),
+        (
+            "cli/src/cmd.rs",
+            "pub mod list;
+use crate::out::print;
+",
+        ),
+        (
+            "cli/src/cmd/list.rs",
+            "use super::super::out::print;
+",
+        ),
+        (
+            "cli/src/out/mod.rs",
+            "mod table;
+",
+        ),
+        (
+            "cli/src/out/table.rs",
+            "use crate::cmd::list;
+",
+        ),
+        (
+            "cli/src/tests.rs",
+            "use crate::cmd::list;
+",
+        ),
+        (
+            "cli/src/stray.rs",
+            "use crate::out::print;
+",
+        ),
+        (
+            "cli/src/bin/tool.rs",
+            "mod helper;
+use helper::H;
+",
+        ),
+        (
+            "cli/src/bin/helper.rs",
+            "pub struct H;
+",
+        ),
+    ];
+    let read = |path: &str| {
+        tree.iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, text)| text.to_string())
+    };
+    let files = crate_files("cli/src/main.rs", &read).unwrap();
+    let found: Vec<(&str, String)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.module.join("::")))
+        .collect();
+    // The test module and the file no declaration names are not the crate's.
+    assert_eq!(
+        found,
+        vec![
+            ("cli/src/cmd.rs", "cmd".to_string()),
+            ("cli/src/cmd/list.rs", "cmd::list".to_string()),
+            ("cli/src/main.rs", String::new()),
+            ("cli/src/out/mod.rs", "out".to_string()),
+            ("cli/src/out/table.rs", "out::table".to_string()),
+        ]
+    );
+    let found = circles(&edges(&files));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("out -> cmd: cli/src/out/table.rs:1 imports crate::cmd::list"),
+        "{}",
+        found[0]
+    );
+    // A binary of `src/bin` is a crate of its own, its modules beside it.
+    let files = crate_files("cli/src/bin/tool.rs", &read).unwrap();
+    let found: Vec<(&str, Vec<String>)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.module.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("cli/src/bin/helper.rs", vec!["helper".to_string()]),
+            ("cli/src/bin/tool.rs", vec![]),
+        ]
+    );
+    // A declaration without its file is named.
+    let missing = crate_files("cli/src/out/table.rs", &|path: &str| {
+        (path == "cli/src/out/table.rs").then(|| {
+            "mod gone;
+"
+            .to_string()
+        })
+    });
+    assert_eq!(
+        missing.err().as_deref(),
+        Some("cli/src/out/table.rs declares mod gone, without its file")
+    );
+}
+
+#[test]
+fn the_workspace_members_are_read_from_the_root_manifest() {
+    let manifest = "[package]\nname = \"suite\"\nmembers = [\"not\"]\n\n[workspace]\n\
+                    # `fuzz` is a member, \"quoted\" in a comment\n\
+                    members = [\n    \"core\",\n    \"server\", \"fuzz\",\n]\n\
+                    default-members = [\".\", \"core\"]\n\n[dependencies]\n";
+    assert_eq!(members(manifest), ["core", "server", "fuzz"]);
+    assert!(members("[package]\nname = \"alone\"\n").is_empty());
 }
 
 #[test]
