@@ -119,13 +119,12 @@ pub use objects::Object;
 pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
-    CheckResult, JobResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck,
-    TenorResult, ValidationCounts, ValidationKind, ValidationRequest, ValidationResult,
-    ValidationStatus, When,
+    CheckResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,
+    ValidationCounts, ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
 };
 pub use validation_typed::{
-    AutomationSync, BatchItemResult, RecordCheck, RecordOutcome, RecordOverride, Resolution,
-    TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationRecord,
+    AutomationSync, BatchItemResult, JobResult, RecordCheck, RecordOutcome, RecordOverride,
+    Resolution, TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationRecord,
 };
 pub use validation_typed_insights::{
     ActivityEntry, CheckStats, CheckTally, ConfigStats, DayCounts, FailingPoint, OpenIssue,
