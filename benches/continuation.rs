@@ -15,7 +15,6 @@ use platform_core::data::continuation::{Continuation, Roll};
 use platform_core::data::read::DataQuery;
 use platform_core::documents::SaveOptions;
 use platform_core::ids::Source;
-use platform_core::query::period::{PeriodUnit, RelativePeriod};
 use platform_core::Platform;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
@@ -145,14 +144,7 @@ fn corpus(platform: &Platform, who: &Principal, ondates: &[NaiveDate]) -> String
 /// last answer.
 fn measure(platform: &Platform, who: &Principal, runs: usize) -> (Vec<f64>, Value) {
     let q = DataQuery {
-        continuation: Some(Continuation {
-            code: RelativePeriod {
-                unit: PeriodUnit::Month,
-                index: 1,
-            },
-            roll: Roll::Expiry,
-            adjust: None,
-        }),
+        continuation: Some(Continuation::new("M01", Roll::Expiry, None).unwrap()),
         ..DataQuery::default()
     };
     let mut samples = Vec::with_capacity(runs);

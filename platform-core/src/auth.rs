@@ -117,9 +117,11 @@ impl Grant {
 }
 
 impl Principal {
-    /// The caller's private scope.
-    pub fn private_scope(&self) -> Scope {
-        Scope::private(&self.tenant, &self.environment)
+    internal! {
+        /// The caller's private scope.
+        fn private_scope(&self) -> Scope {
+            Scope::private(&self.tenant, &self.environment)
+        }
     }
 
     /// Fails unless the caller holds at least `role`; `action` names what was attempted.
@@ -134,15 +136,17 @@ impl Principal {
         }
     }
 
-    /// Fails unless the caller may write to `scope` (private: writer; public: platform).
-    pub fn require_write(&self, scope: &Scope, what: &str) -> Result<()> {
-        if scope.is_public() {
-            self.require(
-                Role::Platform,
-                &format!("writing {what} to the public source"),
-            )
-        } else {
-            self.require(Role::Writer, &format!("writing {what}"))
+    internal! {
+        /// Fails unless the caller may write to `scope` (private: writer; public: platform).
+        fn require_write(&self, scope: &Scope, what: &str) -> Result<()> {
+            if scope.is_public() {
+                self.require(
+                    Role::Platform,
+                    &format!("writing {what} to the public source"),
+                )
+            } else {
+                self.require(Role::Writer, &format!("writing {what}"))
+            }
         }
     }
 }

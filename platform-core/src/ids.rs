@@ -161,14 +161,16 @@ impl VersionRef {
             })
     }
 
-    /// The version of these (oldest first) it names: for `AsOf`, the newest written at or
-    /// before the instant.
-    pub fn pick_as_of<V: Dated>(at: chrono::DateTime<chrono::Utc>, versions: &[V]) -> Option<u32> {
-        versions
-            .iter()
-            .filter(|v| v.written() <= at)
-            .map(Dated::number)
-            .max()
+    internal! {
+        /// The version of these (oldest first) it names: for `AsOf`, the newest written at or
+        /// before the instant.
+        fn pick_as_of<V: Dated>(at: chrono::DateTime<chrono::Utc>, versions: &[V]) -> Option<u32> {
+            versions
+                .iter()
+                .filter(|v| v.written() <= at)
+                .map(Dated::number)
+                .max()
+        }
     }
 }
 

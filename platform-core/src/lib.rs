@@ -19,6 +19,23 @@
 //!
 //! `examples/embed.rs` at the root of the repository is a whole embedding program.
 #![deny(missing_docs)]
+// Every type a public signature reaches can be named by the program that calls it.
+#![deny(unnameable_types)]
+
+/// Methods public for the project's own tests, benches and fuzz targets (the `internals`
+/// feature) and private to the crate otherwise: a method of a type `api` names whose arguments
+/// or answer are the engine's own types, which a program cannot name.
+macro_rules! internal {
+    ($(#[$meta:meta])* fn $($rest:tt)*) => {
+        #[cfg(feature = "internals")]
+        $(#[$meta])*
+        pub fn $($rest)*
+        #[cfg(not(feature = "internals"))]
+        $(#[$meta])*
+        #[allow(dead_code)]
+        pub(crate) fn $($rest)*
+    };
+}
 
 pub mod api;
 // The modules of the engine: private to the crate, so that a program names only `api` and the

@@ -66,7 +66,7 @@ mod validation_typed_tests;
 
 pub use crate::save::csv_import::{CsvImport, CsvImported};
 // The names the services' requests and answers use, defined where their rules are.
-pub use crate::auth::{Credentials, Grant, Principal, Role};
+pub use crate::auth::{Credentials, Grant, Grants, Principal, Role};
 pub use crate::data::read::{DataId, DataJson, DataQuery, Nearest};
 pub use crate::data::DataKind;
 pub use crate::documents::{DeleteTarget, ListRequest, SaveOptions};
@@ -77,9 +77,10 @@ pub use crate::query::{Paging, Params, Projection};
 pub use crate::realtime::{Channel, Realtime};
 pub use crate::store::{Collection, Page};
 // What a program builds a platform with (see `Platform::new` and its `with_*` settings).
-pub use crate::calendars::Calendars;
+pub use crate::calendars::{BlockCalendar, BlockHours, Calendars, Holiday};
 pub use crate::clock::{Clock, FixedClock, SystemClock};
 pub use crate::data::calendar::Calendar;
+pub use crate::data::continuation::{Adjust, Continuation, Roll};
 pub use crate::data::conversion::Conversion;
 pub use crate::data::scale::{Block, Observed, Scaling, Target as ScaleTarget};
 pub use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
@@ -97,15 +98,23 @@ pub use crate::extensions::{
     Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun,
     Permission, ResourceIds, StoredExtension, UninstalledExtension,
 };
+pub use crate::holidays::HolidayCalendar;
+pub use crate::observations::columns::{Columns, Extra};
+pub use crate::observations::model::{PointValue, Status as PointStatus};
 pub use crate::query::grammar::GrammarError;
 pub use crate::query::range::RangeExpr;
+pub use crate::realtime::Subscription;
 pub use crate::script::ScriptLimits;
 pub use crate::seal::SecretKey;
 pub use crate::secrets::{Secret, Secrets, StoredSecret};
+pub use crate::store::rows::{AuditEntry, MailAttachment, TokenListing};
 pub use crate::store::ReplicaStatus;
+pub use crate::store::{DatabaseStatus, PoolStatus};
 pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
 pub use crate::templates::Scripts;
+pub use crate::tenancy::RoleChange;
 pub use crate::tenancy::Tenancy;
+pub use crate::validation::jobs::Backlog;
 pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use crate::validation::Validation;
 /// Arrow's record batch (arrow-array 60), the answer of [`Data::read_record_batch`].
@@ -132,6 +141,16 @@ pub use validation_typed_insights::{
     Suggestions, TargetStats, TuneWindow, TunedCheck, TunedItem, TuningItem, TuningRequest,
     Tunings, ValidationStats, WindowStats,
 };
+
+/// List requests as types: the filters, order, page and cursor a [`ListRequest`] carries (its
+/// `query`), which [`ListRequest::from_params`] reads from the interface's list parameters.
+pub mod lists {
+    pub use crate::query::cursor::Cursor;
+    pub use crate::query::filter::{Bound, CmpOp, Filter, SearchTerm, MAX_FILTER_TERMS};
+    pub use crate::query::paging::Total;
+    pub use crate::query::sort::{SortKey, SortSpec};
+    pub use crate::query::ListQuery;
+}
 
 use crate::{Platform, Snapshot};
 

@@ -67,11 +67,11 @@ impl Adjust {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Continuation {
     /// The unit of the contracts followed and the position, from 1 (the front one).
-    pub code: RelativePeriod,
+    pub(crate) code: RelativePeriod,
     /// When it moves to the next contract.
-    pub roll: Roll,
+    pub(crate) roll: Roll,
     /// How earlier prices move at each roll (`None`: the prices as quoted).
-    pub adjust: Option<Adjust>,
+    pub(crate) adjust: Option<Adjust>,
 }
 
 /// What `_continuation` takes, for error messages.
@@ -119,15 +119,7 @@ impl Continuation {
             }
             return Ok(None);
         };
-        let bad = |why: String| {
-            Error::invalid_parameter(format!("_continuation \"{text}\" {why}: use {ALLOWED}"))
-        };
-        let code = match period::parse(text.trim()) {
-            Ok(Period::Relative(r)) if r.index >= 1 => r,
-            Ok(Period::Relative(_)) => return Err(bad("is the ondate's own period".into())),
-            Ok(_) => return Err(bad("is not a relative code".into())),
-            Err(e) => return Err(bad(format!("is not a tenor code ({e})"))),
-        };
+        let continuation = Continuation::named("_continuation", text, roll, adjust)?;
         for other in ["tenor", "listTenors"] {
             if params.get(other).is_some() {
                 return Err(Error::invalid_parameter(format!(
@@ -135,58 +127,108 @@ impl Continuation {
                 )));
             }
         }
-        Ok(Some(Continuation { code, roll, adjust }))
+        Ok(Some(continuation))
     }
 
-    /// The contract this continuation holds on `ondate` (YYYY-MM-DD) among a curve's
-    /// `contracts` (read once, or twice for a position after the front one).
-    pub fn pick<'a, I>(&self, ondate: &str, contracts: I) -> Result<Option<ContractView<'a>>>
-    where
-        I: Iterator<Item = Result<ContractView<'a>>> + Clone,
-    {
-        let find = |code: String, contracts: I| -> Result<Option<ContractView<'a>>> {
-            for c in contracts {
-                let c = c?;
-                if c.absolute == code.as_bytes() {
-                    return Ok(Some(c));
-                }
-            }
-            Ok(None)
+    /// The continuation series of the contract at position `code` (`M01`: the front month,
+    /// `Q02`, `Y01`, ...), moving to the next one as `roll` says, back-adjusted at each roll
+    /// as `adjust` says (`None`: the prices as quoted); a code that is not a relative one
+    /// from 01 is refused, naming the codes allowed.
+    ///
+    /// ```
+    /// use platform_core::api::{Adjust, Continuation, DataQuery, Roll};
+    /// let front = Continuation::new("M01", Roll::Expiry, Some(Adjust::Ratio))?;
+    /// assert_eq!((front.code().as_str(), front.roll(), front.adjust()), ("M01", Roll::Expiry, Some(Adjust::Ratio)));
+    /// let q = DataQuery { continuation: Some(front), ..Default::default() };
+    /// # let _ = q;
+    /// let refused = Continuation::new("2025M01", Roll::Expiry, None).unwrap_err();
+    /// assert!(refused.to_string().starts_with("Continuation::new \"2025M01\" is not a relative code"), "{refused}");
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn new(code: &str, roll: Roll, adjust: Option<Adjust>) -> Result<Continuation> {
+        Continuation::named("Continuation::new", code, roll, adjust)
+    }
+
+    /// [`Continuation::new`], an error naming `what`.
+    fn named(what: &str, text: &str, roll: Roll, adjust: Option<Adjust>) -> Result<Continuation> {
+        let bad = |why: String| {
+            Error::invalid_parameter(format!("{what} \"{text}\" {why}: use {ALLOWED}"))
         };
-        let day = || NaiveDate::parse_from_str(ondate, "%Y-%m-%d").ok();
-        match self.roll {
-            Roll::Calendar => match day().and_then(|d| self.code.at(d).ok()) {
-                Some(code) => find(code.to_string(), contracts),
-                None => Ok(None),
-            },
-            Roll::Expiry => {
-                // Dates as YYYY-MM-DD text compare as the dates do.
-                let mut front: Option<ContractView<'a>> = None;
-                for c in contracts.clone() {
+        let code = match period::parse(text.trim()) {
+            Ok(Period::Relative(r)) if r.index >= 1 => r,
+            Ok(Period::Relative(_)) => return Err(bad("is the ondate's own period".into())),
+            Ok(_) => return Err(bad("is not a relative code".into())),
+            Err(e) => return Err(bad(format!("is not a tenor code ({e})"))),
+        };
+        Ok(Continuation { code, roll, adjust })
+    }
+
+    /// The position followed (`M01`...).
+    pub fn code(&self) -> String {
+        self.code.to_string()
+    }
+
+    /// When it rolls.
+    pub fn roll(&self) -> Roll {
+        self.roll
+    }
+
+    /// How it is back-adjusted.
+    pub fn adjust(&self) -> Option<Adjust> {
+        self.adjust
+    }
+
+    internal! {
+        /// The contract this continuation holds on `ondate` (YYYY-MM-DD) among a curve's
+        /// `contracts` (read once, or twice for a position after the front one).
+        fn pick<'a, I>(&self, ondate: &str, contracts: I) -> Result<Option<ContractView<'a>>>
+        where
+            I: Iterator<Item = Result<ContractView<'a>>> + Clone,
+        {
+            let find = |code: String, contracts: I| -> Result<Option<ContractView<'a>>> {
+                for c in contracts {
                     let c = c?;
-                    if c.expiry >= ondate.as_bytes()
-                        && front.as_ref().is_none_or(|f| c.start < f.start)
-                        && is_of(c.absolute, self.code.unit)
-                    {
-                        front = Some(c);
+                    if c.absolute == code.as_bytes() {
+                        return Ok(Some(c));
                     }
                 }
-                let Some(front) = front else {
-                    return Ok(None);
-                };
-                if self.code.index == 1 {
-                    return Ok(Some(front));
-                }
-                let Ok(Period::Absolute(first)) = period::parse(text(front.absolute)?) else {
-                    return Ok(None);
-                };
-                let after = RelativePeriod {
-                    unit: self.code.unit,
-                    index: self.code.index - 1,
-                };
-                match after.at(first.start()) {
-                    Ok(code) => find(code.to_string(), contracts),
-                    Err(_) => Ok(None),
+                Ok(None)
+            };
+            let day = || NaiveDate::parse_from_str(ondate, "%Y-%m-%d").ok();
+            match self.roll {
+                Roll::Calendar => match day().and_then(|d| self.code.at(d).ok()) {
+                    Some(code) => find(code.to_string(), contracts),
+                    None => Ok(None),
+                },
+                Roll::Expiry => {
+                    // Dates as YYYY-MM-DD text compare as the dates do.
+                    let mut front: Option<ContractView<'a>> = None;
+                    for c in contracts.clone() {
+                        let c = c?;
+                        if c.expiry >= ondate.as_bytes()
+                            && front.as_ref().is_none_or(|f| c.start < f.start)
+                            && is_of(c.absolute, self.code.unit)
+                        {
+                            front = Some(c);
+                        }
+                    }
+                    let Some(front) = front else {
+                        return Ok(None);
+                    };
+                    if self.code.index == 1 {
+                        return Ok(Some(front));
+                    }
+                    let Ok(Period::Absolute(first)) = period::parse(text(front.absolute)?) else {
+                        return Ok(None);
+                    };
+                    let after = RelativePeriod {
+                        unit: self.code.unit,
+                        index: self.code.index - 1,
+                    };
+                    match after.at(first.start()) {
+                        Ok(code) => find(code.to_string(), contracts),
+                        Err(_) => Ok(None),
+                    }
                 }
             }
         }

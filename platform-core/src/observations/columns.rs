@@ -169,17 +169,19 @@ impl Columns {
         out
     }
 
-    /// The observations at positions `from..to`, borrowed.
-    pub fn view(&self, from: usize, to: usize) -> ColumnsView<'_> {
-        let to = to.min(self.len());
-        let from = from.min(to);
-        let first = self.extras.partition_point(|e| e.index < from);
-        let end = self.extras.partition_point(|e| e.index < to);
-        ColumnsView {
-            times: &self.times[from..to],
-            values: &self.values[from..to],
-            extras: &self.extras[first..end],
-            base: from,
+    internal! {
+        /// The observations at positions `from..to`, borrowed.
+        fn view(&self, from: usize, to: usize) -> ColumnsView<'_> {
+            let to = to.min(self.len());
+            let from = from.min(to);
+            let first = self.extras.partition_point(|e| e.index < from);
+            let end = self.extras.partition_point(|e| e.index < to);
+            ColumnsView {
+                times: &self.times[from..to],
+                values: &self.values[from..to],
+                extras: &self.extras[first..end],
+                base: from,
+            }
         }
     }
 

@@ -297,34 +297,44 @@ impl<'a> Cursor<'a> {
 }
 
 impl DateRule {
-    /// The source text of the rule.
-    pub fn text(&self) -> &str {
-        &self.text
+    internal! {
+        /// The source text of the rule.
+        fn text(&self) -> &str {
+            &self.text
+        }
     }
 
-    /// The relative parts, in application order.
-    pub fn shifts(&self) -> &[Shift] {
-        &self.shifts
+    internal! {
+        /// The relative parts, in application order.
+        fn shifts(&self) -> &[Shift] {
+            &self.shifts
+        }
     }
 
-    /// The absolute parts, in application order.
-    pub fn fields(&self) -> &[Field] {
-        &self.fields
+    internal! {
+        /// The absolute parts, in application order.
+        fn fields(&self) -> &[Field] {
+            &self.fields
+        }
     }
 
-    /// Evaluates the rule at `now`, on the UTC calendar.
-    pub fn eval(&self, now: DateTime<Utc>) -> Result<DateTime<Utc>, GrammarError> {
-        self.eval_in(now, &Utc)
+    internal! {
+        /// Evaluates the rule at `now`, on the UTC calendar.
+        fn eval(&self, now: DateTime<Utc>) -> Result<DateTime<Utc>, GrammarError> {
+            self.eval_in(now, &Utc)
+        }
     }
 
-    /// Evaluates the rule at `now`, with calendar steps and fields taken on
-    /// the wall clock of `tz` (e.g. `h0` = local midnight).
-    pub fn eval_in<Tz: TimeZone>(
-        &self,
-        now: DateTime<Utc>,
-        tz: &Tz,
-    ) -> Result<DateTime<Utc>, GrammarError> {
-        self.eval_with(now, tz, None)
+    internal! {
+        /// Evaluates the rule at `now`, with calendar steps and fields taken on
+        /// the wall clock of `tz` (e.g. `h0` = local midnight).
+        fn eval_in<Tz: TimeZone>(
+            &self,
+            now: DateTime<Utc>,
+            tz: &Tz,
+        ) -> Result<DateTime<Utc>, GrammarError> {
+            self.eval_with(now, tz, None)
+        }
     }
 
     /// As [`DateRule::eval_in`], with `B` counting the business days of `business` (a holiday

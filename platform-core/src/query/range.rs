@@ -163,58 +163,66 @@ impl RangeExpr {
         &self.text
     }
 
-    /// The parsed shape of the expression.
-    pub fn form(&self) -> &RangeForm {
-        &self.form
+    internal! {
+        /// The parsed shape of the expression.
+        fn form(&self) -> &RangeForm {
+            &self.form
+        }
     }
 
-    /// Resolves the expression at `now` (date rules are evaluated there), reading dates without
-    /// a zone in UTC.
-    pub fn resolve(&self, now: DateTime<Utc>) -> Result<Resolved, GrammarError> {
-        self.resolve_in(now, Tz::UTC)
+    internal! {
+        /// Resolves the expression at `now` (date rules are evaluated there), reading dates without
+        /// a zone in UTC.
+        fn resolve(&self, now: DateTime<Utc>) -> Result<Resolved, GrammarError> {
+            self.resolve_in(now, Tz::UTC)
+        }
     }
 
-    /// Resolves the expression at `now`, reading dates without a zone argument or suffix in
-    /// `default_zone` (a series' own time zone).
-    pub fn resolve_in(
-        &self,
-        now: DateTime<Utc>,
-        default_zone: Tz,
-    ) -> Result<Resolved, GrammarError> {
-        self.resolve_with(now, default_zone, None)
+    internal! {
+        /// Resolves the expression at `now`, reading dates without a zone argument or suffix in
+        /// `default_zone` (a series' own time zone).
+        fn resolve_in(
+            &self,
+            now: DateTime<Utc>,
+            default_zone: Tz,
+        ) -> Result<Resolved, GrammarError> {
+            self.resolve_with(now, default_zone, None)
+        }
     }
 
-    /// As [`RangeExpr::resolve_in`], with `B` in date rules counting the business days of
-    /// `business` (a series' holiday calendar) instead of Monday to Friday.
-    pub fn resolve_with(
-        &self,
-        now: DateTime<Utc>,
-        default_zone: Tz,
-        business: Option<daterule::BusinessDays<'_>>,
-    ) -> Result<Resolved, GrammarError> {
-        let window = |start, end| Ok(Resolved::Window { start, end });
-        match &self.form {
-            RangeForm::Last(n) => Ok(Resolved::Last(*n)),
-            RangeForm::From { date, zone } => {
-                let (start, _) = self.span(date, now, zone.unwrap_or(default_zone), business)?;
-                window(Some(start), None)
-            }
-            RangeForm::Within { date, zone } => {
-                let (start, end) = self.span(date, now, zone.unwrap_or(default_zone), business)?;
-                window(Some(start), Some(end))
-            }
-            RangeForm::Between { start, end, zone } => {
-                let zone = zone.unwrap_or(default_zone);
-                let (start, _) = self.span(start, now, zone, business)?;
-                let (_, end) = self.span(end, now, zone, business)?;
-                if start >= end {
-                    return Err(self.error(format!(
-                        "the window from {} to {} is empty",
-                        start.to_rfc3339(),
-                        end.to_rfc3339()
-                    )));
+    internal! {
+        /// As [`RangeExpr::resolve_in`], with `B` in date rules counting the business days of
+        /// `business` (a series' holiday calendar) instead of Monday to Friday.
+        fn resolve_with(
+            &self,
+            now: DateTime<Utc>,
+            default_zone: Tz,
+            business: Option<daterule::BusinessDays<'_>>,
+        ) -> Result<Resolved, GrammarError> {
+            let window = |start, end| Ok(Resolved::Window { start, end });
+            match &self.form {
+                RangeForm::Last(n) => Ok(Resolved::Last(*n)),
+                RangeForm::From { date, zone } => {
+                    let (start, _) = self.span(date, now, zone.unwrap_or(default_zone), business)?;
+                    window(Some(start), None)
                 }
-                window(Some(start), Some(end))
+                RangeForm::Within { date, zone } => {
+                    let (start, end) = self.span(date, now, zone.unwrap_or(default_zone), business)?;
+                    window(Some(start), Some(end))
+                }
+                RangeForm::Between { start, end, zone } => {
+                    let zone = zone.unwrap_or(default_zone);
+                    let (start, _) = self.span(start, now, zone, business)?;
+                    let (_, end) = self.span(end, now, zone, business)?;
+                    if start >= end {
+                        return Err(self.error(format!(
+                            "the window from {} to {} is empty",
+                            start.to_rfc3339(),
+                            end.to_rfc3339()
+                        )));
+                    }
+                    window(Some(start), Some(end))
+                }
             }
         }
     }

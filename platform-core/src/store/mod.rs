@@ -423,7 +423,8 @@ pub trait RecordWrite: RecordRead {
 
 /// Background jobs, and the workers that run them.
 pub trait JobRead {
-    /// One background job.
+    /// One background job (the contract suite reads it).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     fn job(&self, scope: &Scope, id: &str) -> Result<Option<Job>>;
     /// The background jobs of a scope, newest first.
     fn jobs(&self, scope: &Scope) -> Result<Vec<Job>>;

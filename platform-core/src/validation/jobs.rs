@@ -72,8 +72,9 @@ pub struct JobInfo {
     pub result: Option<Value>,
 }
 
-impl From<Job> for JobInfo {
-    fn from(job: Job) -> JobInfo {
+impl JobInfo {
+    /// The job as its owner sees it.
+    fn of(job: Job) -> JobInfo {
         JobInfo {
             id: job.id,
             kind: job.kind,
@@ -190,7 +191,7 @@ impl Jobs<'_> {
     /// Typed: the caller's background jobs, newest first.
     pub fn jobs(&self, p: &Principal) -> Result<Vec<JobInfo>> {
         let rows = self.platform.read()?.jobs(&p.private_scope())?;
-        Ok(rows.into_iter().map(JobInfo::from).collect())
+        Ok(rows.into_iter().map(JobInfo::of).collect())
     }
 
     /// JSON: the caller's background jobs, newest first (without their payloads).

@@ -102,14 +102,16 @@ impl Weights {
         }
     }
 
-    /// These weights with a block calendar named by id loaded from the calendar service.
-    pub fn loaded(self, tx: &dyn ReadTx, who: &Principal) -> Result<Weights> {
-        match self {
-            Weights::Block(Block::Named(id)) => {
-                let hours = crate::calendars::block_of(tx, who, &id, "_weights", WEIGHT_CODES)?;
-                Ok(Weights::Block(Block::Hours(std::sync::Arc::new(hours))))
+    internal! {
+        /// These weights with a block calendar named by id loaded from the calendar service.
+        fn loaded(self, tx: &dyn ReadTx, who: &Principal) -> Result<Weights> {
+            match self {
+                Weights::Block(Block::Named(id)) => {
+                    let hours = crate::calendars::block_of(tx, who, &id, "_weights", WEIGHT_CODES)?;
+                    Ok(Weights::Block(Block::Hours(std::sync::Arc::new(hours))))
+                }
+                other => Ok(other),
             }
-            other => Ok(other),
         }
     }
 
@@ -212,43 +214,47 @@ impl ShapeQuery {
         )))
     }
 
-    /// Shapes a curve read of the item `name` with this header: the months and the weights
-    /// used (a block calendar named by `_weights` is read in `tx` as `who`).
-    pub fn apply(
-        &self,
-        tx: &dyn ReadTx,
-        who: &Principal,
-        name: &str,
-        header: &Map<String, Value>,
-        curve: &StoredCurve,
-    ) -> Result<(Shaped, Weights)> {
-        let weights = self
-            .weights
-            .clone()
-            .unwrap_or_else(|| Weights::of_header(header))
-            .loaded(tx, who)?;
-        let tz = zone_of(name, header)?;
-        let (contracts, ignored) = quoted(curve);
-        let mut shaped = shape(&contracts, tz, &weights, self.tolerance)?;
-        shaped.ignore(ignored);
-        Ok((shaped, weights))
+    internal! {
+        /// Shapes a curve read of the item `name` with this header: the months and the weights
+        /// used (a block calendar named by `_weights` is read in `tx` as `who`).
+        fn apply(
+            &self,
+            tx: &dyn ReadTx,
+            who: &Principal,
+            name: &str,
+            header: &Map<String, Value>,
+            curve: &StoredCurve,
+        ) -> Result<(Shaped, Weights)> {
+            let weights = self
+                .weights
+                .clone()
+                .unwrap_or_else(|| Weights::of_header(header))
+                .loaded(tx, who)?;
+            let tz = zone_of(name, header)?;
+            let (contracts, ignored) = quoted(curve);
+            let mut shaped = shape(&contracts, tz, &weights, self.tolerance)?;
+            shaped.ignore(ignored);
+            Ok((shaped, weights))
+        }
     }
 }
 
 impl ShapeQuery {
-    /// The fields of a shaped read of the curve `name` ([`ShapeQuery::apply`], written as a
-    /// read answers them), `contracts` being the contracts as read.
-    pub fn fields(
-        &self,
-        tx: &dyn ReadTx,
-        who: &Principal,
-        name: &str,
-        header: &Map<String, Value>,
-        curve: &StoredCurve,
-        contracts: Value,
-    ) -> Result<Vec<(&'static str, Value)>> {
-        let (shaped, weights) = self.apply(tx, who, name, header, curve)?;
-        Ok(shaped_fields(&shaped, &weights, self.tolerance, contracts))
+    internal! {
+        /// The fields of a shaped read of the curve `name` ([`ShapeQuery::apply`], written as a
+        /// read answers them), `contracts` being the contracts as read.
+        fn fields(
+            &self,
+            tx: &dyn ReadTx,
+            who: &Principal,
+            name: &str,
+            header: &Map<String, Value>,
+            curve: &StoredCurve,
+            contracts: Value,
+        ) -> Result<Vec<(&'static str, Value)>> {
+            let (shaped, weights) = self.apply(tx, who, name, header, curve)?;
+            Ok(shaped_fields(&shaped, &weights, self.tolerance, contracts))
+        }
     }
 }
 

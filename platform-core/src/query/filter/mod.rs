@@ -104,13 +104,15 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
-    /// The SQL operator.
-    pub fn sql(self) -> &'static str {
-        match self {
-            CmpOp::Gt => ">",
-            CmpOp::Gte => ">=",
-            CmpOp::Lt => "<",
-            CmpOp::Lte => "<=",
+    internal! {
+        /// The SQL operator.
+        fn sql(self) -> &'static str {
+            match self {
+                CmpOp::Gt => ">",
+                CmpOp::Gte => ">=",
+                CmpOp::Lt => "<",
+                CmpOp::Lte => "<=",
+            }
         }
     }
 

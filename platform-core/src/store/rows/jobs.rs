@@ -137,18 +137,20 @@ impl Job {
         })
     }
 
-    /// Sets a field of the job by its name in the JSON form, as `Map::insert` would on that
-    /// form; answers the field's previous value. A value the field cannot hold (a status that
-    /// is not one, a time that is not RFC 3339) leaves the job as it was and answers `None`.
-    pub fn insert(&mut self, field: String, value: Value) -> Option<Value> {
-        let mut doc = self.to_json();
-        let old = doc.insert(field, value);
-        match Job::from_json(&doc) {
-            Ok(job) => {
-                *self = job;
-                old
+    internal! {
+        /// Sets a field of the job by its name in the JSON form, as `Map::insert` would on that
+        /// form; answers the field's previous value. A value the field cannot hold (a status that
+        /// is not one, a time that is not RFC 3339) leaves the job as it was and answers `None`.
+        fn insert(&mut self, field: String, value: Value) -> Option<Value> {
+            let mut doc = self.to_json();
+            let old = doc.insert(field, value);
+            match Job::from_json(&doc) {
+                Ok(job) => {
+                    *self = job;
+                    old
+                }
+                Err(_) => None,
             }
-            Err(_) => None,
         }
     }
 }

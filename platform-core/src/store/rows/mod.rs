@@ -93,16 +93,18 @@ pub enum FieldKind {
 }
 
 impl FieldKind {
-    /// The kind of a value.
-    pub fn of(v: &Value) -> FieldKind {
-        match v {
-            Value::Null => FieldKind::Null,
-            Value::Bool(_) => FieldKind::Bool,
-            Value::Number(n) if n.is_i64() || n.is_u64() => FieldKind::Integer,
-            Value::Number(_) => FieldKind::Real,
-            Value::String(_) => FieldKind::Text,
-            Value::Array(_) => FieldKind::Array,
-            Value::Object(_) => FieldKind::Object,
+    internal! {
+        /// The kind of a value.
+        fn of(v: &Value) -> FieldKind {
+            match v {
+                Value::Null => FieldKind::Null,
+                Value::Bool(_) => FieldKind::Bool,
+                Value::Number(n) if n.is_i64() || n.is_u64() => FieldKind::Integer,
+                Value::Number(_) => FieldKind::Real,
+                Value::String(_) => FieldKind::Text,
+                Value::Array(_) => FieldKind::Array,
+                Value::Object(_) => FieldKind::Object,
+            }
         }
     }
 
