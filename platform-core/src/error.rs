@@ -86,6 +86,27 @@ impl fmt::Display for ErrorCode {
     }
 }
 
+/// `text` with every `word` that stands alone (no letter, digit or `_` on either side)
+/// replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let part_of_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(part_of_word) || after.is_some_and(part_of_word) {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A failure of a core call.
 ///
 /// Match on [`Error::code`] for what kind of failure it is; the variants say where it came
@@ -201,6 +222,21 @@ impl Error {
         }
     }
 
+    /// The same error, its message naming what a Rust call was given rather than the HTTP
+    /// parameters the engine's rules name: each `(parameter, Rust name)` of `names` replaced
+    /// where it stands as a word (`_range` in `_range: ...`, not in `_ranges`). Errors that
+    /// are not the caller's (storage, internal) are left as they are.
+    pub(crate) fn in_rust_terms(self, names: &[(&str, &str)]) -> Self {
+        let Error::User { code, message } = self else {
+            return self;
+        };
+        let mut out = message;
+        for (parameter, rust) in names {
+            out = replace_word(&out, parameter, rust);
+        }
+        Error::User { code, message: out }
+    }
+
     /// Wraps a backend error.
     pub fn storage(e: impl std::error::Error + Send + Sync + 'static) -> Self {
         Error::Storage(Box::new(e))
@@ -288,3 +324,26 @@ impl fmt::Display for WriteConflict {
 }
 
 impl std::error::Error for WriteConflict {}
+
+#[cfg(test)]
+mod rust_terms_tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_renamed_as_words_only() {
+        let e = Error::invalid_parameter(
+            "_observed needs a _calendar coarser; _observedx and x_calendar stay",
+        )
+        .in_rust_terms(&[
+            ("_observed", "Scaling::aggregate"),
+            ("_calendar", "target calendar"),
+        ]);
+        assert_eq!(
+            e.to_string(),
+            "Scaling::aggregate needs a target calendar coarser; _observedx and x_calendar stay"
+        );
+        assert_eq!(e.code(), ErrorCode::InvalidParameter);
+        let internal = Error::Internal("_range".into()).in_rust_terms(&[("_range", "r")]);
+        assert_eq!(internal.to_string(), "internal failure: _range");
+    }
+}

@@ -159,6 +159,19 @@ pub struct SeriesQuery {
     pub timezone: Option<ReadZone>,
 }
 
+/// What the HTTP parameters of a series read are in a [`SeriesQuery`], for its errors.
+const SERIES_QUERY_TERMS: &[(&str, &str)] = &[
+    ("_range", "SeriesQuery.range"),
+    ("_timezone", "SeriesQuery.timezone"),
+    ("_version", "SeriesQuery.version"),
+    ("__density", "SeriesQuery.density"),
+    ("_observed", "Scaling::aggregate"),
+    ("_distribution", "Scaling::distribute"),
+    ("_block", "Scaling::in_block"),
+    ("a _calendar", "a target calendar"),
+    ("_calendar", "the target calendar"),
+];
+
 /// A series read: its observations and what they are.
 ///
 /// ```
@@ -428,6 +441,12 @@ impl Data<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn series(&self, p: &Principal, id: &str, q: &SeriesQuery) -> Result<Series> {
+        self.read_series(p, id, q)
+            .map_err(|e| e.in_rust_terms(SERIES_QUERY_TERMS))
+    }
+
+    /// [`Data::series`], its errors naming the HTTP parameters.
+    fn read_series(&self, p: &Principal, id: &str, q: &SeriesQuery) -> Result<Series> {
         let platform = self.platform;
         let (data_id, scope) = data_scope(p, Source::All, id)?;
         let dq = DataQuery {

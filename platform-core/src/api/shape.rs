@@ -132,8 +132,28 @@ impl Data<'_> {
                  the nearest ondate to it of \"{id}\""
             )));
         }
-        let stored = self.item_curve(tx.as_ref(), &mut item, id, ondate, &dq)?;
-        let made = then(tx.as_ref(), &item, &stored)?;
+        let read = self.item_curve(tx.as_ref(), &mut item, id, ondate, &dq);
+        let stored = read.map_err(|e| e.in_rust_terms(CURVE_QUERY_TERMS))?;
+        let made =
+            then(tx.as_ref(), &item, &stored).map_err(|e| e.in_rust_terms(CURVE_QUERY_TERMS))?;
         Ok((data_id, item, stored, made))
     }
 }
+
+/// What the HTTP parameters of a curve read are in a [`CurveQuery`] and a [`ShapeQuery`], for
+/// their errors.
+const CURVE_QUERY_TERMS: &[(&str, &str)] = &[
+    (
+        "_nearest=before or _nearest=after",
+        "CurveQuery.nearest (Nearest::Before or Nearest::After)",
+    ),
+    ("_nearest=before", "CurveQuery.nearest = Nearest::Before"),
+    ("_nearest=after", "CurveQuery.nearest = Nearest::After"),
+    ("_nearest", "CurveQuery.nearest"),
+    ("_version", "CurveQuery.version"),
+    ("__density", "CurveQuery.density"),
+    ("_weights", "ShapeQuery.weights"),
+    ("_tolerance", "ShapeQuery.tolerance"),
+    ("_shape=MONTHLY", "Data::shape_curve"),
+    ("_shape", "Data::shape_curve"),
+];

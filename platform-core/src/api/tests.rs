@@ -1055,6 +1055,30 @@ fn a_daily_average_over_the_autumn_change_is_asked_in_types() {
     let e = platform.data().series(&me, "DE:DA", &refused).unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidParameter);
     assert!(e.to_string().contains("Scaling::distribute"), "{e}");
+
+    // The engine's refusals name what the Rust call was given, not HTTP parameters.
+    let finer = SeriesQuery {
+        scaling: Some(Scaling::aggregate(
+            ScaleTarget::Calendar(Calendar::Intraday(900)),
+            Observed::Averaged,
+        )),
+        ..Default::default()
+    };
+    let e = platform.data().series(&me, "DE:DA", &finer).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Scaling::aggregate needs a target calendar coarser than the series' calendar"
+    );
+    let bad_range = SeriesQuery {
+        range: ReadRange::Expr("last(x)".into()),
+        ..Default::default()
+    };
+    let e = platform
+        .data()
+        .series(&me, "DE:DA", &bad_range)
+        .unwrap_err();
+    assert!(e.to_string().starts_with("SeriesQuery.range: "), "{e}");
+    assert!(!e.to_string().contains("_range"), "{e}");
 }
 
 #[test]
@@ -1106,4 +1130,46 @@ fn a_record_batch_is_the_arrow_stream_s_batch() {
             batch.schema()
         );
     }
+}
+
+#[test]
+fn a_missing_ondate_names_the_rust_field_that_reads_the_nearest() {
+    let (platform, me) = setup();
+    let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
+    platform
+        .data()
+        .write_curve(
+            &me,
+            "NBP:FWD",
+            d(13),
+            &[Contract::new("M01", 70.0)],
+            &Default::default(),
+        )
+        .unwrap();
+    let q = CurveQuery {
+        ondate: Some(d(14)),
+        ..Default::default()
+    };
+    let e = platform.data().curve(&me, "NBP:FWD", &q).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    let text = e.to_string();
+    assert!(
+        text.ends_with("ask for it with CurveQuery.nearest (Nearest::Before or Nearest::After)"),
+        "{text}"
+    );
+    // Over HTTP the same refusal names the parameter.
+    let wire = platform
+        .data()
+        .read(
+            &me,
+            Source::All,
+            "NBP:FWD:2024-05-14",
+            &DataQuery::default(),
+        )
+        .unwrap_err();
+    assert!(
+        wire.to_string()
+            .ends_with("_nearest=before or _nearest=after"),
+        "{wire}"
+    );
 }
