@@ -27,6 +27,7 @@ pub mod shutdown;
 pub mod state;
 pub mod tokens;
 pub mod validation;
+pub mod wire;
 
 pub use shutdown::SHUTDOWN_GRACE_SECS;
 pub use state::{

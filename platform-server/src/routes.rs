@@ -5,6 +5,7 @@ use crate::error::{ApiError, HttpCode};
 use crate::negotiate::{listed, Output, NEXT_HEADER};
 use crate::request::{Body, Caller, Query};
 use crate::state::AppState;
+use crate::wire::to_wire;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::interface::services;
 use platform_core::api::Collection;
@@ -500,7 +501,7 @@ async fn get_version(
             .run(move |p, who| {
                 let versions = p.objects().versions(who, coll, source, &key)?;
                 let total = versions.len() as u64;
-                Ok((out.body(p, who, &Value::Array(versions), true)?, total))
+                Ok((out.body(p, who, &to_wire(&versions)?, true)?, total))
             })
             .await?;
         return Ok(output.respond(body, Some((total, false))));

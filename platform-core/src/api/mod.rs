@@ -69,7 +69,7 @@ pub use crate::save::csv_import::{CsvImport, CsvImported};
 pub use crate::auth::{Credentials, Grant, Grants, Principal, Role};
 pub use crate::data::read::{DataId, DataJson, DataQuery, Nearest};
 pub use crate::data::DataKind;
-pub use crate::documents::{DeleteTarget, ListRequest, SaveOptions};
+pub use crate::documents::{DeleteTarget, ListRequest, ObjectVersion, SaveOptions};
 pub use crate::events::automations::LogQuery;
 pub use crate::events::deliver::{DeliverySettings, Mail, Outbound};
 pub use crate::ids::{Source, VersionRef};
@@ -125,7 +125,7 @@ pub use data::{
 };
 pub use data_typed::{DataEntry, DataItem};
 pub use objects::Object;
-pub use objects_typed::{Deletion, ObjectVersion, TaggedVersion};
+pub use objects_typed::{Deletion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
     CheckResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,

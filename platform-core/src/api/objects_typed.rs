@@ -9,43 +9,9 @@ use crate::documents::{DeleteTarget, ListRequest};
 use crate::error::{Error, Result};
 use crate::ids::{Source, VersionRef};
 use crate::store::{Collection, Page};
-use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-/// One entry of an object's version list ([`Objects::object_versions`]): the system fields of
-/// a version, without its properties.
-///
-/// Its serde form is the JSON entry of [`Objects::versions`] (`_oid`, `_version`, `_type`,
-/// `_timestamp`, `_user`, `_tag`, `_reason`, `_current`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ObjectVersion {
-    /// The object's id (`_oid`; the JSON `_id` of an older version is `ID/N`).
-    #[serde(rename = "_oid")]
-    pub id: String,
-    /// The version number (`_version`).
-    #[serde(rename = "_version")]
-    pub version: u32,
-    /// The type of the version (`_type`).
-    #[serde(rename = "_type")]
-    pub type_name: String,
-    /// When the version was saved (`_timestamp`).
-    #[serde(rename = "_timestamp")]
-    pub timestamp: DateTime<Utc>,
-    /// Who saved it (`_user`).
-    #[serde(rename = "_user")]
-    pub user: String,
-    /// The tags on the version (`_tag`).
-    #[serde(rename = "_tag", default)]
-    pub tags: Vec<String>,
-    /// The reason stored with it (`_reason`).
-    #[serde(rename = "_reason", default)]
-    pub reason: Option<String>,
-    /// Whether it is the current version (`_current`).
-    #[serde(rename = "_current")]
-    pub current: bool,
-}
 
 /// The version a tag was set on ([`Objects::tag_object`]), with every tag it now carries.
 ///
@@ -200,26 +166,6 @@ impl Objects<'_> {
     pub fn objects_by_id(&self, p: &Principal, ids: &[&str]) -> Result<Vec<Object>> {
         let found = self.get_many(p, Collection::Object, ids, None)?;
         found.into_iter().map(answered_object).collect()
-    }
-
-    /// Typed [`versions`](Self::versions) of an object (from the source its id names): every
-    /// version's system fields, oldest first.
-    ///
-    /// ```
-    /// use platform_core::api::{Object, SaveOptions};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let me = platform.tenancy().local_principal("default", "me")?;
-    /// platform.objects().save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
-    /// let why = SaveOptions { reason: Some("more lots".into()), ..Default::default() };
-    /// platform.objects().save_object(&me, &Object::new("NBP").with("lots", 2), &why)?;
-    /// let versions = platform.objects().object_versions(&me, "NBP")?;
-    /// assert_eq!((versions[0].version, versions[0].current), (1, false));
-    /// assert_eq!((versions[1].reason.as_deref(), versions[1].current), (Some("more lots"), true));
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn object_versions(&self, p: &Principal, id: &str) -> Result<Vec<ObjectVersion>> {
-        let all = self.versions(p, Collection::Object, Source::of_id(id), id)?;
-        all.into_iter().map(|v| answered("a version", v)).collect()
     }
 
     /// Typed [`tag`](Self::tag) of an object (in the source its id names): tags one version

@@ -3,7 +3,8 @@
 
 use super::access::{not_found, resolve_version, scope_for_key};
 use super::printed::{print, print_current, Shown};
-use super::render::{header_hidden_from, render, render_owned, version_header, visible};
+use super::render::{header_hidden_from, render, render_owned, visible};
+use super::version::ObjectVersion;
 use super::ListRequest;
 use super::Objects;
 use crate::auth::Principal;
@@ -121,14 +122,27 @@ impl Objects<'_> {
         Ok(print_current(printed).map(|bytes| (bytes, timestamp)))
     }
 
-    /// JSON: every version of a document (their headers), oldest first.
+    /// Every version of a document (its system fields, [`ObjectVersion`]), oldest first.
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Object, SaveOptions, Source};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// platform.objects().save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
+    /// let why = SaveOptions { reason: Some("more lots".into()), ..Default::default() };
+    /// platform.objects().save_object(&me, &Object::new("NBP").with("lots", 2), &why)?;
+    /// let versions = platform.objects().versions(&me, Collection::Object, Source::Private, "NBP")?;
+    /// assert_eq!((versions[0].version, versions[0].current), (1, false));
+    /// assert_eq!((versions[1].reason.as_deref(), versions[1].current), (Some("more lots"), true));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
     pub fn versions(
         &self,
         p: &Principal,
         coll: Collection,
         source: Source,
         id: &str,
-    ) -> Result<Vec<Value>> {
+    ) -> Result<Vec<ObjectVersion>> {
         let scope = scope_for_key(p, coll, source, id)?;
         let tx = self.platform.read()?;
         let all = tx.versions(coll, &scope, id)?;
@@ -139,7 +153,7 @@ impl Objects<'_> {
             .ok_or_else(|| not_found(coll, id, source))?;
         Ok(all
             .iter()
-            .map(|v| version_header(v, v.version == current))
+            .map(|v| ObjectVersion::of(v, v.version == current))
             .collect())
     }
 

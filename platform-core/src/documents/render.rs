@@ -69,31 +69,3 @@ pub fn render_owned(v: StoredVersion, current: bool) -> Map<String, Value> {
     }
     out
 }
-
-/// One entry of a version list.
-pub(crate) fn version_header(v: &StoredVersion, current: bool) -> Value {
-    let mut out = Map::new();
-    out.insert(
-        "_id".into(),
-        Value::String(if current {
-            v.id.clone()
-        } else {
-            format!("{}/{}", v.id, v.version)
-        }),
-    );
-    out.insert("_oid".into(), Value::String(v.id.clone()));
-    out.insert("_type".into(), Value::String(v.type_name().to_string()));
-    out.insert("_version".into(), json!(v.version));
-    out.insert(
-        "_timestamp".into(),
-        Value::String(crate::clock::format_instant(v.timestamp)),
-    );
-    out.insert("_user".into(), Value::String(v.user.clone()));
-    out.insert("_tag".into(), json!(v.tags));
-    out.insert("_current".into(), Value::Bool(current));
-    out.insert(
-        "_reason".into(),
-        v.reason.clone().map_or(Value::Null, Value::String),
-    );
-    Value::Object(out)
-}

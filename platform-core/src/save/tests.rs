@@ -67,7 +67,7 @@ impl Fixture {
             .versions(&self.admin, Collection::Object, Source::Private, id)
             .unwrap()
             .iter()
-            .map(|v| v["_version"].as_u64().unwrap())
+            .map(|v| u64::from(v.version))
             .collect()
     }
 
@@ -248,8 +248,8 @@ fn older_versions_stay_readable_by_number_and_tag() {
         .objects()
         .versions(&f.admin, Collection::Object, Source::Private, "A")
         .unwrap();
-    assert_eq!(versions[0]["_tag"], json!([]));
-    assert_eq!(versions[1]["_tag"], json!(["gold"]));
+    assert!(versions[0].tags.is_empty());
+    assert_eq!(versions[1].tags, ["gold"]);
     assert_eq!(f.get("A")["_tag"], json!(["gold"]));
 }
 
@@ -387,7 +387,7 @@ fn reasons_are_kept_with_versions() {
         .objects()
         .versions(&f.admin, Collection::Object, Source::Private, "A")
         .unwrap();
-    assert_eq!(versions[0]["_reason"], "initial load");
+    assert_eq!(versions[0].reason.as_deref(), Some("initial load"));
 }
 
 #[test]

@@ -12,7 +12,9 @@ use crate::chart::Line;
 use crate::error::bounded;
 use maud::{html, Markup};
 use platform_core::api::interface::time::coverage;
+use platform_core::api::interface::time::format_instant;
 use platform_core::api::DataId;
+use platform_core::api::ObjectVersion;
 use platform_core::api::Params;
 use platform_core::api::Principal;
 use platform_core::api::Source;
@@ -151,7 +153,7 @@ struct SeriesPage<'a> {
     q: &'a Params,
     choice: Choice<'a>,
     compare: Option<u32>,
-    versions: Vec<Value>,
+    versions: Vec<ObjectVersion>,
     /// The parameters of its reads (range, conversion, zone and scaling).
     pairs: Vec<(&'static str, String)>,
 }
@@ -302,9 +304,8 @@ impl SeriesPage<'_> {
                     select #compare name="compare" {
                         option value="" { "none" }
                         @for v in self.versions.iter().rev() {
-                            @let n = v["_version"].as_u64().unwrap_or_default();
-                            option value=(n) selected[self.compare == Some(n as u32)] {
-                                "version " (n) " (" (v["_timestamp"].as_str().unwrap_or_default()) ")"
+                            option value=(v.version) selected[self.compare == Some(v.version)] {
+                                "version " (v.version) " (" (format_instant(v.timestamp)) ")"
                             }
                         }
                     }

@@ -5,7 +5,9 @@
 use super::layout::{pager, value_text};
 use super::{enc, param, params, reads, skip_of, PAGE};
 use maud::{html, Markup};
+use platform_core::api::interface::time::format_instant;
 use platform_core::api::DataKind;
+use platform_core::api::ObjectVersion;
 use platform_core::api::Page;
 use platform_core::api::Params;
 use platform_core::api::Principal;
@@ -270,18 +272,10 @@ fn version_param(q: &Params, name: &str) -> Result<Option<u32>> {
 }
 
 /// Each tag of an object's versions, with the version it names.
-fn tags_of(versions: &[Value]) -> Vec<(String, u64)> {
+fn tags_of(versions: &[ObjectVersion]) -> Vec<(String, u32)> {
     versions
         .iter()
-        .flat_map(|v| {
-            let n = v["_version"].as_u64().unwrap_or_default();
-            v["_tag"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(move |t| (t.to_string(), n))
-        })
+        .flat_map(|v| v.tags.iter().map(move |t| (t.clone(), v.version)))
         .collect()
 }
 
@@ -291,7 +285,7 @@ struct ObjectPage<'a> {
     id: &'a str,
     here: String,
     doc: Value,
-    versions: Vec<Value>,
+    versions: Vec<ObjectVersion>,
     current: u32,
     from: u32,
     to: u32,
@@ -414,10 +408,10 @@ impl ObjectPage<'_> {
                     tbody {
                         @for v in self.versions.iter().rev() {
                             tr {
-                                th scope="row" { (value_text(&v["_version"])) }
-                                td { (text(v, "_timestamp")) }
-                                td { (text(v, "_user")) }
-                                td { (v["_tag"].as_array().map(|t| t.iter().map(value_text).collect::<Vec<_>>().join(", ")).unwrap_or_default()) }
+                                th scope="row" { (v.version) }
+                                td { (format_instant(v.timestamp)) }
+                                td { (v.user) }
+                                td { (v.tags.join(", ")) }
                             }
                         }
                     }

@@ -5,6 +5,7 @@
 use platform_core::api::DataQuery;
 use platform_core::api::ListRequest;
 use platform_core::api::LogQuery;
+use platform_core::api::ObjectVersion;
 use platform_core::api::Principal;
 use platform_core::api::{Collection, Page};
 use platform_core::api::{Paging, Params};
@@ -36,7 +37,12 @@ pub fn object(
 }
 
 /// An object's versions (`GET /object/v1/{source}/{id}/*`).
-pub fn versions(p: &Platform, who: &Principal, source: Source, id: &str) -> Result<Vec<Value>> {
+pub fn versions(
+    p: &Platform,
+    who: &Principal,
+    source: Source,
+    id: &str,
+) -> Result<Vec<ObjectVersion>> {
     p.objects().versions(who, Collection::Object, source, id)
 }
 

@@ -135,7 +135,10 @@ fn save(platform: &Platform, who: &Principal, body: Value) -> crate::Result<Valu
 
 fn versions_of(platform: &Platform, id: &str) -> Vec<u64> {
     let who = platform.tenancy().local_principal("acme", "ann").unwrap();
-    match platform.objects().object_versions(&who, id) {
+    match platform
+        .objects()
+        .versions(&who, Collection::Object, crate::ids::Source::Private, id)
+    {
         Ok(versions) => versions.iter().map(|v| u64::from(v.version)).collect(),
         Err(e) if e.code() == ErrorCode::NotFound => Vec::new(),
         Err(e) => panic!("{e}"),

@@ -132,10 +132,7 @@ fn stores_behind_pgbouncer_in_transaction_pooling_write_read_and_hear_each_other
         .objects()
         .versions(&who, Collection::Object, crate::ids::Source::Private, "X")
         .unwrap();
-    let numbers: Vec<u64> = versions
-        .iter()
-        .map(|v| v["_version"].as_u64().unwrap())
-        .collect();
+    let numbers: Vec<u64> = versions.iter().map(|v| u64::from(v.version)).collect();
     assert_eq!(numbers, (1..=(WRITERS * EACH) as u64).collect::<Vec<_>>());
     let last = a
         .objects()

@@ -68,10 +68,7 @@ fn concurrent_merges_on_two_nodes_lose_no_field() {
         .objects()
         .versions(&who, Collection::Object, crate::ids::Source::Private, "X")
         .unwrap();
-    let numbers: Vec<u64> = versions
-        .iter()
-        .map(|v| v["_version"].as_u64().unwrap())
-        .collect();
+    let numbers: Vec<u64> = versions.iter().map(|v| u64::from(v.version)).collect();
     assert_eq!(numbers, (1..=(8 * EACH) as u64).collect::<Vec<_>>());
 }
 
@@ -165,7 +162,7 @@ fn saves_creating_the_same_objects_on_two_nodes_all_succeed() {
                     &format!("R{r}_{i}"),
                 )
                 .unwrap();
-            let numbers: Vec<u64> = v.iter().map(|v| v["_version"].as_u64().unwrap()).collect();
+            let numbers: Vec<u64> = v.iter().map(|v| u64::from(v.version)).collect();
             assert_eq!(numbers, [1, 2], "R{r}_{i}");
         }
     }
