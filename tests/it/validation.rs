@@ -150,6 +150,47 @@ async fn bad_configurations_are_refused_at_save() {
 }
 
 #[actix_rt::test]
+async fn a_configuration_with_an_unknown_field_is_refused_and_nothing_is_stored() {
+    let s = TestServer::new();
+    let c = s.client(Role::Writer);
+    // maxPoints at the top level instead of under options would limit nothing.
+    let body = json!({"_id": "NBP:SPOT", "kind": "timeseries", "maxPoints": 2,
+        "checks": [{"name": "Positive", "expression": "value > 0"}]});
+    let r = c.post("/validationconfig/v1", body).await;
+    assert_eq!(
+        r.header("content-type").as_deref(),
+        Some("application/json"),
+        "{:?}",
+        r.body
+    );
+    let m = r.assert_error(400, "INVALID_BODY");
+    for says in [
+        "unknown field \"maxPoints\"",
+        "it belongs under options",
+        "its fields are _id, kind, name, description, group, tags, enabled, runOnUpdate, scripts, checks, options",
+    ] {
+        assert!(m.contains(says), "{says} in {m}");
+    }
+    c.get("/validationconfig/v1/NBP:SPOT")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(c.get("/validationconfig/v1").await.total(), 0);
+    // A check's unknown field likewise; under options, maxPoints saves and applies.
+    let typo = json!({"_id": "NBP:SPOT", "kind": "timeseries",
+        "checks": [{"name": "Positive", "expression": "value > 0", "severty": "warning"}]});
+    let m = c
+        .post("/validationconfig/v1", typo)
+        .await
+        .assert_error(400, "INVALID_BODY");
+    assert!(m.contains("checks[0]: unknown field \"severty\""), "{m}");
+    assert_eq!(c.get("/validationconfig/v1").await.total(), 0);
+    let body = json!({"_id": "NBP:SPOT", "kind": "timeseries", "options": {"maxPoints": 2},
+        "checks": [{"name": "Positive", "expression": "value > 0"}]});
+    let r = c.post("/validationconfig/v1", body).await;
+    assert_eq!(r.body["options"]["maxPoints"], 2, "{:?}", r.body);
+}
+
+#[actix_rt::test]
 async fn runs_store_records_and_test_stores_nothing() {
     let s = TestServer::at("2024-07-08T12:00:00Z");
     let c = s.client(Role::Writer);

@@ -921,6 +921,10 @@ fn config_cases() -> Vec<Case> {
         base(json!({"scripts": [5]})),
         base(json!({"scripts": ["no-such-library"]})),
         base(json!({"tags": "x"})),
+        // Fields the rules do not read: refused, not kept and ignored.
+        base(json!({"maxPoints": 2})),
+        base(json!({"colour": "red"})),
+        base(json!({"checks": [{"expression": "value > 0", "severty": "warning"}]})),
     ];
     for (option, value) in [
         ("lookback", json!(-1)),

@@ -15,7 +15,8 @@
 //!
 //! - **typed calls** for a program: objects and their lists, versions, tags and deletions
 //!   ([`Object`], [`ObjectVersion`], [`Deletion`]); series and curves as typed points and
-//!   data items ([`Point`], [`Contract`], [`DataItem`]); validation runs, batches, records,
+//!   data items ([`Point`], [`Contract`], [`DataItem`]); validation configurations
+//!   ([`ValidationConfig`] with its [`Check`]s); validation runs, batches, records,
 //!   statistics, suggestions and tunings ([`ValidationRequest`] → [`ValidationResult`],
 //!   [`ValidationRecord`], [`ValidationStats`]); automations, their targets, log and outbox
 //!   ([`Automation`], [`AutomationTarget`], [`LogEntry`]); extensions, published, installed
@@ -56,11 +57,14 @@ mod objects;
 mod objects_typed;
 mod shape;
 mod validation;
+mod validation_config;
 mod validation_typed;
 mod validation_typed_insights;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod validation_config_tests;
 #[cfg(test)]
 mod validation_typed_tests;
 
@@ -114,6 +118,7 @@ pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
 pub use crate::templates::Scripts;
 pub use crate::tenancy::RoleChange;
 pub use crate::tenancy::Tenancy;
+pub use crate::validation::engine::{CheckScope, Severity};
 pub use crate::validation::jobs::Backlog;
 pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use crate::validation::Validation;
@@ -131,6 +136,7 @@ pub use validation::{
     CheckResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,
     ValidationCounts, ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
 };
+pub use validation_config::{Check, ValidationConfig, ValidationOptions};
 pub use validation_typed::{
     AutomationSync, BatchItemResult, JobResult, RecordCheck, RecordOutcome, RecordOverride,
     Resolution, TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationRecord,

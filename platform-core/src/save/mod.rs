@@ -69,9 +69,50 @@ impl Objects<'_> {
         if is_array && items.is_empty() {
             return Err(Error::invalid_body("the body is an empty array"));
         }
+        let saved = self.save_items(p, coll, items, is_array, opts, |stored, changes| {
+            let id = stored.id.clone();
+            let mut answer = visible(p, coll, render_owned(stored, true));
+            data::note_replaced_curves(&mut answer, &id, &changes);
+            Value::Object(answer)
+        })?;
+        Ok(if is_array {
+            Value::Array(saved)
+        } else {
+            saved.into_iter().next().unwrap_or(Value::Null)
+        })
+    }
+
+    /// [`Objects::save`] of one document (a JSON object), answering the number of the version
+    /// stored (the current one when nothing differed) rather than the rendered document.
+    pub(crate) fn save_version(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        item: Value,
+        opts: &SaveOptions,
+    ) -> Result<u32> {
+        let saved =
+            self.save_items(p, coll, vec![item], false, opts, |stored, _| stored.version)?;
+        saved
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Internal("a save of one document stored none".into()))
+    }
+
+    /// Saves `items` in one transaction, each answered by `answer` (from what was stored and
+    /// what the save changed in its data); an error of one item of an array names it.
+    fn save_items<T>(
+        &self,
+        p: &Principal,
+        coll: Collection,
+        items: Vec<Value>,
+        is_array: bool,
+        opts: &SaveOptions,
+        answer: impl Fn(StoredVersion, Vec<data::DataChange>) -> T,
+    ) -> Result<Vec<T>> {
         let now = format_instant(self.platform.now());
         let mut items = crate::EachTry::new(self.platform, items);
-        let saved = self.platform.write(|tx| {
+        self.platform.write(|tx| {
             let items = items.get()?;
             // Every document of the body held at once, in one order (two arrays that share
             // documents never wait for each other).
@@ -91,17 +132,9 @@ impl Objects<'_> {
                 let (stored, changes) = self
                     .save_one_noting(tx, p, coll, item, opts, &now, Vec::new())
                     .map_err(at)?;
-                let id = stored.id.clone();
-                let mut answer = visible(p, coll, render_owned(stored, true));
-                data::note_replaced_curves(&mut answer, &id, &changes);
-                saved.push(Value::Object(answer));
+                saved.push(answer(stored, changes));
             }
             Ok(saved)
-        })?;
-        Ok(if is_array {
-            Value::Array(saved)
-        } else {
-            saved.into_iter().next().unwrap_or(Value::Null)
         })
     }
 

@@ -13,7 +13,10 @@
 //!
 //! Saving fills the defaults, gives every check an id, compiles every check (with the config's
 //! script libraries) and evaluates each once on a sample, so a typo, an unknown function or a
-//! non-boolean result is a 400 at save time.
+//! non-boolean result is a 400 at save time. A field the rules do not read is refused too (a
+//! 400 naming it and the fields there are), never kept and ignored: `maxPoints` at the top
+//! level would otherwise save and limit nothing. Fields starting with `_` (`_id`, `_type`, the
+//! system fields) are the platform's, not the configuration's, and pass.
 //!
 //! `lookback` and `curveHistory` are minimums: a check reads the history its expression asks
 //! for (`mean(30)` thirty earlier observations) whatever they say, and a run reads at least
@@ -29,6 +32,26 @@ use serde_json::{json, Map, Value};
 
 /// Most checks in one configuration.
 pub const MAX_CHECKS: usize = 50;
+
+/// The fields of a configuration (besides the platform's, which start with `_`).
+pub const FIELDS: [&str; 10] = [
+    "kind",
+    "name",
+    "description",
+    "group",
+    "tags",
+    "enabled",
+    "runOnUpdate",
+    "scripts",
+    "checks",
+    "options",
+];
+
+/// The fields of a check.
+pub const CHECK_FIELDS: [&str; 6] = ["id", "name", "expression", "scope", "severity", "enabled"];
+
+/// The options (the fields of `options`).
+pub const OPTIONS: [&str; 4] = ["lookback", "curveHistory", "writeStatus", "maxPoints"];
 
 /// The kind of data a configuration checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,6 +245,7 @@ fn slug(name: &str) -> String {
 /// Fills the defaults of a configuration, checks its shape and bounds, and gives every check a
 /// unique id.
 pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
+    known_fields(&doc)?;
     let kind = match doc.get("kind") {
         Some(Value::String(k)) => Kind::parse(k)?,
         None | Some(Value::Null) => {
@@ -243,6 +267,30 @@ pub fn normalise(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
     let checks = normalise_checks(doc.get("checks"), kind)?;
     doc.insert("checks".into(), Value::Array(checks));
     Ok(doc)
+}
+
+/// Refuses a top-level field the rules do not read (one starting with `_` is the platform's),
+/// saying where an option or a check's field belongs.
+fn known_fields(doc: &Map<String, Value>) -> Result<()> {
+    let Some(field) = doc
+        .keys()
+        .find(|k| !k.starts_with('_') && !FIELDS.contains(&k.as_str()))
+    else {
+        return Ok(());
+    };
+    let hint = if OPTIONS.contains(&field.as_str()) {
+        format!(
+            " ({field} is an option: it belongs under options, as {{\"options\": {{\"{field}\": ...}}}})"
+        )
+    } else if CHECK_FIELDS.contains(&field.as_str()) {
+        format!(" ({field} is a field of a check: it belongs in each check of checks)")
+    } else {
+        String::new()
+    };
+    Err(Error::invalid_body(format!(
+        "unknown field \"{field}\" in a validation configuration{hint}; its fields are _id, {}",
+        FIELDS.join(", ")
+    )))
 }
 
 /// The texts, lists and switches of a configuration (`enabled` and `runOnUpdate` filled).
@@ -323,12 +371,10 @@ fn normalise_options(options: Option<&Value>) -> Result<Map<String, Value>> {
         }
     }
     for k in options.keys() {
-        if !matches!(
-            k.as_str(),
-            "lookback" | "curveHistory" | "maxPoints" | "writeStatus"
-        ) {
+        if !OPTIONS.contains(&k.as_str()) {
             return Err(Error::invalid_parameter(format!(
-                "unknown option \"{k}\": use lookback, curveHistory, writeStatus, maxPoints"
+                "unknown option \"{k}\": use {}",
+                OPTIONS.join(", ")
             )));
         }
     }
@@ -369,6 +415,12 @@ fn normalise_check(i: usize, c: Value, kind: Kind, ids: &mut Vec<String>) -> Res
             "checks[{i}] must be an object"
         )));
     };
+    if let Some(field) = c.keys().find(|k| !CHECK_FIELDS.contains(&k.as_str())) {
+        return Err(Error::invalid_body(format!(
+            "checks[{i}]: unknown field \"{field}\" in a check: its fields are {}",
+            CHECK_FIELDS.join(", ")
+        )));
+    }
     let expression = match c.get("expression") {
         Some(Value::String(e)) if !e.trim().is_empty() => e.clone(),
         _ => {

@@ -99,8 +99,10 @@ pub const MAX_HISTORY: usize = 1_000;
 /// takes (`prev_tenor(30)`), and how far back `tenor_run_length()` counts.
 pub const MAX_CURVE_HISTORY: usize = 30;
 
-/// Where a check runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Where a check runs. Its serde form is the name configurations use (`point`, `tenor`,
+/// `curve`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CheckScope {
     /// On each observation of a time series.
     Point,
@@ -110,8 +112,12 @@ pub enum CheckScope {
     Curve,
 }
 
-/// How bad a failing check is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// How bad a failing check is. Its serde form is the name configurations use (`warning`,
+/// `failed`, `severe`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth a look.
     Warning,
