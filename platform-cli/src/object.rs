@@ -262,7 +262,7 @@ impl Call for DeleteObject {
                 &what,
                 self.reason.as_deref(),
             )
-            .map(Answer::of)
+            .and_then(Answer::typed)
     }
 
     fn http(self) -> Http {

@@ -73,7 +73,9 @@ pub use crate::save::csv_import::{CsvImport, CsvImported};
 pub use crate::auth::{Credentials, Grant, Grants, Principal, Role};
 pub use crate::data::read::{DataId, DataJson, DataQuery, Nearest};
 pub use crate::data::DataKind;
-pub use crate::documents::{DeleteTarget, ListRequest, ObjectVersion, SaveOptions};
+pub use crate::documents::{
+    DeleteTarget, Deletion, ListRequest, ObjectVersion, SaveOptions, TaggedVersion,
+};
 pub use crate::events::automations::LogQuery;
 pub use crate::events::deliver::{DeliverySettings, Mail, Outbound};
 pub use crate::ids::{Source, VersionRef};
@@ -130,7 +132,6 @@ pub use data::{
 };
 pub use data_typed::{DataEntry, DataItem};
 pub use objects::Object;
-pub use objects_typed::{Deletion, TaggedVersion};
 pub use shape::ShapedCurve;
 pub use validation::{
     CheckResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,

@@ -228,6 +228,6 @@ impl Objects<'_> {
             &DeleteTarget::Latest,
             reason,
         )?;
-        Ok(done["current"].as_u64().map(|v| v as u32))
+        Ok(done.current)
     }
 }

@@ -1,54 +1,14 @@
-//! The typed calls of the object service beside its JSON ones: lists of objects, objects by
-//! id, an object's versions ([`ObjectVersion`]), tagging ([`TaggedVersion`]) and deleting
-//! ([`Deletion`]). Each runs the JSON call of [`Objects`] and reads its answer.
+//! The object service's calls that answer objects ([`Object`]): lists of objects and objects
+//! by id, each a stored document seen as an object.
 
 use super::objects::Object;
 use crate::auth::Principal;
+use crate::documents::ListRequest;
 use crate::documents::Objects;
-use crate::documents::{DeleteTarget, ListRequest};
 use crate::error::{Error, Result};
-use crate::ids::{Source, VersionRef};
+use crate::ids::Source;
 use crate::store::{Collection, Page};
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-/// The version a tag was set on ([`Objects::tag_object`]), with every tag it now carries.
-///
-/// Its serde form is the JSON answer of [`Objects::tag`] (`_id`, `_version`, `_tag`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaggedVersion {
-    /// The object's id (`_id`).
-    #[serde(rename = "_id")]
-    pub id: String,
-    /// The version tagged (`_version`).
-    #[serde(rename = "_version")]
-    pub version: u32,
-    /// The tags the version carries now (`_tag`), the new one among them.
-    #[serde(rename = "_tag")]
-    pub tags: Vec<String>,
-}
-
-/// What a deletion ([`Objects::delete_object`]) removed, and the version current after it.
-///
-/// Its serde form is the JSON answer of [`Objects::delete`] (`_id`, `deleted`, `current`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Deletion {
-    /// The object's id (`_id`).
-    #[serde(rename = "_id")]
-    pub id: String,
-    /// The version numbers deleted.
-    pub deleted: Vec<u32>,
-    /// The version current now; `None` when no version is left.
-    pub current: Option<u32>,
-}
-
-/// The typed form of one JSON answer of the object service; an answer that does not read as
-/// one is the platform's fault.
-fn answered<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
-    serde_json::from_value(answer)
-        .map_err(|e| Error::Internal(format!("the object service answered {what} {e}")))
-}
 
 /// An object of a JSON answer ([`Object::from_json`]); one that does not read as an object is
 /// the platform's fault.
@@ -166,59 +126,6 @@ impl Objects<'_> {
     pub fn objects_by_id(&self, p: &Principal, ids: &[&str]) -> Result<Vec<Object>> {
         let found = self.get_many(p, Collection::Object, ids, None)?;
         found.into_iter().map(answered_object).collect()
-    }
-
-    /// Typed [`tag`](Self::tag) of an object (in the source its id names): tags one version
-    /// (by number or tag); the tag leaves any other version.
-    ///
-    /// ```
-    /// use platform_core::api::{Object, VersionRef};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let me = platform.tenancy().local_principal("default", "me")?;
-    /// let objects = platform.objects();
-    /// objects.save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
-    /// objects.save_object(&me, &Object::new("NBP").with("lots", 2), &Default::default())?;
-    /// let tagged = objects.tag_object(&me, "NBP", &VersionRef::Number(1), "first")?;
-    /// assert_eq!((tagged.version, tagged.tags), (1, vec!["first".to_string()]));
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn tag_object(
-        &self,
-        p: &Principal,
-        id: &str,
-        which: &VersionRef,
-        tag: &str,
-    ) -> Result<TaggedVersion> {
-        let done = self.tag(p, Collection::Object, Source::of_id(id), id, which, tag)?;
-        answered("a tag", done)
-    }
-
-    /// Typed [`delete`](Self::delete) of an object (in the source its id names): deletes its
-    /// latest version (a rollback, as [`roll_back`](Self::roll_back)), one version, or all of
-    /// it, with its series and curves of those versions; `reason` goes to the audit trail.
-    ///
-    /// ```
-    /// use platform_core::api::{DeleteTarget, Object, VersionRef};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let me = platform.tenancy().local_principal("default", "me")?;
-    /// for lots in 1..=3 {
-    ///     platform.objects().save_object(&me, &Object::new("NBP").with("lots", lots), &Default::default())?;
-    /// }
-    /// let gone = platform.objects().delete_object(&me, "NBP", &DeleteTarget::Version(VersionRef::Number(2)), Some("typo"))?;
-    /// assert_eq!((gone.deleted, gone.current), (vec![2], Some(3)));
-    /// let gone = platform.objects().delete_object(&me, "NBP", &DeleteTarget::All, None)?;
-    /// assert_eq!((gone.deleted, gone.current), (vec![1, 3], None));
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn delete_object(
-        &self,
-        p: &Principal,
-        id: &str,
-        target: &DeleteTarget,
-        reason: Option<&str>,
-    ) -> Result<Deletion> {
-        let done = self.delete(p, Collection::Object, Source::of_id(id), id, target, reason)?;
-        answered("a deletion", done)
     }
 }
 

@@ -12,14 +12,14 @@ pub(crate) mod read;
 pub(crate) mod render;
 mod request;
 mod service;
-mod version;
+pub(crate) mod version;
 
 pub(crate) use access::require_write;
 pub use render::render;
 pub(crate) use render::{render_owned, visible};
 pub use request::ListRequest;
 pub use service::Objects;
-pub use version::ObjectVersion;
+pub use version::{Deletion, ObjectVersion, TaggedVersion};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(feature = "internals")]
 pub use request::SEARCH_RESULT_FIELDS;

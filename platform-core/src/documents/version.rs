@@ -5,6 +5,7 @@
 use crate::store::StoredVersion;
 use chrono::{DateTime, Utc};
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::Serialize as DeriveSerialize;
 
 /// One version of a document (an object, a type, a script, a validation configuration...):
 /// its system fields, without its properties ([`super::Objects::versions`]).
@@ -66,6 +67,36 @@ impl Serialize for ObjectVersion {
         map.serialize_entry("_reason", &self.reason)?;
         map.end()
     }
+}
+
+/// The version a tag was set on ([`super::Objects::tag`]), with every tag it now carries.
+///
+/// Its serde form is the answer on the wire (`_id`, `_version`, `_tag`).
+#[derive(Debug, Clone, PartialEq, Eq, DeriveSerialize)]
+pub struct TaggedVersion {
+    /// The object's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The version tagged (`_version`).
+    #[serde(rename = "_version")]
+    pub version: u32,
+    /// The tags the version carries now (`_tag`), the new one among them.
+    #[serde(rename = "_tag")]
+    pub tags: Vec<String>,
+}
+
+/// What a deletion ([`super::Objects::delete`]) removed, and the version current after it.
+///
+/// Its serde form is the answer on the wire (`_id`, `deleted`, `current`).
+#[derive(Debug, Clone, PartialEq, Eq, DeriveSerialize)]
+pub struct Deletion {
+    /// The object's id (`_id`).
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// The version numbers deleted.
+    pub deleted: Vec<u32>,
+    /// The version current now; `None` when no version is left.
+    pub current: Option<u32>,
 }
 
 #[cfg(test)]

@@ -6,15 +6,29 @@ use crate::clock::format_instant;
 use crate::documents::access::{
     not_found, refuse_all, require_write, resolve_version, scope_for_key,
 };
+use crate::documents::version::{Deletion, TaggedVersion};
 use crate::documents::DeleteTarget;
 use crate::documents::Objects;
 use crate::error::Result;
 use crate::ids::{validate_tag, Source, VersionRef};
 use crate::store::{AuditEntry, Collection, Hold};
-use serde_json::{json, Value};
+use serde_json::json;
 
 impl Objects<'_> {
-    /// Tags a version; the tag leaves any other version of the document.
+    /// Tags a version (by number or tag); the tag leaves any other version of the document.
+    /// Answers the version tagged with every tag it now carries.
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Object, Source, VersionRef};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let objects = platform.objects();
+    /// objects.save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
+    /// objects.save_object(&me, &Object::new("NBP").with("lots", 2), &Default::default())?;
+    /// let tagged = objects.tag(&me, Collection::Object, Source::Private, "NBP", &VersionRef::Number(1), "first")?;
+    /// assert_eq!((tagged.version, tagged.tags), (1, vec!["first".to_string()]));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
     pub fn tag(
         &self,
         p: &Principal,
@@ -23,7 +37,7 @@ impl Objects<'_> {
         id: &str,
         which: &VersionRef,
         tag: &str,
-    ) -> Result<Value> {
+    ) -> Result<TaggedVersion> {
         validate_tag(tag)?;
         refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
@@ -37,13 +51,33 @@ impl Objects<'_> {
             let v = tx
                 .version(coll, &scope, id, n)?
                 .ok_or_else(|| not_found(coll, id, source))?;
-            Ok(json!({"_id": id, "_version": n, "_tag": v.tags}))
+            Ok(TaggedVersion {
+                id: id.to_string(),
+                version: n,
+                tags: v.tags,
+            })
         })
     }
 
-    /// Deletes the latest version (a rollback), one version, or all of a document.
+    /// Deletes the latest version (a rollback), one version, or all of a document, with its
+    /// series and curves of those versions; `reason` goes to the audit trail. Answers the
+    /// versions deleted and the version current after it.
     ///
-    /// Returns `{"_id", "deleted": [versions], "current": version or null}`.
+    /// ```
+    /// use platform_core::api::{Collection, DeleteTarget, Object, Source, VersionRef};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// for lots in 1..=3 {
+    ///     platform.objects().save_object(&me, &Object::new("NBP").with("lots", lots), &Default::default())?;
+    /// }
+    /// let objects = platform.objects();
+    /// let one = DeleteTarget::Version(VersionRef::Number(2));
+    /// let gone = objects.delete(&me, Collection::Object, Source::Private, "NBP", &one, Some("typo"))?;
+    /// assert_eq!((gone.deleted, gone.current), (vec![2], Some(3)));
+    /// let gone = objects.delete(&me, Collection::Object, Source::Private, "NBP", &DeleteTarget::All, None)?;
+    /// assert_eq!((gone.deleted, gone.current), (vec![1, 3], None));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
     pub fn delete(
         &self,
         p: &Principal,
@@ -52,7 +86,7 @@ impl Objects<'_> {
         id: &str,
         target: &DeleteTarget,
         reason: Option<&str>,
-    ) -> Result<Value> {
+    ) -> Result<Deletion> {
         refuse_all(source)?;
         let scope = scope_for_key(p, coll, source, id)?;
         require_write(p, coll, &scope)?;
@@ -117,7 +151,11 @@ impl Objects<'_> {
                 let body = now_current.as_ref().map(|c| &c.body);
                 crate::events::automations::sync_owned(tx, p, id, body, &now)?;
             }
-            Ok(json!({"_id": id, "deleted": doomed, "current": remaining}))
+            Ok(Deletion {
+                id: id.to_string(),
+                deleted: doomed,
+                current: remaining,
+            })
         })
     }
 }

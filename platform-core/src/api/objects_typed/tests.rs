@@ -2,7 +2,9 @@
 //! apply; bad calls are refused with the JSON call's codes, nothing changed.
 
 use super::*;
+use crate::documents::{DeleteTarget, Deletion, TaggedVersion};
 use crate::error::ErrorCode;
+use crate::ids::VersionRef;
 use crate::query::Params;
 use crate::Platform;
 use chrono::{DateTime, Utc};
@@ -263,10 +265,10 @@ fn objects_by_id_are_the_json_answer_as_objects() {
     assert_eq!(e.code(), ErrorCode::InvalidId);
 }
 
-/// Versions, a tag and deletions, typed, are the JSON calls' answers read; a public id is
-/// worked on in the public source.
+/// Versions, a tag and deletions answer their types; a public id is worked on in the public
+/// source.
 #[test]
-fn versions_tags_and_deletions_are_the_json_answers_read() {
+fn versions_tags_and_deletions_answer_their_types() {
     let (platform, me) = setup();
     let objects = platform.objects();
     for (lots, reason) in [(1, None), (2, Some("more")), (3, None)] {
@@ -311,7 +313,14 @@ fn versions_tags_and_deletions_are_the_json_answers_read() {
     assert!(versions.iter().all(|v| v.id == "#HUB" && v.user == "ann"));
 
     let tagged = objects
-        .tag_object(&me, "#HUB", &VersionRef::Number(2), "checked")
+        .tag(
+            &me,
+            Collection::Object,
+            Source::Public,
+            "#HUB",
+            &VersionRef::Number(2),
+            "checked",
+        )
         .unwrap();
     let retag = objects
         .tag(
@@ -331,15 +340,28 @@ fn versions_tags_and_deletions_are_the_json_answers_read() {
             tags: vec!["checked".into()]
         }
     );
-    let retagged: TaggedVersion = serde_json::from_value(retag).unwrap();
-    assert_eq!(retagged.tags, ["checked", "month-end"]);
+    assert_eq!(retag.tags, ["checked", "month-end"]);
     // The tag moves.
     let moved = objects
-        .tag_object(&me, "#HUB", &VersionRef::Tag("month-end".into()), "checked")
+        .tag(
+            &me,
+            Collection::Object,
+            Source::Public,
+            "#HUB",
+            &VersionRef::Tag("month-end".into()),
+            "checked",
+        )
         .unwrap();
     assert_eq!(moved.version, 2);
     let moved = objects
-        .tag_object(&me, "#HUB", &VersionRef::Number(3), "checked")
+        .tag(
+            &me,
+            Collection::Object,
+            Source::Public,
+            "#HUB",
+            &VersionRef::Number(3),
+            "checked",
+        )
         .unwrap();
     assert_eq!(
         (moved.version, moved.tags),
@@ -354,8 +376,10 @@ fn versions_tags_and_deletions_are_the_json_answers_read() {
     );
 
     let gone = objects
-        .delete_object(
+        .delete(
             &me,
+            Collection::Object,
+            Source::Public,
             "#HUB",
             &DeleteTarget::Version(VersionRef::Tag("month-end".into())),
             Some("wrong"),
@@ -377,11 +401,17 @@ fn versions_tags_and_deletions_are_the_json_answers_read() {
         (vec![2], Some("wrong"))
     );
     let gone = objects
-        .delete_object(&me, "#HUB", &DeleteTarget::Latest, None)
+        .delete(
+            &me,
+            Collection::Object,
+            Source::Public,
+            "#HUB",
+            &DeleteTarget::Latest,
+            None,
+        )
         .unwrap();
     assert_eq!((gone.deleted, gone.current), (vec![3], Some(1)));
-    // The JSON delete's answer reads as the same.
-    let json = objects
+    let all = objects
         .delete(
             &me,
             Collection::Object,
@@ -391,7 +421,6 @@ fn versions_tags_and_deletions_are_the_json_answers_read() {
             None,
         )
         .unwrap();
-    let all: Deletion = serde_json::from_value(json).unwrap();
     assert_eq!(
         all,
         Deletion {
@@ -406,10 +435,9 @@ fn versions_tags_and_deletions_are_the_json_answers_read() {
     );
 }
 
-/// A bad tag, a missing version or object and a bad id are refused with the JSON calls'
-/// codes, and nothing changes.
+/// A bad tag, a missing version or object and a bad id are refused, and nothing changes.
 #[test]
-fn bad_tags_and_deletions_are_refused_as_the_json_calls_refuse_them() {
+fn bad_tags_and_deletions_are_refused_and_change_nothing() {
     let (platform, me) = setup();
     let objects = platform.objects();
     for lots in [1, 2] {
@@ -424,12 +452,6 @@ fn bad_tags_and_deletions_are_refused_as_the_json_calls_refuse_them() {
     let before = objects
         .versions(&me, Collection::Object, Source::Private, "NBP")
         .unwrap();
-    let json_tag = |id: &str, which: &VersionRef, tag: &str| {
-        objects
-            .tag(&me, Collection::Object, Source::of_id(id), id, which, tag)
-            .unwrap_err()
-            .code()
-    };
     for (id, which, tag, code) in [
         (
             "NBP",
@@ -453,19 +475,11 @@ fn bad_tags_and_deletions_are_refused_as_the_json_calls_refuse_them() {
         ("ZZZ", VersionRef::Number(1), "x", ErrorCode::NotFound),
         ("bad/id", VersionRef::Number(1), "x", ErrorCode::NotFound),
     ] {
-        let typed = objects.tag_object(&me, id, &which, tag).unwrap_err();
-        assert_eq!(
-            (typed.code(), json_tag(id, &which, tag)),
-            (code, code),
-            "{id} {which:?} {tag:?}"
-        );
+        let e = objects
+            .tag(&me, Collection::Object, Source::of_id(id), id, &which, tag)
+            .unwrap_err();
+        assert_eq!(e.code(), code, "{id} {which:?} {tag:?}");
     }
-    let json_delete = |id: &str, target: &DeleteTarget| {
-        objects
-            .delete(&me, Collection::Object, Source::of_id(id), id, target, None)
-            .unwrap_err()
-            .code()
-    };
     for (id, target, code) in [
         (
             "NBP",
@@ -480,12 +494,17 @@ fn bad_tags_and_deletions_are_refused_as_the_json_calls_refuse_them() {
         ("ZZZ", DeleteTarget::All, ErrorCode::NotFound),
         ("bad/id", DeleteTarget::Latest, ErrorCode::NotFound),
     ] {
-        let typed = objects.delete_object(&me, id, &target, None).unwrap_err();
-        assert_eq!(
-            (typed.code(), json_delete(id, &target)),
-            (code, code),
-            "{id} {target:?}"
-        );
+        let e = objects
+            .delete(
+                &me,
+                Collection::Object,
+                Source::of_id(id),
+                id,
+                &target,
+                None,
+            )
+            .unwrap_err();
+        assert_eq!(e.code(), code, "{id} {target:?}");
     }
     // A reader may not write.
     let reader = Principal {
@@ -493,11 +512,25 @@ fn bad_tags_and_deletions_are_refused_as_the_json_calls_refuse_them() {
         ..me.clone()
     };
     let e = objects
-        .tag_object(&reader, "NBP", &VersionRef::Number(1), "x")
+        .tag(
+            &reader,
+            Collection::Object,
+            Source::Private,
+            "NBP",
+            &VersionRef::Number(1),
+            "x",
+        )
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotAuthorized);
     let e = objects
-        .delete_object(&reader, "NBP", &DeleteTarget::All, None)
+        .delete(
+            &reader,
+            Collection::Object,
+            Source::Private,
+            "NBP",
+            &DeleteTarget::All,
+            None,
+        )
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotAuthorized);
     assert_eq!(
@@ -516,17 +549,9 @@ fn bad_tags_and_deletions_are_refused_as_the_json_calls_refuse_them() {
     assert_eq!(e.code(), ErrorCode::NotFound);
 }
 
-/// An answer that does not read as its type is an internal error, not the caller's.
+/// A document that does not read as an object is an internal error, not the caller's.
 #[test]
-fn an_answer_that_does_not_read_is_an_internal_error() {
-    let e = answered::<Deletion>("a deletion", json!({"_id": "A", "deleted": "all"})).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Internal);
+fn a_document_that_is_no_object_is_an_internal_error() {
     let e = answered_object(json!(["not", "an", "object"])).unwrap_err();
     assert_eq!(e.code(), ErrorCode::Internal);
-    let ok: Deletion = answered(
-        "a deletion",
-        json!({"_id": "A", "deleted": [1], "current": null}),
-    )
-    .unwrap();
-    assert_eq!(ok.current, None);
 }
