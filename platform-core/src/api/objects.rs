@@ -189,7 +189,7 @@ impl Objects<'_> {
     /// let objects = platform.objects();
     /// objects.save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;
     /// objects.save_object(&me, &Object::new("NBP").with("lots", 2), &Default::default())?;
-    /// objects.tag_object(&me, "NBP", &VersionRef::Number(1), "first")?;
+    /// objects.tag(&me, platform_core::api::Collection::Object, platform_core::api::Source::Private, "NBP", &VersionRef::Number(1), "first")?;
     /// let first = objects.object_at(&me, "NBP", &VersionRef::Tag("first".into()))?;
     /// assert_eq!((first.version, first.properties["lots"].as_i64()), (Some(1), Some(1)));
     /// assert_eq!(first.tags, ["first"]);
