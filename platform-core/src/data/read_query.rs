@@ -127,8 +127,17 @@ impl DataQuery {
     }
 
     /// Reads `_range`, `tenor`, `listTenors`, `_version`, `_nearest` and the parameters of
-    /// conversion, scaling, local time, shaping, continuations and settlement.
+    /// conversion, scaling, local time, shaping, continuations and settlement. A parameter
+    /// starting with `_` that the interface does not have (a misspelt `_calender`) is refused,
+    /// naming the closest one, as over HTTP.
+    ///
+    /// ```
+    /// use platform_core::api::{DataQuery, Params};
+    /// let e = DataQuery::from_params(&Params::from_slice(&[("_calender", "DAILY")])).unwrap_err();
+    /// assert!(e.to_string().contains("did you mean _calendar?"), "{e}");
+    /// ```
     pub fn from_params(params: &Params) -> Result<DataQuery> {
+        params.check_names()?;
         let range = params
             .get("_range")
             .map(|r| range::parse(r).map_err(|e| Error::invalid_parameter(format!("_range: {e}"))))
