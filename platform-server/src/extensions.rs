@@ -92,14 +92,14 @@ pub async fn publish_or_install(
                 .collect::<Vec<_>>()
         })
         .collect();
+    if !install {
+        let published = caller
+            .run(move |p, who| p.extensions().publish(who, &id))
+            .await?;
+        return Ok(HttpResponse::Ok().json(&published));
+    }
     let out = caller
-        .run(move |p, who| {
-            if install {
-                p.extensions().install(who, &id, &accept)
-            } else {
-                p.extensions().publish(who, &id)
-            }
-        })
+        .run(move |p, who| p.extensions().install(who, &id, &accept))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

@@ -3,6 +3,7 @@
 
 use crate::auth::{Principal, Role};
 use crate::clock::format_instant;
+use crate::documents::access::{not_found, scope_for_key};
 use crate::documents::{render, SaveOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
@@ -13,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use super::{
     collection_of, lifecycle_script, permissions, remove_document, resource_ids, runner,
-    strip_bundle, Extensions,
+    strip_bundle, Extension, Extensions, StoredExtension,
 };
 
 impl Extensions<'_> {
@@ -58,9 +59,22 @@ impl Extensions<'_> {
         }
     }
 
-    /// Publishes the caller's private extension `id` to the public catalogue, with a snapshot of
-    /// its resources.
-    pub fn publish(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// Publishes the caller's draft `id` to the public catalogue, with a snapshot of its
+    /// resources; answers the catalogue entry. Only the `platform` role or the publisher's
+    /// tenant may publish it.
+    ///
+    /// ```
+    /// use platform_core::api::{Extension, Permission};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
+    /// let draft = Extension::new("acme", "hello").with_permission(Permission::secret("feed"));
+    /// platform.extensions().save(&ann, &draft)?;
+    /// let published = platform.extensions().publish(&ann, "acme.hello")?;
+    /// assert_eq!(published.published_by.as_deref(), Some("acme"));
+    /// assert_eq!(published.extension.permissions, Some(vec![Permission::secret("feed")]));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn publish(&self, p: &Principal, id: &str) -> Result<StoredExtension> {
         p.require(Role::Admin, "publishing extensions")?;
         let now = format_instant(self.platform.now());
         let (private, public) = (p.private_scope(), Scope::public());
@@ -129,7 +143,7 @@ impl Extensions<'_> {
             }
             Ok(stored)
         })?;
-        Ok(strip_bundle(render(&stored, true)))
+        Ok(StoredExtension::from_stored(stored))
     }
 
     /// Installs or upgrades a published extension into the caller's private source, granting it
@@ -461,16 +475,49 @@ impl Extensions<'_> {
         Ok(stored)
     }
 
-    /// Saves an extension draft to the caller's private source (like any versioned document).
-    pub fn save(&self, p: &Principal, body: Value) -> Result<Value> {
-        self.platform.objects().save(
-            p,
-            Collection::Extension,
-            body,
-            &SaveOptions {
-                source: Some(Source::Private),
-                ..SaveOptions::default()
-            },
-        )
+    /// Creates or updates an extension draft in the caller's private source (what is `None`
+    /// stays as stored); answers the draft as stored. Refused as any extension document is
+    /// refused (an id other than `<publisher>.<code>`, a resource of an unknown service, a bad
+    /// secret id...).
+    ///
+    /// ```
+    /// use platform_core::api::{Extension, Source};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let admin = platform.tenancy().local_principal("acme", "ann")?;
+    /// let draft = Extension::new("acme", "hello").with_name("Hello");
+    /// let saved = platform.extensions().save(&admin, &draft)?;
+    /// assert_eq!((saved.version, saved.user.as_str()), (1, "ann"));
+    /// assert_eq!(saved.extension, draft);
+    /// let read = platform.extensions().extension(&admin, Source::Private, "acme.hello")?;
+    /// assert_eq!(read, saved);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn save(&self, p: &Principal, extension: &Extension) -> Result<StoredExtension> {
+        let body = serde_json::to_value(extension)
+            .map_err(|e| Error::Internal(format!("an extension does not write: {e}")))?;
+        let opts = SaveOptions {
+            source: Some(Source::Private),
+            ..SaveOptions::default()
+        };
+        let now = format_instant(self.platform.now());
+        let objects = self.platform.objects();
+        let stored = self.platform.write(|tx| {
+            let body = body.clone();
+            objects.save_one(tx, p, Collection::Extension, body, &opts, &now, Vec::new())
+        })?;
+        Ok(StoredExtension::from_stored(stored))
+    }
+
+    /// The current version of extension `id` in `source`: a draft or an installed copy
+    /// (private), or a catalogue entry (public).
+    pub fn extension(&self, p: &Principal, source: Source, id: &str) -> Result<StoredExtension> {
+        let coll = Collection::Extension;
+        let scope = scope_for_key(p, coll, source, id)?;
+        let stored = self
+            .platform
+            .store
+            .current_document(coll, &scope, id)?
+            .ok_or_else(|| not_found(coll, id, source))?;
+        Ok(StoredExtension::from_stored(stored))
     }
 }

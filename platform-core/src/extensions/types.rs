@@ -1,20 +1,16 @@
-//! The typed extensions a program writes and reads: [`Extension`] and [`StoredExtension`], with
-//! their [`ExtensionView`]s, [`ExtensionResources`] and [`Permission`]s, the answers of an
-//! install and an uninstall ([`InstalledExtension`], [`UninstalledExtension`]), and the
-//! extension service's typed calls, which run its JSON calls with typed values on either side
-//! (the request's serde form is the JSON body; the JSON answer reads into the typed answer, and
-//! one that does not read is an internal error).
+//! The extensions a program writes and reads: [`Extension`] and [`StoredExtension`], with their
+//! [`ExtensionView`]s, [`ExtensionResources`] and [`Permission`]s, and the answers of an install
+//! and an uninstall ([`InstalledExtension`], [`UninstalledExtension`]). Their JSON forms (the
+//! wire's) are written in `form`.
 
 use super::Extensions;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
-use crate::ids::Source;
-use crate::store::Collection;
 use chrono::{DateTime, Utc};
+use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -22,6 +18,18 @@ use std::str::FromStr;
 /// an internal error.
 pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
     crate::json::typed_answer("an extension", what, answer)
+}
+
+/// The order of a document's fields as stored, which its JSON form keeps. It is how the
+/// document is written, not what it holds: two orders are always equal, as two JSON objects
+/// with the same fields are.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Order(pub(super) Vec<String>);
+
+impl PartialEq for Order {
+    fn eq(&self, _: &Order) -> bool {
+        true
+    }
 }
 
 /// A permission an extension asks for and an installer grants: `secret:<id>`, reading the
@@ -108,15 +116,15 @@ impl Lifecycle {
     }
 }
 
-/// The resources of one service an extension carries: an array of ids, or names to ids.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// The resources of one service an extension carries: an array of ids, or names to ids (in
+/// the order they are written).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResourceIds {
     /// An array of ids.
     List(Vec<String>),
     /// Names to ids (under `script`, the names `install`, `upgrade` and `uninstall` name the
     /// lifecycle scripts).
-    Named(BTreeMap<String, String>),
+    Named(IndexMap<String, String>),
 }
 
 impl ResourceIds {
@@ -131,7 +139,7 @@ impl ResourceIds {
 
 /// The resources an extension carries (`resources`): service names (`object`, `type`,
 /// `script`) to the ids of their items, copied into the installing tenant's private source
-/// (public `#` ids are shared, not copied).
+/// (public `#` ids are shared, not copied). Its JSON form keeps the order they are written in.
 ///
 /// ```
 /// use platform_core::api::{ExtensionResources, Lifecycle};
@@ -141,15 +149,14 @@ impl ResourceIds {
 /// assert_eq!(r.ids("object"), ["HUBLIST"]);
 /// assert_eq!(r.script(Lifecycle::Install), Some("acme-install"));
 /// assert_eq!(
-///     serde_json::to_value(&r).unwrap(),
-///     serde_json::json!({"object": ["HUBLIST"], "script": {"install": "acme-install"}})
+///     serde_json::to_string(&r).unwrap(),
+///     r#"{"object":["HUBLIST"],"script":{"install":"acme-install"}}"#
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExtensionResources {
     /// Each service's resources.
-    pub services: BTreeMap<String, ResourceIds>,
+    pub services: IndexMap<String, ResourceIds>,
 }
 
 impl ExtensionResources {
@@ -181,7 +188,7 @@ impl ExtensionResources {
         let entry = self
             .services
             .entry(service.to_string())
-            .or_insert_with(|| ResourceIds::Named(BTreeMap::new()));
+            .or_insert_with(|| ResourceIds::Named(IndexMap::new()));
         if let ResourceIds::List(ids) = entry {
             let named = ids.iter().map(|i| (i.clone(), i.clone())).collect();
             *entry = ResourceIds::Named(named);
@@ -216,41 +223,35 @@ impl ExtensionResources {
 
 /// A view of an extension, shown in the portal or the spreadsheet add-in. What is `None` is
 /// not sent; a stored view has `section` (default `Extension`), `tabname` (default `Main`),
-/// `excel` and `insights` (default false).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// `excel` and `insights` (default false). A view read from the store writes its fields in
+/// the order they are stored.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExtensionView {
     /// The view's name, unique in the extension.
     pub name: String,
     /// What it shows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The template script holding the view's code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<String>,
     /// The feature a user needs to see it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature: Option<String>,
     /// The menu section.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
     /// The tab name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tabname: Option<String>,
     /// The name in the Apps tab.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub appname: Option<String>,
     /// Icon name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
     /// Whether it is a spreadsheet add-in view.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excel: Option<bool>,
     /// Whether it adds an Insights tab.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insights: Option<bool>,
-    /// Its other fields, sent as they are.
-    #[serde(flatten)]
+    /// Its other fields, sent as they are; a stored field whose value is not of its field's
+    /// type (a null, a number for a text) is kept here too.
     pub other: Map<String, Value>,
+    /// The order of its fields as stored.
+    pub(super) order: Order,
 }
 
 impl ExtensionView {
@@ -265,8 +266,9 @@ impl ExtensionView {
 }
 
 /// An extension draft as a program writes it: what is `None` is not sent, and stays as stored
-/// (a save merges into the stored draft). The service checks it as it checks the JSON body, so
-/// an id other than `<publisher>.<code>` is refused.
+/// (a save merges into the stored draft). The service checks it as it checks any extension
+/// document, so an id other than `<publisher>.<code>` is refused. One read from the store
+/// writes its fields in the order they are stored.
 ///
 /// ```
 /// use platform_core::api::{Extension, Lifecycle, Permission};
@@ -283,36 +285,31 @@ impl ExtensionView {
 ///         "resources": {"object": ["HUBLIST"], "script": {"install": "acme-install"}}})
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Extension {
     /// Its id (`_id`): `<publisher>.<code>`.
-    #[serde(rename = "_id")]
     pub id: String,
     /// The publisher: the tenant that may publish it.
     pub publisher: String,
     /// Its code, unique for the publisher.
     pub code: String,
     /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The long description of the catalogue.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Icon name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
     /// Its views.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub views: Option<Vec<ExtensionView>>,
     /// The resources it carries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ExtensionResources>,
     /// The permissions it asks for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permissions: Option<Vec<Permission>>,
-    /// Its other fields, sent as they are.
-    #[serde(flatten)]
+    /// Its other fields, sent as they are; a stored field whose value is not of its field's
+    /// type (a null, a number for a name) is kept here too.
     pub other: Map<String, Value>,
+    /// The order of its fields as stored (those of [`StoredExtension`] among them).
+    pub(super) order: Order,
 }
 
 impl Extension {
@@ -362,67 +359,36 @@ impl Extension {
             .push(permission);
         self
     }
-
-    /// The JSON body of the extension service's save.
-    fn to_body(&self) -> Result<Value> {
-        serde_json::to_value(self)
-            .map_err(|e| Error::Internal(format!("an extension does not write: {e}")))
-    }
 }
 
 /// An extension as stored: a draft, a catalogue entry (published) or an installed copy, with
-/// its version and last write.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// its version and last write. Its JSON form is the stored document's, field for field and in
+/// the stored order (`_type` and the system fields `_oid`, `_timestamp`, `_user`, `_tag`,
+/// `_version`, `_reason` included).
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredExtension {
-    /// The extension (`_type` and `_oid` left out).
-    #[serde(flatten)]
+    /// The extension.
     pub extension: Extension,
     /// Its version (`_version`).
-    #[serde(rename = "_version")]
     pub version: u32,
     /// When it was last written (`_timestamp`).
-    #[serde(rename = "_timestamp", with = "crate::clock::serde_instant")]
     pub timestamp: DateTime<Utc>,
     /// Who last wrote it (`_user`).
-    #[serde(rename = "_user")]
     pub user: String,
     /// The tags of this version (`_tag`).
-    #[serde(rename = "_tag", default)]
     pub tags: Vec<String>,
     /// Why it was written (`_reason`), when told.
-    #[serde(rename = "_reason", default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The tenant that published it (`_publishedBy`): set on catalogue entries and installed
     /// copies.
-    #[serde(
-        rename = "_publishedBy",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
     pub published_by: Option<String>,
     /// The published version an installed copy is of (`_installedVersion`).
-    #[serde(
-        rename = "_installedVersion",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
     pub installed_version: Option<u32>,
     /// The permissions an installed copy was granted (`_accepted`).
-    #[serde(rename = "_accepted", default, skip_serializing_if = "Option::is_none")]
     pub accepted: Option<Vec<Permission>>,
 }
 
 impl StoredExtension {
-    /// The typed form of a stored extension as the JSON calls answer it.
-    pub(super) fn from_json(answer: Value) -> Result<StoredExtension> {
-        let Value::Object(mut fields) = answer else {
-            return Err(Error::Internal(format!("an extension answered {answer}")));
-        };
-        fields.shift_remove("_type");
-        fields.shift_remove("_oid");
-        from_json("answer", Value::Object(fields))
-    }
-
     /// Its id.
     pub fn id(&self) -> &str {
         &self.extension.id
@@ -524,53 +490,6 @@ pub struct UninstalledExtension {
 }
 
 impl Extensions<'_> {
-    /// Typed: creates or updates an extension draft in the caller's private source (what is
-    /// `None` stays as stored). Refused as the JSON save refuses its body (an id other than
-    /// `<publisher>.<code>`, a resource of an unknown service, a bad secret id...).
-    ///
-    /// ```
-    /// use platform_core::api::{Extension, Source};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let admin = platform.tenancy().local_principal("acme", "ann")?;
-    /// let draft = Extension::new("acme", "hello").with_name("Hello");
-    /// let saved = platform.extensions().save_extension(&admin, &draft)?;
-    /// assert_eq!((saved.version, saved.user.as_str()), (1, "ann"));
-    /// assert_eq!(saved.extension, draft);
-    /// let read = platform.extensions().extension(&admin, Source::Private, "acme.hello")?;
-    /// assert_eq!(read, saved);
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn save_extension(&self, p: &Principal, extension: &Extension) -> Result<StoredExtension> {
-        StoredExtension::from_json(self.save(p, extension.to_body()?)?)
-    }
-
-    /// Typed: the current version of extension `id` in `source`: a draft or an installed copy
-    /// (private), or a catalogue entry (public).
-    pub fn extension(&self, p: &Principal, source: Source, id: &str) -> Result<StoredExtension> {
-        let objects = self.platform.objects();
-        let answer = objects.get(p, Collection::Extension, source, id, None, None)?;
-        StoredExtension::from_json(answer)
-    }
-
-    /// Typed: publishes the caller's draft `id` to the public catalogue, with a snapshot of its
-    /// resources; answers the catalogue entry. Only the `platform` role or the publisher's
-    /// tenant may publish it.
-    ///
-    /// ```
-    /// use platform_core::api::{Extension, Permission};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
-    /// let draft = Extension::new("acme", "hello").with_permission(Permission::secret("feed"));
-    /// platform.extensions().save_extension(&ann, &draft)?;
-    /// let published = platform.extensions().publish_extension(&ann, "acme.hello")?;
-    /// assert_eq!(published.published_by.as_deref(), Some("acme"));
-    /// assert_eq!(published.extension.permissions, Some(vec![Permission::secret("feed")]));
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn publish_extension(&self, p: &Principal, id: &str) -> Result<StoredExtension> {
-        StoredExtension::from_json(self.publish(p, id)?)
-    }
-
     /// Typed: installs the published extension `id` into the caller's private source (an
     /// upgrade when an older version is installed), granting it `accept`, each a permission it
     /// asks for; then runs its `install` (or `upgrade`) script.
@@ -581,8 +500,8 @@ impl Extensions<'_> {
     /// let ann = platform.tenancy().local_principal("acme", "ann")?;
     /// let gus = platform.tenancy().local_principal("globex", "gus")?;
     /// let extensions = platform.extensions();
-    /// extensions.save_extension(&ann, &Extension::new("acme", "hello"))?;
-    /// extensions.publish_extension(&ann, "acme.hello")?;
+    /// extensions.save(&ann, &Extension::new("acme", "hello"))?;
+    /// extensions.publish(&ann, "acme.hello")?;
     /// let installed = extensions.install_extension(&gus, "acme.hello", &[])?;
     /// assert_eq!((installed.action, installed.version), (Lifecycle::Install, 1));
     /// assert_eq!(installed.script, None);
