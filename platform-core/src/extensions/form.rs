@@ -4,7 +4,8 @@
 //! among the other fields as it is, so what is written is what was stored.
 
 use super::types::{
-    Extension, ExtensionResources, ExtensionView, Order, Permission, ResourceIds, StoredExtension,
+    Extension, ExtensionResources, ExtensionView, LifecycleRun, Order, Permission, ResourceIds,
+    StoredExtension,
 };
 use super::EXTENSION_TYPE;
 use crate::clock::format_instant;
@@ -248,6 +249,28 @@ impl Serialize for ResourceIds {
             ResourceIds::List(ids) => s.collect_seq(ids),
             ResourceIds::Named(names) => s.collect_map(names),
         }
+    }
+}
+
+impl Serialize for LifecycleRun {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("id", &self.script)?;
+        map.serialize_entry("ok", &self.ok())?;
+        match &self.outcome {
+            Ok(result) => map.serialize_entry("result", result)?,
+            Err(error) => map.serialize_entry("error", error)?,
+        }
+        map.end()
+    }
+}
+
+/// The permissions a catalogue entry asks for, as it lists them (none when it has no list);
+/// `None` when it holds something else (null).
+pub(super) fn listed_permissions(entry: &Map<String, Value>) -> Option<Vec<Permission>> {
+    match entry.get("permissions") {
+        None => Some(Vec::new()),
+        Some(listed) => read_permissions(listed),
     }
 }
 

@@ -42,8 +42,8 @@ mod types;
 mod wire_tests;
 
 pub use types::{
-    Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun,
-    Permission, ResourceIds, StoredExtension, UninstalledExtension,
+    Acceptance, Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle,
+    LifecycleRun, Permission, ResourceIds, StoredExtension, UninstalledExtension,
 };
 
 /// `_type` of an extension.
@@ -298,14 +298,6 @@ fn collection_of(service: &str) -> Result<Collection> {
                 "resources of the {service} service cannot be carried by an extension yet"
             ))
         })
-}
-
-/// What an install, upgrade or uninstall did.
-#[derive(Debug, Clone, PartialEq)]
-#[cfg(feature = "internals")]
-pub struct Outcome {
-    /// The answer to the call.
-    pub body: Value,
 }
 
 /// Extensions: drafts with their resources, published to the public catalogue, installed by

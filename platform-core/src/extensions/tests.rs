@@ -1,21 +1,18 @@
 //! The extension service's calls: drafts saved and read back, published, installed (granting
 //! permissions), upgraded and uninstalled, and what each refuses, storing nothing.
 
-use super::types::from_json;
-use super::{
-    Extension, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun, Permission,
-    UninstalledExtension,
-};
+use super::{Acceptance, Extension, ExtensionView, InstalledExtension, Lifecycle, Permission};
 use crate::auth::{Principal, Role};
 use crate::clock::FixedClock;
 use crate::documents::SaveOptions;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{ErrorCode, Result};
 use crate::ids::{Scope, Source};
+use crate::query::Params;
 use crate::secrets::Secret;
 use crate::store::{sqlite::SqliteStore, Collection};
 use crate::Platform;
 use chrono::{TimeZone, Utc};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 const ID: &str = "acme.prices";
@@ -191,7 +188,7 @@ fn publish_and_install(
     platform.extensions().publish(ann, ID).unwrap();
     platform
         .extensions()
-        .install_extension(gus, ID, accept)
+        .install(gus, ID, &Acceptance::of(accept.iter().cloned()))
         .unwrap()
 }
 
@@ -212,7 +209,7 @@ fn install_upgrade_and_uninstall_round_trip_with_a_granted_secret() {
         (ID, Lifecycle::Install, 1)
     );
     assert!(installed.installed);
-    assert_eq!(installed.permissions, vec![feed.clone()]);
+    assert_eq!(installed.permissions, Some(vec![feed.clone()]));
     assert_eq!(installed.accepted, vec![feed.clone()]);
     let run = installed.script.unwrap();
     assert_eq!(run.script, "acme-install");
@@ -237,13 +234,13 @@ fn install_upgrade_and_uninstall_round_trip_with_a_granted_secret() {
     let v2 = Extension::new("acme", "prices").with_name("Prices v2");
     extensions.save(ann, &v2).unwrap();
     assert_eq!(extensions.publish(ann, ID).unwrap().version, 2);
-    let up = extensions.install_extension(gus, ID, &[]).unwrap();
+    let up = extensions.install(gus, ID, &Acceptance::default()).unwrap();
     assert_eq!(
         (up.action, up.version, up.script, up.accepted),
         (Lifecycle::Upgrade, 2, None, vec![])
     );
 
-    let gone = extensions.uninstall_extension(gus, ID).unwrap();
+    let gone = extensions.uninstall(gus, ID).unwrap();
     assert_eq!((gone.action, gone.installed), (Lifecycle::Uninstall, false));
     let run = gone.script.as_ref().unwrap();
     assert_eq!(
@@ -268,7 +265,10 @@ fn an_install_without_the_secret_granted_reports_the_script_failure() {
     let installed = publish_and_install(&world, &[]);
     let (platform, _, gus) = &world;
     assert_eq!(installed.accepted, []);
-    assert_eq!(installed.permissions, [Permission::secret("feed")]);
+    assert_eq!(
+        installed.permissions,
+        Some(vec![Permission::secret("feed")])
+    );
     let run = installed.script.unwrap();
     assert!(!run.ok());
     let error = run.outcome.unwrap_err();
@@ -312,11 +312,19 @@ fn a_permission_not_asked_for_is_refused_and_nothing_installed() {
     let extensions = platform.extensions();
     extensions.publish(&ann, ID).unwrap();
     let other = Permission::secret("other");
-    let (code, message) = refused(extensions.install_extension(&gus, ID, &[other]));
+    let (code, message) = refused(extensions.install(&gus, ID, &Acceptance::of([other])));
     assert_eq!(code, ErrorCode::InvalidParameter);
     assert_eq!(
         message,
         "_accept: extension \"acme.prices\" does not ask for \"secret:other\"; it asks for [secret:feed]"
+    );
+    // What is sent is refused as sent, a permission or not.
+    let sent = Params::from_slice(&[("_accept", "secret:feed,feed")]);
+    let (code, message) = refused(extensions.install(&gus, ID, &Acceptance::from_params(&sent)));
+    assert_eq!(code, ErrorCode::InvalidParameter);
+    assert_eq!(
+        message,
+        "_accept: extension \"acme.prices\" does not ask for \"feed\"; it asks for [secret:feed]"
     );
     let scope = gus.private_scope();
     assert_eq!(stored(&platform, &scope, Collection::Extension, ID), None);
@@ -358,7 +366,7 @@ fn an_unknown_extension_is_refused() {
         )
     );
     assert_eq!(
-        refused(extensions.install_extension(&gus, nope, &[])),
+        refused(extensions.install(&gus, nope, &Acceptance::default())),
         (
             ErrorCode::NotFound,
             "extension \"acme.nope\" has not been published".to_string()
@@ -366,7 +374,7 @@ fn an_unknown_extension_is_refused() {
     );
     // Not published yet, so not installed either.
     assert_eq!(
-        refused(extensions.uninstall_extension(&gus, ID)),
+        refused(extensions.uninstall(&gus, ID)),
         (
             ErrorCode::NotFound,
             "extension \"acme.prices\" is not installed".to_string()
@@ -383,34 +391,4 @@ fn an_unknown_extension_is_refused() {
         stored(&platform, &Scope::public(), Collection::Extension, ID),
         None
     );
-}
-
-#[test]
-fn an_answer_that_does_not_read_is_an_internal_error() {
-    let answer = json!({"_id": ID, "action": "install", "installed": true, "version": 1,
-                        "permissions": ["feed"], "accepted": [], "script": null});
-    let read = from_json::<InstalledExtension>("install", answer);
-    assert!(matches!(read, Err(Error::Internal(m)) if m.contains("not a permission")));
-    let failed_silently = json!({"_id": ID, "action": "uninstall", "installed": false,
-                                 "script": {"id": "s", "ok": false}});
-    let read = from_json::<UninstalledExtension>("uninstall", failed_silently);
-    assert!(matches!(read, Err(Error::Internal(m)) if m.contains("failed without error")));
-}
-
-#[test]
-fn a_lifecycle_run_reads_and_writes_its_json_form() {
-    for run in [
-        json!({"id": "s", "ok": true, "result": null}),
-        json!({"id": "s", "ok": true, "result": {"n": 1}}),
-        json!({"id": "s", "ok": false, "error": "boom"}),
-    ] {
-        let read: LifecycleRun = serde_json::from_value(run.clone()).unwrap();
-        assert_eq!(read.ok(), run["ok"] == true);
-        assert_eq!(serde_json::to_value(&read).unwrap(), run);
-    }
-    let mut fields = Map::new();
-    fields.insert("id".into(), json!("s"));
-    fields.insert("ok".into(), json!(true));
-    let read: LifecycleRun = serde_json::from_value(Value::Object(fields)).unwrap();
-    assert_eq!(read.outcome, Ok(Value::Null));
 }

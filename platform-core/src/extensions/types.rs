@@ -3,22 +3,14 @@
 //! and an uninstall ([`InstalledExtension`], [`UninstalledExtension`]). Their JSON forms (the
 //! wire's) are written in `form`.
 
-use super::Extensions;
-use crate::auth::Principal;
 use crate::error::{Error, Result};
+use crate::query::Params;
 use chrono::{DateTime, Utc};
 use indexmap::IndexMap;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::str::FromStr;
-
-/// Reads a JSON answer of the extension service as its typed form; one that does not read is
-/// an internal error.
-pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
-    crate::json::typed_answer("an extension", what, answer)
-}
 
 /// The order of a document's fields as stored, which its JSON form keeps. It is how the
 /// document is written, not what it holds: two orders are always equal, as two JSON objects
@@ -395,9 +387,9 @@ impl StoredExtension {
     }
 }
 
-/// What a lifecycle script of an extension did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawRun", into = "RawRun")]
+/// What a lifecycle script of an extension did. Its JSON form: `{"id", "ok": true, "result"}`,
+/// or `{"id", "ok": false, "error"}`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleRun {
     /// The script's id (`id`).
     pub script: String,
@@ -413,50 +405,48 @@ impl LifecycleRun {
     }
 }
 
-/// [`LifecycleRun`] as the JSON answer holds it.
-#[derive(Serialize, Deserialize)]
-struct RawRun {
-    id: String,
-    ok: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
+/// The permissions an installer grants the extension it installs, as sent
+/// (`_accept=secret:<id>`, repeated or comma-separated): the install refuses one the
+/// extension does not ask for, naming it.
+///
+/// ```
+/// use platform_core::api::{Acceptance, Params, Permission};
+/// let sent = Params::from_slice(&[("_accept", "secret:feed, secret:smtp"), ("_accept", "")]);
+/// let granted = Acceptance::of([Permission::secret("feed"), Permission::secret("smtp")]);
+/// assert_eq!(Acceptance::from_params(&sent), granted);
+/// assert_eq!(Acceptance::from_params(&Params::default()), Acceptance::default());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Acceptance {
+    /// Each permission granted, as sent.
+    pub(super) accepted: Vec<String>,
 }
 
-impl TryFrom<RawRun> for LifecycleRun {
-    type Error = String;
-
-    fn try_from(raw: RawRun) -> std::result::Result<LifecycleRun, String> {
-        let outcome = match (raw.ok, raw.error) {
-            (true, _) => Ok(raw.result.unwrap_or(Value::Null)),
-            (false, Some(error)) => Err(error),
-            (false, None) => return Err(format!("script \"{}\" failed without error", raw.id)),
-        };
-        Ok(LifecycleRun {
-            script: raw.id,
-            outcome,
-        })
-    }
-}
-
-impl From<LifecycleRun> for RawRun {
-    fn from(run: LifecycleRun) -> RawRun {
-        let (ok, result, error) = match run.outcome {
-            Ok(result) => (true, Some(result), None),
-            Err(error) => (false, None, Some(error)),
-        };
-        RawRun {
-            id: run.script,
-            ok,
-            result,
-            error,
+impl Acceptance {
+    /// Granting `permissions`.
+    pub fn of(permissions: impl IntoIterator<Item = Permission>) -> Acceptance {
+        Acceptance {
+            accepted: permissions.into_iter().map(String::from).collect(),
         }
+    }
+
+    /// The `_accept` parameters of an install: every value, a comma-separated one split, the
+    /// blanks left out.
+    pub fn from_params(params: &Params) -> Acceptance {
+        let accepted = params
+            .all("_accept")
+            .into_iter()
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_string)
+            .collect();
+        Acceptance { accepted }
     }
 }
 
 /// The answer of an install or upgrade of an extension.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InstalledExtension {
     /// The extension (`_id`).
     #[serde(rename = "_id")]
@@ -467,8 +457,10 @@ pub struct InstalledExtension {
     pub installed: bool,
     /// The published version installed.
     pub version: u32,
-    /// The permissions it asks for.
-    pub permissions: Vec<Permission>,
+    /// The permissions it asks for, as its catalogue entry lists them (empty when it lists
+    /// none); `None` (null) when the entry holds null, which only a write of the entry by hand
+    /// leaves (a publish always lists them).
+    pub permissions: Option<Vec<Permission>>,
     /// The permissions granted to it.
     pub accepted: Vec<Permission>,
     /// What the `install` (or `upgrade`) script did; `None` when the extension has none.
@@ -476,7 +468,7 @@ pub struct InstalledExtension {
 }
 
 /// The answer of an uninstall of an extension.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UninstalledExtension {
     /// The extension (`_id`).
     #[serde(rename = "_id")]
@@ -487,41 +479,4 @@ pub struct UninstalledExtension {
     pub installed: bool,
     /// What the `uninstall` script did; `None` when the extension has none.
     pub script: Option<LifecycleRun>,
-}
-
-impl Extensions<'_> {
-    /// Typed: installs the published extension `id` into the caller's private source (an
-    /// upgrade when an older version is installed), granting it `accept`, each a permission it
-    /// asks for; then runs its `install` (or `upgrade`) script.
-    ///
-    /// ```
-    /// use platform_core::api::{Extension, Lifecycle};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
-    /// let gus = platform.tenancy().local_principal("globex", "gus")?;
-    /// let extensions = platform.extensions();
-    /// extensions.save(&ann, &Extension::new("acme", "hello"))?;
-    /// extensions.publish(&ann, "acme.hello")?;
-    /// let installed = extensions.install_extension(&gus, "acme.hello", &[])?;
-    /// assert_eq!((installed.action, installed.version), (Lifecycle::Install, 1));
-    /// assert_eq!(installed.script, None);
-    /// let gone = extensions.uninstall_extension(&gus, "acme.hello")?;
-    /// assert!(!gone.installed);
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn install_extension(
-        &self,
-        p: &Principal,
-        id: &str,
-        accept: &[Permission],
-    ) -> Result<InstalledExtension> {
-        let accept: Vec<String> = accept.iter().map(Permission::to_string).collect();
-        from_json("install", self.install(p, id, &accept)?)
-    }
-
-    /// Typed: uninstalls the installed extension `id`: removes its copied resources and the
-    /// installed copy, then runs its `uninstall` script.
-    pub fn uninstall_extension(&self, p: &Principal, id: &str) -> Result<UninstalledExtension> {
-        from_json("uninstall", self.uninstall(p, id)?)
-    }
 }

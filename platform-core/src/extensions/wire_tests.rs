@@ -3,7 +3,7 @@
 //! numbers), for drafts with fields in any order and of any value, catalogue entries, installs,
 //! upgrades and uninstalls with and without their scripts.
 
-use super::{Extension, ExtensionView, Lifecycle, Permission};
+use super::{Acceptance, Extension, ExtensionView, Lifecycle, LifecycleRun, Permission};
 use crate::auth::{Principal, Role};
 use crate::clock::FixedClock;
 use crate::documents::{DeleteTarget, SaveOptions};
@@ -168,10 +168,15 @@ const INSTALLED_MIN: &str = concat!(
     r##""accepted":[],"script":null}"##,
 );
 
+const UPGRADED_NULL: &str = concat!(
+    r##"{"_id":"acme.min","action":"upgrade","installed":true,"version":2,"permissions":null,"##,
+    r##""accepted":[],"script":null}"##,
+);
+
 #[test]
 fn a_stored_extension_writes_its_fields_in_the_stored_order_with_any_value() {
     let (platform, ann, gus, _) = world();
-    let extensions = platform.extensions();
+    let (extensions, none) = (platform.extensions(), Acceptance::default());
     // Fields in any order, a null, a number for a view's description, fields of no meaning to
     // the service, resources named out of order, a permission twice.
     let draft = json!({
@@ -198,19 +203,19 @@ fn a_stored_extension_writes_its_fields_in_the_stored_order_with_any_value() {
     let again = extensions.save(&ann, &read.extension).unwrap();
     assert_eq!(text(&again), SAVED);
     assert_eq!(text(&extensions.publish(&ann, ID).unwrap()), PUBLISHED);
-    let feed = [Permission::secret("feed")];
-    let installed = extensions.install_extension(&gus, ID, &feed).unwrap();
+    let feed = Acceptance::of([Permission::secret("feed")]);
+    let installed = extensions.install(&gus, ID, &feed).unwrap();
     assert_eq!(text(&installed), INSTALLED_GRANTED);
-    let uninstalled = extensions.uninstall_extension(&gus, ID).unwrap();
+    let uninstalled = extensions.uninstall(&gus, ID).unwrap();
     assert_eq!(text(&uninstalled), UNINSTALLED);
-    let installed = extensions.install_extension(&gus, ID, &[]).unwrap();
+    let installed = extensions.install(&gus, ID, &none).unwrap();
     assert_eq!(text(&installed), INSTALLED_REFUSED);
 }
 
 #[test]
 fn upgrades_and_uninstalls_without_scripts_and_a_script_gone_write_their_answers() {
     let (platform, ann, gus, root) = world();
-    let extensions = platform.extensions();
+    let (extensions, none) = (platform.extensions(), Acceptance::default());
     let draft = json!({
         "name": "Prices", "_id": ID, "publisher": "acme", "code": "prices",
         "views": [{"script": "acme-view", "name": "main", "excel": true, "icon": null, "other": {"k": 1}},
@@ -224,7 +229,7 @@ fn upgrades_and_uninstalls_without_scripts_and_a_script_gone_write_their_answers
     });
     save(&platform, &ann, Collection::Extension, draft);
     extensions.publish(&ann, ID).unwrap();
-    extensions.install_extension(&gus, ID, &[]).unwrap();
+    extensions.install(&gus, ID, &none).unwrap();
     // A new version without scripts, its name a number: an upgrade that runs none.
     let v2 = json!({"_id": ID, "resources": {"object": ["HUBLIST"]}, "name": 5});
     let saved = save(&platform, &ann, Collection::Extension, v2);
@@ -235,9 +240,9 @@ fn upgrades_and_uninstalls_without_scripts_and_a_script_gone_write_their_answers
         text(&extensions.publish(&ann, ID).unwrap()),
         PUBLISHED_NAME_5
     );
-    let upgraded = extensions.install_extension(&gus, ID, &[]).unwrap();
+    let upgraded = extensions.install(&gus, ID, &none).unwrap();
     assert_eq!(text(&upgraded), UPGRADED);
-    let uninstalled = extensions.uninstall_extension(&gus, ID).unwrap();
+    let uninstalled = extensions.uninstall(&gus, ID).unwrap();
     assert_eq!(text(&uninstalled), UNINSTALLED_NO_SCRIPT);
     // A public install script, gone once published.
     let gone = json!({"_id": "#gone", "script": "1"});
@@ -257,14 +262,14 @@ fn upgrades_and_uninstalls_without_scripts_and_a_script_gone_write_their_answers
             None,
         )
         .unwrap();
-    let installed = extensions.install_extension(&gus, ID, &[]).unwrap();
+    let installed = extensions.install(&gus, ID, &none).unwrap();
     assert_eq!(text(&installed), INSTALLED_MISSING);
 }
 
 #[test]
 fn a_bare_extension_writes_its_answers() {
     let (platform, ann, gus, _) = world();
-    let extensions = platform.extensions();
+    let (extensions, none) = (platform.extensions(), Acceptance::default());
     let saved = extensions
         .save(&ann, &Extension::new("acme", "min"))
         .unwrap();
@@ -273,8 +278,51 @@ fn a_bare_extension_writes_its_answers() {
         text(&extensions.publish(&ann, "acme.min").unwrap()),
         PUBLISHED_MIN
     );
-    let installed = extensions.install_extension(&gus, "acme.min", &[]).unwrap();
+    let installed = extensions.install(&gus, "acme.min", &none).unwrap();
     assert_eq!(text(&installed), INSTALLED_MIN);
+}
+
+#[test]
+fn a_catalogue_entry_written_by_hand_with_null_permissions_installs_saying_so() {
+    let (platform, ann, gus, root) = world();
+    let (extensions, none) = (platform.extensions(), Acceptance::default());
+    extensions
+        .save(&ann, &Extension::new("acme", "min"))
+        .unwrap();
+    extensions.publish(&ann, "acme.min").unwrap();
+    extensions.install(&gus, "acme.min", &none).unwrap();
+    let opts = SaveOptions {
+        source: Some(Source::Public),
+        ..SaveOptions::default()
+    };
+    let by_hand = json!({"_id": "acme.min", "permissions": null});
+    let objects = platform.objects();
+    objects
+        .save(&root, Collection::Extension, by_hand, &opts)
+        .unwrap();
+    let upgraded = extensions.install(&gus, "acme.min", &none).unwrap();
+    assert_eq!(upgraded.permissions, None);
+    assert_eq!(text(&upgraded), UPGRADED_NULL);
+}
+
+#[test]
+fn a_lifecycle_run_writes_its_outcome() {
+    let run = |outcome| LifecycleRun {
+        script: "s".into(),
+        outcome,
+    };
+    assert_eq!(
+        text(&run(Ok(Value::Null))),
+        r#"{"id":"s","ok":true,"result":null}"#
+    );
+    assert_eq!(
+        text(&run(Ok(json!({"n": 1.5})))),
+        r#"{"id":"s","ok":true,"result":{"n":1.5}}"#
+    );
+    assert_eq!(
+        text(&run(Err("boom".into()))),
+        r#"{"id":"s","ok":false,"error":"boom"}"#
+    );
 }
 
 #[test]
