@@ -7,7 +7,7 @@ use crate::request::{Caller, Query};
 use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
-use platform_core::api::Channel;
+use platform_core::api::{Acceptance, Channel};
 use platform_core::ErrorCode;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -71,45 +71,34 @@ pub async fn publish_or_install(
             )
         })?
         .to_string();
-    let install = match source {
-        "public" => false,
-        "private" => true,
-        other => {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("unknown source \"{other}\""),
-            ))
+    match source {
+        "public" => {
+            let published = caller
+                .run(move |p, who| p.extensions().publish(who, &id))
+                .await?;
+            Ok(HttpResponse::Ok().json(&published))
         }
-    };
-    // `_accept=secret:<id>` (repeated, or comma-separated): the permissions the installer grants.
-    let accept: Vec<String> = params
-        .all("_accept")
-        .into_iter()
-        .flat_map(|v| {
-            v.split(',')
-                .map(|a| a.trim().to_string())
-                .filter(|a| !a.is_empty())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let out = caller
-        .run(move |p, who| {
-            if install {
-                p.extensions().install(who, &id, &accept)
-            } else {
-                p.extensions().publish(who, &id)
-            }
-        })
-        .await?;
-    Ok(HttpResponse::Ok().json(out))
+        "private" => {
+            // `_accept=secret:<id>` (repeated, or comma-separated): what the installer grants.
+            let accept = Acceptance::from_params(params);
+            let installed = caller
+                .run(move |p, who| p.extensions().install(who, &id, &accept))
+                .await?;
+            Ok(HttpResponse::Ok().json(&installed))
+        }
+        other => Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("unknown source \"{other}\""),
+        )),
+    }
 }
 
 /// `DELETE /extension/v1/private/{id}`: uninstall.
 pub async fn uninstall(caller: Caller, id: String) -> Reply {
-    let out = caller
+    let uninstalled = caller
         .run(move |p, who| p.extensions().uninstall(who, &id))
         .await?;
-    Ok(HttpResponse::Ok().json(out))
+    Ok(HttpResponse::Ok().json(&uninstalled))
 }
 
 async fn view(

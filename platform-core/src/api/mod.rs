@@ -101,8 +101,8 @@ pub use crate::events::automations::{
 pub use crate::events::deliver::Deliveries;
 pub use crate::extensions::Extensions;
 pub use crate::extensions::{
-    Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun,
-    Permission, ResourceIds, StoredExtension, UninstalledExtension,
+    Acceptance, Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle,
+    LifecycleRun, Permission, ResourceIds, StoredExtension, UninstalledExtension,
 };
 pub use crate::holidays::HolidayCalendar;
 pub use crate::observations::columns::{Columns, Extra};

@@ -33,14 +33,17 @@ use crate::store::{Collection, WriteTx};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 
+mod form;
 mod service;
-mod typed;
 #[cfg(test)]
-mod typed_tests;
+mod tests;
+mod types;
+#[cfg(test)]
+mod wire_tests;
 
-pub use typed::{
-    Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun,
-    Permission, ResourceIds, StoredExtension, UninstalledExtension,
+pub use types::{
+    Acceptance, Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle,
+    LifecycleRun, Permission, ResourceIds, StoredExtension, UninstalledExtension,
 };
 
 /// `_type` of an extension.
@@ -297,14 +300,6 @@ fn collection_of(service: &str) -> Result<Collection> {
         })
 }
 
-/// What an install, upgrade or uninstall did.
-#[derive(Debug, Clone, PartialEq)]
-#[cfg(feature = "internals")]
-pub struct Outcome {
-    /// The answer to the call.
-    pub body: Value,
-}
-
 /// Extensions: drafts with their resources, published to the public catalogue, installed by
 /// tenants (granting the permissions they ask for), their views and realtime messages. From
 /// [`Platform::extensions`].
@@ -314,11 +309,11 @@ pub struct Outcome {
 /// `service`.
 ///
 /// ```
-/// use serde_json::json;
+/// use platform_core::api::Extension;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
-/// let draft = platform.extensions().save(&admin, json!({"_id": "acme.hello", "publisher": "acme", "code": "hello", "name": "Hello"}))?;
-/// assert_eq!(draft["_version"], 1);
+/// let draft = platform.extensions().save(&admin, &Extension::new("acme", "hello").with_name("Hello"))?;
+/// assert_eq!(draft.version, 1);
 /// # Ok::<(), platform_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]

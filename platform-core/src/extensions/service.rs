@@ -3,6 +3,7 @@
 
 use crate::auth::{Principal, Role};
 use crate::clock::format_instant;
+use crate::documents::access::{not_found, scope_for_key};
 use crate::documents::{render, SaveOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
@@ -11,10 +12,39 @@ use crate::realtime::{Channel, Subscription};
 use crate::store::{Collection, WriteTx};
 use serde_json::{json, Map, Value};
 
+use super::form::listed_permissions;
 use super::{
     collection_of, lifecycle_script, permissions, remove_document, resource_ids, runner,
-    strip_bundle, Extensions,
+    strip_bundle, Acceptance, Extension, Extensions, InstalledExtension, Lifecycle, LifecycleRun,
+    Permission, StoredExtension, UninstalledExtension,
 };
+
+/// What `accept` grants extension `id`, which asks for `asked`: each permission once, in the
+/// order sent; refused when one is not asked for.
+fn granted(id: &str, asked: &[String], accept: &Acceptance) -> Result<Vec<String>> {
+    let mut granted: Vec<String> = Vec::new();
+    for a in &accept.accepted {
+        if !asked.contains(a) {
+            return Err(Error::invalid_parameter(format!(
+                "_accept: extension \"{id}\" does not ask for \"{a}\"; it asks for [{}]",
+                asked.join(", ")
+            )));
+        }
+        if !granted.contains(a) {
+            granted.push(a.clone());
+        }
+    }
+    Ok(granted)
+}
+
+/// What an install copied: the extension as installed (its stored body), the published version
+/// it is of, whether it replaced an older one, and the permissions granted.
+struct Copied {
+    installed: Map<String, Value>,
+    version: u32,
+    upgrade: bool,
+    granted: Vec<String>,
+}
 
 impl Extensions<'_> {
     /// A subscription of `p` to the messages of extension `topic` (or of every extension),
@@ -58,9 +88,22 @@ impl Extensions<'_> {
         }
     }
 
-    /// Publishes the caller's private extension `id` to the public catalogue, with a snapshot of
-    /// its resources.
-    pub fn publish(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// Publishes the caller's draft `id` to the public catalogue, with a snapshot of its
+    /// resources; answers the catalogue entry. Only the `platform` role or the publisher's
+    /// tenant may publish it.
+    ///
+    /// ```
+    /// use platform_core::api::{Extension, Permission};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
+    /// let draft = Extension::new("acme", "hello").with_permission(Permission::secret("feed"));
+    /// platform.extensions().save(&ann, &draft)?;
+    /// let published = platform.extensions().publish(&ann, "acme.hello")?;
+    /// assert_eq!(published.published_by.as_deref(), Some("acme"));
+    /// assert_eq!(published.extension.permissions, Some(vec![Permission::secret("feed")]));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn publish(&self, p: &Principal, id: &str) -> Result<StoredExtension> {
         p.require(Role::Admin, "publishing extensions")?;
         let now = format_instant(self.platform.now());
         let (private, public) = (p.private_scope(), Scope::public());
@@ -129,68 +172,51 @@ impl Extensions<'_> {
             }
             Ok(stored)
         })?;
-        Ok(strip_bundle(render(&stored, true)))
+        Ok(StoredExtension::from_stored(stored))
     }
 
-    /// Installs or upgrades a published extension into the caller's private source, granting it
-    /// the permissions in `accept` (each must be one the extension declares).
-    pub fn install(&self, p: &Principal, id: &str, accept: &[String]) -> Result<Value> {
+    /// Installs the published extension `id` into the caller's private source (an upgrade when
+    /// an older version is installed), granting it `accept`, each a permission it asks for;
+    /// then runs its `install` (or `upgrade`) script.
+    ///
+    /// ```
+    /// use platform_core::api::{Acceptance, Extension, Lifecycle};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
+    /// let gus = platform.tenancy().local_principal("globex", "gus")?;
+    /// let extensions = platform.extensions();
+    /// extensions.save(&ann, &Extension::new("acme", "hello"))?;
+    /// extensions.publish(&ann, "acme.hello")?;
+    /// let installed = extensions.install(&gus, "acme.hello", &Acceptance::default())?;
+    /// assert_eq!((installed.action, installed.version), (Lifecycle::Install, 1));
+    /// assert_eq!(installed.script, None);
+    /// let gone = extensions.uninstall(&gus, "acme.hello")?;
+    /// assert!(!gone.installed);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn install(
+        &self,
+        p: &Principal,
+        id: &str,
+        accept: &Acceptance,
+    ) -> Result<InstalledExtension> {
         p.require(Role::Admin, "installing extensions")?;
         let now = format_instant(self.platform.now());
-        let private_scope = p.private_scope();
-        let (published, upgrade) = self.platform.write(|tx| {
-            tx.hold(&[crate::store::Hold::Document(
-                Collection::Extension,
-                &private_scope,
-                id,
-            )])?;
-            let published = tx
-                .current(Collection::Extension, &Scope::public(), id)?
-                .ok_or_else(|| Error::not_found(format!("extension \"{id}\" has not been published")))?;
-            let private = tx.current(Collection::Extension, &p.private_scope(), id)?;
-            if private.as_ref().is_some_and(|e| !e.body.contains_key("_installedVersion")) {
-                return Err(Error::new(
-                    ErrorCode::Conflict,
-                    format!("extension \"{id}\" is a draft of this tenant, not an installed copy; delete the draft first"),
-                ));
-            }
-            let upgrade = private.is_some();
-            let asked = permissions(&published.body)?;
-            let mut granted: Vec<String> = Vec::new();
-            for a in accept {
-                if !asked.contains(a) {
-                    return Err(Error::invalid_parameter(format!(
-                        "_accept: extension \"{id}\" does not ask for \"{a}\"; it asks for [{}]",
-                        asked.join(", ")
-                    )));
-                }
-                if !granted.contains(a) {
-                    granted.push(a.clone());
-                }
-            }
-            let bundle = published.body.get("_bundle").and_then(Value::as_object).cloned().unwrap_or_default();
-            for (service, docs) in &bundle {
-                let coll = collection_of(service)?;
-                for doc in docs.as_array().into_iter().flatten() {
-                    let Value::Object(body) = doc else { continue };
-                    let rid = body.get("_id").and_then(Value::as_str).unwrap_or_default().to_string();
-                    self.put_document(tx, coll, &p.private_scope(), &rid, body.clone(), &p.user, &now, None)?;
-                }
-            }
-            let mut installed = published.body.clone();
-            installed.shift_remove("_bundle");
-            installed.insert("_installedVersion".into(), json!(published.version));
-            installed.insert("_accepted".into(), json!(granted));
-            self.put_document(tx, Collection::Extension, &p.private_scope(), id, installed.clone(), &p.user, &now, None)?;
-            let action = if upgrade { "upgrade" } else { "install" };
-            crate::events::emit(tx, p, &p.private_scope(), "extension", id, action, &now, Value::Object(installed.clone()))?;
-            Ok((installed, upgrade))
-        })?;
-        let (verb, which) = if upgrade {
-            ("Upgraded", "upgrade")
+        let copied = self
+            .platform
+            .write(|tx| self.copy_published(tx, p, id, accept, &now))?;
+        let Copied {
+            installed,
+            version,
+            upgrade,
+            granted,
+        } = copied;
+        let step = if upgrade {
+            Lifecycle::Upgrade
         } else {
-            ("Installed", "install")
+            Lifecycle::Install
         };
+        let verb = if upgrade { "Upgraded" } else { "Installed" };
         self.message(
             p,
             id,
@@ -199,20 +225,119 @@ impl Extensions<'_> {
                 p.environment
             ),
         );
-        let script = self.run_lifecycle(p, id, &published, which)?;
-        Ok(json!({
-            "_id": id,
-            "action": which,
-            "installed": true,
-            "version": published["_installedVersion"],
-            "permissions": published.get("permissions").cloned().unwrap_or_else(|| json!([])),
-            "accepted": published["_accepted"],
-            "script": script,
-        }))
+        let script = self.run_lifecycle(p, id, &installed, step)?;
+        let accepted = granted
+            .iter()
+            .map(|g| g.parse())
+            .collect::<Result<Vec<Permission>>>()?;
+        Ok(InstalledExtension {
+            id: id.to_string(),
+            action: step,
+            installed: true,
+            version,
+            permissions: listed_permissions(&installed),
+            accepted,
+            script,
+        })
     }
 
-    /// Uninstalls an installed extension: removes its copied resources, then runs `uninstall`.
-    pub fn uninstall(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// The copy of an install: the published extension's resources and the extension itself,
+    /// as installed, into the caller's private source, with the permissions `accept` grants
+    /// (each one it asks for).
+    fn copy_published(
+        &self,
+        tx: &mut dyn WriteTx,
+        p: &Principal,
+        id: &str,
+        accept: &Acceptance,
+        now: &str,
+    ) -> Result<Copied> {
+        let private_scope = p.private_scope();
+        tx.hold(&[crate::store::Hold::Document(
+            Collection::Extension,
+            &private_scope,
+            id,
+        )])?;
+        let published = tx
+            .current(Collection::Extension, &Scope::public(), id)?
+            .ok_or_else(|| {
+                Error::not_found(format!("extension \"{id}\" has not been published"))
+            })?;
+        let private = tx.current(Collection::Extension, &private_scope, id)?;
+        if private
+            .as_ref()
+            .is_some_and(|e| !e.body.contains_key("_installedVersion"))
+        {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("extension \"{id}\" is a draft of this tenant, not an installed copy; delete the draft first"),
+            ));
+        }
+        let upgrade = private.is_some();
+        let granted = granted(id, &permissions(&published.body)?, accept)?;
+        let bundle = published
+            .body
+            .get("_bundle")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        for (service, docs) in &bundle {
+            let coll = collection_of(service)?;
+            for doc in docs.as_array().into_iter().flatten() {
+                let Value::Object(body) = doc else { continue };
+                let rid = body
+                    .get("_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                self.put_document(
+                    tx,
+                    coll,
+                    &private_scope,
+                    &rid,
+                    body.clone(),
+                    &p.user,
+                    now,
+                    None,
+                )?;
+            }
+        }
+        let mut installed = published.body.clone();
+        installed.shift_remove("_bundle");
+        installed.insert("_installedVersion".into(), json!(published.version));
+        installed.insert("_accepted".into(), json!(granted));
+        self.put_document(
+            tx,
+            Collection::Extension,
+            &private_scope,
+            id,
+            installed.clone(),
+            &p.user,
+            now,
+            None,
+        )?;
+        let action = if upgrade { "upgrade" } else { "install" };
+        crate::events::emit(
+            tx,
+            p,
+            &private_scope,
+            "extension",
+            id,
+            action,
+            now,
+            Value::Object(installed.clone()),
+        )?;
+        Ok(Copied {
+            installed,
+            version: published.version,
+            upgrade,
+            granted,
+        })
+    }
+
+    /// Uninstalls the installed extension `id`: removes its copied resources and the
+    /// installed copy, then runs its `uninstall` script.
+    pub fn uninstall(&self, p: &Principal, id: &str) -> Result<UninstalledExtension> {
         p.require(Role::Admin, "uninstalling extensions")?;
         let scope = p.private_scope();
         let now = format_instant(self.platform.now());
@@ -230,7 +355,8 @@ impl Extensions<'_> {
             }
             ext.body
         };
-        let script = match lifecycle_script(&installed, "uninstall") {
+        let step = Lifecycle::Uninstall;
+        let script = match lifecycle_script(&installed, step.as_str()) {
             Some(sid) => self
                 .platform
                 .read()?
@@ -270,11 +396,14 @@ impl Extensions<'_> {
                 p.environment
             ),
         );
-        let outcome = match script {
-            Some(doc) => self.run_extension_script(p, id, &installed, "uninstall", &doc),
-            None => json!(null),
-        };
-        Ok(json!({"_id": id, "action": "uninstall", "installed": false, "script": outcome}))
+        let script =
+            script.map(|doc| self.run_extension_script(p, id, &installed, step.as_str(), &doc));
+        Ok(UninstalledExtension {
+            id: id.to_string(),
+            action: step,
+            installed: false,
+            script,
+        })
     }
 
     fn run_lifecycle(
@@ -282,10 +411,11 @@ impl Extensions<'_> {
         p: &Principal,
         id: &str,
         ext: &Map<String, Value>,
-        which: &str,
-    ) -> Result<Value> {
+        step: Lifecycle,
+    ) -> Result<Option<LifecycleRun>> {
+        let which = step.as_str();
         let Some(sid) = lifecycle_script(ext, which) else {
-            return Ok(Value::Null);
+            return Ok(None);
         };
         let doc = self
             .platform
@@ -296,15 +426,18 @@ impl Extensions<'_> {
                 &sid,
             )?
             .map(|d| d.body);
-        Ok(match doc {
+        Ok(Some(match doc {
             Some(doc) => self.run_extension_script(p, id, ext, which, &doc),
             None => {
                 let msg =
                     format!("error the {which} script \"{sid}\" of extension {id} does not exist");
                 self.message(p, id, &msg);
-                json!({"id": sid, "ok": false, "error": msg})
+                LifecycleRun {
+                    script: sid,
+                    outcome: Err(msg),
+                }
             }
-        })
+        }))
     }
 
     fn run_extension_script(
@@ -314,7 +447,7 @@ impl Extensions<'_> {
         ext: &Map<String, Value>,
         which: &str,
         doc: &Map<String, Value>,
-    ) -> Value {
+    ) -> LifecycleRun {
         let sid = doc
             .get("_id")
             .and_then(Value::as_str)
@@ -327,7 +460,7 @@ impl Extensions<'_> {
         let mut public_ext = ext.clone();
         public_ext.shift_remove("_bundle");
         let (who, confinement) = runner(p, id, ext);
-        match crate::scripts::host::run_confined(
+        let outcome = match crate::scripts::host::run_confined(
             self.platform,
             &who,
             id,
@@ -338,13 +471,17 @@ impl Extensions<'_> {
         ) {
             Ok(result) => {
                 self.message(p, id, &format!("info {which} script {sid} finished"));
-                json!({"id": sid, "ok": true, "result": result})
+                Ok(result)
             }
             Err(e) => {
                 let msg = e.public_message();
                 self.message(p, id, &format!("error {which} script {sid} failed: {msg}"));
-                json!({"id": sid, "ok": false, "error": msg})
+                Err(msg)
             }
+        };
+        LifecycleRun {
+            script: sid,
+            outcome,
         }
     }
 
@@ -461,16 +598,49 @@ impl Extensions<'_> {
         Ok(stored)
     }
 
-    /// Saves an extension draft to the caller's private source (like any versioned document).
-    pub fn save(&self, p: &Principal, body: Value) -> Result<Value> {
-        self.platform.objects().save(
-            p,
-            Collection::Extension,
-            body,
-            &SaveOptions {
-                source: Some(Source::Private),
-                ..SaveOptions::default()
-            },
-        )
+    /// Creates or updates an extension draft in the caller's private source (what is `None`
+    /// stays as stored); answers the draft as stored. Refused as any extension document is
+    /// refused (an id other than `<publisher>.<code>`, a resource of an unknown service, a bad
+    /// secret id...).
+    ///
+    /// ```
+    /// use platform_core::api::{Extension, Source};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let admin = platform.tenancy().local_principal("acme", "ann")?;
+    /// let draft = Extension::new("acme", "hello").with_name("Hello");
+    /// let saved = platform.extensions().save(&admin, &draft)?;
+    /// assert_eq!((saved.version, saved.user.as_str()), (1, "ann"));
+    /// assert_eq!(saved.extension, draft);
+    /// let read = platform.extensions().extension(&admin, Source::Private, "acme.hello")?;
+    /// assert_eq!(read, saved);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn save(&self, p: &Principal, extension: &Extension) -> Result<StoredExtension> {
+        let body = serde_json::to_value(extension)
+            .map_err(|e| Error::Internal(format!("an extension does not write: {e}")))?;
+        let opts = SaveOptions {
+            source: Some(Source::Private),
+            ..SaveOptions::default()
+        };
+        let now = format_instant(self.platform.now());
+        let objects = self.platform.objects();
+        let stored = self.platform.write(|tx| {
+            let body = body.clone();
+            objects.save_one(tx, p, Collection::Extension, body, &opts, &now, Vec::new())
+        })?;
+        Ok(StoredExtension::from_stored(stored))
+    }
+
+    /// The current version of extension `id` in `source`: a draft or an installed copy
+    /// (private), or a catalogue entry (public).
+    pub fn extension(&self, p: &Principal, source: Source, id: &str) -> Result<StoredExtension> {
+        let coll = Collection::Extension;
+        let scope = scope_for_key(p, coll, source, id)?;
+        let stored = self
+            .platform
+            .store
+            .current_document(coll, &scope, id)?
+            .ok_or_else(|| not_found(coll, id, source))?;
+        Ok(StoredExtension::from_stored(stored))
     }
 }

@@ -1,27 +1,27 @@
-//! The typed extensions a program writes and reads: [`Extension`] and [`StoredExtension`], with
-//! their [`ExtensionView`]s, [`ExtensionResources`] and [`Permission`]s, the answers of an
-//! install and an uninstall ([`InstalledExtension`], [`UninstalledExtension`]), and the
-//! extension service's typed calls, which run its JSON calls with typed values on either side
-//! (the request's serde form is the JSON body; the JSON answer reads into the typed answer, and
-//! one that does not read is an internal error).
+//! The extensions a program writes and reads: [`Extension`] and [`StoredExtension`], with their
+//! [`ExtensionView`]s, [`ExtensionResources`] and [`Permission`]s, and the answers of an install
+//! and an uninstall ([`InstalledExtension`], [`UninstalledExtension`]). Their JSON forms (the
+//! wire's) are written in `form`.
 
-use super::Extensions;
-use crate::auth::Principal;
 use crate::error::{Error, Result};
-use crate::ids::Source;
-use crate::store::Collection;
+use crate::query::Params;
 use chrono::{DateTime, Utc};
-use serde::de::DeserializeOwned;
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-/// Reads a JSON answer of the extension service as its typed form; one that does not read is
-/// an internal error.
-pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
-    crate::json::typed_answer("an extension", what, answer)
+/// The order of a document's fields as stored, which its JSON form keeps. It is how the
+/// document is written, not what it holds: two orders are always equal, as two JSON objects
+/// with the same fields are.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Order(pub(super) Vec<String>);
+
+impl PartialEq for Order {
+    fn eq(&self, _: &Order) -> bool {
+        true
+    }
 }
 
 /// A permission an extension asks for and an installer grants: `secret:<id>`, reading the
@@ -108,15 +108,15 @@ impl Lifecycle {
     }
 }
 
-/// The resources of one service an extension carries: an array of ids, or names to ids.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// The resources of one service an extension carries: an array of ids, or names to ids (in
+/// the order they are written).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResourceIds {
     /// An array of ids.
     List(Vec<String>),
     /// Names to ids (under `script`, the names `install`, `upgrade` and `uninstall` name the
     /// lifecycle scripts).
-    Named(BTreeMap<String, String>),
+    Named(IndexMap<String, String>),
 }
 
 impl ResourceIds {
@@ -131,7 +131,7 @@ impl ResourceIds {
 
 /// The resources an extension carries (`resources`): service names (`object`, `type`,
 /// `script`) to the ids of their items, copied into the installing tenant's private source
-/// (public `#` ids are shared, not copied).
+/// (public `#` ids are shared, not copied). Its JSON form keeps the order they are written in.
 ///
 /// ```
 /// use platform_core::api::{ExtensionResources, Lifecycle};
@@ -141,15 +141,14 @@ impl ResourceIds {
 /// assert_eq!(r.ids("object"), ["HUBLIST"]);
 /// assert_eq!(r.script(Lifecycle::Install), Some("acme-install"));
 /// assert_eq!(
-///     serde_json::to_value(&r).unwrap(),
-///     serde_json::json!({"object": ["HUBLIST"], "script": {"install": "acme-install"}})
+///     serde_json::to_string(&r).unwrap(),
+///     r#"{"object":["HUBLIST"],"script":{"install":"acme-install"}}"#
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExtensionResources {
     /// Each service's resources.
-    pub services: BTreeMap<String, ResourceIds>,
+    pub services: IndexMap<String, ResourceIds>,
 }
 
 impl ExtensionResources {
@@ -181,7 +180,7 @@ impl ExtensionResources {
         let entry = self
             .services
             .entry(service.to_string())
-            .or_insert_with(|| ResourceIds::Named(BTreeMap::new()));
+            .or_insert_with(|| ResourceIds::Named(IndexMap::new()));
         if let ResourceIds::List(ids) = entry {
             let named = ids.iter().map(|i| (i.clone(), i.clone())).collect();
             *entry = ResourceIds::Named(named);
@@ -216,41 +215,35 @@ impl ExtensionResources {
 
 /// A view of an extension, shown in the portal or the spreadsheet add-in. What is `None` is
 /// not sent; a stored view has `section` (default `Extension`), `tabname` (default `Main`),
-/// `excel` and `insights` (default false).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// `excel` and `insights` (default false). A view read from the store writes its fields in
+/// the order they are stored.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExtensionView {
     /// The view's name, unique in the extension.
     pub name: String,
     /// What it shows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The template script holding the view's code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<String>,
     /// The feature a user needs to see it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature: Option<String>,
     /// The menu section.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
     /// The tab name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tabname: Option<String>,
     /// The name in the Apps tab.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub appname: Option<String>,
     /// Icon name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
     /// Whether it is a spreadsheet add-in view.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excel: Option<bool>,
     /// Whether it adds an Insights tab.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insights: Option<bool>,
-    /// Its other fields, sent as they are.
-    #[serde(flatten)]
+    /// Its other fields, sent as they are; a stored field whose value is not of its field's
+    /// type (a null, a number for a text) is kept here too.
     pub other: Map<String, Value>,
+    /// The order of its fields as stored.
+    pub(super) order: Order,
 }
 
 impl ExtensionView {
@@ -265,8 +258,9 @@ impl ExtensionView {
 }
 
 /// An extension draft as a program writes it: what is `None` is not sent, and stays as stored
-/// (a save merges into the stored draft). The service checks it as it checks the JSON body, so
-/// an id other than `<publisher>.<code>` is refused.
+/// (a save merges into the stored draft). The service checks it as it checks any extension
+/// document, so an id other than `<publisher>.<code>` is refused. One read from the store
+/// writes its fields in the order they are stored.
 ///
 /// ```
 /// use platform_core::api::{Extension, Lifecycle, Permission};
@@ -283,36 +277,31 @@ impl ExtensionView {
 ///         "resources": {"object": ["HUBLIST"], "script": {"install": "acme-install"}}})
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Extension {
     /// Its id (`_id`): `<publisher>.<code>`.
-    #[serde(rename = "_id")]
     pub id: String,
     /// The publisher: the tenant that may publish it.
     pub publisher: String,
     /// Its code, unique for the publisher.
     pub code: String,
     /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The long description of the catalogue.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Icon name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
     /// Its views.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub views: Option<Vec<ExtensionView>>,
     /// The resources it carries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ExtensionResources>,
     /// The permissions it asks for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permissions: Option<Vec<Permission>>,
-    /// Its other fields, sent as they are.
-    #[serde(flatten)]
+    /// Its other fields, sent as they are; a stored field whose value is not of its field's
+    /// type (a null, a number for a name) is kept here too.
     pub other: Map<String, Value>,
+    /// The order of its fields as stored (those of [`StoredExtension`] among them).
+    pub(super) order: Order,
 }
 
 impl Extension {
@@ -362,76 +351,45 @@ impl Extension {
             .push(permission);
         self
     }
-
-    /// The JSON body of the extension service's save.
-    fn to_body(&self) -> Result<Value> {
-        serde_json::to_value(self)
-            .map_err(|e| Error::Internal(format!("an extension does not write: {e}")))
-    }
 }
 
 /// An extension as stored: a draft, a catalogue entry (published) or an installed copy, with
-/// its version and last write.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// its version and last write. Its JSON form is the stored document's, field for field and in
+/// the stored order (`_type` and the system fields `_oid`, `_timestamp`, `_user`, `_tag`,
+/// `_version`, `_reason` included).
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredExtension {
-    /// The extension (`_type` and `_oid` left out).
-    #[serde(flatten)]
+    /// The extension.
     pub extension: Extension,
     /// Its version (`_version`).
-    #[serde(rename = "_version")]
     pub version: u32,
     /// When it was last written (`_timestamp`).
-    #[serde(rename = "_timestamp", with = "crate::clock::serde_instant")]
     pub timestamp: DateTime<Utc>,
     /// Who last wrote it (`_user`).
-    #[serde(rename = "_user")]
     pub user: String,
     /// The tags of this version (`_tag`).
-    #[serde(rename = "_tag", default)]
     pub tags: Vec<String>,
     /// Why it was written (`_reason`), when told.
-    #[serde(rename = "_reason", default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The tenant that published it (`_publishedBy`): set on catalogue entries and installed
     /// copies.
-    #[serde(
-        rename = "_publishedBy",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
     pub published_by: Option<String>,
     /// The published version an installed copy is of (`_installedVersion`).
-    #[serde(
-        rename = "_installedVersion",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
     pub installed_version: Option<u32>,
     /// The permissions an installed copy was granted (`_accepted`).
-    #[serde(rename = "_accepted", default, skip_serializing_if = "Option::is_none")]
     pub accepted: Option<Vec<Permission>>,
 }
 
 impl StoredExtension {
-    /// The typed form of a stored extension as the JSON calls answer it.
-    pub(super) fn from_json(answer: Value) -> Result<StoredExtension> {
-        let Value::Object(mut fields) = answer else {
-            return Err(Error::Internal(format!("an extension answered {answer}")));
-        };
-        fields.shift_remove("_type");
-        fields.shift_remove("_oid");
-        from_json("answer", Value::Object(fields))
-    }
-
     /// Its id.
     pub fn id(&self) -> &str {
         &self.extension.id
     }
 }
 
-/// What a lifecycle script of an extension did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawRun", into = "RawRun")]
+/// What a lifecycle script of an extension did. Its JSON form: `{"id", "ok": true, "result"}`,
+/// or `{"id", "ok": false, "error"}`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LifecycleRun {
     /// The script's id (`id`).
     pub script: String,
@@ -447,50 +405,48 @@ impl LifecycleRun {
     }
 }
 
-/// [`LifecycleRun`] as the JSON answer holds it.
-#[derive(Serialize, Deserialize)]
-struct RawRun {
-    id: String,
-    ok: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
+/// The permissions an installer grants the extension it installs, as sent
+/// (`_accept=secret:<id>`, repeated or comma-separated): the install refuses one the
+/// extension does not ask for, naming it.
+///
+/// ```
+/// use platform_core::api::{Acceptance, Params, Permission};
+/// let sent = Params::from_slice(&[("_accept", "secret:feed, secret:smtp"), ("_accept", "")]);
+/// let granted = Acceptance::of([Permission::secret("feed"), Permission::secret("smtp")]);
+/// assert_eq!(Acceptance::from_params(&sent), granted);
+/// assert_eq!(Acceptance::from_params(&Params::default()), Acceptance::default());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Acceptance {
+    /// Each permission granted, as sent.
+    pub(super) accepted: Vec<String>,
 }
 
-impl TryFrom<RawRun> for LifecycleRun {
-    type Error = String;
-
-    fn try_from(raw: RawRun) -> std::result::Result<LifecycleRun, String> {
-        let outcome = match (raw.ok, raw.error) {
-            (true, _) => Ok(raw.result.unwrap_or(Value::Null)),
-            (false, Some(error)) => Err(error),
-            (false, None) => return Err(format!("script \"{}\" failed without error", raw.id)),
-        };
-        Ok(LifecycleRun {
-            script: raw.id,
-            outcome,
-        })
-    }
-}
-
-impl From<LifecycleRun> for RawRun {
-    fn from(run: LifecycleRun) -> RawRun {
-        let (ok, result, error) = match run.outcome {
-            Ok(result) => (true, Some(result), None),
-            Err(error) => (false, None, Some(error)),
-        };
-        RawRun {
-            id: run.script,
-            ok,
-            result,
-            error,
+impl Acceptance {
+    /// Granting `permissions`.
+    pub fn of(permissions: impl IntoIterator<Item = Permission>) -> Acceptance {
+        Acceptance {
+            accepted: permissions.into_iter().map(String::from).collect(),
         }
+    }
+
+    /// The `_accept` parameters of an install: every value, a comma-separated one split, the
+    /// blanks left out.
+    pub fn from_params(params: &Params) -> Acceptance {
+        let accepted = params
+            .all("_accept")
+            .into_iter()
+            .flat_map(|v| v.split(','))
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_string)
+            .collect();
+        Acceptance { accepted }
     }
 }
 
 /// The answer of an install or upgrade of an extension.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InstalledExtension {
     /// The extension (`_id`).
     #[serde(rename = "_id")]
@@ -501,8 +457,10 @@ pub struct InstalledExtension {
     pub installed: bool,
     /// The published version installed.
     pub version: u32,
-    /// The permissions it asks for.
-    pub permissions: Vec<Permission>,
+    /// The permissions it asks for, as its catalogue entry lists them (empty when it lists
+    /// none); `None` (null) when the entry holds null, which only a write of the entry by hand
+    /// leaves (a publish always lists them).
+    pub permissions: Option<Vec<Permission>>,
     /// The permissions granted to it.
     pub accepted: Vec<Permission>,
     /// What the `install` (or `upgrade`) script did; `None` when the extension has none.
@@ -510,7 +468,7 @@ pub struct InstalledExtension {
 }
 
 /// The answer of an uninstall of an extension.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UninstalledExtension {
     /// The extension (`_id`).
     #[serde(rename = "_id")]
@@ -521,88 +479,4 @@ pub struct UninstalledExtension {
     pub installed: bool,
     /// What the `uninstall` script did; `None` when the extension has none.
     pub script: Option<LifecycleRun>,
-}
-
-impl Extensions<'_> {
-    /// Typed: creates or updates an extension draft in the caller's private source (what is
-    /// `None` stays as stored). Refused as the JSON save refuses its body (an id other than
-    /// `<publisher>.<code>`, a resource of an unknown service, a bad secret id...).
-    ///
-    /// ```
-    /// use platform_core::api::{Extension, Source};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let admin = platform.tenancy().local_principal("acme", "ann")?;
-    /// let draft = Extension::new("acme", "hello").with_name("Hello");
-    /// let saved = platform.extensions().save_extension(&admin, &draft)?;
-    /// assert_eq!((saved.version, saved.user.as_str()), (1, "ann"));
-    /// assert_eq!(saved.extension, draft);
-    /// let read = platform.extensions().extension(&admin, Source::Private, "acme.hello")?;
-    /// assert_eq!(read, saved);
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn save_extension(&self, p: &Principal, extension: &Extension) -> Result<StoredExtension> {
-        StoredExtension::from_json(self.save(p, extension.to_body()?)?)
-    }
-
-    /// Typed: the current version of extension `id` in `source`: a draft or an installed copy
-    /// (private), or a catalogue entry (public).
-    pub fn extension(&self, p: &Principal, source: Source, id: &str) -> Result<StoredExtension> {
-        let objects = self.platform.objects();
-        let answer = objects.get(p, Collection::Extension, source, id, None, None)?;
-        StoredExtension::from_json(answer)
-    }
-
-    /// Typed: publishes the caller's draft `id` to the public catalogue, with a snapshot of its
-    /// resources; answers the catalogue entry. Only the `platform` role or the publisher's
-    /// tenant may publish it.
-    ///
-    /// ```
-    /// use platform_core::api::{Extension, Permission};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
-    /// let draft = Extension::new("acme", "hello").with_permission(Permission::secret("feed"));
-    /// platform.extensions().save_extension(&ann, &draft)?;
-    /// let published = platform.extensions().publish_extension(&ann, "acme.hello")?;
-    /// assert_eq!(published.published_by.as_deref(), Some("acme"));
-    /// assert_eq!(published.extension.permissions, Some(vec![Permission::secret("feed")]));
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn publish_extension(&self, p: &Principal, id: &str) -> Result<StoredExtension> {
-        StoredExtension::from_json(self.publish(p, id)?)
-    }
-
-    /// Typed: installs the published extension `id` into the caller's private source (an
-    /// upgrade when an older version is installed), granting it `accept`, each a permission it
-    /// asks for; then runs its `install` (or `upgrade`) script.
-    ///
-    /// ```
-    /// use platform_core::api::{Extension, Lifecycle};
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let ann = platform.tenancy().local_principal("acme", "ann")?;
-    /// let gus = platform.tenancy().local_principal("globex", "gus")?;
-    /// let extensions = platform.extensions();
-    /// extensions.save_extension(&ann, &Extension::new("acme", "hello"))?;
-    /// extensions.publish_extension(&ann, "acme.hello")?;
-    /// let installed = extensions.install_extension(&gus, "acme.hello", &[])?;
-    /// assert_eq!((installed.action, installed.version), (Lifecycle::Install, 1));
-    /// assert_eq!(installed.script, None);
-    /// let gone = extensions.uninstall_extension(&gus, "acme.hello")?;
-    /// assert!(!gone.installed);
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn install_extension(
-        &self,
-        p: &Principal,
-        id: &str,
-        accept: &[Permission],
-    ) -> Result<InstalledExtension> {
-        let accept: Vec<String> = accept.iter().map(Permission::to_string).collect();
-        from_json("install", self.install(p, id, &accept)?)
-    }
-
-    /// Typed: uninstalls the installed extension `id`: removes its copied resources and the
-    /// installed copy, then runs its `uninstall` script.
-    pub fn uninstall_extension(&self, p: &Principal, id: &str) -> Result<UninstalledExtension> {
-        from_json("uninstall", self.uninstall(p, id)?)
-    }
 }

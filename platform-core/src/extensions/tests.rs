@@ -1,23 +1,18 @@
-//! The typed extension calls against the JSON ones: each typed answer is the JSON answer read
-//! (twin platforms, one called typed and one called with JSON, end in the same state), a typed
-//! save stores what the JSON body stores, and what the JSON call refuses the typed one refuses
-//! alike, storing nothing.
+//! The extension service's calls: drafts saved and read back, published, installed (granting
+//! permissions), upgraded and uninstalled, and what each refuses, storing nothing.
 
-use super::typed::from_json;
-use super::{
-    Extension, ExtensionView, InstalledExtension, Lifecycle, LifecycleRun, Permission,
-    StoredExtension, UninstalledExtension,
-};
+use super::{Acceptance, Extension, ExtensionView, InstalledExtension, Lifecycle, Permission};
 use crate::auth::{Principal, Role};
 use crate::clock::FixedClock;
 use crate::documents::SaveOptions;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{ErrorCode, Result};
 use crate::ids::{Scope, Source};
+use crate::query::Params;
 use crate::secrets::Secret;
 use crate::store::{sqlite::SqliteStore, Collection};
 use crate::Platform;
 use chrono::{TimeZone, Utc};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::sync::Arc;
 
 const ID: &str = "acme.prices";
@@ -55,10 +50,7 @@ fn world() -> (Platform, Principal, Principal) {
     .unwrap();
     let feed = Secret::new("feed", "s3cret");
     platform.secrets().save_secret(&gus, &feed).unwrap();
-    platform
-        .extensions()
-        .save_extension(&ann, &draft())
-        .unwrap();
+    platform.extensions().save(&ann, &draft()).unwrap();
     (platform, ann, gus)
 }
 
@@ -95,69 +87,60 @@ fn stored(platform: &Platform, scope: &Scope, coll: Collection, id: &str) -> Opt
         .map(|d| Value::Object(d.body))
 }
 
-/// A JSON answer without what the typed answer leaves out (`_type`, `_oid`).
-fn without_type(mut answer: Value) -> Value {
-    let fields = answer.as_object_mut().unwrap();
-    fields.shift_remove("_type");
-    fields.shift_remove("_oid");
-    answer
-}
-
-/// The typed call and the JSON call refused alike: the same code and message.
-fn refused_alike<T: std::fmt::Debug>(typed: Result<T>, json: Result<Value>) -> (ErrorCode, String) {
-    let (typed, json) = (typed.unwrap_err(), json.unwrap_err());
-    let seen = (typed.code(), typed.public_message());
-    assert_eq!(seen, (json.code(), json.public_message()));
-    seen
+/// The code and message of a refusal.
+fn refused<T: std::fmt::Debug>(answer: Result<T>) -> (ErrorCode, String) {
+    let e = answer.unwrap_err();
+    (e.code(), e.public_message())
 }
 
 #[test]
-fn a_typed_save_stores_what_the_json_body_stores() {
+fn a_save_stores_the_draft_with_its_view_defaults_and_reads_back() {
     let (platform, ann, _) = world();
     let extensions = platform.extensions();
-    let typed = extensions.extension(&ann, Source::Private, ID).unwrap();
-    assert_eq!((typed.version, typed.user.as_str()), (1, "ann"));
-    assert_eq!(typed.extension.name.as_deref(), Some("Prices"));
-    assert_eq!(typed.extension.other["release"], "2024.1");
+    let read = extensions.extension(&ann, Source::Private, ID).unwrap();
+    assert_eq!((read.version, read.user.as_str()), (1, "ann"));
+    assert_eq!(read.extension.name.as_deref(), Some("Prices"));
+    assert_eq!(read.extension.other["release"], "2024.1");
     // The view reads back with its defaults filled.
-    let view = &typed.extension.views.as_ref().unwrap()[0];
+    let view = &read.extension.views.as_ref().unwrap()[0];
     assert_eq!(
         (view.section.as_deref(), view.tabname.as_deref()),
         (Some("Extension"), Some("Main"))
     );
     assert_eq!((view.excel, view.insights), (Some(true), Some(false)));
-    let resources = typed.extension.resources.as_ref().unwrap();
+    let resources = read.extension.resources.as_ref().unwrap();
     assert_eq!(resources.ids("object"), ["HUBLIST"]);
     assert_eq!(
         resources.script(Lifecycle::Uninstall),
         Some("acme-uninstall")
     );
-    // The same body sent as JSON changes nothing: the typed save stored exactly it.
-    let body = json!({
-        "_id": ID, "publisher": "acme", "code": "prices", "name": "Prices",
-        "description": "Hub prices", "release": "2024.1", "permissions": ["secret:feed"],
-        "views": [{"name": "main", "script": "acme-view", "excel": true}],
+    // What was stored: the draft's fields, `_type` and the view's defaults.
+    let body = stored(&platform, &ann.private_scope(), Collection::Extension, ID);
+    let expected = json!({
+        "_id": ID, "_type": "VarExtension", "publisher": "acme", "code": "prices",
+        "name": "Prices", "description": "Hub prices",
+        "views": [{"name": "main", "script": "acme-view", "section": "Extension",
+                   "tabname": "Main", "excel": true, "insights": false}],
         "resources": {"object": ["HUBLIST"],
                       "script": {"install": "acme-install", "uninstall": "acme-uninstall"}},
+        "permissions": ["secret:feed"], "release": "2024.1",
     });
-    let before = stored(&platform, &ann.private_scope(), Collection::Extension, ID);
-    let json = extensions.save(&ann, body).unwrap();
-    assert_eq!(json["_version"], 1, "{json}");
-    let after = stored(&platform, &ann.private_scope(), Collection::Extension, ID);
-    assert_eq!(before, after);
-    assert_eq!(StoredExtension::from_json(json.clone()).unwrap(), typed);
-    assert_eq!(serde_json::to_value(&typed).unwrap(), without_type(json));
-    // A typed save of what was read back changes nothing either.
-    let again = extensions.save_extension(&ann, &typed.extension).unwrap();
-    assert_eq!(again, typed);
+    assert_eq!(body, Some(expected));
+    // A save of what was read back changes nothing.
+    let again = extensions.save(&ann, &read.extension).unwrap();
+    assert_eq!(again, read);
+    assert_eq!(
+        serde_json::to_string(&again).unwrap(),
+        serde_json::to_string(&read).unwrap()
+    );
 }
 
 #[test]
-fn a_typed_save_merges_what_it_leaves_out() {
+fn a_save_merges_what_it_leaves_out() {
     let (platform, ann, _) = world();
     let extensions = platform.extensions();
     let renamed = Extension::new("acme", "prices").with_name("Prices v2");
-    let saved = extensions.save_extension(&ann, &renamed).unwrap();
+    let saved = extensions.save(&ann, &renamed).unwrap();
     assert_eq!(saved.version, 2);
     assert_eq!(saved.extension.name.as_deref(), Some("Prices v2"));
     assert_eq!(
@@ -168,51 +151,45 @@ fn a_typed_save_merges_what_it_leaves_out() {
 }
 
 #[test]
-fn publish_answers_the_json_publish_read() {
-    let ((typed_world, ann, _), (json_world, ann2, _)) = (world(), world());
-    let typed = typed_world
-        .extensions()
-        .publish_extension(&ann, ID)
-        .unwrap();
-    let json = json_world.extensions().publish(&ann2, ID).unwrap();
-    assert_eq!(StoredExtension::from_json(json.clone()).unwrap(), typed);
-    assert_eq!(serde_json::to_value(&typed).unwrap(), without_type(json));
+fn publish_answers_the_catalogue_entry() {
+    let (platform, ann, _) = world();
+    let extensions = platform.extensions();
+    let published = extensions.publish(&ann, ID).unwrap();
     assert_eq!(
-        (typed.id(), typed.version, typed.published_by.as_deref()),
+        (
+            published.id(),
+            published.version,
+            published.published_by.as_deref()
+        ),
         (ID, 1, Some("acme"))
     );
     assert_eq!(
-        typed.extension.permissions,
+        published.extension.permissions,
         Some(vec![Permission::secret("feed")])
     );
-    let read = typed_world.extensions().extension(&ann, Source::Public, ID);
-    assert_eq!(read.unwrap(), typed);
+    let read = extensions.extension(&ann, Source::Public, ID);
+    assert_eq!(read.unwrap(), published);
+    // The catalogue entry carries the snapshot of the resources, which no answer shows.
+    let entry = stored(&platform, &Scope::public(), Collection::Extension, ID).unwrap();
+    assert_eq!(entry["_bundle"]["object"][0]["hubs"], json!(["NBP", "TTF"]));
+    assert!(!serde_json::to_string(&published)
+        .unwrap()
+        .contains("_bundle"));
     // Publishing again what is published changes nothing.
-    let again = typed_world.extensions().publish(&ann, ID).unwrap();
-    assert_eq!(StoredExtension::from_json(again).unwrap(), typed);
+    let again = extensions.publish(&ann, ID).unwrap();
+    assert_eq!(again, published);
 }
 
-/// Publishes `acme.prices` in both worlds and installs it typed in one and with JSON in the
-/// other, with `accept`; answers the typed answer, checked against the JSON one.
-fn install_twins(
-    typed_world: &(Platform, Principal, Principal),
-    json_world: &(Platform, Principal, Principal),
+/// Publishes `acme.prices` and installs it for gus, granting `accept`.
+fn publish_and_install(
+    (platform, ann, gus): &(Platform, Principal, Principal),
     accept: &[Permission],
 ) -> InstalledExtension {
-    let (platform, ann, gus) = typed_world;
-    platform.extensions().publish_extension(ann, ID).unwrap();
-    let typed = platform
-        .extensions()
-        .install_extension(gus, ID, accept)
-        .unwrap();
-    let (platform, ann, gus) = json_world;
     platform.extensions().publish(ann, ID).unwrap();
-    let strings: Vec<String> = accept.iter().map(ToString::to_string).collect();
-    let json = platform.extensions().install(gus, ID, &strings).unwrap();
-    let read: InstalledExtension = from_json("install", json.clone()).unwrap();
-    assert_eq!(read, typed);
-    assert_eq!(serde_json::to_value(&typed).unwrap(), json);
-    typed
+    platform
+        .extensions()
+        .install(gus, ID, &Acceptance::of(accept.iter().cloned()))
+        .unwrap()
 }
 
 /// A private object of `p`, as the JSON read answers it.
@@ -223,16 +200,16 @@ fn object(platform: &Platform, p: &Principal, id: &str) -> Result<Value> {
 
 #[test]
 fn install_upgrade_and_uninstall_round_trip_with_a_granted_secret() {
-    let (a, b) = (world(), world());
+    let world = world();
     let feed = Permission::secret("feed");
-    let installed = install_twins(&a, &b, std::slice::from_ref(&feed));
-    let (platform, ann, gus) = &a;
+    let installed = publish_and_install(&world, std::slice::from_ref(&feed));
+    let (platform, ann, gus) = &world;
     assert_eq!(
         (installed.id.as_str(), installed.action, installed.version),
         (ID, Lifecycle::Install, 1)
     );
     assert!(installed.installed);
-    assert_eq!(installed.permissions, vec![feed.clone()]);
+    assert_eq!(installed.permissions, Some(vec![feed.clone()]));
     assert_eq!(installed.accepted, vec![feed.clone()]);
     let run = installed.script.unwrap();
     assert_eq!(run.script, "acme-install");
@@ -255,15 +232,15 @@ fn install_upgrade_and_uninstall_round_trip_with_a_granted_secret() {
 
     // A new version installed over the old one is an upgrade (no upgrade script: none runs).
     let v2 = Extension::new("acme", "prices").with_name("Prices v2");
-    extensions.save_extension(ann, &v2).unwrap();
-    assert_eq!(extensions.publish_extension(ann, ID).unwrap().version, 2);
-    let up = extensions.install_extension(gus, ID, &[]).unwrap();
+    extensions.save(ann, &v2).unwrap();
+    assert_eq!(extensions.publish(ann, ID).unwrap().version, 2);
+    let up = extensions.install(gus, ID, &Acceptance::default()).unwrap();
     assert_eq!(
         (up.action, up.version, up.script, up.accepted),
         (Lifecycle::Upgrade, 2, None, vec![])
     );
 
-    let gone = extensions.uninstall_extension(gus, ID).unwrap();
+    let gone = extensions.uninstall(gus, ID).unwrap();
     assert_eq!((gone.action, gone.installed), (Lifecycle::Uninstall, false));
     let run = gone.script.as_ref().unwrap();
     assert_eq!(
@@ -283,24 +260,15 @@ fn install_upgrade_and_uninstall_round_trip_with_a_granted_secret() {
 }
 
 #[test]
-fn uninstall_answers_the_json_uninstall_read() {
-    let (a, b) = (world(), world());
-    install_twins(&a, &b, &[]);
-    let typed = a.0.extensions().uninstall_extension(&a.2, ID).unwrap();
-    let json = b.0.extensions().uninstall(&b.2, ID).unwrap();
-    let read: UninstalledExtension = from_json("uninstall", json.clone()).unwrap();
-    assert_eq!(read, typed);
-    assert_eq!(serde_json::to_value(&typed).unwrap(), json);
-    assert_eq!(typed.script.map(|r| r.ok()), Some(true));
-}
-
-#[test]
 fn an_install_without_the_secret_granted_reports_the_script_failure() {
-    let (a, b) = (world(), world());
-    let installed = install_twins(&a, &b, &[]);
-    let (platform, _, gus) = &a;
+    let world = world();
+    let installed = publish_and_install(&world, &[]);
+    let (platform, _, gus) = &world;
     assert_eq!(installed.accepted, []);
-    assert_eq!(installed.permissions, [Permission::secret("feed")]);
+    assert_eq!(
+        installed.permissions,
+        Some(vec![Permission::secret("feed")])
+    );
     let run = installed.script.unwrap();
     assert!(!run.ok());
     let error = run.outcome.unwrap_err();
@@ -312,18 +280,17 @@ fn an_install_without_the_secret_granted_reports_the_script_failure() {
 }
 
 #[test]
-fn a_draft_the_json_save_refuses_is_refused_alike_and_not_stored() {
+fn a_refused_draft_is_not_stored() {
     let (platform, ann, _) = world();
     let extensions = platform.extensions();
     let mut wrong_id = Extension::new("acme", "hello");
     wrong_id.id = "acme.other".into();
-    let body = json!({"_id": "acme.other", "publisher": "acme", "code": "hello"});
-    let (code, message) = refused_alike(
-        extensions.save_extension(&ann, &wrong_id),
-        extensions.save(&ann, body),
-    );
+    let (code, message) = refused(extensions.save(&ann, &wrong_id));
     assert_eq!(code, ErrorCode::Conflict);
-    assert!(message.contains("must be <publisher>.<code>"), "{message}");
+    assert_eq!(
+        message,
+        "extension _id \"acme.other\" must be <publisher>.<code>, here \"acme.hello\""
+    );
     let scope = ann.private_scope();
     assert_eq!(
         stored(&platform, &scope, Collection::Extension, "acme.other"),
@@ -331,12 +298,7 @@ fn a_draft_the_json_save_refuses_is_refused_alike_and_not_stored() {
     );
 
     let bad_secret = Extension::new("acme", "hello").with_permission(Permission::secret("a:b"));
-    let body = json!({"_id": "acme.hello", "publisher": "acme", "code": "hello",
-                      "permissions": ["secret:a:b"]});
-    let (code, _) = refused_alike(
-        extensions.save_extension(&ann, &bad_secret),
-        extensions.save(&ann, body),
-    );
+    let (code, _) = refused(extensions.save(&ann, &bad_secret));
     assert_eq!(code, ErrorCode::InvalidId);
     assert_eq!(
         stored(&platform, &scope, Collection::Extension, "acme.hello"),
@@ -345,19 +307,24 @@ fn a_draft_the_json_save_refuses_is_refused_alike_and_not_stored() {
 }
 
 #[test]
-fn a_permission_not_asked_for_is_refused_alike_and_nothing_installed() {
+fn a_permission_not_asked_for_is_refused_and_nothing_installed() {
     let (platform, ann, gus) = world();
     let extensions = platform.extensions();
-    extensions.publish_extension(&ann, ID).unwrap();
+    extensions.publish(&ann, ID).unwrap();
     let other = Permission::secret("other");
-    let (code, message) = refused_alike(
-        extensions.install_extension(&gus, ID, &[other]),
-        extensions.install(&gus, ID, &["secret:other".to_string()]),
-    );
+    let (code, message) = refused(extensions.install(&gus, ID, &Acceptance::of([other])));
     assert_eq!(code, ErrorCode::InvalidParameter);
-    assert!(
-        message.contains("does not ask for \"secret:other\""),
-        "{message}"
+    assert_eq!(
+        message,
+        "_accept: extension \"acme.prices\" does not ask for \"secret:other\"; it asks for [secret:feed]"
+    );
+    // What is sent is refused as sent, a permission or not.
+    let sent = Params::from_slice(&[("_accept", "secret:feed,feed")]);
+    let (code, message) = refused(extensions.install(&gus, ID, &Acceptance::from_params(&sent)));
+    assert_eq!(code, ErrorCode::InvalidParameter);
+    assert_eq!(
+        message,
+        "_accept: extension \"acme.prices\" does not ask for \"feed\"; it asks for [secret:feed]"
     );
     let scope = gus.private_scope();
     assert_eq!(stored(&platform, &scope, Collection::Extension, ID), None);
@@ -368,15 +335,12 @@ fn a_permission_not_asked_for_is_refused_alike_and_nothing_installed() {
 }
 
 #[test]
-fn another_publishers_draft_is_refused_alike_and_not_published() {
+fn another_publishers_draft_is_refused_and_not_published() {
     let (platform, _, gus) = world();
     let extensions = platform.extensions();
     let theirs = Extension::new("acme", "copy").with_name("Not mine");
-    extensions.save_extension(&gus, &theirs).unwrap();
-    let (code, message) = refused_alike(
-        extensions.publish_extension(&gus, "acme.copy"),
-        extensions.publish(&gus, "acme.copy"),
-    );
+    extensions.save(&gus, &theirs).unwrap();
+    let (code, message) = refused(extensions.publish(&gus, "acme.copy"));
     assert_eq!(code, ErrorCode::Conflict);
     assert_eq!(
         message,
@@ -390,66 +354,41 @@ fn another_publishers_draft_is_refused_alike_and_not_published() {
 }
 
 #[test]
-fn an_unknown_extension_is_refused_alike() {
+fn an_unknown_extension_is_refused() {
     let (platform, ann, gus) = world();
     let extensions = platform.extensions();
     let nope = "acme.nope";
-    let published = refused_alike(
-        extensions.publish_extension(&ann, nope),
-        extensions.publish(&ann, nope),
-    );
-    assert_eq!(published.0, ErrorCode::NotFound);
-    let installed = refused_alike(
-        extensions.install_extension(&gus, nope, &[]),
-        extensions.install(&gus, nope, &[]),
+    assert_eq!(
+        refused(extensions.publish(&ann, nope)),
+        (
+            ErrorCode::NotFound,
+            "extension \"acme.nope\" is not in the private source".to_string()
+        )
     );
     assert_eq!(
-        installed,
+        refused(extensions.install(&gus, nope, &Acceptance::default())),
         (
             ErrorCode::NotFound,
             "extension \"acme.nope\" has not been published".to_string()
         )
     );
     // Not published yet, so not installed either.
-    let uninstalled = refused_alike(
-        extensions.uninstall_extension(&gus, ID),
-        extensions.uninstall(&gus, ID),
+    assert_eq!(
+        refused(extensions.uninstall(&gus, ID)),
+        (
+            ErrorCode::NotFound,
+            "extension \"acme.prices\" is not installed".to_string()
+        )
     );
-    assert_eq!(uninstalled.0, ErrorCode::NotFound);
+    assert_eq!(
+        refused(extensions.extension(&gus, Source::Private, ID)),
+        (
+            ErrorCode::NotFound,
+            "extension \"acme.prices\" not found in the private source".to_string()
+        )
+    );
     assert_eq!(
         stored(&platform, &Scope::public(), Collection::Extension, ID),
         None
     );
-}
-
-#[test]
-fn an_answer_that_does_not_read_is_an_internal_error() {
-    let answer = json!({"_id": ID, "action": "install", "installed": true, "version": 1,
-                        "permissions": ["feed"], "accepted": [], "script": null});
-    let read = from_json::<InstalledExtension>("install", answer);
-    assert!(matches!(read, Err(Error::Internal(m)) if m.contains("not a permission")));
-    let read = StoredExtension::from_json(json!([ID]));
-    assert!(matches!(read, Err(Error::Internal(_))));
-    let failed_silently = json!({"_id": ID, "action": "uninstall", "installed": false,
-                                 "script": {"id": "s", "ok": false}});
-    let read = from_json::<UninstalledExtension>("uninstall", failed_silently);
-    assert!(matches!(read, Err(Error::Internal(m)) if m.contains("failed without error")));
-}
-
-#[test]
-fn a_lifecycle_run_reads_and_writes_its_json_form() {
-    for run in [
-        json!({"id": "s", "ok": true, "result": null}),
-        json!({"id": "s", "ok": true, "result": {"n": 1}}),
-        json!({"id": "s", "ok": false, "error": "boom"}),
-    ] {
-        let read: LifecycleRun = serde_json::from_value(run.clone()).unwrap();
-        assert_eq!(read.ok(), run["ok"] == true);
-        assert_eq!(serde_json::to_value(&read).unwrap(), run);
-    }
-    let mut fields = Map::new();
-    fields.insert("id".into(), json!("s"));
-    fields.insert("ok".into(), json!(true));
-    let read: LifecycleRun = serde_json::from_value(Value::Object(fields)).unwrap();
-    assert_eq!(read.outcome, Ok(Value::Null));
 }
