@@ -13,8 +13,9 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::{
-    check_conditions, check_properties, enabled_of, properties_of, target_of, Automations, Draft,
-    LogQuery, LOG_STATUSES,
+    catalogue, check_conditions, check_properties, enabled_of, properties_of, target_of,
+    AutomationTarget, AutomationTemplate, Automations, ConditionSource, Draft, LogQuery,
+    LOG_STATUSES,
 };
 use super::{invalid, new_id, render, sync_owned, SYSTEM};
 
@@ -101,14 +102,14 @@ impl Automations<'_> {
 
     /// The targets automations can call (the action service's catalogue, the same for every
     /// caller), one page of them.
-    pub fn targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<Value>> {
-        Ok(paging.page(targets::TARGETS.iter().map(|t| t.to_json()).collect()))
+    pub fn targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<AutomationTarget>> {
+        Ok(paging.page(targets::TARGETS.iter().map(AutomationTarget::of).collect()))
     }
 
-    /// One target of the action service.
-    pub fn target(&self, _p: &Principal, id: &str) -> Result<Value> {
+    /// One target of the action service, by id or bare code.
+    pub fn target(&self, _p: &Principal, id: &str) -> Result<AutomationTarget> {
         targets::find(id)
-            .map(|t| t.to_json())
+            .map(AutomationTarget::of)
             .ok_or_else(|| Error::not_found(format!("target \"{id}\" not found")))
     }
 
@@ -336,15 +337,34 @@ impl Automations<'_> {
         })
     }
 
-    /// The automation templates that fit an item (`_function=listAutomations`); the item must
-    /// exist and be readable by the caller.
+    /// The automation templates that fit item `key` of `service` in `source`
+    /// (`_function=listAutomations`); the item must exist and be readable by the caller.
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Source};
+    /// use serde_json::{json, Map};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let admin = platform.tenancy().local_principal("default", "admin")?;
+    /// platform.objects().save(&admin, Collection::Object, json!({"_id": "PLANT1"}), &Default::default())?;
+    /// let automations = platform.automations();
+    /// let offered = automations.templates(&admin, "object", Source::Private, "PLANT1")?;
+    /// let mail = offered.iter().find(|t| t.code == "email" && t.conditions[0].action == "update").unwrap();
+    /// assert_eq!(mail.conditions[0].id, "PLANT1");
+    /// let mut values = Map::new();
+    /// values.insert("to".into(), json!("ops@acme.example"));
+    /// values.insert("subject".into(), json!("PLANT1 changed"));
+    /// let saved = automations.save_automation(&admin, &mail.automation(values))?;
+    /// assert_eq!(saved.automation.conditions, mail.conditions);
+    /// assert_eq!(saved.automation.target.as_deref(), Some("platform.email"));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
     pub fn templates(
         &self,
         p: &Principal,
         service: &str,
         source: Source,
         key: &str,
-    ) -> Result<Vec<Value>> {
+    ) -> Result<Vec<AutomationTemplate>> {
         if !targets::is_event_service(service) {
             return Err(invalid(format!(
                 "the {service} service raises no events, so no automation fits its items"
@@ -407,7 +427,11 @@ impl Automations<'_> {
                 self.platform.validation().record(p, key)?;
             }
         }
-        Ok(targets::templates(source.as_str(), service, key))
+        let source = match source {
+            Source::Public => ConditionSource::Public,
+            _ => ConditionSource::Private,
+        };
+        Ok(catalogue::templates(source, service, key))
     }
 
     /// Recreates the missing automations of the caller's enabled `runOnUpdate` configurations
