@@ -8,7 +8,10 @@ use crate::events::targets::{self};
 use crate::ids::{Scope, Source};
 use crate::json::json_kind;
 use crate::query::Paging;
-use crate::store::{Automation, Collection, Delivery, DeliveryStatus, LogFilter, LogStatus, Page};
+use crate::store::{
+    Automation, Collection, Delivery, DeliveryStatus, LogEntry, LogFilter, LogStatus, MailEntry,
+    Page,
+};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
@@ -235,25 +238,7 @@ impl Automations<'_> {
     /// of [`LOG_STATUSES`].
     /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
     /// inclusive, a date alone covering its whole day.
-    pub fn log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
-        let page = self.log_entries(p, query)?;
-        Ok(Page {
-            estimated: page.estimated,
-            total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|e| Value::Object(e.to_json()))
-                .collect(),
-        })
-    }
-
-    /// [`log`](Self::log) as stored entries.
-    pub fn log_entries(
-        &self,
-        p: &Principal,
-        query: &LogQuery,
-    ) -> Result<Page<crate::store::LogEntry>> {
+    pub fn log(&self, p: &Principal, query: &LogQuery) -> Result<Page<LogEntry>> {
         // A date alone starts (`from`) or ends (`to`) with its whole day.
         let bound = |v: &Option<String>, name: &str| -> Result<Option<DateTime<Utc>>> {
             v.as_deref()
@@ -306,26 +291,7 @@ impl Automations<'_> {
     }
 
     /// The mail outbox of the caller's tenant and environment, newest first.
-    pub fn mail_outbox(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<Value>> {
-        let page = self.mails(p, skip, limit)?;
-        Ok(Page {
-            estimated: false,
-            total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|m| Value::Object(m.to_json()))
-                .collect(),
-        })
-    }
-
-    /// [`mail_outbox`](Self::mail_outbox) as stored mails.
-    pub fn mails(
-        &self,
-        p: &Principal,
-        skip: u64,
-        limit: Option<u64>,
-    ) -> Result<Page<crate::store::MailEntry>> {
+    pub fn mails(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<MailEntry>> {
         let page = self
             .platform
             .read()?

@@ -181,23 +181,23 @@ fn templates_of_data_offer_the_validation_target_on_updates_only() {
     assert_eq!(o[0].conditions[0].source, ConditionSource::Public);
 }
 
-/// An automation that mails on an object's update: after the worker delivers, the typed
-/// log holds the one entry the JSON log answers, and its filters are the JSON log's.
+/// An automation that mails on an object's update: after the worker delivers, the log holds
+/// its one attempt, found by its filters.
 #[test]
-fn the_typed_automation_log_is_the_json_log_as_entries() {
+fn the_log_holds_each_attempt_and_filters_them() {
     let platform = Platform::in_memory().unwrap();
     let me = platform.tenancy().local_principal("acme", "ann").unwrap();
+    let mail = crate::api::Automation::new(
+        "platform.email",
+        vec![crate::api::Condition::new("object", "PLANT1", "update")],
+    )
+    .with_property("to", "ops@acme.example")
+    .with_property("subject", "changed");
     let automation = platform
         .automations()
-        .save(
-            &me,
-            json!({"name": "alert", "target": "platform.email",
-                   "properties": {"to": "ops@acme.example", "subject": "changed"},
-                   "conditions": [{"service": "object", "id": "PLANT1", "action": "update"}]}),
-        )
-        .unwrap()["_id"]
-        .as_str()
+        .save_automation(&me, &mail)
         .unwrap()
+        .id()
         .to_string();
     let save = |capacity: u32| {
         platform
@@ -215,10 +215,9 @@ fn the_typed_automation_log_is_the_json_log_as_entries() {
     while platform.deliveries().run_next().unwrap() {}
     let automations = platform.automations();
     let all = LogQuery::default();
-    let typed = automations.log_entries(&me, &all).unwrap();
-    let json = automations.log(&me, &all).unwrap();
-    assert_eq!((typed.total, json.total), (1, 1));
-    let entry = &typed.items[0];
+    let log = automations.log(&me, &all).unwrap();
+    assert_eq!(log.total, 1);
+    let entry = &log.items[0];
     assert_eq!(entry.automation, automation);
     assert_eq!(
         (entry.service.as_str(), entry.key.as_str()),
@@ -228,19 +227,42 @@ fn the_typed_automation_log_is_the_json_log_as_entries() {
         (entry.action.as_str(), entry.status),
         ("update", LogStatus::Success)
     );
-    assert_eq!(serde_json::Value::Object(entry.to_json()), json.items[0]);
     let failed = LogQuery {
         status: Some("failed".into()),
         ..LogQuery::default()
     };
-    assert_eq!(automations.log_entries(&me, &failed).unwrap().total, 0);
-    let bad = LogQuery {
-        status: Some("lost".into()),
+    assert_eq!(automations.log(&me, &failed).unwrap().total, 0);
+    let mine = LogQuery {
+        automation: Some(automation.clone()),
+        from: Some("2000-01-01".into()),
         ..LogQuery::default()
     };
-    let e = automations.log_entries(&me, &bad).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        automations.log(&me, &bad).unwrap_err().to_string()
-    );
+    assert_eq!(automations.log(&me, &mine).unwrap().total, 1);
+    let refused = [
+        (
+            LogQuery {
+                status: Some("lost".into()),
+                ..LogQuery::default()
+            },
+            "status must be one of success, failed, skipped, not \"lost\"",
+        ),
+        (
+            LogQuery {
+                from: Some("2024-13-01".into()),
+                ..LogQuery::default()
+            },
+            "from must be a date or an RFC 3339 time, not \"2024-13-01\"",
+        ),
+    ];
+    for (query, message) in refused {
+        let e = automations.log(&me, &query).unwrap_err();
+        assert_eq!(
+            (e.code(), e.to_string()),
+            (ErrorCode::InvalidParameter, message.to_string())
+        );
+    }
+    let mails = automations.mails(&me, 0, None).unwrap();
+    assert_eq!(mails.total, 1);
+    assert_eq!(mails.items[0].to, ["ops@acme.example"]);
+    assert_eq!(mails.items[0].automation, automation);
 }

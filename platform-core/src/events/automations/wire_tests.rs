@@ -2,7 +2,8 @@
 //! text the interface has always answered, field order and all.
 
 use super::tests::platform;
-use crate::api::{Collection, Paging, Source};
+use crate::api::{Automation, Collection, Condition, LogQuery, Paging, Source};
+use serde_json::json;
 
 const ALL: Paging = Paging {
     skip: 0,
@@ -72,5 +73,69 @@ fn templates_answer_the_targets_with_the_condition_on_the_item() {
             ("script", "update"),
             ("script", "delete"),
         ]
+    );
+}
+
+/// The log entry of the delivery of the mail with an attachment (automation `MID`).
+const LOGGED: &str = r##"{"_id":"1-1","_type":"VarAutomationLogEntry","automation":"MID","target":"platform.email","owner":"ann","source":"private","service":"object","key":"PLANT1","action":"update","user":"ann","eventTimestamp":"2024-03-01T09:00:00.000Z","delivery":1,"attempt":1,"status":"success","message":"email \"changed\" to ops@acme.example, b@acme.example kept in the mail outbox (no SMTP server configured)","timestamp":"2024-03-01T09:00:00.000Z"}"##;
+
+/// The mail with an attachment (automation `MID`).
+const MAILED: &str = r##"{"_id":"mail-1","from":"platform@localhost","to":["ops@acme.example","b@acme.example"],"subject":"changed","contentType":"text/plain","body":"{\n  \"service\": \"object\",\n  \"source\": \"private\",\n  \"id\": \"PLANT1\",\n  \"action\": \"update\",\n  \"timestamp\": \"2024-03-01T09:00:00.000Z\",\n  \"user\": \"ann\",\n  \"tenant\": \"acme\",\n  \"environment\": \"production\",\n  \"data\": {\n    \"_id\": \"PLANT1\",\n    \"_type\": \"#Object\",\n    \"capacity\": 2,\n    \"_oid\": \"PLANT1\",\n    \"_timestamp\": \"2024-03-01T09:00:00.000Z\",\n    \"_user\": \"ann\",\n    \"_tag\": [],\n    \"_version\": 2\n  }\n}","attachment":{"name":"d.json","content":"{\n  \"_id\": \"PLANT1\",\n  \"_type\": \"#Object\",\n  \"capacity\": 2,\n  \"_oid\": \"PLANT1\",\n  \"_timestamp\": \"2024-03-01T09:00:00.000Z\",\n  \"_user\": \"ann\",\n  \"_tag\": [],\n  \"_version\": 2\n}"},"automation":"MID","owner":"ann","timestamp":"2024-03-01T09:00:00.000Z"}"##;
+
+/// Two mail automations, each on updates of its own object, one attaching the data; each
+/// object saved twice and the deliveries run: the log entries and the mails, newest first.
+#[test]
+fn log_entries_and_mails_answer_what_was_delivered() {
+    let (platform, ann) = platform();
+    let automations = platform.automations();
+    let on = |id: &str| vec![Condition::new("object", id, "update")];
+    let attached = Automation::new("email", on("PLANT1"))
+        .with_property("to", "ops@acme.example; b@acme.example")
+        .with_property("subject", "changed")
+        .with_property("attachment", true)
+        .with_property("attachmentName", "d.json");
+    let plain = Automation::new("email", on("PLANT2"))
+        .with_property("to", "ops@acme.example")
+        .with_property("subject", "plain");
+    let mid = automations.save_automation(&ann, &attached).unwrap();
+    let nid = automations.save_automation(&ann, &plain).unwrap();
+    let (mid, nid) = (mid.id(), nid.id());
+    for id in ["PLANT1", "PLANT2"] {
+        for capacity in [1, 2] {
+            let body = json!({"_id": id, "capacity": capacity});
+            platform
+                .objects()
+                .save(&ann, Collection::Object, body, &Default::default())
+                .unwrap();
+        }
+        while platform.deliveries().run_next().unwrap() {}
+    }
+    let logged = LOGGED.replace("MID", mid);
+    let plain_logged = logged
+        .replace("\"1-1\"", "\"2-1\"")
+        .replace(mid, nid)
+        .replace("PLANT1", "PLANT2")
+        .replace(r#""delivery":1"#, r#""delivery":2"#)
+        .replace(
+            r#"\"changed\" to ops@acme.example, b@acme.example"#,
+            r#"\"plain\" to ops@acme.example"#,
+        );
+    let log = automations.log(&ann, &LogQuery::default()).unwrap();
+    assert_eq!((log.total, log.estimated), (2, false));
+    assert_eq!(text(&log.items), format!("[{plain_logged},{logged}]"));
+    let mailed = MAILED.replace("MID", mid);
+    let body_at = mailed.find(r#","body":"#).unwrap();
+    let body_end = mailed.find(r#","attachment":"#).unwrap();
+    let plain_mailed = format!(
+        r#"{{"_id":"mail-2","from":"platform@localhost","to":["ops@acme.example"],"subject":"plain","contentType":"text/plain"{},"attachment":null,"automation":"{nid}","owner":"ann","timestamp":"2024-03-01T09:00:00.000Z"}}"#,
+        mailed[body_at..body_end].replace("PLANT1", "PLANT2")
+    );
+    let mails = automations.mails(&ann, 0, None).unwrap();
+    assert_eq!((mails.total, mails.estimated), (2, false));
+    assert_eq!(text(&mails.items), format!("[{plain_mailed},{mailed}]"));
+    let second = automations.mails(&ann, 1, Some(1)).unwrap();
+    assert_eq!(
+        (second.total, text(&second.items)),
+        (2, format!("[{mailed}]"))
     );
 }
