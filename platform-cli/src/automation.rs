@@ -9,7 +9,7 @@ use clap::Subcommand;
 use platform_core::api::interface::webhooks::WebhookAllow;
 use platform_core::api::LogQuery;
 use platform_core::api::{Paging, Params};
-use platform_core::Result;
+use platform_core::{Error, ErrorCode, Result};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -223,26 +223,46 @@ impl Call for List {
         let (automations, who) = (file.platform().automations(), file.who()?);
         let params = Params::new(self.pairs);
         let paging = Paging::from_params(&params)?;
-        let page = match self.path {
-            "automation/v1/log" => automations.log(
-                who,
-                &LogQuery {
+        let (items, total) = match self.path {
+            "automation/v1/log" => {
+                let query = LogQuery {
                     automation: params.get("automation").map(str::to_string),
                     status: params.get("status").map(str::to_string),
                     skip: paging.skip,
                     limit: paging.limit,
                     ..LogQuery::default()
-                },
-            )?,
-            "automation/v1/mail" => automations.mail_outbox(who, paging.skip, paging.limit)?,
-            _ => automations.list(who, &paging)?,
+                };
+                let page = automations.log(who, &query)?;
+                (
+                    json_items(page.items.iter().map(serde_json::to_value))?,
+                    page.total,
+                )
+            }
+            "automation/v1/mail" => {
+                let page = automations.mails(who, paging.skip, paging.limit)?;
+                (
+                    json_items(page.items.iter().map(serde_json::to_value))?,
+                    page.total,
+                )
+            }
+            _ => {
+                let page = automations.list(who, &paging)?;
+                (page.items, page.total)
+            }
         };
-        Ok(Answer::page(page.items, page.total, false))
+        Ok(Answer::page(items, total, false))
     }
 
     fn http(self) -> Http {
         Http::get(self.path.to_string(), self.pairs)
     }
+}
+
+/// Answers as the JSON items a server would list.
+fn json_items(items: impl Iterator<Item = serde_json::Result<Value>>) -> Result<Vec<Value>> {
+    items
+        .collect::<serde_json::Result<_>>()
+        .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))
 }
 
 /// The columns of an automation in a table.

@@ -129,7 +129,7 @@ async fn log(caller: Caller, Query(params): Query) -> Reply {
 async fn mail(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;
     let page = caller
-        .run(move |p, who| p.automations().mail_outbox(who, paging.skip, paging.limit))
+        .run(move |p, who| p.automations().mails(who, paging.skip, paging.limit))
         .await?;
     Ok(listed(page.items, page.total))
 }

@@ -5,6 +5,7 @@ use crate::error::ApiError;
 use crate::negotiate::listed;
 use crate::request::{Body, Caller};
 use actix_web::{web, HttpResponse};
+use platform_core::api::{Role, Secret};
 
 type Reply = Result<HttpResponse, ApiError>;
 
@@ -28,7 +29,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
 ];
 
 async fn list(caller: Caller) -> Reply {
-    let items = caller.run(|p, who| p.secrets().list(who)).await?;
+    let items = caller.run(|p, who| p.secrets().secrets(who)).await?;
     let total = items.len() as u64;
     Ok(listed(items, total))
 }
@@ -36,14 +37,20 @@ async fn list(caller: Caller) -> Reply {
 /// `POST /secret/v1` (and the `POST /secret` alias).
 pub async fn save(caller: Caller, Body(body): Body) -> Reply {
     let saved = caller
-        .run(move |p, who| p.secrets().save(who, body))
+        .run(move |p, who| {
+            // The caller's role is checked before the body is read, as the service checks it.
+            who.require(Role::Admin, "writing secrets")?;
+            p.secrets().save(who, &Secret::from_body(&body)?)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(saved))
 }
 
 async fn get(caller: Caller, path: web::Path<String>) -> Reply {
     let key = path.into_inner();
-    let secret = caller.run(move |p, who| p.secrets().get(who, &key)).await?;
+    let secret = caller
+        .run(move |p, who| p.secrets().secret(who, &key))
+        .await?;
     Ok(HttpResponse::Ok().json(secret))
 }
 

@@ -1,6 +1,7 @@
 //! The secret service: encrypted at rest, admin only, never listed with values.
 
 use crate::common::TestServer;
+use platform_core::api::Secret;
 use platform_core::auth::Role;
 use serde_json::json;
 
@@ -89,6 +90,27 @@ async fn secrets_round_trip_without_values_in_lists() {
         .delete("/secret/v1/smtp")
         .await
         .assert_error(404, "NOT_FOUND");
+}
+
+/// The caller's role is checked before the body is read: a writer's malformed secret is
+/// refused for the role, an admin's for the body.
+#[actix_rt::test]
+async fn a_secret_is_refused_for_the_role_before_its_body() {
+    let s = TestServer::new();
+    let writer = s.client(Role::Writer);
+    for body in [json!([]), json!({"_id": "#k", "value": 1})] {
+        let m = writer
+            .post("/secret/v1", body)
+            .await
+            .assert_error(403, "NOT_AUTHORIZED");
+        assert!(m.starts_with("writing secrets needs the admin role"), "{m}");
+    }
+    let admin = s.client(Role::Admin);
+    let m = admin
+        .post("/secret/v1", json!([]))
+        .await
+        .assert_error(400, "INVALID_BODY");
+    assert_eq!(m, "a secret must be a JSON object, not an array");
 }
 
 #[actix_rt::test]
@@ -190,7 +212,10 @@ fn values_are_not_in_the_database_file() {
         .secrets()
         .save(
             &who,
-            json!({"_id": "vault", "value": value, "note": "visible metadata"}),
+            &Secret::from_body(
+                &json!({"_id": "vault", "value": value, "note": "visible metadata"}),
+            )
+            .unwrap(),
         )
         .unwrap();
     platform.close().unwrap();
@@ -216,13 +241,18 @@ fn values_are_not_in_the_database_file() {
     }
     let reopened = platform_core::Platform::open(&db).unwrap();
     assert_eq!(
-        reopened.secrets().get(&who, "vault").unwrap()["value"],
-        value
+        reopened
+            .secrets()
+            .secret(&who, "vault")
+            .unwrap()
+            .secret
+            .value,
+        Some(value.to_string())
     );
     // With another key the value does not open.
     std::fs::remove_file(&key).unwrap();
     let other_key = platform_core::Platform::open(&db).unwrap();
-    assert!(other_key.secrets().get(&who, "vault").is_err());
+    assert!(other_key.secrets().secret(&who, "vault").is_err());
 }
 
 #[actix_rt::test]

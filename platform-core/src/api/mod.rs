@@ -112,7 +112,7 @@ pub use crate::query::range::RangeExpr;
 pub use crate::realtime::Subscription;
 pub use crate::script::ScriptLimits;
 pub use crate::seal::SecretKey;
-pub use crate::secrets::{Secret, Secrets, StoredSecret};
+pub use crate::secrets::{DeletedSecret, Secret, Secrets, StoredSecret};
 pub use crate::store::rows::{AuditEntry, MailAttachment, TokenListing};
 pub use crate::store::ReplicaStatus;
 pub use crate::store::{DatabaseStatus, PoolStatus};

@@ -1,5 +1,5 @@
-//! The built-in automation targets (listed by the action service) and the automation templates
-//! `listAutomations` offers for an item.
+//! The built-in automation targets: the action service lists them, and `listAutomations` offers
+//! templates of them for an item (their entities are made in `automations::catalogue`).
 //!
 //! | Target | Name | Inputs (required *) | Events |
 //! |---|---|---|---|
@@ -10,8 +10,7 @@
 //!
 //! The bare code (`email`) is accepted for each.
 
-use super::{actions_of, EVENT_SERVICES};
-use serde_json::{json, Map, Value};
+use super::EVENT_SERVICES;
 
 /// One input of a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,66 +176,6 @@ impl Target {
         (self.services.contains(&"*") || self.services.contains(&service))
             && (self.actions.contains(&"*") || self.actions.contains(&action))
     }
-
-    fn inputs_json(&self) -> Value {
-        let mut inputs = Map::new();
-        for i in self.inputs {
-            let mut spec =
-                json!({"description": i.description, "type": i.kind, "required": i.required});
-            if i.name == "@transformer" {
-                // The interface: a filter on the script category (the category transformers,
-                // like the platform's #email-validation-failed, are filed under).
-                spec["filter"] = json!({"category": TRANSFORMER_CATEGORY});
-            } else if i.name == "script" {
-                spec["filter"] = json!({"scriptType": "rhai"});
-            }
-            inputs.insert(i.name.to_string(), spec);
-        }
-        Value::Object(inputs)
-    }
-
-    /// The entity the action service lists.
-    pub fn to_json(self) -> Value {
-        json!({
-            "_id": self.id, "_type": "VarAutomationTarget", "publisher": "platform", "code": self.code,
-            "name": self.name, "description": self.description, "icon": self.icon,
-            "template": self.template, "tags": self.tags, "inputs": self.inputs_json(),
-            "properties": {}, "services": self.services, "actions": self.actions,
-            "allowTransformation": self.transform, "allowPropertyChange": true,
-        })
-    }
-
-    /// An automation template for events `action` of item `id` (`listAutomations`).
-    pub fn template_for(&self, source: &str, service: &str, id: &str, action: &str) -> Value {
-        json!({
-            "_type": "VarAutomation", "publisher": "platform", "code": self.code,
-            "name": self.name, "description": self.description, "icon": self.icon,
-            "script": self.id,
-            "template": format!("When {service} {id} raises {action}, {}", self.template),
-            "allowTransformation": self.transform, "allowPropertyChange": true,
-            "tags": self.tags, "inputs": self.inputs_json(), "properties": {},
-            "services": self.services, "actions": self.actions, "target": self.id,
-            "conditions": [{"source": source, "service": service, "id": id, "action": action}],
-            "active": true,
-        })
-    }
-}
-
-/// The automation templates that fit item `id` of `service` in `source`: one per target and
-/// action the target accepts.
-pub fn templates(source: &str, service: &str, id: &str) -> Vec<Value> {
-    let Some(actions) = actions_of(service) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for t in TARGETS {
-        for action in actions {
-            if t.accepts(service, action) {
-                out.push(t.template_for(source, service, id, action));
-            }
-        }
-    }
-    out
 }
 
 /// Whether a service raises events.
@@ -253,21 +192,5 @@ mod tests {
         assert_eq!(find("email").unwrap().id, "platform.email");
         assert_eq!(find("platform.webhook").unwrap().code, "webhook");
         assert!(find("platform.fax").is_none());
-    }
-
-    #[test]
-    fn templates_fit_the_item() {
-        let t = templates("private", "data", "A:S");
-        assert!(t
-            .iter()
-            .any(|a| a["target"] == "platform.validation"
-                && a["conditions"][0]["action"] == "update"));
-        assert!(!t
-            .iter()
-            .any(|a| a["target"] == "platform.validation"
-                && a["conditions"][0]["action"] == "invalid"));
-        let o = templates("private", "object", "A");
-        assert!(o.iter().all(|a| a["target"] != "platform.validation"));
-        assert_eq!(o[0]["conditions"][0]["id"], "A");
     }
 }

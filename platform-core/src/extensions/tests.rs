@@ -49,7 +49,7 @@ fn world() -> (Platform, Principal, Principal) {
     )
     .unwrap();
     let feed = Secret::new("feed", "s3cret");
-    platform.secrets().save_secret(&gus, &feed).unwrap();
+    platform.secrets().save(&gus, &feed).unwrap();
     platform.extensions().save(&ann, &draft()).unwrap();
     (platform, ann, gus)
 }

@@ -56,7 +56,7 @@ fn world() -> (Platform, Principal, Principal, Principal) {
     let bye = json!({"_id": "acme-uninstall", "script": "\"bye\""});
     save(&platform, &ann, Collection::Script, bye);
     let feed = Secret::new("feed", "s3cret");
-    platform.secrets().save_secret(&gus, &feed).unwrap();
+    platform.secrets().save(&gus, &feed).unwrap();
     (platform, ann, gus, root)
 }
 

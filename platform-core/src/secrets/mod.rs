@@ -14,12 +14,12 @@
 use crate::auth::{Principal, Role};
 use crate::clock::format_instant;
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::{validate_id, Scope};
+use crate::ids::Scope;
 use crate::json::json_kind;
 use crate::seal::SecretKey;
 use crate::store::SecretRow;
 use crate::Platform;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde_json::{json, Map, Value};
 
 /// `_type` of a secret.
@@ -29,26 +29,30 @@ fn aad(scope: &Scope, id: &str) -> Vec<u8> {
     format!("{}\n{}\n{id}", scope.tenant, scope.env).into_bytes()
 }
 
-/// Parses `notBefore`/`expires`: a date (the whole day counts) or an instant.
-fn bound(name: &str, v: Option<&Value>, end: bool) -> Result<Option<DateTime<Utc>>> {
+/// Parses a bound (`notBefore`, `expires`): a date (the whole day counts, so an `end` date
+/// ends with the next day's start) or an instant.
+fn checked_bound(name: &str, text: &str, end: bool) -> Result<DateTime<Utc>> {
+    if let Ok(d) = DateTime::parse_from_rfc3339(text) {
+        return Ok(d.with_timezone(&Utc));
+    }
+    let date = NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
+        Error::invalid_body(format!(
+            "{name} \"{text}\" is not a date (YYYY-MM-DD) or an RFC 3339 instant"
+        ))
+    })?;
+    let day = if end {
+        date.succ_opt().unwrap_or(date)
+    } else {
+        date
+    };
+    Ok(day.and_time(NaiveTime::MIN).and_utc())
+}
+
+/// Parses a bound as sent or stored: absent or null (none), or a date or instant.
+fn bound_of(name: &str, v: Option<&Value>, end: bool) -> Result<Option<DateTime<Utc>>> {
     match v {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => {
-            if let Ok(d) = DateTime::parse_from_rfc3339(s) {
-                return Ok(Some(d.with_timezone(&Utc)));
-            }
-            let date = NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| {
-                Error::invalid_body(format!(
-                    "{name} \"{s}\" is not a date (YYYY-MM-DD) or an RFC 3339 instant"
-                ))
-            })?;
-            let day = if end {
-                date.succ_opt().unwrap_or(date)
-            } else {
-                date
-            };
-            Ok(day.and_hms_opt(0, 0, 0).map(|d| d.and_utc()))
-        }
+        Some(Value::String(s)) => checked_bound(name, s, end).map(Some),
         Some(other) => Err(Error::invalid_body(format!(
             "{name} must be a date string, not {}",
             json_kind(other)
@@ -62,7 +66,7 @@ pub fn inactive_reason(meta: &Map<String, Value>, now: DateTime<Utc>) -> Option<
     if meta.get("enabled").and_then(Value::as_bool) == Some(false) {
         return Some(format!("secret \"{id}\" is disabled"));
     }
-    if let Ok(Some(nb)) = bound("notBefore", meta.get("notBefore"), false) {
+    if let Ok(Some(nb)) = bound_of("notBefore", meta.get("notBefore"), false) {
         if now < nb {
             return Some(format!(
                 "secret \"{id}\" is not valid before {}",
@@ -70,7 +74,7 @@ pub fn inactive_reason(meta: &Map<String, Value>, now: DateTime<Utc>) -> Option<
             ));
         }
     }
-    if let Ok(Some(ex)) = bound("expires", meta.get("expires"), true) {
+    if let Ok(Some(ex)) = bound_of("expires", meta.get("expires"), true) {
         if now >= ex {
             return Some(format!(
                 "secret \"{id}\" expired on {}",
@@ -81,11 +85,11 @@ pub fn inactive_reason(meta: &Map<String, Value>, now: DateTime<Utc>) -> Option<
     None
 }
 
+mod secret;
 #[cfg(test)]
 mod tests;
-mod typed;
 
-pub use typed::{Secret, StoredSecret};
+pub use secret::{DeletedSecret, Secret, StoredSecret};
 
 /// Sealed values (AES-256-GCM) that scripts, webhooks and extensions use, kept per tenant
 /// and environment; every call needs role `admin`. From `Platform::secrets`.
@@ -95,12 +99,15 @@ pub use typed::{Secret, StoredSecret};
 /// the key values are sealed with.
 ///
 /// ```
-/// use serde_json::json;
+/// use platform_core::api::Secret;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
-/// platform.secrets().save(&admin, json!({"_id": "hook", "value": "s3cret"}))?;
+/// let saved = platform.secrets().save(&admin, &Secret::new("hook", "s3cret"))?;
+/// assert!(saved.active && saved.secret.value.is_none());
 /// assert_eq!(platform.secrets().value(&admin, "hook")?, "s3cret");
-/// assert_eq!(platform.secrets().list(&admin)?.len(), 1);
+/// let read = platform.secrets().secret(&admin, "hook")?;
+/// assert_eq!(read.secret.value.as_deref(), Some("s3cret"));
+/// assert_eq!(platform.secrets().secrets(&admin)?.len(), 1);
 /// # Ok::<(), platform_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -121,78 +128,28 @@ impl<'p> Secrets<'p> {
             .ok_or_else(|| Error::Internal("no secret key: the platform could not make one".into()))
     }
 
-    fn secret_view(&self, row: &SecretRow, value: Option<String>) -> Value {
-        let mut out = row.meta.clone();
-        if let Some(v) = value {
-            out.insert("value".into(), Value::String(v));
-        }
-        out.insert(
-            "active".into(),
-            Value::Bool(inactive_reason(&row.meta, self.platform.now()).is_none()),
-        );
-        out.insert(
-            "_timestamp".into(),
-            Value::String(format_instant(row.updated)),
-        );
-        out.insert("_user".into(), Value::String(row.user.clone()));
-        Value::Object(out)
+    /// A stored secret as answered, its value given where read.
+    fn stored(&self, row: &SecretRow, value: Option<String>) -> StoredSecret {
+        let active = inactive_reason(&row.meta, self.platform.now()).is_none();
+        StoredSecret::of_row(row, value, active)
     }
 
-    /// JSON: creates or updates a secret (fields not sent stay, the value included). Returns it
-    /// without its value.
-    pub fn save(&self, p: &Principal, body: Value) -> Result<Value> {
+    /// Creates or updates a secret: what is `None` stays as stored, the value included (a new
+    /// secret needs one; a new value starts the secret's fields afresh). Returns it without
+    /// its value.
+    pub fn save(&self, p: &Principal, secret: &Secret) -> Result<StoredSecret> {
         p.require(Role::Admin, "writing secrets")?;
-        let Value::Object(mut fields) = body else {
-            return Err(Error::invalid_body(format!(
-                "a secret must be a JSON object, not {}",
-                json_kind(&body)
-            )));
-        };
-        let id = match fields.get("_id") {
-            Some(Value::String(id)) => id.clone(),
-            _ => return Err(Error::new(ErrorCode::InvalidId, "missing _id (a string)")),
-        };
-        validate_id(&id, "_id")?;
-        if id.starts_with('#') {
-            return Err(Error::new(
-                ErrorCode::InvalidId,
-                format!("secret \"{id}\": secrets are private, their ids cannot start with '#'"),
-            ));
-        }
-        let value = match fields.shift_remove("value") {
-            None => None,
-            Some(Value::String(v)) => Some(v),
-            Some(other) => {
-                return Err(Error::invalid_body(format!(
-                    "value must be a string, not {}",
-                    json_kind(&other)
-                )))
-            }
-        };
-        for f in ["active", "_timestamp", "_user", "_oid", "_version", "_tag"] {
-            fields.shift_remove(f);
-        }
-        match fields.get("enabled") {
-            None | Some(Value::Bool(_)) => {}
-            Some(other) => {
-                return Err(Error::invalid_body(format!(
-                    "enabled must be a boolean, not {}",
-                    json_kind(other)
-                )))
-            }
-        }
-        bound("notBefore", fields.get("notBefore"), false)?;
-        bound("expires", fields.get("expires"), true)?;
-        let scope = p.private_scope();
+        secret.check()?;
+        let (scope, id) = (p.private_scope(), &secret.id);
         let at = self.platform.now();
         let now = format_instant(at);
         let row = self.platform.write(|tx| {
-            tx.hold(&[crate::store::Hold::Secret(&scope, &id)])?;
-            let old = tx.secret(&scope, &id)?;
+            tx.hold(&[crate::store::Hold::Secret(&scope, id)])?;
+            let old = tx.secret(&scope, id)?;
             let action = if old.is_some() { "update" } else { "create" };
-            let (mut meta, nonce, ciphertext) = match (old, &value) {
+            let (mut meta, nonce, ciphertext) = match (old, &secret.value) {
                 (_, Some(v)) => {
-                    let (n, c) = self.key()?.seal(v.as_bytes(), &aad(&scope, &id))?;
+                    let (n, c) = self.key()?.seal(v.as_bytes(), &aad(&scope, id))?;
                     (Map::new(), n, c)
                 }
                 (Some(old), None) => (old.meta, old.nonce, old.ciphertext),
@@ -208,10 +165,7 @@ impl<'p> Secrets<'p> {
                 meta.insert("_type".into(), Value::String(SECRET_TYPE.into()));
                 meta.insert("enabled".into(), Value::Bool(true));
             }
-            for (k, v) in &fields {
-                meta.insert(k.clone(), v.clone());
-            }
-            meta.insert("_type".into(), Value::String(SECRET_TYPE.into()));
+            secret.write_into(&mut meta);
             let row = SecretRow {
                 id: id.clone(),
                 meta,
@@ -227,18 +181,18 @@ impl<'p> Secrets<'p> {
                 p,
                 &scope,
                 "secret",
-                &id,
+                id,
                 action,
                 &now,
                 Value::Object(row.meta.clone()),
             )?;
             Ok(row)
         })?;
-        Ok(self.secret_view(&row, None))
+        Ok(self.stored(&row, None))
     }
 
-    /// JSON: one secret with its value.
-    pub fn get(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// One secret with its value.
+    pub fn secret(&self, p: &Principal, id: &str) -> Result<StoredSecret> {
         p.require(Role::Admin, "reading secrets")?;
         let scope = p.private_scope();
         let row = self
@@ -249,18 +203,18 @@ impl<'p> Secrets<'p> {
         let value = self
             .key()?
             .open(&row.nonce, &row.ciphertext, &aad(&scope, id))?;
-        Ok(self.secret_view(&row, Some(String::from_utf8_lossy(&value).into_owned())))
+        Ok(self.stored(&row, Some(String::from_utf8_lossy(&value).into_owned())))
     }
 
-    /// JSON: every secret of the caller's tenant and environment, without values.
-    pub fn list(&self, p: &Principal) -> Result<Vec<Value>> {
+    /// Every secret of the caller's tenant and environment, by id, without values.
+    pub fn secrets(&self, p: &Principal) -> Result<Vec<StoredSecret>> {
         p.require(Role::Admin, "listing secrets")?;
         let rows = self.platform.read()?.secrets(&p.private_scope())?;
-        Ok(rows.iter().map(|r| self.secret_view(r, None)).collect())
+        Ok(rows.iter().map(|r| self.stored(r, None)).collect())
     }
 
-    /// Deletes a secret (JSON: `{"_id": ..., "deleted": true}`).
-    pub fn delete(&self, p: &Principal, id: &str) -> Result<Value> {
+    /// Deletes a secret.
+    pub fn delete(&self, p: &Principal, id: &str) -> Result<DeletedSecret> {
         p.require(Role::Admin, "deleting secrets")?;
         let scope = p.private_scope();
         let now = format_instant(self.platform.now());
@@ -284,7 +238,10 @@ impl<'p> Secrets<'p> {
         if !gone {
             return Err(Error::not_found(format!("secret \"{id}\" not found")));
         }
-        Ok(json!({"_id": id, "deleted": true}))
+        Ok(DeletedSecret {
+            id: id.to_string(),
+            deleted: true,
+        })
     }
 
     /// The value of a secret for a script running as `p`: refused (with the reason) when the

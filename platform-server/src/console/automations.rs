@@ -4,6 +4,7 @@ use super::layout::{status, value_text};
 use super::{param, params, reads, PAGE};
 use maud::{html, Markup};
 use platform_core::api::interface::limits::LOG_STATUSES;
+use platform_core::api::interface::time::format_instant;
 use platform_core::api::Params;
 use platform_core::api::Principal;
 use platform_core::{Platform, Result};
@@ -90,12 +91,12 @@ pub fn page(p: &Platform, who: &Principal, _base: &str, q: &Params) -> Result<Ma
                 tbody {
                     @for e in &log.items {
                         tr {
-                            th scope="row" { (value_text(&e["timestamp"])) }
-                            td { (name_of(e["automation"].as_str().unwrap_or_default())) }
-                            td { (value_text(&e["service"])) " " (value_text(&e["key"])) " " (value_text(&e["action"])) }
-                            td.num { (value_text(&e["attempt"])) }
-                            td { (status(e["status"].as_str().unwrap_or_default())) }
-                            td { (value_text(&e["message"])) }
+                            th scope="row" { (format_instant(e.timestamp)) }
+                            td { (name_of(&e.automation)) }
+                            td { (e.service) " " (e.key) " " (e.action) }
+                            td.num { (e.attempt) }
+                            td { (status(e.status.as_str())) }
+                            td { (e.message) }
                         }
                     }
                 }
@@ -106,11 +107,10 @@ pub fn page(p: &Platform, who: &Principal, _base: &str, q: &Params) -> Result<Ma
             @for m in &mail.items {
                 details.mail {
                     summary {
-                        (value_text(&m["timestamp"])) " · to "
-                        (m["to"].as_array().map(|t| t.iter().map(value_text).collect::<Vec<_>>().join(", ")).unwrap_or_default())
-                        " · " strong { (value_text(&m["subject"])) }
+                        (format_instant(m.timestamp)) " · to " (m.to.join(", "))
+                        " · " strong { (m.subject) }
                     }
-                    pre { (value_text(&m["body"])) }
+                    pre { (m.body) }
                 }
             }
         }

@@ -4,10 +4,10 @@
 
 use platform_core::api::DataQuery;
 use platform_core::api::ListRequest;
-use platform_core::api::LogQuery;
 use platform_core::api::ObjectVersion;
 use platform_core::api::Principal;
 use platform_core::api::{Collection, Page};
+use platform_core::api::{LogEntry, LogQuery, MailEntry};
 use platform_core::api::{Paging, Params};
 use platform_core::api::{Source, VersionRef};
 use platform_core::{Platform, Result};
@@ -72,7 +72,7 @@ pub fn automations(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Val
 }
 
 /// A page of the automation log (newest first, as the service keeps it).
-pub fn log(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
+pub fn log(p: &Platform, who: &Principal, q: &Params) -> Result<Page<LogEntry>> {
     let paging = Paging::from_params(q)?;
     let query = LogQuery {
         automation: q.get("automation").map(str::to_string),
@@ -86,7 +86,7 @@ pub fn log(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
 }
 
 /// A page of the mail outbox.
-pub fn mail(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
+pub fn mail(p: &Platform, who: &Principal, q: &Params) -> Result<Page<MailEntry>> {
     let paging = Paging::from_params(q)?;
-    p.automations().mail_outbox(who, paging.skip, paging.limit)
+    p.automations().mails(who, paging.skip, paging.limit)
 }

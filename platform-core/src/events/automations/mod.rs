@@ -26,15 +26,17 @@ use crate::store::{Automation, Collection, DocumentRead, ReadTx, WriteTx};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 
+mod catalogue;
 mod draft;
 mod owned;
 mod service;
 #[cfg(test)]
 mod tests;
 pub mod typed;
-mod typed_targets;
 #[cfg(test)]
 mod typed_tests;
+#[cfg(test)]
+mod wire_tests;
 
 use draft::{check_conditions, check_properties, enabled_of, properties_of, target_of, Draft};
 // Named by the tests, benches and fuzz targets only.
@@ -42,11 +44,11 @@ use draft::{check_conditions, check_properties, enabled_of, properties_of, targe
 pub use owned::owned_id;
 pub(crate) use owned::sync_owned;
 // `typed::Automation` is named by its path: here `Automation` is the stored one of the store.
+pub use catalogue::{AutomationTarget, AutomationTemplate, TargetInput};
 pub use typed::{
     AutomationEvent, AutomationOwner, Condition, ConditionSource, DeletedAutomation,
     StoredAutomation, TestFiring,
 };
-pub use typed_targets::{AutomationTarget, AutomationTemplate, TargetInput};
 
 /// Most conditions of one automation.
 pub const MAX_CONDITIONS: usize = 20;
@@ -146,7 +148,7 @@ pub fn owner_principal(scope: &Scope, doc: &Map<String, Value>) -> Principal {
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
 /// let paging = Paging { skip: 0, limit: None };
 /// let targets = platform.automations().targets(&admin, &paging)?;
-/// assert!(targets.items.iter().any(|t| t["_id"] == "platform.webhook"));
+/// assert!(targets.items.iter().any(|t| t.id == "platform.webhook"));
 /// assert_eq!(platform.automations().list(&admin, &paging)?.total, 0);
 /// # Ok::<(), platform_core::Error>(())
 /// ```

@@ -8,13 +8,17 @@ use crate::events::targets::{self};
 use crate::ids::{Scope, Source};
 use crate::json::json_kind;
 use crate::query::Paging;
-use crate::store::{Automation, Collection, Delivery, DeliveryStatus, LogFilter, LogStatus, Page};
+use crate::store::{
+    Automation, Collection, Delivery, DeliveryStatus, LogEntry, LogFilter, LogStatus, MailEntry,
+    Page,
+};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::{
-    check_conditions, check_properties, enabled_of, properties_of, target_of, Automations, Draft,
-    LogQuery, LOG_STATUSES,
+    catalogue, check_conditions, check_properties, enabled_of, properties_of, target_of,
+    AutomationTarget, AutomationTemplate, Automations, ConditionSource, Draft, LogQuery,
+    LOG_STATUSES,
 };
 use super::{invalid, new_id, render, sync_owned, SYSTEM};
 
@@ -101,14 +105,14 @@ impl Automations<'_> {
 
     /// The targets automations can call (the action service's catalogue, the same for every
     /// caller), one page of them.
-    pub fn targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<Value>> {
-        Ok(paging.page(targets::TARGETS.iter().map(|t| t.to_json()).collect()))
+    pub fn targets(&self, _p: &Principal, paging: &Paging) -> Result<Page<AutomationTarget>> {
+        Ok(paging.page(targets::TARGETS.iter().map(AutomationTarget::of).collect()))
     }
 
-    /// One target of the action service.
-    pub fn target(&self, _p: &Principal, id: &str) -> Result<Value> {
+    /// One target of the action service, by id or bare code.
+    pub fn target(&self, _p: &Principal, id: &str) -> Result<AutomationTarget> {
         targets::find(id)
-            .map(|t| t.to_json())
+            .map(AutomationTarget::of)
             .ok_or_else(|| Error::not_found(format!("target \"{id}\" not found")))
     }
 
@@ -234,25 +238,7 @@ impl Automations<'_> {
     /// of [`LOG_STATUSES`].
     /// `from` and `to` take a date or a date-time (UTC unless it says otherwise); both are
     /// inclusive, a date alone covering its whole day.
-    pub fn log(&self, p: &Principal, query: &LogQuery) -> Result<Page<Value>> {
-        let page = self.log_entries(p, query)?;
-        Ok(Page {
-            estimated: page.estimated,
-            total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|e| Value::Object(e.to_json()))
-                .collect(),
-        })
-    }
-
-    /// [`log`](Self::log) as stored entries.
-    pub fn log_entries(
-        &self,
-        p: &Principal,
-        query: &LogQuery,
-    ) -> Result<Page<crate::store::LogEntry>> {
+    pub fn log(&self, p: &Principal, query: &LogQuery) -> Result<Page<LogEntry>> {
         // A date alone starts (`from`) or ends (`to`) with its whole day.
         let bound = |v: &Option<String>, name: &str| -> Result<Option<DateTime<Utc>>> {
             v.as_deref()
@@ -305,26 +291,7 @@ impl Automations<'_> {
     }
 
     /// The mail outbox of the caller's tenant and environment, newest first.
-    pub fn mail_outbox(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<Value>> {
-        let page = self.mails(p, skip, limit)?;
-        Ok(Page {
-            estimated: false,
-            total: page.total,
-            items: page
-                .items
-                .iter()
-                .map(|m| Value::Object(m.to_json()))
-                .collect(),
-        })
-    }
-
-    /// [`mail_outbox`](Self::mail_outbox) as stored mails.
-    pub fn mails(
-        &self,
-        p: &Principal,
-        skip: u64,
-        limit: Option<u64>,
-    ) -> Result<Page<crate::store::MailEntry>> {
+    pub fn mails(&self, p: &Principal, skip: u64, limit: Option<u64>) -> Result<Page<MailEntry>> {
         let page = self
             .platform
             .read()?
@@ -336,15 +303,34 @@ impl Automations<'_> {
         })
     }
 
-    /// The automation templates that fit an item (`_function=listAutomations`); the item must
-    /// exist and be readable by the caller.
+    /// The automation templates that fit item `key` of `service` in `source`
+    /// (`_function=listAutomations`); the item must exist and be readable by the caller.
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Source};
+    /// use serde_json::{json, Map};
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let admin = platform.tenancy().local_principal("default", "admin")?;
+    /// platform.objects().save(&admin, Collection::Object, json!({"_id": "PLANT1"}), &Default::default())?;
+    /// let automations = platform.automations();
+    /// let offered = automations.templates(&admin, "object", Source::Private, "PLANT1")?;
+    /// let mail = offered.iter().find(|t| t.code == "email" && t.conditions[0].action == "update").unwrap();
+    /// assert_eq!(mail.conditions[0].id, "PLANT1");
+    /// let mut values = Map::new();
+    /// values.insert("to".into(), json!("ops@acme.example"));
+    /// values.insert("subject".into(), json!("PLANT1 changed"));
+    /// let saved = automations.save_automation(&admin, &mail.automation(values))?;
+    /// assert_eq!(saved.automation.conditions, mail.conditions);
+    /// assert_eq!(saved.automation.target.as_deref(), Some("platform.email"));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
     pub fn templates(
         &self,
         p: &Principal,
         service: &str,
         source: Source,
         key: &str,
-    ) -> Result<Vec<Value>> {
+    ) -> Result<Vec<AutomationTemplate>> {
         if !targets::is_event_service(service) {
             return Err(invalid(format!(
                 "the {service} service raises no events, so no automation fits its items"
@@ -407,7 +393,11 @@ impl Automations<'_> {
                 self.platform.validation().record(p, key)?;
             }
         }
-        Ok(targets::templates(source.as_str(), service, key))
+        let source = match source {
+            Source::Public => ConditionSource::Public,
+            _ => ConditionSource::Private,
+        };
+        Ok(catalogue::templates(source, service, key))
     }
 
     /// Recreates the missing automations of the caller's enabled `runOnUpdate` configurations

@@ -4,16 +4,13 @@
 
 use super::typed::{from_json, Automation};
 use super::{
-    sync_owned, AutomationOwner, AutomationTarget, Condition, ConditionSource, DeletedAutomation,
-    StoredAutomation,
+    sync_owned, AutomationOwner, Condition, ConditionSource, DeletedAutomation, StoredAutomation,
 };
 use crate::auth::{Principal, Role};
 use crate::clock::{format_instant, FixedClock};
 use crate::error::{Error, ErrorCode};
-use crate::events::EVENT_SERVICES;
-use crate::ids::Source;
 use crate::query::Paging;
-use crate::store::{sqlite::SqliteStore, Collection};
+use crate::store::sqlite::SqliteStore;
 use crate::Platform;
 use chrono::{TimeZone, Utc};
 use serde_json::{json, Map, Value};
@@ -251,140 +248,6 @@ fn a_typed_test_firing_is_the_json_one() {
     );
 }
 
-#[test]
-fn typed_targets_are_the_json_catalogue() {
-    let (platform, ann) = platform();
-    let automations = platform.automations();
-    let page = automations.automation_targets(&ann, &ALL).unwrap();
-    let json = automations.targets(&ann, &ALL).unwrap();
-    let ids: Vec<&str> = page.items.iter().map(|t| t.id.as_str()).collect();
-    assert_eq!(
-        ids,
-        [
-            "platform.validation",
-            "platform.email",
-            "platform.webhook",
-            "platform.script"
-        ]
-    );
-    assert_eq!(page.total, 4);
-    for (typed, json) in page.items.iter().zip(&json.items) {
-        assert_eq!(
-            typed,
-            &from_json::<AutomationTarget>("target", json.clone()).unwrap()
-        );
-        let names: Vec<&String> = json["inputs"].as_object().unwrap().keys().collect();
-        assert_eq!(
-            typed.inputs.iter().map(|i| &i.name).collect::<Vec<_>>(),
-            names
-        );
-        let target = crate::events::targets::find(&typed.id).unwrap();
-        assert_eq!(typed.allow_transformation, target.transform);
-        for (service, actions) in EVENT_SERVICES {
-            for action in *actions {
-                assert_eq!(
-                    typed.accepts(service, action),
-                    target.accepts(service, action)
-                );
-            }
-        }
-        assert_eq!(
-            &automations.automation_target(&ann, &typed.code).unwrap(),
-            typed
-        );
-    }
-    let email = &page.items[1];
-    let inputs: Vec<(&str, &str, bool)> = email
-        .inputs
-        .iter()
-        .map(|i| (i.name.as_str(), i.kind.as_str(), i.required))
-        .collect();
-    assert_eq!(
-        inputs,
-        [
-            ("to", "email", true),
-            ("subject", "string", true),
-            ("attachment", "boolean", false),
-            ("attachmentName", "string", false),
-            ("@transformer", "script", false),
-        ]
-    );
-    assert_eq!(
-        email.inputs[4]
-            .filter
-            .as_ref()
-            .map(|f| f["category"].clone()),
-        Some(json!("automation"))
-    );
-    let second = Paging {
-        skip: 1,
-        limit: Some(2),
-    };
-    let paged = automations.automation_targets(&ann, &second).unwrap();
-    assert_eq!((paged.total, paged.items), (4, page.items[1..3].to_vec()));
-    let e = automations
-        .automation_target(&ann, "platform.fax")
-        .unwrap_err();
-    let j = automations.target(&ann, "platform.fax").unwrap_err();
-    assert_eq!(
-        (e.code(), e.to_string()),
-        (ErrorCode::NotFound, j.to_string())
-    );
-}
-
-#[test]
-fn typed_templates_are_the_json_templates_and_save() {
-    let (platform, ann) = platform();
-    let automations = platform.automations();
-    let body = json!({"_id": "PLANT1"});
-    platform
-        .objects()
-        .save(&ann, Collection::Object, body, &Default::default())
-        .unwrap();
-    let typed = automations
-        .automation_templates(&ann, "object", Source::All, "PLANT1")
-        .unwrap();
-    let json = automations
-        .templates(&ann, "object", Source::All, "PLANT1")
-        .unwrap();
-    // Email, webhook and script on create, update and delete; validation takes no object event.
-    assert_eq!((typed.len(), json.len()), (9, 9));
-    for (t, j) in typed.iter().zip(&json) {
-        assert_eq!(t, &from_json("template", j.clone()).unwrap());
-        assert_eq!(t.conditions[0].source, ConditionSource::Private);
-        assert_eq!(t.template, j["template"].as_str().unwrap());
-    }
-    let script = typed
-        .iter()
-        .find(|t| t.code == "script" && t.conditions[0].action == "delete")
-        .unwrap();
-    assert_eq!(
-        script.template,
-        "When object PLANT1 raises delete, run the script [script]"
-    );
-    let mut values = Map::new();
-    values.insert("script".into(), json!("absent"));
-    let e = automations
-        .save_automation(&ann, &script.automation(values))
-        .unwrap_err();
-    assert_eq!(
-        (e.code(), e.to_string()),
-        (
-            ErrorCode::InvalidParameter,
-            "properties.script: script \"absent\" does not exist".to_string()
-        )
-    );
-    for (service, key) in [("weather", "PLANT1"), ("object", "PLANT2")] {
-        let e = automations
-            .automation_templates(&ann, service, Source::Private, key)
-            .unwrap_err();
-        let j = automations
-            .templates(&ann, service, Source::Private, key)
-            .unwrap_err();
-        assert_eq!((e.code(), e.to_string()), (j.code(), j.to_string()));
-    }
-}
-
 /// An automation that reads, the body the JSON call is sent for it, and the code the two are
 /// refused with.
 fn refused() -> Vec<(Automation, Value, ErrorCode)> {
@@ -529,6 +392,4 @@ fn answers_that_do_not_read_are_internal_errors() {
         assert!(matches!(e, Error::Internal(_)), "{answer}: {e:?}");
         assert_eq!(e.code(), ErrorCode::Internal);
     }
-    let e = from_json::<AutomationTarget>("target", json!({"_id": "x"})).unwrap_err();
-    assert!(matches!(e, Error::Internal(_)), "{e:?}");
 }

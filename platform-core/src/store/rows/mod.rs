@@ -2,8 +2,9 @@
 //! field a query or a rule reads is a typed field, and every time is an instant
 //! (`DateTime<Utc>`, kept to the millisecond).
 //!
-//! Jobs, automation log entries and mail entries have a JSON form (the interface shows it);
-//! `to_json` writes it and `from_json` reads it back, so a backend may keep that form as it is.
+//! Jobs, automation log entries and mail entries have a JSON form (the interface shows it: the
+//! log and mail entries are their serde forms); `to_json` writes it and `from_json` reads it
+//! back, so a backend may keep that form as it is.
 
 use crate::auth::Role;
 use crate::clock::{format_instant, parse_instant};

@@ -1,6 +1,15 @@
 //! Automations, their deliveries (the outbox of events), the automation log and the mail outbox.
 
 use super::*;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+/// The serde form of an entry, which is an object.
+fn serialised(entry: &impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(entry) {
+        Ok(Value::Object(m)) => m,
+        _ => unreachable!("an entry serialises to an object"),
+    }
+}
 
 /// An automation: a target that receives the events its conditions match. The body is the
 /// document as saved; its indexed fields are read from it once, when the row is made.
@@ -173,22 +182,36 @@ pub struct LogEntry {
     pub timestamp: DateTime<Utc>,
 }
 
+/// The entry's JSON form (the automation log's items): `{_id: "<delivery>-<attempt>", _type:
+/// "VarAutomationLogEntry", automation, target, owner, source, service, key, action, user,
+/// eventTimestamp, delivery, attempt, status, message, timestamp}`.
+impl Serialize for LogEntry {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("LogEntry", 15)?;
+        s.serialize_field("_id", &format!("{}-{}", self.delivery, self.attempt))?;
+        s.serialize_field("_type", "VarAutomationLogEntry")?;
+        s.serialize_field("automation", &self.automation)?;
+        s.serialize_field("target", &self.target)?;
+        s.serialize_field("owner", &self.owner)?;
+        s.serialize_field("source", &self.source)?;
+        s.serialize_field("service", &self.service)?;
+        s.serialize_field("key", &self.key)?;
+        s.serialize_field("action", &self.action)?;
+        s.serialize_field("user", &self.user)?;
+        s.serialize_field("eventTimestamp", &format_instant(self.event_timestamp))?;
+        s.serialize_field("delivery", &self.delivery)?;
+        s.serialize_field("attempt", &self.attempt)?;
+        s.serialize_field("status", self.status.as_str())?;
+        s.serialize_field("message", &self.message)?;
+        s.serialize_field("timestamp", &format_instant(self.timestamp))?;
+        s.end()
+    }
+}
+
 impl LogEntry {
-    /// The entry's JSON form: `{_id: "<delivery>-<attempt>", _type: "VarAutomationLogEntry",
-    /// automation, target, owner, source, service, key, action, user, eventTimestamp, delivery,
-    /// attempt, status, message, timestamp}`.
+    /// The entry's JSON form, as kept by a backend: its serde form.
     pub fn to_json(&self) -> Map<String, Value> {
-        object(json!({
-            "_id": format!("{}-{}", self.delivery, self.attempt),
-            "_type": "VarAutomationLogEntry",
-            "automation": self.automation, "target": self.target, "owner": self.owner,
-            "source": self.source, "service": self.service, "key": self.key,
-            "action": self.action, "user": self.user,
-            "eventTimestamp": format_instant(self.event_timestamp),
-            "delivery": self.delivery, "attempt": self.attempt,
-            "status": self.status.as_str(), "message": self.message,
-            "timestamp": format_instant(self.timestamp),
-        }))
+        serialised(self)
     }
 
     /// Reads the JSON form of [`LogEntry::to_json`].
@@ -236,8 +259,8 @@ pub struct LogFilter {
     pub limit: Option<u64>,
 }
 
-/// A file attached to an email.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A file attached to an email; its serde form is `{name, content}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct MailAttachment {
     /// The file name.
     pub name: String,
@@ -270,18 +293,29 @@ pub struct MailEntry {
     pub timestamp: DateTime<Utc>,
 }
 
+/// The entry's JSON form (the mail outbox's items): `{_id, from, to, subject, contentType, body,
+/// attachment: null or {name, content}, automation, owner, timestamp}`.
+impl Serialize for MailEntry {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("MailEntry", 10)?;
+        s.serialize_field("_id", &self.id)?;
+        s.serialize_field("from", &self.from)?;
+        s.serialize_field("to", &self.to)?;
+        s.serialize_field("subject", &self.subject)?;
+        s.serialize_field("contentType", &self.content_type)?;
+        s.serialize_field("body", &self.body)?;
+        s.serialize_field("attachment", &self.attachment)?;
+        s.serialize_field("automation", &self.automation)?;
+        s.serialize_field("owner", &self.owner)?;
+        s.serialize_field("timestamp", &format_instant(self.timestamp))?;
+        s.end()
+    }
+}
+
 impl MailEntry {
-    /// The entry's JSON form: `{_id, from, to, subject, contentType, body, attachment: null or
-    /// {name, content}, automation, owner, timestamp}`.
+    /// The entry's JSON form, as kept by a backend: its serde form.
     pub fn to_json(&self) -> Map<String, Value> {
-        object(json!({
-            "_id": self.id,
-            "from": self.from, "to": self.to, "subject": self.subject,
-            "contentType": self.content_type, "body": self.body,
-            "attachment": self.attachment.as_ref().map(|a| json!({"name": a.name, "content": a.content})),
-            "automation": self.automation, "owner": self.owner,
-            "timestamp": format_instant(self.timestamp),
-        }))
+        serialised(self)
     }
 
     /// Reads the JSON form of [`MailEntry::to_json`].
