@@ -142,6 +142,12 @@ impl Answer {
         Answer { body, total: None }
     }
 
+    /// A typed answer of the core, written as the server writes it (serde, in the order and
+    /// form of its type).
+    pub fn typed<T: serde::Serialize>(answer: &T) -> Result<Answer> {
+        platform_server::wire::to_wire(answer).map(Answer::of)
+    }
+
     /// A page of a list and its total.
     pub fn page(items: Vec<Value>, total: u64, estimated: bool) -> Answer {
         Answer {
