@@ -18,6 +18,7 @@
 mod corpus;
 
 use divan::Bencher;
+use platform_core::api::{RunOutcome, ValidationRequest};
 use platform_core::auth::Principal;
 use platform_core::data::model::Point;
 use platform_core::documents::SaveOptions;
@@ -337,16 +338,10 @@ fn one_run_per_series(b: Bencher) {
     b.with_inputs(setup).bench_local_values(|s| {
         let mut records = 0u64;
         for t in &s.targets {
-            let out = s
-                .platform
-                .validation()
-                .run_json(
-                    &s.who,
-                    &json!({"target": t, "from": "2024-01-01"}),
-                    "manual",
-                )
-                .unwrap();
-            records += out["records"].as_u64().unwrap_or(0);
+            let req =
+                ValidationRequest::from_body(&json!({"target": t, "from": "2024-01-01"})).unwrap();
+            let out = s.platform.validation().run(&s.who, &req).unwrap();
+            records += out.done().map_or(0, |r| r.records);
         }
         assert_eq!(records as usize, s.targets.len() * s.points);
         records
@@ -357,19 +352,17 @@ fn one_run_per_series(b: Bencher) {
 #[divan::bench(sample_count = 1, sample_size = 1)]
 fn timings_of_one_series(b: Bencher) {
     b.with_inputs(setup).bench_local_values(|s| {
-        let out = s
-            .platform
-            .validation()
-            .run_json(
-                &s.who,
-                &json!({"target": s.targets[0], "from": "2024-01-01"}),
-                "manual",
-            )
-            .unwrap();
-        eprintln!(
-            "timings of one series of {} points (ms): {}",
-            s.points, out["timings"]
-        );
+        let req =
+            ValidationRequest::from_body(&json!({"target": s.targets[0], "from": "2024-01-01"}))
+                .unwrap();
+        let out = s.platform.validation().run(&s.who, &req).unwrap();
+        if let RunOutcome::Done(r) = &out {
+            eprintln!(
+                "timings of one series of {} points (ms): {}",
+                s.points,
+                serde_json::to_string(&r.timings).unwrap_or_default()
+            );
+        }
         out
     });
 }

@@ -262,7 +262,7 @@ impl Call for DeleteObject {
                 &what,
                 self.reason.as_deref(),
             )
-            .and_then(Answer::typed)
+            .and_then(|gone| Answer::typed(&gone))
     }
 
     fn http(self) -> Http {

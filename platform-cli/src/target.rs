@@ -142,12 +142,10 @@ impl Answer {
         Answer { body, total: None }
     }
 
-    /// An answer of the core's own type, written as the interface writes it (serde, with the
-    /// type's wire names): the CLI's one adapter from the core's types to JSON.
-    pub fn typed<T: serde::Serialize>(answer: T) -> Result<Answer> {
-        serde_json::to_value(answer)
-            .map(Answer::of)
-            .map_err(|e| Error::Internal(format!("an answer does not write as JSON: {e}")))
+    /// A typed answer of the core, written as the server writes it (serde, in the order and
+    /// form of its type): the CLI's one adapter from the core's types to JSON.
+    pub fn typed<T: serde::Serialize>(answer: &T) -> Result<Answer> {
+        platform_server::wire::to_wire(answer).map(Answer::of)
     }
 
     /// A page of a list and its total.

@@ -4,10 +4,11 @@ use crate::endpoint::{AnswerDoc, BodyDoc, Endpoint, Function, Verb};
 use crate::error::ApiError;
 use crate::negotiate::listed;
 use crate::request::{function_named, Caller, Query};
+use crate::wire::to_wire;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::Collection;
 use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
-use platform_core::api::{Source, VersionRef};
+use platform_core::api::{RunOutcome, Source, ValidationRequest, VersionRef};
 use platform_core::ErrorCode;
 use serde_json::Value;
 use std::time::Duration;
@@ -319,23 +320,43 @@ async fn validation_post(caller: Caller, Query(params): Query, payload: web::Pay
             "_wait and _delay together: a run postponed by _delay is not waited for",
         ));
     }
-    let out = caller
-        .run(move |p, who| match name {
-            "run" => p.validation().run_json(who, &body, "manual"),
-            "test" => p.validation().test_json(who, &body, "manual"),
-            "runMany" => p.validation().run_many(who, &body, "manual"),
-            "suggest" => p.validation().suggest(who, &body),
-            "tune" => p.validation().tune(who, &body),
-            "override" | "removeOverride" | "comment" => {
-                p.validation().records_action(who, name, &body)
+    let (out, job) = caller
+        .run(move |p, who| {
+            let v = p.validation();
+            match name {
+                "run" => {
+                    let outcome = v.run(who, &ValidationRequest::from_body(&body)?)?;
+                    let job = match &outcome {
+                        RunOutcome::Queued(queued) => Some(queued.job.clone()),
+                        RunOutcome::Done(_) => None,
+                    };
+                    Ok((to_wire(&outcome)?, job))
+                }
+                "test" => Ok((
+                    to_wire(&v.test(who, &ValidationRequest::from_body(&body)?)?)?,
+                    None,
+                )),
+                "runMany" => {
+                    let out = v.run_many(who, &body, "manual")?;
+                    let job = out["job"]
+                        .as_str()
+                        .filter(|_| out["background"] == true)
+                        .map(str::to_string);
+                    Ok((out, job))
+                }
+                "suggest" => v.suggest(who, &body).map(|out| (out, None)),
+                "tune" => v.tune(who, &body).map(|out| (out, None)),
+                "override" | "removeOverride" | "comment" => {
+                    v.records_action(who, name, &body).map(|out| (out, None))
+                }
+                other => Err(platform_core::Error::invalid_parameter(format!(
+                    "_function \"{other}\" is not answered by POST validation/v1"
+                ))),
             }
-            other => Err(platform_core::Error::invalid_parameter(format!(
-                "_function \"{other}\" is not answered by POST validation/v1"
-            ))),
         })
         .await?;
-    let out = match wait {
-        Some(wait) if matches!(name, "run" | "runMany") => waited(&caller, out, wait).await?,
+    let out = match (wait, job) {
+        (Some(wait), Some(job)) => waited(&caller, out, job, wait).await?,
         _ => out,
     };
     Ok(HttpResponse::Ok().json(out))
@@ -358,14 +379,15 @@ fn wait_of(params: &platform_core::api::Params) -> Result<Option<Duration>, ApiE
     }
 }
 
-/// The answer of a run that went to the background once its job ends within `wait` (the
-/// job's result, the answer the run would have given at once), else the queued answer. A job
-/// that fails is the error it failed with.
-async fn waited(caller: &Caller, out: Value, wait: Duration) -> Result<Value, ApiError> {
-    let Some(id) = out["job"].as_str().filter(|_| out["background"] == true) else {
-        return Ok(out);
-    };
-    let id = id.to_string();
+/// The answer of a run that went to the background as job `id` once its job ends within
+/// `wait` (the job's result, the answer the run would have given at once), else the queued
+/// answer. A job that fails is the error it failed with.
+async fn waited(
+    caller: &Caller,
+    out: Value,
+    id: String,
+    wait: Duration,
+) -> Result<Value, ApiError> {
     let deadline = std::time::Instant::now() + wait;
     loop {
         let job = {

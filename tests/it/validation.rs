@@ -805,15 +805,15 @@ fn background_jobs_survive_a_restart() {
             .collect();
         platform.objects().save(&who, platform_core::store::Collection::Object, json!({"_id": "A", "S": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": data}}), &Default::default()).unwrap();
         platform.objects().save(&who, platform_core::store::Collection::ValidationConfig, json!({"_id": "A:S", "kind": "timeseries", "checks": [{"name": "p", "expression": "value > 3"}], "options": {"maxPoints": 2}}), &Default::default()).unwrap();
-        let out = platform
-            .validation()
-            .run_json(
-                &who,
-                &json!({"target": "A:S", "from": "2024-07-01", "to": "2024-07-07"}),
-                "manual",
-            )
-            .unwrap();
-        (who, out["job"].as_str().unwrap().to_string())
+        let req = platform_core::api::ValidationRequest::from_body(
+            &json!({"target": "A:S", "from": "2024-07-01", "to": "2024-07-07"}),
+        )
+        .unwrap();
+        let out = platform.validation().run(&who, &req).unwrap();
+        let platform_core::api::RunOutcome::Queued(queued) = out else {
+            panic!("a run over maxPoints is queued: {out:?}");
+        };
+        (who, queued.job)
     };
     // The server stopped while the job was running: it is marked running in the file.
     {

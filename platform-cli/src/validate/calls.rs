@@ -5,7 +5,7 @@
 use platform_core::api::Collection;
 use platform_core::api::Params;
 use platform_core::api::{ListRequest, SaveOptions};
-use platform_core::api::{Source, VersionRef};
+use platform_core::api::{Source, ValidationRequest, VersionRef};
 use platform_core::{Error, Result};
 use serde_json::Value;
 
@@ -43,8 +43,12 @@ impl Call for Function {
         let validation = platform.validation();
         let body = &self.body;
         match self.name {
-            "run" => validation.run_json(who, body, "manual"),
-            "test" => validation.test_json(who, body, "manual"),
+            "run" => {
+                return Answer::typed(&validation.run(who, &ValidationRequest::from_body(body)?)?)
+            }
+            "test" => {
+                return Answer::typed(&validation.test(who, &ValidationRequest::from_body(body)?)?)
+            }
             "runMany" => validation.run_many(who, body, "manual"),
             "suggest" => validation.suggest(who, body),
             "tune" => validation.tune(who, body),

@@ -120,9 +120,17 @@ pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
 pub use crate::templates::Scripts;
 pub use crate::tenancy::RoleChange;
 pub use crate::tenancy::Tenancy;
+pub use crate::validation::counts::{
+    StatusCounts, ValidationCounts, ValidationKind, ValidationStatus,
+};
 pub use crate::validation::engine::{CheckScope, Severity};
 pub use crate::validation::jobs::Backlog;
+pub use crate::validation::jobs::QueuedRun;
 pub use crate::validation::jobs::{JobInfo, Jobs};
+pub use crate::validation::records::{RecordCheck, TenorCheck, TenorResult};
+pub use crate::validation::run::{
+    PointResult, RunOutcome, RunTimings, ValidationRequest, ValidationResult, When,
+};
 pub use crate::validation::Validation;
 /// Arrow's record batch (arrow-array 60), the answer of [`Data::read_record_batch`].
 pub use arrow_array::RecordBatch;
@@ -133,14 +141,10 @@ pub use data::{
 pub use data_typed::{DataEntry, DataItem};
 pub use objects::Object;
 pub use shape::ShapedCurve;
-pub use validation::{
-    CheckResult, PointResult, QueuedRun, RunOutcome, RunTimings, TenorCheck, TenorResult,
-    ValidationCounts, ValidationKind, ValidationRequest, ValidationResult, ValidationStatus, When,
-};
 pub use validation_config::{Check, ValidationConfig, ValidationOptions};
 pub use validation_typed::{
-    AutomationSync, BatchItemResult, JobResult, RecordCheck, RecordOutcome, RecordOverride,
-    Resolution, TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationRecord,
+    AutomationSync, BatchItemResult, JobResult, RecordOutcome, RecordOverride, Resolution,
+    TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationRecord,
 };
 pub use validation_typed_insights::{
     ActivityEntry, CheckStats, CheckTally, ConfigStats, DayCounts, FailingPoint, OpenIssue,

@@ -2,7 +2,7 @@
 //! [`ValidationOptions`], saved by [`Validation::save_config`] through the save the JSON body
 //! takes, so every rule and error is the same.
 
-use super::validation::ValidationKind;
+use super::ValidationKind;
 use crate::auth::Principal;
 use crate::documents::SaveOptions;
 use crate::error::{Error, Result};

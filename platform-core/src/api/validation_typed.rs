@@ -7,7 +7,7 @@
 //! form is the JSON body, and the JSON answer reads into the typed answer with serde (an
 //! answer that does not read is an internal error).
 
-use super::validation::{TenorResult, ValidationCounts, ValidationKind, ValidationStatus, When};
+use super::{RecordCheck, TenorResult, ValidationCounts, ValidationKind, ValidationStatus, When};
 use crate::auth::Principal;
 use crate::documents::ListRequest;
 use crate::error::{Error, Result};
@@ -38,33 +38,6 @@ pub(super) fn point_text<S: Serializer>(at: &Option<When>, s: S) -> Result<S::Ok
 
 fn is_false(b: &bool) -> bool {
     !*b
-}
-
-/// A check's result as a record keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordCheck {
-    /// The check's id in its configuration.
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// `point`, `tenor` or `curve`.
-    pub scope: String,
-    /// `warning`, `failed` or `severe`.
-    pub severity: String,
-    /// Its status.
-    pub status: ValidationStatus,
-    /// Its message ("" when it passed).
-    pub message: String,
-    /// How often it failed: 0 or 1, for a tenor check the tenors failing it.
-    pub failures: u64,
-    /// Its messages.
-    pub log: Vec<String>,
-    /// Milliseconds it took per point in the last run.
-    pub ms: f64,
-    /// A tenor check: the tenors failing it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tenors_failed: Option<u64>,
 }
 
 /// A user's override of a failing record.
@@ -570,7 +543,7 @@ pub(super) fn action_body<S: AsRef<str>>(ids: &[S], text: Option<(&str, &str)>) 
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobResult {
     /// A `run` of one data item sent to the background.
-    Run(super::validation::ValidationResult),
+    Run(super::ValidationResult),
     /// A `runMany` batch (or one of its items) sent to the background.
     Batch(ValidationBatchResult),
 }
@@ -613,7 +586,7 @@ impl super::JobInfo {
             ))
         };
         match self.kind.as_str() {
-            "run" => super::validation::ValidationResult::deserialize(result)
+            "run" => super::ValidationResult::deserialize(result)
                 .map(|r| Some(JobResult::Run(r)))
                 .map_err(|e| read("a run's", e)),
             "runMany" => ValidationBatchResult::deserialize(result)

@@ -5,9 +5,9 @@
 //! As in `validation_typed`, each typed call is the JSON call with typed values on either
 //! side.
 
-use super::validation::{ValidationCounts, ValidationStatus, When};
 use super::validation_typed::{from_json, point_texts, Resolution, TimelineEvent};
 use super::ValidationKind;
+use super::{ValidationCounts, ValidationStatus, When};
 use crate::auth::Principal;
 use crate::error::{Error, Result};
 use crate::query::Params;

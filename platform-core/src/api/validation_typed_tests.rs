@@ -740,10 +740,10 @@ fn a_typed_curve_record_has_its_tenors() {
         .unwrap();
     assert_eq!(tried.kind, ValidationKind::Curve);
     let point = &tried.results[0];
-    assert_eq!(point.id.as_deref(), Some("TTF:FWD:2024-02-28"));
-    assert_eq!(point.point_date, Some(ondate));
+    assert_eq!(point.id, "TTF:FWD:2024-02-28");
+    assert_eq!(point.point_date, ondate);
     assert_eq!(point.failed_tenors, Some(vec!["M02".to_string()]));
-    let counts = point.tenor_counts.unwrap();
+    let counts = point.tenor_counts.clone().unwrap();
     assert_eq!((counts.valid, counts.failed), (1, 1));
     let tenors: Vec<(&str, ValidationStatus)> = point
         .tenors

@@ -503,20 +503,13 @@ impl<'p> Deliveries<'p> {
             req["from"] = from.clone();
             req["to"] = to.clone();
         }
-        let out = self
-            .platform
-            .validation()
-            .validation_run(who, &req, false, "update")?;
-        if out.get("background").and_then(Value::as_bool) == Some(true) {
-            return Ok(format!(
-                "validation of {target} queued: {}",
-                out["message"].as_str().unwrap_or_default()
-            ));
+        let outcome = self.platform.validation().run_body(who, &req, "update")?;
+        if let Some(queued) = outcome.queued() {
+            return Ok(format!("validation of {target} queued: {}", queued.message));
         }
         Ok(format!(
-            "validation of {target}: {} ({} points)",
-            out["status"].as_str().unwrap_or("done"),
-            out["points"]
+            "validation of {target}: done ({} points)",
+            outcome.done().map_or(0, |r| r.points)
         ))
     }
 

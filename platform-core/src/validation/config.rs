@@ -71,6 +71,14 @@ impl Kind {
         }
     }
 
+    /// The kind as the answers type it.
+    pub fn typed(self) -> crate::validation::counts::ValidationKind {
+        match self {
+            Kind::TimeSeries => crate::validation::counts::ValidationKind::TimeSeries,
+            Kind::Curve => crate::validation::counts::ValidationKind::Curve,
+        }
+    }
+
     /// Parses a kind.
     pub fn parse(text: &str) -> Result<Kind> {
         match text {
@@ -116,6 +124,14 @@ pub struct Config {
 }
 
 impl Config {
+    /// The configuration's name, when it has one.
+    pub fn name(&self) -> Option<String> {
+        self.doc
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+
     /// Reads a stored (normalised) configuration.
     pub fn from_doc(doc: Map<String, Value>) -> Result<Config> {
         let target = doc

@@ -12,7 +12,29 @@ use crate::error::{Error, Result};
 use crate::store::{DeliveryStatus, Job, JobStatus, Worker};
 use crate::Platform;
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+/// A run sent to the background: its job, which [`Jobs::run_next`] or a server's
+/// worker runs, and the message that says who runs it. Its serde form is the answer of a run
+/// (or a batch) sent there: `{"background": true, "message": ..., "job": ...}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedRun {
+    /// The job's id ([`Jobs::jobs`] lists it, with its result once done).
+    pub job: String,
+    /// Where the run went and who runs it.
+    pub message: String,
+}
+
+impl Serialize for QueuedRun {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("background", &true)?;
+        map.serialize_entry("message", &self.message)?;
+        map.serialize_entry("job", &self.job)?;
+        map.end()
+    }
+}
 
 /// How long a worker may go unseen before it counts as stopped (it reports every few seconds).
 pub const WORKER_TIMEOUT_SECS: i64 = 20;
@@ -99,8 +121,8 @@ impl<'p> Jobs<'p> {
 }
 
 impl Jobs<'_> {
-    /// Queues background work; answers `{background: true, message, job}`.
-    pub(crate) fn queue(&self, p: &Principal, kind: &str, payload: Value) -> Result<Value> {
+    /// Queues background work: the job, and the message that says who runs it.
+    pub(crate) fn queue(&self, p: &Principal, kind: &str, payload: Value) -> Result<QueuedRun> {
         let now = self.platform.now();
         let delay = delay_of(&payload["request"])?;
         let id = format!(
@@ -137,9 +159,10 @@ impl Jobs<'_> {
             ),
             more => format!("one of the {} servers' workers runs it", more.len()),
         };
-        Ok(json!({"background": true,
-            "message": format!("the {kind} runs in the background as job {id}: {how}"),
-            "job": id}))
+        Ok(QueuedRun {
+            message: format!("the {kind} runs in the background as job {id}: {how}"),
+            job: id,
+        })
     }
 
     /// Records that the background worker `id` (a server's, started at `started`) is alive;

@@ -5,6 +5,7 @@
 //! | module | holds |
 //! |---|---|
 //! | `config` | configurations: normalised, read, their libraries, compiled (and cached) |
+//! | `counts` | the statuses, kinds and counts the answers share |
 //! | `engine` | the check engine: compile once, run over series and curves |
 //! | `records` | validation records: statuses, state machine, chunks, codec, JSON |
 //! | `events` | which record changes raise `failed`/`warning`/`success`, and data `invalid`/`validated` |
@@ -17,6 +18,7 @@
 //! | `shared` | request-body reading, counts and timings |
 
 pub mod config;
+pub mod counts;
 pub mod engine;
 pub mod events;
 mod item;

@@ -36,7 +36,9 @@
 //! | `chunk` | the chunk records are kept in, what they share, and where a point goes |
 //! | `codec` | a chunk's stored bytes |
 //! | `json` | the interface's JSON record, built from a record and its chunk |
+//! | `answer` | the typed parts of a record the answers show (its checks, a curve's tenors) |
 
+mod answer;
 mod chunk;
 mod codec;
 mod json;
@@ -46,6 +48,8 @@ mod status;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use answer::{run_tags, run_text, CurveFields};
+pub use answer::{RecordCheck, TenorCheck, TenorResult};
 pub use chunk::{bucket_of, date_key, CheckMeta, Chunk, PointFormat, RunInfo};
 pub use record::{CheckResult, CheckedValue, PointResult, Record, Summary};
 // Named by the tests, benches and fuzz targets only.

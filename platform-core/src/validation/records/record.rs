@@ -17,7 +17,7 @@ pub enum CheckedValue {
 }
 
 impl CheckedValue {
-    pub(super) fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         match self {
             CheckedValue::Null => Value::Null,
             CheckedValue::Num(x) => {

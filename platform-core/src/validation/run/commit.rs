@@ -2,6 +2,7 @@
 //! changed since they were read), its events and quality statuses in the same transaction,
 //! and the answer.
 
+use super::answer::{PointResult, RunTimings, ValidationResult};
 use super::layout::Checked;
 use super::layout::{build, results_of, seen_rows, Built};
 use crate::auth::Principal;
@@ -9,17 +10,18 @@ use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::store::{Collection, Hold};
 use crate::validation::config::Kind;
+use crate::validation::counts::{StatusCounts, ValidationStatus};
 use crate::validation::records::{status_name, Context};
-use crate::validation::shared::{bump, ms};
+use crate::validation::shared::ms;
 use crate::validation::Validation;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::time::Instant;
 
 /// A stored (or tested) run.
 pub(crate) struct Done {
     pub(super) target: String,
     /// The configuration's name.
-    pub(super) name: Value,
+    pub(super) name: Option<String>,
     pub(super) kind: Kind,
     pub(super) test: bool,
     /// Per point: the status.
@@ -28,26 +30,30 @@ pub(crate) struct Done {
     /// or the quality status is written).
     pub(super) listed: Vec<(String, String)>,
     /// Curves: the failed tenors of each point.
-    pub(super) failed_tenors: Vec<Value>,
-    pub(super) counts: Map<String, Value>,
+    pub(super) failed_tenors: Vec<String>,
+    pub(super) counts: StatusCounts,
     pub(super) truncated: bool,
-    pub(super) timings: Value,
+    pub(super) timings: RunTimings,
     /// The per-point answers (when asked for).
-    pub(super) results: Option<Vec<Value>>,
+    pub(super) results: Option<Vec<PointResult>>,
 }
 
 impl Done {
-    pub(super) fn into_json(self) -> Value {
-        let mut base =
-            json!({"target": self.target, "kind": self.kind.as_str(), "test": self.test});
-        base["points"] = json!(self.statuses.len());
-        base["records"] = json!(if self.test { 0 } else { self.statuses.len() });
-        base["counts"] = Value::Object(self.counts);
-        base["truncated"] = json!(self.truncated);
-        base["timings"] = self.timings;
-        base["message"] = Value::Null;
-        base["results"] = Value::Array(self.results.unwrap_or_default());
-        base
+    /// The answer of the run.
+    pub(super) fn into_result(self) -> ValidationResult {
+        let points = self.statuses.len() as u64;
+        ValidationResult {
+            target: self.target,
+            kind: self.kind.typed(),
+            test: self.test,
+            points,
+            records: if self.test { 0 } else { points },
+            counts: self.counts,
+            truncated: self.truncated,
+            timings: self.timings,
+            message: None,
+            results: self.results.unwrap_or_default(),
+        }
     }
 }
 
@@ -120,14 +126,15 @@ impl Validation<'_> {
             let built = if current { pre } else { again };
             built.ok_or_else(|| Error::Internal("a stored run laid out nowhere".into()))?
         };
-        let mut counts: Map<String, Value> = Map::new();
-        for s in &built.statuses {
-            bump(&mut counts, status_name(*s));
-        }
+        let counts: StatusCounts = built
+            .statuses
+            .iter()
+            .map(|s| ValidationStatus::of_code(*s))
+            .collect();
         let (scripts, read, checks) = c.timings;
         Ok(Done {
             target: c.target,
-            name: c.config.doc.get("name").cloned().unwrap_or(Value::Null),
+            name: c.config.name(),
             kind: c.config.kind,
             test: c.test,
             statuses: built.statuses,
@@ -135,7 +142,12 @@ impl Validation<'_> {
             failed_tenors: built.failed_tenors,
             counts,
             truncated: c.truncated,
-            timings: json!({"scripts": scripts, "read": read, "checks": checks, "save": ms(save_started)}),
+            timings: RunTimings {
+                scripts,
+                read,
+                checks,
+                save: ms(save_started),
+            },
             results: built.answers,
         })
     }
@@ -158,6 +170,7 @@ mod tests {
     use crate::observations::model::Point;
     use crate::store::Collection;
     use crate::Platform;
+    use serde_json::Map;
 
     fn setup() -> (Platform, Principal) {
         let platform = Platform::in_memory().unwrap();
@@ -187,7 +200,10 @@ mod tests {
             .validation()
             .plan_run(
                 who,
-                &json!({"target": "S:p", "from": "2024-07-01"}),
+                &super::super::RunRequest::from_json(
+                    &json!({"target": "S:p", "from": "2024-07-01"}),
+                )
+                .unwrap(),
                 false,
                 "manual",
                 false,
@@ -196,7 +212,8 @@ mod tests {
             .unwrap()
         {
             Planned::Checked(c) => *c,
-            Planned::Answer(a) | Planned::Nothing { answer: a, .. } => panic!("{a}"),
+            Planned::Queued(q) => panic!("{q:?}"),
+            Planned::Nothing { answer, .. } => panic!("{answer:?}"),
         }
     }
 

@@ -3,6 +3,7 @@
 //! the answer's per-point items built. A run checked ([`Checked`]) carries what it was laid
 //! into until it is stored.
 
+use super::answer::{point_result, PointResult as Answer};
 use super::MAX_LISTED;
 use crate::error::Result;
 use crate::ids::Scope;
@@ -11,27 +12,7 @@ use crate::validation::config::Config;
 use crate::validation::records::{
     self, CheckMeta, Chunk, Context, PointFormat, PointResult, Record, RunInfo,
 };
-use serde_json::{json, Map, Value};
-
-/// Record fields a run or test answers with, per point (besides `status` and `previous`).
-const RESULT_FIELDS: [&str; 16] = [
-    "_id",
-    "target",
-    "name",
-    "group",
-    "tags",
-    "kind",
-    "point",
-    "pointDate",
-    "value",
-    "message",
-    "checks",
-    "tenors",
-    "failedTenors",
-    "warningTenors",
-    "tenorCounts",
-    "contracts",
-];
+use serde_json::Value;
 
 /// A run checked but not stored yet.
 pub(crate) struct Checked {
@@ -68,9 +49,9 @@ pub(crate) struct Built {
     /// status is written).
     pub(super) listed: Vec<(String, String)>,
     /// Curves: the failed tenors of each point.
-    pub(super) failed_tenors: Vec<Value>,
+    pub(super) failed_tenors: Vec<String>,
     /// The per-point answers, when detailed.
-    pub(super) answers: Option<Vec<Value>>,
+    pub(super) answers: Option<Vec<Answer>>,
     /// Whether the answers were built.
     pub(super) detail: bool,
     /// The events the run raises (not for a test).
@@ -176,7 +157,7 @@ pub(super) fn build(
         chunk.set_index(&c.set);
         for r in results {
             let (rec, t) = records::apply_run(None, r, run, ctx);
-            built.note(&chunk, &rec, &t, list_all);
+            built.note(&chunk, &rec, &t, list_all)?;
         }
         return Ok(built);
     };
@@ -198,7 +179,7 @@ pub(super) fn build(
             events.record(chunk, &mut marked, &t);
             chunk.records[j] = marked;
         }
-        built.note(chunk, &chunk.records[j], &t, list_all);
+        built.note(chunk, &chunk.records[j], &t, list_all)?;
     }
     built.events = Some(events);
     built.seen = seen;
@@ -209,27 +190,24 @@ pub(super) fn build(
 impl Built {
     /// Notes a record the run laid out: its id and point (the first ones, or all when
     /// `list_all`), its answer when detailed, its failed tenors and its status.
-    fn note(&mut self, chunk: &Chunk, rec: &Record, t: &records::Transition, list_all: bool) {
+    fn note(
+        &mut self,
+        chunk: &Chunk,
+        rec: &Record,
+        t: &records::Transition,
+        list_all: bool,
+    ) -> Result<()> {
         if list_all || self.listed.len() < MAX_LISTED {
             let (point, _) = chunk.texts(rec);
             self.listed
                 .push((format!("{}:{point}", chunk.target), point));
         }
         if let Some(a) = &mut self.answers {
-            let mut item: Map<String, Value> = chunk
-                .materialize(rec)
-                .into_iter()
-                .filter(|(k, _)| RESULT_FIELDS.contains(&k.as_str()))
-                .collect();
-            item.insert("status".into(), json!(t.status));
-            item.insert(
-                "previous".into(),
-                t.previous.as_deref().map_or(Value::Null, |s| json!(s)),
-            );
-            a.push(Value::Object(item));
+            a.push(point_result(chunk, rec, t)?);
         }
         self.failed_tenors.extend(tenors_of(rec));
         self.statuses.push(rec.status);
+        Ok(())
     }
 }
 
@@ -329,12 +307,17 @@ impl Laying {
 }
 
 /// The failed tenors of a curve record.
-pub(super) fn tenors_of(rec: &Record) -> Vec<Value> {
+pub(super) fn tenors_of(rec: &Record) -> Vec<String> {
     rec.extra
         .as_ref()
         .and_then(|x| x.get("failedTenors"))
         .and_then(Value::as_array)
-        .cloned()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 

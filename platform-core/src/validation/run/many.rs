@@ -30,11 +30,13 @@ impl Validation<'_> {
             .unwrap_or(false);
         let delayed = crate::clock::delay_of(body)?.is_some_and(|d| !d.is_zero());
         if targets.len() > MAX_RUN_MANY || ranged || background || delayed {
-            return self.platform.jobs().queue(
+            let queued = self.platform.jobs().queue(
                 p,
                 "runMany",
                 json!({"request": body, "origin": "background"}),
-            );
+            )?;
+            return serde_json::to_value(queued)
+                .map_err(|e| Error::Internal(format!("a queued batch: {e}")));
         }
         let started = Instant::now();
         let out = self.run_many_now(p, body, &targets, origin, false)?;
@@ -70,11 +72,10 @@ impl Validation<'_> {
         origin: &str,
         in_job: bool,
     ) -> Result<Value> {
-        let request_of = |target: &String| {
-            let mut req = body.as_object().cloned().unwrap_or_default();
-            req.remove("targets");
-            req.insert("target".into(), json!(target));
-            Value::Object(req)
+        let shared = RunRequest::from_json(body)?;
+        let request_of = |target: &String| RunRequest {
+            target: Some(target.clone()),
+            ..shared.clone()
         };
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -138,12 +139,20 @@ impl Validation<'_> {
         started: Instant,
     ) -> Value {
         let stored = plan.and_then(|plan| match plan {
-            Planned::Answer(answer) => Ok(Err((answer, Value::Null, None))),
+            Planned::Queued(q) => Ok(Err((
+                json!({"kind": null, "message": q.message, "job": q.job}),
+                None,
+                None,
+            ))),
             Planned::Nothing {
                 answer,
                 name,
                 error,
-            } => Ok(Err((answer, name, error))),
+            } => Ok(Err((
+                json!({"kind": answer.kind, "message": answer.message}),
+                name,
+                error,
+            ))),
             Planned::Checked(c) => self.commit_run(p, *c, false).map(Ok),
         });
         match stored {
@@ -165,7 +174,7 @@ impl Validation<'_> {
                     "kind": done.kind.as_str(),
                     "name": done.name,
                     "points": done.statuses.len(),
-                    "counts": done.counts,
+                    "counts": json!(done.counts),
                     "status": status,
                     "message": Value::Null,
                     "ids": done.listed[..listed].iter().map(|(id, _)| json!(id)).collect::<Vec<_>>(),
@@ -176,7 +185,7 @@ impl Validation<'_> {
                     item["listTruncated"] = json!(true);
                 }
                 if done.kind == Kind::Curve {
-                    item["failedTenors"] = Value::Array(done.failed_tenors);
+                    item["failedTenors"] = json!(done.failed_tenors);
                 }
                 item
             }

@@ -1,6 +1,7 @@
 //! A run planned: the request checked, the configuration and points loaded, then refused,
 //! sent to the background, or checked (and, for a run, laid into its chunks on this thread).
 
+use super::answer::{RunTimings, ValidationResult};
 use super::evaluate::evaluate;
 use super::layout::{build, run_span, Checked};
 use super::load::{Loaded, Prepared};
@@ -9,39 +10,48 @@ use super::MAX_TEST_POINTS;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
 use crate::validation::config::Kind;
+use crate::validation::jobs::QueuedRun;
 use crate::validation::records::PointFormat;
 use crate::validation::shared::ms;
 use crate::validation::Validation;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::Instant;
 
 /// What `plan_run` found to do.
 pub(crate) enum Planned {
-    /// Sent to the background: the answer.
-    Answer(Value),
+    /// Sent to the background.
+    Queued(QueuedRun),
     /// Nothing ran: the answer, the configuration's name, and why when it could not run.
     Nothing {
-        answer: Value,
-        name: Value,
+        answer: ValidationResult,
+        name: Option<String>,
         error: Option<&'static str>,
     },
     /// Points checked, to be stored (or shown, for a test).
     Checked(Box<Checked>),
 }
 
-/// The answer of a run that checked nothing: every key of a run's answer, with the time spent
-/// loading scripts and reading data.
+/// The answer of a run that checked nothing: with the time spent loading scripts and reading
+/// data.
 fn empty_answer(
     target: &str,
     kind: Kind,
     test: bool,
     message: &str,
     (scripts, read): (f64, f64),
-) -> Value {
-    json!({"target": target, "kind": kind.as_str(), "test": test, "points": 0, "records": 0,
-        "counts": {}, "truncated": false,
-        "timings": {"scripts": scripts, "read": read, "checks": 0.0, "save": 0.0},
-        "message": message, "results": []})
+) -> ValidationResult {
+    ValidationResult {
+        target: target.to_string(),
+        kind: kind.typed(),
+        test,
+        timings: RunTimings {
+            scripts,
+            read,
+            ..RunTimings::default()
+        },
+        message: Some(message.to_string()),
+        ..ValidationResult::default()
+    }
 }
 
 impl Validation<'_> {
@@ -50,7 +60,7 @@ impl Validation<'_> {
     pub(crate) fn plan_run(
         &self,
         p: &Principal,
-        body: &Value,
+        req: &RunRequest,
         test: bool,
         origin: &str,
         in_job: bool,
@@ -59,21 +69,26 @@ impl Validation<'_> {
         if !test {
             p.require(crate::auth::Role::Writer, "running validation")?;
         }
-        let req = RunRequest::from_json(body)?;
-        let delay = when_to_run(&req, body, test)?;
+        let delay = when_to_run(req, test)?;
         let tx = self.platform.read()?;
-        let (target, prep) = self.prepare(tx.as_ref(), p, &req, test)?;
-        if delay.is_some() && !in_job {
+        let (target, prep) = self.prepare(tx.as_ref(), p, req, test)?;
+        let queue = || {
+            self.platform
+                .jobs()
+                .queue(
+                    p,
+                    "run",
+                    json!({"request": req.body(), "origin": "background"}),
+                )
+                .map(Planned::Queued)
+        };
+        if delay && !in_job {
             // A delayed run is a job that may not start before its time; no thread waits.
             drop(tx);
-            return self
-                .platform
-                .jobs()
-                .queue(p, "run", json!({"request": body, "origin": "background"}))
-                .map(Planned::Answer);
+            return queue();
         }
         let read_started = Instant::now();
-        let data = self.load_points(tx.as_ref(), p, &target, &prep, &req)?;
+        let data = self.load_points(tx.as_ref(), p, &target, &prep, req)?;
         drop(tx);
         let read_ms = ms(read_started);
         let count = data.count();
@@ -83,16 +98,12 @@ impl Validation<'_> {
             )));
         }
         if !test && !in_job && (req.background || count > prep.config.options.max_points) {
-            return self
-                .platform
-                .jobs()
-                .queue(p, "run", json!({"request": body, "origin": "background"}))
-                .map(Planned::Answer);
+            return queue();
         }
         let kind = prep.config.kind;
         let nothing = |message: &str, error: Option<&'static str>| Planned::Nothing {
             answer: empty_answer(&target, kind, test, message, (prep.scripts_ms, read_ms)),
-            name: prep.config.doc.get("name").cloned().unwrap_or(Value::Null),
+            name: prep.config.name(),
             error,
         };
         if !prep.config.enabled {
@@ -101,7 +112,7 @@ impl Validation<'_> {
         if count == 0 {
             return Ok(nothing("no data points to check", None));
         }
-        let mut checked = check(prep, &data, &req, target, test, origin, read_ms);
+        let mut checked = check(prep, &data, req, target, test, origin, read_ms);
         if !test {
             let ctx = self.run_context(p, &checked);
             let tx = self.platform.read()?;
@@ -120,8 +131,8 @@ impl Validation<'_> {
 }
 
 /// Refuses what a request may not ask (a background test or one on points, a delayed test,
-/// a test of too many points) and reads its delay.
-fn when_to_run(req: &RunRequest, body: &Value, test: bool) -> Result<Option<chrono::TimeDelta>> {
+/// a test of too many points), and says whether it is delayed.
+fn when_to_run(req: &RunRequest, test: bool) -> Result<bool> {
     if req.background {
         if test {
             return Err(Error::invalid_parameter(
@@ -134,8 +145,8 @@ fn when_to_run(req: &RunRequest, body: &Value, test: bool) -> Result<Option<chro
             ));
         }
     }
-    let delay = crate::clock::delay_of(body)?.filter(|d| !d.is_zero());
-    if test && delay.is_some() {
+    let delay = req.delay_ms.is_some_and(|d| d > 0);
+    if test && delay {
         return Err(Error::invalid_parameter(
             "_delay applies to run: a test runs at once",
         ));
