@@ -7,7 +7,7 @@ use crate::output::{self, Format};
 use crate::target::{Answer, Call, File, Http, TargetArgs};
 use clap::Subcommand;
 use platform_core::api::interface::webhooks::WebhookAllow;
-use platform_core::api::LogQuery;
+use platform_core::api::{Automation, LogQuery};
 use platform_core::api::{Paging, Params};
 use platform_core::{Error, ErrorCode, Result};
 use serde_json::Value;
@@ -199,10 +199,11 @@ impl Call for SaveAutomation {
             ..platform.delivery_settings().clone()
         };
         let platform = platform_server::outbound::networked(platform.with_delivery(settings));
-        platform
+        let who = file.who()?;
+        let saved = platform
             .automations()
-            .save(file.who()?, self.body)
-            .map(Answer::of)
+            .save(who, &Automation::from_body(&self.body)?)?;
+        json_value(serde_json::to_value(saved)).map(Answer::of)
     }
 
     fn http(self) -> Http {
@@ -246,8 +247,11 @@ impl Call for List {
                 )
             }
             _ => {
-                let page = automations.list(who, &paging)?;
-                (page.items, page.total)
+                let page = automations.automations(who, &paging)?;
+                (
+                    json_items(page.items.iter().map(serde_json::to_value))?,
+                    page.total,
+                )
             }
         };
         Ok(Answer::page(items, total, false))
@@ -258,11 +262,14 @@ impl Call for List {
     }
 }
 
+/// An answer as the JSON a server would send.
+fn json_value(answer: serde_json::Result<Value>) -> Result<Value> {
+    answer.map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))
+}
+
 /// Answers as the JSON items a server would list.
 fn json_items(items: impl Iterator<Item = serde_json::Result<Value>>) -> Result<Vec<Value>> {
-    items
-        .collect::<serde_json::Result<_>>()
-        .map_err(|e| Error::new(ErrorCode::Internal, e.to_string()))
+    items.map(json_value).collect()
 }
 
 /// The columns of an automation in a table.

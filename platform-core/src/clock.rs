@@ -64,10 +64,33 @@ pub fn delay_of(request: &serde_json::Value) -> crate::error::Result<Option<chro
             .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
         {
             Some(ms) if ms <= MAX_DELAY_MS => Ok(chrono::TimeDelta::try_milliseconds(ms as i64)),
-            _ => Err(crate::error::Error::invalid_parameter(format!(
-                "_delay must be 0 to {MAX_DELAY_MS} milliseconds, not {v}"
-            ))),
+            _ => Err(delay_refused(&v.to_string())),
         },
+    }
+}
+
+/// The refusal of a `_delay` out of its bound; `shown` is how the request wrote it.
+pub(crate) fn delay_refused(shown: &str) -> crate::error::Error {
+    crate::error::Error::invalid_parameter(format!(
+        "_delay must be 0 to {MAX_DELAY_MS} milliseconds, not {shown}"
+    ))
+}
+
+/// The `_delay` of a request's query (milliseconds, as text), checked against its bound.
+///
+/// ```
+/// use platform_core::api::interface::time::delay_param;
+/// assert_eq!(delay_param(Some("1500"))?, Some(std::time::Duration::from_millis(1500)));
+/// assert_eq!(delay_param(None)?, None);
+/// let e = delay_param(Some("61000")).unwrap_err();
+/// assert_eq!(e.to_string(), "_delay must be 0 to 60000 milliseconds, not \"61000\"");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+pub fn delay_param(text: Option<&str>) -> crate::error::Result<Option<std::time::Duration>> {
+    match text.map(|t| (t, t.parse::<u64>())) {
+        None => Ok(None),
+        Some((_, Ok(ms))) if ms <= MAX_DELAY_MS => Ok(Some(std::time::Duration::from_millis(ms))),
+        Some((t, _)) => Err(delay_refused(&serde_json::Value::from(t).to_string())),
     }
 }
 

@@ -17,8 +17,8 @@ use crate::error::ApiError;
 use crate::negotiate::listed;
 use crate::request::{Body, Caller, Query};
 use actix_web::{web, HttpResponse};
-use platform_core::api::LogQuery;
-use platform_core::api::Paging;
+use platform_core::api::interface::time::delay_param;
+use platform_core::api::{Automation, Automations, LogQuery, Paging, Role};
 use platform_core::ErrorCode;
 
 type Reply = Result<HttpResponse, ApiError>;
@@ -97,7 +97,7 @@ pub(crate) const ENDPOINTS: &[Endpoint] = &[
 async fn list(caller: Caller, Query(params): Query) -> Reply {
     let paging = Paging::from_params(&params)?;
     let page = caller
-        .run(move |p, who| p.automations().list(who, &paging))
+        .run(move |p, who| p.automations().automations(who, &paging))
         .await?;
     Ok(listed(page.items, page.total))
 }
@@ -105,7 +105,11 @@ async fn list(caller: Caller, Query(params): Query) -> Reply {
 /// `POST automation/v1` (and its alias `POST automation`).
 pub async fn save_automation(caller: Caller, Body(body): Body) -> Reply {
     let saved = caller
-        .run(move |p, who| p.automations().save(who, body))
+        .run(move |p, who| {
+            // The caller's role is checked before the body is read, as the service checks it.
+            who.require(Role::Admin, "saving automations")?;
+            p.automations().save(who, &Automation::from_body(&body)?)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(saved))
 }
@@ -139,12 +143,17 @@ async fn get(caller: Caller, path: web::Path<String>, Query(params): Query) -> R
     if params.flag("_run")? {
         let delay = params.get("_delay").map(str::to_string);
         let out = caller
-            .run(move |p, who| p.automations().test(who, &id, delay.as_deref()))
+            .run(move |p, who| {
+                // The caller's role is checked before the delay is read, as the service checks it.
+                who.require(Role::Admin, "test-firing automations")?;
+                let delay = delay_param(delay.as_deref())?;
+                p.automations().test(who, &id, delay)
+            })
             .await?;
         return Ok(HttpResponse::Ok().json(out));
     }
     let item = caller
-        .run(move |p, who| p.automations().get(who, &id))
+        .run(move |p, who| p.automations().automation(who, &id))
         .await?;
     Ok(HttpResponse::Ok().json(item))
 }
@@ -160,7 +169,10 @@ async fn delete(caller: Caller, path: web::Path<String>) -> Reply {
 async fn put(caller: Caller, path: web::Path<String>, Body(body): Body) -> Reply {
     let id = path.into_inner();
     let out = caller
-        .run(move |p, who| p.automations().switch(who, &id, &body))
+        .run(move |p, who| {
+            let on = Automations::enabled_from_body(&body)?;
+            p.automations().set_enabled(who, &id, on)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }

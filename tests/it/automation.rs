@@ -1811,3 +1811,38 @@ async fn an_automation_can_be_test_fired_with_a_delay() {
         .await
         .assert_error(404, "NOT_FOUND");
 }
+
+/// The caller's role is checked before the body or the delay is read: a writer's malformed
+/// automation and bad delay are refused for the role, an admin's for what they say.
+#[actix_rt::test]
+async fn an_automation_is_refused_for_the_role_before_its_body() {
+    let s = server();
+    let writer = s.client(Role::Writer);
+    let m = writer
+        .post("/automation/v1", json!({"target": 3}))
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    assert!(
+        m.starts_with("saving automations needs the admin role"),
+        "{m}"
+    );
+    let m = writer
+        .get("/automation/v1/000000000000000000000000?_run=true&_delay=soon")
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    assert!(
+        m.starts_with("test-firing automations needs the admin role"),
+        "{m}"
+    );
+    let admin = s.client(Role::Admin);
+    let m = admin
+        .post("/automation/v1", json!({"target": 3}))
+        .await
+        .assert_error(400, "INVALID_BODY");
+    assert_eq!(m, "target must be a string, not a number");
+    let m = admin
+        .get("/automation/v1/000000000000000000000000?_run=true&_delay=soon")
+        .await
+        .assert_error(400, "INVALID_PARAMETER");
+    assert_eq!(m, "_delay must be 0 to 60000 milliseconds, not \"soon\"");
+}

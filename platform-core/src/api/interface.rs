@@ -15,7 +15,7 @@ pub mod formats {
 
 /// Instants and local times as the interface writes them, and the EFA blocks of GB power.
 pub mod time {
-    pub use crate::clock::{format_instant, parse_instant, MAX_DELAY_MS};
+    pub use crate::clock::{delay_param, format_instant, parse_instant, MAX_DELAY_MS};
     pub use crate::data::calendar::{format_time, utc_text};
     pub use crate::data::efa;
     pub use crate::data::scale::coverage;

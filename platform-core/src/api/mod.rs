@@ -95,7 +95,7 @@ pub use crate::data::Data;
 pub use crate::documents::Objects;
 pub use crate::events::automations::Automations;
 pub use crate::events::automations::{
-    typed::Automation, AutomationEvent, AutomationOwner, AutomationTarget, AutomationTemplate,
+    automation::Automation, AutomationEvent, AutomationOwner, AutomationTarget, AutomationTemplate,
     Condition, ConditionSource, DeletedAutomation, StoredAutomation, TargetInput, TestFiring,
 };
 pub use crate::events::deliver::Deliveries;

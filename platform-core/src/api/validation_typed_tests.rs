@@ -691,17 +691,15 @@ fn typed_automation_sync_is_the_json_sync() -> Result<()> {
             skip: 0,
             limit: None,
         };
-        let made = platform.automations().list(&me, &paging)?.items;
+        let made = platform.automations().automations(&me, &paging)?.items;
         assert_eq!(made.len(), 1);
-        platform
-            .automations()
-            .delete(&me, made[0]["_id"].as_str().unwrap())?;
+        platform.automations().delete(&me, made[0].id())?;
         let sync = if typed {
             platform.validation().recreate_automations(&me)?
         } else {
             read(platform.validation().sync_automations(&me)?)
         };
-        assert_eq!(platform.automations().list(&me, &paging)?.total, 1);
+        assert_eq!(platform.automations().automations(&me, &paging)?.total, 1);
         answers.push(sync);
     }
     assert_eq!(answers[0], answers[1]);

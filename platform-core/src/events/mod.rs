@@ -85,11 +85,16 @@ pub fn event(
     }) else {
         unreachable!("a json! object literal is an object")
     };
-    let depth = deliver::chain_depth();
-    if depth > 0 {
+    if let Some(depth) = chain() {
         map.insert("chain".into(), json!(depth));
     }
     map
+}
+
+/// How many deliveries led to an event raised now (its `chain`), when a delivery raised it.
+pub(crate) fn chain() -> Option<u32> {
+    let depth = deliver::chain_depth();
+    (depth > 0).then_some(depth)
 }
 
 /// Raises an event in the caller's transaction: one `pending` delivery is written for each

@@ -1,27 +1,18 @@
 //! The automations page: the automations, their log (each delivery attempt) and the mail outbox.
 
-use super::layout::{status, value_text};
+use super::layout::status;
 use super::{param, params, reads, PAGE};
 use maud::{html, Markup};
 use platform_core::api::interface::limits::LOG_STATUSES;
 use platform_core::api::interface::time::format_instant;
-use platform_core::api::Params;
 use platform_core::api::Principal;
+use platform_core::api::{Automation, Params};
 use platform_core::{Platform, Result};
-use serde_json::Value;
 
-fn conditions_text(a: &Value) -> String {
-    a["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            ["source", "service", "id", "action"]
-                .iter()
-                .filter_map(|k| c[*k].as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+fn conditions_text(a: &Automation) -> String {
+    a.conditions
+        .iter()
+        .map(|c| [c.source.as_str(), &c.service, &c.id, &c.action].join(" "))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -39,8 +30,8 @@ pub fn page(p: &Platform, who: &Principal, _base: &str, q: &Params) -> Result<Ma
     let name_of = |id: &str| {
         all.items
             .iter()
-            .find(|a| a["_id"] == id)
-            .and_then(|a| a["name"].as_str())
+            .find(|a| a.id() == id)
+            .and_then(|a| a.automation.name.as_deref())
             .unwrap_or(id)
             .to_string()
     };
@@ -54,13 +45,14 @@ pub fn page(p: &Platform, who: &Principal, _base: &str, q: &Params) -> Result<Ma
                              th scope="col" { "When" } th scope="col" { "Enabled" }
                              th scope="col" { "Owner" } } }
                 tbody {
-                    @for a in &all.items {
+                    @for stored in &all.items {
+                        @let a = &stored.automation;
                         tr {
-                            th scope="row" { (value_text(&a["name"])) br; code { (value_text(&a["_id"])) } }
-                            td { (value_text(&a["target"])) }
+                            th scope="row" { (a.name.as_deref().unwrap_or_default()) br; code { (stored.id()) } }
+                            td { (a.target.as_deref().unwrap_or_default()) }
                             td { (conditions_text(a)) }
-                            td { @if a["enabled"] == true { (status("enabled")) } @else { (status("disabled")) } }
-                            td { (value_text(&a["owner"])) }
+                            td { @if a.enabled == Some(true) { (status("enabled")) } @else { (status("disabled")) } }
+                            td { (stored.owner) }
                         }
                     }
                 }

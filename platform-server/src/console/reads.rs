@@ -7,7 +7,7 @@ use platform_core::api::ListRequest;
 use platform_core::api::ObjectVersion;
 use platform_core::api::Principal;
 use platform_core::api::{Collection, Page};
-use platform_core::api::{LogEntry, LogQuery, MailEntry};
+use platform_core::api::{LogEntry, LogQuery, MailEntry, StoredAutomation};
 use platform_core::api::{Paging, Params};
 use platform_core::api::{Source, VersionRef};
 use platform_core::{Platform, Result};
@@ -67,8 +67,8 @@ pub fn record(p: &Platform, who: &Principal, id: &str) -> Result<Value> {
 }
 
 /// A page of automations.
-pub fn automations(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
-    p.automations().list(who, &Paging::from_params(q)?)
+pub fn automations(p: &Platform, who: &Principal, q: &Params) -> Result<Page<StoredAutomation>> {
+    p.automations().automations(who, &Paging::from_params(q)?)
 }
 
 /// A page of the automation log (newest first, as the service keeps it).

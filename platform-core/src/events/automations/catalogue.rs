@@ -2,7 +2,7 @@
 //! automation templates offered for an item ([`AutomationTemplate`]), made from the built-in
 //! targets; their serde forms are the action service's entities.
 
-use super::typed::{Automation, Condition, ConditionSource};
+use super::automation::{Automation, Condition, ConditionSource};
 use crate::events::actions_of;
 use crate::events::targets::{Input, Target, TARGETS, TRANSFORMER_CATEGORY};
 use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};

@@ -1,17 +1,73 @@
-//! An automation as sent, checked against its target: conditions, properties, name and switch.
+//! An automation as sent, checked against its target: a request's body read into an
+//! [`Automation`] (with the interface's texts), the checks a program's automation passes
+//! alike, and the stored document made of it.
 
 use super::*;
 
-/// Checks the conditions of an automation against its target; returns them normalised.
-pub(super) fn check_conditions(v: Option<&Value>, target: &Target) -> Result<Vec<Value>> {
+/// No conditions.
+fn no_conditions() -> Error {
+    Error::new(
+        ErrorCode::MissingParameter,
+        "an automation needs conditions: [{source, service, id, action}]",
+    )
+}
+
+/// Refuses more conditions than an automation takes.
+fn check_count(n: usize) -> Result<()> {
+    if n > MAX_CONDITIONS {
+        return Err(invalid(format!(
+            "an automation takes at most {MAX_CONDITIONS} conditions, not {n}"
+        )));
+    }
+    Ok(())
+}
+
+/// The actions of the service of condition `i`, which must raise events.
+fn actions_for(i: usize, service: &str) -> Result<&'static [&'static str]> {
+    actions_of(service).ok_or_else(|| {
+        let services: Vec<&str> = EVENT_SERVICES.iter().map(|(s, _)| *s).collect();
+        invalid(format!(
+            "conditions[{i}].service \"{service}\" raises no events; use one of {}",
+            services.join(", ")
+        ))
+    })
+}
+
+/// Refuses an action of condition `i` that its service does not raise.
+fn check_action(i: usize, service: &str, actions: &[&str], action: &str) -> Result<()> {
+    if action != "*" && !actions.contains(&action) {
+        return Err(invalid(format!(
+            "conditions[{i}].action \"{action}\" is not an action of the {service} service; use * or one of {}",
+            actions.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a condition whose events the target does not take.
+fn check_fits(target: &Target, service: &str, actions: &[&str], action: &str) -> Result<()> {
+    let fits = if action == "*" {
+        actions.iter().any(|a| target.accepts(service, a))
+    } else {
+        target.accepts(service, action)
+    };
+    if !fits {
+        return Err(invalid(format!(
+            "target {} ({}) does not take {service} {action} events; it takes services {} and actions {}",
+            target.id,
+            target.name,
+            target.services.join(", "),
+            target.actions.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Reads the conditions of a body against its target; returns them normalised.
+fn conditions_of(v: Option<&Value>, target: &Target) -> Result<Vec<Condition>> {
     let items = match v {
         Some(Value::Array(items)) if !items.is_empty() => items,
-        Some(Value::Array(_)) | None | Some(Value::Null) => {
-            return Err(Error::new(
-                ErrorCode::MissingParameter,
-                "an automation needs conditions: [{source, service, id, action}]",
-            ))
-        }
+        Some(Value::Array(_)) | None | Some(Value::Null) => return Err(no_conditions()),
         Some(other) => {
             return Err(Error::invalid_body(format!(
                 "conditions must be an array, not {}",
@@ -19,13 +75,7 @@ pub(super) fn check_conditions(v: Option<&Value>, target: &Target) -> Result<Vec
             )))
         }
     };
-    if items.len() > MAX_CONDITIONS {
-        return Err(invalid(format!(
-            "an automation takes at most {MAX_CONDITIONS} conditions, not {}",
-            items.len()
-        )));
-    }
-    let services: Vec<&str> = EVENT_SERVICES.iter().map(|(s, _)| *s).collect();
+    check_count(items.len())?;
     let mut out = Vec::with_capacity(items.len());
     for (i, c) in items.iter().enumerate() {
         let Value::Object(c) = c else {
@@ -48,43 +98,50 @@ pub(super) fn check_conditions(v: Option<&Value>, target: &Target) -> Result<Vec
             }
         };
         let service = text("service", None)?;
-        let Some(actions) = actions_of(&service) else {
-            return Err(invalid(format!(
-                "conditions[{i}].service \"{service}\" raises no events; use one of {}",
-                services.join(", ")
-            )));
-        };
+        let actions = actions_for(i, &service)?;
         let action = text("action", Some("*"))?;
-        if action != "*" && !actions.contains(&action.as_str()) {
-            return Err(invalid(format!(
-                "conditions[{i}].action \"{action}\" is not an action of the {service} service; use * or one of {}",
-                actions.join(", ")
-            )));
-        }
+        check_action(i, &service, actions, &action)?;
         let source = text("source", Some("private"))?;
-        if !["private", "public", "*"].contains(&source.as_str()) {
-            return Err(invalid(format!(
+        let source = ConditionSource::parse(&source).ok_or_else(|| {
+            invalid(format!(
                 "conditions[{i}].source must be private, public or *, not \"{source}\""
-            )));
-        }
+            ))
+        })?;
         let id = text("id", Some("*"))?;
-        let fits = if action == "*" {
-            actions.iter().any(|a| target.accepts(&service, a))
-        } else {
-            target.accepts(&service, &action)
-        };
-        if !fits {
-            return Err(invalid(format!(
-                "target {} ({}) does not take {service} {action} events; it takes services {} and actions {}",
-                target.id,
-                target.name,
-                target.services.join(", "),
-                target.actions.join(", ")
-            )));
-        }
-        out.push(json!({"source": source, "service": service, "id": id, "action": action}));
+        check_fits(target, &service, actions, &action)?;
+        out.push(Condition {
+            source,
+            service,
+            id,
+            action,
+        });
     }
     Ok(out)
+}
+
+/// Checks the conditions of a program's automation against its target, as a body's are.
+fn check_conditions(conditions: &[Condition], target: &Target) -> Result<()> {
+    if conditions.is_empty() {
+        return Err(no_conditions());
+    }
+    check_count(conditions.len())?;
+    for (i, c) in conditions.iter().enumerate() {
+        let non_empty = |k: &str, v: &str| {
+            if v.is_empty() {
+                return Err(Error::invalid_body(format!(
+                    "conditions[{i}].{k} must be a non-empty string, not \"\""
+                )));
+            }
+            Ok(())
+        };
+        non_empty("service", &c.service)?;
+        let actions = actions_for(i, &c.service)?;
+        non_empty("action", &c.action)?;
+        check_action(i, &c.service, actions, &c.action)?;
+        non_empty("id", &c.id)?;
+        check_fits(target, &c.service, actions, &c.action)?;
+    }
+    Ok(())
 }
 
 /// The script document `id` as `p` sees it, with its kind (`rhai` or `mustache`).
@@ -183,7 +240,7 @@ pub(super) fn check_properties(
     Ok(())
 }
 
-fn generated_name(target: &Target, props: &Map<String, Value>, conditions: &[Value]) -> String {
+fn generated_name(target: &Target, props: &Map<String, Value>, conditions: &[Condition]) -> String {
     let mut sentence = target.template.to_string();
     for input in target.inputs {
         let shown = match props.get(input.name) {
@@ -193,34 +250,23 @@ fn generated_name(target: &Target, props: &Map<String, Value>, conditions: &[Val
         };
         sentence = sentence.replace(&format!("[{}]", input.name), &shown);
     }
-    let c = &conditions[0];
-    let field = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("*");
-    format!(
-        "When {} {} raises {}, {sentence}",
-        field("service"),
-        field("id"),
-        field("action")
+    let (service, id, action) = conditions
+        .first()
+        .map_or(("*", "*", "*"), |c| (&c.service, &c.id, &c.action));
+    format!("When {service} {id} raises {action}, {sentence}")
+}
+
+/// No target.
+fn no_target() -> Error {
+    Error::new(
+        ErrorCode::MissingParameter,
+        "an automation needs a target (GET /action/v1/public lists them)",
     )
 }
 
-/// The target an automation names (`target`), one of the built-in targets.
-pub(super) fn target_of(fields: &Map<String, Value>) -> Result<&'static Target> {
-    let target_id = match fields.get("target") {
-        Some(Value::String(t)) => t.clone(),
-        None | Some(Value::Null) => {
-            return Err(Error::new(
-                ErrorCode::MissingParameter,
-                "an automation needs a target (GET /action/v1/public lists them)",
-            ))
-        }
-        Some(other) => {
-            return Err(Error::invalid_body(format!(
-                "target must be a string, not {}",
-                json_kind(other)
-            )))
-        }
-    };
-    targets::find(&target_id).ok_or_else(|| {
+/// The built-in target named by id or bare code.
+fn target_named(target_id: &str) -> Result<&'static Target> {
+    targets::find(target_id).ok_or_else(|| {
         invalid(format!(
             "target \"{target_id}\" does not exist; GET /action/v1/public lists the targets ({})",
             targets::TARGETS
@@ -232,8 +278,20 @@ pub(super) fn target_of(fields: &Map<String, Value>) -> Result<&'static Target> 
     })
 }
 
-/// The `properties` of an automation (none: empty).
-pub(super) fn properties_of(fields: &Map<String, Value>) -> Result<Map<String, Value>> {
+/// The target a body names (`target`), one of the built-in targets.
+fn target_of(fields: &Map<String, Value>) -> Result<&'static Target> {
+    match fields.get("target") {
+        Some(Value::String(t)) => target_named(t),
+        None | Some(Value::Null) => Err(no_target()),
+        Some(other) => Err(Error::invalid_body(format!(
+            "target must be a string, not {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+/// The `properties` of a body (none: empty).
+fn properties_of(fields: &Map<String, Value>) -> Result<Map<String, Value>> {
     match fields.get("properties") {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(m)) => Ok(m.clone()),
@@ -244,65 +302,121 @@ pub(super) fn properties_of(fields: &Map<String, Value>) -> Result<Map<String, V
     }
 }
 
-/// Whether an automation is enabled (`enabled`, or `active`; true when neither is sent).
-pub(super) fn enabled_of(fields: &Map<String, Value>) -> Result<bool> {
+/// Whether a body enables its automation (`enabled`, or `active`), if it says.
+fn enabled_of(fields: &Map<String, Value>) -> Result<Option<bool>> {
     match (fields.get("enabled"), fields.get("active")) {
-        (Some(Value::Bool(b)), _) | (None, Some(Value::Bool(b))) => Ok(*b),
-        (None | Some(Value::Null), None | Some(Value::Null)) => Ok(true),
+        (Some(Value::Bool(b)), _) | (None, Some(Value::Bool(b))) => Ok(Some(*b)),
+        (None | Some(Value::Null), None | Some(Value::Null)) => Ok(None),
         (Some(other), _) | (_, Some(other)) => Err(Error::invalid_body(format!(
             "enabled must be a boolean, not {other}"
         ))),
     }
 }
 
-/// An automation as sent, checked: what its stored document is made of.
-pub(super) struct Draft<'a> {
-    pub(super) fields: &'a Map<String, Value>,
-    pub(super) target: &'static Target,
-    pub(super) props: &'a Map<String, Value>,
-    pub(super) conditions: &'a [Value],
-    pub(super) enabled: bool,
+/// A text field of a body: absent, `null` or a string.
+fn text_of(fields: &Map<String, Value>, k: &str) -> Result<Option<Option<String>>> {
+    match fields.get(k) {
+        None => Ok(None),
+        Some(Value::Null) => Ok(Some(None)),
+        Some(Value::String(s)) => Ok(Some(Some(s.clone()))),
+        Some(v) => Err(Error::invalid_body(format!(
+            "{k} must be a string, not {}",
+            json_kind(v)
+        ))),
+    }
 }
 
-impl Draft<'_> {
-    /// The stored document, `id` given (an update keeps when it was created and whose owned
-    /// automation it is); the caller becomes its owner.
-    pub(super) fn doc(
-        &self,
-        id: &str,
-        existing: Option<&Map<String, Value>>,
-        p: &Principal,
-        now: &str,
-    ) -> Map<String, Value> {
-        let (fields, target) = (self.fields, self.target);
-        let mut doc = Map::new();
-        doc.insert("_id".into(), json!(id));
-        doc.insert("_type".into(), json!("VarAutomation"));
-        let name = match fields.get("name") {
-            Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
-            _ => generated_name(target, self.props, self.conditions),
-        };
-        doc.insert("name".into(), json!(name));
-        for k in ["description", "icon"] {
-            if let Some(v) = fields.get(k) {
-                doc.insert(k.into(), v.clone());
-            }
+/// Reads an automation from a request's body ([`Automation::from_body`]).
+pub(super) fn automation_of(body: &Value) -> Result<Automation> {
+    let Value::Object(fields) = body else {
+        return Err(Error::invalid_body(format!(
+            "an automation must be a JSON object, not {}",
+            json_kind(body)
+        )));
+    };
+    let target = target_of(fields)?;
+    let conditions = conditions_of(fields.get("conditions"), target)?;
+    let properties = properties_of(fields)?;
+    let enabled = enabled_of(fields)?;
+    let name = text_of(fields, "name")?.flatten();
+    let description = text_of(fields, "description")?;
+    let icon = text_of(fields, "icon")?;
+    let id = match fields.get("_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(id)) => Some(id.clone()),
+        Some(other) => {
+            return Err(Error::new(
+                ErrorCode::InvalidId,
+                format!("_id must be a string, not {}", json_kind(other)),
+            ))
         }
-        doc.insert("target".into(), json!(target.id));
-        doc.insert("template".into(), json!(target.template));
-        doc.insert("properties".into(), Value::Object(self.props.clone()));
-        doc.insert("conditions".into(), Value::Array(self.conditions.to_vec()));
-        doc.insert("enabled".into(), json!(self.enabled));
-        doc.insert("owner".into(), json!(p.user));
-        let created = existing
-            .and_then(|d| d.get("created").cloned())
-            .unwrap_or_else(|| json!(now));
-        doc.insert("created".into(), created);
-        doc.insert("updated".into(), json!(now));
-        if let Some(owned) = existing.and_then(|d| d.get("ownedBy")) {
-            doc.insert("ownedBy".into(), owned.clone());
+    };
+    Ok(Automation {
+        id,
+        name,
+        description,
+        icon,
+        target: Some(target.id.into()),
+        properties,
+        conditions,
+        enabled,
+    })
+}
+
+/// The target of an automation to save, which it is checked against (its conditions here,
+/// its properties in the write, where the items they name are read).
+pub(super) fn checked_target(automation: &Automation) -> Result<&'static Target> {
+    let target = target_named(automation.target.as_deref().ok_or_else(no_target)?)?;
+    check_conditions(&automation.conditions, target)?;
+    Ok(target)
+}
+
+/// The stored document of `automation` (checked, its target `target`), `id` given: an update
+/// keeps when it was created and whose owned automation it is; the caller becomes its owner.
+pub(super) fn doc(
+    automation: &Automation,
+    target: &Target,
+    id: &str,
+    existing: Option<&Map<String, Value>>,
+    p: &Principal,
+    now: &str,
+) -> Map<String, Value> {
+    let text = |t: &str| Value::String(t.to_string());
+    let mut doc = Map::new();
+    doc.insert("_id".into(), text(id));
+    doc.insert("_type".into(), text("VarAutomation"));
+    let name = match &automation.name {
+        Some(n) if !n.trim().is_empty() => n.clone(),
+        _ => generated_name(target, &automation.properties, &automation.conditions),
+    };
+    doc.insert("name".into(), Value::String(name));
+    for (k, v) in [
+        ("description", &automation.description),
+        ("icon", &automation.icon),
+    ] {
+        if let Some(v) = v {
+            doc.insert(k.into(), v.as_deref().map_or(Value::Null, text));
         }
-        doc.insert("_run".into(), run_as(p));
-        doc
     }
+    doc.insert("target".into(), text(target.id));
+    doc.insert("template".into(), text(target.template));
+    let properties = Value::Object(automation.properties.clone());
+    doc.insert("properties".into(), properties);
+    let conditions = automation.conditions.iter().map(Condition::to_json);
+    doc.insert("conditions".into(), Value::Array(conditions.collect()));
+    doc.insert(
+        "enabled".into(),
+        Value::Bool(automation.enabled != Some(false)),
+    );
+    doc.insert("owner".into(), text(&p.user));
+    let created = existing
+        .and_then(|d| d.get("created").cloned())
+        .unwrap_or_else(|| text(now));
+    doc.insert("created".into(), created);
+    doc.insert("updated".into(), text(now));
+    if let Some(owned) = existing.and_then(|d| d.get("ownedBy")) {
+        doc.insert("ownedBy".into(), owned.clone());
+    }
+    doc.insert("_run".into(), run_as(p));
+    doc
 }

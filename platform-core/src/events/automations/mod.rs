@@ -22,33 +22,31 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{Scope, Source};
 use crate::json::json_kind;
 use crate::scripts::source_of;
-use crate::store::{Automation, Collection, DocumentRead, ReadTx, WriteTx};
+use crate::store::{Automation as AutomationRow, Collection, DocumentRead, ReadTx, WriteTx};
 use crate::Platform;
 use serde_json::{json, Map, Value};
 
+pub mod automation;
 mod catalogue;
 mod draft;
 mod owned;
 mod service;
 #[cfg(test)]
 mod tests;
-pub mod typed;
-#[cfg(test)]
-mod typed_tests;
 #[cfg(test)]
 mod wire_tests;
 
-use draft::{check_conditions, check_properties, enabled_of, properties_of, target_of, Draft};
+// `automation::Automation` is named by its path: the store's row is an `Automation` too.
+use automation::Automation;
+pub use automation::{
+    AutomationEvent, AutomationOwner, Condition, ConditionSource, DeletedAutomation,
+    StoredAutomation, TestFiring,
+};
+pub use catalogue::{AutomationTarget, AutomationTemplate, TargetInput};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(feature = "internals")]
 pub use owned::owned_id;
 pub(crate) use owned::sync_owned;
-// `typed::Automation` is named by its path: here `Automation` is the stored one of the store.
-pub use catalogue::{AutomationTarget, AutomationTemplate, TargetInput};
-pub use typed::{
-    AutomationEvent, AutomationOwner, Condition, ConditionSource, DeletedAutomation,
-    StoredAutomation, TestFiring,
-};
 
 /// Most conditions of one automation.
 pub const MAX_CONDITIONS: usize = 20;
@@ -74,17 +72,8 @@ pub struct LogQuery {
     pub limit: Option<u64>,
 }
 
-/// Fields only the platform writes; ignored when sent.
-const SYSTEM: [&str; 5] = ["owner", "created", "updated", "_run", "ownedBy"];
-
 fn invalid(message: impl Into<String>) -> Error {
     Error::invalid_parameter(message)
-}
-
-/// The stored form shown to callers (without the owner's rights snapshot).
-pub fn render(mut doc: Map<String, Value>) -> Value {
-    doc.shift_remove("_run");
-    Value::Object(doc)
 }
 
 fn new_id() -> Result<String> {
@@ -143,13 +132,20 @@ pub fn owner_principal(scope: &Scope, doc: &Map<String, Value>) -> Principal {
 /// checked against. Its calls are in `service`.
 ///
 /// ```
-/// use platform_core::api::Paging;
+/// use platform_core::api::{Automation, Condition, Paging};
 /// let platform = platform_core::Platform::in_memory()?;
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
 /// let paging = Paging { skip: 0, limit: None };
 /// let targets = platform.automations().targets(&admin, &paging)?;
 /// assert!(targets.items.iter().any(|t| t.id == "platform.webhook"));
-/// assert_eq!(platform.automations().list(&admin, &paging)?.total, 0);
+/// let email = Automation::new("email", vec![Condition::new("object", "PLANT1", "update")])
+///     .with_property("to", "ops@acme.example")
+///     .with_property("subject", "PLANT1 changed");
+/// let saved = platform.automations().save(&admin, &email)?;
+/// assert_eq!(saved.automation.target.as_deref(), Some("platform.email"));
+/// assert_eq!((saved.automation.enabled, saved.owner.as_str()), (Some(true), "admin"));
+/// assert_eq!(platform.automations().automation(&admin, saved.id())?, saved);
+/// assert_eq!(platform.automations().automations(&admin, &paging)?.total, 1);
 /// # Ok::<(), platform_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]

@@ -61,6 +61,6 @@ pub(crate) fn sync_owned(
     }) else {
         unreachable!("a json! object literal is an object")
     };
-    tx.put_automation(&scope, &Automation::from_body(doc)?)?;
+    tx.put_automation(&scope, &AutomationRow::from_body(doc)?)?;
     Ok(Some((id, existing.is_none())))
 }

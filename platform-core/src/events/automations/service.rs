@@ -1,81 +1,48 @@
 //! The automation service's calls: [`Automations`].
 
 use crate::auth::{Principal, Role};
-use crate::clock::format_instant;
-use crate::error::{Error, ErrorCode, Result};
+use crate::clock::{delay_refused, format_instant, MAX_DELAY_MS};
+use crate::error::{Error, Result};
 use crate::events::actions_of;
 use crate::events::targets::{self};
 use crate::ids::{Scope, Source};
-use crate::json::json_kind;
 use crate::query::Paging;
 use crate::store::{
-    Automation, Collection, Delivery, DeliveryStatus, LogEntry, LogFilter, LogStatus, MailEntry,
-    Page,
+    Automation as AutomationRow, Collection, Delivery, DeliveryStatus, LogEntry, LogFilter,
+    LogStatus, MailEntry, Page,
 };
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{json, Value};
+use std::time::Duration;
 
+use super::draft::{check_properties, checked_target, doc};
 use super::{
-    catalogue, check_conditions, check_properties, enabled_of, properties_of, target_of,
-    AutomationTarget, AutomationTemplate, Automations, ConditionSource, Draft, LogQuery,
-    LOG_STATUSES,
+    catalogue, invalid, new_id, sync_owned, Automation, AutomationEvent, AutomationTarget,
+    AutomationTemplate, Automations, ConditionSource, DeletedAutomation, LogQuery,
+    StoredAutomation, TestFiring, LOG_STATUSES,
 };
-use super::{invalid, new_id, render, sync_owned, SYSTEM};
 
 impl Automations<'_> {
-    /// Creates an automation (the server assigns `_id`) or updates the one whose `_id` is sent.
-    /// The caller becomes its owner. Returns the stored automation.
-    pub fn save(&self, p: &Principal, body: Value) -> Result<Value> {
+    /// Creates an automation (`id` `None`: the server assigns one) or updates the stored one
+    /// with its `id`; the caller becomes its owner. Refused as a request's body is (no
+    /// target, no conditions, a service that raises no events, a webhook URL not allowed, a
+    /// secret or script that does not exist...). Returns the stored automation.
+    pub fn save(&self, p: &Principal, automation: &Automation) -> Result<StoredAutomation> {
         p.require(Role::Admin, "saving automations")?;
-        let Value::Object(mut fields) = body else {
-            return Err(Error::invalid_body(format!(
-                "an automation must be a JSON object, not {}",
-                json_kind(&body)
-            )));
-        };
-        for f in SYSTEM {
-            fields.shift_remove(f);
-        }
+        let target = checked_target(automation)?;
         let scope = p.private_scope();
         let now = format_instant(self.platform.now());
-        let target = target_of(&fields)?;
-        let conditions = check_conditions(fields.get("conditions"), target)?;
-        let props = properties_of(&fields)?;
-        let enabled = enabled_of(&fields)?;
-        for k in ["name", "description", "icon"] {
-            if let Some(v) = fields.get(k) {
-                if !v.is_string() && !v.is_null() {
-                    return Err(Error::invalid_body(format!(
-                        "{k} must be a string, not {}",
-                        json_kind(v)
-                    )));
-                }
-            }
-        }
-        let draft = Draft {
-            fields: &fields,
-            target,
-            props: &props,
-            conditions: &conditions,
-            enabled,
-        };
         // A new automation's id, chosen once for every try of the write.
         let new = new_id()?;
         self.platform.write(|tx| {
-            check_properties(self.platform, &*tx, p, target, &props)?;
-            let existing = match fields.get("_id") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(id)) => {
+            check_properties(self.platform, &*tx, p, target, &automation.properties)?;
+            let existing = match &automation.id {
+                None => None,
+                Some(id) => {
                     tx.hold(&[crate::store::Hold::Automation(&scope, id)])?;
                     Some(tx.automation(&scope, id)?.ok_or_else(|| {
                         Error::not_found(format!("automation \"{id}\" not found"))
                     })?)
-                }
-                Some(other) => {
-                    return Err(Error::new(
-                        ErrorCode::InvalidId,
-                        format!("_id must be a string, not {}", json_kind(other)),
-                    ))
                 }
             };
             let id = match &existing {
@@ -85,22 +52,19 @@ impl Automations<'_> {
                     new.clone()
                 }
             };
-            let doc = draft.doc(&id, existing.as_ref().map(|a| a.body()), p, &now);
-            let automation = Automation::from_body(doc)?;
-            tx.put_automation(&scope, &automation)?;
-            Ok(render(automation.into_body()))
+            let existing = existing.as_ref().map(|a| a.body());
+            let stored = doc(automation, target, &id, existing, p, &now);
+            let row = AutomationRow::from_body(stored)?;
+            tx.put_automation(&scope, &row)?;
+            StoredAutomation::of_doc(row.body())
         })
     }
 
-    /// The caller's automations, by id.
-    pub fn list(&self, p: &Principal, paging: &Paging) -> Result<Page<Value>> {
-        let automations = self.platform.read()?.automations(&p.private_scope())?;
-        Ok(paging.page(
-            automations
-                .into_iter()
-                .map(|a| render(a.into_body()))
-                .collect(),
-        ))
+    /// The caller's automations, by id, one page of them.
+    pub fn automations(&self, p: &Principal, paging: &Paging) -> Result<Page<StoredAutomation>> {
+        let rows = self.platform.read()?.automations(&p.private_scope())?;
+        let all = rows.iter().map(|a| StoredAutomation::of_doc(a.body()));
+        Ok(paging.page(all.collect::<Result<_>>()?))
     }
 
     /// The targets automations can call (the action service's catalogue, the same for every
@@ -116,11 +80,11 @@ impl Automations<'_> {
             .ok_or_else(|| Error::not_found(format!("target \"{id}\" not found")))
     }
 
-    /// Enables or disables an automation from a body `{"enabled": bool}` (`active`, the name
-    /// an automation definition uses, is read the same).
-    pub fn switch(&self, p: &Principal, id: &str, body: &Value) -> Result<Value> {
+    /// Whether a request's body (`PUT automation/v1/{id}`: `{"enabled": bool}`, or `active`,
+    /// the name an automation definition uses) enables or disables an automation.
+    pub fn enabled_from_body(body: &Value) -> Result<bool> {
         match body.get("enabled").or_else(|| body.get("active")) {
-            Some(Value::Bool(on)) => self.set_enabled(p, id, *on),
+            Some(Value::Bool(on)) => Ok(*on),
             _ => Err(Error::invalid_body(
                 "PUT automation/v1/{id} takes {\"enabled\": true or false}",
             )),
@@ -128,16 +92,14 @@ impl Automations<'_> {
     }
 
     /// One automation of the caller's tenant and environment.
-    pub fn get(&self, p: &Principal, id: &str) -> Result<Value> {
-        self.platform
-            .read()?
-            .automation(&p.private_scope(), id)?
-            .map(|a| render(a.into_body()))
-            .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))
+    pub fn automation(&self, p: &Principal, id: &str) -> Result<StoredAutomation> {
+        let row = self.platform.read()?.automation(&p.private_scope(), id)?;
+        let row = row.ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
+        StoredAutomation::of_doc(row.body())
     }
 
     /// Deletes an automation; its pending deliveries are skipped.
-    pub fn delete(&self, p: &Principal, id: &str) -> Result<Value> {
+    pub fn delete(&self, p: &Principal, id: &str) -> Result<DeletedAutomation> {
         p.require(Role::Admin, "deleting automations")?;
         let scope = p.private_scope();
         if !self.platform.write(|tx| {
@@ -146,11 +108,15 @@ impl Automations<'_> {
         })? {
             return Err(Error::not_found(format!("automation \"{id}\" not found")));
         }
-        Ok(json!({"_id": id, "deleted": true}))
+        Ok(DeletedAutomation {
+            id: id.to_string(),
+            deleted: true,
+        })
     }
 
-    /// Enables or disables an automation; a disabled one receives no events.
-    pub fn set_enabled(&self, p: &Principal, id: &str, on: bool) -> Result<Value> {
+    /// Enables (`on`) or disables an automation; a disabled one receives no events. Returns
+    /// it as stored.
+    pub fn set_enabled(&self, p: &Principal, id: &str, on: bool) -> Result<StoredAutomation> {
         p.require(Role::Admin, "enabling or disabling automations")?;
         let scope = p.private_scope();
         let now = format_instant(self.platform.now());
@@ -162,75 +128,47 @@ impl Automations<'_> {
                 .into_body();
             doc.insert("enabled".into(), json!(on));
             doc.insert("updated".into(), json!(now));
-            let automation = Automation::from_body(doc)?;
-            tx.put_automation(&scope, &automation)?;
-            Ok(render(automation.into_body()))
+            let row = AutomationRow::from_body(doc)?;
+            tx.put_automation(&scope, &row)?;
+            StoredAutomation::of_doc(row.body())
         })
     }
 
     /// Test-fires an automation (`GET automation/v1/{id}?_run=true`): queues one delivery of a
     /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
-    /// milliseconds (at most 60,000). The worker delivers it like any other.
-    pub fn test(&self, p: &Principal, id: &str, delay: Option<&str>) -> Result<Value> {
+    /// (whole milliseconds; at most 60 seconds), or now. The worker delivers it like any other.
+    pub fn test(&self, p: &Principal, id: &str, delay: Option<Duration>) -> Result<TestFiring> {
         p.require(Role::Admin, "test-firing automations")?;
-        let delay = crate::clock::delay_of(&json!({"_delay": delay}))?;
+        let delay = match delay.map(|d| d.as_millis()) {
+            Some(ms) if ms > u128::from(MAX_DELAY_MS) => {
+                return Err(delay_refused(&ms.to_string()))
+            }
+            ms => ms.map(|ms| TimeDelta::milliseconds(ms as i64)),
+        };
         let scope = p.private_scope();
         let now = self.platform.now();
         let due = delay.map_or(now, |d| now + d);
-        let stamp = format_instant(now);
         self.platform.write(|tx| {
             let doc = tx
                 .automation(&scope, id)?
                 .ok_or_else(|| Error::not_found(format!("automation \"{id}\" not found")))?;
-            let cond = doc
-                .body()
-                .get("conditions")
-                .and_then(Value::as_array)
-                .and_then(|c| c.first())
-                .cloned()
-                .unwrap_or(Value::Null);
-            let field = |k: &str| {
-                cond.get(k)
-                    .and_then(Value::as_str)
-                    .unwrap_or("*")
-                    .to_string()
-            };
-            let service = field("service");
-            let action = match field("action").as_str() {
-                "*" => actions_of(&service)
-                    .and_then(|a| a.first())
-                    .map_or("update".to_string(), |a| (*a).to_string()),
-                a => a.to_string(),
-            };
-            let item = match field("id").as_str() {
-                "*" => "test".to_string(),
-                i => i.to_string(),
-            };
-            let source = match field("source").as_str() {
-                "public" => Scope::public(),
-                _ => scope.clone(),
-            };
-            let mut ev = crate::events::event(
-                p,
-                &source,
-                &service,
-                &item,
-                &action,
-                &stamp,
-                json!({"_test": true}),
-            );
-            ev.insert("test".into(), json!(true));
+            let event = test_event(p, &scope, doc.body(), now);
             tx.add_delivery(&Delivery {
                 seq: 0,
                 scope: scope.clone(),
                 automation: id.to_string(),
-                item: crate::events::item_of(&ev),
+                item: crate::events::item_of(&event.1),
                 status: DeliveryStatus::Pending,
                 attempts: 0,
                 next_at: due,
-                event: ev.clone(),
+                event: event.1,
             })?;
-            Ok(json!({"_id": id, "queued": true, "due": format_instant(due), "event": ev}))
+            Ok(TestFiring {
+                id: id.to_string(),
+                queued: true,
+                due,
+                event: event.0,
+            })
         })
     }
 
@@ -319,7 +257,7 @@ impl Automations<'_> {
     /// let mut values = Map::new();
     /// values.insert("to".into(), json!("ops@acme.example"));
     /// values.insert("subject".into(), json!("PLANT1 changed"));
-    /// let saved = automations.save_automation(&admin, &mail.automation(values))?;
+    /// let saved = automations.save(&admin, &mail.automation(values))?;
     /// assert_eq!(saved.automation.conditions, mail.conditions);
     /// assert_eq!(saved.automation.target.as_deref(), Some("platform.email"));
     /// # Ok::<(), platform_core::Error>(())
@@ -424,4 +362,65 @@ impl Automations<'_> {
             Ok(json!({"checked": configs.items.len(), "created": created, "automations": ids}))
         })
     }
+}
+
+/// The test event of the automation stored as `doc`, shaped by its first condition: as the
+/// answer gives it, and as its delivery keeps it (the event every delivery gets, marked
+/// `test`).
+fn test_event(
+    p: &Principal,
+    scope: &Scope,
+    doc: &serde_json::Map<String, Value>,
+    now: DateTime<Utc>,
+) -> (AutomationEvent, serde_json::Map<String, Value>) {
+    let first = doc
+        .get("conditions")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first());
+    let field = |k: &str| {
+        first
+            .and_then(|c| c.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("*")
+            .to_string()
+    };
+    let service = field("service");
+    let action = match field("action").as_str() {
+        "*" => actions_of(&service)
+            .and_then(|a| a.first())
+            .map_or("update".to_string(), |a| (*a).to_string()),
+        a => a.to_string(),
+    };
+    let item = match field("id").as_str() {
+        "*" => "test".to_string(),
+        i => i.to_string(),
+    };
+    let source = match field("source").as_str() {
+        "public" => Scope::public(),
+        _ => scope.clone(),
+    };
+    let data = json!({"_test": true});
+    let stamp = format_instant(now);
+    let mut stored =
+        crate::events::event(p, &source, &service, &item, &action, &stamp, data.clone());
+    stored.insert("test".into(), json!(true));
+    let event = AutomationEvent {
+        service,
+        source: if source.is_public() {
+            "public"
+        } else {
+            "private"
+        }
+        .into(),
+        id: item,
+        action,
+        timestamp: now,
+        user: p.user.clone(),
+        tenant: p.tenant.clone(),
+        environment: p.environment.clone(),
+        data,
+        chain: crate::events::chain(),
+        test: true,
+    };
+    (event, stored)
 }

@@ -500,8 +500,10 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
         .automations()
         .save(
             &p,
-            json!({"target": "platform.webhook", "properties": {"url": "http://93.184.215.14/x"},
-                   "conditions": [{"service": "object", "id": "*", "action": "*"}]}),
+            &crate::api::Automation::from_body(&json!({
+                "target": "platform.webhook", "properties": {"url": "http://93.184.215.14/x"},
+                "conditions": [{"service": "object", "id": "*", "action": "*"}]}))
+            .unwrap(),
         )
         .unwrap();
     let counted = |f: &dyn Fn()| {
