@@ -134,11 +134,18 @@ impl<'p> Secrets<'p> {
         StoredSecret::of_row(row, value, active)
     }
 
+    /// Refuses a caller who may not write secrets (an admin may), as [`Secrets::save`] does
+    /// first: a front end asks it before it reads a body, so a caller who may not write is
+    /// told so whatever the body holds.
+    pub fn may_write(&self, p: &Principal) -> Result<()> {
+        p.require(Role::Admin, "writing secrets")
+    }
+
     /// Creates or updates a secret: what is `None` stays as stored, the value included (a new
     /// secret needs one; a new value starts the secret's fields afresh). Returns it without
     /// its value.
     pub fn save(&self, p: &Principal, secret: &Secret) -> Result<StoredSecret> {
-        p.require(Role::Admin, "writing secrets")?;
+        self.may_write(p)?;
         secret.check()?;
         let (scope, id) = (p.private_scope(), &secret.id);
         let at = self.platform.now();

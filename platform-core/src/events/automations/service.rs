@@ -23,12 +23,24 @@ use super::{
 };
 
 impl Automations<'_> {
+    /// Refuses a caller who may not save automations (an admin may), as [`Automations::save`]
+    /// does first: a front end asks it before it reads a body.
+    pub fn may_save(&self, p: &Principal) -> Result<()> {
+        p.require(Role::Admin, "saving automations")
+    }
+
+    /// Refuses a caller who may not test-fire automations, as [`Automations::test`] does
+    /// first: a front end asks it before it reads the delay.
+    pub fn may_test(&self, p: &Principal) -> Result<()> {
+        p.require(Role::Admin, "test-firing automations")
+    }
+
     /// Creates an automation (`id` `None`: the server assigns one) or updates the stored one
     /// with its `id`; the caller becomes its owner. Refused as a request's body is (no
     /// target, no conditions, a service that raises no events, a webhook URL not allowed, a
     /// secret or script that does not exist...). Returns the stored automation.
     pub fn save(&self, p: &Principal, automation: &Automation) -> Result<StoredAutomation> {
-        p.require(Role::Admin, "saving automations")?;
+        self.may_save(p)?;
         let target = checked_target(automation)?;
         let scope = p.private_scope();
         let now = format_instant(self.platform.now());
@@ -138,7 +150,7 @@ impl Automations<'_> {
     /// test event shaped by its first condition (`data: {"_test": true}`), due after `delay`
     /// (whole milliseconds; at most 60 seconds), or now. The worker delivers it like any other.
     pub fn test(&self, p: &Principal, id: &str, delay: Option<Duration>) -> Result<TestFiring> {
-        p.require(Role::Admin, "test-firing automations")?;
+        self.may_test(p)?;
         let delay = match delay.map(|d| d.as_millis()) {
             Some(ms) if ms > u128::from(MAX_DELAY_MS) => {
                 return Err(delay_refused(&ms.to_string()))
