@@ -18,7 +18,7 @@
 mod corpus;
 
 use divan::Bencher;
-use platform_core::api::{RunOutcome, ValidationRequest};
+use platform_core::api::{RunOutcome, ValidationBatch, ValidationRequest};
 use platform_core::auth::Principal;
 use platform_core::data::model::Point;
 use platform_core::documents::SaveOptions;
@@ -254,13 +254,13 @@ fn full_run(b: Bencher) {
         let queued = s
             .platform
             .validation()
-            .run_many(
+            .run_batch(
                 &s.who,
-                &json!({"targets": s.targets, "from": "2024-01-01"}),
-                "manual",
+                &ValidationBatch::from_body(&json!({"targets": s.targets, "from": "2024-01-01"}))
+                    .unwrap(),
             )
             .unwrap();
-        assert_eq!(queued["background"], true, "{queued}");
+        assert!(queued.background, "{queued:?}");
         assert!(s.platform.jobs().run_next().unwrap());
         let jobs = s.platform.jobs().list(&s.who).unwrap();
         let result = &jobs[0]["result"];
@@ -319,10 +319,10 @@ fn full_run_rhai_customs(b: Bencher) {
     b.with_inputs(setup_rhai).bench_local_values(|s| {
         s.platform
             .validation()
-            .run_many(
+            .run_batch(
                 &s.who,
-                &json!({"targets": s.targets, "from": "2024-01-01"}),
-                "manual",
+                &ValidationBatch::from_body(&json!({"targets": s.targets, "from": "2024-01-01"}))
+                    .unwrap(),
             )
             .unwrap();
         assert!(s.platform.jobs().run_next().unwrap());

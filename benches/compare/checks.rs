@@ -4,6 +4,7 @@ use crate::contestants::{header, open_core, Core};
 use crate::seeded::{w7_values, W7_START};
 use crate::timing::{emit, paired, time_ms};
 use crate::{runs, Sizes, DAY, MINUTE};
+use platform_core::api::ValidationBatch;
 use platform_core::data::model::Point;
 use platform_core::documents::SaveOptions;
 use platform_core::store::Collection;
@@ -118,13 +119,15 @@ pub(crate) fn w7(s: &Sizes) {
                 let queued = core
                     .platform
                     .validation()
-                    .run_many(
+                    .run_batch(
                         &core.who,
-                        &json!({"targets": targets, "from": "2024-01-01"}),
-                        "manual",
+                        &ValidationBatch::from_body(
+                            &json!({"targets": targets, "from": "2024-01-01"}),
+                        )
+                        .unwrap(),
                     )
                     .unwrap();
-                assert_eq!(queued["background"], true, "{queued}");
+                assert!(queued.background, "{queued:?}");
                 assert!(core.platform.jobs().run_next().unwrap());
                 let jobs = core.platform.jobs().list(&core.who).unwrap();
                 let records: u64 = jobs[0]["result"]["results"]

@@ -8,7 +8,7 @@ use crate::wire::to_wire;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::Collection;
 use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
-use platform_core::api::{RunOutcome, Source, ValidationRequest, VersionRef};
+use platform_core::api::{RunOutcome, Source, ValidationBatch, ValidationRequest, VersionRef};
 use platform_core::ErrorCode;
 use serde_json::Value;
 use std::time::Duration;
@@ -337,12 +337,9 @@ async fn validation_post(caller: Caller, Query(params): Query, payload: web::Pay
                     None,
                 )),
                 "runMany" => {
-                    let out = v.run_many(who, &body, "manual")?;
-                    let job = out["job"]
-                        .as_str()
-                        .filter(|_| out["background"] == true)
-                        .map(str::to_string);
-                    Ok((out, job))
+                    let batch = v.run_batch(who, &ValidationBatch::from_body(&body)?)?;
+                    let job = batch.job.clone().filter(|_| batch.background);
+                    Ok((to_wire(&batch)?, job))
                 }
                 "suggest" => v.suggest(who, &body).map(|out| (out, None)),
                 "tune" => v.tune(who, &body).map(|out| (out, None)),

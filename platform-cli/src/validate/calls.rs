@@ -5,7 +5,7 @@
 use platform_core::api::Collection;
 use platform_core::api::Params;
 use platform_core::api::{ListRequest, SaveOptions};
-use platform_core::api::{Source, ValidationRequest, VersionRef};
+use platform_core::api::{Source, ValidationBatch, ValidationRequest, VersionRef};
 use platform_core::{Error, Result};
 use serde_json::Value;
 
@@ -49,7 +49,11 @@ impl Call for Function {
             "test" => {
                 return Answer::typed(&validation.test(who, &ValidationRequest::from_body(body)?)?)
             }
-            "runMany" => validation.run_many(who, body, "manual"),
+            "runMany" => {
+                return Answer::typed(
+                    &validation.run_batch(who, &ValidationBatch::from_body(body)?)?,
+                )
+            }
             "suggest" => validation.suggest(who, body),
             "tune" => validation.tune(who, body),
             "override" | "removeOverride" | "comment" => {

@@ -129,7 +129,8 @@ pub use crate::validation::jobs::QueuedRun;
 pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use crate::validation::records::{RecordCheck, TenorCheck, TenorResult};
 pub use crate::validation::run::{
-    PointResult, RunOutcome, RunTimings, ValidationRequest, ValidationResult, When,
+    BatchItemResult, PointResult, RunOutcome, RunTimings, ValidationBatch, ValidationBatchResult,
+    ValidationRequest, ValidationResult, When,
 };
 pub use crate::validation::Validation;
 /// Arrow's record batch (arrow-array 60), the answer of [`Data::read_record_batch`].
@@ -143,8 +144,8 @@ pub use objects::Object;
 pub use shape::ShapedCurve;
 pub use validation_config::{Check, ValidationConfig, ValidationOptions};
 pub use validation_typed::{
-    AutomationSync, BatchItemResult, JobResult, RecordOutcome, RecordOverride, Resolution,
-    TimelineEvent, ValidationBatch, ValidationBatchResult, ValidationRecord,
+    AutomationSync, JobResult, RecordOutcome, RecordOverride, Resolution, TimelineEvent,
+    ValidationRecord,
 };
 pub use validation_typed_insights::{
     ActivityEntry, CheckStats, CheckTally, ConfigStats, DayCounts, FailingPoint, OpenIssue,

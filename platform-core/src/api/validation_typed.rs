@@ -7,7 +7,10 @@
 //! form is the JSON body, and the JSON answer reads into the typed answer with serde (an
 //! answer that does not read is an internal error).
 
-use super::{RecordCheck, TenorResult, ValidationCounts, ValidationKind, ValidationStatus, When};
+use super::{
+    RecordCheck, TenorResult, ValidationBatchResult, ValidationCounts, ValidationKind,
+    ValidationStatus,
+};
 use crate::auth::Principal;
 use crate::documents::ListRequest;
 use crate::error::{Error, Result};
@@ -15,29 +18,12 @@ use crate::store::Page;
 use crate::validation::Validation;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 /// Reads a JSON answer as its typed form; one that does not read is an internal error.
 pub(super) fn from_json<T: DeserializeOwned>(what: &str, answer: Value) -> Result<T> {
     crate::json::typed_answer("a validation", what, answer)
-}
-
-/// Points of a request as their texts.
-pub(super) fn point_texts<S: Serializer>(points: &[When], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(points.iter().map(When::text))
-}
-
-/// A point of a request as its text.
-pub(super) fn point_text<S: Serializer>(at: &Option<When>, s: S) -> Result<S::Ok, S::Error> {
-    match at {
-        Some(at) => s.serialize_str(&at.text()),
-        None => s.serialize_none(),
-    }
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 /// A user's override of a failing record.
@@ -193,150 +179,6 @@ pub struct RecordOutcome {
     pub status: Option<ValidationStatus>,
 }
 
-/// Runs of the saved checks of several data items at once (`runMany`): the same points,
-/// range, checks and tenors for each. Up to 25 items without a range run at once; more, a
-/// range, `background` or a delay go to a background job. Its serde form is the JSON body.
-///
-/// ```
-/// use platform_core::api::ValidationBatch;
-/// use chrono::NaiveDate;
-/// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
-/// let batch = ValidationBatch::new(["NBP:SPOT", "TTF:SPOT"]).between(d(1), d(7));
-/// assert_eq!(serde_json::to_value(&batch).unwrap(), serde_json::json!({
-///     "targets": ["NBP:SPOT", "TTF:SPOT"], "from": "2024-05-01", "to": "2024-05-07"}));
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ValidationBatch {
-    /// The data ids.
-    pub targets: Vec<String>,
-    /// These points of each.
-    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "point_texts")]
-    pub points: Vec<When>,
-    /// Points at or after this one.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "point_text")]
-    pub from: Option<When>,
-    /// Points at or before this one.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "point_text")]
-    pub to: Option<When>,
-    /// Only the checks with these names.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub checks: Option<Vec<String>>,
-    /// Curves: only these tenors.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tenors: Option<Vec<String>>,
-    /// Run in the background.
-    #[serde(skip_serializing_if = "is_false")]
-    pub background: bool,
-    /// Milliseconds (at most 60,000) before the background job starts (`_delay`).
-    #[serde(rename = "_delay", skip_serializing_if = "Option::is_none")]
-    pub delay_ms: Option<u64>,
-    /// Who asked, as records keep it (`manual` when `None`); not part of the body.
-    #[serde(skip)]
-    pub origin: Option<String>,
-}
-
-impl ValidationBatch {
-    /// A batch checking the latest point of each data item (a curve: its newest ondate).
-    pub fn new<S: Into<String>>(targets: impl IntoIterator<Item = S>) -> ValidationBatch {
-        ValidationBatch {
-            targets: targets.into_iter().map(Into::into).collect(),
-            ..ValidationBatch::default()
-        }
-    }
-
-    /// The same batch over the points from `from` to `to`, both included (it runs in the
-    /// background).
-    pub fn between(self, from: impl Into<When>, to: impl Into<When>) -> ValidationBatch {
-        ValidationBatch {
-            from: Some(from.into()),
-            to: Some(to.into()),
-            ..self
-        }
-    }
-
-    /// The same batch on these points of each data item.
-    pub fn at<W: Into<When>>(self, points: impl IntoIterator<Item = W>) -> ValidationBatch {
-        ValidationBatch {
-            points: points.into_iter().map(Into::into).collect(),
-            ..self
-        }
-    }
-
-    /// The JSON body of the batch, as the server receives it.
-    fn body(&self) -> Result<Value> {
-        serde_json::to_value(self)
-            .map_err(|e| Error::Internal(format!("a validation batch does not write: {e}")))
-    }
-}
-
-/// One data item of a batch: how its run went.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BatchItemResult {
-    /// The data id.
-    pub target: String,
-    /// A series or a curve (`None` when it could not run).
-    #[serde(default)]
-    pub kind: Option<ValidationKind>,
-    /// The configuration's name.
-    #[serde(default)]
-    pub name: Option<String>,
-    /// Points checked.
-    #[serde(default)]
-    pub points: u64,
-    /// Points by status.
-    #[serde(default)]
-    pub counts: ValidationCounts,
-    /// The worst status of its records (`overridden` when all are; `skipped` when nothing
-    /// was checked; `error` when it could not run).
-    pub status: ValidationStatus,
-    /// Why nothing was checked.
-    #[serde(default)]
-    pub message: Option<String>,
-    /// The ids of its records (the first 100).
-    #[serde(default)]
-    pub ids: Vec<String>,
-    /// Their points.
-    #[serde(default)]
-    pub point_list: Vec<String>,
-    /// Whether more records than `ids` lists were written.
-    #[serde(default)]
-    pub list_truncated: bool,
-    /// A curve: the tenors that failed.
-    #[serde(default)]
-    pub failed_tenors: Option<Vec<String>>,
-    /// Milliseconds it took.
-    #[serde(default)]
-    pub ms: f64,
-    /// Why it could not run (`no validation`, `disabled`, the data unreadable...).
-    #[serde(default)]
-    pub error: Option<String>,
-    /// The background job it went to (more points than its configuration's `maxPoints`):
-    /// nothing of it is checked yet, though its status says `skipped`
-    /// ([`Validation::run_batch_and_wait`] checks it now).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub job: Option<String>,
-}
-
-/// The outcome of a batch: each data item's, or the background job it went to.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ValidationBatchResult {
-    /// Data items run.
-    pub targets: u64,
-    /// Data items by status.
-    pub counts: ValidationCounts,
-    /// Each data item's outcome, in the order asked.
-    pub results: Vec<BatchItemResult>,
-    /// Whether it went to a background job.
-    pub background: bool,
-    /// Where the background job went.
-    pub message: Option<String>,
-    /// The background job ([`super::Jobs::run_next`] or a server's worker runs it).
-    pub job: Option<String>,
-}
-
 /// What recreating the automations of configurations did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AutomationSync {
@@ -464,55 +306,6 @@ impl Validation<'_> {
     ) -> Result<Vec<RecordOutcome>> {
         let body = action_body(ids, text);
         from_json("records action", self.records_action(p, function, &body)?)
-    }
-
-    /// Typed: runs the saved checks of several data items (role `writer`), or queues them as
-    /// a background job.
-    ///
-    /// ```
-    /// use platform_core::api::{Collection, Point, ValidationBatch, ValidationStatus};
-    /// use chrono::{TimeZone, Utc};
-    /// use serde_json::json;
-    /// let platform = platform_core::Platform::in_memory()?;
-    /// let me = platform.tenancy().local_principal("default", "me")?;
-    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
-    /// platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, 50.0)], &Default::default())?;
-    /// platform.objects().save(&me, Collection::ValidationConfig, json!({
-    ///     "_id": "NBP:SPOT", "kind": "timeseries",
-    ///     "checks": [{"name": "positive", "expression": "value > 0"}]
-    /// }), &Default::default())?;
-    /// let done = platform.validation().run_batch(&me, &ValidationBatch::new(["NBP:SPOT", "TTF:SPOT"]))?;
-    /// assert_eq!((done.targets, done.counts.valid, done.counts.error), (2, 1, 1));
-    /// assert_eq!(done.results[0].ids, ["NBP:SPOT:2024-01-01T00:00:00Z"]);
-    /// assert_eq!(done.results[1].status, ValidationStatus::Error);
-    /// # Ok::<(), platform_core::Error>(())
-    /// ```
-    pub fn run_batch(
-        &self,
-        p: &Principal,
-        batch: &ValidationBatch,
-    ) -> Result<ValidationBatchResult> {
-        let origin = batch.origin.as_deref().unwrap_or("manual");
-        from_json("batch answer", self.run_many(p, &batch.body()?, origin)?)
-    }
-
-    /// [`Validation::run_batch`] in the foreground: every item is checked on this thread's
-    /// workers now, however many items, points or days (no job for the batch nor for an item:
-    /// `background` false, no item with a `job`); a delay asked for is refused.
-    pub fn run_batch_and_wait(
-        &self,
-        p: &Principal,
-        batch: &ValidationBatch,
-    ) -> Result<ValidationBatchResult> {
-        if batch.background || batch.delay_ms.is_some_and(|d| d > 0) {
-            return Err(Error::invalid_parameter(
-                "run_batch_and_wait runs now: a batch for the background or for later goes \
-                 through run_batch",
-            ));
-        }
-        let origin = batch.origin.as_deref().unwrap_or("manual");
-        let answer = self.run_many_in_foreground(p, &batch.body()?, origin)?;
-        from_json("batch answer", answer)
     }
 
     /// Typed: recreates the missing automations of the caller's enabled `runOnUpdate`

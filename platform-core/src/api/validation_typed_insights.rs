@@ -5,7 +5,7 @@
 //! As in `validation_typed`, each typed call is the JSON call with typed values on either
 //! side.
 
-use super::validation_typed::{from_json, point_texts, Resolution, TimelineEvent};
+use super::validation_typed::{from_json, Resolution, TimelineEvent};
 use super::ValidationKind;
 use super::{ValidationCounts, ValidationStatus, When};
 use crate::auth::Principal;
@@ -373,7 +373,6 @@ pub struct TuningItem {
     /// The data id.
     pub target: String,
     /// The failing points to tune for.
-    #[serde(serialize_with = "point_texts")]
     pub points: Vec<When>,
     /// Curves: only these tenors.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -13,10 +13,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// use platform_core::api::ValidationStatus;
 /// assert_eq!(serde_json::to_value(ValidationStatus::Failed).unwrap(), "failed");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ValidationStatus {
     /// Not checked (no check applied).
+    #[default]
     Skipped,
     /// Every check passed.
     Valid,

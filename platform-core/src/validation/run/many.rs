@@ -1,63 +1,83 @@
 //! `runMany`: several data items checked on worker threads (each reads its own snapshot) and
 //! stored one item a transaction, in order, by the calling thread.
 
+use super::batch::{BatchItemResult, ValidationBatch, ValidationBatchResult};
 use super::plan::Planned;
 use super::request::RunRequest;
 use super::{MAX_LISTED, MAX_RUN_MANY};
 use crate::auth::Principal;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::validation::config::Kind;
-use crate::validation::records::{self, status_name, SKIPPED};
-use crate::validation::shared::{bump, ms, strings};
+use crate::validation::counts::{StatusCounts, ValidationStatus};
+use crate::validation::records::{self, SKIPPED};
+use crate::validation::shared::ms;
 use crate::validation::Validation;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 use std::time::Instant;
 
 impl Validation<'_> {
-    /// `runMany`: up to 25 data items at once; more, a range, `background` or `_delay` go to a
-    /// job.
-    pub fn run_many(&self, p: &Principal, body: &Value, origin: &str) -> Result<Value> {
+    /// Runs the saved checks of several data items (role `writer`): up to 25 items at once;
+    /// more, a range, `background` or a delay go to a background job.
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Point, ValidationBatch, ValidationStatus};
+    /// use chrono::{TimeZone, Utc};
+    /// use serde_json::json;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    /// platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, 50.0)], &Default::default())?;
+    /// platform.objects().save(&me, Collection::ValidationConfig, json!({
+    ///     "_id": "NBP:SPOT", "kind": "timeseries",
+    ///     "checks": [{"name": "positive", "expression": "value > 0"}]
+    /// }), &Default::default())?;
+    /// let done = platform.validation().run_batch(&me, &ValidationBatch::new(["NBP:SPOT", "TTF:SPOT"]))?;
+    /// assert_eq!((done.targets, done.counts.valid, done.counts.error), (2, 1, 1));
+    /// assert_eq!(done.results[0].ids, ["NBP:SPOT:2024-01-01T00:00:00Z"]);
+    /// assert_eq!(done.results[1].status, ValidationStatus::Error);
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn run_batch(
+        &self,
+        p: &Principal,
+        batch: &ValidationBatch,
+    ) -> Result<ValidationBatchResult> {
         p.require(crate::auth::Role::Writer, "running validation")?;
-        let targets = strings(body.get("targets"), "targets")?
-            .ok_or_else(|| Error::new(ErrorCode::MissingParameter, "targets is missing"))?;
-        // The fields every item shares are the request's: one malformed is a 400 for the whole
-        // request, not an error per item nor a job that fails later.
-        RunRequest::from_json(body)?;
-        let ranged = body.get("from").is_some() || body.get("to").is_some();
-        let background = body
-            .get("background")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let delayed = crate::clock::delay_of(body)?.is_some_and(|d| !d.is_zero());
-        if targets.len() > MAX_RUN_MANY || ranged || background || delayed {
+        let shared = batch.shared()?;
+        let ranged = batch.from.is_some() || batch.to.is_some();
+        let delayed = batch.delay_ms.is_some_and(|d| d > 0);
+        if batch.targets.len() > MAX_RUN_MANY || ranged || batch.background || delayed {
             let queued = self.platform.jobs().queue(
                 p,
                 "runMany",
-                json!({"request": body, "origin": "background"}),
+                json!({"request": batch.body()?, "origin": "background"}),
             )?;
-            return serde_json::to_value(queued)
-                .map_err(|e| Error::Internal(format!("a queued batch: {e}")));
+            return Ok(ValidationBatchResult::queued(queued));
         }
         let started = Instant::now();
-        let out = self.run_many_now(p, body, &targets, origin, false)?;
+        let out = self.run_many_now(p, &shared, &batch.targets, batch.origin(), false)?;
         super::record_run("runMany", started);
         Ok(out)
     }
 
-    /// [`Validation::run_many`] in the foreground: every item checked now, whatever the
-    /// number of items, their range or their points (never a job).
-    pub(crate) fn run_many_in_foreground(
+    /// [`Validation::run_batch`] in the foreground: every item is checked on this thread's
+    /// workers now, however many items, points or days (no job for the batch nor for an item:
+    /// `background` false, no item with a `job`); a delay asked for is refused.
+    pub fn run_batch_and_wait(
         &self,
         p: &Principal,
-        body: &Value,
-        origin: &str,
-    ) -> Result<Value> {
+        batch: &ValidationBatch,
+    ) -> Result<ValidationBatchResult> {
+        if batch.background || batch.delay_ms.is_some_and(|d| d > 0) {
+            return Err(Error::invalid_parameter(
+                "run_batch_and_wait runs now: a batch for the background or for later goes \
+                 through run_batch",
+            ));
+        }
         p.require(crate::auth::Role::Writer, "running validation")?;
-        let targets = strings(body.get("targets"), "targets")?
-            .ok_or_else(|| Error::new(ErrorCode::MissingParameter, "targets is missing"))?;
-        RunRequest::from_json(body)?;
+        let shared = batch.shared()?;
         let started = Instant::now();
-        let out = self.run_many_now(p, body, &targets, origin, true)?;
+        let out = self.run_many_now(p, &shared, &batch.targets, batch.origin(), true)?;
         super::record_run("runMany", started);
         Ok(out)
     }
@@ -67,12 +87,11 @@ impl Validation<'_> {
     pub(super) fn run_many_now(
         &self,
         p: &Principal,
-        body: &Value,
+        shared: &RunRequest,
         targets: &[String],
         origin: &str,
         in_job: bool,
-    ) -> Result<Value> {
-        let shared = RunRequest::from_json(body)?;
+    ) -> Result<ValidationBatchResult> {
         let request_of = |target: &String| RunRequest {
             target: Some(target.clone()),
             ..shared.clone()
@@ -84,7 +103,7 @@ impl Validation<'_> {
         let mut planned: Vec<Option<(Result<Planned>, Instant)>> = Vec::new();
         planned.resize_with(targets.len(), || None);
         let mut results = Vec::with_capacity(targets.len());
-        let mut counts: Map<String, Value> = Map::new();
+        let mut counts = StatusCounts::default();
         let next = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|s| -> Result<()> {
             let (send, receive) =
@@ -112,8 +131,7 @@ impl Validation<'_> {
                 // Store in target order, whatever order the workers finish in.
                 while let Some((plan, started)) = planned.get_mut(done).and_then(Option::take) {
                     let item = self.run_many_item(p, &targets[done], plan, started);
-                    let st = item["status"].as_str().unwrap_or("error").to_string();
-                    bump(&mut counts, &st);
+                    counts.add(item.status, 1);
                     results.push(item);
                     done += 1;
                 }
@@ -127,35 +145,44 @@ impl Validation<'_> {
             }
             Ok(())
         })?;
-        Ok(json!({"targets": targets.len(), "counts": counts, "results": results}))
+        Ok(ValidationBatchResult {
+            targets: targets.len() as u64,
+            counts,
+            results,
+            ..ValidationBatchResult::default()
+        })
     }
 
-    /// One item of a runMany answer.
+    /// One item of a batch: stored, or why nothing was checked, or why it could not run.
     fn run_many_item(
         &self,
         p: &Principal,
         target: &str,
         plan: Result<Planned>,
         started: Instant,
-    ) -> Value {
+    ) -> BatchItemResult {
         let stored = plan.and_then(|plan| match plan {
-            Planned::Queued(q) => Ok(Err((
-                json!({"kind": null, "message": q.message, "job": q.job}),
-                None,
-                None,
-            ))),
+            Planned::Queued(q) => Ok(Err(BatchItemResult {
+                message: Some(q.message),
+                job: Some(q.job),
+                ..BatchItemResult::default()
+            })),
+            // The interface: an error when it could not run (disabled); an empty range ran
+            // and found nothing to check.
             Planned::Nothing {
                 answer,
                 name,
                 error,
-            } => Ok(Err((
-                json!({"kind": answer.kind, "message": answer.message}),
+            } => Ok(Err(BatchItemResult {
+                kind: Some(answer.kind),
                 name,
-                error,
-            ))),
+                message: answer.message,
+                error: error.map(str::to_string),
+                ..BatchItemResult::default()
+            })),
             Planned::Checked(c) => self.commit_run(p, *c, false).map(Ok),
         });
-        match stored {
+        let item = match stored {
             Ok(Ok(done)) => {
                 let worst = done
                     .statuses
@@ -164,56 +191,42 @@ impl Validation<'_> {
                     .filter(|s| *s != records::OVERRIDDEN)
                     .fold(SKIPPED, records::worse);
                 let status = if done.statuses.iter().all(|s| *s == records::OVERRIDDEN) {
-                    "overridden"
+                    ValidationStatus::Overridden
                 } else {
-                    status_name(worst)
+                    ValidationStatus::of_code(worst)
                 };
                 let listed = done.listed.len().min(MAX_LISTED);
-                let mut item = json!({
-                    "target": target,
-                    "kind": done.kind.as_str(),
-                    "name": done.name,
-                    "points": done.statuses.len(),
-                    "counts": json!(done.counts),
-                    "status": status,
-                    "message": Value::Null,
-                    "ids": done.listed[..listed].iter().map(|(id, _)| json!(id)).collect::<Vec<_>>(),
-                    "pointList": done.listed[..listed].iter().map(|(_, pt)| json!(pt)).collect::<Vec<_>>(),
-                    "ms": ms(started),
-                });
-                if listed < done.statuses.len() {
-                    item["listTruncated"] = json!(true);
+                let (ids, point_list) = done.listed[..listed].iter().cloned().unzip();
+                BatchItemResult {
+                    kind: Some(done.kind.typed()),
+                    name: done.name,
+                    points: done.statuses.len() as u64,
+                    counts: done.counts,
+                    status,
+                    ids,
+                    point_list,
+                    list_truncated: listed < done.statuses.len(),
+                    failed_tenors: (done.kind == Kind::Curve).then_some(done.failed_tenors),
+                    ..BatchItemResult::default()
                 }
-                if done.kind == Kind::Curve {
-                    item["failedTenors"] = json!(done.failed_tenors);
-                }
-                item
             }
-            Ok(Err((answer, name, error))) => {
-                let mut item = json!({
-                    "target": target, "kind": answer["kind"], "name": name, "points": 0,
-                    "counts": {}, "status": "skipped", "message": answer["message"], "ids": [],
-                    "pointList": [], "ms": ms(started),
-                });
-                // The interface: an error when it could not run (disabled); an empty range ran
-                // and found nothing to check.
-                if let Some(error) = error {
-                    item["error"] = json!(error);
-                }
-                // An item past its maxPoints went to a job of its own: checked later, not now.
-                if let Some(job) = answer.get("job") {
-                    item["job"] = job.clone();
-                }
-                item
-            }
-            Err(e) => {
-                let why = if e.to_string().contains("no validation configuration") {
+            // Nothing checked: an item past its maxPoints went to a job of its own, checked
+            // later, not now.
+            Ok(Err(nothing)) => nothing,
+            Err(e) => BatchItemResult {
+                status: ValidationStatus::Error,
+                error: Some(if e.to_string().contains("no validation configuration") {
                     "no validation".to_string()
                 } else {
                     e.public_message()
-                };
-                json!({"target": target, "status": "error", "error": why, "ms": ms(started)})
-            }
+                }),
+                ..BatchItemResult::default()
+            },
+        };
+        BatchItemResult {
+            target: target.to_string(),
+            ms: ms(started),
+            ..item
         }
     }
 }

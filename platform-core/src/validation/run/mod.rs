@@ -17,12 +17,14 @@
 //! | `layout` | the results laid into the record chunks they go to |
 //! | `commit` | a checked run stored, with its events and quality statuses |
 //! | `quality` | the quality status written into the data |
+//! | `batch` | the request and answer of `runMany` |
 //! | `many` | `runMany`: data items checked on worker threads, stored in order |
 //! | `actions` | `override`, `removeOverride` and `comment` |
 //! | `read` | record reads and lists |
 
 mod actions;
 mod answer;
+mod batch;
 mod commit;
 mod evaluate;
 mod layout;
@@ -34,6 +36,7 @@ mod read;
 mod request;
 
 pub use answer::{PointResult, RunOutcome, RunTimings, ValidationResult};
+pub use batch::{BatchItemResult, ValidationBatch, ValidationBatchResult};
 pub use request::{ValidationRequest, When};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(feature = "internals")]
@@ -43,7 +46,6 @@ pub(crate) use request::RunRequest;
 
 pub(crate) use read::record_statuses;
 
-use super::shared::strings;
 use crate::auth::Principal;
 use crate::error::{Error, Result};
 use crate::validation::Validation;
@@ -95,7 +97,7 @@ impl Validation<'_> {
     ///
     /// (See [`Validation`] for an example.)
     pub fn run(&self, p: &Principal, req: &ValidationRequest) -> Result<RunOutcome> {
-        self.run_now(p, &req.run_request(), false, req.origin(), false)
+        self.run_now(p, &req.run_request()?, false, req.origin(), false)
     }
 
     /// [`Validation::run`] in the foreground whatever its size: the points are checked on this
@@ -128,7 +130,7 @@ impl Validation<'_> {
                 "run_and_wait runs now: a run for the background or for later goes through run",
             ));
         }
-        match self.run_now(p, &req.run_request(), false, req.origin(), true)? {
+        match self.run_now(p, &req.run_request()?, false, req.origin(), true)? {
             RunOutcome::Done(result) => Ok(result),
             RunOutcome::Queued(q) => Err(Error::Internal(format!(
                 "a run in the foreground went to job {}",
@@ -156,7 +158,7 @@ impl Validation<'_> {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn test(&self, p: &Principal, req: &ValidationRequest) -> Result<ValidationResult> {
-        match self.run_now(p, &req.run_request(), true, req.origin(), false)? {
+        match self.run_now(p, &req.run_request()?, true, req.origin(), false)? {
             RunOutcome::Done(result) => Ok(result),
             RunOutcome::Queued(q) => Err(Error::Internal(format!("a test went to job {}", q.job))),
         }
@@ -186,11 +188,12 @@ impl Validation<'_> {
                 serde_json::to_value(&outcome).map_err(stored)
             }
             _ => {
-                let targets = strings(request.get("targets"), "targets")?.unwrap_or_default();
+                let batch = ValidationBatch::from_body(&request)?;
                 let started = std::time::Instant::now();
-                let out = self.run_many_now(p, &request, &targets, "background", true)?;
+                let out =
+                    self.run_many_now(p, &batch.shared()?, &batch.targets, "background", true)?;
                 record_run("runMany", started);
-                Ok(out)
+                serde_json::to_value(&out).map_err(stored)
             }
         }
     }

@@ -57,6 +57,13 @@ impl When {
     }
 }
 
+/// A point is written as a request body writes it.
+impl serde::Serialize for When {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text())
+    }
+}
+
 impl From<DateTime<Utc>> for When {
     fn from(t: DateTime<Utc>) -> When {
         When::Time(t)
@@ -197,9 +204,10 @@ impl ValidationRequest {
         }
     }
 
-    /// The request as the runner reads it.
-    pub(crate) fn run_request(&self) -> RunRequest {
-        RunRequest {
+    /// The request as the runner reads it, its points checked (a text that is not a time is
+    /// refused, as in a body).
+    pub(crate) fn run_request(&self) -> Result<RunRequest> {
+        let req = RunRequest {
             target: self.target.clone(),
             config: self.config.clone(),
             points: self.points.iter().map(When::text).collect(),
@@ -209,7 +217,9 @@ impl ValidationRequest {
             tenors: self.tenors.clone(),
             background: self.background,
             delay_ms: self.delay_ms,
-        }
+        };
+        req.check()?;
+        Ok(req)
     }
 
     pub(super) fn origin(&self) -> &str {
@@ -261,8 +271,6 @@ impl RunRequest {
             }
         }
         let (from, to) = (text("from")?, text("to")?);
-        // Every time of the request is a time, whatever the data: checked here, a malformed
-        // request is refused before it runs, is queued as a job, or fans out to data items.
         for t in points.iter().chain(&from).chain(&to) {
             crate::data::timetext::parse_time_text(t)?;
         }
@@ -292,6 +300,17 @@ impl RunRequest {
             background,
             delay_ms,
         })
+    }
+
+    /// Every time of the request is a time, whatever the data, and its delay in bounds:
+    /// checked before it runs, a malformed request is refused before it is queued as a job or
+    /// fans out to data items.
+    pub(crate) fn check(&self) -> Result<()> {
+        for t in self.points.iter().chain(&self.from).chain(&self.to) {
+            crate::data::timetext::parse_time_text(t)?;
+        }
+        crate::clock::delay_of(&json!({"_delay": self.delay_ms}))?;
+        Ok(())
     }
 
     /// The body of the request, as a background job keeps it (it reads back as the request).
