@@ -13,7 +13,7 @@
 //! walkthrough is [`walkthrough`]; a test of the project runs it (`tests/it/embed.rs`).
 
 use chrono::{DateTime, NaiveDate, Utc};
-use platform_core::api::interface::series::import::{csv_records, PointReader};
+use platform_core::api::import::{csv_records, PointReader};
 use platform_core::api::{
     Collection, Object, Point, ReadRange, SeriesQuery, ValidationRequest, VersionRef, WriteOptions,
 };

@@ -6,7 +6,7 @@ use crate::local::Local;
 use crate::output::{self, Format};
 use crate::target::{Answer, Call, File, Http, TargetArgs};
 use clap::Subcommand;
-use platform_core::api::interface::webhooks::WebhookAllow;
+use platform_core::api::interface::WebhookAllow;
 use platform_core::api::{Automation, LogQuery};
 use platform_core::api::{Paging, Params};
 use platform_core::{Error, ErrorCode, Result};

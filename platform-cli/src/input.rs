@@ -21,7 +21,7 @@ pub fn read_json(file: Option<&std::path::Path>) -> platform_core::Result<serde_
             (s, "standard input".to_string())
         }
     };
-    platform_core::api::interface::formats::from_str(&text).map_err(|e| {
+    platform_core::api::formats::from_str(&text).map_err(|e| {
         platform_core::Error::new(
             platform_core::ErrorCode::InvalidBody,
             format!("{name} is not valid JSON: {e}"),

@@ -18,7 +18,7 @@ mod validate;
 
 use clap::{Args, Parser, Subcommand};
 use local::DbArg;
-use platform_core::api::interface::time::format_instant;
+use platform_core::api::time::format_instant;
 use platform_core::api::Role;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! pooler in between, and the listener's direct connection.
 
 use clap::Args;
-use platform_core::api::interface::stores::{PgOptions, PgPooler};
+use platform_core::api::stores::{PgOptions, PgPooler};
 
 /// How a PostgreSQL `--db` is reached.
 #[derive(Args, Clone, Debug, Default)]

@@ -131,13 +131,11 @@ pub struct WebhookAllowArg {
 
 impl WebhookAllowArg {
     /// The allow-list (a bad entry is an error naming it).
-    pub fn parse(
-        &self,
-    ) -> platform_core::Result<platform_core::api::interface::webhooks::WebhookAllow> {
+    pub fn parse(&self) -> platform_core::Result<platform_core::api::interface::WebhookAllow> {
         Ok(self
             .webhook_allow
             .as_ref()
-            .map(platform_core::api::interface::webhooks::WebhookAllow::parse)
+            .map(platform_core::api::interface::WebhookAllow::parse)
             .transpose()?
             .unwrap_or_default())
     }
@@ -196,7 +194,7 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
         write_token_file(file, &token)?;
     }
     platform.close()?;
-    if platform_core::api::interface::stores::is_url(&args.db.to_string_lossy()) {
+    if platform_core::api::stores::is_url(&args.db.to_string_lossy()) {
         let key_file = args
             .key_file
             .clone()
@@ -219,7 +217,7 @@ pub fn init(args: InitArgs) -> platform_core::Result<()> {
 
 /// The database as messages name it (a URL without its password).
 fn shown(db: &Path) -> String {
-    platform_core::api::interface::stores::redact(&db.to_string_lossy())
+    platform_core::api::stores::redact(&db.to_string_lossy())
 }
 
 /// Opens (creating) the database file or the PostgreSQL database `db` to initialise it: the
@@ -229,7 +227,7 @@ fn open(
     key_file: Option<&Path>,
     pg: &crate::pg::PgArgs,
 ) -> platform_core::Result<Platform> {
-    let options = platform_core::api::interface::stores::PgOptions {
+    let options = platform_core::api::stores::PgOptions {
         init: true,
         ..pg.apply(Default::default())
     };
@@ -266,7 +264,7 @@ pub fn run(args: ServeArgs) -> platform_core::Result<()> {
         )));
     }
     args.pg.check_for_serving(&args.db.to_string_lossy())?;
-    let options = platform_core::api::interface::stores::PgOptions {
+    let options = platform_core::api::stores::PgOptions {
         lease,
         read_replicas: replica_urls(&args.read_replica),
         replica_max_lag: std::time::Duration::from_secs_f64(args.replica_max_lag),

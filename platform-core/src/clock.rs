@@ -79,7 +79,7 @@ pub(crate) fn delay_refused(shown: &str) -> crate::error::Error {
 /// The `_delay` of a request's query (milliseconds, as text), checked against its bound.
 ///
 /// ```
-/// use platform_core::api::interface::time::delay_param;
+/// use platform_core::api::time::delay_param;
 /// assert_eq!(delay_param(Some("1500"))?, Some(std::time::Duration::from_millis(1500)));
 /// assert_eq!(delay_param(None)?, None);
 /// let e = delay_param(Some("61000")).unwrap_err();

@@ -17,7 +17,7 @@ use crate::error::ApiError;
 use crate::negotiate::listed;
 use crate::request::{Body, Caller, Query};
 use actix_web::{web, HttpResponse};
-use platform_core::api::interface::time::delay_param;
+use platform_core::api::time::delay_param;
 use platform_core::api::{Automation, Automations, LogQuery, Paging};
 use platform_core::ErrorCode;
 

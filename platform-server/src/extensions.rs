@@ -113,10 +113,7 @@ async fn view(
         .headers()
         .get(actix_web::http::header::ACCEPT)
         .and_then(|v| v.to_str().ok());
-    platform_core::api::interface::formats::negotiate(
-        accept,
-        &[platform_core::api::interface::formats::Format::Html],
-    )?;
+    platform_core::api::formats::negotiate(accept, &[platform_core::api::formats::Format::Html])?;
     let html = caller
         .run(move |p, who| p.extensions().render_view(who, &id, &view, &params))
         .await?;

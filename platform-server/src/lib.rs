@@ -296,7 +296,7 @@ pub struct Worker {
 }
 
 /// How often a worker tells the database it is alive (well within
-/// `platform_core::api::interface::limits::WORKER_TIMEOUT_SECS`).
+/// `platform_core::api::limits::WORKER_TIMEOUT_SECS`).
 const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Worker {
@@ -341,9 +341,7 @@ impl Worker {
         // same file) can say who runs it; gone on a clean stop.
         let heartbeat = {
             let (flag, platform) = (stop.clone(), platform.clone());
-            let id = platform_core::api::interface::tokens::generate_token()
-                .map(|t| t[3..15].to_string())
-                .unwrap_or_else(|_| std::process::id().to_string());
+            let id = ops::new_request_id()[..12].to_string();
             let started = platform.now();
             let alive = state::Alive::new(health.clone(), state::WorkerHealth::heartbeat);
             std::thread::Builder::new()

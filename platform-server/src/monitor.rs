@@ -54,7 +54,7 @@ pub fn install_metrics() {
 /// debug level only.
 pub(crate) fn loss_logged(e: &platform_core::Error) -> bool {
     e.code() == platform_core::ErrorCode::Unavailable
-        && platform_core::api::interface::stores::database_lost()
+        && platform_core::api::interface::database_lost()
 }
 
 /// Logs a background worker's failure: an error (`serious`) or a warning, or at debug level

@@ -7,7 +7,7 @@ use crate::chart;
 use crate::error::ApiError;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
-use platform_core::api::interface::formats::{self as format, arrow, csv, xml, Format};
+use platform_core::api::formats::{self as format, arrow, csv, xml, Format};
 use platform_core::api::Params;
 use platform_core::api::Principal;
 use platform_core::Platform;
@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 /// The header that carries the total of a paged list.
 pub const TOTAL_COUNT_HEADER: &str = "x-total-count";
 /// The header that says how a list's `x-total-count` was counted: `exact`, or `estimated` for
-/// a document list past `platform_core::api::interface::limits::EXACT_TOTAL_UP_TO` matches (unless
+/// a document list past `platform_core::api::limits::EXACT_TOTAL_UP_TO` matches (unless
 /// `_count=exact`).
 pub const TOTAL_KIND_HEADER: &str = "x-platform-total";
 /// The header that carries the cursor of the next page of a list (the value of `_after` that

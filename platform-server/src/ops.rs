@@ -185,7 +185,7 @@ fn request_id(req: &ServiceRequest) -> String {
 
 /// A new request id: 20 hex digits (80 bits) from a generator each thread seeds once from the
 /// system's randomness. An id must be unique, not secret: no system call for each request.
-fn new_request_id() -> String {
+pub(crate) fn new_request_id() -> String {
     use std::cell::Cell;
     thread_local! {
         static STATE: Cell<u64> = Cell::new({
@@ -217,7 +217,7 @@ fn new_request_id() -> String {
     let mut bytes = [0u8; 10];
     bytes[..8].copy_from_slice(&a.to_le_bytes());
     bytes[8..].copy_from_slice(&b.to_le_bytes()[..2]);
-    platform_core::api::interface::tokens::hex(&bytes)
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The query string with the values of secret-bearing parameters replaced by `[redacted]`.
@@ -502,7 +502,7 @@ fn last_modified(bytes: &[u8]) -> Option<String> {
 /// that has the document sets the header itself, and [`conditional`] then does not read the
 /// answer again for it.
 pub fn http_date(timestamp: &str) -> Option<String> {
-    let at = platform_core::api::interface::time::parse_instant(timestamp).ok()?;
+    let at = platform_core::api::time::parse_instant(timestamp).ok()?;
     Some(actix_web::http::header::HttpDate::from(std::time::SystemTime::from(at)).to_string())
 }
 

@@ -1,11 +1,12 @@
 //! The network client of automations: webhook POSTs (ureq, with a timeout and no redirects)
 //! and emails over plain SMTP (lettre). The core decides what to send; this only sends it.
 
-use platform_core::api::interface::webhooks::{host_text, Host, Url, WebhookAllow};
+use platform_core::api::interface::{host_text, WebhookAllow};
 use platform_core::api::{Mail, Outbound};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use url::{Host, Url};
 
 /// How long the check of a webhook's host at its save waits for the resolver.
 const RESOLVE_AT_SAVE: Duration = Duration::from_secs(2);

@@ -9,7 +9,7 @@
 use crate::error::ApiError;
 use actix_web::http::Method;
 use actix_web::HttpRequest;
-use platform_core::api::interface::stores::{format_position, parse_position};
+use platform_core::api::interface::{format_position, parse_position};
 use platform_core::ErrorCode;
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -10,7 +10,7 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpMessage, HttpRequest};
 use futures_util::StreamExt;
-use platform_core::api::interface::stores::{take_commit_position, ReplicaReads};
+use platform_core::api::interface::{take_commit_position, ReplicaReads};
 use platform_core::api::Params;
 use platform_core::api::{Credentials, Principal};
 use platform_core::{ErrorCode, Platform, Snapshot};
@@ -172,7 +172,7 @@ fn parse_json(body: &[u8]) -> Result<serde_json::Value, ApiError> {
             "the request body is empty; send a JSON object or array",
         ));
     }
-    platform_core::api::interface::formats::from_slice(body).map_err(|e| {
+    platform_core::api::formats::from_slice(body).map_err(|e| {
         ApiError::http(
             HttpCode::InvalidJson,
             format!("the request body is not valid JSON: {e}"),
@@ -242,7 +242,7 @@ pub fn function_body(
             ErrorCode::InvalidBody,
             format!(
                 "the body of _function={name} must be {taken}, not {}",
-                platform_core::api::interface::formats::json_kind(&value)
+                platform_core::api::formats::json_kind(&value)
             ),
         ));
     }
@@ -377,7 +377,7 @@ fn position_key(req: &HttpRequest, state: &web::Data<AppState>) -> Option<String
         return None;
     }
     let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    Some(platform_core::api::interface::tokens::hash_token(value))
+    Some(platform_core::api::interface::hash_token(value))
 }
 
 /// Records a write's commit position for the answer's header and the token's later reads.

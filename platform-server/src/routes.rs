@@ -549,7 +549,7 @@ async fn import_csv(
     csv_content_type(caller.req())?;
     let imported = caller
         .run(move |p, who| {
-            let text = platform_core::api::interface::series::import::text_of(&body)?;
+            let text = platform_core::api::import::text_of(&body)?;
             p.data().import_csv(who, &key, text, &request)
         })
         .await?;

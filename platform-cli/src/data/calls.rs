@@ -1,9 +1,9 @@
 //! The requests of `platform data`, each the same on a database file and on a server: read one
 //! data item, list data items, and save the series or curves of an import.
 
-use platform_core::api::interface::series::Point;
-use platform_core::api::interface::series::{CURVE_TYPE, SERIES_TYPE};
-use platform_core::api::interface::time::utc_text;
+use platform_core::api::import::Observation;
+use platform_core::api::import::{CURVE_TYPE, SERIES_TYPE};
+use platform_core::api::time::utc_text;
 use platform_core::api::DataQuery;
 use platform_core::api::Params;
 use platform_core::api::Source;
@@ -118,7 +118,7 @@ pub struct SaveSeries {
     pub prop: String,
     /// Series settings merged into its header (calendar, timezone, units, currency).
     pub header: Map<String, Value>,
-    pub points: Vec<Point>,
+    pub points: Vec<Observation>,
     pub saving: Saving,
 }
 

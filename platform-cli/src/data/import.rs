@@ -1,6 +1,6 @@
 //! `platform data import`: a file into a time series or curves. It reads the whole file first
 //! (with a progress bar on a terminal) with the core's import reader
-//! (`platform_core::api::interface::series::import`, whose module doc holds the grammar of CSV
+//! (`platform_core::api::import`, whose module doc holds the grammar of CSV
 //! and JSON files: the same reader serves the REST CSV import), naming the line of the first bad
 //! observation, and then writes it with one call (`Platform::save_series` or `save_curves`, or
 //! one `POST object/v1`), so a file is stored whole or not at all. A time (or an ondate and
@@ -9,15 +9,15 @@
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use platform_core::api::interface::series::import::{
+use platform_core::api::import::series_settings;
+use platform_core::api::import::Observation;
+use platform_core::api::import::{check_values, Sent, Stored, ValueRule};
+use platform_core::api::import::{
     csv_records_choosing, curve_rows, json_curve_file, json_file, ColumnChoice, PointReader,
     Progress, Records,
 };
-use platform_core::api::interface::series::series_settings;
-use platform_core::api::interface::series::Point;
-use platform_core::api::interface::series::{check_values, Sent, Stored, ValueRule};
-use platform_core::api::interface::series::{sort_payload, OnDuplicate, PayloadNames};
-use platform_core::api::interface::time::format_time;
+use platform_core::api::import::{sort_payload, OnDuplicate, PayloadNames};
+use platform_core::api::time::format_time;
 use platform_core::api::DataId;
 use platform_core::api::DataKind;
 use platform_core::{Error, ErrorCode, Result};
@@ -104,7 +104,7 @@ pub struct ImportArgs {
 }
 
 fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
-    platform_core::api::interface::series::import::parse_delimiter(text)
+    platform_core::api::import::parse_delimiter(text)
         .map_err(|_| "use one character such as ',' or ';', or 'tab'".into())
 }
 
@@ -379,7 +379,7 @@ fn save_series(
     target: &Target,
     id: &DataId,
     header: Map<String, Value>,
-    points: Vec<Point>,
+    points: Vec<Observation>,
     dropped: usize,
     saving: Saving,
 ) -> Result<Saved> {

@@ -8,7 +8,7 @@
 
 use super::replicas::{get, ready, save, wait_replica, MAX_LAG};
 use super::{platform, BIN};
-use platform_core::api::interface::stores::{format_position, parse_position};
+use platform_core::api::interface::{format_position, parse_position};
 use platform_core::store::postgres::cluster::PrivateCluster;
 use platform_core::store::postgres::testing::admin;
 use serde_json::{json, Value};

@@ -208,7 +208,7 @@ pub struct Series {
 }
 
 /// A point aggregated from fewer observations than its period holds: a day of an hourly
-/// series missing an hour is 23 of 24 (see [`crate::api::interface::time::coverage`]).
+/// series missing an hour is 23 of 24 (see [`crate::api::time::coverage`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Partial {
     /// The period's start (the point's time).
@@ -654,7 +654,7 @@ impl Data<'_> {
     }
 
     /// The same answer as [`read`](Self::read) as an Arrow IPC stream (see
-    /// [`crate::api::interface::formats::arrow`]), a series' columns built without a JSON tree of its points.
+    /// [`crate::api::formats::arrow`]), a series' columns built without a JSON tree of its points.
     pub fn read_arrow_bytes(
         &self,
         p: &Principal,

@@ -52,10 +52,15 @@ mod data;
 mod data_typed;
 #[doc = include_str!("embedding.md")]
 pub mod embedding {}
+pub mod formats;
+pub mod import;
 pub mod interface;
+pub mod limits;
 mod objects;
 mod objects_typed;
 mod shape;
+pub mod stores;
+pub mod time;
 mod validation;
 mod validation_config;
 mod validation_typed;
@@ -89,6 +94,7 @@ pub use crate::data::calendar::Calendar;
 pub use crate::data::continuation::{Adjust, Continuation, Roll};
 pub use crate::data::conversion::Conversion;
 pub use crate::data::scale::{Block, Observed, Scaling, Target as ScaleTarget};
+pub use crate::data::series::Window;
 pub use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
 pub use crate::data::zone::ReadZone;
 pub use crate::data::Data;

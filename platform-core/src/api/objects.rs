@@ -110,17 +110,78 @@ impl Object {
     /// # Ok::<(), platform_core::Error>(())
     /// ```
     pub fn from_json(value: Value) -> Result<Object> {
-        let Value::Object(mut map) = value else {
-            return Err(Error::invalid_body(format!(
+        match value {
+            Value::Object(map) => Object::from_document(map),
+            other => Err(Error::invalid_body(format!(
                 "an object is a JSON object, not {}",
-                crate::json::json_kind(&value)
-            )));
-        };
-        if let Some(oid) = map.remove("_oid") {
-            map.insert("_id".into(), oid);
+                crate::json::json_kind(&other)
+            ))),
         }
-        serde_json::from_value(Value::Object(map))
-            .map_err(|e| Error::invalid_body(format!("not an object: {e}")))
+    }
+
+    /// An object from a stored document: the system fields are taken out by name and every
+    /// other field is a property (see [`Object::from_json`]). A system field of the wrong
+    /// kind is refused, naming it.
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// let doc = |v: Value| v.as_object().unwrap().clone();
+    /// let o = platform_core::api::Object::from_document(doc(json!({
+    ///     "_id": "NBP", "_version": 2, "_tag": ["eod"], "_timestamp": "2024-05-14T08:30:00.000Z",
+    ///     "zone": "UK"})))?;
+    /// assert_eq!((o.version, o.tags.as_slice(), o.properties.len()), (Some(2), &["eod".to_string()][..], 1));
+    /// let e = platform_core::api::Object::from_document(doc(json!({"_id": "NBP", "_version": "2"}))).unwrap_err();
+    /// assert_eq!(e.public_message(), "not an object: _version is not a version number");
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn from_document(mut map: Map<String, Value>) -> Result<Object> {
+        let bad = |field: &str, what: &str| {
+            Error::invalid_body(format!("not an object: {field} is not {what}"))
+        };
+        let mut text = |field: &str| match map.remove(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(bad(field, "a string")),
+        };
+        let oid = text("_oid")?;
+        let id = text("_id")?;
+        let type_name = text("_type")?;
+        let user = text("_user")?;
+        let reason = text("_reason")?;
+        let timestamp = text("_timestamp")?
+            .map(|t| crate::clock::parse_instant(&t).map_err(|_| bad("_timestamp", "an instant")))
+            .transpose()?;
+        let version = match map.remove("_version") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| bad("_version", "a version number"))?,
+            ),
+        };
+        let tags = match map.remove("_tag") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(tags)) => tags
+                .into_iter()
+                .map(|t| match t {
+                    Value::String(s) => Ok(s),
+                    _ => Err(bad("_tag", "a list of strings")),
+                })
+                .collect::<Result<_>>()?,
+            Some(_) => Err(bad("_tag", "a list of strings"))?,
+        };
+        Ok(Object {
+            id: oid
+                .or(id)
+                .ok_or_else(|| Error::invalid_body("not an object: _id is missing"))?,
+            type_name,
+            version,
+            timestamp,
+            user,
+            tags,
+            reason,
+            properties: map,
+        })
     }
 
     /// The body a save sends: `_id`, `_type` when set, and the properties.

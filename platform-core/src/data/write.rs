@@ -155,7 +155,7 @@ impl Data<'_> {
     ///
     /// ```
     /// use platform_core::api::Point;
-    /// use platform_core::api::interface::series::Window;
+    /// use platform_core::api::Window;
     /// use chrono::{TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

@@ -158,7 +158,7 @@ impl Data<'_> {
     /// Imports a CSV text into the series (or curve) `id` (`OBJ:PROP`) of an object that
     /// exists, as `platform data import` reads a file: `time,value[,status]` rows, or
     /// `settlementDate,settlementPeriod,value` rows into a HALFHOURLY series, or
-    /// `ondate,tenor,value` rows into a curve (see [`crate::api::interface::series::import`]). The observations
+    /// `ondate,tenor,value` rows into a curve (see [`crate::api::import`]). The observations
     /// merge into the series as a JSON save of the object does (or replace its observations
     /// with `req.replace`), in one transaction; `req.calendar` and `req.timezone` make a new
     /// series and must agree with an existing one. Every bad row is an error naming its line,

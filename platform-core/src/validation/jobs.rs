@@ -166,7 +166,7 @@ impl Jobs<'_> {
     }
 
     /// Records that the background worker `id` (a server's, started at `started`) is alive;
-    /// a worker not seen for [`crate::api::interface::limits::WORKER_TIMEOUT_SECS`] counts as
+    /// a worker not seen for [`crate::api::limits::WORKER_TIMEOUT_SECS`] counts as
     /// stopped.
     pub fn worker_heartbeat(&self, id: &str, started: DateTime<Utc>) -> Result<()> {
         let row = Worker {
@@ -205,7 +205,7 @@ impl Jobs<'_> {
     }
 
     /// The background workers seen in the last
-    /// [`crate::api::interface::limits::WORKER_TIMEOUT_SECS`] seconds.
+    /// [`crate::api::limits::WORKER_TIMEOUT_SECS`] seconds.
     pub fn live_workers(&self) -> Result<Vec<Worker>> {
         let since = self.platform.now() - chrono::TimeDelta::seconds(WORKER_TIMEOUT_SECS);
         self.platform.read()?.workers_seen_since(since)

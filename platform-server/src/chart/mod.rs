@@ -21,7 +21,7 @@ mod draw;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone};
 use chrono_tz::Tz;
 use draw::draw;
-use platform_core::api::interface::time::coverage;
+use platform_core::api::time::coverage;
 use platform_core::Result;
 use serde_json::Value;
 

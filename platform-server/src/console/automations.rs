@@ -3,8 +3,8 @@
 use super::layout::status;
 use super::{param, params, reads, PAGE};
 use maud::{html, Markup};
-use platform_core::api::interface::limits::LOG_STATUSES;
-use platform_core::api::interface::time::format_instant;
+use platform_core::api::limits::LOG_STATUSES;
+use platform_core::api::time::format_instant;
 use platform_core::api::Principal;
 use platform_core::api::{Automation, Params};
 use platform_core::{Platform, Result};

@@ -5,7 +5,7 @@
 use super::layout::{pager, value_text};
 use super::{enc, param, params, reads, skip_of, PAGE};
 use maud::{html, Markup};
-use platform_core::api::interface::time::format_instant;
+use platform_core::api::time::format_instant;
 use platform_core::api::DataKind;
 use platform_core::api::ObjectVersion;
 use platform_core::api::Page;

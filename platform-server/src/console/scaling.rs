@@ -10,8 +10,8 @@
 
 use super::param;
 use maud::{html, Markup};
-use platform_core::api::interface::time::efa;
-use platform_core::api::interface::time::local_text;
+use platform_core::api::time::efa;
+use platform_core::api::time::local_text;
 use platform_core::api::Params;
 use serde_json::Value;
 

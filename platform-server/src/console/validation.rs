@@ -7,7 +7,7 @@ use super::objects::data_link;
 use super::{enc, param, params, reads, skip_of, PAGE};
 use crate::chart::Line;
 use maud::{html, Markup};
-use platform_core::api::interface::series::is_failing;
+use platform_core::api::interface::is_failing;
 use platform_core::api::DataId;
 use platform_core::api::DataKind;
 use platform_core::api::Page;

@@ -2,8 +2,8 @@
 //! meaning, by what the parameter is for.
 
 use super::schema::{boolean, enum_of, integer, string};
-use platform_core::api::interface::limits::MAX_LIMIT;
-use platform_core::api::interface::time::MAX_DELAY_MS;
+use platform_core::api::limits::MAX_LIMIT;
+use platform_core::api::time::MAX_DELAY_MS;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 /// The schema and meaning of a query parameter the endpoints read.

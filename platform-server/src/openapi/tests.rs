@@ -46,7 +46,7 @@ fn each_path_is_one_run_of_the_table_and_each_method_once() {
 
 #[test]
 fn every_query_parameter_is_documented_and_read_by_the_platform() {
-    use platform_core::api::interface::limits::{STANDARD, SYSTEM_FIELDS};
+    use platform_core::api::limits::{STANDARD, SYSTEM_FIELDS};
     for e in endpoints() {
         for name in e.query {
             assert!(query_parameter_doc(name).is_some(), "{e:?}: {name}");
@@ -81,7 +81,7 @@ fn only_the_functions_of_a_method_with_a_body_read_one() {
 
 #[test]
 fn every_standard_parameter_is_documented_on_some_endpoint() {
-    for name in platform_core::api::interface::limits::STANDARD {
+    for name in platform_core::api::limits::STANDARD {
         assert!(
             endpoints().any(|e| e.query.contains(&name)),
             "{name} is read by the platform but no endpoint documents it"
@@ -95,7 +95,7 @@ fn the_documented_threshold_of_exact_totals_is_the_stores() {
     let said = "10,000";
     assert!(query_parameter_doc("_count").unwrap().1.contains(said));
     assert_eq!(
-        platform_core::api::interface::limits::EXACT_TOTAL_UP_TO.to_string(),
+        platform_core::api::limits::EXACT_TOTAL_UP_TO.to_string(),
         said.replace(',', "")
     );
 }

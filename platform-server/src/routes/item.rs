@@ -157,5 +157,5 @@ pub(super) fn respond_item(output: &Output, body: Made, modified: Option<String>
 /// An answer as made: its bytes, or an Arrow stream in its pieces.
 pub(super) enum Made {
     Bytes(Vec<u8>),
-    Arrow(platform_core::api::interface::formats::ArrowStream),
+    Arrow(platform_core::api::formats::ArrowStream),
 }

@@ -172,6 +172,26 @@ fn the_server_and_the_cli_name_only_the_core_api() {
 }
 
 #[test]
+fn what_only_the_front_ends_need_is_at_most_fifteen_names() {
+    let core = root().join("platform-core/src");
+    let interface = fs::read_to_string(core.join("api/interface.rs")).unwrap();
+    let names = surface::reexported_names(&interface, |path| {
+        let file = path
+            .strip_prefix("crate::")
+            .unwrap_or(path)
+            .replace("::", "/");
+        fs::read_to_string(core.join(format!("{file}.rs")))
+            .map_or(0, |source| surface::public_items(&source))
+    });
+    assert!(names.len() >= 10, "found only {names:?}");
+    assert!(
+        names.len() <= 15,
+        "api::interface makes {} names public (at most 15): {names:?}",
+        names.len()
+    );
+}
+
+#[test]
 fn the_core_is_public_only_through_its_api() {
     let lib = fs::read_to_string(root().join("platform-core/src/lib.rs")).unwrap();
     // Every other module is declared public only under the feature, and private without it.

@@ -67,7 +67,7 @@ pub fn json_file(text: &str) -> Result<(Map<String, Value>, Vec<&RawValue>)> {
 /// SDK's `types.Curve`), or several in `curves`. `None` for any other file (a series).
 ///
 /// ```
-/// use platform_core::api::interface::series::import::json_curve_file;
+/// use platform_core::api::import::json_curve_file;
 /// let text = r##"{"_type": "VarCurve", "expiryCalendar": "#REOMB", "currency": "EUR",
 ///     "curves": [{"ondate": "2024-11-28", "contracts": [{"tenor": "M01", "value": 96.5}]},
 ///                {"ondate": "2024-11-29", "contracts": [{"tenor": "M01", "value": 97.0}]}]}"##;

@@ -40,7 +40,7 @@ impl PointReader {
     /// holidays are checked where the data is written).
     ///
     /// ```
-    /// use platform_core::api::interface::series::import::{csv_records, PointReader};
+    /// use platform_core::api::import::{csv_records, PointReader};
     /// let records = csv_records("date,price\n2024-03-01,26.1\n2024-03-04,25.85\n", None, &())?;
     /// let mut reader = PointReader::of_settings(Some("DAILY"), Some("Europe/Amsterdam"))?;
     /// let (points, lines) = reader.csv(&records, &())?;

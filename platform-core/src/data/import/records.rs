@@ -90,7 +90,7 @@ pub fn csv_records(text: &str, delimiter: Option<u8>, progress: &dyn Progress) -
 /// the columns beside them that key no row are left out.
 ///
 /// ```
-/// use platform_core::api::interface::series::import::{csv_records_choosing, ColumnChoice, PointReader};
+/// use platform_core::api::import::{csv_records_choosing, ColumnChoice, PointReader};
 /// let text = "date,open,close\n2024-03-01,26.0,26.1\n2024-03-04,26.2,25.85\n";
 /// let choice = ColumnChoice { value: Some("close".into()), ..Default::default() };
 /// let records = csv_records_choosing(text, None, &choice, &())?;

@@ -34,7 +34,7 @@ pub(super) fn calculated(count: usize, expected: Option<usize>) -> Status {
 /// (a complete aggregate says `CALCULATED` alone).
 ///
 /// ```
-/// use platform_core::api::interface::time::coverage;
+/// use platform_core::api::time::coverage;
 /// assert_eq!(coverage("CALCULATED:23 of 24"), Some((23, 24)));
 /// assert_eq!(coverage("CALCULATED"), None);
 /// ```

@@ -3,7 +3,7 @@
 
 use super::tests::platform;
 use super::{sync_owned, Automations};
-use crate::api::interface::time::delay_param;
+use crate::api::time::delay_param;
 use crate::api::{Automation, Collection, Condition, LogQuery, Paging, Principal, Source};
 use serde_json::{json, Value};
 
