@@ -437,9 +437,10 @@ impl Data<'_> {
     }
 
     /// The data items of a source, filtered, sorted and paged (by `_skip`) like objects, with
-    /// the total before paging: what [`Data::list`] answers in JSON. Without `_range` (or a tenor or
-    /// continuation) each is a [`DataItem::Entry`]; with one each is read by `q`. `_distinct`
-    /// (values) and `_project` (parts of items) are refused: [`Data::list`] answers them.
+    /// the total before paging: what [`Data::list`] answers in JSON. Without `_range` (or a
+    /// tenor or continuation) each is a [`DataItem::Entry`]; with one each is read by `q`.
+    /// `_distinct` (values) and `_project` (parts of items) are refused: [`Data::list`]
+    /// answers them.
     ///
     /// ```
     /// use platform_core::api::{DataItem, DataQuery, ListRequest, Params, Point, Source};
@@ -514,9 +515,9 @@ impl Data<'_> {
         self.data_item(p, source, &format!("{object}:{name}"), q)
     }
 
-    /// The data items `name` of the objects the request lists ([`Data::list_profile`] answers
-    /// them in JSON) (objects without it, or whose data the caller may not read, are left
-    /// out), each read as [`Data::data_item`] reads it; paging and the total count objects.
+    /// The data items `name` of the objects the request lists (objects without it, or whose
+    /// data the caller may not read, are left out), each read as [`Data::data_item`] reads it;
+    /// paging and the total count objects. [`Data::list_profile`] answers them in JSON.
     ///
     /// ```
     /// use platform_core::api::{ListRequest, Object, Params, Point, Source};
