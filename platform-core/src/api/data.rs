@@ -3,6 +3,7 @@
 
 use crate::auth::Principal;
 use crate::data::conversion::Conversion;
+use crate::data::curve::StoredCurve;
 use crate::data::read::{data_scope, DataId, DataQuery};
 use crate::data::scale::Scaling;
 use crate::data::series::Window;
@@ -356,19 +357,50 @@ fn saved_version(saved: &Value) -> Result<u32> {
 }
 
 fn number(id: &str, at: impl std::fmt::Display, v: &PointValue) -> Result<f64> {
-    v.as_f64().ok_or_else(|| {
-        Error::invalid_parameter(format!(
-            "data \"{id}\" holds a value that is not a number at {at}: read it as JSON with \
-             Data::read"
-        ))
-    })
+    v.as_f64().ok_or_else(|| not_a_number(id, at, "Data::read"))
 }
 
-fn text(m: &Map<String, Value>, field: &str) -> Option<String> {
+/// A value of `id` at `at` (a time, a tenor) that is not a number, which a typed read cannot
+/// hold: `json_call` reads it.
+pub(super) fn not_a_number(id: &str, at: impl std::fmt::Display, json_call: &str) -> Error {
+    Error::invalid_parameter(format!(
+        "data \"{id}\" holds a value that is not a number at {at}: read it as JSON with \
+         {json_call}"
+    ))
+}
+
+pub(super) fn text(m: &Map<String, Value>, field: &str) -> Option<String> {
     m.get(field).and_then(Value::as_str).map(str::to_string)
 }
 
-fn day(text: &str, what: &str) -> Result<NaiveDate> {
+/// The contracts of a stored curve of `id`, typed; a value that is not a finite number is
+/// refused (`json_call` reads it).
+pub(super) fn curve_contracts(
+    id: &str,
+    stored: &StoredCurve,
+    json_call: &str,
+) -> Result<Vec<CurveContract>> {
+    stored
+        .contracts
+        .iter()
+        .map(|c| {
+            Ok(CurveContract {
+                tenor: c.tenor.clone(),
+                absolute: (!c.absolute.is_empty()).then(|| c.absolute.clone()),
+                start: day(&c.start, "start")?,
+                end: day(&c.end, "end")?,
+                expiry: day(&c.expiry, "expiry")?,
+                value: c
+                    .value
+                    .as_f64()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| not_a_number(id, &c.tenor, json_call))?,
+            })
+        })
+        .collect()
+}
+
+pub(super) fn day(text: &str, what: &str) -> Result<NaiveDate> {
     NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
         Error::Internal(format!(
             "a stored contract's {what} \"{text}\" is not a date"
@@ -597,20 +629,7 @@ impl Data<'_> {
     pub fn curve(&self, p: &Principal, id: &str, q: &CurveQuery) -> Result<Curve> {
         let (data_id, mut item, stored, ()) = self.read_curve(p, id, q, |_, _, _| Ok(()))?;
         let curve_date = day(stored.curve_date(), "ondate")?;
-        let contracts = stored
-            .contracts
-            .iter()
-            .map(|c| {
-                Ok(CurveContract {
-                    tenor: c.tenor.clone(),
-                    absolute: (!c.absolute.is_empty()).then(|| c.absolute.clone()),
-                    start: day(&c.start, "start")?,
-                    end: day(&c.end, "end")?,
-                    expiry: day(&c.expiry, "expiry")?,
-                    value: number(id, &c.tenor, &c.value)?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let contracts = curve_contracts(id, &stored, "Data::read")?;
         Ok(Curve {
             id: format!("{}:{}", data_id.object, data_id.prop),
             version: item.object.version,

@@ -1,16 +1,20 @@
 //! The typed calls of the data service beside its JSON reads: data items ([`DataItem`]) read
-//! by id, by ids, listed, and as the profile of objects. Each runs the JSON call of [`Data`]
-//! and reads its answer.
+//! by id, by ids, listed, and as the profile of objects. Each makes its items from what the
+//! read makes (see `crate::data::answer`), the value the JSON answer is written from.
 
-use super::data::{Curve, CurveContract, CurveQuery, Partial, Point, Series};
+use super::data::{curve_contracts, day, not_a_number, text};
+use super::data::{Curve, CurveQuery, Partial, Point, Series};
 use crate::auth::Principal;
+use crate::data::answer::{Answer, Bound, DatedSeries, Entry, ItemCurve, ItemName, Listing};
 use crate::data::conversion::Conversion;
 use crate::data::read::DataQuery;
+use crate::data::zone::format_time_in;
 use crate::data::Data;
 use crate::data::DataKind;
 use crate::documents::ListRequest;
 use crate::error::{Error, Result};
 use crate::ids::Source;
+use crate::observations::columns::Columns;
 use crate::query::range;
 use crate::store::Page;
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
@@ -143,189 +147,201 @@ impl DataItem {
             DataItem::Entry(e) => &e.header,
         }
     }
-
-    /// The typed form of a data item's JSON answer. `json_call` names the call that reads
-    /// what the typed form cannot hold.
-    fn from_json(answer: Value, json_call: &str) -> Result<DataItem> {
-        let Value::Object(mut json) = answer else {
-            return Err(unread(format!("a data item that is {answer}")));
-        };
-        let mut take_text = |name: &str| match json.shift_remove(name) {
-            Some(Value::String(s)) => Ok(s),
-            other => Err(unread(format!("{name} {other:?}"))),
-        };
-        let id = format!("{}:{}", take_text("_objid")?, take_text("_dataid")?);
-        let version = json
-            .shift_remove("_version")
-            .and_then(|v| v.as_u64())
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or_else(|| unread(format!("\"{id}\" without a version")))?;
-        let kind = DataKind::of_header(&json)
-            .ok_or_else(|| unread(format!("\"{id}\" of _type {:?}", json.get("_type"))))?;
-        let zone = crate::data::calendar::parse_zone(json.get("timezone").and_then(Value::as_str))
-            .map_err(|e| unread(format!("\"{id}\": {e}")))?;
-        for system in ["_id", "_objtype", "_oid", "_timestamp", "_user", "_tag"] {
-            json.shift_remove(system);
-        }
-        if json.get("_access") == Some(&Value::Null) {
-            json.shift_remove("_access");
-        }
-        let units = text(&json, "units");
-        let currency = text(&json, "currency");
-        if let Some(count) = json.shift_remove("_count") {
-            let mut bound = |name: &str| match json.shift_remove(name) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(t)) => instant(&t, zone).map(Some),
-                Some(other) => Err(unread(format!("\"{id}\" {name} {other}"))),
-            };
-            let (first, last) = (bound("_first")?, bound("_last")?);
-            return Ok(DataItem::Entry(DataEntry {
-                count: count
-                    .as_u64()
-                    .ok_or_else(|| unread(format!("\"{id}\" _count {count}")))?,
-                id,
-                kind,
-                version,
-                units,
-                currency,
-                header: json,
-                first,
-                last,
-            }));
-        }
-        Ok(match kind {
-            DataKind::Series => {
-                let data = json.shift_remove("data");
-                let (points, partial) = series_points(&id, data, zone, json_call)?;
-                DataItem::Series(Series {
-                    id,
-                    version,
-                    units,
-                    currency,
-                    header: json,
-                    points,
-                    partial,
-                })
-            }
-            DataKind::Curve => {
-                let ondate = curve_date(&id, json.shift_remove("ondate"))?;
-                let contracts = json.shift_remove("contracts");
-                let contracts = curve_contracts(&id, contracts, json_call)?;
-                DataItem::Curve(Curve {
-                    id,
-                    version,
-                    ondate,
-                    units,
-                    currency,
-                    header: json,
-                    contracts,
-                })
-            }
-        })
-    }
 }
 
-/// An answer of the data service that does not read as a data item: the platform's fault.
+/// The system fields of a data item's JSON, which a typed item holds apart (its id, version)
+/// or not at all.
+const SYSTEM_FIELDS: [&str; 9] = [
+    "_id",
+    "_objid",
+    "_dataid",
+    "_version",
+    "_objtype",
+    "_oid",
+    "_timestamp",
+    "_user",
+    "_tag",
+];
+
+/// The header of an item's JSON: without its system fields (`_access` kept where the item
+/// names a role), nor the fields `also` (those its data is answered in).
+fn header_of(mut json: Map<String, Value>, also: &[&str]) -> Map<String, Value> {
+    for field in SYSTEM_FIELDS.iter().chain(also) {
+        json.shift_remove(*field);
+    }
+    if json.get("_access") == Some(&Value::Null) {
+        json.shift_remove("_access");
+    }
+    json
+}
+
+/// A read's answer that is not what the typed read of it holds: the platform's fault.
 fn unread(what: String) -> Error {
     Error::Internal(format!("the data service answered {what}"))
 }
 
-fn text(m: &Map<String, Value>, field: &str) -> Option<String> {
-    m.get(field).and_then(Value::as_str).map(str::to_string)
+/// The instant of a point (UTC milliseconds).
+fn instant(t: i64) -> Result<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(t).ok_or_else(|| unread(format!("the time {t}")))
 }
 
-/// The instant a data answer's time names: an RFC 3339 time, or a date (of a dated series,
-/// an ondate) at its midnight in `zone`, the series' zone.
-fn instant(text: &str, zone: Tz) -> Result<DateTime<Utc>> {
-    if let Ok(at) = crate::clock::parse_instant(text) {
-        return Ok(at);
-    }
+/// The zone an item's header names, in which its dates are midnights.
+fn zone_of(id: &str, header: &Map<String, Value>) -> Result<Tz> {
+    crate::data::calendar::parse_zone(header.get("timezone").and_then(Value::as_str))
+        .map_err(|e| unread(format!("\"{id}\": {e}")))
+}
+
+/// The midnight of the date `text` (an ondate) in `zone`.
+fn midnight(text: &str, zone: Tz) -> Result<DateTime<Utc>> {
     let date = NaiveDate::parse_from_str(text, "%Y-%m-%d")
-        .map_err(|_| unread(format!("the time \"{text}\"")))?;
+        .map_err(|_| unread(format!("the date \"{text}\"")))?;
     zone.from_local_datetime(&date.and_time(chrono::NaiveTime::MIN))
         .earliest()
         .map(|at| at.with_timezone(&Utc))
         .ok_or_else(|| unread(format!("the date {text}, which has no midnight in {zone}")))
 }
 
-/// A value of a series or contract as a number; a value that is not one is refused.
-fn number(id: &str, at: &str, value: Option<&Value>, json_call: &str) -> Result<f64> {
-    value.and_then(Value::as_f64).ok_or_else(|| {
-        Error::invalid_parameter(format!(
-            "data \"{id}\" holds a value that is not a number at {at}: read it as JSON with \
-             {json_call}"
-        ))
+/// The typed items of a read's answer: each curve of a range, else the one item. `q` is the
+/// read's query; `json_call` names the call that reads what the typed items cannot hold.
+fn items_of(answer: Answer, q: &DataQuery, json_call: &str) -> Result<Vec<DataItem>> {
+    match answer {
+        Answer::Curves(curves) => curves
+            .into_iter()
+            .map(|c| curve_of(c, json_call).map(DataItem::Curve))
+            .collect(),
+        other => Ok(vec![item_of(other, q, json_call)?]),
+    }
+}
+
+/// The typed item of a read's answer of one item (see [`items_of`]).
+fn item_of(answer: Answer, q: &DataQuery, json_call: &str) -> Result<DataItem> {
+    Ok(match answer {
+        Answer::Series {
+            mut item,
+            points,
+            calendar,
+            tz,
+        } => {
+            let name = ItemName::of(&item);
+            let print = |t| format_time_in(t, calendar, tz, q.print_zone(tz));
+            let (points, partial) = series_points(&name.id(), &points, print, json_call)?;
+            let json = item.take_series_json();
+            DataItem::Series(Series {
+                id: name.id(),
+                version: name.version,
+                units: text(&json, "units"),
+                currency: text(&json, "currency"),
+                header: header_of(json, &[]),
+                points,
+                partial,
+            })
+        }
+        Answer::Curve(c) => DataItem::Curve(curve_of(c, json_call)?),
+        Answer::Dated(d) => DataItem::Series(dated_series(d, json_call)?),
+        Answer::Entry(e) => DataItem::Entry(entry_of(e)?),
+        Answer::Curves(_) => return Err(unread("the curves of a range for one item".into())),
+        Answer::Other(v) => return Err(unread(format!("{v}, not a data item"))),
     })
 }
 
-/// A series' points, and those of them that are partial aggregates.
+/// A series' points (numbers: another value at a time `print` prints is refused), and those
+/// of them that are partial aggregates.
 fn series_points(
     id: &str,
-    data: Option<Value>,
-    zone: Tz,
+    columns: &Columns,
+    print: impl Fn(i64) -> String,
     json_call: &str,
 ) -> Result<(Vec<Point>, Vec<Partial>)> {
-    let Some(Value::Array(data)) = data else {
-        return Err(unread(format!("the series \"{id}\" without data")));
-    };
+    let mut extras = columns.extras.iter().peekable();
+    let (mut points, mut partial) = (Vec::with_capacity(columns.len()), Vec::new());
+    for (i, (&t, &n)) in columns.times.iter().zip(&columns.values).enumerate() {
+        let extra = extras.next_if(|e| e.index == i);
+        let value = match extra.map(|e| &e.value) {
+            None => Some(n),
+            Some(v) => v.as_f64(),
+        };
+        let value = value
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| not_a_number(id, print(t), json_call))?;
+        let at = instant(t)?;
+        let status = extra.and_then(|e| e.status.as_deref());
+        partial.extend(Partial::of(at, status.and_then(|s| s.source.as_deref())));
+        points.push(Point::new(at, value));
+    }
+    Ok((points, partial))
+}
+
+/// A series dated by ondate (a tenor's history, a continuation): each point at the midnight
+/// of its ondate in the zone of the item's header.
+fn dated_series(d: DatedSeries, json_call: &str) -> Result<Series> {
+    let id = d.name.id();
+    let zone = zone_of(&id, &d.json)?;
     let mut partial = Vec::new();
-    let points = data
+    let points = d
+        .points
         .iter()
-        .map(|point| {
-            let time = point
-                .get("time")
-                .and_then(Value::as_str)
-                .ok_or_else(|| unread(format!("a point of \"{id}\" without a time")))?;
-            let value = number(id, time, point.get("value"), json_call)?;
-            let at = instant(time, zone)?;
-            let source = point.pointer("/status/source").and_then(Value::as_str);
+        .map(|p| {
+            let value = p
+                .value
+                .as_f64()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| not_a_number(&id, &p.ondate, json_call))?;
+            let at = midnight(&p.ondate, zone)?;
+            let source = p.status.as_ref().and_then(|s| s.source.as_deref());
             partial.extend(Partial::of(at, source));
             Ok(Point::new(at, value))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok((points, partial))
+    Ok(Series {
+        id,
+        version: d.name.version,
+        units: text(&d.json, "units"),
+        currency: text(&d.json, "currency"),
+        header: header_of(d.json, &["data"]),
+        points,
+        partial,
+    })
 }
 
-/// The date of a curve's `ondate` (`{"curveDate": ...}`, or the date itself).
-fn curve_date(id: &str, ondate: Option<Value>) -> Result<NaiveDate> {
-    let text = match &ondate {
-        Some(Value::String(t)) => Some(t.as_str()),
-        Some(Value::Object(o)) => o.get("curveDate").and_then(Value::as_str),
-        _ => None,
-    };
-    text.and_then(|t| NaiveDate::parse_from_str(t, "%Y-%m-%d").ok())
-        .ok_or_else(|| unread(format!("the curve \"{id}\" of ondate {ondate:?}")))
+/// The curve of one ondate.
+fn curve_of(c: ItemCurve, json_call: &str) -> Result<Curve> {
+    let id = c.name.id();
+    let contracts = curve_contracts(&id, &c.stored, json_call)?;
+    Ok(Curve {
+        ondate: day(c.stored.curve_date(), "ondate")?,
+        version: c.name.version,
+        units: text(&c.json, "units"),
+        currency: text(&c.json, "currency"),
+        header: header_of(c.json, &["ondate", "contracts"]),
+        contracts,
+        id,
+    })
 }
 
-fn curve_contracts(
-    id: &str,
-    contracts: Option<Value>,
-    json_call: &str,
-) -> Result<Vec<CurveContract>> {
-    let Some(Value::Array(contracts)) = contracts else {
-        return Err(unread(format!("the curve \"{id}\" without contracts")));
+/// A catalogue entry: a series' first and last times, a curve's first and last ondates at
+/// their midnights in the zone of the item's header.
+fn entry_of(e: Entry) -> Result<DataEntry> {
+    let id = e.name.id();
+    let zone = zone_of(&id, &e.doc)?;
+    let at = |b: Bound| match b {
+        Bound::Time { t, .. } => instant(t),
+        Bound::Ondate(d) => midnight(&d, zone),
     };
-    contracts
-        .iter()
-        .map(|c| {
-            let tenor = c.get("tenor").and_then(Value::as_str).unwrap_or_default();
-            let props = c.get("properties");
-            let field = |name: &str| props.and_then(|p| p.get(name)).and_then(Value::as_str);
-            let day = |name: &str| {
-                field(name)
-                    .and_then(|t| NaiveDate::parse_from_str(t, "%Y-%m-%d").ok())
-                    .ok_or_else(|| unread(format!("\"{id}\" {tenor} without a {name} day")))
-            };
-            Ok(CurveContract {
-                tenor: tenor.to_string(),
-                absolute: field("absolute").map(str::to_string),
-                start: day("start")?,
-                end: day("end")?,
-                expiry: day("expiry")?,
-                value: number(id, tenor, c.get("value"), json_call)?,
-            })
-        })
-        .collect()
+    let (first, last) = match e.bounds {
+        Some((first, last)) => (Some(at(first)?), Some(at(last)?)),
+        None => (None, None),
+    };
+    Ok(DataEntry {
+        kind: e.kind,
+        version: e.name.version,
+        units: text(&e.doc, "units"),
+        currency: text(&e.doc, "currency"),
+        header: header_of(e.doc, &["_count", "_first", "_last"]),
+        count: e.count,
+        first,
+        last,
+        id,
+    })
 }
 
 /// Refuses a read whose answer is not a data item: `listTenors` (tenor codes) and `_shape`
@@ -343,23 +359,20 @@ fn items_only(q: &DataQuery, json_call: &str) -> Result<()> {
     )))
 }
 
-fn items_of(page: Page<Value>, json_call: &str) -> Result<Page<DataItem>> {
-    Ok(Page {
-        items: page
-            .items
-            .into_iter()
-            .map(|v| DataItem::from_json(v, json_call))
-            .collect::<Result<_>>()?,
-        total: page.total,
-        estimated: page.estimated,
-    })
+/// The typed items of answers (see [`items_of`]).
+fn all_items_of(answers: Vec<Answer>, q: &DataQuery, json_call: &str) -> Result<Vec<DataItem>> {
+    let mut out = Vec::with_capacity(answers.len());
+    for answer in answers {
+        out.extend(items_of(answer, q, json_call)?);
+    }
+    Ok(out)
 }
 
 impl Data<'_> {
-    /// Typed [`read`](Self::read): one data item by id (`OBJ:PROP`, or `OBJ:PROP:ONDATE` for
-    /// the curve of one ondate) from a source, read as `q` asks (range, version, tenor history,
-    /// continuation, conversion, scaling). `listTenors` and `_shape` (not data items) are
-    /// refused: [`Data::read`] answers them.
+    /// One data item by id (`OBJ:PROP`, or `OBJ:PROP:ONDATE` for the curve of one ondate)
+    /// from a source, read as `q` asks (range, version, tenor history, continuation,
+    /// conversion, scaling): the item [`Data::read`] answers in JSON. `listTenors` and
+    /// `_shape` (not data items) are refused: [`Data::read`] answers them.
     ///
     /// ```
     /// use platform_core::api::{Contract, DataItem, DataQuery, Params, Source};
@@ -387,18 +400,18 @@ impl Data<'_> {
         q: &DataQuery,
     ) -> Result<DataItem> {
         items_only(q, "Data::read")?;
-        match self.read(p, source, id, q)? {
-            Value::Array(_) => Err(Error::invalid_parameter(format!(
+        match self.read_answer(p, source, id, q)? {
+            Answer::Curves(_) => Err(Error::invalid_parameter(format!(
                 "\"{id}\" with _range answers the curves of the range, a list: \
                  Data::curves_in_range reads them"
             ))),
-            answer => DataItem::from_json(answer, "Data::read"),
+            answer => item_of(answer, q, "Data::read"),
         }
     }
 
-    /// Typed [`read_many`](Self::read_many): data items with these ids, each from the source
-    /// its object's id names, in the order of `ids`; ids not found are left out. What
-    /// [`Data::data_item`] refuses is refused.
+    /// Data items with these ids, each from the source its object's id names, in the order
+    /// of `ids`; ids not found are left out, and a curve read with `_range` gives its curves
+    /// in the range. What else [`Data::data_item`] refuses is refused.
     ///
     /// ```
     /// use platform_core::api::Point;
@@ -419,18 +432,15 @@ impl Data<'_> {
         ids: &[&str],
         q: &DataQuery,
     ) -> Result<Vec<DataItem>> {
-        items_only(q, "Data::read_many")?;
-        let found = self.read_many(p, ids, q)?;
-        found
-            .into_iter()
-            .map(|v| DataItem::from_json(v, "Data::read_many"))
-            .collect()
+        items_only(q, "Data::read")?;
+        all_items_of(self.read_many(p, ids, q)?, q, "Data::read")
     }
 
-    /// Typed [`list`](Self::list): the data items of a source, filtered, sorted and paged (by
-    /// `_skip`) like objects, with the total before paging. Without `_range` (or a tenor or
-    /// continuation) each is a [`DataItem::Entry`]; with one each is read by `q`. `_distinct`
-    /// (values) and `_project` (parts of items) are refused: [`Data::list`] answers them.
+    /// The data items of a source, filtered, sorted and paged (by `_skip`) like objects, with
+    /// the total before paging: what [`Data::list`] answers in JSON. Without `_range` (or a
+    /// tenor or continuation) each is a [`DataItem::Entry`]; with one each is read by `q`.
+    /// `_distinct` (values) and `_project` (parts of items) are refused: [`Data::list`]
+    /// answers them.
     ///
     /// ```
     /// use platform_core::api::{DataItem, DataQuery, ListRequest, Params, Point, Source};
@@ -464,11 +474,24 @@ impl Data<'_> {
                  for them",
             ));
         }
-        items_of(self.list(p, source, req, q)?, "Data::list")
+        let (items, total) = match self.listing(p, source, req, q)? {
+            Listing::Listed { items, total } => (all_items_of(items, q, "Data::list")?, total),
+            Listing::ById(answers) => {
+                let items = all_items_of(answers, q, "Data::list")?;
+                let total = items.len() as u64;
+                (items, total)
+            }
+            Listing::Distinct(_) => return Err(unread("values for a list of data items".into())),
+        };
+        Ok(Page {
+            items,
+            total,
+            estimated: false,
+        })
     }
 
-    /// Typed [`profile`](Self::profile): the data item `name` of `object` (`_profile=NAME` on
-    /// an object read), read as [`Data::data_item`] reads it.
+    /// The data item `name` of `object` (`_profile=NAME` on an object read): the item
+    /// `OBJECT:NAME` as [`Data::data_item`] reads it.
     ///
     /// ```
     /// use platform_core::api::{DataKind, Point, Source};
@@ -489,13 +512,12 @@ impl Data<'_> {
         name: &str,
         q: &DataQuery,
     ) -> Result<DataItem> {
-        items_only(q, "Data::profile")?;
-        DataItem::from_json(self.profile(p, source, object, name, q)?, "Data::profile")
+        self.data_item(p, source, &format!("{object}:{name}"), q)
     }
 
-    /// Typed [`list_profile`](Self::list_profile): the data items `name` of the objects the
-    /// request lists (objects without it, or whose data the caller may not read, are left
-    /// out), each read as [`Data::data_item`] reads it; paging and the total count objects.
+    /// The data items `name` of the objects the request lists (objects without it, or whose
+    /// data the caller may not read, are left out), each read as [`Data::data_item`] reads it;
+    /// paging and the total count objects. [`Data::list_profile`] answers them in JSON.
     ///
     /// ```
     /// use platform_core::api::{ListRequest, Object, Params, Point, Source};
@@ -523,8 +545,12 @@ impl Data<'_> {
         q: &DataQuery,
     ) -> Result<Page<DataItem>> {
         items_only(q, "Data::list_profile")?;
-        let page = self.list_profile(p, source, req, name, q)?;
-        items_of(page, "Data::list_profile")
+        let page = self.profile_answers(p, source, req, name, q)?;
+        Ok(Page {
+            items: all_items_of(page.items, q, "Data::list_profile")?,
+            total: page.total,
+            estimated: page.estimated,
+        })
     }
 
     /// The curves of `id` (`OBJ:PROP`) whose ondates lie in `range` (the `_range` grammar:
@@ -574,15 +600,10 @@ impl Data<'_> {
             },
             ..DataQuery::default()
         };
-        match self.read(p, Source::All, id, &dq)? {
-            Value::Array(items) => items
+        match self.read_answer(p, Source::All, id, &dq)? {
+            Answer::Curves(curves) => curves
                 .into_iter()
-                .map(|item| match DataItem::from_json(item, "Data::read")? {
-                    DataItem::Curve(c) => Ok(c),
-                    _ => Err(Error::Internal(format!(
-                        "\"{id}\" answered a curve list of another kind"
-                    ))),
-                })
+                .map(|c| curve_of(c, "Data::read"))
                 .collect(),
             _ => Err(Error::not_found(format!("data \"{id}\" is not a curve"))),
         }

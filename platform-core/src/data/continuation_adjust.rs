@@ -18,6 +18,7 @@
 //!   those between the points the range picks, and the newest point picked keeps its price.
 //! - Prices are compared after conversion (`units`, `currency`), at each ondate's rate.
 
+use super::answer::DatedPoint;
 use super::continuation::{text, Adjust};
 use super::conversion::Converter;
 use super::curve;
@@ -43,7 +44,7 @@ struct Roll {
     by: f64,
 }
 
-/// Back-adjusts the points `data` of a continuation (`picked` says what each holds, `curves`
+/// Back-adjusts the points of a continuation (`picked` says what each holds, `curves`
 /// are the curves read, `conv` the conversion of the read): each point's value moved and its
 /// `properties.adjustment` set. Returns the rolls, for the answer.
 pub(super) fn back_adjust(
@@ -51,7 +52,7 @@ pub(super) fn back_adjust(
     curves: &[(String, Vec<u8>)],
     picked: &[Picked],
     conv: Option<&Converter<'_>>,
-    data: &mut [Value],
+    points: &mut [DatedPoint],
 ) -> Result<Vec<Value>> {
     let mut rolls = Vec::new();
     for at in 1..picked.len() {
@@ -67,7 +68,7 @@ pub(super) fn back_adjust(
     };
     let mut by = identity;
     let mut next_roll = rolls.iter().rev().peekable();
-    for (i, point) in data.iter_mut().enumerate().rev() {
+    for (i, point) in points.iter_mut().enumerate().rev() {
         if let Some(r) = next_roll.peek() {
             if r.at == i + 1 {
                 by = match adjust {
@@ -77,17 +78,16 @@ pub(super) fn back_adjust(
                 next_roll.next();
             }
         }
-        let Value::Object(point) = point else {
-            continue;
-        };
-        if let Some(v) = point.get("value").and_then(Value::as_f64) {
-            let moved = match adjust {
-                Adjust::Difference => v + by,
-                Adjust::Ratio => v * by,
-            };
-            point.insert("value".into(), json!(moved));
+        // A null value (a value that is no finite number prints as null) stays null.
+        if let PointValue::Num(v) = &mut point.value {
+            if v.is_finite() {
+                *v = match adjust {
+                    Adjust::Difference => *v + by,
+                    Adjust::Ratio => *v * by,
+                };
+            }
         }
-        if let Some(Value::Object(props)) = point.get_mut("properties") {
+        if let Some(props) = &mut point.properties {
             props.insert("adjustment".into(), json!(by));
         }
     }
@@ -223,10 +223,15 @@ mod tests {
         }
     }
 
-    fn points(values: &[f64]) -> Vec<Value> {
+    fn points(values: &[f64]) -> Vec<DatedPoint> {
         values
             .iter()
-            .map(|v| json!({"value": v, "properties": {}}))
+            .map(|v| DatedPoint {
+                ondate: String::new(),
+                value: PointValue::Num(*v),
+                status: None,
+                properties: Some(Map::new()),
+            })
             .collect()
     }
 
@@ -262,12 +267,16 @@ mod tests {
         ];
         let mut data = points(&[40.0, 41.0, 52.0, 63.0]);
         let rolls = back_adjust(Adjust::Difference, &curves, &picks, None, &mut data).unwrap();
-        let values: Vec<f64> = data.iter().map(|p| p["value"].as_f64().unwrap()).collect();
+        let values: Vec<f64> = data.iter().map(|p| p.value.as_f64().unwrap()).collect();
         // Roll 1 on 2024-03-29: 52 - 41.5 = 10.5; roll 2 priced on 2024-03-29: 62 - 52 = 10.
         assert_eq!(values, [40.0 + 20.5, 41.0 + 20.5, 52.0 + 10.0, 63.0]);
         let by: Vec<f64> = data
             .iter()
-            .map(|p| p["properties"]["adjustment"].as_f64().unwrap())
+            .map(|p| {
+                p.properties.as_ref().unwrap()["adjustment"]
+                    .as_f64()
+                    .unwrap()
+            })
             .collect();
         assert_eq!(by, [20.5, 20.5, 10.0, 0.0]);
         assert_eq!(rolls.len(), 2);
@@ -292,7 +301,7 @@ mod tests {
         // Ratios multiply.
         let mut data = points(&[40.0, 41.0, 52.0, 63.0]);
         back_adjust(Adjust::Ratio, &curves, &picks, None, &mut data).unwrap();
-        let values: Vec<f64> = data.iter().map(|p| p["value"].as_f64().unwrap()).collect();
+        let values: Vec<f64> = data.iter().map(|p| p.value.as_f64().unwrap()).collect();
         let (r1, r2) = (52.0 / 41.5, 62.0 / 52.0);
         let want = [40.0 * r1 * r2, 41.0 * r1 * r2, 52.0 * r2, 63.0];
         for (got, want) in values.iter().zip(want) {
@@ -339,6 +348,6 @@ mod tests {
         assert!(m.contains("two positive prices") && m.contains("-5"), "{m}");
         let mut data = points(&[-5.0, 60.0]);
         back_adjust(Adjust::Difference, &curves, &picks, None, &mut data).unwrap();
-        assert_eq!(data[0]["value"], json!(-5.0 + 63.0));
+        assert_eq!(data[0].value, PointValue::Num(-5.0 + 63.0));
     }
 }

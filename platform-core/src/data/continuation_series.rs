@@ -2,6 +2,7 @@
 //! each ondate of a curve, as one point of a SPARSE series, converted as the read asks and
 //! back-adjusted when it asks (`continuation_adjust`).
 
+use super::answer::{DatedPoint, DatedSeries, ItemName};
 use super::continuation::{text, Continuation};
 use super::continuation_adjust::{back_adjust, Picked};
 use super::conversion::{converted, Converter};
@@ -24,7 +25,7 @@ impl Data<'_> {
         mut opened: Opened,
         cont: &Continuation,
         q: &DataQuery,
-    ) -> Result<Value> {
+    ) -> Result<DatedSeries> {
         let mut item = opened.take_json();
         let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
         let curves = tx.curves(
@@ -35,7 +36,7 @@ impl Data<'_> {
             last,
         )?;
         let conv = Converter::new(tx, &mut item, &q.conversion)?;
-        let mut data = Vec::with_capacity(curves.len());
+        let mut points = Vec::with_capacity(curves.len());
         // What each point holds, kept only to back-adjust.
         let mut picked = Vec::new();
         for (i, (ondate, payload)) in curves.iter().enumerate() {
@@ -56,12 +57,6 @@ impl Data<'_> {
                 value = conv.value(&value, at)?;
                 status = converted(status);
             }
-            let mut obs = Map::new();
-            obs.insert("time".into(), Value::String(ondate.clone()));
-            obs.insert("value".into(), value.to_json());
-            if let Some(s) = status {
-                obs.insert("status".into(), s.to_json());
-            }
             if cont.adjust.is_some() {
                 picked.push(Picked {
                     curve: i,
@@ -71,8 +66,12 @@ impl Data<'_> {
             }
             let mut props = Map::new();
             props.insert("absolute".into(), Value::String(absolute));
-            obs.insert("properties".into(), Value::Object(props));
-            data.push(Value::Object(obs));
+            points.push(DatedPoint {
+                ondate: ondate.clone(),
+                value,
+                status,
+                properties: Some(props),
+            });
         }
         let rolls = match cont.adjust {
             Some(adjust) => Some(back_adjust(
@@ -80,7 +79,7 @@ impl Data<'_> {
                 &curves,
                 &picked,
                 conv.as_ref(),
-                &mut data,
+                &mut points,
             )?),
             None => None,
         };
@@ -101,7 +100,10 @@ impl Data<'_> {
         if let Some(rolls) = rolls {
             item.insert("rolls".into(), Value::Array(rolls));
         }
-        item.insert("data".into(), Value::Array(data));
-        Ok(Value::Object(item))
+        Ok(DatedSeries {
+            name: ItemName::of(&opened),
+            json: item,
+            points,
+        })
     }
 }

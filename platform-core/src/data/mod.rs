@@ -11,6 +11,7 @@
 //! Data ids: `OBJ:PROP` for a series (or the newest curve, or with `_range` the curves of a
 //! range), `OBJ:PROP:ONDATE` for one curve.
 
+pub(crate) mod answer;
 pub mod bytes;
 pub mod calendar;
 pub mod codec;

@@ -5,18 +5,19 @@
 //! `_id _type _objid _dataid _access _objtype _oid _timestamp _user _tag _version` and its `data`
 //! (series) or `ondate` and `contracts` (curve).
 
+use super::answer::{curves_json, Answer, DatedPoint, DatedSeries, ItemName};
 use super::calendar::Calendar;
 use super::columns::write_points_json;
 use super::columns::Columns;
 use super::conversion::{converted, Converter};
 use super::curve::{self, StoredCurve};
-use super::model::{points_json, Point};
+use super::model::Point;
 pub(crate) use super::read_item::Opened;
 pub use super::read_query::{DataId, DataJson, DataQuery, Nearest};
 use super::scale::Scaling;
 use super::series::{self, Window};
 use super::time_writer::TimeWriter;
-use super::zone::{format_time_in, printed_instant};
+use super::zone::printed_instant;
 use super::{series_settings, DataKind, SERIES_TYPE};
 use crate::auth::Principal;
 use crate::data::Data;
@@ -25,7 +26,7 @@ use crate::holidays::HolidayCalendar;
 use crate::ids::{Scope, Source, VersionRef};
 use crate::query::period;
 use crate::query::range::Resolved;
-use crate::store::{Collection, DataKey, ReadTx, StoredVersion};
+use crate::store::{Collection, DataKey, ReadTx};
 use chrono::NaiveDate;
 use serde_json::{json, Map, Value};
 
@@ -61,14 +62,31 @@ impl Data<'_> {
     /// JSON: one data item by id from a source, read as `q` asks (range, version, tenor,
     /// conversion).
     pub fn read(&self, p: &Principal, source: Source, id: &str, q: &DataQuery) -> Result<Value> {
-        let (data_id, scope) = data_scope(p, source, id)?;
-        let tx = self.platform.read()?;
-        self.item_answer(p, tx.as_ref(), &scope, &data_id, id, q)
+        Ok(self.read_answer(p, source, id, q)?.into_json(q))
     }
 
-    /// JSON: data items with these ids, each from its own source; missing ones are left out. A
-    /// curve read with `_range` gives each of its curves in the range.
-    pub fn read_many(&self, p: &Principal, ids: &[&str], q: &DataQuery) -> Result<Vec<Value>> {
+    /// One data item by id from a source, read as `q` asks: what [`Data::read`] answers,
+    /// before it is written.
+    pub(crate) fn read_answer(
+        &self,
+        p: &Principal,
+        source: Source,
+        id: &str,
+        q: &DataQuery,
+    ) -> Result<Answer> {
+        let (data_id, scope) = data_scope(p, source, id)?;
+        let tx = self.platform.read()?;
+        self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)
+    }
+
+    /// Data items with these ids, each from its own source; missing ones are left out (a curve
+    /// read with `_range` gives the curves in the range).
+    pub(crate) fn read_many(
+        &self,
+        p: &Principal,
+        ids: &[&str],
+        q: &DataQuery,
+    ) -> Result<Vec<Answer>> {
         let tx = self.platform.read()?;
         if q.version.is_none() {
             read_series_ahead(tx.as_ref(), p, ids)?;
@@ -77,8 +95,8 @@ impl Data<'_> {
         for id in ids {
             let data_id = DataId::parse(id)?;
             let scope = Scope::for_source(Source::of_id(&data_id.object), p);
-            match self.list_answers(p, tx.as_ref(), &scope, &data_id, id, q) {
-                Ok(items) => out.extend(items),
+            match self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q) {
+                Ok(answer) => out.push(answer),
                 Err(e) if e.code() == crate::ErrorCode::NotFound => {}
                 Err(e) => return Err(e),
             }
@@ -149,14 +167,18 @@ impl Data<'_> {
                     timestamp,
                 })
             }
-            Answer::Value(v) | Answer::Dated(v) => Ok(DataJson {
-                timestamp: v.as_object().and_then(timestamp),
-                bytes: v.to_string().into_bytes(),
-            }),
-            Answer::Curves(items) => Ok(DataJson {
-                timestamp: items.first().and_then(Value::as_object).and_then(timestamp),
-                bytes: Value::Array(items).to_string().into_bytes(),
-            }),
+            other => {
+                let v = other.into_json(q);
+                // The curves of a range: the first one's.
+                let first = match &v {
+                    Value::Array(items) => items.first(),
+                    v => Some(v),
+                };
+                Ok(DataJson {
+                    timestamp: first.and_then(Value::as_object).and_then(timestamp),
+                    bytes: v.to_string().into_bytes(),
+                })
+            }
         }
     }
 
@@ -211,9 +233,13 @@ impl Data<'_> {
                     ),
                 }
             }
-            Answer::Value(v) => crate::format::arrow::to_arrow(&v).map(Into::into),
-            Answer::Dated(v) => crate::format::arrow::dated_series_to_arrow(&v).map(Into::into),
-            Answer::Curves(items) => crate::format::arrow::curves_to_arrow(&items).map(Into::into),
+            Answer::Dated(d) => {
+                crate::format::arrow::dated_series_to_arrow(&d.into_json()).map(Into::into)
+            }
+            Answer::Curves(curves) => {
+                crate::format::arrow::curves_to_arrow(&curves_json(curves)).map(Into::into)
+            }
+            other => crate::format::arrow::to_arrow(&other.into_json(q)).map(Into::into),
         }
     }
 
@@ -230,47 +256,17 @@ impl Data<'_> {
         let tx = self.platform.read()?;
         let answer = self.data_answer(p, tx.as_ref(), &scope, &data_id, id, q)?;
         Ok(match answer {
-            Answer::Curves(items) => crate::format::csv::curves_to_csv(&items),
+            Answer::Curves(curves) => crate::format::csv::curves_to_csv(&curves_json(curves)),
             other => {
-                let v = answer_value(q, other);
+                let v = other.into_json(q);
                 crate::format::csv::data_to_csv(&v)
                     .unwrap_or_else(|| crate::format::csv::objects_to_csv(std::slice::from_ref(&v)))
             }
         })
     }
 
-    pub(super) fn item_answer(
-        &self,
-        who: &Principal,
-        tx: &dyn ReadTx,
-        scope: &Scope,
-        id: &DataId,
-        text: &str,
-        q: &DataQuery,
-    ) -> Result<Value> {
-        let answer = self.data_answer(who, tx, scope, id, text, q)?;
-        Ok(answer_value(q, answer))
-    }
-
-    /// A data item's answers as a list holds them: the item, or each curve of a curve read
-    /// with `_range` (each a data item `OBJ:PROP:ONDATE` of its own).
-    pub(super) fn list_answers(
-        &self,
-        who: &Principal,
-        tx: &dyn ReadTx,
-        scope: &Scope,
-        id: &DataId,
-        text: &str,
-        q: &DataQuery,
-    ) -> Result<Vec<Value>> {
-        Ok(match self.data_answer(who, tx, scope, id, text, q)? {
-            Answer::Curves(items) => items,
-            other => vec![answer_value(q, other)],
-        })
-    }
-
-    /// A data item as its answer: a series' header and points, or any other item's JSON.
-    fn data_answer(
+    /// A data item as its answer: a series' header and points, a curve's, ... (see [`Answer`]).
+    pub(super) fn data_answer(
         &self,
         who: &Principal,
         tx: &dyn ReadTx,
@@ -565,108 +561,54 @@ impl Data<'_> {
         Ok(json!(codes))
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The history of the tenor `code` of an opened curve item: a series dated by the ondates
+    /// `q`'s range picks, converted as `q` asks.
     pub(super) fn tenor_history(
         &self,
         tx: &dyn ReadTx,
-        key: &DataKey,
-        object: &StoredVersion,
-        header: &Map<String, Value>,
+        mut opened: Opened,
         code: &str,
         q: &DataQuery,
-        mut item: Map<String, Value>,
-    ) -> Result<Value> {
+    ) -> Result<DatedSeries> {
         // A code no curve could hold (a save refuses it) is refused on a read as well.
         period::parse(code)
             .and_then(|p| p.resolve(self.platform.now().date_naive()))
             .map_err(|e| Error::invalid_parameter(format!("tenor \"{code}\": {e}")))?;
+        let mut item = opened.take_json();
         let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
-        let curves = tx.curves(key, object.version, from.as_deref(), to.as_deref(), last)?;
+        let version = opened.object.version;
+        let curves = tx.curves(&opened.key, version, from.as_deref(), to.as_deref(), last)?;
         let conv = Converter::new(tx, &mut item, &q.conversion)?;
-        let mut data = Vec::with_capacity(curves.len());
+        let mut points = Vec::with_capacity(curves.len());
         for (ondate, payload) in &curves {
             if let Some((mut value, mut status)) = curve::find_tenor(payload, code)? {
                 if let (Some(conv), super::model::PointValue::Num(_)) = (&conv, &value) {
                     value = conv.value(&value, ondate_instant(ondate))?;
                     status = converted(status);
                 }
-                let mut obs = Map::new();
-                obs.insert("time".into(), Value::String(ondate.clone()));
-                obs.insert("value".into(), value.to_json());
-                if let Some(s) = status {
-                    obs.insert("status".into(), s.to_json());
-                }
-                data.push(Value::Object(obs));
+                points.push(DatedPoint {
+                    ondate: ondate.clone(),
+                    value,
+                    status,
+                    properties: None,
+                });
             }
         }
         item.insert("_type".into(), Value::String(SERIES_TYPE.into()));
         item.insert("calendar".into(), Value::String("SPARSE".into()));
-        let mut props = header
+        let mut props = opened
+            .header
             .get("properties")
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
         props.insert("tenor".into(), Value::String(code.to_string()));
         item.insert("properties".into(), Value::Object(props));
-        item.insert("data".into(), Value::Array(data));
-        Ok(Value::Object(item))
-    }
-
-    /// JSON: `_profile=NAME` on an object read: that object's data item `NAME`.
-    pub fn profile(
-        &self,
-        p: &Principal,
-        source: Source,
-        object: &str,
-        name: &str,
-        q: &DataQuery,
-    ) -> Result<Value> {
-        self.read(p, source, &format!("{object}:{name}"), q)
-    }
-}
-
-/// What a data read answers: a series' header and its points (written out late, so a JSON
-/// answer can be written straight from them), the curves of a range, a series dated by
-/// ondate (a tenor's history, a continuation), or the JSON of anything else.
-pub(super) enum Answer {
-    Series {
-        /// The item: its JSON header printed with the points (see `Opened::take_series_json`).
-        item: Box<Opened>,
-        points: Columns,
-        calendar: Calendar,
-        tz: chrono_tz::Tz,
-    },
-    /// The curves whose ondates lie in a `_range`, oldest first.
-    Curves(Vec<Value>),
-    /// A series whose times are ondates (dates, in Arrow `date32`).
-    Dated(Value),
-    Value(Value),
-}
-
-/// The JSON of an answer (the curves of a range as an array).
-fn answer_value(q: &DataQuery, answer: Answer) -> Value {
-    match answer {
-        Answer::Series {
-            mut item,
+        Ok(DatedSeries {
+            name: ItemName::of(&opened),
+            json: item,
             points,
-            calendar,
-            tz,
-        } => {
-            let mut json = item.take_series_json();
-            let print = q.print_zone(tz);
-            let text = |t| format_time_in(t, calendar, tz, print);
-            let points = points.into_points();
-            let mut data = points_json(&points, text);
-            if let (true, Value::Array(printed)) = (q.settlement, &mut data) {
-                for (p, printed) in points.iter().zip(printed.iter_mut()) {
-                    *printed = super::settlement::keyed_point(p.t, printed.take());
-                }
-            }
-            json.insert("data".into(), data);
-            Value::Object(json)
-        }
-        Answer::Curves(items) => Value::Array(items),
-        Answer::Value(v) | Answer::Dated(v) => v,
+        })
     }
 }
 

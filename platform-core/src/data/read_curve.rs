@@ -15,8 +15,9 @@
 //! An ondate with `_range`, `_nearest` without an ondate or with another read of the curve
 //! (`tenor`, `listTenors`, `_continuation`), and `_shape` over a range are 400s.
 
+use super::answer::{Answer, ItemCurve, ItemName};
 use super::curve::{curve_fields, StoredCurve};
-use super::read::{converted_curve, Answer, DataId, DataQuery, Opened};
+use super::read::{converted_curve, DataId, DataQuery, Opened};
 use super::read_query::Nearest;
 use crate::auth::Principal;
 use crate::data::Data;
@@ -48,7 +49,7 @@ impl Data<'_> {
         if q.list_tenors {
             return self
                 .list_tenors(tx, &item.key, item.object.version)
-                .map(Answer::Value);
+                .map(Answer::Other);
         }
         if let Some(cont) = &q.continuation {
             super::continuation::no_ondate(text, id.ondate)?;
@@ -57,39 +58,34 @@ impl Data<'_> {
                 .map(Answer::Dated);
         }
         if let Some(code) = &q.tenor {
-            let json = item.take_json();
-            let Opened {
-                key,
-                object,
-                header,
-                ..
-            } = item;
-            return self
-                .tenor_history(tx, &key, &object, &header, code, q, json)
-                .map(Answer::Dated);
+            return self.tenor_history(tx, item, code, q).map(Answer::Dated);
         }
         if q.range.is_some() {
             return self.range_curves(tx, item, q).map(Answer::Curves);
         }
         let stored = self.item_curve(tx, &mut item, text, id.ondate, q)?;
-        let (ondate_json, contracts) = curve_fields(&stored);
-        let mut fields = vec![("ondate", ondate_json)];
-        match &q.shape {
-            None => fields.push(("contracts", contracts)),
-            Some(shape) => {
-                fields.extend(shape.fields(tx, who, text, &item.header, &stored, contracts)?)
-            }
-        }
         let is_current = item.is_current;
         let json = item.json();
         if id.ondate.is_some() && is_current {
             let found = format!("{}:{}:{}", id.object, id.prop, stored.curve_date());
             json.insert("_id".into(), Value::String(found));
         }
+        let Some(shape) = &q.shape else {
+            return Ok(Answer::Curve(ItemCurve {
+                name: ItemName::of(&item),
+                json: item.take_json(),
+                stored,
+            }));
+        };
+        // Shaped into months: no curve of contracts.
+        let (ondate_json, contracts) = curve_fields(&stored);
+        let mut fields = vec![("ondate", ondate_json)];
+        fields.extend(shape.fields(tx, who, text, &item.header, &stored, contracts)?);
+        let json = item.json();
         for (k, v) in fields {
             json.insert(k.into(), v);
         }
-        Ok(Answer::Value(Value::Object(item.take_json())))
+        Ok(Answer::Other(Value::Object(item.take_json())))
     }
 
     /// The stored curve a read of `day` answers: the curve of `day` itself; else, with
@@ -153,7 +149,12 @@ impl Data<'_> {
 
     /// The curves of an opened curve item whose ondates lie in `q`'s range (dates read in
     /// UTC), oldest first, each as a read of its ondate answers it.
-    fn range_curves(&self, tx: &dyn ReadTx, mut item: Opened, q: &DataQuery) -> Result<Vec<Value>> {
+    fn range_curves(
+        &self,
+        tx: &dyn ReadTx,
+        mut item: Opened,
+        q: &DataQuery,
+    ) -> Result<Vec<ItemCurve>> {
         let (from, to, last) = self.window(q, chrono_tz::Tz::UTC, None)?.ondates();
         let version = item.object.version;
         let curves = tx.curves(&item.key, version, from.as_deref(), to.as_deref(), last)?;
@@ -161,15 +162,15 @@ impl Data<'_> {
         let mut out = Vec::with_capacity(curves.len());
         for (_, payload) in &curves {
             let stored = converted_curve(payload, conv.as_ref())?;
-            out.push(curve_item(&mut item, &stored));
+            out.push(curve_item(&mut item, stored));
         }
         Ok(out)
     }
 }
 
-/// The JSON of one curve of an opened item: its header, `_id` `OBJ:PROP:ONDATE` (at the
-/// current version), `ondate` and `contracts`.
-fn curve_item(item: &mut Opened, stored: &StoredCurve) -> Value {
+/// One curve of an opened item: its header, `_id` `OBJ:PROP:ONDATE` (at the current
+/// version), and the curve.
+fn curve_item(item: &mut Opened, stored: StoredCurve) -> ItemCurve {
     let is_current = item.is_current;
     let id = format!(
         "{}:{}:{}",
@@ -181,10 +182,11 @@ fn curve_item(item: &mut Opened, stored: &StoredCurve) -> Value {
     if is_current {
         json.insert("_id".into(), Value::String(id));
     }
-    let (ondate, contracts) = curve_fields(stored);
-    json.insert("ondate".into(), ondate);
-    json.insert("contracts".into(), contracts);
-    Value::Object(json)
+    ItemCurve {
+        name: ItemName::of(item),
+        json,
+        stored,
+    }
 }
 
 /// Refuses what would answer a curve in place of the one asked for: an ondate with `_range`,

@@ -47,7 +47,7 @@ impl Opened {
 
     /// [`Opened::take_json`] of a series, without a `data` field of the stored header (the
     /// points take its place, last).
-    pub(super) fn take_series_json(&mut self) -> Map<String, Value> {
+    pub(crate) fn take_series_json(&mut self) -> Map<String, Value> {
         let mut json = self.take_json();
         json.shift_remove("data");
         json

@@ -1,16 +1,16 @@
 //! The list of the data items of a source (`GET /data/v1/{source}`): catalogue entries, or
 //! each item with its data read; and `_profile` over a list of objects.
 
+use super::answer::{Answer, Bound, Entry, ItemName, Listing};
 use super::read_item::item_header;
 use super::read_query::{DataId, DataQuery};
-use super::zone::format_time_in;
 use super::{series_settings, DataKind};
 use crate::auth::Principal;
 use crate::data::Data;
 use crate::error::{Error, Result};
 use crate::ids::{Scope, Source, VersionRef};
-use crate::store::{Collection, DataKey, ReadTx, StoredVersion};
-use serde_json::{json, Map, Value};
+use crate::store::{Collection, DataKey, Page, ReadTx, StoredVersion};
+use serde_json::{Map, Value};
 
 impl Data<'_> {
     /// JSON: the data items of a source, filtered, sorted and paged like objects. Without
@@ -23,7 +23,42 @@ impl Data<'_> {
         source: Source,
         req: &crate::documents::ListRequest,
         q: &DataQuery,
-    ) -> Result<crate::store::Page<Value>> {
+    ) -> Result<Page<Value>> {
+        Ok(match self.listing(p, source, req, q)? {
+            Listing::Distinct(values) => values,
+            Listing::ById(answers) => {
+                let items: Vec<Value> = answers.into_iter().flat_map(|a| a.into_list(q)).collect();
+                Page {
+                    estimated: false,
+                    total: items.len() as u64,
+                    items,
+                }
+            }
+            Listing::Listed { items, total } => Page {
+                items: items
+                    .into_iter()
+                    .flat_map(|a| a.into_list(q))
+                    .map(|item| match &req.project {
+                        Some(pr) => {
+                            Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true))
+                        }
+                        None => item,
+                    })
+                    .collect(),
+                total,
+                estimated: false,
+            },
+        })
+    }
+
+    /// What [`Data::list`] answers, before it is written.
+    pub(crate) fn listing(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &crate::documents::ListRequest,
+        q: &DataQuery,
+    ) -> Result<Listing> {
         if req.after.is_some() {
             return Err(Error::invalid_parameter(
                 "_after pages object lists: the data list pages with _skip",
@@ -43,22 +78,17 @@ impl Data<'_> {
                 )));
             }
             let ids: Vec<&str> = req.ids.iter().map(String::as_str).collect();
-            let items = self.read_many(p, &ids, q)?;
-            return Ok(crate::store::Page {
-                estimated: false,
-                total: items.len() as u64,
-                items,
-            });
+            return Ok(Listing::ById(self.read_many(p, &ids, q)?));
         }
         let tx = self.platform.read()?;
         let mut items = matching_items(tx.as_ref(), p, source, req)?;
         if let Some(field) = &req.distinct {
             let values = crate::query::distinct_strings(items.iter().map(|(_, _, d)| d), field);
-            return Ok(crate::store::Page {
+            return Ok(Listing::Distinct(Page {
                 estimated: false,
                 total: values.len() as u64,
                 items: values,
-            });
+            }));
         }
         sort_docs(&mut items, &req.query.sort);
         let total = items.len() as u64;
@@ -78,21 +108,13 @@ impl Data<'_> {
         };
         for (scope, id, doc) in items.into_iter().skip(skip).take(take) {
             let text = format!("{}:{}", id.object, id.prop);
-            let items = if catalogue {
-                vec![catalogue_entry(tx.as_ref(), scope, id, doc, q)?]
+            out.push(if catalogue {
+                Answer::Entry(catalogue_entry(tx.as_ref(), scope, id, doc, q)?)
             } else {
-                self.list_answers(p, tx.as_ref(), &scope, &id, &text, q)?
-            };
-            out.extend(items.into_iter().map(|item| match &req.project {
-                Some(pr) => Value::Object(pr.apply(item.as_object().unwrap_or(&Map::new()), true)),
-                None => item,
-            }));
+                self.data_answer(p, tx.as_ref(), &scope, &id, &text, q)?
+            });
         }
-        Ok(crate::store::Page {
-            items: out,
-            total,
-            estimated: false,
-        })
+        Ok(Listing::Listed { items: out, total })
     }
 }
 
@@ -167,38 +189,53 @@ fn objects_at(
     Ok(then)
 }
 
-/// A data item's header with its extent: `_count`, `_first` and `_last` (a series' observations,
-/// as the series prints its times, in `_timezone` when `q` names one; a curve's ondates).
+/// A data item's header with its extent: how many observations (a series) or ondates (a
+/// curve), the first and the last (a series' times printed as the series prints them, in
+/// `_timezone` when `q` names one).
 fn catalogue_entry(
     tx: &dyn ReadTx,
     scope: Scope,
     id: DataId,
-    mut doc: Map<String, Value>,
+    doc: Map<String, Value>,
     q: &DataQuery,
-) -> Result<Value> {
+) -> Result<Entry> {
     let key = DataKey {
         scope,
         object: id.object,
         prop: id.prop,
     };
     let version = doc.get("_version").and_then(Value::as_u64).unwrap_or(0) as u32;
-    let (count, bounds) = match DataKind::of_header(&doc) {
+    let kind = DataKind::of_header(&doc);
+    let (count, bounds) = match kind {
         Some(DataKind::Curve) => {
             let e = tx.curve_extent(&key, version)?;
-            (e.count, e.bounds)
+            let bounds = e.bounds.map(|(a, b)| (Bound::Ondate(a), Bound::Ondate(b)));
+            (e.count, bounds)
         }
         _ => {
             let (calendar, tz, _) = series_settings(&key.prop, &doc)?;
             let e = tx.series_extent(&key, version)?;
-            let text = |t| format_time_in(t, calendar, tz, q.print_zone(tz));
-            (e.count, e.bounds.map(|(a, b)| (text(a), text(b))))
+            let print = q.print_zone(tz);
+            let time = |t| Bound::Time {
+                t,
+                calendar,
+                tz,
+                print,
+            };
+            (e.count, e.bounds.map(|(a, b)| (time(a), time(b))))
         }
     };
-    doc.insert("_count".into(), json!(count));
-    let (first, last) = bounds.unzip();
-    doc.insert("_first".into(), json!(first));
-    doc.insert("_last".into(), json!(last));
-    Ok(Value::Object(doc))
+    Ok(Entry {
+        name: ItemName {
+            object: key.object,
+            prop: key.prop,
+            version,
+        },
+        kind: kind.unwrap_or(DataKind::Series),
+        doc,
+        count,
+        bounds,
+    })
 }
 
 /// Sorts documents by a sort spec (then by `_id`), comparing values as the store does: numbers
@@ -250,7 +287,28 @@ impl Data<'_> {
         req: &crate::documents::ListRequest,
         name: &str,
         q: &DataQuery,
-    ) -> Result<crate::store::Page<Value>> {
+    ) -> Result<Page<Value>> {
+        let page = self.profile_answers(p, source, req, name, q)?;
+        Ok(Page {
+            estimated: page.estimated,
+            items: page
+                .items
+                .into_iter()
+                .flat_map(|a| a.into_list(q))
+                .collect(),
+            total: page.total,
+        })
+    }
+
+    /// What [`Data::list_profile`] answers, before it is written.
+    pub(crate) fn profile_answers(
+        &self,
+        p: &Principal,
+        source: Source,
+        req: &crate::documents::ListRequest,
+        name: &str,
+        q: &DataQuery,
+    ) -> Result<Page<Answer>> {
         let req = crate::documents::ListRequest {
             project: None,
             distinct: None,
@@ -273,7 +331,7 @@ impl Data<'_> {
             })
             .collect();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        Ok(crate::store::Page {
+        Ok(Page {
             estimated: objects.estimated,
             items: self.read_many(p, &ids, q)?,
             total: objects.total,

@@ -121,7 +121,7 @@ pub(super) fn read_item(
             return Ok((Made::Arrow(stream), None));
         }
         (false, Some(name), Some(q)) if coll == Collection::Object => {
-            p.data().profile(who, source, key, name, q)?
+            p.data().read(who, source, &format!("{key}:{name}"), q)?
         }
         // JSON of a current document: printed from the body as stored where it can be.
         (false, None, None) if out.is_json() && as_of.is_none() && project.is_none() => {

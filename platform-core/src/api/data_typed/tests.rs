@@ -1,8 +1,13 @@
-//! Tests of the typed data calls: each answer is the JSON call's, read; filters and paging
+//! Tests of the typed data calls: each answers the items the JSON call answers (made from the
+//! same read, and the same as the typed series and curve reads give); filters and paging
 //! apply; bad reads are refused with the JSON call's codes.
 
 use super::*;
+
+mod curves;
 use crate::api::{Contract, CurveQuery, Nearest, ReadRange, SeriesQuery, WriteOptions};
+use crate::data::answer::DatedPoint;
+use crate::data::model::PointValue;
 use crate::documents::SaveOptions;
 use crate::error::ErrorCode;
 use crate::ids::VersionRef;
@@ -85,11 +90,11 @@ fn series(item: DataItem) -> Series {
     }
 }
 
-/// One item read typed is the JSON read's answer read, and the series or curve the typed
-/// series and curve reads (another code path) give: at a version, in a range, converted,
-/// a dated series at its zone's midnights whatever zone it prints in.
+/// One item read typed is the series or curve the typed series and curve reads (another code
+/// path) give: at a version, in a range, converted, a dated series at its zone's midnights
+/// whatever zone it prints in; its header is the item's without the system fields.
 #[test]
-fn a_typed_read_is_the_json_read_and_the_typed_series_and_curve_reads() {
+fn a_typed_read_is_the_typed_series_and_curve_reads() {
     let (platform, me) = setup();
     market(&platform, &me);
     let data = platform.data();
@@ -121,14 +126,7 @@ fn a_typed_read_is_the_json_read_and_the_typed_series_and_curve_reads() {
     ];
     for (id, pairs, sq) in cases {
         let q = query(pairs);
-        let typed = data.data_item(&me, Source::Private, id, &q).unwrap();
-        let json = data.read(&me, Source::Private, id, &q).unwrap();
-        assert_eq!(
-            typed,
-            DataItem::from_json(json, "").unwrap(),
-            "{id} {pairs:?}"
-        );
-        let typed = series(typed);
+        let typed = series(data.data_item(&me, Source::Private, id, &q).unwrap());
         let other = data.series(&me, id, &sq).unwrap();
         assert_eq!(typed.points, other.points, "{id} {pairs:?}");
         assert_eq!(
@@ -156,6 +154,10 @@ fn a_typed_read_is_the_json_read_and_the_typed_series_and_curve_reads() {
         (kwh.units.as_deref(), kwh.points[1].value),
         (Some("kWh"), 31_000.0)
     );
+    // The header as the read answers it: converted, without the system fields.
+    let keys: Vec<&str> = kwh.header.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["units", "_type"]);
+    assert_eq!(kwh.header["units"], "kWh");
     // Curves: the newest ondate, and one named in the id.
     for (id, ondate) in [
         ("TTF:FWD", None),
@@ -206,30 +208,52 @@ fn a_typed_read_is_the_json_read_and_the_typed_series_and_curve_reads() {
     );
 }
 
+/// What an item is, and its id.
+fn what(item: &DataItem) -> (&'static str, &str) {
+    let what = match item {
+        DataItem::Series(_) => "series",
+        DataItem::Curve(_) => "curve",
+        DataItem::Entry(_) => "entry",
+    };
+    (what, item.id())
+}
+
 /// The typed list: catalogue entries without `_range`, items read with it; its filters,
 /// sort, paging and total those of the JSON list.
 #[test]
-fn typed_data_lists_are_the_json_lists_read() {
+fn typed_data_lists_filter_sort_and_page_as_the_json_lists() {
     let (platform, me) = setup();
     market(&platform, &me);
     let data = platform.data();
-    let cases: [(Pairs, Pairs); 5] = [
-        (&[], &[]),
+    let entries = ["DE:DAY", "NBP:SPOT", "TTF:FWD", "TTF:SPOT", "ZTP:SPOT"].map(|id| ("entry", id));
+    // Each with the items (what and id) and the total it answers.
+    let cases: [(Pairs, Pairs, Pairs, u64); 5] = [
+        (&[], &[], &entries, 5),
         (
             &[("_dataid", "SPOT"), ("_sort", "-_objid"), ("_limit", "2")],
             &[("_range", "last(3)")],
+            &[("series", "ZTP:SPOT"), ("series", "TTF:SPOT")],
+            3,
         ),
-        (&[("_type", "VarCurve")], &[]),
+        (&[("_type", "VarCurve")], &[], &[("entry", "TTF:FWD")], 1),
         (
             &[("units", "MWh"), ("_skip", "1")],
             &[("_range", "last(1)"), ("units", "kWh")],
+            &[
+                ("curve", "TTF:FWD"),
+                ("series", "TTF:SPOT"),
+                ("series", "ZTP:SPOT"),
+            ],
+            4,
         ),
         (
             &[("_id", "DE:DAY"), ("_id", "NOPE:X"), ("_id", "NBP:SPOT")],
             &[],
+            &[("series", "DE:DAY"), ("series", "NBP:SPOT")],
+            2,
         ),
     ];
-    for (pairs, qpairs) in cases {
+    for (pairs, qpairs, want, total) in cases {
         let (req, q) = (request(pairs), query(qpairs));
         let source = if req.ids.is_empty() {
             Source::Private
@@ -242,13 +266,17 @@ fn typed_data_lists_are_the_json_lists_read() {
             (Ok(t), Ok(j)) => (t, j),
             (t, j) => panic!("{pairs:?} {qpairs:?}: {t:?} / {j:?}"),
         };
-        assert_eq!(typed.total, json.total, "{pairs:?}");
-        let read: Vec<DataItem> = json
-            .items
-            .into_iter()
-            .map(|v| DataItem::from_json(v, "").unwrap())
-            .collect();
-        assert_eq!(typed.items, read, "{pairs:?} {qpairs:?}");
+        let got: Vec<(&str, &str)> = typed.items.iter().map(what).collect();
+        assert_eq!(
+            (&got[..], typed.total),
+            (want, total),
+            "{pairs:?} {qpairs:?}"
+        );
+        assert_eq!(
+            (typed.total, typed.items.len()),
+            (json.total, json.items.len()),
+            "{pairs:?} {qpairs:?}"
+        );
     }
     // The catalogue, by value: every item, its extent in its own zone.
     let all = data
@@ -324,29 +352,52 @@ fn typed_data_lists_are_the_json_lists_read() {
     );
 }
 
-/// By ids and as profiles, the typed answers are the JSON answers read; a profile list
+/// By ids and as profiles, the typed answers are the items read one by one; a profile list
 /// pages objects.
 #[test]
-fn typed_reads_by_id_and_profiles_are_the_json_answers_read() {
+fn typed_reads_by_id_and_profiles_are_the_items_read_one_by_one() {
     let (platform, me) = setup();
     market(&platform, &me);
     let data = platform.data();
-    for (ids, q) in [
+    for (ids, q, found) in [
         (
             &["TTF:FWD", "NOPE:SPOT", "NBP:SPOT", "NBP:NOPE"][..],
             query(&[]),
+            &["TTF:FWD", "NBP:SPOT"][..],
         ),
-        (&["NBP:SPOT", "DE:DAY"], query(&[("_range", "last(1)")])),
-        (&["NBP:SPOT", "TTF:SPOT"], query(&[("_version", "1")])),
+        (
+            &["NBP:SPOT", "DE:DAY"],
+            query(&[("_range", "last(1)")]),
+            &["NBP:SPOT", "DE:DAY"],
+        ),
+        (
+            &["NBP:SPOT", "TTF:SPOT"],
+            query(&[("_version", "1")]),
+            &["NBP:SPOT", "TTF:SPOT"],
+        ),
     ] {
         let typed = data.data_items_by_id(&me, ids, &q).unwrap();
-        let json = data.read_many(&me, ids, &q).unwrap();
-        let read: Vec<DataItem> = json
-            .into_iter()
-            .map(|v| DataItem::from_json(v, "").unwrap())
+        let one_by_one: Vec<DataItem> = found
+            .iter()
+            .map(|id| data.data_item(&me, Source::All, id, &q).unwrap())
             .collect();
-        assert_eq!(typed, read, "{ids:?}");
+        assert_eq!(typed, one_by_one, "{ids:?}");
     }
+    // A curve read with `_range`: its curves in the range, each an item.
+    let curves = data
+        .data_items_by_id(&me, &["TTF:FWD"], &query(&[("_range", "last(2)")]))
+        .unwrap();
+    let ondates: Vec<NaiveDate> = curves
+        .iter()
+        .map(|c| match c {
+            DataItem::Curve(c) => c.ondate,
+            other => panic!("not a curve: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        ondates,
+        [13, 14].map(|d| NaiveDate::from_ymd_opt(2024, 5, d).unwrap())
+    );
     let two = data
         .data_items_by_id(&me, &["TTF:FWD", "NOPE:SPOT", "NBP:SPOT"], &query(&[]))
         .unwrap();
@@ -373,18 +424,22 @@ fn typed_reads_by_id_and_profiles_are_the_json_answers_read() {
     let typed = data
         .profile_item(&me, Source::Private, "NBP", "SPOT", &q)
         .unwrap();
-    let json = data
-        .profile(&me, Source::Private, "NBP", "SPOT", &q)
-        .unwrap();
-    assert_eq!(typed, DataItem::from_json(json, "").unwrap());
+    assert_eq!(
+        typed,
+        data.data_item(&me, Source::Private, "NBP:SPOT", &q)
+            .unwrap()
+    );
     assert_eq!((typed.object(), typed.property()), ("NBP", "SPOT"));
     let values: Vec<f64> = series(typed).points.iter().map(|p| p.value).collect();
     assert_eq!(values, [75.0, 99.0]);
     // Of a list of objects: objects without the item are left out, paging counts objects.
-    for pairs in [
-        &[][..],
-        &[("_limit", "2"), ("_skip", "1")],
-        &[("_id", "ZTP"), ("_id", "DE")],
+    for (pairs, found) in [
+        (&[][..], &["NBP:SPOT", "TTF:SPOT", "ZTP:SPOT"][..]),
+        (
+            &[("_limit", "2"), ("_skip", "1")],
+            &["NBP:SPOT", "TTF:SPOT"],
+        ),
+        (&[("_id", "ZTP"), ("_id", "DE")], &["ZTP:SPOT"]),
     ] {
         let req = request(pairs);
         let source = if req.ids.is_empty() {
@@ -394,13 +449,15 @@ fn typed_reads_by_id_and_profiles_are_the_json_answers_read() {
         };
         let typed = data.profile_items(&me, source, &req, "SPOT", &q).unwrap();
         let json = data.list_profile(&me, source, &req, "SPOT", &q).unwrap();
-        assert_eq!(typed.total, json.total);
-        let read: Vec<DataItem> = json
-            .items
-            .into_iter()
-            .map(|v| DataItem::from_json(v, "").unwrap())
+        assert_eq!(
+            (typed.total, typed.items.len()),
+            (json.total, json.items.len())
+        );
+        let one_by_one: Vec<DataItem> = found
+            .iter()
+            .map(|id| data.data_item(&me, Source::All, id, &q).unwrap())
             .collect();
-        assert_eq!(typed.items, read, "{pairs:?}");
+        assert_eq!(typed.items, one_by_one, "{pairs:?}");
     }
     let page = data
         .profile_items(
@@ -454,7 +511,9 @@ fn typed_reads_refuse_what_the_json_reads_refuse_and_what_is_no_data_item() {
     let e = data
         .data_items_by_id(&me, &["NBP"], &query(&[]))
         .unwrap_err();
-    let json = data.read_many(&me, &["NBP"], &query(&[])).unwrap_err();
+    let json = data
+        .list(&me, Source::All, &request(&[("_id", "NBP")]), &query(&[]))
+        .unwrap_err();
     assert_eq!(
         (e.code(), json.code()),
         (ErrorCode::InvalidParameter, ErrorCode::InvalidParameter)
@@ -556,29 +615,63 @@ fn objects_cursor(platform: &Platform, me: &Principal) -> String {
     next.unwrap()
 }
 
-/// An answer that does not read as a data item is an internal error, not the caller's.
+/// An answer that is no data item, or a dated series the platform made wrong, is an internal
+/// error, not the caller's; a dated value that is not a number is the caller's to read as
+/// JSON, named by its ondate.
 #[test]
-fn an_answer_that_does_not_read_as_a_data_item_is_an_internal_error() {
-    let item = |v: Value| DataItem::from_json(v, "Data::read");
-    let header = json!({"_objid": "A", "_dataid": "B", "_version": 1, "_type": "VarTimeSeries"});
-    let with = |field: &str, value: Value| {
-        let mut v = header.clone();
-        v[field] = value;
-        v
+fn an_answer_that_is_no_data_item_is_an_internal_error() {
+    let q = DataQuery::default();
+    for answer in [
+        Answer::Other(json!(["M01", "M02"])),
+        Answer::Curves(Vec::new()),
+    ] {
+        let e = item_of(answer, &q, "Data::read").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Internal, "{e}");
+    }
+    let dated = |timezone: Value, ondate: &str, value: PointValue| {
+        let mut json = Map::new();
+        json.insert("_type".into(), json!("VarTimeSeries"));
+        json.insert("timezone".into(), timezone);
+        Answer::Dated(DatedSeries {
+            name: ItemName {
+                object: "A".into(),
+                prop: "B".into(),
+                version: 1,
+            },
+            json,
+            points: vec![DatedPoint {
+                ondate: ondate.into(),
+                value,
+                status: None,
+                properties: None,
+            }],
+        })
     };
     for bad in [
-        json!([1, 2]),
-        header.clone(),
-        with("data", json!([{"time": "yesterday", "value": 1}])),
-        with("_type", json!("VarOther")),
-        with("_count", json!("many")),
-        with("timezone", json!("Mars/Olympus")),
+        dated(json!("Mars/Olympus"), "2024-01-01", PointValue::Num(1.0)),
+        dated(json!("UTC"), "yesterday", PointValue::Num(1.0)),
     ] {
-        let e = item(bad.clone()).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::Internal, "{bad}");
+        let e = item_of(bad, &q, "Data::read").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::Internal, "{e}");
     }
-    let ok = item(with("data", json!([{"time": "2024-01-01", "value": 2.5}]))).unwrap();
-    assert_eq!(series(ok).points, [Point::new(start(), 2.5)]);
+    let e = item_of(
+        dated(json!("UTC"), "2024-01-01", PointValue::Null),
+        &q,
+        "Data::read",
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidParameter);
+    assert!(e
+        .to_string()
+        .contains("at 2024-01-01: read it as JSON with Data::read"));
+    let berlin = item_of(
+        dated(json!("Europe/Berlin"), "2024-01-01", PointValue::Num(2.5)),
+        &q,
+        "Data::read",
+    )
+    .unwrap();
+    let midnight = Utc.with_ymd_and_hms(2023, 12, 31, 23, 0, 0).unwrap();
+    assert_eq!(series(berlin).points, [Point::new(midnight, 2.5)]);
 }
 
 /// A scaled read names the points aggregated from fewer observations than their period holds:
@@ -628,186 +721,4 @@ fn a_scaled_read_names_its_partial_points() {
             .unwrap(),
     );
     assert!(plain.partial.is_empty() && plain.points.len() == 46);
-}
-
-/// The curves of `TTF:FWD` on three ondates around a weekend (M01 worth 30 plus the day).
-fn week_of_curves(platform: &Platform, me: &Principal) {
-    for day in [3, 4, 7] {
-        let ondate = NaiveDate::from_ymd_opt(2024, 10, day).unwrap();
-        let contracts = [
-            Contract::new("M01", 30.0 + f64::from(day)),
-            Contract::new("M02", 40.0),
-        ];
-        let opts = WriteOptions {
-            units: Some("MWh".into()),
-            ..Default::default()
-        };
-        platform
-            .data()
-            .write_curve(me, "TTF:FWD", ondate, &contracts, &opts)
-            .unwrap();
-    }
-}
-
-#[test]
-fn the_curves_of_a_range_and_the_nearest_curve_are_read_typed() {
-    let (platform, me) = setup();
-    week_of_curves(&platform, &me);
-    let d = |day| NaiveDate::from_ymd_opt(2024, 10, day).unwrap();
-    let data = platform.data();
-    let kwh = CurveQuery {
-        units: Some("kWh".into()),
-        ..Default::default()
-    };
-    let week = data
-        .curves_in_range(&me, "TTF:FWD", "between(2024-10-04,2024-10-07)", &kwh)
-        .unwrap();
-    let got: Vec<(NaiveDate, f64)> = week
-        .iter()
-        .map(|c| (c.ondate, c.contracts[0].value))
-        .collect();
-    // Without a currency the values are quantities: a MWh is 1,000 kWh.
-    assert_eq!(got, [(d(4), 34_000.0), (d(7), 37_000.0)]);
-    assert_eq!(week[0].units.as_deref(), Some("kWh"));
-    // The JSON read answers the same curves; the typed read of one item refuses the list.
-    let q = query(&[("_range", "between(2024-10-04,2024-10-07)")]);
-    let json = data.read(&me, Source::Private, "TTF:FWD", &q).unwrap();
-    assert_eq!(json.as_array().map(Vec::len), Some(2));
-    let e = data
-        .data_item(&me, Source::Private, "TTF:FWD", &q)
-        .unwrap_err();
-    assert_eq!(e.code(), ErrorCode::InvalidParameter);
-    assert!(e.public_message().contains("curves_in_range"), "{e}");
-    // A weekend: no curve, and none read in its place.
-    let q = CurveQuery {
-        ondate: Some(d(5)),
-        ..Default::default()
-    };
-    let e = data.curve(&me, "TTF:FWD", &q).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::NotFound);
-    let m = e.public_message();
-    assert!(
-        m.contains("2024-10-04 before") && m.contains("2024-10-07 after"),
-        "{m}"
-    );
-    for (nearest, want) in [(Nearest::Before, d(4)), (Nearest::After, d(7))] {
-        let q = CurveQuery {
-            ondate: Some(d(5)),
-            nearest: Some(nearest),
-            ..Default::default()
-        };
-        let c = data.curve(&me, "TTF:FWD", &q).unwrap();
-        assert_eq!(c.ondate, want);
-        assert_eq!(c.contracts[0].value, 30.0 + f64::from(want.day0() + 1));
-    }
-    let q = CurveQuery {
-        nearest: Some(Nearest::Before),
-        ..Default::default()
-    };
-    assert_eq!(
-        data.curve(&me, "TTF:FWD", &q).unwrap_err().code(),
-        ErrorCode::InvalidParameter
-    );
-    // The typed item of an ondate with `_nearest`.
-    let q = query(&[("_nearest", "before")]);
-    let DataItem::Curve(c) = data
-        .data_item(&me, Source::Private, "TTF:FWD:2024-10-06", &q)
-        .unwrap()
-    else {
-        panic!("a curve")
-    };
-    assert_eq!(c.ondate, d(4));
-}
-
-#[test]
-fn a_curve_write_answers_what_it_dropped_and_merges_when_asked() {
-    let (platform, me) = setup();
-    week_of_curves(&platform, &me);
-    let data = platform.data();
-    let curve = |contracts: Value| {
-        json!({"ondate": "2024-10-03", "contracts": contracts})
-            .as_object()
-            .cloned()
-            .unwrap()
-    };
-    let header = Map::new();
-    let saved = data
-        .save_curves(
-            &me,
-            "TTF",
-            "FWD",
-            header.clone(),
-            vec![curve(json!([{"tenor": "M01", "value": 1.0}]))],
-            &Default::default(),
-        )
-        .unwrap();
-    assert_eq!(
-        saved["_replacedCurves"],
-        json!([{"_id": "TTF:FWD:2024-10-03", "stored": 2, "written": 1, "dropped": 1,
-            "droppedTenors": ["M02"], "merged": false}])
-    );
-    let merge = SaveOptions {
-        merge_contracts: true,
-        ..Default::default()
-    };
-    let saved = data
-        .save_curves(
-            &me,
-            "TTF",
-            "FWD",
-            header,
-            vec![curve(json!([{"tenor": "M03", "value": 3.0}]))],
-            &merge,
-        )
-        .unwrap();
-    assert_eq!(saved["_replacedCurves"][0]["written"], 2);
-    let q = CurveQuery {
-        ondate: NaiveDate::from_ymd_opt(2024, 10, 3),
-        ..Default::default()
-    };
-    let c = data.curve(&me, "TTF:FWD", &q).unwrap();
-    let got: Vec<(&str, f64)> = c
-        .contracts
-        .iter()
-        .map(|k| (k.tenor.as_str(), k.value))
-        .collect();
-    assert_eq!(got, [("M01", 1.0), ("M03", 3.0)]);
-}
-
-#[test]
-fn a_back_adjusted_continuation_reads_typed_as_its_json() {
-    let (platform, me) = setup();
-    week_of_curves(&platform, &me);
-    // The curve of 1 November: M01 is December now, so November (M01 before) rolled.
-    let nov = NaiveDate::from_ymd_opt(2024, 11, 1).unwrap();
-    platform
-        .data()
-        .write_curve(
-            &me,
-            "TTF:FWD",
-            nov,
-            &[Contract::new("2024M11", 36.0), Contract::new("M01", 45.0)],
-            &Default::default(),
-        )
-        .unwrap();
-    let q = query(&[
-        ("_continuation", "M01"),
-        ("_adjust", "difference"),
-        ("_roll", "calendar"),
-    ]);
-    let DataItem::Series(s) = platform
-        .data()
-        .data_item(&me, Source::Private, "TTF:FWD", &q)
-        .unwrap()
-    else {
-        panic!("a series")
-    };
-    let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-    // On 1 November December (45) against November (36): every October price moves by 9.
-    assert_eq!(values, [33.0 + 9.0, 34.0 + 9.0, 37.0 + 9.0, 45.0]);
-    let json = platform
-        .data()
-        .read(&me, Source::Private, "TTF:FWD", &q)
-        .unwrap();
-    assert_eq!(json["rolls"][0]["difference"], 9.0);
 }
