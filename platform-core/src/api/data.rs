@@ -99,11 +99,25 @@ impl WriteOptions {
 
 /// Which observations a series read returns.
 ///
+/// Its "between" is [`ReadRange::Between`]: from its `from` instant included to its `to`
+/// instant excluded. (The `_range` grammar's `between(d1,d2)` of [`ReadRange::Expr`] covers
+/// both dates whole, see [`RangeExpr`](crate::api::RangeExpr); a validation's
+/// [`ValidationRequest::between`](crate::api::ValidationRequest::between) includes both ends.)
+///
 /// ```
-/// use platform_core::api::ReadRange;
+/// use platform_core::api::{Point, ReadRange, SeriesQuery};
+/// use chrono::{Duration, TimeZone, Utc};
 /// assert_eq!(ReadRange::default(), ReadRange::All);
-/// let last_week = ReadRange::Expr("last(7d)".into()); // the `_range` grammar of the server
-/// # let _ = last_week;
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// let points: Vec<Point> = (0..4).map(|h| Point::new(start + Duration::hours(h), h as f64)).collect();
+/// platform.data().write_series(&me, "DE:POWER", &points, &Default::default())?;
+/// // From 01:00 included to 03:00 excluded: the points of 01:00 and 02:00.
+/// let range = ReadRange::Between { from: Some(points[1].at), to: Some(points[3].at) };
+/// let read = platform.data().series(&me, "DE:POWER", &SeriesQuery { range, ..Default::default() })?;
+/// assert_eq!(read.points, &points[1..3]);
+/// # Ok::<(), platform_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum ReadRange {
@@ -112,7 +126,8 @@ pub enum ReadRange {
     All,
     /// The last n observations.
     Last(u64),
-    /// Observations at or after `from` and before `to` (either open when `None`).
+    /// Observations at or after `from` and before `to`: `from` included, `to` excluded
+    /// (either open when `None`).
     Between {
         /// The first instant included.
         from: Option<DateTime<Utc>>,
@@ -137,8 +152,29 @@ pub enum ReadRange {
 /// };
 /// assert_eq!(q.currency, None);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// Its `source` picks the source as [`Data::data_item`]'s does:
+///
+/// ```
+/// use platform_core::api::{Point, SeriesQuery, Source};
+/// use chrono::{TimeZone, Utc};
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// platform.data().write_series(&me, "NBP:SPOT", &[Point::new(at, 71.3)], &Default::default())?;
+/// let private = SeriesQuery { source: Source::Private, ..Default::default() };
+/// assert_eq!(platform.data().series(&me, "NBP:SPOT", &private)?.points[0].value, 71.3);
+/// let public = SeriesQuery { source: Source::Public, ..Default::default() };
+/// let missing = platform.data().series(&me, "NBP:SPOT", &public).unwrap_err();
+/// assert_eq!(missing.code(), platform_core::ErrorCode::NotFound);
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
 pub struct SeriesQuery {
+    /// The source the series is read from, as [`Data::data_item`] takes it: [`Source::All`]
+    /// (the default) reads it from the source its object's id names, [`Source::Private`] or
+    /// [`Source::Public`] only from that one (a series of the other is not found).
+    pub source: Source,
     /// The observations.
     pub range: ReadRange,
     /// The object version (number or tag) to read at; the current one when `None`.
@@ -158,6 +194,21 @@ pub struct SeriesQuery {
     /// [`ReadRange::Expr`] are read in: [`ReadZone::Series`] (the series' own zone, the
     /// default) or a named zone.
     pub timezone: Option<ReadZone>,
+}
+
+impl Default for SeriesQuery {
+    fn default() -> SeriesQuery {
+        SeriesQuery {
+            source: Source::All,
+            range: ReadRange::All,
+            version: None,
+            units: None,
+            currency: None,
+            density: None,
+            scaling: None,
+            timezone: None,
+        }
+    }
 }
 
 /// What the HTTP parameters of a series read are in a [`SeriesQuery`], for its errors.
@@ -269,8 +320,12 @@ impl Contract {
 /// let friday = CurveQuery { ondate: chrono::NaiveDate::from_ymd_opt(2024, 5, 18), nearest: Some(Nearest::Before), ..Default::default() };
 /// # let _ = friday;
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CurveQuery {
+    /// The source the curve is read from, as [`Data::data_item`] takes it: [`Source::All`]
+    /// (the default) reads it from the source its object's id names, [`Source::Private`] or
+    /// [`Source::Public`] only from that one (a curve of the other is not found).
+    pub source: Source,
     /// The curve date; the newest when `None`.
     pub ondate: Option<NaiveDate>,
     /// When `ondate` has no curve: the curve of the nearest ondate on or before (after) it
@@ -284,6 +339,20 @@ pub struct CurveQuery {
     pub currency: Option<String>,
     /// The density (kg/m3) a mass to volume conversion uses.
     pub density: Option<f64>,
+}
+
+impl Default for CurveQuery {
+    fn default() -> CurveQuery {
+        CurveQuery {
+            source: Source::All,
+            ondate: None,
+            nearest: None,
+            version: None,
+            units: None,
+            currency: None,
+            density: None,
+        }
+    }
 }
 
 /// A contract of a curve read, with the delivery period the platform computed for it (see
@@ -480,7 +549,7 @@ impl Data<'_> {
     /// [`Data::series`], its errors naming the HTTP parameters.
     fn read_series(&self, p: &Principal, id: &str, q: &SeriesQuery) -> Result<Series> {
         let platform = self.platform;
-        let (data_id, scope) = data_scope(p, Source::All, id)?;
+        let (data_id, scope) = data_scope(p, q.source, id)?;
         let dq = DataQuery {
             range: match &q.range {
                 ReadRange::Expr(text) => Some(

@@ -600,7 +600,7 @@ impl Data<'_> {
             },
             ..DataQuery::default()
         };
-        match self.read_answer(p, Source::All, id, &dq)? {
+        match self.read_answer(p, q.source, id, &dq)? {
             Answer::Curves(curves) => curves
                 .into_iter()
                 .map(|c| curve_of(c, "Data::read"))

@@ -9,7 +9,6 @@ use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
 use crate::data::Data;
 use crate::data::DataKind;
 use crate::error::{Error, Result};
-use crate::ids::Source;
 use crate::store::ReadTx;
 use chrono::NaiveDate;
 use serde_json::Value;
@@ -109,7 +108,7 @@ impl Data<'_> {
         then: impl FnOnce(&dyn ReadTx, &Opened, &StoredCurve) -> Result<T>,
     ) -> Result<(DataId, Opened, StoredCurve, T)> {
         let platform = self.platform;
-        let (data_id, scope) = data_scope(p, Source::All, id)?;
+        let (data_id, scope) = data_scope(p, q.source, id)?;
         let dq = DataQuery {
             version: q.version.clone(),
             conversion: Conversion {

@@ -10,6 +10,21 @@ use crate::Platform;
 /// The typed calls write and read [`crate::api::Point`]s and [`crate::api::Contract`]s; the JSON calls are the data
 /// service's reads as the server answers them.
 ///
+/// A data item has one read, answered in the form its caller needs:
+///
+/// - typed: [`Data::series`] and [`Data::curve`] (numbers, converted and scaled as a
+///   [`crate::api::SeriesQuery`] or [`crate::api::CurveQuery`] asks), [`Data::data_item`]
+///   (a series or a curve read as the server's parameters, a [`crate::api::DataQuery`], ask);
+/// - the server's answer, the same read in other bytes: [`Data::read`] (JSON),
+///   [`Data::read_json_bytes`], [`Data::read_arrow_bytes`], [`Data::read_arrow_stream`],
+///   [`Data::read_record_batch`] and [`Data::read_csv`];
+/// - bulk, as stored (statuses and text values kept, no conversion): [`Data::read_points`],
+///   [`Data::read_columns`] and [`Data::read_columns_many`].
+///
+/// Each takes the source to read from: [`Data::series`] and [`Data::curve`] in their query
+/// (`source`, [`crate::api::Source::All`] by default), the others as an argument, but for
+/// [`Data::read_columns_many`], which reads each id from the source it names.
+///
 /// ```
 /// use platform_core::api::{Point, ReadRange, SeriesQuery, WriteOptions};
 /// use platform_core::api::VersionRef;

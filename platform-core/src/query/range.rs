@@ -36,6 +36,24 @@ use super::grammar::GrammarError;
 use super::period::{self, AbsolutePeriod, Period};
 
 /// A parsed `_range` expression; [`fmt::Display`] gives back its source text.
+///
+/// Its "between" is `between(d1,d2)`: both dates whole, from the start of `d1` to the end of
+/// `d2` (so `between(2024-01-01,2024-01-01)` is that whole day); every window's start is
+/// included and its end excluded.
+///
+/// ```
+/// use platform_core::api::{Point, ReadRange, SeriesQuery};
+/// use chrono::{Duration, TimeZone, Utc};
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let start = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// let points: Vec<Point> = (0..72).map(|h| Point::new(start + Duration::hours(h), h as f64)).collect();
+/// platform.data().write_series(&me, "DE:POWER", &points, &Default::default())?;
+/// let two_days = ReadRange::Expr("between(2024-01-01,2024-01-02)".into());
+/// let read = platform.data().series(&me, "DE:POWER", &SeriesQuery { range: two_days, ..Default::default() })?;
+/// assert_eq!(read.points, &points[..48]); // the 2nd of January, 23:00, included
+/// # Ok::<(), platform_core::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeExpr {
     text: String,
