@@ -109,8 +109,8 @@ impl Objects<'_> {
         Ok((objects_of(page)?, next))
     }
 
-    /// Typed [`get_many`](Self::get_many) of objects: the current objects with these ids, each
-    /// from the source its id names, in the order of `ids`; ids not found are left out.
+    /// The current objects with these ids, each from the source its id names, in the order of
+    /// `ids`; ids not found are left out.
     ///
     /// ```
     /// use platform_core::api::Object;

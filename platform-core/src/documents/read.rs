@@ -264,9 +264,9 @@ impl Objects<'_> {
         Ok(query)
     }
 
-    /// JSON: current documents with these ids, each from its own source; missing ids are left
-    /// out.
-    pub fn get_many(
+    /// Current documents with these ids, each from its own source, as JSON; missing ids are
+    /// left out. [`Objects::objects_by_id`] is its public, typed call.
+    pub(crate) fn get_many(
         &self,
         p: &Principal,
         coll: Collection,
