@@ -15,9 +15,9 @@ use crate::store::{Collection, DataKey, DataRead};
 use serde_json::{Map, Value};
 
 impl Data<'_> {
-    /// Bulk write of observations with statuses and text values (the CLI's file loads): to
-    /// the series `prop` of `object`, with `header` merged into the series header. Returns the
-    /// saved object as JSON.
+    /// JSON: bulk write of observations with statuses and text values (the CLI's file loads):
+    /// to the series `prop` of `object`, with `header` merged into the series header. Returns
+    /// the saved object as JSON; [`Data::write_series`] is the typed write of numbers.
     pub fn save_series(
         &self,
         p: &Principal,
@@ -32,7 +32,7 @@ impl Data<'_> {
         self.save_columns(p, object, prop, header, columns, opts)
     }
 
-    /// [`Data::save_series`] of observations as columns (times and numbers in two arrays, the
+    /// JSON: [`Data::save_series`] of observations as columns (times and numbers in two arrays, the
     /// observations that are not plain numbers listed apart, as [`Data::read_columns`] answers
     /// them): the fastest way to write a long series, with no value built per observation.
     pub fn save_columns(
@@ -54,9 +54,9 @@ impl Data<'_> {
         self.save_typed(p, object, prop, SERIES_TYPE, header, typed, opts)
     }
 
-    /// Bulk write of the curves of several ondates (`{ondate, contracts}` each, as a curve
+    /// JSON: bulk write of the curves of several ondates (`{ondate, contracts}` each, as a curve
     /// property sends them) at one object version; an ondate sent twice is refused. Returns
-    /// the saved object as JSON.
+    /// the saved object as JSON; [`Data::write_curve`] is the typed write of one ondate.
     pub fn save_curves(
         &self,
         p: &Principal,

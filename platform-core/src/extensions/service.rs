@@ -80,7 +80,7 @@ impl Extensions<'_> {
     }
 
     /// Sends `{"message": "<timestamp> <text>"}` to an extension's realtime channel.
-    pub fn message(&self, p: &Principal, ext: &str, text: &str) {
+    pub fn send_message(&self, p: &Principal, ext: &str, text: &str) {
         if let Some(rt) = &self.platform.realtime {
             let payload =
                 json!({"message": format!("{} {text}", format_instant(self.platform.now()))});
@@ -217,7 +217,7 @@ impl Extensions<'_> {
             Lifecycle::Install
         };
         let verb = if upgrade { "Upgraded" } else { "Installed" };
-        self.message(
+        self.send_message(
             p,
             id,
             &format!(
@@ -388,7 +388,7 @@ impl Extensions<'_> {
             let data = Value::Object(installed.clone());
             crate::events::emit(tx, p, &scope, "extension", id, "uninstall", &now, data)
         })?;
-        self.message(
+        self.send_message(
             p,
             id,
             &format!(
@@ -431,7 +431,7 @@ impl Extensions<'_> {
             None => {
                 let msg =
                     format!("error the {which} script \"{sid}\" of extension {id} does not exist");
-                self.message(p, id, &msg);
+                self.send_message(p, id, &msg);
                 LifecycleRun {
                     script: sid,
                     outcome: Err(msg),
@@ -470,12 +470,12 @@ impl Extensions<'_> {
             &confinement,
         ) {
             Ok(result) => {
-                self.message(p, id, &format!("info {which} script {sid} finished"));
+                self.send_message(p, id, &format!("info {which} script {sid} finished"));
                 Ok(result)
             }
             Err(e) => {
                 let msg = e.public_message();
-                self.message(p, id, &format!("error {which} script {sid} failed: {msg}"));
+                self.send_message(p, id, &format!("error {which} script {sid} failed: {msg}"));
                 Err(msg)
             }
         };

@@ -251,8 +251,11 @@ impl Program {
         {
             let (pl, who, revealed) = (pl.clone(), who.clone(), revealed.clone());
             engine.register_fn("message", move |text: &str| {
-                pl.extensions()
-                    .message(&who, &channel, &format!("info {}", revealed.scrub(text)))
+                pl.extensions().send_message(
+                    &who,
+                    &channel,
+                    &format!("info {}", revealed.scrub(text)),
+                )
             });
         }
         register_requests(&mut engine, &requests);
