@@ -21,7 +21,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-/// One observation of a series: an instant and a number.
+/// One observation of a series: an instant and a number. It is the one point of the typed
+/// calls; the bulk calls ([`Data::save_series`], [`Data::read_points`]) carry the stored
+/// observation instead, with its status and a value that may be text or null.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// When (UTC; a daily series keeps midnight of its zone).
