@@ -1,5 +1,5 @@
 //! Tests of the typed curve reads: the curves of a range, the nearest curve, a curve write's
-//! answer, a back-adjusted continuation.
+//! answer, a back-adjusted continuation; and the source a typed series or curve read takes.
 
 use super::*;
 
@@ -186,4 +186,83 @@ fn a_back_adjusted_continuation_reads_typed_as_its_json() {
     // The typed header carries what the read made: the rolls, what it continued.
     assert_eq!(s.header["rolls"], json["rolls"]);
     assert_eq!(s.header["properties"]["continuation"], "M01");
+}
+
+/// A curve query's source is the source the typed curve reads read from, as `data_item`'s is:
+/// the default reads the curve from the source its id names, the other source does not hold it
+/// and answers as `data_item` of that source does.
+#[test]
+fn the_typed_curve_reads_take_a_source_as_data_item_does() {
+    let (platform, me) = setup();
+    week_of_curves(&platform, &me);
+    let data = platform.data();
+    let of = |source| CurveQuery {
+        source,
+        ..Default::default()
+    };
+    for source in [Source::All, Source::Private] {
+        assert_eq!(
+            data.curve(&me, "TTF:FWD", &of(source)).unwrap(),
+            data.curve(&me, "TTF:FWD", &CurveQuery::default()).unwrap()
+        );
+    }
+    let json = data
+        .data_item(&me, Source::Public, "TTF:FWD", &Default::default())
+        .unwrap_err();
+    let typed = data.curve(&me, "TTF:FWD", &of(Source::Public)).unwrap_err();
+    assert_eq!(
+        (typed.code(), typed.to_string()),
+        (json.code(), json.to_string())
+    );
+    assert_eq!(typed.code(), ErrorCode::NotFound);
+    let range = "between(2024-10-03,2024-10-07)";
+    assert_eq!(
+        data.curves_in_range(&me, "TTF:FWD", range, &of(Source::Private))
+            .unwrap()
+            .len(),
+        3
+    );
+    let e = data
+        .curves_in_range(&me, "TTF:FWD", range, &of(Source::Public))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    let shape = crate::api::ShapeQuery::default();
+    let e = data
+        .shape_curve(&me, "TTF:FWD", &of(Source::Public), &shape)
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+}
+
+/// A series query's source picks the source as `data_item`'s does.
+#[test]
+fn the_typed_series_read_takes_a_source_as_data_item_does() {
+    let (platform, me) = setup();
+    let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+    let data = platform.data();
+    data.write_series(
+        &me,
+        "NBP:SPOT",
+        &[Point::new(at, 71.3)],
+        &Default::default(),
+    )
+    .unwrap();
+    let of = |source| SeriesQuery {
+        source,
+        ..Default::default()
+    };
+    let private = data.series(&me, "NBP:SPOT", &of(Source::Private)).unwrap();
+    assert_eq!(
+        private,
+        data.series(&me, "NBP:SPOT", &of(Source::All)).unwrap()
+    );
+    let json = data
+        .data_item(&me, Source::Public, "NBP:SPOT", &Default::default())
+        .unwrap_err();
+    let typed = data
+        .series(&me, "NBP:SPOT", &of(Source::Public))
+        .unwrap_err();
+    assert_eq!(
+        (typed.code(), typed.to_string()),
+        (json.code(), json.to_string())
+    );
 }
