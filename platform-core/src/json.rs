@@ -124,17 +124,6 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-/// Reads a JSON answer of a service (`service`: "an automation") as its typed form; one that
-/// does not read is the platform's fault, an internal error naming `what` it was.
-pub(crate) fn typed_answer<T: serde::de::DeserializeOwned>(
-    service: &str,
-    what: &str,
-    answer: Value,
-) -> crate::error::Result<T> {
-    serde_json::from_value(answer)
-        .map_err(|e| crate::error::Error::Internal(format!("{service} {what} does not read: {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ use crate::wire::to_wire;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::Collection;
 use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
+use platform_core::api::{RecordsAction, StatsQuery, SuggestionRequest, TuningRequest};
 use platform_core::api::{RunOutcome, Source, ValidationBatch, ValidationRequest, VersionRef};
 use platform_core::ErrorCode;
 use serde_json::Value;
@@ -169,7 +170,7 @@ async fn save_config(caller: Caller, Query(params): Query, payload: web::Payload
 /// missing automations of `runOnUpdate` configurations.
 async fn config_function(caller: &Caller) -> Reply {
     let out = caller
-        .run(move |p, who| p.validation().sync_automations(who))
+        .run(move |p, who| p.validation().recreate_automations(who))
         .await?;
     Ok(HttpResponse::Ok().json(out))
 }
@@ -269,7 +270,10 @@ async fn validation_get(caller: Caller, Query(params): Query) -> Reply {
     match params.get("_function") {
         Some("stats") => {
             let out = caller
-                .run(move |p, who| p.validation().stats(who, &params))
+                .run(move |p, who| {
+                    p.validation()
+                        .stats(who, &StatsQuery::from_params(&params)?)
+                })
                 .await?;
             Ok(HttpResponse::Ok().json(out))
         }
@@ -282,8 +286,15 @@ async fn validation_get(caller: Caller, Query(params): Query) -> Reply {
             ErrorCode::InvalidParameter,
             format!("unknown _function \"{other}\" on GET: use stats or jobs"),
         )),
+        // A projection or `_distinct` answers values of records, else whole records.
         None => {
             let request = ListRequest::from_params(&params)?;
+            if request.project.is_some() || request.distinct.is_some() {
+                let page = caller
+                    .run(move |p, who| p.validation().record_values(who, &request))
+                    .await?;
+                return Ok(listed(page.items, page.total));
+            }
             let page = caller
                 .run(move |p, who| p.validation().records(who, &request))
                 .await?;
@@ -341,10 +352,28 @@ async fn validation_post(caller: Caller, Query(params): Query, payload: web::Pay
                     let job = batch.job.clone().filter(|_| batch.background);
                     Ok((to_wire(&batch)?, job))
                 }
-                "suggest" => v.suggest(who, &body).map(|out| (out, None)),
-                "tune" => v.tune(who, &body).map(|out| (out, None)),
+                "suggest" => Ok((
+                    to_wire(&v.suggest(who, &SuggestionRequest::from_body(&body)?)?)?,
+                    None,
+                )),
+                "tune" => Ok((
+                    to_wire(&v.tune(who, &TuningRequest::from_body(&body)?)?)?,
+                    None,
+                )),
                 "override" | "removeOverride" | "comment" => {
-                    v.records_action(who, name, &body).map(|out| (out, None))
+                    // The caller may act on records before the body is read, as the actions
+                    // check it.
+                    v.may_act_on_records(who, name)?;
+                    let outcomes = match RecordsAction::from_body(name, &body)? {
+                        RecordsAction::Override { ids, reason } => {
+                            v.override_records(who, &ids, &reason)?
+                        }
+                        RecordsAction::RemoveOverride { ids } => v.remove_overrides(who, &ids)?,
+                        RecordsAction::Comment { ids, message } => {
+                            v.comment_records(who, &ids, &message)?
+                        }
+                    };
+                    Ok((to_wire(&outcomes)?, None))
                 }
                 other => Err(platform_core::Error::invalid_parameter(format!(
                     "_function \"{other}\" is not answered by POST validation/v1"

@@ -977,3 +977,151 @@ async fn records_are_listed_in_id_order_with_paging_and_counts() {
     let none = c.get("/validation/v1?status=overridden").await;
     assert_eq!(none.header("x-total-count").as_deref(), Some("0"));
 }
+
+/// An answer's body as the server wrote it (the JSON keeps its order), every `ms` (the time a
+/// call or a check took) 0.
+fn written(mut body: Value) -> String {
+    fn zero_ms(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if k == "ms" {
+                        *x = json!(0);
+                    } else {
+                        zero_ms(x);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(zero_ms),
+            _ => {}
+        }
+    }
+    zero_ms(&mut body);
+    serde_json::to_string(&body).unwrap()
+}
+
+#[actix_rt::test]
+async fn record_answers_keep_their_bytes_and_a_reader_is_refused_before_the_body() {
+    let s = TestServer::at("2024-07-08T12:00:00Z");
+    let c = s.client(Role::Writer);
+    series(&c).await;
+    config(&c, json!({})).await;
+    let r = c
+        .post(
+            "/validation/v1?_function=run",
+            json!({"target": "NBP:SPOT", "from": "2024-07-05", "to": "2024-07-06"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let record = c.get("/validation/v1/NBP:SPOT:2024-07-06").await;
+    assert_eq!(
+        written(record.body),
+        concat!(
+            r#"{"_id":"NBP:SPOT:2024-07-06","target":"NBP:SPOT","name":"NBP spot","group":"gas","#,
+            r#""tags":null,"kind":"timeseries","point":"2024-07-06","pointDate":"2024-07-06","#,
+            r#""value":-1.0,"status":"severe","checkedStatus":"severe","#,
+            r#""message":"3 of 3 checks did not pass: positive, range, move","#,
+            r#""checks":[{"id":"positive","#,
+            r#""name":"Positive","scope":"point","severity":"failed","status":"failed","#,
+            r#""message":"value -1, expected > 0","failures":1,"log":["value -1, expected > 0"],"ms":0},"#,
+            r#"{"id":"range","name":"Range","scope":"point","severity":"severe","status":"severe","#,
+            r#""message":"value -1 outside 0..50","failures":1,"log":["value -1 outside 0..50"],"#,
+            r#""ms":0},{"id":"move","name":"Move","scope":"point","#,
+            r#""severity":"warning","status":"warning","#,
+            r#""message":"abs(pct_change(1)) = 1.09259, expected < 0.5","failures":1,"#,
+            r#""log":["abs(pct_change(1)) = 1.09259, expected < 0.5"],"ms":0}],"runs":1,"#,
+            r#""firstRun":"2024-07-08T12:00:00.000Z","lastRun":"2024-07-08T12:00:00.000Z","#,
+            r#""lastRunBy":"writer-user","lastOrigin":"manual","#,
+            r#""openSince":"2024-07-08T12:00:00.000Z","timeline":[{"#,
+            r#""timestamp":"2024-07-08T12:00:00.000Z","action":"run","user":"writer-user","#,
+            r#""origin":"manual","status":"severe","previous":null,"#,
+            r#""message":"3 of 3 checks did not pass: positive, range, move"}]}"#
+        )
+    );
+    // A projection and `_distinct` answer values of the records.
+    let r = c.get("/validation/v1?_project=status,value").await;
+    assert_eq!(r.total(), 2);
+    assert_eq!(
+        written(r.body),
+        concat!(
+            r#"[{"_id":"NBP:SPOT:2024-07-05","status":"warning","value":10.8},"#,
+            r#"{"_id":"NBP:SPOT:2024-07-06","status":"severe","value":-1.0}]"#
+        )
+    );
+    let r = c.get("/validation/v1?_distinct=status").await;
+    assert_eq!(
+        (r.total(), written(r.body)),
+        (2, r#"["severe","warning"]"#.into())
+    );
+    // A reader is refused before anything of the body is read; a writer is told what is
+    // wrong with it.
+    let reader = s.client(Role::Reader);
+    for (function, body) in [
+        ("override", json!({})),
+        ("removeOverride", json!({"ids": 3})),
+        ("comment", json!({"ids": ["NBP:SPOT:2024-07-06"]})),
+    ] {
+        let path = format!("/validation/v1?_function={function}");
+        let message = reader
+            .post(&path, body.clone())
+            .await
+            .assert_error(403, "NOT_AUTHORIZED");
+        assert!(
+            message.starts_with(&format!(
+                "{function} on validation records needs the writer role"
+            )),
+            "{message}"
+        );
+        let r = c.post(&path, body).await;
+        assert_eq!(r.status, 400, "{function}: {:?}", r.body);
+    }
+    let r = c
+        .post("/validation/v1?_function=override", json!({"ids": 3}))
+        .await;
+    assert_eq!(
+        r.assert_error(400, "INVALID_BODY"),
+        "ids must be an array, not a number"
+    );
+    let r = c
+        .post(
+            "/validation/v1?_function=override",
+            json!({"ids": ["NBP:SPOT:2024-07-06", "NBP:SPOT:2024-07-05", "nope"], "reason": " outage "}),
+        )
+        .await;
+    assert_eq!(
+        written(r.body),
+        concat!(
+            r#"[{"id":"NBP:SPOT:2024-07-06","ok":true,"message":"overridden","status":"overridden"},"#,
+            r#"{"id":"NBP:SPOT:2024-07-05","ok":false,"message":"status warning is not failing: nothing to override"},"#,
+            r#"{"id":"nope","ok":false,"message":"no such record"}]"#
+        )
+    );
+    let record = c.get("/validation/v1/NBP:SPOT:2024-07-06").await.body;
+    assert_eq!(
+        serde_json::to_string(&record["override"]).unwrap(),
+        r#"{"reason":"outage","user":"writer-user","timestamp":"2024-07-08T12:00:00.000Z","status":"severe"}"#
+    );
+    let text = written(record);
+    assert!(
+        text.contains(r#""lastOrigin":"manual","resolvedAt":"2024-07-08T12:00:00.000Z","resolution":"override","resolveMinutes":0,"timeline""#),
+        "{text}"
+    );
+    // The dashboard of a kind that is none counts no record, its configuration still.
+    let r = c.get("/validation/v1?_function=stats&kind=cube").await;
+    assert_eq!(
+        written(r.body),
+        concat!(
+            r#"{"totals":{"records":0,"targets":0,"open":0,"resolved":0},"targets":0,"#,
+            r#""byStatus":{},"byKind":{},"byDay":[],"byTarget":[],"byCheck":[],"open":[],"#,
+            r#""resolved":{"count":0,"meanMinutes":null,"byResolution":{}},"activity":[],"#,
+            r#""configs":{"count":1,"enabled":1,"runOnUpdate":0}}"#
+        )
+    );
+    let r = c
+        .post("/validation/v1?_function=automations", json!({}))
+        .await;
+    assert_eq!(
+        written(r.body),
+        r#"{"checked":1,"created":0,"automations":[]}"#
+    );
+}

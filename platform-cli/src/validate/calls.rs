@@ -5,8 +5,10 @@
 use platform_core::api::Collection;
 use platform_core::api::Params;
 use platform_core::api::{ListRequest, SaveOptions};
+use platform_core::api::{RecordsAction, StatsQuery, SuggestionRequest, TuningRequest};
 use platform_core::api::{Source, ValidationBatch, ValidationRequest, VersionRef};
 use platform_core::{Error, Result};
+use platform_server::wire::to_wire;
 use serde_json::Value;
 
 use crate::remote::segment;
@@ -43,27 +45,35 @@ impl Call for Function {
         let validation = platform.validation();
         let body = &self.body;
         match self.name {
-            "run" => {
-                return Answer::typed(&validation.run(who, &ValidationRequest::from_body(body)?)?)
-            }
-            "test" => {
-                return Answer::typed(&validation.test(who, &ValidationRequest::from_body(body)?)?)
-            }
+            "run" => Answer::typed(&validation.run(who, &ValidationRequest::from_body(body)?)?),
+            "test" => Answer::typed(&validation.test(who, &ValidationRequest::from_body(body)?)?),
             "runMany" => {
-                return Answer::typed(
-                    &validation.run_batch(who, &ValidationBatch::from_body(body)?)?,
-                )
+                Answer::typed(&validation.run_batch(who, &ValidationBatch::from_body(body)?)?)
             }
-            "suggest" => validation.suggest(who, body),
-            "tune" => validation.tune(who, body),
+            "suggest" => {
+                Answer::typed(&validation.suggest(who, &SuggestionRequest::from_body(body)?)?)
+            }
+            "tune" => Answer::typed(&validation.tune(who, &TuningRequest::from_body(body)?)?),
             "override" | "removeOverride" | "comment" => {
-                validation.records_action(who, self.name, body)
+                // The caller may act on records before the body is read, as the server asks.
+                validation.may_act_on_records(who, self.name)?;
+                let outcomes = match RecordsAction::from_body(self.name, body)? {
+                    RecordsAction::Override { ids, reason } => {
+                        validation.override_records(who, &ids, &reason)?
+                    }
+                    RecordsAction::RemoveOverride { ids } => {
+                        validation.remove_overrides(who, &ids)?
+                    }
+                    RecordsAction::Comment { ids, message } => {
+                        validation.comment_records(who, &ids, &message)?
+                    }
+                };
+                Answer::typed(&outcomes)
             }
             other => Err(Error::invalid_parameter(format!(
                 "no validation function \"{other}\""
             ))),
         }
-        .map(Answer::of)
     }
 
     fn http(self) -> Http {
@@ -83,10 +93,8 @@ pub struct Stats {
 
 impl Call for Stats {
     fn local(self, file: &File) -> Result<Answer> {
-        file.platform()
-            .validation()
-            .stats(file.who()?, &Params::new(self.pairs))
-            .map(Answer::of)
+        let query = StatsQuery::from_params(&Params::new(self.pairs))?;
+        Answer::typed(&file.platform().validation().stats(file.who()?, &query)?)
     }
 
     fn http(self) -> Http {
@@ -122,11 +130,15 @@ pub struct Records {
 impl Call for Records {
     fn local(self, file: &File) -> Result<Answer> {
         let request = ListRequest::from_params(&Params::new(self.pairs))?;
-        let page = file
-            .platform()
-            .validation()
-            .records(file.who()?, &request)?;
-        Ok(Answer::page(page.items, page.total, page.estimated))
+        let validation = file.platform().validation();
+        // A projection or `_distinct` answers values of records, else whole records.
+        if request.project.is_some() || request.distinct.is_some() {
+            let page = validation.record_values(file.who()?, &request)?;
+            return Ok(Answer::page(page.items, page.total, page.estimated));
+        }
+        let page = validation.records(file.who()?, &request)?;
+        let items = page.items.iter().map(to_wire).collect::<Result<_>>()?;
+        Ok(Answer::page(items, page.total, page.estimated))
     }
 
     fn http(self) -> Http {

@@ -64,7 +64,6 @@ pub mod time;
 mod validation;
 mod validation_config;
 mod validation_typed;
-mod validation_typed_insights;
 
 #[cfg(test)]
 mod tests;
@@ -99,6 +98,7 @@ pub use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weight
 pub use crate::data::zone::ReadZone;
 pub use crate::data::Data;
 pub use crate::documents::Objects;
+pub use crate::events::automations::AutomationSync;
 pub use crate::events::automations::Automations;
 pub use crate::events::automations::{
     automation::Automation, AutomationEvent, AutomationOwner, AutomationTarget, AutomationTemplate,
@@ -134,10 +134,26 @@ pub use crate::validation::jobs::Backlog;
 pub use crate::validation::jobs::QueuedRun;
 pub use crate::validation::jobs::{JobInfo, Jobs};
 pub use crate::validation::records::{RecordCheck, TenorCheck, TenorResult};
+pub use crate::validation::records::{
+    RecordOverride, Resolution, ResolvedIssue, TimelineEvent, ValidationRecord,
+};
 pub use crate::validation::run::{
     BatchItemResult, PointResult, RunOutcome, RunTimings, ValidationBatch, ValidationBatchResult,
     ValidationRequest, ValidationResult, When,
 };
+pub use crate::validation::run::{RecordOutcome, RecordsAction};
+pub use crate::validation::stats::{
+    ActivityEntry, CheckStats, ConfigStats, DayCounts, OpenIssue, ResolvedStats, StatsQuery,
+    StatsTotals, TargetStats, ValidationStats,
+};
+pub use crate::validation::suggest::{
+    CheckTally, Proposals, SuggestedCheck, SuggestedItem, SuggestionRequest, Suggestions,
+    WindowShape, WindowStats,
+};
+pub use crate::validation::tune::{
+    TuneWindow, TunedCheck, TunedChecks, TunedItem, TuningItem, TuningRequest, Tunings,
+};
+pub use crate::validation::window::score::FailingPoint;
 pub use crate::validation::Validation;
 /// Arrow's record batch (arrow-array 60), the answer of [`Data::read_record_batch`].
 pub use arrow_array::RecordBatch;
@@ -149,16 +165,7 @@ pub use data_typed::{DataEntry, DataItem};
 pub use objects::Object;
 pub use shape::ShapedCurve;
 pub use validation_config::{Check, ValidationConfig, ValidationOptions};
-pub use validation_typed::{
-    AutomationSync, JobResult, RecordOutcome, RecordOverride, Resolution, TimelineEvent,
-    ValidationRecord,
-};
-pub use validation_typed_insights::{
-    ActivityEntry, CheckStats, CheckTally, ConfigStats, DayCounts, FailingPoint, OpenIssue,
-    ResolvedStats, StatsQuery, StatsTotals, SuggestedCheck, SuggestedItem, SuggestionRequest,
-    Suggestions, TargetStats, TuneWindow, TunedCheck, TunedItem, TuningItem, TuningRequest,
-    Tunings, ValidationStats, WindowStats,
-};
+pub use validation_typed::JobResult;
 
 /// List requests as types: the filters, order, page and cursor a [`ListRequest`] carries (its
 /// `query`), which [`ListRequest::from_params`] reads from the interface's list parameters.

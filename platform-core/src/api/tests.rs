@@ -424,7 +424,7 @@ fn a_large_run_goes_to_a_job_and_says_so() {
     assert!(
         platform
             .validation()
-            .validation_records(&me, &Default::default())
+            .records(&me, &Default::default())
             .unwrap()
             .items
             .is_empty(),

@@ -1,14 +1,14 @@
-//! Tests of the typed validation calls: each typed answer is the JSON call's answer read
-//! with serde, each typed request is the JSON body the server would send, and bad input is
-//! refused as the JSON call refuses it, nothing stored.
+//! Tests of the validation service's typed calls: records and their values, the actions on
+//! them, batches, the dashboard, suggestions, tunings and the automations of configurations.
+//! Each answer's serde form is checked byte for byte against the JSON the interface answers
+//! (the `ms` a call took set to 0), each request read from a body or parameters is the typed
+//! request, and bad input is refused with the interface's texts, nothing stored.
 
-use super::validation_typed::{from_json, ValidationRecord};
 use super::*;
 use crate::clock::FixedClock;
 use crate::error::{ErrorCode, Result};
 use crate::store::sqlite::SqliteStore;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -28,6 +28,13 @@ fn platform() -> (Platform, Principal) {
     let platform = Platform::over(store, Arc::new(FixedClock::new(now())));
     let me = platform.tenancy().local_principal("acme", "ann").unwrap();
     (platform, me)
+}
+
+/// The user as a reader.
+fn reader(me: &Principal) -> Principal {
+    let mut reader = me.clone();
+    reader.role = crate::auth::Role::Reader;
+    reader
 }
 
 /// A platform with the daily series NBP:SPOT (days 0 to 27, day 3 at -3, day 5 at 500) and
@@ -80,112 +87,94 @@ fn save_config(platform: &Platform, me: &Principal, config: Value) {
         .unwrap();
 }
 
-/// The JSON records of the caller, all.
-fn json_records(platform: &Platform, me: &Principal) -> Vec<Value> {
+/// The records of the caller, all.
+fn all_records(platform: &Platform, me: &Principal) -> Vec<ValidationRecord> {
     let all = ListRequest::default();
     platform.validation().records(me, &all).unwrap().items
 }
 
-fn read<T: DeserializeOwned>(answer: Value) -> T {
-    from_json("answer", answer).unwrap()
+fn list(pairs: &[(&str, &str)]) -> ListRequest {
+    ListRequest::from_params(&Params::from_slice(pairs)).unwrap()
 }
 
-/// Sets every `ms` field of an answer to 0 (the time a call took differs between calls).
-fn without_ms(mut v: Value) -> Value {
-    match &mut v {
-        Value::Object(m) => {
-            for (k, x) in m.iter_mut() {
-                *x = if k == "ms" {
-                    json!(0.0)
-                } else {
-                    without_ms(x.take())
-                };
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(|x| *x = without_ms(x.take())),
-        _ => {}
+/// An answer as the interface writes it, every `ms` (the time a call or a check took) 0.
+fn wire<T: serde::Serialize>(answer: &T) -> String {
+    let text = serde_json::to_string(answer).unwrap();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("\"ms\":") {
+        out.push_str(&rest[..i + 5]);
+        rest = &rest[i + 5..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-'))
+            .unwrap_or(rest.len());
+        out.push('0');
+        rest = &rest[end..];
     }
-    v
+    out + rest
 }
 
 fn failing_ids(platform: &Platform, me: &Principal) -> Vec<String> {
-    let failing = ListRequest::from_params(&Params::from_slice(&[("status", "failing")])).unwrap();
     let page = platform
         .validation()
-        .validation_records(me, &failing)
+        .records(me, &list(&[("status", "failing")]))
         .unwrap();
     page.items.into_iter().map(|r| r.id).collect()
 }
 
-/// Typed records are the JSON records read with serde, and write back as them.
+/// A record as the interface writes it: the day 3 record, failing its first check.
+const NEGATIVE: &str = concat!(
+    r#"{"_id":"NBP:SPOT:2024-02-04T00:00:00Z","target":"NBP:SPOT","name":"spot","group":"gas","#,
+    r#""tags":["uk"],"kind":"timeseries","point":"2024-02-04T00:00:00Z","pointDate":"2024-02-04","#,
+    r#""value":-3.0,"status":"failed","checkedStatus":"failed","#,
+    r#""message":"1 of 2 checks did not pass: positive","checks":[{"id":"positive","#,
+    r#""name":"positive","scope":"point","severity":"failed","status":"failed","#,
+    r#""message":"value -3, expected > 0","failures":1,"log":["value -3, expected > 0"],"ms":0},"#,
+    r#"{"id":"cap","name":"cap","scope":"point","severity":"failed","status":"valid","message":"","#,
+    r#""failures":0,"log":[],"ms":0}],"runs":1,"firstRun":"2024-03-01T12:00:00.000Z","#,
+    r#""lastRun":"2024-03-01T12:00:00.000Z","lastRunBy":"ann","lastOrigin":"manual","#,
+    r#""openSince":"2024-03-01T12:00:00.000Z","timeline":[{"timestamp":"2024-03-01T12:00:00.000Z","#,
+    r#""action":"run","user":"ann","origin":"manual","status":"failed","previous":null,"#,
+    r#""message":"1 of 2 checks did not pass: positive"}]}"#
+);
+
+/// Records answer whole records, typed, written as the JSON records; one record is the one a
+/// list has; a filtered and sorted list keeps the list's order.
 #[test]
-fn typed_records_are_the_json_records() {
+fn records_are_typed_and_written_as_the_interface_answers_them() {
     let (platform, me) = with_records();
     let validation = platform.validation();
-    let json = json_records(&platform, &me);
-    let typed = validation
-        .validation_records(&me, &ListRequest::default())
-        .unwrap();
-    assert_eq!((typed.total, typed.items.len()), (28, 28));
-    let read_back: Vec<ValidationRecord> = json.iter().cloned().map(read).collect();
-    assert_eq!(typed.items, read_back);
-    // Nothing of a record is lost: the typed record writes the JSON record.
-    for (t, j) in typed.items.iter().zip(&json) {
-        assert_eq!(serde_json::to_value(t).unwrap(), *j);
-    }
-    let negative = &typed.items[3];
-    assert_eq!(negative.id, "NBP:SPOT:2024-02-04T00:00:00Z");
-    assert_eq!(negative.id, json[3]["_id"]);
+    let page = validation.records(&me, &ListRequest::default()).unwrap();
+    assert_eq!((page.total, page.items.len()), (28, 28));
+    let negative = &page.items[3];
+    assert_eq!(wire(negative), NEGATIVE);
     assert_eq!(
-        (negative.status, negative.checked_status),
-        (ValidationStatus::Failed, ValidationStatus::Failed)
+        (negative.status, negative.checked_status, negative.runs),
+        (ValidationStatus::Failed, ValidationStatus::Failed, 1)
     );
     assert_eq!(negative.value, Some(json!(-3.0)));
     assert_eq!(
         negative.point_date,
         NaiveDate::from_ymd_opt(2024, 2, 4).unwrap()
     );
-    assert_eq!(
-        (negative.name.as_deref(), negative.group.as_deref()),
-        (Some("spot"), Some("gas"))
-    );
     assert_eq!(negative.tags, Some(vec!["uk".to_string()]));
-    assert_eq!(
-        (negative.kind, negative.runs),
-        (ValidationKind::TimeSeries, 1)
-    );
-    let names: Vec<(&str, ValidationStatus)> = negative
-        .checks
-        .iter()
-        .map(|c| (c.name.as_str(), c.status))
-        .collect();
-    assert_eq!(
-        names,
-        [
-            ("positive", ValidationStatus::Failed),
-            ("cap", ValidationStatus::Valid)
-        ]
-    );
     assert_eq!(
         (negative.first_run, negative.open_since),
         (now(), Some(now()))
     );
-    assert_eq!(negative.last_run_by.as_deref(), Some("ann"));
-    assert_eq!(negative.timeline.len(), 1);
-    assert_eq!(negative.timeline[0].action, "run");
     assert_eq!(negative.timeline[0].previous, None);
-    // One record, and a filtered list, as the JSON calls answer them.
-    let one = validation.validation_record(&me, &negative.id).unwrap();
-    assert_eq!(one, read(validation.record(&me, &negative.id).unwrap()));
-    assert_eq!(one, *negative);
-    let sorted = ListRequest::from_params(&Params::from_slice(&[
-        ("status", "failing"),
-        ("_sort", "-value"),
-    ]))
-    .unwrap();
-    let typed = validation.validation_records(&me, &sorted).unwrap();
-    let json = validation.records(&me, &sorted).unwrap();
-    let ids: Vec<&str> = typed.items.iter().map(|r| r.id.as_str()).collect();
+    assert!(negative.other.is_empty() && negative.resolved.is_none());
+    assert_eq!(validation.record(&me, &negative.id).unwrap(), *negative);
+    let paged = validation
+        .records(&me, &list(&[("_skip", "3"), ("_limit", "1")]))
+        .unwrap();
+    assert_eq!(
+        (paged.total, &paged.items[..]),
+        (28, std::slice::from_ref(negative))
+    );
+    let sorted = list(&[("status", "failing"), ("_sort", "-value")]);
+    let page = validation.records(&me, &sorted).unwrap();
+    let ids: Vec<&str> = page.items.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(
         ids,
         [
@@ -193,151 +182,197 @@ fn typed_records_are_the_json_records() {
             "NBP:SPOT:2024-02-04T00:00:00Z"
         ]
     );
-    assert_eq!(json.total, typed.total);
-    let read_back: Vec<ValidationRecord> = json.items.into_iter().map(read).collect();
-    assert_eq!(typed.items, read_back);
+    assert_eq!(
+        (page.total, wire(&page.items[1])),
+        (2, NEGATIVE.to_string())
+    );
 }
 
-/// A record list the JSON call refuses is refused alike; a projection or `_distinct` (whole
-/// records could not be answered) is refused; a missing record is not found.
+/// A projection or `_distinct` answers values of records as JSON, through `record_values`;
+/// `records` refuses them, `record_values` refuses a request with neither; the options of
+/// documents are refused by both; a missing record is not found.
 #[test]
-fn typed_record_reads_are_refused_as_the_json_reads() {
+fn record_values_answer_projections_and_reads_refuse_what_they_do_not_answer() {
     let (platform, me) = with_records();
     let validation = platform.validation();
-    let as_of = ListRequest::from_params(&Params::from_slice(&[("_asof", "2024-01-01")])).unwrap();
-    let typed = validation.validation_records(&me, &as_of).unwrap_err();
-    let json = validation.records(&me, &as_of).unwrap_err();
+    let projected = list(&[("_project", "status,value"), ("status", "failing")]);
+    let page = validation.record_values(&me, &projected).unwrap();
     assert_eq!(
-        (typed.code(), json.code()),
-        (ErrorCode::InvalidParameter, ErrorCode::InvalidParameter)
+        (page.total, wire(&page.items)),
+        (
+            2,
+            concat!(
+                r#"[{"_id":"NBP:SPOT:2024-02-04T00:00:00Z","status":"failed","value":-3.0},"#,
+                r#"{"_id":"NBP:SPOT:2024-02-06T00:00:00Z","status":"failed","value":500.0}]"#
+            )
+            .to_string()
+        )
     );
-    assert_eq!(typed.to_string(), json.to_string());
+    let page = validation
+        .record_values(&me, &list(&[("_project", "status"), ("_limit", "1")]))
+        .unwrap();
+    assert_eq!(page.total, 28);
+    assert_eq!(
+        wire(&page.items),
+        r#"[{"_id":"NBP:SPOT:2024-02-01T00:00:00Z","status":"valid"}]"#
+    );
+    let page = validation
+        .record_values(&me, &list(&[("_distinct", "status")]))
+        .unwrap();
+    assert_eq!(
+        (page.total, wire(&page.items)),
+        (2, r#"["failed","valid"]"#.into())
+    );
     for (k, v) in [("_project", "status"), ("_distinct", "status")] {
-        let req = ListRequest::from_params(&Params::from_slice(&[(k, v)])).unwrap();
-        assert!(validation.records(&me, &req).is_ok());
-        let e = validation.validation_records(&me, &req).unwrap_err();
+        let e = validation.records(&me, &list(&[(k, v)])).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidParameter);
-        assert!(e.to_string().contains(k), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("{k} does not answer whole records: ask record_values")
+        );
     }
-    let typed = validation
-        .validation_record(&me, "NBP:SPOT:1999-01-01")
+    let e = validation
+        .record_values(&me, &ListRequest::default())
         .unwrap_err();
-    let json = validation.record(&me, "NBP:SPOT:1999-01-01").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidParameter);
+    let as_of = list(&[("_asof", "2024-01-01"), ("_distinct", "status")]);
+    let text = "_asof does not apply to validation records: filter them by their fields \
+                (target, status, point...), _id, _sort and _skip/_limit";
     assert_eq!(
-        (typed.code(), json.code()),
-        (ErrorCode::NotFound, ErrorCode::NotFound)
+        validation
+            .record_values(&me, &as_of)
+            .unwrap_err()
+            .to_string(),
+        text
     );
-    // An answer that does not read as a record is the platform's fault.
-    let e = from_json::<ValidationRecord>("record", json!({"_id": 1})).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::Internal);
+    let as_of = list(&[("_asof", "2024-01-01")]);
+    assert_eq!(
+        validation.records(&me, &as_of).unwrap_err().to_string(),
+        text
+    );
+    let e = validation.record(&me, "NBP:SPOT:1999-01-01").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotFound);
+    assert_eq!(
+        e.to_string(),
+        "validation record \"NBP:SPOT:1999-01-01\" not found"
+    );
 }
 
-/// Override, comment and removal: the typed call on one platform answers what the JSON call
-/// answers on another alike, and leaves the same records.
+/// Override, comment and removal answer an outcome per id, written as the interface answers
+/// them, and leave the records' overrides, resolutions and timelines.
 #[test]
-fn typed_record_actions_answer_and_store_as_the_json_actions() {
-    let (typed_side, me) = with_records();
-    let (json_side, _) = with_records();
-    let ids = failing_ids(&typed_side, &me);
+fn record_actions_answer_their_outcomes_and_change_the_records() {
+    let (platform, me) = with_records();
+    let v = platform.validation();
+    let ids = failing_ids(&platform, &me);
     let mut asked: Vec<String> = ids.clone();
     asked.push("NBP:SPOT:2024-02-01T00:00:00Z".into());
     asked.push("NOPE:X:2024-02-01".into());
-    let (t, j) = (typed_side.validation(), json_side.validation());
-    let body = json!({"ids": asked, "reason": "known outage"});
-    let typed = t.override_records(&me, &asked, "known outage").unwrap();
-    let json = j.records_action(&me, "override", &body).unwrap();
-    assert_eq!(typed, read::<Vec<RecordOutcome>>(json));
-    let oks: Vec<(bool, Option<ValidationStatus>)> =
-        typed.iter().map(|o| (o.ok, o.status)).collect();
-    let over = Some(ValidationStatus::Overridden);
+    let body = json!({"ids": asked, "reason": " known outage "});
+    let RecordsAction::Override { ids: read, reason } =
+        RecordsAction::from_body("override", &body).unwrap()
+    else {
+        panic!("an override")
+    };
+    assert_eq!((&read, reason.as_str()), (&asked, " known outage "));
+    let outcomes = v.override_records(&me, &read, &reason).unwrap();
     assert_eq!(
-        oks,
-        [(true, over), (true, over), (false, None), (false, None)]
+        wire(&outcomes),
+        concat!(
+            r#"[{"id":"NBP:SPOT:2024-02-04T00:00:00Z","ok":true,"message":"overridden","status":"overridden"},"#,
+            r#"{"id":"NBP:SPOT:2024-02-06T00:00:00Z","ok":true,"message":"overridden","status":"overridden"},"#,
+            r#"{"id":"NBP:SPOT:2024-02-01T00:00:00Z","ok":false,"message":"status valid is not failing: nothing to override"},"#,
+            r#"{"id":"NOPE:X:2024-02-01","ok":false,"message":"no such record"}]"#
+        )
     );
-    assert_eq!(typed[3].message, "no such record");
-    let record = t.validation_record(&me, &ids[0]).unwrap();
+    let record = v.record(&me, &ids[0]).unwrap();
     let by = record.overridden.as_ref().unwrap();
     assert_eq!(
         (by.reason.as_str(), by.status),
         ("known outage", ValidationStatus::Failed)
     );
-    assert_eq!(record.resolution, Some(Resolution::Override));
-    // A comment, then the overrides removed.
-    let typed = t
+    let resolved = record.resolved.unwrap();
+    assert_eq!(
+        (resolved.by, resolved.minutes),
+        (Resolution::Override, Some(0))
+    );
+    let said = v
         .comment_records(&me, &ids[..1], "checked with the desk")
         .unwrap();
-    let body = json!({"ids": &ids[..1], "message": "checked with the desk"});
     assert_eq!(
-        typed,
-        read::<Vec<RecordOutcome>>(j.records_action(&me, "comment", &body).unwrap())
+        wire(&said),
+        r#"[{"id":"NBP:SPOT:2024-02-04T00:00:00Z","ok":true,"message":"comment added","status":"overridden"}]"#
     );
-    assert_eq!(typed[0].message, "comment added");
-    let typed = t.remove_overrides(&me, &ids).unwrap();
-    let json = j
-        .records_action(&me, "removeOverride", &json!({"ids": ids}))
-        .unwrap();
-    assert_eq!(typed, read::<Vec<RecordOutcome>>(json));
-    assert_eq!(typed[0].status, Some(ValidationStatus::Failed));
-    // The same records on both sides.
-    let typed = t
-        .validation_records(&me, &ListRequest::default())
-        .unwrap()
-        .items;
-    let json: Vec<ValidationRecord> = json_records(&json_side, &me)
-        .into_iter()
-        .map(read)
-        .collect();
-    // Each check keeps the time it took (`ms`), which differs between the two platforms.
-    let timeless = |r: &[ValidationRecord]| without_ms(serde_json::to_value(r).unwrap());
-    assert_eq!(timeless(&typed), timeless(&json));
-    let actions: Vec<&str> = typed[3]
-        .timeline
-        .iter()
-        .map(|e| e.action.as_str())
-        .collect();
+    let undone = v.remove_overrides(&me, &ids).unwrap();
+    assert_eq!(undone[0].message, "override removed; status failed");
+    assert_eq!(undone[0].status, Some(ValidationStatus::Failed));
+    let record = v.record(&me, &ids[0]).unwrap();
+    let actions: Vec<&str> = record.timeline.iter().map(|e| e.action.as_str()).collect();
     assert_eq!(actions, ["run", "override", "comment", "override-removed"]);
-    assert_eq!(typed[3].timeline[2].message, "checked with the desk");
+    assert_eq!(record.timeline[2].message, "checked with the desk");
+    assert!(record.overridden.is_none());
 }
 
-/// A typed action's body is the JSON body; bad input is refused with the JSON call's code,
-/// and no record changes.
+/// A body is read as the interface reads it; bad input is refused with its texts, the role
+/// before anything of the body, the count of ids before a missing reason; nothing changes.
 #[test]
-fn typed_record_actions_refuse_bad_input_as_the_json_actions_and_store_nothing() {
+fn record_actions_refuse_bad_input_and_store_nothing() {
     let (platform, me) = with_records();
     let v = platform.validation();
     let ids = failing_ids(&platform, &me);
+    let before = all_records(&platform, &me);
+    for (body, text) in [
+        (json!({"reason": "x"}), "ids is missing"),
+        (json!({"ids": null}), "ids is missing"),
+        (json!([1]), "ids is missing"),
+        (json!({"ids": "x"}), "ids must be an array, not a string"),
+        (json!({"ids": [1]}), "ids must be an array of strings"),
+    ] {
+        let e = RecordsAction::from_body("override", &body).unwrap_err();
+        assert_eq!(e.to_string(), text, "{body}");
+    }
+    let reader = reader(&me);
+    let e = v.may_act_on_records(&reader, "comment").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotAuthorized);
     assert_eq!(
-        super::validation_typed::action_body(&ids, Some(("reason", "r"))),
-        json!({"ids": ids, "reason": "r"})
+        e.to_string(),
+        "comment on validation records needs the writer role; user \"ann\" has reader"
     );
-    let before = json_records(&platform, &me);
-    let e = v.override_records(&me, &ids, "  ").unwrap_err();
-    let j = v
-        .records_action(&me, "override", &json!({"ids": ids, "reason": "  "}))
-        .unwrap_err();
-    assert_eq!(
-        (e.code(), j.code()),
-        (ErrorCode::MissingParameter, ErrorCode::MissingParameter)
-    );
-    let e = v.comment_records(&me, &ids, "").unwrap_err();
-    let j = v
-        .records_action(&me, "comment", &json!({"ids": ids, "message": ""}))
-        .unwrap_err();
-    assert_eq!(
-        (e.code(), j.code()),
-        (ErrorCode::MissingParameter, ErrorCode::MissingParameter)
-    );
+    let e = v.comment_records(&reader, &ids, "seen").unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotAuthorized);
+    assert!(v.may_act_on_records(&me, "override").is_ok());
+    for (e, text) in [
+        (
+            v.override_records(&me, &ids, "  ").unwrap_err(),
+            "override needs a reason",
+        ),
+        (
+            v.comment_records(&me, &ids, "").unwrap_err(),
+            "comment needs a message",
+        ),
+    ] {
+        assert_eq!(
+            (e.code(), e.to_string()),
+            (ErrorCode::MissingParameter, text.into())
+        );
+    }
+    let body = json!({"ids": ids, "reason": 3});
+    let RecordsAction::Override { reason, .. } =
+        RecordsAction::from_body("override", &body).unwrap()
+    else {
+        panic!("an override")
+    };
+    assert_eq!(reason, "");
     let many: Vec<String> = (0..501).map(|i| format!("NBP:SPOT:{i}")).collect();
-    let e = v.remove_overrides(&me, &many).unwrap_err();
-    let j = v
-        .records_action(&me, "removeOverride", &json!({"ids": many}))
-        .unwrap_err();
+    let e = v.override_records(&me, &many, "").unwrap_err();
     assert_eq!(
-        (e.code(), j.code()),
-        (ErrorCode::InvalidParameter, ErrorCode::InvalidParameter)
+        (e.code(), e.to_string()),
+        (
+            ErrorCode::InvalidParameter,
+            "at most 500 ids; 501 were given".into()
+        )
     );
-    assert_eq!(e.to_string(), j.to_string());
-    assert_eq!(json_records(&platform, &me), before);
+    assert_eq!(all_records(&platform, &me), before);
 }
 
 /// A batch's body reads as the batch; each item answers how its run went (checked, disabled,
@@ -395,8 +430,7 @@ fn a_batch_runs_each_item_and_answers_each() {
         ),
         (1, 1, 1)
     );
-    let typed_records: Vec<Value> = json_records(&platform, &me);
-    assert_eq!(typed_records[3]["runs"], 2);
+    assert_eq!(all_records(&platform, &me)[3].runs, 2);
 }
 
 /// A batch over a range goes to a background job; a bad delay is refused (in a body, and in a
@@ -405,7 +439,7 @@ fn a_batch_runs_each_item_and_answers_each() {
 fn a_batch_goes_to_the_background_and_a_bad_delay_is_refused() {
     let (platform, me) = with_records();
     let v = platform.validation();
-    let before = json_records(&platform, &me);
+    let before = all_records(&platform, &me);
     let mut batch = ValidationBatch::new(["NBP:SPOT"]).between(day(0), day(1));
     batch.delay_ms = Some(60_001);
     let body = json!({"targets": ["NBP:SPOT"], "from": "2024-02-01T00:00:00.000Z",
@@ -419,7 +453,7 @@ fn a_batch_goes_to_the_background_and_a_bad_delay_is_refused() {
     );
     assert_eq!(e.to_string(), j.to_string());
     assert!(platform.jobs().jobs(&me).unwrap().is_empty());
-    assert_eq!(json_records(&platform, &me), before);
+    assert_eq!(all_records(&platform, &me), before);
     batch.delay_ms = None;
     let queued = v.run_batch(&me, &batch).unwrap();
     let job = queued.job.clone().unwrap();
@@ -439,85 +473,99 @@ fn a_batch_goes_to_the_background_and_a_bad_delay_is_refused() {
     assert!(jobs.contains(&job) && jobs.len() == 2, "{jobs:?}");
 }
 
-/// The typed dashboard is the JSON one read with serde, its query the JSON query parameters.
+/// The dashboard of every record, written as the interface answers it.
+const DASHBOARD: &str = concat!(
+    r#"{"totals":{"records":28,"targets":1,"open":1,"resolved":1},"targets":1,"#,
+    r#""byStatus":{"valid":26,"overridden":1,"failed":1},"byKind":{"timeseries":{"valid":26,"#,
+    r#""overridden":1,"failed":1}},"#
+);
+
+/// The dashboard counts the records the query keeps, written as the interface answers it;
+/// its query reads from the parameters with their texts.
 #[test]
-fn typed_statistics_are_the_json_statistics() {
+fn the_dashboard_counts_the_records_the_query_keeps() {
     let (platform, me) = with_records();
     let v = platform.validation();
     let ids = failing_ids(&platform, &me);
     v.override_records(&me, &ids[..1], "known").unwrap();
-    let all = v.statistics(&me, &StatsQuery::default()).unwrap();
-    assert_eq!(
-        all,
-        read::<ValidationStats>(v.stats(&me, &Params::default()).unwrap())
+    let all = v.stats(&me, &StatsQuery::default()).unwrap();
+    let text = wire(&all);
+    assert!(text.starts_with(DASHBOARD), "{text}");
+    assert!(text.contains(concat!(
+        r#""byTarget":[{"target":"NBP:SPOT","name":"spot","records":28,"failing":1,"status":"failed"}],"#,
+        r#""byCheck":[{"id":"cap","name":"cap","runs":28,"failures":1},"#,
+        r#"{"id":"positive","name":"positive","runs":28,"failures":1}],"#,
+        r#""open":[{"_id":"NBP:SPOT:2024-02-06T00:00:00Z","target":"NBP:SPOT","#,
+        r#""point":"2024-02-06T00:00:00Z","status":"failed","openSince":"2024-03-01T12:00:00.000Z"}],"#,
+        r#""resolved":{"count":1,"meanMinutes":0.0,"byResolution":{"override":1}},"#,
+        r#""activity":[{"timestamp":"2024-03-01T12:00:00.000Z","action":"run","user":"ann","#,
+        r#""origin":"manual","status":"valid","previous":null,"message":"all 2 checks passed","#,
+        r#""_id":"NBP:SPOT:2024-02-01T00:00:00Z"}"#
+    )), "{text}");
+    assert!(
+        text.ends_with(r#""configs":{"count":1,"enabled":1,"runOnUpdate":0}}"#),
+        "{text}"
     );
-    assert_eq!(
-        (all.totals.records, all.totals.open, all.totals.resolved),
-        (28, 1, 1)
-    );
-    assert_eq!(
-        (
-            all.by_status.valid,
-            all.by_status.failed,
-            all.by_status.overridden
-        ),
-        (26, 1, 1)
-    );
-    assert_eq!(all.by_kind[&ValidationKind::TimeSeries].valid, 26);
-    assert_eq!(all.resolved.by_resolution[&Resolution::Override], 1);
-    assert_eq!(all.resolved.mean_minutes, Some(0.0));
-    assert_eq!(all.by_target[0].status, ValidationStatus::Failed);
-    let checks: Vec<(&str, u64, u64)> = all
-        .by_check
-        .iter()
-        .map(|c| (c.id.as_str(), c.runs, c.failures))
-        .collect();
-    assert_eq!(checks, [("cap", 28, 1), ("positive", 28, 1)]);
-    assert_eq!(all.open[0].id, "NBP:SPOT:2024-02-06T00:00:00Z");
-    let overrides: Vec<&str> = all
-        .activity
-        .iter()
-        .filter(|a| a.event.action == "override")
-        .map(|a| a.id.as_str())
-        .collect();
-    assert_eq!(overrides, [ids[0].as_str()]);
-    assert_eq!((all.configs.count, all.configs.enabled), (1, 1));
-    let d = |day| NaiveDate::from_ymd_opt(2024, 2, day).unwrap();
-    let some = StatsQuery {
-        from: Some(d(2)),
-        to: Some(d(4)),
-        target: Some("NBP:SPOT".into()),
-        kind: Some(ValidationKind::TimeSeries),
-        group: Some("gas".into()),
-    };
+    assert_eq!(all.by_day.len(), 28);
+    assert_eq!(all.by_day[3].counts.overridden, 1);
+    assert_eq!(all.activity.len(), 20);
     let params = Params::from_slice(&[
         ("from", "2024-02-02"),
         ("to", "2024-02-04"),
         ("target", "NBP:SPOT"),
         ("kind", "timeseries"),
         ("group", "gas"),
+        ("other", "x"),
     ]);
-    assert_eq!(some.params(), params);
-    let typed = v.statistics(&me, &some).unwrap();
-    assert_eq!(
-        typed,
-        read::<ValidationStats>(v.stats(&me, &params).unwrap())
-    );
-    let days: Vec<NaiveDate> = typed.by_day.iter().map(|c| c.day).collect();
-    assert_eq!(days, [d(2), d(3), d(4)]);
-    let curves = StatsQuery {
-        kind: Some(ValidationKind::Curve),
-        ..StatsQuery::default()
+    let d = |day| NaiveDate::from_ymd_opt(2024, 2, day).unwrap();
+    let some = StatsQuery {
+        from: Some(d(2)),
+        to: Some(d(4)),
+        target: Some("NBP:SPOT".into()),
+        kind: Some("timeseries".into()),
+        group: Some("gas".into()),
     };
-    assert_eq!(v.statistics(&me, &curves).unwrap().totals.records, 0);
+    assert_eq!(StatsQuery::from_params(&params).unwrap(), some);
+    let three = v.stats(&me, &some).unwrap();
+    let days: Vec<NaiveDate> = three.by_day.iter().map(|c| c.day).collect();
+    assert_eq!(days, [d(2), d(3), d(4)]);
+    assert_eq!(wire(&three.by_status), r#"{"valid":2,"overridden":1}"#);
+    // A kind that is not one, and a group of none, count no record; the configurations stay.
+    for (k, v2) in [
+        ("kind", "curve"),
+        ("kind", "cube"),
+        ("group", ""),
+        ("target", ""),
+    ] {
+        let q = StatsQuery::from_params(&Params::from_slice(&[(k, v2)])).unwrap();
+        let none = v.stats(&me, &q).unwrap();
+        assert_eq!(
+            (none.totals.records, none.configs.count),
+            (0, 1),
+            "{k}={v2}"
+        );
+        assert!(wire(&none).starts_with(concat!(
+            r#"{"totals":{"records":0,"targets":0,"open":0,"resolved":0},"targets":0,"#,
+            r#""byStatus":{},"byKind":{},"byDay":[],"byTarget":[],"byCheck":[],"open":[],"#,
+            r#""resolved":{"count":0,"meanMinutes":null,"byResolution":{}},"activity":[],"#
+        )));
+    }
+    for (k, bad) in [
+        ("from", "garbage"),
+        ("to", "2024-13-01"),
+        ("from", "2024-1-01"),
+    ] {
+        let e = StatsQuery::from_params(&Params::from_slice(&[(k, bad)])).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidParameter);
+        assert_eq!(
+            e.to_string(),
+            format!("{k} \"{bad}\" is not a date: stats take dates as YYYY-MM-DD")
+        );
+    }
 }
 
-/// Typed suggestions are the JSON ones read with serde; bad requests are refused alike.
-#[test]
-fn typed_suggestions_are_the_json_suggestions() {
-    let (platform, me) = with_records();
-    let v = platform.validation();
-    // 40 days of positive prices, the last one negative (in the part not fitted).
+/// 40 days of positive prices, the last one negative (in the part not fitted), as NBP:LONG.
+fn long_series(platform: &Platform, me: &Principal) {
     let first = Utc.with_ymd_and_hms(2024, 1, 15, 0, 0, 0).unwrap();
     let points: Vec<Point> = (0..40)
         .map(|d| {
@@ -527,27 +575,42 @@ fn typed_suggestions_are_the_json_suggestions() {
         .collect();
     platform
         .data()
-        .write_series(&me, "NBP:LONG", &points, &Default::default())
+        .write_series(me, "NBP:LONG", &points, &Default::default())
         .unwrap();
-    let req = SuggestionRequest {
-        days: Some(60),
-        ..SuggestionRequest::new(["NBP:LONG", "NOPE:X"])
-    };
+}
+
+/// Suggestions propose scored checks per item, written as the interface answers them; an
+/// item that cannot be read answers why; bad requests are refused with the body's texts,
+/// read from a body or typed.
+#[test]
+fn suggestions_propose_checks_per_item_and_refuse_bad_requests() {
+    let (platform, me) = with_records();
+    let v = platform.validation();
+    long_series(&platform, &me);
     let body = json!({"targets": ["NBP:LONG", "NOPE:X"], "kind": "timeseries", "days": 60});
-    assert_eq!(serde_json::to_value(&req).unwrap(), body);
-    let typed = v.suggest_checks(&me, &req).unwrap();
-    let mut zeroed = typed.clone();
-    zeroed.results.iter_mut().for_each(|r| r.ms = 0.0);
+    let req = SuggestionRequest::from_body(&body).unwrap();
     assert_eq!(
-        zeroed,
-        read::<Suggestions>(without_ms(v.suggest(&me, &body).unwrap()))
+        req,
+        SuggestionRequest {
+            days: Some(60),
+            ..SuggestionRequest::new(["NBP:LONG", "NOPE:X"])
+        }
     );
-    assert_eq!((typed.days, typed.to), (60, now().date_naive()));
-    let long = &typed.results[0];
-    let stats = long.stats.as_ref().unwrap();
+    assert_eq!(serde_json::to_value(&req).unwrap(), body);
+    let proposed = v.suggest(&me, &req).unwrap();
+    assert_eq!((proposed.days, proposed.to), (60, now().date_naive()));
+    let long = proposed.results[0].proposals.as_ref().unwrap();
+    let stats = &long.stats;
     assert_eq!((long.points, stats.values, stats.negatives), (40, 40, 1));
     assert_eq!((stats.min, stats.max), (Some(-5.0), Some(56.0)));
-    assert_eq!((stats.longest_gap, stats.longest_run), (None, Some(1)));
+    let WindowShape::Series {
+        longest_gap,
+        longest_run,
+    } = stats.shape
+    else {
+        panic!("a series' window")
+    };
+    assert_eq!((longest_gap, longest_run), (None, 1));
     let positive = long
         .checks
         .iter()
@@ -555,75 +618,136 @@ fn typed_suggestions_are_the_json_suggestions() {
         .unwrap();
     assert_eq!((positive.runs, positive.failures), (40, 1));
     assert_eq!((positive.holdout.runs, positive.holdout.failures), (8, 1));
-    let example = positive.example.as_ref().unwrap();
     assert_eq!(
-        (example.point.as_str(), example.value),
-        ("2024-02-23T00:00:00Z", Some(-5.0))
+        wire(&positive.example),
+        r#"{"point":"2024-02-23T00:00:00Z","value":-5.0,"message":"value -5, expected > 0"}"#
     );
-    assert!(!positive.suggested);
-    let config = long.config.as_ref().unwrap();
-    assert_eq!(config["_id"], "NBP:LONG");
+    assert!(!positive.suggested && positive.scope.is_none());
+    assert_eq!(long.config["_id"], "NBP:LONG");
     let kept = long.checks.iter().filter(|c| c.in_config).count();
-    assert_eq!(config["checks"].as_array().unwrap().len(), kept);
-    assert!(typed.results[1].error.is_some() && typed.results[1].checks.is_empty());
-    for (bad, code) in [
+    assert_eq!(long.config["checks"].as_array().unwrap().len(), kept);
+    let text = wire(&proposed);
+    assert!(
+        text.starts_with(concat!(
+            r#"{"days":60,"from":"2024-01-01","to":"2024-03-01","results":[{"target":"NBP:LONG","#,
+            r#""kind":"timeseries","points":40,"stats":{"values":40,"missing":0,"zeros":0,"#,
+            r#""negatives":1,"min":-5.0,"max":56.0,"#
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""longestGap":null,"longestRun":1},"checks":[{"id":"#),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(concat!(
+            r#"{"target":"NOPE:X","kind":"timeseries","#,
+            r#""error":"data \"NOPE:X\" cannot be read: its object does not exist","ms":0}]}"#
+        )),
+        "{text}"
+    );
+    for (bad, code, message) in [
+        (
+            json!({"targets": []}),
+            ErrorCode::MissingParameter,
+            "targets is empty",
+        ),
+        (
+            json!({"kind": "curve"}),
+            ErrorCode::MissingParameter,
+            "targets is missing",
+        ),
+        (
+            json!([]),
+            ErrorCode::InvalidBody,
+            "the request must be a JSON object",
+        ),
+        (
+            json!({"targets": [""]}),
+            ErrorCode::InvalidBody,
+            "targets must be an array of data ids (strings)",
+        ),
+        (
+            json!({"targets": "x"}),
+            ErrorCode::InvalidBody,
+            "targets must be an array, not a string",
+        ),
+        (
+            json!({"targets": ["A:B"], "kind": "cube"}),
+            ErrorCode::InvalidBody,
+            "kind must be timeseries or curve, not \"cube\"",
+        ),
+        (
+            json!({"targets": ["A:B"], "kind": 3}),
+            ErrorCode::InvalidBody,
+            "kind must be a string, not a number",
+        ),
+        (
+            json!({"targets": ["A:B"], "days": "5"}),
+            ErrorCode::InvalidParameter,
+            "days must be an integer from 1 to 366, not \"5\"",
+        ),
+        (
+            json!({"targets": ["A:B"], "maxCurves": 61}),
+            ErrorCode::InvalidParameter,
+            "maxCurves must be an integer from 2 to 60, not 61",
+        ),
+    ] {
+        let e = SuggestionRequest::from_body(&bad).unwrap_err();
+        assert_eq!((e.code(), e.to_string()), (code, message.into()), "{bad}");
+    }
+    for (bad, code, message) in [
         (
             SuggestionRequest::new(Vec::<String>::new()),
             ErrorCode::MissingParameter,
+            "targets is empty".to_string(),
+        ),
+        (
+            SuggestionRequest::new([""]),
+            ErrorCode::InvalidBody,
+            "targets must be an array of data ids (strings)".into(),
         ),
         (
             SuggestionRequest::new((0..26).map(|i| format!("A:{i}"))),
             ErrorCode::InvalidParameter,
+            "at most 25 targets; 26 were given".into(),
         ),
         (
             SuggestionRequest {
                 days: Some(0),
-                ..SuggestionRequest::new(["NBP:SPOT"])
+                ..SuggestionRequest::new(["A:B"])
             },
             ErrorCode::InvalidParameter,
+            "days must be an integer from 1 to 366, not 0".into(),
         ),
     ] {
-        let e = v.suggest_checks(&me, &bad).unwrap_err();
-        let j = v
-            .suggest(&me, &serde_json::to_value(&bad).unwrap())
-            .unwrap_err();
-        assert_eq!((e.code(), j.code()), (code, code));
-        assert_eq!(e.to_string(), j.to_string());
+        let e = v.suggest(&me, &bad).unwrap_err();
+        assert_eq!((e.code(), e.to_string()), (code, message));
     }
 }
 
-/// Typed tunings are the JSON ones read with serde; bad requests are refused alike.
+/// Tunings relax the checks failing on the given points, written as the interface answers
+/// them; bad requests are refused with the body's texts, read from a body or typed.
 #[test]
-fn typed_tunings_are_the_json_tunings() {
+fn tunings_relax_checks_and_refuse_bad_requests() {
     let (platform, me) = with_records();
     let v = platform.validation();
     let ids = failing_ids(&platform, &me);
     // The spike of day 5 is a false alarm; the negative of day 3 stands.
     v.override_records(&me, &ids[1..], "a real spike").unwrap();
-    let item = TuningItem {
+    let body = json!({"items": [{"target": "NBP:SPOT", "points": ["2024-02-06T00:00:00.000Z"]},
+        {"target": "NOPE:X", "points": ["2024-02-06"], "tenors": ["M01"]}], "days": 60});
+    let req = TuningRequest::from_body(&body).unwrap();
+    let spike = TuningItem {
         target: "NBP:SPOT".into(),
         points: vec![day(5).into()],
         tenors: None,
     };
-    let req = TuningRequest {
-        days: Some(60),
-        ..TuningRequest::new([item])
-    };
-    let body = json!({"items": [{"target": "NBP:SPOT", "points": ["2024-02-06T00:00:00.000Z"]}],
-        "days": 60});
+    assert_eq!(req.items[0], spike);
     assert_eq!(serde_json::to_value(&req).unwrap(), body);
-    let typed = v.tune_checks(&me, &req).unwrap();
-    let mut zeroed = typed.clone();
-    zeroed.results.iter_mut().for_each(|r| r.ms = 0.0);
-    assert_eq!(
-        zeroed,
-        read::<Tunings>(without_ms(v.tune(&me, &body).unwrap()))
-    );
-    let spot = &typed.results[0];
-    assert_eq!(
-        (spot.kind, spot.points),
-        (Some(ValidationKind::TimeSeries), 28)
-    );
+    let tuned = v.tune(&me, &req).unwrap();
+    let spot = tuned.results[0].tuned.as_ref().unwrap();
+    assert_eq!((spot.kind, spot.points), (ValidationKind::TimeSeries, 28));
     let cap = &spot.checks[0];
     assert_eq!(
         (cap.id.as_str(), cap.failing, cap.false_alarms),
@@ -636,74 +760,139 @@ fn typed_tunings_are_the_json_tunings() {
         "{suggested}"
     );
     assert_eq!((cap.window.before, cap.window.after), (1, 0));
+    assert_eq!(cap.lets_through, Some(vec![]));
+    let text = wire(&tuned);
+    assert!(
+        text.starts_with(concat!(
+            r#"{"days":60,"from":"2024-01-01","to":"2024-03-01","results":[{"target":"NBP:SPOT","#,
+            r#""kind":"timeseries","points":28,"checks":[{"id":"cap","name":"cap","#,
+            r#""expression":"value < 100","severity":"failed","scope":"point","failing":1,"#,
+            r#""failingPoints":[{"point":"2024-02-06T00:00:00Z","value":500.0,"#,
+            r#""message":"value 500, expected < 100"}],"runs":28,"falseAlarms":1,"standing":0,"#,
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#","letsThrough":[],"window":{"runs":28,"before":1,"after":0}}]"#),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            r#"{"target":"NOPE:X","error":"\"NOPE:X\" has no validation configuration","ms":0}]}"#
+        ),
+        "{text}"
+    );
+    let item =
+        |target: &str, points: Value| json!({"items": [{"target": target, "points": points}]});
+    for (bad, code, message) in [
+        (
+            json!({"items": []}),
+            ErrorCode::MissingParameter,
+            "items is empty",
+        ),
+        (json!({}), ErrorCode::MissingParameter, "items is missing"),
+        (
+            json!({"items": [1]}),
+            ErrorCode::InvalidBody,
+            "items[0] must be an object {target, points, tenors?}",
+        ),
+        (
+            item("", json!(["x"])),
+            ErrorCode::MissingParameter,
+            "items[0] needs a target",
+        ),
+        (
+            item("A:B", json!([])),
+            ErrorCode::MissingParameter,
+            "items[0] needs points (the failing points to tune for)",
+        ),
+        (
+            item("A:B", json!([1])),
+            ErrorCode::InvalidBody,
+            "items[0].points must be an array of strings",
+        ),
+        (
+            json!({"items": [{"target": "A:B", "points": ["x"]}], "days": 0}),
+            ErrorCode::InvalidParameter,
+            "days must be an integer from 1 to 366, not 0",
+        ),
+    ] {
+        let e = TuningRequest::from_body(&bad).unwrap_err();
+        assert_eq!((e.code(), e.to_string()), (code, message.into()), "{bad}");
+    }
     let no_points = TuningRequest::new([TuningItem {
         target: "NBP:SPOT".into(),
         ..TuningItem::default()
     }]);
-    for (bad, code) in [
-        (TuningRequest::default(), ErrorCode::MissingParameter),
-        (no_points, ErrorCode::MissingParameter),
+    for (bad, code, message) in [
+        (
+            TuningRequest::default(),
+            ErrorCode::MissingParameter,
+            "items is empty",
+        ),
+        (
+            no_points,
+            ErrorCode::MissingParameter,
+            "items[0] needs points (the failing points to tune for)",
+        ),
         (
             TuningRequest {
                 max_curves: Some(61),
-                ..req.clone()
+                ..TuningRequest::new([spike])
             },
             ErrorCode::InvalidParameter,
+            "maxCurves must be an integer from 2 to 60, not 61",
         ),
     ] {
-        let e = v.tune_checks(&me, &bad).unwrap_err();
-        let j = v
-            .tune(&me, &serde_json::to_value(&bad).unwrap())
-            .unwrap_err();
-        assert_eq!((e.code(), j.code()), (code, code));
-        assert_eq!(e.to_string(), j.to_string());
+        let e = v.tune(&me, &bad).unwrap_err();
+        assert_eq!((e.code(), e.to_string()), (code, message.into()));
     }
 }
 
-/// Recreating automations answers as the JSON call on a platform alike, and recreates the
-/// automation that was deleted.
+/// Recreating automations recreates the one deleted, answering as the interface does; a
+/// reader may not.
 #[test]
-fn typed_automation_sync_is_the_json_sync() -> Result<()> {
-    let mut answers = Vec::new();
-    for typed in [true, false] {
-        let (platform, me) = platform();
-        save_config(
-            &platform,
-            &me,
-            json!({"_id": "NBP:SPOT", "kind": "timeseries",
-            "runOnUpdate": true, "checks": [{"name": "positive", "expression": "value > 0"}]}),
-        );
-        save_config(
-            &platform,
-            &me,
-            json!({"_id": "NBP:DAY", "kind": "timeseries",
-            "checks": [{"name": "positive", "expression": "value > 0"}]}),
-        );
-        let paging = Paging {
-            skip: 0,
-            limit: None,
-        };
-        let made = platform.automations().automations(&me, &paging)?.items;
-        assert_eq!(made.len(), 1);
-        platform.automations().delete(&me, made[0].id())?;
-        let sync = if typed {
-            platform.validation().recreate_automations(&me)?
-        } else {
-            read(platform.validation().sync_automations(&me)?)
-        };
-        assert_eq!(platform.automations().automations(&me, &paging)?.total, 1);
-        answers.push(sync);
-    }
-    assert_eq!(answers[0], answers[1]);
-    assert_eq!((answers[0].checked, answers[0].created), (2, 1));
-    assert_eq!(answers[0].automations.len(), 1);
+fn recreating_automations_recreates_the_missing_one() -> Result<()> {
+    let (platform, me) = platform();
+    save_config(
+        &platform,
+        &me,
+        json!({"_id": "NBP:SPOT", "kind": "timeseries",
+        "runOnUpdate": true, "checks": [{"name": "positive", "expression": "value > 0"}]}),
+    );
+    save_config(
+        &platform,
+        &me,
+        json!({"_id": "NBP:DAY", "kind": "timeseries",
+        "checks": [{"name": "positive", "expression": "value > 0"}]}),
+    );
+    let paging = Paging {
+        skip: 0,
+        limit: None,
+    };
+    let made = platform.automations().automations(&me, &paging)?.items;
+    assert_eq!(made.len(), 1);
+    platform.automations().delete(&me, made[0].id())?;
+    let sync = platform.validation().recreate_automations(&me)?;
+    assert_eq!(platform.automations().automations(&me, &paging)?.total, 1);
+    assert_eq!(
+        wire(&sync),
+        format!(
+            r#"{{"checked":2,"created":1,"automations":["{}"]}}"#,
+            made[0].id()
+        )
+    );
+    let e = platform
+        .validation()
+        .recreate_automations(&reader(&me))
+        .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::NotAuthorized);
     Ok(())
 }
 
-/// A curve's record has its tenors typed, read from the JSON record; a batch names the
-/// tenors that failed.
+/// A curve's record has its tenors typed, after its checks, as the interface writes them.
 #[test]
-fn a_typed_curve_record_has_its_tenors() {
+fn a_curve_record_has_its_tenors() {
     let (platform, me) = platform();
     let ondate = NaiveDate::from_ymd_opt(2024, 2, 28).unwrap();
     let contracts = [Contract::new("M01", 30.0), Contract::new("M02", -1.0)];
@@ -721,60 +910,31 @@ fn a_typed_curve_record_has_its_tenors() {
     let batch = v
         .run_batch(&me, &ValidationBatch::new(["TTF:FWD"]).at([ondate]))
         .unwrap();
-    let item = &batch.results[0];
-    assert_eq!(item.kind, Some(ValidationKind::Curve));
-    assert_eq!(item.failed_tenors, Some(vec!["M02".to_string()]));
-    // A typed test of the curve answers its contracts, as the JSON test does.
-    let tried = v
-        .test(&me, &ValidationRequest::new("TTF:FWD").at([ondate]))
-        .unwrap();
-    assert_eq!(tried.kind, ValidationKind::Curve);
-    let point = &tried.results[0];
-    assert_eq!(point.id, "TTF:FWD:2024-02-28");
-    assert_eq!(point.point_date, ondate);
-    assert_eq!(point.failed_tenors, Some(vec!["M02".to_string()]));
-    let counts = point.tenor_counts.clone().unwrap();
-    assert_eq!((counts.valid, counts.failed), (1, 1));
-    let tenors: Vec<(&str, ValidationStatus)> = point
-        .tenors
-        .iter()
-        .flatten()
-        .map(|t| (t.tenor.as_str(), t.status))
-        .collect();
     assert_eq!(
-        tenors,
-        [
-            ("M01", ValidationStatus::Valid),
-            ("M02", ValidationStatus::Failed)
-        ]
+        batch.results[0].failed_tenors,
+        Some(vec!["M02".to_string()])
     );
-    let json = v.record(&me, "TTF:FWD:2024-02-28").unwrap();
-    let record = v.validation_record(&me, "TTF:FWD:2024-02-28").unwrap();
-    assert_eq!(record, read::<ValidationRecord>(json.clone()));
+    let record = v.record(&me, "TTF:FWD:2024-02-28").unwrap();
     assert_eq!(
         (record.kind, record.status),
         (ValidationKind::Curve, ValidationStatus::Failed)
     );
     assert_eq!((record.value.as_ref(), record.contracts), (None, Some(2)));
-    assert_eq!(record.failed_tenors, Some(vec!["M02".to_string()]));
     assert_eq!(record.warning_tenors, Some(vec![]));
-    let counts = record.tenor_counts.unwrap();
+    let counts = record.tenor_counts.clone().unwrap();
     assert_eq!((counts.valid, counts.failed), (1, 1));
-    let tenors = record.tenors.as_ref().unwrap();
-    let statuses: Vec<(&str, ValidationStatus)> = tenors
-        .iter()
-        .map(|t| (t.tenor.as_str(), t.status))
-        .collect();
-    assert_eq!(
-        statuses,
-        [
-            ("M01", ValidationStatus::Valid),
-            ("M02", ValidationStatus::Failed)
-        ]
-    );
-    assert_eq!(tenors[1].checks[0].id, "positive");
-    assert_eq!(tenors[1].value, json!(-1.0));
     assert_eq!(record.checks[0].tenors_failed, Some(1));
-    assert_eq!(record.checks[0].scope, "tenor");
     assert!(record.other.is_empty(), "{:?}", record.other);
+    let text = wire(&record);
+    assert!(text.contains(concat!(
+        r#""checks":[{"id":"positive","name":"positive","scope":"tenor","severity":"failed","#,
+        r#""status":"failed","message":"M02: value -1, expected > 0","failures":1,"#,
+        r#""log":["M02: value -1, expected > 0"],"ms":0,"tenorsFailed":1}],"#,
+        r#""tenors":[{"tenor":"M01","value":30.0,"status":"valid","message":"","#,
+        r#""checks":[{"id":"positive","status":"valid","message":""}]},"#,
+        r#"{"tenor":"M02","value":-1.0,"status":"failed","message":"value -1, expected > 0","#,
+        r#""checks":[{"id":"positive","status":"failed","message":"value -1, expected > 0"}]}],"#,
+        r#""failedTenors":["M02"],"warningTenors":[],"tenorCounts":{"valid":1,"failed":1},"#,
+        r#""contracts":2,"runs":1,"#
+    )), "{text}");
 }

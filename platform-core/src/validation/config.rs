@@ -79,6 +79,14 @@ impl Kind {
         }
     }
 
+    /// The kind of a typed kind.
+    pub fn of(kind: crate::validation::counts::ValidationKind) -> Kind {
+        match kind {
+            crate::validation::counts::ValidationKind::TimeSeries => Kind::TimeSeries,
+            crate::validation::counts::ValidationKind::Curve => Kind::Curve,
+        }
+    }
+
     /// Parses a kind.
     pub fn parse(text: &str) -> Result<Kind> {
         match text {

@@ -63,6 +63,19 @@ impl ValidationStatus {
             ValidationStatus::Valid | ValidationStatus::Skipped | ValidationStatus::Overridden
         )
     }
+    /// The name answers use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ValidationStatus::Skipped => "skipped",
+            ValidationStatus::Valid => "valid",
+            ValidationStatus::Warning => "warning",
+            ValidationStatus::Failed => "failed",
+            ValidationStatus::Error => "error",
+            ValidationStatus::Severe => "severe",
+            ValidationStatus::Overridden => "overridden",
+        }
+    }
+
     /// The status of a record's status code (`skipped` for one unknown).
     pub(crate) fn of_code(code: u8) -> ValidationStatus {
         match code {
@@ -262,16 +275,16 @@ impl<'de> Deserialize<'de> for StatusCounts {
 }
 
 /// What a validation configuration checks: a time series or a curve. Its serde form is the
-/// name configurations and answers use.
+/// name configurations and answers use; kinds order by that name (curves first), as the
+/// answers that count by kind list them.
 ///
 /// ```
 /// use platform_core::api::ValidationKind;
 /// assert_eq!(serde_json::to_value(ValidationKind::TimeSeries).unwrap(), "timeseries");
 /// assert_eq!(serde_json::from_value::<ValidationKind>("curve".into()).unwrap(), ValidationKind::Curve);
+/// assert!(ValidationKind::Curve < ValidationKind::TimeSeries);
 /// ```
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ValidationKind {
     /// A time series (`timeseries`), a record per observation.
     #[default]
@@ -282,7 +295,28 @@ pub enum ValidationKind {
     Curve,
 }
 
+impl PartialOrd for ValidationKind {
+    fn partial_cmp(&self, other: &ValidationKind) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// By name.
+impl Ord for ValidationKind {
+    fn cmp(&self, other: &ValidationKind) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
 impl ValidationKind {
+    /// The name configurations and records use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ValidationKind::TimeSeries => "timeseries",
+            ValidationKind::Curve => "curve",
+        }
+    }
+
     /// The kind a configuration or a chunk names (`curve`, else a series).
     pub(crate) fn of_name(name: &str) -> ValidationKind {
         if name == "curve" {

@@ -44,8 +44,9 @@ use serde_json::{Map, Value};
 ///
 /// The service holds the platform it runs on: the store configurations, records and jobs are
 /// kept in, the clock, and the caches of compiled configurations. Its rules are in the
-/// submodules (`run`, `suggest`, `tune`, `stats`, `jobs`); `api` adds the typed requests and
-/// answers over its JSON calls.
+/// submodules (`run`, `suggest`, `tune`, `stats`, `jobs`), each call taking and answering the
+/// types defined beside them (requests read from a body or query parameters by their
+/// `from_body` or `from_params`, answers whose serde form is the interface's JSON).
 ///
 /// ```
 /// use platform_core::api::{Point, RunOutcome, ValidationRequest, ValidationStatus};

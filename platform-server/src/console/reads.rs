@@ -2,13 +2,14 @@
 //! parameters built as a REST request would send them (so a page shows what the API answers,
 //! and refuses what it refuses, with the same messages).
 
+use crate::wire::to_wire;
 use platform_core::api::DataQuery;
 use platform_core::api::ListRequest;
 use platform_core::api::ObjectVersion;
 use platform_core::api::Principal;
 use platform_core::api::{Collection, Page};
 use platform_core::api::{LogEntry, LogQuery, MailEntry, StoredAutomation};
-use platform_core::api::{Paging, Params};
+use platform_core::api::{Paging, Params, StatsQuery};
 use platform_core::api::{Source, VersionRef};
 use platform_core::{Platform, Result};
 use serde_json::Value;
@@ -51,19 +52,25 @@ pub fn data(p: &Platform, who: &Principal, source: Source, id: &str, q: &Params)
     p.data().read(who, source, id, &DataQuery::from_params(q)?)
 }
 
-/// The validation dashboard (`GET /validation/v1?_function=stats`).
+/// The validation dashboard (`GET /validation/v1?_function=stats`), as the route writes it.
 pub fn stats(p: &Platform, who: &Principal, q: &Params) -> Result<Value> {
-    p.validation().stats(who, q)
+    to_wire(&p.validation().stats(who, &StatsQuery::from_params(q)?)?)
 }
 
-/// A page of validation records (`GET /validation/v1` with these parameters).
+/// A page of validation records (`GET /validation/v1` with these parameters), as the route
+/// writes them.
 pub fn records(p: &Platform, who: &Principal, q: &Params) -> Result<Page<Value>> {
-    p.validation().records(who, &ListRequest::from_params(q)?)
+    let page = p.validation().records(who, &ListRequest::from_params(q)?)?;
+    Ok(Page {
+        items: page.items.iter().map(to_wire).collect::<Result<_>>()?,
+        total: page.total,
+        estimated: page.estimated,
+    })
 }
 
-/// One validation record.
+/// One validation record, as the route writes it.
 pub fn record(p: &Platform, who: &Principal, id: &str) -> Result<Value> {
-    p.validation().record(who, id)
+    to_wire(&p.validation().record(who, id)?)
 }
 
 /// A page of automations.

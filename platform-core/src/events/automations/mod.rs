@@ -47,6 +47,7 @@ pub use catalogue::{AutomationTarget, AutomationTemplate, TargetInput};
 #[cfg(feature = "internals")]
 pub use owned::owned_id;
 pub(crate) use owned::sync_owned;
+pub use owned::AutomationSync;
 
 /// Most conditions of one automation.
 pub const MAX_CONDITIONS: usize = 20;

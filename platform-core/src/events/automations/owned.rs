@@ -1,6 +1,21 @@
 //! The automations validation configurations own (`runOnUpdate`).
 
 use super::*;
+use serde::{Deserialize, Serialize};
+
+/// What recreating the automations of validation configurations did. Its serde form is the
+/// answer of `_function=automations`.
+///
+/// (See [`crate::api::Validation::recreate_automations`] for an example.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutomationSync {
+    /// Configurations looked at.
+    pub checked: u64,
+    /// Automations created (the missing ones).
+    pub created: u64,
+    /// The automation of each enabled `runOnUpdate` configuration.
+    pub automations: Vec<String>,
+}
 
 /// The id of the automation a configuration of `data_id` owns (the same every time, so a
 /// missing one can be recreated).

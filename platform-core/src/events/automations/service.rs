@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use super::draft::{check_properties, checked_target, doc};
 use super::{
-    catalogue, invalid, new_id, sync_owned, Automation, AutomationEvent, AutomationTarget,
-    AutomationTemplate, Automations, ConditionSource, DeletedAutomation, LogQuery,
-    StoredAutomation, TestFiring, LOG_STATUSES,
+    catalogue, invalid, new_id, sync_owned, Automation, AutomationEvent, AutomationSync,
+    AutomationTarget, AutomationTemplate, Automations, ConditionSource, DeletedAutomation,
+    LogQuery, StoredAutomation, TestFiring, LOG_STATUSES,
 };
 
 impl Automations<'_> {
@@ -351,8 +351,8 @@ impl Automations<'_> {
     }
 
     /// Recreates the missing automations of the caller's enabled `runOnUpdate` configurations
-    /// (`_function=automations`); returns `{checked, created, automations}`.
-    pub(crate) fn sync_validation(&self, p: &Principal) -> Result<Value> {
+    /// (`_function=automations`).
+    pub(crate) fn sync_validation(&self, p: &Principal) -> Result<AutomationSync> {
         p.require(Role::Writer, "recreating validation automations")?;
         let scope = p.private_scope();
         let now = format_instant(self.platform.now());
@@ -371,7 +371,11 @@ impl Automations<'_> {
                     ids.push(id);
                 }
             }
-            Ok(json!({"checked": configs.items.len(), "created": created, "automations": ids}))
+            Ok(AutomationSync {
+                checked: configs.items.len() as u64,
+                created,
+                automations: ids,
+            })
         })
     }
 }

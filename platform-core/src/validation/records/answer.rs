@@ -65,6 +65,15 @@ pub struct TenorCheck {
     pub message: String,
 }
 
+/// The names of a curve's tenor fields among a record's extra fields.
+const CURVE_KEYS: [&str; 5] = [
+    "tenors",
+    "failedTenors",
+    "warningTenors",
+    "tenorCounts",
+    "contracts",
+];
+
 /// A curve's tenor fields, as its record keeps them.
 #[derive(Debug, Default)]
 pub(crate) struct CurveFields {
@@ -88,6 +97,15 @@ impl CurveFields {
             tenor_counts: field(extra, "tenorCounts")?,
             contracts: field(extra, "contracts")?,
         })
+    }
+
+    /// A record's extra fields that are not tenor fields, in the order it keeps them.
+    pub(crate) fn others(extra: &Map<String, Value>) -> Map<String, Value> {
+        extra
+            .iter()
+            .filter(|(k, _)| !CURVE_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 }
 

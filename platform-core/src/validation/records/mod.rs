@@ -25,8 +25,10 @@
 //! group and tags, the time each check took) and the check lists (id, name, scope, severity)
 //! — and each [`Record`] holds only its own: the point, the value, one status byte per check
 //! (and a message when the check did not pass), counters, times and the timeline (a run entry
-//! is a reference to the chunk's run). A clean record takes about 40 bytes. The JSON record of
-//! the interface is built from a record and its chunk on read ([`Chunk::materialize`]).
+//! is a reference to the chunk's run). A clean record takes about 40 bytes. The record of the
+//! interface is built from a record and its chunk on read: typed ([`ValidationRecord`], what
+//! the reads answer) or as a JSON map ([`Chunk::materialize`], what list filters, sorts and
+//! projections and the events read), the one the serde form of the other.
 //!
 //! | file | holds |
 //! |---|---|
@@ -35,8 +37,9 @@
 //! | `state` | the state machine: a run, an override, its removal, comments and notes |
 //! | `chunk` | the chunk records are kept in, what they share, and where a point goes |
 //! | `codec` | a chunk's stored bytes |
-//! | `json` | the interface's JSON record, built from a record and its chunk |
+//! | `json` | the interface's JSON record, built from a record and its chunk (filters, events) |
 //! | `answer` | the typed parts of a record the answers show (its checks, a curve's tenors) |
+//! | `view` | the record as the interface shows it ([`ValidationRecord`]), its serde form the JSON record |
 
 mod answer;
 mod chunk;
@@ -47,6 +50,9 @@ mod state;
 mod status;
 #[cfg(test)]
 mod tests;
+mod view;
+#[cfg(test)]
+mod view_tests;
 
 pub(crate) use answer::{run_tags, run_text, CurveFields};
 pub use answer::{RecordCheck, TenorCheck, TenorResult};
@@ -59,6 +65,7 @@ pub use state::{
     apply_override, apply_run, comment, note, remove_override, result_extra, Context, Transition,
     SENT_KEY,
 };
+pub use view::{RecordOverride, Resolution, ResolvedIssue, TimelineEvent, ValidationRecord};
 // Named by the tests, benches and fuzz targets only.
 #[cfg(any(test, feature = "internals"))]
 pub use state::TIMELINE_MAX;

@@ -238,8 +238,8 @@ mod tests {
             .validation()
             .record(&who, "S:p:2024-07-01T00:05:00Z")
             .unwrap();
-        assert_eq!(rec["runs"], 2, "{rec}");
-        assert_eq!(rec["timeline"].as_array().unwrap().len(), 2);
+        assert_eq!(rec.runs, 2, "{rec:?}");
+        assert_eq!(rec.timeline.len(), 2);
         // A plan on the current state is written as it was laid out.
         let third = plan(&platform, &who);
         let rows = third.built.as_ref().unwrap().rows.clone();

@@ -20,7 +20,7 @@
 //! | `batch` | the request and answer of `runMany` |
 //! | `many` | `runMany`: data items checked on worker threads, stored in order |
 //! | `actions` | `override`, `removeOverride` and `comment` |
-//! | `read` | record reads and lists |
+//! | `read` | record reads and lists (whole records, or the values a projection picks) |
 
 mod actions;
 mod answer;
@@ -35,6 +35,7 @@ mod quality;
 mod read;
 mod request;
 
+pub use actions::{RecordOutcome, RecordsAction};
 pub use answer::{PointResult, RunOutcome, RunTimings, ValidationResult};
 pub use batch::{BatchItemResult, ValidationBatch, ValidationBatchResult};
 pub use request::{ValidationRequest, When};

@@ -28,24 +28,30 @@
 //! shift. Fewer than 5 values give no checks, fewer than 30 only the structural ones (missing,
 //! sign, curve shape), each time with a `message` saying why.
 //!
-//! Here: the request and the constants of the rules; `answer` is the service function,
-//! `series` and `curves` propose the candidates, `candidate` is what one is. The window, the
-//! statistics and the scoring are [`super::window`]'s, shared with `tune`.
+//! Here: the request ([`SuggestionRequest`]) and the constants of the rules; `answer` is the
+//! service function and its answer ([`Suggestions`]), `series` and `curves` propose the
+//! candidates, `candidate` is what one is. The window, the statistics and the scoring are
+//! [`super::window`]'s, shared with `tune`.
 
 mod answer;
 mod candidate;
 mod curves;
 mod series;
 
+pub use answer::{
+    CheckTally, Proposals, SuggestedCheck, SuggestedItem, Suggestions, WindowShape, WindowStats,
+};
 pub use candidate::Candidate;
 pub use curves::curve_candidates;
 pub use series::series_candidates;
 
 use super::config::Kind;
+use super::counts::ValidationKind;
 use super::shared::object;
 use super::window::load::Span;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::json_kind;
+use serde::Serialize;
 use serde_json::Value;
 
 /// Most data items one `suggest` takes.
@@ -61,20 +67,49 @@ pub const OUTLIER_FACTOR: f64 = 8.0;
 /// A threshold check failing on more than this share of its runs stays out of `config`.
 const MAX_FAIL_SHARE: f64 = 0.1;
 
-/// A parsed suggest request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SuggestRequest {
+/// A request for checks proposed from the recent history of data items (`suggest`): up to 25
+/// data ids of one kind, over the last `days` (1 to 366, default 30; curves also at most the
+/// newest `max_curves`, 2 to 60, default 25). Its serde form is the body.
+///
+/// ```
+/// use platform_core::api::SuggestionRequest;
+/// let req = SuggestionRequest { days: Some(60), ..SuggestionRequest::new(["NBP:SPOT"]) };
+/// assert_eq!(serde_json::to_value(&req).unwrap(), serde_json::json!({
+///     "targets": ["NBP:SPOT"], "kind": "timeseries", "days": 60}));
+/// assert_eq!(SuggestionRequest::from_body(&serde_json::to_value(&req).unwrap())?, req);
+/// let e = SuggestionRequest::from_body(&serde_json::json!({"targets": []})).unwrap_err();
+/// assert_eq!(e.to_string(), "targets is empty");
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestionRequest {
     /// The data ids.
     pub targets: Vec<String>,
     /// Their kind.
-    pub kind: Kind,
-    /// The window.
-    pub span: Span,
+    pub kind: ValidationKind,
+    /// Days back from today.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub days: Option<u64>,
+    /// Curves: the newest curves kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_curves: Option<u64>,
 }
 
-impl SuggestRequest {
-    /// Reads and bounds-checks a request body.
-    pub fn from_json(body: &Value) -> Result<SuggestRequest> {
+impl SuggestionRequest {
+    /// A request for series, over the default window.
+    pub fn new<S: Into<String>>(targets: impl IntoIterator<Item = S>) -> SuggestionRequest {
+        SuggestionRequest {
+            targets: targets.into_iter().map(Into::into).collect(),
+            ..SuggestionRequest::default()
+        }
+    }
+
+    /// The request a body of `suggest` asks, checked as [`crate::api::Validation::suggest`]
+    /// checks it, with the same texts: `targets` (required, 1 to 25 data ids), `kind`
+    /// (`timeseries`, the default, or `curve`), `days` and `maxCurves` (integers within their
+    /// bounds, or null); other fields are not read.
+    pub fn from_body(body: &Value) -> Result<SuggestionRequest> {
         let m = object(body)?;
         let targets = match m.get("targets") {
             None | Some(Value::Null) => {
@@ -85,14 +120,7 @@ impl SuggestRequest {
             }
             Some(Value::Array(a)) => a
                 .iter()
-                .map(|x| {
-                    x.as_str()
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string)
-                        .ok_or_else(|| {
-                            Error::invalid_body("targets must be an array of data ids (strings)")
-                        })
-                })
+                .map(|x| x.as_str().map(str::to_string).ok_or_else(not_data_ids))
                 .collect::<Result<Vec<_>>>()?,
             Some(other) => {
                 return Err(Error::invalid_body(format!(
@@ -101,15 +129,7 @@ impl SuggestRequest {
                 )))
             }
         };
-        if targets.is_empty() {
-            return Err(Error::new(ErrorCode::MissingParameter, "targets is empty"));
-        }
-        if targets.len() > MAX_TARGETS {
-            return Err(Error::invalid_parameter(format!(
-                "at most {MAX_TARGETS} targets; {} were given",
-                targets.len()
-            )));
-        }
+        check_targets(&targets)?;
         let kind = match m.get("kind") {
             None | Some(Value::Null) => Kind::TimeSeries,
             Some(Value::String(k)) => Kind::parse(k)?,
@@ -120,10 +140,40 @@ impl SuggestRequest {
                 )))
             }
         };
-        Ok(SuggestRequest {
+        let (days, max_curves) = Span::given(m)?;
+        Ok(SuggestionRequest {
             targets,
-            kind,
-            span: Span::of(m)?,
+            kind: kind.typed(),
+            days,
+            max_curves,
         })
     }
+
+    /// The window, the request checked.
+    pub(super) fn span(&self) -> Result<Span> {
+        check_targets(&self.targets)?;
+        Span::checked(self.days, self.max_curves)
+    }
+}
+
+/// The refusal of targets that are not data ids.
+fn not_data_ids() -> Error {
+    Error::invalid_body("targets must be an array of data ids (strings)")
+}
+
+/// Refuses targets that are not 1 to [`MAX_TARGETS`] data ids.
+fn check_targets(targets: &[String]) -> Result<()> {
+    if targets.iter().any(String::is_empty) {
+        return Err(not_data_ids());
+    }
+    if targets.is_empty() {
+        return Err(Error::new(ErrorCode::MissingParameter, "targets is empty"));
+    }
+    if targets.len() > MAX_TARGETS {
+        return Err(Error::invalid_parameter(format!(
+            "at most {MAX_TARGETS} targets; {} were given",
+            targets.len()
+        )));
+    }
+    Ok(())
 }

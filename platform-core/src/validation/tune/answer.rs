@@ -1,22 +1,116 @@
-//! The tune service function: per item, the saved checks failing on the given points, the
-//! labels of those points from their records, and the relaxation proposed for each check.
+//! The tune service function and its answer ([`Tunings`]): per item, the saved checks
+//! failing on the given points, the labels of those points from their records, and the
+//! relaxation proposed for each check ([`TunedCheck`]). Their serde forms are the answer of
+//! `tune`, field for field and in order.
 
 use super::search::{Proposal, Search, Spot};
-use super::{items_of, TuneItem};
+use super::{TuningItem, TuningRequest};
 use crate::auth::Principal;
 use crate::error::Result;
 use crate::ids::Scope;
 use crate::store::ReadTx;
 use crate::validation::config::{self, scope_name, severity_name, Config};
+use crate::validation::counts::ValidationKind;
 use crate::validation::engine::{CheckDef, Library};
 use crate::validation::records;
-use crate::validation::shared::object;
+use crate::validation::run::When;
 use crate::validation::window::answer::per_item;
-use crate::validation::window::load::{Loaded, Span};
-use crate::validation::window::score::{cell_json, score, Cell, Scored};
+use crate::validation::window::load::{window_dates, Loaded, Span};
+use crate::validation::window::score::{failing_point, score, Cell, FailingPoint, Scored};
 use crate::validation::Validation;
-use serde_json::{json, Map, Value};
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// A check's failures over the window, before and after the proposal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TuneWindow {
+    /// Evaluations.
+    pub runs: u64,
+    /// Failures with the saved check.
+    pub before: u64,
+    /// Failures with the proposal (the same without one).
+    pub after: u64,
+}
+
+/// A saved check failing on the given points, and its relaxation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TunedCheck {
+    /// The check's id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its saved expression.
+    pub expression: String,
+    /// Its severity.
+    pub severity: String,
+    /// `point`, `tenor` or `curve`.
+    pub scope: String,
+    /// Given points (and tenors) failing it.
+    pub failing: u64,
+    /// Those points.
+    pub failing_points: Vec<FailingPoint>,
+    /// Evaluations over the window.
+    pub runs: u64,
+    /// Failing points that are false alarms.
+    pub false_alarms: u64,
+    /// Failures of the window left standing.
+    pub standing: u64,
+    /// The relaxed expression (`None` when none lets every false alarm pass).
+    pub suggested: Option<String>,
+    /// Why.
+    pub reason: String,
+    /// Standing failures the proposal would let through (with a proposal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lets_through: Option<Vec<String>>,
+    /// The window's failures before and after.
+    pub window: TuneWindow,
+}
+
+/// The relaxations for an item that could be read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TunedChecks {
+    /// Its kind.
+    pub kind: ValidationKind,
+    /// Points in the window.
+    pub points: u64,
+    /// Why nothing is tuned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The checks failing on the given points.
+    pub checks: Vec<TunedCheck>,
+}
+
+/// The relaxations for one item, or why there are none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TunedItem {
+    /// The data id.
+    pub target: String,
+    /// The relaxations (`None` when the item could not be read).
+    #[serde(flatten)]
+    pub tuned: Option<TunedChecks>,
+    /// Why the item could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Milliseconds it took.
+    pub ms: f64,
+}
+
+/// What `tune` proposes: the window and each item's relaxations.
+///
+/// (See [`crate::api::Validation::tune`] for an example.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tunings {
+    /// The window's days.
+    pub days: u64,
+    /// Its first day.
+    pub from: NaiveDate,
+    /// Its last day (today).
+    pub to: NaiveDate,
+    /// Each item's, in the order asked.
+    pub results: Vec<TunedItem>,
+}
 
 /// How a point is labelled by its record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,45 +124,78 @@ enum Label {
 }
 
 impl Validation<'_> {
-    /// `tune`: proposed relaxations of saved checks; nothing is stored.
-    pub fn tune(&self, p: &Principal, body: &Value) -> Result<Value> {
-        let m = object(body)?;
-        let items = items_of(m)?;
-        let span = Span::of(m)?;
-        let today = self.platform.now().date_naive();
+    /// Relaxed thresholds for the saved checks failing on the given points (those whose
+    /// records were overridden are false alarms); nothing is stored. An item that cannot be
+    /// read answers why in its place.
+    ///
+    /// ```
+    /// use platform_core::api::{Collection, Point, TuningItem, TuningRequest, ValidationRequest};
+    /// use chrono::{Duration, Utc};
+    /// use serde_json::json;
+    /// let platform = platform_core::Platform::in_memory()?;
+    /// let me = platform.tenancy().local_principal("default", "me")?;
+    /// let today = Utc::now().date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc();
+    /// let spike = today - Duration::days(2);
+    /// let points: Vec<Point> = (1..=10)
+    ///     .map(|d| today - Duration::days(d))
+    ///     .map(|t| Point::new(t, if t == spike { 150.0 } else { 50.0 }))
+    ///     .collect();
+    /// platform.data().write_series(&me, "NBP:SPOT", &points, &Default::default())?;
+    /// platform.objects().save(&me, Collection::ValidationConfig, json!({
+    ///     "_id": "NBP:SPOT", "kind": "timeseries",
+    ///     "checks": [{"name": "cap", "expression": "value < 100"}]
+    /// }), &Default::default())?;
+    /// let validation = platform.validation();
+    /// let _checked = validation.run(&me, &ValidationRequest::new("NBP:SPOT").at([spike]))?;
+    /// // The spike was real: a false alarm of the check.
+    /// let record = &validation.records(&me, &Default::default())?.items[0];
+    /// validation.override_records(&me, &[&record.id], "a real spike")?;
+    /// let item = TuningItem { target: "NBP:SPOT".into(), points: vec![spike.into()], tenors: None };
+    /// let tuned = validation.tune(&me, &TuningRequest::new([item]))?;
+    /// let cap = &tuned.results[0].tuned.as_ref().unwrap().checks[0];
+    /// assert_eq!((cap.false_alarms, cap.window.before, cap.window.after), (1, 1, 0));
+    /// assert!(cap.suggested.as_deref().is_some_and(|e| e != "value < 100"));
+    /// # Ok::<(), platform_core::Error>(())
+    /// ```
+    pub fn tune(&self, p: &Principal, req: &TuningRequest) -> Result<Tunings> {
+        let span = req.span()?;
+        let (from, to) = window_dates(self.platform.now().date_naive(), span.days);
         let tx = self.platform.read()?;
-        per_item(
-            today,
-            span,
-            &items,
-            |item| self.tune_one(tx.as_ref(), p, item, span),
-            |item| {
-                let mut m = Map::new();
-                m.insert("target".into(), json!(item.target));
-                m
-            },
-        )
+        let results = per_item(&req.items, |item| self.tune_one(tx.as_ref(), p, item, span))?;
+        Ok(Tunings {
+            days: span.days,
+            from,
+            to,
+            results: req
+                .items
+                .iter()
+                .zip(results)
+                .map(|(item, (out, ms))| TunedItem {
+                    target: item.target.clone(),
+                    error: out.as_ref().err().cloned(),
+                    tuned: out.ok(),
+                    ms,
+                })
+                .collect(),
+        })
     }
 
     fn tune_one(
         &self,
         tx: &dyn ReadTx,
         p: &Principal,
-        item: &TuneItem,
+        item: &TuningItem,
         span: Span,
-    ) -> Result<Map<String, Value>> {
+    ) -> Result<TunedChecks> {
         let target = &item.target;
         let scope = p.private_scope();
         let cfg = Config::from_doc(config::saved(tx, p, target)?)?;
         let libs = config::libraries(tx, p, &cfg)?;
         let defs = config::enabled(&cfg);
-        let loaded = self.load_window(tx, p, target, cfg.kind, span, &item.points)?;
+        let asked: Vec<String> = item.points.iter().map(When::text).collect();
+        let loaded = self.load_window(tx, p, target, cfg.kind, span, &asked)?;
         let history = cfg.options.curve_history;
         let base = score(&loaded, &defs, &libs, history)?;
-        let mut out = Map::new();
-        out.insert("target".into(), json!(target));
-        out.insert("kind".into(), json!(cfg.kind.as_str()));
-        out.insert("points".into(), json!(loaded.len()));
         let labels = labels_of(tx, &scope, target, &loaded, &base)?;
         let tuning = Tuning {
             loaded: &loaded,
@@ -81,14 +208,14 @@ impl Validation<'_> {
         for (def, s) in defs.iter().zip(&base) {
             checks.extend(tuning.check(def, s)?);
         }
-        if checks.is_empty() {
-            out.insert(
-                "message".into(),
-                json!("no enabled check fails on the given points: nothing to tune"),
-            );
-        }
-        out.insert("checks".into(), Value::Array(checks));
-        Ok(out)
+        Ok(TunedChecks {
+            kind: cfg.kind.typed(),
+            points: loaded.len() as u64,
+            message: checks
+                .is_empty()
+                .then(|| "no enabled check fails on the given points: nothing to tune".into()),
+            checks,
+        })
     }
 }
 
@@ -141,7 +268,7 @@ struct Tuning<'a> {
 impl Tuning<'_> {
     /// The answer for one check (`s`: its score over the window); None when it does not fail
     /// on the given points.
-    fn check(&self, def: &CheckDef, s: &Scored) -> Result<Option<Value>> {
+    fn check(&self, def: &CheckDef, s: &Scored) -> Result<Option<TunedCheck>> {
         let (loaded, labels) = (self.loaded, &self.labels);
         let wanted_tenor = |t: Option<&str>| match (self.tenors, t) {
             (Some(only), Some(t)) => only.iter().any(|x| x == t),
@@ -168,26 +295,31 @@ impl Tuning<'_> {
             .map(key)
             .collect();
         let runs = s.runs_from(0);
-        let mut check = json!({
-            "id": def.id,
-            "name": def.name,
-            "expression": def.expression,
-            "severity": severity_name(def.severity),
-            "scope": scope_name(def.scope),
-            "failing": failing.len(),
-            "failingPoints": failing.iter().map(|c| cell_json(loaded, c)).collect::<Vec<_>>(),
-            "runs": runs,
-            "falseAlarms": false_alarms.len(),
-            "standing": standing.len(),
-        });
-        let window = |after: usize| json!({"runs": runs, "before": s.fails.len(), "after": after});
+        let mut check = TunedCheck {
+            id: def.id.clone(),
+            name: def.name.clone(),
+            expression: def.expression.clone(),
+            severity: severity_name(def.severity).to_string(),
+            scope: scope_name(def.scope).to_string(),
+            failing: failing.len() as u64,
+            failing_points: failing.iter().map(|c| failing_point(loaded, c)).collect(),
+            runs: runs as u64,
+            false_alarms: false_alarms.len() as u64,
+            standing: standing.len() as u64,
+            suggested: None,
+            reason: String::new(),
+            lets_through: None,
+            window: TuneWindow {
+                runs: runs as u64,
+                before: s.fails.len() as u64,
+                after: s.fails.len() as u64,
+            },
+        };
         if false_alarms.is_empty() {
-            check["suggested"] = Value::Null;
-            check["reason"] = json!(format!(
+            check.reason = format!(
                 "the {} given point(s) failing it are standing failures (not overridden): nothing to relax",
                 failing.len()
-            ));
-            check["window"] = window(s.fails.len());
+            );
             return Ok(Some(check));
         }
         let search = Search {
@@ -200,30 +332,27 @@ impl Tuning<'_> {
         };
         match search.best()? {
             Some(prop) => {
-                let lost: Vec<Value> = prop
+                let lost: Vec<String> = prop
                     .lost
                     .iter()
                     .map(|&i| {
                         let (pt, t) = &standing[i];
                         match t {
-                            Some(t) => json!(format!("{} {t}", loaded.label(*pt))),
-                            None => json!(loaded.label(*pt)),
+                            Some(t) => format!("{} {t}", loaded.label(*pt)),
+                            None => loaded.label(*pt),
                         }
                     })
                     .collect();
-                let reason = proposal_reason(&false_alarms, &standing, &lost, runs, s, &prop);
-                check["suggested"] = json!(prop.expression);
-                check["reason"] = json!(reason);
-                check["letsThrough"] = Value::Array(lost);
-                check["window"] = window(prop.scored.fails.len());
+                check.reason = proposal_reason(&false_alarms, &standing, &lost, runs, s, &prop);
+                check.suggested = Some(prop.expression.clone());
+                check.lets_through = Some(lost);
+                check.window.after = prop.scored.fails.len() as u64;
             }
             None => {
-                check["suggested"] = Value::Null;
-                check["reason"] = json!(format!(
+                check.reason = format!(
                     "no threshold of this check lets all {} false alarm(s) pass: change the expression (add a guard for what those points share), or keep overriding them",
                     false_alarms.len()
-                ));
-                check["window"] = window(s.fails.len());
+                );
             }
         }
         Ok(Some(check))
@@ -235,7 +364,7 @@ impl Tuning<'_> {
 fn proposal_reason(
     false_alarms: &[Spot],
     standing: &[Spot],
-    lost: &[Value],
+    lost: &[String],
     runs: usize,
     s: &Scored,
     prop: &Proposal,
@@ -256,7 +385,7 @@ fn proposal_reason(
             "; WARNING: it would let {} of {} standing failure(s) through ({}): keep the old check at severity warning next to it, or override those points too",
             lost.len(),
             standing.len(),
-            lost.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
+            lost.join(", ")
         ));
     }
     reason.push_str(&format!(

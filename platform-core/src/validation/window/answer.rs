@@ -1,43 +1,29 @@
-//! The answer of `suggest` and `tune`: the window's dates and one result per item, each with the
-//! milliseconds it took. An item that fails answers with its error in its place; an internal
-//! error fails the whole request.
+//! The answer of `suggest` and `tune`: one result per item, each with the milliseconds it
+//! took. An item that fails answers with its error in its place; an internal error fails the
+//! whole request.
 
-use super::load::{window_dates, Span};
 use crate::error::{ErrorCode, Result};
 use crate::validation::shared::ms;
-use chrono::NaiveDate;
-use serde_json::{json, Map, Value};
 use std::time::Instant;
 
-/// Answers each item with `one`; an item `one` fails on answers with the fields `failed` gives
-/// it and the error's message.
-pub(crate) fn per_item<T>(
-    today: NaiveDate,
-    span: Span,
+/// What an item gave, or the message of the error it failed with.
+pub(crate) type ItemOutcome<R> = std::result::Result<R, String>;
+
+/// Answers each item with `one`: what it gave (or why it failed) and the milliseconds it
+/// took, in the order of the items. An internal error fails them all.
+pub(crate) fn per_item<T, R>(
     items: &[T],
-    mut one: impl FnMut(&T) -> Result<Map<String, Value>>,
-    failed: impl Fn(&T) -> Map<String, Value>,
-) -> Result<Value> {
-    let (from, to) = window_dates(today, span.days);
+    mut one: impl FnMut(&T) -> Result<R>,
+) -> Result<Vec<(ItemOutcome<R>, f64)>> {
     let mut results = Vec::with_capacity(items.len());
     for item in items {
         let started = Instant::now();
-        let mut out = match one(item) {
-            Ok(m) => m,
+        let out = match one(item) {
+            Ok(r) => Ok(r),
             Err(e) if e.code() == ErrorCode::Internal => return Err(e),
-            Err(e) => {
-                let mut m = failed(item);
-                m.insert("error".into(), json!(e.public_message()));
-                m
-            }
+            Err(e) => Err(e.public_message()),
         };
-        out.insert("ms".into(), json!(ms(started)));
-        results.push(Value::Object(out));
+        results.push((out, ms(started)));
     }
-    Ok(json!({
-        "days": span.days,
-        "from": from.to_string(),
-        "to": to.to_string(),
-        "results": results,
-    }))
+    Ok(results)
 }

@@ -30,28 +30,53 @@ pub struct Span {
     pub max_curves: usize,
 }
 
-fn bounded(
+/// `name` of a body: none when absent or null, else an integer within its bounds.
+fn given(
     body: &Map<String, Value>,
     name: &str,
-    (lo, hi, default): (u64, u64, u64),
-) -> Result<u64> {
+    (lo, hi, _): (u64, u64, u64),
+) -> Result<Option<u64>> {
     match body.get(name) {
-        None | Some(Value::Null) => Ok(default),
+        None | Some(Value::Null) => Ok(None),
         Some(v) => match v.as_u64() {
-            Some(n) if (lo..=hi).contains(&n) => Ok(n),
-            _ => Err(Error::invalid_parameter(format!(
-                "{name} must be an integer from {lo} to {hi}, not {v}"
-            ))),
+            Some(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+            _ => Err(out_of_bounds(name, (lo, hi), v)),
         },
     }
 }
 
+/// The refusal of a `days` or `maxCurves` out of its bounds.
+fn out_of_bounds(name: &str, (lo, hi): (u64, u64), v: impl std::fmt::Display) -> Error {
+    Error::invalid_parameter(format!(
+        "{name} must be an integer from {lo} to {hi}, not {v}"
+    ))
+}
+
+/// A value given for `name` (none: its default), checked against its bounds.
+fn bounded(name: &str, given: Option<u64>, (lo, hi, default): (u64, u64, u64)) -> Result<u64> {
+    match given {
+        None => Ok(default),
+        Some(n) if (lo..=hi).contains(&n) => Ok(n),
+        Some(n) => Err(out_of_bounds(name, (lo, hi), n)),
+    }
+}
+
 impl Span {
-    /// Reads `days` and `maxCurves`.
-    pub fn of(body: &Map<String, Value>) -> Result<Span> {
+    /// `days` and `maxCurves` as a body gives them (none when absent or null), each checked
+    /// against its bounds.
+    pub fn given(body: &Map<String, Value>) -> Result<(Option<u64>, Option<u64>)> {
+        Ok((
+            given(body, "days", DAYS)?,
+            given(body, "maxCurves", MAX_CURVES)?,
+        ))
+    }
+
+    /// The window of `days` and `maxCurves` (none: their defaults), checked against their
+    /// bounds.
+    pub fn checked(days: Option<u64>, max_curves: Option<u64>) -> Result<Span> {
         Ok(Span {
-            days: bounded(body, "days", DAYS)?,
-            max_curves: bounded(body, "maxCurves", MAX_CURVES)? as usize,
+            days: bounded("days", days, DAYS)?,
+            max_curves: bounded("maxCurves", max_curves, MAX_CURVES)? as usize,
         })
     }
 }

@@ -1,8 +1,6 @@
 //! Statistics and rounding: quantiles, median and MAD, Tukey's fences, runs of one value, and
 //! numbers rounded outward and written as expression literals or for sentences.
 
-use serde_json::{json, Value};
-
 /// The `q` quantile (0..=1) of sorted values, linear between ranks; NaN when empty.
 pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     match sorted.len() {
@@ -165,12 +163,9 @@ pub fn run_lengths(values: &[Option<f64>]) -> Vec<usize> {
     out
 }
 
-pub(crate) fn num(x: f64) -> Value {
-    if x.is_finite() {
-        json!((x * 1e6).round() / 1e6)
-    } else {
-        Value::Null
-    }
+/// A number as the answers show it: to six decimals, none when it is not finite.
+pub(crate) fn rounded(x: f64) -> Option<f64> {
+    x.is_finite().then(|| (x * 1e6).round() / 1e6)
 }
 
 #[cfg(test)]

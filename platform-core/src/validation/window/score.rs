@@ -1,11 +1,11 @@
 //! Scoring checks over a window with the engine: per check, how many evaluations ran at each
-//! point and which failed.
+//! point and which failed ([`FailingPoint`] as the answers show one).
 
 use super::load::{Data, Loaded};
-use super::numbers::num;
+use super::numbers::rounded;
 use crate::error::Result;
 use crate::validation::engine::{self, CheckDef, CheckStatus, CurveInput, Library};
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// A failing evaluation: where and why.
@@ -139,18 +139,31 @@ pub(crate) fn score(
     Ok(out)
 }
 
-/// A failing evaluation as JSON.
-pub(crate) fn cell_json(loaded: &Loaded, c: &Cell) -> Value {
-    let mut m = json!({
-        "point": loaded.label(c.point),
-        "value": c.value.map_or(Value::Null, num),
-        "message": c.message,
-    });
-    if let Some(t) = &c.tenor {
-        m["tenor"] = json!(t);
+/// A point of the window failing a check, as `suggest` (a check's `example`) and `tune` (its
+/// `failingPoints`) show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailingPoint {
+    /// The point (observation time or ondate).
+    pub point: String,
+    /// The value there (a curve: the contract's), to six decimals.
+    pub value: Option<f64>,
+    /// The check's message.
+    pub message: String,
+    /// A curve: the tenor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenor: Option<String>,
+    /// Whether the check could not run there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub error: bool,
+}
+
+/// A failing evaluation as the answers show it.
+pub(crate) fn failing_point(loaded: &Loaded, c: &Cell) -> FailingPoint {
+    FailingPoint {
+        point: loaded.label(c.point),
+        value: c.value.and_then(rounded),
+        message: c.message.clone(),
+        tenor: c.tenor.clone(),
+        error: c.status == CheckStatus::Error,
     }
-    if c.status == CheckStatus::Error {
-        m["error"] = json!(true);
-    }
-    m
 }
