@@ -18,7 +18,9 @@
 mod corpus;
 
 use divan::Bencher;
-use platform_core::api::{RunOutcome, ValidationBatch, ValidationRequest};
+use platform_core::api::{
+    validation::RunOutcome, validation::ValidationBatch, validation::ValidationRequest,
+};
 use platform_core::auth::Principal;
 use platform_core::data::model::Point;
 use platform_core::documents::SaveOptions;
@@ -262,15 +264,20 @@ fn full_run(b: Bencher) {
             .unwrap();
         assert!(queued.background, "{queued:?}");
         assert!(s.platform.jobs().run_next().unwrap());
-        let jobs = s.platform.jobs().list(&s.who).unwrap();
-        let result = &jobs[0]["result"];
+        let jobs = s.platform.jobs().jobs(&s.who).unwrap();
+        let result = jobs[0].result.as_ref().expect("the job's result");
         let records: u64 = result["results"]
             .as_array()
             .unwrap()
             .iter()
             .map(|r| r["points"].as_u64().unwrap_or(0))
             .sum();
-        assert_eq!(records as usize, s.targets.len() * s.points, "{}", jobs[0]);
+        assert_eq!(
+            records as usize,
+            s.targets.len() * s.points,
+            "{:?}",
+            jobs[0]
+        );
         records
     });
 }
@@ -326,8 +333,8 @@ fn full_run_rhai_customs(b: Bencher) {
             )
             .unwrap();
         assert!(s.platform.jobs().run_next().unwrap());
-        let jobs = s.platform.jobs().list(&s.who).unwrap();
-        assert_eq!(jobs[0]["status"], "done", "{}", jobs[0]);
+        let jobs = s.platform.jobs().jobs(&s.who).unwrap();
+        assert_eq!(jobs[0].status.as_str(), "done", "{}", jobs[0].message);
         jobs.len()
     });
 }

@@ -15,7 +15,8 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use platform_core::api::import::{csv_records, PointReader};
 use platform_core::api::{
-    Collection, Object, Point, ReadRange, SeriesQuery, ValidationRequest, VersionRef, WriteOptions,
+    data::Point, data::ReadRange, data::SeriesQuery, data::WriteOptions, objects::Object,
+    validation::ValidationRequest, Collection, VersionRef,
 };
 use platform_core::{Error, Platform, Result};
 use serde_json::json;

@@ -4,7 +4,7 @@ use crate::contestants::{header, open_core, Core};
 use crate::seeded::{w7_values, W7_START};
 use crate::timing::{emit, paired, time_ms};
 use crate::{runs, Sizes, DAY, MINUTE};
-use platform_core::api::ValidationBatch;
+use platform_core::api::validation::ValidationBatch;
 use platform_core::data::model::Point;
 use platform_core::documents::SaveOptions;
 use platform_core::store::Collection;
@@ -129,8 +129,8 @@ pub(crate) fn w7(s: &Sizes) {
                     .unwrap();
                 assert!(queued.background, "{queued:?}");
                 assert!(core.platform.jobs().run_next().unwrap());
-                let jobs = core.platform.jobs().list(&core.who).unwrap();
-                let records: u64 = jobs[0]["result"]["results"]
+                let jobs = core.platform.jobs().jobs(&core.who).unwrap();
+                let records: u64 = jobs[0].result.as_ref().expect("the job's result")["results"]
                     .as_array()
                     .unwrap()
                     .iter()

@@ -20,7 +20,7 @@
 
 use super::{emit, open_core, runs, time_ms, Sizes};
 use chrono::NaiveDate;
-use platform_core::api::{Contract, CurveQuery, ShapeQuery};
+use platform_core::api::{data::Contract, data::CurveQuery, data::ShapeQuery};
 use platform_core::data::shape::{shape, Quoted, Shaped, Weights, DEFAULT_TOLERANCE};
 use platform_core::query::period;
 use serde_json::json;
@@ -184,7 +184,7 @@ pub fn measure(s: &Sizes) {
         let contracts: Vec<Contract> = c.sent.iter().map(|(t, v)| Contract::new(t, *v)).collect();
         bodies.push((c.ondate, contracts));
     }
-    let opts = platform_core::api::WriteOptions {
+    let opts = platform_core::api::data::WriteOptions {
         units: Some("MWh".into()),
         currency: Some("EUR".into()),
         ..Default::default()

@@ -7,7 +7,7 @@ use crate::output::{self, Format};
 use crate::target::{Answer, Call, File, Http, TargetArgs};
 use clap::Subcommand;
 use platform_core::api::interface::WebhookAllow;
-use platform_core::api::{Automation, LogQuery};
+use platform_core::api::{automations::Automation, automations::LogQuery};
 use platform_core::api::{Paging, Params};
 use platform_core::{Error, ErrorCode, Result};
 use serde_json::Value;
@@ -194,7 +194,7 @@ impl Call for SaveAutomation {
     fn local(self, file: &File) -> Result<Answer> {
         let platform = file.platform().clone();
         // A webhook's host names are resolved as the server would, to check where they go.
-        let settings = platform_core::api::DeliverySettings {
+        let settings = platform_core::api::automations::DeliverySettings {
             webhook_allow: self.webhook_allow,
             ..platform.delivery_settings().clone()
         };

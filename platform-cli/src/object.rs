@@ -4,7 +4,7 @@
 use clap::Subcommand;
 use platform_core::api::Collection;
 use platform_core::api::Params;
-use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
+use platform_core::api::{objects::DeleteTarget, objects::SaveOptions, ListRequest};
 use platform_core::api::{Source, VersionRef};
 use platform_core::Result;
 use serde_json::Value;

@@ -143,9 +143,11 @@ impl WebhookAllowArg {
 
 impl DeliveryArgs {
     /// The delivery settings these options describe (a bad `--webhook-allow` entry is an error).
-    pub fn settings(&self) -> platform_core::Result<platform_core::api::DeliverySettings> {
+    pub fn settings(
+        &self,
+    ) -> platform_core::Result<platform_core::api::automations::DeliverySettings> {
         let webhook_allow = self.webhook_allow.parse()?;
-        Ok(platform_core::api::DeliverySettings {
+        Ok(platform_core::api::automations::DeliverySettings {
             smtp: self.smtp.clone(),
             mail_from: self.mail_from.clone(),
             webhook_allow,

@@ -18,7 +18,9 @@ use crate::negotiate::listed;
 use crate::request::{Body, Caller, Query};
 use actix_web::{web, HttpResponse};
 use platform_core::api::time::delay_param;
-use platform_core::api::{Automation, Automations, LogQuery, Paging};
+use platform_core::api::{
+    automations::Automation, automations::Automations, automations::LogQuery, Paging,
+};
 use platform_core::ErrorCode;
 
 type Reply = Result<HttpResponse, ApiError>;

@@ -7,7 +7,7 @@ use crate::request::{Caller, Query};
 use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt as _;
-use platform_core::api::{Acceptance, Channel};
+use platform_core::api::{extensions::Acceptance, realtime::Channel};
 use platform_core::ErrorCode;
 use serde_json::Value;
 use tokio::sync::broadcast;

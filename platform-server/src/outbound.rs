@@ -2,7 +2,7 @@
 //! and emails over plain SMTP (lettre). The core decides what to send; this only sends it.
 
 use platform_core::api::interface::{host_text, WebhookAllow};
-use platform_core::api::{Mail, Outbound};
+use platform_core::api::{automations::Mail, automations::Outbound};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

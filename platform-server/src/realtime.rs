@@ -1,7 +1,7 @@
 //! The realtime hub: the platform publishes extension messages to it, and each open
 //! Server-Sent Events stream (`crate::extensions`) reads them from it.
 
-use platform_core::api::{Channel, Realtime};
+use platform_core::api::{realtime::Channel, realtime::Realtime};
 use serde_json::Value;
 use tokio::sync::broadcast;
 

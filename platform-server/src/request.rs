@@ -420,7 +420,7 @@ impl Caller {
     /// The caller is authenticated in a [`Snapshot`] that `f` is given to make its reads in
     /// (one read transaction for the whole request): on this thread, or on the pool (over a
     /// database server, where the snapshot's first read carries the authentication epoch's:
-    /// one round trip for the request, see [`platform_core::api::Tenancy::read_authenticated`]).
+    /// one round trip for the request, see [`platform_core::api::tenancy::Tenancy::read_authenticated`]).
     pub async fn run_short<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,

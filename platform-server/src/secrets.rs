@@ -5,7 +5,7 @@ use crate::error::ApiError;
 use crate::negotiate::listed;
 use crate::request::{Body, Caller};
 use actix_web::{web, HttpResponse};
-use platform_core::api::Secret;
+use platform_core::api::secrets::Secret;
 
 type Reply = Result<HttpResponse, ApiError>;
 

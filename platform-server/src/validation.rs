@@ -7,9 +7,15 @@ use crate::request::{function_named, Caller, Query};
 use crate::wire::to_wire;
 use actix_web::{web, HttpRequest, HttpResponse};
 use platform_core::api::Collection;
-use platform_core::api::{DeleteTarget, ListRequest, SaveOptions};
-use platform_core::api::{RecordsAction, StatsQuery, SuggestionRequest, TuningRequest};
-use platform_core::api::{RunOutcome, Source, ValidationBatch, ValidationRequest, VersionRef};
+use platform_core::api::{objects::DeleteTarget, objects::SaveOptions, ListRequest};
+use platform_core::api::{
+    validation::RecordsAction, validation::StatsQuery, validation::SuggestionRequest,
+    validation::TuningRequest,
+};
+use platform_core::api::{
+    validation::RunOutcome, validation::ValidationBatch, validation::ValidationRequest, Source,
+    VersionRef,
+};
 use platform_core::ErrorCode;
 use serde_json::Value;
 use std::time::Duration;
@@ -278,7 +284,7 @@ async fn validation_get(caller: Caller, Query(params): Query) -> Reply {
             Ok(HttpResponse::Ok().json(out))
         }
         Some("jobs") => {
-            let jobs = caller.run(move |p, who| p.jobs().list(who)).await?;
+            let jobs = caller.run(move |p, who| p.jobs().jobs(who)).await?;
             let total = jobs.len() as u64;
             Ok(listed(jobs, total))
         }
@@ -419,30 +425,23 @@ async fn waited(
         let job = {
             let id = id.clone();
             caller
-                .run(move |p, who| {
-                    Ok(p.jobs()
-                        .list(who)?
-                        .into_iter()
-                        .find(|j| j["_id"] == id.as_str()))
-                })
+                .run(move |p, who| Ok(p.jobs().jobs(who)?.into_iter().find(|j| j.id == id)))
                 .await?
         };
-        match job.as_ref().and_then(|j| j["status"].as_str()) {
-            Some("done") => return Ok(job.map(|j| j["result"].clone()).unwrap_or_default()),
+        match job.as_ref().map(|j| j.status.as_str()) {
+            Some("done") => return Ok(job.and_then(|j| j.result).unwrap_or_default()),
             Some("failed") => {
                 return Err(ApiError::new(
                     ErrorCode::InvalidParameter,
                     format!(
                         "the background run {id} failed: {}",
-                        job.as_ref()
-                            .and_then(|j| j["message"].as_str())
-                            .unwrap_or_default()
+                        job.as_ref().map(|j| j.message.as_str()).unwrap_or_default()
                     ),
                 ))
             }
             // A postponed run (`_delay`) is not waited for.
             _ if std::time::Instant::now() >= deadline
-                || job.as_ref().is_some_and(|j| !j["notBefore"].is_null()) =>
+                || job.as_ref().is_some_and(|j| j.not_before.is_some()) =>
             {
                 return Ok(out)
             }

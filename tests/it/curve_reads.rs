@@ -559,7 +559,7 @@ async fn writers_merging_into_one_ondate_at_once_lose_no_contract() {
     )
     .await;
     let who = s.platform.tenancy().local_principal("acme", "ann").unwrap();
-    let merge = platform_core::api::SaveOptions {
+    let merge = platform_core::api::objects::SaveOptions {
         merge_contracts: true,
         ..Default::default()
     };

@@ -1,7 +1,7 @@
 //! The secret service: encrypted at rest, admin only, never listed with values.
 
 use crate::common::TestServer;
-use platform_core::api::Secret;
+use platform_core::api::secrets::Secret;
 use platform_core::auth::Role;
 use serde_json::json;
 

@@ -409,8 +409,8 @@ async fn peak_curves_shape_by_peak_hours_or_a_block_calendar_of_their_own() {
     assert!((march["value"].as_f64().unwrap() - want).abs() < 1e-9);
     // The Rust API: the same answer.
     let who = s.platform.tenancy().local_principal("acme", "ann").unwrap();
-    let q = platform_core::api::ShapeQuery {
-        weights: Some(platform_core::api::Weights::parse("PEAK").unwrap()),
+    let q = platform_core::api::data::ShapeQuery {
+        weights: Some(platform_core::api::data::Weights::parse("PEAK").unwrap()),
         ..Default::default()
     };
     let api = s

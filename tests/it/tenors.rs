@@ -183,9 +183,9 @@ async fn weekend_codes_go_through_the_rust_api() {
     let who = s.platform.tenancy().local_principal("acme", "ann").unwrap();
     let ondate = chrono::NaiveDate::from_ymd_opt(2024, 11, 27).unwrap();
     let quotes = [
-        platform_core::api::Contract::new("WKD01", 61.5),
-        platform_core::api::Contract::new("SAT", 60.0),
-        platform_core::api::Contract::new("2024WKD49", 58.0),
+        platform_core::api::data::Contract::new("WKD01", 61.5),
+        platform_core::api::data::Contract::new("SAT", 60.0),
+        platform_core::api::data::Contract::new("2024WKD49", 58.0),
     ];
     s.platform
         .data()

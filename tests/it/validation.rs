@@ -805,12 +805,12 @@ fn background_jobs_survive_a_restart() {
             .collect();
         platform.objects().save(&who, platform_core::store::Collection::Object, json!({"_id": "A", "S": {"_type": "VarTimeSeries", "calendar": "DAILY", "data": data}}), &Default::default()).unwrap();
         platform.objects().save(&who, platform_core::store::Collection::ValidationConfig, json!({"_id": "A:S", "kind": "timeseries", "checks": [{"name": "p", "expression": "value > 3"}], "options": {"maxPoints": 2}}), &Default::default()).unwrap();
-        let req = platform_core::api::ValidationRequest::from_body(
+        let req = platform_core::api::validation::ValidationRequest::from_body(
             &json!({"target": "A:S", "from": "2024-07-01", "to": "2024-07-07"}),
         )
         .unwrap();
         let out = platform.validation().run(&who, &req).unwrap();
-        let platform_core::api::RunOutcome::Queued(queued) = out else {
+        let platform_core::api::validation::RunOutcome::Queued(queued) = out else {
             panic!("a run over maxPoints is queued: {out:?}");
         };
         (who, queued.job)
@@ -828,8 +828,8 @@ fn background_jobs_survive_a_restart() {
     let platform = platform_core::Platform::open(&db).unwrap();
     assert_eq!(platform.jobs().requeue_interrupted().unwrap(), 1);
     assert!(platform.jobs().run_next().unwrap());
-    let jobs = platform.jobs().list(&user_token).unwrap();
-    assert_eq!(jobs[0]["status"], "done", "{jobs:?}");
+    let jobs = platform.jobs().jobs(&user_token).unwrap();
+    assert_eq!(jobs[0].status.as_str(), "done", "{jobs:?}");
     let failing = platform
         .validation()
         .records(

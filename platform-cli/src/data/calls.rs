@@ -1,13 +1,13 @@
 //! The requests of `platform data`, each the same on a database file and on a server: read one
 //! data item, list data items, and save the series or curves of an import.
 
+use platform_core::api::data::DataQuery;
 use platform_core::api::import::Observation;
 use platform_core::api::import::{CURVE_TYPE, SERIES_TYPE};
 use platform_core::api::time::utc_text;
-use platform_core::api::DataQuery;
 use platform_core::api::Params;
 use platform_core::api::Source;
-use platform_core::api::{ListRequest, SaveOptions};
+use platform_core::api::{objects::SaveOptions, ListRequest};
 use platform_core::Result;
 use serde_json::{json, Map, Value};
 

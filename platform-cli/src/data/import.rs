@@ -9,6 +9,8 @@
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use platform_core::api::data::DataId;
+use platform_core::api::data::DataKind;
 use platform_core::api::import::series_settings;
 use platform_core::api::import::Observation;
 use platform_core::api::import::{check_values, Sent, Stored, ValueRule};
@@ -18,8 +20,6 @@ use platform_core::api::import::{
 };
 use platform_core::api::import::{sort_payload, OnDuplicate, PayloadNames};
 use platform_core::api::time::format_time;
-use platform_core::api::DataId;
-use platform_core::api::DataKind;
 use platform_core::{Error, ErrorCode, Result};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};

@@ -4,9 +4,14 @@
 
 use platform_core::api::Collection;
 use platform_core::api::Params;
-use platform_core::api::{ListRequest, SaveOptions};
-use platform_core::api::{RecordsAction, StatsQuery, SuggestionRequest, TuningRequest};
-use platform_core::api::{Source, ValidationBatch, ValidationRequest, VersionRef};
+use platform_core::api::{objects::SaveOptions, ListRequest};
+use platform_core::api::{
+    validation::RecordsAction, validation::StatsQuery, validation::SuggestionRequest,
+    validation::TuningRequest,
+};
+use platform_core::api::{
+    validation::ValidationBatch, validation::ValidationRequest, Source, VersionRef,
+};
 use platform_core::{Error, Result};
 use platform_server::wire::to_wire;
 use serde_json::Value;
@@ -109,8 +114,8 @@ pub struct Jobs;
 
 impl Call for Jobs {
     fn local(self, file: &File) -> Result<Answer> {
-        let jobs = file.platform().jobs().list(file.who()?)?;
-        Ok(Answer::of(Value::Array(jobs)))
+        let jobs = file.platform().jobs().jobs(file.who()?)?;
+        Answer::typed(&jobs)
     }
 
     fn http(self) -> Http {

@@ -3,7 +3,7 @@
 
 use super::queued;
 use crate::output::{print, text, Format, Table};
-use platform_core::api::ValidationStatus;
+use platform_core::api::validation::ValidationStatus;
 use platform_core::Result;
 use serde_json::Value;
 

@@ -5,7 +5,7 @@
 //! that makes a new one says so loudly.
 
 use super::{platform, provisioned_key, Server, BIN};
-use platform_core::api::SecretKey;
+use platform_core::api::secrets::SecretKey;
 use platform_core::store::postgres::testing::{admin, TestDatabase};
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -2,8 +2,8 @@
 //! by id, by ids, listed, and as the profile of objects. Each makes its items from what the
 //! read makes (see `crate::data::answer`), the value the JSON answer is written from.
 
-use super::data::{curve_contracts, day, not_a_number, text};
-use super::data::{Curve, CurveQuery, Partial, Point, Series};
+use super::series_and_curves::{curve_contracts, day, not_a_number, text};
+use super::series_and_curves::{Curve, CurveQuery, Partial, Point, Series};
 use crate::auth::Principal;
 use crate::data::answer::{Answer, Bound, DatedSeries, Entry, ItemCurve, ItemName, Listing};
 use crate::data::conversion::Conversion;
@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 /// value that is not a number (text, null) is refused, to be read as JSON.
 ///
 /// ```
-/// use platform_core::api::{DataItem, DataKind, Point};
+/// use platform_core::api::{data::DataItem, data::DataKind, data::Point};
 /// use chrono::{TimeZone, Utc};
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -58,7 +58,7 @@ pub enum DataItem {
 /// curve, how much it holds and from when to when, without its data.
 ///
 /// ```
-/// use platform_core::api::{Contract, DataItem, DataKind, ListRequest, Source};
+/// use platform_core::api::{data::Contract, data::DataItem, data::DataKind, ListRequest, Source};
 /// use chrono::{NaiveDate, TimeZone, Utc};
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -98,7 +98,7 @@ impl DataItem {
     /// The data id, `OBJ:PROP`.
     ///
     /// ```
-    /// use platform_core::api::{DataEntry, DataItem, DataKind};
+    /// use platform_core::api::{data::DataEntry, data::DataItem, data::DataKind};
     /// let entry = DataEntry { id: "NBP:SPOT".into(), kind: DataKind::Series, version: 1, units: None,
     ///     currency: None, header: Default::default(), count: 0, first: None, last: None };
     /// assert_eq!(DataItem::Entry(entry).id(), "NBP:SPOT");
@@ -375,7 +375,7 @@ impl Data<'_> {
     /// `_shape` (not data items) are refused: [`Data::read`] answers them.
     ///
     /// ```
-    /// use platform_core::api::{Contract, DataItem, DataQuery, Params, Source};
+    /// use platform_core::api::{data::Contract, data::DataItem, data::DataQuery, Params, Source};
     /// use chrono::NaiveDate;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -414,7 +414,7 @@ impl Data<'_> {
     /// in the range. What else [`Data::data_item`] refuses is refused.
     ///
     /// ```
-    /// use platform_core::api::Point;
+    /// use platform_core::api::data::Point;
     /// use chrono::{TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -443,7 +443,7 @@ impl Data<'_> {
     /// answers them.
     ///
     /// ```
-    /// use platform_core::api::{DataItem, DataQuery, ListRequest, Params, Point, Source};
+    /// use platform_core::api::{data::DataItem, data::DataQuery, ListRequest, Params, data::Point, Source};
     /// use chrono::{Duration, TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -494,7 +494,7 @@ impl Data<'_> {
     /// `OBJECT:NAME` as [`Data::data_item`] reads it.
     ///
     /// ```
-    /// use platform_core::api::{DataKind, Point, Source};
+    /// use platform_core::api::{data::DataKind, data::Point, Source};
     /// use chrono::{TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -520,7 +520,7 @@ impl Data<'_> {
     /// paging and the total count objects. [`Data::list_profile`] answers them in JSON.
     ///
     /// ```
-    /// use platform_core::api::{ListRequest, Object, Params, Point, Source};
+    /// use platform_core::api::{ListRequest, objects::Object, Params, data::Point, Source};
     /// use chrono::{TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -559,7 +559,7 @@ impl Data<'_> {
     /// range that holds no ondate answers none: no other curve stands in for them.
     ///
     /// ```
-    /// use platform_core::api::{Contract, CurveQuery};
+    /// use platform_core::api::{data::Contract, data::CurveQuery};
     /// use chrono::NaiveDate;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

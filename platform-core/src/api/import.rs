@@ -1,5 +1,5 @@
 //! Files of series and curves read as the platform reads them: the one reader of CSV and JSON
-//! files, used by `platform data import`, the REST CSV import ([`CsvImport`](super::CsvImport)),
+//! files, used by `platform data import`, the REST CSV import ([`CsvImport`](super::data::CsvImport)),
 //! the fuzz targets and programs that embed the platform; the settings a series header names
 //! ([`series_settings`]), what a file holding one time twice keeps ([`OnDuplicate`],
 //! [`sort_payload`]), and the values a series' `dataType` admits ([`check_values`]). An

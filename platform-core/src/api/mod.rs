@@ -11,25 +11,26 @@
 //! the same types holding the snapshot too, their one-item reads made in it: a fast read is
 //! the same call, made through the snapshot's service.
 //!
-//! Each service has two kinds of calls:
+//! The api is grouped by service: each module holds the service's type and the types its
+//! calls take and answer: [`objects`] ([`Object`](objects::Object), its versions, tags and
+//! deletions), [`data`] (series and curves as [`Point`](data::Point)s and
+//! [`Contract`](data::Contract)s, the read grammar as types, [`DataItem`](data::DataItem)s,
+//! Arrow record batches), [`validation`] (configurations, runs, records, statistics,
+//! suggestions, tunings), [`jobs`], [`automations`], [`extensions`], [`secrets`],
+//! [`tenancy`], [`calendars`], [`scripts`] and [`realtime`]. What every service uses is at the
+//! top: the caller ([`Principal`]), the [`Source`], the [`Collection`], list requests and
+//! pages ([`ListRequest`], [`Page`], with typed filters in [`lists`]), versions
+//! ([`VersionRef`]) and clocks. Beside them: [`formats`], [`time`], [`limits`], [`import`]
+//! and [`stores`]; [`interface`] holds the few names only the server and the CLI need.
 //!
-//! - **typed calls** for a program: objects and their lists, versions, tags and deletions
-//!   ([`Object`], [`ObjectVersion`], [`Deletion`]); series and curves as typed points and
-//!   data items ([`Point`], [`Contract`], [`DataItem`]); validation configurations
-//!   ([`ValidationConfig`] with its [`Check`]s); validation runs, batches, records,
-//!   statistics, suggestions and tunings ([`ValidationRequest`] → [`ValidationResult`],
-//!   [`ValidationRecord`], [`ValidationStats`]); automations, their targets, log and outbox
-//!   ([`Automation`], [`AutomationTarget`], [`LogEntry`]); extensions, published, installed
-//!   and uninstalled ([`Extension`], [`InstalledExtension`]); secrets ([`Secret`]); jobs
-//!   ([`JobInfo`]);
-//! - **JSON calls**, the entry points the HTTP server and the CLI translate requests into (a
-//!   body in, the answer's body out), where the interface itself is JSON.
-//!
-//! Both kinds run the same rules: a typed call is the JSON call's code path with typed values
-//! on either side. Errors are [`crate::Error`] in both.
+//! Every call answers Rust types, which serialise with serde to the JSON the REST interface
+//! answers (the server and the CLI write them so, byte for byte). Where the interface itself
+//! is JSON (a document's body, a list with a projection, a read in one of the interface's
+//! formats), the service has a call whose doc starts with "JSON:", the entry point the server
+//! and the CLI translate requests into. Errors are [`crate::Error`] in both.
 //!
 //! ```
-//! use platform_core::api::{Object, Point};
+//! use platform_core::api::{data::Point, objects::Object};
 //! use platform_core::Platform;
 //! use chrono::{TimeZone, Utc};
 //!
@@ -48,20 +49,20 @@
 //! # Ok::<(), platform_core::Error>(())
 //! ```
 
-mod data;
 mod data_typed;
+mod series_and_curves;
 #[doc = include_str!("embedding.md")]
 pub mod embedding {}
 pub mod formats;
 pub mod import;
 pub mod interface;
 pub mod limits;
-mod objects;
+mod object;
 mod objects_typed;
 mod shape;
 pub mod stores;
 pub mod time;
-mod validation;
+mod validation_automations;
 mod validation_config;
 mod validation_typed;
 
@@ -72,104 +73,157 @@ mod validation_config_tests;
 #[cfg(test)]
 mod validation_typed_tests;
 
-pub use crate::save::csv_import::{CsvImport, CsvImported};
-// The names the services' requests and answers use, defined where their rules are.
-pub use crate::auth::{Credentials, Grant, Grants, Principal, Role};
-pub use crate::data::read::{DataId, DataJson, DataQuery, Nearest};
-pub use crate::data::DataKind;
-pub use crate::documents::{
-    DeleteTarget, Deletion, ListRequest, ObjectVersion, SaveOptions, TaggedVersion,
-};
-pub use crate::events::automations::LogQuery;
-pub use crate::events::deliver::{DeliverySettings, Mail, Outbound};
+// The names every service uses: who calls, from which source, what collection, lists and
+// pages, versions, and the clock a platform is built with.
+pub use crate::auth::{Credentials, Grant, Principal, Role};
+pub use crate::clock::{Clock, FixedClock, SystemClock};
+pub use crate::documents::ListRequest;
 pub use crate::ids::{Source, VersionRef};
 pub use crate::query::{Paging, Params, Projection};
-pub use crate::realtime::{Channel, Realtime};
-pub use crate::store::{Collection, Page};
-// What a program builds a platform with (see `Platform::new` and its `with_*` settings).
-pub use crate::calendars::{BlockCalendar, BlockHours, Calendars, Holiday};
-pub use crate::clock::{Clock, FixedClock, SystemClock};
-pub use crate::data::calendar::Calendar;
-pub use crate::data::continuation::{Adjust, Continuation, Roll};
-pub use crate::data::conversion::Conversion;
-pub use crate::data::scale::{Block, Observed, Scaling, Target as ScaleTarget};
-pub use crate::data::series::Window;
-pub use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
-pub use crate::data::zone::ReadZone;
-pub use crate::data::Data;
-pub use crate::documents::Objects;
-pub use crate::events::automations::AutomationSync;
-pub use crate::events::automations::Automations;
-pub use crate::events::automations::{
-    automation::Automation, AutomationEvent, AutomationOwner, AutomationTarget, AutomationTemplate,
-    Condition, ConditionSource, DeletedAutomation, StoredAutomation, TargetInput, TestFiring,
-};
-pub use crate::events::deliver::Deliveries;
-pub use crate::extensions::Extensions;
-pub use crate::extensions::{
-    Acceptance, Extension, ExtensionResources, ExtensionView, InstalledExtension, Lifecycle,
-    LifecycleRun, Permission, ResourceIds, StoredExtension, UninstalledExtension,
-};
-pub use crate::holidays::HolidayCalendar;
-pub use crate::observations::columns::{Columns, Extra};
-pub use crate::observations::model::{PointValue, Status as PointStatus};
-pub use crate::query::grammar::GrammarError;
-pub use crate::query::range::RangeExpr;
-pub use crate::realtime::Subscription;
-pub use crate::script::ScriptLimits;
-pub use crate::seal::SecretKey;
-pub use crate::secrets::{DeletedSecret, Secret, Secrets, StoredSecret};
-pub use crate::store::rows::{AuditEntry, MailAttachment, TokenListing};
-pub use crate::store::ReplicaStatus;
-pub use crate::store::{DatabaseStatus, PoolStatus};
-pub use crate::store::{JobStatus, LogEntry, LogStatus, MailEntry, Worker};
-pub use crate::templates::Scripts;
-pub use crate::tenancy::RoleChange;
-pub use crate::tenancy::Tenancy;
-pub use crate::validation::counts::{
-    StatusCounts, ValidationCounts, ValidationKind, ValidationStatus,
-};
-pub use crate::validation::engine::{CheckScope, Severity};
-pub use crate::validation::jobs::Backlog;
-pub use crate::validation::jobs::QueuedRun;
-pub use crate::validation::jobs::{JobInfo, Jobs};
-pub use crate::validation::records::{RecordCheck, TenorCheck, TenorResult};
-pub use crate::validation::records::{
-    RecordOverride, Resolution, ResolvedIssue, TimelineEvent, ValidationRecord,
-};
-pub use crate::validation::run::{
-    BatchItemResult, PointResult, RunOutcome, RunTimings, ValidationBatch, ValidationBatchResult,
-    ValidationRequest, ValidationResult, When,
-};
-pub use crate::validation::run::{RecordOutcome, RecordsAction};
-pub use crate::validation::stats::{
-    ActivityEntry, CheckStats, ConfigStats, DayCounts, OpenIssue, ResolvedStats, StatsQuery,
-    StatsTotals, TargetStats, ValidationStats,
-};
-pub use crate::validation::suggest::{
-    CheckTally, Proposals, SuggestedCheck, SuggestedItem, SuggestionRequest, Suggestions,
-    WindowShape, WindowStats,
-};
-pub use crate::validation::tune::{
-    TuneWindow, TunedCheck, TunedChecks, TunedItem, TuningItem, TuningRequest, Tunings,
-};
-pub use crate::validation::window::score::FailingPoint;
-pub use crate::validation::Validation;
-/// Arrow's record batch (arrow-array 60), the answer of [`Data::read_record_batch`].
-pub use arrow_array::RecordBatch;
-pub use data::{
-    Contract, Curve, CurveContract, CurveQuery, Partial, Point, ReadRange, Series, SeriesQuery,
-    WriteOptions,
-};
-pub use data_typed::{DataEntry, DataItem};
-pub use objects::Object;
-pub use shape::ShapedCurve;
-pub use validation_config::{Check, ValidationConfig, ValidationOptions};
-pub use validation_typed::JobResult;
+pub use crate::store::{Collection, DatabaseStatus, Page, PoolStatus, ReplicaStatus};
 
-/// List requests as types: the filters, order, page and cursor a [`ListRequest`] carries (its
-/// `query`), which [`ListRequest::from_params`] reads from the interface's list parameters.
+pub mod objects {
+    //! The object service: versioned documents ([`Objects`]), objects as types ([`Object`]), their
+    //! versions, tags and deletions.
+
+    pub use super::object::Object;
+    pub use crate::documents::{
+        DeleteTarget, Deletion, ObjectVersion, Objects, SaveOptions, TaggedVersion,
+    };
+}
+
+pub mod data {
+    //! The data service: time series and forward curves ([`Data`]): points and contracts written
+    //! and read as types, the read grammar as types (ranges, scaling, zones, continuations,
+    //! conversions, shaping), data items, bulk columns and Arrow record batches.
+
+    pub use super::data_typed::{DataEntry, DataItem};
+    pub use super::series_and_curves::{
+        Contract, Curve, CurveContract, CurveQuery, Partial, Point, ReadRange, Series, SeriesQuery,
+        WriteOptions,
+    };
+    pub use super::shape::ShapedCurve;
+    pub use crate::data::calendar::Calendar;
+    pub use crate::data::continuation::{Adjust, Continuation, Roll};
+    pub use crate::data::conversion::Conversion;
+    pub use crate::data::read::{DataId, DataJson, DataQuery, Nearest};
+    pub use crate::data::scale::{Block, Observed, Scaling, Target as ScaleTarget};
+    pub use crate::data::series::Window;
+    pub use crate::data::shape::{Ignored, QuoteMiss, ShapeQuery, ShapedMonth, Weights};
+    pub use crate::data::zone::ReadZone;
+    pub use crate::data::{Data, DataKind};
+    pub use crate::observations::columns::{Columns, Extra};
+    pub use crate::observations::model::{PointValue, Status as PointStatus};
+    pub use crate::query::grammar::GrammarError;
+    pub use crate::query::range::RangeExpr;
+    pub use crate::save::csv_import::{CsvImport, CsvImported};
+    /// Arrow's record batch (arrow-array 60), the answer of [`Data::read_record_batch`].
+    pub use arrow_array::RecordBatch;
+}
+
+pub mod validation {
+    //! The validation service ([`Validation`]): configurations and their checks, runs and batches,
+    //! records and their actions, statistics, suggestions and tunings.
+
+    pub use super::validation_config::{Check, ValidationConfig, ValidationOptions};
+    pub use super::validation_typed::JobResult;
+    pub use crate::events::automations::AutomationSync;
+    pub use crate::validation::counts::{
+        StatusCounts, ValidationCounts, ValidationKind, ValidationStatus,
+    };
+    pub use crate::validation::engine::{CheckScope, Severity};
+    pub use crate::validation::records::{
+        RecordCheck, RecordOverride, Resolution, ResolvedIssue, TenorCheck, TenorResult,
+        TimelineEvent, ValidationRecord,
+    };
+    pub use crate::validation::run::{
+        BatchItemResult, PointResult, RecordOutcome, RecordsAction, RunOutcome, RunTimings,
+        ValidationBatch, ValidationBatchResult, ValidationRequest, ValidationResult, When,
+    };
+    pub use crate::validation::stats::{
+        ActivityEntry, CheckStats, ConfigStats, DayCounts, OpenIssue, ResolvedStats, StatsQuery,
+        StatsTotals, TargetStats, ValidationStats,
+    };
+    pub use crate::validation::suggest::{
+        CheckTally, Proposals, SuggestedCheck, SuggestedItem, SuggestionRequest, Suggestions,
+        WindowShape, WindowStats,
+    };
+    pub use crate::validation::tune::{
+        TuneWindow, TunedCheck, TunedChecks, TunedItem, TuningItem, TuningRequest, Tunings,
+    };
+    pub use crate::validation::window::score::FailingPoint;
+    pub use crate::validation::Validation;
+}
+
+pub mod jobs {
+    //! Background jobs ([`Jobs`]): long validation runs, their workers and results.
+
+    pub use crate::store::{JobStatus, Worker};
+    pub use crate::validation::jobs::{Backlog, JobInfo, Jobs, QueuedRun};
+}
+
+pub mod automations {
+    //! The automation service ([`Automations`]): automations, their targets and templates, their
+    //! log and mail outbox, and the deliveries ([`Deliveries`]) that send them.
+
+    pub use crate::events::automations::{
+        automation::Automation, AutomationEvent, AutomationOwner, AutomationTarget,
+        AutomationTemplate, Automations, Condition, ConditionSource, DeletedAutomation, LogQuery,
+        StoredAutomation, TargetInput, TestFiring,
+    };
+    pub use crate::events::deliver::{Deliveries, DeliverySettings, Mail, Outbound};
+    pub use crate::store::rows::MailAttachment;
+    pub use crate::store::{LogEntry, LogStatus, MailEntry};
+}
+
+pub mod extensions {
+    //! The extension service ([`Extensions`]): drafts, publishing, installing and uninstalling.
+
+    pub use crate::extensions::{
+        Acceptance, Extension, ExtensionResources, ExtensionView, Extensions, InstalledExtension,
+        Lifecycle, LifecycleRun, Permission, ResourceIds, StoredExtension, UninstalledExtension,
+    };
+}
+
+pub mod secrets {
+    //! The secret service ([`Secrets`]): sealed values scripts and automations use.
+
+    pub use crate::seal::SecretKey;
+    pub use crate::secrets::{DeletedSecret, Secret, Secrets, StoredSecret};
+}
+
+pub mod tenancy {
+    //! Tenancy ([`Tenancy`]): tenants, users, tokens, grants and their audit.
+
+    pub use crate::auth::Grants;
+    pub use crate::store::rows::{AuditEntry, TokenListing};
+    pub use crate::tenancy::{RoleChange, Tenancy};
+}
+
+pub mod calendars {
+    //! Calendars ([`Calendars`]): holiday calendars and the block calendars of power markets.
+
+    pub use crate::calendars::{BlockCalendar, BlockHours, Calendars, Holiday};
+    pub use crate::holidays::HolidayCalendar;
+}
+
+pub mod scripts {
+    //! The script service ([`Scripts`]): templates rendered over data, and their limits.
+
+    pub use crate::script::ScriptLimits;
+    pub use crate::templates::Scripts;
+}
+
+pub mod realtime {
+    //! Realtime notifications ([`Realtime`]): channels and subscriptions to changes.
+
+    pub use crate::realtime::{Channel, Realtime, Subscription};
+}
+
 pub mod lists {
+    //! List requests as types: the filters, order, page and cursor a [`ListRequest`](super::ListRequest) carries (its
+    //! `query`), which [`ListRequest::from_params`](super::ListRequest::from_params) reads from the interface's list parameters.
+
     pub use crate::query::cursor::Cursor;
     pub use crate::query::filter::{Bound, CmpOp, Filter, SearchTerm, MAX_FILTER_TERMS};
     pub use crate::query::paging::Total;
@@ -178,6 +232,16 @@ pub mod lists {
 }
 
 use crate::{Platform, Snapshot};
+use automations::{Automations, Deliveries};
+use calendars::Calendars;
+use data::Data;
+use extensions::Extensions;
+use jobs::Jobs;
+use objects::Objects;
+use scripts::Scripts;
+use secrets::Secrets;
+use tenancy::Tenancy;
+use validation::Validation;
 
 impl Snapshot<'_> {
     /// The object service, its reads of one document ([`Objects::get`],

@@ -1,7 +1,7 @@
 //! The object service's calls that answer objects ([`Object`]): lists of objects and objects
 //! by id, each a stored document seen as an object.
 
-use super::objects::Object;
+use super::object::Object;
 use crate::auth::Principal;
 use crate::documents::ListRequest;
 use crate::documents::Objects;
@@ -56,7 +56,7 @@ impl Objects<'_> {
     /// without `_id` are refused.
     ///
     /// ```
-    /// use platform_core::api::{ListRequest, Object, Params, Source};
+    /// use platform_core::api::{ListRequest, objects::Object, Params, Source};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let objects = platform.objects();
@@ -84,7 +84,7 @@ impl Objects<'_> {
     /// page.
     ///
     /// ```
-    /// use platform_core::api::{ListRequest, Object, Params, Source};
+    /// use platform_core::api::{ListRequest, objects::Object, Params, Source};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// for id in ["A", "B", "C"] {
@@ -113,7 +113,7 @@ impl Objects<'_> {
     /// `ids`; ids not found are left out.
     ///
     /// ```
-    /// use platform_core::api::Object;
+    /// use platform_core::api::objects::Object;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// platform.objects().save_object(&me, &Object::new("NBP").with("zone", "UK"), &Default::default())?;

@@ -1,6 +1,6 @@
 //! [`Data::shape_curve`]: a curve read as arbitrage-free months.
 
-use super::data::CurveQuery;
+use super::series_and_curves::CurveQuery;
 use crate::auth::Principal;
 use crate::data::conversion::Conversion;
 use crate::data::curve::StoredCurve;
@@ -50,7 +50,7 @@ impl Data<'_> {
     /// as `PEAK` or a block calendar's id) and the tolerance of a quote's miss.
     ///
     /// ```
-    /// use platform_core::api::{Contract, CurveQuery, ShapeQuery, Weights};
+    /// use platform_core::api::{data::Contract, data::CurveQuery, data::ShapeQuery, data::Weights};
     /// use chrono::NaiveDate;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

@@ -1,6 +1,6 @@
 //! The typed calls against their JSON counterparts: the same rules, the same answers.
 
-use super::*;
+use super::{data::*, objects::*, validation::*};
 use crate::auth::Principal;
 use crate::data::read::DataQuery;
 use crate::ids::{Source, VersionRef};
@@ -341,7 +341,7 @@ fn a_typed_validation_run_is_the_json_run() {
     assert_eq!(second.checks[0].status, ValidationStatus::Failed);
     assert_eq!(second.checks[1].status, ValidationStatus::Valid);
     // The answer's every field, typed: the run's kind and times, each point's record id and day.
-    assert_eq!(run.kind, crate::api::ValidationKind::TimeSeries);
+    assert_eq!(run.kind, crate::api::validation::ValidationKind::TimeSeries);
     assert!(
         run.timings.read >= 0.0 && run.timings.save > 0.0,
         "{:?}",
@@ -414,7 +414,8 @@ fn a_large_run_goes_to_a_job_and_says_so() {
         .unwrap();
     let req = ValidationRequest::new("A:S").between(hour(0), hour(4));
     // Five points over maxPoints 2: queued, and nothing says it passed (it checked nothing).
-    let crate::api::RunOutcome::Queued(queued) = platform.validation().run(&me, &req).unwrap()
+    let crate::api::validation::RunOutcome::Queued(queued) =
+        platform.validation().run(&me, &req).unwrap()
     else {
         panic!("a run over maxPoints is queued");
     };
@@ -431,21 +432,22 @@ fn a_large_run_goes_to_a_job_and_says_so() {
         "a queued run stored records"
     );
     assert!(platform.jobs().run_next().unwrap());
-    let jobs = platform.jobs().list(&me).unwrap();
-    assert_eq!(jobs[0]["status"], "done");
-    // Typed, the same job: done, its result the answer of the run it made.
+    // The job: done, its result the answer of the run it made.
     let typed = platform.jobs().jobs(&me).unwrap();
     assert_eq!(typed.len(), 1);
     let done = &typed[0];
     assert_eq!(
         (done.id.as_str(), done.status),
-        (job.as_str(), crate::api::JobStatus::Done)
+        (job.as_str(), crate::api::jobs::JobStatus::Done)
     );
     assert_eq!((done.progress, done.user.as_str()), (100, me.user.as_str()));
     assert!(done.started.is_some() && done.finished >= done.started);
-    assert_eq!(Some(&jobs[0]["result"]), done.result.as_ref());
+    assert_eq!(
+        done.result.as_ref().map(|r| r["points"].as_u64()),
+        Some(Some(5))
+    );
     // And its result typed: the five points checked, all valid.
-    let Some(crate::api::JobResult::Run(result)) = done.outcome().unwrap() else {
+    let Some(crate::api::validation::JobResult::Run(result)) = done.outcome().unwrap() else {
         panic!("a run's job answers a run's result: {:?}", done.outcome());
     };
     assert_eq!((result.counts.valid, result.passed()), (5, true));
@@ -477,7 +479,7 @@ fn a_large_run_that_waits_checks_every_point_now() {
     // Over the default maxPoints (1,000): run queues it and says so.
     let outcome = platform.validation().run(&me, &req).unwrap();
     assert!(
-        matches!(&outcome, crate::api::RunOutcome::Queued(q) if q.job.starts_with("job-")),
+        matches!(&outcome, crate::api::validation::RunOutcome::Queued(q) if q.job.starts_with("job-")),
         "{outcome:?}"
     );
     let waited = platform.validation().run_and_wait(&me, &req).unwrap();
@@ -511,7 +513,7 @@ fn a_batch_item_past_its_max_points_names_its_job_and_a_batch_that_waits_checks_
             .unwrap();
     }
     let at: Vec<_> = (0..5).map(hour).collect();
-    let batch = crate::api::ValidationBatch::new(["A:S", "B:S"]).at(at);
+    let batch = crate::api::validation::ValidationBatch::new(["A:S", "B:S"]).at(at);
     let run = platform.validation().run_batch(&me, &batch).unwrap();
     let (queued, checked) = (&run.results[0], &run.results[1]);
     let job = queued.job.as_deref().expect("the item's job");

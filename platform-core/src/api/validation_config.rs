@@ -2,7 +2,7 @@
 //! [`ValidationOptions`], saved by [`Validation::save_config`] through the save the JSON body
 //! takes, so every rule and error is the same.
 
-use super::ValidationKind;
+use super::validation::ValidationKind;
 use crate::auth::Principal;
 use crate::documents::SaveOptions;
 use crate::error::{Error, Result};
@@ -20,7 +20,7 @@ use serde::Serialize;
 /// enabled, no `runOnUpdate`, and the defaults of [`ValidationOptions`].
 ///
 /// ```
-/// use platform_core::api::{Check, CheckScope, Severity, ValidationConfig};
+/// use platform_core::api::{validation::Check, validation::CheckScope, validation::Severity, validation::ValidationConfig};
 /// use serde_json::json;
 ///
 /// let config = ValidationConfig::timeseries("DE:SPOT")
@@ -83,7 +83,7 @@ pub struct ValidationConfig {
 /// the scope is `point` (series) or `tenor` (curves), the severity `failed`, and it is enabled.
 ///
 /// ```
-/// use platform_core::api::{Check, Severity};
+/// use platform_core::api::{validation::Check, validation::Severity};
 /// let check = Check::new("Daily move", "abs(value - prev(1)) < 20").severity(Severity::Severe);
 /// assert_eq!(serde_json::to_value(&check).unwrap(), serde_json::json!({
 ///     "name": "Daily move", "expression": "abs(value - prev(1)) < 20", "severity": "severe"}));
@@ -112,7 +112,7 @@ pub struct Check {
 /// default. Out of its bounds, an option is refused when the configuration is saved.
 ///
 /// ```
-/// use platform_core::api::ValidationOptions;
+/// use platform_core::api::validation::ValidationOptions;
 /// let options = ValidationOptions { lookback: Some(30), write_status: Some(true), ..Default::default() };
 /// assert_eq!(serde_json::to_value(&options).unwrap(), serde_json::json!({"lookback": 30, "writeStatus": true}));
 /// ```
@@ -319,7 +319,7 @@ impl Validation<'_> {
     /// the current one. Role `writer`.
     ///
     /// ```
-    /// use platform_core::api::{Check, Point, ValidationConfig, ValidationRequest};
+    /// use platform_core::api::{validation::Check, data::Point, validation::ValidationConfig, validation::ValidationRequest};
     /// use platform_core::ErrorCode;
     /// use chrono::{Duration, TimeZone, Utc};
     ///

@@ -4,6 +4,7 @@
 //! ignored.
 
 use super::*;
+use super::{data::*, validation::*};
 use crate::clock::FixedClock;
 use crate::error::{Error, ErrorCode};
 use crate::store::sqlite::SqliteStore;

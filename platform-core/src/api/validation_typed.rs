@@ -1,7 +1,7 @@
 //! What a finished validation job produced, typed ([`JobResult`]): the answer of the run or
 //! batch it ran, read from the result the job stored.
 
-use super::ValidationBatchResult;
+use super::validation::ValidationBatchResult;
 use crate::error::{Error, Result};
 use serde::Deserialize;
 
@@ -9,17 +9,17 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobResult {
     /// A `run` of one data item sent to the background.
-    Run(super::ValidationResult),
+    Run(super::validation::ValidationResult),
     /// A `runMany` batch (or one of its items) sent to the background.
     Batch(ValidationBatchResult),
 }
 
-impl super::JobInfo {
+impl super::jobs::JobInfo {
     /// What the job produced, typed, once it is done: `None` while it is queued or running,
     /// and for a job that failed (its `message` says why).
     ///
     /// ```
-    /// use platform_core::api::{JobResult, Point, RunOutcome, ValidationRequest};
+    /// use platform_core::api::{validation::JobResult, data::Point, validation::RunOutcome, validation::ValidationRequest};
     /// use chrono::{Duration, TimeZone, Utc};
     /// use serde_json::json;
     /// let platform = platform_core::Platform::in_memory()?;
@@ -52,7 +52,7 @@ impl super::JobInfo {
             ))
         };
         match self.kind.as_str() {
-            "run" => super::ValidationResult::deserialize(result)
+            "run" => super::validation::ValidationResult::deserialize(result)
                 .map(|r| Some(JobResult::Run(r)))
                 .map_err(|e| read("a run's", e)),
             "runMany" => ValidationBatchResult::deserialize(result)

@@ -5,6 +5,7 @@
 //! request, and bad input is refused with the interface's texts, nothing stored.
 
 use super::*;
+use super::{data::*, validation::*};
 use crate::clock::FixedClock;
 use crate::error::{ErrorCode, Result};
 use crate::store::sqlite::SqliteStore;

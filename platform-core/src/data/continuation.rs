@@ -136,7 +136,7 @@ impl Continuation {
     /// from 01 is refused, naming the codes allowed.
     ///
     /// ```
-    /// use platform_core::api::{Adjust, Continuation, DataQuery, Roll};
+    /// use platform_core::api::{data::Adjust, data::Continuation, data::DataQuery, data::Roll};
     /// let front = Continuation::new("M01", Roll::Expiry, Some(Adjust::Ratio))?;
     /// assert_eq!((front.code().as_str(), front.roll(), front.adjust()), ("M01", Roll::Expiry, Some(Adjust::Ratio)));
     /// let q = DataQuery { continuation: Some(front), ..Default::default() };

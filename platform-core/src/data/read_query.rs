@@ -132,7 +132,7 @@ impl DataQuery {
     /// naming the closest one, as over HTTP.
     ///
     /// ```
-    /// use platform_core::api::{DataQuery, Params};
+    /// use platform_core::api::{data::DataQuery, Params};
     /// let e = DataQuery::from_params(&Params::from_slice(&[("_calender", "DAILY")])).unwrap_err();
     /// assert!(e.to_string().contains("did you mean _calendar?"), "{e}");
     /// ```

@@ -5,16 +5,16 @@ use crate::Platform;
 /// Time series and forward curves, kept on objects: the data id `OBJ:PROP` names the series
 /// or curve `PROP` of object `OBJ`. Data is versioned with its object: every write makes an
 /// object version, a read can ask for an old version, and rolling the object back
-/// ([`crate::api::Objects::roll_back`]) rolls its data back. From [`Platform::data`].
+/// ([`crate::api::objects::Objects::roll_back`]) rolls its data back. From [`Platform::data`].
 ///
-/// The typed calls write and read [`crate::api::Point`]s and [`crate::api::Contract`]s; the JSON calls are the data
+/// The typed calls write and read [`crate::api::data::Point`]s and [`crate::api::data::Contract`]s; the JSON calls are the data
 /// service's reads as the server answers them.
 ///
 /// A data item has one read, answered in the form its caller needs:
 ///
 /// - typed: [`Data::series`] and [`Data::curve`] (numbers, converted and scaled as a
-///   [`crate::api::SeriesQuery`] or [`crate::api::CurveQuery`] asks), [`Data::data_item`]
-///   (a series or a curve read as the server's parameters, a [`crate::api::DataQuery`], ask);
+///   [`crate::api::data::SeriesQuery`] or [`crate::api::data::CurveQuery`] asks), [`Data::data_item`]
+///   (a series or a curve read as the server's parameters, a [`crate::api::data::DataQuery`], ask);
 /// - the server's answer, the same read in other bytes: [`Data::read`] (JSON),
 ///   [`Data::read_json_bytes`], [`Data::read_arrow_bytes`], [`Data::read_arrow_stream`],
 ///   [`Data::read_record_batch`] and [`Data::read_csv`];
@@ -26,7 +26,7 @@ use crate::Platform;
 /// [`Data::read_columns_many`], which reads each id from the source it names.
 ///
 /// ```
-/// use platform_core::api::{Point, ReadRange, SeriesQuery, WriteOptions};
+/// use platform_core::api::{data::Point, data::ReadRange, data::SeriesQuery, data::WriteOptions};
 /// use platform_core::api::VersionRef;
 /// use chrono::{TimeZone, Utc};
 ///

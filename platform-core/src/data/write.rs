@@ -154,8 +154,8 @@ impl Data<'_> {
     /// one round trip.
     ///
     /// ```
-    /// use platform_core::api::Point;
-    /// use platform_core::api::Window;
+    /// use platform_core::api::data::Point;
+    /// use platform_core::api::data::Window;
     /// use chrono::{TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

@@ -125,7 +125,7 @@ impl Objects<'_> {
     /// Every version of a document (its system fields, [`ObjectVersion`]), oldest first.
     ///
     /// ```
-    /// use platform_core::api::{Collection, Object, SaveOptions, Source};
+    /// use platform_core::api::{Collection, objects::Object, objects::SaveOptions, Source};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// platform.objects().save_object(&me, &Object::new("NBP").with("lots", 1), &Default::default())?;

@@ -17,7 +17,7 @@ use crate::Platform;
 /// `Object` over them.
 ///
 /// ```
-/// use platform_core::api::Object;
+/// use platform_core::api::objects::Object;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
 /// let objects = platform.objects();

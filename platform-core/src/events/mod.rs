@@ -2,7 +2,7 @@
 //!
 //! Every change raises an event in the transaction of the change (`emit`): one delivery row
 //! per automation whose conditions match it (the outbox). A worker
-//! ([`crate::api::Deliveries::run_next`]) delivers each to its target at least once, in order per
+//! ([`crate::api::automations::Deliveries::run_next`]) delivers each to its target at least once, in order per
 //! item and automation, with retries and backoff, writing every attempt to the automation log.
 //!
 //! | Module | Holds |

@@ -309,7 +309,7 @@ fn collection_of(service: &str) -> Result<Collection> {
 /// `service`.
 ///
 /// ```
-/// use platform_core::api::Extension;
+/// use platform_core::api::extensions::Extension;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
 /// let draft = platform.extensions().save(&admin, &Extension::new("acme", "hello").with_name("Hello"))?;

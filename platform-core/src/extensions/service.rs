@@ -93,7 +93,7 @@ impl Extensions<'_> {
     /// tenant may publish it.
     ///
     /// ```
-    /// use platform_core::api::{Extension, Permission};
+    /// use platform_core::api::{extensions::Extension, extensions::Permission};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let ann = platform.tenancy().local_principal("acme", "ann")?;
     /// let draft = Extension::new("acme", "hello").with_permission(Permission::secret("feed"));
@@ -180,7 +180,7 @@ impl Extensions<'_> {
     /// then runs its `install` (or `upgrade`) script.
     ///
     /// ```
-    /// use platform_core::api::{Acceptance, Extension, Lifecycle};
+    /// use platform_core::api::{extensions::Acceptance, extensions::Extension, extensions::Lifecycle};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let ann = platform.tenancy().local_principal("acme", "ann")?;
     /// let gus = platform.tenancy().local_principal("globex", "gus")?;
@@ -604,7 +604,7 @@ impl Extensions<'_> {
     /// secret id...).
     ///
     /// ```
-    /// use platform_core::api::{Extension, Source};
+    /// use platform_core::api::{extensions::Extension, Source};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let admin = platform.tenancy().local_principal("acme", "ann")?;
     /// let draft = Extension::new("acme", "hello").with_name("Hello");

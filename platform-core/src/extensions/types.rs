@@ -28,7 +28,7 @@ impl PartialEq for Order {
 /// installing tenant's secret `<id>` from the extension's scripts and views.
 ///
 /// ```
-/// use platform_core::api::Permission;
+/// use platform_core::api::extensions::Permission;
 /// let p: Permission = "secret:feed".parse()?;
 /// assert_eq!(p, Permission::secret("feed"));
 /// assert_eq!(p.to_string(), "secret:feed");
@@ -134,7 +134,7 @@ impl ResourceIds {
 /// (public `#` ids are shared, not copied). Its JSON form keeps the order they are written in.
 ///
 /// ```
-/// use platform_core::api::{ExtensionResources, Lifecycle};
+/// use platform_core::api::{extensions::ExtensionResources, extensions::Lifecycle};
 /// let r = ExtensionResources::default()
 ///     .with("object", "HUBLIST")
 ///     .with_script(Lifecycle::Install, "acme-install");
@@ -263,7 +263,7 @@ impl ExtensionView {
 /// writes its fields in the order they are stored.
 ///
 /// ```
-/// use platform_core::api::{Extension, Lifecycle, Permission};
+/// use platform_core::api::{extensions::Extension, extensions::Lifecycle, extensions::Permission};
 /// let e = Extension::new("acme", "prices")
 ///     .with_name("Prices")
 ///     .with_resource("object", "HUBLIST")
@@ -410,7 +410,7 @@ impl LifecycleRun {
 /// extension does not ask for, naming it.
 ///
 /// ```
-/// use platform_core::api::{Acceptance, Params, Permission};
+/// use platform_core::api::{extensions::Acceptance, Params, extensions::Permission};
 /// let sent = Params::from_slice(&[("_accept", "secret:feed, secret:smtp"), ("_accept", "")]);
 /// let granted = Acceptance::of([Permission::secret("feed"), Permission::secret("smtp")]);
 /// assert_eq!(Acceptance::from_params(&sent), granted);

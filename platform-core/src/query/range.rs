@@ -42,7 +42,7 @@ use super::period::{self, AbsolutePeriod, Period};
 /// included and its end excluded.
 ///
 /// ```
-/// use platform_core::api::{Point, ReadRange, SeriesQuery};
+/// use platform_core::api::{data::Point, data::ReadRange, data::SeriesQuery};
 /// use chrono::{Duration, TimeZone, Utc};
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;

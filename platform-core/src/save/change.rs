@@ -19,7 +19,7 @@ impl Objects<'_> {
     /// Answers the version tagged with every tag it now carries.
     ///
     /// ```
-    /// use platform_core::api::{Collection, Object, Source, VersionRef};
+    /// use platform_core::api::{Collection, objects::Object, Source, VersionRef};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let objects = platform.objects();
@@ -64,7 +64,7 @@ impl Objects<'_> {
     /// versions deleted and the version current after it.
     ///
     /// ```
-    /// use platform_core::api::{Collection, DeleteTarget, Object, Source, VersionRef};
+    /// use platform_core::api::{Collection, objects::DeleteTarget, objects::Object, Source, VersionRef};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// for lots in 1..=3 {

@@ -24,7 +24,7 @@ use crate::query::Params;
 use crate::store::{Collection, DataKey, Hold, ReadTx};
 use serde_json::{Map, Value};
 
-/// How a CSV text is imported into one series or curve of an object ([`crate::api::Data::import_csv`],
+/// How a CSV text is imported into one series or curve of an object ([`crate::api::data::Data::import_csv`],
 /// the query of `POST /data/v1/{source}/{OBJ:PROP}`). The default merges into the series as a
 /// JSON save does.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -166,7 +166,7 @@ impl Data<'_> {
     /// `Content-Type: text/csv`.
     ///
     /// ```
-    /// use platform_core::api::{CsvImport, Object};
+    /// use platform_core::api::{data::CsvImport, objects::Object};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// platform.objects().save_object(&me, &Object::new("GB"), &Default::default())?;

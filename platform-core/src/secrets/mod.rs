@@ -99,7 +99,7 @@ pub use secret::{DeletedSecret, Secret, StoredSecret};
 /// the key values are sealed with.
 ///
 /// ```
-/// use platform_core::api::Secret;
+/// use platform_core::api::secrets::Secret;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
 /// let saved = platform.secrets().save(&admin, &Secret::new("hook", "s3cret"))?;

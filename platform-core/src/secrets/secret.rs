@@ -109,7 +109,7 @@ impl Secret {
     /// `_version`, `_tag` and `_type` are ignored.
     ///
     /// ```
-    /// use platform_core::api::Secret;
+    /// use platform_core::api::secrets::Secret;
     /// let body = serde_json::json!({"_id": "hook", "value": "s3cret", "expires": "2999-12-31"});
     /// let secret = Secret::from_body(&body)?;
     /// assert_eq!(secret.expires, Some(Some("2999-12-31".to_string())));

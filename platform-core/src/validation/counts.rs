@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// form is the lower-case name the JSON answers use.
 ///
 /// ```
-/// use platform_core::api::ValidationStatus;
+/// use platform_core::api::validation::ValidationStatus;
 /// assert_eq!(serde_json::to_value(ValidationStatus::Failed).unwrap(), "failed");
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -37,7 +37,7 @@ impl ValidationStatus {
     /// Whether the status counts as failing (`failed`, `error`, `severe`).
     ///
     /// ```
-    /// use platform_core::api::ValidationStatus;
+    /// use platform_core::api::validation::ValidationStatus;
     /// assert!(ValidationStatus::Severe.is_failing());
     /// assert!(!ValidationStatus::Warning.is_failing());
     /// ```
@@ -53,7 +53,7 @@ impl ValidationStatus {
     /// (`warning`, `failed`, `error`, `severe`) are what a failing-points view shows.
     ///
     /// ```
-    /// use platform_core::api::ValidationStatus;
+    /// use platform_core::api::validation::ValidationStatus;
     /// assert!(ValidationStatus::Skipped.passed());
     /// assert!(!ValidationStatus::Warning.passed());
     /// ```
@@ -127,7 +127,7 @@ impl ValidationCounts {
     /// Points with a failing status (`failed`, `error`, `severe`).
     ///
     /// ```
-    /// let c = platform_core::api::ValidationCounts { valid: 5, failed: 1, severe: 1, ..Default::default() };
+    /// let c = platform_core::api::validation::ValidationCounts { valid: 5, failed: 1, severe: 1, ..Default::default() };
     /// assert_eq!(c.failing(), 2);
     /// ```
     pub fn failing(&self) -> u64 {
@@ -165,7 +165,7 @@ impl ValidationCounts {
 /// answers (`{"failed": 1, "valid": 2}`, in that order); it reads as [`ValidationCounts`].
 ///
 /// ```
-/// use platform_core::api::{StatusCounts, ValidationStatus};
+/// use platform_core::api::{validation::StatusCounts, validation::ValidationStatus};
 /// let counts: StatusCounts =
 ///     [ValidationStatus::Failed, ValidationStatus::Valid, ValidationStatus::Failed].into_iter().collect();
 /// assert_eq!((counts.failed, counts.valid, counts.failing()), (2, 1, 2));
@@ -279,7 +279,7 @@ impl<'de> Deserialize<'de> for StatusCounts {
 /// answers that count by kind list them.
 ///
 /// ```
-/// use platform_core::api::ValidationKind;
+/// use platform_core::api::validation::ValidationKind;
 /// assert_eq!(serde_json::to_value(ValidationKind::TimeSeries).unwrap(), "timeseries");
 /// assert_eq!(serde_json::from_value::<ValidationKind>("curve".into()).unwrap(), ValidationKind::Curve);
 /// assert!(ValidationKind::Curve < ValidationKind::TimeSeries);

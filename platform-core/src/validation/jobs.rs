@@ -57,7 +57,7 @@ fn hostname() -> String {
 /// ```
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
-/// assert!(platform.jobs().list(&me)?.is_empty());
+/// assert!(platform.jobs().jobs(&me)?.is_empty());
 /// assert!(!platform.jobs().run_next()?); // nothing queued
 /// # Ok::<(), platform_core::Error>(())
 /// ```
@@ -92,6 +92,49 @@ pub struct JobInfo {
     pub not_before: Option<DateTime<Utc>>,
     /// What it produced, once done: the answer of the call it ran (JSON, as that call answers).
     pub result: Option<Value>,
+}
+
+/// Its serde form is the job as the interface lists it (`GET validation/v1?_function=jobs`):
+/// `_id`, `kind`, `status`, `progress`, `created`, `started`, `finished`, `message`, `user`,
+/// `notBefore`, and `result` once there is one.
+///
+/// ```
+/// use platform_core::api::data::Point;
+/// use platform_core::api::validation::{Check, RunOutcome, ValidationConfig, ValidationRequest};
+/// use chrono::{Duration, TimeZone, Utc};
+/// let platform = platform_core::Platform::in_memory()?;
+/// let me = platform.tenancy().local_principal("default", "me")?;
+/// let at = Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap();
+/// let points: Vec<Point> = (0..3).map(|h| Point::new(at + Duration::hours(h), 1.0)).collect();
+/// platform.data().write_series(&me, "NBP:SPOT", &points, &Default::default())?;
+/// let config = ValidationConfig::timeseries("NBP:SPOT").check(Check::new("positive", "value > 0")).max_points(2);
+/// platform.validation().save_config(&me, &config)?;
+/// let req = ValidationRequest::new("NBP:SPOT").between(at, at + Duration::hours(2));
+/// let RunOutcome::Queued(_) = platform.validation().run(&me, &req)? else { panic!("queued") };
+/// let jobs = platform.jobs().jobs(&me)?;
+/// let listed = serde_json::to_value(&jobs[0]).unwrap();
+/// assert_eq!((listed["kind"].as_str(), listed["status"].as_str()), (Some("run"), Some("queued")));
+/// assert!(listed.get("payload").is_none() && listed.get("result").is_none());
+/// # Ok::<(), platform_core::Error>(())
+/// ```
+impl Serialize for JobInfo {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("_id", &self.id)?;
+        m.serialize_entry("kind", &self.kind)?;
+        m.serialize_entry("status", self.status.as_str())?;
+        m.serialize_entry("progress", &self.progress)?;
+        m.serialize_entry("created", &format_instant(self.created))?;
+        m.serialize_entry("started", &self.started.map(format_instant))?;
+        m.serialize_entry("finished", &self.finished.map(format_instant))?;
+        m.serialize_entry("message", &self.message)?;
+        m.serialize_entry("user", &self.user)?;
+        m.serialize_entry("notBefore", &self.not_before.map(format_instant))?;
+        if let Some(result) = &self.result {
+            m.serialize_entry("result", result)?;
+        }
+        m.end()
+    }
 }
 
 impl JobInfo {
@@ -211,16 +254,11 @@ impl Jobs<'_> {
         self.platform.read()?.workers_seen_since(since)
     }
 
-    /// Typed: the caller's background jobs, newest first.
+    /// The caller's background jobs, newest first, without the work they carry or the grants
+    /// they run with.
     pub fn jobs(&self, p: &Principal) -> Result<Vec<JobInfo>> {
         let rows = self.platform.read()?.jobs(&p.private_scope())?;
         Ok(rows.into_iter().map(JobInfo::of).collect())
-    }
-
-    /// JSON: the caller's background jobs, newest first (without their payloads).
-    pub fn list(&self, p: &Principal) -> Result<Vec<Value>> {
-        let rows = self.platform.read()?.jobs(&p.private_scope())?;
-        Ok(rows.iter().map(public_job).collect())
     }
 
     /// Queues again the jobs a stopped server left running; returns how many. On a database
@@ -332,11 +370,60 @@ fn summary(result: &Value) -> String {
     "done".into()
 }
 
-/// A job as its owner sees it: its JSON form without the work and the rights it runs with.
-fn public_job(job: &Job) -> Value {
-    let mut doc = job.to_json();
-    for k in ["payload", "access", "features", "role"] {
-        doc.shift_remove(k);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Role;
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    /// The job as the interface listed it before `JobInfo` wrote it: its stored JSON form
+    /// without the work and the rights it runs with.
+    fn stored_form_listed(job: &Job) -> String {
+        let mut doc = job.to_json();
+        for k in ["payload", "access", "features", "role"] {
+            doc.shift_remove(k);
+        }
+        serde_json::to_string(&doc).unwrap()
     }
-    Value::Object(doc)
+
+    #[test]
+    fn a_job_is_listed_in_its_stored_form_without_its_work_or_rights() {
+        let at = |h| Utc.with_ymd_and_hms(2024, 5, 14, h, 0, 0).unwrap();
+        let queued = Job {
+            id: "job-1".into(),
+            kind: "run".into(),
+            status: JobStatus::Queued,
+            progress: 0,
+            created: at(8),
+            started: None,
+            finished: None,
+            message: "queued".into(),
+            user: "ann".into(),
+            role: Role::Writer,
+            access: vec!["DE".into()],
+            features: vec!["beta".into()],
+            payload: json!({"request": {"target": "NBP:SPOT"}}),
+            not_before: Some(at(9)),
+            result: None,
+        };
+        let done = Job {
+            status: JobStatus::Done,
+            progress: 100,
+            started: Some(at(9)),
+            finished: Some(at(10)),
+            message: "checked 3 points".into(),
+            not_before: None,
+            result: Some(json!({"points": 3, "passed": true})),
+            ..queued.clone()
+        };
+        for job in [queued, done] {
+            let listed = serde_json::to_string(&JobInfo::of(job.clone())).unwrap();
+            assert_eq!(listed, stored_form_listed(&job));
+            assert!(
+                !listed.contains("payload") && !listed.contains("beta"),
+                "{listed}"
+            );
+        }
+    }
 }

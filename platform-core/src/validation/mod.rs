@@ -49,7 +49,7 @@ use serde_json::{Map, Value};
 /// `from_body` or `from_params`, answers whose serde form is the interface's JSON).
 ///
 /// ```
-/// use platform_core::api::{Point, RunOutcome, ValidationRequest, ValidationStatus};
+/// use platform_core::api::{data::Point, validation::RunOutcome, validation::ValidationRequest, validation::ValidationStatus};
 /// use platform_core::api::Collection;
 /// use chrono::{Duration, TimeZone, Utc};
 /// use serde_json::json;

@@ -6,7 +6,7 @@ use maud::{html, Markup};
 use platform_core::api::limits::LOG_STATUSES;
 use platform_core::api::time::format_instant;
 use platform_core::api::Principal;
-use platform_core::api::{Automation, Params};
+use platform_core::api::{automations::Automation, Params};
 use platform_core::{Platform, Result};
 
 fn conditions_text(a: &Automation) -> String {

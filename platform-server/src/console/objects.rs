@@ -5,9 +5,9 @@
 use super::layout::{pager, value_text};
 use super::{enc, param, params, reads, skip_of, PAGE};
 use maud::{html, Markup};
+use platform_core::api::data::DataKind;
+use platform_core::api::objects::ObjectVersion;
 use platform_core::api::time::format_instant;
-use platform_core::api::DataKind;
-use platform_core::api::ObjectVersion;
 use platform_core::api::Page;
 use platform_core::api::Params;
 use platform_core::api::Principal;

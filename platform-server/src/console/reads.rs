@@ -3,13 +3,16 @@
 //! and refuses what it refuses, with the same messages).
 
 use crate::wire::to_wire;
-use platform_core::api::DataQuery;
+use platform_core::api::data::DataQuery;
+use platform_core::api::objects::ObjectVersion;
 use platform_core::api::ListRequest;
-use platform_core::api::ObjectVersion;
 use platform_core::api::Principal;
+use platform_core::api::{
+    automations::LogEntry, automations::LogQuery, automations::MailEntry,
+    automations::StoredAutomation,
+};
+use platform_core::api::{validation::StatsQuery, Paging, Params};
 use platform_core::api::{Collection, Page};
-use platform_core::api::{LogEntry, LogQuery, MailEntry, StoredAutomation};
-use platform_core::api::{Paging, Params, StatsQuery};
 use platform_core::api::{Source, VersionRef};
 use platform_core::{Platform, Result};
 use serde_json::Value;

@@ -5,8 +5,8 @@
 use crate::error::ApiError;
 use crate::negotiate::Output;
 use actix_web::{HttpRequest, HttpResponse};
+use platform_core::api::data::DataQuery;
 use platform_core::api::Collection;
-use platform_core::api::DataQuery;
 use platform_core::api::Principal;
 use platform_core::api::{Params, Projection};
 use platform_core::api::{Source, VersionRef};

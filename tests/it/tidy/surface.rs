@@ -50,7 +50,7 @@ fn a_path_past_the_api_is_named_and_the_api_is_not() {
     let files = [
         file(
             "a.rs",
-            "use platform_core::api::{Data, Source};\nuse platform_core::{Error, Platform};\n\
+            "use platform_core::api::{data::Data, Source};\nuse platform_core::{Error, Platform};\n\
              // platform_core::store::Collection in a comment\n\
              fn f() { let s = \"platform_core::ids::X\"; platform_core::api::time::x(); }\n",
         ),

@@ -5,7 +5,10 @@
 use super::*;
 
 mod curves;
-use crate::api::{Contract, CurveQuery, Nearest, ReadRange, SeriesQuery, WriteOptions};
+use crate::api::{
+    data::Contract, data::CurveQuery, data::Nearest, data::ReadRange, data::SeriesQuery,
+    data::WriteOptions,
+};
 use crate::data::answer::DatedPoint;
 use crate::data::model::PointValue;
 use crate::documents::SaveOptions;
@@ -707,7 +710,7 @@ fn a_scaled_read_names_its_partial_points() {
     assert_eq!(values, [day1, day2]);
     assert_eq!(
         s.partial,
-        [crate::api::Partial {
+        [crate::api::data::Partial {
             at: first.with_timezone(&Utc),
             observations: 23,
             expected: 24

@@ -50,7 +50,7 @@ impl ConditionSource {
 /// One condition of an automation: the events it receives.
 ///
 /// ```
-/// use platform_core::api::{Condition, ConditionSource};
+/// use platform_core::api::{automations::Condition, automations::ConditionSource};
 /// let c = Condition::new("object", "PLANT1", "update");
 /// assert_eq!(c.source, ConditionSource::Private);
 /// assert_eq!(
@@ -119,7 +119,7 @@ impl Condition {
 /// ([`Automation::from_body`]), so an automation without a target or conditions is refused.
 ///
 /// ```
-/// use platform_core::api::{Automation, Condition};
+/// use platform_core::api::{automations::Automation, automations::Condition};
 /// let a = Automation::new("platform.email", vec![Condition::new("object", "*", "update")])
 ///     .with_property("to", "ops@acme.example")
 ///     .with_property("subject", "changed");
@@ -173,7 +173,7 @@ impl Automation {
     /// The properties are checked against the target's inputs when it is saved.
     ///
     /// ```
-    /// use platform_core::api::Automation;
+    /// use platform_core::api::automations::Automation;
     /// let body = serde_json::json!({"target": "email", "properties": {"to": "ops@acme.example"},
     ///     "conditions": [{"service": "object", "id": "PLANT1", "action": "update"}]});
     /// let a = Automation::from_body(&body)?;

@@ -56,7 +56,7 @@ pub const MAX_CONDITIONS: usize = 20;
 pub const LOG_STATUSES: [&str; 3] = ["success", "failed", "skipped"];
 
 /// Which automation log entries to list, as a caller asks: times are text, a date or an
-/// RFC 3339 time (see [`crate::api::Automations::log`]).
+/// RFC 3339 time (see [`crate::api::automations::Automations::log`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogQuery {
     /// Only this automation.
@@ -133,7 +133,7 @@ pub fn owner_principal(scope: &Scope, doc: &Map<String, Value>) -> Principal {
 /// checked against. Its calls are in `service`.
 ///
 /// ```
-/// use platform_core::api::{Automation, Condition, Paging};
+/// use platform_core::api::{automations::Automation, automations::Condition, Paging};
 /// let platform = platform_core::Platform::in_memory()?;
 /// let admin = platform.tenancy().local_principal("default", "admin")?;
 /// let paging = Paging { skip: 0, limit: None };

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// What recreating the automations of validation configurations did. Its serde form is the
 /// answer of `_function=automations`.
 ///
-/// (See [`crate::api::Validation::recreate_automations`] for an example.)
+/// (See [`crate::api::validation::Validation::recreate_automations`] for an example.)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AutomationSync {
     /// Configurations looked at.

@@ -5,7 +5,7 @@ use super::{
     sync_owned, Automation, AutomationOwner, Automations, Condition, ConditionSource,
     DeletedAutomation,
 };
-use crate::api::{Collection, LogQuery, LogStatus, Paging, Source};
+use crate::api::{automations::LogQuery, automations::LogStatus, Collection, Paging, Source};
 use crate::auth::{Principal, Role};
 use crate::clock::{format_instant, FixedClock};
 use crate::error::ErrorCode;

@@ -4,7 +4,10 @@
 use super::tests::platform;
 use super::{sync_owned, Automations};
 use crate::api::time::delay_param;
-use crate::api::{Automation, Collection, Condition, LogQuery, Paging, Principal, Source};
+use crate::api::{
+    automations::Automation, automations::Condition, automations::LogQuery, Collection, Paging,
+    Principal, Source,
+};
 use serde_json::{json, Value};
 
 const ALL: Paging = Paging {

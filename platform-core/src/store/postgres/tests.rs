@@ -466,7 +466,7 @@ fn lists_of_one_type_search_its_per_type_indexes() {
 /// statements were prepared once on every connection used.)
 #[test]
 fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
-    use crate::api::Point;
+    use crate::api::data::Point;
     use crate::data::series::Window;
     use crate::documents::SaveOptions;
     use crate::store::Collection;
@@ -500,7 +500,7 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
         .automations()
         .save(
             &p,
-            &crate::api::Automation::from_body(&json!({
+            &crate::api::automations::Automation::from_body(&json!({
                 "target": "platform.webhook", "properties": {"url": "http://93.184.215.14/x"},
                 "conditions": [{"service": "object", "id": "*", "action": "*"}]}))
             .unwrap(),
@@ -603,7 +603,7 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
             .unwrap();
         let start = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
         let end = start + chrono::TimeDelta::hours(n as i64 - 1);
-        let req = crate::api::ValidationRequest::new(id).between(start, end);
+        let req = crate::api::validation::ValidationRequest::new(id).between(start, end);
         counted(&|| {
             let done = platform
                 .validation()

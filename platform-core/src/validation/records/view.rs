@@ -77,7 +77,7 @@ pub struct TimelineEvent {
 /// record of the interface; fields the record keeps beyond these (what the platform last sent
 /// as validated) are in `other`.
 ///
-/// (See [`crate::api::Validation::records`] for an example.)
+/// (See [`crate::api::validation::Validation::records`] for an example.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationRecord {

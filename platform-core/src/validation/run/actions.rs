@@ -51,7 +51,7 @@ impl RecordOutcome {
 /// comment's message.
 ///
 /// ```
-/// use platform_core::api::RecordsAction;
+/// use platform_core::api::validation::RecordsAction;
 /// let body = serde_json::json!({"ids": ["NBP:SPOT:2024-01-01"], "reason": " outage "});
 /// let action = RecordsAction::from_body("override", &body)?;
 /// assert_eq!(action, RecordsAction::Override {

@@ -16,7 +16,7 @@ use serde_json::Value;
 /// The outcome at one point: its record as the run left it (the fields a run answers with)
 /// and its status before the run.
 ///
-/// (See [`crate::api::Validation`] for an example.)
+/// (See [`crate::api::validation::Validation`] for an example.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PointResult {
@@ -78,9 +78,9 @@ pub struct RunTimings {
     pub save: f64,
 }
 
-/// The outcome of a run or a test (see [`crate::api::Validation`] and
-/// [`crate::api::Validation::test`] for examples). It reads back from a background run's stored
-/// result ([`crate::api::JobInfo::outcome`]).
+/// The outcome of a run or a test (see [`crate::api::validation::Validation`] and
+/// [`crate::api::validation::Validation::test`] for examples). It reads back from a background run's stored
+/// result ([`crate::api::jobs::JobInfo::outcome`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ValidationResult {
     /// The data id checked.
@@ -109,7 +109,7 @@ impl ValidationResult {
     /// Whether no checked point has a failing status (warnings pass).
     ///
     /// ```
-    /// use platform_core::api::{ValidationCounts, ValidationResult};
+    /// use platform_core::api::{validation::ValidationCounts, validation::ValidationResult};
     /// let counts = ValidationCounts { valid: 3, warning: 1, ..Default::default() };
     /// let r = ValidationResult { counts: counts.into(), ..Default::default() };
     /// assert!(r.passed());

@@ -20,7 +20,7 @@ fn is_false(b: &bool) -> bool {
 /// range, `background` or a delay go to a background job. Its serde form is the body.
 ///
 /// ```
-/// use platform_core::api::ValidationBatch;
+/// use platform_core::api::validation::ValidationBatch;
 /// use chrono::NaiveDate;
 /// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
 /// let batch = ValidationBatch::new(["NBP:SPOT", "TTF:SPOT"]).between(d(1), d(7));
@@ -94,7 +94,7 @@ impl ValidationBatch {
     /// not an error per item nor a job that fails later).
     ///
     /// ```
-    /// use platform_core::api::ValidationBatch;
+    /// use platform_core::api::validation::ValidationBatch;
     /// let batch = ValidationBatch::from_body(&serde_json::json!({
     ///     "targets": ["NBP:SPOT"], "points": ["2024-05-01"], "_delay": "500"}))?;
     /// assert_eq!((batch.targets.len(), batch.points.len(), batch.delay_ms), (1, 1, Some(500)));
@@ -196,7 +196,7 @@ pub struct BatchItemResult {
     pub error: Option<String>,
     /// The background job it went to (more points than its configuration's `maxPoints`):
     /// nothing of it is checked yet, though its status says `skipped`
-    /// ([`crate::api::Validation::run_batch_and_wait`] checks it now).
+    /// ([`crate::api::validation::Validation::run_batch_and_wait`] checks it now).
     #[serde(default)]
     pub job: Option<String>,
 }
@@ -239,7 +239,7 @@ impl Serialize for BatchItemResult {
 /// The outcome of a batch: each data item's, or the background job it went to. Its serde form
 /// is the answer of `runMany`: `{targets, counts, results}`, or for a batch sent to the
 /// background `{background: true, message, job}`. It reads back from a background batch's
-/// stored result ([`crate::api::JobInfo::outcome`]).
+/// stored result ([`crate::api::jobs::JobInfo::outcome`]).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct ValidationBatchResult {
@@ -253,7 +253,7 @@ pub struct ValidationBatchResult {
     pub background: bool,
     /// Where the background job went.
     pub message: Option<String>,
-    /// The background job ([`crate::api::Jobs::run_next`] or a server's worker runs it).
+    /// The background job ([`crate::api::jobs::Jobs::run_next`] or a server's worker runs it).
     pub job: Option<String>,
 }
 

@@ -20,7 +20,7 @@ impl Validation<'_> {
     /// more, a range, `background` or a delay go to a background job.
     ///
     /// ```
-    /// use platform_core::api::{Collection, Point, ValidationBatch, ValidationStatus};
+    /// use platform_core::api::{Collection, data::Point, validation::ValidationBatch, validation::ValidationStatus};
     /// use chrono::{TimeZone, Utc};
     /// use serde_json::json;
     /// let platform = platform_core::Platform::in_memory()?;

@@ -106,7 +106,7 @@ impl Validation<'_> {
     /// a run asked for the background or for later is refused). Role `writer`.
     ///
     /// ```
-    /// use platform_core::api::{Point, ValidationRequest};
+    /// use platform_core::api::{data::Point, validation::ValidationRequest};
     /// use chrono::{Duration, TimeZone, Utc};
     /// use serde_json::json;
     /// let platform = platform_core::Platform::in_memory()?;
@@ -144,7 +144,7 @@ impl Validation<'_> {
     /// storing nothing.
     ///
     /// ```
-    /// use platform_core::api::{Point, ValidationRequest};
+    /// use platform_core::api::{data::Point, validation::ValidationRequest};
     /// use chrono::{TimeZone, Utc};
     /// use serde_json::json;
     /// let platform = platform_core::Platform::in_memory()?;

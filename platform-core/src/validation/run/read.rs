@@ -181,7 +181,7 @@ impl Validation<'_> {
     /// them.
     ///
     /// ```
-    /// use platform_core::api::{Collection, ListRequest, Params, Point, ValidationRequest, ValidationStatus};
+    /// use platform_core::api::{Collection, ListRequest, Params, data::Point, validation::ValidationRequest, validation::ValidationStatus};
     /// use chrono::{TimeZone, Utc};
     /// use serde_json::json;
     /// let platform = platform_core::Platform::in_memory()?;

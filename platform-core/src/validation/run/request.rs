@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 /// writes it (a time without an offset is read in the series' zone).
 ///
 /// ```
-/// use platform_core::api::When;
+/// use platform_core::api::validation::When;
 /// use chrono::{NaiveDate, TimeZone, Utc};
 /// let day: When = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap().into();
 /// let hour: When = Utc.with_ymd_and_hms(2024, 5, 14, 7, 0, 0).unwrap().into();
@@ -80,7 +80,7 @@ impl From<NaiveDate> for When {
 /// point, or a curve's newest ondate, when neither is given), all checks or some.
 ///
 /// ```
-/// use platform_core::api::ValidationRequest;
+/// use platform_core::api::validation::ValidationRequest;
 /// use chrono::NaiveDate;
 /// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
 /// let req = ValidationRequest::new("TTF:FWD").between(d(1), d(14)).only_checks(["monotone"]);
@@ -115,7 +115,7 @@ impl ValidationRequest {
     /// A request for the latest point of `target` (a curve: its newest ondate), every check.
     ///
     /// ```
-    /// let req = platform_core::api::ValidationRequest::new("NBP:SPOT");
+    /// let req = platform_core::api::validation::ValidationRequest::new("NBP:SPOT");
     /// assert!(req.points.is_empty() && req.from.is_none() && req.checks.is_none());
     /// ```
     pub fn new(target: impl Into<String>) -> ValidationRequest {
@@ -128,7 +128,7 @@ impl ValidationRequest {
     /// The same request over the points from `from` to `to`, both included.
     ///
     /// ```
-    /// use platform_core::api::{ValidationRequest, When};
+    /// use platform_core::api::{validation::ValidationRequest, validation::When};
     /// use chrono::NaiveDate;
     /// let d = |day| NaiveDate::from_ymd_opt(2024, 5, day).unwrap();
     /// let req = ValidationRequest::new("TTF:FWD").between(d(1), d(31));
@@ -147,7 +147,7 @@ impl ValidationRequest {
     /// ```
     /// use chrono::{TimeZone, Utc};
     /// let at = |h| Utc.with_ymd_and_hms(2024, 5, 14, h, 0, 0).unwrap();
-    /// let req = platform_core::api::ValidationRequest::new("DE:POWER").at([at(7), at(8)]);
+    /// let req = platform_core::api::validation::ValidationRequest::new("DE:POWER").at([at(7), at(8)]);
     /// assert_eq!(req.points.len(), 2);
     /// ```
     pub fn at<W: Into<When>>(self, points: impl IntoIterator<Item = W>) -> ValidationRequest {
@@ -175,7 +175,7 @@ impl ValidationRequest {
     /// that is not one, a delay out of bounds is refused).
     ///
     /// ```
-    /// use platform_core::api::{ValidationRequest, When};
+    /// use platform_core::api::{validation::ValidationRequest, validation::When};
     /// let req = ValidationRequest::from_body(&serde_json::json!({
     ///     "target": "TTF:FWD", "from": "2024-05-01", "to": "2024-05-31T10:00", "checks": ["cap"]}))?;
     /// assert_eq!(req.target.as_deref(), Some("TTF:FWD"));

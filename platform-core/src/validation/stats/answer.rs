@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 /// data item, a kind or a configuration group.
 ///
 /// ```
-/// use platform_core::api::{Params, StatsQuery};
+/// use platform_core::api::{Params, validation::StatsQuery};
 /// let q = StatsQuery { kind: Some("curve".into()), ..Default::default() };
 /// assert!(q.from.is_none() && q.target.is_none());
 /// let read = StatsQuery::from_params(&Params::from_slice(&[("kind", "curve")]))?;
@@ -196,7 +196,7 @@ pub struct ConfigStats {
 
 /// The dashboard statistics of the caller's validation records.
 ///
-/// (See [`crate::api::Validation::stats`] for an example.)
+/// (See [`crate::api::validation::Validation::stats`] for an example.)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationStats {

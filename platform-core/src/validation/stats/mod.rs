@@ -31,7 +31,7 @@ impl Validation<'_> {
     /// caller's configurations.
     ///
     /// ```
-    /// use platform_core::api::StatsQuery;
+    /// use platform_core::api::validation::StatsQuery;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let curves = StatsQuery { kind: Some("curve".into()), ..Default::default() };

@@ -146,7 +146,7 @@ pub struct SuggestedItem {
 
 /// What `suggest` proposes: the window and each data item's proposals.
 ///
-/// (See [`crate::api::Validation::suggest`] for an example.)
+/// (See [`crate::api::validation::Validation::suggest`] for an example.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Suggestions {
     /// The window's days.
@@ -188,7 +188,7 @@ impl Validation<'_> {
     /// window; nothing is stored. An item that cannot be read answers why in its place.
     ///
     /// ```
-    /// use platform_core::api::{Point, SuggestionRequest};
+    /// use platform_core::api::{data::Point, validation::SuggestionRequest};
     /// use chrono::{Duration, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

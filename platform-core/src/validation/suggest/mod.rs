@@ -72,7 +72,7 @@ const MAX_FAIL_SHARE: f64 = 0.1;
 /// newest `max_curves`, 2 to 60, default 25). Its serde form is the body.
 ///
 /// ```
-/// use platform_core::api::SuggestionRequest;
+/// use platform_core::api::validation::SuggestionRequest;
 /// let req = SuggestionRequest { days: Some(60), ..SuggestionRequest::new(["NBP:SPOT"]) };
 /// assert_eq!(serde_json::to_value(&req).unwrap(), serde_json::json!({
 ///     "targets": ["NBP:SPOT"], "kind": "timeseries", "days": 60}));
@@ -105,7 +105,7 @@ impl SuggestionRequest {
         }
     }
 
-    /// The request a body of `suggest` asks, checked as [`crate::api::Validation::suggest`]
+    /// The request a body of `suggest` asks, checked as [`crate::api::validation::Validation::suggest`]
     /// checks it, with the same texts: `targets` (required, 1 to 25 data ids), `kind`
     /// (`timeseries`, the default, or `curve`), `days` and `maxCurves` (integers within their
     /// bounds, or null); other fields are not read.

@@ -99,7 +99,7 @@ pub struct TunedItem {
 
 /// What `tune` proposes: the window and each item's relaxations.
 ///
-/// (See [`crate::api::Validation::tune`] for an example.)
+/// (See [`crate::api::validation::Validation::tune`] for an example.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tunings {
     /// The window's days.
@@ -129,7 +129,7 @@ impl Validation<'_> {
     /// read answers why in its place.
     ///
     /// ```
-    /// use platform_core::api::{Collection, Point, TuningItem, TuningRequest, ValidationRequest};
+    /// use platform_core::api::{Collection, data::Point, validation::TuningItem, validation::TuningRequest, validation::ValidationRequest};
     /// use chrono::{Duration, Utc};
     /// use serde_json::json;
     /// let platform = platform_core::Platform::in_memory()?;

@@ -62,11 +62,11 @@ pub struct TuningItem {
 }
 
 /// A request for relaxed thresholds of saved checks (`tune`): up to 25 items, over the window
-/// of [`crate::api::SuggestionRequest`] (widened to the oldest point given). Its serde form is
+/// of [`crate::api::validation::SuggestionRequest`] (widened to the oldest point given). Its serde form is
 /// the body.
 ///
 /// ```
-/// use platform_core::api::{TuningItem, TuningRequest};
+/// use platform_core::api::{validation::TuningItem, validation::TuningRequest};
 /// use chrono::NaiveDate;
 /// let day = NaiveDate::from_ymd_opt(2024, 5, 14).unwrap();
 /// let req = TuningRequest::new([TuningItem { target: "TTF:FWD".into(), points: vec![day.into()], tenors: None }]);
@@ -99,7 +99,7 @@ impl TuningRequest {
         }
     }
 
-    /// The request a body of `tune` asks, checked as [`crate::api::Validation::tune`] checks
+    /// The request a body of `tune` asks, checked as [`crate::api::validation::Validation::tune`] checks
     /// it, with the same texts: `items` (required, 1 to 25 objects `{target, points,
     /// tenors?}`, `points` the failing points as the data writes them), `days` and
     /// `maxCurves` (integers within their bounds, or null); other fields are not read.

@@ -226,7 +226,7 @@ fn the_typed_curve_reads_take_a_source_as_data_item_does() {
         .curves_in_range(&me, "TTF:FWD", range, &of(Source::Public))
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::NotFound);
-    let shape = crate::api::ShapeQuery::default();
+    let shape = crate::api::data::ShapeQuery::default();
     let e = data
         .shape_curve(&me, "TTF:FWD", &of(Source::Public), &shape)
         .unwrap_err();

@@ -39,7 +39,7 @@ fn a_database_of_the_previous_schema_migrates_and_records_its_key() {
         .unwrap();
     platform
         .secrets()
-        .save(&who, &crate::api::Secret::new("hook", "s3cret"))
+        .save(&who, &crate::api::secrets::Secret::new("hook", "s3cret"))
         .unwrap();
     drop(platform);
 

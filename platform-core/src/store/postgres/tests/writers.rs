@@ -3,7 +3,7 @@
 //! with runs again, or answers UNAVAILABLE with nothing changed.
 
 use super::super::testing::TestSchema;
-use crate::api::Point;
+use crate::api::data::Point;
 use crate::data::series::Window;
 use crate::documents::SaveOptions;
 use crate::store::Collection;

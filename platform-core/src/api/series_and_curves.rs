@@ -37,7 +37,7 @@ impl Point {
     ///
     /// ```
     /// use chrono::{TimeZone, Utc};
-    /// let p = platform_core::api::Point::new(Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap(), 42.5);
+    /// let p = platform_core::api::data::Point::new(Utc.with_ymd_and_hms(2024, 1, 1, 0, 0, 0).unwrap(), 42.5);
     /// assert_eq!(p.value, 42.5);
     /// ```
     pub fn new(at: DateTime<Utc>, value: f64) -> Point {
@@ -49,7 +49,7 @@ impl Point {
 /// stored header; `None` leaves a field as it is) and how the object version is made.
 ///
 /// ```
-/// let opts = platform_core::api::WriteOptions {
+/// let opts = platform_core::api::data::WriteOptions {
 ///     units: Some("therm".into()), currency: Some("GBP".into()),
 ///     reason: Some("daily load".into()), ..Default::default()
 /// };
@@ -103,11 +103,11 @@ impl WriteOptions {
 ///
 /// Its "between" is [`ReadRange::Between`]: from its `from` instant included to its `to`
 /// instant excluded. (The `_range` grammar's `between(d1,d2)` of [`ReadRange::Expr`] covers
-/// both dates whole, see [`RangeExpr`](crate::api::RangeExpr); a validation's
-/// [`ValidationRequest::between`](crate::api::ValidationRequest::between) includes both ends.)
+/// both dates whole, see [`RangeExpr`](crate::api::data::RangeExpr); a validation's
+/// [`ValidationRequest::between`](crate::api::validation::ValidationRequest::between) includes both ends.)
 ///
 /// ```
-/// use platform_core::api::{Point, ReadRange, SeriesQuery};
+/// use platform_core::api::{data::Point, data::ReadRange, data::SeriesQuery};
 /// use chrono::{Duration, TimeZone, Utc};
 /// assert_eq!(ReadRange::default(), ReadRange::All);
 /// let platform = platform_core::Platform::in_memory()?;
@@ -144,7 +144,7 @@ pub enum ReadRange {
 /// units and currency. The default reads every observation of the current version as stored.
 ///
 /// ```
-/// use platform_core::api::{ReadRange, SeriesQuery};
+/// use platform_core::api::{data::ReadRange, data::SeriesQuery};
 /// use platform_core::api::VersionRef;
 /// let q = SeriesQuery {
 ///     range: ReadRange::Last(24),
@@ -158,7 +158,7 @@ pub enum ReadRange {
 /// Its `source` picks the source as [`Data::data_item`]'s does:
 ///
 /// ```
-/// use platform_core::api::{Point, SeriesQuery, Source};
+/// use platform_core::api::{data::Point, data::SeriesQuery, Source};
 /// use chrono::{TimeZone, Utc};
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -229,7 +229,7 @@ const SERIES_QUERY_TERMS: &[(&str, &str)] = &[
 /// A series read: its observations and what they are.
 ///
 /// ```
-/// use platform_core::api::{Point, WriteOptions};
+/// use platform_core::api::{data::Point, data::WriteOptions};
 /// use chrono::{TimeZone, Utc};
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -299,7 +299,7 @@ impl Contract {
     /// A contract.
     ///
     /// ```
-    /// let c = platform_core::api::Contract::new("M01", 31.2);
+    /// let c = platform_core::api::data::Contract::new("M01", 31.2);
     /// assert_eq!(c.tenor, "M01");
     /// ```
     pub fn new(tenor: impl Into<String>, value: f64) -> Contract {
@@ -316,7 +316,7 @@ impl Contract {
 /// curve of the nearest one on or before (after) it.
 ///
 /// ```
-/// use platform_core::api::{CurveQuery, Nearest};
+/// use platform_core::api::{data::CurveQuery, data::Nearest};
 /// let q = CurveQuery { ondate: chrono::NaiveDate::from_ymd_opt(2024, 5, 14), currency: Some("GBP".into()), ..Default::default() };
 /// assert!(q.version.is_none());
 /// let friday = CurveQuery { ondate: chrono::NaiveDate::from_ymd_opt(2024, 5, 18), nearest: Some(Nearest::Before), ..Default::default() };
@@ -378,7 +378,7 @@ pub struct CurveContract {
 /// A curve of one ondate.
 ///
 /// ```
-/// use platform_core::api::{Contract, CurveQuery};
+/// use platform_core::api::{data::Contract, data::CurveQuery};
 /// use chrono::NaiveDate;
 /// let platform = platform_core::Platform::in_memory()?;
 /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -485,7 +485,7 @@ impl Data<'_> {
     /// at instants the series holds replace them (all of them with `opts.replace`).
     ///
     /// ```
-    /// use platform_core::api::{Point, WriteOptions};
+    /// use platform_core::api::{data::Point, data::WriteOptions};
     /// use chrono::{TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -531,7 +531,7 @@ impl Data<'_> {
     /// as JSON) is an error here: [`Data::read`] reads it.
     ///
     /// ```
-    /// use platform_core::api::{Point, ReadRange, SeriesQuery};
+    /// use platform_core::api::{data::Point, data::ReadRange, data::SeriesQuery};
     /// use chrono::{Duration, TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -631,7 +631,7 @@ impl Data<'_> {
     /// the object version it made.
     ///
     /// ```
-    /// use platform_core::api::{Contract, CurveQuery, WriteOptions};
+    /// use platform_core::api::{data::Contract, data::CurveQuery, data::WriteOptions};
     /// use chrono::NaiveDate;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -686,7 +686,7 @@ impl Data<'_> {
     /// its object version, converted as it asks.
     ///
     /// ```
-    /// use platform_core::api::{Contract, CurveQuery};
+    /// use platform_core::api::{data::Contract, data::CurveQuery};
     /// use chrono::NaiveDate;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
@@ -719,7 +719,7 @@ impl Data<'_> {
     /// has them; a curve its contracts' columns. The metadata names the item (`_id`).
     ///
     /// ```
-    /// use platform_core::api::{DataQuery, Point, RangeExpr, Source};
+    /// use platform_core::api::{data::DataQuery, data::Point, data::RangeExpr, Source};
     /// use chrono::{Duration, TimeZone, Utc};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 /// platform's and are not sent.
 ///
 /// ```
-/// use platform_core::api::Object;
+/// use platform_core::api::objects::Object;
 /// use serde_json::json;
 /// let gb = Object::new("GB").with_type("#Country").with("name", "Great Britain");
 /// assert_eq!(serde_json::to_value(&gb)?, json!({"_id": "GB", "_type": "#Country", "name": "Great Britain"}));
@@ -64,7 +64,7 @@ impl Object {
     /// A new object with this id, no type and no properties.
     ///
     /// ```
-    /// let o = platform_core::api::Object::new("NBP");
+    /// let o = platform_core::api::objects::Object::new("NBP");
     /// assert_eq!((o.id.as_str(), o.version), ("NBP", None));
     /// ```
     pub fn new(id: impl Into<String>) -> Object {
@@ -77,7 +77,7 @@ impl Object {
     /// The same object with this type.
     ///
     /// ```
-    /// let o = platform_core::api::Object::new("NBP").with_type("#Hub");
+    /// let o = platform_core::api::objects::Object::new("NBP").with_type("#Hub");
     /// assert_eq!(o.type_name.as_deref(), Some("#Hub"));
     /// ```
     pub fn with_type(self, type_name: impl Into<String>) -> Object {
@@ -90,7 +90,7 @@ impl Object {
     /// The same object with one more property (or that property replaced).
     ///
     /// ```
-    /// let o = platform_core::api::Object::new("NBP").with("currency", "GBP").with("lots", 5);
+    /// let o = platform_core::api::objects::Object::new("NBP").with("currency", "GBP").with("lots", 5);
     /// assert_eq!(o.properties["lots"], 5);
     /// ```
     pub fn with(mut self, name: impl Into<String>, value: impl Into<Value>) -> Object {
@@ -104,7 +104,7 @@ impl Object {
     /// ```
     /// use serde_json::json;
     /// let old = json!({"_id": "NBP/1", "_oid": "NBP", "_version": 1, "name": "hub"});
-    /// let o = platform_core::api::Object::from_json(old)?;
+    /// let o = platform_core::api::objects::Object::from_json(old)?;
     /// assert_eq!((o.id.as_str(), o.version), ("NBP", Some(1)));
     /// assert!(!o.properties.contains_key("_oid"));
     /// # Ok::<(), platform_core::Error>(())
@@ -126,11 +126,11 @@ impl Object {
     /// ```
     /// use serde_json::{json, Value};
     /// let doc = |v: Value| v.as_object().unwrap().clone();
-    /// let o = platform_core::api::Object::from_document(doc(json!({
+    /// let o = platform_core::api::objects::Object::from_document(doc(json!({
     ///     "_id": "NBP", "_version": 2, "_tag": ["eod"], "_timestamp": "2024-05-14T08:30:00.000Z",
     ///     "zone": "UK"})))?;
     /// assert_eq!((o.version, o.tags.as_slice(), o.properties.len()), (Some(2), &["eod".to_string()][..], 1));
-    /// let e = platform_core::api::Object::from_document(doc(json!({"_id": "NBP", "_version": "2"}))).unwrap_err();
+    /// let e = platform_core::api::objects::Object::from_document(doc(json!({"_id": "NBP", "_version": "2"}))).unwrap_err();
     /// assert_eq!(e.public_message(), "not an object: _version is not a version number");
     /// # Ok::<(), platform_core::Error>(())
     /// ```
@@ -204,7 +204,7 @@ impl Objects<'_> {
     /// (the current one, unchanged, when nothing differed).
     ///
     /// ```
-    /// use platform_core::api::{Object, SaveOptions};
+    /// use platform_core::api::{objects::Object, objects::SaveOptions};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let objects = platform.objects();
@@ -244,7 +244,7 @@ impl Objects<'_> {
     /// One version of an object, by number or tag.
     ///
     /// ```
-    /// use platform_core::api::{Object, VersionRef};
+    /// use platform_core::api::{objects::Object, VersionRef};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// let objects = platform.objects();
@@ -273,7 +273,7 @@ impl Objects<'_> {
     /// object had one version, which is now gone).
     ///
     /// ```
-    /// use platform_core::api::Object;
+    /// use platform_core::api::objects::Object;
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// platform.objects().save_object(&me, &Object::new("ZTP"), &Default::default())?;
