@@ -7,7 +7,7 @@
 //! `platform.objects()`, `.data()`, `.validation()`, `.automations()`, `.tenancy()`...):
 //!
 //! ```
-//! use platform_core::{api::Object, Platform};
+//! use platform_core::{api::objects::Object, Platform};
 //!
 //! let platform = Platform::in_memory()?;
 //! let admin = platform.tenancy().local_principal("default", "admin")?;

@@ -49,29 +49,29 @@
 //! # Ok::<(), platform_core::Error>(())
 //! ```
 
-mod data_typed;
+mod data_items;
 mod series_and_curves;
 #[doc = include_str!("embedding.md")]
 pub mod embedding {}
 pub mod formats;
 pub mod import;
 pub mod interface;
+mod job_results;
 pub mod limits;
 mod object;
-mod objects_typed;
+mod object_lists;
 mod shape;
 pub mod stores;
 pub mod time;
 mod validation_automations;
 mod validation_config;
-mod validation_typed;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod validation_config_tests;
 #[cfg(test)]
-mod validation_typed_tests;
+mod validation_tests;
 
 // The names every service uses: who calls, from which source, what collection, lists and
 // pages, versions, and the clock a platform is built with.
@@ -97,7 +97,7 @@ pub mod data {
     //! and read as types, the read grammar as types (ranges, scaling, zones, continuations,
     //! conversions, shaping), data items, bulk columns and Arrow record batches.
 
-    pub use super::data_typed::{DataEntry, DataItem};
+    pub use super::data_items::{DataEntry, DataItem};
     pub use super::series_and_curves::{
         Contract, Curve, CurveContract, CurveQuery, Partial, Point, ReadRange, Series, SeriesQuery,
         WriteOptions,
@@ -125,8 +125,8 @@ pub mod validation {
     //! The validation service ([`Validation`]): configurations and their checks, runs and batches,
     //! records and their actions, statistics, suggestions and tunings.
 
+    pub use super::job_results::JobResult;
     pub use super::validation_config::{Check, ValidationConfig, ValidationOptions};
-    pub use super::validation_typed::JobResult;
     pub use crate::events::automations::AutomationSync;
     pub use crate::validation::counts::{
         StatusCounts, ValidationCounts, ValidationKind, ValidationStatus,

@@ -228,7 +228,7 @@ impl Objects<'_> {
     /// The current version of an object (from the source its id names).
     ///
     /// ```
-    /// use platform_core::{api::Object, ErrorCode};
+    /// use platform_core::{api::objects::Object, ErrorCode};
     /// let platform = platform_core::Platform::in_memory()?;
     /// let me = platform.tenancy().local_principal("default", "me")?;
     /// platform.objects().save_object(&me, &Object::new("PEG").with("country", "FR"), &Default::default())?;
