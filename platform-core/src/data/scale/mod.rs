@@ -35,6 +35,13 @@ pub enum Target {
     GasDay,
 }
 
+/// A series calendar is a target as it is: `Scaling::aggregate(Calendar::Daily, ...)`.
+impl From<Calendar> for Target {
+    fn from(calendar: Calendar) -> Target {
+        Target::Calendar(calendar)
+    }
+}
+
 impl Target {
     /// Parses a target calendar code: a series calendar (EFA blocks and days among them) or
     /// `GASDAY`.
@@ -489,10 +496,17 @@ pub struct Scaling {
 impl Scaling {
     /// Aggregation into the coarser periods of `target`, each period's value as `observed`
     /// says (`_calendar` with `_observed`): the daily average of an hourly series is
-    /// `Scaling::aggregate(ScaleTarget::Calendar(Calendar::Daily), Observed::Averaged)`.
-    pub fn aggregate(target: Target, observed: Observed) -> Scaling {
+    /// `Scaling::aggregate(Calendar::Daily, Observed::Averaged)` (a calendar is a target;
+    /// the gas day is `ScaleTarget::GasDay`).
+    ///
+    /// ```
+    /// use platform_core::api::data::{Calendar, Observed, ScaleTarget, Scaling};
+    /// let daily = Scaling::aggregate(Calendar::Daily, Observed::Averaged);
+    /// assert_eq!(daily, Scaling::aggregate(ScaleTarget::Calendar(Calendar::Daily), Observed::Averaged));
+    /// ```
+    pub fn aggregate(target: impl Into<Target>, observed: Observed) -> Scaling {
         Scaling {
-            target,
+            target: target.into(),
             observed: Some(observed),
             distribute: false,
             block: None,
@@ -501,9 +515,9 @@ impl Scaling {
 
     /// Spreading into the finer periods of `target`, each taking its period's value
     /// (`_calendar` with `_distribution=constant`).
-    pub fn distribute(target: Target) -> Scaling {
+    pub fn distribute(target: impl Into<Target>) -> Scaling {
         Scaling {
-            target,
+            target: target.into(),
             observed: None,
             distribute: true,
             block: None,
