@@ -21,6 +21,11 @@
 //!   tenant `bench`, user `bench`. Prints one JSON line: the file's size per object (after a
 //!   checkpoint) before and after the indexes, next to the object's JSON size.
 //!
+//! - `w13 N`: W13, what an object costs on disk: `N` small objects (about 160 B of JSON) of
+//!   one type with three declared indexes, in a new database of the backend measured
+//!   (`PLATFORM_COMPARE_BACKEND=postgres` with `PLATFORM_TEST_PG` for PostgreSQL). Prints one
+//!   JSON line: bytes per object next to the object's JSON size.
+//!
 //! Knobs: `PLATFORM_COMPARE_RUNS` (runs of the heavy cases, default 5), `PLATFORM_COMPARE_SCALE`
 //! (divides every corpus size, default 1, for quick trials).
 
@@ -32,6 +37,8 @@ mod contestants;
 mod corpus;
 #[path = "compare/databases.rs"]
 mod databases;
+#[path = "compare/disk.rs"]
+mod disk;
 #[path = "compare/objects.rs"]
 mod objects;
 #[path = "compare/seeded.rs"]
@@ -109,9 +116,14 @@ fn main() {
                 .parse()
                 .expect("w10-db FILE N: N is a number of objects"),
         ),
+        Some("w13") => disk::w13(
+            args[1]
+                .parse()
+                .expect("w13 N: N is a number of objects"),
+        ),
         _ => eprintln!(
             "usage: compare dump DIR | serve-db FILE|URL [KEY_FILE] | measure [W1 W2 W3 W4 W5 W7 W12] \
-             | w10-db FILE N"
+             | w10-db FILE N | w13 N"
         ),
     }
 }

@@ -25,6 +25,7 @@ mod functions;
 mod gb_power;
 mod hardening;
 mod isolation;
+mod layout;
 mod local_time;
 mod object;
 mod openapi;
