@@ -289,7 +289,9 @@ fn blocking_failed(e: actix_web::error::BlockingError) -> ApiError {
 }
 
 /// Authenticates the caller from the headers alone. A request without credentials is refused
-/// at once; others take one trip to the blocking pool.
+/// at once; others are authenticated on this thread when the database lives in this process
+/// and a connection is free at once (a known token costs a read of the authentication epoch),
+/// else in one trip to the blocking pool.
 async fn authenticate(
     req: &HttpRequest,
     state: &web::Data<AppState>,
@@ -301,6 +303,25 @@ async fn authenticate(
         return Ok(platform
             .tenancy()
             .authenticate(None, environment.as_deref())?);
+    }
+    // A panic stays in this call, as it would on a blocking thread: the worker goes on.
+    let inline = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        platform.try_without_waiting(|platform| {
+            platform
+                .tenancy()
+                .authenticate(credentials.as_ref(), environment.as_deref())
+        })
+    }))
+    .map_err(|_| {
+        ApiError::Core(platform_core::Error::Internal(
+            "a core call panicked".into(),
+        ))
+    })?;
+    if let Some(done) = inline {
+        let principal = done?;
+        req.extensions_mut()
+            .insert(TenantTag(principal.tenant.clone()));
+        return Ok(principal);
     }
     let span = tracing::Span::current();
     let principal = web::block(move || {
