@@ -30,6 +30,8 @@ mod contract_on_a_file {
     crate::store_contract!(open());
 }
 
+mod layout;
+
 fn now() -> DateTime<Utc> {
     crate::clock::parse_instant("2024-01-01T00:00:00Z").unwrap()
 }
@@ -319,10 +321,20 @@ fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
     assert_eq!(a["_tag"], serde_json::json!(["live"]));
     let sizes = |path: &std::path::Path| -> Vec<i64> {
         let conn = Connection::open(path).unwrap();
-        let mut stmt = conn
-            .prepare(
-                "SELECT length(body) + length(search) FROM heads WHERE coll = 'object' ORDER BY id",
+        let layout_18: bool = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'scopes'",
+                [],
+                |r| r.get(0),
             )
+            .unwrap();
+        let mut stmt = conn
+            .prepare(if layout_18 {
+                "SELECT length(body) + length(search) FROM heads WHERE sk IN \
+                 (SELECT sk FROM scopes WHERE coll = 'object') ORDER BY id"
+            } else {
+                "SELECT length(body) + length(search) FROM heads WHERE coll = 'object' ORDER BY id"
+            })
             .unwrap();
         let rows = stmt.query_map([], |r| r.get(0)).unwrap();
         rows.map(Result::unwrap).collect()
@@ -333,24 +345,29 @@ fn migration_16_moves_the_system_fields_out_of_the_current_rows_body() {
             .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'heads_x_%' ORDER BY name")
             .unwrap();
         let rows = stmt.query_map([], |r| r.get(0)).unwrap();
-        rows.map(Result::unwrap).collect()
+        rows.map(Result::unwrap)
+            .map(|sql| layout::scope_named(&conn, sql))
+            .collect()
     };
     let (small, made) = (sizes(&path), index_sql(&path));
-    assert!(
-        made.iter()
-            .any(|s| s.contains("jsonb_object('_timestamp', timestamp)")),
-        "{made:?}"
-    );
     p.close().unwrap();
     drop(p);
     // A database of schema 15: the system fields in the body, the id and name in the search
     // text, and the index on `_timestamp` over the body.
     let conn = Connection::open(&path).unwrap();
-    let old_made: Vec<String> = made
+    layout::undo_18(&conn);
+    let made_17 = index_sql(&path);
+    assert!(
+        made_17
+            .iter()
+            .any(|s| s.contains("jsonb_object('_timestamp', timestamp)")),
+        "{made_17:?}"
+    );
+    let old_made: Vec<String> = made_17
         .iter()
         .map(|s| s.replace("jsonb_object('_timestamp', timestamp)", "body"))
         .collect();
-    for sql in &made {
+    for sql in &made_17 {
         if sql.contains("jsonb_object") {
             let name = sql.split('"').nth(1).unwrap();
             conn.execute_batch(&format!("DROP INDEX \"{name}\""))
@@ -411,6 +428,7 @@ fn migration_9_gives_existing_heads_their_system_fields() {
     drop(p);
     // The heads as schema 8 wrote them: the body alone, and no sample bucket (step 12).
     let conn = Connection::open(&path).unwrap();
+    layout::undo_18(&conn);
     conn.execute_batch(
         &format!("{UNDO_16} {UNDO_15} {UNDO_14} UPDATE heads SET body = (SELECT jsonb(v.body) FROM versions v WHERE v.coll = heads.coll \
          AND v.tenant = heads.tenant AND v.env = heads.env AND v.id = heads.id \
@@ -498,10 +516,11 @@ fn migration_15_completes_ids_from_an_index_of_folded_ids() {
     p.close().unwrap();
     drop(p);
     // A database of schema 14 has the index of the search text; migration 15 replaces it.
-    Connection::open(&path)
-        .unwrap()
-        .execute_batch(&format!("{UNDO_16} {UNDO_15} PRAGMA user_version = 14;"))
+    let conn = Connection::open(&path).unwrap();
+    layout::undo_18(&conn);
+    conn.execute_batch(&format!("{UNDO_16} {UNDO_15} PRAGMA user_version = 14;"))
         .unwrap();
+    drop(conn);
     assert_eq!(indexes(&path), ["heads_search"]);
     let p = crate::Platform::open(&path).unwrap();
     assert_eq!(indexes(&path), ["heads_id_fold"]);
@@ -510,17 +529,18 @@ fn migration_15_completes_ids_from_an_index_of_folded_ids() {
     let folds: Vec<(String, Option<String>)> = {
         let conn = Connection::open(&path).unwrap();
         let mut stmt = conn
-            .prepare("SELECT id, id_fold FROM heads WHERE coll = 'object' ORDER BY id")
+            .prepare("SELECT id, id_fold FROM heads WHERE sk IN (SELECT sk FROM scopes WHERE coll = 'object') ORDER BY id")
             .unwrap();
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
         rows.map(Result::unwrap).collect()
     };
+    // (Schema 18: only where it differs from what SQLite's `lower()` makes of the id.)
     let fold = |id: &str, f: Option<&str>| (id.to_string(), f.map(str::to_string));
     assert_eq!(
         folds,
         [
-            fold("Arm", Some("arm")),
-            fold("Other", Some("other")),
+            fold("Arm", None),
+            fold("Other", None),
             fold("ÄRGER-1", Some("ärger-1")),
             fold("ärger-2", None)
         ]
@@ -569,12 +589,26 @@ fn a_current_body_is_kept_once_in_its_current_row() {
         serde_json::json!({"_id": "A", "v": 2, "n": [1.5, -0.0001, 12345678901234567890u64]}),
     );
     save(&p, serde_json::json!({"_id": "B", "v": 1}));
-    // Each document's version rows: the current one's text is empty, the others' whole.
+    // Each document's versions, and whether each is kept in its current row alone (schema 18:
+    // the current one has no version row; before, its version row's text was empty).
     let stored = |path: &std::path::Path| -> Vec<(String, u32, bool)> {
         let conn = Connection::open(path).unwrap();
-        let mut stmt = conn
-            .prepare("SELECT id, version, body = '' FROM versions WHERE coll = 'object' ORDER BY id, version")
+        let layout_18: bool = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'scopes'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
+        let sql = if layout_18 {
+            "SELECT id, version, 0 FROM versions WHERE sk IN (SELECT sk FROM scopes WHERE coll = 'object') \
+             UNION ALL SELECT id, version, 1 FROM heads h WHERE sk IN (SELECT sk FROM scopes WHERE \
+             coll = 'object') AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.sk = h.sk AND v.id = h.id \
+             AND v.version = h.version) ORDER BY 1, 2"
+        } else {
+            "SELECT id, version, body = '' FROM versions WHERE coll = 'object' ORDER BY id, version"
+        };
+        let mut stmt = conn.prepare(sql).unwrap();
         let rows = stmt
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .unwrap();
@@ -646,6 +680,7 @@ fn a_current_body_is_kept_once_in_its_current_row() {
     // A database of schema 13 keeps every body in its version row; migration 14 empties the
     // current ones, and every version reads as before.
     let conn = Connection::open(&path).unwrap();
+    layout::undo_18(&conn);
     conn.execute_batch(&format!(
         "{UNDO_16} {UNDO_15} {UNDO_14} PRAGMA user_version = 13;"
     ))
@@ -690,8 +725,12 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
         .unwrap();
     assert!(get(&p).is_ok());
     let conn = Connection::open(&path).unwrap();
-    let stored: Vec<u8> = conn
-        .query_row("SELECT body FROM heads WHERE id = 'A'", [], |r| r.get(0))
+    let (stored, stored_time): (Vec<u8>, i64) = conn
+        .query_row(
+            "SELECT body, timestamp FROM heads WHERE id = 'A'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
     for (damage, says) in [
         ("tags = '[1]'", "has tags [1]"),
@@ -724,7 +763,7 @@ fn a_current_row_with_damaged_system_fields_is_an_internal_error() {
         // The row as the store wrote it reads again.
         conn.execute_batch(&format!(
             "UPDATE heads SET body = x'{}', tags = NULL, user = 'bob', \
-             timestamp = (SELECT timestamp FROM versions v WHERE v.id = 'A') WHERE id = 'A'",
+             timestamp = {stored_time} WHERE id = 'A'",
             stored
                 .iter()
                 .map(|b| format!("{b:02x}"))
@@ -783,6 +822,7 @@ fn migration_13_keeps_each_current_versions_reason_in_its_current_row() {
     drop(p);
     // The heads as schema 12 wrote them: no reason beside the body.
     let conn = Connection::open(&path).unwrap();
+    layout::undo_18(&conn);
     conn.execute_batch(&format!(
         "{UNDO_16} {UNDO_15} {UNDO_14} ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 12;"
     ))
@@ -820,6 +860,7 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     p.close().unwrap();
     drop(p);
     let conn = Connection::open(&path).unwrap();
+    layout::undo_18(&conn);
     conn.execute_batch(
         &format!("{UNDO_16} {UNDO_15} {UNDO_14} DROP INDEX heads_sample; ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 11;"),
     )
@@ -829,7 +870,7 @@ fn migration_12_gives_existing_heads_their_sample_buckets() {
     store.close().unwrap();
     let conn = Connection::open(&path).unwrap();
     let rows: Vec<(String, u32)> = conn
-        .prepare("SELECT id, bucket FROM heads WHERE coll = 'object' ORDER BY id")
+        .prepare("SELECT id, bucket FROM heads WHERE sk IN (SELECT sk FROM scopes WHERE coll = 'object') ORDER BY id")
         .unwrap()
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap()
@@ -878,6 +919,7 @@ fn migration_10_takes_when_each_job_may_start_from_its_document() {
     // The jobs as schema 9 kept them: the document alone says when a job may start (and the
     // heads had no sample bucket, step 12).
     let conn = Connection::open(&path).unwrap();
+    layout::undo_18(&conn);
     conn.execute_batch(
         &format!("{UNDO_16} {UNDO_15} {UNDO_14} ALTER TABLE jobs DROP COLUMN not_before; DROP INDEX heads_sample; \
          ALTER TABLE heads DROP COLUMN bucket; ALTER TABLE heads DROP COLUMN reason; PRAGMA user_version = 9;"),
@@ -1088,10 +1130,15 @@ fn list_plans(
     query: &crate::query::ListQuery,
     after: Option<&crate::query::Cursor>,
 ) -> String {
-    let scope = Scope::private("acme", "production");
-    let statements =
-        documents::list_statements(Collection::Object, &[scope], query, after).unwrap();
     let conn = Connection::open(path).unwrap();
+    let sk: i64 = conn
+        .query_row(
+            "SELECT sk FROM scopes WHERE coll = 'object' AND tenant = 'acme' AND env = 'production'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let statements = documents::list_statements(Collection::Object, &[sk], query, after).unwrap();
     sql::register_functions(&conn).unwrap();
     let mut out = String::new();
     for (text, args) in [statements.count, statements.page] {
@@ -1191,7 +1238,7 @@ fn lists_of_one_type_search_its_per_type_indexes() {
         let plan = list_plans(&path, q, *after);
         // The count and the page each search the index, and nothing else reads the heads but
         // the lookup of each page item's body by its key (a current body is kept in its row).
-        let by_key = "SEARCH h USING PRIMARY KEY (coll=? AND tenant=? AND env=? AND id=?)";
+        let by_key = "SEARCH h USING PRIMARY KEY (sk=? AND id=?)";
         let heads: Vec<&str> = plan
             .lines()
             .filter(|l| l.starts_with("SEARCH h ") || l.starts_with("SCAN heads"))
@@ -1369,16 +1416,17 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
             filter,
             ..ListQuery::default()
         };
+        // (The scopes' keys as the store would have made them.)
+        let keys: Vec<i64> = (1..=scopes.len() as i64).collect();
         let statements =
-            documents::list_statements(Collection::Object, scopes, &query, None).unwrap();
+            documents::list_statements(Collection::Object, &keys, &query, None).unwrap();
         let (_, args) = &statements.count;
         let mut out = String::new();
-        for scope in scopes {
+        for key in keys {
             // The sample reads each scope alone.
             let mut with_scope = args.clone();
             with_scope.extend([
-                rusqlite::types::Value::Text(scope.tenant.clone()),
-                rusqlite::types::Value::Text(scope.env.clone()),
+                rusqlite::types::Value::Integer(key),
                 rusqlite::types::Value::Integer(4),
                 rusqlite::types::Value::Integer(8),
             ]);
@@ -1396,19 +1444,19 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
         Filter::TypeIn(vec!["Plant".into()]),
         parse_param("country", "NL").unwrap(),
     ]);
-    let sampled = "INDEX heads_sample (coll=? AND tenant=? AND env=? AND bucket>? AND bucket<?)";
+    let sampled = "INDEX heads_sample (sk=? AND bucket>? AND bucket<?)";
     for (scopes, filter, sample_scans, in_order) in [
         (
             vec![acme.clone()],
             typed,
             1,
-            Some("USING PRIMARY KEY (coll=? AND tenant=? AND env=?)"),
+            Some("USING PRIMARY KEY (sk=?)"),
         ),
         (
             vec![acme.clone()],
             parse_param("country", "NL").unwrap(),
             1,
-            Some("USING PRIMARY KEY (coll=? AND tenant=? AND env=?)"),
+            Some("USING PRIMARY KEY (sk=?)"),
         ),
         (vec![acme.clone(), Scope::public()], Filter::all(), 2, None),
     ] {
@@ -1476,7 +1524,7 @@ fn lists_of_two_scopes_read_each_scope_by_its_key() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("two.db");
     let _store = SqliteStore::open(&path).unwrap();
-    let scopes = [Scope::private("acme", "production"), Scope::public()];
+    // (The keys of the tenant's scope and the public source, 1 and 2.)
     for (filter, sort) in [
         (Filter::all(), ""),
         (parse_param("country", "NL").unwrap(), ""),
@@ -1492,7 +1540,7 @@ fn lists_of_two_scopes_read_each_scope_by_its_key() {
             ..ListQuery::default()
         };
         let statements =
-            documents::list_statements(Collection::Object, &scopes, &query, None).unwrap();
+            documents::list_statements(Collection::Object, &[1, 2], &query, None).unwrap();
         let conn = Connection::open(&path).unwrap();
         sql::register_functions(&conn).unwrap();
         for (text, args) in [
@@ -1518,7 +1566,7 @@ fn lists_of_two_scopes_read_each_scope_by_its_key() {
             assert!(!reads.is_empty(), "{plan:#?}");
             for step in reads {
                 assert!(
-                    step.starts_with("SEARCH h ") && step.contains("tenant=? AND env=?"),
+                    step.starts_with("SEARCH h ") && step.contains("sk=?"),
                     "{step} reads every tenant: {plan:#?}"
                 );
             }
@@ -1744,6 +1792,7 @@ fn migration_17_moves_the_series_value_type_of_the_earlier_reading_to_data_type(
     // A database of schema 16, its series declared as the earlier reading wrote them: in the
     // current row and in the row of version 1 (the current version's row holds no body).
     let conn = Connection::open(&path).unwrap();
+    layout::undo_18(&conn);
     conn.execute_batch(
         "UPDATE heads SET body = jsonb_set(body, '$.PRICE.valueType', 'number', \
              '$.FLAGS.valueType', 'text') WHERE coll = 'object' AND id = 'DE'; \
