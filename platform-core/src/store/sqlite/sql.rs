@@ -28,7 +28,7 @@ pub struct Columns {
     pub search: &'static str,
     /// The folded id (an expression of the columns, see `layout`).
     pub id_fold: &'static str,
-    /// The folded name, NULL where the name is not text (an expression, see `layout`).
+    /// The folded name (NULL where the name is not text).
     pub name_fold: &'static str,
     /// The version number (`_version`).
     pub version: &'static str,
@@ -47,7 +47,7 @@ pub const HEADS: Columns = Columns {
     type_: "h.type",
     search: "h.search",
     id_fold: super::layout::ID_FOLD,
-    name_fold: super::layout::NAME_FOLD,
+    name_fold: "h.name_fold",
     version: "h.version",
     timestamp: super::layout::TIME_TEXT,
     user: "h.user",
@@ -61,7 +61,7 @@ pub const HEADS_BARE: Columns = Columns {
     type_: "type",
     search: "search",
     id_fold: super::layout::ID_FOLD_BARE,
-    name_fold: super::layout::NAME_FOLD_BARE,
+    name_fold: "name_fold",
     version: "version",
     timestamp: super::layout::TIME_TEXT_BARE,
     user: "user",

@@ -299,7 +299,7 @@ impl DocumentRead for Tx<'_> {
         let keys = self.scope_keys(coll, scopes)?;
         for (key, index) in [
             (super::layout::ID_FOLD, "heads_id_fold"),
-            (super::layout::NAME_FOLD, "heads_name_fold"),
+            ("h.name_fold", "heads_name_fold"),
         ] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
             for sk in &keys {
@@ -454,7 +454,7 @@ impl DocumentWrite for Tx<'_> {
                  tags, id_fold, name_fold, search, body) \
                  SELECT v.sk, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
                  pf_bucket(v.id), v.timestamp, v.user, v.reason, {}, pf_fold_kept(v.id), \
-                 pf_fold_kept(json_extract(v.body, '$.name')), pf_search_rest(v.body), {HEAD_BODY} \
+                 pf_fold(json_extract(v.body, '$.name')), pf_search_rest(v.body), {HEAD_BODY} \
                  FROM versions v WHERE v.sk = ?1 AND v.id = ?2 AND v.version = ?3",
                 tags_of!("v")
             ))
@@ -503,7 +503,7 @@ impl DocumentWrite for Tx<'_> {
             .body
             .get("name")
             .and_then(Value::as_str)
-            .and_then(super::layout::fold_kept);
+            .map(crate::query::filter::fold);
         self.conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO heads (sk, id, version, type, bucket, timestamp, user, \

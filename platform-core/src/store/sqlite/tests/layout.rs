@@ -22,8 +22,7 @@ const UNDO_18_TABLES: &str = concat!(
         id_fold TEXT, timestamp TEXT NOT NULL DEFAULT '', user TEXT NOT NULL DEFAULT '',
         tags TEXT, PRIMARY KEY (coll, tenant, env, id)) WITHOUT ROWID;
     INSERT INTO heads_17 SELECT s.coll, s.tenant, s.env, h.id, h.version, h.type, h.body,
-        h.search, (CASE WHEN json_type(h.body, '$.name') = 'text'
-        THEN coalesce(h.name_fold, lower(h.body ->> '$.name')) END), h.bucket, h.reason,
+        h.search, h.name_fold, h.bucket, h.reason,
         nullif(coalesce(h.id_fold, lower(h.id)), h.id), ",
     text_17!("h.timestamp"),
     ", h.user, h.tags FROM heads h JOIN scopes s ON s.sk = h.sk;
