@@ -6,12 +6,12 @@
 //!   every row and index of the four tables carries instead of the three texts. A key is made
 //!   by the write that first needs it (in its transaction) and never changes.
 //! - Times (`timestamp`) are integer milliseconds since 1970 where they read back as the same
-//!   text (`time_text`), text otherwise ([`TIME_TEXT`] gives the text of either).
+//!   text (`time_text`), text otherwise (`stored::TIME_TEXT` gives the text of either).
 //! - `versions` holds the versions that are not current; the current one is its current row in
 //!   `heads`, and has a row of `versions` only where its text would not read back as written
 //!   from the row's JSONB.
 //! - `heads.id_fold` holds the folded id only where SQLite's `lower()` (ASCII only) does not
-//!   give it ([`ID_FOLD`]): the index is of built-in SQL, so any SQLite tool can still write
+//!   give it (`stored::ID_FOLD`): the index is of built-in SQL, so any SQLite tool can still write
 //!   and VACUUM the file. The folded name is kept whole (`name_fold`, NULL where the name is
 //!   not text): `_search` reads it in every row it looks at, where reading the name from the
 //!   JSONB and folding it made a search of 100,000 documents half again as slow.
@@ -21,46 +21,13 @@ use crate::ids::Scope;
 use crate::store::{type_index_prefix, Collection};
 use rusqlite::params;
 
-/// The text of a stored time (a column `$col` of integer milliseconds or of text), as
-/// `time_text` writes it: built-in SQL, for filters, sorts and indexes.
-macro_rules! time_text_of {
-    ($col:literal) => {
-        concat!(
-            "(CASE WHEN typeof(",
-            $col,
-            ") = 'integer' THEN strftime('%Y-%m-%dT%H:%M:%S', ",
-            $col,
-            " / 1000, 'unixepoch') || '.' || substr(",
-            $col,
-            " % 1000 + 1000, 2) || 'Z' ELSE ",
-            $col,
-            " END)"
-        )
-    };
-}
-pub(crate) use time_text_of;
-
-/// [`time_text_of`] of a current row's `timestamp` (`h`, and unqualified).
-pub(crate) const TIME_TEXT: &str = time_text_of!("h.timestamp");
-pub(crate) const TIME_TEXT_BARE: &str = time_text_of!("timestamp");
-
-/// The folded id of a current row (`h`, and unqualified).
-pub(crate) const ID_FOLD: &str = "coalesce(h.id_fold, lower(h.id))";
-pub(crate) const ID_FOLD_BARE: &str = "coalesce(id_fold, lower(id))";
-
-/// The folded id a current row keeps: the folding where SQLite's `lower()` gives another.
-pub(crate) fn fold_kept(text: &str) -> Option<String> {
-    let folded = crate::query::filter::fold(text);
-    (folded != text.to_ascii_lowercase()).then_some(folded)
-}
-
 /// A time of schema 17 (`$t`, text) as schema 18 keeps it: milliseconds where they read back
 /// as the same text, else the text.
 macro_rules! time_18 {
     ($t:literal) => {
         concat!(
             "(SELECT CASE WHEN m >= 0 AND ",
-            time_text_of!("m"),
+            $crate::store::sqlite::stored::time_text_of!("m"),
             " = ",
             $t,
             " THEN m ELSE ",

@@ -17,6 +17,7 @@ mod outbox;
 mod records;
 mod secrets;
 mod sql;
+mod stored;
 mod tenancy;
 
 // Named by the tests, benches and fuzz targets only.

@@ -46,10 +46,10 @@ pub const HEADS: Columns = Columns {
     id: "h.id",
     type_: "h.type",
     search: "h.search",
-    id_fold: super::layout::ID_FOLD,
+    id_fold: super::stored::ID_FOLD,
     name_fold: "h.name_fold",
     version: "h.version",
-    timestamp: super::layout::TIME_TEXT,
+    timestamp: super::stored::TIME_TEXT,
     user: "h.user",
     tags: "h.tags",
 };
@@ -60,10 +60,10 @@ pub const HEADS_BARE: Columns = Columns {
     id: "id",
     type_: "type",
     search: "search",
-    id_fold: super::layout::ID_FOLD_BARE,
+    id_fold: super::stored::ID_FOLD_BARE,
     name_fold: "name_fold",
     version: "version",
-    timestamp: super::layout::TIME_TEXT_BARE,
+    timestamp: super::stored::TIME_TEXT_BARE,
     user: "user",
     tags: "tags",
 };
@@ -550,7 +550,7 @@ pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     })?;
     // The folding a current row keeps (`layout`): NULL where `lower()` gives it.
     conn.create_scalar_function("pf_fold_kept", 1, flags, |ctx| {
-        Ok(text_arg(ctx, 0).and_then(super::layout::fold_kept))
+        Ok(text_arg(ctx, 0).and_then(super::stored::fold_kept))
     })?;
     conn.create_scalar_function("pf_bucket", 1, flags, |ctx| {
         Ok(text_arg(ctx, 0).map_or(0, crate::query::total::sample_bucket))

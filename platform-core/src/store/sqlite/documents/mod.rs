@@ -298,7 +298,7 @@ impl DocumentRead for Tx<'_> {
         let mut out: Vec<(String, Option<String>)> = Vec::new();
         let keys = self.scope_keys(coll, scopes)?;
         for (key, index) in [
-            (super::layout::ID_FOLD, "heads_id_fold"),
+            (super::stored::ID_FOLD, "heads_id_fold"),
             ("h.name_fold", "heads_name_fold"),
         ] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
@@ -522,7 +522,7 @@ impl DocumentWrite for Tx<'_> {
                 time_value(v.timestamp),
                 v.user,
                 v.reason,
-                super::layout::fold_kept(&v.id),
+                super::stored::fold_kept(&v.id),
                 name_fold,
                 crate::query::filter::search_text_after_name(&v.body),
                 body,

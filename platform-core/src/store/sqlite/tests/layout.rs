@@ -10,7 +10,7 @@ use crate::store::{AuditEntry, Hold, StoredVersion, WriteTx};
 /// A time of schema 18 (`$t`) as schema 17 kept it (text).
 macro_rules! text_17 {
     ($t:literal) => {
-        crate::store::sqlite::layout::time_text_of!($t)
+        crate::store::sqlite::stored::time_text_of!($t)
     };
 }
 
@@ -328,4 +328,77 @@ fn migration_18_rebuilds_the_document_tables_and_everything_reads_back_the_same(
         .unwrap()
         .execute_batch("VACUUM")
         .unwrap();
+}
+
+/// A scope's key made by a write that rolls back is not remembered: another process may give
+/// the number to another scope, and the next write makes the key again. A read of a scope
+/// without a key finds nothing and makes none.
+#[test]
+fn a_key_made_by_a_write_that_rolls_back_is_not_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keys.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let (mine, other) = (
+        Scope::private("mine", "production"),
+        Scope::private("other", "production"),
+    );
+    let v = version(
+        "A",
+        1,
+        serde_json::json!({"n": 1}),
+        "2024-01-01T00:00:00.000Z",
+    );
+    let keys = |conn: &Connection| -> Vec<(i64, String)> {
+        let mut stmt = conn
+            .prepare("SELECT sk, tenant FROM scopes ORDER BY sk")
+            .unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let mut tx = store.write().unwrap();
+    tx.hold(&[Hold::Document(Collection::Object, &mine, "A")])
+        .unwrap();
+    tx.put_current(Collection::Object, &mine, &v, None).unwrap();
+    drop(tx);
+    // Another process (the command line beside a server) takes the number.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute(
+        "INSERT INTO scopes (coll, tenant, env) VALUES ('object', 'other', 'production')",
+        [],
+    )
+    .unwrap();
+    let mut tx = store.write().unwrap();
+    tx.hold(&[Hold::Document(Collection::Object, &mine, "A")])
+        .unwrap();
+    tx.put_current(Collection::Object, &mine, &v, None).unwrap();
+    tx.commit().unwrap();
+    let tx = store.read().unwrap();
+    assert_eq!(tx.current(Collection::Object, &mine, "A").unwrap(), Some(v));
+    assert_eq!(tx.current(Collection::Object, &other, "A").unwrap(), None);
+    drop(tx);
+    let owner: String = conn
+        .query_row(
+            "SELECT s.tenant FROM heads h JOIN scopes s ON s.sk = h.sk WHERE h.id = 'A'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(owner, "mine");
+    // Reads of a scope without a key make none.
+    let before = keys(&conn);
+    let unknown = Scope::private("nobody", "production");
+    let tx = store.read().unwrap();
+    assert_eq!(tx.current(Collection::Object, &unknown, "A").unwrap(), None);
+    assert!(tx
+        .versions(Collection::Object, &unknown, "A")
+        .unwrap()
+        .is_empty());
+    drop(tx);
+    assert_eq!(
+        store
+            .current_document(Collection::Object, &unknown, "A")
+            .unwrap(),
+        None
+    );
+    assert_eq!(keys(&conn), before);
 }
