@@ -100,7 +100,7 @@ fn version(id: &str, n: u32, body: serde_json::Value, time: &str) -> StoredVersi
         body,
         timestamp: at(time),
         user: format!("ü{n}"),
-        reason: (n % 2 == 0).then(|| format!("why {n}")),
+        reason: n.is_multiple_of(2).then(|| format!("why {n}")),
         tags: Vec::new(),
     }
 }
