@@ -85,7 +85,8 @@ async fn row(
         use rusqlite::OptionalExtension as _;
         conn.prepare_cached(
             "SELECT json(body) FROM heads \
-             WHERE coll = 'object' AND tenant = ?1 AND env = 'production' AND id = ?2",
+             WHERE sk = (SELECT sk FROM scopes WHERE coll = 'object' AND tenant = ?1 \
+             AND env = 'production') AND id = ?2",
         )?
         .query_row([at.tenant.as_str(), id.as_str()], |r| r.get::<_, String>(0))
         .optional()
@@ -129,7 +130,8 @@ async fn checked_row(
         let json = tx
             .prepare_cached(
                 "SELECT json(body) FROM heads \
-                 WHERE coll = 'object' AND tenant = ?1 AND env = 'production' AND id = ?2",
+                 WHERE sk = (SELECT sk FROM scopes WHERE coll = 'object' AND tenant = ?1 \
+             AND env = 'production') AND id = ?2",
             )?
             .query_row([tenant.as_str(), id.as_str()], |r| r.get::<_, String>(0))
             .optional()?;
@@ -265,8 +267,11 @@ fn object_head(
 ) -> rusqlite::Result<Option<Head>> {
     use rusqlite::OptionalExtension as _;
     tx.prepare_cached(
-        "SELECT json(body), version, timestamp, user, tags FROM heads \
-         WHERE coll = 'object' AND tenant = ?1 AND env = 'production' AND id = ?2",
+        "SELECT json(body), version, CASE WHEN typeof(timestamp) = 'integer' \
+         THEN strftime('%Y-%m-%dT%H:%M:%S', timestamp / 1000, 'unixepoch') || '.' \
+         || substr(timestamp % 1000 + 1000, 2) || 'Z' ELSE timestamp END, user, tags FROM heads \
+         WHERE sk = (SELECT sk FROM scopes WHERE coll = 'object' AND tenant = ?1 \
+             AND env = 'production') AND id = ?2",
     )?
     .query_row([tenant, object], |r| {
         Ok(Head {

@@ -1,6 +1,6 @@
 //! The audit trail of deletions (`audit`).
 
-use super::{json_text, stored_time, time_text, Db, Tx};
+use super::{json_text, stored_time_value, time_value, Db, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::store::{AuditEntry, AuditRead, AuditWrite, Collection};
@@ -8,20 +8,23 @@ use rusqlite::params;
 
 impl AuditRead for Tx<'_> {
     fn audit(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<AuditEntry>> {
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(Vec::new());
+        };
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT action, versions, user, timestamp, reason FROM audit WHERE coll = ?1 AND tenant = ?2 \
-                 AND env = ?3 AND id = ?4 ORDER BY seq",
+                "SELECT action, versions, user, timestamp, reason FROM audit WHERE sk = ?1 \
+                 AND id = ?2 ORDER BY seq",
             )
             .db()?;
         let rows = stmt
-            .query_map(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
+            .query_map(params![sk, id], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
                     r.get(2)?,
-                    r.get::<_, String>(3)?,
+                    r.get::<_, rusqlite::types::Value>(3)?,
                     r.get(4)?,
                 ))
             })
@@ -35,7 +38,7 @@ impl AuditRead for Tx<'_> {
                 versions: serde_json::from_str(&versions)
                     .map_err(|e| Error::caused(format!("stored versions in {what}"), e))?,
                 user,
-                timestamp: stored_time(&timestamp, &what)?,
+                timestamp: stored_time_value((&timestamp).into(), &what)?,
                 reason,
             })
         })
@@ -48,13 +51,22 @@ impl AuditWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &e.id))?;
         let versions = json_text(&e.versions, "the versions of an audit entry")?;
+        let sk = self.make_scope_key(coll, scope)?;
         self.conn
             .prepare_cached(
-                "INSERT INTO audit (coll, tenant, env, id, action, versions, user, timestamp, reason) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO audit (sk, id, action, versions, user, timestamp, reason) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .db()?
-            .execute(params![coll.as_str(), scope.tenant, scope.env, e.id, e.action, versions, e.user, time_text(e.timestamp), e.reason])
+            .execute(params![
+                sk,
+                e.id,
+                e.action,
+                versions,
+                e.user,
+                time_value(e.timestamp),
+                e.reason
+            ])
             .db()?;
         Ok(())
     }

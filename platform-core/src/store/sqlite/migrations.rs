@@ -350,15 +350,29 @@ pub const STEPS: &[&str] = &[
     r#"
     -- (the work is fix_up's)
     "#,
+    // 18: the lean document layout (`layout`): a small key for each collection and scope
+    // (`scopes`) where every row and index of heads, versions, tags and audit repeated its three
+    // texts; times as integer milliseconds where they read back as the same text; the current
+    // version kept in its current row alone (`versions` holds the other versions, and the
+    // current one only where its text would not read back as written); the folded id only
+    // where it differs from SQLite's `lower()`; per-type indexes of the objects of their type's
+    // scope. The tables are rebuilt (SQLite's way of
+    // changing one) by `fix_up` (`layout::rebuild`), which reads the per-type indexes before
+    // their table goes and makes them again in their new form.
+    r#"
+    -- (the work is fix_up's)
+    "#,
 ];
 
 /// What a step needs done beyond its SQL, in its transaction, after its SQL: step 16 makes
 /// each per-type index on a system field again, over the field's column; step 17 moves the
-/// series' `valueType` of the earlier reading to `dataType`.
+/// series' `valueType` of the earlier reading to `dataType`; step 18 makes every per-type
+/// index again over the rebuilt current rows.
 pub fn fix_up(conn: &rusqlite::Connection, step: usize) -> rusqlite::Result<()> {
     match step {
         16 => system_field_indexes(conn),
         17 => value_type_to_data_type(conn),
+        18 => super::layout::rebuild(conn),
         _ => Ok(()),
     }
 }

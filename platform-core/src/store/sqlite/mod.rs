@@ -10,11 +10,14 @@ mod documents;
 mod jobs;
 #[cfg(test)]
 mod jsonb_tests;
+mod keys;
+mod layout;
 mod migrations;
 mod outbox;
 mod records;
 mod secrets;
 mod sql;
+mod stored;
 mod tenancy;
 
 // Named by the tests, benches and fuzz targets only.
@@ -51,6 +54,8 @@ pub struct SqliteStore {
     commits: std::sync::atomic::AtomicU64,
     /// The WAL's bound ([`WAL_LIMIT`]; smaller in tests).
     wal_limit: std::sync::atomic::AtomicU64,
+    /// The scope keys seen committed (`keys`).
+    keys: keys::Keys,
 }
 
 /// Every this many commits, the writer looks at the size of the WAL.
@@ -140,6 +145,7 @@ impl SqliteStore {
             wal: Some(PathBuf::from(wal)),
             commits: std::sync::atomic::AtomicU64::new(0),
             wal_limit: std::sync::atomic::AtomicU64::new(WAL_LIMIT),
+            keys: keys::Keys::default(),
         })
     }
 
@@ -156,6 +162,7 @@ impl SqliteStore {
             wal: None,
             commits: std::sync::atomic::AtomicU64::new(0),
             wal_limit: std::sync::atomic::AtomicU64::new(WAL_LIMIT),
+            keys: keys::Keys::default(),
         })
     }
 
@@ -335,6 +342,8 @@ impl Store for SqliteStore {
             conn,
             open: true,
             store: None,
+            keys: &self.keys,
+            seen_keys: keys::SeenKeys::default(),
             type_defs: TypeDefs::default(),
             holds: Holds::default(),
         }))
@@ -353,7 +362,11 @@ impl Store for SqliteStore {
         scope: &Scope,
         id: &str,
     ) -> Result<Option<StoredVersion>> {
-        documents::current_from_head(&*self.read_connection()?, coll, scope, id, false)
+        let conn = self.read_connection()?;
+        let Some(sk) = keys::committed_key(&conn, &self.keys, coll, scope)? else {
+            return Ok(None);
+        };
+        documents::current_from_head(&conn, sk, id)
     }
 
     fn write(&self) -> Result<Box<dyn WriteTx + '_>> {
@@ -369,6 +382,8 @@ impl Store for SqliteStore {
             conn,
             open: true,
             store: Some(self),
+            keys: &self.keys,
+            seen_keys: keys::SeenKeys::default(),
             type_defs: TypeDefs::default(),
             holds: Holds::default(),
         }))
@@ -434,6 +449,10 @@ struct Tx<'a> {
     open: bool,
     /// The store of a write transaction (for the WAL's upkeep after a commit).
     store: Option<&'a SqliteStore>,
+    /// The scope keys the store has seen committed.
+    keys: &'a keys::Keys,
+    /// The scope keys a write transaction read, remembered once it commits.
+    seen_keys: keys::SeenKeys,
     /// Type definitions read in this transaction, by tenant, environment and id: a save of
     /// many objects reads the definition of their type several times for each (its checks,
     /// whether it is versioned, its retention). Emptied by every write of a type.
@@ -530,6 +549,7 @@ impl WriteTx for Tx<'_> {
     fn commit(mut self: Box<Self>) -> Result<()> {
         control(&self.conn, "COMMIT").db()?;
         self.open = false;
+        self.keys_committed();
         if let Some(store) = self.store {
             store.bound_wal(&self.conn);
         }
@@ -541,6 +561,34 @@ impl WriteTx for Tx<'_> {
 /// order.
 fn time_text(t: DateTime<Utc>) -> String {
     format_instant(t)
+}
+
+/// The stored form of a document's or audit entry's time (`layout`): integer milliseconds
+/// since 1970 where they read back as the same text (years 1970 to 9999), else the text.
+fn time_value(t: DateTime<Utc>) -> rusqlite::types::Value {
+    let ms = t.timestamp_millis();
+    if (0..253_402_300_800_000).contains(&ms) {
+        rusqlite::types::Value::Integer(ms)
+    } else {
+        rusqlite::types::Value::Text(time_text(t))
+    }
+}
+
+/// A time stored by [`time_value`] (`what` names the row, for the error).
+fn stored_time_value(v: rusqlite::types::ValueRef<'_>, what: &str) -> Result<DateTime<Utc>> {
+    match v {
+        rusqlite::types::ValueRef::Integer(ms) => DateTime::from_timestamp_millis(ms)
+            .ok_or_else(|| Error::Internal(format!("stored time of {what} {ms} is out of range"))),
+        rusqlite::types::ValueRef::Text(bytes) => {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| Error::caused(format!("stored time of {what} is not UTF-8"), e))?;
+            stored_time(text, what)
+        }
+        other => Err(Error::Internal(format!(
+            "stored time of {what} is {:?}",
+            other.data_type()
+        ))),
+    }
 }
 
 /// An instant stored by [`time_text`] (`what` names the row, for the error).

@@ -26,13 +26,13 @@ pub struct Columns {
     /// The folded search text column: the search fields after `_id` and `name`, which
     /// `id_fold` and `name_fold` hold folded.
     pub search: &'static str,
-    /// The id folded where that differs from the id (NULL where it does not).
+    /// The folded id (an expression of the columns, see `layout`).
     pub id_fold: &'static str,
     /// The folded name (NULL where the name is not text).
     pub name_fold: &'static str,
     /// The version number (`_version`).
     pub version: &'static str,
-    /// The version's time as text (`_timestamp`).
+    /// The version's time as text (`_timestamp`; an expression of the column, see `layout`).
     pub timestamp: &'static str,
     /// The version's author (`_user`).
     pub user: &'static str,
@@ -46,10 +46,10 @@ pub const HEADS: Columns = Columns {
     id: "h.id",
     type_: "h.type",
     search: "h.search",
-    id_fold: "h.id_fold",
+    id_fold: super::stored::ID_FOLD,
     name_fold: "h.name_fold",
     version: "h.version",
-    timestamp: "h.timestamp",
+    timestamp: super::stored::TIME_TEXT,
     user: "h.user",
     tags: "h.tags",
 };
@@ -60,10 +60,10 @@ pub const HEADS_BARE: Columns = Columns {
     id: "id",
     type_: "type",
     search: "search",
-    id_fold: "id_fold",
+    id_fold: super::stored::ID_FOLD_BARE,
     name_fold: "name_fold",
     version: "version",
-    timestamp: "timestamp",
+    timestamp: super::stored::TIME_TEXT_BARE,
     user: "user",
     tags: "tags",
 };
@@ -404,7 +404,7 @@ impl<'a> SqlBuilder<'a> {
     /// quoted phrase) in the three joined again as the text is.
     fn search_word(&mut self, word: &str) -> String {
         let c = self.cols;
-        let id = format!("coalesce({}, {})", c.id_fold, c.id);
+        let id = c.id_fold;
         let w = self.bind(word.to_string());
         if word.contains('\n') {
             format!(
@@ -547,6 +547,10 @@ pub fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     })?;
     conn.create_scalar_function("pf_fold", 1, flags, |ctx| {
         Ok(text_arg(ctx, 0).map(filter::fold))
+    })?;
+    // The folding a current row keeps (`layout`): NULL where `lower()` gives it.
+    conn.create_scalar_function("pf_fold_kept", 1, flags, |ctx| {
+        Ok(text_arg(ctx, 0).and_then(super::stored::fold_kept))
     })?;
     conn.create_scalar_function("pf_bucket", 1, flags, |ctx| {
         Ok(text_arg(ctx, 0).map_or(0, crate::query::total::sample_bucket))

@@ -1,13 +1,11 @@
 //! Reading a document's current row (`heads`) and its versions: the columns a version is read
 //! from, decoded into a [`StoredVersion`], its fields or its printed text.
 
-use super::super::Db;
-use crate::clock::parse_instant;
+use super::super::{stored_time_value, Db};
 use crate::error::{Error, Result};
-use crate::ids::Scope;
-use crate::store::{Collection, RawVersion, StoredBody, StoredVersion};
+use crate::store::{RawVersion, StoredBody, StoredVersion};
 use chrono::{DateTime, Utc};
-use rusqlite::types::ValueRef;
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{params, OptionalExtension};
 use serde_json::{Map, Value};
 
@@ -29,26 +27,33 @@ pub(crate) fn type_column(body: &Map<String, Value>) -> String {
     }
 }
 
-/// The tags of the version of `row` (a row with `coll tenant env id version`) as a JSON array
-/// in tag order, NULL for none: the `tags` of a current row.
-macro_rules! tags_of {
+/// The tags of the version of `row` (a row with `sk id version`) as a JSON array in tag
+/// order.
+macro_rules! tags_at {
     ($row:literal) => {
         concat!(
-            "nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = ",
+            "(SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.sk = ",
             $row,
-            ".coll AND t.tenant = ",
-            $row,
-            ".tenant AND t.env = ",
-            $row,
-            ".env AND t.id = ",
+            ".sk AND t.id = ",
             $row,
             ".id AND t.version = ",
             $row,
-            ".version ORDER BY t.tag)), '[]')"
+            ".version ORDER BY t.tag))"
         )
     };
 }
-pub(crate) use tags_of;
+
+/// [`tags_at`], NULL for none: the `tags` of a current row.
+macro_rules! tags_of {
+    ($row:literal) => {
+        concat!(
+            "nullif(",
+            $crate::store::sqlite::documents::head::tags_at!($row),
+            ", '[]')"
+        )
+    };
+}
+pub(crate) use {tags_at, tags_of};
 
 /// The body of a current row's version as text. Reads `h`, a row of `heads`.
 macro_rules! body_of_head {
@@ -57,25 +62,45 @@ macro_rules! body_of_head {
     };
 }
 pub(crate) const BODY_OF_HEAD: &str = body_of_head!();
+pub(crate) use body_of_head;
 
-/// A version row's columns as [`row_to_version`] reads them. The current version's body is
-/// kept once, in its current row (its `versions.body` is empty text, never valid JSON): read
-/// from there.
-pub(crate) const VERSION_COLUMNS: &str = concat!(
-    "v.id, v.version, CASE WHEN v.body <> '' THEN v.body ELSE (SELECT ",
+/// The current version's columns as [`row_to_version`] reads them, from its current row `h`:
+/// its text from its row of `versions` where it has one (a text that would not read back as
+/// written from the JSONB), else printed from the JSONB.
+pub(crate) const HEAD_VERSION_COLUMNS: &str = concat!(
+    "h.id, h.version, coalesce((SELECT v.body FROM versions v WHERE v.sk = h.sk AND v.id = h.id \
+     AND v.version = h.version), ",
     body_of_head!(),
-    " FROM heads h WHERE h.coll = v.coll AND h.tenant = v.tenant AND h.env = v.env \
-     AND h.id = v.id AND h.version = v.version) END, v.timestamp, v.user, v.reason, \
-     (SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = v.coll \
-      AND t.tenant = v.tenant AND t.env = v.env AND t.id = v.id AND t.version = v.version ORDER BY t.tag))"
+    "), h.timestamp, h.user, h.reason, coalesce(h.tags, '[]')"
 );
+
+/// Every version of a document (`?1` its scope key, `?2` its id, and `{and}` a condition on
+/// `version`): the rows of `versions`, and the current row where the current version has none.
+macro_rules! all_versions {
+    ($and:literal) => {
+        concat!(
+            "SELECT * FROM (SELECT v.id, v.version, v.body, v.timestamp, v.user, v.reason, ",
+            $crate::store::sqlite::documents::head::tags_at!("v"),
+            " FROM versions v WHERE v.sk = ?1 AND v.id = ?2 ",
+            $and,
+            " UNION ALL SELECT h.id, h.version, ",
+            $crate::store::sqlite::documents::head::body_of_head!(),
+            ", h.timestamp, h.user, h.reason, coalesce(h.tags, '[]') FROM heads h \
+             WHERE h.sk = ?1 AND h.id = ?2 ",
+            $and,
+            " AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.sk = h.sk AND v.id = h.id \
+             AND v.version = h.version)) ORDER BY 2"
+        )
+    };
+}
+pub(crate) use all_versions;
 
 /// A version row as read, before its JSON is decoded.
 pub(crate) struct VersionRow {
     id: String,
     version: u32,
     body: String,
-    timestamp: String,
+    timestamp: SqlValue,
     user: String,
     reason: Option<String>,
     tags: String,
@@ -95,24 +120,21 @@ pub(crate) fn row_to_version(row: &rusqlite::Row<'_>) -> rusqlite::Result<Versio
 
 /// The current version of a document from its current row alone: the row keeps the body as
 /// JSONB, and the version's time, author, tags and reason beside it. One statement (one b-tree
-/// descent), on a connection outside a transaction or in a read transaction.
+/// descent), on a connection outside a transaction or in a read transaction; `sk` is the key
+/// of the collection and scope.
 pub(crate) fn current_from_head(
     conn: &rusqlite::Connection,
-    coll: Collection,
-    scope: &Scope,
+    sk: i64,
     id: &str,
-    midway: bool,
 ) -> Result<Option<StoredVersion>> {
-    current_fields_from_head(conn, coll, scope, id, midway, None)
+    current_fields_from_head(conn, sk, id, None)
 }
 
 /// [`current_from_head`], the body's fields only those named in `fields` where given.
 pub(crate) fn current_fields_from_head(
     conn: &rusqlite::Connection,
-    coll: Collection,
-    scope: &Scope,
+    sk: i64,
     id: &str,
-    midway: bool,
     fields: Option<&[&str]>,
 ) -> Result<Option<StoredVersion>> {
     // The body is read from its JSONB (`crate::json::jsonb`); a form that reader leaves alone comes
@@ -121,7 +143,7 @@ pub(crate) fn current_fields_from_head(
         None => crate::json::jsonb::to_map(blob),
         Some(fields) => crate::json::jsonb::to_map_fields(blob, fields),
     };
-    let Some(row) = read_head(conn, coll, scope, id, midway, read)? else {
+    let Some(row) = read_head(conn, sk, id, read)? else {
         return Ok(None);
     };
     let version = row.version;
@@ -158,17 +180,15 @@ pub(crate) fn current_fields_from_head(
 /// blob is read as [`current_from_head`] reads it.
 pub(crate) fn raw_from_head(
     conn: &rusqlite::Connection,
-    coll: Collection,
-    scope: &Scope,
+    sk: i64,
     id: &str,
-    midway: bool,
 ) -> Result<Option<RawVersion>> {
-    let Some(row) = read_head(conn, coll, scope, id, midway, |blob| Some(blob.to_vec()))? else {
+    let Some(row) = read_head(conn, sk, id, |blob| Some(blob.to_vec()))? else {
         return Ok(None);
     };
     let (timestamp, tags) = row.meta(id)?;
     let Ok(blob) = row.body else {
-        return Ok(current_from_head(conn, coll, scope, id, midway)?.map(RawVersion::from));
+        return Ok(current_from_head(conn, sk, id)?.map(RawVersion::from));
     };
     Ok(Some(RawVersion {
         body: StoredBody::Jsonb(blob),
@@ -182,49 +202,35 @@ pub(crate) fn raw_from_head(
 }
 
 /// The current row of a document, its body as `body` makes it of the JSONB (or its bytes,
-/// where `body` leaves it or it is no blob). Midway through a write, a current row whose
-/// version was just deleted (until `set_current` moves it) is no current version.
+/// where `body` leaves it or it is no blob). (Midway through a write, a current row whose
+/// version was just deleted is gone with it, until `set_current` makes another.)
 pub(crate) fn read_head<B>(
     conn: &rusqlite::Connection,
-    coll: Collection,
-    scope: &Scope,
+    sk: i64,
     id: &str,
-    midway: bool,
     body: impl Fn(&[u8]) -> Option<B>,
 ) -> Result<Option<HeadRow<B>>> {
-    macro_rules! head_row {
-        () => {
-            "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags FROM heads h \
-             WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4"
+    conn.prepare_cached(
+        "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags FROM heads h \
+         WHERE h.sk = ?1 AND h.id = ?2",
+    )
+    .db()?
+    .query_row(params![sk, id], |r| {
+        let body = match r.get_ref(1)? {
+            ValueRef::Blob(b) => body(b).ok_or_else(|| b.to_vec()),
+            other => Err(other.as_bytes()?.to_vec()),
         };
-    }
-    let sql = if midway {
-        concat!(
-            head_row!(),
-            " AND EXISTS (SELECT 1 FROM versions v WHERE v.coll = h.coll AND v.tenant = h.tenant \
-             AND v.env = h.env AND v.id = h.id AND v.version = h.version)"
-        )
-    } else {
-        head_row!()
-    };
-    conn.prepare_cached(sql)
-        .db()?
-        .query_row(params![coll.as_str(), scope.tenant, scope.env, id], |r| {
-            let body = match r.get_ref(1)? {
-                ValueRef::Blob(b) => body(b).ok_or_else(|| b.to_vec()),
-                other => Err(other.as_bytes()?.to_vec()),
-            };
-            Ok(HeadRow {
-                version: r.get(0)?,
-                body,
-                reason: r.get(2)?,
-                timestamp: r.get(3)?,
-                user: r.get(4)?,
-                tags: r.get(5)?,
-            })
+        Ok(HeadRow {
+            version: r.get(0)?,
+            body,
+            reason: r.get(2)?,
+            timestamp: r.get(3)?,
+            user: r.get(4)?,
+            tags: r.get(5)?,
         })
-        .optional()
-        .db()
+    })
+    .optional()
+    .db()
 }
 
 /// A current row as [`read_head`] reads it.
@@ -232,7 +238,7 @@ pub(crate) struct HeadRow<B> {
     version: u32,
     body: std::result::Result<B, Vec<u8>>,
     reason: Option<String>,
-    timestamp: String,
+    timestamp: SqlValue,
     user: String,
     tags: Option<String>,
 }
@@ -246,8 +252,7 @@ impl<B> HeadRow<B> {
             Some(tags) => serde_json::from_str(tags)
                 .map_err(|e| Error::caused(format!("{} has tags {tags}", what()), e))?,
         };
-        let timestamp = parse_instant(&self.timestamp)
-            .map_err(|e| Error::caused(format!("{} has time \"{}\"", what(), self.timestamp), e))?;
+        let timestamp = stored_time_value(ValueRef::from(&self.timestamp), &what())?;
         Ok((timestamp, tags))
     }
 }
@@ -274,8 +279,7 @@ pub(crate) fn decode_version(raw: VersionRow) -> Result<StoredVersion> {
             .map_err(|e| Error::caused(format!("stored tags of {}", what()), e))?
     };
     Ok(StoredVersion {
-        timestamp: parse_instant(&timestamp)
-            .map_err(|e| Error::caused(format!("stored time of {} \"{timestamp}\"", what()), e))?,
+        timestamp: stored_time_value(ValueRef::from(&timestamp), &what())?,
         id,
         version,
         body,

@@ -2,17 +2,17 @@
 //! its page, and the counts its total is read from (exact, capped, sampled).
 
 use super::super::sql;
-use super::head::VERSION_COLUMNS;
-use crate::ids::Scope;
+use super::head::HEAD_VERSION_COLUMNS;
 use crate::query::{Cursor, Filter, ListQuery};
 use crate::store::Collection;
 use rusqlite::types::Value as SqlValue;
 
-/// The WHERE clause selecting current documents of a collection in some scopes that match a
-/// filter, with its arguments; `None` when no scope is given (nothing can match).
+/// The WHERE clause selecting current documents of a collection in some scopes (`keys`, the
+/// keys of the collection and scopes) that match a filter, with its arguments; `None` when no
+/// scope is given (nothing can match).
 pub(crate) fn where_clause(
     coll: Collection,
-    scopes: &[Scope],
+    scopes: &[i64],
     filter: &Filter,
 ) -> Option<(String, Vec<SqlValue>)> {
     where_clauses(coll, scopes, filter).map(|(clause, _, args)| (clause, args))
@@ -22,38 +22,24 @@ pub(crate) fn where_clause(
 /// collection, the scopes and, for a list of one type, the type (the same arguments).
 pub(crate) fn where_clauses(
     coll: Collection,
-    scopes: &[Scope],
+    scopes: &[i64],
     filter: &Filter,
 ) -> Option<(String, String, Vec<SqlValue>)> {
     if scopes.is_empty() {
         return None;
     }
     let mut sb = sql::SqlBuilder::new(&sql::HEADS, Vec::new());
-    // The collection is written in the statement, as a per-type index's WHERE says it.
-    let c = sql::quote(coll.as_str());
-    // Several scopes as one row-value list, which SQLite reads scope by scope through the
-    // keys (an OR of scopes it would read as a scan of the collection of every tenant).
+    // The keys are written in the statement, as a private type's index's WHERE says its
+    // scope (`layout::type_index_sql`); several scopes as a list, which SQLite reads scope by
+    // scope through the keys.
     let scope_sql = match scopes {
-        [one] => format!(
-            "h.tenant = {} AND h.env = {}",
-            sb.bind(one.tenant.clone()),
-            sb.bind(one.env.clone())
-        ),
+        [one] => format!("h.sk = {one}"),
         many => {
-            let pairs: Vec<String> = many
-                .iter()
-                .map(|s| {
-                    format!(
-                        "({}, {})",
-                        sb.bind(s.tenant.clone()),
-                        sb.bind(s.env.clone())
-                    )
-                })
-                .collect();
-            format!("(h.tenant, h.env) IN (VALUES {})", pairs.join(", "))
+            let keys: Vec<String> = many.iter().map(i64::to_string).collect();
+            format!("h.sk IN ({})", keys.join(", "))
         }
     };
-    let mut clause = format!("h.coll = {c} AND ({scope_sql})");
+    let mut clause = format!("({scope_sql})");
     let mut base = clause.clone();
     if !filter.is_all() {
         clause.push_str(" AND ");
@@ -109,7 +95,7 @@ pub(crate) const PROBE_ROWS: u64 = 10_000;
 /// The statements of a list; `None` when no scope is given.
 pub(crate) fn list_statements(
     coll: Collection,
-    scopes: &[Scope],
+    scopes: &[i64],
     query: &ListQuery,
     after: Option<&Cursor>,
 ) -> Option<ListStatements> {
@@ -135,9 +121,9 @@ pub(crate) fn list_statements(
     let skip = query.paging.skip;
     let page = |from: &str| {
         format!(
-            "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM {from} \
-             WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {skip}) h JOIN versions v ON v.coll = h.coll \
-             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version"
+            "SELECT {HEAD_VERSION_COLUMNS} FROM (SELECT h.sk, h.id FROM {from} \
+             WHERE {filter} ORDER BY {order} LIMIT {limit} OFFSET {skip}) p CROSS JOIN heads h \
+             ON h.sk = p.sk AND h.id = p.id"
         )
     };
     // A first page in id order, filtered past the type: where many documents match, the
@@ -172,14 +158,13 @@ pub(crate) fn capped_count(filter: &str, n: u64) -> String {
 
 /// The documents a list reads in one of its scopes among those of sample buckets `lo..hi`,
 /// and the matches among them, from its WHERE clauses (`filter`, and `base`: its scopes and
-/// type); the scope's tenant, its environment, `lo` and `hi` are the arguments numbered from
-/// `first_arg`. It reads the sample index whatever other index the filter could use: the
+/// type); the scope's key, `lo` and `hi` are the arguments numbered from `first_arg`. It reads the sample index whatever other index the filter could use: the
 /// sample is a range of buckets in the scope, the same share of its documents at any size.
 pub(crate) fn sampled_count(filter: &str, base: &str, first_arg: usize) -> String {
-    let (t, e, lo, hi) = (first_arg, first_arg + 1, first_arg + 2, first_arg + 3);
+    let (k, lo, hi) = (first_arg, first_arg + 1, first_arg + 2);
     format!(
         "SELECT count(*), coalesce(sum(CASE WHEN {filter} THEN 1 ELSE 0 END), 0) FROM heads h \
-         INDEXED BY heads_sample WHERE {base} AND h.tenant = ?{t} AND h.env = ?{e} \
+         INDEXED BY heads_sample WHERE {base} AND h.sk = ?{k} \
          AND h.bucket >= ?{lo} AND h.bucket < ?{hi}"
     )
 }

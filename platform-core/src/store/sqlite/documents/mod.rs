@@ -1,7 +1,7 @@
 //! Versioned documents: `versions` (every version), `heads` (the current one, with a JSONB copy
 //! of its body and system fields for filters, and folded search text) and `tags`.
 
-use super::{json_text, sql, time_text, Db, Tx};
+use super::{json_text, sql, time_value, Db, Tx};
 use crate::error::{Error, Result};
 use crate::ids::Scope;
 use crate::query::{Cursor, Filter, ListQuery};
@@ -20,8 +20,8 @@ pub(super) use head::current_from_head;
 pub(super) use list::{capped_count, list_statements, sampled_count};
 
 use head::{
-    current_fields_from_head, decode_version, raw_from_head, row_to_version, tags_of, type_column,
-    BODY_OF_HEAD, HEAD_BODY, VERSION_COLUMNS,
+    all_versions, current_fields_from_head, decode_version, raw_from_head, row_to_version, tags_of,
+    type_column, BODY_OF_HEAD, HEAD_BODY,
 };
 use list::where_clause;
 
@@ -44,38 +44,34 @@ impl Tx<'_> {
         rows.map(|r| r.db()).collect()
     }
 
-    fn one_version(
-        &self,
-        sql_where: &str,
-        args: &[&dyn rusqlite::ToSql],
-    ) -> Result<Option<StoredVersion>> {
-        let sql = format!("SELECT {VERSION_COLUMNS} FROM versions v WHERE {sql_where}");
-        let raw = self
-            .conn
-            .prepare_cached(&sql)
-            .db()?
-            .query_row(args, row_to_version)
-            .optional()
-            .db()?;
-        raw.map(decode_version).transpose()
+    /// The versions of a document, in order (`version`: one of them).
+    fn versions_of(&self, sk: i64, id: &str, version: Option<u32>) -> Result<Vec<StoredVersion>> {
+        let mut stmt = match version {
+            None => self.conn.prepare_cached(all_versions!("")),
+            Some(_) => self.conn.prepare_cached(all_versions!("AND version = ?3")),
+        }
+        .db()?;
+        let rows = match version {
+            None => stmt.query_map(params![sk, id], row_to_version),
+            Some(n) => stmt.query_map(params![sk, id, n], row_to_version),
+        }
+        .db()?;
+        rows.map(|r| r.db().and_then(decode_version)).collect()
     }
 }
 
 impl Tx<'_> {
     /// Rewrites the tags of a document's current row after its tags moved (a head whose
     /// version was just deleted is left to `set_current`).
-    fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+    fn refresh_head(&mut self, sk: i64, id: &str) -> Result<()> {
         self.conn
             .prepare_cached(concat!(
                 "UPDATE heads SET tags = ",
                 tags_of!("heads"),
-                " \
-                 WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND EXISTS (SELECT 1 \
-                 FROM versions v WHERE v.coll = heads.coll AND v.tenant = heads.tenant \
-                 AND v.env = heads.env AND v.id = heads.id AND v.version = heads.version)"
+                " WHERE sk = ?1 AND id = ?2"
             ))
             .db()?
-            .execute(params![coll.as_str(), scope.tenant, scope.env, id])
+            .execute(params![sk, id])
             .db()?;
         Ok(())
     }
@@ -89,9 +85,11 @@ impl Tx<'_> {
         id: &str,
     ) -> Result<Option<StoredVersion>> {
         // The current row holds the current version whole (its tags kept in step by every
-        // write of them): it is read alone. A write may be midway (a current row whose version
-        // it just deleted), so there the version's row is checked to exist.
-        current_from_head(&self.conn, coll, scope, id, self.store.is_some())
+        // write of them): it is read alone.
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(None);
+        };
+        current_from_head(&self.conn, sk, id)
     }
 
     /// Forgets the type definitions read, after a write to `coll` (see `Tx::type_defs`).
@@ -101,18 +99,17 @@ impl Tx<'_> {
         }
     }
 
-    /// The version current until now takes its body back from the current row (before the
-    /// row changes or goes).
-    fn restore_current_body(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
+    /// The version current until now becomes a row of `versions` (where it has none), from
+    /// its current row, before the row changes or goes.
+    fn keep_current_version(&mut self, sk: i64, id: &str) -> Result<()> {
         self.conn
             .prepare_cached(&format!(
-                "UPDATE versions SET body = (SELECT {BODY_OF_HEAD} FROM heads h WHERE h.coll = versions.coll \
-                 AND h.tenant = versions.tenant AND h.env = versions.env AND h.id = versions.id \
-                 AND h.version = versions.version) \
-                 WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND body = ''"
+                "INSERT OR IGNORE INTO versions (sk, id, version, timestamp, user, reason, body) \
+                 SELECT h.sk, h.id, h.version, h.timestamp, h.user, h.reason, {BODY_OF_HEAD} \
+                 FROM heads h WHERE h.sk = ?1 AND h.id = ?2"
             ))
             .db()?
-            .execute(params![coll.as_str(), scope.tenant, scope.env, id])
+            .execute(params![sk, id])
             .db()?;
         Ok(())
     }
@@ -139,13 +136,17 @@ impl DocumentRead for Tx<'_> {
         id: &str,
         fields: &[&str],
     ) -> Result<Option<StoredVersion>> {
-        let midway = self.store.is_some();
-        current_fields_from_head(&self.conn, coll, scope, id, midway, Some(fields))
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(None);
+        };
+        current_fields_from_head(&self.conn, sk, id, Some(fields))
     }
 
     fn current_raw(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Option<RawVersion>> {
-        let midway = self.store.is_some();
-        raw_from_head(&self.conn, coll, scope, id, midway)
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(None);
+        };
+        raw_from_head(&self.conn, sk, id)
     }
 
     fn version(
@@ -155,34 +156,29 @@ impl DocumentRead for Tx<'_> {
         id: &str,
         version: u32,
     ) -> Result<Option<StoredVersion>> {
-        self.one_version(
-            "v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
-            &[&coll.as_str(), &scope.tenant, &scope.env, &id, &version],
-        )
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(None);
+        };
+        Ok(self.versions_of(sk, id, Some(version))?.pop())
     }
 
     fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>> {
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(None);
+        };
         self.conn
-            .prepare_cached("SELECT version FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND tag = ?5")
+            .prepare_cached("SELECT version FROM tags WHERE sk = ?1 AND id = ?2 AND tag = ?3")
             .db()?
-            .query_row(params![coll.as_str(), scope.tenant, scope.env, id, tag], |r| r.get(0))
+            .query_row(params![sk, id, tag], |r| r.get(0))
             .optional()
             .db()
     }
 
     fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>> {
-        let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 \
-             AND v.id = ?4 ORDER BY v.version"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).db()?;
-        let rows = stmt
-            .query_map(
-                params![coll.as_str(), scope.tenant, scope.env, id],
-                row_to_version,
-            )
-            .db()?;
-        rows.map(|r| r.db().and_then(decode_version)).collect()
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(Vec::new());
+        };
+        self.versions_of(sk, id, None)
     }
 
     fn list_after(
@@ -192,7 +188,8 @@ impl DocumentRead for Tx<'_> {
         query: &ListQuery,
         after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>> {
-        let Some(statements) = list_statements(coll, scopes, query, after) else {
+        let keys = self.scope_keys(coll, scopes)?;
+        let Some(statements) = list_statements(coll, &keys, query, after) else {
             return Ok(Page {
                 items: Vec::new(),
                 total: 0,
@@ -218,10 +215,9 @@ impl DocumentRead for Tx<'_> {
             |lo, hi| {
                 let mut stmt = self.conn.prepare_cached(&sample).db()?;
                 let (mut rows, mut matches) = (0, 0);
-                for scope in scopes {
+                for &sk in &keys {
                     let more = [
-                        SqlValue::Text(scope.tenant.clone()),
-                        SqlValue::Text(scope.env.clone()),
+                        SqlValue::Integer(sk),
                         SqlValue::Integer(lo.into()),
                         SqlValue::Integer(hi.into()),
                     ];
@@ -277,7 +273,8 @@ impl DocumentRead for Tx<'_> {
         filter: &Filter,
         path: &str,
     ) -> Result<Vec<String>> {
-        let Some((filter, args)) = where_clause(coll, scopes, filter) else {
+        let keys = self.scope_keys(coll, scopes)?;
+        let Some((filter, args)) = where_clause(coll, &keys, filter) else {
             return Ok(Vec::new());
         };
         self.distinct_strings(
@@ -299,13 +296,14 @@ impl DocumentRead for Tx<'_> {
         // then folded names. Id matches come first, each group in folded order.
         let limit = limit.map_or(-1, |l| l as i64);
         let mut out: Vec<(String, Option<String>)> = Vec::new();
+        let keys = self.scope_keys(coll, scopes)?;
         for (key, index) in [
-            ("coalesce(h.id_fold, h.id)", "heads_id_fold"),
+            (super::stored::ID_FOLD, "heads_id_fold"),
             ("h.name_fold", "heads_name_fold"),
         ] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
-            for scope in scopes {
-                let Some((clause, args)) = where_clause(coll, std::slice::from_ref(scope), filter)
+            for sk in &keys {
+                let Some((clause, args)) = where_clause(coll, std::slice::from_ref(sk), filter)
                 else {
                     continue;
                 };
@@ -345,7 +343,8 @@ impl DocumentRead for Tx<'_> {
         scopes: &[Scope],
         path: &str,
     ) -> Result<Vec<FieldKind>> {
-        let Some((filter, args)) = where_clause(coll, scopes, &Filter::all()) else {
+        let keys = self.scope_keys(coll, scopes)?;
+        let Some((filter, args)) = where_clause(coll, &keys, &Filter::all()) else {
             return Ok(Vec::new());
         };
         let names = self.distinct_strings(
@@ -377,14 +376,23 @@ impl DocumentWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.wrote(coll);
+        let sk = self.make_scope_key(coll, scope)?;
         let body = json_text(&v.body, "a document body")?;
         self.conn
             .prepare_cached(
-                "INSERT OR REPLACE INTO versions (coll, tenant, env, id, version, body, timestamp, user, reason) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT OR REPLACE INTO versions (sk, id, version, timestamp, user, reason, body) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .db()?
-            .execute(params![coll.as_str(), scope.tenant, scope.env, v.id, v.version, body, time_text(v.timestamp), v.user, v.reason])
+            .execute(params![
+                sk,
+                v.id,
+                v.version,
+                time_value(v.timestamp),
+                v.user,
+                v.reason,
+                body
+            ])
             .db()?;
         Ok(())
     }
@@ -399,19 +407,24 @@ impl DocumentWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, id))?;
         self.wrote(coll);
-        let args = params![coll.as_str(), scope.tenant, scope.env, id, version];
-        self.conn
-            .prepare_cached("DELETE FROM tags WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
-            .db()?
-            .execute(args)
-            .db()?;
-        self.conn
-            .prepare_cached("DELETE FROM versions WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4 AND version = ?5")
-            .db()?
-            .execute(args)
-            .db()?;
+        let Some(sk) = self.scope_key(coll, scope)? else {
+            return Ok(());
+        };
+        for sql in [
+            "DELETE FROM tags WHERE sk = ?1 AND id = ?2 AND version = ?3",
+            "DELETE FROM versions WHERE sk = ?1 AND id = ?2 AND version = ?3",
+            // The current version goes with its current row: until `set_current` makes
+            // another, the document has none.
+            "DELETE FROM heads WHERE sk = ?1 AND id = ?2 AND version = ?3",
+        ] {
+            self.conn
+                .prepare_cached(sql)
+                .db()?
+                .execute(params![sk, id, version])
+                .db()?;
+        }
         // A tag moved off the current version changes its `_tag`.
-        self.refresh_head(coll, scope, id)
+        self.refresh_head(sk, id)
     }
 
     fn set_current(
@@ -424,48 +437,45 @@ impl DocumentWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, id))?;
         self.wrote(coll);
-        self.restore_current_body(coll, scope, id)?;
-        match version {
-            None => {
-                self.conn
-                    .prepare_cached("DELETE FROM heads WHERE coll = ?1 AND tenant = ?2 AND env = ?3 AND id = ?4")
-                    .db()?
-                    .execute(params![coll.as_str(), scope.tenant, scope.env, id])
-                    .db()?;
-            }
-            Some(v) => {
-                let changed = self
-                    .conn
-                    .prepare_cached(&format!(
-                        "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, name_fold, bucket, reason, id_fold, \
-                         timestamp, user, tags) \
-                         SELECT v.coll, v.tenant, v.env, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
-                         {HEAD_BODY}, pf_search_rest(v.body), pf_fold(json_extract(v.body, '$.name')), pf_bucket(v.id), v.reason, \
-                         nullif(pf_fold(v.id), v.id), v.timestamp, v.user, {} \
-                         FROM versions v WHERE v.coll = ?1 AND v.tenant = ?2 AND v.env = ?3 AND v.id = ?4 AND v.version = ?5",
-                        tags_of!("v")
-                    ))
-                    .db()?
-                    .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])
-                    .db()?;
-                if changed == 0 {
-                    return Err(Error::Internal(format!(
-                        "set_current: {id} has no version {v}"
-                    )));
-                }
-                // The body is kept once, in the current row, where it reads back as written
-                // (a body that would not is left in its version row too).
-                self.conn
-                    .prepare_cached(&format!(
-                        "UPDATE versions SET body = '' WHERE coll = ?1 AND tenant = ?2 AND env = ?3 \
-                         AND id = ?4 AND version = ?5 AND body = (SELECT {BODY_OF_HEAD} FROM heads h \
-                         WHERE h.coll = ?1 AND h.tenant = ?2 AND h.env = ?3 AND h.id = ?4)"
-                    ))
-                    .db()?
-                    .execute(params![coll.as_str(), scope.tenant, scope.env, id, v])
-                    .db()?;
-            }
+        let sk = self.make_scope_key(coll, scope)?;
+        self.keep_current_version(sk, id)?;
+        let Some(v) = version else {
+            self.conn
+                .prepare_cached("DELETE FROM heads WHERE sk = ?1 AND id = ?2")
+                .db()?
+                .execute(params![sk, id])
+                .db()?;
+            return Ok(());
+        };
+        let changed = self
+            .conn
+            .prepare_cached(&format!(
+                "INSERT OR REPLACE INTO heads (sk, id, version, type, bucket, timestamp, user, reason, \
+                 tags, id_fold, name_fold, search, body) \
+                 SELECT v.sk, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
+                 pf_bucket(v.id), v.timestamp, v.user, v.reason, {}, pf_fold_kept(v.id), \
+                 pf_fold(json_extract(v.body, '$.name')), pf_search_rest(v.body), {HEAD_BODY} \
+                 FROM versions v WHERE v.sk = ?1 AND v.id = ?2 AND v.version = ?3",
+                tags_of!("v")
+            ))
+            .db()?
+            .execute(params![sk, id, v])
+            .db()?;
+        if changed == 0 {
+            return Err(Error::Internal(format!(
+                "set_current: {id} has no version {v}"
+            )));
         }
+        // The version is kept once, in the current row, where its text reads back as written
+        // (a text that would not keeps its version row).
+        self.conn
+            .prepare_cached(&format!(
+                "DELETE FROM versions WHERE sk = ?1 AND id = ?2 AND version = ?3 \
+                 AND body = (SELECT {BODY_OF_HEAD} FROM heads h WHERE h.sk = ?1 AND h.id = ?2)"
+            ))
+            .db()?
+            .execute(params![sk, id, v])
+            .db()?;
         Ok(())
     }
 
@@ -479,16 +489,16 @@ impl DocumentWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.wrote(coll);
+        let sk = self.make_scope_key(coll, scope)?;
         // What `put_version` and `set_current` do, with the current row's columns taken from
-        // the version in memory: its text is parsed once (into the row's JSONB), and the
-        // version row is written once, with empty text (its body is the current row's). The
-        // version current until now takes its text back only if it stays a version apart (a
-        // rewrite in place replaces its row).
+        // the version in memory: its text is parsed once (into the row's JSONB), which is where
+        // the version is kept (its text reads back as the same JSON). The version current until
+        // now becomes a row of `versions` only if it stays a version apart (a rewrite in place
+        // replaces it).
         if replaces.is_some_and(|r| r != v.version) {
-            self.restore_current_body(coll, scope, &v.id)?;
+            self.keep_current_version(sk, &v.id)?;
         }
         let body = json_text(&v.body, "a document body")?;
-        let folded = crate::query::filter::fold(&v.id);
         let name_fold = v
             .body
             .get("name")
@@ -496,37 +506,32 @@ impl DocumentWrite for Tx<'_> {
             .map(crate::query::filter::fold);
         self.conn
             .prepare_cached(
-                "INSERT OR REPLACE INTO heads (coll, tenant, env, id, version, type, body, search, \
-                 name_fold, bucket, reason, id_fold, timestamp, user, tags) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, jsonb(?7), ?8, ?9, ?10, ?11, ?12, ?13, ?14, \
-                 nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t WHERE t.coll = ?1 \
-                 AND t.tenant = ?2 AND t.env = ?3 AND t.id = ?4 AND t.version = ?5 ORDER BY t.tag)), '[]'))",
+                "INSERT OR REPLACE INTO heads (sk, id, version, type, bucket, timestamp, user, \
+                 reason, id_fold, name_fold, search, body, tags) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, jsonb(?12), \
+                 nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t \
+                 WHERE t.sk = ?1 AND t.id = ?2 AND t.version = ?3 ORDER BY t.tag)), '[]'))",
             )
             .db()?
             .execute(params![
-                coll.as_str(),
-                scope.tenant,
-                scope.env,
+                sk,
                 v.id,
                 v.version,
                 type_column(&v.body),
-                body,
-                crate::query::filter::search_text_after_name(&v.body),
-                name_fold,
                 crate::query::total::sample_bucket(&v.id),
-                v.reason,
-                (folded != v.id).then_some(&folded),
-                time_text(v.timestamp),
+                time_value(v.timestamp),
                 v.user,
+                v.reason,
+                super::stored::fold_kept(&v.id),
+                name_fold,
+                crate::query::filter::search_text_after_name(&v.body),
+                body,
             ])
             .db()?;
         self.conn
-            .prepare_cached(
-                "INSERT OR REPLACE INTO versions (coll, tenant, env, id, version, body, timestamp, user, reason) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, '', ?6, ?7, ?8)",
-            )
+            .prepare_cached("DELETE FROM versions WHERE sk = ?1 AND id = ?2 AND version = ?3")
             .db()?
-            .execute(params![coll.as_str(), scope.tenant, scope.env, v.id, v.version, time_text(v.timestamp), v.user, v.reason])
+            .execute(params![sk, v.id, v.version])
             .db()?;
         Ok(())
     }
@@ -543,6 +548,11 @@ impl DocumentWrite for Tx<'_> {
             type_name,
         ))?;
         let prefix = type_index_prefix(scope, type_name);
+        // A private type's objects are those of its scope (`layout::type_index_sql`).
+        let sk = match scope.is_public() {
+            true => None,
+            false => Some(self.make_scope_key(Collection::Object, scope)?),
+        };
         let existing: Vec<String> = {
             let mut stmt = self
                 .conn
@@ -573,12 +583,11 @@ impl DocumentWrite for Tx<'_> {
             // (`SqlBuilder::sort_expr`), and the WHERE what a list of the type says.
             let mut sb = sql::SqlBuilder::new(&sql::HEADS_BARE, Vec::new());
             self.conn
-                .execute_batch(&format!(
-                    "CREATE INDEX \"{name}\" ON heads(coll, tenant, env, type, {}, id, version) \
-                     WHERE coll = {} AND type = {}",
-                    sb.sort_expr(field),
-                    sql::quote(Collection::Object.as_str()),
-                    sql::quote(type_name)
+                .execute_batch(&super::layout::type_index_sql(
+                    &name,
+                    &sb.sort_expr(field),
+                    &sql::quote(type_name),
+                    sk,
                 ))
                 .db()?;
         }
@@ -596,13 +605,14 @@ impl DocumentWrite for Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, id))?;
         self.wrote(coll);
+        let sk = self.make_scope_key(coll, scope)?;
         self.conn
             .prepare_cached(
-                "INSERT OR REPLACE INTO tags (coll, tenant, env, id, tag, version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT OR REPLACE INTO tags (sk, id, tag, version) VALUES (?1, ?2, ?3, ?4)",
             )
             .db()?
-            .execute(params![coll.as_str(), scope.tenant, scope.env, id, tag, version])
+            .execute(params![sk, id, tag, version])
             .db()?;
-        self.refresh_head(coll, scope, id)
+        self.refresh_head(sk, id)
     }
 }
