@@ -47,12 +47,19 @@ pub(crate) fn load_sqlite_objects(db: &Sqlite, objects: &[Value]) {
 }
 
 /// The rows the platform's saves of `objects` wrote, read back from its SQLite file: for each
-/// object (in saves of 1,000), its version row and its current row, as stored.
+/// object (in saves of 1,000), its current row and any version rows (a new object has none:
+/// its current row is its one version), as stored.
 pub(crate) struct SavedRows {
-    /// The statements that made the two tables and the current row's indexes.
+    /// The statements that made the tables (scopes, versions, current rows) and the current
+    /// rows' indexes.
     pub(crate) schema: Vec<String>,
-    /// Per object: the version row's values, then the current row's.
-    pub(crate) rows: Vec<(Vec<rusqlite::types::Value>, Vec<rusqlite::types::Value>)>,
+    /// The scope rows the objects' keys name.
+    pub(crate) scopes: Vec<Vec<rusqlite::types::Value>>,
+    /// Per object: its current row, then its version rows.
+    pub(crate) rows: Vec<(
+        Vec<rusqlite::types::Value>,
+        Vec<Vec<rusqlite::types::Value>>,
+    )>,
 }
 
 impl SavedRows {
@@ -60,7 +67,7 @@ impl SavedRows {
         let conn = Connection::open(path).unwrap();
         let schema = conn
             .prepare(
-                "SELECT sql FROM sqlite_master WHERE tbl_name IN ('versions', 'heads') \
+                "SELECT sql FROM sqlite_master WHERE tbl_name IN ('scopes', 'versions', 'heads') \
                  AND sql IS NOT NULL ORDER BY type DESC, rowid",
             )
             .unwrap()
@@ -76,19 +83,41 @@ impl SavedRows {
                 .map(Result::unwrap)
                 .collect()
         };
-        let versions = all("SELECT * FROM versions WHERE coll = 'object' ORDER BY id");
-        let heads = all("SELECT * FROM heads WHERE coll = 'object' ORDER BY id");
-        assert_eq!(versions.len(), heads.len(), "one version per object");
+        let objects = "(SELECT sk FROM scopes WHERE coll = 'object')";
+        let scopes = all("SELECT * FROM scopes WHERE coll = 'object'");
+        let heads = all(&format!(
+            "SELECT * FROM heads WHERE sk IN {objects} ORDER BY sk, id"
+        ));
+        let mut versions = all(&format!(
+            "SELECT * FROM versions WHERE sk IN {objects} ORDER BY sk, id, version"
+        ))
+        .into_iter()
+        .peekable();
+        let rows = heads
+            .into_iter()
+            .map(|head| {
+                let mut own = Vec::new();
+                while versions.peek().is_some_and(|v| v[..2] == head[..2]) {
+                    own.extend(versions.next());
+                }
+                (head, own)
+            })
+            .collect();
+        assert!(
+            versions.next().is_none(),
+            "every version row is of a current object"
+        );
         SavedRows {
             schema,
-            rows: versions.into_iter().zip(heads).collect(),
+            scopes,
+            rows,
         }
     }
 
     /// Writes the rows into a fresh file of the same tables and indexes (and the platform's
     /// settings of the connection) with plain rusqlite, 1,000 objects to a transaction: per
     /// object, a look-up of its current version (an upsert's new version number depends on
-    /// it), then its version row and its current row. The floor under the platform's upsert,
+    /// it), then its current row and its version rows. The floor under the platform's upsert,
     /// given what it keeps of each object.
     pub(crate) fn write(&self) -> (f64, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
@@ -104,30 +133,41 @@ impl SavedRows {
             let marks = vec!["?"; n].join(", ");
             format!("INSERT INTO {table} VALUES ({marks})")
         };
-        let (v_sql, h_sql) = (
-            insert("versions", self.rows[0].0.len()),
-            insert("heads", self.rows[0].1.len()),
-        );
+        for scope in &self.scopes {
+            conn.execute(
+                &insert("scopes", scope.len()),
+                rusqlite::params_from_iter(scope),
+            )
+            .unwrap();
+        }
+        let h_sql = insert("heads", self.rows[0].0.len());
+        let v_sql = self
+            .rows
+            .iter()
+            .find_map(|(_, v)| v.first())
+            .map(|v| insert("versions", v.len()));
         let took = time_ms(|| {
             for chunk in self.rows.chunks(1000) {
                 let tx = conn.unchecked_transaction().unwrap();
                 {
                     let mut current = tx
-                        .prepare_cached(
-                            "SELECT version FROM heads WHERE coll = ?1 AND tenant = ?2 \
-                             AND env = ?3 AND id = ?4",
-                        )
+                        .prepare_cached("SELECT version FROM heads WHERE sk = ?1 AND id = ?2")
                         .unwrap();
-                    let mut v = tx.prepare_cached(&v_sql).unwrap();
                     let mut h = tx.prepare_cached(&h_sql).unwrap();
-                    for (version, head) in chunk {
+                    for (head, versions) in chunk {
                         let had: Option<i64> = current
-                            .query_row(rusqlite::params_from_iter(&head[..4]), |r| r.get(0))
+                            .query_row(rusqlite::params_from_iter(&head[..2]), |r| r.get(0))
                             .optional()
                             .unwrap();
                         assert!(had.is_none());
-                        v.execute(rusqlite::params_from_iter(version)).unwrap();
                         h.execute(rusqlite::params_from_iter(head)).unwrap();
+                        for version in versions {
+                            let sql = v_sql.as_deref().expect("a version row");
+                            tx.prepare_cached(sql)
+                                .unwrap()
+                                .execute(rusqlite::params_from_iter(version))
+                                .unwrap();
+                        }
                     }
                 }
                 tx.commit().unwrap();
