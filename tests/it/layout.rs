@@ -225,10 +225,14 @@ async fn a_database_of_the_release_before_the_lean_layout_migrates_and_answers_t
         return write_fixture().await;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (platform, _schema) = if on_postgres() {
+    let (platform, pg_schema) = if on_postgres() {
         let schema =
             platform_core::store::postgres::testing::TestSchema::new().expect("PLATFORM_TEST_PG");
         let dump = std::fs::read_to_string(fixture("postgres.sql")).unwrap();
+        assert!(
+            dump.contains("INSERT INTO __SCHEMA__.platform_schema VALUES (7);"),
+            "the fixture is of PostgreSQL schema 7"
+        );
         let mut admin = platform_core::store::postgres::testing::admin(&schema.url).unwrap();
         admin
             .batch_execute(&format!(
@@ -249,6 +253,33 @@ async fn a_database_of_the_release_before_the_lean_layout_migrates_and_answers_t
         std::fs::copy(fixture("sqlite.db.key"), dir.path().join("platform.db.key")).unwrap();
         (Platform::open(&db).unwrap(), None)
     };
+    // The database is of the release before the lean layout, and this build migrated it.
+    let (was, now) = if let Some(schema) = &pg_schema {
+        let mut admin = platform_core::store::postgres::testing::admin(&schema.url).unwrap();
+        let version = admin
+            .texts(&format!(
+                "SELECT version::text FROM \"{}\".platform_schema",
+                schema.schema
+            ))
+            .unwrap();
+        (7, version[0].parse::<u32>().unwrap())
+    } else {
+        let version = |path: &Path| -> u32 {
+            rusqlite::Connection::open(path)
+                .unwrap()
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .unwrap()
+        };
+        let fixture_version = version(&fixture("sqlite.db"));
+        assert_eq!(fixture_version, 17, "the fixture is of SQLite schema 17");
+        (17, version(&dir.path().join("platform.db")))
+    };
+    let current = if on_postgres() {
+        platform_core::store::postgres::schema_version()
+    } else {
+        platform_core::store::sqlite::schema_version()
+    };
+    assert_eq!(now, current, "migrated from schema {was}");
     let s = TestServer::with_platform(platform);
     let acme = s.client_of("acme", "ann", Role::Writer);
     let beta = s.client_of("beta", "bob", Role::Writer);
