@@ -33,6 +33,7 @@ mod contract_on_a_file {
 mod layout;
 mod migrations;
 mod plans;
+mod saves;
 use plans::explain;
 
 fn now() -> DateTime<Utc> {

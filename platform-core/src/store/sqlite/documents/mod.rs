@@ -504,20 +504,31 @@ impl DocumentWrite for Tx<'_> {
             .get("name")
             .and_then(Value::as_str)
             .map(crate::query::filter::fold);
+        // A row already there is updated in place, setting only what no index of `heads`
+        // but the per-type ones holds (the version, its time, author, reason and tags, the
+        // search text and the body), then the type and folded name (which `heads_type`,
+        // `heads_sample` and `heads_name_fold` hold) only where they changed: an index whose
+        // key stays is not rewritten, and a save of a changed body writes the row's page and
+        // its per-type indexes' alone. (The id, and with it the bucket and the folded id, is
+        // the row's key.)
+        let type_name = type_column(&v.body);
         self.conn
             .prepare_cached(
-                "INSERT OR REPLACE INTO heads (sk, id, version, type, bucket, timestamp, user, \
+                "INSERT INTO heads (sk, id, version, type, bucket, timestamp, user, \
                  reason, id_fold, name_fold, search, body, tags) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, jsonb(?12), \
                  nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t \
-                 WHERE t.sk = ?1 AND t.id = ?2 AND t.version = ?3 ORDER BY t.tag)), '[]'))",
+                 WHERE t.sk = ?1 AND t.id = ?2 AND t.version = ?3 ORDER BY t.tag)), '[]')) \
+                 ON CONFLICT (sk, id) DO UPDATE SET version = excluded.version, \
+                 timestamp = excluded.timestamp, user = excluded.user, reason = excluded.reason, \
+                 search = excluded.search, body = excluded.body, tags = excluded.tags",
             )
             .db()?
             .execute(params![
                 sk,
                 v.id,
                 v.version,
-                type_column(&v.body),
+                type_name,
                 crate::query::total::sample_bucket(&v.id),
                 time_value(v.timestamp),
                 v.user,
@@ -527,6 +538,14 @@ impl DocumentWrite for Tx<'_> {
                 crate::query::filter::search_text_after_name(&v.body),
                 body,
             ])
+            .db()?;
+        self.conn
+            .prepare_cached(
+                "UPDATE heads SET type = ?3, name_fold = ?4 WHERE sk = ?1 AND id = ?2 \
+                 AND (type IS NOT ?3 OR name_fold IS NOT ?4)",
+            )
+            .db()?
+            .execute(params![sk, v.id, type_name, name_fold])
             .db()?;
         self.conn
             .prepare_cached("DELETE FROM versions WHERE sk = ?1 AND id = ?2 AND version = ?3")
