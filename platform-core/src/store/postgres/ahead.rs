@@ -216,7 +216,7 @@ impl Tx<'_> {
                          AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
                          AND v.version = h.version \
                          WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND {which}",
-                        super::documents::VERSION_COLUMNS
+                        super::documents::CURRENT_COLUMNS
                     ),
                     vec![owned(coll.as_str()), owned(tenant.clone()), owned(env.clone()), id],
                     Sink::Documents(
@@ -268,7 +268,7 @@ impl Tx<'_> {
                      AND v.env = h.env AND v.id = h.id AND v.version = h.version \
                      WHERE h.coll = 'type' AND h.id = o.type AND ({places})) AS x ON true \
                      WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND {which}",
-                    super::documents::VERSION_COLUMNS
+                    super::documents::CURRENT_COLUMNS
                 ),
                 params,
                 Sink::Types(

@@ -1,6 +1,6 @@
-//! Versioned documents: `versions` (every version, its body as text), `heads` (the current
-//! one, with its filterable `jsonb` copy: body and system fields, the folded search text and
-//! name) and `tags`.
+//! Versioned documents: `versions` (every version; its body as text, except the current
+//! version's), `heads` (the current version: its body as text, kept once, a filterable copy
+//! only where the text does not read as one, the folded search text and name) and `tags`.
 
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
@@ -20,10 +20,21 @@ use serde_json::{Map, Value};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
-/// The columns of a version row `v` with its tags, sorted.
-pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\", v.reason, \
+/// The columns of a version row `v` with its tags, sorted, its body from `v` or, for the
+/// current version, from its current row `h` ([`VERSIONS`]).
+pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, coalesce(v.body, h.body), v.timestamp, \
+     v.\"user\", v.reason, \
      ARRAY(SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
      AND t.id = v.id AND t.version = v.version ORDER BY t.tag)";
+
+/// The columns of a current row `h` and its version row `v` with its tags, sorted.
+pub(super) const CURRENT_COLUMNS: &str = "v.id, v.version, h.body, v.timestamp, v.\"user\", v.reason, \
+     ARRAY(SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
+     AND t.id = v.id AND t.version = v.version ORDER BY t.tag)";
+
+/// Version rows `v`, each with its document's current row `h` where it is the current version.
+const VERSIONS: &str = "versions v LEFT JOIN heads h ON h.coll = v.coll AND h.tenant = v.tenant \
+     AND h.env = v.env AND h.id = v.id AND h.version = v.version";
 
 fn decode_version(row: &Row) -> Result<StoredVersion> {
     decode_version_at(row, 0)
@@ -59,15 +70,21 @@ impl Tx<'_> {
             return Ok(None);
         }
         let mut sb = SqlBuilder::new(Vec::new());
-        // The collection is written in the statement, as a per-type index's WHERE says it.
+        // The collection and the scopes are written in the statement, as a per-type index's
+        // WHERE says them (a NUL, which no text of the database holds, cannot be written:
+        // bound).
         let c = filter::quote(coll.as_str());
+        let mut text = |t: &str| match t.contains('\0') {
+            false => filter::quote(t),
+            true => format!("{}::text", sb.bind(t.to_string())),
+        };
         let scope_sql: Vec<String> = scopes
             .iter()
             .map(|s| {
                 format!(
-                    "(h.tenant = {}::text AND h.env = {}::text)",
-                    sb.bind(s.tenant.clone()),
-                    sb.bind(s.env.clone())
+                    "(h.tenant = {} AND h.env = {})",
+                    text(&s.tenant),
+                    text(&s.env)
                 )
             })
             .collect();
@@ -97,7 +114,7 @@ impl Tx<'_> {
             }));
         }
         let sql = format!(
-            "SELECT h.tenant, h.env, {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll \
+            "SELECT h.tenant, h.env, {CURRENT_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll \
              AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version \
              WHERE {clause}"
         );
@@ -133,29 +150,10 @@ impl Tx<'_> {
         sql_where: &str,
         args: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<StoredVersion>> {
-        let sql = format!("SELECT {VERSION_COLUMNS} FROM versions v WHERE {sql_where}");
+        let sql = format!("SELECT {VERSION_COLUMNS} FROM {VERSIONS} WHERE {sql_where}");
         self.query_opt(&sql, args)?
             .map(|r| decode_version(&r))
             .transpose()
-    }
-
-    /// Rewrites the head of a document from its current version (after its tags moved); a
-    /// head whose version is gone is left to `set_current`.
-    fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
-        let current: Option<i64> = self
-            .query_opt(
-                "SELECT version FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
-                &[&coll.as_str(), &scope.tenant, &scope.env, &id],
-            )?
-            .map(|r| get(&r, 0))
-            .transpose()?;
-        let Some(current) = current else {
-            return Ok(());
-        };
-        if let Some(v) = self.version(coll, scope, id, current as u32)? {
-            self.write_head(coll, scope, &v)?;
-        }
-        Ok(())
     }
 
     /// Makes `v` the current row of its document (gathered with the other current rows the
@@ -169,7 +167,13 @@ impl Tx<'_> {
                 .get("_type")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            body: filter::filter_copy(Value::Object(v.filter_doc())),
+            body: json_text(&v.body, "a document body")?,
+            fix: {
+                // The filterable copy, kept only where the text does not read as it.
+                let body = Value::Object(v.body.clone());
+                let copy = filter::filter_copy(body.clone());
+                (copy != body).then_some(copy)
+            },
             search: search_text(&v.body),
             name_fold: v.body.get("name").and_then(Value::as_str).map(fold),
         };
@@ -198,8 +202,8 @@ fn page_statement(
         .limit
         .map_or("ALL".to_string(), |l| l.to_string());
     let sql = format!(
-        "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, \
-         row_number() OVER () AS n FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
+        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, h.body, \
+         row_number() OVER () AS n FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, h.body FROM heads h \
          WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.coll = h.coll \
          AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version ORDER BY h.n",
         query.paging.skip
@@ -254,7 +258,7 @@ impl DocumentRead for Tx<'_> {
         }
         // A join on the head's key, so that both rows are found by their primary keys.
         let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
+            "SELECT {CURRENT_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
              AND v.env = h.env AND v.id = h.id AND v.version = h.version \
              WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = $4"
         );
@@ -296,7 +300,7 @@ impl DocumentRead for Tx<'_> {
 
     fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>> {
         let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM versions v WHERE v.coll = $1 AND v.tenant = $2 AND v.env = $3 \
+            "SELECT {VERSION_COLUMNS} FROM {VERSIONS} WHERE v.coll = $1 AND v.tenant = $2 AND v.env = $3 \
              AND v.id = $4 ORDER BY v.version"
         );
         self.query(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
@@ -415,9 +419,10 @@ impl DocumentRead for Tx<'_> {
                 let mut sb = SqlBuilder::new(args);
                 let lo = sb.bind(prefix.to_string());
                 let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+                let name = format!("({} -> 'name')", filter::body_of("h."));
                 let sql = format!(
-                    "SELECT h.{column}, h.id, CASE jsonb_typeof(h.body -> 'name') WHEN 'string' \
-                     THEN h.body ->> 'name' END FROM heads h \
+                    "SELECT h.{column}, h.id, CASE jsonb_typeof({name}) WHEN 'string' \
+                     THEN {name} #>> '{{}}' END FROM heads h \
                      WHERE {clause} AND h.{column} >= {lo}::text AND h.{column} < {hi}::text \
                      ORDER BY h.{column} LIMIT {sql_limit}"
                 );
@@ -515,12 +520,14 @@ impl Tx<'_> {
     /// Stores a version: a new number (`in_place` false) is inserted, and a row of that number
     /// already there is a concurrent writer's ([`crate::Error::is_write_conflict`], from the
     /// versions' primary key); `in_place` rewrites the row of the number.
+    /// A version made current at once (`current`) keeps its body in its current row only.
     fn insert_version(
         &mut self,
         coll: Collection,
         scope: &Scope,
         v: &StoredVersion,
         in_place: bool,
+        current: bool,
     ) -> Result<()> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
@@ -528,7 +535,10 @@ impl Tx<'_> {
         let row = VersionRow {
             key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
             version: i64::from(v.version),
-            body: json_text(&v.body, "a document body")?,
+            body: match current {
+                true => None,
+                false => Some(json_text(&v.body, "a document body")?),
+            },
             timestamp: v.timestamp,
             user: v.user.clone(),
             reason: v.reason.clone(),
@@ -544,7 +554,7 @@ impl Tx<'_> {
 
 impl DocumentWrite for Tx<'_> {
     fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        self.insert_version(coll, scope, v, true)
+        self.insert_version(coll, scope, v, true, false)
     }
 
     fn put_current(
@@ -556,7 +566,7 @@ impl DocumentWrite for Tx<'_> {
     ) -> Result<()> {
         // A version of a new number is another than any stored: a row of that number is a
         // writer that did not hold the document (the contract's safety net, never the rule).
-        self.insert_version(coll, scope, v, replaces == Some(v.version))?;
+        self.insert_version(coll, scope, v, replaces == Some(v.version), true)?;
         self.set_current(coll, scope, &v.id, Some(v.version))
     }
 
@@ -587,8 +597,7 @@ impl DocumentWrite for Tx<'_> {
             "DELETE FROM versions WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
             key(),
         );
-        // A tag moved off the current version changes its `_tag`.
-        self.refresh_head(coll, scope, id)
+        Ok(())
     }
 
     fn set_current(
@@ -612,8 +621,13 @@ impl DocumentWrite for Tx<'_> {
         self.forget_document(coll, scope, id);
         match version {
             None => {
+                // The current body goes back to its version's row (if that is kept).
                 self.defer(
-                    "DELETE FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
+                    "WITH h AS (DELETE FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
+                     AND id = $4 RETURNING coll, tenant, env, id, version, body) \
+                     UPDATE versions v SET body = h.body FROM h WHERE v.coll = h.coll \
+                     AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
+                     AND v.version = h.version",
                     vec![
                         Box::new(coll.as_str()),
                         Box::new(scope.tenant.clone()),
@@ -682,22 +696,9 @@ impl DocumentWrite for Tx<'_> {
             if existing.contains(&name) {
                 continue;
             }
-            // The terms lists sort and compare the field by (`filter::sort_terms`), and the
-            // WHERE a list of the type says.
-            let terms: Vec<String> = filter::sort_terms(&SqlBuilder::literal_path("body", field))
-                .into_iter()
-                .map(|t| format!("({t})"))
-                .collect();
-            self.execute(
-                &format!(
-                    "CREATE INDEX \"{name}\" ON heads (coll, tenant, env, type, {}, id) \
-                     WHERE coll = {} AND type = {}",
-                    terms.join(", "),
-                    filter::quote(Collection::Object.as_str()),
-                    filter::quote(type_name)
-                ),
-                &[],
-            )?;
+            if let Some(sql) = type_index_statement(&name, scope, type_name, field) {
+                self.execute(&sql, &[])?;
+            }
         }
         Ok(())
     }
@@ -725,6 +726,45 @@ impl DocumentWrite for Tx<'_> {
                 Box::new(i64::from(version)),
             ],
         );
-        self.refresh_head(coll, scope, id)
+        Ok(())
     }
+}
+
+/// The statement that makes the per-type index `name` of a field of a type of `scope`
+/// (`None` for a system field read from another table, which no index holds): over the sort
+/// terms lists sort and compare the field by (`filter::sort_terms`), then the id, for the
+/// objects of the type in the scope (the public scope's for objects of the type in every
+/// scope, keyed by their scope first), as the WHERE of a list says them.
+pub(super) fn type_index_statement(
+    name: &str,
+    scope: &Scope,
+    type_name: &str,
+    field: &str,
+) -> Option<String> {
+    let first = field.split('.').next().unwrap_or_default();
+    if ["_timestamp", "_user", "_tag"].contains(&first) {
+        return None;
+    }
+    let terms: Vec<String> = filter::sort_terms(&SqlBuilder::literal_path("", field))
+        .into_iter()
+        .map(|t| format!("({t})"))
+        .collect();
+    let public = scope.tenant.is_empty() && scope.env.is_empty();
+    let (key, only) = match public {
+        true => ("tenant, env, ", String::new()),
+        false => (
+            "",
+            format!(
+                " AND tenant = {} AND env = {}",
+                filter::quote(&scope.tenant),
+                filter::quote(&scope.env)
+            ),
+        ),
+    };
+    Some(format!(
+        "CREATE INDEX \"{name}\" ON heads ({key}{}, id) WHERE coll = {} AND type = {}{only}",
+        terms.join(", "),
+        filter::quote(Collection::Object.as_str()),
+        filter::quote(type_name)
+    ))
 }

@@ -17,7 +17,8 @@ pub(crate) type Statement = (String, Vec<Owned>);
 pub(crate) struct VersionRow {
     pub(crate) key: DocKey,
     pub(crate) version: i64,
-    pub(crate) body: String,
+    /// Its body, `None` for a version made current at once (its body is its current row's).
+    pub(crate) body: Option<String>,
     pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
     pub(crate) user: String,
     pub(crate) reason: Option<String>,
@@ -28,7 +29,10 @@ pub(crate) struct HeadRow {
     pub(crate) key: DocKey,
     pub(crate) version: i64,
     pub(crate) kind: Option<String>,
-    pub(crate) body: serde_json::Value,
+    /// The body's text.
+    pub(crate) body: String,
+    /// The filterable copy, where the text does not read as it (`filter::filter_copy`).
+    pub(crate) fix: Option<serde_json::Value>,
     pub(crate) search: String,
     pub(crate) name_fold: Option<String>,
 }
@@ -73,11 +77,33 @@ impl Gathered {
 
     /// The statements that write the gathered rows: new versions, versions in place, current
     /// rows, deliveries (each table apart, in this order).
-    pub(crate) fn into_statements(self) -> Vec<Statement> {
+    pub(crate) fn into_statements(mut self) -> Vec<Statement> {
+        // A version made current and then replaced by another among the same rows keeps its
+        // body in its own row (the current row written is the last one's).
+        let mut last: std::collections::HashMap<&DocKey, i64> = Default::default();
+        for h in &self.heads {
+            last.insert(&h.key, h.version);
+        }
+        let superseded: std::collections::HashMap<(DocKey, i64), String> = self
+            .heads
+            .iter()
+            .filter(|h| last.get(&h.key) != Some(&h.version))
+            .map(|h| ((h.key.clone(), h.version), h.body.clone()))
+            .collect();
+        for v in self
+            .new_versions
+            .iter_mut()
+            .chain(&mut self.versions_in_place)
+        {
+            if v.body.is_none() {
+                v.body = superseded.get(&(v.key.clone(), v.version)).cloned();
+            }
+        }
+        let heads = std::mem::take(&mut self.heads);
         let mut out = Vec::with_capacity(4);
         out.extend(versions_statement(self.new_versions, false));
         out.extend(versions_statement(self.versions_in_place, true));
-        out.extend(heads_statement(self.heads));
+        out.extend(heads_statement(heads));
         out.extend(deliveries_statement(self.deliveries));
         out
     }
@@ -120,15 +146,17 @@ fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<State
     Some((sql, c.params()))
 }
 
-/// Writes rows of `heads`, the last of each key kept.
+/// Writes rows of `heads`, the last of each key kept, in one statement with what they move in
+/// `versions`: the body of the version current until now goes back to its row (where it is
+/// kept), and the row of the version made current keeps none.
 fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
     if heads.is_empty() {
         return None;
     }
     let heads = last_of_each(heads, |h| h.key.clone());
     let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
-    let (mut version, mut kind, mut body, mut search, mut name_fold) =
-        (vec![], vec![], vec![], vec![], vec![]);
+    let (mut version, mut kind, mut body, mut fix, mut search, mut name_fold) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
     for h in heads {
         coll.push(h.key.0.as_str().to_string());
         tenant.push(h.key.1);
@@ -137,14 +165,24 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         version.push(h.version);
         kind.push(h.kind);
         body.push(h.body);
+        fix.push(h.fix);
         search.push(h.search);
         name_fold.push(h.name_fold);
     }
-    let sql = "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-         $6::text[], $7::jsonb[], $8::text[], $9::text[]) ON CONFLICT (coll, tenant, env, id) \
+    let sql = "WITH n AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], \
+         $5::bigint[], $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::text[]) \
+         AS u(coll, tenant, env, id, version, type, body, fix, search, name_fold)), \
+         back AS (UPDATE versions v SET body = h.body FROM heads h JOIN n ON h.coll = n.coll \
+         AND h.tenant = n.tenant AND h.env = n.env AND h.id = n.id WHERE h.version <> n.version \
+         AND v.coll = h.coll AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
+         AND v.version = h.version AND v.body IS NULL), \
+         made AS (UPDATE versions v SET body = NULL FROM n WHERE v.coll = n.coll \
+         AND v.tenant = n.tenant AND v.env = n.env AND v.id = n.id AND v.version = n.version \
+         AND v.body IS NOT NULL) \
+         INSERT INTO heads (coll, tenant, env, id, version, type, body, fix, search, name_fold) \
+         SELECT * FROM n ON CONFLICT (coll, tenant, env, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-         search = excluded.search, name_fold = excluded.name_fold";
+         fix = excluded.fix, search = excluded.search, name_fold = excluded.name_fold";
     let params = vec![
         owned(coll),
         owned(tenant),
@@ -153,6 +191,7 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         owned(version),
         owned(kind),
         owned(body),
+        owned(fix),
         owned(search),
         owned(name_fold),
     ];
@@ -204,7 +243,7 @@ struct Columns9(
     Vec<String>,
     Vec<String>,
     Vec<i64>,
-    Vec<String>,
+    Vec<Option<String>>,
     Vec<chrono::DateTime<chrono::Utc>>,
     Vec<String>,
     Vec<Option<String>>,

@@ -280,14 +280,106 @@ pub const STEPS: &[&str] = &[
         recorded    TIMESTAMPTZ NOT NULL DEFAULT now()
     );
     "#,
+    // 8: the lean document layout. A document's current body is kept once, as the text of
+    // its current row (`heads.body`; filters read it as `jsonb`, and the system fields from
+    // the columns), with a filterable copy (`heads.fix`) only where the text does not read as
+    // one (`filter::filter_copy`); a version row keeps its body only while it is not current.
+    // No index over whole bodies (the GIN) or whole search texts: `_search` reads the folded
+    // text of the scope's rows. A type's declared indexes are keyed by the field's sort terms
+    // and the id alone, partial on the type and its scope (remade by `fix_up` from the stored
+    // type definitions). Both tables are written anew, compact; every version, tag, audit
+    // entry, reason and time is kept.
+    r#"
+    CREATE TABLE heads_lean (
+        coll      TEXT COLLATE "C" NOT NULL,
+        tenant    TEXT COLLATE "C" NOT NULL,
+        env       TEXT COLLATE "C" NOT NULL,
+        id        TEXT COLLATE "C" NOT NULL,
+        version   BIGINT NOT NULL,
+        type      TEXT COLLATE "C",
+        body      TEXT NOT NULL,
+        fix       JSONB,
+        search    TEXT COLLATE "C" NOT NULL,
+        name_fold TEXT COLLATE "C",
+        bucket    INTEGER NOT NULL
+            GENERATED ALWAYS AS ((hashtextextended(id, 0) & 65535)::integer) STORED,
+        CONSTRAINT heads_lean_pkey PRIMARY KEY (coll, tenant, env, id)
+    );
+    INSERT INTO heads_lean (coll, tenant, env, id, version, type, body, fix, search, name_fold)
+    SELECT h.coll, h.tenant, h.env, h.id, h.version, h.type, coalesce(v.body, h.body::text),
+        CASE WHEN v.body IS NOT NULL AND (h.body - '{_oid,_version,_timestamp,_user,_tag}'::text[])
+            = (v.body::jsonb - '{_oid,_version,_timestamp,_user,_tag}'::text[]) THEN NULL
+            ELSE h.body END,
+        h.search, h.name_fold
+    FROM heads h LEFT JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant
+        AND v.env = h.env AND v.id = h.id AND v.version = h.version;
+    CREATE TABLE versions_lean (
+        coll      TEXT COLLATE "C" NOT NULL,
+        tenant    TEXT COLLATE "C" NOT NULL,
+        env       TEXT COLLATE "C" NOT NULL,
+        id        TEXT COLLATE "C" NOT NULL,
+        version   BIGINT NOT NULL,
+        body      TEXT,
+        timestamp TIMESTAMPTZ NOT NULL,
+        "user"    TEXT NOT NULL,
+        reason    TEXT,
+        CONSTRAINT versions_lean_pkey PRIMARY KEY (coll, tenant, env, id, version)
+    );
+    INSERT INTO versions_lean (coll, tenant, env, id, version, body, timestamp, "user", reason)
+    SELECT v.coll, v.tenant, v.env, v.id, v.version, CASE WHEN h.id IS NULL THEN v.body END,
+        v.timestamp, v."user", v.reason
+    FROM versions v LEFT JOIN heads_lean h ON h.coll = v.coll AND h.tenant = v.tenant
+        AND h.env = v.env AND h.id = v.id AND h.version = v.version
+    ORDER BY v.coll, v.tenant, v.env, v.id, v.version;
+    DROP TABLE heads;
+    DROP TABLE versions;
+    ALTER TABLE heads_lean RENAME TO heads;
+    ALTER INDEX heads_lean_pkey RENAME TO heads_pkey;
+    ALTER TABLE versions_lean RENAME TO versions;
+    ALTER INDEX versions_lean_pkey RENAME TO versions_pkey;
+    CREATE INDEX heads_type ON heads(coll, tenant, env, type, id) WHERE type IS NOT NULL;
+    CREATE INDEX heads_name_fold ON heads(coll, tenant, env, name_fold) WHERE name_fold IS NOT NULL;
+    CREATE INDEX heads_sample ON heads(coll, tenant, env, bucket, type) WHERE bucket IS NOT NULL;
+    "#,
 ];
 
 /// What a step needs done beyond its SQL, in its transaction, after its SQL: step 6 moves the
-/// series' `valueType` of the earlier reading to `dataType`.
+/// series' `valueType` of the earlier reading to `dataType`; step 8 makes the per-type indexes
+/// of the stored type definitions.
 fn fix_up(conn: &mut Conn<'_>, step: usize) -> Result<()> {
-    if step != 6 {
-        return Ok(());
+    match step {
+        6 => value_type_to_data_type(conn),
+        8 => type_indexes(conn),
+        _ => Ok(()),
     }
+}
+
+/// The per-type indexes of every current type definition (its `_indexes`, checked when it was
+/// saved), in the form of `documents::type_index_statement`.
+fn type_indexes(conn: &mut Conn<'_>) -> Result<()> {
+    let types = conn.query(
+        "SELECT tenant, env, id, body FROM heads WHERE coll = 'type' ORDER BY tenant, env, id",
+        &[],
+    )?;
+    for row in &types {
+        let (tenant, env, id, body): (String, String, String, String) =
+            (get(row, 0)?, get(row, 1)?, get(row, 2)?, get(row, 3)?);
+        let def: serde_json::Value = serde_json::from_str(&body)
+            .map_err(|e| Error::caused(format!("stored body of type {id}"), e))?;
+        let scope = crate::ids::Scope { tenant, env };
+        let fields = def.get("_indexes").and_then(|v| v.as_array());
+        for field in fields.into_iter().flatten().filter_map(|f| f.as_str()) {
+            let name = crate::store::type_index_name(&scope, &id, field);
+            if let Some(sql) = super::documents::type_index_statement(&name, &scope, &id, field) {
+                conn.batch(&sql)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Step 6: the series' `valueType` of the earlier reading moved to `dataType`.
+fn value_type_to_data_type(conn: &mut Conn<'_>) -> Result<()> {
     use crate::store::upgrade::{value_type_to_data_type_text, VALUE_TYPE_MARK};
     let mark = format!("%{VALUE_TYPE_MARK}%");
     let heads = conn.query(
