@@ -5,6 +5,7 @@
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
 use super::pool::Owned;
+use super::scopes::KEY_OF_PARAMS;
 use super::tx::Sink;
 use super::{get, get_u32, json_text, Tx};
 use crate::error::{Error, Result};
@@ -24,17 +25,22 @@ use tokio_postgres::Row;
 /// current version, from its current row `h` ([`VERSIONS`]).
 pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, coalesce(v.body, h.body), v.timestamp, \
      v.\"user\", v.reason, \
-     ARRAY(SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
-     AND t.id = v.id AND t.version = v.version ORDER BY t.tag)";
+     ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
+     AND t.version = v.version ORDER BY t.tag)";
 
 /// The columns of a current row `h` and its version row `v` with its tags, sorted.
-pub(super) const CURRENT_COLUMNS: &str = "v.id, v.version, h.body, v.timestamp, v.\"user\", v.reason, \
-     ARRAY(SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
-     AND t.id = v.id AND t.version = v.version ORDER BY t.tag)";
+pub(super) const CURRENT_COLUMNS: &str =
+    "v.id, v.version, h.body, v.timestamp, v.\"user\", v.reason, \
+     ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
+     AND t.version = v.version ORDER BY t.tag)";
 
 /// Version rows `v`, each with its document's current row `h` where it is the current version.
-const VERSIONS: &str = "versions v LEFT JOIN heads h ON h.coll = v.coll AND h.tenant = v.tenant \
-     AND h.env = v.env AND h.id = v.id AND h.version = v.version";
+const VERSIONS: &str = "versions v LEFT JOIN heads h ON h.scope = v.scope AND h.id = v.id \
+     AND h.version = v.version";
+
+/// Current rows `h` with their version rows `v`.
+const CURRENT: &str =
+    "heads h JOIN versions v ON v.scope = h.scope AND v.id = h.id AND v.version = h.version";
 
 fn decode_version(row: &Row) -> Result<StoredVersion> {
     decode_version_at(row, 0)
@@ -69,26 +75,23 @@ impl Tx<'_> {
         if scopes.is_empty() {
             return Ok(None);
         }
+        // The scopes' keys are written in the statement, as a per-type index's WHERE says
+        // them; a scope without a key holds no document.
+        let keys = self.scope_keys(coll, scopes)?;
+        if keys.is_empty() {
+            return Ok(None);
+        }
         let mut sb = SqlBuilder::new(Vec::new());
-        // The collection and the scopes are written in the statement, as a per-type index's
-        // WHERE says them (a NUL, which no text of the database holds, cannot be written:
-        // bound).
-        let c = filter::quote(coll.as_str());
-        let mut text = |t: &str| match t.contains('\0') {
-            false => filter::quote(t),
-            true => format!("{}::text", sb.bind(t.to_string())),
+        let mut clause = match keys.as_slice() {
+            [one] => format!("h.scope = {one}"),
+            many => format!(
+                "h.scope IN ({})",
+                many.iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
-        let scope_sql: Vec<String> = scopes
-            .iter()
-            .map(|s| {
-                format!(
-                    "(h.tenant = {} AND h.env = {})",
-                    text(&s.tenant),
-                    text(&s.env)
-                )
-            })
-            .collect();
-        let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
         let base = clause.clone();
         let (in_sql, in_memory) = filter::split(filter);
         for part in &in_sql {
@@ -113,31 +116,22 @@ impl Tx<'_> {
                 base,
             }));
         }
-        let sql = format!(
-            "SELECT h.tenant, h.env, {CURRENT_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll \
-             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version \
-             WHERE {clause}"
-        );
+        let sql = format!("SELECT h.scope, {CURRENT_COLUMNS} FROM {CURRENT} WHERE {clause}");
         let rows = self.query(&sql, &params(&sb.args))?;
-        let (mut tenants, mut envs, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut keys, mut ids) = (Vec::new(), Vec::new());
         for row in &rows {
-            let tenant: String = get(row, 0)?;
-            let env: String = get(row, 1)?;
-            let v = decode_version_at(row, 2)?;
+            let key: i32 = get(row, 0)?;
+            let v = decode_version_at(row, 1)?;
             let doc = v.filter_doc();
             if in_memory.iter().all(|f| f.matches(&doc)) {
-                tenants.push(tenant);
-                envs.push(env);
+                keys.push(key);
                 ids.push(v.id);
             }
         }
         let mut sb = SqlBuilder::new(Vec::new());
-        let c = sb.bind(coll.as_str().to_string());
-        let (t, e, i) = (sb.bind(tenants), sb.bind(envs), sb.bind(ids));
-        let clause = format!(
-            "h.coll = {c}::text AND (h.tenant, h.env, h.id) IN \
-             (SELECT * FROM unnest({t}::text[], {e}::text[], {i}::text[]))"
-        );
+        let (k, i) = (sb.bind(keys), sb.bind(ids));
+        let clause =
+            format!("(h.scope, h.id) IN (SELECT * FROM unnest({k}::integer[], {i}::text[]))");
         Ok(Some(Selection {
             base: clause.clone(),
             clause,
@@ -178,6 +172,7 @@ impl Tx<'_> {
             name_fold: v.body.get("name").and_then(Value::as_str).map(fold),
         };
         let key = row.key.clone();
+        self.note_scope(coll, scope);
         self.gather(|g| g.heads.push(row));
         self.cache.get_mut().docs.insert(key, Some(v.clone()));
         Ok(())
@@ -202,10 +197,10 @@ fn page_statement(
         .limit
         .map_or("ALL".to_string(), |l| l.to_string());
     let sql = format!(
-        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, h.body, \
-         row_number() OVER () AS n FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, h.body FROM heads h \
-         WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.coll = h.coll \
-         AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version ORDER BY h.n",
+        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.scope, h.id, h.version, h.body, \
+         row_number() OVER () AS n FROM (SELECT h.scope, h.id, h.version, h.body FROM heads h \
+         WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.scope = h.scope \
+         AND v.id = h.id AND v.version = h.version ORDER BY h.n",
         query.paging.skip
     );
     (sql, sb.args)
@@ -258,9 +253,7 @@ impl DocumentRead for Tx<'_> {
         }
         // A join on the head's key, so that both rows are found by their primary keys.
         let sql = format!(
-            "SELECT {CURRENT_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
-             AND v.env = h.env AND v.id = h.id AND v.version = h.version \
-             WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = $4"
+            "SELECT {CURRENT_COLUMNS} FROM {CURRENT} WHERE h.scope = {KEY_OF_PARAMS} AND h.id = $4"
         );
         let found = self
             .query_opt(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
@@ -278,7 +271,7 @@ impl DocumentRead for Tx<'_> {
         version: u32,
     ) -> Result<Option<StoredVersion>> {
         self.one_version(
-            "v.coll = $1 AND v.tenant = $2 AND v.env = $3 AND v.id = $4 AND v.version = $5",
+            &format!("v.scope = {KEY_OF_PARAMS} AND v.id = $4 AND v.version = $5"),
             &[
                 &coll.as_str(),
                 &scope.tenant,
@@ -291,7 +284,9 @@ impl DocumentRead for Tx<'_> {
 
     fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>> {
         self.query_opt(
-            "SELECT version FROM tags WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND tag = $5",
+            &format!(
+                "SELECT version FROM tags WHERE scope = {KEY_OF_PARAMS} AND id = $4 AND tag = $5"
+            ),
             &[&coll.as_str(), &scope.tenant, &scope.env, &id, &tag],
         )?
         .map(|r| get_u32(&r, 0))
@@ -300,7 +295,7 @@ impl DocumentRead for Tx<'_> {
 
     fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>> {
         let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM {VERSIONS} WHERE v.coll = $1 AND v.tenant = $2 AND v.env = $3 \
+            "SELECT {VERSION_COLUMNS} FROM {VERSIONS} WHERE v.scope = {KEY_OF_PARAMS} \
              AND v.id = $4 ORDER BY v.version"
         );
         self.query(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
@@ -532,6 +527,7 @@ impl Tx<'_> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.forget_document(coll, scope, &v.id);
+        self.note_scope(coll, scope);
         let row = VersionRow {
             key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
             version: i64::from(v.version),
@@ -590,11 +586,13 @@ impl DocumentWrite for Tx<'_> {
             ]
         };
         self.defer(
-            "DELETE FROM tags WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
+            format!("DELETE FROM tags WHERE scope = {KEY_OF_PARAMS} AND id = $4 AND version = $5"),
             key(),
         );
         self.defer(
-            "DELETE FROM versions WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
+            format!(
+                "DELETE FROM versions WHERE scope = {KEY_OF_PARAMS} AND id = $4 AND version = $5"
+            ),
             key(),
         );
         Ok(())
@@ -623,11 +621,11 @@ impl DocumentWrite for Tx<'_> {
             None => {
                 // The current body goes back to its version's row (if that is kept).
                 self.defer(
-                    "WITH h AS (DELETE FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
-                     AND id = $4 RETURNING coll, tenant, env, id, version, body) \
-                     UPDATE versions v SET body = h.body FROM h WHERE v.coll = h.coll \
-                     AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
-                     AND v.version = h.version",
+                    format!(
+                        "WITH h AS (DELETE FROM heads WHERE scope = {KEY_OF_PARAMS} AND id = $4 \
+                         RETURNING scope, id, version, body) UPDATE versions v SET body = h.body \
+                         FROM h WHERE v.scope = h.scope AND v.id = h.id AND v.version = h.version"
+                    ),
                     vec![
                         Box::new(coll.as_str()),
                         Box::new(scope.tenant.clone()),
@@ -692,11 +690,18 @@ impl DocumentWrite for Tx<'_> {
                 self.execute(&format!("DROP INDEX \"{name}\""), &[])?;
             }
         }
+        // The objects of a type of the public scope are found in every scope: its index is
+        // keyed by their scope first.
+        let key = match scope.tenant.is_empty() && scope.env.is_empty() {
+            true => None,
+            false if wanted.iter().all(|(w, _)| existing.contains(w)) => None,
+            false => Some(self.make_scope_key(Collection::Object, scope)?),
+        };
         for (name, field) in wanted {
             if existing.contains(&name) {
                 continue;
             }
-            if let Some(sql) = type_index_statement(&name, scope, type_name, field) {
+            if let Some(sql) = type_index_statement(&name, key, type_name, field) {
                 self.execute(&sql, &[])?;
             }
         }
@@ -715,8 +720,9 @@ impl DocumentWrite for Tx<'_> {
             .require(crate::store::Hold::Document(coll, scope, id))?;
         self.forget_document(coll, scope, id);
         self.defer(
-            "INSERT INTO tags (coll, tenant, env, id, tag, version) VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (coll, tenant, env, id, tag) DO UPDATE SET version = excluded.version",
+            "INSERT INTO tags (scope, id, tag, version) SELECT key, $4, $5, $6 FROM scopes \
+             WHERE coll = $1 AND tenant = $2 AND env = $3 \
+             ON CONFLICT (scope, id, tag) DO UPDATE SET version = excluded.version",
             vec![
                 Box::new(coll.as_str()),
                 Box::new(scope.tenant.clone()),
@@ -730,14 +736,14 @@ impl DocumentWrite for Tx<'_> {
     }
 }
 
-/// The statement that makes the per-type index `name` of a field of a type of `scope`
-/// (`None` for a system field read from another table, which no index holds): over the sort
-/// terms lists sort and compare the field by (`filter::sort_terms`), then the id, for the
-/// objects of the type in the scope (the public scope's for objects of the type in every
-/// scope, keyed by their scope first), as the WHERE of a list says them.
+/// The statement that makes the per-type index `name` of a field of a type, of the objects of
+/// the scope of key `scope` (`None`: the public scope's type, for objects of every scope, keyed
+/// by their scope first); `None` for a system field read from another table, which no index
+/// holds. Over the sort terms lists sort and compare the field by (`filter::sort_terms`), then
+/// the id, as the WHERE of a list says them.
 pub(super) fn type_index_statement(
     name: &str,
-    scope: &Scope,
+    scope: Option<i32>,
     type_name: &str,
     field: &str,
 ) -> Option<String> {
@@ -749,22 +755,13 @@ pub(super) fn type_index_statement(
         .into_iter()
         .map(|t| format!("({t})"))
         .collect();
-    let public = scope.tenant.is_empty() && scope.env.is_empty();
-    let (key, only) = match public {
-        true => ("tenant, env, ", String::new()),
-        false => (
-            "",
-            format!(
-                " AND tenant = {} AND env = {}",
-                filter::quote(&scope.tenant),
-                filter::quote(&scope.env)
-            ),
-        ),
+    let (key, only) = match scope {
+        None => ("scope, ", String::new()),
+        Some(k) => ("", format!("scope = {k} AND ")),
     };
     Some(format!(
-        "CREATE INDEX \"{name}\" ON heads ({key}{}, id) WHERE coll = {} AND type = {}{only}",
+        "CREATE INDEX \"{name}\" ON heads ({key}{}, id) WHERE {only}type = {}",
         terms.join(", "),
-        filter::quote(Collection::Object.as_str()),
         filter::quote(type_name)
     ))
 }

@@ -45,10 +45,7 @@ const SYSTEM: [&str; 5] = ["_oid", "_version", "_timestamp", "_user", "_tag"];
 /// The JSON value of a top-level field of the row `row`: a system field from its columns (its
 /// version's row and tags read by key), any other from the filterable body.
 fn top_field(row: &str, field: &str, quoted: &str) -> String {
-    let version = format!(
-        "v.coll = {row}coll AND v.tenant = {row}tenant AND v.env = {row}env AND v.id = {row}id \
-         AND v.version = {row}version"
-    );
+    let version = format!("v.scope = {row}scope AND v.id = {row}id AND v.version = {row}version");
     match field {
         "_oid" => format!("to_jsonb({row}id)"),
         "_version" => format!("to_jsonb({row}version)"),

@@ -60,6 +60,8 @@ pub(crate) struct Gathered {
     pub(crate) heads: Vec<HeadRow>,
     /// Deliveries, in the order they were added.
     pub(crate) deliveries: Vec<DeliveryRow>,
+    /// Scopes whose keys the rows need, made where they have none (before any row).
+    pub(crate) scopes: Vec<super::scopes::ScopeName>,
 }
 
 impl Gathered {
@@ -68,6 +70,7 @@ impl Gathered {
             && self.versions_in_place.is_empty()
             && self.heads.is_empty()
             && self.deliveries.is_empty()
+            && self.scopes.is_empty()
     }
 
     /// How many rows of documents (versions and current rows) are gathered.
@@ -100,13 +103,29 @@ impl Gathered {
             }
         }
         let heads = std::mem::take(&mut self.heads);
-        let mut out = Vec::with_capacity(4);
+        let mut out = Vec::with_capacity(5);
+        out.extend(scopes_statement(std::mem::take(&mut self.scopes)));
         out.extend(versions_statement(self.new_versions, false));
         out.extend(versions_statement(self.versions_in_place, true));
         out.extend(heads_statement(heads));
         out.extend(deliveries_statement(self.deliveries));
         out
     }
+}
+
+/// Makes the keys of scopes where they have none.
+fn scopes_statement(scopes: Vec<super::scopes::ScopeName>) -> Option<Statement> {
+    if scopes.is_empty() {
+        return None;
+    }
+    let (mut coll, mut tenant, mut env) = (vec![], vec![], vec![]);
+    for (c, t, e) in scopes {
+        coll.push(c.as_str().to_string());
+        tenant.push(t);
+        env.push(e);
+    }
+    let params = vec![owned(coll), owned(tenant), owned(env)];
+    Some((super::scopes::MAKE_MANY.into(), params))
 }
 
 /// Writes rows of `versions`: new numbers, or (`in_place`) versions rewritten where they are,
@@ -121,15 +140,19 @@ fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<State
         versions
     };
     let conflict = if in_place {
-        " ON CONFLICT (coll, tenant, env, id, version) DO UPDATE SET body = excluded.body, \
+        " ON CONFLICT (scope, id, version) DO UPDATE SET body = excluded.body, \
          timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason"
     } else {
         ""
     };
     let sql = format!(
-        "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-         $6::text[], $7::timestamptz[], $8::text[], $9::text[]){conflict}"
+        "INSERT INTO versions (scope, id, version, body, timestamp, \"user\", reason) \
+         SELECT s.key, u.id, u.version, u.body, u.timestamp, u.usr, u.reason \
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
+         $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY \
+         AS u(coll, tenant, env, id, version, body, timestamp, usr, reason, o) \
+         JOIN scopes s ON s.coll = u.coll AND s.tenant = u.tenant AND s.env = u.env \
+         ORDER BY u.o{conflict}"
     );
     let mut c = Columns9::default();
     for v in versions {
@@ -169,18 +192,18 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         search.push(h.search);
         name_fold.push(h.name_fold);
     }
-    let sql = "WITH n AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], \
+    let sql = "WITH n AS (SELECT s.key AS scope, u.id, u.version, u.type, u.body, u.fix, \
+         u.search, u.name_fold FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], \
          $5::bigint[], $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::text[]) \
-         AS u(coll, tenant, env, id, version, type, body, fix, search, name_fold)), \
-         back AS (UPDATE versions v SET body = h.body FROM heads h JOIN n ON h.coll = n.coll \
-         AND h.tenant = n.tenant AND h.env = n.env AND h.id = n.id WHERE h.version <> n.version \
-         AND v.coll = h.coll AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
+         WITH ORDINALITY AS u(coll, tenant, env, id, version, type, body, fix, search, name_fold, o) \
+         JOIN scopes s ON s.coll = u.coll AND s.tenant = u.tenant AND s.env = u.env), \
+         back AS (UPDATE versions v SET body = h.body FROM heads h JOIN n ON h.scope = n.scope \
+         AND h.id = n.id WHERE h.version <> n.version AND v.scope = h.scope AND v.id = h.id \
          AND v.version = h.version AND v.body IS NULL), \
-         made AS (UPDATE versions v SET body = NULL FROM n WHERE v.coll = n.coll \
-         AND v.tenant = n.tenant AND v.env = n.env AND v.id = n.id AND v.version = n.version \
-         AND v.body IS NOT NULL) \
-         INSERT INTO heads (coll, tenant, env, id, version, type, body, fix, search, name_fold) \
-         SELECT * FROM n ON CONFLICT (coll, tenant, env, id) \
+         made AS (UPDATE versions v SET body = NULL FROM n WHERE v.scope = n.scope \
+         AND v.id = n.id AND v.version = n.version AND v.body IS NOT NULL) \
+         INSERT INTO heads (scope, id, version, type, body, fix, search, name_fold) \
+         SELECT * FROM n ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
          fix = excluded.fix, search = excluded.search, name_fold = excluded.name_fold";
     let params = vec![

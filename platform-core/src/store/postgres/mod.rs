@@ -48,6 +48,7 @@ mod pgpass;
 mod pool;
 mod records;
 mod replicas;
+mod scopes;
 mod secrets;
 mod tenancy;
 #[cfg(any(test, feature = "contract-tests"))]
@@ -250,9 +251,17 @@ pub(crate) struct Shared {
     analyzed: std::sync::Mutex<Option<std::time::Instant>>,
     /// Rows of documents written since the store opened ([`wrote_rows`]).
     written_rows: std::sync::atomic::AtomicUsize,
+    /// The keys of scopes of documents, as committed (`scopes`).
+    scope_keys: std::sync::Mutex<std::collections::HashMap<scopes::ScopeName, i32>>,
 }
 
 impl Shared {
+    fn scope_keys(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<scopes::ScopeName, i32>> {
+        self.scope_keys.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn claims(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<crate::store::Claim>> {
         self.claims.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -413,6 +422,7 @@ impl PgStore {
             replicas,
             analyzed: Default::default(),
             written_rows: Default::default(),
+            scope_keys: Default::default(),
         });
         jobs::start_lease_renewal(&shared);
         if shared.replicas.is_some() {

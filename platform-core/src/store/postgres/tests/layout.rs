@@ -17,15 +17,10 @@ use serde_json::{json, Value};
 /// Turns a schema of this build's layout back into the layout of step 7 (recorded as
 /// `version`): what the store of step 7 wrote for the same documents.
 pub(crate) fn to_step_7(client: &mut Admin, schema: &str, version: u32) {
-    let key = |a: &str, b: &str| {
-        format!(
-            "{b}.coll = {a}.coll AND {b}.tenant = {a}.tenant AND {b}.env = {a}.env AND {b}.id = {a}.id"
-        )
-    };
     let types = client
         .texts(&format!(
-            "SELECT concat_ws(E'\\x01', tenant, env, id, body) FROM \"{schema}\".heads \
-             WHERE coll = 'type' ORDER BY 1"
+            "SELECT concat_ws(E'\\x01', s.tenant, s.env, h.id, h.body) FROM \"{schema}\".heads h \
+             JOIN \"{schema}\".scopes s ON s.key = h.scope WHERE s.coll = 'type' ORDER BY 1"
         ))
         .unwrap();
     let mut old_indexes = String::new();
@@ -52,30 +47,55 @@ pub(crate) fn to_step_7(client: &mut Admin, schema: &str, version: u32) {
             ));
         }
     }
+    let text = "TEXT COLLATE \"C\" NOT NULL";
+    let scope = "coll text COLLATE \"C\" NOT NULL, tenant text COLLATE \"C\" NOT NULL, \
+                 env text COLLATE \"C\" NOT NULL";
     client
         .batch_execute(&format!(
             "BEGIN; SET LOCAL search_path TO \"{schema}\";
-             ALTER TABLE heads ADD COLUMN copy JSONB;
-             UPDATE heads h SET copy = coalesce(h.fix, h.body::jsonb) || jsonb_build_object(
+             CREATE TABLE heads7 ({scope}, id {text}, version BIGINT NOT NULL,
+                 type TEXT COLLATE \"C\", body JSONB NOT NULL, search {text},
+                 name_fold TEXT COLLATE \"C\",
+                 CONSTRAINT heads7_pkey PRIMARY KEY (coll, tenant, env, id));
+             ALTER TABLE heads7 ADD COLUMN bucket INTEGER NOT NULL
+                 GENERATED ALWAYS AS ((hashtextextended(id, 0) & 65535)::integer) STORED;
+             CREATE TABLE versions7 ({scope}, id {text}, version BIGINT NOT NULL,
+                 body TEXT NOT NULL, timestamp TIMESTAMPTZ NOT NULL, \"user\" TEXT NOT NULL,
+                 reason TEXT, CONSTRAINT versions7_pkey PRIMARY KEY (coll, tenant, env, id, version));
+             CREATE TABLE tags7 ({scope}, id {text}, tag {text}, version BIGINT NOT NULL,
+                 CONSTRAINT tags7_pkey PRIMARY KEY (coll, tenant, env, id, tag));
+             INSERT INTO heads7 (coll, tenant, env, id, version, type, body, search, name_fold)
+                 SELECT s.coll, s.tenant, s.env, h.id, h.version, h.type,
+                 coalesce(h.fix, h.body::jsonb) || jsonb_build_object(
                  '_oid', h.id, '_version', h.version,
                  '_timestamp', to_char(v.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),
                  '_user', v.\"user\",
-                 '_tag', to_jsonb(ARRAY(SELECT t.tag FROM tags t WHERE {} AND t.version = h.version ORDER BY t.tag)))
-                 FROM versions v WHERE {} AND v.version = h.version;
-             UPDATE versions v SET body = h.body FROM heads h WHERE {} AND v.version = h.version
-                 AND v.body IS NULL;
-             ALTER TABLE heads DROP COLUMN body, DROP COLUMN fix;
-             ALTER TABLE heads RENAME COLUMN copy TO body;
-             ALTER TABLE heads ALTER COLUMN body SET NOT NULL;
-             ALTER TABLE versions ALTER COLUMN body SET NOT NULL;
+                 '_tag', to_jsonb(ARRAY(SELECT t.tag FROM tags t WHERE t.scope = h.scope
+                     AND t.id = h.id AND t.version = h.version ORDER BY t.tag))),
+                 h.search, h.name_fold
+                 FROM heads h JOIN scopes s ON s.key = h.scope JOIN versions v ON v.scope = h.scope
+                 AND v.id = h.id AND v.version = h.version;
+             INSERT INTO versions7 SELECT s.coll, s.tenant, s.env, v.id, v.version,
+                 coalesce(v.body, h.body), v.timestamp, v.\"user\", v.reason
+                 FROM versions v JOIN scopes s ON s.key = v.scope LEFT JOIN heads h
+                 ON h.scope = v.scope AND h.id = v.id AND h.version = v.version;
+             INSERT INTO tags7 SELECT s.coll, s.tenant, s.env, t.id, t.tag, t.version
+                 FROM tags t JOIN scopes s ON s.key = t.scope;
+             DROP TABLE heads, versions, tags, scopes;
+             ALTER TABLE heads7 RENAME TO heads;
+             ALTER INDEX heads7_pkey RENAME TO heads_pkey;
+             ALTER TABLE versions7 RENAME TO versions;
+             ALTER INDEX versions7_pkey RENAME TO versions_pkey;
+             ALTER TABLE tags7 RENAME TO tags;
+             ALTER INDEX tags7_pkey RENAME TO tags_pkey;
+             CREATE INDEX heads_type ON heads(coll, tenant, env, type, id) WHERE type IS NOT NULL;
              CREATE INDEX heads_search ON heads(coll, tenant, env, search) WHERE search IS NOT NULL;
+             CREATE INDEX heads_name_fold ON heads(coll, tenant, env, name_fold) WHERE name_fold IS NOT NULL;
+             CREATE INDEX heads_sample ON heads(coll, tenant, env, bucket, type) WHERE bucket IS NOT NULL;
              CREATE INDEX heads_body ON heads USING gin (body jsonb_path_ops);
              {old_indexes}
              UPDATE platform_schema SET version = {version};
-             COMMIT;",
-            key("h", "t"),
-            key("h", "v"),
-            key("h", "v"),
+             COMMIT;"
         ))
         .unwrap();
 }
@@ -259,9 +279,8 @@ fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_s
     assert_eq!(lists(&p), listed);
     // The current body is kept once: no version row holds it.
     let twice = format!(
-        "SELECT count(*)::text FROM \"{s}\".versions v JOIN \"{s}\".heads h ON h.coll = v.coll \
-         AND h.tenant = v.tenant AND h.env = v.env AND h.id = v.id AND h.version = v.version \
-         WHERE v.body IS NOT NULL"
+        "SELECT count(*)::text FROM \"{s}\".versions v JOIN \"{s}\".heads h ON h.scope = v.scope \
+         AND h.id = v.id AND h.version = v.version WHERE v.body IS NOT NULL"
     );
     assert_eq!(client.texts(&twice).unwrap(), vec!["0"]);
     // A typed list searches the per-type index of its scope, remade in the new form.
@@ -295,6 +314,6 @@ fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_s
             "SELECT indexdef FROM pg_indexes WHERE schemaname = '{s}' AND indexname = '{index}'"
         ))
         .unwrap();
-    assert!(def[0].contains("tenant = 'beta'"), "{def:?}");
-    assert!(!def[0].contains("(coll, tenant"), "{def:?}");
+    assert!(def[0].contains("WHERE ((scope = "), "{def:?}");
+    assert!(!def[0].contains("(scope, "), "{def:?}");
 }
