@@ -153,6 +153,7 @@ impl Tx<'_> {
     /// Makes `v` the current row of its document (gathered with the other current rows the
     /// transaction writes), and the cache's current version of it.
     fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        let text = json_text(&v.body, "a document body")?;
         let row = HeadRow {
             key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
             version: i64::from(v.version),
@@ -161,13 +162,15 @@ impl Tx<'_> {
                 .get("_type")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            body: json_text(&v.body, "a document body")?,
             fix: {
                 // The filterable copy, kept only where the text does not read as it.
                 let body = Value::Object(v.body.clone());
                 let copy = filter::filter_copy(body.clone());
-                (copy != body).then_some(copy)
+                // A text with a NUL escape cannot be read as `jsonb`: its copy is refused as
+                // the filterable copy always was.
+                (copy != body || text.contains("\\u0000")).then_some(copy)
             },
+            body: text,
             search: search_text(&v.body),
             name_fold: v.body.get("name").and_then(Value::as_str).map(fold),
         };
@@ -414,7 +417,7 @@ impl DocumentRead for Tx<'_> {
                 let mut sb = SqlBuilder::new(args);
                 let lo = sb.bind(prefix.to_string());
                 let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
-                let name = format!("({} -> 'name')", filter::body_of("h."));
+                let name = filter::top_field("h.", "name", "'name'");
                 let sql = format!(
                     "SELECT h.{column}, h.id, CASE jsonb_typeof({name}) WHEN 'string' \
                      THEN {name} #>> '{{}}' END FROM heads h \

@@ -1,5 +1,6 @@
-//! Filters and sorts as SQL over each current document: its stored text read as `jsonb`
-//! (`heads.body`, or the filterable copy `heads.fix` where one is kept: [`filter_copy`]), and
+//! Filters and sorts as SQL over each current document: its fields read from its stored text
+//! as `jsonb` (`heads.body`, or the filterable copy `heads.fix` where one is kept:
+//! [`filter_copy`]), and
 //! the system fields from the columns of its row and version (`_oid`, `_version`,
 //! `_timestamp`, `_user`, `_tag`), as `StoredVersion::filter_doc` adds them.
 //!
@@ -32,19 +33,16 @@ pub(crate) struct SqlBuilder {
 /// The columns of `heads h` filters read.
 const ROW: &str = "h.";
 
-/// The filterable body of the row with columns prefixed `row` (`h.`, or none in an index
-/// expression): the copy kept where the text does not read as its filterable form, else the
-/// text read as `jsonb`.
-pub(crate) fn body_of(row: &str) -> String {
-    format!("coalesce({row}fix, ({row}body)::jsonb)")
-}
-
 /// The fields a document's filterable form takes from its row and version, not its body.
 const SYSTEM: [&str; 5] = ["_oid", "_version", "_timestamp", "_user", "_tag"];
 
-/// The JSON value of a top-level field of the row `row`: a system field from its columns (its
-/// version's row and tags read by key), any other from the filterable body.
-fn top_field(row: &str, field: &str, quoted: &str) -> String {
+/// The JSON value of a top-level field `quoted` (an SQL text) of the row with columns prefixed
+/// `row` (`h.`, or none in an index expression): a system field from its columns (its
+/// version's row and tags read by key), any other from the filterable body: the copy kept
+/// where the text does not read as its filterable form, else the field found in the text read
+/// as `json` (a scan of the text, five times cheaper than reading it whole as `jsonb`), as
+/// `jsonb`.
+pub(crate) fn top_field(row: &str, field: &str, quoted: &str) -> String {
     let version = format!("v.scope = {row}scope AND v.id = {row}id AND v.version = {row}version");
     match field {
         "_oid" => format!("to_jsonb({row}id)"),
@@ -57,7 +55,7 @@ fn top_field(row: &str, field: &str, quoted: &str) -> String {
         "_tag" => {
             format!("to_jsonb(ARRAY(SELECT v.tag FROM tags v WHERE {version} ORDER BY v.tag))")
         }
-        _ => format!("({} -> {quoted})", body_of(row)),
+        _ => format!("coalesce({row}fix -> {quoted}, (({row}body)::json -> {quoted})::jsonb)"),
     }
 }
 

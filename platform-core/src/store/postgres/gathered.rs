@@ -10,6 +10,16 @@ use std::collections::HashSet;
 /// the rows it gathers).
 pub(crate) type DocKey = (Collection, String, String, String);
 
+/// A scope of documents by name: collection, tenant, environment.
+pub(crate) type ScopeName = (Collection, String, String);
+
+/// The statement that makes the keys of scopes where they have none (parameters: arrays of
+/// collections, tenants and environments): `store::postgres::scopes`.
+const MAKE_SCOPES: &str = "INSERT INTO scopes (coll, tenant, env) SELECT u.c, u.t, u.e \
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS u(c, t, e) WHERE NOT EXISTS \
+     (SELECT 1 FROM scopes s WHERE s.coll = u.c AND s.tenant = u.t AND s.env = u.e) \
+     ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING";
+
 /// A statement held back: its text and its parameters.
 pub(crate) type Statement = (String, Vec<Owned>);
 
@@ -61,7 +71,7 @@ pub(crate) struct Gathered {
     /// Deliveries, in the order they were added.
     pub(crate) deliveries: Vec<DeliveryRow>,
     /// Scopes whose keys the rows need, made where they have none (before any row).
-    pub(crate) scopes: Vec<super::scopes::ScopeName>,
+    pub(crate) scopes: Vec<ScopeName>,
 }
 
 impl Gathered {
@@ -114,7 +124,7 @@ impl Gathered {
 }
 
 /// Makes the keys of scopes where they have none.
-fn scopes_statement(scopes: Vec<super::scopes::ScopeName>) -> Option<Statement> {
+fn scopes_statement(scopes: Vec<ScopeName>) -> Option<Statement> {
     if scopes.is_empty() {
         return None;
     }
@@ -125,7 +135,7 @@ fn scopes_statement(scopes: Vec<super::scopes::ScopeName>) -> Option<Statement> 
         env.push(e);
     }
     let params = vec![owned(coll), owned(tenant), owned(env)];
-    Some((super::scopes::MAKE_MANY.into(), params))
+    Some((MAKE_SCOPES.into(), params))
 }
 
 /// Writes rows of `versions`: new numbers, or (`in_place`) versions rewritten where they are,

@@ -252,13 +252,13 @@ pub(crate) struct Shared {
     /// Rows of documents written since the store opened ([`wrote_rows`]).
     written_rows: std::sync::atomic::AtomicUsize,
     /// The keys of scopes of documents, as committed (`scopes`).
-    scope_keys: std::sync::Mutex<std::collections::HashMap<scopes::ScopeName, i32>>,
+    scope_keys: std::sync::Mutex<std::collections::HashMap<gathered::ScopeName, i32>>,
 }
 
 impl Shared {
     fn scope_keys(
         &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<scopes::ScopeName, i32>> {
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<gathered::ScopeName, i32>> {
         self.scope_keys.lock().unwrap_or_else(|e| e.into_inner())
     }
 

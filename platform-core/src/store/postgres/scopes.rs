@@ -10,9 +10,6 @@ use crate::error::Result;
 use crate::ids::Scope;
 use crate::store::Collection;
 
-/// A scope of documents by name.
-pub(crate) type ScopeName = (Collection, String, String);
-
 /// Makes the key of a scope where it has none, on a connection in a transaction; its key.
 pub(super) fn make_key(conn: &mut Conn<'_>, coll: Collection, scope: &Scope) -> Result<i32> {
     conn.query(MAKE, &[&coll.as_str(), &scope.tenant, &scope.env])?;
@@ -30,13 +27,6 @@ const MAKE: &str = "INSERT INTO scopes (coll, tenant, env) SELECT $1::text, $2::
 
 /// The key of one scope.
 const KEY: &str = "SELECT key FROM scopes WHERE coll = $1 AND tenant = $2 AND env = $3";
-
-/// The statement that makes the keys of scopes where they have none (parameters: arrays of
-/// collections, tenants and environments).
-pub(super) const MAKE_MANY: &str = "INSERT INTO scopes (coll, tenant, env) SELECT u.c, u.t, u.e \
-     FROM unnest($1::text[], $2::text[], $3::text[]) AS u(c, t, e) WHERE NOT EXISTS \
-     (SELECT 1 FROM scopes s WHERE s.coll = u.c AND s.tenant = u.t AND s.env = u.e) \
-     ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING";
 
 /// The key of a scope as a subquery over parameters `$1` (collection), `$2`, `$3`.
 pub(super) const KEY_OF_PARAMS: &str =

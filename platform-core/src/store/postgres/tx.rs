@@ -85,9 +85,9 @@ pub(crate) struct TxCache {
     pub(crate) auth_epoch: Option<u64>,
     /// The scopes whose keys this transaction may have made (kept by the store only once
     /// read committed, by a later transaction).
-    pub(crate) made_scopes: HashSet<super::scopes::ScopeName>,
+    pub(crate) made_scopes: HashSet<super::gathered::ScopeName>,
     /// The keys of scopes this transaction made, for its own reads.
-    pub(crate) own_scopes: HashMap<super::scopes::ScopeName, i32>,
+    pub(crate) own_scopes: HashMap<super::gathered::ScopeName, i32>,
 }
 
 impl Tx<'_> {
