@@ -253,6 +253,9 @@ pub(crate) struct Shared {
     written_rows: std::sync::atomic::AtomicUsize,
     /// The keys of scopes of documents, as committed (`scopes`).
     scope_keys: std::sync::Mutex<std::collections::HashMap<gathered::ScopeName, i32>>,
+    /// Scopes of documents known to have a key, committed (their keys not read yet): a write
+    /// into them need not make one.
+    scopes_made: std::sync::Mutex<std::collections::HashSet<gathered::ScopeName>>,
 }
 
 impl Shared {
@@ -260,6 +263,12 @@ impl Shared {
         &self,
     ) -> std::sync::MutexGuard<'_, std::collections::HashMap<gathered::ScopeName, i32>> {
         self.scope_keys.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn scopes_made(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashSet<gathered::ScopeName>> {
+        self.scopes_made.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn claims(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<crate::store::Claim>> {
@@ -423,6 +432,7 @@ impl PgStore {
             analyzed: Default::default(),
             written_rows: Default::default(),
             scope_keys: Default::default(),
+            scopes_made: Default::default(),
         });
         jobs::start_lease_renewal(&shared);
         if shared.replicas.is_some() {

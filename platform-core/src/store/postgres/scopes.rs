@@ -100,7 +100,7 @@ impl Tx<'_> {
     /// Has the rows gathered next make the key of a scope a write needs, unless it is known.
     pub(super) fn note_scope(&self, coll: Collection, scope: &Scope) {
         let n = (coll, scope.tenant.clone(), scope.env.clone());
-        if self.shared.scope_keys().contains_key(&n) {
+        if self.shared.scope_keys().contains_key(&n) || self.shared.scopes_made().contains(&n) {
             return;
         }
         let mut cache = self.cache.borrow_mut();

@@ -386,6 +386,11 @@ impl WriteTx for Tx<'_> {
             if !self.claims.is_empty() {
                 self.shared.claims().extend(self.claims.drain(..));
             }
+            // The scopes it made keys for have them, committed.
+            let made = std::mem::take(&mut self.cache.get_mut().made_scopes);
+            if !made.is_empty() {
+                self.shared.scopes_made().extend(made);
+            }
             super::wrote_rows(self.shared, self.written.get());
         }
         outcome
