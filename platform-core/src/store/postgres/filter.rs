@@ -303,9 +303,12 @@ impl SqlBuilder {
         let k = self.bind(clamped_whole(whole).to_string());
         let r = self.bind(b);
         let o = op.sql();
+        // An integer of at most 18 digits is one of 64 bits without reading it as a number
+        // (each reading of the field is a scan of the stored text).
         format!(
-            "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,19}}$' \
-             AND {t}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 \
+            "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,18}}$' \
+             OR ({t} ~ '^-?[0-9]{{19}}$' \
+             AND {t}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807) \
              THEN {t}::numeric {o} {k}::text::numeric ELSE {t}::float8 {o} {r}::float8 END) \
              ELSE false END)"
         )
