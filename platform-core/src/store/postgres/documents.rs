@@ -1,6 +1,6 @@
 //! Versioned documents: `versions` (every version; its body as text, except the current
-//! version's), `heads` (the current version: its body as text, kept once, a filterable copy
-//! only where the text does not read as one, the folded search text and name) and `tags`.
+//! version's), `heads` (the current version: its body's text, kept there only, and its
+//! filterable `jsonb` form; the folded search text, id and name) and `tags`.
 
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
@@ -23,16 +23,19 @@ use tokio_postgres::Row;
 
 /// The columns of a version row `v` with its tags, sorted, its body from `v` or, for the
 /// current version, from its current row `h` ([`VERSIONS`]).
-pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, coalesce(v.body, h.body), v.timestamp, \
+pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, coalesce(v.body, h.text), v.timestamp, \
      v.\"user\", v.reason, \
      ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
      AND t.version = v.version ORDER BY t.tag)";
 
 /// The columns of a current row `h` and its version row `v` with its tags, sorted.
 pub(super) const CURRENT_COLUMNS: &str =
-    "v.id, v.version, h.body, v.timestamp, v.\"user\", v.reason, \
+    "v.id, v.version, h.text, v.timestamp, v.\"user\", v.reason, \
      ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
      AND t.version = v.version ORDER BY t.tag)";
+
+/// The folded id of a current row `h`, as `heads_id_fold` holds it.
+const ID_FOLD: &str = "coalesce(h.id_fold, h.id)";
 
 /// Version rows `v`, each with its document's current row `h` where it is the current version.
 const VERSIONS: &str = "versions v LEFT JOIN heads h ON h.scope = v.scope AND h.id = v.id \
@@ -162,16 +165,10 @@ impl Tx<'_> {
                 .get("_type")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            fix: {
-                // The filterable copy, kept only where the text does not read as it.
-                let body = Value::Object(v.body.clone());
-                let copy = filter::filter_copy(body.clone());
-                // A text with a NUL escape cannot be read as `jsonb`: its copy is refused as
-                // the filterable copy always was.
-                (copy != body || text.contains("\\u0000")).then_some(copy)
-            },
-            body: text,
+            body: filter::filter_copy(Value::Object(v.body.clone())),
+            text,
             search: search_text(&v.body),
+            id_fold: Some(fold(&v.id)).filter(|f| *f != v.id),
             name_fold: v.body.get("name").and_then(Value::as_str).map(fold),
         };
         let key = row.key.clone();
@@ -180,6 +177,27 @@ impl Tx<'_> {
         self.cache.get_mut().docs.insert(key, Some(v.clone()));
         Ok(())
     }
+}
+
+/// The statement of one group of a completion (by the folded id or name `key`) over a
+/// selection of one scope, with its arguments: a range of the key's index, in its order.
+fn complete_statement(
+    Selection { clause, args, .. }: Selection,
+    key: &str,
+    prefix: &str,
+    limit: Option<u64>,
+) -> (String, Vec<Arg>) {
+    let sql_limit = limit.map_or("ALL".to_string(), |l| l.to_string());
+    let mut sb = SqlBuilder::new(args);
+    let lo = sb.bind(prefix.to_string());
+    let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+    let sql = format!(
+        "SELECT {key}, h.id, CASE jsonb_typeof(h.body -> 'name') WHEN 'string' \
+         THEN h.body ->> 'name' END FROM heads h \
+         WHERE {clause} AND {key} >= {lo}::text AND {key} < {hi}::text \
+         ORDER BY {key} LIMIT {sql_limit}"
+    );
+    (sql, sb.args)
 }
 
 /// The statement of a list's page over its selection, with its arguments.
@@ -200,8 +218,8 @@ fn page_statement(
         .limit
         .map_or("ALL".to_string(), |l| l.to_string());
     let sql = format!(
-        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.scope, h.id, h.version, h.body, \
-         row_number() OVER () AS n FROM (SELECT h.scope, h.id, h.version, h.body FROM heads h \
+        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.scope, h.id, h.version, h.text, \
+         row_number() OVER () AS n FROM (SELECT h.scope, h.id, h.version, h.text FROM heads h \
          WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.scope = h.scope \
          AND v.id = h.id AND v.version = h.version ORDER BY h.n",
         query.paging.skip
@@ -402,29 +420,19 @@ impl DocumentRead for Tx<'_> {
         prefix: &str,
         limit: Option<u64>,
     ) -> Result<Vec<(String, Option<String>)>> {
-        // Ids first (the search text starts with the folded id), then names, each group in
-        // folded order.
-        let sql_limit = limit.map_or("ALL".to_string(), |l| l.to_string());
+        // Two index range scans per scope: folded ids (`heads_id_fold`, the id where it is its
+        // own folding), then folded names (`heads_name_fold`). Id matches come first, each
+        // group in folded order.
         let mut out: Vec<(String, Option<String>)> = Vec::new();
-        for column in ["search", "name_fold"] {
+        for key in [ID_FOLD, "h.name_fold"] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
             for scope in scopes {
-                let Some(Selection { clause, args, .. }) =
-                    self.select(coll, std::slice::from_ref(scope), filter)?
+                let Some(selection) = self.select(coll, std::slice::from_ref(scope), filter)?
                 else {
                     continue;
                 };
-                let mut sb = SqlBuilder::new(args);
-                let lo = sb.bind(prefix.to_string());
-                let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
-                let name = filter::top_field("h.", "name", "'name'");
-                let sql = format!(
-                    "SELECT h.{column}, h.id, CASE jsonb_typeof({name}) WHEN 'string' \
-                     THEN {name} #>> '{{}}' END FROM heads h \
-                     WHERE {clause} AND h.{column} >= {lo}::text AND h.{column} < {hi}::text \
-                     ORDER BY h.{column} LIMIT {sql_limit}"
-                );
-                for row in self.query(&sql, &params(&sb.args))? {
+                let (sql, args) = complete_statement(selection, key, prefix, limit);
+                for row in self.query(&sql, &params(&args))? {
                     group.push((get(&row, 0)?, get(&row, 1)?, get(&row, 2)?));
                 }
             }
@@ -509,6 +517,33 @@ impl Tx<'_> {
         for row in self.query(&format!("EXPLAIN {sql}"), &params(&args))? {
             out.push_str(&get::<String>(&row, 0)?);
             out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// The plans PostgreSQL makes for the statements of a completion in one scope, by id then
+    /// by name (`EXPLAIN`), with sequential scans priced out: which index each can range over.
+    #[cfg(test)]
+    pub(super) fn explain_complete(
+        &self,
+        coll: Collection,
+        scope: &Scope,
+        prefix: &str,
+    ) -> Result<Vec<String>> {
+        self.execute("SET LOCAL enable_seqscan = off", &[])?;
+        let mut out = Vec::new();
+        for key in [ID_FOLD, "h.name_fold"] {
+            let scopes = std::slice::from_ref(scope);
+            let Some(selection) = self.select(coll, scopes, &Filter::all())? else {
+                continue;
+            };
+            let (sql, args) = complete_statement(selection, key, prefix, Some(10));
+            let mut plan = String::new();
+            for row in self.query(&format!("EXPLAIN {sql}"), &params(&args))? {
+                plan.push_str(&get::<String>(&row, 0)?);
+                plan.push('\n');
+            }
+            out.push(plan);
         }
         Ok(out)
     }
@@ -626,7 +661,7 @@ impl DocumentWrite for Tx<'_> {
                 self.defer(
                     format!(
                         "WITH h AS (DELETE FROM heads WHERE scope = {KEY_OF_PARAMS} AND id = $4 \
-                         RETURNING scope, id, version, body) UPDATE versions v SET body = h.body \
+                         RETURNING scope, id, version, text) UPDATE versions v SET body = h.text \
                          FROM h WHERE v.scope = h.scope AND v.id = h.id AND v.version = h.version"
                     ),
                     vec![

@@ -1,8 +1,7 @@
-//! Filters and sorts as SQL over each current document: its fields read from its stored text
-//! as `jsonb` (`heads.body`, or the filterable copy `heads.fix` where one is kept:
-//! [`filter_copy`]), and
-//! the system fields from the columns of its row and version (`_oid`, `_version`,
-//! `_timestamp`, `_user`, `_tag`), as `StoredVersion::filter_doc` adds them.
+//! Filters and sorts as SQL over each current document: its fields read from its filterable
+//! `jsonb` form (`heads.body`: [`filter_copy`]), and the system fields from the columns of its
+//! row and version (`_oid`, `_version`, `_timestamp`, `_user`, `_tag`), as
+//! `StoredVersion::filter_doc` adds them.
 //!
 //! A filter runs in SQL only where PostgreSQL's meaning is exactly `Filter::matches`': the
 //! `_id` and `_type` columns, text equality with strings and booleans, typed equality with a
@@ -38,10 +37,7 @@ const SYSTEM: [&str; 5] = ["_oid", "_version", "_timestamp", "_user", "_tag"];
 
 /// The JSON value of a top-level field `quoted` (an SQL text) of the row with columns prefixed
 /// `row` (`h.`, or none in an index expression): a system field from its columns (its
-/// version's row and tags read by key), any other from the filterable body: the copy kept
-/// where the text does not read as its filterable form, else the field found in the text read
-/// as `json` (a scan of the text, five times cheaper than reading it whole as `jsonb`), as
-/// `jsonb`.
+/// version's row and tags read by key), any other from the filterable `jsonb` body.
 pub(crate) fn top_field(row: &str, field: &str, quoted: &str) -> String {
     let version = format!("v.scope = {row}scope AND v.id = {row}id AND v.version = {row}version");
     match field {
@@ -55,7 +51,7 @@ pub(crate) fn top_field(row: &str, field: &str, quoted: &str) -> String {
         "_tag" => {
             format!("to_jsonb(ARRAY(SELECT v.tag FROM tags v WHERE {version} ORDER BY v.tag))")
         }
-        _ => format!("coalesce({row}fix -> {quoted}, (({row}body)::json -> {quoted})::jsonb)"),
+        _ => format!("({row}body -> {quoted})"),
     }
 }
 
@@ -303,8 +299,7 @@ impl SqlBuilder {
         let k = self.bind(clamped_whole(whole).to_string());
         let r = self.bind(b);
         let o = op.sql();
-        // An integer of at most 18 digits is one of 64 bits without reading it as a number
-        // (each reading of the field is a scan of the stored text).
+        // An integer of at most 18 digits is one of 64 bits without reading it as a number.
         format!(
             "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,18}}$' \
              OR ({t} ~ '^-?[0-9]{{19}}$' \

@@ -39,11 +39,13 @@ pub(crate) struct HeadRow {
     pub(crate) key: DocKey,
     pub(crate) version: i64,
     pub(crate) kind: Option<String>,
-    /// The body's text.
-    pub(crate) body: String,
-    /// The filterable copy, where the text does not read as it (`filter::filter_copy`).
-    pub(crate) fix: Option<serde_json::Value>,
+    /// The filterable form of the body (`filter::filter_copy`).
+    pub(crate) body: serde_json::Value,
+    /// The body's text, as answers print it.
+    pub(crate) text: String,
     pub(crate) search: String,
+    /// The folded id, where it is not the id.
+    pub(crate) id_fold: Option<String>,
     pub(crate) name_fold: Option<String>,
 }
 
@@ -101,7 +103,7 @@ impl Gathered {
             .heads
             .iter()
             .filter(|h| last.get(&h.key) != Some(&h.version))
-            .map(|h| ((h.key.clone(), h.version), h.body.clone()))
+            .map(|h| ((h.key.clone(), h.version), h.text.clone()))
             .collect();
         for v in self
             .new_versions
@@ -188,8 +190,8 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
     }
     let heads = last_of_each(heads, |h| h.key.clone());
     let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
-    let (mut version, mut kind, mut body, mut fix, mut search, mut name_fold) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut version, mut kind, mut body, mut text) = (vec![], vec![], vec![], vec![]);
+    let (mut search, mut id_fold, mut name_fold) = (vec![], vec![], vec![]);
     for h in heads {
         coll.push(h.key.0.as_str().to_string());
         tenant.push(h.key.1);
@@ -198,24 +200,26 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         version.push(h.version);
         kind.push(h.kind);
         body.push(h.body);
-        fix.push(h.fix);
+        text.push(h.text);
         search.push(h.search);
+        id_fold.push(h.id_fold);
         name_fold.push(h.name_fold);
     }
-    let sql = "WITH n AS (SELECT s.key AS scope, u.id, u.version, u.type, u.body, u.fix, \
-         u.search, u.name_fold FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], \
-         $5::bigint[], $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::text[]) \
-         WITH ORDINALITY AS u(coll, tenant, env, id, version, type, body, fix, search, name_fold, o) \
+    let sql = "WITH n AS (SELECT s.key AS scope, u.id, u.version, u.type, u.body, u.text, \
+         u.search, u.id_fold, u.name_fold FROM unnest($1::text[], $2::text[], $3::text[], \
+         $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::text[], \
+         $11::text[]) WITH ORDINALITY \
+         AS u(coll, tenant, env, id, version, type, body, text, search, id_fold, name_fold, o) \
          JOIN scopes s ON s.coll = u.coll AND s.tenant = u.tenant AND s.env = u.env), \
-         back AS (UPDATE versions v SET body = h.body FROM heads h JOIN n ON h.scope = n.scope \
+         back AS (UPDATE versions v SET body = h.text FROM heads h JOIN n ON h.scope = n.scope \
          AND h.id = n.id WHERE h.version <> n.version AND v.scope = h.scope AND v.id = h.id \
          AND v.version = h.version AND v.body IS NULL), \
          made AS (UPDATE versions v SET body = NULL FROM n WHERE v.scope = n.scope \
          AND v.id = n.id AND v.version = n.version AND v.body IS NOT NULL) \
-         INSERT INTO heads (scope, id, version, type, body, fix, search, name_fold) \
+         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold) \
          SELECT * FROM n ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-         fix = excluded.fix, search = excluded.search, name_fold = excluded.name_fold";
+         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold";
     let params = vec![
         owned(coll),
         owned(tenant),
@@ -224,8 +228,9 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         owned(version),
         owned(kind),
         owned(body),
-        owned(fix),
+        owned(text),
         owned(search),
+        owned(id_fold),
         owned(name_fold),
     ];
     Some((sql.into(), params))

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 pub(crate) fn to_step_7(client: &mut Admin, schema: &str, version: u32) {
     let types = client
         .texts(&format!(
-            "SELECT concat_ws(E'\\x01', s.tenant, s.env, h.id, h.body) FROM \"{schema}\".heads h \
+            "SELECT concat_ws(E'\\x01', s.tenant, s.env, h.id, h.text) FROM \"{schema}\".heads h \
              JOIN \"{schema}\".scopes s ON s.key = h.scope WHERE s.coll = 'type' ORDER BY 1"
         ))
         .unwrap();
@@ -66,7 +66,7 @@ pub(crate) fn to_step_7(client: &mut Admin, schema: &str, version: u32) {
                  CONSTRAINT tags7_pkey PRIMARY KEY (coll, tenant, env, id, tag));
              INSERT INTO heads7 (coll, tenant, env, id, version, type, body, search, name_fold)
                  SELECT s.coll, s.tenant, s.env, h.id, h.version, h.type,
-                 coalesce(h.fix, h.body::jsonb) || jsonb_build_object(
+                 h.body || jsonb_build_object(
                  '_oid', h.id, '_version', h.version,
                  '_timestamp', to_char(v.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'),
                  '_user', v.\"user\",
@@ -76,7 +76,7 @@ pub(crate) fn to_step_7(client: &mut Admin, schema: &str, version: u32) {
                  FROM heads h JOIN scopes s ON s.key = h.scope JOIN versions v ON v.scope = h.scope
                  AND v.id = h.id AND v.version = h.version;
              INSERT INTO versions7 SELECT s.coll, s.tenant, s.env, v.id, v.version,
-                 coalesce(v.body, h.body), v.timestamp, v.\"user\", v.reason
+                 coalesce(v.body, h.text), v.timestamp, v.\"user\", v.reason
                  FROM versions v JOIN scopes s ON s.key = v.scope LEFT JOIN heads h
                  ON h.scope = v.scope AND h.id = v.id AND h.version = v.version;
              INSERT INTO tags7 SELECT s.coll, s.tenant, s.env, t.id, t.tag, t.version
@@ -248,10 +248,29 @@ fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_s
             out.extend(list(p, scope, &[("_search", "plant 1")], ""));
             out.extend(list(p, scope, &[("big", "gt(1e18)")], ""));
             out.extend(list(p, scope, &[("_tag", "gold")], ""));
+            let tx = p.read().unwrap();
+            for prefix in ["zürich", "#å", "p0", "plant 3"] {
+                let found = tx
+                    .complete(
+                        Collection::Object,
+                        std::slice::from_ref(scope),
+                        &Filter::all(),
+                        prefix,
+                        Some(5),
+                    )
+                    .unwrap();
+                out.push(format!("{prefix}: {found:?}"));
+            }
         }
         out
     };
     let (before, listed) = (read_back(&p, &docs), lists(&p));
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.starts_with("zürich: [(\"Zürich-東京\"")),
+        "{listed:?}"
+    );
     assert!(before[0].contains("gold Some(2)"), "{}", before[0]);
     assert!(before[1].contains("current None"), "{}", before[1]);
     drop(p);
@@ -309,6 +328,21 @@ fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_s
         .unwrap();
     let index = type_index_name(&beta, "Plant", "capacity");
     assert!(plan.contains(&index), "{plan}");
+    // Completion ranges over the folded ids, then the folded names, of the scope.
+    let plan = schema
+        .store()
+        .read_tx()
+        .unwrap()
+        .explain_complete(Collection::Object, &acme, "zürich")
+        .unwrap();
+    let [by_id, by_name] = plan.as_slice() else {
+        panic!("{plan:?}");
+    };
+    assert!(
+        by_id.contains("heads_id_fold") && by_id.contains("Index Cond"),
+        "{by_id}"
+    );
+    assert!(by_name.contains("heads_name_fold"), "{by_name}");
     let def = client
         .texts(&format!(
             "SELECT indexdef FROM pg_indexes WHERE schemaname = '{s}' AND indexname = '{index}'"
