@@ -16,8 +16,9 @@
 //! Realtime messages go through `LISTEN/NOTIFY` ([`PgStore::bus`]): a message published on one
 //! node reaches the subscribers of every node.
 //!
-//! Documents: every version's body is kept as text (field order and numbers as written); the
-//! current version's filterable copy (body and system fields) is `jsonb`. Filters run in SQL
+//! Documents: every version's body is kept as text (field order and numbers as written), the
+//! current version's in its current row only, beside its filterable `jsonb` form (the system
+//! fields are read from the columns). Filters run in SQL
 //! where the SQL means exactly what `Filter::matches` means, and in memory otherwise
 //! (`store::postgres::filter`). Series chunks and curves are `bytea` in the codec SQLite uses.
 //!
