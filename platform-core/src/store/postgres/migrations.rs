@@ -290,7 +290,7 @@ pub const STEPS: &[&str] = &[
     // current. No index over whole bodies (the GIN) or whole search texts: `_search` reads the
     // folded text of the scope's rows; completion by id ranges over the folded id
     // (`heads_id_fold` over `coalesce(id_fold, id)`, the folded id stored only where it is not
-    // the id). A type's declared indexes are keyed by the field's sort terms and the id alone,
+    // the id: by `fix_up`, folded as a write folds it). A type's declared indexes are keyed by the field's sort terms and the id alone,
     // partial on the type and its scope (remade by `fix_up` from the stored type definitions).
     // The tables are written anew, compact; every version, tag, audit entry, reason and time
     // is kept.
@@ -322,7 +322,7 @@ pub const STEPS: &[&str] = &[
     INSERT INTO heads_lean (scope, id, version, type, body, text, search, id_fold, name_fold)
     SELECT s.key, h.id, h.version, h.type,
         h.body - '{_oid,_version,_timestamp,_user,_tag}'::text[], coalesce(v.body, h.body::text),
-        h.search, nullif(split_part(h.search, E'\n', 1), h.id), h.name_fold
+        h.search, NULL, h.name_fold
     FROM heads h JOIN scopes s ON s.coll = h.coll AND s.tenant = h.tenant AND s.env = h.env
     LEFT JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant
         AND v.env = h.env AND v.id = h.id AND v.version = h.version
@@ -370,14 +370,41 @@ pub const STEPS: &[&str] = &[
 ];
 
 /// What a step needs done beyond its SQL, in its transaction, after its SQL: step 6 moves the
-/// series' `valueType` of the earlier reading to `dataType`; step 8 makes the per-type indexes
-/// of the stored type definitions.
+/// series' `valueType` of the earlier reading to `dataType`; step 8 stores the folded ids and
+/// makes the per-type indexes of the stored type definitions.
 fn fix_up(conn: &mut Conn<'_>, step: usize) -> Result<()> {
     match step {
         6 => value_type_to_data_type(conn),
-        8 => type_indexes(conn),
+        8 => {
+            id_folds(conn)?;
+            type_indexes(conn)
+        }
         _ => Ok(()),
     }
+}
+
+/// The folded ids of the current rows whose ids are not their own folding (`fold`, as a write
+/// stores them), read among the ids with a character other than printable ASCII but `A`-`Z`.
+fn id_folds(conn: &mut Conn<'_>) -> Result<()> {
+    let rows = conn.query("SELECT scope, id FROM heads WHERE id ~ '[^ -@[-~]'", &[])?;
+    let (mut scopes, mut ids, mut folds) = (Vec::<i32>::new(), Vec::new(), Vec::new());
+    for row in &rows {
+        let id: String = get(row, 1)?;
+        let folded = crate::query::filter::fold(&id);
+        if folded != id {
+            scopes.push(get(row, 0)?);
+            ids.push(id);
+            folds.push(folded);
+        }
+    }
+    if !ids.is_empty() {
+        conn.query(
+            "UPDATE heads h SET id_fold = u.f FROM unnest($1::integer[], $2::text[], $3::text[]) \
+             AS u(s, i, f) WHERE h.scope = u.s AND h.id = u.i",
+            &[&scopes, &ids, &folds],
+        )?;
+    }
+    Ok(())
 }
 
 /// The per-type indexes of every current type definition (its `_indexes`, checked when it was
