@@ -633,7 +633,10 @@ fn servers_ride_out_a_switchover_and_a_failover_of_pg_auto_failover() {
     // No acknowledged save is lost: each is on the primary that is left.
     let stored: BTreeSet<(String, u64)> = admin(&engine.node_url(primary))
         .unwrap()
-        .texts("SELECT id || ' ' || version FROM versions WHERE coll = 'object'")
+        .texts(
+            "SELECT v.id || ' ' || v.version FROM versions v JOIN scopes s ON s.key = v.scope \
+             WHERE s.coll = 'object'",
+        )
         .unwrap()
         .iter()
         .filter_map(|t| {

@@ -212,16 +212,23 @@ impl Tx<'_> {
                 };
                 self.defer_read(
                     format!(
-                        "SELECT h.tenant, h.env, {} FROM heads h JOIN versions v ON v.coll = h.coll \
-                         AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id \
-                         AND v.version = h.version \
-                         WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND {which}",
-                        super::documents::VERSION_COLUMNS
+                        "SELECT $2::text, $3::text, {} FROM heads h JOIN versions v \
+                         ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
+                         WHERE h.scope = {} AND {which}",
+                        super::documents::CURRENT_COLUMNS,
+                        super::scopes::KEY_OF_PARAMS
                     ),
-                    vec![owned(coll.as_str()), owned(tenant.clone()), owned(env.clone()), id],
+                    vec![
+                        owned(coll.as_str()),
+                        owned(tenant.clone()),
+                        owned(env.clone()),
+                        id,
+                    ],
                     Sink::Documents(
                         coll,
-                        ids.into_iter().map(|i| (tenant.clone(), env.clone(), i)).collect(),
+                        ids.into_iter()
+                            .map(|i| (tenant.clone(), env.clone(), i))
+                            .collect(),
                     ),
                 );
             }
@@ -252,7 +259,7 @@ impl Tx<'_> {
             let mut places = Vec::new();
             for s in in_scopes {
                 let n = params.len();
-                places.push(format!("(h.tenant = ${} AND h.env = ${})", n + 1, n + 2));
+                places.push(format!("(s.tenant = ${} AND s.env = ${})", n + 1, n + 2));
                 params.push(owned(s.tenant.clone()));
                 params.push(owned(s.env.clone()));
             }
@@ -263,12 +270,13 @@ impl Tx<'_> {
             };
             self.defer_read(
                 format!(
-                    "SELECT o.type, x.* FROM heads o LEFT JOIN LATERAL (SELECT h.tenant, h.env, {} \
-                     FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
-                     AND v.env = h.env AND v.id = h.id AND v.version = h.version \
-                     WHERE h.coll = 'type' AND h.id = o.type AND ({places})) AS x ON true \
-                     WHERE o.coll = $1 AND o.tenant = $2 AND o.env = $3 AND {which}",
-                    super::documents::VERSION_COLUMNS
+                    "SELECT o.type, x.* FROM heads o LEFT JOIN LATERAL (SELECT s.tenant, s.env, {} \
+                     FROM scopes s JOIN heads h ON h.scope = s.key JOIN versions v \
+                     ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
+                     WHERE s.coll = 'type' AND h.id = o.type AND ({places})) AS x ON true \
+                     WHERE o.scope = {} AND {which}",
+                    super::documents::CURRENT_COLUMNS,
+                    super::scopes::KEY_OF_PARAMS
                 ),
                 params,
                 Sink::Types(

@@ -1,10 +1,11 @@
-//! Versioned documents: `versions` (every version, its body as text), `heads` (the current
-//! one, with its filterable `jsonb` copy: body and system fields, the folded search text and
-//! name) and `tags`.
+//! Versioned documents: `versions` (every version; its body as text, except the current
+//! version's), `heads` (the current version: its body's text, kept there only, and its
+//! filterable `jsonb` form; the folded search text, id and name) and `tags`.
 
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
 use super::pool::Owned;
+use super::scopes::KEY_OF_PARAMS;
 use super::tx::Sink;
 use super::{get, get_u32, json_text, Tx};
 use crate::error::{Error, Result};
@@ -20,10 +21,32 @@ use serde_json::{Map, Value};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
-/// The columns of a version row `v` with its tags, sorted.
-pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, v.\"user\", v.reason, \
-     ARRAY(SELECT t.tag FROM tags t WHERE t.coll = v.coll AND t.tenant = v.tenant AND t.env = v.env \
-     AND t.id = v.id AND t.version = v.version ORDER BY t.tag)";
+#[cfg(test)]
+mod explain;
+
+/// The columns of a version row `v` with its tags, sorted, its body from `v` or, for the
+/// current version, from its current row `h` ([`VERSIONS`]).
+pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, coalesce(v.body, h.text), v.timestamp, \
+     v.\"user\", v.reason, \
+     ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
+     AND t.version = v.version ORDER BY t.tag)";
+
+/// The columns of a current row `h` and its version row `v` with its tags, sorted.
+pub(super) const CURRENT_COLUMNS: &str =
+    "v.id, v.version, h.text, v.timestamp, v.\"user\", v.reason, \
+     ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
+     AND t.version = v.version ORDER BY t.tag)";
+
+/// The folded id of a current row `h`, as `heads_id_fold` holds it.
+const ID_FOLD: &str = "coalesce(h.id_fold, h.id)";
+
+/// Version rows `v`, each with its document's current row `h` where it is the current version.
+const VERSIONS: &str = "versions v LEFT JOIN heads h ON h.scope = v.scope AND h.id = v.id \
+     AND h.version = v.version";
+
+/// Current rows `h` with their version rows `v`.
+const CURRENT: &str =
+    "heads h JOIN versions v ON v.scope = h.scope AND v.id = h.id AND v.version = h.version";
 
 fn decode_version(row: &Row) -> Result<StoredVersion> {
     decode_version_at(row, 0)
@@ -58,20 +81,23 @@ impl Tx<'_> {
         if scopes.is_empty() {
             return Ok(None);
         }
+        // The scopes' keys are written in the statement, as a per-type index's WHERE says
+        // them; a scope without a key holds no document.
+        let keys = self.scope_keys(coll, scopes)?;
+        if keys.is_empty() {
+            return Ok(None);
+        }
         let mut sb = SqlBuilder::new(Vec::new());
-        // The collection is written in the statement, as a per-type index's WHERE says it.
-        let c = filter::quote(coll.as_str());
-        let scope_sql: Vec<String> = scopes
-            .iter()
-            .map(|s| {
-                format!(
-                    "(h.tenant = {}::text AND h.env = {}::text)",
-                    sb.bind(s.tenant.clone()),
-                    sb.bind(s.env.clone())
-                )
-            })
-            .collect();
-        let mut clause = format!("h.coll = {c} AND ({})", scope_sql.join(" OR "));
+        let mut clause = match keys.as_slice() {
+            [one] => format!("h.scope = {one}"),
+            many => format!(
+                "h.scope IN ({})",
+                many.iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
         let base = clause.clone();
         let (in_sql, in_memory) = filter::split(filter);
         for part in &in_sql {
@@ -96,31 +122,22 @@ impl Tx<'_> {
                 base,
             }));
         }
-        let sql = format!(
-            "SELECT h.tenant, h.env, {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll \
-             AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version \
-             WHERE {clause}"
-        );
+        let sql = format!("SELECT h.scope, {CURRENT_COLUMNS} FROM {CURRENT} WHERE {clause}");
         let rows = self.query(&sql, &params(&sb.args))?;
-        let (mut tenants, mut envs, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut keys, mut ids) = (Vec::new(), Vec::new());
         for row in &rows {
-            let tenant: String = get(row, 0)?;
-            let env: String = get(row, 1)?;
-            let v = decode_version_at(row, 2)?;
+            let key: i32 = get(row, 0)?;
+            let v = decode_version_at(row, 1)?;
             let doc = v.filter_doc();
             if in_memory.iter().all(|f| f.matches(&doc)) {
-                tenants.push(tenant);
-                envs.push(env);
+                keys.push(key);
                 ids.push(v.id);
             }
         }
         let mut sb = SqlBuilder::new(Vec::new());
-        let c = sb.bind(coll.as_str().to_string());
-        let (t, e, i) = (sb.bind(tenants), sb.bind(envs), sb.bind(ids));
-        let clause = format!(
-            "h.coll = {c}::text AND (h.tenant, h.env, h.id) IN \
-             (SELECT * FROM unnest({t}::text[], {e}::text[], {i}::text[]))"
-        );
+        let (k, i) = (sb.bind(keys), sb.bind(ids));
+        let clause =
+            format!("(h.scope, h.id) IN (SELECT * FROM unnest({k}::integer[], {i}::text[]))");
         Ok(Some(Selection {
             base: clause.clone(),
             clause,
@@ -133,34 +150,16 @@ impl Tx<'_> {
         sql_where: &str,
         args: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<StoredVersion>> {
-        let sql = format!("SELECT {VERSION_COLUMNS} FROM versions v WHERE {sql_where}");
+        let sql = format!("SELECT {VERSION_COLUMNS} FROM {VERSIONS} WHERE {sql_where}");
         self.query_opt(&sql, args)?
             .map(|r| decode_version(&r))
             .transpose()
     }
 
-    /// Rewrites the head of a document from its current version (after its tags moved); a
-    /// head whose version is gone is left to `set_current`.
-    fn refresh_head(&mut self, coll: Collection, scope: &Scope, id: &str) -> Result<()> {
-        let current: Option<i64> = self
-            .query_opt(
-                "SELECT version FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
-                &[&coll.as_str(), &scope.tenant, &scope.env, &id],
-            )?
-            .map(|r| get(&r, 0))
-            .transpose()?;
-        let Some(current) = current else {
-            return Ok(());
-        };
-        if let Some(v) = self.version(coll, scope, id, current as u32)? {
-            self.write_head(coll, scope, &v)?;
-        }
-        Ok(())
-    }
-
     /// Makes `v` the current row of its document (gathered with the other current rows the
     /// transaction writes), and the cache's current version of it.
     fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
+        let text = json_text(&v.body, "a document body")?;
         let row = HeadRow {
             key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
             version: i64::from(v.version),
@@ -169,15 +168,39 @@ impl Tx<'_> {
                 .get("_type")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            body: filter::filter_copy(Value::Object(v.filter_doc())),
+            body: filter::filter_copy(Value::Object(v.body.clone())),
+            text,
             search: search_text(&v.body),
+            id_fold: Some(fold(&v.id)).filter(|f| *f != v.id),
             name_fold: v.body.get("name").and_then(Value::as_str).map(fold),
         };
         let key = row.key.clone();
+        self.note_scope(coll, scope);
         self.gather(|g| g.heads.push(row));
         self.cache.get_mut().docs.insert(key, Some(v.clone()));
         Ok(())
     }
+}
+
+/// The statement of one group of a completion (by the folded id or name `key`) over a
+/// selection of one scope, with its arguments: a range of the key's index, in its order.
+fn complete_statement(
+    Selection { clause, args, .. }: Selection,
+    key: &str,
+    prefix: &str,
+    limit: Option<u64>,
+) -> (String, Vec<Arg>) {
+    let sql_limit = limit.map_or("ALL".to_string(), |l| l.to_string());
+    let mut sb = SqlBuilder::new(args);
+    let lo = sb.bind(prefix.to_string());
+    let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
+    let sql = format!(
+        "SELECT {key}, h.id, CASE jsonb_typeof(h.body -> 'name') WHEN 'string' \
+         THEN h.body ->> 'name' END FROM heads h \
+         WHERE {clause} AND {key} >= {lo}::text AND {key} < {hi}::text \
+         ORDER BY {key} LIMIT {sql_limit}"
+    );
+    (sql, sb.args)
 }
 
 /// The statement of a list's page over its selection, with its arguments.
@@ -198,10 +221,10 @@ fn page_statement(
         .limit
         .map_or("ALL".to_string(), |l| l.to_string());
     let sql = format!(
-        "SELECT {VERSION_COLUMNS} FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version, \
-         row_number() OVER () AS n FROM (SELECT h.coll, h.tenant, h.env, h.id, h.version FROM heads h \
-         WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.coll = h.coll \
-         AND v.tenant = h.tenant AND v.env = h.env AND v.id = h.id AND v.version = h.version ORDER BY h.n",
+        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.scope, h.id, h.version, h.text, \
+         row_number() OVER () AS n FROM (SELECT h.scope, h.id, h.version, h.text FROM heads h \
+         WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.scope = h.scope \
+         AND v.id = h.id AND v.version = h.version ORDER BY h.n",
         query.paging.skip
     );
     (sql, sb.args)
@@ -254,9 +277,7 @@ impl DocumentRead for Tx<'_> {
         }
         // A join on the head's key, so that both rows are found by their primary keys.
         let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM heads h JOIN versions v ON v.coll = h.coll AND v.tenant = h.tenant \
-             AND v.env = h.env AND v.id = h.id AND v.version = h.version \
-             WHERE h.coll = $1 AND h.tenant = $2 AND h.env = $3 AND h.id = $4"
+            "SELECT {CURRENT_COLUMNS} FROM {CURRENT} WHERE h.scope = {KEY_OF_PARAMS} AND h.id = $4"
         );
         let found = self
             .query_opt(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
@@ -274,7 +295,7 @@ impl DocumentRead for Tx<'_> {
         version: u32,
     ) -> Result<Option<StoredVersion>> {
         self.one_version(
-            "v.coll = $1 AND v.tenant = $2 AND v.env = $3 AND v.id = $4 AND v.version = $5",
+            &format!("v.scope = {KEY_OF_PARAMS} AND v.id = $4 AND v.version = $5"),
             &[
                 &coll.as_str(),
                 &scope.tenant,
@@ -287,7 +308,9 @@ impl DocumentRead for Tx<'_> {
 
     fn tagged(&self, coll: Collection, scope: &Scope, id: &str, tag: &str) -> Result<Option<u32>> {
         self.query_opt(
-            "SELECT version FROM tags WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND tag = $5",
+            &format!(
+                "SELECT version FROM tags WHERE scope = {KEY_OF_PARAMS} AND id = $4 AND tag = $5"
+            ),
             &[&coll.as_str(), &scope.tenant, &scope.env, &id, &tag],
         )?
         .map(|r| get_u32(&r, 0))
@@ -296,7 +319,7 @@ impl DocumentRead for Tx<'_> {
 
     fn versions(&self, coll: Collection, scope: &Scope, id: &str) -> Result<Vec<StoredVersion>> {
         let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM versions v WHERE v.coll = $1 AND v.tenant = $2 AND v.env = $3 \
+            "SELECT {VERSION_COLUMNS} FROM {VERSIONS} WHERE v.scope = {KEY_OF_PARAMS} \
              AND v.id = $4 ORDER BY v.version"
         );
         self.query(&sql, &[&coll.as_str(), &scope.tenant, &scope.env, &id])?
@@ -400,28 +423,19 @@ impl DocumentRead for Tx<'_> {
         prefix: &str,
         limit: Option<u64>,
     ) -> Result<Vec<(String, Option<String>)>> {
-        // Ids first (the search text starts with the folded id), then names, each group in
-        // folded order.
-        let sql_limit = limit.map_or("ALL".to_string(), |l| l.to_string());
+        // Two index range scans per scope: folded ids (`heads_id_fold`, the id where it is its
+        // own folding), then folded names (`heads_name_fold`). Id matches come first, each
+        // group in folded order.
         let mut out: Vec<(String, Option<String>)> = Vec::new();
-        for column in ["search", "name_fold"] {
+        for key in [ID_FOLD, "h.name_fold"] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
             for scope in scopes {
-                let Some(Selection { clause, args, .. }) =
-                    self.select(coll, std::slice::from_ref(scope), filter)?
+                let Some(selection) = self.select(coll, std::slice::from_ref(scope), filter)?
                 else {
                     continue;
                 };
-                let mut sb = SqlBuilder::new(args);
-                let lo = sb.bind(prefix.to_string());
-                let hi = sb.bind(format!("{prefix}\u{10FFFF}"));
-                let sql = format!(
-                    "SELECT h.{column}, h.id, CASE jsonb_typeof(h.body -> 'name') WHEN 'string' \
-                     THEN h.body ->> 'name' END FROM heads h \
-                     WHERE {clause} AND h.{column} >= {lo}::text AND h.{column} < {hi}::text \
-                     ORDER BY h.{column} LIMIT {sql_limit}"
-                );
-                for row in self.query(&sql, &params(&sb.args))? {
+                let (sql, args) = complete_statement(selection, key, prefix, limit);
+                for row in self.query(&sql, &params(&args))? {
                     group.push((get(&row, 0)?, get(&row, 1)?, get(&row, 2)?));
                 }
             }
@@ -481,54 +495,29 @@ impl DocumentRead for Tx<'_> {
 }
 
 impl Tx<'_> {
-    /// The plans PostgreSQL makes for the count and the page of a list (`EXPLAIN`).
-    #[cfg(test)]
-    pub(super) fn explain_list(
-        &self,
-        coll: Collection,
-        scopes: &[Scope],
-        query: &ListQuery,
-        after: Option<&Cursor>,
-    ) -> Result<String> {
-        let mut out = String::new();
-        let Some(Selection { clause, args, .. }) = self.select(coll, scopes, &query.filter)? else {
-            return Ok(out);
-        };
-        let count = format!("EXPLAIN SELECT count(*) FROM heads h WHERE {clause}");
-        for row in self.query(&count, &params(&args))? {
-            out.push_str(&get::<String>(&row, 0)?);
-            out.push('\n');
-        }
-        let Some(selection) = self.select(coll, scopes, &query.filter)? else {
-            return Ok(out);
-        };
-        let (sql, args) = page_statement(selection, query, after);
-        for row in self.query(&format!("EXPLAIN {sql}"), &params(&args))? {
-            out.push_str(&get::<String>(&row, 0)?);
-            out.push('\n');
-        }
-        Ok(out)
-    }
-}
-
-impl Tx<'_> {
     /// Stores a version: a new number (`in_place` false) is inserted, and a row of that number
     /// already there is a concurrent writer's ([`crate::Error::is_write_conflict`], from the
     /// versions' primary key); `in_place` rewrites the row of the number.
+    /// A version made current at once (`current`) keeps its body in its current row only.
     fn insert_version(
         &mut self,
         coll: Collection,
         scope: &Scope,
         v: &StoredVersion,
         in_place: bool,
+        current: bool,
     ) -> Result<()> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.forget_document(coll, scope, &v.id);
+        self.note_scope(coll, scope);
         let row = VersionRow {
             key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
             version: i64::from(v.version),
-            body: json_text(&v.body, "a document body")?,
+            body: match current {
+                true => None,
+                false => Some(json_text(&v.body, "a document body")?),
+            },
             timestamp: v.timestamp,
             user: v.user.clone(),
             reason: v.reason.clone(),
@@ -544,7 +533,7 @@ impl Tx<'_> {
 
 impl DocumentWrite for Tx<'_> {
     fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        self.insert_version(coll, scope, v, true)
+        self.insert_version(coll, scope, v, true, false)
     }
 
     fn put_current(
@@ -556,7 +545,7 @@ impl DocumentWrite for Tx<'_> {
     ) -> Result<()> {
         // A version of a new number is another than any stored: a row of that number is a
         // writer that did not hold the document (the contract's safety net, never the rule).
-        self.insert_version(coll, scope, v, replaces == Some(v.version))?;
+        self.insert_version(coll, scope, v, replaces == Some(v.version), true)?;
         self.set_current(coll, scope, &v.id, Some(v.version))
     }
 
@@ -580,15 +569,16 @@ impl DocumentWrite for Tx<'_> {
             ]
         };
         self.defer(
-            "DELETE FROM tags WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
+            format!("DELETE FROM tags WHERE scope = {KEY_OF_PARAMS} AND id = $4 AND version = $5"),
             key(),
         );
         self.defer(
-            "DELETE FROM versions WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4 AND version = $5",
+            format!(
+                "DELETE FROM versions WHERE scope = {KEY_OF_PARAMS} AND id = $4 AND version = $5"
+            ),
             key(),
         );
-        // A tag moved off the current version changes its `_tag`.
-        self.refresh_head(coll, scope, id)
+        Ok(())
     }
 
     fn set_current(
@@ -612,8 +602,13 @@ impl DocumentWrite for Tx<'_> {
         self.forget_document(coll, scope, id);
         match version {
             None => {
+                // The current body goes back to its version's row (if that is kept).
                 self.defer(
-                    "DELETE FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 AND id = $4",
+                    format!(
+                        "WITH h AS (DELETE FROM heads WHERE scope = {KEY_OF_PARAMS} AND id = $4 \
+                         RETURNING scope, id, version, text) UPDATE versions v SET body = h.text \
+                         FROM h WHERE v.scope = h.scope AND v.id = h.id AND v.version = h.version"
+                    ),
                     vec![
                         Box::new(coll.as_str()),
                         Box::new(scope.tenant.clone()),
@@ -678,26 +673,20 @@ impl DocumentWrite for Tx<'_> {
                 self.execute(&format!("DROP INDEX \"{name}\""), &[])?;
             }
         }
+        // The objects of a type of the public scope are found in every scope: its index is
+        // keyed by their scope first.
+        let key = match scope.tenant.is_empty() && scope.env.is_empty() {
+            true => None,
+            false if wanted.iter().all(|(w, _)| existing.contains(w)) => None,
+            false => Some(self.make_scope_key(Collection::Object, scope)?),
+        };
         for (name, field) in wanted {
             if existing.contains(&name) {
                 continue;
             }
-            // The terms lists sort and compare the field by (`filter::sort_terms`), and the
-            // WHERE a list of the type says.
-            let terms: Vec<String> = filter::sort_terms(&SqlBuilder::literal_path("body", field))
-                .into_iter()
-                .map(|t| format!("({t})"))
-                .collect();
-            self.execute(
-                &format!(
-                    "CREATE INDEX \"{name}\" ON heads (coll, tenant, env, type, {}, id) \
-                     WHERE coll = {} AND type = {}",
-                    terms.join(", "),
-                    filter::quote(Collection::Object.as_str()),
-                    filter::quote(type_name)
-                ),
-                &[],
-            )?;
+            if let Some(sql) = type_index_statement(&name, key, type_name, field) {
+                self.execute(&sql, &[])?;
+            }
         }
         Ok(())
     }
@@ -714,8 +703,9 @@ impl DocumentWrite for Tx<'_> {
             .require(crate::store::Hold::Document(coll, scope, id))?;
         self.forget_document(coll, scope, id);
         self.defer(
-            "INSERT INTO tags (coll, tenant, env, id, tag, version) VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (coll, tenant, env, id, tag) DO UPDATE SET version = excluded.version",
+            "INSERT INTO tags (scope, id, tag, version) SELECT key, $4, $5, $6 FROM scopes \
+             WHERE coll = $1 AND tenant = $2 AND env = $3 \
+             ON CONFLICT (scope, id, tag) DO UPDATE SET version = excluded.version",
             vec![
                 Box::new(coll.as_str()),
                 Box::new(scope.tenant.clone()),
@@ -725,6 +715,36 @@ impl DocumentWrite for Tx<'_> {
                 Box::new(i64::from(version)),
             ],
         );
-        self.refresh_head(coll, scope, id)
+        Ok(())
     }
+}
+
+/// The statement that makes the per-type index `name` of a field of a type, of the objects of
+/// the scope of key `scope` (`None`: the public scope's type, for objects of every scope, keyed
+/// by their scope first); `None` for a system field read from another table, which no index
+/// holds. Over the sort terms lists sort and compare the field by (`filter::sort_terms`), then
+/// the id, as the WHERE of a list says them.
+pub(super) fn type_index_statement(
+    name: &str,
+    scope: Option<i32>,
+    type_name: &str,
+    field: &str,
+) -> Option<String> {
+    let first = field.split('.').next().unwrap_or_default();
+    if ["_timestamp", "_user", "_tag"].contains(&first) {
+        return None;
+    }
+    let terms: Vec<String> = filter::sort_terms(&SqlBuilder::literal_path("", field))
+        .into_iter()
+        .map(|t| format!("({t})"))
+        .collect();
+    let (key, only) = match scope {
+        None => ("scope, ", String::new()),
+        Some(k) => ("", format!("scope = {k} AND ")),
+    };
+    Some(format!(
+        "CREATE INDEX \"{name}\" ON heads ({key}{}, id) WHERE {only}type = {}",
+        terms.join(", "),
+        filter::quote(type_name)
+    ))
 }

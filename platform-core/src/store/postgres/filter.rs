@@ -1,4 +1,7 @@
-//! Filters and sorts as SQL over the `jsonb` copy of each current document (`heads.body`).
+//! Filters and sorts as SQL over each current document: its fields read from its filterable
+//! `jsonb` form (`heads.body`: [`filter_copy`]), and the system fields from the columns of its
+//! row and version (`_oid`, `_version`, `_timestamp`, `_user`, `_tag`), as
+//! `StoredVersion::filter_doc` adds them.
 //!
 //! A filter runs in SQL only where PostgreSQL's meaning is exactly `Filter::matches`': the
 //! `_id` and `_type` columns, text equality with strings and booleans, typed equality with a
@@ -26,8 +29,31 @@ pub(crate) struct SqlBuilder {
     pub(crate) args: Vec<Arg>,
 }
 
-/// The filterable body and the columns of `heads h`.
-const BODY: &str = "h.body";
+/// The columns of `heads h` filters read.
+const ROW: &str = "h.";
+
+/// The fields a document's filterable form takes from its row and version, not its body.
+const SYSTEM: [&str; 5] = ["_oid", "_version", "_timestamp", "_user", "_tag"];
+
+/// The JSON value of a top-level field `quoted` (an SQL text) of the row with columns prefixed
+/// `row` (`h.`, or none in an index expression): a system field from its columns (its
+/// version's row and tags read by key), any other from the filterable `jsonb` body.
+pub(crate) fn top_field(row: &str, field: &str, quoted: &str) -> String {
+    let version = format!("v.scope = {row}scope AND v.id = {row}id AND v.version = {row}version");
+    match field {
+        "_oid" => format!("to_jsonb({row}id)"),
+        "_version" => format!("to_jsonb({row}version)"),
+        "_timestamp" => format!(
+            "(SELECT to_jsonb(to_char(v.timestamp AT TIME ZONE 'UTC', \
+             'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')) FROM versions v WHERE {version})"
+        ),
+        "_user" => format!("(SELECT to_jsonb(v.\"user\") FROM versions v WHERE {version})"),
+        "_tag" => {
+            format!("to_jsonb(ARRAY(SELECT v.tag FROM tags v WHERE {version} ORDER BY v.tag))")
+        }
+        _ => format!("({row}body -> {quoted})"),
+    }
+}
 
 impl SqlBuilder {
     pub(crate) fn new(args: Vec<Arg>) -> Self {
@@ -43,19 +69,30 @@ impl SqlBuilder {
     /// The JSON value at a dotted path of the body (SQL NULL when absent), descending through
     /// objects only.
     pub(crate) fn path(&mut self, field: &str) -> String {
-        let mut expr = BODY.to_string();
-        for seg in field.split('.') {
+        let mut segs = field.split('.');
+        let first = segs.next().unwrap_or_default();
+        let mut expr = match SYSTEM.contains(&first) {
+            true => top_field(ROW, first, ""),
+            false => {
+                let p = self.bind(first.to_string());
+                top_field(ROW, first, &format!("{p}::text"))
+            }
+        };
+        for seg in segs {
             let p = self.bind(seg.to_string());
             expr = format!("({expr} -> {p}::text)");
         }
         expr
     }
 
-    /// The JSON value at a dotted path of a body column, with the path written in the
-    /// statement (not bound): the expression of a per-type index on the field.
-    pub(crate) fn literal_path(body: &str, field: &str) -> String {
-        let mut expr = body.to_string();
-        for seg in field.split('.') {
+    /// The JSON value at a dotted path of the row with columns prefixed `row` (`h.`, or none
+    /// in an index expression), with the path written in the statement (not bound): the
+    /// expression of a per-type index on the field.
+    pub(crate) fn literal_path(row: &str, field: &str) -> String {
+        let mut segs = field.split('.');
+        let first = segs.next().unwrap_or_default();
+        let mut expr = top_field(row, first, &quote(first));
+        for seg in segs {
             expr = format!("({expr} -> {})", quote(seg));
         }
         expr
@@ -73,7 +110,7 @@ impl SqlBuilder {
                 terms.push(format!("h.id {dir}"));
                 continue;
             }
-            for term in sort_terms(&Self::literal_path(BODY, &k.field)) {
+            for term in sort_terms(&Self::literal_path(ROW, &k.field)) {
                 terms.push(format!("{term} {dir}"));
             }
         }
@@ -95,7 +132,7 @@ impl SqlBuilder {
                 continue;
             }
             let v = format!("{}::jsonb", self.bind(filter_copy(value.clone())));
-            let row = sort_terms(&Self::literal_path(BODY, &k.field));
+            let row = sort_terms(&Self::literal_path(ROW, &k.field));
             for (r, c) in row.into_iter().zip(sort_terms(&v)) {
                 terms.push((r, c, k.descending));
             }
@@ -137,7 +174,7 @@ impl SqlBuilder {
                             .iter()
                             .all(|t| plain_text(t) && t != "true" && t != "false") =>
                 {
-                    let [class, number, text] = sort_terms(&Self::literal_path(BODY, path));
+                    let [class, number, text] = sort_terms(&Self::literal_path(ROW, path));
                     // One text as an equality: PostgreSQL (before 17) searches a column after
                     // the first by `= ANY` only in bitmap scans.
                     let equal = match texts.as_slice() {
@@ -151,7 +188,7 @@ impl SqlBuilder {
                     op,
                     bound: Bound::Text(t),
                 } if path != "_id" => {
-                    let [class, number, text] = sort_terms(&Self::literal_path(BODY, path));
+                    let [class, number, text] = sort_terms(&Self::literal_path(ROW, path));
                     let v = self.bind(t.clone());
                     out.push(format!(
                         "({class} = 2 AND {number} = 0 AND {text} {} {v}::text)",
@@ -163,7 +200,7 @@ impl SqlBuilder {
                     op,
                     bound: Bound::Number(b),
                 } if path != "_id" && b.is_finite() => {
-                    let [class, number, _] = sort_terms(&Self::literal_path(BODY, path));
+                    let [class, number, _] = sort_terms(&Self::literal_path(ROW, path));
                     // A number the conjunct keeps lies beyond the double next to the bound
                     // (one it compares as a double may round onto the bound itself), so the
                     // whole number past that double is a bound it always passes.
@@ -262,9 +299,11 @@ impl SqlBuilder {
         let k = self.bind(clamped_whole(whole).to_string());
         let r = self.bind(b);
         let o = op.sql();
+        // An integer of at most 18 digits is one of 64 bits without reading it as a number.
         format!(
-            "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,19}}$' \
-             AND {t}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 \
+            "(CASE WHEN jsonb_typeof({x}) = 'number' THEN (CASE WHEN {t} ~ '^-?[0-9]{{1,18}}$' \
+             OR ({t} ~ '^-?[0-9]{{19}}$' \
+             AND {t}::numeric BETWEEN -9223372036854775808 AND 9223372036854775807) \
              THEN {t}::numeric {o} {k}::text::numeric ELSE {t}::float8 {o} {r}::float8 END) \
              ELSE false END)"
         )

@@ -10,6 +10,16 @@ use std::collections::HashSet;
 /// the rows it gathers).
 pub(crate) type DocKey = (Collection, String, String, String);
 
+/// A scope of documents by name: collection, tenant, environment.
+pub(crate) type ScopeName = (Collection, String, String);
+
+/// The statement that makes the keys of scopes where they have none (parameters: arrays of
+/// collections, tenants and environments): `store::postgres::scopes`.
+const MAKE_SCOPES: &str = "INSERT INTO scopes (coll, tenant, env) SELECT u.c, u.t, u.e \
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS u(c, t, e) WHERE NOT EXISTS \
+     (SELECT 1 FROM scopes s WHERE s.coll = u.c AND s.tenant = u.t AND s.env = u.e) \
+     ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING";
+
 /// A statement held back: its text and its parameters.
 pub(crate) type Statement = (String, Vec<Owned>);
 
@@ -17,7 +27,8 @@ pub(crate) type Statement = (String, Vec<Owned>);
 pub(crate) struct VersionRow {
     pub(crate) key: DocKey,
     pub(crate) version: i64,
-    pub(crate) body: String,
+    /// Its body, `None` for a version made current at once (its body is its current row's).
+    pub(crate) body: Option<String>,
     pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
     pub(crate) user: String,
     pub(crate) reason: Option<String>,
@@ -28,8 +39,13 @@ pub(crate) struct HeadRow {
     pub(crate) key: DocKey,
     pub(crate) version: i64,
     pub(crate) kind: Option<String>,
+    /// The filterable form of the body (`filter::filter_copy`).
     pub(crate) body: serde_json::Value,
+    /// The body's text, as answers print it.
+    pub(crate) text: String,
     pub(crate) search: String,
+    /// The folded id, where it is not the id.
+    pub(crate) id_fold: Option<String>,
     pub(crate) name_fold: Option<String>,
 }
 
@@ -56,6 +72,8 @@ pub(crate) struct Gathered {
     pub(crate) heads: Vec<HeadRow>,
     /// Deliveries, in the order they were added.
     pub(crate) deliveries: Vec<DeliveryRow>,
+    /// Scopes whose keys the rows need, made where they have none (before any row).
+    pub(crate) scopes: Vec<ScopeName>,
 }
 
 impl Gathered {
@@ -64,6 +82,7 @@ impl Gathered {
             && self.versions_in_place.is_empty()
             && self.heads.is_empty()
             && self.deliveries.is_empty()
+            && self.scopes.is_empty()
     }
 
     /// How many rows of documents (versions and current rows) are gathered.
@@ -73,14 +92,52 @@ impl Gathered {
 
     /// The statements that write the gathered rows: new versions, versions in place, current
     /// rows, deliveries (each table apart, in this order).
-    pub(crate) fn into_statements(self) -> Vec<Statement> {
-        let mut out = Vec::with_capacity(4);
+    pub(crate) fn into_statements(mut self) -> Vec<Statement> {
+        // A version made current and then replaced by another among the same rows keeps its
+        // body in its own row (the current row written is the last one's).
+        let mut last: std::collections::HashMap<&DocKey, i64> = Default::default();
+        for h in &self.heads {
+            last.insert(&h.key, h.version);
+        }
+        let superseded: std::collections::HashMap<(DocKey, i64), String> = self
+            .heads
+            .iter()
+            .filter(|h| last.get(&h.key) != Some(&h.version))
+            .map(|h| ((h.key.clone(), h.version), h.text.clone()))
+            .collect();
+        for v in self
+            .new_versions
+            .iter_mut()
+            .chain(&mut self.versions_in_place)
+        {
+            if v.body.is_none() {
+                v.body = superseded.get(&(v.key.clone(), v.version)).cloned();
+            }
+        }
+        let heads = std::mem::take(&mut self.heads);
+        let mut out = Vec::with_capacity(5);
+        out.extend(scopes_statement(std::mem::take(&mut self.scopes)));
         out.extend(versions_statement(self.new_versions, false));
         out.extend(versions_statement(self.versions_in_place, true));
-        out.extend(heads_statement(self.heads));
+        out.extend(heads_statement(heads));
         out.extend(deliveries_statement(self.deliveries));
         out
     }
+}
+
+/// Makes the keys of scopes where they have none.
+fn scopes_statement(scopes: Vec<ScopeName>) -> Option<Statement> {
+    if scopes.is_empty() {
+        return None;
+    }
+    let (mut coll, mut tenant, mut env) = (vec![], vec![], vec![]);
+    for (c, t, e) in scopes {
+        coll.push(c.as_str().to_string());
+        tenant.push(t);
+        env.push(e);
+    }
+    let params = vec![owned(coll), owned(tenant), owned(env)];
+    Some((MAKE_SCOPES.into(), params))
 }
 
 /// Writes rows of `versions`: new numbers, or (`in_place`) versions rewritten where they are,
@@ -95,15 +152,19 @@ fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<State
         versions
     };
     let conflict = if in_place {
-        " ON CONFLICT (coll, tenant, env, id, version) DO UPDATE SET body = excluded.body, \
+        " ON CONFLICT (scope, id, version) DO UPDATE SET body = excluded.body, \
          timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason"
     } else {
         ""
     };
     let sql = format!(
-        "INSERT INTO versions (coll, tenant, env, id, version, body, timestamp, \"user\", reason) \
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-         $6::text[], $7::timestamptz[], $8::text[], $9::text[]){conflict}"
+        "INSERT INTO versions (scope, id, version, body, timestamp, \"user\", reason) \
+         SELECT s.key, u.id, u.version, u.body, u.timestamp, u.usr, u.reason \
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
+         $6::text[], $7::timestamptz[], $8::text[], $9::text[]) WITH ORDINALITY \
+         AS u(coll, tenant, env, id, version, body, timestamp, usr, reason, o) \
+         JOIN scopes s ON s.coll = u.coll AND s.tenant = u.tenant AND s.env = u.env \
+         ORDER BY u.o{conflict}"
     );
     let mut c = Columns9::default();
     for v in versions {
@@ -120,15 +181,17 @@ fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<State
     Some((sql, c.params()))
 }
 
-/// Writes rows of `heads`, the last of each key kept.
+/// Writes rows of `heads`, the last of each key kept, in one statement with what they move in
+/// `versions`: the body of the version current until now goes back to its row (where it is
+/// kept), and the row of the version made current keeps none.
 fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
     if heads.is_empty() {
         return None;
     }
     let heads = last_of_each(heads, |h| h.key.clone());
     let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
-    let (mut version, mut kind, mut body, mut search, mut name_fold) =
-        (vec![], vec![], vec![], vec![], vec![]);
+    let (mut version, mut kind, mut body, mut text) = (vec![], vec![], vec![], vec![]);
+    let (mut search, mut id_fold, mut name_fold) = (vec![], vec![], vec![]);
     for h in heads {
         coll.push(h.key.0.as_str().to_string());
         tenant.push(h.key.1);
@@ -137,14 +200,26 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         version.push(h.version);
         kind.push(h.kind);
         body.push(h.body);
+        text.push(h.text);
         search.push(h.search);
+        id_fold.push(h.id_fold);
         name_fold.push(h.name_fold);
     }
-    let sql = "INSERT INTO heads (coll, tenant, env, id, version, type, body, search, name_fold) \
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], \
-         $6::text[], $7::jsonb[], $8::text[], $9::text[]) ON CONFLICT (coll, tenant, env, id) \
+    let sql = "WITH n AS (SELECT s.key AS scope, u.id, u.version, u.type, u.body, u.text, \
+         u.search, u.id_fold, u.name_fold FROM unnest($1::text[], $2::text[], $3::text[], \
+         $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::text[], \
+         $11::text[]) WITH ORDINALITY \
+         AS u(coll, tenant, env, id, version, type, body, text, search, id_fold, name_fold, o) \
+         JOIN scopes s ON s.coll = u.coll AND s.tenant = u.tenant AND s.env = u.env), \
+         back AS (UPDATE versions v SET body = h.text FROM heads h JOIN n ON h.scope = n.scope \
+         AND h.id = n.id WHERE h.version <> n.version AND v.scope = h.scope AND v.id = h.id \
+         AND v.version = h.version AND v.body IS NULL), \
+         made AS (UPDATE versions v SET body = NULL FROM n WHERE v.scope = n.scope \
+         AND v.id = n.id AND v.version = n.version AND v.body IS NOT NULL) \
+         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold) \
+         SELECT * FROM n ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-         search = excluded.search, name_fold = excluded.name_fold";
+         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold";
     let params = vec![
         owned(coll),
         owned(tenant),
@@ -153,7 +228,9 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         owned(version),
         owned(kind),
         owned(body),
+        owned(text),
         owned(search),
+        owned(id_fold),
         owned(name_fold),
     ];
     Some((sql.into(), params))
@@ -204,7 +281,7 @@ struct Columns9(
     Vec<String>,
     Vec<String>,
     Vec<i64>,
-    Vec<String>,
+    Vec<Option<String>>,
     Vec<chrono::DateTime<chrono::Utc>>,
     Vec<String>,
     Vec<Option<String>>,

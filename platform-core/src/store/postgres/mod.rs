@@ -16,8 +16,9 @@
 //! Realtime messages go through `LISTEN/NOTIFY` ([`PgStore::bus`]): a message published on one
 //! node reaches the subscribers of every node.
 //!
-//! Documents: every version's body is kept as text (field order and numbers as written); the
-//! current version's filterable copy (body and system fields) is `jsonb`. Filters run in SQL
+//! Documents: every version's body is kept as text (field order and numbers as written), the
+//! current version's in its current row only, beside its filterable `jsonb` form (the system
+//! fields are read from the columns). Filters run in SQL
 //! where the SQL means exactly what `Filter::matches` means, and in memory otherwise
 //! (`store::postgres::filter`). Series chunks and curves are `bytea` in the codec SQLite uses.
 //!
@@ -48,6 +49,7 @@ mod pgpass;
 mod pool;
 mod records;
 mod replicas;
+mod scopes;
 mod secrets;
 mod tenancy;
 #[cfg(any(test, feature = "contract-tests"))]
@@ -250,9 +252,26 @@ pub(crate) struct Shared {
     analyzed: std::sync::Mutex<Option<std::time::Instant>>,
     /// Rows of documents written since the store opened ([`wrote_rows`]).
     written_rows: std::sync::atomic::AtomicUsize,
+    /// The keys of scopes of documents, as committed (`scopes`).
+    scope_keys: std::sync::Mutex<std::collections::HashMap<gathered::ScopeName, i32>>,
+    /// Scopes of documents known to have a key, committed (their keys not read yet): a write
+    /// into them need not make one.
+    scopes_made: std::sync::Mutex<std::collections::HashSet<gathered::ScopeName>>,
 }
 
 impl Shared {
+    fn scope_keys(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<gathered::ScopeName, i32>> {
+        self.scope_keys.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn scopes_made(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashSet<gathered::ScopeName>> {
+        self.scopes_made.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn claims(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<crate::store::Claim>> {
         self.claims.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -413,6 +432,8 @@ impl PgStore {
             replicas,
             analyzed: Default::default(),
             written_rows: Default::default(),
+            scope_keys: Default::default(),
+            scopes_made: Default::default(),
         });
         jobs::start_lease_renewal(&shared);
         if shared.replicas.is_some() {

@@ -383,7 +383,8 @@ fn lists_of_one_type_search_its_per_type_indexes() {
             true,
             "<= '13'::numeric",
         ),
-        (typed(&[], "capacity"), None, &capacity, false, "(env = "),
+        // Keyed by the field and the id alone: a sort reads it whole, in order.
+        (typed(&[], "capacity"), None, &capacity, false, ""),
         (
             typed(&[], "capacity"),
             Some(&cursor),
@@ -414,8 +415,10 @@ fn lists_of_one_type_search_its_per_type_indexes() {
         let uses = plan.matches(index).count();
         assert!(uses >= if *count_too { 2 } else { 1 }, "{q:?}: {plan}");
         assert!(
-            plan.lines()
-                .any(|l| l.contains("Index Cond") && l.contains(by)),
+            by.is_empty()
+                || plan
+                    .lines()
+                    .any(|l| l.contains("Index Cond") && l.contains(by)),
             "{q:?}: {plan}"
         );
         if !*count_too {
@@ -653,6 +656,7 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
 }
 
 mod commit_lost;
+mod layout;
 mod pooler;
 mod tls;
 mod upgrade;
@@ -674,6 +678,7 @@ fn migration_6_moves_the_series_value_type_of_the_earlier_reading_to_data_type()
     // of later steps).
     let mut client = admin(&schema);
     let s = &schema.schema;
+    layout::to_step_7(&mut client, s, 7);
     let set = "jsonb_set(jsonb_set(b, '{PRICE,valueType}', '\"number\"'), '{FLAGS,valueType}', '\"text\"')";
     client
         .batch_execute(&format!(

@@ -83,6 +83,11 @@ pub(crate) struct TxCache {
     pub(crate) last_put: Option<(Collection, Scope, StoredVersion)>,
     /// The authentication epoch, once read (a reader's; a writer changes it).
     pub(crate) auth_epoch: Option<u64>,
+    /// The scopes whose keys this transaction may have made (kept by the store only once
+    /// read committed, by a later transaction).
+    pub(crate) made_scopes: HashSet<super::gathered::ScopeName>,
+    /// The keys of scopes this transaction made, for its own reads.
+    pub(crate) own_scopes: HashMap<super::gathered::ScopeName, i32>,
 }
 
 impl Tx<'_> {
@@ -308,13 +313,14 @@ impl WriteTx for Tx<'_> {
         for ((coll, tenant, env), ids) in groups {
             let (sql, id) = match ids.as_slice() {
                 [one] => (
-                    "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
-                     AND id = $4 FOR UPDATE",
+                    "SELECT 1 FROM heads WHERE scope = (SELECT key FROM scopes WHERE coll = $1 \
+                     AND tenant = $2 AND env = $3) AND id = $4 FOR UPDATE",
                     owned(one.clone()),
                 ),
                 _ => (
-                    "SELECT 1 FROM heads WHERE coll = $1 AND tenant = $2 AND env = $3 \
-                     AND id IN (SELECT unnest($4::text[])) ORDER BY id FOR UPDATE",
+                    "SELECT 1 FROM heads WHERE scope = (SELECT key FROM scopes WHERE coll = $1 \
+                     AND tenant = $2 AND env = $3) AND id IN (SELECT unnest($4::text[])) \
+                     ORDER BY id FOR UPDATE",
                     owned(ids),
                 ),
             };
@@ -379,6 +385,11 @@ impl WriteTx for Tx<'_> {
         } else {
             if !self.claims.is_empty() {
                 self.shared.claims().extend(self.claims.drain(..));
+            }
+            // The scopes it made keys for have them, committed.
+            let made = std::mem::take(&mut self.cache.get_mut().made_scopes);
+            if !made.is_empty() {
+                self.shared.scopes_made().extend(made);
             }
             super::wrote_rows(self.shared, self.written.get());
         }

@@ -1,4 +1,4 @@
-//! A database of the previous release's schema (version 6: no record of its key) opens with
+//! A database of schema version 6 (no record of its key, the documents' earlier layout) opens with
 //! this build: it migrates, records the key it is opened with, and keeps its objects and its
 //! secrets readable; from then on another key is refused.
 
@@ -43,14 +43,12 @@ fn a_database_of_the_previous_schema_migrates_and_records_its_key() {
         .unwrap();
     drop(platform);
 
-    // What the previous release left: its schema version, no record of the key.
+    // What the release of schema 6 left: its layout of documents, no record of the key.
     let mut client = admin(&schema.url).unwrap();
     let s = &schema.schema;
+    super::layout::to_step_7(&mut client, s, 6);
     client
-        .batch_execute(&format!(
-            "DROP TABLE \"{s}\".platform_key; UPDATE \"{s}\".platform_schema SET version = {}",
-            schema_version() - 1
-        ))
+        .batch_execute(&format!("DROP TABLE \"{s}\".platform_key"))
         .unwrap();
 
     let platform = open(&schema, &key, false).unwrap();
