@@ -31,7 +31,12 @@ fn ids(platform: &Platform, who: &crate::api::Principal, query: &str) -> Vec<Str
     let request = crate::api::ListRequest::from_params(&params).unwrap();
     let page = platform
         .objects()
-        .list(who, Collection::Object, crate::api::Source::Private, &request)
+        .list(
+            who,
+            Collection::Object,
+            crate::api::Source::Private,
+            &request,
+        )
         .unwrap();
     page.items
         .iter()
@@ -51,15 +56,19 @@ fn a_save_in_place_writes_few_pages_and_keeps_every_index_true() {
             .save(&who, Collection::Object, body, &SaveOptions::default())
             .unwrap();
     };
-    platform.objects().save(
-        &who,
-        Collection::Type,
-        json!({"_id": "Meter", "_indexes": ["capacity"]}),
-        &SaveOptions::default(),
-    )
-    .unwrap();
+    platform
+        .objects()
+        .save(
+            &who,
+            Collection::Type,
+            json!({"_id": "Meter", "_indexes": ["capacity"]}),
+            &SaveOptions::default(),
+        )
+        .unwrap();
     for i in 0..500 {
-        save(json!({"_id": format!("M{i:04}"), "_type": "Plain", "name": format!("meter {i}"), "v": 0}));
+        save(
+            json!({"_id": format!("M{i:04}"), "_type": "Plain", "name": format!("meter {i}"), "v": 0}),
+        );
     }
     // A changed body, the same type and name: the row's page and the version it keeps.
     let frames = frames_since_checkpoint(&path, || {
