@@ -376,8 +376,8 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
     }
 }
 
-/// A type with a NUL (bound, not written in the statement) lists like any other, counted
-/// either way.
+/// A type with a NUL (written in the statement by its key, as any type) lists like any
+/// other, counted either way.
 #[test]
 fn a_type_with_a_nul_lists_and_counts() {
     use crate::query::filter::parse_param;
