@@ -5,6 +5,9 @@
 //! - `scopes` gives each collection, tenant and environment a small integer key (`sk`), which
 //!   every row and index of the four tables carries instead of the three texts. A key is made
 //!   by the write that first needs it (in its transaction) and never changes.
+//! - `type_keys` gives each value of a current row's type (`_type`, `''` for none) a small
+//!   integer key alike, which `heads.type` holds, and with it every index that has the type
+//!   in its key (`heads_type`, `heads_sample`, the per-type indexes).
 //! - Times (`timestamp`) are integer milliseconds since 1970 where they read back as the same
 //!   text (`time_text`), text otherwise (`stored::TIME_TEXT` gives the text of either).
 //! - `versions` holds the versions that are not current; the current one is its current row in
@@ -51,7 +54,7 @@ macro_rules! tables {
         sk        INTEGER NOT NULL,
         id        TEXT NOT NULL,
         version   INTEGER NOT NULL,
-        type      TEXT NOT NULL,
+        type      INTEGER NOT NULL,
         bucket    INTEGER NOT NULL,
         timestamp NOT NULL,
         user      TEXT NOT NULL,
@@ -121,12 +124,18 @@ const COPY: &str = concat!(
         SELECT coll, tenant, env FROM heads UNION SELECT coll, tenant, env FROM versions
         UNION SELECT coll, tenant, env FROM tags UNION SELECT coll, tenant, env FROM audit
         ORDER BY 1, 2, 3;
+    CREATE TABLE type_keys (
+        tk   INTEGER PRIMARY KEY,
+        type TEXT NOT NULL UNIQUE
+    );
+    INSERT INTO type_keys (type) SELECT DISTINCT type FROM heads ORDER BY 1;
     ",
     tables!("_18"),
     "
     INSERT INTO heads_18 (sk, id, version, type, bucket, timestamp, user, reason, tags, id_fold,
         name_fold, search, body)
-        SELECT s.sk, h.id, h.version, h.type, h.bucket, ",
+        SELECT s.sk, h.id, h.version, (SELECT tk FROM type_keys k WHERE k.type = h.type),
+            h.bucket, ",
     time_18!("h.timestamp"),
     ", h.user, h.reason, h.tags,
             nullif(coalesce(h.id_fold, h.id), lower(h.id)), h.name_fold, h.search, h.body
@@ -193,6 +202,15 @@ pub fn rebuild(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     conn.execute_batch(COPY)?;
     conn.execute_batch(INDEXES)?;
     for (name, (field, ty), scope) in remade {
+        // The type's key (made for a type no object has yet).
+        conn.execute_batch(&format!(
+            "INSERT OR IGNORE INTO type_keys (type) VALUES ({ty})"
+        ))?;
+        let tk: i64 = conn.query_row(
+            &format!("SELECT tk FROM type_keys WHERE type = {ty}"),
+            [],
+            |r| r.get(0),
+        )?;
         // (An index whose type has no definition, which no write leaves, serves every scope.)
         let sk = match scope.filter(|s| !s.is_public()) {
             None => None,
@@ -209,7 +227,7 @@ pub fn rebuild(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
                 )?)
             }
         };
-        conn.execute_batch(&type_index_sql(&name, &field, &ty, sk))?;
+        conn.execute_batch(&type_index_sql(&name, &field, tk, sk))?;
     }
     Ok(())
 }
@@ -229,17 +247,18 @@ fn type_index_17(sql: &str) -> Option<(String, String)> {
     Some((field, ty.to_string()))
 }
 
-/// The statement of a per-type index: `field` the expression a list sorts the field by, `ty`
-/// the type as an SQL literal, `sk` the key of the objects of a private type's scope. A
-/// private type's index holds the objects of its scope (`WHERE sk = <key> AND type = '<T>'`,
+/// The statement of a per-type index: `field` the expression a list sorts the field by, `tk`
+/// the type's key (`type_keys`), `sk` the key of the objects of a private type's scope. A
+/// private type's index holds the objects of its scope (`WHERE sk = <key> AND type = <tk>`,
 /// which a list's statement says in the same words); a public type's those of every scope.
-/// The scope's key and the type lead either way (the key costs nothing: an entry ends with the
-/// primary key, `sk, id`, in any case), so that the planner, which has no statistics, sees the
-/// index narrow a scope's rows by more terms than the primary key (`sk`) does: without them
-/// it reads a list of the type's rows with `field = ...` through the primary key.
-pub(crate) fn type_index_sql(name: &str, field: &str, ty: &str, sk: Option<i64>) -> String {
+/// The scope's key and the type's lead either way (the scope's costs nothing: an entry ends
+/// with the primary key, `sk, id`, in any case; the type's a byte or two), so that the
+/// planner, which has no statistics, sees the index narrow a scope's rows by more terms than
+/// the primary key (`sk`) does: without them it reads a list of the type's rows with
+/// `field = ...` through the primary key.
+pub(crate) fn type_index_sql(name: &str, field: &str, tk: i64, sk: Option<i64>) -> String {
     let scope = sk.map_or(String::new(), |sk| format!("sk = {sk} AND "));
     format!(
-        "CREATE INDEX \"{name}\" ON heads(sk, type, {field}, id, version) WHERE {scope}type = {ty}"
+        "CREATE INDEX \"{name}\" ON heads(sk, type, {field}, id, version) WHERE {scope}type = {tk}"
     )
 }

@@ -355,8 +355,9 @@ pub const STEPS: &[&str] = &[
     // texts; times as integer milliseconds where they read back as the same text; the current
     // version kept in its current row alone (`versions` holds the other versions, and the
     // current one only where its text would not read back as written); the folded id only
-    // where it differs from SQLite's `lower()`; per-type indexes of the objects of their type's
-    // scope. The tables are rebuilt (SQLite's way of
+    // where it differs from SQLite's `lower()`; a small key for each type (`type_keys`) where
+    // the current rows and their indexes held its text; per-type indexes of the objects of
+    // their type's scope. The tables are rebuilt (SQLite's way of
     // changing one) by `fix_up` (`layout::rebuild`), which reads the per-type indexes before
     // their table goes and makes them again in their new form.
     r#"

@@ -21,7 +21,7 @@ pub struct Columns {
     pub body: &'static str,
     /// The id column (used for `_id`).
     pub id: &'static str,
-    /// The `_type` column.
+    /// The `_type` column (the type's key, `type_keys`).
     pub type_: &'static str,
     /// The folded search text column: the search fields after `_id` and `name`, which
     /// `id_fold` and `name_fold` hold folded.
@@ -100,12 +100,32 @@ pub struct SqlBuilder<'a> {
     /// Arguments, bound as `?1, ?2, ...` in order.
     pub args: Vec<SqlValue>,
     cols: &'a Columns,
+    /// The keys of the types the filter names (a type without one matches nothing; none
+    /// given, no type has one).
+    types: Option<&'a super::keys::TypeKeys>,
 }
 
 impl<'a> SqlBuilder<'a> {
     /// A builder continuing after `args` already bound.
     pub fn new(cols: &'a Columns, args: Vec<SqlValue>) -> Self {
-        SqlBuilder { args, cols }
+        SqlBuilder {
+            args,
+            cols,
+            types: None,
+        }
+    }
+
+    /// A builder of filters on `_type`, given the keys of the types they name.
+    pub fn with_types(
+        cols: &'a Columns,
+        args: Vec<SqlValue>,
+        types: &'a super::keys::TypeKeys,
+    ) -> Self {
+        SqlBuilder {
+            args,
+            cols,
+            types: Some(types),
+        }
     }
 
     /// Binds a value and returns its placeholder.
@@ -380,21 +400,21 @@ impl<'a> SqlBuilder<'a> {
         }
     }
 
-    /// The type among `types`, written in the statement: `type = '<T>'` is what a per-type
-    /// index's WHERE says, and SQLite uses such an index only where the query says it too (a
-    /// NUL would end the statement's text: bound instead).
+    /// The type among `types`, by their keys written in the statement: `type = <key>` is what
+    /// a per-type index's WHERE says, and SQLite uses such an index only where the query says
+    /// it too. A type without a key is that of no document.
     fn type_in(&mut self, types: &[String]) -> String {
-        match types {
+        let mut keys: Vec<String> = Vec::with_capacity(types.len());
+        for key in types.iter().filter_map(|t| self.types?.get(t)) {
+            let key = key.to_string();
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        match keys.as_slice() {
             [] => "0".into(),
-            any if any.iter().any(|t| t.contains('\0')) => {
-                let marks: Vec<String> = any.iter().map(|t| self.bind(t.clone())).collect();
-                format!("({} IN ({}))", self.cols.type_, marks.join(", "))
-            }
-            [one] => format!("({} = {})", self.cols.type_, quote(one)),
-            many => {
-                let marks: Vec<String> = many.iter().map(|t| quote(t)).collect();
-                format!("({} IN ({}))", self.cols.type_, marks.join(", "))
-            }
+            [one] => format!("({} = {one})", self.cols.type_),
+            many => format!("({} IN ({}))", self.cols.type_, many.join(", ")),
         }
     }
 

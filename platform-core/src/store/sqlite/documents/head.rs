@@ -15,9 +15,13 @@ use serde_json::{Map, Value};
 /// `versions`.
 pub(crate) const HEAD_BODY: &str = "jsonb(v.body)";
 
-/// The `type` column of a current row, as `coalesce(json_extract(body, '$._type'), '')` gives
-/// it from the body's text (a save checks that `_type` is text; other values as SQLite would
-/// store them in the text column).
+/// The type of a version's body as its key is made for (`type_keys.type`), from its text:
+/// [`type_column`] in SQL. Reads `v`, a row of `versions`.
+pub(crate) const TYPE_OF_VERSION: &str = "coalesce(json_extract(v.body, '$._type'), '')";
+
+/// The type of a current row as its key is made for (`type_keys.type`), as
+/// `coalesce(json_extract(body, '$._type'), '')` gives it from the body's text (a save checks
+/// that `_type` is text; other values as SQLite would store them in the text column).
 pub(crate) fn type_column(body: &Map<String, Value>) -> String {
     match body.get("_type") {
         None | Some(Value::Null) => String::new(),

@@ -1,6 +1,7 @@
 //! The statements of a document list: the WHERE clause of its collection, scopes and filter,
 //! its page, and the counts its total is read from (exact, capped, sampled).
 
+use super::super::keys::TypeKeys;
 use super::super::sql;
 use super::head::HEAD_VERSION_COLUMNS;
 use crate::query::{Cursor, Filter, ListQuery};
@@ -8,14 +9,15 @@ use crate::store::Collection;
 use rusqlite::types::Value as SqlValue;
 
 /// The WHERE clause selecting current documents of a collection in some scopes (`keys`, the
-/// keys of the collection and scopes) that match a filter, with its arguments; `None` when no
-/// scope is given (nothing can match).
+/// keys of the collection and scopes) that match a filter (`types`: the keys of the types it
+/// names), with its arguments; `None` when no scope is given (nothing can match).
 pub(crate) fn where_clause(
     coll: Collection,
     scopes: &[i64],
+    types: &TypeKeys,
     filter: &Filter,
 ) -> Option<(String, Vec<SqlValue>)> {
-    where_clauses(coll, scopes, filter).map(|(clause, _, args)| (clause, args))
+    where_clauses(coll, scopes, types, filter).map(|(clause, _, args)| (clause, args))
 }
 
 /// [`where_clause`], and beside it the clause of the documents the filter is read over: the
@@ -23,12 +25,13 @@ pub(crate) fn where_clause(
 pub(crate) fn where_clauses(
     coll: Collection,
     scopes: &[i64],
+    types: &TypeKeys,
     filter: &Filter,
 ) -> Option<(String, String, Vec<SqlValue>)> {
     if scopes.is_empty() {
         return None;
     }
-    let mut sb = sql::SqlBuilder::new(&sql::HEADS, Vec::new());
+    let mut sb = sql::SqlBuilder::with_types(&sql::HEADS, Vec::new(), types);
     // The keys are written in the statement, as a private type's index's WHERE says its
     // scope (`layout::type_index_sql`); several scopes as a list, which SQLite reads scope by
     // scope through the keys.
@@ -52,13 +55,10 @@ pub(crate) fn where_clauses(
             clause.push_str(&term);
         }
     }
-    // The type as the statement writes it (a type with a NUL would be bound: an argument the
-    // clause does not have, so the base reads every type then).
-    if let Some(one @ Filter::TypeIn(types)) = one_type(filter) {
-        if !types[0].contains('\0') {
-            base.push_str(" AND ");
-            base.push_str(&sb.filter(one));
-        }
+    // The type as the statement writes it (its key: never an argument).
+    if let Some(one) = one_type(filter) {
+        base.push_str(" AND ");
+        base.push_str(&sb.filter(one));
     }
     Some((clause, base, sb.args))
 }
@@ -92,14 +92,16 @@ pub(crate) struct ListStatements {
 /// The documents a probe reads (see [`ListStatements::probe`]).
 pub(crate) const PROBE_ROWS: u64 = 10_000;
 
-/// The statements of a list; `None` when no scope is given.
+/// The statements of a list (`types`: the keys of the types its filter names); `None` when no
+/// scope is given.
 pub(crate) fn list_statements(
     coll: Collection,
     scopes: &[i64],
+    types: &TypeKeys,
     query: &ListQuery,
     after: Option<&Cursor>,
 ) -> Option<ListStatements> {
-    let (filter, base, args) = where_clauses(coll, scopes, &query.filter)?;
+    let (filter, base, args) = where_clauses(coll, scopes, types, &query.filter)?;
     let count = (
         format!("SELECT count(*) FROM heads h WHERE {filter}"),
         args.clone(),

@@ -21,7 +21,7 @@ pub(super) use list::{capped_count, list_statements, sampled_count};
 
 use head::{
     all_versions, current_fields_from_head, decode_version, raw_from_head, row_to_version, tags_of,
-    type_column, BODY_OF_HEAD, HEAD_BODY,
+    type_column, BODY_OF_HEAD, HEAD_BODY, TYPE_OF_VERSION,
 };
 use list::where_clause;
 
@@ -189,7 +189,8 @@ impl DocumentRead for Tx<'_> {
         after: Option<&Cursor>,
     ) -> Result<Page<StoredVersion>> {
         let keys = self.scope_keys(coll, scopes)?;
-        let Some(statements) = list_statements(coll, &keys, query, after) else {
+        let types = self.type_keys(&query.filter)?;
+        let Some(statements) = list_statements(coll, &keys, &types, query, after) else {
             return Ok(Page {
                 items: Vec::new(),
                 total: 0,
@@ -274,7 +275,8 @@ impl DocumentRead for Tx<'_> {
         path: &str,
     ) -> Result<Vec<String>> {
         let keys = self.scope_keys(coll, scopes)?;
-        let Some((filter, args)) = where_clause(coll, &keys, filter) else {
+        let types = self.type_keys(filter)?;
+        let Some((filter, args)) = where_clause(coll, &keys, &types, filter) else {
             return Ok(Vec::new());
         };
         self.distinct_strings(
@@ -297,13 +299,15 @@ impl DocumentRead for Tx<'_> {
         let limit = limit.map_or(-1, |l| l as i64);
         let mut out: Vec<(String, Option<String>)> = Vec::new();
         let keys = self.scope_keys(coll, scopes)?;
+        let types = self.type_keys(filter)?;
         for (key, index) in [
             (super::stored::ID_FOLD, "heads_id_fold"),
             ("h.name_fold", "heads_name_fold"),
         ] {
             let mut group: Vec<(String, String, Option<String>)> = Vec::new();
             for sk in &keys {
-                let Some((clause, args)) = where_clause(coll, std::slice::from_ref(sk), filter)
+                let Some((clause, args)) =
+                    where_clause(coll, std::slice::from_ref(sk), &types, filter)
                 else {
                     continue;
                 };
@@ -344,7 +348,8 @@ impl DocumentRead for Tx<'_> {
         path: &str,
     ) -> Result<Vec<FieldKind>> {
         let keys = self.scope_keys(coll, scopes)?;
-        let Some((filter, args)) = where_clause(coll, &keys, &Filter::all()) else {
+        let Some((filter, args)) = where_clause(coll, &keys, &Default::default(), &Filter::all())
+        else {
             return Ok(Vec::new());
         };
         let names = self.distinct_strings(
@@ -447,13 +452,22 @@ impl DocumentWrite for Tx<'_> {
                 .db()?;
             return Ok(());
         };
+        // The type's key, made where the type has none.
+        self.conn
+            .prepare_cached(&format!(
+                "INSERT OR IGNORE INTO type_keys (type) SELECT {TYPE_OF_VERSION} \
+                 FROM versions v WHERE v.sk = ?1 AND v.id = ?2 AND v.version = ?3"
+            ))
+            .db()?
+            .execute(params![sk, id, v])
+            .db()?;
         let changed = self
             .conn
             .prepare_cached(&format!(
                 "INSERT OR REPLACE INTO heads (sk, id, version, type, bucket, timestamp, user, reason, \
                  tags, id_fold, name_fold, search, body) \
-                 SELECT v.sk, v.id, v.version, coalesce(json_extract(v.body, '$._type'), ''), \
-                 pf_bucket(v.id), v.timestamp, v.user, v.reason, {}, pf_fold_kept(v.id), \
+                 SELECT v.sk, v.id, v.version, \
+                 (SELECT k.tk FROM type_keys k WHERE k.type = {TYPE_OF_VERSION}), pf_bucket(v.id), v.timestamp, v.user, v.reason, {}, pf_fold_kept(v.id), \
                  pf_fold(json_extract(v.body, '$.name')), pf_search_rest(v.body), {HEAD_BODY} \
                  FROM versions v WHERE v.sk = ?1 AND v.id = ?2 AND v.version = ?3",
                 tags_of!("v")
@@ -490,6 +504,7 @@ impl DocumentWrite for Tx<'_> {
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.wrote(coll);
         let sk = self.make_scope_key(coll, scope)?;
+        let tk = self.make_type_key(&type_column(&v.body))?;
         // What `put_version` and `set_current` do, with the current row's columns taken from
         // the version in memory: its text is parsed once (into the row's JSONB), which is where
         // the version is kept (its text reads back as the same JSON). The version current until
@@ -506,12 +521,11 @@ impl DocumentWrite for Tx<'_> {
             .map(crate::query::filter::fold);
         // A row already there is updated in place, setting only what no index of `heads`
         // but the per-type ones holds (the version, its time, author, reason and tags, the
-        // search text and the body), then the type and folded name (which `heads_type`,
+        // search text and the body), then the type's key and folded name (which `heads_type`,
         // `heads_sample` and `heads_name_fold` hold) only where they changed: an index whose
         // key stays is not rewritten, and a save of a changed body writes the row's page and
         // its per-type indexes' alone. (The id, and with it the bucket and the folded id, is
         // the row's key.)
-        let type_name = type_column(&v.body);
         self.conn
             .prepare_cached(
                 "INSERT INTO heads (sk, id, version, type, bucket, timestamp, user, \
@@ -528,7 +542,7 @@ impl DocumentWrite for Tx<'_> {
                 sk,
                 v.id,
                 v.version,
-                type_name,
+                tk,
                 crate::query::total::sample_bucket(&v.id),
                 time_value(v.timestamp),
                 v.user,
@@ -545,7 +559,7 @@ impl DocumentWrite for Tx<'_> {
                  AND (type IS NOT ?3 OR name_fold IS NOT ?4)",
             )
             .db()?
-            .execute(params![sk, v.id, type_name, name_fold])
+            .execute(params![sk, v.id, tk, name_fold])
             .db()?;
         self.conn
             .prepare_cached("DELETE FROM versions WHERE sk = ?1 AND id = ?2 AND version = ?3")
@@ -572,6 +586,7 @@ impl DocumentWrite for Tx<'_> {
             true => None,
             false => Some(self.make_scope_key(Collection::Object, scope)?),
         };
+        let tk = self.make_type_key(type_name)?;
         let existing: Vec<String> = {
             let mut stmt = self
                 .conn
@@ -605,7 +620,7 @@ impl DocumentWrite for Tx<'_> {
                 .execute_batch(&super::layout::type_index_sql(
                     &name,
                     &sb.sort_expr(field),
-                    &sql::quote(type_name),
+                    tk,
                     sk,
                 ))
                 .db()?;

@@ -21,7 +21,8 @@ const UNDO_18_TABLES: &str = concat!(
         search TEXT NOT NULL, name_fold TEXT, bucket INTEGER NOT NULL DEFAULT 0, reason TEXT,
         id_fold TEXT, timestamp TEXT NOT NULL DEFAULT '', user TEXT NOT NULL DEFAULT '',
         tags TEXT, PRIMARY KEY (coll, tenant, env, id)) WITHOUT ROWID;
-    INSERT INTO heads_17 SELECT s.coll, s.tenant, s.env, h.id, h.version, h.type, h.body,
+    INSERT INTO heads_17 SELECT s.coll, s.tenant, s.env, h.id, h.version,
+        (SELECT k.type FROM type_keys k WHERE k.tk = h.type), h.body,
         h.search, h.name_fold, h.bucket, h.reason,
         nullif(coalesce(h.id_fold, lower(h.id)), h.id), ",
     text_17!("h.timestamp"),
@@ -50,6 +51,7 @@ const UNDO_18_TABLES: &str = concat!(
     text_17!("a.timestamp"),
     ", a.reason FROM audit a JOIN scopes s ON s.sk = a.sk;
     DROP TABLE heads; DROP TABLE versions; DROP TABLE tags; DROP TABLE audit; DROP TABLE scopes;
+    DROP TABLE type_keys;
     ALTER TABLE heads_17 RENAME TO heads; ALTER TABLE versions_17 RENAME TO versions;
     ALTER TABLE tags_17 RENAME TO tags; ALTER TABLE audit_17 RENAME TO audit;
     CREATE INDEX heads_type ON heads(coll, tenant, env, type, id);
@@ -70,14 +72,24 @@ pub(in crate::store::sqlite) fn undo_18(conn: &Connection) {
         let rows = stmt.query_map([], |r| r.get(0)).unwrap();
         rows.map(Result::unwrap).collect()
     };
+    // The types' keys, before their table goes.
+    let types: std::collections::HashMap<String, String> = {
+        let mut stmt = conn
+            .prepare("SELECT tk, quote(type) FROM type_keys")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?.to_string(), r.get(1)?)))
+            .unwrap();
+        rows.map(Result::unwrap).collect()
+    };
     conn.execute_batch(UNDO_18_TABLES).unwrap();
     let time = sql::doc_of(&sql::HEADS_BARE, "_timestamp");
     for sql in made {
-        // `heads(sk, type, <field>, id, version) WHERE sk = <key> AND type = <T>`, or (a
-        // public type's) `... WHERE type = <T>`.
+        // `heads(sk, type, <field>, id, version) WHERE sk = <key> AND type = <tk>`, or (a
+        // public type's) `... WHERE type = <tk>`, the type by its key.
         let (create, rest) = sql.split_once(" ON heads(sk, type, ").unwrap();
         let (field, cond) = rest.rsplit_once(", id, version) WHERE ").unwrap();
-        let ty = cond.split_once("type = ").unwrap().1;
+        let ty = &types[cond.split_once("type = ").unwrap().1];
         let field = field.replace(&time, "jsonb_object('_timestamp', timestamp)");
         conn.execute_batch(&format!(
             "{create} ON heads(coll, tenant, env, type, {field}, id, version) \
@@ -240,9 +252,23 @@ fn index_sql(path: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-/// A per-type index's statement with the scope key of its WHERE written as the scope it
-/// stands for (a migration numbers the keys afresh).
+/// A per-type index's statement with the scope's and the type's keys of its WHERE written as
+/// the scope and type they stand for (a migration numbers the keys afresh).
 pub(in crate::store::sqlite) fn scope_named(conn: &Connection, sql: String) -> String {
+    // The type's key, at the end.
+    let sql = match sql.rsplit_once("type = ") {
+        Some((head, key)) if key.parse::<i64>().is_ok() => {
+            let named: String = conn
+                .query_row(
+                    "SELECT type FROM type_keys WHERE tk = ?1",
+                    [key.parse::<i64>().unwrap()],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            format!("{head}type = <{named}>")
+        }
+        _ => sql,
+    };
     let Some((head, rest)) = sql.split_once("WHERE sk = ") else {
         return sql;
     };
@@ -316,9 +342,10 @@ fn migration_18_rebuilds_the_document_tables_and_everything_reads_back_the_same(
         )
         .unwrap();
     sql::register_functions(&conn).unwrap();
+    let query = typed("price", "gt(5)");
+    let types = keys::stored_type_keys(&conn, &query.filter);
     let statements =
-        documents::list_statements(Collection::Object, &[sk], &typed("price", "gt(5)"), None)
-            .unwrap();
+        documents::list_statements(Collection::Object, &[sk], &types, &query, None).unwrap();
     let plan = explain(&conn, &statements.page.0, &statements.page.1);
     let index =
         crate::store::type_index_name(&Scope::private("acme", "production"), "Asset", "price");

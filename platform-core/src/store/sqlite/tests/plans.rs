@@ -28,7 +28,14 @@ fn list_plans(
             |r| r.get(0),
         )
         .unwrap();
-    let statements = documents::list_statements(Collection::Object, &[sk], query, after).unwrap();
+    let statements = documents::list_statements(
+        Collection::Object,
+        &[sk],
+        &keys::stored_type_keys(&conn, &query.filter),
+        query,
+        after,
+    )
+    .unwrap();
     sql::register_functions(&conn).unwrap();
     let mut out = String::new();
     for (text, args) in [statements.count, statements.page] {
@@ -308,8 +315,14 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
         };
         // (The scopes' keys as the store would have made them.)
         let keys: Vec<i64> = (1..=scopes.len() as i64).collect();
-        let statements =
-            documents::list_statements(Collection::Object, &keys, &query, None).unwrap();
+        let statements = documents::list_statements(
+            Collection::Object,
+            &keys,
+            &keys::stored_type_keys(&conn, &query.filter),
+            &query,
+            None,
+        )
+        .unwrap();
         let (_, args) = &statements.count;
         let mut out = String::new();
         for key in keys {
@@ -363,8 +376,8 @@ fn estimated_totals_read_the_sample_index_by_bucket_in_each_scope() {
     }
 }
 
-/// A type with a NUL (bound, not written in the statement) lists like any other, counted
-/// either way.
+/// A type with a NUL (written in the statement by its key, as any type) lists like any
+/// other, counted either way.
 #[test]
 fn a_type_with_a_nul_lists_and_counts() {
     use crate::query::filter::parse_param;
@@ -405,6 +418,83 @@ fn a_type_with_a_nul_lists_and_counts() {
     }
 }
 
+/// A filter on `_type` means what it says whatever the types' names (a NUL, a quote, none, a
+/// type no document has), and wherever it sits in the filter (`types`: by their keys); a type's
+/// key made by a write that rolls back is not taken for another type's.
+#[test]
+fn filters_on_the_type_read_the_types_keys() {
+    use crate::query::{Filter, ListQuery};
+    let store = SqliteStore::open_in_memory().unwrap();
+    let acme = Scope::private("acme", "production");
+    let save = |tx: &mut Box<dyn crate::store::WriteTx + '_>, id: &str, t: Option<&str>| {
+        let body = match t {
+            Some(t) => serde_json::json!({"_type": t}),
+            None => serde_json::json!({}),
+        };
+        let v = stored_version(id, 1, body);
+        tx.hold(&[crate::store::Hold::Document(Collection::Object, &acme, id)])
+            .unwrap();
+        tx.put_current(Collection::Object, &acme, &v, None).unwrap();
+    };
+    fn ids<T: crate::store::DocumentRead + ?Sized>(tx: &T, filter: Filter) -> Vec<String> {
+        let query = ListQuery {
+            filter,
+            ..ListQuery::default()
+        };
+        let acme = Scope::private("acme", "production");
+        let page = tx
+            .list(Collection::Object, std::slice::from_ref(&acme), &query)
+            .unwrap();
+        page.items.into_iter().map(|v| v.id).collect()
+    }
+    let one = |t: &str| Filter::TypeIn(vec![t.into()]);
+    // A key made in a write that rolls back, then the same number made for another type.
+    let mut tx = store.write().unwrap();
+    save(&mut tx, "Z", Some("gone"));
+    assert_eq!(ids(&*tx, one("gone")), ["Z"]);
+    drop(tx);
+    let mut tx = store.write().unwrap();
+    for (id, t) in [
+        ("A", Some("x\0y")),
+        ("B", Some("x")),
+        ("C", Some("it's")),
+        ("D", None),
+        ("E", Some("x")),
+    ] {
+        save(&mut tx, id, t);
+    }
+    tx.commit().unwrap();
+    let tx = store.read().unwrap();
+    let cases: Vec<(Filter, &[&str])> = vec![
+        (one("gone"), &[]),
+        (one("x\0y"), &["A"]),
+        (one("x"), &["B", "E"]),
+        (one("it's"), &["C"]),
+        (one(""), &["D"]),
+        (one("nope"), &[]),
+        (
+            Filter::TypeIn(vec!["x".into(), "it's".into(), "nope".into()]),
+            &["B", "C", "E"],
+        ),
+        (Filter::Not(Box::new(one("x"))), &["A", "C", "D"]),
+        (
+            Filter::Not(Box::new(one("nope"))),
+            &["A", "B", "C", "D", "E"],
+        ),
+        (
+            Filter::Or(vec![
+                one("x\0y"),
+                Filter::Not(Box::new(Filter::TypeIn(vec![]))),
+            ]),
+            &["A", "B", "C", "D", "E"],
+        ),
+        (Filter::Or(vec![one("x\0y"), one("")]), &["A", "D"]),
+    ];
+    for (filter, want) in cases {
+        assert_eq!(ids(&*tx, filter.clone()), want, "{filter:?}");
+    }
+}
+
 /// A list of several scopes (`all`: the tenant's and the public source) reads each scope by
 /// its key, never the whole collection of every tenant: its count, its page and its sample.
 #[test]
@@ -414,7 +504,11 @@ fn lists_of_two_scopes_read_each_scope_by_its_key() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("two.db");
     let _store = SqliteStore::open(&path).unwrap();
-    // (The keys of the tenant's scope and the public source, 1 and 2.)
+    // (The keys of the tenant's scope and the public source, 1 and 2; the type's key.)
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("INSERT INTO type_keys (type) VALUES ('Plant')")
+        .unwrap();
     for (filter, sort) in [
         (Filter::all(), ""),
         (parse_param("country", "NL").unwrap(), ""),
@@ -429,9 +523,15 @@ fn lists_of_two_scopes_read_each_scope_by_its_key() {
             },
             ..ListQuery::default()
         };
-        let statements =
-            documents::list_statements(Collection::Object, &[1, 2], &query, None).unwrap();
         let conn = Connection::open(&path).unwrap();
+        let statements = documents::list_statements(
+            Collection::Object,
+            &[1, 2],
+            &keys::stored_type_keys(&conn, &query.filter),
+            &query,
+            None,
+        )
+        .unwrap();
         sql::register_functions(&conn).unwrap();
         for (text, args) in [
             (&statements.count.0, &statements.count.1),
