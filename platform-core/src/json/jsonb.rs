@@ -73,6 +73,52 @@ pub(crate) fn to_map_fields(blob: &[u8], fields: &[&str]) -> Option<Map<String, 
     object_where(payload, 1, |key| fields.contains(&key))
 }
 
+/// The JSONB object `blob` holds with `_id` (and `_type`, where given) put back in front of
+/// its own fields, as text elements: the embedded store's current rows keep a body's leading
+/// `_id` and `_type` in their columns only (`store/sqlite/layout.rs`, `lead`), and give them
+/// back through this before the body is read. `None` where `blob` is not one object. The texts
+/// are written unescaped (SQLite's `TEXT`): the store keeps out only texts that need no escape.
+pub(crate) fn with_lead(blob: &[u8], id: &str, kind: Option<&str>) -> Option<Vec<u8>> {
+    let (ty, payload, rest) = element(blob)?;
+    if ty != OBJECT || !rest.is_empty() {
+        return None;
+    }
+    let mut lead = Vec::with_capacity(id.len() + kind.map_or(0, str::len) + 24);
+    push_text(&mut lead, "_id");
+    push_text(&mut lead, id);
+    if let Some(kind) = kind {
+        push_text(&mut lead, "_type");
+        push_text(&mut lead, kind);
+    }
+    let mut out = Vec::with_capacity(lead.len() + payload.len() + 9);
+    push_header(&mut out, OBJECT, lead.len() + payload.len());
+    out.extend_from_slice(&lead);
+    out.extend_from_slice(payload);
+    Some(out)
+}
+
+/// A text element (`TEXT`: a text that needs no escape in JSON).
+fn push_text(out: &mut Vec<u8>, text: &str) {
+    push_header(out, TEXT, text.len());
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// An element's header: its type and its payload's size in the shortest form.
+fn push_header(out: &mut Vec<u8>, ty: u8, size: usize) {
+    match size {
+        0..=11 => out.push((size as u8) << 4 | ty),
+        12..=0xff => out.extend_from_slice(&[0xc0 | ty, size as u8]),
+        0x100..=0xffff => {
+            out.push(0xd0 | ty);
+            out.extend_from_slice(&(size as u16).to_be_bytes());
+        }
+        _ => {
+            out.push(0xe0 | ty);
+            out.extend_from_slice(&(size as u32).to_be_bytes());
+        }
+    }
+}
+
 /// Prints the JSON object a JSONB blob holds as `serde_json` prints the map [`to_map`] reads
 /// of it (the same bytes, without building the map), leaving out the top-level fields named in
 /// `omit` and the objects whose header (their `_type` and `_access`) `hide` says, and without

@@ -305,3 +305,50 @@ fn repeated_keys_refused_fields_and_other_forms_are_not_printed() {
         assert!(printed.is_none(), "cut at {cut}");
     }
 }
+
+/// A body whose leading `_id` and `_type` a current row keeps in its columns: the blob with
+/// them put back in front is, byte for byte, the one SQLite makes of the whole text, and
+/// SQLite prints it as that text, whatever the size of the object (each form of header).
+#[test]
+fn a_lead_put_back_is_the_blob_of_the_whole_text() {
+    let conn = Connection::open_in_memory().unwrap();
+    let long = |n: usize| format!(",\"a\":\"{}\"", "x".repeat(n));
+    for rest in [
+        String::new(),
+        ",\"n\":1".to_string(),
+        long(2),
+        long(230),
+        long(300),
+        long(70_000),
+    ] {
+        for (id, kind) in [
+            ("M1", None),
+            ("M1", Some("Meter")),
+            ("é€😀 id", Some("Typ é")),
+        ] {
+            let lead = match kind {
+                Some(kind) => format!("\"_id\":\"{id}\",\"_type\":\"{kind}\""),
+                None => format!("\"_id\":\"{id}\""),
+            };
+            let whole = format!("{{{lead}{rest}}}");
+            let kept = format!("{{{}}}", rest.strip_prefix(',').unwrap_or(&rest));
+            let blob = jsonb(&conn, &format!("'{}'", kept.replace('\'', "''")));
+            let put_back = with_lead(&blob, id, kind).unwrap();
+            assert_eq!(
+                put_back,
+                jsonb(&conn, &format!("'{}'", whole.replace('\'', "''"))),
+                "{lead} before {} bytes",
+                rest.len()
+            );
+            let printed: String = conn
+                .query_row("SELECT json(?1)", [&put_back], |r| r.get(0))
+                .unwrap();
+            assert_eq!(printed, whole);
+            assert_eq!(
+                to_map(&put_back).unwrap(),
+                serde_json::from_str::<Map<String, Value>>(&whole).unwrap()
+            );
+        }
+    }
+    assert_eq!(with_lead(&jsonb(&conn, "'[1]'"), "M1", None), None);
+}

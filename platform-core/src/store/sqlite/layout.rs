@@ -18,6 +18,12 @@
 //!   and VACUUM the file. The folded name is kept whole (`name_fold`, NULL where the name is
 //!   not text): `_search` reads it in every row it looks at, where reading the name from the
 //!   JSONB and folding it made a search of 100,000 documents half again as slow.
+//! - `heads.lead` (schema 19) says which of a body's leading fields the row keeps in its
+//!   columns only: 0 the `_id` it starts with (the row's `id`), 1 that and the `_type` right
+//!   after it (the type `type` names). NULL where the JSONB holds the whole body (a text that
+//!   does not start so, or whose id or type would need an escape in JSON). About 25 bytes a
+//!   small object; what prints a body (`documents::head::body_of_head`, `read_head`) and what
+//!   filters on `_id` or `_type` (`sql::doc_of`) put them back.
 
 use super::sql;
 use crate::ids::Scope;

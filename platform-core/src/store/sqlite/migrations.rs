@@ -363,6 +363,19 @@ pub const STEPS: &[&str] = &[
     r#"
     -- (the work is fix_up's)
     "#,
+    // 19: a current row keeps its body's leading `_id`, and the `_type` right after it, in its
+    // columns only (`lead`, see `layout`): about 25 bytes less for each document. Rows whose
+    // text starts with them as written are rewritten; the others keep their body whole.
+    r#"
+    ALTER TABLE heads ADD COLUMN lead INTEGER;
+    UPDATE heads SET lead = 1, body = jsonb_remove(body, '$._id', '$._type')
+        FROM type_keys k WHERE k.tk = heads.type AND k.type <> ''
+        AND instr(heads.id, '"') = 0 AND instr(k.type, '"') = 0
+        AND instr(json(heads.body), '{"_id":"' || heads.id || '","_type":"' || k.type || '",') = 1;
+    UPDATE heads SET lead = 0, body = jsonb_remove(body, '$._id')
+        WHERE lead IS NULL AND instr(id, '"') = 0
+        AND instr(json(body), '{"_id":"' || id || '",') = 1;
+    "#,
 ];
 
 /// What a step needs done beyond its SQL, in its transaction, after its SQL: step 16 makes

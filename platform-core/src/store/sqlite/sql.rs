@@ -38,6 +38,10 @@ pub struct Columns {
     pub user: &'static str,
     /// The version's tags as a JSON array, NULL for none (`_tag`).
     pub tags: &'static str,
+    /// Which leading fields the body keeps in the row's columns (`lead`, see `layout`); empty
+    /// in an index's expressions, which may not read another table (a type's own indexes are
+    /// not made on `_type`).
+    pub lead: &'static str,
 }
 
 /// The columns of `heads h`.
@@ -52,6 +56,7 @@ pub const HEADS: Columns = Columns {
     timestamp: super::stored::TIME_TEXT,
     user: "h.user",
     tags: "h.tags",
+    lead: "h.lead",
 };
 
 /// The columns of `heads` unqualified (in index definitions).
@@ -66,6 +71,7 @@ pub const HEADS_BARE: Columns = Columns {
     timestamp: super::stored::TIME_TEXT_BARE,
     user: "user",
     tags: "tags",
+    lead: "",
 };
 
 /// The JSONB document a field's path is read from: the body, or for a path into a system
@@ -79,6 +85,20 @@ pub fn doc_of(cols: &Columns, field: &str) -> String {
         "_user" => cols.user.to_string(),
         // `json()` marks the text as JSON, so the object holds the array, not a string.
         "_tag" => format!("json(coalesce({}, '[]'))", cols.tags),
+        // The body's `_id` is the document's id (where the body has one: where it has none,
+        // the document is shown with its id as `_id`).
+        "_id" => cols.id.to_string(),
+        // Where the row keeps the body's `_type` apart (`lead` 1), the type its key names.
+        "_type" if cols.lead.is_empty() => return cols.body.to_string(),
+        "_type" => {
+            return format!(
+                "CASE {lead} WHEN 1 THEN (SELECT jsonb_object('_type', k.type) FROM type_keys k \
+                 WHERE k.tk = {ty}) ELSE {body} END",
+                lead = cols.lead,
+                ty = cols.type_,
+                body = cols.body
+            )
+        }
         _ => return cols.body.to_string(),
     };
     format!("jsonb_object('{root}', {column})")

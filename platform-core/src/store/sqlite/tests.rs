@@ -31,6 +31,7 @@ mod contract_on_a_file {
 }
 
 mod layout;
+mod lead;
 mod migrations;
 mod plans;
 mod saves;

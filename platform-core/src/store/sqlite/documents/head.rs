@@ -59,14 +59,56 @@ macro_rules! tags_of {
 }
 pub(crate) use {tags_at, tags_of};
 
-/// The body of a current row's version as text. Reads `h`, a row of `heads`.
+/// The body of a current row's version as text, with the leading `_id` (and `_type`) that the
+/// row keeps in its columns put back (`lead`, see `layout`): they were kept out only where
+/// they need no escape and something follows them. Reads `h`, a row of `heads`.
 macro_rules! body_of_head {
     () => {
-        "json(h.body)"
+        "CASE WHEN h.lead IS NULL THEN json(h.body) ELSE '{\"_id\":\"' || h.id || '\"' || \
+         CASE h.lead WHEN 1 THEN ',\"_type\":\"' || (SELECT k.type FROM type_keys k \
+         WHERE k.tk = h.type) || '\"' ELSE '' END || ',' || substr(json(h.body), 2) END"
     };
 }
 pub(crate) const BODY_OF_HEAD: &str = body_of_head!();
 pub(crate) use body_of_head;
+
+/// A body's text as its current row keeps it, and the row's `lead`: without the `_id` it
+/// starts with where that is the document's id, nor the `_type` right after it where that is
+/// the type the row's key names (`lead` 1; 0 for the `_id` alone), since the row's columns
+/// give them back ([`body_of_head`], `read_head`). Something follows what is kept apart (a
+/// `_type` that ends the body stays in it), and neither text may need an escape in JSON;
+/// otherwise the body is kept whole (`lead` NULL).
+pub(crate) fn lead_kept_apart<'t>(
+    text: &'t str,
+    id: &str,
+    kind: &str,
+) -> (std::borrow::Cow<'t, str>, Option<i64>) {
+    let plain = |s: &str| !s.chars().any(|c| c == '"' || c == '\\' || c < ' ');
+    let whole = (std::borrow::Cow::Borrowed(text), None);
+    if !plain(id) {
+        return whole;
+    }
+    let Some(rest) = text
+        .strip_prefix("{\"_id\":\"")
+        .and_then(|t| t.strip_prefix(id))
+        .and_then(|t| t.strip_prefix('"'))
+    else {
+        return whole;
+    };
+    let typed = (!kind.is_empty() && plain(kind))
+        .then(|| {
+            rest.strip_prefix(",\"_type\":\"")
+                .and_then(|t| t.strip_prefix(kind))
+                .and_then(|t| t.strip_prefix("\","))
+        })
+        .flatten();
+    let kept = |fields: &str, lead| (std::borrow::Cow::Owned(format!("{{{fields}")), Some(lead));
+    match (typed, rest.strip_prefix(',')) {
+        (Some(fields), _) => kept(fields, 1),
+        (None, Some(fields)) => kept(fields, 0),
+        (None, None) => whole,
+    }
+}
 
 /// The current version's columns as [`row_to_version`] reads them, from its current row `h`:
 /// its text from its row of `versions` where it has one (a text that would not read back as
@@ -215,14 +257,30 @@ pub(crate) fn read_head<B>(
     body: impl Fn(&[u8]) -> Option<B>,
 ) -> Result<Option<HeadRow<B>>> {
     conn.prepare_cached(
-        "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags FROM heads h \
-         WHERE h.sk = ?1 AND h.id = ?2",
+        "SELECT h.version, h.body, h.reason, h.timestamp, h.user, h.tags, h.lead, \
+         CASE h.lead WHEN 1 THEN (SELECT k.type FROM type_keys k WHERE k.tk = h.type) END \
+         FROM heads h WHERE h.sk = ?1 AND h.id = ?2",
     )
     .db()?
     .query_row(params![sk, id], |r| {
-        let body = match r.get_ref(1)? {
-            ValueRef::Blob(b) => body(b).ok_or_else(|| b.to_vec()),
-            other => Err(other.as_bytes()?.to_vec()),
+        let lead: Option<i64> = r.get(6)?;
+        let body = match (r.get_ref(1)?, lead) {
+            (ValueRef::Blob(b), None) => body(b).ok_or_else(|| b.to_vec()),
+            // (A blob that is no object is read as it is, and found no object.)
+            (ValueRef::Blob(b), Some(_)) => {
+                let kind: Option<String> = r.get(7)?;
+                match crate::json::jsonb::with_lead(b, id, kind.as_deref()) {
+                    Some(whole) => body(&whole).ok_or(whole),
+                    None => Err(b.to_vec()),
+                }
+            }
+            // A body kept as text (no tool of the platform's writes one): the fields put
+            // back in front of its text.
+            (other, Some(_)) => {
+                let kind: Option<String> = r.get(7)?;
+                Err(text_with_lead(other.as_bytes()?, id, kind.as_deref()))
+            }
+            (other, None) => Err(other.as_bytes()?.to_vec()),
         };
         Ok(HeadRow {
             version: r.get(0)?,
@@ -235,6 +293,26 @@ pub(crate) fn read_head<B>(
     })
     .optional()
     .db()
+}
+
+/// A body kept as text with the fields its row keeps apart put back in front (the text as it
+/// is where it is no object).
+fn text_with_lead(text: &[u8], id: &str, kind: Option<&str>) -> Vec<u8> {
+    let Some(fields) = std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.trim_start().strip_prefix('{'))
+    else {
+        return text.to_vec();
+    };
+    let mut whole = format!("{{\"_id\":\"{id}\"");
+    if let Some(kind) = kind {
+        whole.push_str(&format!(",\"_type\":\"{kind}\""));
+    }
+    if !fields.trim_start().starts_with('}') {
+        whole.push(',');
+    }
+    whole.push_str(fields);
+    whole.into_bytes()
 }
 
 /// A current row as [`read_head`] reads it.

@@ -13,7 +13,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
-mod head;
+pub(crate) mod head;
 mod list;
 
 pub(super) use head::current_from_head;
@@ -504,7 +504,8 @@ impl DocumentWrite for Tx<'_> {
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
         self.wrote(coll);
         let sk = self.make_scope_key(coll, scope)?;
-        let tk = self.make_type_key(&type_column(&v.body))?;
+        let kind = type_column(&v.body);
+        let tk = self.make_type_key(&kind)?;
         // What `put_version` and `set_current` do, with the current row's columns taken from
         // the version in memory: its text is parsed once (into the row's JSONB), which is where
         // the version is kept (its text reads back as the same JSON). The version current until
@@ -513,7 +514,8 @@ impl DocumentWrite for Tx<'_> {
         if replaces.is_some_and(|r| r != v.version) {
             self.keep_current_version(sk, &v.id)?;
         }
-        let body = json_text(&v.body, "a document body")?;
+        let text = json_text(&v.body, "a document body")?;
+        let (body, lead) = head::lead_kept_apart(&text, &v.id, &kind);
         let name_fold = v
             .body
             .get("name")
@@ -529,13 +531,14 @@ impl DocumentWrite for Tx<'_> {
         self.conn
             .prepare_cached(
                 "INSERT INTO heads (sk, id, version, type, bucket, timestamp, user, \
-                 reason, id_fold, name_fold, search, body, tags) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, jsonb(?12), \
+                 reason, id_fold, name_fold, search, body, lead, tags) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, jsonb(?12), ?13, \
                  nullif((SELECT json_group_array(tag) FROM (SELECT t.tag FROM tags t \
                  WHERE t.sk = ?1 AND t.id = ?2 AND t.version = ?3 ORDER BY t.tag)), '[]')) \
                  ON CONFLICT (sk, id) DO UPDATE SET version = excluded.version, \
                  timestamp = excluded.timestamp, user = excluded.user, reason = excluded.reason, \
-                 search = excluded.search, body = excluded.body, tags = excluded.tags",
+                 search = excluded.search, body = excluded.body, lead = excluded.lead, \
+                 tags = excluded.tags",
             )
             .db()?
             .execute(params![
@@ -551,6 +554,7 @@ impl DocumentWrite for Tx<'_> {
                 name_fold,
                 crate::query::filter::search_text_after_name(&v.body),
                 body,
+                lead,
             ])
             .db()?;
         self.conn
@@ -598,8 +602,12 @@ impl DocumentWrite for Tx<'_> {
             let rows = stmt.query_map([&prefix], |r| r.get(0)).db()?;
             rows.collect::<rusqlite::Result<_>>().db()?
         };
+        // No index is made on `_id` (lists order and find ids by the row's key) nor on
+        // `_type` (one value in a type's index, read from another table where the row keeps
+        // it apart).
         let wanted: Vec<(String, &String)> = fields
             .iter()
+            .filter(|f| !matches!(f.as_str(), "_id" | "_type"))
             .map(|f| (type_index_name(scope, type_name, f), f))
             .collect();
         for name in &existing {

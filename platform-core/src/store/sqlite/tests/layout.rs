@@ -65,6 +65,7 @@ const UNDO_18_TABLES: &str = concat!(
 /// tests that make a database of an older schema out of a new one (with no function of the
 /// platform's). The caller sets the schema version.
 pub(in crate::store::sqlite) fn undo_18(conn: &Connection) {
+    undo_19(conn);
     let made: Vec<String> = {
         let mut stmt = conn
             .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'heads_x_%'")
@@ -428,4 +429,15 @@ fn a_key_made_by_a_write_that_rolls_back_is_not_remembered() {
         None
     );
     assert_eq!(keys(&conn), before);
+}
+
+/// Turns a database of schema 19 back into one of schema 18: each current row's body whole
+/// again in its JSONB, and no `lead`.
+pub(in crate::store::sqlite) fn undo_19(conn: &Connection) {
+    conn.execute_batch(&format!(
+        "UPDATE heads AS h SET body = jsonb({}) WHERE h.lead IS NOT NULL; \
+         ALTER TABLE heads DROP COLUMN lead; PRAGMA user_version = 18;",
+        crate::store::sqlite::documents::head::BODY_OF_HEAD
+    ))
+    .unwrap();
 }
