@@ -4,6 +4,8 @@
 
 use super::pool::{owned, Owned};
 use crate::store::Collection;
+
+mod one_row;
 use std::collections::HashSet;
 
 /// A document's key: collection, tenant, environment, id (in a transaction's cache and in
@@ -157,6 +159,10 @@ fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<State
     } else {
         ""
     };
+    let mut versions = versions;
+    if versions.len() == 1 {
+        return versions.pop().map(|v| one_row::version(v, conflict));
+    }
     let sql = format!(
         "INSERT INTO versions (scope, id, version, body, timestamp, \"user\", reason) \
          SELECT s.key, u.id, u.version, u.body, u.timestamp, u.usr, u.reason \
@@ -188,7 +194,10 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
     if heads.is_empty() {
         return None;
     }
-    let heads = last_of_each(heads, |h| h.key.clone());
+    let mut heads = last_of_each(heads, |h| h.key.clone());
+    if heads.len() == 1 {
+        return heads.pop().map(one_row::head);
+    }
     let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
     let (mut version, mut kind, mut body, mut text) = (vec![], vec![], vec![], vec![]);
     let (mut search, mut id_fold, mut name_fold) = (vec![], vec![], vec![]);
