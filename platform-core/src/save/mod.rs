@@ -362,10 +362,13 @@ fn read_ahead(
             ahead.push(Ahead::TypeOf(coll, scope, id, &type_scopes));
         }
     }
+    // Each scope's automations once (a save of 1,000 objects has one scope, seldom more).
+    let mut automations: Vec<Option<&Scope>> = Vec::new();
     for (scope, _, _) in &keys {
-        let automations = Ahead::Automations((!scope.is_public()).then_some(scope));
-        if !ahead.contains(&automations) {
-            ahead.push(automations);
+        let of = (!scope.is_public()).then_some(scope);
+        if !automations.contains(&of) {
+            automations.push(of);
+            ahead.push(Ahead::Automations(of));
         }
     }
     tx.read_ahead(&ahead)

@@ -22,6 +22,10 @@ const MAKE_SCOPES: &str = "INSERT INTO scopes (coll, tenant, env) SELECT u.c, u.
      (SELECT 1 FROM scopes s WHERE s.coll = u.c AND s.tenant = u.t AND s.env = u.e) \
      ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING";
 
+/// The key of a scope as a subquery over parameters `$1` (collection), `$2`, `$3`.
+pub(super) const KEY_OF_PARAMS: &str =
+    "(SELECT key FROM scopes WHERE coll = $1 AND tenant = $2 AND env = $3)";
+
 /// A statement held back: its text and its parameters.
 pub(crate) type Statement = (String, Vec<Owned>);
 

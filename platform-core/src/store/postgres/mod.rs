@@ -235,8 +235,7 @@ const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 /// the table as it grows (a save of the 4,000th document read every version row, 1.5 ms).
 /// Planned without walks where an index serves, each keeps reading by its key at any size.
 /// (`SET LOCAL` ends with the transaction, as a pooler in transaction mode needs.)
-const BEGIN_WRITE: &str =
-    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_seqscan = off";
+const BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_seqscan = off";
 
 /// A store in one PostgreSQL database (in one schema of it).
 pub struct PgStore {

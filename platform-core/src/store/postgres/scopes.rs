@@ -28,9 +28,7 @@ const MAKE: &str = "INSERT INTO scopes (coll, tenant, env) SELECT $1::text, $2::
 /// The key of one scope.
 const KEY: &str = "SELECT key FROM scopes WHERE coll = $1 AND tenant = $2 AND env = $3";
 
-/// The key of a scope as a subquery over parameters `$1` (collection), `$2`, `$3`.
-pub(super) const KEY_OF_PARAMS: &str =
-    "(SELECT key FROM scopes WHERE coll = $1 AND tenant = $2 AND env = $3)";
+pub(super) use super::gathered::KEY_OF_PARAMS;
 
 impl Tx<'_> {
     /// The keys of those of the scopes that have one, in their order.

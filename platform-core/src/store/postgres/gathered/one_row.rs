@@ -8,8 +8,7 @@
 //! at any size of the table.
 
 use super::super::pool::{owned, Owned};
-use super::super::scopes::KEY_OF_PARAMS;
-use super::{HeadRow, Statement, VersionRow};
+use super::{HeadRow, Statement, VersionRow, KEY_OF_PARAMS};
 
 /// The parameters of a document's key: collection, tenant, environment, id (`$1` to `$4`).
 fn key_params(key: super::DocKey) -> Vec<Owned> {
