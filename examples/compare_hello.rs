@@ -76,6 +76,16 @@ fn with_conn<T>(
     })
 }
 
+/// A current row's body as text, as stored: its JSONB printed, with the `_id` and `_type` the
+/// row keeps in its columns put back in front (`heads.lead`, schema 19).
+macro_rules! body_text {
+    () => {
+        "CASE WHEN h.lead IS NULL THEN json(h.body) ELSE '{\"_id\":\"' || h.id || '\"' || \
+         CASE h.lead WHEN 1 THEN ',\"_type\":\"' || (SELECT k.type FROM type_keys k \
+         WHERE k.tk = h.type) || '\"' ELSE '' END || ',' || substr(json(h.body), 2) END"
+    };
+}
+
 #[actix_web::get("/object/v1/private/{id}")]
 async fn row(
     at: actix_web::web::Data<Row>,
@@ -83,11 +93,13 @@ async fn row(
 ) -> actix_web::HttpResponse {
     let found = with_conn(&at.db, |conn| {
         use rusqlite::OptionalExtension as _;
-        conn.prepare_cached(
-            "SELECT json(body) FROM heads \
+        conn.prepare_cached(concat!(
+            "SELECT ",
+            body_text!(),
+            " FROM heads h \
              WHERE sk = (SELECT sk FROM scopes WHERE coll = 'object' AND tenant = ?1 \
-             AND env = 'production') AND id = ?2",
-        )?
+             AND env = 'production') AND id = ?2"
+        ))?
         .query_row([at.tenant.as_str(), id.as_str()], |r| r.get::<_, String>(0))
         .optional()
     });
@@ -128,11 +140,13 @@ async fn checked_row(
         }
         let tenant = &at.tenant;
         let json = tx
-            .prepare_cached(
-                "SELECT json(body) FROM heads \
+            .prepare_cached(concat!(
+                "SELECT ",
+                body_text!(),
+                " FROM heads h \
                  WHERE sk = (SELECT sk FROM scopes WHERE coll = 'object' AND tenant = ?1 \
-             AND env = 'production') AND id = ?2",
-            )?
+             AND env = 'production') AND id = ?2"
+            ))?
             .query_row([tenant.as_str(), id.as_str()], |r| r.get::<_, String>(0))
             .optional()?;
         tx.rollback()?;
@@ -266,13 +280,15 @@ fn object_head(
     object: &str,
 ) -> rusqlite::Result<Option<Head>> {
     use rusqlite::OptionalExtension as _;
-    tx.prepare_cached(
-        "SELECT json(body), version, CASE WHEN typeof(timestamp) = 'integer' \
+    tx.prepare_cached(concat!(
+        "SELECT ",
+        body_text!(),
+        ", version, CASE WHEN typeof(timestamp) = 'integer' \
          THEN strftime('%Y-%m-%dT%H:%M:%S', timestamp / 1000, 'unixepoch') || '.' \
-         || substr(timestamp % 1000 + 1000, 2) || 'Z' ELSE timestamp END, user, tags FROM heads \
+         || substr(timestamp % 1000 + 1000, 2) || 'Z' ELSE timestamp END, user, tags FROM heads h \
          WHERE sk = (SELECT sk FROM scopes WHERE coll = 'object' AND tenant = ?1 \
-             AND env = 'production') AND id = ?2",
-    )?
+             AND env = 'production') AND id = ?2"
+    ))?
     .query_row([tenant, object], |r| {
         Ok(Head {
             body: r.get(0)?,

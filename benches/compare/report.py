@@ -467,7 +467,8 @@ def main():
     pg_goals = {("W4", "read"): (5.0, "core"), ("W5", "get by id"): (3.0, "http"),
                 ("W5", "_searchinfo (10 items)"): (3.0, "http")}
     for r in [r for r in rows if r["contestant"] in ("platform", "platform-http")]:
-        if r["workload"] in ("W6", "W11"):
+        # (W13's bytes have their own section below.)
+        if r["workload"] in ("W6", "W11", "W13"):
             continue
         pg = get(r["workload"], r["case"], "platform-pg" if r["contestant"] == "platform" else "platform-pg-http")
         if not pg:
