@@ -71,6 +71,14 @@ post() {
   fi
 }
 spike=$(date -u -d 'last friday' +%F)
+# The business day on or before a day (`date -d` words): the series' calendar is BUSINESS, so a
+# point on a weekend is refused.
+business_day() {
+  local d
+  d=$(date -u -d "$1" +%F)
+  while [ "$(date -u -d "$d" +%u)" -gt 5 ]; do d=$(date -u -d "$d - 1 day" +%F); done
+  echo "$d"
+}
 data=""
 for i in $(seq 365 -1 1); do
   d=$(date -u -d "$i days ago" +%F)
@@ -84,7 +92,7 @@ post /object/v1 "{\"_id\": \"NBP\", \"SPOT\": {\"_type\": \"VarTimeSeries\", \"c
   \"timezone\": \"Europe/London\", \"currency\": \"GBP\", \"units\": \"therm\", \"data\": [${data%,}]}}"
 post /object/v1 "{\"_id\": \"NBP\", \"SPOT\": {\"_type\": \"VarTimeSeries\", \"calendar\": \"BUSINESS\",
   \"timezone\": \"Europe/London\", \"currency\": \"GBP\", \"units\": \"therm\",
-  \"data\": [{\"time\": \"$(date -u -d '30 days ago' +%F)\", \"value\": 90}]}}"
+  \"data\": [{\"time\": \"$(business_day '30 days ago')\", \"value\": 90}]}}"
 post /automation/v1 '{"target": "platform.email", "properties": {"to": "desk@example.com",
   "subject": "Data failed validation", "attachment": false},
   "conditions": [{"service": "data", "id": "NBP:SPOT", "action": "invalid"}]}'
