@@ -7,7 +7,8 @@ use crate::store::Collection;
 use crate::Platform;
 use serde_json::{json, Value};
 
-fn list(platform: &Platform, who: &crate::api::Principal, query: &str) -> Vec<Value> {
+/// The objects a private list answers (`query` as `name=value&...`).
+pub(super) fn list(platform: &Platform, who: &crate::api::Principal, query: &str) -> Vec<Value> {
     let pairs: Vec<(&str, &str)> = query
         .split('&')
         .map(|pair| pair.split_once('=').unwrap())

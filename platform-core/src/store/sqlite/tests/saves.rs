@@ -23,22 +23,7 @@ fn frames_since_checkpoint(path: &std::path::Path, then: impl FnOnce()) -> i64 {
 }
 
 fn ids(platform: &Platform, who: &crate::api::Principal, query: &str) -> Vec<String> {
-    let pairs: Vec<(&str, &str)> = query
-        .split('&')
-        .map(|pair| pair.split_once('=').unwrap())
-        .collect();
-    let params = crate::api::Params::from_slice(&pairs);
-    let request = crate::api::ListRequest::from_params(&params).unwrap();
-    let page = platform
-        .objects()
-        .list(
-            who,
-            Collection::Object,
-            crate::api::Source::Private,
-            &request,
-        )
-        .unwrap();
-    page.items
+    super::lead::list(platform, who, query)
         .iter()
         .map(|o| o["_id"].as_str().unwrap().to_string())
         .collect()
