@@ -27,6 +27,14 @@ pub(super) fn list(platform: &Platform, who: &crate::api::Principal, query: &str
         .items
 }
 
+/// Saves an object through the platform (which puts `_id` and `_type` first).
+fn save(platform: &Platform, who: &crate::api::Principal, body: Value) {
+    platform
+        .objects()
+        .save(who, Collection::Object, body, &SaveOptions::default())
+        .unwrap();
+}
+
 fn ids(items: &[Value]) -> Vec<&str> {
     items.iter().map(|o| o["_id"].as_str().unwrap()).collect()
 }
@@ -67,15 +75,7 @@ fn bodies_read_back_as_written_whatever_their_lead() {
         (json!({"_id": "B1", "_type": "#Object", "n": 2}), Some(1)),
     ];
     for (body, _) in &saved {
-        platform
-            .objects()
-            .save(
-                &who,
-                Collection::Object,
-                body.clone(),
-                &SaveOptions::default(),
-            )
-            .unwrap();
+        save(&platform, &who, body.clone());
     }
     // Bodies in other orders, as the store's other writers (and earlier releases) keep them.
     let written: Vec<(Value, Option<i64>)> = vec![
@@ -162,15 +162,11 @@ fn bodies_read_back_as_written_whatever_their_lead() {
         assert_eq!(ids(&list(&platform, &who, query)), expected, "{query}");
     }
     // A new version keeps the one before as written.
-    platform
-        .objects()
-        .save(
-            &who,
-            Collection::Object,
-            json!({"_id": "A1", "_type": "Meter", "n": 2}),
-            &SaveOptions::default(),
-        )
-        .unwrap();
+    save(
+        &platform,
+        &who,
+        json!({"_id": "A1", "_type": "Meter", "n": 2}),
+    );
     let first = platform
         .objects()
         .get(
@@ -241,26 +237,10 @@ fn migration_19_keeps_the_leading_fields_apart_and_reads_the_same() {
         let platform = Platform::open(&path).unwrap();
         let who = platform.tenancy().local_principal("acme", "ann").unwrap();
         for body in &bodies {
-            platform
-                .objects()
-                .save(
-                    &who,
-                    Collection::Object,
-                    body.clone(),
-                    &SaveOptions::default(),
-                )
-                .unwrap();
+            save(&platform, &who, body.clone());
         }
         // D's second version: its first is kept as written.
-        platform
-            .objects()
-            .save(
-                &who,
-                Collection::Object,
-                json!({"_id": "D", "_type": "Typ", "w": 2}),
-                &SaveOptions::default(),
-            )
-            .unwrap();
+        save(&platform, &who, json!({"_id": "D", "_type": "Typ", "w": 2}));
         let before = reads(&platform);
         platform.close().unwrap();
         before
