@@ -207,11 +207,15 @@ pub fn a_version_written_current_at_once_is_written_then_made_current(store: Arc
     let by = |path: &str, value: &str| crate::query::filter::parse_param(path, value).unwrap();
     let search = |text: &str| crate::query::search::parse(text).unwrap();
     for (i, &(n, b)) in steps.iter().enumerate() {
+        // `A` alone in its transaction (a single save, as a backend may write it in one
+        // statement), `B` in another.
         write(store, |tx| {
             let replaces = i.checked_sub(1).map(|before| steps[before].0);
             hold_doc(tx, coll, &acme(), "A");
             tx.put_current(coll, &acme(), &version("A", n, bodies[b].clone()), replaces)
                 .unwrap();
+        });
+        write(store, |tx| {
             save(tx, coll, &acme(), &version("B", n, bodies[b].clone()));
             if i == 1 {
                 hold_doc(tx, coll, &acme(), "A");

@@ -123,6 +123,12 @@ impl Gathered {
         let heads = std::mem::take(&mut self.heads);
         let mut out = Vec::with_capacity(5);
         out.extend(scopes_statement(std::mem::take(&mut self.scopes)));
+        let mut heads = last_of_each(heads, |h| h.key.clone());
+        if let Some(one) = self.one_version_made_current(&mut heads) {
+            out.push(one);
+            out.extend(deliveries_statement(self.deliveries));
+            return out;
+        }
         out.extend(versions_statement(self.new_versions, false));
         out.extend(versions_statement(self.versions_in_place, true));
         out.extend(heads_statement(heads));
@@ -130,6 +136,28 @@ impl Gathered {
         out
     }
 }
+
+impl Gathered {
+    /// The one statement of a single save: one version, new or rewritten in place, made
+    /// current at once (no body of its own), and its current row, the only one.
+    fn one_version_made_current(&mut self, heads: &mut Vec<HeadRow>) -> Option<Statement> {
+        let (versions, conflict) = match (self.new_versions.len(), self.versions_in_place.len()) {
+            (1, 0) => (&mut self.new_versions, ""),
+            (0, 1) => (&mut self.versions_in_place, IN_PLACE),
+            _ => return None,
+        };
+        match (&versions[..], &heads[..]) {
+            ([v], [h]) if v.body.is_none() && v.key == h.key && v.version == h.version => {}
+            _ => return None,
+        }
+        let (v, h) = (versions.pop()?, heads.pop()?);
+        Some(one_row::version_made_current(v, h, conflict))
+    }
+}
+
+/// What a version rewritten in place changes in its row.
+const IN_PLACE: &str = " ON CONFLICT (scope, id, version) DO UPDATE SET body = excluded.body, \
+     timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason";
 
 /// Makes the keys of scopes where they have none.
 fn scopes_statement(scopes: Vec<ScopeName>) -> Option<Statement> {
@@ -157,12 +185,7 @@ fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<State
     } else {
         versions
     };
-    let conflict = if in_place {
-        " ON CONFLICT (scope, id, version) DO UPDATE SET body = excluded.body, \
-         timestamp = excluded.timestamp, \"user\" = excluded.\"user\", reason = excluded.reason"
-    } else {
-        ""
-    };
+    let conflict = if in_place { IN_PLACE } else { "" };
     let mut versions = versions;
     if versions.len() == 1 {
         return versions.pop().map(|v| one_row::version(v, conflict));
@@ -326,4 +349,83 @@ fn last_of_each<T, K: std::hash::Hash + Eq>(rows: Vec<T>, key: impl Fn(&T) -> K)
         .collect();
     out.reverse();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(id: &str) -> DocKey {
+        (Collection::Object, "t".into(), "e".into(), id.into())
+    }
+
+    fn version(id: &str, n: i64, body: Option<&str>) -> VersionRow {
+        VersionRow {
+            key: key(id),
+            version: n,
+            body: body.map(str::to_string),
+            timestamp: chrono::Utc::now(),
+            user: "u".into(),
+            reason: None,
+        }
+    }
+
+    fn head(id: &str, n: i64) -> HeadRow {
+        HeadRow {
+            key: key(id),
+            version: n,
+            kind: None,
+            body: serde_json::json!({"_id": id}),
+            text: format!("{{\"_id\":\"{id}\"}}"),
+            search: id.into(),
+            id_fold: None,
+            name_fold: None,
+        }
+    }
+
+    fn statements(g: Gathered) -> Vec<String> {
+        g.into_statements().into_iter().map(|(sql, _)| sql).collect()
+    }
+
+    #[test]
+    fn a_single_save_is_one_statement_of_both_rows() {
+        for in_place in [false, true] {
+            let mut g = Gathered::default();
+            match in_place {
+                false => g.new_versions.push(version("a", 2, None)),
+                true => g.versions_in_place.push(version("a", 2, None)),
+            }
+            g.heads.push(head("a", 2));
+            let sql = statements(g);
+            assert_eq!(sql.len(), 1, "{sql:?}");
+            assert!(sql[0].contains("INSERT INTO versions") && sql[0].contains("INSERT INTO heads"));
+            assert_eq!(sql[0].contains("DO UPDATE SET body"), in_place, "{}", sql[0]);
+        }
+    }
+
+    #[test]
+    fn other_writes_keep_a_statement_per_table() {
+        // A version kept with its own body (not made current).
+        let mut g = Gathered::default();
+        g.new_versions.push(version("a", 2, Some("{}")));
+        g.heads.push(head("a", 2));
+        assert_eq!(statements(g).len(), 2);
+        // Two documents.
+        let mut g = Gathered::default();
+        g.new_versions.push(version("a", 1, None));
+        g.new_versions.push(version("b", 1, None));
+        g.heads.push(head("a", 1));
+        g.heads.push(head("b", 1));
+        assert_eq!(statements(g).len(), 2);
+        // A version of another document than the current row's.
+        let mut g = Gathered::default();
+        g.new_versions.push(version("a", 1, None));
+        g.heads.push(head("b", 1));
+        assert_eq!(statements(g).len(), 2);
+        // A version of one number and the current row of another.
+        let mut g = Gathered::default();
+        g.new_versions.push(version("a", 3, None));
+        g.heads.push(head("a", 2));
+        assert_eq!(statements(g).len(), 2);
+    }
 }

@@ -58,3 +58,26 @@ pub(super) fn head(h: HeadRow) -> Statement {
     ]);
     (sql, params)
 }
+
+/// Writes a version made current at once and its current row in one statement (the
+/// commonest save): the version's row, without a body (the current row holds it), the body
+/// of the version current until now back in its row, and the current row. A version of a
+/// number already stored is refused by the versions' primary key (`conflict` empty) or
+/// rewritten in place (`conflict` as `versions_statement` says it), as its own statement
+/// would.
+pub(super) fn version_made_current(v: VersionRow, h: HeadRow, conflict: &str) -> Statement {
+    let sql = format!(
+        "WITH back AS (UPDATE versions v SET body = h.text FROM heads h \
+         WHERE h.scope = {KEY_OF_PARAMS} AND h.id = $4 AND h.version <> $5 \
+         AND v.scope = h.scope AND v.id = h.id AND v.version = h.version AND v.body IS NULL), \
+         version AS (INSERT INTO versions (scope, id, version, body, timestamp, \"user\", reason) \
+         VALUES ({KEY_OF_PARAMS}, $4, $5, NULL, $12, $13, $14){conflict}) \
+         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold) \
+         VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (scope, id) \
+         DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
+         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold"
+    );
+    let (_, mut params) = head(h);
+    params.extend([owned(v.timestamp), owned(v.user), owned(v.reason)]);
+    (sql, params)
+}
