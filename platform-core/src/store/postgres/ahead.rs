@@ -3,6 +3,7 @@
 //! follow (current versions of documents, the types stored documents name, automations, the
 //! chunks of series at their current versions, the authentication epoch).
 
+use super::gathered::DocKey;
 use super::get;
 use super::pool::{owned, Owned};
 use super::tx::{SeriesKey, Sink, Tx};
@@ -46,6 +47,24 @@ impl Tx<'_> {
                         let (t, e): (String, String) = (get(row, 0)?, get(row, 1)?);
                         let v = super::documents::decode_version_at(row, 2)?;
                         cache.docs.insert((*coll, t, e, v.id.clone()), Some(v));
+                    }
+                }
+                Sink::EachDocument(keys) => {
+                    for key in keys {
+                        cache.docs.insert(key.clone(), None);
+                    }
+                    for row in &rows {
+                        let place = get::<i32>(row, 0)?;
+                        let Some(&(coll, ..)) =
+                            usize::try_from(place).ok().and_then(|p| keys.get(p))
+                        else {
+                            return Err(Error::Internal(format!(
+                                "a row for an unknown key {place}"
+                            )));
+                        };
+                        let (t, e): (String, String) = (get(row, 1)?, get(row, 2)?);
+                        let v = super::documents::decode_version_at(row, 3)?;
+                        cache.docs.insert((coll, t, e, v.id.clone()), Some(v));
                     }
                 }
                 Sink::Types(scopes) => {
@@ -198,23 +217,28 @@ impl Tx<'_> {
         wanted
     }
 
-    /// Current versions of documents: one statement per collection and scope. For one id,
+    /// Current versions of documents. The documents of one id in their collection and scope
+    /// (a save's document and its type, say) are read by one statement together, each by
     /// equalities on the primary key (the one plan the planner makes of it, statistics or
-    /// not, is kept for every call); for several, a look-up of each (planned for its ids: with
-    /// an array of unknown length, and without statistics yet, the planner may read a whole
-    /// scope).
+    /// not, is kept for every call); several ids of one collection and scope by a statement
+    /// of their own, a look-up of each (planned for its ids: with an array of unknown length,
+    /// and without statistics yet, the planner may read a whole scope).
     fn documents_ahead(&self, docs: HashMap<Collection, Vec<(String, String, String)>>) {
+        let mut alone: Vec<DocKey> = Vec::new();
+        let mut docs: Vec<_> = docs.into_iter().collect();
+        docs.sort_by_key(|(coll, _)| coll.as_str());
         for (coll, keys) in docs {
             for ((tenant, env), ids) in by_scope(keys.iter().map(|(t, e, i)| (t, e, i.clone()))) {
-                let (which, id) = match ids.as_slice() {
-                    [one] => ("h.id = $4", owned(one.clone())),
-                    _ => ("h.id IN (SELECT unnest($4::text[]))", owned(ids.clone())),
-                };
+                if let [one] = ids.as_slice() {
+                    alone.push((coll, tenant, env, one.clone()));
+                    continue;
+                }
+                let id = owned(ids.clone());
                 self.defer_read(
                     format!(
                         "SELECT $2::text, $3::text, {} FROM heads h JOIN versions v \
                          ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
-                         WHERE h.scope = {} AND {which}",
+                         WHERE h.scope = {} AND h.id IN (SELECT unnest($4::text[]))",
                         super::documents::CURRENT_COLUMNS,
                         super::scopes::KEY_OF_PARAMS
                     ),
@@ -233,6 +257,37 @@ impl Tx<'_> {
                 );
             }
         }
+        self.each_document_ahead(alone);
+    }
+
+    /// The current versions of documents of one id each: one statement, a part for each.
+    fn each_document_ahead(&self, keys: Vec<DocKey>) {
+        if keys.is_empty() {
+            return;
+        }
+        let mut parts = Vec::with_capacity(keys.len());
+        let mut params = Vec::with_capacity(keys.len() * 4);
+        for (place, (coll, tenant, env, id)) in keys.iter().enumerate() {
+            let n = params.len();
+            parts.push(format!(
+                "SELECT {place}::integer, ${t}::text, ${e}::text, {} FROM heads h JOIN versions v \
+                 ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
+                 WHERE h.scope = (SELECT key FROM scopes WHERE coll = ${c} AND tenant = ${t} \
+                 AND env = ${e}) AND h.id = ${i}",
+                super::documents::CURRENT_COLUMNS,
+                c = n + 1,
+                t = n + 2,
+                e = n + 3,
+                i = n + 4,
+            ));
+            params.extend([
+                owned(coll.as_str()),
+                owned(tenant.clone()),
+                owned(env.clone()),
+                owned(id.clone()),
+            ]);
+        }
+        self.defer_read(parts.join(" UNION ALL "), params, Sink::EachDocument(keys));
     }
 
     /// The types the stored documents name, one statement per collection and scope of the

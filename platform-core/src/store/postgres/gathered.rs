@@ -384,7 +384,10 @@ mod tests {
     }
 
     fn statements(g: Gathered) -> Vec<String> {
-        g.into_statements().into_iter().map(|(sql, _)| sql).collect()
+        g.into_statements()
+            .into_iter()
+            .map(|(sql, _)| sql)
+            .collect()
     }
 
     #[test]
@@ -398,8 +401,15 @@ mod tests {
             g.heads.push(head("a", 2));
             let sql = statements(g);
             assert_eq!(sql.len(), 1, "{sql:?}");
-            assert!(sql[0].contains("INSERT INTO versions") && sql[0].contains("INSERT INTO heads"));
-            assert_eq!(sql[0].contains("DO UPDATE SET body"), in_place, "{}", sql[0]);
+            assert!(
+                sql[0].contains("INSERT INTO versions") && sql[0].contains("INSERT INTO heads")
+            );
+            assert_eq!(
+                sql[0].contains("DO UPDATE SET body"),
+                in_place,
+                "{}",
+                sql[0]
+            );
         }
     }
 

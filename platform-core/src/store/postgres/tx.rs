@@ -28,6 +28,9 @@ pub(crate) enum Sink {
     /// Current versions (tenant, env, then the version's columns) of documents of a collection;
     /// the keys asked for and not found have none.
     Documents(Collection, Vec<(String, String, String)>),
+    /// Current versions (the key's place in this list, tenant, env, then the version's
+    /// columns) of one document of each key; the keys not found have none.
+    EachDocument(Vec<super::gathered::DocKey>),
     /// The type definitions (the type id, then tenant, env and the version's columns where
     /// one exists) named by a document, in these scopes; where none exists, none.
     Types(Vec<(String, String)>),
