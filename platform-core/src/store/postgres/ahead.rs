@@ -49,24 +49,7 @@ impl Tx<'_> {
                         cache.docs.insert((*coll, t, e, v.id.clone()), Some(v));
                     }
                 }
-                Sink::EachDocument(keys) => {
-                    for key in keys {
-                        cache.docs.insert(key.clone(), None);
-                    }
-                    for row in &rows {
-                        let place = get::<i32>(row, 0)?;
-                        let Some(&(coll, ..)) =
-                            usize::try_from(place).ok().and_then(|p| keys.get(p))
-                        else {
-                            return Err(Error::Internal(format!(
-                                "a row for an unknown key {place}"
-                            )));
-                        };
-                        let (t, e): (String, String) = (get(row, 1)?, get(row, 2)?);
-                        let v = super::documents::decode_version_at(row, 3)?;
-                        cache.docs.insert((coll, t, e, v.id.clone()), Some(v));
-                    }
-                }
+                Sink::EachDocument(keys) => each_document(&mut cache, keys, &rows)?,
                 Sink::Types(scopes) => {
                     for row in &rows {
                         let Some(kind) = get::<Option<String>>(row, 0)? else {
@@ -130,6 +113,23 @@ impl Tx<'_> {
         }
         Ok(())
     }
+}
+
+/// Keeps the rows of [`Sink::EachDocument`]: each the current version of the key at its place.
+fn each_document(cache: &mut super::tx::TxCache, keys: &[DocKey], rows: &[Row]) -> Result<()> {
+    for key in keys {
+        cache.docs.insert(key.clone(), None);
+    }
+    for row in rows {
+        let place = get::<i32>(row, 0)?;
+        let Some(&(coll, ..)) = usize::try_from(place).ok().and_then(|p| keys.get(p)) else {
+            return Err(Error::Internal(format!("a row for an unknown key {place}")));
+        };
+        let (t, e): (String, String) = (get(row, 1)?, get(row, 2)?);
+        let v = super::documents::decode_version_at(row, 3)?;
+        cache.docs.insert((coll, t, e, v.id.clone()), Some(v));
+    }
+    Ok(())
 }
 
 /// What a read ahead asks for that the transaction's cache does not hold yet.
