@@ -45,6 +45,45 @@ fn pg_size(url: &str) -> u64 {
         .unwrap()
 }
 
+/// The largest relations of the database (PostgreSQL), each with its bytes per object, and the
+/// average size of each column of `heads` and `versions`: where the bytes of an object go.
+fn pg_relations(url: &str, n: u64) -> Value {
+    let mut admin = platform_core::store::postgres::testing::admin(url).unwrap();
+    let rows = admin
+        .texts(
+            "SELECT c.relname || '=' || pg_total_relation_size(c.oid)::text FROM pg_class c \
+             JOIN pg_namespace s ON s.oid = c.relnamespace \
+             WHERE c.relkind IN ('r', 'i', 'm') AND s.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') \
+             ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 12",
+        )
+        .unwrap();
+    let mut out = serde_json::Map::new();
+    for row in rows {
+        let (name, bytes) = row.split_once('=').unwrap();
+        let bytes: f64 = bytes.parse().unwrap();
+        out.insert(name.to_string(), json!((bytes / n.max(1) as f64).round()));
+    }
+    let columns = admin
+        .texts(
+            "SELECT string_agg(c.column_name || '=' || c.table_name, ',') FROM information_schema.columns c \
+             WHERE c.table_schema = 'public' AND c.table_name IN ('heads', 'versions')",
+        )
+        .unwrap();
+    let mut sizes = serde_json::Map::new();
+    for pair in columns[0].split(',') {
+        let (column, table) = pair.split_once('=').unwrap();
+        let sql = format!(
+            "SELECT coalesce(round(avg(pg_column_size(\"{column}\"))), 0)::text FROM {table}"
+        );
+        sizes.insert(
+            format!("{table}.{column}"),
+            json!(admin.texts(&sql).unwrap()[0].parse::<f64>().unwrap()),
+        );
+    }
+    out.insert("average column sizes".into(), Value::Object(sizes));
+    Value::Object(out)
+}
+
 /// Loads `n` small objects into a new database of the backend the run measures and prints
 /// one JSON line: bytes per object next to the object's JSON size.
 pub(crate) fn w13(n: u64) {
@@ -77,11 +116,13 @@ pub(crate) fn w13(n: u64) {
         None => core.file_size(),
     };
     let per = |b: u64| b as f64 / n.max(1) as f64;
+    let relations = pg_url.as_deref().map(|url| pg_relations(url, n));
     let line = json!({
         "workload": "W13", "case": "bytes per small object",
         "contestant": if on_postgres() { "platform-pg" } else { "platform" },
         "objects": n, "json_bytes_per_object": per(json_bytes), "bytes_per_object": per(bytes),
         "empty_database_bytes": empty, "indexes": SMALL_INDEXES, "load_s": loaded,
+        "relations_bytes_per_object": relations,
     });
     println!("{line}");
 }

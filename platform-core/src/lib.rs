@@ -580,8 +580,20 @@ impl Platform {
         loop {
             tries += 1;
             let outcome = self.store.write().and_then(|mut tx| {
+                // A caller authenticated from the token cache alone: the epoch read with the
+                // transaction's first reads, and found unchanged before it commits.
+                let expected = tenancy::checked::pending();
+                if expected.is_some() {
+                    tx.read_ahead(&[store::Ahead::AuthEpoch])?;
+                }
                 let out = f(tx.as_mut())?;
+                if let Some(epoch) = expected {
+                    tenancy::checked::verify(tx.auth_epoch()?, epoch)?;
+                }
                 tx.commit()?;
+                if expected.is_some() {
+                    tenancy::checked::confirm();
+                }
                 Ok(out)
             });
             match outcome {

@@ -327,7 +327,7 @@ async fn save_body(
 ) -> Reply {
     let opts = SaveOptions::from_params(&params, source)?;
     let saved = caller
-        .run(move |p, who| p.objects().save(who, coll, body, &opts))
+        .run_write(move |p, who| p.objects().save(who, coll, body.clone(), &opts))
         .await?;
     Ok(json(saved))
 }

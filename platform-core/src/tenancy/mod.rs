@@ -12,6 +12,8 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::store::{ReadTx, TokenListing, TokenSelector};
 use crate::Platform;
 
+pub(crate) mod checked;
+
 /// A user's role changed by a new token ([`Tenancy::create_token_setting_role`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleChange {
@@ -307,6 +309,71 @@ impl Tenancy<'_> {
         }
     }
 
+    /// Authenticates the caller and makes `write` as them, the authentication epoch checked in
+    /// `write`'s first write transaction: where the caller's token is kept from an earlier
+    /// request, `write` runs at once as the principal kept, and the epoch is read with that
+    /// transaction's first reads (no read of its own; see [`checked`]). If the epoch moved
+    /// since the token was kept, that transaction rolls back, the caller is authenticated
+    /// afresh and `write` made again; a `write` that committed no transaction has the epoch
+    /// checked after it, and is made again the same way if it moved. So `write` must do the
+    /// same work on every run. The outer error is the authentication's; the caller's, with
+    /// what `write` answered, inside.
+    pub fn write_authenticated<T>(
+        &self,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+        write: impl Fn(&Principal) -> Result<T>,
+    ) -> Result<(Principal, Result<T>)> {
+        if let Some((epoch, p)) = self.kept(credentials, environment) {
+            let expected = checked::Expected::enter(epoch);
+            let out = write(&p);
+            let confirmed = expected.confirmed();
+            drop(expected);
+            match out {
+                Err(e) if checked::is_moved(&e) => {}
+                out if confirmed => return Ok((p, out)),
+                out => {
+                    if self.platform.store.auth_epoch()? == epoch {
+                        return Ok((p, out));
+                    }
+                }
+            }
+        }
+        let p = self.authenticate_at(None, credentials, environment)?;
+        let out = write(&p);
+        Ok((p, out))
+    }
+
+    /// The principal kept for these credentials from an earlier request, with the epoch it was
+    /// found at (a Basic user must be the token's).
+    fn kept(
+        &self,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+    ) -> Option<(u64, Principal)> {
+        let credentials = credentials?;
+        let hash = hash_token(credentials.token());
+        let env = environment.unwrap_or(DEFAULT_ENVIRONMENT);
+        self.platform
+            .tokens
+            .latest(&hash, env)
+            .filter(|(_, p)| match credentials {
+                Credentials::Basic { user, .. } => *user == p.user,
+                Credentials::Bearer(_) => true,
+            })
+    }
+
+    /// Whether a principal is kept for these credentials from an earlier request (it may
+    /// have been revoked since: [`Tenancy::write_authenticated`] finds out in its write). A
+    /// server reads a request's body for such a caller without authenticating first.
+    pub fn kept_principal(
+        &self,
+        credentials: Option<&Credentials>,
+        environment: Option<&str>,
+    ) -> Option<Principal> {
+        self.kept(credentials, environment).map(|(_, p)| p)
+    }
+
     /// [`Tenancy::read_authenticated`] in `tx`.
     fn read_authenticated_in<T>(
         &self,
@@ -315,27 +382,14 @@ impl Tenancy<'_> {
         environment: Option<&str>,
         read: impl Fn(&Principal) -> Result<T>,
     ) -> Result<(Principal, Result<T>)> {
-        if let Some(credentials) = credentials {
-            let hash = hash_token(credentials.token());
-            let env = environment.unwrap_or(DEFAULT_ENVIRONMENT);
-            let basic_ok = |p: &Principal| match credentials {
-                Credentials::Basic { user, .. } => *user == p.user,
-                Credentials::Bearer(_) => true,
-            };
-            if let Some((epoch, p)) = self
-                .platform
-                .tokens
-                .latest(&hash, env)
-                .filter(|(_, p)| basic_ok(p))
-            {
-                tx.read_ahead(&[crate::store::Ahead::AuthEpoch])?;
-                let out = read(&p);
-                match tx.auth_epoch() {
-                    Ok(now) if now == epoch => return Ok((p, out)),
-                    Ok(_) => {}
-                    // A read that failed the transaction fails the epoch's read after it.
-                    Err(e) => return Ok((p, Err(out.err().unwrap_or(e)))),
-                }
+        if let Some((epoch, p)) = self.kept(credentials, environment) {
+            tx.read_ahead(&[crate::store::Ahead::AuthEpoch])?;
+            let out = read(&p);
+            match tx.auth_epoch() {
+                Ok(now) if now == epoch => return Ok((p, out)),
+                Ok(_) => {}
+                // A read that failed the transaction fails the epoch's read after it.
+                Err(e) => return Ok((p, Err(out.err().unwrap_or(e)))),
             }
         }
         let p = self.authenticate_at(Some(tx), credentials, environment)?;

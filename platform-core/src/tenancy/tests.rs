@@ -241,3 +241,102 @@ fn tokens_and_environments_are_listed_without_secrets() {
         ErrorCode::NotFound
     );
 }
+
+/// Writes as a token `a` keeps ([`Tenancy::write_authenticated`]) while `b` (another process of
+/// the same database) changes tenancy: the epoch is checked in the write's own transaction, so
+/// a write made as a principal gone stale rolls back and is made again as the caller is now
+/// (once, stored once), a lowered role or a revoked token is refused with nothing written, and
+/// a call that writes nothing is checked after it. Returns the principal `b` reads as.
+pub(crate) fn writes_as_a_kept_token_are_checked_in_their_transaction(
+    a: &Platform,
+    b: &Platform,
+) -> Principal {
+    use crate::documents::SaveOptions;
+    use crate::ids::Source;
+    use crate::store::Collection;
+    use std::cell::Cell;
+    let looker = b.tenancy().local_principal("acme", "looker").unwrap();
+    let token = b
+        .tenancy()
+        .make_token("acme", "ann", Role::Writer, false)
+        .map(|(t, _)| t)
+        .unwrap();
+    let bearer = Credentials::Bearer(token.clone());
+    let runs = Cell::new(0);
+    let write = |id: &str| {
+        runs.set(0);
+        a.tenancy()
+            .write_authenticated(Some(&bearer), None, |who| {
+                runs.set(runs.get() + 1);
+                a.objects().save(
+                    who,
+                    Collection::Object,
+                    serde_json::json!({"_id": id, "by": who.user}),
+                    &SaveOptions::default(),
+                )
+            })
+            .map(|(who, out)| (who.role, out.map(|v| v["_version"].clone())))
+    };
+    let stored = |id: &str| {
+        b.objects()
+            .get(&looker, Collection::Object, Source::Private, id, None, None)
+            .ok()
+            .map(|v| v["_version"].clone())
+    };
+    // Not kept yet: authenticated first, then kept.
+    let (role, out) = write("A").unwrap();
+    assert_eq!(
+        (role, out.unwrap(), runs.get()),
+        (Role::Writer, serde_json::Value::from(1), 1)
+    );
+    let (_, out) = write("B").unwrap();
+    assert_eq!(
+        (out.unwrap(), runs.get()),
+        (serde_json::Value::from(1), 1),
+        "kept: made once"
+    );
+    // Another user's token moves the epoch: the write made as the kept principal rolls back
+    // and is made again, stored once.
+    b.tenancy()
+        .make_token("acme", "bob", Role::Reader, false)
+        .unwrap();
+    let (_, out) = write("C").unwrap();
+    assert_eq!(
+        (out.unwrap(), runs.get()),
+        (serde_json::Value::from(1), 2),
+        "made again"
+    );
+    assert_eq!(stored("C"), Some(serde_json::Value::from(1)));
+    // A role lowered by `b`: the kept writer is not used; refused, nothing written.
+    b.tenancy()
+        .make_token("acme", "ann", Role::Reader, true)
+        .unwrap();
+    let (role, out) = write("D").unwrap();
+    assert_eq!(role, Role::Reader);
+    assert_eq!(out.unwrap_err().code(), ErrorCode::NotAuthorized);
+    assert_eq!(stored("D"), None);
+    // Revoked: refused, nothing written.
+    b.tenancy()
+        .make_token("acme", "ann", Role::Writer, true)
+        .unwrap();
+    assert_eq!(write("E").unwrap().1.unwrap(), serde_json::Value::from(1));
+    assert!(b.tenancy().revoke_token(&token).unwrap());
+    assert_eq!(write("F").unwrap_err().code(), ErrorCode::NotAuthenticated);
+    assert_eq!(stored("F"), None);
+    // A call that commits no write is checked after it.
+    let read = a.tenancy().write_authenticated(Some(&bearer), None, |who| {
+        a.objects()
+            .get(who, Collection::Object, Source::Private, "A", None, None)
+    });
+    assert_eq!(read.unwrap_err().code(), ErrorCode::NotAuthenticated);
+    looker
+}
+
+#[test]
+fn writes_as_a_kept_token_are_checked_in_their_transaction_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.db");
+    let a = Platform::open(&path).unwrap();
+    let b = Platform::open(&path).unwrap();
+    writes_as_a_kept_token_are_checked_in_their_transaction(&a, &b);
+}

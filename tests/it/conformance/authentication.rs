@@ -100,6 +100,37 @@ async fn a_token_that_is_not_a_valid_one_is_refused() {
         .assert_error(401, "NOT_AUTHENTICATED");
 }
 
+/// A save by a token the server keeps from an earlier request is authenticated in its own write
+/// transaction, its body read without a read of its own first: a role lowered or the token
+/// revoked since the token was kept is refused, and nothing is stored.
+#[actix_rt::test]
+async fn a_save_by_a_kept_token_is_refused_once_its_role_is_lowered_or_it_is_revoked() {
+    let s = TestServer::new();
+    let c = s.client_of("acme", "carol", Role::Writer);
+    let r = s.client_of("acme", "rita", Role::Reader);
+    assert_eq!(c.save(json!({"_id": "A"})).await["_version"], 1);
+    let tenancy = s.platform.tenancy();
+    tenancy
+        .create_token_setting_role("acme", "carol", Role::Reader)
+        .unwrap();
+    c.post("/object/v1", json!({"_id": "B"}))
+        .await
+        .assert_error(403, "NOT_AUTHORIZED");
+    tenancy
+        .create_token_setting_role("acme", "carol", Role::Writer)
+        .unwrap();
+    assert_eq!(c.save(json!({"_id": "C"})).await["_version"], 1);
+    assert!(tenancy.revoke_token(&c.token).unwrap());
+    c.post("/object/v1", json!({"_id": "D"}))
+        .await
+        .assert_error(401, "NOT_AUTHENTICATED");
+    for id in ["B", "D"] {
+        r.get(&format!("/object/v1/private/{id}"))
+            .await
+            .assert_error(404, "NOT_FOUND");
+    }
+}
+
 #[actix_rt::test]
 async fn the_x_platform_environment_header_selects_the_environment() {
     let s = TestServer::new();

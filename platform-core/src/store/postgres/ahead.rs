@@ -175,7 +175,7 @@ impl Tx<'_> {
         let mut wanted = Wanted::default();
         for a in what {
             match a {
-                Ahead::AuthEpoch => wanted.epoch |= self.read_only && cache.auth_epoch.is_none(),
+                Ahead::AuthEpoch => wanted.epoch |= cache.auth_epoch.is_none(),
                 Ahead::TypeOf(coll, scope, id, scopes) => {
                     wanted.types.push((*coll, scope, id, scopes))
                 }

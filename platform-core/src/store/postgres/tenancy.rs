@@ -70,11 +70,18 @@ impl TenancyRead for Tx<'_> {
     }
 
     fn auth_epoch(&self) -> Result<u64> {
-        if let Some(n) = self.cache.borrow().auth_epoch {
+        // A reader sees one snapshot and keeps the epoch as read; a writer's read named ahead
+        // (`Platform::write` for a caller authenticated from the token cache) is answered
+        // once, as of that read.
+        let kept = |tx: &Self| match tx.read_only {
+            true => tx.cache.borrow().auth_epoch,
+            false => tx.cache.borrow_mut().auth_epoch.take(),
+        };
+        if let Some(n) = kept(self) {
             return Ok(n);
         }
         if self.settle(|sink| matches!(sink, super::tx::Sink::AuthEpoch))? {
-            if let Some(n) = self.cache.borrow().auth_epoch {
+            if let Some(n) = kept(self) {
                 return Ok(n);
             }
         }
