@@ -582,17 +582,17 @@ impl Platform {
             let outcome = self.store.write().and_then(|mut tx| {
                 // A caller authenticated from the token cache alone: the epoch read with the
                 // transaction's first reads, and found unchanged before it commits.
-                let expected = tenancy::checked::pending();
+                let expected = store::expected_epoch::pending();
                 if expected.is_some() {
                     tx.read_ahead(&[store::Ahead::AuthEpoch])?;
                 }
                 let out = f(tx.as_mut())?;
                 if let Some(epoch) = expected {
-                    tenancy::checked::verify(tx.auth_epoch()?, epoch)?;
+                    store::expected_epoch::verify(tx.auth_epoch()?, epoch)?;
                 }
                 tx.commit()?;
                 if expected.is_some() {
-                    tenancy::checked::confirm();
+                    store::expected_epoch::confirm();
                 }
                 Ok(out)
             });

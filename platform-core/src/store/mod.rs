@@ -46,6 +46,7 @@ mod status;
 mod upgrade;
 
 pub use ahead::{Ahead, ReadAhead};
+pub(crate) mod expected_epoch;
 pub use holds::{Hold, Holds};
 #[cfg(feature = "postgres")]
 pub(crate) use replica::set_commit_position;

@@ -9,10 +9,9 @@ use crate::auth::{
     DEFAULT_ENVIRONMENT,
 };
 use crate::error::{Error, ErrorCode, Result};
+use crate::store::expected_epoch as checked;
 use crate::store::{ReadTx, TokenListing, TokenSelector};
 use crate::Platform;
-
-pub(crate) mod checked;
 
 /// A user's role changed by a new token ([`Tenancy::create_token_setting_role`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -312,12 +311,12 @@ impl Tenancy<'_> {
     /// Authenticates the caller and makes `write` as them, the authentication epoch checked in
     /// `write`'s first write transaction: where the caller's token is kept from an earlier
     /// request, `write` runs at once as the principal kept, and the epoch is read with that
-    /// transaction's first reads (no read of its own; see [`checked`]). If the epoch moved
-    /// since the token was kept, that transaction rolls back, the caller is authenticated
-    /// afresh and `write` made again; a `write` that committed no transaction has the epoch
-    /// checked after it, and is made again the same way if it moved. So `write` must do the
-    /// same work on every run. The outer error is the authentication's; the caller's, with
-    /// what `write` answered, inside.
+    /// transaction's first reads (no read of its own; see `store::expected_epoch`). If the
+    /// epoch moved since the token was kept, that transaction rolls back, the caller is
+    /// authenticated afresh and `write` made again; a `write` that committed no transaction
+    /// has the epoch checked after it, and is made again the same way if it moved. So `write`
+    /// must do the same work on every run. The outer error is the authentication's; the
+    /// caller's, with what `write` answered, inside.
     pub fn write_authenticated<T>(
         &self,
         credentials: Option<&Credentials>,

@@ -1,5 +1,5 @@
 //! Writes made as a caller authenticated from the token cache alone, the authentication epoch
-//! checked inside the write's own transaction ([`super::Tenancy::write_authenticated`]).
+//! checked inside the write's own transaction ([`crate::tenancy::Tenancy::write_authenticated`]).
 //!
 //! A token kept by an earlier request names its principal and the epoch it was found at. A
 //! request that writes runs its call at once as that principal, with the epoch expected on
