@@ -43,6 +43,19 @@ def fmt_us(x):
     return f"{x:,.0f} µs" if x >= 10 else f"{x:.1f} µs"
 
 
+def w13_where(relations):
+    """Where W13's bytes of an object go on PostgreSQL: each relation's bytes per object (a
+    table's with its indexes) and the average size of the columns of heads and versions."""
+    if not relations:
+        return ""
+    columns = relations.get("average column sizes", {})
+    tables = [(k, v) for k, v in relations.items() if isinstance(v, (int, float))]
+    parts = ", ".join(f"{k} {v:,.0f} B" for k, v in tables)
+    cols = ", ".join(f"{k} {v:,.0f}" for k, v in columns.items() if v)
+    return (f"; per object, each table with its indexes and each index: {parts}; "
+            f"average bytes of a column: {cols}")
+
+
 def fmt_bytes(b):
     return f"{b / 1024:.1f} KiB" if b < 1 << 20 else f"{b / (1 << 20):.1f} MiB"
 
@@ -458,6 +471,7 @@ def main():
         ratio = d["bytes_per_object"] / d["json_bytes_per_object"]
         text = (f"{d['bytes_per_object']:,.0f} B, {ratio:.2f}× its {d['json_bytes_per_object']:,.0f} B of JSON "
                 f"({int(d['objects']):,} objects; {how})")
+        text += w13_where(d.get("relations_bytes_per_object"))
         goal("W13", f"a small object with three declared indexes on {backend} takes at most {lim}× its JSON",
              ratio <= lim, text)
 
