@@ -381,7 +381,7 @@ where
     let platform = state.platform.clone();
     // The request's span (its id) goes with the call, so the core's log lines carry it.
     let span = tracing::Span::current();
-    let (tenant, out, committed) = web::block(move || {
+    let done = web::block(move || {
         let _request = span.enter();
         // Authenticated on the primary (or, while it does not answer, where the request may
         // read); the call's reads where the request may read.
@@ -406,6 +406,17 @@ where
     })
     .await
     .map_err(blocking_failed)??;
+    finished(req, state, key, done)
+}
+
+/// A call made on the blocking pool, done: the caller's tenant kept for the access log, a
+/// write's commit position recorded (`committed_at`), and the call's answer.
+fn finished<T>(
+    req: &HttpRequest,
+    state: &web::Data<AppState>,
+    key: Option<String>,
+    (tenant, out, committed): (String, platform_core::Result<T>, Option<u64>),
+) -> Result<T, ApiError> {
     req.extensions_mut().insert(TenantTag(tenant));
     committed_at(req, state, key, committed);
     Ok(out?)
@@ -473,7 +484,7 @@ impl Caller {
         let (credentials, environment) = credentials(req)?;
         let platform = state.platform.clone();
         let span = tracing::Span::current();
-        let (tenant, out, committed) = web::block(move || {
+        let done = web::block(move || {
             let _request = span.enter();
             let (principal, out) = platform.tenancy().write_authenticated(
                 credentials.as_ref(),
@@ -484,9 +495,7 @@ impl Caller {
         })
         .await
         .map_err(blocking_failed)??;
-        req.extensions_mut().insert(TenantTag(tenant));
-        committed_at(req, state, key, committed);
-        Ok(out?)
+        finished(req, state, key, done)
     }
 
     /// Runs `f` as the authenticated caller, on this thread when the database lives in this
