@@ -337,7 +337,7 @@ fn read_ahead(
             Some((scope, id, item.get("_type").is_some_and(Value::is_string)))
         })
         .collect();
-    let types: Vec<(Scope, &str)> = match coll {
+    let mut types: Vec<(Scope, &str)> = match coll {
         Collection::Object => items
             .iter()
             .filter_map(|item| item.get("_type").and_then(Value::as_str))
@@ -346,6 +346,15 @@ fn read_ahead(
             .collect(),
         _ => Vec::new(),
     };
+    // An object that names no type and has none stored takes the default one, whose definition
+    // its save reads.
+    let default = coll.default_type();
+    if coll == Collection::Object
+        && keys.iter().any(|(_, _, typed)| !typed)
+        && !types.iter().any(|(_, t)| *t == default)
+    {
+        types.push((Scope::for_source(Source::of_id(default), p), default));
+    }
     let mut ahead: Vec<Ahead<'_>> = keys
         .iter()
         .map(|(scope, id, _)| Ahead::Document(coll, scope, id))
