@@ -525,7 +525,7 @@ async fn tag(caller: Caller, path: web::Path<(String, String, String, String, St
     let source: Source = source.parse()?;
     let which: VersionRef = version.parse()?;
     let out = caller
-        .run(move |p, who| p.objects().tag(who, coll, source, &key, &which, &tag))
+        .run_write(move |p, who| p.objects().tag(who, coll, source, &key, &which, &tag))
         .await?;
     Ok(json(out))
 }
@@ -605,7 +605,7 @@ async fn delete_with(
     let source: Source = source.parse()?;
     let reason = params.get("_reason").map(str::to_string);
     let out = caller
-        .run(move |p, who| {
+        .run_write(move |p, who| {
             p.objects()
                 .delete(who, coll, source, &key, &target, reason.as_deref())
         })

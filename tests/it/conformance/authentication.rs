@@ -102,7 +102,8 @@ async fn a_token_that_is_not_a_valid_one_is_refused() {
 
 /// A save by a token the server keeps from an earlier request is authenticated in its own write
 /// transaction, its body read without a read of its own first: a role lowered or the token
-/// revoked since the token was kept is refused, and nothing is stored.
+/// revoked since the token was kept is refused, and nothing is stored (a delete or a tag by it
+/// alike).
 #[actix_rt::test]
 async fn a_save_by_a_kept_token_is_refused_once_its_role_is_lowered_or_it_is_revoked() {
     let s = TestServer::new();
@@ -129,6 +130,15 @@ async fn a_save_by_a_kept_token_is_refused_once_its_role_is_lowered_or_it_is_rev
             .await
             .assert_error(404, "NOT_FOUND");
     }
+    // A delete and a tag by it alike: refused, and C stays as it was.
+    c.method(Method::DELETE, "/object/v1/private/C")
+        .await
+        .assert_error(401, "NOT_AUTHENTICATED");
+    c.method(Method::PUT, "/object/v1/private/C/1/eod")
+        .await
+        .assert_error(401, "NOT_AUTHENTICATED");
+    let kept = r.get("/object/v1/private/C").await;
+    assert_eq!((kept.status, &kept.body["_tag"]), (200, &json!([])));
 }
 
 #[actix_rt::test]
