@@ -547,12 +547,24 @@ fn replaced(
     current: Option<&StoredVersion>,
     fields: Map<String, Value>,
 ) -> Map<String, Value> {
-    let mut body = Map::with_capacity(fields.len() + 2);
-    body.insert("_id".into(), Value::String(id.to_string()));
-    body.insert("_type".into(), Value::String(coll.default_type().into()));
-    for (k, v) in fields {
-        body.insert(k, v);
-    }
+    let mut keys = fields.keys().map(String::as_str);
+    let (first, second) = (keys.next(), keys.next());
+    let mut body = if first == Some("_id") && second == Some("_type") {
+        // Already `_id` first and `_type` second (as most items are sent): kept as it is.
+        fields
+    } else if first == Some("_id") && !fields.contains_key("_type") {
+        let mut body = fields;
+        body.shift_insert(1, "_type".into(), Value::String(coll.default_type().into()));
+        body
+    } else {
+        let mut body = Map::with_capacity(fields.len() + 2);
+        body.insert("_id".into(), Value::String(id.to_string()));
+        body.insert("_type".into(), Value::String(coll.default_type().into()));
+        for (k, v) in fields {
+            body.insert(k, v);
+        }
+        body
+    };
     // A replace removes the fields the caller can see and did not send; a data
     // property the caller may not read stays as it was.
     for (k, v) in current.iter().flat_map(|cur| &cur.body) {

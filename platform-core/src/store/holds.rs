@@ -34,10 +34,16 @@ impl Hold<'_> {
             Hold::Secret(scope, id) => ("s", "", scope, id),
             Hold::Initialisation => return "i".to_string(),
         };
-        format!(
-            "{kind}\u{1f}{coll}\u{1f}{}\u{1f}{}\u{1f}{id}",
-            scope.tenant, scope.env
-        )
+        // Pushed, not formatted: every write of a document makes this text, twice.
+        let parts = [kind, coll, &scope.tenant, &scope.env, id];
+        let mut key = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+        for (i, part) in parts.into_iter().enumerate() {
+            if i > 0 {
+                key.push('\u{1f}');
+            }
+            key.push_str(part);
+        }
+        key
     }
 }
 

@@ -557,14 +557,18 @@ impl DocumentWrite for Tx<'_> {
                 lead,
             ])
             .db()?;
-        self.conn
-            .prepare_cached(
-                "UPDATE heads SET type = ?3, name_fold = ?4 WHERE sk = ?1 AND id = ?2 \
-                 AND (type IS NOT ?3 OR name_fold IS NOT ?4)",
-            )
-            .db()?
-            .execute(params![sk, v.id, tk, name_fold])
-            .db()?;
+        // A document with no current version had no row: the insert above wrote its type and
+        // folded name.
+        if replaces.is_some() {
+            self.conn
+                .prepare_cached(
+                    "UPDATE heads SET type = ?3, name_fold = ?4 WHERE sk = ?1 AND id = ?2 \
+                     AND (type IS NOT ?3 OR name_fold IS NOT ?4)",
+                )
+                .db()?
+                .execute(params![sk, v.id, tk, name_fold])
+                .db()?;
+        }
         self.conn
             .prepare_cached("DELETE FROM versions WHERE sk = ?1 AND id = ?2 AND version = ?3")
             .db()?
