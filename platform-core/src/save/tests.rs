@@ -113,6 +113,41 @@ fn create_is_version_one_with_system_fields() {
 }
 
 #[test]
+fn a_new_body_starts_with_its_id_then_its_type_in_whatever_order_they_were_sent() {
+    let f = fixture();
+    // Each shape a new body or a replace may take: `_id` and `_type` leading, `_type`
+    // absent, `_type` later, `_id` later; the other fields keep the order they were sent in.
+    let sent = [
+        json!({"_id": "A", "_type": "Plant", "b": 1, "a": 2}),
+        json!({"_id": "B", "b": 1, "a": 2}),
+        json!({"_id": "C", "b": 1, "_type": "Plant", "a": 2}),
+        json!({"b": 1, "a": 2, "_type": "Plant", "_id": "D"}),
+    ];
+    let expected = [
+        vec!["_id", "_type", "b", "a"],
+        vec!["_id", "_type", "b", "a"],
+        vec!["_id", "_type", "b", "a"],
+        vec!["_id", "_type", "b", "a"],
+    ];
+    for (body, keys) in sent.iter().zip(&expected) {
+        let id = body["_id"].as_str().unwrap();
+        for saved in [f.save(body.clone()), f.replace(body.clone()), f.get(id)] {
+            let fields = user_fields(&saved);
+            let got: Vec<&str> = fields
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(&got, keys, "{body}");
+            assert_eq!(fields["_id"], id);
+        }
+    }
+    assert_eq!(user_fields(&f.get("B"))["_type"], "#Object");
+    assert_eq!(user_fields(&f.get("C"))["_type"], "Plant");
+}
+
+#[test]
 fn merge_keeps_unsent_fields_and_adds_a_version() {
     let f = fixture();
     f.save(json!({"_id": "A", "_type": "#SETTING", "name": "n", "value": 1}));
