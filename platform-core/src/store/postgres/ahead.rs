@@ -49,7 +49,14 @@ impl Tx<'_> {
                         cache.docs.insert((*coll, t, e, v.id.clone()), Some(v));
                     }
                 }
-                Sink::EachDocument(keys) => each_document(&mut cache, keys, &rows)?,
+                Sink::EachDocument {
+                    keys,
+                    epoch,
+                    automations,
+                } => {
+                    let rows = with_each_document(&mut cache, *epoch, automations, rows)?;
+                    each_document(&mut cache, keys, &rows)?
+                }
                 Sink::Types(scopes) => {
                     for row in &rows {
                         let Some(kind) = get::<Option<String>>(row, 0)? else {
@@ -115,6 +122,42 @@ impl Tx<'_> {
     }
 }
 
+/// Keeps what a read of [`Sink::EachDocument`] read with the documents (the rows at places
+/// below 0): the epoch, and the automations of a scope in the order of their ids (as their own
+/// read orders them); the documents' rows.
+fn with_each_document(
+    cache: &mut super::tx::TxCache,
+    epoch: bool,
+    automations: &Option<(String, String)>,
+    rows: Vec<Row>,
+) -> Result<Vec<Row>> {
+    let mut docs = Vec::with_capacity(rows.len());
+    let mut found: Vec<(String, String)> = Vec::new();
+    for row in rows {
+        match get::<i32>(&row, 0)? {
+            EPOCH_PLACE if epoch => cache.auth_epoch = Some(get::<i64>(&row, 4)? as u64),
+            AUTOMATIONS_PLACE if automations.is_some() => {
+                found.push((get(&row, 3)?, get(&row, 5)?));
+            }
+            _ => docs.push(row),
+        }
+    }
+    if let Some(scope) = automations {
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let found = found
+            .iter()
+            .map(|(_, doc)| super::outbox::decode_automation_text(doc))
+            .collect::<Result<Vec<_>>>()?;
+        cache.automations.insert(scope.clone(), found);
+    }
+    Ok(docs)
+}
+
+/// The place of the epoch's row in a read of [`Sink::EachDocument`].
+const EPOCH_PLACE: i32 = -2;
+/// The place of the automations' rows in a read of [`Sink::EachDocument`].
+const AUTOMATIONS_PLACE: i32 = -1;
+
 /// Keeps the rows of [`Sink::EachDocument`]: each the current version of the key at its place.
 fn each_document(cache: &mut super::tx::TxCache, keys: &[DocKey], rows: &[Row]) -> Result<()> {
     for key in keys {
@@ -152,14 +195,18 @@ struct Wanted<'w> {
 
 impl ReadAhead for Tx<'_> {
     fn read_ahead(&self, what: &[Ahead<'_>]) -> Result<()> {
-        let wanted = self.wanted(what);
-        self.documents_ahead(wanted.docs);
+        let mut wanted = self.wanted(what);
         if wanted.epoch {
-            self.defer_read(
-                "SELECT n FROM auth_epoch WHERE id = 1",
-                vec![],
-                Sink::AuthEpoch,
-            );
+            // Sent with the documents read below, or with the next statement answered.
+            self.epoch_ahead.set(true);
+        }
+        let alone = self.documents_ahead(wanted.docs);
+        // The documents read one by one, the epoch and one scope's automations: one statement.
+        if !alone.is_empty() && !wanted.scopes.is_empty() {
+            let scope = wanted.scopes.remove(0);
+            self.each_document_ahead(alone, Some(scope));
+        } else {
+            self.each_document_ahead(alone, None);
         }
         self.types_ahead(wanted.types);
         self.automations_ahead(wanted.scopes, wanted.all);
@@ -175,7 +222,9 @@ impl Tx<'_> {
         let mut wanted = Wanted::default();
         for a in what {
             match a {
-                Ahead::AuthEpoch => wanted.epoch |= cache.auth_epoch.is_none(),
+                Ahead::AuthEpoch => {
+                    wanted.epoch |= cache.auth_epoch.is_none() && !self.epoch_ahead.get()
+                }
                 Ahead::TypeOf(coll, scope, id, scopes) => {
                     wanted.types.push((*coll, scope, id, scopes))
                 }
@@ -223,7 +272,12 @@ impl Tx<'_> {
     /// not, is kept for every call); several ids of one collection and scope by a statement
     /// of their own, a look-up of each (planned for its ids: with an array of unknown length,
     /// and without statistics yet, the planner may read a whole scope).
-    fn documents_ahead(&self, docs: HashMap<Collection, Vec<(String, String, String)>>) {
+    /// The documents of one id in their collection and scope are answered: read them with
+    /// [`Tx::each_document_ahead`].
+    fn documents_ahead(
+        &self,
+        docs: HashMap<Collection, Vec<(String, String, String)>>,
+    ) -> Vec<DocKey> {
         let mut alone: Vec<DocKey> = Vec::new();
         let mut docs: Vec<_> = docs.into_iter().collect();
         docs.sort_by_key(|(coll, _)| coll.as_str());
@@ -257,16 +311,33 @@ impl Tx<'_> {
                 );
             }
         }
-        self.each_document_ahead(alone);
+        alone
     }
 
-    /// The current versions of documents of one id each: one statement, a part for each.
-    fn each_document_ahead(&self, keys: Vec<DocKey>) {
+    /// The current versions of documents of one id each: one statement, a part for each; with
+    /// them the epoch, when named ahead and not sent yet, and the automations of `automations`.
+    fn each_document_ahead(&self, keys: Vec<DocKey>, automations: Option<(String, String)>) {
         if keys.is_empty() {
             return;
         }
-        let mut parts = Vec::with_capacity(keys.len());
-        let mut params = Vec::with_capacity(keys.len() * 4);
+        let mut parts = Vec::with_capacity(keys.len() + 2);
+        let mut params = Vec::with_capacity(keys.len() * 4 + 2);
+        let epoch = self.epoch_ahead.take();
+        if epoch {
+            parts.push(format!(
+                "SELECT {EPOCH_PLACE}::integer, NULL::text, NULL::text, NULL::text, n::bigint, \
+                 NULL::text, NULL::timestamptz, NULL::text, NULL::text, NULL::text[] \
+                 FROM auth_epoch WHERE id = 1"
+            ));
+        }
+        if let Some((tenant, env)) = &automations {
+            parts.push(format!(
+                "SELECT {AUTOMATIONS_PLACE}::integer, $1::text, $2::text, a.id::text, NULL::bigint, \
+                 a.doc, NULL::timestamptz, NULL::text, NULL::text, NULL::text[] \
+                 FROM automations a WHERE a.tenant = $1 AND a.env = $2"
+            ));
+            params.extend([owned(tenant.clone()), owned(env.clone())]);
+        }
         for (place, (coll, tenant, env, id)) in keys.iter().enumerate() {
             let n = params.len();
             parts.push(format!(
@@ -287,7 +358,15 @@ impl Tx<'_> {
                 owned(id.clone()),
             ]);
         }
-        self.defer_read(parts.join(" UNION ALL "), params, Sink::EachDocument(keys));
+        self.defer_read(
+            parts.join(" UNION ALL "),
+            params,
+            Sink::EachDocument {
+                keys,
+                epoch,
+                automations,
+            },
+        );
     }
 
     /// The types the stored documents name, one statement per collection and scope of the

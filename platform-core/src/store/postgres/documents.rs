@@ -267,7 +267,7 @@ impl DocumentRead for Tx<'_> {
                         .iter()
                         .any(|(t, e, i)| *t == key.1 && *e == key.2 && *i == key.3)
             }
-            Sink::EachDocument(keys) => keys.contains(&key),
+            Sink::EachDocument { keys, .. } => keys.contains(&key),
             Sink::Types(_) => coll == Collection::Type,
             _ => false,
         };

@@ -52,7 +52,12 @@ fn decode_delivery(r: &Row) -> Result<Delivery> {
 }
 
 pub(super) fn decode_automation(r: &Row, i: usize) -> Result<Automation> {
-    Automation::from_body(json_map(&get::<String>(r, i)?, "an automation")?)
+    decode_automation_text(&get::<String>(r, i)?)
+}
+
+/// An automation from its stored `doc`.
+pub(super) fn decode_automation_text(doc: &str) -> Result<Automation> {
+    Automation::from_body(json_map(doc, "an automation")?)
 }
 
 impl OutboxRead for Tx<'_> {
@@ -70,7 +75,11 @@ impl OutboxRead for Tx<'_> {
         if let Some(kept) = self.cache.borrow().automations.get(&key) {
             return Ok(kept.clone());
         }
-        let on_its_way = |sink: &Sink| matches!(sink, Sink::Automations(Some(k)) if *k == key);
+        let on_its_way = |sink: &Sink| match sink {
+            Sink::Automations(Some(k)) => *k == key,
+            Sink::EachDocument { automations, .. } => automations.as_ref() == Some(&key),
+            _ => false,
+        };
         if self.settle(on_its_way)? {
             if let Some(kept) = self.cache.borrow().automations.get(&key) {
                 return Ok(kept.clone());

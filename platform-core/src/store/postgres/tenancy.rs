@@ -80,15 +80,20 @@ impl TenancyRead for Tx<'_> {
         if let Some(n) = kept(self) {
             return Ok(n);
         }
-        if self.settle(|sink| matches!(sink, super::tx::Sink::AuthEpoch))? {
+        use super::tx::Sink;
+        // Named ahead and not sent yet: read here, once.
+        self.epoch_ahead.set(false);
+        if self.settle(|sink| {
+            matches!(
+                sink,
+                Sink::AuthEpoch | Sink::EachDocument { epoch: true, .. }
+            )
+        })? {
             if let Some(n) = kept(self) {
                 return Ok(n);
             }
         }
-        let n: i64 = get(
-            &self.query_one("SELECT n FROM auth_epoch WHERE id = 1", &[])?,
-            0,
-        )?;
+        let n: i64 = get(&self.query_one(super::tx::EPOCH, &[])?, 0)?;
         // A reader sees one snapshot: the epoch stays as read.
         if self.read_only {
             self.cache.borrow_mut().auth_epoch = Some(n as u64);

@@ -562,9 +562,18 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
             .unwrap();
     }
 
+    let sent = store.round_trips().1;
     let new = counted(&|| {
         save(json!({"_id": "A", "_type": "Plant", "capacity": 1}));
     });
+    // Its statements: the opening batch, the lock of its row, one read of the document, its
+    // type and the scope's automations, the end of that round trip; the version and current
+    // rows, the event's delivery, `COMMIT`.
+    assert_eq!(
+        store.round_trips().1 - sent,
+        7,
+        "the statements of a save of one object"
+    );
     let merge = counted(&|| {
         save(json!({"_id": "A", "capacity": 2}));
     });

@@ -23,14 +23,24 @@ use tokio_postgres::Row;
 /// A series' key in the cache: tenant, environment, object, property.
 pub(crate) type SeriesKey = (String, String, String, String);
 
+/// The read of the authentication epoch.
+pub(super) const EPOCH: &str = "SELECT n FROM auth_epoch WHERE id = 1";
+
 /// Where the rows of a read named ahead go.
 pub(crate) enum Sink {
     /// Current versions (tenant, env, then the version's columns) of documents of a collection;
     /// the keys asked for and not found have none.
     Documents(Collection, Vec<(String, String, String)>),
     /// Current versions (the key's place in this list, tenant, env, then the version's
-    /// columns) of one document of each key; the keys not found have none.
-    EachDocument(Vec<super::gathered::DocKey>),
+    /// columns) of one document of each key; the keys not found have none. With them, in the
+    /// same statement, the authentication epoch (`epoch`: place -2, `n` in the version's
+    /// column) and the automations of a scope (place -1, the automation's id and `doc` in the
+    /// version's id and text columns).
+    EachDocument {
+        keys: Vec<super::gathered::DocKey>,
+        epoch: bool,
+        automations: Option<(String, String)>,
+    },
     /// The type definitions (the type id, then tenant, env and the version's columns where
     /// one exists) named by a document, in these scopes; where none exists, none.
     Types(Vec<(String, String)>),
@@ -69,6 +79,10 @@ pub(crate) struct Tx<'a> {
     pub(super) sinks: RefCell<Vec<Sink>>,
     /// How many rows of documents it wrote (a large write has the tables analyzed).
     pub(super) written: std::cell::Cell<usize>,
+    /// The authentication epoch named ahead and not sent yet: it goes with the next read of
+    /// documents named ahead (one statement for both), else with the next statement whose
+    /// answer is needed.
+    pub(super) epoch_ahead: std::cell::Cell<bool>,
 }
 
 /// Rows a transaction keeps (see [`Tx::cache`]).
@@ -133,6 +147,7 @@ impl<'a> Tx<'a> {
             rows: RefCell::default(),
             sinks: RefCell::default(),
             written: std::cell::Cell::new(0),
+            epoch_ahead: std::cell::Cell::new(false),
         }
     }
 }
@@ -191,6 +206,9 @@ impl Tx<'_> {
     /// answered yet, so the caller sees no error.
     fn send(&self, last: Last<'_>) -> Result<Answer> {
         self.seal();
+        if self.epoch_ahead.take() {
+            self.defer_read(EPOCH, vec![], Sink::AuthEpoch);
+        }
         let first = !self.conn.borrow().begun();
         let sent = self.conn.borrow_mut().send(last);
         let (answer, tagged) = match sent {
