@@ -51,11 +51,15 @@ impl Tx<'_> {
                 }
                 Sink::EachDocument {
                     keys,
+                    locked,
                     epoch,
                     automations,
                 } => {
-                    let rows = with_each_document(&mut cache, *epoch, automations, rows)?;
-                    each_document(&mut cache, keys, &rows)?
+                    let (rows, lock) = with_each_document(&mut cache, *epoch, automations, rows)?;
+                    each_document(&mut cache, keys, &rows)?;
+                    if let Some(at) = *locked {
+                        locked_as_read(&mut cache, keys, at, lock, &rows)?;
+                    }
                 }
                 Sink::Types(scopes) => {
                     for row in &rows {
@@ -130,11 +134,13 @@ fn with_each_document(
     epoch: bool,
     automations: &Option<(String, String)>,
     rows: Vec<Row>,
-) -> Result<Vec<Row>> {
+) -> Result<(Vec<Row>, Option<String>)> {
     let mut docs = Vec::with_capacity(rows.len());
     let mut found: Vec<(String, String)> = Vec::new();
+    let mut lock = None;
     for row in rows {
         match get::<i32>(&row, 0)? {
+            LOCKED_PLACE => lock = Some(get::<String>(&row, XMIN_COLUMN)?),
             EPOCH_PLACE if epoch => cache.auth_epoch = Some(get::<i64>(&row, 4)? as u64),
             AUTOMATIONS_PLACE if automations.is_some() => {
                 found.push((get(&row, 3)?, get(&row, 5)?));
@@ -150,9 +156,38 @@ fn with_each_document(
             .collect::<Result<Vec<_>>>()?;
         cache.automations.insert(scope.clone(), found);
     }
-    Ok(docs)
+    Ok((docs, lock))
 }
 
+/// Keeps the version read of the document at `at` only where it is the row the statement
+/// locked (`lock`, its `xmin`; none where no row was there to lock). The statement's snapshot
+/// was taken before it waited for the lock: a writer that committed meanwhile left a newer row
+/// (or none, or one where there was none), which the lock sees and the read does not; the
+/// cache then forgets the read, and the document is read again, after the lock (a version
+/// rewritten in place keeps its number, not its `xmin`).
+fn locked_as_read(
+    cache: &mut super::tx::TxCache,
+    keys: &[DocKey],
+    at: usize,
+    lock: Option<String>,
+    rows: &[Row],
+) -> Result<()> {
+    let mut read = None;
+    for row in rows {
+        if usize::try_from(get::<i32>(row, 0)?).ok() == Some(at) {
+            read = Some(get::<String>(row, XMIN_COLUMN)?);
+        }
+    }
+    if read != lock {
+        cache.docs.remove(&keys[at]);
+    }
+    Ok(())
+}
+
+/// The place of the locked row's `xmin` in a read of [`Sink::EachDocument`].
+const LOCKED_PLACE: i32 = -3;
+/// The column of the rows' `xmin` in a read of [`Sink::EachDocument`].
+const XMIN_COLUMN: usize = 10;
 /// The place of the epoch's row in a read of [`Sink::EachDocument`].
 const EPOCH_PLACE: i32 = -2;
 /// The place of the automations' rows in a read of [`Sink::EachDocument`].
@@ -320,29 +355,55 @@ impl Tx<'_> {
         if keys.is_empty() {
             return;
         }
-        let mut parts = Vec::with_capacity(keys.len() + 2);
-        let mut params = Vec::with_capacity(keys.len() * 4 + 2);
+        let mut parts = Vec::with_capacity(keys.len() + 3);
+        let mut params = Vec::with_capacity(keys.len() * 4 + 6);
+        // The row lock of one of them, held back: taken by this statement first (a part that
+        // reads the locked row's `xmin`; the parts that read the documents see the statement's
+        // snapshot, taken before any wait for the lock, and the two are compared in `absorb`).
+        let held = self.lock_ahead.borrow_mut().take_if(|k| keys.contains(k));
+        let locked = held
+            .as_ref()
+            .and_then(|k| keys.iter().position(|key| key == k));
+        let mut with = String::new();
+        if let Some((coll, tenant, env, id)) = &held {
+            with = "WITH locked AS MATERIALIZED (SELECT h.xmin::text AS xmin FROM heads h \
+                    WHERE h.scope = (SELECT key FROM scopes WHERE coll = $1 AND tenant = $2 \
+                    AND env = $3) AND h.id = $4 FOR UPDATE) "
+                .to_string();
+            parts.push(format!(
+                "SELECT {LOCKED_PLACE}::integer, NULL::text, NULL::text, NULL::text, NULL::bigint, \
+                 NULL::text, NULL::timestamptz, NULL::text, NULL::text, NULL::text[], xmin \
+                 FROM locked"
+            ));
+            params.extend([
+                owned(coll.as_str()),
+                owned(tenant.clone()),
+                owned(env.clone()),
+                owned(id.clone()),
+            ]);
+        }
         let epoch = self.epoch_ahead.take();
         if epoch {
             parts.push(format!(
                 "SELECT {EPOCH_PLACE}::integer, NULL::text, NULL::text, NULL::text, n::bigint, \
-                 NULL::text, NULL::timestamptz, NULL::text, NULL::text, NULL::text[] \
+                 NULL::text, NULL::timestamptz, NULL::text, NULL::text, NULL::text[], NULL::text \
                  FROM auth_epoch WHERE id = 1"
             ));
         }
         if let Some((tenant, env)) = &automations {
+            let (t, e) = (params.len() + 1, params.len() + 2);
             parts.push(format!(
-                "SELECT {AUTOMATIONS_PLACE}::integer, $1::text, $2::text, a.id::text, NULL::bigint, \
-                 a.doc, NULL::timestamptz, NULL::text, NULL::text, NULL::text[] \
-                 FROM automations a WHERE a.tenant = $1 AND a.env = $2"
+                "SELECT {AUTOMATIONS_PLACE}::integer, ${t}::text, ${e}::text, a.id::text, \
+                 NULL::bigint, a.doc, NULL::timestamptz, NULL::text, NULL::text, NULL::text[], \
+                 NULL::text FROM automations a WHERE a.tenant = ${t} AND a.env = ${e}"
             ));
             params.extend([owned(tenant.clone()), owned(env.clone())]);
         }
         for (place, (coll, tenant, env, id)) in keys.iter().enumerate() {
             let n = params.len();
             parts.push(format!(
-                "SELECT {place}::integer, ${t}::text, ${e}::text, {} FROM heads h JOIN versions v \
-                 ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
+                "SELECT {place}::integer, ${t}::text, ${e}::text, {}, h.xmin::text FROM heads h \
+                 JOIN versions v ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
                  WHERE h.scope = (SELECT key FROM scopes WHERE coll = ${c} AND tenant = ${t} \
                  AND env = ${e}) AND h.id = ${i}",
                 super::documents::CURRENT_COLUMNS,
@@ -359,10 +420,11 @@ impl Tx<'_> {
             ]);
         }
         self.defer_read(
-            parts.join(" UNION ALL "),
+            with + parts.join(" UNION ALL ").as_str(),
             params,
             Sink::EachDocument {
                 keys,
+                locked,
                 epoch,
                 automations,
             },

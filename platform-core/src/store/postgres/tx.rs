@@ -23,6 +23,24 @@ use tokio_postgres::Row;
 /// A series' key in the cache: tenant, environment, object, property.
 pub(crate) type SeriesKey = (String, String, String, String);
 
+/// The row lock of one document's current row (collection, tenant, environment, id).
+pub(super) const LOCK_ONE: &str = "SELECT 1 FROM heads WHERE scope = (SELECT key FROM scopes \
+     WHERE coll = $1 AND tenant = $2 AND env = $3) AND id = $4 FOR UPDATE";
+
+/// [`LOCK_ONE`] of a document, with its parameters.
+fn lock_one(key: &DocKey) -> (&'static str, Vec<Owned>) {
+    let (coll, tenant, env, id) = key;
+    (
+        LOCK_ONE,
+        vec![
+            owned(coll.as_str()),
+            owned(tenant.clone()),
+            owned(env.clone()),
+            owned(id.clone()),
+        ],
+    )
+}
+
 /// The read of the authentication epoch.
 pub(super) const EPOCH: &str = "SELECT n FROM auth_epoch WHERE id = 1";
 
@@ -38,6 +56,8 @@ pub(crate) enum Sink {
     /// version's id and text columns).
     EachDocument {
         keys: Vec<super::gathered::DocKey>,
+        /// The key whose row lock the statement took first (its `xmin` at place -3).
+        locked: Option<usize>,
         epoch: bool,
         automations: Option<(String, String)>,
     },
@@ -83,6 +103,10 @@ pub(crate) struct Tx<'a> {
     /// documents named ahead (one statement for both), else with the next statement whose
     /// answer is needed.
     pub(super) epoch_ahead: std::cell::Cell<bool>,
+    /// The row lock of one document held back: it goes with the next read of that document
+    /// named ahead (a part of its statement, `ahead::each_document_ahead`), else alone before
+    /// the next statement.
+    pub(super) lock_ahead: RefCell<Option<DocKey>>,
 }
 
 /// Rows a transaction keeps (see [`Tx::cache`]).
@@ -111,6 +135,10 @@ impl Tx<'_> {
     /// Turns the gathered rows into statements held back: new versions, versions in place,
     /// current rows, deliveries (each table apart; nothing else in between).
     pub(super) fn seal(&self) {
+        if let Some(key) = self.lock_ahead.borrow_mut().take() {
+            let (sql, params) = lock_one(&key);
+            self.conn.borrow_mut().defer(sql.to_string(), params, None);
+        }
         let rows = std::mem::take(&mut *self.rows.borrow_mut());
         if rows.is_empty() {
             return;
@@ -148,6 +176,7 @@ impl<'a> Tx<'a> {
             sinks: RefCell::default(),
             written: std::cell::Cell::new(0),
             epoch_ahead: std::cell::Cell::new(false),
+            lock_ahead: RefCell::new(None),
         }
     }
 }
@@ -303,6 +332,18 @@ impl WriteTx for Tx<'_> {
         if new.is_empty() {
             return Ok(());
         }
+        // One document (a single save): its lock waits for the read of its row named ahead.
+        if let ([Hold::Document(coll, scope, id)], 1) = (what, new.len()) {
+            self.seal();
+            let key = (
+                *coll,
+                scope.tenant.clone(),
+                scope.env.clone(),
+                id.to_string(),
+            );
+            *self.lock_ahead.borrow_mut() = Some(key);
+            return Ok(());
+        }
         let mut keys: Vec<(&str, &str, &str, &str)> = Vec::new();
         let mut others: Vec<String> = Vec::new();
         for h in what.iter().filter(|h| new.contains(&h.key())) {
@@ -333,11 +374,7 @@ impl WriteTx for Tx<'_> {
         }
         for ((coll, tenant, env), ids) in groups {
             let (sql, id) = match ids.as_slice() {
-                [one] => (
-                    "SELECT 1 FROM heads WHERE scope = (SELECT key FROM scopes WHERE coll = $1 \
-                     AND tenant = $2 AND env = $3) AND id = $4 FOR UPDATE",
-                    owned(one.clone()),
-                ),
+                [one] => (LOCK_ONE, owned(one.clone())),
                 _ => (
                     "SELECT 1 FROM heads WHERE scope = (SELECT key FROM scopes WHERE coll = $1 \
                      AND tenant = $2 AND env = $3) AND id IN (SELECT unnest($4::text[])) \

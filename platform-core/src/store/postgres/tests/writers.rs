@@ -317,3 +317,83 @@ fn a_deadlock_ends_one_transaction_as_a_write_conflict() {
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert!(failed[0].is_write_conflict(), "{}", failed[0]);
 }
+
+/// A save that waits for another writer's lock on its object reads what that writer committed,
+/// not what its statement saw before the wait (its read of the object and the lock are one
+/// statement, whose snapshot is taken first): for a type rewritten in place too, whose
+/// version number does not change.
+#[test]
+fn a_save_that_waits_for_a_lock_reads_what_the_other_writer_committed() {
+    use crate::store::{Hold, Store};
+    let Some(db) = super::super::testing::TestDatabase::new() else {
+        return;
+    };
+    let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
+    let store_a = Arc::new(super::super::PgStore::open(&db.url).unwrap());
+    let a = Platform::over(store_a.clone(), clock.clone());
+    let b = Platform::over(
+        Arc::new(super::super::PgStore::open(&db.url).unwrap()),
+        clock,
+    );
+    let who = a.tenancy().local_principal("acme", "ann").unwrap();
+    a.objects()
+        .save(
+            &who,
+            Collection::Type,
+            json!({"_id": "Flat", "_versioned": false}),
+            &SaveOptions::default(),
+        )
+        .unwrap();
+    save(&a, &who, json!({"_id": "X", "_type": "Flat", "n": 0})).unwrap();
+    // B's save reads the object once before, so that its statements are prepared and its
+    // wait below is for the lock alone.
+    save(&b, &who, json!({"_id": "X", "n": 0})).unwrap();
+
+    // A writer on the first node rewrites X in place (`a` added), holding its row.
+    let scope = who.private_scope();
+    let mut tx = store_a.write().unwrap();
+    tx.hold(&[Hold::Document(Collection::Object, &scope, "X")])
+        .unwrap();
+    let mut next = tx
+        .current(Collection::Object, &scope, "X")
+        .unwrap()
+        .unwrap();
+    next.body.insert("a".into(), json!(1));
+    let version = next.version;
+    tx.put_current(Collection::Object, &scope, &next, Some(version))
+        .unwrap();
+    let mut admin = super::super::testing::admin(&db.url).unwrap();
+    std::thread::scope(|s| {
+        let merging = s.spawn(|| save(&b, &who, json!({"_id": "X", "b": 1})));
+        // The second node's save waits for the lock; then the first writer commits.
+        let waits = "SELECT count(*)::text FROM pg_stat_activity \
+                     WHERE datname = current_database() AND wait_event_type = 'Lock'";
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while admin.texts(waits).unwrap() != ["1"] {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the second save did not wait for the first writer's lock"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        tx.commit().unwrap();
+        merging.join().unwrap().unwrap();
+    });
+    let x = b
+        .objects()
+        .get(
+            &who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            "X",
+            None,
+            None,
+        )
+        .unwrap();
+    assert_eq!(
+        (&x["n"], &x["a"], &x["b"]),
+        (&json!(0), &json!(1), &json!(1)),
+        "{x}"
+    );
+    assert_eq!(x["_version"], 1, "a type rewritten in place: {x}");
+}
