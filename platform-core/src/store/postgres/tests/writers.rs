@@ -26,6 +26,21 @@ fn save(platform: &Platform, who: &crate::auth::Principal, body: Value) -> crate
         .save(who, Collection::Object, body, &SaveOptions::default())
 }
 
+/// The current version of the private object `id`.
+fn get(platform: &Platform, who: &crate::auth::Principal, id: &str) -> Value {
+    platform
+        .objects()
+        .get(
+            who,
+            Collection::Object,
+            crate::ids::Source::Private,
+            id,
+            None,
+            None,
+        )
+        .unwrap()
+}
+
 /// Merges of different fields into one object, from eight threads over two nodes: every field
 /// is there at the end, and the versions are numbered without gaps (each merge read the one
 /// before it).
@@ -47,17 +62,7 @@ fn concurrent_merges_on_two_nodes_lose_no_field() {
             });
         }
     });
-    let x = a
-        .objects()
-        .get(
-            &who,
-            Collection::Object,
-            crate::ids::Source::Private,
-            "X",
-            None,
-            None,
-        )
-        .unwrap();
+    let x = get(&a, &who, "X");
     for t in 0..8 {
         for i in 0..EACH {
             assert_eq!(x[format!("f{t}_{i}")], i, "f{t}_{i} lost: {x}");
@@ -379,17 +384,7 @@ fn a_save_that_waits_for_a_lock_reads_what_the_other_writer_committed() {
         tx.commit().unwrap();
         merging.join().unwrap().unwrap();
     });
-    let x = b
-        .objects()
-        .get(
-            &who,
-            Collection::Object,
-            crate::ids::Source::Private,
-            "X",
-            None,
-            None,
-        )
-        .unwrap();
+    let x = get(&b, &who, "X");
     assert_eq!(
         (&x["n"], &x["a"], &x["b"]),
         (&json!(0), &json!(1), &json!(1)),
