@@ -306,9 +306,9 @@ impl Tx<'_> {
     /// equalities on the primary key (the one plan the planner makes of it, statistics or
     /// not, is kept for every call); several ids of one collection and scope by a statement
     /// of their own, a look-up of each (planned for its ids: with an array of unknown length,
-    /// and without statistics yet, the planner may read a whole scope).
-    /// The documents of one id in their collection and scope are answered: read them with
-    /// [`Tx::each_document_ahead`].
+    /// and without statistics yet, the planner may read a whole scope). Answers the keys of
+    /// the former, for [`Tx::each_document_ahead`] (which may add other reads to their
+    /// statement).
     fn documents_ahead(
         &self,
         docs: HashMap<Collection, Vec<(String, String, String)>>,
