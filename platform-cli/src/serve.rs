@@ -426,18 +426,12 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-/// The log filter `PLATFORM_LOG` asks for: `info` when unset or not a filter. The pool's own
-/// warnings (`deadpool.postgres`: one a connection lost, reading only "db error") are left
-/// out unless asked for by name: the platform's lines of a lost database say why, once.
+/// The log filter `PLATFORM_LOG` asks for: `info` when unset or not a filter.
 fn log_filter(asked: Option<&str>) -> tracing_subscriber::filter::Targets {
-    let filter = asked.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+    asked.and_then(|s| s.parse().ok()).unwrap_or_else(|| {
         tracing_subscriber::filter::Targets::new()
             .with_default(tracing_subscriber::filter::LevelFilter::INFO)
-    });
-    if asked.is_some_and(|a| a.contains("deadpool")) {
-        return filter;
-    }
-    filter.with_target("deadpool", tracing_subscriber::filter::LevelFilter::ERROR)
+    })
 }
 
 /// Files the process keeps for itself besides its connections (the database, its journal,
@@ -514,11 +508,6 @@ mod tests {
             assert!(!default.would_enable("platform", &Level::DEBUG));
         }
         assert!(log_filter(Some("debug")).would_enable("actix_server", &Level::DEBUG));
-        // The pool's bare "db error" warnings only when asked for by name.
-        assert!(!log_filter(None).would_enable("deadpool.postgres", &Level::WARN));
-        assert!(
-            log_filter(Some("info,deadpool=warn")).would_enable("deadpool.postgres", &Level::WARN)
-        );
     }
 }
 

@@ -1,18 +1,19 @@
 //! Connections, their pool, and the pipeline a transaction sends its statements through.
 //!
-//! Each connection's socket is driven by a task on the store's runtime (one thread, shared by
-//! every store of the process); a call sends its requests to the connection and waits for the
-//! answers on the calling thread ([`block_on`]), which needs no runtime of its own, so the store
-//! may be called from any thread, inside an async runtime or not.
+//! A pooled connection's socket is driven by the thread that waits on it ([`driven`]: no
+//! thread in between). Connections outside the pool (the bus's listener, administration) are
+//! driven by a task on the store's runtime (one thread, shared by every store of the process),
+//! and a call on one waits for its answers on the calling thread ([`block_on`]).
 //!
-//! The pool is deadpool-postgres's (idle connections reused, at most `max` open, a wait for a
-//! free one bounded, a closed one dropped when it comes back); its futures run on the calling
-//! thread inside the store's runtime context. A transaction's [`Conn`] keeps the statements
+//! The pool is deadpool's (idle connections reused, at most `max` open, a wait for a free one
+//! bounded, a closed one dropped when it comes back); its futures run on the calling thread
+//! inside the store's runtime context. A transaction's [`Conn`] keeps the statements
 //! whose answers it does not need (writes, locks, reads whose rows go to the transaction's
 //! cache) and sends them with the next statement whose answer it needs, or with `COMMIT`: one
 //! round trip for all (requests polled together are pipelined, and run in order). A statement
 //! not yet prepared on the connection is prepared first, all such at once.
 
+mod driven;
 mod pooled;
 
 use super::connect::Target;
@@ -21,6 +22,7 @@ use super::health::Health;
 use super::tls::Tls;
 use super::{pg_error, Db, PgPooler};
 use crate::error::{Error, Result};
+use driven::Driven;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,8 +68,13 @@ impl Wake for ThreadWaker {
 }
 
 /// Runs a future to completion on this thread (parking between polls).
+///
+/// Unconstrained by tokio's budget: called inside an asynchronous task, the sockets, the
+/// pool's semaphore and the join handles polled here would count against that task's budget,
+/// and once it is spent answer `Pending` with their wake deferred to the task's runtime,
+/// which this call keeps from running: the call would wait forever.
 pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
+    let mut fut = std::pin::pin!(tokio::task::unconstrained(fut));
     let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
     let mut cx = Context::from_waker(&waker);
     loop {
@@ -209,26 +216,47 @@ type Step<'f> =
 
 /// Every statement of `texts` prepared on the connection (those new to it, all at once; the
 /// connection's cache of statements is emptied when full).
-fn prepare_all(
-    pool: &Pool,
-    obj: &deadpool_postgres::Object,
-    texts: &[&str],
-) -> Result<Vec<Statement>> {
-    let client: &Client = obj;
-    let cache = &obj.statement_cache;
-    if cache.size() >= STATEMENTS_KEPT {
-        cache.clear();
+fn prepare_all(pool: &Pool, conn: &Driven, texts: &[&str]) -> Result<Vec<Statement>> {
+    let known: Vec<Option<Statement>> = {
+        let mut cache = conn.statements.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= STATEMENTS_KEPT {
+            cache.clear();
+        }
+        texts.iter().map(|sql| cache.get(*sql).cloned()).collect()
+    };
+    if known.iter().all(Option::is_some) {
+        return Ok(known.into_iter().flatten().collect());
     }
-    let before = cache.size();
-    let prepares: Vec<Prepared<'_>> = texts
+    let mut new: Vec<&str> = texts
         .iter()
-        .map(|sql| Box::pin(cache.prepare(client, sql)) as Prepared<'_>)
+        .zip(&known)
+        .filter(|(_, k)| k.is_none())
+        .map(|(sql, _)| *sql)
         .collect();
-    let prepared = block_on(join_all(prepares));
-    if cache.size() > before {
-        pool.counts.0.fetch_add(1, Ordering::Relaxed);
+    new.sort_unstable();
+    new.dedup();
+    let client = &conn.client;
+    let prepares: Vec<Prepared<'_>> = new
+        .iter()
+        .map(|sql| Box::pin(client.prepare(sql)) as Prepared<'_>)
+        .collect();
+    let prepared = conn.block_on(join_all(prepares));
+    pool.counts.0.fetch_add(1, Ordering::Relaxed);
+    let mut cache = conn.statements.lock().unwrap_or_else(|e| e.into_inner());
+    for (sql, statement) in new.iter().zip(prepared) {
+        cache.insert(sql.to_string(), statement.map_err(pg_error)?);
     }
-    prepared.into_iter().map(|p| p.map_err(pg_error)).collect()
+    texts
+        .iter()
+        .zip(known)
+        .map(|(sql, k)| match k {
+            Some(statement) => Ok(statement),
+            None => cache
+                .get(*sql)
+                .cloned()
+                .ok_or_else(|| Error::Internal("a prepared statement was lost".into())),
+        })
+        .collect()
 }
 
 /// A prepared statement with its parameters: its rows when `rows`, else how many rows it
@@ -330,7 +358,7 @@ async fn join_all<T>(mut futures: Vec<Pin<Box<dyn Future<Output = T> + '_>>>) ->
 /// (A clone shares the connections and the counts.)
 #[derive(Clone)]
 pub(crate) struct Pool {
-    inner: deadpool_postgres::Pool,
+    inner: deadpool::managed::Pool<driven::Manager>,
     /// Round trips made (pipelines sent and awaited, preparations of new statements), and
     /// statements sent.
     counts: Arc<(AtomicU64, AtomicU64)>,
@@ -367,16 +395,13 @@ impl Pool {
             }
             PgPooler::Transaction => Some(Arc::new(pooled::Pooled::new(schema))),
         };
-        let manager = deadpool_postgres::Manager::from_config(
-            config.clone(),
-            tls.clone(),
-            deadpool_postgres::ManagerConfig {
-                recycling_method: deadpool_postgres::RecyclingMethod::Fast,
-            },
-        );
-        let inner = deadpool_postgres::Pool::builder(manager)
+        let manager = driven::Manager {
+            config: config.clone(),
+            tls: tls.clone(),
+        };
+        let inner = deadpool::managed::Pool::builder(manager)
             .max_size(max)
-            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .runtime(deadpool::Runtime::Tokio1)
             .wait_timeout(Some(WAIT))
             .create_timeout(Some(Duration::from_secs(10)))
             .build()
@@ -422,15 +447,11 @@ impl Pool {
     pub(crate) fn get(&self) -> Result<Conn<'_>> {
         let _context = runtime()?.enter();
         let obj = block_on(self.inner.get()).map_err(|e| {
-            let busy = matches!(
-                e,
-                deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait)
-            );
+            use deadpool::managed::{PoolError, TimeoutType};
+            let busy = matches!(e, PoolError::Timeout(TimeoutType::Wait));
             let e = match e {
-                deadpool_postgres::PoolError::Backend(e) => {
-                    Error::Unavailable(Box::new(PgFailure(e)))
-                }
-                deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
+                PoolError::Backend(e) => e,
+                PoolError::Timeout(TimeoutType::Wait) => {
                     Error::Unavailable("every connection to the database is busy".into())
                 }
                 other => Error::Unavailable(other.to_string().into()),
@@ -504,7 +525,7 @@ impl Pool {
 /// dropped (unless discarded).
 pub(crate) struct Conn<'a> {
     pool: &'a Pool,
-    obj: Option<deadpool_postgres::Object>,
+    obj: Option<deadpool::managed::Object<driven::Manager>>,
     /// Statements that open a transaction, sent with its first statement.
     begin: Option<String>,
     /// Statements sent with the next one whose answer is needed.
@@ -514,9 +535,9 @@ pub(crate) struct Conn<'a> {
 }
 
 impl Conn<'_> {
-    fn obj(&self) -> Result<&deadpool_postgres::Object> {
+    fn obj(&self) -> Result<&Driven> {
         self.obj
-            .as_ref()
+            .as_deref()
             .ok_or_else(|| Error::Unavailable("the connection was discarded".into()))
     }
 
@@ -575,16 +596,15 @@ impl Conn<'_> {
     fn pipeline(&mut self, deferred: &[Deferred], last: Last<'_>) -> Result<(Answer, Tagged)> {
         let begin = self.begin.take();
         let pool = self.pool;
-        let obj = self.obj()?;
-        let client: &Client = obj;
-        let _context = runtime()?.enter();
+        let conn = self.obj()?;
+        let client = &conn.client;
         if let Some(pooled) = &pool.pooled {
             let sent = pooled::Sent {
                 begin,
                 deferred,
                 last,
             };
-            return pooled.pipeline(pool, client, &self.in_tx, sent);
+            return pooled.pipeline(pool, conn, &self.in_tx, sent);
         }
         let last_sql = match &last {
             Last::Query(sql, _) | Last::Execute(sql, _) => Some(*sql),
@@ -595,7 +615,7 @@ impl Conn<'_> {
             .map(|d| d.sql.as_str())
             .chain(last_sql)
             .collect();
-        let statements = prepare_all(pool, obj, &texts)?;
+        let statements = prepare_all(pool, conn, &texts)?;
         // One pipeline: BEGIN, the deferred statements, the last one.
         let refs: Vec<Vec<&(dyn ToSql + Sync)>> = deferred
             .iter()
@@ -618,7 +638,7 @@ impl Conn<'_> {
         }
         steps.push(last_step(client, &statements[deferred.len()..], last));
         let sent = steps.len() as u64;
-        let answers = block_on(join_all(steps));
+        let answers = conn.block_on(join_all(steps));
         pool.counts.0.fetch_add(1, Ordering::Relaxed);
         pool.counts.1.fetch_add(sent, Ordering::Relaxed);
         metrics::counter!("platform_db_round_trips_total").increment(1);
@@ -633,13 +653,14 @@ impl Conn<'_> {
     /// Sends statements without parameters and does not wait for their answer (which the
     /// connection reads and drops).
     pub(crate) fn send_unawaited(&mut self, sql: &str) {
-        if let Some(obj) = self.obj.as_ref() {
-            let client: &Client = obj;
-            let mut sent = std::pin::pin!(client.batch_execute(sql));
-            // The first poll hands the request to the connection; nothing waits for more.
+        if let Some(conn) = self.obj.as_deref() {
+            let mut sent = std::pin::pin!(conn.client.batch_execute(sql));
+            // The first poll hands the request to the connection, which writes it; nothing
+            // waits for more (the answer is read with the connection's next request).
             let _ = sent
                 .as_mut()
                 .poll(&mut Context::from_waker(std::task::Waker::noop()));
+            conn.drive();
         }
     }
 
@@ -689,7 +710,7 @@ impl Conn<'_> {
     /// Drops the connection instead of returning it to the pool.
     pub(crate) fn discard(&mut self) {
         if let Some(obj) = self.obj.take() {
-            drop(deadpool_postgres::Object::take(obj));
+            drop(deadpool::managed::Object::take(obj));
         }
     }
 }

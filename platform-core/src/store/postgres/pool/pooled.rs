@@ -16,7 +16,7 @@
 //! sends a text (to learn its types), the text parsed again by PostgreSQL on every call, and a
 //! few bytes more per transaction. The direct path is untouched.
 
-use super::{answers_of, block_on, join_all, Answer, Deferred, Last, Pool, Step, Tagged, ToSql};
+use super::{answers_of, join_all, Answer, Deferred, Driven, Last, Pool, Step, Tagged, ToSql};
 use crate::error::{Error, Result};
 use crate::store::postgres::pg_error;
 use std::cell::Cell;
@@ -70,10 +70,11 @@ impl Pooled {
     pub(crate) fn pipeline(
         &self,
         pool: &Pool,
-        client: &Client,
+        conn: &Driven,
         in_tx: &Cell<bool>,
         sent: Sent<'_, '_>,
     ) -> Result<(Answer, Tagged)> {
+        let client = &conn.client;
         let Sent {
             begin,
             deferred,
@@ -95,9 +96,9 @@ impl Pooled {
             .map(|d| d.sql.as_str())
             .chain(last_sql)
             .collect();
-        let known = self.types_of(pool, client, &texts, &mut opening, own, in_tx)?;
+        let known = self.types_of(pool, conn, &texts, &mut opening, own, in_tx)?;
         if let Err(e) = counts_match(&texts, &known, deferred, &last) {
-            self.end_own(client, own, in_tx);
+            self.end_own(conn, own, in_tx);
             return Err(e);
         }
         // One round trip: the opening batch (unless sent above), the statements held back,
@@ -140,7 +141,7 @@ impl Pooled {
             }));
         }
         let sent = steps.len() as u64;
-        let mut answers = block_on(join_all(steps));
+        let mut answers = conn.block_on(join_all(steps));
         pool.counts.0.fetch_add(1, Ordering::Relaxed);
         pool.counts.1.fetch_add(sent, Ordering::Relaxed);
         metrics::counter!("platform_db_round_trips_total").increment(1);
@@ -163,7 +164,7 @@ impl Pooled {
     fn types_of(
         &self,
         pool: &Pool,
-        client: &Client,
+        conn: &Driven,
         texts: &[&str],
         opening: &mut Option<String>,
         own: bool,
@@ -184,6 +185,7 @@ impl Pooled {
         }
         new.sort_unstable();
         new.dedup();
+        let client = &conn.client;
         let opened = opening.take();
         let mut steps: Vec<Learning<'_>> = Vec::with_capacity(new.len() + 1);
         if let Some(sql) = &opened {
@@ -197,7 +199,7 @@ impl Pooled {
                 Ok(Some(Arc::from(statement.params())))
             }));
         }
-        let answers = block_on(join_all(steps));
+        let answers = conn.block_on(join_all(steps));
         pool.counts.0.fetch_add(1, Ordering::Relaxed);
         if opened.is_some() {
             in_tx.set(true);
@@ -213,7 +215,7 @@ impl Pooled {
                 }
                 Ok(None) => {}
                 Err(e) => {
-                    self.end_own(client, own, in_tx);
+                    self.end_own(conn, own, in_tx);
                     return Err(pg_error(e));
                 }
             }
@@ -233,9 +235,9 @@ impl Pooled {
     }
 
     /// Ends a transaction of its own that failed before its statements were sent.
-    fn end_own(&self, client: &Client, own: bool, in_tx: &Cell<bool>) {
+    fn end_own(&self, conn: &Driven, own: bool, in_tx: &Cell<bool>) {
         if own && in_tx.get() {
-            let _ = block_on(client.batch_execute("ROLLBACK"));
+            let _ = conn.block_on(conn.client.batch_execute("ROLLBACK"));
             in_tx.set(false);
         }
     }
