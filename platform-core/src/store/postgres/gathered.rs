@@ -26,6 +26,12 @@ const MAKE_SCOPES: &str = "INSERT INTO scopes (coll, tenant, env) SELECT u.c, u.
 pub(super) const KEY_OF_PARAMS: &str =
     "(SELECT key FROM scopes WHERE coll = $1 AND tenant = $2 AND env = $3)";
 
+/// The sample bucket of a current row (`heads.bucket`, schema steps 3 and 9) from its id, the
+/// SQL expression `id`: a hash of it, 0 to 65535.
+pub(super) fn bucket_of(id: &str) -> String {
+    format!("(hashtextextended({id}, 0) & 65535)::integer")
+}
+
 /// A statement held back: its text and its parameters.
 pub(crate) type Statement = (String, Vec<Owned>);
 
@@ -241,8 +247,9 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         id_fold.push(h.id_fold);
         name_fold.push(h.name_fold);
     }
-    let sql = "WITH n AS (SELECT s.key AS scope, u.id, u.version, u.type, u.body, u.text, \
-         u.search, u.id_fold, u.name_fold FROM unnest($1::text[], $2::text[], $3::text[], \
+    let sql = format!(
+        "WITH n AS (SELECT s.key AS scope, u.id, u.version, u.type, u.body, u.text, \
+         u.search, u.id_fold, u.name_fold, {} AS bucket FROM unnest($1::text[], $2::text[], $3::text[], \
          $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::text[], \
          $11::text[]) WITH ORDINALITY \
          AS u(coll, tenant, env, id, version, type, body, text, search, id_fold, name_fold, o) \
@@ -252,10 +259,12 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
          AND v.version = h.version AND v.body IS NULL), \
          made AS (UPDATE versions v SET body = NULL FROM n WHERE v.scope = n.scope \
          AND v.id = n.id AND v.version = n.version AND v.body IS NOT NULL) \
-         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold) \
-         SELECT * FROM n ON CONFLICT (scope, id) \
+         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold, \
+         bucket) SELECT * FROM n ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold";
+         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold",
+        bucket_of("u.id")
+    );
     let params = vec![
         owned(coll),
         owned(tenant),
@@ -269,7 +278,7 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         owned(id_fold),
         owned(name_fold),
     ];
-    Some((sql.into(), params))
+    Some((sql, params))
 }
 
 /// Writes rows of `deliveries`, numbered in the order they were added (`seq` is given row by

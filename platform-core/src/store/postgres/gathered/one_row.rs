@@ -35,14 +35,16 @@ pub(super) fn version(v: VersionRow, conflict: &str) -> Statement {
 
 /// Writes one row of `heads`, with what it moves in `versions`, as `heads_statement` does.
 pub(super) fn head(h: HeadRow) -> Statement {
+    let bucket = super::bucket_of("$4");
     let sql = format!(
         "WITH back AS (UPDATE versions v SET body = h.text FROM heads h \
          WHERE h.scope = {KEY_OF_PARAMS} AND h.id = $4 AND h.version <> $5 \
          AND v.scope = h.scope AND v.id = h.id AND v.version = h.version AND v.body IS NULL), \
          made AS (UPDATE versions v SET body = NULL WHERE v.scope = {KEY_OF_PARAMS} \
          AND v.id = $4 AND v.version = $5 AND v.body IS NOT NULL) \
-         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold) \
-         VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (scope, id) \
+         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold, \
+         bucket) VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, $11, {bucket}) \
+         ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
          text = excluded.text, search = excluded.search, name_fold = excluded.name_fold"
     );
@@ -66,14 +68,16 @@ pub(super) fn head(h: HeadRow) -> Statement {
 /// rewritten in place (`conflict` as `versions_statement` says it), as its own statement
 /// would.
 pub(super) fn version_made_current(v: VersionRow, h: HeadRow, conflict: &str) -> Statement {
+    let bucket = super::bucket_of("$4");
     let sql = format!(
         "WITH back AS (UPDATE versions v SET body = h.text FROM heads h \
          WHERE h.scope = {KEY_OF_PARAMS} AND h.id = $4 AND h.version <> $5 \
          AND v.scope = h.scope AND v.id = h.id AND v.version = h.version AND v.body IS NULL), \
          version AS (INSERT INTO versions (scope, id, version, body, timestamp, \"user\", reason) \
          VALUES ({KEY_OF_PARAMS}, $4, $5, NULL, $12, $13, $14){conflict}) \
-         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold) \
-         VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (scope, id) \
+         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold, \
+         bucket) VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, $11, {bucket}) \
+         ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
          text = excluded.text, search = excluded.search, name_fold = excluded.name_fold"
     );

@@ -296,6 +296,37 @@ fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_s
         assert_eq!(b, a);
     }
     assert_eq!(lists(&p), listed);
+    // The sample bucket (step 9) is no generated column now: the writes set it, to the same
+    // hash of the id the migrated rows kept, one row at a time and in a batch.
+    let generated = format!(
+        "SELECT attgenerated::text FROM pg_attribute WHERE attrelid = '\"{s}\".heads'::regclass \
+         AND attname = 'bucket'"
+    );
+    assert_eq!(client.texts(&generated).unwrap(), vec![""]);
+    save(
+        &p,
+        &ann,
+        Collection::Object,
+        json!({"_id": "After", "n": 1}),
+    );
+    save(
+        &p,
+        &ann,
+        Collection::Object,
+        json!({"_id": "After", "n": 2}),
+    );
+    let batch: Vec<Value> = (0..5)
+        .map(|i| json!({"_id": format!("B{i}"), "n": i}))
+        .collect();
+    save(&p, &bob, Collection::Object, Value::Array(batch));
+    let off = format!(
+        "SELECT count(*)::text FROM \"{s}\".heads WHERE bucket IS DISTINCT FROM \
+         (hashtextextended(id, 0) & 65535)::integer"
+    );
+    assert_eq!(client.texts(&off).unwrap(), vec!["0"]);
+    let written =
+        format!("SELECT count(*)::text FROM \"{s}\".heads WHERE id IN ('After', 'B0', 'B4')");
+    assert_eq!(client.texts(&written).unwrap(), vec!["3"]);
     // The current body is kept once: no version row holds it.
     let twice = format!(
         "SELECT count(*)::text FROM \"{s}\".versions v JOIN \"{s}\".heads h ON h.scope = v.scope \
