@@ -17,51 +17,45 @@ use serde_json::{Map, Value};
 /// The root of every type hierarchy.
 pub const ROOT_TYPE: &str = "#Object";
 
-impl Platform {
-    /// The retention policy of objects of `type_name` (its type's `_retention`), if any.
-    pub(crate) fn retention_of(
-        &self,
-        tx: &dyn DocumentRead,
-        p: &Principal,
-        coll: Collection,
-        type_name: &str,
-    ) -> Result<Option<Retention>> {
-        if coll != Collection::Object
-            || type_name.is_empty()
-            || validate_id(type_name, "_type").is_err()
-        {
-            return Ok(None);
-        }
-        let scope = Scope::for_source(Source::of_id(type_name), p);
-        match tx.current(Collection::Type, &scope, type_name)? {
-            Some(def) => Retention::of(&def.body),
-            None => Ok(None),
-        }
-    }
+/// What an object's type says of its versions: whether each save keeps a new one, and how
+/// many are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct VersionRules {
+    pub(crate) versioned: bool,
+    pub(crate) retention: Option<Retention>,
+}
 
-    /// Whether documents of `type_name` keep every version.
-    pub(crate) fn is_versioned(
+impl Platform {
+    /// The version rules of documents of `type_name` in `coll`, read from its type definition
+    /// in one look-up (an object whose type has no definition, and any other document, keep
+    /// every version without a retention policy).
+    pub(crate) fn version_rules(
         &self,
         tx: &dyn DocumentRead,
         p: &Principal,
         coll: Collection,
         type_name: &str,
-    ) -> Result<bool> {
+    ) -> Result<VersionRules> {
+        let mut rules = VersionRules {
+            versioned: true,
+            retention: None,
+        };
         if coll != Collection::Object
             || type_name.is_empty()
             || validate_id(type_name, "_type").is_err()
         {
-            return Ok(true);
+            return Ok(rules);
         }
         let scope = Scope::for_source(Source::of_id(type_name), p);
-        let Some(def) = tx.current(Collection::Type, &scope, type_name)? else {
-            return Ok(true);
-        };
-        Ok(def
-            .body
-            .get("_versioned")
-            .and_then(Value::as_bool)
-            .unwrap_or(true))
+        if let Some(def) = tx.current(Collection::Type, &scope, type_name)? {
+            rules.versioned = def
+                .body
+                .get("_versioned")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            rules.retention = Retention::of(&def.body)?;
+        }
+        Ok(rules)
     }
 }
 

@@ -194,7 +194,10 @@ impl Objects<'_> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let versioned = self.platform.is_versioned(tx, p, coll, &type_name)?;
+        // The type's rules, read before the write (a save of an object never changes its
+        // type's definition).
+        let rules = self.platform.version_rules(tx, p, coll, &type_name)?;
+        let versioned = rules.versioned;
         let version = match &current {
             None => 1,
             Some(cur) if versioned => cur.version + 1,
@@ -218,7 +221,7 @@ impl Objects<'_> {
         if coll == Collection::Type {
             crate::types::sync_type_indexes(tx, &scope, &id)?;
         }
-        if let Some(policy) = self.platform.retention_of(tx, p, coll, &type_name)? {
+        if let Some(policy) = rules.retention {
             // The type's retention policy, in the save's own transaction.
             retention::prune_versions(tx, p, coll, &scope, &id, &policy, stored.timestamp)?;
         }
