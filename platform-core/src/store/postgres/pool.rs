@@ -193,6 +193,9 @@ pub(crate) enum Last<'p> {
     /// Statements without parameters (simple protocol): the first column of the rows they
     /// answer, as text.
     Simple(&'p str),
+    /// Nothing more: the statements held back are sent (the last of them ends the round
+    /// trip), answering `Done`.
+    Held,
 }
 
 /// The rows of the tagged deferred statements of a pipeline, with their tags.
@@ -283,6 +286,8 @@ fn last_step<'f>(client: &'f Client, prepared: &'f [Statement], last: Last<'f>) 
         Last::Batch(sql) => {
             Box::pin(async move { client.batch_execute(sql).await.map(|()| Answer::Done) })
         }
+        // (`Conn::send` sends the last statement held back in its place.)
+        Last::Held => Box::pin(async { Ok(Answer::Done) }),
         Last::Simple(sql) => Box::pin(async move {
             let messages = client.simple_query(sql).await?;
             let texts = messages
@@ -575,9 +580,36 @@ impl Conn<'_> {
     /// On a failure the deferred statements are kept, for the caller to drop
     /// ([`Conn::drop_deferred`]) or to send on another connection ([`Conn::take_deferred`]).
     pub(crate) fn send(&mut self, last: Last<'_>) -> Result<(Answer, Tagged)> {
-        let deferred = std::mem::take(&mut self.deferred);
-        let out = self.pipeline(&deferred, last);
+        let mut deferred = std::mem::take(&mut self.deferred);
+        let held = match last {
+            Last::Held => match deferred.pop() {
+                Some(held) => Some(held),
+                None => return Ok((Answer::Done, Vec::new())),
+            },
+            _ => None,
+        };
+        let out = match &held {
+            // The last statement held back ends the round trip (no empty statement after
+            // it); its rows go with the others' under its tag.
+            Some(h) => {
+                let params: Vec<&(dyn ToSql + Sync)> = h
+                    .params
+                    .iter()
+                    .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+                    .collect();
+                self.pipeline(&deferred, Last::Query(&h.sql, &params)).map(
+                    |(answer, mut tagged)| {
+                        if let (Some(tag), Answer::Rows(rows)) = (h.tag, answer) {
+                            tagged.push((tag, rows));
+                        }
+                        (Answer::Done, tagged)
+                    },
+                )
+            }
+            None => self.pipeline(&deferred, last),
+        };
         if out.is_err() {
+            deferred.extend(held);
             self.deferred = deferred;
         }
         self.check(out)
@@ -608,7 +640,7 @@ impl Conn<'_> {
         }
         let last_sql = match &last {
             Last::Query(sql, _) | Last::Execute(sql, _) => Some(*sql),
-            Last::Batch(_) | Last::Simple(_) => None,
+            Last::Batch(_) | Last::Simple(_) | Last::Held => None,
         };
         let texts: Vec<&str> = deferred
             .iter()

@@ -214,7 +214,7 @@ impl Tx<'_> {
         if !self.sinks.borrow().iter().any(covers) {
             return Ok(false);
         }
-        self.send(Last::Batch(""))?;
+        self.send(Last::Held)?;
         Ok(true)
     }
 

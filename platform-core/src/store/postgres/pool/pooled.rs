@@ -89,7 +89,7 @@ impl Pooled {
         };
         let last_sql = match &last {
             Last::Query(sql, _) | Last::Execute(sql, _) => Some(*sql),
-            Last::Batch(_) | Last::Simple(_) => None,
+            Last::Batch(_) | Last::Simple(_) | Last::Held => None,
         };
         let texts: Vec<&str> = deferred
             .iter()
@@ -133,7 +133,7 @@ impl Pooled {
         steps.push(match last {
             Last::Query(sql, _) => typed_step(client, sql, &last_refs, true),
             Last::Execute(sql, _) => typed_step(client, sql, &last_refs, false),
-            Last::Batch(_) | Last::Simple(_) => super::last_step(client, &[], last),
+            Last::Batch(_) | Last::Simple(_) | Last::Held => super::last_step(client, &[], last),
         });
         if own {
             steps.push(Box::pin(async move {
@@ -252,7 +252,7 @@ fn counts_match(
 ) -> Result<()> {
     let counts = deferred.iter().map(|d| d.params.len()).chain(match last {
         Last::Query(_, params) | Last::Execute(_, params) => Some(params.len()),
-        Last::Batch(_) | Last::Simple(_) => None,
+        Last::Batch(_) | Last::Simple(_) | Last::Held => None,
     });
     for ((sql, types), given) in texts.iter().zip(known).zip(counts) {
         if types.len() != given {
