@@ -99,26 +99,12 @@ pub(crate) fn connect(config: &tokio_postgres::Config, tls: &Tls, listen: bool) 
     let (config, tls) = (config.clone(), tls.clone());
     let (tx, rx) = mpsc::channel();
     let connected = block_on(rt.spawn(async move {
-        let (client, mut connection) = config.connect(tls).await?;
-        tokio::spawn(async move {
-            let messages = std::future::poll_fn(|cx| loop {
-                match connection.poll_message(cx) {
-                    Poll::Ready(Some(Ok(AsyncMessage::Notification(n)))) => {
-                        if listen {
-                            let _ = tx.send(n.payload().to_string());
-                        }
-                    }
-                    Poll::Ready(Some(Ok(_))) => {}
-                    Poll::Ready(Some(Err(e))) => {
-                        tracing::debug!(error = %e, "PostgreSQL connection ended");
-                        return Poll::Ready(());
-                    }
-                    Poll::Ready(None) => return Poll::Ready(()),
-                    Poll::Pending => return Poll::Pending,
-                }
-            });
-            messages.await;
-        });
+        let (client, connection) = config.connect(tls).await?;
+        tokio::spawn(messages(connection, move |text| {
+            if listen {
+                let _ = tx.send(text);
+            }
+        }));
         Ok::<Client, tokio_postgres::Error>(client)
     }))
     .map_err(|e| Error::Internal(format!("the PostgreSQL connection task failed: {e}")))?;
@@ -126,6 +112,27 @@ pub(crate) fn connect(config: &tokio_postgres::Config, tls: &Tls, listen: bool) 
     Ok(PgConn {
         client,
         notifications: listen.then_some(rx),
+    })
+}
+
+/// A connection's message loop: the requests written, the answers read and handed to the
+/// requests waiting for them, each notification's payload to `heard`, notices dropped; ready
+/// when the connection ends.
+fn messages(
+    mut connection: tokio_postgres::Connection<tokio_postgres::Socket, super::tls::TlsStream>,
+    mut heard: impl FnMut(String) + Send + 'static,
+) -> impl Future<Output = ()> + Send + 'static {
+    std::future::poll_fn(move |cx| loop {
+        match connection.poll_message(cx) {
+            Poll::Ready(Some(Ok(AsyncMessage::Notification(n)))) => heard(n.payload().to_string()),
+            Poll::Ready(Some(Ok(_))) => {}
+            Poll::Ready(Some(Err(e))) => {
+                tracing::debug!(error = %e, "PostgreSQL connection ended");
+                return Poll::Ready(());
+            }
+            Poll::Ready(None) => return Poll::Ready(()),
+            Poll::Pending => return Poll::Pending,
+        }
     })
 }
 

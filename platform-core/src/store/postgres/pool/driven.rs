@@ -12,17 +12,16 @@
 
 use super::super::failure::PgFailure;
 use super::super::tls::Tls;
-use super::{block_on, runtime};
+use super::{block_on, messages, runtime};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
-use tokio_postgres::{AsyncMessage, Client, Statement};
+use tokio_postgres::{Client, Statement};
 
-/// A connection's message loop: the requests written, the answers read and handed to the
-/// requests waiting for them, notices dropped; ready when the connection ends.
+/// A connection's message loop (`super::messages`).
 type Messages = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// A connection of the pool, with its message loop and its prepared statements.
@@ -38,23 +37,12 @@ impl Driven {
     /// Opens a connection to `config`'s database (through `tls` as its settings say).
     pub(crate) fn connect(config: &tokio_postgres::Config, tls: &Tls) -> Result<Driven> {
         let (config, tls) = (config.clone(), tls.clone());
-        let (client, mut connection) =
+        let (client, connection) =
             block_on(runtime()?.spawn(async move { config.connect(tls).await }))
                 .map_err(|e| Error::Internal(format!("a connection's start failed: {e}")))?
                 .map_err(|e| Error::Unavailable(Box::new(PgFailure(e))))?;
-        let messages: Messages = Box::pin(std::future::poll_fn(move |cx| loop {
-            match connection.poll_message(cx) {
-                // Notices and notifications: a pooled connection listens to nothing.
-                Poll::Ready(Some(Ok(AsyncMessage::Notice(_) | AsyncMessage::Notification(_)))) => {}
-                Poll::Ready(Some(Ok(_))) => {}
-                Poll::Ready(Some(Err(e))) => {
-                    tracing::debug!(error = %e, "PostgreSQL connection ended");
-                    return Poll::Ready(());
-                }
-                Poll::Ready(None) => return Poll::Ready(()),
-                Poll::Pending => return Poll::Pending,
-            }
-        }));
+        // A pooled connection listens to nothing: no notification comes to it.
+        let messages: Messages = Box::pin(messages(connection, |_| {}));
         Ok(Driven {
             client,
             messages: Mutex::new(Some(messages)),

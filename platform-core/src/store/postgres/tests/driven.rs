@@ -22,15 +22,21 @@ fn states(admin: &mut super::super::testing::Admin, schema: &TestSchema) -> Vec<
     states
 }
 
-#[test]
-fn a_read_ends_its_transaction_on_the_server_though_nothing_waits_for_the_end() {
-    let Some(schema) = TestSchema::new() else {
-        return;
-    };
+/// A store over a new test schema, holding one tenant.
+fn with_a_tenant() -> Option<(TestSchema, super::super::PgStore)> {
+    let schema = TestSchema::new()?;
     let store = schema.store();
     let mut tx = store.write().unwrap();
     tx.ensure_tenant("acme", now()).unwrap();
     tx.commit().unwrap();
+    Some((schema, store))
+}
+
+#[test]
+fn a_read_ends_its_transaction_on_the_server_though_nothing_waits_for_the_end() {
+    let Some((schema, store)) = with_a_tenant() else {
+        return;
+    };
     // A read's ROLLBACK is sent unawaited, and nothing uses the connection after it: it must
     // have been written to the socket all the same, or the server would keep the read's
     // transaction (and its snapshot, holding back vacuum) open until the connection's next use.
@@ -56,13 +62,9 @@ fn a_read_ends_its_transaction_on_the_server_though_nothing_waits_for_the_end() 
 
 #[test]
 fn an_idle_connection_the_server_closed_is_replaced_before_a_call_gets_it() {
-    let Some(schema) = TestSchema::new() else {
+    let Some((schema, store)) = with_a_tenant() else {
         return;
     };
-    let store = schema.store();
-    let mut tx = store.write().unwrap();
-    tx.ensure_tenant("acme", now()).unwrap();
-    tx.commit().unwrap();
     assert_eq!(store.read().unwrap().tenant_count().unwrap(), 1);
     // Every connection of the store is idle in its pool when the server ends it (as an
     // administrator, a restart or an idle timeout would); the termination is waited for.
@@ -88,13 +90,9 @@ fn an_idle_connection_the_server_closed_is_replaced_before_a_call_gets_it() {
 
 #[test]
 fn calls_made_inside_an_asynchronous_task_do_not_spend_its_budget_and_hang() {
-    let Some(schema) = TestSchema::new() else {
+    let Some((_schema, store)) = with_a_tenant() else {
         return;
     };
-    let store = schema.store();
-    let mut tx = store.write().unwrap();
-    tx.ensure_tenant("acme", now()).unwrap();
-    tx.commit().unwrap();
     // A task of a runtime has a budget of socket operations; the store's calls, which block
     // its thread, must not spend it (with it spent, a read answers `Pending` and leaves its
     // wake to the runtime, which the blocked call keeps from running: the call waits forever).
