@@ -1,9 +1,11 @@
 //! Connections, their pool, and the pipeline a transaction sends its statements through.
 //!
-//! A pooled connection's socket is driven by the thread that waits on it ([`driven`]: no
-//! thread in between). Connections outside the pool (the bus's listener, administration) are
-//! driven by a task on the store's runtime (one thread, shared by every store of the process),
-//! and a call on one waits for its answers on the calling thread ([`block_on`]).
+//! The sockets are registered with the store's runtime (one thread, shared by every store of
+//! the process). A pooled connection's messages are polled by the thread that waits on it
+//! ([`driven`]: it writes its requests and reads the answers itself, and the runtime's thread
+//! only wakes it when the socket is ready); those of a connection outside the pool (the bus's
+//! listener, administration) by a task on the runtime, a call on one waiting for its answers
+//! on the calling thread ([`block_on`]).
 //!
 //! The pool is deadpool's (idle connections reused, at most `max` open, a wait for a free one
 //! bounded, a closed one dropped when it comes back); its futures run on the calling thread

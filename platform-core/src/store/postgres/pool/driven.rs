@@ -1,4 +1,4 @@
-//! A pooled connection whose socket is driven by the thread that waits on it.
+//! A pooled connection whose messages are polled by the thread that waits on it.
 //!
 //! The connection's socket is registered with the store's runtime (one thread shared by the
 //! process, which reads the sockets' readiness from `epoll`), but its messages are polled by
