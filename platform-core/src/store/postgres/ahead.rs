@@ -325,10 +325,10 @@ impl Tx<'_> {
                 let id = owned(ids.clone());
                 self.defer_read(
                     format!(
-                        "SELECT $2::text, $3::text, {} FROM heads h JOIN versions v \
-                         ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
+                        "SELECT $2::text, $3::text, {} FROM heads h {} \
                          WHERE h.scope = {} AND h.id IN (SELECT unnest($4::text[]))",
                         super::documents::CURRENT_COLUMNS,
+                        super::documents::VERSION_OF_HEAD,
                         super::scopes::KEY_OF_PARAMS
                     ),
                     vec![
@@ -403,10 +403,10 @@ impl Tx<'_> {
             let n = params.len();
             parts.push(format!(
                 "SELECT {place}::integer, ${t}::text, ${e}::text, {}, h.xmin::text FROM heads h \
-                 JOIN versions v ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
-                 WHERE h.scope = (SELECT key FROM scopes WHERE coll = ${c} AND tenant = ${t} \
+                 {} WHERE h.scope = (SELECT key FROM scopes WHERE coll = ${c} AND tenant = ${t} \
                  AND env = ${e}) AND h.id = ${i}",
                 super::documents::CURRENT_COLUMNS,
+                super::documents::VERSION_OF_HEAD,
                 c = n + 1,
                 t = n + 2,
                 e = n + 3,
@@ -467,11 +467,11 @@ impl Tx<'_> {
             self.defer_read(
                 format!(
                     "SELECT o.type, x.* FROM heads o LEFT JOIN LATERAL (SELECT s.tenant, s.env, {} \
-                     FROM scopes s JOIN heads h ON h.scope = s.key JOIN versions v \
-                     ON v.scope = h.scope AND v.id = h.id AND v.version = h.version \
+                     FROM scopes s JOIN heads h ON h.scope = s.key {} \
                      WHERE s.coll = 'type' AND h.id = o.type AND ({places})) AS x ON true \
                      WHERE o.scope = {} AND {which}",
                     super::documents::CURRENT_COLUMNS,
+                    super::documents::VERSION_OF_HEAD,
                     super::scopes::KEY_OF_PARAMS
                 ),
                 params,

@@ -44,9 +44,21 @@ const ID_FOLD: &str = "coalesce(h.id_fold, h.id)";
 const VERSIONS: &str = "versions v LEFT JOIN heads h ON h.scope = v.scope AND h.id = v.id \
      AND h.version = v.version";
 
-/// Current rows `h` with their version rows `v`.
-const CURRENT: &str =
-    "heads h JOIN versions v ON v.scope = h.scope AND v.id = h.id AND v.version = h.version";
+/// The version row `v` of a current row `h`, found by its whole key. A plain join on the three
+/// columns let the planner range over all the versions of the document (the scope known only
+/// when the statement runs, through `scopes`), filtering them by number: a read of a document
+/// grew with its history. The subquery that cannot be pulled up (`OFFSET 0`) looks up the one
+/// row for each current row.
+macro_rules! version_of_head {
+    () => {
+        "JOIN LATERAL (SELECT * FROM versions v WHERE v.scope = h.scope AND v.id = h.id \
+         AND v.version = h.version OFFSET 0) v ON true"
+    };
+}
+pub(super) const VERSION_OF_HEAD: &str = version_of_head!();
+
+/// Current rows `h` with their version rows `v` ([`VERSION_OF_HEAD`]).
+const CURRENT: &str = concat!("heads h ", version_of_head!());
 
 fn decode_version(row: &Row) -> Result<StoredVersion> {
     decode_version_at(row, 0)
@@ -223,8 +235,7 @@ fn page_statement(
     let sql = format!(
         "SELECT {CURRENT_COLUMNS} FROM (SELECT h.scope, h.id, h.version, h.text, \
          row_number() OVER () AS n FROM (SELECT h.scope, h.id, h.version, h.text FROM heads h \
-         WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h JOIN versions v ON v.scope = h.scope \
-         AND v.id = h.id AND v.version = h.version ORDER BY h.n",
+         WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h {VERSION_OF_HEAD} ORDER BY h.n",
         query.paging.skip
     );
     (sql, sb.args)

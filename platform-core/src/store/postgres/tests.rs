@@ -673,6 +673,7 @@ fn round_trips_do_not_grow_with_what_a_call_writes_or_reads() {
 mod checked;
 mod commit_lost;
 mod driven;
+mod history;
 mod layout;
 mod pooler;
 mod tls;
