@@ -1,6 +1,6 @@
-//! Versioned documents: `versions` (every version; its body as text, except the current
-//! version's), `heads` (the current version: its body's text, kept there only, and its
-//! filterable `jsonb` form; the folded search text, id and name) and `tags`.
+//! Versioned documents: `versions` (every version, its body as text, the current one's too),
+//! `heads` (the current version: its body's filterable `jsonb` form; the folded search text,
+//! id and name) and `tags`.
 
 use super::filter::{self, Arg, SqlBuilder};
 use super::gathered::{HeadRow, VersionRow};
@@ -24,25 +24,23 @@ use tokio_postgres::Row;
 #[cfg(test)]
 mod explain;
 
-/// The columns of a version row `v` with its tags, sorted, its body from `v` or, for the
-/// current version, from its current row `h` ([`VERSIONS`]).
-pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, coalesce(v.body, h.text), v.timestamp, \
+/// The columns of a version row `v` with its tags, sorted.
+pub(super) const VERSION_COLUMNS: &str = "v.id, v.version, v.body, v.timestamp, \
      v.\"user\", v.reason, \
      ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
      AND t.version = v.version ORDER BY t.tag)";
 
-/// The columns of a current row `h` and its version row `v` with its tags, sorted.
+/// The columns of a current row `h`'s version row `v` with its tags, sorted.
 pub(super) const CURRENT_COLUMNS: &str =
-    "v.id, v.version, h.text, v.timestamp, v.\"user\", v.reason, \
+    "v.id, v.version, v.body, v.timestamp, v.\"user\", v.reason, \
      ARRAY(SELECT t.tag FROM tags t WHERE t.scope = v.scope AND t.id = v.id \
      AND t.version = v.version ORDER BY t.tag)";
 
 /// The folded id of a current row `h`, as `heads_id_fold` holds it.
 const ID_FOLD: &str = "coalesce(h.id_fold, h.id)";
 
-/// Version rows `v`, each with its document's current row `h` where it is the current version.
-const VERSIONS: &str = "versions v LEFT JOIN heads h ON h.scope = v.scope AND h.id = v.id \
-     AND h.version = v.version";
+/// Version rows `v`.
+const VERSIONS: &str = "versions v";
 
 /// The version row `v` of a current row `h`, found by its whole key. A plain join on the three
 /// columns let the planner range over all the versions of the document (the scope known only
@@ -171,7 +169,6 @@ impl Tx<'_> {
     /// Makes `v` the current row of its document (gathered with the other current rows the
     /// transaction writes), and the cache's current version of it.
     fn write_head(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        let text = json_text(&v.body, "a document body")?;
         let row = HeadRow {
             key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
             version: i64::from(v.version),
@@ -181,7 +178,6 @@ impl Tx<'_> {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             body: filter::filter_copy(Value::Object(v.body.clone())),
-            text,
             search: search_text(&v.body),
             id_fold: Some(fold(&v.id)).filter(|f| *f != v.id),
             name_fold: v.body.get("name").and_then(Value::as_str).map(fold),
@@ -233,8 +229,8 @@ fn page_statement(
         .limit
         .map_or("ALL".to_string(), |l| l.to_string());
     let sql = format!(
-        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.scope, h.id, h.version, h.text, \
-         row_number() OVER () AS n FROM (SELECT h.scope, h.id, h.version, h.text FROM heads h \
+        "SELECT {CURRENT_COLUMNS} FROM (SELECT h.scope, h.id, h.version, \
+         row_number() OVER () AS n FROM (SELECT h.scope, h.id, h.version FROM heads h \
          WHERE {clause} ORDER BY {order} LIMIT {limit} OFFSET {}) h) h {VERSION_OF_HEAD} ORDER BY h.n",
         query.paging.skip
     );
@@ -510,14 +506,12 @@ impl Tx<'_> {
     /// Stores a version: a new number (`in_place` false) is inserted, and a row of that number
     /// already there is a concurrent writer's ([`crate::Error::is_write_conflict`], from the
     /// versions' primary key); `in_place` rewrites the row of the number.
-    /// A version made current at once (`current`) keeps its body in its current row only.
     fn insert_version(
         &mut self,
         coll: Collection,
         scope: &Scope,
         v: &StoredVersion,
         in_place: bool,
-        current: bool,
     ) -> Result<()> {
         self.holds
             .require(crate::store::Hold::Document(coll, scope, &v.id))?;
@@ -526,10 +520,7 @@ impl Tx<'_> {
         let row = VersionRow {
             key: (coll, scope.tenant.clone(), scope.env.clone(), v.id.clone()),
             version: i64::from(v.version),
-            body: match current {
-                true => None,
-                false => Some(json_text(&v.body, "a document body")?),
-            },
+            body: json_text(&v.body, "a document body")?,
             timestamp: v.timestamp,
             user: v.user.clone(),
             reason: v.reason.clone(),
@@ -545,7 +536,7 @@ impl Tx<'_> {
 
 impl DocumentWrite for Tx<'_> {
     fn put_version(&mut self, coll: Collection, scope: &Scope, v: &StoredVersion) -> Result<()> {
-        self.insert_version(coll, scope, v, true, false)
+        self.insert_version(coll, scope, v, true)
     }
 
     fn put_current(
@@ -557,7 +548,7 @@ impl DocumentWrite for Tx<'_> {
     ) -> Result<()> {
         // A version of a new number is another than any stored: a row of that number is a
         // writer that did not hold the document (the contract's safety net, never the rule).
-        self.insert_version(coll, scope, v, replaces == Some(v.version), true)?;
+        self.insert_version(coll, scope, v, replaces == Some(v.version))?;
         self.set_current(coll, scope, &v.id, Some(v.version))
     }
 
@@ -614,13 +605,8 @@ impl DocumentWrite for Tx<'_> {
         self.forget_document(coll, scope, id);
         match version {
             None => {
-                // The current body goes back to its version's row (if that is kept).
                 self.defer(
-                    format!(
-                        "WITH h AS (DELETE FROM heads WHERE scope = {KEY_OF_PARAMS} AND id = $4 \
-                         RETURNING scope, id, version, text) UPDATE versions v SET body = h.text \
-                         FROM h WHERE v.scope = h.scope AND v.id = h.id AND v.version = h.version"
-                    ),
+                    format!("DELETE FROM heads WHERE scope = {KEY_OF_PARAMS} AND id = $4"),
                     vec![
                         Box::new(coll.as_str()),
                         Box::new(scope.tenant.clone()),

@@ -39,8 +39,9 @@ pub(crate) type Statement = (String, Vec<Owned>);
 pub(crate) struct VersionRow {
     pub(crate) key: DocKey,
     pub(crate) version: i64,
-    /// Its body, `None` for a version made current at once (its body is its current row's).
-    pub(crate) body: Option<String>,
+    /// Its body's text, as answers print it (the current version's too: its current row keeps
+    /// only the filterable form).
+    pub(crate) body: String,
     pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
     pub(crate) user: String,
     pub(crate) reason: Option<String>,
@@ -53,8 +54,6 @@ pub(crate) struct HeadRow {
     pub(crate) kind: Option<String>,
     /// The filterable form of the body (`filter::filter_copy`).
     pub(crate) body: serde_json::Value,
-    /// The body's text, as answers print it.
-    pub(crate) text: String,
     pub(crate) search: String,
     /// The folded id, where it is not the id.
     pub(crate) id_fold: Option<String>,
@@ -105,27 +104,6 @@ impl Gathered {
     /// The statements that write the gathered rows: new versions, versions in place, current
     /// rows, deliveries (each table apart, in this order).
     pub(crate) fn into_statements(mut self) -> Vec<Statement> {
-        // A version made current and then replaced by another among the same rows keeps its
-        // body in its own row (the current row written is the last one's).
-        let mut last: std::collections::HashMap<&DocKey, i64> = Default::default();
-        for h in &self.heads {
-            last.insert(&h.key, h.version);
-        }
-        let superseded: std::collections::HashMap<(DocKey, i64), String> = self
-            .heads
-            .iter()
-            .filter(|h| last.get(&h.key) != Some(&h.version))
-            .map(|h| ((h.key.clone(), h.version), h.text.clone()))
-            .collect();
-        for v in self
-            .new_versions
-            .iter_mut()
-            .chain(&mut self.versions_in_place)
-        {
-            if v.body.is_none() {
-                v.body = superseded.get(&(v.key.clone(), v.version)).cloned();
-            }
-        }
         let heads = std::mem::take(&mut self.heads);
         let mut out = Vec::with_capacity(5);
         out.extend(scopes_statement(std::mem::take(&mut self.scopes)));
@@ -145,7 +123,7 @@ impl Gathered {
 
 impl Gathered {
     /// The one statement of a single save: one version, new or rewritten in place, made
-    /// current at once (no body of its own), and its current row, the only one.
+    /// current at once, and its current row, the only one.
     fn one_version_made_current(&mut self, heads: &mut Vec<HeadRow>) -> Option<Statement> {
         let (versions, conflict) = match (self.new_versions.len(), self.versions_in_place.len()) {
             (1, 0) => (&mut self.new_versions, ""),
@@ -153,7 +131,7 @@ impl Gathered {
             _ => return None,
         };
         match (&versions[..], &heads[..]) {
-            ([v], [h]) if v.body.is_none() && v.key == h.key && v.version == h.version => {}
+            ([v], [h]) if v.key == h.key && v.version == h.version => {}
             _ => return None,
         }
         let (v, h) = (versions.pop()?, heads.pop()?);
@@ -220,9 +198,7 @@ fn versions_statement(versions: Vec<VersionRow>, in_place: bool) -> Option<State
     Some((sql, c.params()))
 }
 
-/// Writes rows of `heads`, the last of each key kept, in one statement with what they move in
-/// `versions`: the body of the version current until now goes back to its row (where it is
-/// kept), and the row of the version made current keeps none.
+/// Writes rows of `heads`, the last of each key kept, in one statement.
 fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
     if heads.is_empty() {
         return None;
@@ -232,7 +208,7 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         return heads.pop().map(one_row::head);
     }
     let (mut coll, mut tenant, mut env, mut id) = (vec![], vec![], vec![], vec![]);
-    let (mut version, mut kind, mut body, mut text) = (vec![], vec![], vec![], vec![]);
+    let (mut version, mut kind, mut body) = (vec![], vec![], vec![]);
     let (mut search, mut id_fold, mut name_fold) = (vec![], vec![], vec![]);
     for h in heads {
         coll.push(h.key.0.as_str().to_string());
@@ -242,27 +218,20 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         version.push(h.version);
         kind.push(h.kind);
         body.push(h.body);
-        text.push(h.text);
         search.push(h.search);
         id_fold.push(h.id_fold);
         name_fold.push(h.name_fold);
     }
     let sql = format!(
-        "WITH n AS (SELECT s.key AS scope, u.id, u.version, u.type, u.body, u.text, \
-         u.search, u.id_fold, u.name_fold, {} AS bucket FROM unnest($1::text[], $2::text[], $3::text[], \
-         $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::text[], \
-         $11::text[]) WITH ORDINALITY \
-         AS u(coll, tenant, env, id, version, type, body, text, search, id_fold, name_fold, o) \
-         JOIN scopes s ON s.coll = u.coll AND s.tenant = u.tenant AND s.env = u.env), \
-         back AS (UPDATE versions v SET body = h.text FROM heads h JOIN n ON h.scope = n.scope \
-         AND h.id = n.id WHERE h.version <> n.version AND v.scope = h.scope AND v.id = h.id \
-         AND v.version = h.version AND v.body IS NULL), \
-         made AS (UPDATE versions v SET body = NULL FROM n WHERE v.scope = n.scope \
-         AND v.id = n.id AND v.version = n.version AND v.body IS NOT NULL) \
-         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold, \
-         bucket) SELECT * FROM n ON CONFLICT (scope, id) \
+        "INSERT INTO heads (scope, id, version, type, body, search, id_fold, name_fold, bucket) \
+         SELECT s.key, u.id, u.version, u.type, u.body, u.search, u.id_fold, u.name_fold, {} \
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], \
+         $7::jsonb[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY \
+         AS u(coll, tenant, env, id, version, type, body, search, id_fold, name_fold, o) \
+         JOIN scopes s ON s.coll = u.coll AND s.tenant = u.tenant AND s.env = u.env \
+         ORDER BY u.o ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold",
+         search = excluded.search, name_fold = excluded.name_fold",
         bucket_of("u.id")
     );
     let params = vec![
@@ -273,7 +242,6 @@ fn heads_statement(heads: Vec<HeadRow>) -> Option<Statement> {
         owned(version),
         owned(kind),
         owned(body),
-        owned(text),
         owned(search),
         owned(id_fold),
         owned(name_fold),
@@ -326,7 +294,7 @@ struct Columns9(
     Vec<String>,
     Vec<String>,
     Vec<i64>,
-    Vec<Option<String>>,
+    Vec<String>,
     Vec<chrono::DateTime<chrono::Utc>>,
     Vec<String>,
     Vec<Option<String>>,
@@ -368,11 +336,11 @@ mod tests {
         (Collection::Object, "t".into(), "e".into(), id.into())
     }
 
-    fn version(id: &str, n: i64, body: Option<&str>) -> VersionRow {
+    fn version(id: &str, n: i64) -> VersionRow {
         VersionRow {
             key: key(id),
             version: n,
-            body: body.map(str::to_string),
+            body: format!("{{\"_id\":\"{id}\"}}"),
             timestamp: chrono::Utc::now(),
             user: "u".into(),
             reason: None,
@@ -385,7 +353,6 @@ mod tests {
             version: n,
             kind: None,
             body: serde_json::json!({"_id": id}),
-            text: format!("{{\"_id\":\"{id}\"}}"),
             search: id.into(),
             id_fold: None,
             name_fold: None,
@@ -404,8 +371,8 @@ mod tests {
         for in_place in [false, true] {
             let mut g = Gathered::default();
             match in_place {
-                false => g.new_versions.push(version("a", 2, None)),
-                true => g.versions_in_place.push(version("a", 2, None)),
+                false => g.new_versions.push(version("a", 2)),
+                true => g.versions_in_place.push(version("a", 2)),
             }
             g.heads.push(head("a", 2));
             let sql = statements(g);
@@ -424,26 +391,21 @@ mod tests {
 
     #[test]
     fn other_writes_keep_a_statement_per_table() {
-        // A version kept with its own body (not made current).
-        let mut g = Gathered::default();
-        g.new_versions.push(version("a", 2, Some("{}")));
-        g.heads.push(head("a", 2));
-        assert_eq!(statements(g).len(), 2);
         // Two documents.
         let mut g = Gathered::default();
-        g.new_versions.push(version("a", 1, None));
-        g.new_versions.push(version("b", 1, None));
+        g.new_versions.push(version("a", 1));
+        g.new_versions.push(version("b", 1));
         g.heads.push(head("a", 1));
         g.heads.push(head("b", 1));
         assert_eq!(statements(g).len(), 2);
         // A version of another document than the current row's.
         let mut g = Gathered::default();
-        g.new_versions.push(version("a", 1, None));
+        g.new_versions.push(version("a", 1));
         g.heads.push(head("b", 1));
         assert_eq!(statements(g).len(), 2);
         // A version of one number and the current row of another.
         let mut g = Gathered::default();
-        g.new_versions.push(version("a", 3, None));
+        g.new_versions.push(version("a", 3));
         g.heads.push(head("a", 2));
         assert_eq!(statements(g).len(), 2);
     }

@@ -375,6 +375,18 @@ pub const STEPS: &[&str] = &[
     r#"
     ALTER TABLE heads ALTER COLUMN bucket DROP EXPRESSION;
     "#,
+    // 10: every version's body in its row of `versions`, the current version's too, and
+    // `heads` without it (its filterable `jsonb` form stays there). A save inserts its
+    // version's row, body and all, and upserts the current row: the current body no longer
+    // moves back to the row of the version it replaces, an update of `versions` that left
+    // its page (a new entry in its primary key) and wrote the body a second time. The space of
+    // the dropped column is reused as rows are rewritten (`VACUUM FULL` takes it back at once).
+    r#"
+    UPDATE versions v SET body = h.text FROM heads h
+    WHERE v.scope = h.scope AND v.id = h.id AND v.version = h.version AND v.body IS NULL;
+    ALTER TABLE heads DROP COLUMN text;
+    ALTER TABLE versions ALTER COLUMN body SET NOT NULL;
+    "#,
 ];
 
 /// What a step needs done beyond its SQL, in its transaction, after its SQL: step 6 moves the

@@ -676,6 +676,7 @@ mod driven;
 mod history;
 mod layout;
 mod pooler;
+mod step10;
 mod tls;
 mod upgrade;
 mod writers;

@@ -33,27 +33,20 @@ pub(super) fn version(v: VersionRow, conflict: &str) -> Statement {
     (sql, params)
 }
 
-/// Writes one row of `heads`, with what it moves in `versions`, as `heads_statement` does.
+/// Writes one row of `heads`, as `heads_statement` does.
 pub(super) fn head(h: HeadRow) -> Statement {
     let bucket = super::bucket_of("$4");
     let sql = format!(
-        "WITH back AS (UPDATE versions v SET body = h.text FROM heads h \
-         WHERE h.scope = {KEY_OF_PARAMS} AND h.id = $4 AND h.version <> $5 \
-         AND v.scope = h.scope AND v.id = h.id AND v.version = h.version AND v.body IS NULL), \
-         made AS (UPDATE versions v SET body = NULL WHERE v.scope = {KEY_OF_PARAMS} \
-         AND v.id = $4 AND v.version = $5 AND v.body IS NOT NULL) \
-         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold, \
-         bucket) VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, $11, {bucket}) \
-         ON CONFLICT (scope, id) \
+        "INSERT INTO heads (scope, id, version, type, body, search, id_fold, name_fold, bucket) \
+         VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, {bucket}) ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold"
+         search = excluded.search, name_fold = excluded.name_fold"
     );
     let mut params = key_params(h.key);
     params.extend([
         owned(h.version),
         owned(h.kind),
         owned(h.body),
-        owned(h.text),
         owned(h.search),
         owned(h.id_fold),
         owned(h.name_fold),
@@ -62,26 +55,26 @@ pub(super) fn head(h: HeadRow) -> Statement {
 }
 
 /// Writes a version made current at once and its current row in one statement (the
-/// commonest save): the version's row, without a body (the current row holds it), the body
-/// of the version current until now back in its row, and the current row. A version of a
+/// commonest save): the version's row, with its body, and the current row. A version of a
 /// number already stored is refused by the versions' primary key (`conflict` empty) or
 /// rewritten in place (`conflict` as `versions_statement` says it), as its own statement
 /// would.
 pub(super) fn version_made_current(v: VersionRow, h: HeadRow, conflict: &str) -> Statement {
     let bucket = super::bucket_of("$4");
     let sql = format!(
-        "WITH back AS (UPDATE versions v SET body = h.text FROM heads h \
-         WHERE h.scope = {KEY_OF_PARAMS} AND h.id = $4 AND h.version <> $5 \
-         AND v.scope = h.scope AND v.id = h.id AND v.version = h.version AND v.body IS NULL), \
-         version AS (INSERT INTO versions (scope, id, version, body, timestamp, \"user\", reason) \
-         VALUES ({KEY_OF_PARAMS}, $4, $5, NULL, $12, $13, $14){conflict}) \
-         INSERT INTO heads (scope, id, version, type, body, text, search, id_fold, name_fold, \
-         bucket) VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, $11, {bucket}) \
-         ON CONFLICT (scope, id) \
+        "WITH version AS (INSERT INTO versions (scope, id, version, body, timestamp, \"user\", \
+         reason) VALUES ({KEY_OF_PARAMS}, $4, $5, $11, $12, $13, $14){conflict}) \
+         INSERT INTO heads (scope, id, version, type, body, search, id_fold, name_fold, bucket) \
+         VALUES ({KEY_OF_PARAMS}, $4, $5, $6, $7, $8, $9, $10, {bucket}) ON CONFLICT (scope, id) \
          DO UPDATE SET version = excluded.version, type = excluded.type, body = excluded.body, \
-         text = excluded.text, search = excluded.search, name_fold = excluded.name_fold"
+         search = excluded.search, name_fold = excluded.name_fold"
     );
     let (_, mut params) = head(h);
-    params.extend([owned(v.timestamp), owned(v.user), owned(v.reason)]);
+    params.extend([
+        owned(v.body),
+        owned(v.timestamp),
+        owned(v.user),
+        owned(v.reason),
+    ]);
     (sql, params)
 }
