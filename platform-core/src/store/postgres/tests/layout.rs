@@ -163,6 +163,20 @@ pub(super) fn save(p: &Platform, who: &Principal, coll: Collection, body: Value)
         .unwrap();
 }
 
+/// Deletes an object of the caller's private scope, or some of its versions, with a reason.
+pub(super) fn delete(p: &Platform, who: &Principal, id: &str, target: DeleteTarget) {
+    p.objects()
+        .delete(
+            who,
+            Collection::Object,
+            Source::Private,
+            id,
+            &target,
+            Some("why"),
+        )
+        .unwrap();
+}
+
 #[test]
 fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_same() {
     let Some(schema) = TestSchema::new() else {
@@ -212,18 +226,7 @@ fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_s
             "gold",
         )
         .unwrap();
-    let delete = |id: &str, target: DeleteTarget| {
-        objects
-            .delete(
-                &ann,
-                Collection::Object,
-                Source::Private,
-                id,
-                &target,
-                Some("why"),
-            )
-            .unwrap()
-    };
+    let delete = |id: &str, target: DeleteTarget| delete(&p, &ann, id, target);
     delete(id, DeleteTarget::Version(VersionRef::Number(1)));
     delete(id, DeleteTarget::Latest);
     save(&p, &ann, Collection::Object, json!({"_id": "Gone", "n": 1}));

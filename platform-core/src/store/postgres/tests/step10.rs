@@ -4,7 +4,7 @@
 //! row, and saves, rollbacks and deletions after the migration keep them there.
 
 use super::super::testing::{admin, Admin, TestSchema};
-use super::layout::{list, read_back, save};
+use super::layout::{delete, list, read_back, save};
 use crate::documents::DeleteTarget;
 use crate::ids::{Scope, Source, VersionRef};
 use crate::store::Collection;
@@ -57,18 +57,6 @@ fn a_database_of_step_9_moves_the_current_bodies_to_their_versions_and_reads_bac
         .map(|i| json!({"_id": format!("B{i}"), "_type": "Plant", "capacity": i}))
         .collect();
     save(&p, &ann, Collection::Object, Value::Array(batch));
-    let delete = |p: &Platform, id: &str, target: DeleteTarget| {
-        p.objects()
-            .delete(
-                &ann,
-                Collection::Object,
-                Source::Private,
-                id,
-                &target,
-                Some("why"),
-            )
-            .unwrap()
-    };
     let gold = VersionRef::Number(2);
     p.objects()
         .tag(
@@ -80,8 +68,8 @@ fn a_database_of_step_9_moves_the_current_bodies_to_their_versions_and_reads_bac
             "gold",
         )
         .unwrap();
-    delete(&p, "P4", DeleteTarget::Latest);
-    delete(&p, "P5", DeleteTarget::All);
+    delete(&p, &ann, "P4", DeleteTarget::Latest);
+    delete(&p, &ann, "P5", DeleteTarget::All);
     let docs: Vec<(Collection, Scope, &str)> = ["P0", "P3", "P4", "P5", "B1"]
         .into_iter()
         .map(|id| (Collection::Object, acme.clone(), id))
@@ -132,12 +120,12 @@ fn a_database_of_step_9_moves_the_current_bodies_to_their_versions_and_reads_bac
     // After it: a save, a rollback to the version before, an array's save, a deletion.
     let saved = json!({"_id": "P0", "_type": "Plant", "capacity": 7});
     save(&p, &ann, Collection::Object, saved);
-    delete(&p, "P0", DeleteTarget::Latest);
+    delete(&p, &ann, "P0", DeleteTarget::Latest);
     let batch: Vec<Value> = (0..4)
         .map(|i| json!({"_id": format!("B{i}"), "_type": "Plant", "capacity": i + 10}))
         .collect();
     save(&p, &ann, Collection::Object, Value::Array(batch));
-    delete(&p, "P1", DeleteTarget::All);
+    delete(&p, &ann, "P1", DeleteTarget::All);
     assert_eq!(client.texts(&without_body).unwrap(), vec!["0"]);
     let tx = p.read().unwrap();
     let p0 = tx
