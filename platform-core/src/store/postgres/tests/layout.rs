@@ -163,6 +163,15 @@ pub(super) fn save(p: &Platform, who: &Principal, coll: Collection, body: Value)
         .unwrap();
 }
 
+/// Checks that the schema was migrated to this build's version.
+pub(super) fn assert_current_schema(client: &mut Admin, schema: &str) {
+    let sql = format!("SELECT version::text FROM \"{schema}\".platform_schema");
+    assert_eq!(
+        client.texts(&sql).unwrap(),
+        vec![super::super::schema_version().to_string()]
+    );
+}
+
 /// Deletes an object of the caller's private scope, or some of its versions, with a reason.
 pub(super) fn delete(p: &Platform, who: &Principal, id: &str, target: DeleteTarget) {
     p.objects()
@@ -291,14 +300,7 @@ fn a_database_of_the_layout_before_step_8_migrates_in_place_and_reads_back_the_s
     assert_eq!(client.texts(&gin).unwrap(), vec!["1"]);
 
     let p = Platform::over(std::sync::Arc::new(schema.store()), clock);
-    assert_eq!(
-        client
-            .texts(&format!(
-                "SELECT version::text FROM \"{s}\".platform_schema"
-            ))
-            .unwrap(),
-        vec![super::super::schema_version().to_string()]
-    );
+    assert_current_schema(&mut client, s);
     assert_eq!(client.texts(&gin).unwrap(), vec!["0"]);
     let after = read_back(&p, &docs);
     for (b, a) in before.iter().zip(&after) {

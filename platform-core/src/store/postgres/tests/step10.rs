@@ -4,7 +4,7 @@
 //! row, and saves, rollbacks and deletions after the migration keep them there.
 
 use super::super::testing::{admin, Admin, TestSchema};
-use super::layout::{delete, list, read_back, save};
+use super::layout::{assert_current_schema, delete, list, read_back, save};
 use crate::documents::DeleteTarget;
 use crate::ids::{Scope, Source, VersionRef};
 use crate::store::Collection;
@@ -104,14 +104,7 @@ fn a_database_of_step_9_moves_the_current_bodies_to_their_versions_and_reads_bac
     assert_eq!(client.texts(&text_column).unwrap(), vec!["1"]);
 
     let p = Platform::over(Arc::new(schema.store()), clock);
-    assert_eq!(
-        client
-            .texts(&format!(
-                "SELECT version::text FROM \"{s}\".platform_schema"
-            ))
-            .unwrap(),
-        vec![super::super::schema_version().to_string()]
-    );
+    assert_current_schema(&mut client, s);
     assert_eq!(client.texts(&text_column).unwrap(), vec!["0"]);
     assert_eq!(client.texts(&without_body).unwrap(), vec!["0"]);
     assert_eq!(read_back(&p, &docs), before);
