@@ -97,6 +97,12 @@ fn a_lost_connection_is_unavailable_and_the_pool_recovers() {
     assert!(writer.commit().is_err());
     drop(reader);
     // Nothing of the cut write remains, and the next calls get fresh connections.
+    one_tenant_then_two(&store);
+}
+
+/// Checks that a store holding one tenant reads it, writes a second, and reads both: its
+/// connections answer after whatever a test did to them.
+fn one_tenant_then_two(store: &PgStore) {
     assert_eq!(store.read().unwrap().tenant_count().unwrap(), 1);
     let mut tx = store.write().unwrap();
     tx.ensure_tenant("other", now()).unwrap();
